@@ -1,0 +1,19 @@
+//===- tfc-opt.cpp - the tfc pass driver ----------------------------------===//
+//
+// mlir-opt for tfc: parses, verifies and transforms tfc IR with the tfc
+// dialects, the tfc pass pipelines and the upstream passes tfc uses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Registration.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  tfc::registerAllDialects(registry);
+  tfc::registerUpstreamPasses();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "tfc optimizer driver: transforms tfc IR\n", registry));
+}

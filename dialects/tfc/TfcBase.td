@@ -1,0 +1,128 @@
+//===- TfcBase.td - tfc dialect definition and shared constraints ---------===//
+//
+// The `tfc` dialect is tfc's GRAPH level: functions over static ranked tensors
+// with value semantics. This file holds what every op group shares: the dialect
+// itself, element/tensor type constraints, enum attributes and the op base
+// class. Op groups live in Tfc*Ops.td and each generates its own .inc files.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_BASE_TD
+#define TFC_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "dialects/tfc/TfcInterfaces.td"
+
+def Tfc_Dialect : Dialect {
+  let name = "tfc";
+  let cppNamespace = "::mlir::tfc";
+  let summary = "Graph-level ops of transformer training programs";
+  let description = [{
+    Model, backward, optimizer and loss-scaling ops over statically shaped,
+    ranked tensors with value semantics, plus `tfc.fusion`, the region op that
+    groups ops into one GPU kernel. See docs/dialect.md for the design choices.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+  let hasConstantMaterializer = 1;
+  let hasRegionArgAttrVerify = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Argument attribute marking a trainable parameter; its value is the
+    /// parameter's state-dict name, e.g. "h.0.ln_1.weight".
+    static constexpr ::llvm::StringLiteral kParamAttrName = "tfc.param";
+    /// Argument attribute naming a batch input, e.g. "tokens".
+    static constexpr ::llvm::StringLiteral kInputAttrName = "tfc.input";
+
+  private:
+    // Each op group registers its ops from its own .cpp file.
+    void registerElementwiseOps();
+    void registerShapeOps();
+    void registerReductionOps();
+    void registerLinalgOps();
+    void registerNNOps();
+    void registerFusionOps();
+  public:
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+def Tfc_Float : AnyTypeOf<[F16, BF16, F32, F64], "floating-point (f16, bf16, f32, f64)">;
+def Tfc_Index : AnyTypeOf<[I32, I64], "integer index (i32, i64)">;
+def Tfc_Int : AnyTypeOf<[I1, I32, I64], "integer (i1, i32, i64)">;
+def Tfc_Element : AnyTypeOf<[F16, BF16, F32, F64, I1, I32, I64],
+                            "tfc element type (f16, bf16, f32, f64, i1, i32, i64)">;
+def Tfc_Numeric : AnyTypeOf<[F16, BF16, F32, F64, I32, I64],
+                            "numeric element type (f16, bf16, f32, f64, i32, i64)">;
+
+def Tfc_Tensor : StaticShapeTensorOf<[Tfc_Element]>;
+def Tfc_FloatTensor : StaticShapeTensorOf<[Tfc_Float]>;
+def Tfc_NumericTensor : StaticShapeTensorOf<[Tfc_Numeric]>;
+def Tfc_BoolTensor : StaticShapeTensorOf<[I1]>;
+def Tfc_IndexTensor : StaticShapeTensorOf<[Tfc_Index]>;
+/// A 0-d i64 tensor: dropout seeds and Philox counter offsets.
+def Tfc_I64Scalar : 0DTensorOf<[I64]>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+// Enum attributes print as a bare keyword (`tanh`); in op assembly formats
+// write "`` $attr" so the printer does not emit two spaces before it.
+
+def Tfc_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "how gelu evaluates the Gaussian CDF", [
+      I32EnumAttrCase<"none", 0>,
+      I32EnumAttrCase<"tanh", 1>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tfc";
+}
+def Tfc_GeluApproximationAttr
+    : EnumAttr<Tfc_Dialect, Tfc_GeluApproximation, "gelu_approximation">;
+
+def Tfc_CompareDirection : I32EnumAttr<"CompareDirection",
+    "elementwise comparison predicate", [
+      I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
+      I32EnumAttrCase<"lt", 2>, I32EnumAttrCase<"le", 3>,
+      I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tfc";
+}
+def Tfc_CompareDirectionAttr
+    : EnumAttr<Tfc_Dialect, Tfc_CompareDirection, "compare_direction">;
+
+def Tfc_LossReduction : I32EnumAttr<"LossReduction",
+    "how a loss reduces over the batch", [
+      I32EnumAttrCase<"mean", 0>, I32EnumAttrCase<"sum", 1>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tfc";
+}
+def Tfc_LossReductionAttr
+    : EnumAttr<Tfc_Dialect, Tfc_LossReduction, "loss_reduction">;
+
+def Tfc_KernelKind : I32EnumAttr<"KernelKind",
+    "the kernel kinds codegen knows how to emit (DESIGN.md)", [
+      I32EnumAttrCase<"pointwise", 0>,
+      I32EnumAttrCase<"row_reduction", 1>,
+      I32EnumAttrCase<"column_reduction", 2>,
+      I32EnumAttrCase<"gather", 3>,
+      I32EnumAttrCase<"multi_tensor", 4>,
+      I32EnumAttrCase<"gemm", 5>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tfc";
+}
+def Tfc_KernelKindAttr : EnumAttr<Tfc_Dialect, Tfc_KernelKind, "kernel_kind">;
+
+//===----------------------------------------------------------------------===//
+// Op base class
+//===----------------------------------------------------------------------===//
+
+class Tfc_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tfc_Dialect, mnemonic, traits>;
+
+#endif // TFC_BASE_TD

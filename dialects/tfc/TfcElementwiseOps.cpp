@@ -1,0 +1,87 @@
+//===- TfcElementwiseOps.cpp - tfc elementwise ops ------------------------===//
+//
+// Result-type inference and verifiers of the elementwise group. Folders and
+// canonicalization patterns live in TfcFolds.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/tfc/TfcOps.h"
+#include "dialects/tfc/TfcShapeUtils.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::tfc;
+
+#define GET_OP_CLASSES
+#include "dialects/tfc/TfcElementwiseOps.cpp.inc"
+
+void TfcDialect::registerElementwiseOps() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/tfc/TfcElementwiseOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcasting binary ops
+//===----------------------------------------------------------------------===//
+
+/// All broadcasting binary ops infer the broadcast shape with lhs's dtype.
+#define TFC_INFER_BINARY(OP)                                                   \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &inferred) {                                       \
+    return inferBroadcastType(                                                 \
+        loc, {adaptor.getLhs().getType(), adaptor.getRhs().getType()},         \
+        getElementTypeOrSelf(adaptor.getLhs().getType()), inferred);           \
+  }
+TFC_INFER_BINARY(AddOp)
+TFC_INFER_BINARY(SubOp)
+TFC_INFER_BINARY(MulOp)
+TFC_INFER_BINARY(DivOp)
+TFC_INFER_BINARY(MaximumOp)
+TFC_INFER_BINARY(MinimumOp)
+#undef TFC_INFER_BINARY
+
+LogicalResult CompareOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  return inferBroadcastType(
+      loc, {adaptor.getLhs().getType(), adaptor.getRhs().getType()},
+      IntegerType::get(context, 1), inferred);
+}
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  return inferBroadcastType(loc,
+                            {adaptor.getCondition().getType(),
+                             adaptor.getOnTrue().getType(),
+                             adaptor.getOnFalse().getType()},
+                            getElementTypeOrSelf(adaptor.getOnTrue().getType()),
+                            inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location>,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getValue().getType());
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  // The result type constraint already checks dtype and static shape; the
+  // attribute must also hold its values densely (no resource blobs or
+  // sparse encodings, which codegen cannot read).
+  if (!isa<DenseElementsAttr>(getValue()))
+    return emitOpError("value must be a dense elements attribute");
+  return success();
+}

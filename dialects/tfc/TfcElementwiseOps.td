@@ -1,0 +1,313 @@
+//===- TfcElementwiseOps.td - tfc elementwise ops -------------------------===//
+//
+// Pointwise math, comparisons, select, dtype conversion and constants. Binary
+// ops broadcast numpy-style (shapes aligned at the back; each pair of sizes
+// equal or one of them 1); element types never promote implicitly: mixing
+// dtypes needs an explicit tfc.convert.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_ELEMENTWISE_OPS_TD
+#define TFC_ELEMENTWISE_OPS_TD
+
+include "dialects/tfc/TfcBase.td"
+
+//===----------------------------------------------------------------------===//
+// Unary ops
+//===----------------------------------------------------------------------===//
+
+class Tfc_UnaryOp<string mnemonic, Type tensorType, string formula,
+                  list<Trait> traits = []>
+    : Tfc_Op<mnemonic, traits # [Pure, SameOperandsAndResultType,
+                                 Tfc_KernelRoleOpInterface]> {
+  let summary = "elementwise " # formula;
+  let arguments = (ins tensorType:$x);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let hasFolder = 1;
+}
+
+def Tfc_NegOp : Tfc_UnaryOp<"neg", Tfc_NumericTensor, "-x"> {
+  let description = [{
+    Negates each element. Example:
+    ```mlir
+    %y = tfc.neg %x : tensor<4x8xf32>
+    ```
+  }];
+}
+
+def Tfc_AbsOp : Tfc_UnaryOp<"abs", Tfc_NumericTensor, "|x|"> {
+  let description = [{
+    Absolute value of each element. Example:
+    ```mlir
+    %y = tfc.abs %x : tensor<4x8xbf16>
+    ```
+  }];
+}
+
+def Tfc_ExpOp : Tfc_UnaryOp<"exp", Tfc_FloatTensor, "e^x"> {
+  let description = [{
+    Natural exponential of each element. Example:
+    ```mlir
+    %y = tfc.exp %x : tensor<16xf32>
+    ```
+  }];
+}
+
+def Tfc_LogOp : Tfc_UnaryOp<"log", Tfc_FloatTensor, "ln(x)"> {
+  let description = [{
+    Natural logarithm of each element (-inf at 0, NaN below). Example:
+    ```mlir
+    %y = tfc.log %x : tensor<16xf32>
+    ```
+  }];
+}
+
+def Tfc_SqrtOp : Tfc_UnaryOp<"sqrt", Tfc_FloatTensor, "sqrt(x)"> {
+  let description = [{
+    Square root of each element. Example:
+    ```mlir
+    %y = tfc.sqrt %x : tensor<16xf32>
+    ```
+  }];
+}
+
+def Tfc_RsqrtOp : Tfc_UnaryOp<"rsqrt", Tfc_FloatTensor, "1/sqrt(x)"> {
+  let description = [{
+    Reciprocal square root of each element. Example:
+    ```mlir
+    %y = tfc.rsqrt %x : tensor<16xf32>
+    ```
+  }];
+}
+
+def Tfc_TanhOp : Tfc_UnaryOp<"tanh", Tfc_FloatTensor, "tanh(x)"> {
+  let description = [{
+    Hyperbolic tangent of each element. Example:
+    ```mlir
+    %y = tfc.tanh %x : tensor<16xf32>
+    ```
+  }];
+}
+
+def Tfc_SigmoidOp : Tfc_UnaryOp<"sigmoid", Tfc_FloatTensor, "1/(1+e^-x)"> {
+  let description = [{
+    Logistic sigmoid of each element. Example:
+    ```mlir
+    %y = tfc.sigmoid %x : tensor<16xf32>
+    ```
+  }];
+}
+
+def Tfc_ReluOp : Tfc_UnaryOp<"relu", Tfc_FloatTensor, "max(x, 0)"> {
+  let description = [{
+    Rectified linear unit, `max(x, 0)` (NaN propagates). Example:
+    ```mlir
+    %y = tfc.relu %x : tensor<32x128xf32>
+    ```
+  }];
+}
+
+def Tfc_SiluOp : Tfc_UnaryOp<"silu", Tfc_FloatTensor, "x*sigmoid(x)"> {
+  let description = [{
+    Sigmoid linear unit (swish), `x * sigmoid(x)`. Example:
+    ```mlir
+    %y = tfc.silu %x : tensor<32x128xf32>
+    ```
+  }];
+}
+
+def Tfc_GeluOp : Tfc_Op<"gelu", [Pure, SameOperandsAndResultType,
+                                 Tfc_KernelRoleOpInterface]> {
+  let summary = "elementwise Gaussian error linear unit";
+  let description = [{
+    `x * Phi(x)` with `Phi` the standard normal CDF. `approximate = none`
+    (the default) uses the exact erf form, `approximate = tanh` the form
+    `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` of GPT-2 (and of
+    cuBLASLt's GELU epilogue). Both equal torch.nn.functional.gelu with the
+    same `approximate` argument. Example:
+    ```mlir
+    %y = tfc.gelu %x approximate tanh : tensor<16x64x512xf32>
+    ```
+  }];
+  let arguments = (ins Tfc_FloatTensor:$x,
+      DefaultValuedAttr<Tfc_GeluApproximationAttr,
+                        "::mlir::tfc::GeluApproximation::none">:$approximate);
+  let results = (outs Tfc_FloatTensor:$result);
+  let assemblyFormat = "$x (`approximate` `` $approximate^)? attr-dict `:` type($x)";
+}
+
+def Tfc_PowOp : Tfc_Op<"pow", [Pure, SameOperandsAndResultType,
+                               Tfc_KernelRoleOpInterface]> {
+  let summary = "elementwise power with a scalar exponent";
+  let description = [{
+    Raises each element to a compile-time scalar exponent, as `torch.pow(x,
+    exponent)` with a Python float exponent. Example:
+    ```mlir
+    %y = tfc.pow %x, 3.000000e+00 : tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins Tfc_FloatTensor:$x, F64Attr:$exponent);
+  let results = (outs Tfc_FloatTensor:$result);
+  let assemblyFormat = "$x `,` $exponent attr-dict `:` type($x)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Binary ops (numpy-style broadcasting)
+//===----------------------------------------------------------------------===//
+
+class Tfc_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>
+    : Tfc_Op<mnemonic, traits # [Pure, SameOperandsElementType,
+                                 InferTypeOpAdaptor,
+                                 Tfc_KernelRoleOpInterface]> {
+  let summary = "elementwise " # formula # " with broadcasting";
+  let arguments = (ins Tfc_NumericTensor:$lhs, Tfc_NumericTensor:$rhs);
+  let results = (outs Tfc_NumericTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+  let hasFolder = 1;
+}
+
+def Tfc_AddOp : Tfc_BinaryOp<"add", "lhs + rhs", [Commutative]> {
+  let description = [{
+    Adds two tensors of one element type; shapes broadcast numpy-style and
+    the result has the broadcast shape. Example (bias add):
+    ```mlir
+    %y = tfc.add %x, %b : tensor<16x64x128xf32>, tensor<128xf32>
+    ```
+  }];
+}
+
+def Tfc_SubOp : Tfc_BinaryOp<"sub", "lhs - rhs"> {
+  let description = [{
+    Subtracts `rhs` from `lhs` with broadcasting. Example:
+    ```mlir
+    %y = tfc.sub %x, %m : tensor<8x32xf32>, tensor<8x1xf32>
+    ```
+  }];
+}
+
+def Tfc_MulOp : Tfc_BinaryOp<"mul", "lhs * rhs", [Commutative]> {
+  let description = [{
+    Multiplies two tensors with broadcasting. Example:
+    ```mlir
+    %y = tfc.mul %x, %s : tensor<8x32xf32>, tensor<f32>
+    ```
+  }];
+}
+
+def Tfc_DivOp : Tfc_BinaryOp<"div", "lhs / rhs"> {
+  let description = [{
+    Divides `lhs` by `rhs` with broadcasting (IEEE division for floats,
+    truncating division for integers). Example:
+    ```mlir
+    %y = tfc.div %x, %n : tensor<8x32xf32>, tensor<8x1xf32>
+    ```
+  }];
+}
+
+def Tfc_MaximumOp : Tfc_BinaryOp<"maximum", "max(lhs, rhs)", [Commutative]> {
+  let description = [{
+    Elementwise maximum with broadcasting; NaN propagates as in
+    torch.maximum. Example:
+    ```mlir
+    %y = tfc.maximum %x, %zero : tensor<8x32xf32>, tensor<f32>
+    ```
+  }];
+}
+
+def Tfc_MinimumOp : Tfc_BinaryOp<"minimum", "min(lhs, rhs)", [Commutative]> {
+  let description = [{
+    Elementwise minimum with broadcasting; NaN propagates as in
+    torch.minimum. Example:
+    ```mlir
+    %y = tfc.minimum %x, %clip : tensor<8x32xf32>, tensor<f32>
+    ```
+  }];
+}
+
+def Tfc_CompareOp : Tfc_Op<"compare", [Pure, SameOperandsElementType,
+                                       InferTypeOpAdaptor,
+                                       Tfc_KernelRoleOpInterface]> {
+  let summary = "elementwise comparison producing i1";
+  let description = [{
+    Compares two tensors with broadcasting and yields an i1 tensor of the
+    broadcast shape. Floating-point comparisons are ordered except `ne`,
+    which is true for NaN operands (as in C and PyTorch). Example:
+    ```mlir
+    %m = tfc.compare lt, %x, %y : tensor<8x32xf32>, tensor<8x1xf32>
+    ```
+  }];
+  let arguments = (ins Tfc_CompareDirectionAttr:$direction,
+                       Tfc_Tensor:$lhs, Tfc_Tensor:$rhs);
+  let results = (outs Tfc_BoolTensor:$result);
+  let assemblyFormat = [{
+    `` $direction `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)
+  }];
+  let hasFolder = 1;
+}
+
+def Tfc_SelectOp : Tfc_Op<"select", [Pure, InferTypeOpAdaptor,
+    AllElementTypesMatch<["on_true", "on_false"]>,
+    Tfc_KernelRoleOpInterface]> {
+  let summary = "elementwise choice by an i1 condition";
+  let description = [{
+    `condition ? on_true : on_false` per element; all three operands
+    broadcast to one shape. Example (causal mask):
+    ```mlir
+    %y = tfc.select %mask, %scores, %neg_inf
+        : tensor<64x64xi1>, tensor<16x4x64x64xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Tfc_BoolTensor:$condition, Tfc_Tensor:$on_true,
+                       Tfc_Tensor:$on_false);
+  let results = (outs Tfc_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $on_true `,` $on_false attr-dict `:`
+    type($condition) `,` type($on_true) `,` type($on_false)
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Conversion and constants
+//===----------------------------------------------------------------------===//
+
+def Tfc_ConvertOp : Tfc_Op<"convert", [Pure, AllShapesMatch<["x", "result"]>,
+                                       Tfc_KernelRoleOpInterface]> {
+  let summary = "elementwise dtype conversion";
+  let description = [{
+    Converts each element to the result's element type: floats round to
+    nearest even, float to integer truncates toward zero (as PyTorch's
+    `.to()`), integer or float to i1 tests `!= 0`. Example:
+    ```mlir
+    %h = tfc.convert %x : tensor<16x128xf32> -> tensor<16x128xbf16>
+    ```
+  }];
+  let arguments = (ins Tfc_Tensor:$x);
+  let results = (outs Tfc_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tfc_ConstantOp : Tfc_Op<"constant", [ConstantLike, Pure,
+    InferTypeOpAdaptor, Tfc_KernelRoleOpInterface]> {
+  let summary = "tensor constant (splat or dense)";
+  let description = [{
+    A compile-time constant tensor; the result type is the attribute's
+    type. Splats (`dense<0.0>`) cost nothing to materialize in a kernel.
+    Example:
+    ```mlir
+    %zero = tfc.constant dense<0.000000e+00> : tensor<f32>
+    %table = tfc.constant dense<[1, 2, 3]> : tensor<3xi64>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Tfc_Tensor:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+#endif // TFC_ELEMENTWISE_OPS_TD

@@ -1,0 +1,43 @@
+//===- TfcInterfaces.h - tfc op interfaces ----------------------*- C++ -*-===//
+
+#ifndef TFC_DIALECTS_TFC_TFCINTERFACES_H
+#define TFC_DIALECTS_TFC_TFCINTERFACES_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+
+namespace mlir::tfc {
+
+/// What kind of kernel an op needs; see KernelRoleOpInterface.
+enum class KernelRole {
+  Pointwise,
+  RowReduction,
+  ColumnReduction,
+  Gather,
+  Gemm,
+  /// Decomposed by lowering before kernels are formed (e.g. attention).
+  Composite,
+};
+
+/// Returns the printable name of a role ("pointwise", "row_reduction", ...).
+llvm::StringRef stringifyKernelRole(KernelRole role);
+
+/// The iteration space of a row reduction: `rows` independent rows of
+/// `rowLength` contiguous elements each.
+struct RowGeometry {
+  int64_t rows = 0;
+  int64_t rowLength = 0;
+  bool operator==(const RowGeometry &other) const {
+    return rows == other.rows && rowLength == other.rowLength;
+  }
+};
+
+/// Row geometry of `type` when the dimensions from `firstReducedDim` (negative
+/// counts from the back) to the last one are reduced.
+RowGeometry rowGeometryOf(ShapedType type, int64_t firstReducedDim);
+
+} // namespace mlir::tfc
+
+#include "dialects/tfc/TfcInterfaces.h.inc"
+
+#endif // TFC_DIALECTS_TFC_TFCINTERFACES_H

@@ -1,0 +1,28 @@
+//===- TfcOps.h - all tfc ops -----------------------------------*- C++ -*-===//
+//
+// Umbrella header for the tfc dialect's ops; each group is generated from
+// its own Tfc*Ops.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_DIALECTS_TFC_TFCOPS_H
+#define TFC_DIALECTS_TFC_TFCOPS_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/tfc/TfcDialect.h"
+#include "dialects/tfc/TfcInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "dialects/tfc/TfcElementwiseOps.h.inc"
+#include "dialects/tfc/TfcShapeOps.h.inc"
+#include "dialects/tfc/TfcReductionOps.h.inc"
+#include "dialects/tfc/TfcLinalgOps.h.inc"
+#include "dialects/tfc/TfcNNOps.h.inc"
+#include "dialects/tfc/TfcFusionOps.h.inc"
+
+#endif // TFC_DIALECTS_TFC_TFCOPS_H
