@@ -66,8 +66,13 @@ def Tfc_FloatTensor : StaticShapeTensorOf<[Tfc_Float]>;
 def Tfc_NumericTensor : StaticShapeTensorOf<[Tfc_Numeric]>;
 def Tfc_BoolTensor : StaticShapeTensorOf<[I1]>;
 def Tfc_IndexTensor : StaticShapeTensorOf<[Tfc_Index]>;
-/// A 0-d i64 tensor: dropout seeds and Philox counter offsets.
-def Tfc_I64Scalar : 0DTensorOf<[I64]>;
+/// A 0-d i64 tensor: dropout seeds and Philox counter offsets. Buildable, so
+/// assembly formats need not spell out its type.
+defvar Tfc_I64ScalarConstraint = 0DTensorOf<[I64]>;
+def Tfc_I64Scalar : Type<Tfc_I64ScalarConstraint.predicate,
+                         Tfc_I64ScalarConstraint.summary,
+                         Tfc_I64ScalarConstraint.cppClassName>,
+    BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getI64Type())">;
 
 //===----------------------------------------------------------------------===//
 // Enums

@@ -194,6 +194,7 @@ def Tfc_MulOp : Tfc_BinaryOp<"mul", "lhs * rhs", [Commutative]> {
     %y = tfc.mul %x, %s : tensor<8x32xf32>, tensor<f32>
     ```
   }];
+  let hasCanonicalizer = 1;
 }
 
 def Tfc_DivOp : Tfc_BinaryOp<"div", "lhs / rhs"> {

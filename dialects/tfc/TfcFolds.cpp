@@ -174,7 +174,7 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [&](const FoldScalar &a, const FoldScalar &b) -> std::optional<FoldScalar> {
-        bool result;
+        bool result = false;
         if (auto *fa = std::get_if<APFloat>(&a)) {
           APFloat::cmpResult c = fa->compare(std::get<APFloat>(b));
           switch (direction) {
@@ -233,9 +233,20 @@ bool isExactConversion(Type from, Type to) {
     return true;
   if (auto fromFloat = dyn_cast<FloatType>(from)) {
     auto toFloat = dyn_cast<FloatType>(to);
-    return toFloat && APFloat::isRepresentableAsNormalIn(
-                          fromFloat.getFloatSemantics(),
-                          toFloat.getFloatSemantics());
+    if (!toFloat)
+      return false;
+    // Every finite value (subnormals included) of `from` must fit: at least
+    // as many mantissa bits, as large an exponent and as small a smallest
+    // subnormal. (bf16 -> f32 is exact though bf16's subnormals are f32's.)
+    const llvm::fltSemantics &f = fromFloat.getFloatSemantics();
+    const llvm::fltSemantics &t = toFloat.getFloatSemantics();
+    int fromPrecision = APFloat::semanticsPrecision(f);
+    int toPrecision = APFloat::semanticsPrecision(t);
+    return toPrecision >= fromPrecision &&
+           APFloat::semanticsMaxExponent(t) >=
+               APFloat::semanticsMaxExponent(f) &&
+           APFloat::semanticsMinExponent(t) - toPrecision <=
+               APFloat::semanticsMinExponent(f) - fromPrecision;
   }
   // Integers: i32 fits i64 and f64's 53-bit mantissa.
   if (from.isInteger(32))
@@ -305,3 +316,158 @@ void ConvertOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 }
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// Reduction ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A reduction whose result type equals its operand's reduces only size-1
+/// dimensions with keepdim: every output element is the one input element
+/// (a sum of one value, its mean over one, its max), so it folds to `x`.
+/// The widening to fp32 and back is exact, so 16-bit types fold too.
+template <typename ReduceOp> OpFoldResult foldSingletonReduce(ReduceOp op) {
+  if (op.getX().getType() == op.getType())
+    return op.getX();
+  return {};
+}
+} // namespace
+
+OpFoldResult ReduceSumOp::fold(FoldAdaptor) {
+  return foldSingletonReduce(*this);
+}
+
+OpFoldResult ReduceMeanOp::fold(FoldAdaptor) {
+  return foldSingletonReduce(*this);
+}
+
+OpFoldResult ReduceMaxOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult folded = foldSingletonReduce(*this))
+    return folded;
+  // The maximum of equal values is that value (NaN included), whatever the
+  // number of elements; sums and means of splats round and are not folded.
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getX()))
+    return DenseElementsAttr::get(getType(), splat.getSplatValue<Attribute>());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+// Shape ops only move elements, so every fold below is exact by
+// construction. When the result type equals the operand type, reshape,
+// broadcast_to, slice and pad are the identity: for slice and pad the
+// inferred size equals the operand size only when the op covers (slice) or
+// leaves (pad) the whole tensor.
+
+namespace {
+/// A splat constant re-typed to `type`: moving elements of a splat gives the
+/// same splat. Null when `operand` is not a splat constant.
+Attribute foldSplat(Attribute operand, ShapedType type) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(operand);
+  if (!dense || !dense.isSplat())
+    return {};
+  return dense.resizeSplat(type);
+}
+
+bool isIdentityPermutation(ArrayRef<int64_t> permutation) {
+  for (auto [index, dim] : llvm::enumerate(permutation))
+    if (static_cast<int64_t>(index) != dim)
+      return false;
+  return true;
+}
+
+/// x * ones -> broadcast_to(x) when the ones widen x's shape (MulOp's folder
+/// handles the same-shape case; a fold cannot create the broadcast op).
+struct MulByOnesToBroadcast : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    Value operands[] = {op.getLhs(), op.getRhs()};
+    for (int i = 0; i < 2; ++i) {
+      Value x = operands[i], ones = operands[1 - i];
+      Attribute value;
+      if (!matchPattern(ones, m_Constant(&value)) || !isSplatOf(value, 1.0))
+        continue;
+      if (x.getType() == op.getType())
+        continue;
+      rewriter.replaceOpWithNewOp<BroadcastToOp>(op, op.getType(), x);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no splat-one operand to drop");
+  }
+};
+} // namespace
+
+void MulOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                        MLIRContext *context) {
+  patterns.add<MulByOnesToBroadcast>(context);
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getX().getType() == getType())
+    return getX();
+  // Reshapes are row-major reinterpretations, so a chain is one reshape.
+  if (auto inner = getX().getDefiningOp<ReshapeOp>()) {
+    if (inner.getX().getType() == getType())
+      return inner.getX();
+    getXMutable().assign(inner.getX());
+    return getResult();
+  }
+  // A reshaped constant shares its data; non-splats only up to the limit so
+  // folding never duplicates large literals.
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getX());
+  if (dense &&
+      (dense.isSplat() || dense.getNumElements() <= kMaxFoldedElements))
+    return dense.reshape(getType());
+  return {};
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> permutation = getPermutation();
+  if (isIdentityPermutation(permutation))
+    return getX();
+  if (auto inner = getX().getDefiningOp<TransposeOp>()) {
+    // Result dim i is inner's dim permutation[i], which is x's dim
+    // inner.permutation[permutation[i]].
+    SmallVector<int64_t> composed;
+    for (int64_t dim : permutation)
+      composed.push_back(inner.getPermutation()[dim]);
+    if (isIdentityPermutation(composed))
+      return inner.getX();
+    setPermutation(composed);
+    getXMutable().assign(inner.getX());
+    return getResult();
+  }
+  return foldSplat(adaptor.getX(), getType());
+}
+
+OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
+  if (getX().getType() == getType())
+    return getX();
+  // Broadcasting is transitive: each size of x is 1 or equals the middle
+  // size, which is 1 or equals the final size.
+  if (auto inner = getX().getDefiningOp<BroadcastToOp>()) {
+    getXMutable().assign(inner.getX());
+    return getResult();
+  }
+  return foldSplat(adaptor.getX(), getType());
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  if (getX().getType() == getType())
+    return getX();
+  return foldSplat(adaptor.getX(), getType());
+}
+
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  if (getX().getType() == getType())
+    return getX();
+  return {};
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 && getInputs()[0].getType() == getType())
+    return getInputs()[0];
+  return {};
+}

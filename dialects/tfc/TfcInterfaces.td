@@ -19,7 +19,7 @@ def Tfc_KernelRoleOpInterface : OpInterface<"KernelRoleOpInterface"> {
     column reduction, gather, gemm, or composite (an op that lowering
     decomposes before regions are formed). A `tfc.fusion` region of kind K
     accepts pointwise ops plus the ops whose role is K (see
-    TfcFusionOps.cpp for the exact rules).
+    TfcKernelRules.cpp for the exact rules).
   }];
   let methods = [
     InterfaceMethod<"The role of this op in a kernel.",

@@ -11,18 +11,26 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "dialects/tfc/TfcDialect.h"
 #include "dialects/tfc/TfcInterfaces.h"
 
+// Each generated header consumes (#undefs) GET_OP_CLASSES, so define it again
+// before every group.
 #define GET_OP_CLASSES
 #include "dialects/tfc/TfcElementwiseOps.h.inc"
+#define GET_OP_CLASSES
 #include "dialects/tfc/TfcShapeOps.h.inc"
+#define GET_OP_CLASSES
 #include "dialects/tfc/TfcReductionOps.h.inc"
+#define GET_OP_CLASSES
 #include "dialects/tfc/TfcLinalgOps.h.inc"
+#define GET_OP_CLASSES
 #include "dialects/tfc/TfcNNOps.h.inc"
+#define GET_OP_CLASSES
 #include "dialects/tfc/TfcFusionOps.h.inc"
 
 #endif // TFC_DIALECTS_TFC_TFCOPS_H

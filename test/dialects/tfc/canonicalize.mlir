@@ -1,0 +1,510 @@
+// RUN: tfc-opt %s --split-input-file --canonicalize | FileCheck %s
+
+// One case per fold and canonicalization pattern (TfcFolds.cpp), with negative cases
+// showing what must not fold.
+
+// convert of convert collapses when the inner conversion is exact (f16 -> f32).
+// CHECK-LABEL: func.func @convert_exact_chain
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf16>)
+// CHECK-NEXT: %[[C:.*]] = tfc.convert %[[X]] : tensor<4xf16> -> tensor<4xbf16>
+// CHECK-NEXT: return %[[C]]
+func.func @convert_exact_chain(%x: tensor<4xf16>) -> tensor<4xbf16> {
+  %0 = tfc.convert %x : tensor<4xf16> -> tensor<4xf32>
+  %1 = tfc.convert %0 : tensor<4xf32> -> tensor<4xbf16>
+  return %1 : tensor<4xbf16>
+}
+
+// -----
+
+// A lossy inner conversion (f32 -> f16 rounds) must stay.
+// CHECK-LABEL: func.func @convert_lossy_chain
+// CHECK: tfc.convert %{{.*}} : tensor<4xf32> -> tensor<4xf16>
+// CHECK: tfc.convert %{{.*}} : tensor<4xf16> -> tensor<4xf32>
+func.func @convert_lossy_chain(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tfc.convert %x : tensor<4xf32> -> tensor<4xf16>
+  %1 = tfc.convert %0 : tensor<4xf16> -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+// An exact round trip (bf16 -> f32 -> bf16) disappears entirely.
+// CHECK-LABEL: func.func @convert_round_trip
+// CHECK-SAME: (%[[X:.*]]: tensor<4xbf16>)
+// CHECK-NEXT: return %[[X]]
+func.func @convert_round_trip(%x: tensor<4xbf16>) -> tensor<4xbf16> {
+  %0 = tfc.convert %x : tensor<4xbf16> -> tensor<4xf32>
+  %1 = tfc.convert %0 : tensor<4xf32> -> tensor<4xbf16>
+  return %1 : tensor<4xbf16>
+}
+
+// -----
+
+// i32 -> i64 is exact, i64 -> f32 is not: the pair folds to one i32 -> f32.
+// CHECK-LABEL: func.func @convert_int_chain
+// CHECK-NEXT: %[[C:.*]] = tfc.convert %{{.*}} : tensor<4xi32> -> tensor<4xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @convert_int_chain(%x: tensor<4xi32>) -> tensor<4xf32> {
+  %0 = tfc.convert %x : tensor<4xi32> -> tensor<4xi64>
+  %1 = tfc.convert %0 : tensor<4xi64> -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+// Converting to the same type is the identity.
+// CHECK-LABEL: func.func @convert_identity
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK-NEXT: return %[[X]]
+func.func @convert_identity(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tfc.convert %x : tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// x * 1 and 1 * x are x when the shape does not change.
+// CHECK-LABEL: func.func @mul_by_one
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT: return %[[X]], %[[X]]
+func.func @mul_by_one(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %one = tfc.constant dense<1.0> : tensor<f32>
+  %0 = tfc.mul %x, %one : tensor<4x8xf32>, tensor<f32>
+  %1 = tfc.mul %one, %x : tensor<f32>, tensor<4x8xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// x * 2 is not an identity.
+// CHECK-LABEL: func.func @mul_by_two
+// CHECK: tfc.mul
+func.func @mul_by_two(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %two = tfc.constant dense<2.0> : tensor<f32>
+  %0 = tfc.mul %x, %two : tensor<4xf32>, tensor<f32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Small constants fold through arithmetic, broadcasting included.
+// CHECK-LABEL: func.func @fold_arith
+// CHECK-NEXT: %[[C:.*]] = tfc.constant dense<{{\[\[}}1.100000e+01, 2.200000e+01], [1.300000e+01, 2.400000e+01]]> : tensor<2x2xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @fold_arith() -> tensor<2x2xf32> {
+  %a = tfc.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %b = tfc.constant dense<[10.0, 20.0]> : tensor<2xf32>
+  %0 = tfc.add %a, %b : tensor<2x2xf32>, tensor<2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+// Splat constants fold through unary math and stay splats.
+// CHECK-LABEL: func.func @fold_unary_splat
+// CHECK-NEXT: %[[C:.*]] = tfc.constant dense<2.000000e+00> : tensor<1024x1024xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @fold_unary_splat() -> tensor<1024x1024xf32> {
+  %a = tfc.constant dense<4.0> : tensor<1024x1024xf32>
+  %0 = tfc.sqrt %a : tensor<1024x1024xf32>
+  return %0 : tensor<1024x1024xf32>
+}
+
+// -----
+
+// Comparisons and conversions of constants fold; float -> int truncates toward zero.
+// CHECK-LABEL: func.func @fold_compare_convert
+// CHECK-DAG: tfc.constant dense<[true, false, false]> : tensor<3xi1>
+// CHECK-DAG: tfc.constant dense<[1, -2, 3]> : tensor<3xi32>
+func.func @fold_compare_convert() -> (tensor<3xi1>, tensor<3xi32>) {
+  %a = tfc.constant dense<[1.5, -2.5, 3.0]> : tensor<3xf32>
+  %b = tfc.constant dense<[2.0, -3.0, 3.0]> : tensor<3xf32>
+  %0 = tfc.compare lt, %a, %b : tensor<3xf32>, tensor<3xf32>
+  %1 = tfc.convert %a : tensor<3xf32> -> tensor<3xi32>
+  return %0, %1 : tensor<3xi1>, tensor<3xi32>
+}
+
+// -----
+
+// Integer division by zero is left to run time.
+// CHECK-LABEL: func.func @no_fold_div_by_zero
+// CHECK: tfc.div
+func.func @no_fold_div_by_zero() -> tensor<2xi32> {
+  %a = tfc.constant dense<[4, 6]> : tensor<2xi32>
+  %b = tfc.constant dense<[2, 0]> : tensor<2xi32>
+  %0 = tfc.div %a, %b : tensor<2xi32>, tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+// neg is an involution and abs is idempotent.
+// CHECK-LABEL: func.func @neg_neg_abs_abs
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK-NEXT: %[[A:.*]] = tfc.abs %[[X]]
+// CHECK-NEXT: return %[[X]], %[[A]]
+func.func @neg_neg_abs_abs(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = tfc.neg %x : tensor<4xf32>
+  %1 = tfc.neg %0 : tensor<4xf32>
+  %2 = tfc.abs %x : tensor<4xf32>
+  %3 = tfc.abs %2 : tensor<4xf32>
+  return %1, %3 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// select with a constant condition or equal branches picks a branch.
+// CHECK-LABEL: func.func @select_fold
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>, %{{.*}}: tensor<4xi1>)
+// CHECK-NEXT: return %[[X]], %[[Y]]
+func.func @select_fold(%x: tensor<4xf32>, %y: tensor<4xf32>, %c: tensor<4xi1>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %t = tfc.constant dense<true> : tensor<4xi1>
+  %0 = tfc.select %t, %x, %y : tensor<4xi1>, tensor<4xf32>, tensor<4xf32>
+  %1 = tfc.select %c, %y, %y : tensor<4xi1>, tensor<4xf32>, tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// x ^ 1 is x.
+// CHECK-LABEL: func.func @pow_one
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK-NEXT: return %[[X]]
+func.func @pow_one(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tfc.pow %x, 1.0 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A chain of reshapes is one reshape of the original value.
+// CHECK-LABEL: func.func @reshape_reshape
+func.func @reshape_reshape(%x: tensor<16x64x128xf32>) -> tensor<16x8192xf32> {
+  // CHECK-NEXT: %[[R:.*]] = tfc.reshape %arg0 : tensor<16x64x128xf32> -> tensor<16x8192xf32>
+  // CHECK-NEXT: return %[[R]]
+  %0 = tfc.reshape %x : tensor<16x64x128xf32> -> tensor<1024x128xf32>
+  %1 = tfc.reshape %0 : tensor<1024x128xf32> -> tensor<16x8192xf32>
+  return %1 : tensor<16x8192xf32>
+}
+
+// -----
+
+// A reshape chain that returns to the original shape disappears.
+// CHECK-LABEL: func.func @reshape_round_trip
+func.func @reshape_round_trip(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // CHECK-NEXT: return %arg0
+  %0 = tfc.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+  %1 = tfc.reshape %0 : tensor<32xf32> -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+
+// -----
+
+// Reshaping to the operand's own type is the identity.
+// CHECK-LABEL: func.func @reshape_identity
+func.func @reshape_identity(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // CHECK-NEXT: return %arg0
+  %0 = tfc.reshape %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// A reshaped small constant is a constant with the new shape (row-major).
+// CHECK-LABEL: func.func @reshape_constant
+func.func @reshape_constant() -> tensor<2x2xi32> {
+  // CHECK-NEXT: %[[C:.*]] = tfc.constant dense<{{\[\[}}1, 2], [3, 4]]> : tensor<2x2xi32>
+  // CHECK-NEXT: return %[[C]]
+  %c = tfc.constant dense<[1, 2, 3, 4]> : tensor<4xi32>
+  %0 = tfc.reshape %c : tensor<4xi32> -> tensor<2x2xi32>
+  return %0 : tensor<2x2xi32>
+}
+
+// -----
+
+// A genuine reshape of a non-constant stays.
+// CHECK-LABEL: func.func @reshape_kept
+func.func @reshape_kept(%x: tensor<4x8xf32>) -> tensor<32xf32> {
+  // CHECK-NEXT: tfc.reshape %arg0 : tensor<4x8xf32> -> tensor<32xf32>
+  %0 = tfc.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+  return %0 : tensor<32xf32>
+}
+
+// -----
+
+// Two transposes compose into one with the composed permutation.
+// CHECK-LABEL: func.func @transpose_transpose
+func.func @transpose_transpose(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
+  // CHECK-NEXT: %[[T:.*]] = tfc.transpose %arg0, [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+  // CHECK-NEXT: return %[[T]]
+  %0 = tfc.transpose %x, [1, 0, 2] : tensor<2x3x4xf32> -> tensor<3x2x4xf32>
+  %1 = tfc.transpose %0, [2, 1, 0] : tensor<3x2x4xf32> -> tensor<4x2x3xf32>
+  return %1 : tensor<4x2x3xf32>
+}
+
+// -----
+
+// A transpose undone by its inverse disappears (merge and split heads).
+// CHECK-LABEL: func.func @transpose_inverse
+func.func @transpose_inverse(%x: tensor<16x64x4x32xf32>) -> tensor<16x64x4x32xf32> {
+  // CHECK-NEXT: return %arg0
+  %0 = tfc.transpose %x, [0, 2, 1, 3] : tensor<16x64x4x32xf32> -> tensor<16x4x64x32xf32>
+  %1 = tfc.transpose %0, [0, 2, 1, 3] : tensor<16x4x64x32xf32> -> tensor<16x64x4x32xf32>
+  return %1 : tensor<16x64x4x32xf32>
+}
+
+// -----
+
+// The identity permutation is the identity, even when sizes repeat.
+// CHECK-LABEL: func.func @transpose_identity
+func.func @transpose_identity(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // CHECK-NEXT: return %arg0
+  %0 = tfc.transpose %x, [0, 1] : tensor<4x4xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// A real transpose stays, also when it keeps the type (square matrix).
+// CHECK-LABEL: func.func @transpose_kept
+func.func @transpose_kept(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // CHECK-NEXT: tfc.transpose %arg0, [1, 0] : tensor<4x4xf32> -> tensor<4x4xf32>
+  %0 = tfc.transpose %x, [1, 0] : tensor<4x4xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// A transposed splat is the same splat in the new shape.
+// CHECK-LABEL: func.func @transpose_splat
+func.func @transpose_splat() -> tensor<8x4xf32> {
+  // CHECK-NEXT: %[[C:.*]] = tfc.constant dense<2.500000e+00> : tensor<8x4xf32>
+  // CHECK-NEXT: return %[[C]]
+  %c = tfc.constant dense<2.5> : tensor<4x8xf32>
+  %0 = tfc.transpose %c, [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+// Broadcasting to the operand's own type is the identity.
+// CHECK-LABEL: func.func @broadcast_identity
+func.func @broadcast_identity(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // CHECK-NEXT: return %arg0
+  %0 = tfc.broadcast_to %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// A broadcast splat is a splat of the broadcast shape.
+// CHECK-LABEL: func.func @broadcast_splat
+func.func @broadcast_splat() -> tensor<16x64x128xbf16> {
+  // CHECK-NEXT: %[[C:.*]] = tfc.constant dense<1.000000e+00> : tensor<16x64x128xbf16>
+  // CHECK-NEXT: return %[[C]]
+  %c = tfc.constant dense<1.0> : tensor<bf16>
+  %0 = tfc.broadcast_to %c : tensor<bf16> -> tensor<16x64x128xbf16>
+  return %0 : tensor<16x64x128xbf16>
+}
+
+// -----
+
+// Broadcasting twice is one broadcast of the original value.
+// CHECK-LABEL: func.func @broadcast_broadcast
+func.func @broadcast_broadcast(%x: tensor<128xf32>) -> tensor<16x64x128xf32> {
+  // CHECK-NEXT: %[[B:.*]] = tfc.broadcast_to %arg0 : tensor<128xf32> -> tensor<16x64x128xf32>
+  // CHECK-NEXT: return %[[B]]
+  %0 = tfc.broadcast_to %x : tensor<128xf32> -> tensor<64x128xf32>
+  %1 = tfc.broadcast_to %0 : tensor<64x128xf32> -> tensor<16x64x128xf32>
+  return %1 : tensor<16x64x128xf32>
+}
+
+// -----
+
+// A non-splat constant is not broadcast at compile time (it would grow).
+// CHECK-LABEL: func.func @broadcast_dense_kept
+func.func @broadcast_dense_kept() -> tensor<2x2xf32> {
+  // CHECK-NEXT: %[[C:.*]] = tfc.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+  // CHECK-NEXT: tfc.broadcast_to %[[C]] : tensor<2xf32> -> tensor<2x2xf32>
+  %c = tfc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %0 = tfc.broadcast_to %c : tensor<2xf32> -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+// x * ones that widens x's shape becomes a broadcast of x (either side).
+// CHECK-LABEL: func.func @mul_ones_broadcast
+func.func @mul_ones_broadcast(%x: tensor<4xf32>) -> (tensor<2x4xf32>, tensor<3x4xf32>) {
+  // CHECK-NEXT: %[[A:.*]] = tfc.broadcast_to %arg0 : tensor<4xf32> -> tensor<2x4xf32>
+  // CHECK-NEXT: %[[B:.*]] = tfc.broadcast_to %arg0 : tensor<4xf32> -> tensor<3x4xf32>
+  // CHECK-NEXT: return %[[A]], %[[B]]
+  %ones = tfc.constant dense<1.0> : tensor<2x4xf32>
+  %0 = tfc.mul %x, %ones : tensor<4xf32>, tensor<2x4xf32>
+  %ones3 = tfc.constant dense<1.0> : tensor<3x1xf32>
+  %1 = tfc.mul %ones3, %x : tensor<3x1xf32>, tensor<4xf32>
+  return %0, %1 : tensor<2x4xf32>, tensor<3x4xf32>
+}
+
+// -----
+
+// Multiplying by a splat other than one is a real multiplication.
+// CHECK-LABEL: func.func @mul_twos_kept
+func.func @mul_twos_kept(%x: tensor<4xf32>) -> tensor<2x4xf32> {
+  // CHECK-NEXT: %[[C:.*]] = tfc.constant dense<2.000000e+00> : tensor<2x4xf32>
+  // CHECK-NEXT: tfc.mul %arg0, %[[C]] : tensor<4xf32>, tensor<2x4xf32>
+  %twos = tfc.constant dense<2.0> : tensor<2x4xf32>
+  %0 = tfc.mul %x, %twos : tensor<4xf32>, tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// A slice covering the whole tensor with unit steps is the identity.
+// CHECK-LABEL: func.func @slice_identity
+func.func @slice_identity(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // CHECK-NEXT: return %arg0
+  %0 = tfc.slice %x [0, 0] to [4, 8] step [1, 1] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Partial and strided slices stay.
+// CHECK-LABEL: func.func @slice_kept
+func.func @slice_kept(%x: tensor<4x8xf32>) -> (tensor<4x4xf32>, tensor<2x8xf32>) {
+  // CHECK-NEXT: tfc.slice %arg0 [0, 4] to [4, 8] : tensor<4x8xf32> -> tensor<4x4xf32>
+  // CHECK-NEXT: tfc.slice %arg0 [0, 0] to [4, 8] step [2, 1] : tensor<4x8xf32> -> tensor<2x8xf32>
+  %0 = tfc.slice %x [0, 4] to [4, 8] : tensor<4x8xf32> -> tensor<4x4xf32>
+  %1 = tfc.slice %x [0, 0] to [4, 8] step [2, 1] : tensor<4x8xf32> -> tensor<2x8xf32>
+  return %0, %1 : tensor<4x4xf32>, tensor<2x8xf32>
+}
+
+// -----
+
+// A slice of a splat is a smaller splat.
+// CHECK-LABEL: func.func @slice_splat
+func.func @slice_splat() -> tensor<2xi64> {
+  // CHECK-NEXT: %[[C:.*]] = tfc.constant dense<7> : tensor<2xi64>
+  // CHECK-NEXT: return %[[C]]
+  %c = tfc.constant dense<7> : tensor<8xi64>
+  %0 = tfc.slice %c [1] to [5] step [2] : tensor<8xi64> -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+// Padding by zero elements everywhere is the identity.
+// CHECK-LABEL: func.func @pad_identity
+func.func @pad_identity(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // CHECK-NEXT: return %arg0
+  %0 = tfc.pad %x low [0, 0] high [0, 0] value 0.0 : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Real padding stays.
+// CHECK-LABEL: func.func @pad_kept
+func.func @pad_kept(%x: tensor<4x5xf32>) -> tensor<4x8xf32> {
+  // CHECK-NEXT: tfc.pad %arg0 low [0, 0] high [0, 3] value 0.000000e+00
+  %0 = tfc.pad %x low [0, 0] high [0, 3] value 0.0 : tensor<4x5xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Concatenating a single input is that input.
+// CHECK-LABEL: func.func @concat_single
+func.func @concat_single(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // CHECK-NEXT: return %arg0
+  %0 = tfc.concat %x dim 1 : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Concatenating several inputs stays.
+// CHECK-LABEL: func.func @concat_kept
+func.func @concat_kept(%x: tensor<4x8xf32>) -> tensor<8x8xf32> {
+  // CHECK-NEXT: tfc.concat %arg0, %arg0 dim 0 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<8x8xf32>
+  %0 = tfc.concat %x, %x dim 0 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+// Reducing only size-1 dims with keepdim leaves every element as it was.
+// CHECK-LABEL: func.func @sum_of_singleton
+// CHECK-SAME: (%[[X:.*]]: tensor<4x1xf32>)
+// CHECK-NEXT: return %[[X]] : tensor<4x1xf32>
+func.func @sum_of_singleton(%x: tensor<4x1xf32>) -> tensor<4x1xf32> {
+  %0 = tfc.reduce_sum %x dims [1] keepdim : tensor<4x1xf32> -> tensor<4x1xf32>
+  return %0 : tensor<4x1xf32>
+}
+
+// -----
+
+// The mean of one 16-bit value is that value (the f32 round trip is exact).
+// CHECK-LABEL: func.func @mean_of_singleton
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x1xbf16>)
+// CHECK-NEXT: return %[[X]] : tensor<1x8x1xbf16>
+func.func @mean_of_singleton(%x: tensor<1x8x1xbf16>) -> tensor<1x8x1xbf16> {
+  %0 = tfc.reduce_mean %x dims [0, -1] keepdim : tensor<1x8x1xbf16> -> tensor<1x8x1xbf16>
+  return %0 : tensor<1x8x1xbf16>
+}
+
+// -----
+
+// The max over one element per output is that element.
+// CHECK-LABEL: func.func @max_of_singleton
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8xi32>)
+// CHECK-NEXT: return %[[X]] : tensor<1x8xi32>
+func.func @max_of_singleton(%x: tensor<1x8xi32>) -> tensor<1x8xi32> {
+  %0 = tfc.reduce_max %x dims [0] keepdim : tensor<1x8xi32> -> tensor<1x8xi32>
+  return %0 : tensor<1x8xi32>
+}
+
+// -----
+
+// A size-1 dim without keepdim changes the type, so nothing folds.
+// CHECK-LABEL: func.func @singleton_without_keepdim
+// CHECK: tfc.reduce_sum %{{.*}} dims [1] : tensor<4x1xf32> -> tensor<4xf32>
+func.func @singleton_without_keepdim(%x: tensor<4x1xf32>) -> tensor<4xf32> {
+  %0 = tfc.reduce_sum %x dims [1] : tensor<4x1xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A real reduction (size 8) is kept even with keepdim.
+// CHECK-LABEL: func.func @real_reduction_kept
+// CHECK: tfc.reduce_mean %{{.*}} dims [1] keepdim : tensor<4x8xf32> -> tensor<4x1xf32>
+func.func @real_reduction_kept(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %0 = tfc.reduce_mean %x dims [1] keepdim : tensor<4x8xf32> -> tensor<4x1xf32>
+  return %0 : tensor<4x1xf32>
+}
+
+// -----
+
+// The max of a splat constant is the splat, whatever the reduced size.
+// CHECK-LABEL: func.func @max_of_splat
+// CHECK-NEXT: %[[C:.*]] = tfc.constant dense<-1.500000e+00> : tensor<4xf32>
+// CHECK-NEXT: return %[[C]] : tensor<4xf32>
+func.func @max_of_splat() -> tensor<4xf32> {
+  %c = tfc.constant dense<-1.5> : tensor<4x8xf32>
+  %0 = tfc.reduce_max %c dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Sums of splats round differently from the kernel's accumulation order, so
+// they stay.
+// CHECK-LABEL: func.func @sum_of_splat_kept
+// CHECK: tfc.reduce_sum
+func.func @sum_of_splat_kept() -> tensor<4xf32> {
+  %c = tfc.constant dense<0.1> : tensor<4x8xf32>
+  %0 = tfc.reduce_sum %c dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

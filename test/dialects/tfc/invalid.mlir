@@ -1,0 +1,1755 @@
+// RUN: tfc-opt %s --split-input-file --verify-diagnostics
+
+// One case per verifier rule of the tfc dialect: argument attributes first, then each
+// op group in the order of the Tfc*Ops.td files.
+
+// Only tfc.param and tfc.input are tfc argument attributes.
+// expected-error @+1 {{unknown tfc argument attribute 'tfc.weight' (expected 'tfc.param' or 'tfc.input')}}
+func.func @unknown(%w: tensor<4xf32> {tfc.weight = "w"}) {
+  return
+}
+
+// -----
+
+// Parameter names are strings.
+// expected-error @+1 {{'tfc.param' on argument #0 must be a non-empty string}}
+func.func @not_a_string(%w: tensor<4xf32> {tfc.param = 3 : i64}) {
+  return
+}
+
+// -----
+
+// Parameter names are non-empty.
+// expected-error @+1 {{'tfc.input' on argument #1 must be a non-empty string}}
+func.func @empty_name(%w: tensor<4xf32> {tfc.param = "w"}, %x: tensor<4xf32> {tfc.input = ""}) {
+  return
+}
+
+// -----
+
+// Trainable parameters are floating-point tensors.
+// expected-error @+1 {{parameter 'step' (argument #0) must be a floating-point tensor, got 'tensor<i64>'}}
+func.func @int_param(%s: tensor<i64> {tfc.param = "step"}) {
+  return
+}
+
+// -----
+
+// Names are unique across parameters and inputs: the runtime binds by name.
+// expected-error @+1 {{argument #2 reuses the name 'fc.weight' of argument #0}}
+func.func @duplicate(%a: tensor<4xf32> {tfc.param = "fc.weight"}, %b: tensor<4xf32> {tfc.param = "fc.bias"}, %c: tensor<4xf32> {tfc.input = "fc.weight"}) {
+  return
+}
+
+// -----
+
+// Transcendental ops are float-only.
+func.func @exp_int(%x: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of floating-point (f16, bf16, f32, f64) values}}
+  %0 = tfc.exp %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+// neg/abs take numbers but not i1.
+func.func @neg_bool(%x: tensor<4xi1>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of numeric element type}}
+  %0 = tfc.neg %x : tensor<4xi1>
+  return
+}
+
+// -----
+
+// Shapes must be static.
+func.func @dynamic_shape(%x: tensor<?xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor}}
+  %0 = tfc.tanh %x : tensor<?xf32>
+  return
+}
+
+// -----
+
+// Element types outside f16/bf16/f32/f64/i1/i32/i64 are rejected.
+func.func @unsupported_dtype(%x: tensor<4xi8>, %y: tensor<4xi8>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of numeric element type}}
+  %0 = tfc.add %x, %y : tensor<4xi8>, tensor<4xi8>
+  return
+}
+
+// -----
+
+// A unary op's result has its operand's type (generic form can state another).
+func.func @unary_result_type(%x: tensor<4xf32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = "tfc.sigmoid"(%x) : (tensor<4xf32>) -> tensor<4xf16>
+  return
+}
+
+// -----
+
+// pow is float-only.
+func.func @pow_int(%x: tensor<4xi64>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of floating-point}}
+  %0 = tfc.pow %x, 2.0 : tensor<4xi64>
+  return
+}
+
+// -----
+
+// gelu's approximation is `none` or `tanh`.
+func.func @gelu_bad_approximation(%x: tensor<4xf32>) {
+  // expected-error @+2 {{expected ::mlir::tfc::GeluApproximation to be one of: none, tanh}}
+  // expected-error @+1 {{failed to parse Tfc_GeluApproximationAttr parameter 'value'}}
+  %0 = tfc.gelu %x approximate erf : tensor<4xf32>
+  return
+}
+
+// -----
+
+// Binary operands share one element type: no implicit promotion.
+func.func @binary_dtype_mismatch(%x: tensor<4xf32>, %y: tensor<4xbf16>) {
+  // expected-error @+1 {{requires the same element type for all operands}}
+  %0 = tfc.mul %x, %y : tensor<4xf32>, tensor<4xbf16>
+  return
+}
+
+// -----
+
+// Trailing sizes must be equal or 1 to broadcast.
+func.func @binary_not_broadcastable(%x: tensor<4x8xf32>, %y: tensor<4xf32>) {
+  // expected-error @+1 {{operands are not broadcast-compatible (4x8, 4)}}
+  %0 = tfc.add %x, %y : tensor<4x8xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+// The generic form's result type must equal the broadcast type.
+func.func @binary_wrong_result(%x: tensor<4x8xf32>, %y: tensor<8xf32>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<4x8xf32>' are incompatible with return type(s) of operation 'tensor<8xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = "tfc.sub"(%x, %y) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// Arithmetic is not defined on i1.
+func.func @binary_bool(%x: tensor<4xi1>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of numeric element type}}
+  %0 = tfc.maximum %x, %x : tensor<4xi1>, tensor<4xi1>
+  return
+}
+
+// -----
+
+// compare's operands share one element type.
+func.func @compare_dtype_mismatch(%x: tensor<4xf32>, %y: tensor<4xi32>) {
+  // expected-error @+1 {{requires the same element type for all operands}}
+  %0 = tfc.compare lt, %x, %y : tensor<4xf32>, tensor<4xi32>
+  return
+}
+
+// -----
+
+// compare's predicate must be one of eq, ne, lt, le, gt, ge.
+func.func @compare_bad_direction(%x: tensor<4xf32>) {
+  // expected-error @+2 {{expected ::mlir::tfc::CompareDirection to be one of: eq, ne, lt, le, gt, ge}}
+  // expected-error @+1 {{failed to parse Tfc_CompareDirectionAttr parameter 'value'}}
+  %0 = tfc.compare lessthan, %x, %x : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+// compare yields i1 (generic form can state another type).
+func.func @compare_result_dtype(%x: tensor<4xf32>) {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of 1-bit signless integer values}}
+  %0 = "tfc.compare"(%x, %x) {direction = #tfc<compare_direction eq>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// compare broadcasts like the arithmetic ops.
+func.func @compare_not_broadcastable(%x: tensor<3xf32>, %y: tensor<4xf32>) {
+  // expected-error @+1 {{operands are not broadcast-compatible (3, 4)}}
+  %0 = tfc.compare eq, %x, %y : tensor<3xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+// select's condition is i1.
+func.func @select_condition_dtype(%c: tensor<4xf32>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 1-bit signless integer values}}
+  %0 = tfc.select %c, %x, %x : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+// select's two value operands share one element type.
+func.func @select_value_dtypes(%c: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xf16>) {
+  // expected-error @+1 {{failed to verify that all of {on_true, on_false} have same element type}}
+  %0 = tfc.select %c, %x, %y : tensor<4xi1>, tensor<4xf32>, tensor<4xf16>
+  return
+}
+
+// -----
+
+// select's three operands must broadcast together.
+func.func @select_not_broadcastable(%c: tensor<5xi1>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{operands are not broadcast-compatible (5, 4, 4)}}
+  %0 = tfc.select %c, %x, %x : tensor<5xi1>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+// convert keeps the shape.
+func.func @convert_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{failed to verify that all of {x, result} have same shape}}
+  %0 = tfc.convert %x : tensor<4x8xf32> -> tensor<8x4xbf16>
+  return
+}
+
+// -----
+
+// Constants must hold their values densely (no resource blobs).
+func.func @constant_resource() {
+  // expected-error @+1 {{value must be a dense elements attribute}}
+  %0 = tfc.constant dense_resource<blob> : tensor<4xf32>
+  return
+}
+
+// -----
+
+// Constants have a supported element type.
+func.func @constant_dtype() {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of tfc element type}}
+  %0 = tfc.constant dense<1> : tensor<4xi8>
+  return
+}
+
+// -----
+
+// Reshape must keep the element count.
+func.func @reshape_count(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{cannot reshape 4x8 (32 elements) to 4x4 (16 elements)}}
+  %0 = tfc.reshape %x : tensor<4x8xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// Reshape cannot change the element type.
+func.func @reshape_dtype(%x: tensor<4x8xf32>) -> tensor<32xf16> {
+  // expected-error @+1 {{all of {x, result} have same element type}}
+  %0 = tfc.reshape %x : tensor<4x8xf32> -> tensor<32xf16>
+  return %0 : tensor<32xf16>
+}
+
+// -----
+
+// Shapes are static: a dynamic result is rejected.
+func.func @reshape_dynamic(%x: tensor<4x8xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{must be statically shaped tensor}}
+  %0 = tfc.reshape %x : tensor<4x8xf32> -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// The permutation needs one entry per dimension.
+func.func @transpose_length(%x: tensor<4x8x2xf32>) -> tensor<8x4x2xf32> {
+  // expected-error @+2 {{permutation [1, 0] has 2 entries but the operand has rank 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.transpose %x, [1, 0] : tensor<4x8x2xf32> -> tensor<8x4x2xf32>
+  return %0 : tensor<8x4x2xf32>
+}
+
+// -----
+
+// A repeated entry is not a permutation.
+func.func @transpose_repeat(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  // expected-error @+2 {{permutation [0, 0] is not a permutation of [0, 2)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.transpose %x, [0, 0] : tensor<4x8xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// An entry outside [0, rank) is not a permutation.
+func.func @transpose_range(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  // expected-error @+2 {{permutation [2, 0] is not a permutation of [0, 2)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.transpose %x, [2, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+// The printed result type must match the inferred one.
+func.func @transpose_result(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+2 {{inferred type(s) 'tensor<8x4xf32>' are incompatible with return type(s) of operation 'tensor<4x8xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.transpose %x, [1, 0] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Broadcast sizes must be equal or 1.
+func.func @broadcast_size(%x: tensor<3xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{cannot broadcast 3 to 2x4 (sizes must align at the back, each equal or 1)}}
+  %0 = tfc.broadcast_to %x : tensor<3xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Broadcast cannot drop dimensions.
+func.func @broadcast_rank(%x: tensor<2x4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{cannot broadcast 2x4 to 4}}
+  %0 = tfc.broadcast_to %x : tensor<2x4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Broadcast cannot change the element type.
+func.func @broadcast_dtype(%x: tensor<4xf32>) -> tensor<2x4xbf16> {
+  // expected-error @+1 {{all of {x, result} have same element type}}
+  %0 = tfc.broadcast_to %x : tensor<4xf32> -> tensor<2x4xbf16>
+  return %0 : tensor<2x4xbf16>
+}
+
+// -----
+
+// Slice bounds need one entry per dimension.
+func.func @slice_length(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+2 {{start has 1 entries but the operand has rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.slice %x [0] to [4, 8] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// The step, when given, needs one entry per dimension too.
+func.func @slice_step_length(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+2 {{step has 3 entries but the operand has rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.slice %x [0, 0] to [4, 8] step [1, 1, 1] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// A negative start is out of bounds.
+func.func @slice_negative_start(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+2 {{dimension 1: expected 0 <= start (-1) <= limit (7) <= size (8)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.slice %x [0, -1] to [4, 7] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// The start may not exceed the limit.
+func.func @slice_reversed(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+2 {{dimension 0: expected 0 <= start (3) <= limit (1) <= size (4)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.slice %x [3, 0] to [1, 8] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// The limit may not exceed the dimension size.
+func.func @slice_limit(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
+  // expected-error @+2 {{dimension 1: expected 0 <= start (0) <= limit (9) <= size (8)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.slice %x [0, 0] to [4, 9] : tensor<4x8xf32> -> tensor<4x9xf32>
+  return %0 : tensor<4x9xf32>
+}
+
+// -----
+
+// Steps are positive.
+func.func @slice_step_zero(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+2 {{dimension 1: step must be at least 1, got 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.slice %x [0, 0] to [4, 8] step [1, 0] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// The printed result type must match ceil((limit - start) / step).
+func.func @slice_result(%x: tensor<8x8xf32>) -> tensor<3x8xf32> {
+  // expected-error @+2 {{inferred type(s) 'tensor<4x8xf32>' are incompatible with return type(s) of operation 'tensor<3x8xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.slice %x [0, 0] to [7, 8] step [2, 1] : tensor<8x8xf32> -> tensor<3x8xf32>
+  return %0 : tensor<3x8xf32>
+}
+
+// -----
+
+// Concat needs at least one input (only writable in the generic form).
+func.func @concat_empty() -> tensor<4xf32> {
+  // expected-error @+2 {{requires at least one input}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = "tfc.concat"() {dim = 0 : i64} : () -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The concat dimension must exist.
+func.func @concat_dim(%a: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  // expected-error @+2 {{dim 2 is out of range for rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.concat %a, %a dim 2 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// Concat inputs share one element type.
+func.func @concat_dtype(%a: tensor<4xf32>, %b: tensor<4xf16>) -> tensor<8xf32> {
+  // expected-error @+2 {{input #1 has element type 'f16' but input #0 has 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.concat %a, %b dim 0 : tensor<4xf32>, tensor<4xf16> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Concat inputs share one rank.
+func.func @concat_rank(%a: tensor<4x2xf32>, %b: tensor<4xf32>) -> tensor<4x3xf32> {
+  // expected-error @+2 {{input #1 has rank 1 but input #0 has rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.concat %a, %b dim 1 : tensor<4x2xf32>, tensor<4xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// Concat inputs agree on every size except the concat dimension.
+func.func @concat_shape(%a: tensor<4x2xf32>, %b: tensor<3x2xf32>) -> tensor<4x4xf32> {
+  // expected-error @+2 {{input #1 has shape 3x2 but input #0 has shape 4x2 (only dim 1 may differ)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.concat %a, %b dim 1 : tensor<4x2xf32>, tensor<3x2xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// The printed concat result type must match the inferred one.
+func.func @concat_result(%a: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @+2 {{inferred type(s) 'tensor<8x2xf32>' are incompatible with return type(s) of operation 'tensor<4x2xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.concat %a, %a dim 0 : tensor<4x2xf32>, tensor<4x2xf32> -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+// Padding needs one low and one high entry per dimension.
+func.func @pad_length(%x: tensor<4x5xf32>) -> tensor<4x8xf32> {
+  // expected-error @+2 {{low [0, 0] and high [3] need one entry per dimension of the operand (rank 2)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.pad %x low [0, 0] high [3] value 0.0 : tensor<4x5xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Padding is non-negative (cropping is tfc.slice's job).
+func.func @pad_negative(%x: tensor<4x5xf32>) -> tensor<4x4xf32> {
+  // expected-error @+2 {{dimension 1: padding must be non-negative, got low -1 and high 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.pad %x low [0, -1] high [0, 0] value 0.0 : tensor<4x5xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// An integer tensor cannot be padded with a fraction.
+func.func @pad_fraction(%x: tensor<4xi32>) -> tensor<5xi32> {
+  // expected-error @+1 {{padding value 5.000000e-01 is not representable in 'i32'}}
+  %0 = tfc.pad %x low [1] high [0] value 0.5 : tensor<4xi32> -> tensor<5xi32>
+  return %0 : tensor<5xi32>
+}
+
+// -----
+
+// An integer padding value must fit the element type.
+func.func @pad_range(%x: tensor<4xi1>) -> tensor<5xi1> {
+  // expected-error @+1 {{padding value 2.000000e+00 is not representable in 'i1'}}
+  %0 = tfc.pad %x low [1] high [0] value 2.0 : tensor<4xi1> -> tensor<5xi1>
+  return %0 : tensor<5xi1>
+}
+
+// -----
+
+// The printed pad result type must match the inferred one.
+func.func @pad_result(%x: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  // expected-error @+2 {{inferred type(s) 'tensor<4x8xf32>' are incompatible with return type(s) of operation 'tensor<4x5xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.pad %x low [0, 0] high [0, 3] value 0.0 : tensor<4x5xf32> -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
+}
+
+// -----
+
+// The iota dimension must exist.
+func.func @iota_dim() -> tensor<4x8xi64> {
+  // expected-error @+1 {{dim 2 is out of range for rank 2}}
+  %0 = tfc.iota dim 2 : tensor<4x8xi64>
+  return %0 : tensor<4x8xi64>
+}
+
+// -----
+
+// A rank-0 iota has no dimension to count along.
+func.func @iota_scalar() -> tensor<i64> {
+  // expected-error @+1 {{dim 0 is out of range for rank 0}}
+  %0 = tfc.iota dim 0 : tensor<i64>
+  return %0 : tensor<i64>
+}
+
+// -----
+
+// Iota produces numbers, not booleans.
+func.func @iota_bool() -> tensor<4xi1> {
+  // expected-error @+1 {{must be statically shaped tensor of numeric element type}}
+  %0 = tfc.iota dim 0 : tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+// Float indices must be exact: bf16 holds consecutive integers only to 256.
+func.func @iota_inexact() -> tensor<512xbf16> {
+  // expected-error @+1 {{index 511 along dim 0 is not exact in 'bf16'}}
+  %0 = tfc.iota dim 0 : tensor<512xbf16>
+  return %0 : tensor<512xbf16>
+}
+
+// -----
+
+// The dims list must name at least one dimension.
+func.func @empty_dims(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+2 {{dims must not be empty}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.reduce_sum %x dims [] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// A dim at or past the rank is out of range.
+func.func @dim_too_large(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{dim 2 is out of range [-2, 2) for an operand of rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.reduce_sum %x dims [2] : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A negative dim below -rank is out of range.
+func.func @dim_too_small(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{dim -3 is out of range [-2, 2) for an operand of rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.reduce_mean %x dims [-3] : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A 0-d operand has no dimension to reduce.
+func.func @scalar_operand(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+2 {{dim 0 is out of range [0, 0) for an operand of rank 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.reduce_max %x dims [0] : tensor<f32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// The same dimension may not be listed twice.
+func.func @duplicate_dim(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{dim 1 reduces dimension 1 more than once}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.reduce_sum %x dims [1, 1] : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Duplicates are found after normalization: -1 and 1 name one dimension.
+func.func @duplicate_negative_dim(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{dim -1 reduces dimension 1 more than once}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.reduce_max %x dims [1, -1] : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The written result shape must be the inferred one.
+func.func @wrong_result_shape(%x: tensor<4x8xf32>) -> tensor<8xf32> {
+  // expected-error @+2 {{'tfc.reduce_sum' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<8xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.reduce_sum %x dims [1] : tensor<4x8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Without keepdim the reduced dimension disappears instead of becoming 1.
+func.func @missing_keepdim(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  // expected-error @+2 {{'tfc.reduce_mean' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4x1xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.reduce_mean %x dims [1] : tensor<4x8xf32> -> tensor<4x1xf32>
+  return %0 : tensor<4x1xf32>
+}
+
+// -----
+
+// The result keeps the operand's element type (no implicit widening).
+func.func @wrong_result_dtype(%x: tensor<4x8xbf16>) -> tensor<4xf32> {
+  // expected-error @+2 {{'tfc.reduce_sum' op inferred type(s) 'tensor<4xbf16>' are incompatible with return type(s) of operation 'tensor<4xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.reduce_sum %x dims [1] : tensor<4x8xbf16> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// reduce_mean is defined for floating-point tensors only.
+func.func @mean_of_integers(%x: tensor<4x8xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'tfc.reduce_mean' op operand #0 must be statically shaped tensor of floating-point (f16, bf16, f32, f64) values}}
+  %0 = tfc.reduce_mean %x dims [1] : tensor<4x8xi32> -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// reduce_sum and reduce_max reject i1 (convert to an integer type first).
+func.func @sum_of_bools(%x: tensor<4x8xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'tfc.reduce_sum' op operand #0 must be statically shaped tensor of numeric element type}}
+  %0 = tfc.reduce_sum %x dims [1] : tensor<4x8xi1> -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+// Reductions need static shapes, like every tfc op.
+func.func @dynamic_shape(%x: tensor<?x8xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'tfc.reduce_max' op operand #0 must be statically shaped tensor}}
+  %0 = tfc.reduce_max %x dims [1] : tensor<?x8xf32> -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// The dims property must be an i64 array (only the generic form can get it wrong).
+func.func @dims_wrong_attr(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{Invalid attribute `dims` in property conversion: [1]}}
+  %0 = "tfc.reduce_sum"(%x) <{dims = [1]}> : (tensor<4x8xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Kernel role: reducing the last dim and a non-adjacent leading one is
+// composite (lowering splits it), so no kernel may hold it.
+func.func @composite_in_kernel(%x: tensor<4x8x16xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'tfc.reduce_max' is a composite op; lowering decomposes it before kernels are formed}}
+  %r = tfc.fusion row_reduction (%a = %x : tensor<4x8x16xf32>) -> tensor<8xf32> {
+    // expected-note @+1 {{'tfc.reduce_max' here}}
+    %0 = tfc.reduce_max %a dims [0, 2] : tensor<4x8x16xf32> -> tensor<8xf32>
+    tfc.yield %0 : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// Kernel role: reducing a trailing suffix is a row reduction, not a column one.
+func.func @row_in_column_kernel(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{a column_reduction kernel cannot hold 'tfc.reduce_sum' (role row_reduction)}}
+  %r = tfc.fusion column_reduction (%a = %x : tensor<4x8xf32>) -> tensor<4xf32> {
+    // expected-note @+1 {{'tfc.reduce_sum' here}}
+    %0 = tfc.reduce_sum %a dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    tfc.yield %0 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Kernel role: keeping the last dim makes a column reduction, even when the
+// reduced dim is not the first.
+func.func @column_in_row_kernel(%x: tensor<4x8x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{a row_reduction kernel cannot hold 'tfc.reduce_mean' (role column_reduction)}}
+  %r = tfc.fusion row_reduction (%a = %x : tensor<4x8x2xf32>) -> tensor<4x2xf32> {
+    // expected-note @+1 {{'tfc.reduce_mean' here}}
+    %0 = tfc.reduce_mean %a dims [1] : tensor<4x8x2xf32> -> tensor<4x2xf32>
+    tfc.yield %0 : tensor<4x2xf32>
+  }
+  return %r : tensor<4x2xf32>
+}
+
+// -----
+
+// Row geometry: rows = product of kept dims, row length = product of reduced
+// dims; two reductions in one kernel must agree on both.
+func.func @geometry_mismatch(%x: tensor<4x8xf32>, %y: tensor<8x4xf32>) -> (tensor<4xf32>, tensor<8xf32>) {
+  // expected-error @+1 {{row reductions of one kernel must share their rows: 'tfc.reduce_sum' reduces 4 rows of 8 but 'tfc.reduce_max' reduces 8 rows of 4}}
+  %r:2 = tfc.fusion row_reduction (%a = %x : tensor<4x8xf32>, %b = %y : tensor<8x4xf32>) -> (tensor<4xf32>, tensor<8xf32>) {
+    // expected-note @+1 {{'tfc.reduce_sum' here}}
+    %0 = tfc.reduce_sum %a dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    // expected-note @+1 {{'tfc.reduce_max' here}}
+    %1 = tfc.reduce_max %b dims [1] : tensor<8x4xf32> -> tensor<8xf32>
+    tfc.yield %0, %1 : tensor<4xf32>, tensor<8xf32>
+  }
+  return %r#0, %r#1 : tensor<4xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A vector is not a matrix: operand a needs rank >= 2.
+func.func @a_rank1(%a: tensor<16xf32>, %b: tensor<16x8xf32>) {
+  // expected-error @+1 {{'tfc.matmul' op operand 'a' must have rank >= 2 (a matrix or a batch of matrices), got rank 1}}
+  %0 = tfc.matmul %a, %b : tensor<16xf32>, tensor<16x8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// Operand b needs rank >= 2 as well.
+func.func @b_rank1(%a: tensor<4x16xf32>, %b: tensor<16xf32>) {
+  // expected-error @+1 {{'tfc.matmul' op operand 'b' must have rank >= 2 (a matrix or a batch of matrices), got rank 1}}
+  %0 = tfc.matmul %a, %b : tensor<4x16xf32>, tensor<16xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// Operands share one element type: mixed precision needs an explicit convert.
+func.func @dtype_mismatch(%a: tensor<4x16xbf16>, %b: tensor<16x8xf32>) {
+  // expected-error @+1 {{'tfc.matmul' op operands must have the same element type, got 'bf16' and 'f32'}}
+  %0 = tfc.matmul %a, %b : tensor<4x16xbf16>, tensor<16x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// Integer matrices are not supported (cuBLASLt GEMMs here are float).
+func.func @integer_operands(%a: tensor<4x16xi32>, %b: tensor<16x8xi32>) {
+  // expected-error @+1 {{'tfc.matmul' op operand #0 must be statically shaped tensor of floating-point (f16, bf16, f32, f64) values}}
+  %0 = tfc.matmul %a, %b : tensor<4x16xi32>, tensor<16x8xi32> -> tensor<4x8xi32>
+  return
+}
+
+// -----
+
+// K of a must equal K of b.
+func.func @contraction_mismatch(%a: tensor<4x16xf32>, %b: tensor<12x8xf32>) {
+  // expected-error @+1 {{'tfc.matmul' op contraction sizes differ: op(a) is 4x16 but op(b) is 12x8}}
+  %0 = tfc.matmul %a, %b : tensor<4x16xf32>, tensor<12x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// The contraction check sees the transposes: a PyTorch [out, in] weight
+// used without transpose_b does not line up.
+func.func @missing_transpose_b(%x: tensor<16x64x128xf32>, %w: tensor<384x128xf32>) {
+  // expected-error @+1 {{'tfc.matmul' op contraction sizes differ: op(a) is 64x128 but op(b) is 384x128}}
+  %0 = tfc.matmul %x, %w : tensor<16x64x128xf32>, tensor<384x128xf32> -> tensor<16x64x384xf32>
+  return
+}
+
+// -----
+
+// Batch sizes must be equal or 1 to broadcast.
+func.func @batch_mismatch(%a: tensor<2x8x16xf32>, %b: tensor<3x16x4xf32>) {
+  // expected-error @+1 {{'tfc.matmul' op batch dimensions are not broadcast-compatible (2 and 3)}}
+  %0 = tfc.matmul %a, %b : tensor<2x8x16xf32>, tensor<3x16x4xf32> -> tensor<3x8x4xf32>
+  return
+}
+
+// -----
+
+// The result shape is the broadcast batch dims followed by M x N.
+func.func @wrong_result_shape(%a: tensor<2x8x16xf32>, %b: tensor<16x4xf32>) {
+  // expected-error @+1 {{'tfc.matmul' op result shape 8x4 does not match 2x8x4 (batch dims, then M x N)}}
+  %0 = tfc.matmul %a, %b : tensor<2x8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+// transpose_a swaps M and K, so the result has the columns of a as rows.
+func.func @wrong_result_transposed(%a: tensor<32x16xf32>, %b: tensor<32x8xf32>) {
+  // expected-error @+1 {{'tfc.matmul' op result shape 32x8 does not match 16x8 (batch dims, then M x N)}}
+  %0 = tfc.matmul %a, %b transpose_a : tensor<32x16xf32>, tensor<32x8xf32> -> tensor<32x8xf32>
+  return
+}
+
+// -----
+
+// f32 operands produce an f32 result; there is no implicit down-cast.
+func.func @f32_to_bf16(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) {
+  // expected-error @+1 {{'tfc.matmul' op result element type must be 'f32' for 'f32' operands, got 'bf16'}}
+  %0 = tfc.matmul %a, %b : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+// 16-bit operands produce their own type or f32, nothing else.
+func.func @bf16_to_f16(%a: tensor<4x16xbf16>, %b: tensor<16x8xbf16>) {
+  // expected-error @+1 {{'tfc.matmul' op result element type must be 'bf16' or 'f32' for 'bf16' operands, got 'f16'}}
+  %0 = tfc.matmul %a, %b : tensor<4x16xbf16>, tensor<16x8xbf16> -> tensor<4x8xf16>
+  return
+}
+
+// -----
+
+// f64 (gradient checking) does not narrow to f32 either.
+func.func @f64_to_f32(%a: tensor<4x16xf64>, %b: tensor<16x8xf64>) {
+  // expected-error @+1 {{'tfc.matmul' op result element type must be 'f64' for 'f64' operands, got 'f32'}}
+  %0 = tfc.matmul %a, %b : tensor<4x16xf64>, tensor<16x8xf64> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// Matmul needs static shapes, like every tfc op.
+func.func @dynamic_shape(%a: tensor<?x16xf32>, %b: tensor<16x8xf32>) {
+  // expected-error @+1 {{'tfc.matmul' op operand #0 must be statically shaped tensor}}
+  %0 = tfc.matmul %a, %b : tensor<?x16xf32>, tensor<16x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// Kernel role: a gemm cannot be part of a pointwise kernel.
+func.func @matmul_in_pointwise_kernel(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{a pointwise kernel cannot hold 'tfc.matmul' (role gemm)}}
+  %r = tfc.fusion pointwise (%a = %x : tensor<4x8xf32>, %b = %w : tensor<8x4xf32>) -> tensor<4x4xf32> {
+    // expected-note @+1 {{'tfc.matmul' here}}
+    %0 = tfc.matmul %a, %b : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32>
+    tfc.yield %0 : tensor<4x4xf32>
+  }
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// embedding
+//===----------------------------------------------------------------------===//
+
+// The embedding table must be rank 2.
+func.func @embedding_table_rank(%t: tensor<256xf32>, %ids: tensor<4xi64>) {
+  // expected-error @+1 {{operand #0 must be 2-d statically shaped tensor of floating-point}}
+  %0 = "tfc.embedding"(%t, %ids) : (tensor<256xf32>, tensor<4xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// The embedding table must hold floats.
+func.func @embedding_table_int(%t: tensor<256x8xi32>, %ids: tensor<4xi64>) {
+  // expected-error @+1 {{operand #0 must be 2-d statically shaped tensor of floating-point}}
+  %0 = tfc.embedding %t, %ids : tensor<256x8xi32>, tensor<4xi64> -> tensor<4x8xi32>
+  return
+}
+
+// -----
+
+// Ids must be i32 or i64.
+func.func @embedding_ids_float(%t: tensor<256x8xf32>, %ids: tensor<4xf32>) {
+  // expected-error @+1 {{operand #1 must be statically shaped tensor of integer index (i32, i64) values}}
+  %0 = tfc.embedding %t, %ids : tensor<256x8xf32>, tensor<4xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// The result must be ids.shape + [D] with the table's dtype.
+func.func @embedding_result(%t: tensor<256x8xf32>, %ids: tensor<4xi64>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<4x8xf32>' are incompatible with return type(s) of operation 'tensor<4x16xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.embedding %t, %ids : tensor<256x8xf32>, tensor<4xi64> -> tensor<4x16xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// layer_norm
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// layer_norm normalizes floats only.
+func.func @layer_norm_int(%x: tensor<4x8xi32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of floating-point}}
+  %y:3 = "tfc.layer_norm"(%x) <{eps = 1.0e-05 : f64, normalized_rank = 1 : i64, operandSegmentSizes = array<i32: 1, 0, 0>}> : (tensor<4x8xi32>) -> (tensor<4x8xi32>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return
+}
+
+// -----
+
+// Affine parameters are floats (their float type may differ from x's).
+func.func @layer_norm_weight_int(%x: tensor<4x8xf32>, %w: tensor<8xi32>) {
+  // expected-error @+1 {{operand #1 must be statically shaped tensor of floating-point (f16, bf16, f32, f64) values, but got 'tensor<8xi32>'}}
+  %y, %m, %r = tfc.layer_norm %x weight %w : (tensor<4x8xf32>, tensor<8xi32>) -> (tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return
+}
+
+// -----
+
+// normalized_rank must be at least 1.
+func.func @layer_norm_rank_zero(%x: tensor<4x8xf32>) {
+  // expected-error @+2 {{normalized_rank 0 must be in [1, 2] (the rank of x)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %m, %r = tfc.layer_norm %x normalized_rank 0 : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+// normalized_rank cannot exceed the rank of x.
+func.func @layer_norm_rank_too_big(%x: tensor<4x8xf32>) {
+  // expected-error @+2 {{normalized_rank 3 must be in [1, 2] (the rank of x)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %m, %r = tfc.layer_norm %x normalized_rank 3 : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  return
+}
+
+// -----
+
+// The weight has exactly the shape of the normalized dims.
+func.func @layer_norm_weight_shape(%x: tensor<4x8xf32>, %w: tensor<4xf32>) {
+  // expected-error @+1 {{weight shape 4 must equal the normalized dims of x (8)}}
+  %y, %m, %r = tfc.layer_norm %x weight %w : (tensor<4x8xf32>, tensor<4xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return
+}
+
+// -----
+
+// The bias has exactly the shape of the normalized dims (no broadcasting).
+func.func @layer_norm_bias_shape(%x: tensor<2x4x8xf32>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{bias shape 8 must equal the normalized dims of x (4x8)}}
+  %y, %m, %r = tfc.layer_norm %x bias %b normalized_rank 2 : (tensor<2x4x8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>)
+  return
+}
+
+// -----
+
+// eps must be positive.
+func.func @layer_norm_eps_zero(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{eps must be positive and finite, got 0.000000e+00}}
+  %y, %m, %r = tfc.layer_norm %x eps 0.0 : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return
+}
+
+// -----
+
+// eps must be finite.
+func.func @layer_norm_eps_inf(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{eps must be positive and finite, got INF}}
+  %y, %m, %r = tfc.layer_norm %x eps 0x7FF0000000000000 : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return
+}
+
+// -----
+
+// Statistics of 16-bit inputs are f32, not the input's dtype.
+func.func @layer_norm_stats_dtype(%x: tensor<4x8xbf16>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<4x8xbf16>', 'tensor<4x1xf32>', 'tensor<4x1xf32>' are incompatible with return type(s) of operation 'tensor<4x8xbf16>', 'tensor<4x1xbf16>', 'tensor<4x1xbf16>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %m, %r = tfc.layer_norm %x : (tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x1xbf16>, tensor<4x1xbf16>)
+  return
+}
+
+// -----
+
+// The generic form must keep operandSegmentSizes consistent with the operands.
+func.func @layer_norm_segments(%x: tensor<4x8xf32>, %w: tensor<8xf32>) {
+  // expected-error @+1 {{operand count (2) does not match with the total size (3) specified in attribute 'operandSegmentSizes'}}
+  %y:3 = "tfc.layer_norm"(%x, %w) <{eps = 1.0e-05 : f64, normalized_rank = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1>}> : (tensor<4x8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// rms_norm
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// rms_norm's normalized_rank must be in [1, rank].
+func.func @rms_norm_rank(%x: tensor<8xf32>) {
+  // expected-error @+2 {{normalized_rank 2 must be in [1, 1] (the rank of x)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %r = tfc.rms_norm %x normalized_rank 2 : (tensor<8xf32>) -> (tensor<8xf32>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+// rms_norm's weight has the shape of the normalized dims.
+func.func @rms_norm_weight_shape(%x: tensor<4x8xf32>, %w: tensor<4x8xf32>) {
+  // expected-error @+1 {{weight shape 4x8 must equal the normalized dims of x (8)}}
+  %y, %r = tfc.rms_norm %x weight %w : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>)
+  return
+}
+
+// -----
+
+// rms_norm's eps must be positive.
+func.func @rms_norm_eps(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{eps must be positive and finite, got -1.000000e-05}}
+  %y, %r = tfc.rms_norm %x eps -1.0e-05 : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>)
+  return
+}
+
+// -----
+
+// rms_norm's rstd has x's shape with the normalized dims set to 1.
+func.func @rms_norm_rstd_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<4x8xf32>', 'tensor<4x1xf32>' are incompatible with return type(s) of operation 'tensor<4x8xf32>', 'tensor<4xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %r = tfc.rms_norm %x : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>)
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// softmax, log_softmax
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// softmax's dim must be in [-rank, rank).
+func.func @softmax_dim(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{dim 2 is out of range [-2, 2) for a rank-2 operand}}
+  %0 = tfc.softmax %x dim 2 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// softmax is float-only.
+func.func @softmax_int(%x: tensor<4x8xi32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of floating-point}}
+  %0 = tfc.softmax %x dim 1 : tensor<4x8xi32>
+  return
+}
+
+// -----
+
+// softmax keeps its operand's type (checked in the generic form).
+func.func @softmax_result(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = "tfc.softmax"(%x) <{dim = 1 : i64}> : (tensor<4x8xf32>) -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+// log_softmax's dim must be in [-rank, rank) too.
+func.func @log_softmax_dim(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{dim -3 is out of range [-2, 2) for a rank-2 operand}}
+  %0 = tfc.log_softmax %x dim -3 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// A 0-d operand has no dimension to normalize over.
+func.func @log_softmax_scalar(%x: tensor<f32>) {
+  // expected-error @+1 {{dim 0 is out of range [0, 0) for a rank-0 operand}}
+  %0 = tfc.log_softmax %x dim 0 : tensor<f32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// dropout
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// p = 1 would drop everything and scale by infinity.
+func.func @dropout_p_one(%x: tensor<8xf32>, %s: tensor<i64>, %o: tensor<i64>) {
+  // expected-error @+1 {{p must be in [0, 1), got 1.000000e+00}}
+  %0 = tfc.dropout %x, %s, %o p 1.0 : tensor<8xf32>
+  return
+}
+
+// -----
+
+// p cannot be negative.
+func.func @dropout_p_negative(%x: tensor<8xf32>, %s: tensor<i64>, %o: tensor<i64>) {
+  // expected-error @+1 {{p must be in [0, 1), got -5.000000e-01}}
+  %0 = tfc.dropout %x, %s, %o p -0.5 : tensor<8xf32>
+  return
+}
+
+// -----
+
+// The seed is a 0-d i64 tensor (the custom syntax implies it; generic form).
+func.func @dropout_seed_type(%x: tensor<8xf32>, %s: tensor<1xi64>, %o: tensor<i64>) {
+  // expected-error @+1 {{operand #1 must be 0D tensor of 64-bit signless integer values}}
+  %0 = "tfc.dropout"(%x, %s, %o) <{p = 1.0e-01 : f64}> : (tensor<8xf32>, tensor<1xi64>, tensor<i64>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// The offset is a 0-d i64 tensor too.
+func.func @dropout_offset_type(%x: tensor<8xf32>, %s: tensor<i64>, %o: tensor<i32>) {
+  // expected-error @+1 {{operand #2 must be 0D tensor of 64-bit signless integer values}}
+  %0 = "tfc.dropout"(%x, %s, %o) <{p = 1.0e-01 : f64}> : (tensor<8xf32>, tensor<i64>, tensor<i32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// dropout applies to floats only.
+func.func @dropout_int(%x: tensor<8xi32>, %s: tensor<i64>, %o: tensor<i64>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of floating-point}}
+  %0 = tfc.dropout %x, %s, %o p 0.5 : tensor<8xi32>
+  return
+}
+
+// -----
+
+// dropout's result has x's type (checked in the generic form).
+func.func @dropout_result(%x: tensor<8xf32>, %s: tensor<i64>, %o: tensor<i64>) {
+  // expected-error @+1 {{all of {x, result} have same type}}
+  %0 = "tfc.dropout"(%x, %s, %o) <{p = 1.0e-01 : f64}> : (tensor<8xf32>, tensor<i64>, tensor<i64>) -> tensor<8xf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// attention
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// q, k and v need at least the [T, D] matrix dims.
+func.func @attention_rank1(%q: tensor<32xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of rank >= 2 of floating-point}}
+  %0 = tfc.attention %q, %q, %q : tensor<32xf32>, tensor<32xf32>, tensor<32xf32> -> tensor<32xf32>
+  return
+}
+
+// -----
+
+// q, k and v have one rank.
+func.func @attention_rank_mismatch(%q: tensor<2x8x32xf32>, %k: tensor<8x32xf32>) {
+  // expected-error @+1 {{q, k and v must have the same rank, got 3, 2 and 2}}
+  %0 = tfc.attention %q, %k, %k : tensor<2x8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32> -> tensor<2x8x32xf32>
+  return
+}
+
+// -----
+
+// Batch dims are equal in q, k and v (no broadcasting).
+func.func @attention_batch(%q: tensor<2x4x8x32xf32>, %k: tensor<2x1x8x32xf32>) {
+  // expected-error @+1 {{batch dims of q (2x4), k (2x1) and v (2x1) must be equal}}
+  %0 = tfc.attention %q, %k, %k : tensor<2x4x8x32xf32>, tensor<2x1x8x32xf32>, tensor<2x1x8x32xf32> -> tensor<2x4x8x32xf32>
+  return
+}
+
+// -----
+
+// q and k share the head dim D.
+func.func @attention_head_dim(%q: tensor<8x32xf32>, %k: tensor<8x16xf32>, %v: tensor<8x32xf32>) {
+  // expected-error @+1 {{head dim of k (16) must equal that of q (32)}}
+  %0 = tfc.attention %q, %k, %v : tensor<8x32xf32>, tensor<8x16xf32>, tensor<8x32xf32> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+// k and v share the sequence length S.
+func.func @attention_seq_len(%q: tensor<8x32xf32>, %k: tensor<8x32xf32>, %v: tensor<6x32xf32>) {
+  // expected-error @+1 {{sequence length of v (6) must equal that of k (8)}}
+  %0 = tfc.attention %q, %k, %v : tensor<8x32xf32>, tensor<8x32xf32>, tensor<6x32xf32> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+// q, k and v share one element type.
+func.func @attention_dtype(%q: tensor<8x32xf32>, %k: tensor<8x32xbf16>) {
+  // expected-error @+1 {{all of {q, k, v} have same element type}}
+  %0 = tfc.attention %q, %k, %k : tensor<8x32xf32>, tensor<8x32xbf16>, tensor<8x32xbf16> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+// The result is [..., T, Dv] in q's dtype.
+func.func @attention_result(%q: tensor<8x32xf32>, %k: tensor<6x32xf32>, %v: tensor<6x16xf32>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<8x16xf32>' are incompatible with return type(s) of operation 'tensor<8x32xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.attention %q, %k, %v : tensor<8x32xf32>, tensor<6x32xf32>, tensor<6x16xf32> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+// scale must be positive.
+func.func @attention_scale(%q: tensor<8x32xf32>) {
+  // expected-error @+1 {{scale must be positive and finite, got 0.000000e+00}}
+  %0 = tfc.attention %q, %q, %q scale 0.0 : tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+// The attention dropout probability is in [0, 1).
+func.func @attention_dropout_p(%q: tensor<8x32xf32>, %s: tensor<i64>, %o: tensor<i64>) {
+  // expected-error @+1 {{dropout must be in [0, 1), got 1.500000e+00}}
+  %0 = tfc.attention %q, %q, %q dropout 1.5 seed %s offset %o : tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+// A dropout needs its seed and offset (generic form, which can omit them).
+func.func @attention_dropout_no_seed(%q: tensor<8x32xf32>) {
+  // expected-error @+1 {{seed and offset must be present exactly when dropout is}}
+  %0 = "tfc.attention"(%q, %q, %q) <{dropout = 1.0e-01 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+// A seed and offset without dropout are rejected (generic form).
+func.func @attention_seed_no_dropout(%q: tensor<8x32xf32>, %s: tensor<i64>, %o: tensor<i64>) {
+  // expected-error @+1 {{seed and offset must be present exactly when dropout is}}
+  %0 = "tfc.attention"(%q, %q, %q, %s, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>}> : (tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<i64>, tensor<i64>) -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+// The dropout group of the custom syntax must name both seed and offset.
+func.func @attention_dropout_syntax(%q: tensor<8x32xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{expected 'offset'}}
+  %0 = tfc.attention %q, %q, %q dropout 1.0e-01 seed %s : tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32> -> tensor<8x32xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// cross_entropy
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Logits are [N, C].
+func.func @cross_entropy_logits_rank(%l: tensor<2x8x10xf32>, %y: tensor<8xi64>) {
+  // expected-error @+1 {{operand #0 must be 2-d statically shaped tensor of floating-point}}
+  %0 = tfc.cross_entropy %l, %y : tensor<2x8x10xf32>, tensor<8xi64> -> tensor<f32>
+  return
+}
+
+// -----
+
+// Labels are a 1-d [N] tensor.
+func.func @cross_entropy_labels_rank(%l: tensor<8x10xf32>, %y: tensor<8x1xi64>) {
+  // expected-error @+1 {{operand #1 must be 1-d statically shaped tensor of integer index (i32, i64) values}}
+  %0 = tfc.cross_entropy %l, %y : tensor<8x10xf32>, tensor<8x1xi64> -> tensor<f32>
+  return
+}
+
+// -----
+
+// Labels are class indices, not probabilities.
+func.func @cross_entropy_labels_float(%l: tensor<8x10xf32>, %y: tensor<8xf32>) {
+  // expected-error @+1 {{operand #1 must be 1-d statically shaped tensor of integer index (i32, i64) values}}
+  %0 = tfc.cross_entropy %l, %y : tensor<8x10xf32>, tensor<8xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// There is one label per row of logits.
+func.func @cross_entropy_batch(%l: tensor<8x10xf32>, %y: tensor<4xi64>) {
+  // expected-error @+1 {{labels length 4 must equal the number of logits rows 8}}
+  %0 = tfc.cross_entropy %l, %y : tensor<8x10xf32>, tensor<4xi64> -> tensor<f32>
+  return
+}
+
+// -----
+
+// label_smoothing lies in [0, 1].
+func.func @cross_entropy_smoothing(%l: tensor<8x10xf32>, %y: tensor<8xi64>) {
+  // expected-error @+1 {{label_smoothing must be in [0, 1], got 1.500000e+00}}
+  %0 = tfc.cross_entropy %l, %y label_smoothing 1.5 : tensor<8x10xf32>, tensor<8xi64> -> tensor<f32>
+  return
+}
+
+// -----
+
+// ignore_index must be representable in the labels' integer type.
+func.func @cross_entropy_ignore_index(%l: tensor<8x10xf32>, %y: tensor<8xi32>) {
+  // expected-error @+1 {{ignore_index 4294967296 does not fit the labels' element type 'i32'}}
+  %0 = tfc.cross_entropy %l, %y ignore_index 4294967296 : tensor<8x10xf32>, tensor<8xi32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// The loss of bf16 logits is an f32 scalar, not bf16.
+func.func @cross_entropy_result(%l: tensor<8x10xbf16>, %y: tensor<8xi64>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<f32>' are incompatible with return type(s) of operation 'tensor<bf16>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfc.cross_entropy %l, %y : tensor<8x10xbf16>, tensor<8xi64> -> tensor<bf16>
+  return
+}
+
+// -----
+
+// reduction is mean or sum.
+func.func @cross_entropy_reduction(%l: tensor<8x10xf32>, %y: tensor<8xi64>) {
+  // expected-error @+2 {{expected ::mlir::tfc::LossReduction to be one of: mean, sum}}
+  // expected-error @+1 {{failed to parse Tfc_LossReductionAttr parameter 'value'}}
+  %0 = tfc.cross_entropy %l, %y reduction none : tensor<8x10xf32>, tensor<8xi64> -> tensor<f32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel roles (checked by tfc.fusion)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// softmax over a dim other than the last is a composite, not a row reduction.
+func.func @softmax_not_last_dim_kernel(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  // expected-error @+1 {{'tfc.softmax' is a composite op; lowering decomposes it before kernels are formed}}
+  %o = tfc.fusion row_reduction (%a = %x : tensor<16x64xf32>) -> tensor<16x64xf32> {
+    // expected-note @+1 {{'tfc.softmax' here}}
+    %p = tfc.softmax %a dim 0 : tensor<16x64xf32>
+    tfc.yield %p : tensor<16x64xf32>
+  }
+  return %o : tensor<16x64xf32>
+}
+
+// -----
+
+// layer_norm's rows span all normalized dims: with normalized_rank 2 it
+// reduces 16 rows of 4*32, which a last-dim softmax cannot share.
+func.func @layer_norm_row_geometry(%x: tensor<16x4x32xf32>) -> tensor<16x4x32xf32> {
+  // expected-error @+1 {{'tfc.layer_norm' reduces 16 rows of 128 but 'tfc.softmax' reduces 64 rows of 32}}
+  %o = tfc.fusion row_reduction (%a = %x : tensor<16x4x32xf32>) -> tensor<16x4x32xf32> {
+    // expected-note @+1 {{'tfc.layer_norm' here}}
+    %y, %m, %r = tfc.layer_norm %a normalized_rank 2 : (tensor<16x4x32xf32>) -> (tensor<16x4x32xf32>, tensor<16x1x1xf32>, tensor<16x1x1xf32>)
+    // expected-note @+1 {{'tfc.softmax' here}}
+    %p = tfc.softmax %y dim -1 : tensor<16x4x32xf32>
+    tfc.yield %p : tensor<16x4x32xf32>
+  }
+  return %o : tensor<16x4x32xf32>
+}
+
+// -----
+
+// A fusion is a kernel, and a kernel has at least one output.
+func.func @no_results(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tfc.fusion' op must produce at least one result}}
+  tfc.fusion pointwise (%a = %x : tensor<4xf32>) -> () {
+    %0 = tfc.exp %a : tensor<4xf32>
+    tfc.yield
+  }
+  return
+}
+
+// -----
+
+// The body needs one block argument per input (generic form: the custom form
+// always binds them one to one).
+func.func @arg_count(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tfc.fusion' op body has 1 arguments but the op has 2 inputs}}
+  %r = "tfc.fusion"(%x, %y) <{kind = #tfc<kernel_kind pointwise>}> ({
+  ^bb0(%a: tensor<4xf32>):
+    %0 = tfc.exp %a : tensor<4xf32>
+    tfc.yield %0 : tensor<4xf32>
+  }) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Each block argument has its input's type.
+func.func @arg_type(%x: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'tfc.fusion' op body argument #0 has type 'tensor<4xf16>' but input #0 has type 'tensor<4xf32>'}}
+  %r = "tfc.fusion"(%x) <{kind = #tfc<kernel_kind pointwise>}> ({
+  ^bb0(%a: tensor<4xf16>):
+    %0 = tfc.exp %a : tensor<4xf16>
+    tfc.yield %0 : tensor<4xf16>
+  }) : (tensor<4xf32>) -> tensor<4xf16>
+  return %r : tensor<4xf16>
+}
+
+// -----
+
+// Inputs are static tensors like every tfc value.
+func.func @dynamic_input(%x: tensor<?xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tfc.fusion' op operand #0 must be variadic of statically shaped tensor}}
+  %r = tfc.fusion pointwise (%a = %x : tensor<?xf32>) -> tensor<4xf32> {
+    %0 = tfc.constant dense<1.0> : tensor<4xf32>
+    tfc.yield %0 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// The custom form binds every block argument to its input with `=`.
+func.func @unbound_argument(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{expected '='}}
+  %r = tfc.fusion pointwise (%a : tensor<4xf32>) -> tensor<4xf32> {
+    %0 = tfc.exp %a : tensor<4xf32>
+    tfc.yield %0 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// The kind must be one of the kernel kinds codegen knows.
+func.func @unknown_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{expected ::mlir::tfc::KernelKind to be one of: pointwise, row_reduction, column_reduction, gather, multi_tensor, gemm}}
+  // expected-error @+1 {{failed to parse Tfc_KernelKindAttr parameter 'value'}}
+  %r = tfc.fusion elementwise (%a = %x : tensor<4xf32>) -> tensor<4xf32> {
+    %0 = tfc.exp %a : tensor<4xf32>
+    tfc.yield %0 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// The region is isolated from above: values enter only as inputs.
+func.func @captured_value(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %r = tfc.fusion pointwise (%a = %x : tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @+1 {{using value defined outside the region}}
+    %0 = tfc.add %a, %y : tensor<4xf32>, tensor<4xf32>
+    tfc.yield %0 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// The body is a single block (generic form with two blocks).
+func.func @two_blocks(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tfc.fusion' op expects region #0 to have 0 or 1 blocks}}
+  %r = "tfc.fusion"(%x) <{kind = #tfc<kernel_kind pointwise>}> ({
+  ^bb0(%a: tensor<4xf32>):
+    %0 = tfc.exp %a : tensor<4xf32>
+    tfc.yield %0 : tensor<4xf32>
+  ^bb1:
+    %1 = tfc.exp %a : tensor<4xf32>
+    tfc.yield %1 : tensor<4xf32>
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// The body region has its block (generic form with an empty region).
+func.func @no_block(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tfc.fusion' op region #0 ('body') failed to verify constraint: region with 1 blocks}}
+  %r = "tfc.fusion"(%x) <{kind = #tfc<kernel_kind pointwise>}> ({
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// The body ends with tfc.yield.
+func.func @no_terminator(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @+1 {{block with no terminator}}
+    %0 = tfc.exp %a : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// tfc.yield only terminates a tfc.fusion.
+func.func @yield_outside(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tfc.yield' op expects parent op 'tfc.fusion'}}
+  tfc.yield %x : tensor<4xf32>
+}
+
+// -----
+
+// tfc.yield returns exactly one value per fusion result.
+func.func @yield_count(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<4xf32>) -> tensor<4xf32> {
+    %0 = tfc.exp %a : tensor<4xf32>
+    // expected-error @+1 {{'tfc.yield' op yields 2 values but the enclosing tfc.fusion has 1 results}}
+    tfc.yield %0, %a : tensor<4xf32>, tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Each yielded value has the type of its fusion result.
+func.func @yield_type(%x: tensor<4xf32>) -> tensor<4xbf16> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<4xf32>) -> tensor<4xbf16> {
+    %0 = tfc.exp %a : tensor<4xf32>
+    // expected-error @+1 {{'tfc.yield' op value #0 has type 'tensor<4xf32>' but the enclosing tfc.fusion's result #0 has type 'tensor<4xbf16>'}}
+    tfc.yield %0 : tensor<4xf32>
+  }
+  return %r : tensor<4xbf16>
+}
+
+// -----
+
+// A kernel computes something: a body holding only the terminator is empty.
+func.func @empty_body(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tfc.fusion' op body must contain at least one op besides the terminator}}
+  %r = tfc.fusion pointwise (%a = %x : tensor<4xf32>) -> tensor<4xf32> {
+    tfc.yield %a : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Ops of other dialects cannot be emitted by tfc's codegen.
+func.func private @helper(tensor<4xf32>) -> tensor<4xf32>
+func.func @foreign_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tfc.fusion' op 'func.call' is not a tfc op; a kernel body holds only tfc ops}}
+  %r = tfc.fusion pointwise (%a = %x : tensor<4xf32>) -> tensor<4xf32> {
+    // expected-note @+1 {{'func.call' here}}
+    %0 = func.call @helper(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    tfc.yield %0 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Fusions do not nest: a tfc op without a kernel role cannot be in a kernel.
+func.func @nested_fusion(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tfc.fusion' op 'tfc.fusion' has no kernel role and cannot be part of a kernel (fusions do not nest)}}
+  %r = tfc.fusion pointwise (%a = %x : tensor<4xf32>) -> tensor<4xf32> {
+    // expected-note @+1 {{'tfc.fusion' here}}
+    %0 = tfc.fusion pointwise (%b = %a : tensor<4xf32>) -> tensor<4xf32> {
+      %1 = tfc.exp %b : tensor<4xf32>
+      tfc.yield %1 : tensor<4xf32>
+    }
+    tfc.yield %0 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Composite ops (attention) are decomposed by lowering, never put in a kernel.
+func.func @composite(%q: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  // expected-error @+1 {{'tfc.fusion' op 'tfc.attention' is a composite op; lowering decomposes it before kernels are formed}}
+  %r = tfc.fusion row_reduction (%a = %q : tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+    // expected-note @+1 {{'tfc.attention' here}}
+    %o = tfc.attention %a, %a, %a causal : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+    tfc.yield %o : tensor<2x4x8x16xf32>
+  }
+  return %r : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+// A pointwise kernel holds only pointwise ops.
+func.func @pointwise_with_reduction(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tfc.fusion' op a pointwise kernel cannot hold 'tfc.reduce_sum' (role row_reduction)}}
+  %r = tfc.fusion pointwise (%a = %x : tensor<4x8xf32>) -> tensor<4xf32> {
+    // expected-note @+1 {{'tfc.reduce_sum' here}}
+    %s = tfc.reduce_sum %a dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    tfc.yield %s : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A multi-tensor kernel holds only pointwise ops (for now).
+func.func @multi_tensor_with_gemm(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>) -> tensor<16x384xf32> {
+  // expected-error @+1 {{'tfc.fusion' op a multi_tensor kernel cannot hold 'tfc.matmul' (role gemm)}}
+  %r = tfc.fusion multi_tensor (%a = %x : tensor<16x128xf32>, %b = %w : tensor<384x128xf32>) -> tensor<16x384xf32> {
+    // expected-note @+1 {{'tfc.matmul' here}}
+    %y = tfc.matmul %a, %b transpose_b : tensor<16x128xf32>, tensor<384x128xf32> -> tensor<16x384xf32>
+    tfc.yield %y : tensor<16x384xf32>
+  }
+  return %r : tensor<16x384xf32>
+}
+
+// -----
+
+// A row-reduction kernel needs a row reduction.
+func.func @row_reduction_without_reduction(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'tfc.fusion' op a row_reduction kernel needs at least one row_reduction op}}
+  %r = tfc.fusion row_reduction (%a = %x : tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %0 = tfc.exp %a : tensor<4x8xf32>
+    tfc.yield %0 : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// All row reductions of one kernel walk the same rows.
+func.func @row_geometry_mismatch(%x: tensor<16x64xf32>, %y: tensor<4x8xf32>) -> (tensor<16x64xf32>, tensor<4xf32>) {
+  // expected-error @+1 {{'tfc.fusion' op row reductions of one kernel must share their rows: 'tfc.softmax' reduces 16 rows of 64 but 'tfc.reduce_sum' reduces 4 rows of 8}}
+  %r:2 = tfc.fusion row_reduction (%a = %x : tensor<16x64xf32>, %b = %y : tensor<4x8xf32>) -> (tensor<16x64xf32>, tensor<4xf32>) {
+    // expected-note @+1 {{'tfc.softmax' here}}
+    %p = tfc.softmax %a dim -1 : tensor<16x64xf32>
+    // expected-note @+1 {{'tfc.reduce_sum' here}}
+    %s = tfc.reduce_sum %b dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    tfc.yield %p, %s : tensor<16x64xf32>, tensor<4xf32>
+  }
+  return %r#0, %r#1 : tensor<16x64xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A row-reduction kernel cannot also reduce columns.
+func.func @row_reduction_with_column(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<8xf32>) {
+  // expected-error @+1 {{'tfc.fusion' op a row_reduction kernel cannot hold 'tfc.reduce_sum' (role column_reduction)}}
+  %r:2 = tfc.fusion row_reduction (%a = %x : tensor<4x8xf32>) -> (tensor<4xf32>, tensor<8xf32>) {
+    %0 = tfc.reduce_sum %a dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    // expected-note @+1 {{'tfc.reduce_sum' here}}
+    %1 = tfc.reduce_sum %a dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+    tfc.yield %0, %1 : tensor<4xf32>, tensor<8xf32>
+  }
+  return %r#0, %r#1 : tensor<4xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A column-reduction kernel needs a column reduction.
+func.func @column_reduction_without_reduction(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'tfc.fusion' op a column_reduction kernel needs at least one column_reduction op}}
+  %r = tfc.fusion column_reduction (%a = %x : tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %0 = tfc.neg %a : tensor<4x8xf32>
+    tfc.yield %0 : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// A column-reduction kernel holds no row reductions (softmax over the last dim).
+func.func @column_reduction_with_row(%x: tensor<4x8xf32>) -> (tensor<8xf32>, tensor<4x8xf32>) {
+  // expected-error @+1 {{'tfc.fusion' op a column_reduction kernel cannot hold 'tfc.softmax' (role row_reduction)}}
+  %r:2 = tfc.fusion column_reduction (%a = %x : tensor<4x8xf32>) -> (tensor<8xf32>, tensor<4x8xf32>) {
+    %0 = tfc.reduce_sum %a dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+    // expected-note @+1 {{'tfc.softmax' here}}
+    %1 = tfc.softmax %a dim -1 : tensor<4x8xf32>
+    tfc.yield %0, %1 : tensor<8xf32>, tensor<4x8xf32>
+  }
+  return %r#0, %r#1 : tensor<8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// A gather kernel is built around one gather op.
+func.func @gather_without_gather(%x: tensor<16x128xf32>) -> tensor<16x128xf32> {
+  // expected-error @+1 {{'tfc.fusion' op a gather kernel needs at least one gather op}}
+  %r = tfc.fusion gather (%a = %x : tensor<16x128xf32>) -> tensor<16x128xf32> {
+    %0 = tfc.relu %a : tensor<16x128xf32>
+    tfc.yield %0 : tensor<16x128xf32>
+  }
+  return %r : tensor<16x128xf32>
+}
+
+// -----
+
+// A gather kernel holds exactly one gather op.
+func.func @two_gathers(%t: tensor<256x128xf32>, %ids: tensor<16xi64>) -> tensor<16x128xf32> {
+  // expected-error @+1 {{'tfc.fusion' op a gather kernel holds exactly one gather op, found 2}}
+  %r = tfc.fusion gather (%a = %t : tensor<256x128xf32>, %i = %ids : tensor<16xi64>) -> tensor<16x128xf32> {
+    // expected-note @+1 {{'tfc.embedding' here}}
+    %0 = tfc.embedding %a, %i : tensor<256x128xf32>, tensor<16xi64> -> tensor<16x128xf32>
+    // expected-note @+1 {{'tfc.embedding' here}}
+    %1 = tfc.embedding %a, %i : tensor<256x128xf32>, tensor<16xi64> -> tensor<16x128xf32>
+    %2 = tfc.add %0, %1 : tensor<16x128xf32>, tensor<16x128xf32>
+    tfc.yield %2 : tensor<16x128xf32>
+  }
+  return %r : tensor<16x128xf32>
+}
+
+// -----
+
+// A gather kernel holds no reductions besides its gather.
+func.func @gather_with_reduction(%t: tensor<256x128xf32>, %ids: tensor<16xi64>) -> tensor<16xf32> {
+  // expected-error @+1 {{'tfc.fusion' op a gather kernel cannot hold 'tfc.reduce_sum' (role row_reduction)}}
+  %r = tfc.fusion gather (%a = %t : tensor<256x128xf32>, %i = %ids : tensor<16xi64>) -> tensor<16xf32> {
+    %0 = tfc.embedding %a, %i : tensor<256x128xf32>, tensor<16xi64> -> tensor<16x128xf32>
+    // expected-note @+1 {{'tfc.reduce_sum' here}}
+    %1 = tfc.reduce_sum %0 dims [1] : tensor<16x128xf32> -> tensor<16xf32>
+    tfc.yield %1 : tensor<16xf32>
+  }
+  return %r : tensor<16xf32>
+}
+
+// -----
+
+// A GEMM kernel is built around one GEMM.
+func.func @gemm_without_gemm(%x: tensor<16x128xf32>) -> tensor<16x128xf32> {
+  // expected-error @+1 {{'tfc.fusion' op a gemm kernel needs at least one gemm op}}
+  %r = tfc.fusion gemm (%a = %x : tensor<16x128xf32>) -> tensor<16x128xf32> {
+    %0 = tfc.gelu %a : tensor<16x128xf32>
+    tfc.yield %0 : tensor<16x128xf32>
+  }
+  return %r : tensor<16x128xf32>
+}
+
+// -----
+
+// A GEMM kernel holds exactly one GEMM: two matmuls are two cuBLASLt calls.
+func.func @two_gemms(%x: tensor<16x128xf32>, %w: tensor<128x128xf32>) -> tensor<16x128xf32> {
+  // expected-error @+1 {{'tfc.fusion' op a gemm kernel holds exactly one gemm op, found 2}}
+  %r = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %b = %w : tensor<128x128xf32>) -> tensor<16x128xf32> {
+    // expected-note @+1 {{'tfc.matmul' here}}
+    %0 = tfc.matmul %a, %b : tensor<16x128xf32>, tensor<128x128xf32> -> tensor<16x128xf32>
+    // expected-note @+1 {{'tfc.matmul' here}}
+    %1 = tfc.matmul %0, %b : tensor<16x128xf32>, tensor<128x128xf32> -> tensor<16x128xf32>
+    tfc.yield %1 : tensor<16x128xf32>
+  }
+  return %r : tensor<16x128xf32>
+}
+
+// -----
+
+// A GEMM epilogue is pointwise: softmax (a row reduction) is a kernel of its own.
+func.func @gemm_with_softmax(%x: tensor<16x128xf32>, %w: tensor<64x128xf32>) -> tensor<16x64xf32> {
+  // expected-error @+1 {{'tfc.fusion' op a gemm kernel cannot hold 'tfc.softmax' (role row_reduction)}}
+  %r = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %b = %w : tensor<64x128xf32>) -> tensor<16x64xf32> {
+    %0 = tfc.matmul %a, %b transpose_b : tensor<16x128xf32>, tensor<64x128xf32> -> tensor<16x64xf32>
+    // expected-note @+1 {{'tfc.softmax' here}}
+    %1 = tfc.softmax %0 dim -1 : tensor<16x64xf32>
+    tfc.yield %1 : tensor<16x64xf32>
+  }
+  return %r : tensor<16x64xf32>
+}
