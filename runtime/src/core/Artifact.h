@@ -1,0 +1,106 @@
+//===- Artifact.h - the loaded, validated artifact --------------*- C++ -*-===//
+//
+// In-memory form of an artifact directory (docs/execution.md, section 4).
+// loadArtifact validates every field of the untrusted manifest and the kernel
+// files; everything after it can rely on the invariants documented here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_RUNTIME_CORE_ARTIFACT_H
+#define TFC_RUNTIME_CORE_ARTIFACT_H
+
+#include "runtime/src/core/DType.h"
+#include "runtime/src/core/Status.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tfc::rt {
+
+enum class BufferKind { External, Arena, Alias };
+enum class BufferRole { None, Param, Input, Output };
+
+/// One buffer of the plan. Invariants after loading: `bytes ==
+/// dtypeSize(dtype) * numElements(shape)`; arena buffers lie inside the arena
+/// and are aligned to it; aliases refer to an earlier non-alias buffer of the
+/// same byte size (`aliasOf` is resolved to that root).
+struct BufferDesc {
+  int64_t id = 0;
+  BufferKind kind = BufferKind::Arena;
+  BufferRole role = BufferRole::None; ///< Only for External.
+  std::string name;                   ///< Only for External.
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  int64_t bytes = 0;
+  int64_t offset = 0;   ///< Arena byte offset (Arena).
+  int64_t aliasOf = -1; ///< Root buffer id (Alias).
+};
+
+/// One kernel: its CUDA source and host program, already read from disk and
+/// checked against the manifest's sha256.
+struct KernelDesc {
+  std::string name;
+  std::string kind; ///< pointwise, row_reduction, column_reduction, gather, ...
+  std::string cudaSource;
+  std::string hostProgram;
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint32_t sharedBytes = 0;
+};
+
+/// A row-major strided-batched GEMM: for each b < batch,
+/// C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b], op(A) is m x k, op(B)
+/// is k x n, C is m x n; leading dimensions and batch strides in elements
+/// (stride 0 broadcasts that operand over the batch).
+struct GemmDesc {
+  int64_t a = 0, b = 0, c = 0; ///< Buffer ids.
+  bool transposeA = false, transposeB = false;
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  int64_t strideA = 0, strideB = 0, strideC = 0;
+  DType aType = DType::F32, bType = DType::F32, cType = DType::F32;
+  std::string computeType = "f32";
+  std::string epilogue = "none";
+  double alpha = 1.0, beta = 0.0;
+};
+
+enum class StepKind { Launch, Gemm, Copy };
+
+/// One step of an entry. Launch: `kernel` indexes Artifact::kernels, `args`
+/// then `results` are buffer ids in kernel-parameter order. Copy: `src` and
+/// `dst` buffer ids of equal byte size.
+struct Step {
+  StepKind kind = StepKind::Launch;
+  int64_t kernel = -1;
+  std::vector<int64_t> args, results;
+  GemmDesc gemm;
+  int64_t src = -1, dst = -1;
+};
+
+struct EntryDesc {
+  std::string name;
+  std::vector<Step> steps;
+};
+
+struct Artifact {
+  std::string directory;
+  int64_t arenaSize = 0;
+  int64_t arenaAlignment = 256;
+  std::vector<BufferDesc> buffers; ///< Indexed by id.
+  std::vector<KernelDesc> kernels;
+  std::vector<EntryDesc> entries;
+
+  /// Returns the entry named `name`, or null.
+  const EntryDesc *findEntry(const std::string &name) const;
+  /// Returns the external buffer named `name`, or null.
+  const BufferDesc *findExternal(const std::string &name) const;
+};
+
+/// Reads and validates the artifact in `directory`.
+Status loadArtifact(const std::string &directory, Artifact &out);
+
+} // namespace tfc::rt
+
+#endif // TFC_RUNTIME_CORE_ARTIFACT_H
