@@ -15,7 +15,8 @@ class DialectRegistry;
 
 namespace tfc {
 
-/// Adds the tfc dialect and the upstream dialects tfc IR uses (builtin, func).
+/// Adds the tfc and tfcrt dialects and the upstream dialects tfc IR uses
+/// (builtin, func).
 void registerAllDialects(mlir::DialectRegistry &registry);
 
 /// Registers the upstream passes tfc pipelines and tests use (canonicalize,

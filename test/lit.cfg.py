@@ -23,4 +23,5 @@ config.substitutions.append(
      os.path.join(config.tfc_src_root, "test", "lit-helpers", "expect_exit.py")))
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.add_tool_substitutions(["tfc-opt"], [config.tfc_tools_dir])
+llvm_config.add_tool_substitutions(
+    ["tfc-opt", "tfc-translate", "tfc-run", "tfc-nvrtc-check"], [config.tfc_tools_dir])

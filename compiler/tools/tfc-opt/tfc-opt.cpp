@@ -1,11 +1,13 @@
 //===- tfc-opt.cpp - the tfc pass driver ----------------------------------===//
 //
 // mlir-opt for tfc: parses, verifies and transforms tfc IR with the tfc
-// dialects, the tfc pass pipelines and the upstream passes tfc uses.
+// dialects, the tfc passes and pipelines and the upstream passes tfc uses.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Registration.h"
+#include "passes/Pipelines.h"
+#include "passes/lowering/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -14,6 +16,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   tfc::registerAllDialects(registry);
   tfc::registerUpstreamPasses();
+  tfc::registerTfcLoweringPasses();
+  tfc::registerPipelines();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "tfc optimizer driver: transforms tfc IR\n", registry));
 }

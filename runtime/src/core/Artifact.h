@@ -38,8 +38,16 @@ struct BufferDesc {
   int64_t aliasOf = -1; ///< Root buffer id (Alias).
 };
 
+/// The dtype and shape of one kernel parameter.
+struct TensorSig {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+};
+
 /// One kernel: its CUDA source and host program, already read from disk and
-/// checked against the manifest's sha256.
+/// checked against the manifest's sha256. `inputs`/`outputs` are the kernel's
+/// signature, read from the host program's `in` and `out` lines; the loader
+/// checks every launch against them (same count, dtypes and shapes).
 struct KernelDesc {
   std::string name;
   std::string kind; ///< pointwise, row_reduction, column_reduction, gather, ...
@@ -48,6 +56,7 @@ struct KernelDesc {
   std::array<uint32_t, 3> grid{1, 1, 1};
   std::array<uint32_t, 3> block{1, 1, 1};
   uint32_t sharedBytes = 0;
+  std::vector<TensorSig> inputs, outputs;
 };
 
 /// A row-major strided-batched GEMM: for each b < batch,
@@ -98,8 +107,25 @@ struct Artifact {
   const BufferDesc *findExternal(const std::string &name) const;
 };
 
-/// Reads and validates the artifact in `directory`.
+/// Format version this runtime reads.
+constexpr int64_t kArtifactVersion = 1;
+
+/// Reads and validates the artifact in `directory` (docs/execution.md,
+/// section 4). Every error names the offending field, e.g.
+/// "manifest.json: buffers[3].offset: arena view [4096, 8192) outside the
+/// arena (size 6144)".
 Status loadArtifact(const std::string &directory, Artifact &out);
+
+/// Validates an already-parsed manifest. Kernel files are read relative to
+/// `directory`. loadArtifact = read manifest.json + this.
+Status loadArtifactFromManifest(const std::string &directory,
+                                const std::string &manifestText, Artifact &out);
+
+/// Reads the signature (`in` lines, `out` lines) and `kind` of a host program
+/// without interpreting its ops; errors name the line.
+Status readHostProgramSignature(const std::string &program, std::string &kind,
+                                std::vector<TensorSig> &inputs,
+                                std::vector<TensorSig> &outputs);
 
 } // namespace tfc::rt
 

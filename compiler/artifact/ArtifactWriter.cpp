@@ -1,0 +1,276 @@
+//===- ArtifactWriter.cpp - tfcrt module -> artifact directory ------------===//
+
+#include "compiler/artifact/ArtifactWriter.h"
+#include "compiler/codegen/cuda/CudaCodegen.h"
+#include "compiler/codegen/host/HostCodegen.h"
+#include "dialects/tfcrt/TfcrtOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace json = llvm::json;
+
+namespace {
+
+std::string sha256Hex(StringRef text) {
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(
+      ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(text.data()),
+                        text.size()));
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+FailureOr<std::string> dtypeName(Operation *op, Type type) {
+  if (type.isF32())
+    return std::string("f32");
+  if (type.isF64())
+    return std::string("f64");
+  if (type.isF16())
+    return std::string("f16");
+  if (type.isBF16())
+    return std::string("bf16");
+  if (type.isInteger(1))
+    return std::string("i1");
+  if (type.isInteger(32))
+    return std::string("i32");
+  if (type.isInteger(64))
+    return std::string("i64");
+  op->emitError() << "element type " << type << " has no artifact dtype";
+  return failure();
+}
+
+LogicalResult writeFile(Operation *op, const std::string &path,
+                        StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return op->emitError() << "cannot write '" << path << "': " << ec.message();
+  os << contents;
+  os.close();
+  if (os.has_error())
+    return op->emitError() << "cannot write '" << path
+                           << "': " << os.error().message();
+  return success();
+}
+
+/// Builds the manifest while walking the module; buffers get ids in the order
+/// they are defined, externals are shared by name across entries.
+class ManifestBuilder {
+public:
+  explicit ManifestBuilder(StringRef tmpDir) : tmpDir(tmpDir) {}
+
+  LogicalResult addKernel(tfcrt::KernelOp kernel) {
+    Block &body = kernel.getBodyBlock();
+    StringRef name = kernel.getSymName();
+    FailureOr<mlir::tfc::CudaKernel> cuda =
+        mlir::tfc::emitCudaKernel(body, kernel.getKind(), name);
+    if (failed(cuda))
+      return failure();
+    FailureOr<std::string> host =
+        mlir::tfc::emitHostProgram(body, kernel.getKind());
+    if (failed(host))
+      return failure();
+    std::string cudaPath = ("kernels/" + name + ".cu").str();
+    std::string hostPath = ("kernels/" + name + ".host").str();
+    if (failed(writeFile(kernel, tmpDir + "/" + cudaPath,
+                         cuda->source)) ||
+        failed(writeFile(kernel, tmpDir + "/" + hostPath, *host)))
+      return failure();
+    kernelIndex[name] = kernels.size();
+    kernels.push_back(json::Object{
+        {"name", name},
+        {"kind", mlir::tfc::stringifyKernelKind(kernel.getKind())},
+        {"cuda", cudaPath},
+        {"host", hostPath},
+        {"grid", json::Array(cuda->grid)},
+        {"block", json::Array(cuda->block)},
+        {"shared_bytes", cuda->sharedBytes},
+        {"sha256", json::Object{{"cuda", sha256Hex(cuda->source)},
+                                {"host", sha256Hex(*host)}}}});
+    return success();
+  }
+
+  LogicalResult addEntry(tfcrt::EntryOp entry) {
+    json::Array steps;
+    for (Operation &op : entry.getBody().front()) {
+      if (auto external = dyn_cast<tfcrt::ExternalOp>(op)) {
+        auto it = externals.find(external.getName());
+        if (it != externals.end()) {
+          ids[external.getBuffer()] = it->second;
+          continue;
+        }
+        FailureOr<int64_t> id = addBuffer(
+            &op, external.getBuffer(),
+            json::Object{
+                {"kind", "external"},
+                {"role", tfcrt::stringifyBufferRole(external.getRole())},
+                {"name", external.getName()}});
+        if (failed(id))
+          return failure();
+        externals[external.getName()] = *id;
+      } else if (auto view = dyn_cast<tfcrt::ArenaViewOp>(op)) {
+        if (failed(addBuffer(&op, view.getBuffer(),
+                             json::Object{{"kind", "arena"},
+                                          {"offset", int64_t(view.getOffset())}})))
+          return failure();
+      } else if (auto alias = dyn_cast<tfcrt::AliasOp>(op)) {
+        int64_t root = roots.lookup(ids.lookup(alias.getSource()));
+        FailureOr<int64_t> id = addBuffer(&op, alias.getResult(),
+                                          json::Object{{"kind", "alias"}, {"of", root}});
+        if (failed(id))
+          return failure();
+        roots[*id] = root;
+      } else if (auto launch = dyn_cast<tfcrt::LaunchOp>(op)) {
+        steps.push_back(json::Object{
+            {"op", "launch"},
+            {"kernel", launch.getKernel()},
+            {"args", idsOf(launch.getInputs())},
+            {"results", idsOf(launch.getOutputs())}});
+      } else if (auto gemm = dyn_cast<tfcrt::GemmOp>(op)) {
+        FailureOr<json::Object> step = gemmStep(gemm);
+        if (failed(step))
+          return failure();
+        steps.push_back(std::move(*step));
+      } else if (auto copy = dyn_cast<tfcrt::CopyOp>(op)) {
+        steps.push_back(json::Object{{"op", "copy"},
+                                     {"src", ids.lookup(copy.getSrc())},
+                                     {"dst", ids.lookup(copy.getDst())}});
+      } else if (!isa<tfcrt::ReturnOp>(op)) {
+        return op.emitError("cannot write this op into an artifact");
+      }
+    }
+    entries.push_back(
+        json::Object{{"name", entry.getSymName()}, {"steps", std::move(steps)}});
+    return success();
+  }
+
+  json::Value finish(tfcrt::ArenaOp arena) {
+    return json::Object{
+        {"format", "tfc-artifact"},
+        {"version", ::tfc::kArtifactVersion},
+        {"arena", json::Object{{"size", int64_t(arena.getSize())},
+                               {"alignment", int64_t(arena.getAlignment())}}},
+        {"buffers", std::move(buffers)},
+        {"kernels", std::move(kernels)},
+        {"entries", std::move(entries)}};
+  }
+
+private:
+  FailureOr<int64_t> addBuffer(Operation *op, Value buffer,
+                               json::Object fields) {
+    auto type = cast<MemRefType>(buffer.getType());
+    FailureOr<std::string> dtype = dtypeName(op, type.getElementType());
+    if (failed(dtype))
+      return failure();
+    int64_t id = buffers.size();
+    fields["id"] = id;
+    fields["dtype"] = *dtype;
+    fields["shape"] = json::Array(type.getShape());
+    buffers.push_back(std::move(fields));
+    ids[buffer] = id;
+    roots[id] = id;
+    return id;
+  }
+
+  json::Array idsOf(ValueRange values) {
+    json::Array out;
+    for (Value v : values)
+      out.push_back(ids.lookup(v));
+    return out;
+  }
+
+  FailureOr<json::Object> gemmStep(tfcrt::GemmOp gemm) {
+    json::Object step{
+        {"op", "gemm"},
+        {"a", ids.lookup(gemm.getA())},
+        {"b", ids.lookup(gemm.getB())},
+        {"c", ids.lookup(gemm.getC())},
+        {"transpose_a", gemm.getTransposeA()},
+        {"transpose_b", gemm.getTransposeB()},
+        {"m", int64_t(gemm.getM())},
+        {"n", int64_t(gemm.getN())},
+        {"k", int64_t(gemm.getK())},
+        {"batch", int64_t(gemm.getBatch())},
+        {"lda", int64_t(gemm.getLda())},
+        {"ldb", int64_t(gemm.getLdb())},
+        {"ldc", int64_t(gemm.getLdc())},
+        {"stride_a", int64_t(gemm.getStrideA())},
+        {"stride_b", int64_t(gemm.getStrideB())},
+        {"stride_c", int64_t(gemm.getStrideC())},
+        {"epilogue", tfcrt::stringifyGemmEpilogue(gemm.getEpilogue())},
+        {"alpha", gemm.getAlpha().convertToDouble()},
+        {"beta", gemm.getBeta().convertToDouble()}};
+    std::pair<const char *, Type> types[] = {{"a_type", gemm.getAType()},
+                                             {"b_type", gemm.getBType()},
+                                             {"c_type", gemm.getCType()},
+                                             {"compute_type",
+                                              gemm.getComputeType()}};
+    for (auto [key, type] : types) {
+      FailureOr<std::string> name = dtypeName(gemm, type);
+      if (failed(name))
+        return failure();
+      step[key] = *name;
+    }
+    return step;
+  }
+
+  std::string tmpDir;
+  json::Array buffers, kernels, entries;
+  llvm::DenseMap<Value, int64_t> ids;
+  llvm::DenseMap<int64_t, int64_t> roots;
+  llvm::StringMap<int64_t> externals;
+  llvm::StringMap<size_t> kernelIndex;
+};
+
+} // namespace
+
+namespace tfc {
+LogicalResult writeArtifact(ModuleOp module, StringRef directory) {
+  tfcrt::ArenaOp arena = tfcrt::ArenaOp::lookup(module);
+  if (!arena)
+    return module.emitError(
+        "module has no tfcrt.arena: lower it with --tfc-lower-to-exec first");
+
+  // Write everything under a sibling temporary directory, then swap it in.
+  std::string tmpDir =
+      (directory + ".tmp-" + llvm::Twine(llvm::sys::Process::getProcessId()))
+          .str();
+  llvm::sys::fs::remove_directories(tmpDir);
+  if (std::error_code ec =
+          llvm::sys::fs::create_directories(tmpDir + "/kernels"))
+    return module.emitError() << "cannot create '" << tmpDir
+                              << "': " << ec.message();
+  auto cleanup = llvm::make_scope_exit(
+      [&] { llvm::sys::fs::remove_directories(tmpDir); });
+
+  ManifestBuilder builder(tmpDir);
+  for (auto kernel : module.getOps<tfcrt::KernelOp>())
+    if (failed(builder.addKernel(kernel)))
+      return failure();
+  for (auto entry : module.getOps<tfcrt::EntryOp>())
+    if (failed(builder.addEntry(entry)))
+      return failure();
+
+  std::string manifest;
+  llvm::raw_string_ostream os(manifest);
+  os << llvm::formatv("{0:2}", builder.finish(arena)) << "\n";
+  if (failed(writeFile(module, tmpDir + "/manifest.json", os.str())))
+    return failure();
+
+  llvm::sys::fs::remove_directories(directory);
+  if (std::error_code ec = llvm::sys::fs::rename(tmpDir, directory))
+    return module.emitError() << "cannot move the artifact to '" << directory
+                              << "': " << ec.message();
+  cleanup.release();
+  return success();
+}
+} // namespace tfc

@@ -1,0 +1,31 @@
+//===- ArtifactWriter.h - tfcrt module -> artifact directory ----*- C++ -*-===//
+//
+// Writes the artifact the runtime loads (docs/execution.md, section 4): a
+// manifest.json with the buffer plan, kernels and entry steps, plus each
+// kernel's CUDA source and host program, generated here by codegen.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_COMPILER_ARTIFACT_ARTIFACTWRITER_H
+#define TFC_COMPILER_ARTIFACT_ARTIFACTWRITER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace tfc {
+
+/// The artifact format version this writer produces (manifest "version").
+constexpr int kArtifactVersion = 1;
+
+/// Generates code for every tfcrt.kernel of `module` (a module lowered by
+/// --tfc-lower-to-exec) and writes the artifact to `directory`. The directory
+/// is replaced atomically: it is written under a temporary name and renamed,
+/// so a reader never sees a half-written artifact. Errors are reported as
+/// MLIR diagnostics on the offending op.
+mlir::LogicalResult writeArtifact(mlir::ModuleOp module,
+                                  llvm::StringRef directory);
+
+} // namespace tfc
+
+#endif // TFC_COMPILER_ARTIFACT_ARTIFACTWRITER_H

@@ -1,0 +1,205 @@
+//===- CudaCodegen.cpp - CUDA C++ source of one tfc kernel ----------------===//
+//
+// Checks the body once (kernel rules, types, name), collects what the source
+// will need, and hands it to the emitter of its kind. Gather kernels use the
+// pointwise emitter: an embedding is a pointwise mapping whose table index
+// is data.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/CudaCodegen.h"
+#include "compiler/codegen/cuda/KernelEmitters.h"
+#include "compiler/codegen/cuda/ValueEmitter.h"
+
+#include "dialects/tfc/TfcKernelRules.h"
+#include "dialects/tfc/TfcOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <fmt/format.h>
+
+using namespace mlir;
+using namespace mlir::tfc;
+using namespace mlir::tfc::cuda;
+
+std::string mlir::tfc::cuda::kernelSignature(const KernelInfo &info,
+                                             int64_t threads) {
+  std::string params;
+  auto add = [&](const std::string &param) {
+    params += (params.empty() ? "" : ", ") + param;
+  };
+  for (BlockArgument arg : info.body->getArguments())
+    add(fmt::format("const {}* __restrict__ in{}",
+                    storageType(elementTypeOf(arg)), arg.getArgNumber()));
+  for (auto [k, out] : llvm::enumerate(info.outputs))
+    add(fmt::format("{}* __restrict__ out{}", storageType(elementTypeOf(out)),
+                    k));
+  return fmt::format(
+      "extern \"C\" __global__ void __launch_bounds__({}) {}({})", threads,
+      info.name, params);
+}
+
+std::string mlir::tfc::cuda::storeOutput(const KernelInfo &info, unsigned k,
+                                         StringRef index, StringRef value) {
+  Type et = elementTypeOf(info.outputs[k]);
+  return fmt::format("out{}[{}] = {};", k, index.str(),
+                     storeConversion(et, value));
+}
+
+std::string mlir::tfc::cuda::assembleSource(const KernelInfo &info,
+                                            const KernelWriter &writer,
+                                            int64_t threads,
+                                            StringRef summary) {
+  std::string out =
+      fmt::format("// tfc kernel {}: {}\n", info.name, summary.str());
+  out += deviceLibrary(info.needs);
+  out += writer.globals();
+  out += kernelSignature(info, threads) + " {\n";
+  out += writer.body();
+  out += "}\n";
+  return out;
+}
+
+/// Where diagnostics about the body as a whole go.
+static Location bodyLoc(Block &body) {
+  if (Operation *parent = body.getParentOp())
+    return parent->getLoc();
+  if (!body.empty())
+    return body.front().getLoc();
+  return UnknownLoc::get(body.getParent() ? body.getParent()->getContext()
+                                          : nullptr);
+}
+
+static bool isCIdentifier(StringRef name) {
+  if (name.empty() || llvm::isDigit(name.front()))
+    return false;
+  return llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+/// Checks a value's type is one codegen handles: a static ranked tensor of a
+/// tfc element type.
+static LogicalResult checkType(Value value, Location loc) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape() ||
+      !isSupportedElementType(type.getElementType()))
+    return emitError(loc) << "codegen: unsupported type " << value.getType()
+                          << " (static ranked tensors of f16, bf16, f32, "
+                             "f64, i1, i32, i64 only)";
+  return success();
+}
+
+FailureOr<CudaKernel> mlir::tfc::emitCudaKernel(Block &body, KernelKind kind,
+                                                StringRef name) {
+  Location loc = bodyLoc(body);
+  if (!isCIdentifier(name))
+    return emitError(loc) << "codegen: kernel name '" << name
+                          << "' is not a C identifier";
+  if (body.empty() || !body.back().hasTrait<OpTrait::IsTerminator>())
+    return emitError(loc) << "codegen: kernel body has no terminator";
+  Operation *terminator = &body.back();
+  if (terminator->getNumOperands() == 0)
+    return emitError(terminator->getLoc())
+           << "codegen: a kernel needs at least one output";
+
+  if (failed(verifyKernelBody(body, kind,
+                              [&]() { return emitError(loc) << "codegen: "; })))
+    return failure();
+
+  KernelInfo info;
+  info.body = &body;
+  info.terminator = terminator;
+  info.kind = kind;
+  info.name = name.str();
+  info.outputs.assign(terminator->operand_begin(), terminator->operand_end());
+
+  // Types, 16-bit needs and the index width, from every value in the body.
+  int64_t largest = 0;
+  auto visit = [&](Value v, Location at) -> LogicalResult {
+    if (failed(checkType(v, at)))
+      return failure();
+    auto type = cast<RankedTensorType>(v.getType());
+    Type et = type.getElementType();
+    info.needs.f16 |= et.isF16();
+    info.needs.bf16 |= et.isBF16();
+    largest = std::max(largest, type.getNumElements());
+    return success();
+  };
+  for (BlockArgument arg : body.getArguments())
+    if (failed(visit(arg, arg.getLoc())))
+      return failure();
+  for (Operation &op : body) {
+    for (Value result : op.getResults())
+      if (failed(visit(result, op.getLoc())))
+        return failure();
+    if (auto dropout = dyn_cast<DropoutOp>(op))
+      info.needs.philox |= !dropout.getP().isZero();
+  }
+  if (kind == KernelKind::row_reduction ||
+      kind == KernelKind::column_reduction) {
+    for (Operation &op : body.without_terminator())
+      for (Value operand : op.getOperands())
+        if (cast<RankedTensorType>(operand.getType()).getNumElements() == 0)
+          return op.emitError()
+                 << "codegen: reductions over empty tensors are not "
+                    "supported";
+  }
+  if (largest >= (int64_t(1) << 31) - 4096)
+    info.indexType = "long long";
+
+  FailureOr<CudaKernel> kernel = failure();
+  switch (kind) {
+  case KernelKind::pointwise:
+  case KernelKind::gather:
+    kernel = emitPointwiseKernel(info);
+    break;
+  case KernelKind::row_reduction:
+    info.needs.reductions = true;
+    kernel = emitRowReductionKernel(info);
+    break;
+  case KernelKind::column_reduction:
+    kernel = emitColumnReductionKernel(info);
+    break;
+  case KernelKind::multi_tensor:
+    return emitError(loc) << "codegen: multi_tensor kernels are not "
+                             "generated yet (they arrive with the optimizer "
+                             "ops)";
+  case KernelKind::gemm:
+    return emitError(loc) << "codegen: gemm kernels run on cuBLASLt "
+                             "(tfcrt.gemm); there is no CUDA source to emit";
+  }
+  if (failed(kernel))
+    return failure();
+  kernel->name = info.name;
+  kernel->kind = kind;
+  return kernel;
+}
+
+SmallVector<KernelSite> mlir::tfc::findKernels(Operation *root) {
+  SmallVector<KernelSite> sites;
+  unsigned anonymous = 0;
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto fusion = dyn_cast<FusionOp>(op)) {
+      std::string name;
+      if (auto attr = op->getAttrOfType<StringAttr>("kernel_name"))
+        name = attr.str();
+      else
+        name = "fusion" + std::to_string(anonymous++);
+      sites.push_back({op, &fusion.getBodyBlock(), fusion.getKind(), name});
+      return WalkResult::skip();
+    }
+    if (op->getName().getStringRef() == "tfcrt.kernel" &&
+        op->getNumRegions() == 1 && !op->getRegion(0).empty()) {
+      auto kind = op->getAttrOfType<KernelKindAttr>("kind");
+      StringAttr name = SymbolTable::getSymbolName(op);
+      if (kind && name)
+        sites.push_back(
+            {op, &op->getRegion(0).front(), kind.getValue(), name.str()});
+      return WalkResult::skip();
+    }
+    return WalkResult::advance();
+  });
+  return sites;
+}

@@ -1,0 +1,31 @@
+//===- DeviceLibrary.h - device helpers of generated kernels ----*- C++ -*-===//
+//
+// The small CUDA library every generated source starts with: 16-bit
+// rounding, NaN-propagating max/min, index clamping, aligned vector types,
+// warp/block reductions and the Philox4x32-10 generator of tfc.dropout. Each
+// kernel source is self-contained (one NVRTC program per kernel), so only the
+// parts a kernel uses are included.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_COMPILER_CODEGEN_CUDA_DEVICELIBRARY_H
+#define TFC_COMPILER_CODEGEN_CUDA_DEVICELIBRARY_H
+
+#include <string>
+
+namespace mlir::tfc::cuda {
+
+/// Which parts of the device library a kernel needs.
+struct DeviceLibraryNeeds {
+  bool f16 = false;        ///< <cuda_fp16.h> and tfc_round_f16
+  bool bf16 = false;       ///< <cuda_bf16.h> and tfc_round_bf16
+  bool philox = false;     ///< tfc_philox4x32_10, tfc_dropout_keep
+  bool reductions = false; ///< warp and block all-reduce
+};
+
+/// The C++ text of the requested parts (always including the basics).
+std::string deviceLibrary(const DeviceLibraryNeeds &needs);
+
+} // namespace mlir::tfc::cuda
+
+#endif // TFC_COMPILER_CODEGEN_CUDA_DEVICELIBRARY_H

@@ -1,0 +1,56 @@
+//===- KernelEmitters.h - per-kind CUDA kernel emitters ---------*- C++ -*-===//
+//
+// Internal to TfcCudaCodegen: what CudaCodegen.cpp hands each kind's emitter
+// (a verified body and its outputs) and the pieces they share (signature,
+// output stores, final assembly).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_COMPILER_CODEGEN_CUDA_KERNELEMITTERS_H
+#define TFC_COMPILER_CODEGEN_CUDA_KERNELEMITTERS_H
+
+#include "compiler/codegen/cuda/CudaCodegen.h"
+#include "compiler/codegen/cuda/DeviceLibrary.h"
+#include "compiler/codegen/cuda/KernelWriter.h"
+
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlir::tfc::cuda {
+
+/// A body that passed the kernel rules, with what every emitter needs.
+struct KernelInfo {
+  Block *body = nullptr;
+  Operation *terminator = nullptr;
+  KernelKind kind = KernelKind::pointwise;
+  std::string name;
+  /// The yielded values, in output order.
+  SmallVector<Value> outputs;
+  /// "int", or "long long" when some tensor has 2^31 elements or more.
+  std::string indexType = "int";
+  /// Device-library parts the body's types and ops need.
+  DeviceLibraryNeeds needs;
+};
+
+/// `extern "C" __global__ void __launch_bounds__(threads) name(params)`.
+std::string kernelSignature(const KernelInfo &info, int64_t threads);
+
+/// `out<k>[index] = <value converted to storage>;`
+std::string storeOutput(const KernelInfo &info, unsigned k,
+                        llvm::StringRef index, llvm::StringRef value);
+
+/// The complete source: header comment, device library, globals, kernel.
+std::string assembleSource(const KernelInfo &info, const KernelWriter &writer,
+                           int64_t threads, llvm::StringRef summary);
+
+/// Rounds `x` up to a multiple of `m`.
+inline int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+inline int64_t ceilDivide(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+FailureOr<CudaKernel> emitPointwiseKernel(KernelInfo &info);
+FailureOr<CudaKernel> emitRowReductionKernel(KernelInfo &info);
+FailureOr<CudaKernel> emitColumnReductionKernel(KernelInfo &info);
+
+} // namespace mlir::tfc::cuda
+
+#endif // TFC_COMPILER_CODEGEN_CUDA_KERNELEMITTERS_H

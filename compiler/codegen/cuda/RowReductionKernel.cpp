@@ -1,0 +1,707 @@
+//===- RowReductionKernel.cpp - one warp or block per row -----------------===//
+//
+// Every row reduction of the body walks the same rows (the kernel rules
+// check it), so the kernel is a loop over rows where element `j` of row
+// `row` has linear index `row * L + j` in every row-shaped value. A row of
+// at most 1024 elements belongs to one warp (lane `l` holds elements
+// l, l + 32, ...), a longer one to a block. The reductions' inputs are kept
+// in register arrays when they fit (`#pragma unroll` turns `x[k]` into
+// registers) and re-read otherwise; each reduction is a per-thread pass in a
+// fixed order plus a butterfly all-reduce, so every thread ends with the
+// same row statistic and results do not depend on scheduling.
+//
+// The anchors are emitted in program order, each one after the statistics
+// it depends on: `softmax(layer_norm(x))` first reduces x twice, then
+// materializes y and reduces it. Pointwise ops anywhere in the body are
+// evaluated on demand at the index they are needed at (ValueEmitter), which
+// places them before or after the reductions as their operands dictate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/KernelEmitters.h"
+#include "compiler/codegen/cuda/ValueEmitter.h"
+
+#include "dialects/tfc/TfcOps.h"
+#include "dialects/tfc/TfcShapeUtils.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::tfc;
+using namespace mlir::tfc::cuda;
+
+namespace {
+/// Registers (32-bit) a thread may spend on row arrays; more spills.
+constexpr int64_t kRegisterBudget = 64;
+/// Rows (warps) per block in warp-per-row mode.
+constexpr int64_t kWarpsPerBlock = 8;
+constexpr int64_t kMaxBlocks = 65535;
+/// Blocks of a kernel with a cross-block loss stage: the last block sums
+/// one partial per block sequentially.
+constexpr int64_t kMaxLossBlocks = 512;
+
+enum class Combine { Sum, Max };
+
+/// A cross_entropy whose per-row losses are summed over the grid.
+struct LossAccumulator {
+  CrossEntropyOp op;
+  std::string loss, count; ///< per-thread running sums (level 0)
+};
+
+class RowKernelEmitter {
+public:
+  explicit RowKernelEmitter(KernelInfo &info) : info(info) {}
+  FailureOr<CudaKernel> run();
+
+private:
+  LogicalResult plan();
+  IndexExpr openLanes();
+  void closeLanes();
+  std::string allReduce(const std::string &acc, Combine combine,
+                        const std::string &type);
+  FailureOr<std::string>
+  reduce(Value x, Combine combine, Type accType,
+         llvm::function_ref<std::string(StringRef)> term);
+  LogicalResult materialize(Value x, bool wanted);
+  LogicalResult emitAnchor(Operation *op);
+  FailureOr<CExpr> anchorResult(OpResult result, ArrayRef<IndexExpr> coords);
+  bool isCurrentRow(Value value, ArrayRef<IndexExpr> coords);
+  std::string rowKey(Value value);
+  CExpr rowStat(Type accType, const std::string &expr);
+  LogicalResult emitGridStage();
+
+  KernelInfo &info;
+  KernelWriter w;
+  std::unique_ptr<ValueEmitter> ve;
+
+  // Geometry and mapping.
+  int64_t rows = 0, length = 0;
+  bool warpPerRow = true;
+  int64_t threads = 0, perThread = 0, grid = 0, rowsPerBlock = 1;
+  int rowVar = -1, rowLevel = 1, laneLevel = 2, lanePushes = 0;
+  std::string laneId; ///< "lane" or "threadIdx.x"
+
+  SmallVector<Operation *> anchors;
+  llvm::DenseSet<Operation *> emitted;
+  llvm::DenseMap<Operation *, SmallVector<std::string>> stats;
+  llvm::DenseMap<Value, std::string> rowArrays;
+  int64_t registersLeft = kRegisterBudget;
+  std::set<std::string> sharedTypes;
+  SmallVector<LossAccumulator> losses;
+  llvm::DenseSet<Value> afterAllRows; ///< values that need every row's loss
+};
+} // namespace
+
+/// The input a row-reduction anchor reduces.
+static Value anchorInput(Operation *op) { return op->getOperand(0); }
+
+LogicalResult RowKernelEmitter::plan() {
+  for (Operation &op : info.body->without_terminator())
+    if (auto role = dyn_cast<KernelRoleOpInterface>(op);
+        role && role.getKernelRole() == KernelRole::RowReduction)
+      anchors.push_back(&op);
+  RowGeometry geometry =
+      cast<KernelRoleOpInterface>(anchors.front()).getRowGeometry();
+  rows = geometry.rows;
+  length = geometry.rowLength;
+  warpPerRow = length <= 1024;
+  if (warpPerRow) {
+    threads = 32 * kWarpsPerBlock;
+    rowsPerBlock = kWarpsPerBlock;
+    perThread = ceilDivide(length, 32);
+    grid = ceilDivide(rows, rowsPerBlock);
+  } else {
+    // Enough threads that each holds at most ~16 elements of the row.
+    threads = 128;
+    while (threads < 1024 && ceilDivide(length, threads) > 16)
+      threads *= 2;
+    perThread = ceilDivide(length, threads);
+    grid = rows;
+  }
+  grid = std::clamp<int64_t>(grid, 1, kMaxBlocks);
+  // Half of what __launch_bounds__(threads) leaves a thread (65536 per SM)
+  // may hold row arrays; the rest is for everything else.
+  registersLeft = std::min<int64_t>(kRegisterBudget, 65536 / threads / 2);
+
+  // Values computed from a loss exist only after the last block has summed
+  // all rows: they form the kernel's final stage.
+  for (Operation &op : info.body->without_terminator()) {
+    bool late = isa<CrossEntropyOp>(op) ||
+                llvm::any_of(op.getOperands(),
+                             [&](Value v) { return afterAllRows.contains(v); });
+    if (!late)
+      continue;
+    for (Value r : op.getResults())
+      afterAllRows.insert(r);
+    if (auto ce = dyn_cast<CrossEntropyOp>(op))
+      losses.push_back({ce, "", ""});
+  }
+  if (!losses.empty())
+    grid = std::min(grid, kMaxLossBlocks);
+  return success();
+}
+
+std::string RowKernelEmitter::rowKey(Value value) {
+  IndexExpr row = IndexExpr::variable(w.vars(), rowVar);
+  return ve->keyOf(value, ve->coordsOf(row, shapeOf(value)));
+}
+
+bool RowKernelEmitter::isCurrentRow(Value value, ArrayRef<IndexExpr> coords) {
+  IndexExpr linear = linearize(coords, shapeOf(value));
+  SmallVector<IndexExpr> split;
+  return linear.delinearize({rows, length}, split) &&
+         split[0].render() == IndexExpr::variable(w.vars(), rowVar).render();
+}
+
+CExpr RowKernelEmitter::rowStat(Type accType, const std::string &expr) {
+  return w.declare(rowLevel, computeType(accType), expr, "s");
+}
+
+IndexExpr RowKernelEmitter::openLanes() {
+  int64_t stride = warpPerRow ? 32 : threads;
+  w.push(
+      fmt::format("#pragma unroll\nfor (int k = 0; k < {}; ++k) {{", perThread),
+      "}");
+  // Passes over register arrays only index them by k.
+  w.line(fmt::format("[[maybe_unused]] const {} j = {} + {} * k;",
+                     info.indexType, laneId, stride));
+  lanePushes = 1;
+  if (length % stride != 0) {
+    w.push(fmt::format("if (j < {}) {{", length), "}");
+    lanePushes = 2;
+  }
+  // `j` is declared before the bounds test, but anything indexed by it
+  // must stay inside: its level is the guarded scope's.
+  laneLevel = w.depth();
+  int j = w.addVar("j", length, laneLevel);
+  IndexExpr e = IndexExpr::variable(w.vars(), rowVar) * length +
+                IndexExpr::variable(w.vars(), j);
+  for (auto &[value, array] : rowArrays)
+    w.remember(value, ve->keyOf(value, ve->coordsOf(e, shapeOf(value))),
+               CExpr{array + "[k]", laneLevel});
+  return e;
+}
+
+void RowKernelEmitter::closeLanes() {
+  for (int p = 0; p < lanePushes; ++p)
+    w.pop();
+}
+
+std::string RowKernelEmitter::allReduce(const std::string &acc, Combine combine,
+                                        const std::string &type) {
+  const char *op = combine == Combine::Sum ? "tfc_sum_op()" : "tfc_max_op()";
+  if (warpPerRow)
+    return fmt::format("{0} = tfc_warp_allreduce({0}, {1});", acc, op);
+  std::string shm = "tfc_shm_" + type;
+  for (char &c : shm)
+    if (c == ' ')
+      c = '_';
+  if (sharedTypes.insert(type).second)
+    w.lineAt(0, fmt::format("__shared__ {} {}[32];", type, shm));
+  return fmt::format("{0} = tfc_block_allreduce({0}, {1}, {2});", acc, op, shm);
+}
+
+FailureOr<std::string>
+RowKernelEmitter::reduce(Value x, Combine combine, Type accType,
+                         llvm::function_ref<std::string(StringRef)> term) {
+  std::string type = computeType(accType);
+  std::string acc = w.fresh("acc");
+  std::string init;
+  if (combine == Combine::Sum)
+    init = isa<FloatType>(accType) ? floatLiteral(accType, 0.0)
+                                   : intLiteral(accType, 0);
+  else
+    init = isa<FloatType>(accType)
+               ? floatLiteral(accType, -INFINITY)
+               : intLiteral(accType,
+                            accType.isInteger(32) ? INT32_MIN : INT64_MIN);
+  w.line(fmt::format("{} {} = {};", type, acc, init));
+  IndexExpr e = openLanes();
+  FailureOr<CExpr> xv = ve->emit(x, ve->coordsOf(e, shapeOf(x)));
+  if (failed(xv))
+    return failure();
+  std::string t = term(xv->code);
+  w.line(combine == Combine::Sum
+             ? fmt::format("{0} = {0} + ({1});", acc, t)
+             : fmt::format("{0} = tfc_max({0}, ({1})({2}));", acc, type, t));
+  closeLanes();
+  w.line(allReduce(acc, combine, type));
+  return acc;
+}
+
+LogicalResult RowKernelEmitter::materialize(Value x, bool wanted) {
+  if (!wanted || rowArrays.count(x))
+    return success();
+  Type ct = elementTypeOf(x);
+  int64_t cost = perThread * (storageBytes(ct) == 8 ? 2 : 1);
+  if (cost > registersLeft)
+    return success(); // re-read in every pass instead
+  registersLeft -= cost;
+  std::string array = w.fresh("x");
+  w.line(fmt::format("{} {}[{}];", computeType(ct), array, perThread));
+  IndexExpr e = openLanes();
+  FailureOr<CExpr> xv = ve->emit(x, ve->coordsOf(e, shapeOf(x)));
+  if (failed(xv))
+    return failure();
+  w.line(fmt::format("{}[k] = {};", array, xv->code));
+  closeLanes();
+  rowArrays[x] = array;
+  return success();
+}
+
+LogicalResult RowKernelEmitter::emitAnchor(Operation *op) {
+  Value x = anchorInput(op);
+  Type et = elementTypeOf(x);
+  Type acc = accumulationType(et);
+  std::string act = computeType(acc);
+  std::string len = isa<FloatType>(acc) ? floatLiteral(acc, (double)length)
+                                        : intLiteral(acc, length);
+  auto identity = [](StringRef v) { return v.str(); };
+  // A single pass over an input used nowhere else need not be kept.
+  bool onePassOnly = x.hasOneUse();
+
+  LogicalResult result =
+      llvm::TypeSwitch<Operation *, LogicalResult>(op)
+          .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>([&](auto r) {
+            if (failed(materialize(x, !onePassOnly)))
+              return failure();
+            bool isMax = isa<ReduceMaxOp>(op);
+            FailureOr<std::string> a =
+                reduce(x, isMax ? Combine::Max : Combine::Sum, acc, identity);
+            if (failed(a))
+              return failure();
+            std::string value = *a;
+            if (isa<ReduceMeanOp>(op))
+              value = *a + " / " + len;
+            Value res = op->getResult(0);
+            CExpr stat = w.declare(rowLevel, computeType(et),
+                                   roundToStorage(et, value), "s");
+            w.remember(res, rowKey(res), stat);
+            return success();
+          })
+          .Case<LayerNormOp>([&](LayerNormOp ln) {
+            if (failed(materialize(x, true)))
+              return failure();
+            FailureOr<std::string> sum = reduce(x, Combine::Sum, acc, identity);
+            if (failed(sum))
+              return failure();
+            CExpr mean = rowStat(acc, *sum + " / " + len);
+            FailureOr<std::string> sq =
+                reduce(x, Combine::Sum, acc, [&](StringRef v) {
+                  return fmt::format("({0} - {1}) * ({0} - {1})", v.str(),
+                                     mean.code);
+                });
+            if (failed(sq))
+              return failure();
+            CExpr rstd = rowStat(
+                acc,
+                fmt::format("{} / {}({} / {} + {})", floatLiteral(acc, 1.0),
+                            acc.isF64() ? "sqrt" : "sqrtf", *sq, len,
+                            floatLiteral(acc, ln.getEps().convertToDouble())));
+            w.remember(ln.getMean(), rowKey(ln.getMean()), mean);
+            w.remember(ln.getRstd(), rowKey(ln.getRstd()), rstd);
+            stats[op] = {mean.code, rstd.code};
+            return success();
+          })
+          .Case<RmsNormOp>([&](RmsNormOp rn) {
+            if (failed(materialize(x, true)))
+              return failure();
+            FailureOr<std::string> sq =
+                reduce(x, Combine::Sum, acc, [&](StringRef v) {
+                  return fmt::format("{0} * {0}", v.str());
+                });
+            if (failed(sq))
+              return failure();
+            CExpr rstd = rowStat(
+                acc,
+                fmt::format("{} / {}({} / {} + {})", floatLiteral(acc, 1.0),
+                            acc.isF64() ? "sqrt" : "sqrtf", *sq, len,
+                            floatLiteral(acc, rn.getEps().convertToDouble())));
+            w.remember(rn.getRstd(), rowKey(rn.getRstd()), rstd);
+            stats[op] = {rstd.code};
+            return success();
+          })
+          .Case<SoftmaxOp, LogSoftmaxOp>([&](auto) {
+            if (failed(materialize(x, true)))
+              return failure();
+            FailureOr<std::string> m = reduce(x, Combine::Max, acc, identity);
+            if (failed(m))
+              return failure();
+            std::string ex = acc.isF64() ? "exp" : "expf";
+            FailureOr<std::string> s =
+                reduce(x, Combine::Sum, acc, [&](StringRef v) {
+                  return fmt::format("{}({} - {})", ex, v.str(), *m);
+                });
+            if (failed(s))
+              return failure();
+            stats[op] = {*m, *s};
+            if (isa<LogSoftmaxOp>(op))
+              stats[op].push_back(
+                  rowStat(acc, fmt::format("{}({})",
+                                           acc.isF64() ? "log" : "logf", *s))
+                      .code);
+            return success();
+          })
+          .Case<CrossEntropyOp>([&](CrossEntropyOp ce) -> LogicalResult {
+            if (failed(materialize(x, true)))
+              return failure();
+            FailureOr<std::string> m = reduce(x, Combine::Max, acc, identity);
+            if (failed(m))
+              return failure();
+            std::string ex = acc.isF64() ? "exp" : "expf";
+            FailureOr<std::string> s =
+                reduce(x, Combine::Sum, acc, [&](StringRef v) {
+                  return fmt::format("{}({} - {})", ex, v.str(), *m);
+                });
+            if (failed(s))
+              return failure();
+            double e = ce.getLabelSmoothing().convertToDouble();
+            std::string smoothSum;
+            if (e > 0.0) {
+              FailureOr<std::string> sx =
+                  reduce(x, Combine::Sum, acc, [&](StringRef v) {
+                    return fmt::format("{} - {}", v.str(), *m);
+                  });
+              if (failed(sx))
+                return failure();
+              smoothSum = *sx;
+            }
+            CExpr logSum = rowStat(
+                acc, fmt::format("{}({})", acc.isF64() ? "log" : "logf", *s));
+            // The label of this row, and the logit it picks (read at a
+            // clamped index: an out-of-range label must not read outside).
+            Value labels = ce.getLabels();
+            FailureOr<CExpr> label =
+                ve->emit(labels, {IndexExpr::variable(w.vars(), rowVar)});
+            if (failed(label))
+              return failure();
+            int64_t classes = shapeOf(x)[1];
+            CExpr safe =
+                w.declare(rowLevel, info.indexType,
+                          fmt::format("tfc_clamp<{}>({}, 0, {})",
+                                      info.indexType, label->code, classes - 1),
+                          "label");
+            FailureOr<CExpr> picked =
+                ve->emit(x, {IndexExpr::variable(w.vars(), rowVar),
+                             IndexExpr::opaque(safe.code, classes, rowLevel)});
+            if (failed(picked))
+              return failure();
+            auto ignoreIndex = static_cast<int64_t>(ce.getIgnoreIndex());
+            CExpr ignored = w.declare(
+                rowLevel, "bool",
+                fmt::format("{} == {}LL", label->code, ignoreIndex), "ign");
+            // -log p[label], and -sum_c log p[c] for label smoothing.
+            std::string nll =
+                fmt::format("-(({} - {}) - {})", picked->code, *m, logSum.code);
+            std::string rowLoss = nll;
+            if (e > 0.0) {
+              std::string smooth =
+                  fmt::format("-({} - {} * {})", smoothSum,
+                              floatLiteral(acc, (double)classes), logSum.code);
+              rowLoss = fmt::format("{} * ({}) + {} * ({})",
+                                    floatLiteral(acc, 1.0 - e), nll,
+                                    floatLiteral(acc, e / classes), smooth);
+            }
+            // A label outside [0, C) that is not ignored has no defined
+            // loss (PyTorch raises): the row contributes NaN.
+            CExpr loss = w.declare(
+                rowLevel, act,
+                fmt::format("{0} ? {1} : (({2} >= 0 && {2} < {3}) ? {4} : {5})",
+                            ignored.code, floatLiteral(acc, 0.0), label->code,
+                            classes, rowLoss, floatLiteral(acc, NAN)),
+                "loss");
+            for (LossAccumulator &l : losses) {
+              if (l.op != ce)
+                continue;
+              w.line(fmt::format("{0} = {0} + {1};", l.loss, loss.code));
+              w.line(fmt::format("{0} = {0} + ({1} ? {2} : {3});", l.count,
+                                 ignored.code, floatLiteral(acc, 0.0),
+                                 floatLiteral(acc, 1.0)));
+            }
+            return success();
+          })
+          .Default([&](Operation *other) -> LogicalResult {
+            return other->emitError()
+                   << "codegen: row reduction '" << other->getName()
+                   << "' is not supported";
+          });
+  if (succeeded(result))
+    emitted.insert(op);
+  return result;
+}
+
+FailureOr<CExpr> RowKernelEmitter::anchorResult(OpResult result,
+                                                ArrayRef<IndexExpr> coords) {
+  Operation *op = result.getOwner();
+  if (!emitted.contains(op)) {
+    op->emitError() << "codegen: '" << op->getName()
+                    << "' is used before its row statistics exist";
+    return failure();
+  }
+  if (isa<CrossEntropyOp>(op)) {
+    op->emitError("codegen: a cross_entropy loss exists only after all "
+                  "rows are reduced; it cannot feed per-row work of the same "
+                  "kernel");
+    return failure();
+  }
+  // Statistics (mean, rstd, reduce results) are one register per row; a
+  // lookup miss means they are read at another row's index.
+  bool elementwise =
+      (isa<LayerNormOp, RmsNormOp>(op) && result.getResultNumber() == 0) ||
+      isa<SoftmaxOp, LogSoftmaxOp>(op);
+  Value x = anchorInput(op);
+  if (!elementwise || !isCurrentRow(x, coords)) {
+    op->emitError() << "codegen: a result of '" << op->getName()
+                    << "' is read at an index outside the row being reduced";
+    return failure();
+  }
+  FailureOr<CExpr> xv = ve->emit(x, coords);
+  if (failed(xv))
+    return failure();
+  Type et = elementTypeOf(result);
+  Type acc = accumulationType(elementTypeOf(x));
+  ArrayRef<std::string> s = stats[op];
+  int level = xv->level;
+  std::string expr;
+  auto scaleBy = [&](Value param) -> LogicalResult {
+    if (!param)
+      return success();
+    FailureOr<CExpr> p =
+        ve->emit(param, ValueEmitter::broadcastCoords(coords, shapeOf(x),
+                                                      shapeOf(param)));
+    if (failed(p))
+      return failure();
+    level = std::max(level, p->level);
+    expr = fmt::format("({}) * {}", expr, p->code);
+    return success();
+  };
+  if (auto ln = dyn_cast<LayerNormOp>(op)) {
+    expr = fmt::format("({} - {}) * {}", xv->code, s[0], s[1]);
+    if (failed(scaleBy(ln.getWeight())))
+      return failure();
+    if (Value bias = ln.getBias()) {
+      FailureOr<CExpr> b =
+          ve->emit(bias, ValueEmitter::broadcastCoords(coords, shapeOf(x),
+                                                       shapeOf(bias)));
+      if (failed(b))
+        return failure();
+      level = std::max(level, b->level);
+      expr = fmt::format("{} + {}", expr, b->code);
+    }
+  } else if (auto rn = dyn_cast<RmsNormOp>(op)) {
+    expr = fmt::format("{} * {}", xv->code, s[0]);
+    if (failed(scaleBy(rn.getWeight())))
+      return failure();
+  } else if (isa<SoftmaxOp>(op)) {
+    expr = fmt::format("{}({} - {}) / {}", acc.isF64() ? "exp" : "expf",
+                       xv->code, s[0], s[1]);
+  } else {
+    expr = fmt::format("({} - {}) - {}", xv->code, s[0], s[2]);
+  }
+  level = std::max({level, rowLevel, linearize(coords, shapeOf(x)).level()});
+  return w.declare(level, computeType(et), roundToStorage(et, expr));
+}
+
+LogicalResult RowKernelEmitter::emitGridStage() {
+  if (losses.empty())
+    return success();
+  // Per-block sums in warp order, then one partial per block.
+  SmallVector<std::string> blockLoss, blockCount;
+  for (auto [n, l] : llvm::enumerate(losses)) {
+    Type lacc = accumulationType(elementTypeOf(l.op.getLogits()));
+    std::string t = computeType(lacc);
+    w.global(fmt::format("__device__ {} tfc_partial_loss{}[{}];", t, n, grid));
+    w.global(fmt::format("__device__ {} tfc_partial_count{}[{}];", t, n, grid));
+    if (warpPerRow) {
+      w.line(fmt::format("__shared__ {0} tfc_warp_loss{1}[{2}], "
+                         "tfc_warp_count{1}[{2}];",
+                         t, n, rowsPerBlock));
+      w.line(fmt::format("if (lane == 0) {{ tfc_warp_loss{0}[warp] = {1}; "
+                         "tfc_warp_count{0}[warp] = {2}; }}",
+                         n, l.loss, l.count));
+    }
+  }
+  w.global("__device__ unsigned int tfc_blocks_done;");
+  if (warpPerRow)
+    w.line("__syncthreads();");
+  w.push("if (threadIdx.x == 0) {", "}");
+  for (auto [n, l] : llvm::enumerate(losses)) {
+    Type lacc = accumulationType(elementTypeOf(l.op.getLogits()));
+    std::string t = computeType(lacc);
+    if (warpPerRow) {
+      w.line(fmt::format("{0} block_loss{1} = tfc_warp_loss{1}[0], "
+                         "block_count{1} = tfc_warp_count{1}[0];",
+                         t, n));
+      w.line(fmt::format("for (int q = 1; q < {0}; ++q) {{ block_loss{1} += "
+                         "tfc_warp_loss{1}[q]; block_count{1} += "
+                         "tfc_warp_count{1}[q]; }}",
+                         rowsPerBlock, n));
+    } else {
+      w.line(fmt::format("const {0} block_loss{1} = {2}, block_count{1} = {3};",
+                         t, n, l.loss, l.count));
+    }
+    w.line(fmt::format("tfc_partial_loss{0}[blockIdx.x] = block_loss{0};", n));
+    w.line(
+        fmt::format("tfc_partial_count{0}[blockIdx.x] = block_count{0};", n));
+  }
+  // Publish the partials, then the last block to finish sums them in
+  // block order: deterministic whatever the blocks' completion order.
+  w.line("__threadfence();");
+  w.line("const unsigned int tfc_finished = atomicAdd(&tfc_blocks_done, 1u);");
+  w.push("if (tfc_finished == gridDim.x - 1) {", "}");
+  w.line("__threadfence();");
+  for (auto [n, l] : llvm::enumerate(losses)) {
+    Type lacc = accumulationType(elementTypeOf(l.op.getLogits()));
+    std::string t = computeType(lacc);
+    w.line(fmt::format("{0} total_loss{1} = {2}, total_count{1} = {2};", t, n,
+                       floatLiteral(lacc, 0.0)));
+    w.line(fmt::format("for (int b = 0; b < {0}; ++b) {{ total_loss{1} += "
+                       "__ldcg(&tfc_partial_loss{1}[b]); total_count{1} += "
+                       "__ldcg(&tfc_partial_count{1}[b]); }}",
+                       grid, n));
+    // mean: sum over non-ignored rows / their count (NaN when all are
+    // ignored, as in PyTorch); sum: not divided.
+    bool mean = l.op.getReduction() == LossReduction::mean;
+    std::string value = mean ? fmt::format("total_loss{0} / total_count{0}", n)
+                             : fmt::format("total_loss{}", n);
+    CExpr loss = w.declare(w.depth(), t, value, "loss");
+    Value r = l.op.getResult();
+    w.remember(r, ve->keyOf(r, {}), loss);
+  }
+  for (auto [k, out] : llvm::enumerate(info.outputs)) {
+    if (!afterAllRows.contains(out))
+      continue;
+    SmallVector<IndexExpr> zeros(shapeOf(out).size(), IndexExpr::constant(0));
+    FailureOr<CExpr> v = ve->emit(out, zeros);
+    if (failed(v))
+      return failure();
+    w.line(storeOutput(info, k, "0", v->code));
+  }
+  // Re-arm the counter for the next launch.
+  w.line("tfc_blocks_done = 0u;");
+  w.pop();
+  w.pop();
+  return success();
+}
+
+FailureOr<CudaKernel> RowKernelEmitter::run() {
+  if (failed(plan()))
+    return failure();
+  ve = std::make_unique<ValueEmitter>(w, *info.body, info.indexType);
+  ve->anchorHook = [this](OpResult r, ArrayRef<IndexExpr> coords) {
+    return anchorResult(r, coords);
+  };
+
+  // Classify the outputs: after all rows (losses), one per row, or one per
+  // element of the rows.
+  enum class Place { Final, Row, Element };
+  SmallVector<Place> places;
+  for (Value out : info.outputs) {
+    int64_t n = numElements(shapeOf(out));
+    if (afterAllRows.contains(out)) {
+      if (n != 1)
+        return info.terminator->emitError()
+               << "codegen: an output computed from a cross_entropy loss "
+                  "must be a scalar";
+      places.push_back(Place::Final);
+    } else if (n == rows * length) {
+      places.push_back(Place::Element);
+    } else if (n == rows) {
+      places.push_back(Place::Row);
+    } else {
+      return info.terminator->emitError()
+             << "codegen: row_reduction output of " << n
+             << " elements is neither one per row (" << rows
+             << ") nor one per element (" << rows * length << ")";
+    }
+  }
+
+  if (warpPerRow) {
+    laneId = "lane";
+    w.line("const int lane = threadIdx.x & 31;");
+    w.line("const int warp = threadIdx.x >> 5;");
+  } else {
+    laneId = "(int)threadIdx.x";
+  }
+  if (!losses.empty())
+    w.line(fmt::format("if (gridDim.x != {}) __trap(); // partials are sized "
+                       "for the generated grid",
+                       grid));
+  for (auto [n, l] : llvm::enumerate(losses)) {
+    Type lacc = accumulationType(elementTypeOf(l.op.getLogits()));
+    l.loss = fmt::format("run_loss{}", n);
+    l.count = fmt::format("run_count{}", n);
+    w.line(fmt::format("{0} {1} = {3}, {2} = {3};", computeType(lacc), l.loss,
+                       l.count, floatLiteral(lacc, 0.0)));
+  }
+
+  const std::string &idx = info.indexType;
+  if (warpPerRow)
+    w.push(fmt::format("for ({0} row = ({0})blockIdx.x * {1} + warp; row < "
+                       "{2}; row += ({0})gridDim.x * {1}) {{",
+                       idx, rowsPerBlock, rows),
+           "}");
+  else
+    w.push(fmt::format("for ({0} row = blockIdx.x; row < {1}; row += "
+                       "gridDim.x) {{",
+                       idx, rows),
+           "}");
+  rowLevel = w.depth();
+  rowVar = w.addVar("row", rows, rowLevel);
+
+  for (Operation *op : anchors)
+    if (failed(emitAnchor(op)))
+      return failure();
+
+  // One value per row: written by the row's first thread.
+  std::string first = warpPerRow ? "lane == 0" : "threadIdx.x == 0";
+  for (auto [k, out] : llvm::enumerate(info.outputs)) {
+    if (places[k] != Place::Row)
+      continue;
+    IndexExpr row = IndexExpr::variable(w.vars(), rowVar);
+    FailureOr<CExpr> v = ve->emit(out, ve->coordsOf(row, shapeOf(out)));
+    if (failed(v))
+      return failure();
+    w.line(fmt::format("if ({}) {}", first,
+                       storeOutput(info, k, row.render(), v->code)));
+  }
+  // One value per element.
+  if (llvm::is_contained(places, Place::Element)) {
+    IndexExpr e = openLanes();
+    for (auto [k, out] : llvm::enumerate(info.outputs)) {
+      if (places[k] != Place::Element)
+        continue;
+      FailureOr<CExpr> v = ve->emit(out, ve->coordsOf(e, shapeOf(out)));
+      if (failed(v))
+        return failure();
+      w.line(storeOutput(info, k, e.render(), v->code));
+    }
+    closeLanes();
+  }
+  w.pop(); // row loop
+
+  if (failed(emitGridStage()))
+    return failure();
+
+  CudaKernel kernel;
+  kernel.grid = {grid, 1, 1};
+  kernel.block = {threads, 1, 1};
+  std::string summary = fmt::format(
+      "row_reduction, {} rows of {}, one {} per row{}{}", rows, length,
+      warpPerRow ? "warp" : "block",
+      rowArrays.empty() ? "" : ", row in registers",
+      losses.empty() ? "" : ", deterministic cross-block loss stage");
+  kernel.source = assembleSource(info, w, threads, summary);
+  return kernel;
+}
+
+FailureOr<CudaKernel>
+mlir::tfc::cuda::emitRowReductionKernel(KernelInfo &info) {
+  RowKernelEmitter emitter(info);
+  return emitter.run();
+}

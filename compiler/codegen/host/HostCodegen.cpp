@@ -1,0 +1,311 @@
+//===- HostCodegen.cpp - host program of one tfc kernel ------------------===//
+//
+// A direct serialization: one line per value, attributes spelled out. The
+// interpreter re-validates everything it reads, so this side only has to be
+// faithful; it checks what the text cannot express (non-static types, ops
+// that never belong in a kernel) and reports those as diagnostics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/host/HostCodegen.h"
+
+#include "dialects/tfc/TfcKernelRules.h"
+#include "dialects/tfc/TfcOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <charconv>
+
+using namespace mlir;
+using namespace mlir::tfc;
+
+namespace {
+
+/// Shortest decimal that reads back as exactly `v` (std::to_chars).
+template <typename T> std::string formatFloat(T v) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, res.ptr);
+}
+
+std::string formatInts(ArrayRef<int64_t> v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+class HostProgramWriter {
+public:
+  HostProgramWriter(Block &body, KernelKind kind) : body(body), kind(kind) {}
+  LogicalResult write(std::string &out);
+
+private:
+  FailureOr<std::string> typeOf(Operation *where, Value v);
+  FailureOr<std::string> ref(Operation *where, Value v);
+  std::string define(Value v) {
+    ids[v] = next;
+    return "%" + std::to_string(next++);
+  }
+  LogicalResult writeOp(Operation *op);
+  FailureOr<std::string> attributes(Operation *op);
+  FailureOr<std::string> constantValues(ConstantOp op);
+
+  Block &body;
+  KernelKind kind;
+  llvm::DenseMap<Value, int64_t> ids;
+  int64_t next = 0;
+  std::string text;
+};
+
+Location bodyLoc(Block &body) {
+  if (Operation *parent = body.getParentOp())
+    return parent->getLoc();
+  if (!body.empty())
+    return body.front().getLoc();
+  return UnknownLoc::get(body.getParent() ? body.getParent()->getContext()
+                                          : nullptr);
+}
+
+FailureOr<std::string> HostProgramWriter::typeOf(Operation *where, Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  auto fail = [&]() -> FailureOr<std::string> {
+    InFlightDiagnostic d =
+        where ? where->emitOpError() : mlir::emitError(bodyLoc(body));
+    d << "host program: unsupported type " << v.getType()
+      << " (expected a statically shaped tensor of f16, bf16, f32, f64, i1, "
+         "i32 or i64)";
+    return failure();
+  };
+  if (!t || !t.hasStaticShape())
+    return fail();
+  Type e = t.getElementType();
+  const char *name = e.isF32()         ? "f32"
+                     : e.isF64()       ? "f64"
+                     : e.isF16()       ? "f16"
+                     : e.isBF16()      ? "bf16"
+                     : e.isInteger(1)  ? "i1"
+                     : e.isInteger(32) ? "i32"
+                     : e.isInteger(64) ? "i64"
+                                       : nullptr;
+  if (!name || (e.isInteger() && !e.isSignlessInteger()))
+    return fail();
+  std::string shape;
+  for (int64_t d : t.getShape())
+    shape += (shape.empty() ? "" : "x") + std::to_string(d);
+  return std::string(name) + " " + (shape.empty() ? "scalar" : shape);
+}
+
+FailureOr<std::string> HostProgramWriter::ref(Operation *where, Value v) {
+  auto it = ids.find(v);
+  if (it == ids.end()) {
+    where->emitOpError("host program: operand is not defined inside the "
+                       "kernel body");
+    return failure();
+  }
+  return "%" + std::to_string(it->second);
+}
+
+FailureOr<std::string> HostProgramWriter::constantValues(ConstantOp op) {
+  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (!dense) {
+    op.emitOpError("host program: constant values must be a dense elements "
+                   "attribute, got ")
+        << op.getValue();
+    return failure();
+  }
+  Type e = dense.getElementType();
+  std::string s = "[";
+  auto add = [&](const std::string &v) { s += (s.size() > 1 ? "," : "") + v; };
+  // A splat is written once; the interpreter broadcasts a 1-value list.
+  int64_t count = dense.isSplat() ? 1 : dense.getNumElements();
+  if (isa<FloatType>(e)) {
+    auto values = dense.getValues<APFloat>();
+    for (int64_t i = 0; i < count; ++i) {
+      double d = values[i].convertToDouble(); // exact for f16/bf16/f32
+      add(e.isF64() ? formatFloat(d) : formatFloat(float(d)));
+    }
+  } else {
+    auto values = dense.getValues<APInt>();
+    for (int64_t i = 0; i < count; ++i)
+      add(e.isInteger(1) ? std::to_string(values[i].getBoolValue() ? 1 : 0)
+                         : std::to_string(values[i].getSExtValue()));
+  }
+  return s + "]";
+}
+
+FailureOr<std::string> HostProgramWriter::attributes(Operation *op) {
+  auto kv = [](const char *k, const std::string &v) {
+    return std::string(" ") + k + "=" + v;
+  };
+  auto f64 = [](const APFloat &v) { return formatFloat(v.convertToDouble()); };
+  return llvm::TypeSwitch<Operation *, FailureOr<std::string>>(op)
+      .Case([&](GeluOp o) {
+        return kv("approximate",
+                  stringifyGeluApproximation(o.getApproximate()).str());
+      })
+      .Case([&](PowOp o) { return kv("exponent", f64(o.getExponent())); })
+      .Case([&](CompareOp o) {
+        return kv("direction",
+                  stringifyCompareDirection(o.getDirection()).str());
+      })
+      .Case([&](ConstantOp o) -> FailureOr<std::string> {
+        FailureOr<std::string> v = constantValues(o);
+        if (failed(v))
+          return failure();
+        return kv("value", *v);
+      })
+      .Case([&](TransposeOp o) {
+        return kv("permutation", formatInts(o.getPermutation()));
+      })
+      .Case([&](SliceOp o) {
+        return kv("start", formatInts(o.getStart())) +
+               kv("limit", formatInts(o.getLimit())) +
+               kv("step", formatInts(o.getStepOrOnes()));
+      })
+      .Case([&](ConcatOp o) {
+        return kv("dim", std::to_string(int64_t(o.getDim())));
+      })
+      .Case([&](PadOp o) {
+        return kv("low", formatInts(o.getLow())) +
+               kv("high", formatInts(o.getHigh())) +
+               kv("value", f64(o.getValue()));
+      })
+      .Case([&](IotaOp o) {
+        return kv("dim", std::to_string(int64_t(o.getDim())));
+      })
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>([&](auto o) {
+        return kv("dims", formatInts(o.getDims())) +
+               kv("keepdim", o.getKeepdim() ? "true" : "false");
+      })
+      .Case<LayerNormOp, RmsNormOp>([&](auto o) {
+        return kv("eps", f64(o.getEps())) +
+               kv("normalized_rank",
+                  std::to_string(int64_t(o.getNormalizedRank())));
+      })
+      .Case<SoftmaxOp, LogSoftmaxOp>([&](auto o) {
+        return kv("dim", std::to_string(int64_t(o.getDim())));
+      })
+      .Case([&](DropoutOp o) { return kv("p", f64(o.getP())); })
+      .Case([&](CrossEntropyOp o) {
+        return kv("ignore_index", std::to_string(int64_t(o.getIgnoreIndex()))) +
+               kv("label_smoothing", f64(o.getLabelSmoothing())) +
+               kv("reduction", stringifyLossReduction(o.getReduction()).str());
+      })
+      .Default([](Operation *) { return std::string(); });
+}
+
+LogicalResult HostProgramWriter::writeOp(Operation *op) {
+  if (!isa<TfcDialect>(op->getDialect())) {
+    op->emitOpError("host program: only tfc ops can be in a kernel");
+    return failure();
+  }
+  if (isa<MatmulOp>(op)) {
+    op->emitOpError("host program: matmul never runs in a kernel (it is "
+                    "lowered to a tfcrt.gemm step)");
+    return failure();
+  }
+  if (isa<AttentionOp>(op)) {
+    op->emitOpError("host program: attention must be decomposed "
+                    "(--tfc-decompose) before kernels are formed");
+    return failure();
+  }
+  if (isa<FusionOp, YieldOp>(op) || op->getNumRegions() != 0 ||
+      op->getNumResults() == 0) {
+    op->emitOpError("host program: op cannot be in a kernel body");
+    return failure();
+  }
+
+  // Operands; layer_norm / rms_norm keep the positions of absent optional
+  // weight and bias as `_`.
+  SmallVector<Value> operands;
+  if (auto ln = dyn_cast<LayerNormOp>(op))
+    operands = {ln.getX(), ln.getWeight(), ln.getBias()};
+  else if (auto rms = dyn_cast<RmsNormOp>(op))
+    operands = {rms.getX(), rms.getWeight()};
+  else
+    operands.append(op->operand_begin(), op->operand_end());
+  std::string args;
+  for (Value v : operands) {
+    if (!args.empty())
+      args += ", ";
+    if (!v) {
+      args += "_";
+      continue;
+    }
+    FailureOr<std::string> r = ref(op, v);
+    if (failed(r))
+      return failure();
+    args += *r;
+  }
+  FailureOr<std::string> attrs = attributes(op);
+  if (failed(attrs))
+    return failure();
+
+  StringRef name = op->getName().stripDialect();
+  std::string first;
+  for (OpResult res : op->getResults()) {
+    FailureOr<std::string> type = typeOf(op, res);
+    if (failed(type))
+      return failure();
+    std::string id = define(res);
+    if (res.getResultNumber() == 0) {
+      first = id;
+      text += "op " + id + " " + name.str() + " " + *type + " (" + args + ")" +
+              *attrs + "\n";
+    } else {
+      text += "op " + id + " result " + *type + " (" + first +
+              ") index=" + std::to_string(res.getResultNumber()) + "\n";
+    }
+  }
+  return success();
+}
+
+LogicalResult HostProgramWriter::write(std::string &out) {
+  Location loc = bodyLoc(body);
+  if (kind == KernelKind::gemm)
+    return mlir::emitError(loc, "host program: gemm kernels run as tfcrt.gemm "
+                                "steps and have no host program");
+  if (body.empty() || !body.back().hasTrait<OpTrait::IsTerminator>())
+    return mlir::emitError(loc, "host program: kernel body has no terminator");
+  if (failed(verifyKernelBody(body, kind, [&]() {
+        return mlir::emitError(loc) << "host program: ";
+      })))
+    return failure();
+  Operation *term = &body.back();
+  if (term->getNumOperands() == 0)
+    return term->emitOpError("host program: a kernel needs an output");
+
+  text = "tfc-host-program 1\nkind " + stringifyKernelKind(kind).str() + "\n";
+  for (BlockArgument arg : body.getArguments()) {
+    FailureOr<std::string> type = typeOf(body.getParentOp(), arg);
+    if (failed(type))
+      return failure();
+    text += "in " + define(arg) + " " + *type + "\n";
+  }
+  for (Operation &op : body.without_terminator())
+    if (failed(writeOp(&op)))
+      return failure();
+  for (Value v : term->getOperands()) {
+    FailureOr<std::string> r = ref(term, v);
+    if (failed(r))
+      return failure();
+    text += "out " + *r + "\n";
+  }
+  out = std::move(text);
+  return success();
+}
+
+} // namespace
+
+FailureOr<std::string> mlir::tfc::emitHostProgram(Block &body,
+                                                  KernelKind kind) {
+  std::string out;
+  if (failed(HostProgramWriter(body, kind).write(out)))
+    return failure();
+  return out;
+}

@@ -1,0 +1,136 @@
+//===- JitCompiler.cpp - in-process .mlir -> artifact compilation ---------===//
+
+#include "compiler/jit/JitCompiler.h"
+#include "compiler/artifact/ArtifactWriter.h"
+#include "dialects/Registration.h"
+#include "passes/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+std::string tfc::cacheDirectory() {
+  if (const char *dir = std::getenv("TFC_CACHE_DIR"); dir && *dir)
+    return dir;
+  const char *home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.cache/tfc";
+}
+
+namespace {
+/// Parses, lowers and writes; all diagnostics go to `error`.
+bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
+                   const std::string &artifactDir, std::string &error) {
+  DialectRegistry registry;
+  tfc::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.disableMultithreading();
+  llvm::raw_string_ostream errors(error);
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, errors);
+
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return false;
+  PassManager pm(&context);
+  tfc::LowerToExecOptions pipelineOptions;
+  pipelineOptions.function = options.function;
+  tfc::buildLowerToExecPipeline(pm, pipelineOptions);
+  if (failed(pm.run(*module)))
+    return false;
+  return succeeded(tfc::writeArtifact(*module, artifactDir));
+}
+
+/// Identifies the compiler binary (path, size, modification time), so a
+/// rebuilt tfc never reuses artifacts that an older build generated.
+std::string compilerBuildId() {
+  std::string exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+  llvm::sys::fs::file_status status;
+  if (exe.empty() || llvm::sys::fs::status(exe, status))
+    return "unknown-build";
+  return exe + ":" + std::to_string(status.getSize()) + ":" +
+         std::to_string(status.getLastModificationTime().time_since_epoch().count());
+}
+
+bool loadSource(const std::string &modelPath, llvm::SourceMgr &sourceMgr,
+                std::string &error) {
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(modelPath);
+  if (!buffer) {
+    error = "cannot open '" + modelPath + "': " + buffer.getError().message();
+    return false;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  return true;
+}
+} // namespace
+
+bool tfc::compileModelTo(const std::string &modelPath,
+                         const JitOptions &options,
+                         const std::string &artifactDir, std::string &error) {
+  llvm::SourceMgr sourceMgr;
+  return loadSource(modelPath, sourceMgr, error) &&
+         compileSource(sourceMgr, options, artifactDir, error);
+}
+
+bool tfc::compileModel(const std::string &modelPath, const JitOptions &options,
+                       JitResult &result, std::string &error) {
+  llvm::SourceMgr sourceMgr;
+  if (!loadSource(modelPath, sourceMgr, error))
+    return false;
+  const char *disable = std::getenv("TFC_DISABLE_CACHE");
+  bool useCache = !options.disableCache && !(disable && *disable &&
+                                             std::string(disable) != "0");
+  if (!useCache) {
+    // A private directory per process, so concurrent runs never collide.
+    llvm::SmallString<128> dir;
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory("tfc-artifact", dir)) {
+      error = "cannot create a temporary directory: " + ec.message();
+      return false;
+    }
+    result.artifactDir = std::string(dir) + "/artifact";
+    result.cacheHit = false;
+    return compileSource(sourceMgr, options, result.artifactDir, error);
+  }
+
+  // The key covers everything the artifact depends on: the model text, the
+  // options and the artifact format (a new tfc build changes the format
+  // version when the contents change meaning).
+  llvm::SHA256 hasher;
+  StringRef source =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+  hasher.update(source);
+  hasher.update(StringRef("\0function=", 10));
+  hasher.update(options.function);
+  hasher.update("\0artifact-version=" + std::to_string(kArtifactVersion));
+  hasher.update(compilerBuildId());
+  std::string key = llvm::toHex(hasher.final(), /*LowerCase=*/true);
+
+  std::string root = cacheDirectory() + "/artifacts";
+  if (std::error_code ec = llvm::sys::fs::create_directories(
+          root, /*IgnoreExisting=*/true, llvm::sys::fs::perms::owner_all)) {
+    error = "cannot create the cache directory '" + root + "': " + ec.message();
+    return false;
+  }
+  result.artifactDir = root + "/" + key;
+  if (llvm::sys::fs::exists(result.artifactDir + "/manifest.json")) {
+    // The runtime re-validates the whole artifact (hashes included) when it
+    // loads it, so a damaged entry is caught there; compileModel's callers
+    // retry with disableCache.
+    result.cacheHit = true;
+    return true;
+  }
+  result.cacheHit = false;
+  return compileSource(sourceMgr, options, result.artifactDir, error);
+}

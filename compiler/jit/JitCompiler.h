@@ -1,0 +1,48 @@
+//===- JitCompiler.h - in-process .mlir -> artifact compilation -*- C++ -*-===//
+//
+// The JIT path that tfc-run, tfc-train and applications use: parse a tfc
+// model, lower it with --tfc-lower-to-exec, generate code and write the
+// artifact, reusing an earlier artifact from the on-disk cache when the
+// model and options are unchanged.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_COMPILER_JIT_JITCOMPILER_H
+#define TFC_COMPILER_JIT_JITCOMPILER_H
+
+#include <string>
+
+namespace tfc {
+
+struct JitOptions {
+  /// The function of the model to compile (`@loss` by default).
+  std::string function = "loss";
+  /// Skip the on-disk cache (also when TFC_DISABLE_CACHE=1).
+  bool disableCache = false;
+};
+
+/// The result of a compilation.
+struct JitResult {
+  /// The artifact directory, ready for tfc_program_load.
+  std::string artifactDir;
+  /// True when the artifact came from the cache.
+  bool cacheHit = false;
+};
+
+/// Compiles the model in `modelPath`. The artifact lands in
+/// $TFC_CACHE_DIR/artifacts/<sha256 of source, options and format> (default
+/// cache dir ~/.cache/tfc, created mode 0700). On failure returns false and
+/// sets `error` to the diagnostics (file:line:col: error: ...).
+bool compileModel(const std::string &modelPath, const JitOptions &options,
+                  JitResult &result, std::string &error);
+
+/// Compiles the model in `modelPath` into `artifactDir` (no cache).
+bool compileModelTo(const std::string &modelPath, const JitOptions &options,
+                    const std::string &artifactDir, std::string &error);
+
+/// The cache directory: $TFC_CACHE_DIR, else $HOME/.cache/tfc.
+std::string cacheDirectory();
+
+} // namespace tfc
+
+#endif // TFC_COMPILER_JIT_JITCOMPILER_H

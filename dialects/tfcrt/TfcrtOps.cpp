@@ -1,0 +1,467 @@
+//===- TfcrtOps.cpp - tfcrt ops: assembly forms and verifiers -------------===//
+//
+// Every rule a consumer of a lowered module relies on is checked here, so
+// that the artifact writer and the runtime can trust a verified module:
+// buffers lie inside the arena, launches match their kernels, and every
+// element a GEMM touches lies inside its buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/tfcrt/TfcrtOps.h"
+
+#include "dialects/tfc/TfcKernelRules.h"
+#include "dialects/tfc/TfcShapeUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tfcrt;
+
+//===----------------------------------------------------------------------===//
+// Buffer helpers
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> mlir::tfcrt::getStorageBytes(Type elementType) {
+  if (elementType.isInteger(1))
+    return 1;
+  if (elementType.isF16() || elementType.isBF16())
+    return 2;
+  if (elementType.isF32() || elementType.isInteger(32))
+    return 4;
+  if (elementType.isF64() || elementType.isInteger(64))
+    return 8;
+  return std::nullopt;
+}
+
+std::optional<int64_t> mlir::tfcrt::getBufferBytes(ShapedType type) {
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  std::optional<int64_t> bytes = getStorageBytes(type.getElementType());
+  for (int64_t size : type.getShape()) {
+    if (!bytes)
+      break;
+    bytes = llvm::checkedMul(*bytes, size);
+  }
+  return bytes;
+}
+
+MemRefType mlir::tfcrt::getBufferType(RankedTensorType type) {
+  return MemRefType::get(type.getShape(), type.getElementType());
+}
+
+bool mlir::tfcrt::bufferMatchesTensor(Type buffer, Type tensor) {
+  auto bufferType = dyn_cast<ShapedType>(buffer);
+  auto tensorType = dyn_cast<ShapedType>(tensor);
+  return bufferType && tensorType && bufferType.hasRank() &&
+         tensorType.hasRank() &&
+         bufferType.getShape() == tensorType.getShape() &&
+         bufferType.getElementType() == tensorType.getElementType();
+}
+
+/// True for a statically shaped ranked tensor of a tfc element type, the
+/// only tensors a kernel signature may hold.
+static bool isKernelTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         getStorageBytes(tensor.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// custom<KernelSignature>: `(tensor types) -> tensor types`
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseKernelSignature(OpAsmParser &parser,
+                                        TypeAttr &functionType) {
+  FunctionType type;
+  if (parser.parseType(type))
+    return failure();
+  functionType = TypeAttr::get(type);
+  return success();
+}
+
+static void printKernelSignature(OpAsmPrinter &printer, Operation *,
+                                 TypeAttr functionType) {
+  printer << functionType.getValue();
+}
+
+//===----------------------------------------------------------------------===//
+// custom<CopyTypes>: `type` when both buffers agree, else `type -> type`
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseCopyTypes(OpAsmParser &parser, Type &srcType,
+                                  Type &dstType) {
+  if (parser.parseType(srcType))
+    return failure();
+  dstType = srcType;
+  if (succeeded(parser.parseOptionalArrow()))
+    return parser.parseType(dstType);
+  return success();
+}
+
+static void printCopyTypes(OpAsmPrinter &printer, Operation *, Type srcType,
+                           Type dstType) {
+  printer << srcType;
+  if (dstType != srcType)
+    printer << " -> " << dstType;
+}
+
+#define GET_OP_CLASSES
+#include "dialects/tfcrt/TfcrtOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// ArenaOp
+//===----------------------------------------------------------------------===//
+
+ArenaOp ArenaOp::lookup(Operation *op) {
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    module = op->getParentOfType<ModuleOp>();
+  if (!module)
+    return {};
+  for (Operation &child : module.getBody()->getOperations())
+    if (auto arena = dyn_cast<ArenaOp>(child))
+      return arena;
+  return {};
+}
+
+// I64Attr getters return uint64_t; the fields are signed in the IR, so every
+// verifier reads them as int64_t to see negative values as negative.
+LogicalResult ArenaOp::verify() {
+  auto size = static_cast<int64_t>(getSize());
+  auto alignment = static_cast<int64_t>(getAlignment());
+  if (size < 0)
+    return emitOpError("size must be non-negative, got ") << size;
+  if (alignment <= 0 || !llvm::isPowerOf2_64(alignment))
+    return emitOpError("alignment must be a positive power of two, got ")
+           << alignment;
+  // Reported at the second arena, the one to remove.
+  for (Operation *other = (*this)->getPrevNode(); other;
+       other = other->getPrevNode())
+    if (isa<ArenaOp>(other))
+      return emitOpError("a module has at most one arena");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+void KernelOp::build(OpBuilder &builder, OperationState &state, StringRef name,
+                     tfc::KernelKind kind, FunctionType functionType) {
+  state.addAttribute(getSymNameAttrName(state.name),
+                     builder.getStringAttr(name));
+  state.addAttribute(getKindAttrName(state.name),
+                     tfc::KernelKindAttr::get(builder.getContext(), kind));
+  state.addAttribute(getFunctionTypeAttrName(state.name),
+                     TypeAttr::get(functionType));
+  Region *body = state.addRegion();
+  auto *block = new Block();
+  body->push_back(block);
+  SmallVector<Location> locations(functionType.getNumInputs(), state.location);
+  block->addArguments(functionType.getInputs(), locations);
+}
+
+YieldOp KernelOp::getYield() {
+  return cast<YieldOp>(getBodyBlock().getTerminator());
+}
+
+void KernelOp::getAsmBlockArgumentNames(Region &region,
+                                        OpAsmSetValueNameFn setNameFn) {
+  for (BlockArgument argument : region.getArguments())
+    setNameFn(argument, "in");
+}
+
+LogicalResult KernelOp::verify() {
+  FunctionType type = getFunctionType();
+  if (type.getNumResults() == 0)
+    return emitOpError("must have at least one output");
+  for (auto [index, input] : llvm::enumerate(type.getInputs()))
+    if (!isKernelTensor(input))
+      return emitOpError("input #")
+             << index << " must be a statically shaped tensor of a tfc "
+             << "element type, got " << input;
+  for (auto [index, output] : llvm::enumerate(type.getResults()))
+    if (!isKernelTensor(output))
+      return emitOpError("output #")
+             << index << " must be a statically shaped tensor of a tfc "
+             << "element type, got " << output;
+  Block &body = getBodyBlock();
+  if (body.getNumArguments() != type.getNumInputs())
+    return emitOpError("body has ")
+           << body.getNumArguments() << " arguments but the signature has "
+           << type.getNumInputs() << " inputs";
+  for (auto [index, argument, input] :
+       llvm::enumerate(body.getArguments(), type.getInputs()))
+    if (argument.getType() != input)
+      return emitOpError("body argument #")
+             << index << " has type " << argument.getType() << " but input #"
+             << index << " is " << input;
+  return success();
+}
+
+// The kernel rules query the body ops' interfaces, which is only safe once
+// those ops have verified themselves.
+LogicalResult KernelOp::verifyRegions() {
+  if (!isa<YieldOp>(getBodyBlock().getTerminator()))
+    return emitOpError("body must end with tfcrt.yield");
+  return tfc::verifyKernelBody(getBodyBlock(), getKind(),
+                               [&] { return emitOpError(); });
+}
+
+//===----------------------------------------------------------------------===//
+// YieldOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult YieldOp::verify() {
+  auto kernel = cast<KernelOp>((*this)->getParentOp());
+  ArrayRef<Type> outputs = kernel.getFunctionType().getResults();
+  if (getValues().size() != outputs.size())
+    return emitOpError("yields ")
+           << getValues().size() << " values but the kernel has "
+           << outputs.size() << " outputs";
+  for (auto [index, value, output] : llvm::enumerate(getValues(), outputs))
+    if (value.getType() != output)
+      return emitOpError("value #")
+             << index << " has type " << value.getType()
+             << " but the kernel's output #" << index << " is " << output;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// EntryOp
+//===----------------------------------------------------------------------===//
+
+void EntryOp::build(OpBuilder &builder, OperationState &state, StringRef name) {
+  state.addAttribute(getSymNameAttrName(state.name),
+                     builder.getStringAttr(name));
+  state.addRegion()->push_back(new Block());
+}
+
+// The caller binds externals by name, so a name must pick one buffer.
+LogicalResult EntryOp::verifyRegions() {
+  llvm::StringMap<ExternalOp> seen;
+  for (auto external : getBodyBlock().getOps<ExternalOp>()) {
+    auto [it, inserted] = seen.try_emplace(external.getName(), external);
+    if (!inserted)
+      return external.emitOpError("name '")
+                 .append(external.getName(), "' is already bound by another "
+                                             "tfcrt.external of this entry")
+                 .attachNote(it->second.getLoc())
+             << "first bound here";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExternalOp::verify() {
+  if (getName().empty())
+    return emitOpError("name must not be empty");
+  return success();
+}
+
+LogicalResult ArenaViewOp::verify() {
+  auto offset = static_cast<int64_t>(getOffset());
+  if (offset < 0)
+    return emitOpError("offset must be non-negative, got ") << offset;
+  ArenaOp arena = ArenaOp::lookup(*this);
+  if (!arena)
+    return emitOpError("needs a tfcrt.arena in the enclosing module");
+  // A bad alignment is reported by the arena's own verifier.
+  auto alignment = static_cast<int64_t>(arena.getAlignment());
+  auto arenaSize = static_cast<int64_t>(arena.getSize());
+  if (alignment > 0 && offset % alignment != 0)
+    return emitOpError("offset ")
+           << offset << " is not a multiple of the arena alignment "
+           << alignment;
+  std::optional<int64_t> bytes = getBufferBytes(getType());
+  std::optional<int64_t> end =
+      bytes ? llvm::checkedAdd(offset, *bytes) : std::nullopt;
+  if (!end || *end > arenaSize)
+    return emitOpError("buffer of ")
+           << (bytes ? std::to_string(*bytes) : std::string("too many"))
+           << " bytes at offset " << offset << " ends past the arena ("
+           << arenaSize << " bytes)";
+  return success();
+}
+
+LogicalResult AliasOp::verify() {
+  MemRefType source = getSource().getType(), result = getType();
+  if (source.getElementType() != result.getElementType())
+    return emitOpError("element type ")
+           << result.getElementType() << " differs from the source's "
+           << source.getElementType();
+  if (source.getNumElements() != result.getNumElements())
+    return emitOpError("has ")
+           << result.getNumElements() << " elements but the source has "
+           << source.getNumElements();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LaunchOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto kernel =
+      symbolTable.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError("'") << getKernel() << "' does not name a tfcrt.kernel";
+  FunctionType type = kernel.getFunctionType();
+  auto check = [&](StringRef what, ValueRange buffers,
+                   ArrayRef<Type> tensors) -> LogicalResult {
+    if (buffers.size() != tensors.size())
+      return emitOpError("has ")
+             << buffers.size() << " " << what << "s but kernel @" << getKernel()
+             << " has " << tensors.size();
+    for (auto [index, buffer, tensor] : llvm::enumerate(buffers, tensors))
+      if (!bufferMatchesTensor(buffer.getType(), tensor))
+        return emitOpError()
+               << what << " #" << index << " " << buffer.getType()
+               << " does not hold kernel @" << getKernel() << "'s " << tensor
+               << " (same shape and element type expected)";
+    return success();
+  };
+  if (failed(check("input", getInputs(), type.getInputs())) ||
+      failed(check("output", getOutputs(), type.getResults())))
+    return failure();
+  // Two outputs written to one buffer would race on the device.
+  for (auto [i, first] : llvm::enumerate(getOutputs()))
+    for (auto [j, second] : llvm::enumerate(getOutputs().drop_front(i + 1)))
+      if (first == second)
+        return emitOpError("outputs #")
+               << i << " and #" << i + 1 + j << " are the same buffer";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GemmOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One operand of a GEMM as cuBLASLt sees it: a stored row-major matrix of
+/// `rows x cols` with leading dimension `ld`, repeated `batch` times
+/// `stride` elements apart.
+struct GemmOperand {
+  StringRef name;
+  Value buffer;
+  Type declaredType;
+  int64_t rows, cols, ld, stride;
+};
+} // namespace
+
+/// Elements from the first to one past the last element the GEMM touches in
+/// `operand`, or std::nullopt on overflow.
+static std::optional<int64_t> footprint(const GemmOperand &operand,
+                                        int64_t batch) {
+  std::optional<int64_t> last = llvm::checkedMul(batch - 1, operand.stride);
+  std::optional<int64_t> rows = llvm::checkedMul(operand.rows - 1, operand.ld);
+  if (!last || !rows)
+    return std::nullopt;
+  last = llvm::checkedAdd(*last, *rows);
+  return last ? llvm::checkedAdd(*last, operand.cols) : std::nullopt;
+}
+
+LogicalResult GemmOp::verify() {
+  if (getEpilogue() != GemmEpilogue::none)
+    return emitOpError("epilogue '")
+           << stringifyGemmEpilogue(getEpilogue())
+           << "' needs bias/aux operands that tfcrt.gemm does not have yet; "
+           << "only 'none' is supported";
+
+  // Dtypes: the declared types are the buffers' and follow tfc.matmul.
+  Type aType = getAType(), bType = getBType(), cType = getCType();
+  for (auto [name, declared, buffer] :
+       {std::tuple{"a", aType, getA()}, std::tuple{"b", bType, getB()},
+        std::tuple{"c", cType, getC()}}) {
+    Type element = cast<MemRefType>(buffer.getType()).getElementType();
+    if (declared != element)
+      return emitOpError() << name << "_type " << declared
+                           << " does not match the element type " << element
+                           << " of " << name;
+  }
+  if (!isa<FloatType>(aType) || aType != bType)
+    return emitOpError("a_type and b_type must be one float type, got ")
+           << aType << " and " << bType;
+  bool isHalf = aType.isF16() || aType.isBF16();
+  if (cType != aType && !(isHalf && cType.isF32()))
+    return emitOpError("c_type must be ")
+           << aType << (isHalf ? " or f32" : "") << " for " << aType
+           << " operands, got " << cType;
+  Type accumulation = tfc::accumulationType(aType);
+  if (getComputeType() != accumulation)
+    return emitOpError("compute_type must be ")
+           << accumulation << " for " << aType << " operands, got "
+           << getComputeType();
+  if (!std::isfinite(getAlpha().convertToDouble()) ||
+      !std::isfinite(getBeta().convertToDouble()))
+    return emitOpError("alpha and beta must be finite");
+
+  auto field = [](uint64_t value) { return static_cast<int64_t>(value); };
+  int64_t m = field(getM()), n = field(getN()), k = field(getK()),
+          batch = field(getBatch());
+  if (m < 1 || n < 1 || k < 1 || batch < 1)
+    return emitOpError("m, n, k and batch must be positive, got m=")
+           << m << " n=" << n << " k=" << k << " batch=" << batch;
+  if (getC() == getA() || getC() == getB())
+    return emitOpError("c must be a buffer other than a and b");
+
+  // Stored (row-major) shapes: op(A) is m x k, op(B) is k x n, C is m x n.
+  GemmOperand operands[] = {
+      {"a", getA(), aType, getTransposeA() ? k : m, getTransposeA() ? m : k,
+       field(getLda()), field(getStrideA())},
+      {"b", getB(), bType, getTransposeB() ? n : k, getTransposeB() ? k : n,
+       field(getLdb()), field(getStrideB())},
+      {"c", getC(), cType, m, n, field(getLdc()), field(getStrideC())}};
+  for (const GemmOperand &operand : operands) {
+    if (operand.ld < operand.cols)
+      return emitOpError("ld")
+             << operand.name << " " << operand.ld
+             << " is less than the column count " << operand.cols
+             << " of the stored " << operand.rows << "x" << operand.cols << " "
+             << operand.name;
+    if (operand.stride < 0)
+      return emitOpError("stride_")
+             << operand.name << " must be non-negative, got " << operand.stride;
+    int64_t elements =
+        cast<MemRefType>(operand.buffer.getType()).getNumElements();
+    std::optional<int64_t> extent = footprint(operand, batch);
+    if (!extent || *extent > elements)
+      return emitOpError("reads or writes ")
+             << (extent ? std::to_string(*extent) : std::string("too many"))
+             << " elements of " << operand.name << ", which has only "
+             << elements;
+  }
+  // Each batch writes its own C matrix; a shared or overlapping one races.
+  if (batch > 1) {
+    std::optional<int64_t> matrix = footprint(operands[2], 1);
+    if (!matrix || field(getStrideC()) < *matrix)
+      return emitOpError("stride_c ")
+             << field(getStrideC()) << " makes the batch's C matrices overlap "
+             << "(each spans " << (matrix ? *matrix : 0) << " elements)";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CopyOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CopyOp::verify() {
+  if (getSrc() == getDst())
+    return emitOpError("copies a buffer onto itself");
+  std::optional<int64_t> srcBytes = getBufferBytes(getSrc().getType());
+  std::optional<int64_t> dstBytes = getBufferBytes(getDst().getType());
+  if (srcBytes != dstBytes)
+    return emitOpError("source has ")
+           << srcBytes.value_or(-1) << " bytes but the destination has "
+           << dstBytes.value_or(-1);
+  return success();
+}

@@ -1,0 +1,31 @@
+//===- Pipelines.cpp - named tfc pass pipelines ---------------------------===//
+
+#include "passes/Pipelines.h"
+
+#include "passes/lowering/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
+                                   const LowerToExecOptions &options) {
+  pm.addNestedPass<mlir::func::FuncOp>(createTfcDecomposePass());
+  // Folds what decomposition exposes (e.g. transpose pairs) and dedups the
+  // constants it created before they are cloned into kernels; CSE shares
+  // what every attention layer rebuilds (the causal mask).
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  pm.addNestedPass<mlir::func::FuncOp>(createTfcFormKernelsPass());
+  TfcConvertToExecPassOptions convert;
+  convert.function = options.function;
+  pm.addPass(createTfcConvertToExecPass(convert));
+}
+
+void tfc::registerPipelines() {
+  mlir::PassPipelineRegistration<LowerToExecOptions>(
+      "tfc-lower-to-exec",
+      "Lower a tfc function to a tfcrt module: decompose, canonicalize, "
+      "CSE, form kernels, bufferize and convert to tfcrt (docs/execution.md)",
+      buildLowerToExecPipeline);
+}

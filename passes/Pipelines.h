@@ -1,0 +1,37 @@
+//===- Pipelines.h - named tfc pass pipelines -------------------*- C++ -*-===//
+//
+// The pipelines tfc's tools run by name (tfc-opt --<name>), built in C++ so
+// that the JIT session can run the same ones in process.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_PASSES_PIPELINES_H
+#define TFC_PASSES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace tfc {
+
+/// Options of --tfc-lower-to-exec.
+struct LowerToExecOptions
+    : public mlir::PassPipelineOptions<LowerToExecOptions> {
+  Option<std::string> function{
+      *this, "function",
+      llvm::cl::desc("The function to lower into tfcrt.entry @forward"),
+      llvm::cl::init("loss")};
+};
+
+/// Adds --tfc-lower-to-exec to `pm` (a pass manager on builtin.module):
+/// tfc-decompose, canonicalize, tfc-form-kernels, tfc-convert-to-exec.
+void buildLowerToExecPipeline(mlir::OpPassManager &pm,
+                              const LowerToExecOptions &options);
+
+/// Registers every named tfc pipeline with the global pipeline registry.
+void registerPipelines();
+
+} // namespace tfc
+
+#endif // TFC_PASSES_PIPELINES_H

@@ -1,0 +1,419 @@
+//===- ConvertToExec.cpp - --tfc-convert-to-exec --------------------------===//
+//
+// Bufferization and conversion to tfcrt in one step. After region formation
+// a function is a straight line of tfc.fusion ops and reshapes, so
+// bufferization needs no general analysis: every value gets exactly one
+// buffer (an external binding, an arena slot or an alias), lifetimes are
+// intervals over the launch order, and the arena planner packs them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/lowering/Passes.h"
+
+#include "passes/lowering/ArenaPlanner.h"
+
+#include "dialects/tfc/TfcOps.h"
+#include "dialects/tfc/TfcShapeUtils.h"
+#include "dialects/tfcrt/TfcrtOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace tfc {
+#define GEN_PASS_DEF_TFCCONVERTTOEXECPASS
+#include "passes/lowering/Passes.h.inc"
+} // namespace tfc
+
+using namespace mlir;
+using namespace mlir::tfc;
+namespace tfcrt = mlir::tfcrt;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// GEMM fields
+//===----------------------------------------------------------------------===//
+
+/// The cuBLASLt descriptor fields of a row-major strided-batched GEMM.
+struct GemmFields {
+  int64_t m, n, k, batch, lda, ldb, ldc, strideA, strideB, strideC;
+};
+
+/// The matmul of a gemm fusion that is exactly one GEMM: a tfc.matmul on
+/// block arguments whose result is the only yielded value. A gemm fusion
+/// with prologue or epilogue ops (a later fusion pass may form them) needs
+/// cuBLASLt epilogues that tfcrt.gemm does not express yet.
+MatmulOp getPlainGemm(FusionOp fusion) {
+  Block &body = fusion.getBodyBlock();
+  if (body.getOperations().size() != 2)
+    return {};
+  auto matmul = dyn_cast<MatmulOp>(body.front());
+  if (!matmul || !isa<BlockArgument>(matmul.getA()) ||
+      !isa<BlockArgument>(matmul.getB()))
+    return {};
+  ValueRange yielded = fusion.getYield().getValues();
+  if (yielded.size() != 1 || yielded.front() != matmul.getResult())
+    return {};
+  return matmul;
+}
+
+/// Maps `matmul`'s shapes onto a strided-batched GEMM. A rank-2 (or
+/// batch-1) `b` against untransposed `a` is a linear layer: `a`'s batch
+/// rows are contiguous, so they flatten into `m` and the GEMM is a single
+/// large one. Otherwise each operand's batch is addressed with one stride
+/// (0 when it has a single matrix), which --tfc-decompose guarantees.
+FailureOr<GemmFields> computeGemmFields(MatmulOp matmul) {
+  auto aType = cast<RankedTensorType>(matmul.getA().getType());
+  auto bType = cast<RankedTensorType>(matmul.getB().getType());
+  auto cType = cast<RankedTensorType>(matmul.getType());
+  ArrayRef<int64_t> aShape = aType.getShape(), bShape = bType.getShape();
+  ArrayRef<int64_t> aBatch = aShape.drop_back(2), bBatch = bShape.drop_back(2);
+  ArrayRef<int64_t> cBatch = cType.getShape().drop_back(2);
+  int64_t aRows = aShape[aShape.size() - 2], aCols = aShape.back();
+  int64_t bRows = bShape[bShape.size() - 2], bCols = bShape.back();
+
+  GemmFields fields;
+  fields.m = cType.getShape()[cType.getRank() - 2];
+  fields.n = cType.getShape().back();
+  fields.k = matmul.getTransposeA() ? aRows : aCols;
+  fields.lda = aCols;
+  fields.ldb = bCols;
+  fields.ldc = fields.n;
+  fields.batch = ShapedType::getNumElements(cBatch);
+  fields.strideA = fields.strideB = fields.strideC = 0;
+
+  if (ShapedType::getNumElements(bBatch) == 1 && !matmul.getTransposeA()) {
+    fields.m *= fields.batch;
+    fields.batch = 1;
+    return fields;
+  }
+  if (fields.batch == 1)
+    return fields;
+
+  auto strideOf = [&](StringRef name, ArrayRef<int64_t> batch,
+                      int64_t matrix) -> FailureOr<int64_t> {
+    if (ShapedType::getNumElements(batch) == 1)
+      return 0;
+    SmallVector<int64_t> padded(cBatch.size() - batch.size(), 1);
+    padded.append(batch.begin(), batch.end());
+    if (ArrayRef<int64_t>(padded) == cBatch)
+      return matrix;
+    return matmul.emitOpError("batch dims ")
+           << formatShape(batch) << " of '" << name
+           << "' broadcast partially to " << formatShape(cBatch)
+           << ", which one batch stride cannot express; run --tfc-decompose "
+              "to broadcast them explicitly";
+  };
+  FailureOr<int64_t> strideA = strideOf("a", aBatch, aRows * aCols);
+  if (failed(strideA))
+    return failure();
+  FailureOr<int64_t> strideB = strideOf("b", bBatch, bRows * bCols);
+  if (failed(strideB))
+    return failure();
+  fields.strideA = *strideA;
+  fields.strideB = *strideB;
+  fields.strideC = fields.m * fields.n;
+  return fields;
+}
+
+//===----------------------------------------------------------------------===//
+// The lowering of one function
+//===----------------------------------------------------------------------===//
+
+class ExecLowering {
+public:
+  ExecLowering(ModuleOp module, func::FuncOp func, int64_t alignment)
+      : module(module), func(func), alignment(alignment), symbols(module) {}
+
+  LogicalResult run() {
+    if (failed(checkFunction()) || failed(planBuffers()))
+      return failure();
+    emit();
+    func.erase();
+    return success();
+  }
+
+private:
+  /// The value that owns the storage of `value`: reshapes alias their
+  /// source.
+  Value rootOf(Value value) {
+    while (auto reshape = value.getDefiningOp<ReshapeOp>())
+      value = reshape.getX();
+    return value;
+  }
+
+  LogicalResult checkType(Type type, const Twine &what) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (tensor && tensor.hasStaticShape() &&
+        tfcrt::getBufferBytes(tensor).has_value())
+      return success();
+    return func.emitOpError() << what << " has type " << type
+                              << ", which has no tfcrt buffer type (a "
+                                 "statically shaped tensor of a tfc element "
+                                 "type is needed)";
+  }
+
+  LogicalResult checkFunction() {
+    if (func.isExternal())
+      return func.emitOpError("has no body to lower");
+    if (!func.getBody().hasOneBlock())
+      return func.emitOpError("must have a single block to be lowered");
+    for (auto [index, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (failed(checkType(type, "argument #" + Twine(index))))
+        return failure();
+    for (auto [index, type] : llvm::enumerate(func.getResultTypes()))
+      if (failed(checkType(type, "result #" + Twine(index))))
+        return failure();
+
+    for (Operation &op : func.getBody().front()) {
+      if (isa<ReshapeOp, func::ReturnOp>(op))
+        continue;
+      auto fusion = dyn_cast<FusionOp>(op);
+      if (!fusion) {
+        if (isa_and_nonnull<TfcDialect>(op.getDialect()))
+          return op.emitOpError("is outside any tfc.fusion; run "
+                                "--tfc-form-kernels first");
+        return op.emitOpError("cannot be lowered to tfcrt");
+      }
+      if (fusion.getKind() != KernelKind::gemm)
+        continue;
+      MatmulOp matmul = getPlainGemm(fusion);
+      if (!matmul)
+        return fusion.emitOpError(
+            "of kind gemm must hold exactly one tfc.matmul of its inputs "
+            "whose result it yields; GEMM prologues and epilogues are not "
+            "supported yet");
+      FailureOr<GemmFields> fields = computeGemmFields(matmul);
+      if (failed(fields))
+        return failure();
+      gemmFields[fusion] = *fields;
+    }
+    return success();
+  }
+
+  /// Decides where every value lives and plans the arena.
+  LogicalResult planBuffers() {
+    auto returnOp = cast<func::ReturnOp>(func.getBody().front().back());
+    // A result is written straight into its output buffer by the kernel
+    // that computes it; anything else returned is copied there at the end.
+    for (auto [index, value] : llvm::enumerate(returnOp.getOperands())) {
+      if (value.getDefiningOp<FusionOp>() && !outputOf.count(value))
+        outputOf[value] = index;
+      else
+        copies.push_back({value, static_cast<unsigned>(index)});
+    }
+
+    std::vector<int64_t> sizes;
+    std::vector<::tfc::BufferLifetime> lifetimes;
+    int64_t step = 0;
+    auto use = [&](Value value, int64_t at) {
+      auto it = arenaIndex.find(rootOf(value));
+      if (it != arenaIndex.end())
+        lifetimes[it->second].last = std::max(lifetimes[it->second].last, at);
+    };
+    for (Operation &op : func.getBody().front()) {
+      auto fusion = dyn_cast<FusionOp>(op);
+      if (!fusion)
+        continue;
+      for (Value input : fusion.getInputs())
+        use(input, step);
+      for (Value result : fusion.getResults()) {
+        if (outputOf.count(result))
+          continue;
+        std::optional<int64_t> bytes =
+            tfcrt::getBufferBytes(cast<ShapedType>(result.getType()));
+        if (!bytes)
+          return fusion.emitOpError("result of type ")
+                 << result.getType() << " has no buffer size that fits in "
+                 << "int64_t bytes";
+        arenaIndex[result] = sizes.size();
+        sizes.push_back(*bytes);
+        lifetimes.push_back({step, step});
+      }
+      ++step;
+    }
+    // The copies into output buffers run after the last launch.
+    for (auto [value, index] : copies)
+      use(value, step);
+
+    std::string error;
+    std::optional<::tfc::ArenaPlan> plan =
+        ::tfc::planArena(sizes, lifetimes, alignment, &error);
+    if (!plan)
+      return func.emitOpError("arena planning failed: ") << error;
+    arenaPlan = std::move(*plan);
+    return success();
+  }
+
+  /// The name of output `index` of the function.
+  std::string outputName(unsigned index) {
+    if (func.getName() == "loss" && func.getNumResults() == 1 &&
+        cast<RankedTensorType>(func.getResultTypes()[0]).getRank() == 0)
+      return "loss";
+    return "out" + std::to_string(index);
+  }
+
+  /// A fresh kernel symbol name `k<N>`.
+  std::string kernelName() {
+    std::string name;
+    do
+      name = "k" + std::to_string(kernelCounter++);
+    while (symbols.lookup(name));
+    return name;
+  }
+
+  static MemRefType bufferType(Value value) {
+    return tfcrt::getBufferType(cast<RankedTensorType>(value.getType()));
+  }
+
+  void emit() {
+    OpBuilder moduleBuilder = OpBuilder::atBlockBegin(module.getBody());
+    moduleBuilder.create<tfcrt::ArenaOp>(func.getLoc(), arenaPlan.size,
+                                         alignment);
+    moduleBuilder.setInsertionPoint(func);
+    auto entry = moduleBuilder.create<tfcrt::EntryOp>(func.getLoc(), "forward");
+    // Kernels go before the entry, in launch order.
+    moduleBuilder.setInsertionPoint(entry);
+    OpBuilder builder = OpBuilder::atBlockEnd(&entry.getBodyBlock());
+
+    Block &body = func.getBody().front();
+    for (BlockArgument argument : body.getArguments()) {
+      unsigned index = argument.getArgNumber();
+      tfcrt::BufferRole role = tfcrt::BufferRole::input;
+      std::string name = "arg" + std::to_string(index);
+      if (auto param = func.getArgAttrOfType<StringAttr>(
+              index, TfcDialect::kParamAttrName)) {
+        role = tfcrt::BufferRole::param;
+        name = param.str();
+      } else if (auto input = func.getArgAttrOfType<StringAttr>(
+                     index, TfcDialect::kInputAttrName)) {
+        name = input.str();
+      }
+      buffers[argument] = builder.create<tfcrt::ExternalOp>(
+          argument.getLoc(), bufferType(argument), role, name);
+    }
+    auto returnOp = cast<func::ReturnOp>(body.back());
+    SmallVector<Value> outputs;
+    for (auto [index, value] : llvm::enumerate(returnOp.getOperands()))
+      outputs.push_back(builder.create<tfcrt::ExternalOp>(
+          returnOp.getLoc(), bufferType(value), tfcrt::BufferRole::output,
+          outputName(index)));
+    for (auto [value, index] : outputOf)
+      buffers[value] = outputs[index];
+
+    for (Operation &op : body) {
+      if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+        buffers[reshape] = builder.create<tfcrt::AliasOp>(
+            reshape.getLoc(), bufferType(reshape),
+            buffers.lookup(reshape.getX()));
+        continue;
+      }
+      auto fusion = dyn_cast<FusionOp>(op);
+      if (!fusion)
+        continue;
+      for (Value result : fusion.getResults())
+        if (!buffers.count(result))
+          buffers[result] = builder.create<tfcrt::ArenaViewOp>(
+              fusion.getLoc(), bufferType(result),
+              arenaPlan.offsets[arenaIndex.lookup(result)]);
+      SmallVector<Value> inputs =
+          llvm::map_to_vector(fusion.getInputs(), [&](Value input) {
+            return buffers.lookup(input);
+          });
+      SmallVector<Value> results =
+          llvm::map_to_vector(fusion.getResults(), [&](Value result) {
+            return buffers.lookup(result);
+          });
+      if (fusion.getKind() == KernelKind::gemm)
+        emitGemm(builder, fusion, inputs, results.front());
+      else
+        emitLaunch(moduleBuilder, builder, fusion, inputs, results);
+    }
+    for (auto [value, index] : copies)
+      builder.create<tfcrt::CopyOp>(returnOp.getLoc(), buffers.lookup(value),
+                                    outputs[index]);
+    builder.create<tfcrt::ReturnOp>(returnOp.getLoc());
+  }
+
+  void emitGemm(OpBuilder &builder, FusionOp fusion, ArrayRef<Value> inputs,
+                Value c) {
+    MatmulOp matmul = getPlainGemm(fusion);
+    const GemmFields &f = gemmFields.lookup(fusion);
+    Value a = inputs[cast<BlockArgument>(matmul.getA()).getArgNumber()];
+    Value b = inputs[cast<BlockArgument>(matmul.getB()).getArgNumber()];
+    Type aType = cast<ShapedType>(a.getType()).getElementType();
+    builder.create<tfcrt::GemmOp>(
+        fusion.getLoc(), a, b, c, matmul.getTransposeA(),
+        matmul.getTransposeB(), f.m, f.n, f.k, f.batch, f.lda, f.ldb, f.ldc,
+        f.strideA, f.strideB, f.strideC, aType,
+        cast<ShapedType>(b.getType()).getElementType(),
+        cast<ShapedType>(c.getType()).getElementType(), accumulationType(aType),
+        tfcrt::GemmEpilogue::none, APFloat(1.0), APFloat(0.0));
+  }
+
+  void emitLaunch(OpBuilder &moduleBuilder, OpBuilder &builder, FusionOp fusion,
+                  ArrayRef<Value> inputs, ArrayRef<Value> results) {
+    auto type =
+        FunctionType::get(module.getContext(), fusion.getInputs().getTypes(),
+                          fusion.getResultTypes());
+    auto kernel = moduleBuilder.create<tfcrt::KernelOp>(
+        fusion.getLoc(), kernelName(), fusion.getKind(), type);
+    // The body moves unchanged; only the terminator changes dialect,
+    // because tfc.yield belongs to tfc.fusion.
+    kernel.getBody().takeBody(fusion.getBody());
+    YieldOp yield = cast<YieldOp>(kernel.getBodyBlock().getTerminator());
+    OpBuilder(yield).create<tfcrt::YieldOp>(yield.getLoc(), yield.getValues());
+    yield.erase();
+    symbols.insert(kernel);
+    builder.create<tfcrt::LaunchOp>(fusion.getLoc(), kernel.getSymName(),
+                                    inputs, results);
+  }
+
+  ModuleOp module;
+  func::FuncOp func;
+  int64_t alignment;
+  SymbolTable symbols;
+  unsigned kernelCounter = 0;
+
+  llvm::DenseMap<Operation *, GemmFields> gemmFields;
+  /// Returned fusion results written straight into output `index`.
+  llvm::DenseMap<Value, unsigned> outputOf;
+  /// Returned values copied into output `index` after the last launch.
+  SmallVector<std::pair<Value, unsigned>> copies;
+  /// Arena-backed values: their index into the planner's vectors.
+  llvm::DenseMap<Value, size_t> arenaIndex;
+  ::tfc::ArenaPlan arenaPlan;
+  /// The tfcrt buffer of every tfc value.
+  llvm::DenseMap<Value, Value> buffers;
+};
+
+struct TfcConvertToExecPass
+    : public ::tfc::impl::TfcConvertToExecPassBase<TfcConvertToExecPass> {
+  using TfcConvertToExecPassBase::TfcConvertToExecPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    int64_t align = alignment;
+    if (align <= 0 || (align & (align - 1)) != 0) {
+      module.emitError("--tfc-convert-to-exec: alignment ")
+          << align << " is not a positive power of two";
+      return signalPassFailure();
+    }
+    auto func = module.lookupSymbol<func::FuncOp>(function);
+    if (!func) {
+      module.emitError("--tfc-convert-to-exec: no func.func @")
+          << function << " to lower (choose one with function=<name>)";
+      return signalPassFailure();
+    }
+    if (tfcrt::ArenaOp::lookup(module) || module.lookupSymbol("forward")) {
+      module.emitError("--tfc-convert-to-exec: the module already has a "
+                       "tfcrt.arena or a symbol @forward");
+      return signalPassFailure();
+    }
+    if (failed(ExecLowering(module, func, align).run()))
+      signalPassFailure();
+  }
+};
+
+} // namespace

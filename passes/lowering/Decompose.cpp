@@ -1,0 +1,270 @@
+//===- Decompose.cpp - --tfc-decompose ------------------------------------===//
+//
+// Rewrites composite ops into ops that each map onto one kernel kind, so
+// that region formation (and later fusion) only ever sees ops with a kernel
+// role. Each rewrite is exact: it computes what the composite's
+// description (and the PyTorch function it names) computes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/lowering/Passes.h"
+
+#include "dialects/tfc/TfcOps.h"
+#include "dialects/tfc/TfcShapeUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+#include <limits>
+
+namespace tfc {
+#define GEN_PASS_DEF_TFCDECOMPOSEPASS
+#include "passes/lowering/Passes.h.inc"
+} // namespace tfc
+
+using namespace mlir;
+using namespace mlir::tfc;
+
+namespace {
+
+RankedTensorType withShape(RankedTensorType type, ArrayRef<int64_t> shape) {
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+RankedTensorType withElementType(RankedTensorType type, Type elementType) {
+  return RankedTensorType::get(type.getShape(), elementType);
+}
+
+/// A rank-0 splat constant of `elementType` (a float type).
+Value floatScalar(OpBuilder &builder, Location loc, Type elementType,
+                  double value) {
+  auto type = RankedTensorType::get({}, elementType);
+  auto attr = DenseElementsAttr::get(
+      type, builder.getFloatAttr(elementType, value).getValue());
+  return builder.create<ConstantOp>(loc, attr);
+}
+
+//===----------------------------------------------------------------------===//
+// attention
+//===----------------------------------------------------------------------===//
+
+/// softmax(q k^T * scale + causal mask) [dropout] v, as
+/// torch.nn.functional.scaled_dot_product_attention computes it: scores and
+/// probabilities stay in accumulationType (f32 for 16-bit q), the mask is
+/// -inf above the top-left diagonal (query t sees keys s <= t), and the
+/// probabilities are rounded to q's type once, for the second GEMM.
+void decomposeAttention(AttentionOp op) {
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  auto qType = cast<RankedTensorType>(op.getQ().getType());
+  auto kType = cast<RankedTensorType>(op.getK().getType());
+  Type elementType = qType.getElementType();
+  Type accType = accumulationType(elementType);
+  int64_t rank = qType.getRank();
+  int64_t t = qType.getDimSize(rank - 2), s = kType.getDimSize(rank - 2);
+
+  SmallVector<int64_t> scoresShape(qType.getShape().drop_back(2));
+  scoresShape.append({t, s});
+  auto scoresType = RankedTensorType::get(scoresShape, accType);
+
+  Value scores = builder.create<MatmulOp>(loc, scoresType, op.getQ(), op.getK(),
+                                          /*transpose_a=*/false,
+                                          /*transpose_b=*/true);
+  Value scale = floatScalar(builder, loc, accType, op.getEffectiveScale());
+  scores = builder.create<MulOp>(loc, scoresType, scores, scale);
+
+  if (op.getCausal()) {
+    auto indexType = RankedTensorType::get({t, s}, builder.getI32Type());
+    Value row = builder.create<IotaOp>(loc, indexType, /*dim=*/0);
+    Value col = builder.create<IotaOp>(loc, indexType, /*dim=*/1);
+    auto maskType = RankedTensorType::get({t, s}, builder.getI1Type());
+    Value visible = builder.create<CompareOp>(loc, maskType,
+                                              CompareDirection::le, col, row);
+    Value negInf = floatScalar(builder, loc, accType,
+                               -std::numeric_limits<double>::infinity());
+    scores = builder.create<SelectOp>(loc, scoresType, visible, scores, negInf);
+  }
+
+  Value probs = builder.create<SoftmaxOp>(loc, scoresType, scores,
+                                          builder.getI64IntegerAttr(-1));
+  if (FloatAttr p = op.getDropoutAttr(); p && p.getValueAsDouble() != 0.0)
+    probs = builder.create<DropoutOp>(loc, scoresType, probs, op.getSeed(),
+                                      op.getOffset(), p);
+  if (accType != elementType)
+    probs = builder.create<ConvertOp>(
+        loc, withElementType(scoresType, elementType), probs);
+
+  Value result = builder.create<MatmulOp>(loc, op.getType(), probs, op.getV(),
+                                          /*transpose_a=*/false,
+                                          /*transpose_b=*/false);
+  op.replaceAllUsesWith(result);
+  op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// softmax / log_softmax over a non-last dimension
+//===----------------------------------------------------------------------===//
+
+/// Swaps `dim` with the last dimension, applies the op over the last one
+/// (a row reduction) and swaps back; the permutation is its own inverse.
+template <typename OpTy> void decomposeSoftmax(OpTy op) {
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t rank = type.getRank();
+  int64_t dim = *normalizeDim(op.getDim(), rank);
+  SmallVector<int64_t> permutation =
+      llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(permutation[dim], permutation[rank - 1]);
+  SmallVector<int64_t> shape(type.getShape());
+  std::swap(shape[dim], shape[rank - 1]);
+  auto transposedType = withShape(type, shape);
+
+  Value x =
+      builder.create<TransposeOp>(loc, transposedType, op.getX(), permutation);
+  x = builder.create<OpTy>(loc, transposedType, x,
+                           builder.getI64IntegerAttr(-1));
+  Value result = builder.create<TransposeOp>(loc, type, x, permutation);
+  op.replaceAllUsesWith(result);
+  op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// reductions over the last dimension and leading ones
+//===----------------------------------------------------------------------===//
+
+/// The type of reducing `type` over `dims` (sorted, in range).
+RankedTensorType reducedType(RankedTensorType type, ArrayRef<int64_t> dims,
+                             bool keepdim) {
+  SmallVector<int64_t> shape;
+  for (auto [d, size] : llvm::enumerate(type.getShape())) {
+    if (!llvm::is_contained(dims, static_cast<int64_t>(d)))
+      shape.push_back(size);
+    else if (keepdim)
+      shape.push_back(1);
+  }
+  return withShape(type, shape);
+}
+
+/// Reduces the maximal trailing suffix of the dims first (a row reduction)
+/// and the remaining leading dims second: they all lie before the suffix, so
+/// their indices survive the first reduction, and the new last dimension is
+/// not among them (a column reduction). Sums, means (over equal-size
+/// groups) and maxima compose exactly; 16-bit sums and means go through f32
+/// so that the intermediate result is not rounded to 16 bits.
+template <typename OpTy> void decomposeReduction(OpTy op) {
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getX().getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> dims = op.getNormalizedDims();
+  size_t suffix = 0;
+  while (suffix < dims.size() && dims[dims.size() - 1 - suffix] ==
+                                     rank - 1 - static_cast<int64_t>(suffix))
+    ++suffix;
+  SmallVector<int64_t> rowDims(dims.end() - suffix, dims.end());
+  SmallVector<int64_t> columnDims(dims.begin(), dims.end() - suffix);
+  bool keepdim = op.getKeepdim();
+
+  Value x = op.getX();
+  Type elementType = type.getElementType();
+  bool widen = !std::is_same_v<OpTy, ReduceMaxOp> &&
+               (elementType.isF16() || elementType.isBF16());
+  if (widen) {
+    type = withElementType(type, builder.getF32Type());
+    x = builder.create<ConvertOp>(loc, type, x);
+  }
+  RankedTensorType rowType = reducedType(type, rowDims, keepdim);
+  Value partial = builder.create<OpTy>(loc, rowType, x, rowDims, keepdim);
+  RankedTensorType columnType = reducedType(rowType, columnDims, keepdim);
+  Value result =
+      builder.create<OpTy>(loc, columnType, partial, columnDims, keepdim);
+  if (widen)
+    result = builder.create<ConvertOp>(loc, op.getType(), result);
+  op.replaceAllUsesWith(result);
+  op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// matmul batch broadcasting
+//===----------------------------------------------------------------------===//
+
+/// Whether a strided-batched GEMM can address operand batch dims `batch`
+/// inside the result's batch dims `full` with one stride: either one matrix
+/// for the whole batch (stride 0) or one per result batch (stride = matrix
+/// size).
+bool isStridable(ArrayRef<int64_t> batch, ArrayRef<int64_t> full) {
+  if (ShapedType::getNumElements(batch) == 1)
+    return true;
+  SmallVector<int64_t> padded(full.size() - batch.size(), 1);
+  padded.append(batch.begin(), batch.end());
+  return ArrayRef<int64_t>(padded) == full;
+}
+
+/// Broadcasts each operand whose batch dims are not stridable to the full
+/// batch shape; returns whether anything changed.
+bool makeBatchStridable(MatmulOp op) {
+  auto resultType = cast<RankedTensorType>(op.getType());
+  ArrayRef<int64_t> full = resultType.getShape().drop_back(2);
+  OpBuilder builder(op);
+  bool changed = false;
+  for (OpOperand *operand : {&op.getAMutable(), &op.getBMutable()}) {
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    ArrayRef<int64_t> batch = type.getShape().drop_back(2);
+    if (isStridable(batch, full))
+      continue;
+    SmallVector<int64_t> shape(full);
+    shape.append(type.getShape().take_back(2).begin(),
+                 type.getShape().take_back(2).end());
+    operand->set(builder.create<BroadcastToOp>(
+        op.getLoc(), withShape(type, shape), operand->get()));
+    changed = true;
+  }
+  return changed;
+}
+
+struct TfcDecomposePass
+    : public ::tfc::impl::TfcDecomposePassBase<TfcDecomposePass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    // Collect first: every rewrite replaces the op it visits.
+    SmallVector<Operation *> worklist;
+    func.walk([&](Operation *op) {
+      auto role = dyn_cast<KernelRoleOpInterface>(op);
+      if ((role && role.getKernelRole() == KernelRole::Composite) ||
+          isa<MatmulOp>(op))
+        worklist.push_back(op);
+    });
+    for (Operation *op : worklist) {
+      if (auto attention = dyn_cast<AttentionOp>(op))
+        decomposeAttention(attention);
+      else if (auto softmax = dyn_cast<SoftmaxOp>(op))
+        decomposeSoftmax(softmax);
+      else if (auto logSoftmax = dyn_cast<LogSoftmaxOp>(op))
+        decomposeSoftmax(logSoftmax);
+      else if (auto sum = dyn_cast<ReduceSumOp>(op))
+        decomposeReduction(sum);
+      else if (auto mean = dyn_cast<ReduceMeanOp>(op))
+        decomposeReduction(mean);
+      else if (auto max = dyn_cast<ReduceMaxOp>(op))
+        decomposeReduction(max);
+      else if (auto matmul = dyn_cast<MatmulOp>(op))
+        makeBatchStridable(matmul);
+    }
+    // The decompositions above only produce ops with a kernel role, and the
+    // attention's matmuls have equal batch dims; what is left is an op this
+    // pass does not know.
+    WalkResult result = func.walk([&](KernelRoleOpInterface op) {
+      if (op.getKernelRole() != KernelRole::Composite)
+        return WalkResult::advance();
+      op->emitOpError("is a composite op that --tfc-decompose cannot "
+                      "decompose");
+      return WalkResult::interrupt();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

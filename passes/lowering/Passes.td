@@ -1,0 +1,102 @@
+//===- Passes.td - tfc lowering passes ------------------------------------===//
+//
+// The passes of --tfc-lower-to-exec (docs/execution.md section 1): from a
+// graph-level tfc function to a tfcrt module. Each pass lives in its own
+// file; the base classes are generated from these definitions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_PASSES_LOWERING_PASSES_TD
+#define TFC_PASSES_LOWERING_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TfcDecomposePass : Pass<"tfc-decompose", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite composite tfc ops into ops with a kernel role";
+  let description = [{
+    Rewrites every op whose kernel role is Composite into ops that map onto
+    one kernel each, and makes matmul batch broadcasting explicit where
+    strided-batched GEMM cannot express it:
+
+    - `tfc.attention` becomes `matmul(q, k) transpose_b` (f32 result for
+      16-bit operands), `mul` by the scale (default `1/sqrt(D)`), for
+      `causal` a top-left lower-triangular mask (`iota`, `compare le`,
+      `select` with `-inf`), `softmax` over the last dim, the optional
+      `dropout`, a `convert` back to the operands' type when the scores
+      were accumulated wider, and `matmul(p, v)`; this equals
+      `torch.nn.functional.scaled_dot_product_attention`.
+    - `softmax` / `log_softmax` over a non-last dim become `transpose`
+      (swapping that dim with the last), the op over the last dim, and the
+      same `transpose` back.
+    - a `reduce_sum`/`reduce_mean`/`reduce_max` whose dims mix the last
+      dimension with leading ones becomes a row reduction over the maximal
+      trailing suffix of its dims followed by a column reduction over the
+      rest (16-bit sums and means accumulate through f32 so the split does
+      not add a rounding step).
+    - a `tfc.matmul` whose operand's batch dims are neither the full batch
+      shape nor all ones gets a `tfc.broadcast_to` of that operand to the
+      full batch shape (one batch stride per operand is all a
+      strided-batched GEMM has).
+
+    Afterwards no op has the Composite role; the pass fails on one it does
+    not know how to decompose.
+  }];
+  let dependentDialects = ["::mlir::tfc::TfcDialect"];
+}
+
+def TfcFormKernelsPass : Pass<"tfc-form-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Wrap every kernel-role op in its own tfc.fusion";
+  let description = [{
+    The trivial grouping of unfused compilation: every top-level op with a
+    kernel role becomes its own `tfc.fusion` of kind
+    `kernelKindForRole(role)`, with the op's distinct operands as inputs.
+    `tfc.reshape` stays outside (bufferization turns it into an alias), and
+    `tfc.constant` is cloned into every region that uses it; a constant
+    still used outside regions (by a reshape or the return) becomes its own
+    pointwise kernel. Existing `tfc.fusion` ops are left as they are, so a
+    fusion pass can run before or instead of this one. Fails on a composite
+    op (run --tfc-decompose first).
+  }];
+  let dependentDialects = ["::mlir::tfc::TfcDialect"];
+}
+
+def TfcConvertToExecPass : Pass<"tfc-convert-to-exec", "::mlir::ModuleOp"> {
+  let summary = "Bufferize a kernel-formed function and convert it to tfcrt";
+  let description = [{
+    Turns the function `function` (after --tfc-form-kernels) into the
+    `tfcrt.entry @forward` of the module:
+
+    - arguments become `tfcrt.external` of role `param` / `input` named by
+      their `tfc.param` / `tfc.input` attribute (`input "arg<N>"` when
+      unnamed); results become `tfcrt.external output "out<N>"` (`"loss"`
+      for the single scalar result of `@loss`);
+    - every other value gets a `tfcrt.arena_view` at an offset planned by
+      liveness (first-fit in program order, `alignment`-byte aligned;
+      buffers with overlapping lifetimes never share bytes) and the module
+      gets `tfcrt.arena` with the planned size;
+    - `tfc.reshape` becomes `tfcrt.alias`;
+    - each `tfc.fusion` becomes a `tfcrt.kernel` symbol `@k<N>` (body moved,
+      `tfc.yield` replaced by `tfcrt.yield`) and a `tfcrt.launch`; a `gemm`
+      fusion holding one `tfc.matmul` becomes a `tfcrt.gemm` instead, with
+      the row-major cuBLASLt fields (a rank-2 `b` against rank-N `a`
+      flattens `a`'s leading dims into `m`);
+    - a result that is an argument, a reshape or another result gets a
+      `tfcrt.copy` into its output buffer; every other result is written
+      by its kernel directly into the output buffer.
+
+    The function is erased afterwards. Fails with a diagnostic on ops
+    outside fusions (other than reshape and the return), on gemm fusions
+    with prologue/epilogue ops, and on batch broadcasting that strides
+    cannot express (run --tfc-decompose first).
+  }];
+  let dependentDialects = ["::mlir::tfc::TfcDialect",
+                           "::mlir::tfcrt::TfcrtDialect"];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"loss\"",
+           "The function to lower into tfcrt.entry @forward">,
+    Option<"alignment", "alignment", "int64_t", /*default=*/"256",
+           "Byte alignment of every arena offset (a power of two)">,
+  ];
+}
+
+#endif // TFC_PASSES_LOWERING_PASSES_TD

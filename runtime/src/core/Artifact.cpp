@@ -1,0 +1,628 @@
+//===- Artifact.cpp - load and validate an artifact directory -------------===//
+//
+// The manifest is untrusted input (it may be corrupt, truncated, hand-edited
+// or from another version), so nothing here assumes the writer was correct:
+// every field is type-checked, every id bounds-checked and every size
+// recomputed before the executor is allowed to turn offsets into addresses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/src/core/Artifact.h"
+
+#include "runtime/src/core/FileUtil.h"
+#include "runtime/src/core/JsonUtil.h"
+#include "runtime/src/core/Sha256.h"
+
+#include <cctype>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace tfc::rt {
+
+using json::Json;
+
+const EntryDesc *Artifact::findEntry(const std::string &name) const {
+  for (const EntryDesc &e : entries)
+    if (e.name == name)
+      return &e;
+  return nullptr;
+}
+
+const BufferDesc *Artifact::findExternal(const std::string &name) const {
+  for (const BufferDesc &b : buffers)
+    if (b.kind == BufferKind::External && b.name == name)
+      return &b;
+  return nullptr;
+}
+
+namespace {
+
+constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
+constexpr size_t kMaxManifestBytes = 64u << 20;
+constexpr size_t kMaxKernelFileBytes = 64u << 20;
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s;
+}
+
+std::string describe(DType dtype, const std::vector<int64_t> &shape) {
+  return std::string(dtypeName(dtype)) + " " + shapeString(shape);
+}
+
+Status getDType(const Json &obj, const std::string &path, const char *key,
+                DType &out) {
+  std::string name;
+  TFC_RETURN_IF_ERROR(json::getString(obj, path, key, name));
+  auto d = parseDType(name);
+  if (!d)
+    return Status::error(json::child(path, key) + ": unknown dtype '" + name +
+                         "' (expected f32, f64, f16, bf16, i1, i32 or i64)");
+  out = *d;
+  return Status::ok();
+}
+
+/// Reads a buffer id member and checks it names a buffer.
+Status getBufferId(const Json &obj, const std::string &path, const char *key,
+                   size_t numBuffers, int64_t &out) {
+  TFC_RETURN_IF_ERROR(json::getInt(obj, path, key, out));
+  if (out < 0 || static_cast<size_t>(out) >= numBuffers)
+    return Status::error(json::child(path, key) + ": buffer id " +
+                         std::to_string(out) + " out of range (" +
+                         std::to_string(numBuffers) + " buffers)");
+  return Status::ok();
+}
+
+/// A relative path inside the artifact: no absolute paths, no "..", so a
+/// manifest cannot make the runtime read files outside its directory.
+Status checkRelativePath(const std::string &p, const std::string &path) {
+  if (p.empty())
+    return Status::error(path + ": empty path");
+  if (p[0] == '/')
+    return Status::error(path + ": '" + p + "' must be relative");
+  if (p.find('\0') != std::string::npos)
+    return Status::error(path + ": path contains a NUL byte");
+  std::stringstream ss(p);
+  std::string part;
+  while (std::getline(ss, part, '/'))
+    if (part == "..")
+      return Status::error(path + ": '" + p +
+                           "' must not leave the artifact directory");
+  return Status::ok();
+}
+
+bool isHex64(const std::string &s) {
+  if (s.size() != 64)
+    return false;
+  for (char c : s)
+    if (!std::isxdigit(static_cast<unsigned char>(c)))
+      return false;
+  return true;
+}
+
+std::string lower(std::string s) {
+  for (char &c : s)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// The loader's state: the artifact being built plus lookups used while
+/// validating steps.
+class Loader {
+public:
+  Loader(const std::string &directory, Artifact &out)
+      : directory_(directory), art_(out) {}
+
+  Status load(const Json &doc) {
+    std::string format;
+    TFC_RETURN_IF_ERROR(json::getString(doc, "", "format", format));
+    if (format != "tfc-artifact")
+      return Status::error("format: expected \"tfc-artifact\", got \"" +
+                           format + "\"");
+    int64_t version;
+    TFC_RETURN_IF_ERROR(json::getInt(doc, "", "version", version));
+    if (version != kArtifactVersion)
+      return Status::error("version: unsupported artifact version " +
+                           std::to_string(version) + " (this runtime reads " +
+                           std::to_string(kArtifactVersion) + ")");
+    TFC_RETURN_IF_ERROR(loadArena(doc));
+    TFC_RETURN_IF_ERROR(loadBuffers(doc));
+    TFC_RETURN_IF_ERROR(loadKernels(doc));
+    return loadEntries(doc);
+  }
+
+private:
+  Status loadArena(const Json &doc) {
+    const Json *arena;
+    TFC_RETURN_IF_ERROR(json::member(doc, "", "arena", arena));
+    TFC_RETURN_IF_ERROR(json::getInt(*arena, "arena", "size", art_.arenaSize));
+    if (art_.arenaSize < 0)
+      return Status::error("arena.size: negative size");
+    TFC_RETURN_IF_ERROR(
+        json::getInt(*arena, "arena", "alignment", art_.arenaAlignment));
+    int64_t a = art_.arenaAlignment;
+    if (a < 1 || a > (1 << 20) || (a & (a - 1)))
+      return Status::error("arena.alignment: " + std::to_string(a) +
+                           " is not a power of two in [1, 2^20]");
+    return Status::ok();
+  }
+
+  Status loadBuffers(const Json &doc) {
+    const Json *list;
+    TFC_RETURN_IF_ERROR(json::member(doc, "", "buffers", list));
+    if (!list->is_array())
+      return Status::error("buffers: expected an array");
+    size_t n = list->size();
+    std::vector<BufferDesc> buffers(n);
+    std::vector<bool> seen(n, false);
+    std::vector<size_t> position(n, 0); // id -> index in the JSON array
+    std::set<std::string> externalNames;
+    for (size_t i = 0; i < n; ++i) {
+      std::string path = json::element("buffers", i);
+      const Json &j = (*list)[i];
+      BufferDesc b;
+      TFC_RETURN_IF_ERROR(json::getInt(j, path, "id", b.id));
+      if (b.id < 0 || static_cast<size_t>(b.id) >= n)
+        return Status::error(path + ".id: " + std::to_string(b.id) +
+                             " out of range (ids must be 0.." +
+                             std::to_string(n - 1) + ")");
+      if (seen[b.id])
+        return Status::error(path + ".id: duplicate id " +
+                             std::to_string(b.id));
+      seen[b.id] = true;
+      position[b.id] = i;
+      TFC_RETURN_IF_ERROR(getDType(j, path, "dtype", b.dtype));
+      TFC_RETURN_IF_ERROR(
+          json::getIntArray(j, path, "shape", 0, kMaxInt, b.shape));
+      auto elems = numElements(b.shape);
+      if (!elems || *elems > kMaxInt / dtypeSize(b.dtype))
+        return Status::error(path + ".shape: byte size overflows");
+      b.bytes = *elems * dtypeSize(b.dtype);
+
+      std::string kind;
+      TFC_RETURN_IF_ERROR(json::getString(j, path, "kind", kind));
+      if (kind == "external") {
+        b.kind = BufferKind::External;
+        std::string role;
+        TFC_RETURN_IF_ERROR(json::getString(j, path, "role", role));
+        if (role == "param")
+          b.role = BufferRole::Param;
+        else if (role == "input")
+          b.role = BufferRole::Input;
+        else if (role == "output")
+          b.role = BufferRole::Output;
+        else
+          return Status::error(path + ".role: unknown role '" + role +
+                               "' (expected param, input or output)");
+        TFC_RETURN_IF_ERROR(json::getString(j, path, "name", b.name));
+        if (b.name.empty())
+          return Status::error(path + ".name: empty external name");
+        if (!externalNames.insert(b.name).second)
+          return Status::error(path + ".name: duplicate external name '" +
+                               b.name + "'");
+      } else if (kind == "arena") {
+        b.kind = BufferKind::Arena;
+        TFC_RETURN_IF_ERROR(json::getInt(j, path, "offset", b.offset));
+        if (b.offset < 0 || b.offset % art_.arenaAlignment)
+          return Status::error(path + ".offset: " + std::to_string(b.offset) +
+                               " is not a non-negative multiple of the arena "
+                               "alignment " +
+                               std::to_string(art_.arenaAlignment));
+        if (b.offset > art_.arenaSize || b.bytes > art_.arenaSize - b.offset)
+          return Status::error(
+              path + ".offset: arena view [" + std::to_string(b.offset) + ", " +
+              std::to_string(b.offset) + "+" + std::to_string(b.bytes) +
+              ") lies outside the arena (size " +
+              std::to_string(art_.arenaSize) + ")");
+      } else if (kind == "alias") {
+        b.kind = BufferKind::Alias;
+        TFC_RETURN_IF_ERROR(json::getInt(j, path, "of", b.aliasOf));
+        if (b.aliasOf < 0 || static_cast<size_t>(b.aliasOf) >= n)
+          return Status::error(path + ".of: buffer id " +
+                               std::to_string(b.aliasOf) + " out of range (" +
+                               std::to_string(n) + " buffers)");
+        if (b.aliasOf == b.id)
+          return Status::error(path + ".of: a buffer cannot alias itself");
+      } else {
+        return Status::error(path + ".kind: unknown buffer kind '" + kind +
+                             "' (expected external, arena or alias)");
+      }
+      buffers[b.id] = std::move(b);
+    }
+    // Resolve alias chains to their root (a non-alias buffer); a chain longer
+    // than the number of buffers is a cycle.
+    for (BufferDesc &b : buffers) {
+      if (b.kind != BufferKind::Alias)
+        continue;
+      int64_t root = b.aliasOf;
+      size_t steps = 0;
+      while (buffers[root].kind == BufferKind::Alias) {
+        if (++steps > n)
+          return Status::error(json::element("buffers", position[b.id]) +
+                               ".of: alias chain is a cycle");
+        root = buffers[root].aliasOf;
+      }
+      if (buffers[root].bytes != b.bytes)
+        return Status::error(
+            json::element("buffers", position[b.id]) + ".of: alias of buffer " +
+            std::to_string(root) + " has " + std::to_string(b.bytes) +
+            " bytes (" + describe(b.dtype, b.shape) + ") but its source has " +
+            std::to_string(buffers[root].bytes) + " (" +
+            describe(buffers[root].dtype, buffers[root].shape) + ")");
+      b.aliasOf = root;
+    }
+    art_.buffers = std::move(buffers);
+    return Status::ok();
+  }
+
+  Status readKernelFile(const Json &j, const std::string &path, const char *key,
+                        const Json &sha, std::string &out) {
+    std::string rel;
+    TFC_RETURN_IF_ERROR(json::getString(j, path, key, rel));
+    TFC_RETURN_IF_ERROR(checkRelativePath(rel, json::child(path, key)));
+    Status s = readFile(directory_ + "/" + rel, out, kMaxKernelFileBytes);
+    if (!s)
+      return Status::error(json::child(path, key) + ": " + s.message());
+    std::string shaPath = json::child(path, "sha256");
+    std::string expected;
+    TFC_RETURN_IF_ERROR(json::getString(sha, shaPath, key, expected));
+    if (!isHex64(expected))
+      return Status::error(json::child(shaPath, key) +
+                           ": expected 64 hex digits");
+    std::string actual = sha256Hex(out);
+    if (lower(expected) != actual)
+      return Status::error(json::child(shaPath, key) + ": '" + rel +
+                           "' has sha256 " + actual + ", manifest says " +
+                           lower(expected) + " (corrupt or modified file)");
+    return Status::ok();
+  }
+
+  Status loadKernels(const Json &doc) {
+    const Json *list;
+    TFC_RETURN_IF_ERROR(json::member(doc, "", "kernels", list));
+    if (!list->is_array())
+      return Status::error("kernels: expected an array");
+    static const std::set<std::string> kinds = {
+        "pointwise", "row_reduction", "column_reduction",
+        "gather",    "multi_tensor",  "gemm"};
+    for (size_t i = 0; i < list->size(); ++i) {
+      std::string path = json::element("kernels", i);
+      const Json &j = (*list)[i];
+      KernelDesc k;
+      TFC_RETURN_IF_ERROR(json::getString(j, path, "name", k.name));
+      // The name becomes a CUDA symbol (extern "C"): a C identifier.
+      bool ident = !k.name.empty() && !std::isdigit((unsigned char)k.name[0]);
+      for (char c : k.name)
+        ident = ident && (std::isalnum((unsigned char)c) || c == '_');
+      if (!ident)
+        return Status::error(path + ".name: '" + k.name +
+                             "' is not a C identifier");
+      if (kernelIndex_.count(k.name))
+        return Status::error(path + ".name: duplicate kernel '" + k.name + "'");
+      TFC_RETURN_IF_ERROR(json::getString(j, path, "kind", k.kind));
+      if (!kinds.count(k.kind))
+        return Status::error(path + ".kind: unknown kernel kind '" + k.kind +
+                             "'");
+      const Json *sha;
+      TFC_RETURN_IF_ERROR(json::member(j, path, "sha256", sha));
+      if (!sha->is_object())
+        return Status::error(path + ".sha256: expected an object");
+      TFC_RETURN_IF_ERROR(readKernelFile(j, path, "cuda", *sha, k.cudaSource));
+      TFC_RETURN_IF_ERROR(readKernelFile(j, path, "host", *sha, k.hostProgram));
+
+      // CUDA's launch limits: grid.x < 2^31, grid.y/z <= 65535, at most 1024
+      // threads per block with block.z <= 64.
+      std::vector<int64_t> grid, block;
+      TFC_RETURN_IF_ERROR(json::getIntArray(j, path, "grid", 1, kMaxInt, grid));
+      TFC_RETURN_IF_ERROR(
+          json::getIntArray(j, path, "block", 1, kMaxInt, block));
+      if (grid.size() != 3 || block.size() != 3)
+        return Status::error(path + (grid.size() != 3 ? ".grid" : ".block") +
+                             ": expected 3 dimensions");
+      if (grid[0] > 0x7fffffff || grid[1] > 65535 || grid[2] > 65535)
+        return Status::error(path + ".grid: exceeds CUDA grid limits");
+      if (block[0] > 1024 || block[1] > 1024 || block[2] > 64 ||
+          block[0] * block[1] * block[2] > 1024)
+        return Status::error(path + ".block: exceeds 1024 threads per block");
+      for (int d = 0; d < 3; ++d) {
+        k.grid[d] = static_cast<uint32_t>(grid[d]);
+        k.block[d] = static_cast<uint32_t>(block[d]);
+      }
+      int64_t shared;
+      TFC_RETURN_IF_ERROR(json::getInt(j, path, "shared_bytes", shared));
+      if (shared < 0 || shared > 0xffffffffLL)
+        return Status::error(path + ".shared_bytes: " + std::to_string(shared) +
+                             " out of range");
+      k.sharedBytes = static_cast<uint32_t>(shared);
+
+      std::string hostKind;
+      Status s = readHostProgramSignature(k.hostProgram, hostKind, k.inputs,
+                                          k.outputs);
+      if (!s)
+        return Status::error(path + ".host: " + s.message());
+      if (hostKind != k.kind)
+        return Status::error(path + ".host: host program kind '" + hostKind +
+                             "' differs from the manifest's '" + k.kind + "'");
+      kernelIndex_[k.name] = static_cast<int64_t>(art_.kernels.size());
+      art_.kernels.push_back(std::move(k));
+    }
+    return Status::ok();
+  }
+
+  Status getIds(const Json &j, const std::string &path, const char *key,
+                std::vector<int64_t> &out) {
+    size_t n = art_.buffers.size();
+    TFC_RETURN_IF_ERROR(json::getIntArray(j, path, key, 0, kMaxInt, out));
+    for (size_t i = 0; i < out.size(); ++i)
+      if (static_cast<size_t>(out[i]) >= n)
+        return Status::error(json::element(json::child(path, key), i) +
+                             ": buffer id " + std::to_string(out[i]) +
+                             " out of range (" + std::to_string(n) +
+                             " buffers)");
+    return Status::ok();
+  }
+
+  /// Checks launch operands against the kernel signature, one by one.
+  Status checkOperands(const std::string &path, const char *key,
+                       const std::vector<int64_t> &ids,
+                       const std::vector<TensorSig> &sigs,
+                       const std::string &kernel) {
+    std::string what = std::string(key) == "args" ? "inputs" : "outputs";
+    if (ids.size() != sigs.size())
+      return Status::error(json::child(path, key) + ": kernel '" + kernel +
+                           "' has " + std::to_string(sigs.size()) + " " + what +
+                           ", step gives " + std::to_string(ids.size()));
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const BufferDesc &b = art_.buffers[ids[i]];
+      // Exact dtype and shape: the lowering gives each kernel parameter the
+      // type of the launch operand, so any difference is a writer bug.
+      if (b.dtype != sigs[i].dtype || b.shape != sigs[i].shape)
+        return Status::error(json::element(json::child(path, key), i) +
+                             ": buffer " + std::to_string(b.id) + " is " +
+                             describe(b.dtype, b.shape) + ", kernel '" +
+                             kernel + "' expects " +
+                             describe(sigs[i].dtype, sigs[i].shape));
+    }
+    return Status::ok();
+  }
+
+  /// Byte range of a buffer within its root allocation.
+  bool mayOverlap(int64_t x, int64_t y) const {
+    const BufferDesc *a = &art_.buffers[x], *b = &art_.buffers[y];
+    if (a->kind == BufferKind::Alias)
+      a = &art_.buffers[a->aliasOf];
+    if (b->kind == BufferKind::Alias)
+      b = &art_.buffers[b->aliasOf];
+    if (a == b)
+      return a->bytes > 0;
+    if (a->kind != BufferKind::Arena || b->kind != BufferKind::Arena)
+      return false;
+    return a->offset < b->offset + b->bytes && b->offset < a->offset + a->bytes;
+  }
+
+  Status loadGemm(const Json &j, const std::string &path, GemmDesc &g) {
+    size_t n = art_.buffers.size();
+    TFC_RETURN_IF_ERROR(getBufferId(j, path, "a", n, g.a));
+    TFC_RETURN_IF_ERROR(getBufferId(j, path, "b", n, g.b));
+    TFC_RETURN_IF_ERROR(getBufferId(j, path, "c", n, g.c));
+    TFC_RETURN_IF_ERROR(json::getBool(j, path, "transpose_a", g.transposeA));
+    TFC_RETURN_IF_ERROR(json::getBool(j, path, "transpose_b", g.transposeB));
+    struct {
+      const char *key;
+      int64_t *value;
+      int64_t min;
+    } ints[] = {{"m", &g.m, 1},
+                {"n", &g.n, 1},
+                {"k", &g.k, 1},
+                {"batch", &g.batch, 1},
+                {"lda", &g.lda, 1},
+                {"ldb", &g.ldb, 1},
+                {"ldc", &g.ldc, 1},
+                {"stride_a", &g.strideA, 0},
+                {"stride_b", &g.strideB, 0},
+                {"stride_c", &g.strideC, 0}};
+    for (auto &f : ints) {
+      TFC_RETURN_IF_ERROR(json::getInt(j, path, f.key, *f.value));
+      // 2^40 keeps every product below (2^40)^2 * 4 < 2^127 in checks below
+      // and is far beyond any real tensor dimension.
+      if (*f.value < f.min || *f.value > (int64_t(1) << 40))
+        return Status::error(json::child(path, f.key) + ": " +
+                             std::to_string(*f.value) + " out of range");
+    }
+    TFC_RETURN_IF_ERROR(getDType(j, path, "a_type", g.aType));
+    TFC_RETURN_IF_ERROR(getDType(j, path, "b_type", g.bType));
+    TFC_RETURN_IF_ERROR(getDType(j, path, "c_type", g.cType));
+    TFC_RETURN_IF_ERROR(
+        json::getString(j, path, "compute_type", g.computeType));
+    TFC_RETURN_IF_ERROR(json::getString(j, path, "epilogue", g.epilogue));
+    TFC_RETURN_IF_ERROR(json::getNumber(j, path, "alpha", g.alpha));
+    TFC_RETURN_IF_ERROR(json::getNumber(j, path, "beta", g.beta));
+
+    auto isFloat = [](DType d) {
+      return d == DType::F32 || d == DType::F64 || d == DType::F16 ||
+             d == DType::BF16;
+    };
+    struct {
+      const char *key;
+      DType type;
+      int64_t id;
+    } ops[] = {{"a_type", g.aType, g.a},
+               {"b_type", g.bType, g.b},
+               {"c_type", g.cType, g.c}};
+    bool anyF64 = false, allF64 = true;
+    for (auto &op : ops) {
+      if (!isFloat(op.type))
+        return Status::error(json::child(path, op.key) + ": " +
+                             dtypeName(op.type) +
+                             " is not a floating-point GEMM type");
+      if (art_.buffers[op.id].dtype != op.type)
+        return Status::error(json::child(path, op.key) + ": " +
+                             dtypeName(op.type) + " but buffer " +
+                             std::to_string(op.id) + " is " +
+                             dtypeName(art_.buffers[op.id].dtype));
+      anyF64 |= op.type == DType::F64;
+      allF64 &= op.type == DType::F64;
+    }
+    if (anyF64 && !allF64)
+      return Status::error(path + ": f64 GEMMs need f64 a, b and c");
+    std::string wantCompute = allF64 ? "f64" : "f32";
+    if (g.computeType != wantCompute)
+      return Status::error(path + ".compute_type: '" + g.computeType +
+                           "' (expected '" + wantCompute +
+                           "' for these types)");
+    if (g.epilogue != "none")
+      return Status::error(path + ".epilogue: '" + g.epilogue +
+                           "' is not supported by artifact version 1 "
+                           "(expected 'none')");
+
+    // Row-major storage: op(A) is m x k, so A is stored m x k (k x m when
+    // transposed) with leading dimension lda >= its column count; likewise B
+    // (k x n) and C (m x n). Every element any batch touches must lie inside
+    // the buffer.
+    struct Operand {
+      const char *name;
+      int64_t id, rows, cols, ld, stride;
+    } operands[] = {{"a", g.a, g.transposeA ? g.k : g.m,
+                     g.transposeA ? g.m : g.k, g.lda, g.strideA},
+                    {"b", g.b, g.transposeB ? g.n : g.k,
+                     g.transposeB ? g.k : g.n, g.ldb, g.strideB},
+                    {"c", g.c, g.m, g.n, g.ldc, g.strideC}};
+    for (auto &o : operands) {
+      std::string ldKey = std::string("ld") + o.name;
+      if (o.ld < o.cols)
+        return Status::error(json::child(path, ldKey) + ": " +
+                             std::to_string(o.ld) + " < row length " +
+                             std::to_string(o.cols));
+      __int128 footprint = (__int128)(o.rows - 1) * o.ld + o.cols;
+      __int128 extent = (__int128)(g.batch - 1) * o.stride + footprint;
+      const BufferDesc &buf = art_.buffers[o.id];
+      int64_t elems = buf.bytes / dtypeSize(buf.dtype);
+      if (extent > elems)
+        return Status::error(
+            path + ": operand " + o.name + " reaches element " +
+            std::to_string((long long)(extent > kMaxInt ? kMaxInt : extent)) +
+            " but buffer " + std::to_string(o.id) + " (" +
+            describe(buf.dtype, buf.shape) + ") has " + std::to_string(elems));
+    }
+    if (g.batch > 1 && g.strideC < (g.m - 1) * g.ldc + g.n)
+      return Status::error(path + ".stride_c: " + std::to_string(g.strideC) +
+                           " makes the batches of c overlap");
+    if (mayOverlap(g.c, g.a) || mayOverlap(g.c, g.b))
+      return Status::error(path + ": c overlaps an input buffer");
+    return Status::ok();
+  }
+
+  Status loadStep(const Json &j, const std::string &path, Step &step) {
+    std::string op;
+    TFC_RETURN_IF_ERROR(json::getString(j, path, "op", op));
+    if (op == "launch") {
+      step.kind = StepKind::Launch;
+      std::string kernel;
+      TFC_RETURN_IF_ERROR(json::getString(j, path, "kernel", kernel));
+      auto it = kernelIndex_.find(kernel);
+      if (it == kernelIndex_.end())
+        return Status::error(path + ".kernel: unknown kernel '" + kernel + "'");
+      step.kernel = it->second;
+      TFC_RETURN_IF_ERROR(getIds(j, path, "args", step.args));
+      TFC_RETURN_IF_ERROR(getIds(j, path, "results", step.results));
+      const KernelDesc &k = art_.kernels[step.kernel];
+      TFC_RETURN_IF_ERROR(
+          checkOperands(path, "args", step.args, k.inputs, kernel));
+      return checkOperands(path, "results", step.results, k.outputs, kernel);
+    }
+    if (op == "gemm") {
+      step.kind = StepKind::Gemm;
+      return loadGemm(j, path, step.gemm);
+    }
+    if (op == "copy") {
+      step.kind = StepKind::Copy;
+      size_t n = art_.buffers.size();
+      TFC_RETURN_IF_ERROR(getBufferId(j, path, "src", n, step.src));
+      TFC_RETURN_IF_ERROR(getBufferId(j, path, "dst", n, step.dst));
+      const BufferDesc &s = art_.buffers[step.src], &d = art_.buffers[step.dst];
+      if (s.bytes != d.bytes)
+        return Status::error(
+            path + ": copy from buffer " + std::to_string(s.id) + " (" +
+            std::to_string(s.bytes) + " bytes) to buffer " +
+            std::to_string(d.id) + " (" + std::to_string(d.bytes) + " bytes)");
+      if (mayOverlap(step.src, step.dst))
+        return Status::error(path + ": copy source and destination overlap");
+      return Status::ok();
+    }
+    return Status::error(path + ".op: unknown step op '" + op +
+                         "' (expected launch, gemm or copy)");
+  }
+
+  Status loadEntries(const Json &doc) {
+    const Json *list;
+    TFC_RETURN_IF_ERROR(json::member(doc, "", "entries", list));
+    if (!list->is_array())
+      return Status::error("entries: expected an array");
+    std::set<std::string> names;
+    for (size_t i = 0; i < list->size(); ++i) {
+      std::string path = json::element("entries", i);
+      const Json &j = (*list)[i];
+      EntryDesc e;
+      TFC_RETURN_IF_ERROR(json::getString(j, path, "name", e.name));
+      if (e.name.empty())
+        return Status::error(path + ".name: empty entry name");
+      if (!names.insert(e.name).second)
+        return Status::error(path + ".name: duplicate entry '" + e.name + "'");
+      const Json *steps;
+      TFC_RETURN_IF_ERROR(json::member(j, path, "steps", steps));
+      if (!steps->is_array())
+        return Status::error(path + ".steps: expected an array");
+      for (size_t s = 0; s < steps->size(); ++s) {
+        Step step;
+        TFC_RETURN_IF_ERROR(
+            loadStep((*steps)[s], json::element(path + ".steps", s), step));
+        e.steps.push_back(std::move(step));
+      }
+      art_.entries.push_back(std::move(e));
+    }
+    return Status::ok();
+  }
+
+  std::string directory_;
+  Artifact &art_;
+  std::map<std::string, int64_t> kernelIndex_;
+};
+
+} // namespace
+
+Status loadArtifactFromManifest(const std::string &directory,
+                                const std::string &manifestText,
+                                Artifact &out) {
+  out = Artifact();
+  out.directory = directory;
+  Json doc;
+  TFC_RETURN_IF_ERROR(json::parse(manifestText, "", doc));
+  if (!doc.is_object())
+    return Status::error("expected a JSON object");
+  Status s = Loader(directory, out).load(doc);
+  if (!s) {
+    out = Artifact();
+    return s;
+  }
+  return Status::ok();
+}
+
+Status loadArtifact(const std::string &directory, Artifact &out) {
+  std::string prefix = "artifact '" + directory + "': ";
+  std::string text;
+  Status s = readFile(directory + "/manifest.json", text, kMaxManifestBytes);
+  if (!s)
+    return Status::error(prefix + s.message());
+  s = loadArtifactFromManifest(directory, text, out);
+  if (!s)
+    return Status::error(prefix + "manifest.json: " + s.message());
+  return Status::ok();
+}
+
+} // namespace tfc::rt

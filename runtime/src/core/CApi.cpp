@@ -1,0 +1,315 @@
+//===- CApi.cpp - libtfcrt public C API -----------------------------------===//
+//
+// Thin C layer over Artifact/Executor. Every entry point catches C++
+// exceptions (std::bad_alloc, in practice) so none escapes into C callers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/include/tfc/runtime.h"
+#include "runtime/src/core/CApiInternal.h"
+#include "runtime/src/core/Executor.h"
+#include "runtime/src/core/Safetensors.h"
+
+#include <cstring>
+#include <new>
+
+using namespace tfc::rt;
+
+struct tfc_program_t {
+  std::shared_ptr<Backend> backend;
+  std::shared_ptr<const Artifact> artifact;
+  std::unique_ptr<Executor> executor;
+  std::vector<int64_t> externals; ///< Buffer ids of externals, in order.
+};
+
+namespace {
+// Returned when even allocating an error fails; tfc_status_free ignores it.
+tfc_status_t outOfMemoryStatus{"out of memory"};
+
+tfc_status errorStatus(const std::string &message) {
+  return toCStatus(Status::error(message));
+}
+
+template <typename Fn> tfc_status guarded(Fn &&fn) {
+  try {
+    return toCStatus(fn());
+  } catch (const std::bad_alloc &) {
+    return &outOfMemoryStatus;
+  } catch (const std::exception &e) {
+    return errorStatus(std::string("internal error: ") + e.what());
+  }
+}
+
+tfc_dtype toC(DType d) {
+  switch (d) {
+  case DType::F32:
+    return TFC_DTYPE_F32;
+  case DType::F64:
+    return TFC_DTYPE_F64;
+  case DType::F16:
+    return TFC_DTYPE_F16;
+  case DType::BF16:
+    return TFC_DTYPE_BF16;
+  case DType::I1:
+    return TFC_DTYPE_I1;
+  case DType::I32:
+    return TFC_DTYPE_I32;
+  case DType::I64:
+    return TFC_DTYPE_I64;
+  }
+  return TFC_DTYPE_F32;
+}
+
+tfc_role toC(BufferRole r) {
+  switch (r) {
+  case BufferRole::Param:
+    return TFC_ROLE_PARAM;
+  case BufferRole::Input:
+    return TFC_ROLE_INPUT;
+  default:
+    return TFC_ROLE_OUTPUT;
+  }
+}
+
+void describe(const BufferDesc &b, tfc_binding *out) {
+  out->name = b.name.c_str();
+  out->role = toC(b.role);
+  out->dtype = toC(b.dtype);
+  out->rank = b.shape.size();
+  out->shape = b.shape.data();
+  out->bytes = static_cast<size_t>(b.bytes);
+}
+
+Status checkProgram(const tfc_program *program) {
+  if (!program)
+    return Status::error("null program");
+  return Status::ok();
+}
+} // namespace
+
+namespace tfc::rt {
+
+tfc_status toCStatus(const Status &status) {
+  if (status.isOk())
+    return nullptr;
+  try {
+    return new tfc_status_t{status.message()};
+  } catch (...) {
+    return &outOfMemoryStatus;
+  }
+}
+
+tfc_device *wrapBackend(std::shared_ptr<Backend> backend) {
+  auto *d = new tfc_device_t;
+  d->kind = backend->name();
+  d->description = backend->deviceDescription();
+  d->backend = std::move(backend);
+  return d;
+}
+
+} // namespace tfc::rt
+
+extern "C" {
+
+const char *tfc_status_message(tfc_status status) {
+  return status ? status->message.c_str() : "";
+}
+
+void tfc_status_free(tfc_status status) {
+  if (status != &outOfMemoryStatus)
+    delete status;
+}
+
+const char *tfc_dtype_name(tfc_dtype dtype) {
+  if (dtype < TFC_DTYPE_F32 || dtype > TFC_DTYPE_I64)
+    return "?";
+  return dtypeName(static_cast<DType>(dtype));
+}
+
+size_t tfc_dtype_size(tfc_dtype dtype) {
+  if (dtype < TFC_DTYPE_F32 || dtype > TFC_DTYPE_I64)
+    return 0;
+  return static_cast<size_t>(dtypeSize(static_cast<DType>(dtype)));
+}
+
+const char *tfc_role_name(tfc_role role) {
+  switch (role) {
+  case TFC_ROLE_PARAM:
+    return "param";
+  case TFC_ROLE_INPUT:
+    return "input";
+  case TFC_ROLE_OUTPUT:
+    return "output";
+  }
+  return "?";
+}
+
+const char *tfc_device_kind(const tfc_device *device) {
+  return device ? device->kind.c_str() : "";
+}
+
+const char *tfc_device_description(const tfc_device *device) {
+  return device ? device->description.c_str() : "";
+}
+
+void tfc_device_destroy(tfc_device *device) { delete device; }
+
+tfc_status tfc_program_load(tfc_device *device, const char *artifact_dir,
+                            tfc_program **out) {
+  return guarded([&]() -> Status {
+    if (!device || !artifact_dir || !out)
+      return Status::error("tfc_program_load: null argument");
+    *out = nullptr;
+    auto artifact = std::make_shared<Artifact>();
+    TFC_RETURN_IF_ERROR(loadArtifact(artifact_dir, *artifact));
+    auto program = std::make_unique<tfc_program_t>();
+    program->backend = device->backend;
+    program->artifact = artifact;
+    TFC_RETURN_IF_ERROR(
+        Executor::create(device->backend, artifact, program->executor));
+    for (const BufferDesc &b : artifact->buffers)
+      if (b.kind == BufferKind::External)
+        program->externals.push_back(b.id);
+    *out = program.release();
+    return Status::ok();
+  });
+}
+
+void tfc_program_destroy(tfc_program *program) { delete program; }
+
+size_t tfc_program_binding_count(const tfc_program *program) {
+  return program ? program->externals.size() : 0;
+}
+
+tfc_status tfc_program_binding(const tfc_program *program, size_t index,
+                               tfc_binding *out) {
+  return guarded([&]() -> Status {
+    TFC_RETURN_IF_ERROR(checkProgram(program));
+    if (!out)
+      return Status::error("tfc_program_binding: null output");
+    if (index >= program->externals.size())
+      return Status::error(
+          "binding index " + std::to_string(index) + " out of range (" +
+          std::to_string(program->externals.size()) + " bindings)");
+    describe(program->artifact->buffers[program->externals[index]], out);
+    return Status::ok();
+  });
+}
+
+tfc_status tfc_program_find_binding(const tfc_program *program,
+                                    const char *name, tfc_binding *out) {
+  return guarded([&]() -> Status {
+    TFC_RETURN_IF_ERROR(checkProgram(program));
+    if (!name || !out)
+      return Status::error("tfc_program_find_binding: null argument");
+    const BufferDesc *b = program->artifact->findExternal(name);
+    if (!b)
+      return Status::error(std::string("no binding named '") + name + "'");
+    describe(*b, out);
+    return Status::ok();
+  });
+}
+
+size_t tfc_program_entry_count(const tfc_program *program) {
+  return program ? program->artifact->entries.size() : 0;
+}
+
+const char *tfc_program_entry_name(const tfc_program *program, size_t index) {
+  if (!program || index >= program->artifact->entries.size())
+    return nullptr;
+  return program->artifact->entries[index].name.c_str();
+}
+
+tfc_status tfc_program_set(tfc_program *program, const char *name,
+                           const void *data, size_t bytes) {
+  return guarded([&]() -> Status {
+    TFC_RETURN_IF_ERROR(checkProgram(program));
+    if (!name)
+      return Status::error("tfc_program_set: null name");
+    return program->executor->setExternal(name, data, bytes);
+  });
+}
+
+tfc_status tfc_program_run(tfc_program *program, const char *entry) {
+  return guarded([&]() -> Status {
+    TFC_RETURN_IF_ERROR(checkProgram(program));
+    if (!entry)
+      return Status::error("tfc_program_run: null entry name");
+    return program->executor->run(entry);
+  });
+}
+
+tfc_status tfc_program_get(tfc_program *program, const char *name, void *data,
+                           size_t bytes) {
+  return guarded([&]() -> Status {
+    TFC_RETURN_IF_ERROR(checkProgram(program));
+    if (!name)
+      return Status::error("tfc_program_get: null name");
+    return program->executor->getExternal(name, data, bytes);
+  });
+}
+
+tfc_status tfc_program_load_safetensors(tfc_program *program, const char *path,
+                                        int ignore_unknown) {
+  return guarded([&]() -> Status {
+    TFC_RETURN_IF_ERROR(checkProgram(program));
+    if (!path)
+      return Status::error("tfc_program_load_safetensors: null path");
+    SafetensorsFile file;
+    TFC_RETURN_IF_ERROR(readSafetensors(path, file));
+    // Check everything before setting anything, so a bad file changes nothing.
+    for (const SafeTensor &t : file.tensors) {
+      const BufferDesc *b = program->artifact->findExternal(t.name);
+      if (!b) {
+        if (ignore_unknown)
+          continue;
+        return Status::error(std::string(path) + ": tensor '" + t.name +
+                             "' names no external of the program");
+      }
+      if (b->dtype != t.dtype || b->shape != t.shape) {
+        auto str = [](DType d, const std::vector<int64_t> &s) {
+          std::string r = dtypeName(d);
+          r += " [";
+          for (size_t i = 0; i < s.size(); ++i)
+            r += (i ? "," : "") + std::to_string(s[i]);
+          return r + "]";
+        };
+        return Status::error(std::string(path) + ": tensor '" + t.name +
+                             "' is " + str(t.dtype, t.shape) +
+                             ", the program expects " +
+                             str(b->dtype, b->shape));
+      }
+    }
+    for (const SafeTensor &t : file.tensors)
+      if (program->artifact->findExternal(t.name))
+        TFC_RETURN_IF_ERROR(program->executor->setExternal(
+            t.name, t.data.data(), t.data.size()));
+    return Status::ok();
+  });
+}
+
+tfc_status tfc_program_save_safetensors(tfc_program *program, const char *path,
+                                        unsigned role_mask) {
+  return guarded([&]() -> Status {
+    TFC_RETURN_IF_ERROR(checkProgram(program));
+    if (!path)
+      return Status::error("tfc_program_save_safetensors: null path");
+    SafetensorsFile file;
+    for (int64_t id : program->externals) {
+      const BufferDesc &b = program->artifact->buffers[id];
+      if (!(role_mask & static_cast<unsigned>(toC(b.role))))
+        continue;
+      SafeTensor t;
+      t.name = b.name;
+      t.dtype = b.dtype;
+      t.shape = b.shape;
+      t.data.resize(static_cast<size_t>(b.bytes));
+      TFC_RETURN_IF_ERROR(
+          program->executor->getExternal(b.name, t.data.data(), t.data.size()));
+      file.tensors.push_back(std::move(t));
+    }
+    return writeSafetensors(path, file);
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,247 @@
+//===- Executor.cpp - runs an artifact's entries on a Backend -------------===//
+
+#include "runtime/src/core/Executor.h"
+
+#include <vector>
+
+namespace tfc::rt {
+
+Executor::Executor(std::shared_ptr<Backend> backend,
+                   std::shared_ptr<const Artifact> artifact)
+    : backend_(std::move(backend)), artifact_(std::move(artifact)) {}
+
+Executor::~Executor() {
+  kernels_.clear();
+  for (DevicePtr p : allocations_)
+    backend_->free(p);
+}
+
+Status Executor::create(std::shared_ptr<Backend> backend,
+                        std::shared_ptr<const Artifact> artifact,
+                        std::unique_ptr<Executor> &out) {
+  if (!backend || !artifact)
+    return Status::error("executor: null backend or artifact");
+  std::unique_ptr<Executor> e(
+      new Executor(std::move(backend), std::move(artifact)));
+  TFC_RETURN_IF_ERROR(e->init());
+  out = std::move(e);
+  return Status::ok();
+}
+
+Status Executor::init() {
+  const Artifact &art = *artifact_;
+  size_t n = art.buffers.size();
+  addresses_.assign(n, 0);
+  written_.assign(n, false);
+
+  // Fill new memory with zeros so that a read of a never-written buffer is
+  // deterministic across backends rather than whatever was there before.
+  auto allocZeroed = [&](int64_t bytes, DevicePtr &out) -> Status {
+    // Empty tensors still get a (1-byte) allocation: a distinct valid address.
+    TFC_RETURN_IF_ERROR(
+        backend_->allocate(static_cast<size_t>(bytes > 0 ? bytes : 1), out));
+    allocations_.push_back(out);
+    if (bytes == 0)
+      return Status::ok();
+    std::vector<uint8_t> zeros(static_cast<size_t>(bytes), 0);
+    return backend_->copyToDevice(out, zeros.data(), zeros.size());
+  };
+
+  DevicePtr arena = 0;
+  if (art.arenaSize > 0) {
+    // Arena views are aligned relative to the arena base; align the base too
+    // in case the backend's allocator gives less than the plan's alignment.
+    DevicePtr raw;
+    TFC_RETURN_IF_ERROR(backend_->allocate(
+        static_cast<size_t>(art.arenaSize + art.arenaAlignment - 1), raw));
+    allocations_.push_back(raw);
+    uint64_t a = static_cast<uint64_t>(art.arenaAlignment);
+    arena = (raw + a - 1) & ~(a - 1);
+  }
+  for (const BufferDesc &b : art.buffers) {
+    if (b.kind == BufferKind::Arena)
+      addresses_[b.id] = arena + static_cast<uint64_t>(b.offset);
+    else if (b.kind == BufferKind::External) {
+      Status s = allocZeroed(b.bytes, addresses_[b.id]);
+      if (!s)
+        return Status::error("allocating external '" + b.name + "' (" +
+                             std::to_string(b.bytes) +
+                             " bytes): " + s.message());
+    }
+  }
+  for (const BufferDesc &b : art.buffers)
+    if (b.kind == BufferKind::Alias)
+      addresses_[b.id] = addresses_[b.aliasOf]; // loader resolved the root
+
+  kernels_.resize(art.kernels.size());
+  for (size_t i = 0; i < art.kernels.size(); ++i) {
+    Status s = backend_->prepareKernel(art.kernels[i], kernels_[i]);
+    if (!s)
+      return Status::error("preparing kernel '" + art.kernels[i].name +
+                           "': " + s.message());
+    if (!kernels_[i])
+      return Status::error("preparing kernel '" + art.kernels[i].name +
+                           "': backend returned no kernel");
+  }
+  return Status::ok();
+}
+
+static const BufferDesc *findExternal(const Artifact &art,
+                                      const std::string &name, Status &err) {
+  const BufferDesc *b = art.findExternal(name);
+  if (!b) {
+    std::string known;
+    for (const BufferDesc &d : art.buffers)
+      if (d.kind == BufferKind::External)
+        known += (known.empty() ? "" : ", ") + d.name;
+    err = Status::error("no external buffer named '" + name + "' (externals: " +
+                        (known.empty() ? "none" : known) + ")");
+  }
+  return b;
+}
+
+Status Executor::setExternal(const std::string &name, const void *data,
+                             size_t bytes) {
+  Status err;
+  const BufferDesc *b = findExternal(*artifact_, name, err);
+  if (!b)
+    return err;
+  if (bytes != static_cast<size_t>(b->bytes))
+    return Status::error("external '" + name + "' (" + dtypeName(b->dtype) +
+                         ", " + std::to_string(b->bytes) + " bytes) set with " +
+                         std::to_string(bytes) + " bytes");
+  if (!data && bytes)
+    return Status::error("external '" + name + "': null data");
+  // Empty tensors: nothing to copy (and `data` may legitimately be null).
+  if (bytes)
+    TFC_RETURN_IF_ERROR(backend_->copyToDevice(addresses_[b->id], data, bytes));
+  written_[b->id] = true;
+  return Status::ok();
+}
+
+Status Executor::getExternal(const std::string &name, void *data,
+                             size_t bytes) {
+  Status err;
+  const BufferDesc *b = findExternal(*artifact_, name, err);
+  if (!b)
+    return err;
+  if (bytes != static_cast<size_t>(b->bytes))
+    return Status::error("external '" + name + "' (" + dtypeName(b->dtype) +
+                         ", " + std::to_string(b->bytes) +
+                         " bytes) read into " + std::to_string(bytes) +
+                         " bytes");
+  if (!data && bytes)
+    return Status::error("external '" + name + "': null data");
+  if (!bytes)
+    return Status::ok();
+  TFC_RETURN_IF_ERROR(backend_->synchronize());
+  return backend_->copyToHost(data, addresses_[b->id], bytes);
+}
+
+bool Executor::isExternalSet(const std::string &name) const {
+  const BufferDesc *b = artifact_->findExternal(name);
+  return b && written_[b->id];
+}
+
+Status Executor::runStep(const Step &step) {
+  const Artifact &art = *artifact_;
+  switch (step.kind) {
+  case StepKind::Launch: {
+    std::vector<DevicePtr> ptrs;
+    std::vector<const BufferDesc *> descs;
+    for (const auto *ids : {&step.args, &step.results})
+      for (int64_t id : *ids) {
+        ptrs.push_back(addresses_[id]);
+        descs.push_back(&art.buffers[id]);
+      }
+    return backend_->launch(*kernels_[step.kernel], art.kernels[step.kernel],
+                            ptrs, descs);
+  }
+  case StepKind::Gemm:
+    return backend_->gemm(step.gemm, addresses_[step.gemm.a],
+                          addresses_[step.gemm.b], addresses_[step.gemm.c]);
+  case StepKind::Copy:
+    if (art.buffers[step.src].bytes == 0)
+      return Status::ok();
+    return backend_->copyOnDevice(
+        addresses_[step.dst], addresses_[step.src],
+        static_cast<size_t>(art.buffers[step.src].bytes));
+  }
+  return Status::error("unknown step kind");
+}
+
+/// The external buffer behind `id` (through an alias), or null.
+static const BufferDesc *externalRoot(const Artifact &art, int64_t id) {
+  const BufferDesc *b = &art.buffers[id];
+  if (b->kind == BufferKind::Alias)
+    b = &art.buffers[b->aliasOf];
+  return b->kind == BufferKind::External ? b : nullptr;
+}
+
+Status Executor::run(const std::string &name) {
+  const Artifact &art = *artifact_;
+  const EntryDesc *entry = art.findEntry(name);
+  if (!entry) {
+    std::string known;
+    for (const EntryDesc &e : art.entries)
+      known += (known.empty() ? "" : ", ") + e.name;
+    return Status::error("no entry named '" + name + "' (entries: " +
+                         (known.empty() ? "none" : known) + ")");
+  }
+  // A param or input read before anything wrote it was never bound: that is
+  // a caller bug better reported than computed on zeros.
+  std::vector<bool> written = written_;
+  auto checkRead = [&](int64_t id) -> Status {
+    const BufferDesc *b = externalRoot(art, id);
+    if (b && b->role != BufferRole::Output && !written[b->id])
+      return Status::error(
+          std::string(b->role == BufferRole::Param ? "parameter" : "input") +
+          " '" + b->name + "' was never set before running '" + name + "'");
+    return Status::ok();
+  };
+  auto markWritten = [&](int64_t id) {
+    if (const BufferDesc *b = externalRoot(art, id))
+      written[b->id] = true;
+  };
+  for (const Step &s : entry->steps) {
+    switch (s.kind) {
+    case StepKind::Launch:
+      for (int64_t id : s.args)
+        TFC_RETURN_IF_ERROR(checkRead(id));
+      for (int64_t id : s.results)
+        markWritten(id);
+      break;
+    case StepKind::Gemm:
+      TFC_RETURN_IF_ERROR(checkRead(s.gemm.a));
+      TFC_RETURN_IF_ERROR(checkRead(s.gemm.b));
+      if (s.gemm.beta != 0.0)
+        TFC_RETURN_IF_ERROR(checkRead(s.gemm.c));
+      markWritten(s.gemm.c);
+      break;
+    case StepKind::Copy:
+      TFC_RETURN_IF_ERROR(checkRead(s.src));
+      markWritten(s.dst);
+      break;
+    }
+  }
+
+  for (size_t i = 0; i < entry->steps.size(); ++i) {
+    const Step &s = entry->steps[i];
+    Status st = runStep(s);
+    if (!st) {
+      std::string what = s.kind == StepKind::Launch
+                             ? "launch " + art.kernels[s.kernel].name
+                         : s.kind == StepKind::Gemm ? std::string("gemm")
+                                                    : std::string("copy");
+      return Status::error("entry '" + name + "' step " + std::to_string(i) +
+                           " (" + what + "): " + st.message());
+    }
+  }
+  Status st = backend_->synchronize();
+  if (!st)
+    return Status::error("entry '" + name + "': " + st.message());
+  written_ = std::move(written);
+  return Status::ok();
+}
+
+} // namespace tfc::rt

@@ -1,0 +1,286 @@
+//===- CublasLt.cpp - GEMMs through a dlopen'd cuBLASLt -------------------===//
+
+#include "runtime/src/cuda/CublasLt.h"
+
+#include "runtime/src/cuda/DebugLog.h"
+
+#include <cublasLt.h>
+
+namespace tfc::rt::cuda {
+
+/// The cuBLASLt entry points tfc uses.
+struct CublasLtApi {
+  cublasStatus_t (*cublasLtCreate)(cublasLtHandle_t *);
+  cublasStatus_t (*cublasLtDestroy)(cublasLtHandle_t);
+  size_t (*cublasLtGetVersion)();
+  const char *(*cublasLtGetStatusString)(cublasStatus_t);
+  cublasStatus_t (*cublasLtMatmulDescCreate)(cublasLtMatmulDesc_t *,
+                                             cublasComputeType_t,
+                                             cudaDataType_t);
+  cublasStatus_t (*cublasLtMatmulDescDestroy)(cublasLtMatmulDesc_t);
+  cublasStatus_t (*cublasLtMatmulDescSetAttribute)(
+      cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, const void *,
+      size_t);
+  cublasStatus_t (*cublasLtMatrixLayoutCreate)(cublasLtMatrixLayout_t *,
+                                               cudaDataType, uint64_t, uint64_t,
+                                               int64_t);
+  cublasStatus_t (*cublasLtMatrixLayoutDestroy)(cublasLtMatrixLayout_t);
+  cublasStatus_t (*cublasLtMatrixLayoutSetAttribute)(
+      cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, const void *,
+      size_t);
+  cublasStatus_t (*cublasLtMatmulPreferenceCreate)(
+      cublasLtMatmulPreference_t *);
+  cublasStatus_t (*cublasLtMatmulPreferenceDestroy)(cublasLtMatmulPreference_t);
+  cublasStatus_t (*cublasLtMatmulPreferenceSetAttribute)(
+      cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t,
+      const void *, size_t);
+  cublasStatus_t (*cublasLtMatmulAlgoGetHeuristic)(
+      cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t,
+      cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
+      cublasLtMatmulPreference_t, int, cublasLtMatmulHeuristicResult_t *,
+      int *);
+  cublasStatus_t (*cublasLtMatmul)(cublasLtHandle_t, cublasLtMatmulDesc_t,
+                                   const void *, const void *,
+                                   cublasLtMatrixLayout_t, const void *,
+                                   cublasLtMatrixLayout_t, const void *,
+                                   const void *, cublasLtMatrixLayout_t, void *,
+                                   cublasLtMatrixLayout_t,
+                                   const cublasLtMatmulAlgo_t *, void *, size_t,
+                                   cudaStream_t);
+};
+
+/// Descriptors and chosen algorithm of one GEMM configuration. D shares C's
+/// layout (tfc never writes a GEMM result to a different buffer than C).
+struct CublasLtGemm::Plan {
+  const CublasLtApi *api = nullptr;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+  size_t workspaceBytes = 0;
+  bool computeF64 = false;
+  ~Plan() {
+    if (desc)
+      api->cublasLtMatmulDescDestroy(desc);
+    for (cublasLtMatrixLayout_t l : {a, b, c})
+      if (l)
+        api->cublasLtMatrixLayoutDestroy(l);
+  }
+};
+
+namespace {
+
+cudaDataType_t cudaType(DType t) {
+  switch (t) {
+  case DType::F16:
+    return CUDA_R_16F;
+  case DType::BF16:
+    return CUDA_R_16BF;
+  case DType::F64:
+    return CUDA_R_64F;
+  default:
+    return CUDA_R_32F;
+  }
+}
+
+} // namespace
+
+CublasLtGemm::CublasLtGemm() : api_(std::make_unique<CublasLtApi>()) {}
+
+CublasLtGemm::~CublasLtGemm() {
+  plans_.clear();
+  if (handle_)
+    api_->cublasLtDestroy(static_cast<cublasLtHandle_t>(handle_));
+  if (workspace_)
+    (void)driver_->api().cuMemFree_v2(workspace_);
+}
+
+Status CublasLtGemm::create(std::shared_ptr<CudaDriver> driver, int deviceArch,
+                            CUstream stream,
+                            std::unique_ptr<CublasLtGemm> &out) {
+  std::unique_ptr<CublasLtGemm> g(new CublasLtGemm());
+  g->driver_ = std::move(driver);
+  g->stream_ = stream;
+  if (Status s = g->library_.open({"libcublasLt.so.13", "libcublasLt.so"}); !s)
+    return Status::error("cuBLASLt not found (" + s.message() + ")");
+  CublasLtApi &api = *g->api_;
+  const DynamicLibrary &lib = g->library_;
+#define TFC_BIND(sym) TFC_RETURN_IF_ERROR(lib.bind(api.sym, #sym))
+  TFC_BIND(cublasLtCreate);
+  TFC_BIND(cublasLtDestroy);
+  TFC_BIND(cublasLtGetVersion);
+  TFC_BIND(cublasLtGetStatusString);
+  TFC_BIND(cublasLtMatmulDescCreate);
+  TFC_BIND(cublasLtMatmulDescDestroy);
+  TFC_BIND(cublasLtMatmulDescSetAttribute);
+  TFC_BIND(cublasLtMatrixLayoutCreate);
+  TFC_BIND(cublasLtMatrixLayoutDestroy);
+  TFC_BIND(cublasLtMatrixLayoutSetAttribute);
+  TFC_BIND(cublasLtMatmulPreferenceCreate);
+  TFC_BIND(cublasLtMatmulPreferenceDestroy);
+  TFC_BIND(cublasLtMatmulPreferenceSetAttribute);
+  TFC_BIND(cublasLtMatmulAlgoGetHeuristic);
+  TFC_BIND(cublasLtMatmul);
+#undef TFC_BIND
+  cublasLtHandle_t handle = nullptr;
+  if (cublasStatus_t st = api.cublasLtCreate(&handle);
+      st != CUBLAS_STATUS_SUCCESS)
+    return Status::error(std::string("cublasLtCreate failed: ") +
+                         api.cublasLtGetStatusString(st));
+  g->handle_ = handle;
+  // NVIDIA's recommendation: 32 MiB lets Hopper's kernels use their larger
+  // split-K and stream-K configurations; 4 MiB covers earlier GPUs.
+  g->workspaceBytes_ =
+      deviceArch >= 90 ? (size_t(32) << 20) : (size_t(4) << 20);
+  TFC_RETURN_IF_ERROR(g->driver_->check(
+      g->driver_->api().cuMemAlloc_v2(&g->workspace_, g->workspaceBytes_),
+      "cuMemAlloc (cuBLASLt workspace)"));
+  debugLog("loaded " + lib.loadedName() + " (" + g->version() + "), " +
+           std::to_string(g->workspaceBytes_ >> 20) + " MiB workspace");
+  out = std::move(g);
+  return Status::ok();
+}
+
+std::string CublasLtGemm::version() const {
+  return "cuBLASLt " + std::to_string(api_->cublasLtGetVersion());
+}
+
+Status CublasLtGemm::makePlan(const ColumnMajorGemm &cm, uint32_t alignA,
+                              uint32_t alignB, uint32_t alignC,
+                              std::unique_ptr<Plan> &out) {
+  const CublasLtApi &api = *api_;
+  auto check = [&](cublasStatus_t st, const char *what) {
+    if (st == CUBLAS_STATUS_SUCCESS)
+      return Status::ok();
+    return Status::error(std::string("cuda gemm: ") + what +
+                         " failed: " + api.cublasLtGetStatusString(st));
+  };
+  auto plan = std::make_unique<Plan>();
+  plan->api = &api;
+  plan->computeF64 = cm.computeF64;
+  // Compute in fp32 (no TF32 shortcut: numerics contract), f64 for f64.
+  cublasComputeType_t compute =
+      cm.computeF64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
+  cudaDataType_t scale = cm.computeF64 ? CUDA_R_64F : CUDA_R_32F;
+  TFC_RETURN_IF_ERROR(
+      check(api.cublasLtMatmulDescCreate(&plan->desc, compute, scale),
+            "cublasLtMatmulDescCreate"));
+  cublasOperation_t opA = cm.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opB = cm.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  TFC_RETURN_IF_ERROR(
+      check(api.cublasLtMatmulDescSetAttribute(
+                plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof(opA)),
+            "setting TRANSA"));
+  TFC_RETURN_IF_ERROR(
+      check(api.cublasLtMatmulDescSetAttribute(
+                plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB)),
+            "setting TRANSB"));
+
+  auto makeLayout = [&](const ColumnMajorLayout &l,
+                        cublasLtMatrixLayout_t &layout) -> Status {
+    TFC_RETURN_IF_ERROR(check(api.cublasLtMatrixLayoutCreate(
+                                  &layout, cudaType(l.type), uint64_t(l.rows),
+                                  uint64_t(l.cols), l.ld),
+                              "cublasLtMatrixLayoutCreate"));
+    if (cm.batch == 1)
+      return Status::ok();
+    int32_t count = int32_t(cm.batch);
+    int64_t stride = l.batchStride;
+    TFC_RETURN_IF_ERROR(check(
+        api.cublasLtMatrixLayoutSetAttribute(
+            layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)),
+        "setting BATCH_COUNT"));
+    return check(api.cublasLtMatrixLayoutSetAttribute(
+                     layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                     &stride, sizeof(stride)),
+                 "setting STRIDED_BATCH_OFFSET");
+  };
+  TFC_RETURN_IF_ERROR(makeLayout(cm.a, plan->a));
+  TFC_RETURN_IF_ERROR(makeLayout(cm.b, plan->b));
+  TFC_RETURN_IF_ERROR(makeLayout(cm.c, plan->c));
+
+  cublasLtMatmulPreference_t pref = nullptr;
+  TFC_RETURN_IF_ERROR(check(api.cublasLtMatmulPreferenceCreate(&pref),
+                            "cublasLtMatmulPreferenceCreate"));
+  struct PrefGuard {
+    const CublasLtApi &api;
+    cublasLtMatmulPreference_t pref;
+    ~PrefGuard() { api.cublasLtMatmulPreferenceDestroy(pref); }
+  } prefGuard{api, pref};
+  uint64_t workspace = workspaceBytes_;
+  TFC_RETURN_IF_ERROR(check(api.cublasLtMatmulPreferenceSetAttribute(
+                                pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                &workspace, sizeof(workspace)),
+                            "setting MAX_WORKSPACE_BYTES"));
+  // The heuristic assumes 256-byte aligned operands unless told otherwise;
+  // tell it the real alignment so it never picks a kernel that faults.
+  const std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> aligns[] = {
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignA},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignB},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignC},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignC}};
+  for (const auto &[attr, value] : aligns)
+    TFC_RETURN_IF_ERROR(check(api.cublasLtMatmulPreferenceSetAttribute(
+                                  pref, attr, &value, sizeof(value)),
+                              "setting MIN_ALIGNMENT"));
+
+  cublasLtMatmulHeuristicResult_t result{};
+  int returned = 0;
+  TFC_RETURN_IF_ERROR(check(
+      api.cublasLtMatmulAlgoGetHeuristic(static_cast<cublasLtHandle_t>(handle_),
+                                         plan->desc, plan->a, plan->b, plan->c,
+                                         plan->c, pref, 1, &result, &returned),
+      "cublasLtMatmulAlgoGetHeuristic"));
+  if (returned == 0 || result.state != CUBLAS_STATUS_SUCCESS)
+    return Status::error("cuda gemm: cuBLASLt has no algorithm for this "
+                         "GEMM (m = " +
+                         std::to_string(cm.n) +
+                         ", n = " + std::to_string(cm.m) +
+                         ", k = " + std::to_string(cm.k) +
+                         ", batch = " + std::to_string(cm.batch) + ")");
+  plan->algo = result.algo;
+  plan->workspaceBytes = result.workspaceSize;
+  out = std::move(plan);
+  return Status::ok();
+}
+
+Status CublasLtGemm::run(const GemmDesc &gemm, CUdeviceptr a, CUdeviceptr b,
+                         CUdeviceptr c) {
+  TFC_RETURN_IF_ERROR(validateGemm(gemm));
+  if (!a || !b || !c)
+    return Status::error("cuda gemm: null operand address");
+  ColumnMajorGemm cm = toColumnMajor(gemm);
+  // A' is the row-major B and B' the row-major A (GemmMapping.h).
+  uint32_t alignA = pointerAlignment(b), alignB = pointerAlignment(a),
+           alignC = pointerAlignment(c);
+  std::string key = heuristicKey(cm, alignA, alignB, alignC);
+  auto it = plans_.find(key);
+  if (it == plans_.end()) {
+    std::unique_ptr<Plan> plan;
+    TFC_RETURN_IF_ERROR(makePlan(cm, alignA, alignB, alignC, plan));
+    debugLog("cuBLASLt plan for m=" + std::to_string(gemm.m) +
+             " n=" + std::to_string(gemm.n) + " k=" + std::to_string(gemm.k) +
+             " batch=" + std::to_string(gemm.batch) + " (workspace " +
+             std::to_string(plan->workspaceBytes) + " bytes)");
+    it = plans_.emplace(std::move(key), std::move(plan)).first;
+  }
+  const Plan &plan = *it->second;
+  float alpha32 = float(gemm.alpha), beta32 = float(gemm.beta);
+  double alpha64 = gemm.alpha, beta64 = gemm.beta;
+  const void *alpha = plan.computeF64 ? static_cast<const void *>(&alpha64)
+                                      : static_cast<const void *>(&alpha32);
+  const void *beta = plan.computeF64 ? static_cast<const void *>(&beta64)
+                                     : static_cast<const void *>(&beta32);
+  cublasStatus_t st = api_->cublasLtMatmul(
+      static_cast<cublasLtHandle_t>(handle_), plan.desc, alpha,
+      reinterpret_cast<const void *>(b), plan.a,
+      reinterpret_cast<const void *>(a), plan.b, beta,
+      reinterpret_cast<const void *>(c), plan.c, reinterpret_cast<void *>(c),
+      plan.c, &plan.algo, reinterpret_cast<void *>(workspace_), workspaceBytes_,
+      reinterpret_cast<cudaStream_t>(stream_));
+  if (st != CUBLAS_STATUS_SUCCESS)
+    return Status::error(std::string("cuda gemm: cublasLtMatmul failed: ") +
+                         api_->cublasLtGetStatusString(st));
+  return Status::ok();
+}
+
+} // namespace tfc::rt::cuda

@@ -1,0 +1,130 @@
+//===- GemmMapping.cpp - row-major GEMMs as column-major cuBLASLt calls ---===//
+
+#include "runtime/src/cuda/GemmMapping.h"
+
+#include <cmath>
+#include <limits>
+
+namespace tfc::rt::cuda {
+namespace {
+
+std::string field(const char *name, int64_t value) {
+  return std::string(name) + " = " + std::to_string(value);
+}
+
+bool isFloatType(DType t) {
+  return t == DType::F32 || t == DType::F16 || t == DType::BF16 ||
+         t == DType::F64;
+}
+
+} // namespace
+
+Status validateGemm(const GemmDesc &g) {
+  auto fail = [](const std::string &why) {
+    return Status::error("cuda gemm: " + why);
+  };
+  if (g.m <= 0 || g.n <= 0 || g.k <= 0)
+    return fail("sizes must be positive (m = " + std::to_string(g.m) +
+                ", n = " + std::to_string(g.n) +
+                ", k = " + std::to_string(g.k) + ")");
+  if (g.batch <= 0)
+    return fail(field("batch", g.batch) + " must be positive");
+  // cuBLASLt takes 64-bit sizes but its kernels index with 32 bits per
+  // dimension; larger matrices are not a tfc use case.
+  const int64_t kMaxDim = std::numeric_limits<int32_t>::max();
+  if (g.m > kMaxDim || g.n > kMaxDim || g.k > kMaxDim || g.batch > kMaxDim)
+    return fail("a size exceeds 2^31 - 1");
+  int64_t minLda = g.transposeA ? g.m : g.k;
+  int64_t minLdb = g.transposeB ? g.k : g.n;
+  if (g.lda < minLda)
+    return fail(field("lda", g.lda) + " is smaller than the row length " +
+                std::to_string(minLda));
+  if (g.ldb < minLdb)
+    return fail(field("ldb", g.ldb) + " is smaller than the row length " +
+                std::to_string(minLdb));
+  if (g.ldc < g.n)
+    return fail(field("ldc", g.ldc) +
+                " is smaller than n = " + std::to_string(g.n));
+  if (g.strideA < 0 || g.strideB < 0 || g.strideC < 0)
+    return fail("batch strides must not be negative");
+  // Two batch entries of C that overlap would be written concurrently.
+  if (g.batch > 1 && g.strideC < (g.m - 1) * g.ldc + g.n)
+    return fail(field("stride_c", g.strideC) +
+                " makes the C matrices of the batch overlap");
+  if (!isFloatType(g.aType) || g.aType != g.bType)
+    return fail(std::string("a_type ") + dtypeName(g.aType) + " and b_type " +
+                dtypeName(g.bType) +
+                " must be equal and one of f32, f16, bf16, f64");
+  bool cOk =
+      g.cType == g.aType || (g.cType == DType::F32 &&
+                             (g.aType == DType::F16 || g.aType == DType::BF16));
+  if (!cOk)
+    return fail(std::string("c_type ") + dtypeName(g.cType) +
+                " is not supported with a_type " + dtypeName(g.aType));
+  bool f64 = g.aType == DType::F64;
+  if (!(g.computeType == "f32" || (f64 && g.computeType == "f64")))
+    return fail("compute_type '" + g.computeType + "' is not supported with " +
+                dtypeName(g.aType) + " operands (expected f32" +
+                (f64 ? " or f64)" : ")"));
+  if (g.epilogue != "none")
+    return fail("epilogue '" + g.epilogue +
+                "' is not supported by the cuda backend yet");
+  if (!std::isfinite(g.alpha) || !std::isfinite(g.beta))
+    return fail("alpha and beta must be finite");
+  return Status::ok();
+}
+
+ColumnMajorGemm toColumnMajor(const GemmDesc &g) {
+  ColumnMajorGemm cm;
+  cm.transA = g.transposeB;
+  cm.transB = g.transposeA;
+  cm.m = g.n;
+  cm.n = g.m;
+  cm.k = g.k;
+  cm.batch = g.batch;
+  // Row-major B (k x n, or n x k when transposed) read column-major is its
+  // transpose: n x k, or k x n.
+  cm.a = {g.bType, g.transposeB ? g.k : g.n, g.transposeB ? g.n : g.k, g.ldb,
+          g.strideB};
+  cm.b = {g.aType, g.transposeA ? g.m : g.k, g.transposeA ? g.k : g.m, g.lda,
+          g.strideA};
+  cm.c = {g.cType, g.n, g.m, g.ldc, g.strideC};
+  cm.computeF64 = g.aType == DType::F64;
+  return cm;
+}
+
+std::string heuristicKey(const ColumnMajorGemm &g, uint32_t alignA,
+                         uint32_t alignB, uint32_t alignC) {
+  std::string key;
+  auto add = [&](int64_t v) {
+    key += std::to_string(v);
+    key += ',';
+  };
+  add(g.transA);
+  add(g.transB);
+  add(g.m);
+  add(g.n);
+  add(g.k);
+  add(g.batch);
+  for (const ColumnMajorLayout *l : {&g.a, &g.b, &g.c}) {
+    add(int64_t(l->type));
+    add(l->rows);
+    add(l->cols);
+    add(l->ld);
+    add(l->batchStride);
+  }
+  add(g.computeF64);
+  add(alignA);
+  add(alignB);
+  add(alignC);
+  return key;
+}
+
+uint32_t pointerAlignment(uint64_t address) {
+  if (address == 0)
+    return 256;
+  uint64_t lowest = address & (~address + 1);
+  return lowest >= 256 ? 256 : uint32_t(lowest);
+}
+
+} // namespace tfc::rt::cuda

@@ -1,0 +1,201 @@
+//===- HostBackend.cpp - the host backend: interpreter + OpenBLAS --------===//
+//
+// Device memory is host memory (256-byte aligned, zero-filled, like the
+// arena's alignment). Every address a step hands in is checked against the
+// allocations this backend made, so a wrong offset in an artifact becomes an
+// error instead of a stray write.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/src/core/Backend.h"
+
+#include "runtime/src/host/HostGemm.h"
+#include "runtime/src/host/HostInterpreter.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <thread>
+
+namespace tfc::rt {
+
+namespace {
+
+constexpr size_t kAlignment = 256;
+
+class HostPreparedKernel : public PreparedKernel {
+public:
+  std::unique_ptr<host::Interpreter> interpreter;
+};
+
+class HostBackend : public Backend {
+public:
+  ~HostBackend() override {
+    for (auto &[ptr, size] : allocations_)
+      std::free(reinterpret_cast<void *>(ptr));
+  }
+
+  std::string name() const override { return "host"; }
+
+  std::string deviceDescription() const override {
+    return "host CPU (reference interpreter, OpenBLAS GEMM), " +
+           std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
+           " hardware threads";
+  }
+
+  Status allocate(size_t bytes, DevicePtr &out) override {
+    size_t rounded =
+        (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+    if (rounded < bytes)
+      return Status::error("host backend: allocation of " +
+                           std::to_string(bytes) + " bytes overflows");
+    void *p = std::aligned_alloc(kAlignment, rounded);
+    if (!p)
+      return Status::error("host backend: out of memory allocating " +
+                           std::to_string(bytes) + " bytes");
+    std::memset(p, 0, rounded);
+    out = reinterpret_cast<DevicePtr>(p);
+    allocations_[out] = bytes;
+    return Status::ok();
+  }
+
+  void free(DevicePtr ptr) override {
+    auto it = allocations_.find(ptr);
+    if (it == allocations_.end())
+      return; // not ours (or freed twice): ignoring beats corrupting the heap
+    std::free(reinterpret_cast<void *>(ptr));
+    allocations_.erase(it);
+  }
+
+  Status copyToDevice(DevicePtr dst, const void *src, size_t bytes) override {
+    TFC_RETURN_IF_ERROR(checkRange(dst, bytes, "copy destination"));
+    if (bytes)
+      std::memmove(reinterpret_cast<void *>(dst), src, bytes);
+    return Status::ok();
+  }
+
+  Status copyToHost(void *dst, DevicePtr src, size_t bytes) override {
+    TFC_RETURN_IF_ERROR(checkRange(src, bytes, "copy source"));
+    if (bytes)
+      std::memmove(dst, reinterpret_cast<const void *>(src), bytes);
+    return Status::ok();
+  }
+
+  Status copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes) override {
+    TFC_RETURN_IF_ERROR(checkRange(dst, bytes, "copy destination"));
+    TFC_RETURN_IF_ERROR(checkRange(src, bytes, "copy source"));
+    if (bytes)
+      std::memmove(reinterpret_cast<void *>(dst),
+                   reinterpret_cast<const void *>(src), bytes);
+    return Status::ok();
+  }
+
+  Status prepareKernel(const KernelDesc &kernel,
+                       std::unique_ptr<PreparedKernel> &out) override {
+    auto prepared = std::make_unique<HostPreparedKernel>();
+    Status s =
+        host::Interpreter::create(kernel.hostProgram, prepared->interpreter);
+    if (!s.isOk())
+      return Status::error("kernel '" + kernel.name + "': " + s.message());
+    const std::string &kind = prepared->interpreter->program().kind;
+    if (!kernel.kind.empty() && kind != kernel.kind)
+      return Status::error("kernel '" + kernel.name + "': host program kind '" +
+                           kind + "' differs from the manifest's '" +
+                           kernel.kind + "'");
+    out = std::move(prepared);
+    return Status::ok();
+  }
+
+  Status launch(PreparedKernel &kernel, const KernelDesc &desc,
+                const std::vector<DevicePtr> &args,
+                const std::vector<const BufferDesc *> &argBuffers) override {
+    auto *hk = dynamic_cast<HostPreparedKernel *>(&kernel);
+    if (!hk || !hk->interpreter)
+      return Status::error("kernel '" + desc.name +
+                           "': not prepared by the host backend");
+    const host::HostProgram &prog = hk->interpreter->program();
+    size_t nin = prog.inputs.size(), nout = prog.outputs.size();
+    if (args.size() != nin + nout || argBuffers.size() != args.size())
+      return Status::error("kernel '" + desc.name + "': expected " +
+                           std::to_string(nin + nout) + " arguments, got " +
+                           std::to_string(args.size()));
+    std::vector<const void *> inputs;
+    std::vector<void *> outputs;
+    for (size_t i = 0; i < args.size(); ++i) {
+      int64_t v = i < nin ? prog.inputs[i] : prog.outputs[i - nin];
+      const host::ValueType &t = prog.values[v];
+      const BufferDesc *b = argBuffers[i];
+      // A buffer may be a reshaped view of the parameter (an alias), so
+      // the element count, not the shape, has to match.
+      auto n = b ? numElements(b->shape) : std::nullopt;
+      if (!b || b->dtype != t.dtype || !n || *n != t.numel)
+        return Status::error("kernel '" + desc.name + "': argument " +
+                             std::to_string(i) + " is " +
+                             (b ? std::string(dtypeName(b->dtype)) + " " +
+                                      host::formatShape(b->shape)
+                                : std::string("missing")) +
+                             " but the kernel expects " + dtypeName(t.dtype) +
+                             " " + host::formatShape(t.shape));
+      TFC_RETURN_IF_ERROR(checkRange(args[i], t.numel * dtypeSize(t.dtype),
+                                     "kernel '" + desc.name + "' argument " +
+                                         std::to_string(i)));
+      if (i < nin)
+        inputs.push_back(reinterpret_cast<const void *>(args[i]));
+      else
+        outputs.push_back(reinterpret_cast<void *>(args[i]));
+    }
+    Status s = hk->interpreter->run(inputs, outputs);
+    if (!s.isOk())
+      return Status::error("kernel '" + desc.name + "': " + s.message());
+    return Status::ok();
+  }
+
+  Status gemm(const GemmDesc &g, DevicePtr a, DevicePtr b,
+              DevicePtr c) override {
+    host::GemmExtents ext;
+    TFC_RETURN_IF_ERROR(host::validateGemm(g, ext));
+    TFC_RETURN_IF_ERROR(checkRange(a, ext.a, "gemm operand a"));
+    TFC_RETURN_IF_ERROR(checkRange(b, ext.b, "gemm operand b"));
+    TFC_RETURN_IF_ERROR(checkRange(c, ext.c, "gemm operand c"));
+    auto overlap = [](DevicePtr x, int64_t nx, DevicePtr y, int64_t ny) {
+      return nx > 0 && ny > 0 && x < y + uint64_t(ny) && y < x + uint64_t(nx);
+    };
+    if (overlap(c, ext.c, a, ext.a) || overlap(c, ext.c, b, ext.b))
+      return Status::error("gemm: c overlaps an input operand");
+    return host::runGemm(g, reinterpret_cast<const void *>(a),
+                         reinterpret_cast<const void *>(b),
+                         reinterpret_cast<void *>(c));
+  }
+
+  Status synchronize() override { return Status::ok(); }
+
+private:
+  /// Checks that [ptr, ptr + bytes) lies inside one live allocation.
+  Status checkRange(DevicePtr ptr, uint64_t bytes, const std::string &what) {
+    auto it = allocations_.upper_bound(ptr);
+    if (it != allocations_.begin()) {
+      --it;
+      uint64_t end = it->first + it->second;
+      if (ptr >= it->first && ptr <= end && bytes <= end - ptr)
+        return Status::ok();
+    }
+    return Status::error("host backend: " + what + " [0x" + toHex(ptr) + ", +" +
+                         std::to_string(bytes) +
+                         ") is not inside memory allocated by this backend");
+  }
+  static std::string toHex(uint64_t v) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%llx", (unsigned long long)v);
+    return buf;
+  }
+
+  std::map<DevicePtr, size_t> allocations_;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> createHostBackend() {
+  return std::make_unique<HostBackend>();
+}
+
+} // namespace tfc::rt

@@ -1,0 +1,153 @@
+//===- HostGemm.cpp - strided-batched GEMM on OpenBLAS -------------------===//
+//
+// Row-major CBLAS calls, one per batch entry. Batch strides of 0 broadcast an
+// operand, which costs nothing here: the same pointer is passed again.
+// 16-bit operands are widened once for the whole call, so every batch entry
+// runs the fast f32 kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/src/host/HostGemm.h"
+
+#include "runtime/src/host/HostKernels.h"
+
+#include <cblas.h>
+
+#include <climits>
+#include <vector>
+
+namespace tfc::rt::host {
+
+namespace {
+
+bool isF32Family(DType d) {
+  return d == DType::F32 || d == DType::F16 || d == DType::BF16;
+}
+
+/// Elements spanned by `batch` matrices of `rows` x `cols` with leading
+/// dimension `ld` and batch stride `stride`; -1 on overflow.
+int64_t span(int64_t batch, int64_t stride, int64_t rows, int64_t cols,
+             int64_t ld) {
+  if (rows == 0 || cols == 0)
+    return 0;
+  int64_t a, b, s;
+  if (__builtin_mul_overflow(batch - 1, stride, &a) ||
+      __builtin_mul_overflow(rows - 1, ld, &b) ||
+      __builtin_add_overflow(a, b, &s) || __builtin_add_overflow(s, cols, &s))
+    return -1;
+  return s;
+}
+
+template <typename T>
+void widen(DType dtype, const void *src, int64_t n, std::vector<T> &buf) {
+  buf.resize(n);
+  loadStorage(dtype, src, buf.data(), n);
+}
+
+} // namespace
+
+Status validateGemm(const GemmDesc &g, GemmExtents &ext) {
+  auto bad = [](const std::string &m) { return Status::error("gemm: " + m); };
+  if (g.m < 0 || g.n < 0 || g.k < 0 || g.batch < 1)
+    return bad("m, n, k must be >= 0 and batch >= 1 (m=" + std::to_string(g.m) +
+               " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) +
+               " batch=" + std::to_string(g.batch) + ")");
+  for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.ldc})
+    if (v > INT_MAX)
+      return bad("a size or leading dimension exceeds the BLAS int range");
+  int64_t rowsA = g.transposeA ? g.k : g.m, colsA = g.transposeA ? g.m : g.k;
+  int64_t rowsB = g.transposeB ? g.n : g.k, colsB = g.transposeB ? g.k : g.n;
+  if (g.lda < std::max<int64_t>(1, colsA))
+    return bad("lda " + std::to_string(g.lda) + " < " + std::to_string(colsA));
+  if (g.ldb < std::max<int64_t>(1, colsB))
+    return bad("ldb " + std::to_string(g.ldb) + " < " + std::to_string(colsB));
+  if (g.ldc < std::max<int64_t>(1, g.n))
+    return bad("ldc " + std::to_string(g.ldc) + " < " + std::to_string(g.n));
+  if (g.strideA < 0 || g.strideB < 0 || g.strideC < 0)
+    return bad("negative batch stride");
+  if (g.batch > 1 && g.strideC == 0 && g.m > 0 && g.n > 0)
+    return bad("stride_c 0 with batch > 1 writes one C several times");
+  bool f64 =
+      g.aType == DType::F64 && g.bType == DType::F64 && g.cType == DType::F64;
+  bool f32 =
+      isF32Family(g.aType) && isF32Family(g.bType) && isF32Family(g.cType);
+  if (!f64 && !f32)
+    return bad(std::string("unsupported dtypes a=") + dtypeName(g.aType) +
+               " b=" + dtypeName(g.bType) + " c=" + dtypeName(g.cType));
+  if (g.computeType != "f32" && g.computeType != "f64")
+    return bad("unsupported compute_type '" + g.computeType + "'");
+  if (g.computeType == "f64" && !f64)
+    return bad("compute_type f64 needs f64 operands");
+  if (g.epilogue != "none")
+    return bad("epilogue '" + g.epilogue +
+               "' is not supported by the host backend");
+  int64_t ea = span(g.batch, g.strideA, rowsA, colsA, g.lda);
+  int64_t eb = span(g.batch, g.strideB, rowsB, colsB, g.ldb);
+  int64_t ec = span(g.batch, g.strideC, g.m, g.n, g.ldc);
+  if (ea < 0 || eb < 0 || ec < 0 || ea > (INT64_MAX / 8) ||
+      eb > (INT64_MAX / 8) || ec > (INT64_MAX / 8))
+    return bad("operand extent overflows");
+  ext.a = ea * dtypeSize(g.aType);
+  ext.b = eb * dtypeSize(g.bType);
+  ext.c = ec * dtypeSize(g.cType);
+  return Status::ok();
+}
+
+Status runGemm(const GemmDesc &g, const void *a, const void *b, void *c) {
+  GemmExtents ext;
+  TFC_RETURN_IF_ERROR(validateGemm(g, ext));
+  if (g.m == 0 || g.n == 0)
+    return Status::ok();
+  CBLAS_TRANSPOSE ta = g.transposeA ? CblasTrans : CblasNoTrans;
+  CBLAS_TRANSPOSE tb = g.transposeB ? CblasTrans : CblasNoTrans;
+  int m = int(g.m), n = int(g.n), k = int(g.k);
+  int lda = int(g.lda), ldb = int(g.ldb), ldc = int(g.ldc);
+
+  if (g.aType == DType::F64) {
+    auto *A = static_cast<const double *>(a);
+    auto *B = static_cast<const double *>(b);
+    auto *C = static_cast<double *>(c);
+    for (int64_t i = 0; i < g.batch; ++i)
+      cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, g.alpha, A + i * g.strideA,
+                  lda, B + i * g.strideB, ldb, g.beta, C + i * g.strideC, ldc);
+    return Status::ok();
+  }
+
+  // f32 family: widen 16-bit operands (and a 16-bit C that beta reads).
+  std::vector<float> wa, wb, wc;
+  const float *A = static_cast<const float *>(a);
+  const float *B = static_cast<const float *>(b);
+  float *C = static_cast<float *>(c);
+  if (g.aType != DType::F32) {
+    widen(g.aType, a, ext.a / 2, wa);
+    A = wa.data();
+  }
+  if (g.bType != DType::F32) {
+    widen(g.bType, b, ext.b / 2, wb);
+    B = wb.data();
+  }
+  if (g.cType != DType::F32) {
+    if (g.beta != 0.0)
+      widen(g.cType, c, ext.c / 2, wc);
+    else
+      wc.assign(ext.c / 2, 0.0f);
+    C = wc.data();
+  }
+  for (int64_t i = 0; i < g.batch; ++i)
+    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, float(g.alpha),
+                A + i * g.strideA, lda, B + i * g.strideB, ldb, float(g.beta),
+                C + i * g.strideC, ldc);
+  if (g.cType != DType::F32) {
+    // Store back only the m x n entries of each C: padding between rows
+    // (ldc > n) belongs to the caller and stays untouched.
+    auto *out = static_cast<uint8_t *>(c);
+    for (int64_t i = 0; i < g.batch; ++i)
+      for (int64_t r = 0; r < g.m; ++r) {
+        int64_t off = i * g.strideC + r * g.ldc;
+        storeStorage(g.cType, C + off, out + off * 2, g.n);
+      }
+  }
+  return Status::ok();
+}
+
+} // namespace tfc::rt::host

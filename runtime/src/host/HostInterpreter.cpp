@@ -1,0 +1,419 @@
+//===- HostInterpreter.cpp - planning and running host programs ----------===//
+//
+// Values are held in compute types (float / double / int64_t). Where a value
+// lives while a program runs:
+//   - static (constant, iota): materialized once, at planning;
+//   - input: read in place when its storage is its compute type (f32, f64,
+//     i64), else converted (per chunk when a chain reads it elementwise,
+//     whole when anything else reads it);
+//   - chained: produced inside a pointwise chain; per chunk it is written to
+//     a scratch buffer, or directly into its whole buffer when something
+//     after the chain (or the caller, as an output of compute-type storage)
+//     needs all of it;
+//   - whole: produced by a whole-tensor op into a whole buffer.
+// Outputs whose storage equals their compute type are written in place; the
+// others are converted chunk by chunk or after their op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/src/host/HostInterpreter.h"
+
+#include "runtime/src/host/HostKernels.h"
+
+#include <cstring>
+#include <new>
+
+namespace tfc::rt::host {
+
+namespace {
+
+enum class Fetch {
+  Chained,   ///< produced earlier in the same chain, aligned with the chunk
+  Aligned,   ///< whole value of the chain's shape: read at the chunk offset
+  Broadcast, ///< whole value of another shape: gathered per chunk
+  Scalar,    ///< dropout seed/offset: the single value itself
+};
+
+bool nativeStorage(DType d) {
+  return d == DType::F32 || d == DType::F64 || d == DType::I64;
+}
+
+} // namespace
+
+struct Interpreter::Plan {
+  struct Group {
+    bool chain = false;
+    std::vector<size_t> ops;
+    std::vector<int64_t> shape; ///< a chain's iteration space
+    int64_t numel = 0;
+    /// chain: per op, per operand, how it is fetched and its scratch slot.
+    std::vector<std::vector<Fetch>> fetch;
+    std::vector<std::vector<int>> slot;
+    /// chain: per op, per operand, broadcast strides (Broadcast fetches).
+    std::vector<std::vector<std::vector<int64_t>>> strides;
+    std::vector<int> resultSlot; ///< chain: per op, scratch slot or -1
+    int slots = 0;
+  };
+  std::vector<Group> groups;
+  std::vector<int> producerGroup; ///< per value; -1 for inputs and statics
+  std::vector<bool> isStatic;     ///< constant or iota
+  std::vector<bool> needsWhole;   ///< a whole compute buffer must exist
+  std::vector<int> inputIndex;    ///< per value, or -1
+  std::vector<std::vector<int>> outputIndices; ///< per value
+  std::vector<std::vector<uint8_t>> staticData;
+  std::vector<std::vector<uint8_t>> wholeData; ///< per value, lazily sized
+  std::vector<uint8_t> scratch;
+  int maxSlots = 0;
+};
+
+struct Interpreter::RunState {
+  std::vector<void *> whole;      ///< per value: whole compute data, or null
+  std::vector<void *> outStorage; ///< per output index
+  const std::vector<const void *> *inputs = nullptr;
+};
+
+Interpreter::Interpreter(HostProgram program, int64_t chunkElements)
+    : prog_(std::move(program)),
+      chunk_(chunkElements > 0 ? chunkElements : kDefaultChunkElements),
+      plan_(std::make_unique<Plan>()) {
+  Plan &p = *plan_;
+  size_t nv = prog_.values.size();
+  p.producerGroup.assign(nv, -1);
+  p.isStatic.assign(nv, false);
+  p.needsWhole.assign(nv, false);
+  p.inputIndex.assign(nv, -1);
+  p.outputIndices.resize(nv);
+  p.staticData.resize(nv);
+  p.wholeData.resize(nv);
+  for (size_t i = 0; i < prog_.inputs.size(); ++i)
+    p.inputIndex[prog_.inputs[i]] = int(i);
+  for (size_t i = 0; i < prog_.outputs.size(); ++i)
+    p.outputIndices[prog_.outputs[i]].push_back(int(i));
+
+  // Statics are evaluated now; they behave like inputs afterwards.
+  for (const HostOp &op : prog_.ops) {
+    if (op.code != OpCode::Constant && op.code != OpCode::Iota)
+      continue;
+    int64_t v = op.results[0];
+    p.isStatic[v] = true;
+    const ValueType &t = prog_.values[v];
+    p.staticData[v].resize(std::max<int64_t>(1, t.numel) *
+                           computeSize(t.dtype));
+    materializeStatic(prog_, op, p.staticData[v].data());
+  }
+
+  // Greedy grouping in program order: a pointwise op joins the open chain
+  // when it produces the chain's shape.
+  for (size_t i = 0; i < prog_.ops.size(); ++i) {
+    const HostOp &op = prog_.ops[i];
+    if (p.isStatic[op.results[0]])
+      continue;
+    const ValueType &rt = prog_.values[op.results[0]];
+    bool pw = isPointwiseOp(op.code);
+    if (pw && !p.groups.empty() && p.groups.back().chain &&
+        p.groups.back().shape == rt.shape) {
+      p.groups.back().ops.push_back(i);
+    } else {
+      Plan::Group g;
+      g.chain = pw;
+      g.ops.push_back(i);
+      g.shape = rt.shape;
+      g.numel = rt.numel;
+      p.groups.push_back(std::move(g));
+    }
+    for (int64_t r : op.results)
+      p.producerGroup[r] = int(p.groups.size() - 1);
+  }
+
+  // Fetch modes, and which values need whole buffers: any value read by a
+  // whole-tensor op, read through broadcast or as a scalar, or read by a
+  // later group than its own.
+  for (size_t g = 0; g < p.groups.size(); ++g) {
+    Plan::Group &grp = p.groups[g];
+    for (size_t oi = 0; oi < grp.ops.size(); ++oi) {
+      const HostOp &op = prog_.ops[grp.ops[oi]];
+      std::vector<Fetch> f;
+      std::vector<int> s;
+      std::vector<std::vector<int64_t>> bs(op.operands.size());
+      for (size_t k = 0; k < op.operands.size(); ++k) {
+        int64_t v = op.operands[k];
+        if (v < 0) {
+          f.push_back(Fetch::Aligned);
+          s.push_back(-1);
+          continue;
+        }
+        bool sameGroup = p.producerGroup[v] == int(g);
+        if (!grp.chain) {
+          if (!p.isStatic[v])
+            p.needsWhole[v] = true;
+          f.push_back(Fetch::Aligned);
+          s.push_back(-1);
+          continue;
+        }
+        const ValueType &t = prog_.values[v];
+        if (op.code == OpCode::Dropout && k > 0) {
+          f.push_back(Fetch::Scalar);
+          s.push_back(-1);
+          if (!p.isStatic[v])
+            p.needsWhole[v] = true;
+        } else if (sameGroup) {
+          f.push_back(Fetch::Chained);
+          s.push_back(-1);
+        } else if (t.shape == grp.shape) {
+          f.push_back(Fetch::Aligned);
+          // Inputs of non-native storage are converted per chunk.
+          bool convert = p.inputIndex[v] >= 0 && !nativeStorage(t.dtype);
+          s.push_back(convert ? grp.slots++ : -1);
+          if (!p.isStatic[v] && p.inputIndex[v] < 0)
+            p.needsWhole[v] = true;
+        } else {
+          f.push_back(Fetch::Broadcast);
+          s.push_back(grp.slots++);
+          bs[k] = broadcastStrides(t.shape, grp.shape);
+          if (!p.isStatic[v])
+            p.needsWhole[v] = true;
+        }
+      }
+      grp.fetch.push_back(std::move(f));
+      grp.slot.push_back(std::move(s));
+      grp.strides.push_back(std::move(bs));
+    }
+  }
+  // Inputs with native storage are read in place: no buffer of their own.
+  for (int64_t v : prog_.inputs)
+    if (nativeStorage(prog_.values[v].dtype))
+      p.needsWhole[v] = false;
+  // Whole-tensor results always need their buffers.
+  for (const Plan::Group &grp : p.groups)
+    if (!grp.chain)
+      for (int64_t r : prog_.ops[grp.ops[0]].results)
+        p.needsWhole[r] = true;
+  // Chained values that nothing after the chain reads get a scratch slot,
+  // unless they are outputs of native storage, produced in place.
+  for (Plan::Group &grp : p.groups) {
+    if (!grp.chain)
+      continue;
+    for (size_t oi = 0; oi < grp.ops.size(); ++oi) {
+      int64_t r = prog_.ops[grp.ops[oi]].results[0];
+      bool inPlace =
+          !p.outputIndices[r].empty() && nativeStorage(prog_.values[r].dtype);
+      grp.resultSlot.push_back(p.needsWhole[r] || inPlace ? -1 : grp.slots++);
+    }
+    p.maxSlots = std::max(p.maxSlots, grp.slots);
+  }
+  p.scratch.resize(size_t(p.maxSlots) * size_t(chunk_) * 8);
+}
+
+Interpreter::~Interpreter() = default;
+
+size_t Interpreter::numGroups() const { return plan_->groups.size(); }
+
+Status Interpreter::create(std::string_view text,
+                           std::unique_ptr<Interpreter> &out,
+                           int64_t chunkElements) {
+  HostProgram prog;
+  TFC_RETURN_IF_ERROR(parseHostProgram(text, prog));
+  // Planning materializes constants: a program may ask for more memory than
+  // there is, which must be an error, not an abort.
+  try {
+    out = std::make_unique<Interpreter>(std::move(prog), chunkElements);
+  } catch (const std::bad_alloc &) {
+    return Status::error("host program: out of memory materializing its "
+                         "constants");
+  }
+  return Status::ok();
+}
+
+Status Interpreter::runPointwiseGroup(size_t g, RunState &st) {
+  Plan &p = *plan_;
+  const Plan::Group &grp = p.groups[g];
+  uint8_t *scratch = p.scratch.data();
+  auto slotPtr = [&](int s) { return scratch + size_t(s) * chunk_ * 8; };
+  std::vector<void *> chunkPtr(prog_.values.size(), nullptr);
+  std::vector<const void *> args;
+  for (int64_t start = 0; start < grp.numel; start += chunk_) {
+    int64_t n = std::min(chunk_, grp.numel - start);
+    for (size_t oi = 0; oi < grp.ops.size(); ++oi) {
+      const HostOp &op = prog_.ops[grp.ops[oi]];
+      args.assign(op.operands.size(), nullptr);
+      for (size_t k = 0; k < op.operands.size(); ++k) {
+        int64_t v = op.operands[k];
+        const ValueType &t = prog_.values[v];
+        int64_t eb = computeSize(t.dtype);
+        switch (grp.fetch[oi][k]) {
+        case Fetch::Chained:
+          args[k] = chunkPtr[v];
+          break;
+        case Fetch::Scalar:
+          args[k] = st.whole[v];
+          break;
+        case Fetch::Aligned:
+          if (grp.slot[oi][k] >= 0) {
+            const uint8_t *src =
+                static_cast<const uint8_t *>((*st.inputs)[p.inputIndex[v]]);
+            loadStorage(t.dtype, src + start * dtypeSize(t.dtype),
+                        slotPtr(grp.slot[oi][k]), n);
+            args[k] = slotPtr(grp.slot[oi][k]);
+          } else {
+            args[k] = static_cast<const uint8_t *>(st.whole[v]) + start * eb;
+          }
+          break;
+        case Fetch::Broadcast:
+          gatherStrided(st.whole[v], slotPtr(grp.slot[oi][k]), eb, grp.shape,
+                        grp.strides[oi][k], 0, start, n);
+          args[k] = slotPtr(grp.slot[oi][k]);
+          break;
+        }
+      }
+      int64_t r = op.results[0];
+      const ValueType &rt = prog_.values[r];
+      int64_t eb = computeSize(rt.dtype);
+      void *dst = grp.resultSlot[oi] >= 0
+                      ? static_cast<void *>(slotPtr(grp.resultSlot[oi]))
+                      : static_cast<uint8_t *>(st.whole[r]) + start * eb;
+      TFC_RETURN_IF_ERROR(runPointwiseOp(prog_, op, args, dst, start, n));
+      chunkPtr[r] = dst;
+      for (int o : p.outputIndices[r]) {
+        uint8_t *out = static_cast<uint8_t *>(st.outStorage[o]) +
+                       start * dtypeSize(rt.dtype);
+        if (out != dst)
+          storeStorage(rt.dtype, dst, out, n);
+      }
+    }
+  }
+  return Status::ok();
+}
+
+Status Interpreter::runGroup(size_t g, RunState &st) {
+  const Plan::Group &grp = plan_->groups[g];
+  if (grp.chain)
+    return runPointwiseGroup(g, st);
+  const HostOp &op = prog_.ops[grp.ops[0]];
+  std::vector<const void *> args;
+  for (int64_t v : op.operands)
+    args.push_back(v < 0 ? nullptr : st.whole[v]);
+  std::vector<void *> results;
+  for (int64_t r : op.results)
+    results.push_back(st.whole[r]);
+  TFC_RETURN_IF_ERROR(runWholeOp(prog_, op, args, results));
+  for (int64_t r : op.results) {
+    const ValueType &rt = prog_.values[r];
+    for (int o : plan_->outputIndices[r])
+      if (st.outStorage[o] != st.whole[r])
+        storeStorage(rt.dtype, st.whole[r], st.outStorage[o], rt.numel);
+  }
+  return Status::ok();
+}
+
+Status Interpreter::run(const std::vector<const void *> &inputs,
+                        const std::vector<void *> &outputs) {
+  // Intermediates are allocated on first use; a program whose intermediates
+  // do not fit in memory fails cleanly.
+  try {
+    return runImpl(inputs, outputs);
+  } catch (const std::bad_alloc &) {
+    return Status::error("host program: out of memory for its intermediate "
+                         "values");
+  }
+}
+
+Status Interpreter::runImpl(const std::vector<const void *> &inputs,
+                            const std::vector<void *> &outputs) {
+  Plan &p = *plan_;
+  if (inputs.size() != prog_.inputs.size() ||
+      outputs.size() != prog_.outputs.size())
+    return Status::error("host program: expected " +
+                         std::to_string(prog_.inputs.size()) + " inputs and " +
+                         std::to_string(prog_.outputs.size()) +
+                         " outputs, got " + std::to_string(inputs.size()) +
+                         " and " + std::to_string(outputs.size()));
+  auto bytesOf = [&](int64_t v) {
+    const ValueType &t = prog_.values[v];
+    return t.numel * dtypeSize(t.dtype);
+  };
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i] && bytesOf(prog_.inputs[i]) > 0)
+      return Status::error("host program: input " + std::to_string(i) +
+                           " is null");
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!outputs[i] && bytesOf(prog_.outputs[i]) > 0)
+      return Status::error("host program: output " + std::to_string(i) +
+                           " is null");
+
+  // An output overlapping an input (or another output) is staged: ops may
+  // read inputs after outputs were partly written.
+  auto overlaps = [](const void *a, int64_t na, const void *b, int64_t nb) {
+    auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+    return na > 0 && nb > 0 && x < y + nb && y < x + na;
+  };
+  bool staged = false;
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    int64_t no = bytesOf(prog_.outputs[o]);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      staged |= overlaps(outputs[o], no, inputs[i], bytesOf(prog_.inputs[i]));
+    for (size_t o2 = o + 1; o2 < outputs.size(); ++o2)
+      staged |=
+          overlaps(outputs[o], no, outputs[o2], bytesOf(prog_.outputs[o2]));
+  }
+  std::vector<std::vector<uint8_t>> stage;
+  RunState st;
+  st.inputs = &inputs;
+  st.outStorage.assign(outputs.begin(), outputs.end());
+  if (staged) {
+    stage.resize(outputs.size());
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      stage[o].resize(std::max<int64_t>(1, bytesOf(prog_.outputs[o])));
+      st.outStorage[o] = stage[o].data();
+    }
+  }
+
+  // Where every value's whole compute data lives for this run.
+  st.whole.assign(prog_.values.size(), nullptr);
+  for (size_t v = 0; v < prog_.values.size(); ++v) {
+    const ValueType &t = prog_.values[v];
+    if (p.isStatic[v]) {
+      st.whole[v] = p.staticData[v].data();
+      continue;
+    }
+    if (p.inputIndex[v] >= 0 && nativeStorage(t.dtype)) {
+      st.whole[v] = const_cast<void *>(inputs[p.inputIndex[v]]);
+      continue;
+    }
+    if (!p.needsWhole[v]) {
+      // A chained value that is an output of native storage is produced in
+      // place, chunk by chunk.
+      if (!p.outputIndices[v].empty() && nativeStorage(t.dtype))
+        st.whole[v] = st.outStorage[p.outputIndices[v][0]];
+      continue;
+    }
+    if (!p.outputIndices[v].empty() && nativeStorage(t.dtype)) {
+      st.whole[v] = st.outStorage[p.outputIndices[v][0]];
+      continue;
+    }
+    auto &buf = p.wholeData[v];
+    buf.resize(std::max<int64_t>(1, t.numel) * computeSize(t.dtype));
+    st.whole[v] = buf.data();
+    if (p.inputIndex[v] >= 0)
+      loadStorage(t.dtype, inputs[p.inputIndex[v]], buf.data(), t.numel);
+  }
+  for (size_t g = 0; g < p.groups.size(); ++g)
+    TFC_RETURN_IF_ERROR(runGroup(g, st));
+
+  // Outputs that are inputs or statics are copies.
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    int64_t v = prog_.outputs[o];
+    const ValueType &t = prog_.values[v];
+    if (p.inputIndex[v] >= 0) {
+      if (st.outStorage[o] != inputs[p.inputIndex[v]])
+        std::memmove(st.outStorage[o], inputs[p.inputIndex[v]], bytesOf(v));
+    } else if (p.isStatic[v]) {
+      storeStorage(t.dtype, st.whole[v], st.outStorage[o], t.numel);
+    }
+  }
+  if (staged)
+    for (size_t o = 0; o < outputs.size(); ++o)
+      std::memcpy(outputs[o], stage[o].data(), bytesOf(prog_.outputs[o]));
+  return Status::ok();
+}
+
+} // namespace tfc::rt::host

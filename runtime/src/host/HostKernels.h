@@ -1,0 +1,149 @@
+//===- HostKernels.h - the interpreter's op implementations -----*- C++ -*-===//
+//
+// The numerical kernels of the host interpreter. Every value is held in its
+// compute type while a program runs (float for f32/f16/bf16, double for f64,
+// int64_t for i1/i32/i64); 16-bit and i32 results are rounded back to their
+// dtype after every op (roundToDType), so each op sees exactly the values a
+// PyTorch op on tensors of that dtype would see.
+//
+// Pointwise ops run on contiguous chunks of their result (runPointwiseOp);
+// all other ops on whole tensors (runWholeOp): reductions and row ops row by
+// row, shape ops as strided copies.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_RUNTIME_HOST_HOSTKERNELS_H
+#define TFC_RUNTIME_HOST_HOSTKERNELS_H
+
+#include "runtime/src/host/HostProgram.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace tfc::rt::host {
+
+/// Bytes of one element in its compute type.
+inline int64_t computeSize(DType dtype) {
+  return computeKind(dtype) == ComputeKind::Float ? 4 : 8;
+}
+
+/// Row-major strides (in elements) of `shape`.
+std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &shape);
+
+/// Strides of a tensor of shape `from` read as a tensor of the broadcast shape
+/// `to` (numpy rule): 0 along broadcast dimensions.
+std::vector<int64_t> broadcastStrides(const std::vector<int64_t> &from,
+                                      const std::vector<int64_t> &to);
+
+/// Visits the row-major linear range [start, start + n) of the iteration space
+/// `shape` in runs along its innermost dimension. For each run it calls
+/// `fn(k, offset, count, stride)`: range elements k .. k+count-1 map to
+/// offsets offset, offset + stride, ... of a tensor addressed by `strides`
+/// from `base`. Dimensions are collapsed first, so runs are as long as the
+/// layout allows.
+template <typename Fn>
+void forEachRun(const std::vector<int64_t> &shape,
+                const std::vector<int64_t> &strides, int64_t base,
+                int64_t start, int64_t n, Fn &&fn) {
+  if (n <= 0)
+    return;
+  // Collapse: drop size-1 dims, merge a dim into its inner neighbour when
+  // their strides make them one contiguous dimension.
+  int64_t sh[32], st[32];
+  int r = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1)
+      continue;
+    if (r > 0 && st[r - 1] == strides[d] * shape[d]) {
+      sh[r - 1] *= shape[d];
+      st[r - 1] = strides[d];
+      continue;
+    }
+    sh[r] = shape[d];
+    st[r] = strides[d];
+    ++r;
+  }
+  if (r == 0) {
+    fn(int64_t(0), base, int64_t(1), int64_t(0));
+    return;
+  }
+  int64_t idx[32];
+  int64_t rem = start, off = base;
+  for (int d = r - 1; d >= 0; --d) {
+    idx[d] = rem % sh[d];
+    rem /= sh[d];
+    off += idx[d] * st[d];
+  }
+  int64_t k = 0;
+  while (true) {
+    int64_t cnt = std::min(sh[r - 1] - idx[r - 1], n - k);
+    fn(k, off, cnt, st[r - 1]);
+    k += cnt;
+    if (k >= n)
+      return;
+    // The run reached the end of the innermost dimension: carry outwards.
+    off -= idx[r - 1] * st[r - 1];
+    idx[r - 1] = 0;
+    for (int d = r - 2; d >= 0; --d) {
+      ++idx[d];
+      off += st[d];
+      if (idx[d] < sh[d])
+        break;
+      off -= sh[d] * st[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+/// dst[i] = src[offset of element start + i of `shape` under `strides`],
+/// for i < n. `elemBytes` is 4 or 8 (compute types).
+void gatherStrided(const void *src, void *dst, int64_t elemBytes,
+                   const std::vector<int64_t> &shape,
+                   const std::vector<int64_t> &strides, int64_t base,
+                   int64_t start, int64_t n);
+
+/// Converts `n` elements of storage dtype `dtype` at `src` to compute type.
+void loadStorage(DType dtype, const void *src, void *dst, int64_t n);
+/// Converts `n` compute-type elements at `src` to storage dtype `dtype`.
+void storeStorage(DType dtype, const void *src, void *dst, int64_t n);
+/// Rounds compute-type values to what `dtype` can hold: f16/bf16 round to
+/// nearest even, i32 wraps, i1 becomes 0/1; no-op for f32/f64/i64.
+void roundToDType(DType dtype, void *data, int64_t n);
+
+/// Runs a pointwise op (elementwise, compare, select, convert, dropout) on
+/// elements [start, start + n) of its result. `operands[i]` points at n
+/// compute-type values aligned with the result chunk, except dropout's seed
+/// and offset, which point at their single value. The result is rounded to
+/// its dtype.
+Status runPointwiseOp(const HostProgram &prog, const HostOp &op,
+                      const std::vector<const void *> &operands, void *result,
+                      int64_t start, int64_t n);
+
+/// True when runPointwiseOp implements `code`.
+bool isPointwiseOp(OpCode code);
+
+/// Runs any other op on whole tensors: `operands[i]` points at the whole
+/// compute-type value (null for an absent optional operand), `results[i]` at
+/// whole compute-type result buffers. Results are rounded to their dtypes.
+Status runWholeOp(const HostProgram &prog, const HostOp &op,
+                  const std::vector<const void *> &operands,
+                  const std::vector<void *> &results);
+
+/// Shape ops (reshape, transpose, broadcast_to, slice, concat, pad) and
+/// reductions / nn ops; runWholeOp dispatches to them.
+Status runShapeOp(const HostProgram &prog, const HostOp &op,
+                  const std::vector<const void *> &operands, void *result);
+Status runReductionOp(const HostProgram &prog, const HostOp &op,
+                      const std::vector<const void *> &operands,
+                      const std::vector<void *> &results);
+
+/// Fills a whole compute buffer with a constant's or iota's values.
+void materializeStatic(const HostProgram &prog, const HostOp &op, void *result);
+
+/// "host program line N: op 'name': " prefix for runtime errors.
+std::string opContext(const HostOp &op);
+
+} // namespace tfc::rt::host
+
+#endif // TFC_RUNTIME_HOST_HOSTKERNELS_H

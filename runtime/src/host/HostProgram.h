@@ -1,0 +1,173 @@
+//===- HostProgram.h - parsed and validated host programs -------*- C++ -*-===//
+//
+// The in-memory form of a host program (docs/execution.md, section 5): the
+// serialized body of one kernel, written by compiler/codegen/host and run by
+// the host backend's interpreter. The text is untrusted: parseHostProgram
+// checks every line, operand, attribute, dtype and shape, so the interpreter
+// can rely on the invariants documented here.
+//
+// Text format (one item per line, `#` starts a comment line):
+//
+//   tfc-host-program 1
+//   kind pointwise
+//   in %0 f32 16x64x128
+//   in %1 f32 128
+//   op %2 add f32 16x64x128 (%0, %1)
+//   op %3 gelu f32 16x64x128 (%2) approximate=tanh
+//   out %3
+//
+// An op with several results (layer_norm: y, mean, rstd; rms_norm: y, rstd)
+// has its first result on its line and each further one on a `result` line
+// directly after it, naming the op's first result and the result index, so
+// every line still defines exactly one value with its dtype and shape:
+//
+//   op %4 layer_norm f32 8x32 (%0, %1, %2) eps=1e-05 normalized_rank=1
+//   op %5 result f32 8x1 (%4) index=1
+//   op %6 result f32 8x1 (%4) index=2
+//
+// An absent optional operand (layer_norm's weight/bias, rms_norm's weight) is
+// written `_`. Every attribute of an op is spelled out (defaults included):
+// integers, floats (round-trippable decimal, `inf`, `-inf`, `nan`), lists
+// `[a,b]` and keywords (`true`/`false`, enum names).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_RUNTIME_HOST_HOSTPROGRAM_H
+#define TFC_RUNTIME_HOST_HOSTPROGRAM_H
+
+#include "runtime/src/core/DType.h"
+#include "runtime/src/core/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tfc::rt::host {
+
+/// The ops a host program may contain (the tfc ops with a kernel role other
+/// than gemm and composite).
+enum class OpCode {
+  // Unary elementwise.
+  Neg,
+  Abs,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Sigmoid,
+  Relu,
+  Silu,
+  Gelu,
+  Pow,
+  // Binary elementwise (numpy broadcasting).
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Maximum,
+  Minimum,
+  Compare,
+  Select,
+  // Conversion and constants.
+  Convert,
+  Constant,
+  Iota,
+  // Index remapping.
+  Reshape,
+  Transpose,
+  BroadcastTo,
+  Slice,
+  Concat,
+  Pad,
+  // Reductions.
+  ReduceSum,
+  ReduceMean,
+  ReduceMax,
+  // Neural-network ops.
+  Embedding,
+  LayerNorm,
+  RmsNorm,
+  Softmax,
+  LogSoftmax,
+  Dropout,
+  CrossEntropy,
+};
+
+/// The op's name in the text ("add", "layer_norm", ...).
+const char *opName(OpCode code);
+
+/// Comparison predicate of `compare`.
+enum class CompareDir { Eq, Ne, Lt, Le, Gt, Ge };
+
+/// Element type and shape of one value.
+struct ValueType {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  int64_t numel = 1;
+};
+
+/// One op. Operand and result entries are dense value indices
+/// (HostProgram::values); an absent optional operand is -1. Only the
+/// attribute fields of the op's kind are meaningful.
+struct HostOp {
+  OpCode code = OpCode::Add;
+  int line = 0; ///< 1-based line in the program text, for messages.
+  std::vector<int64_t> operands;
+  std::vector<int64_t> results;
+
+  bool geluTanh = false;       ///< gelu: approximate=tanh.
+  double fvalue = 0.0;         ///< pow exponent, pad value, dropout p.
+  double eps = 1e-5;           ///< layer_norm, rms_norm.
+  double labelSmoothing = 0.0; ///< cross_entropy.
+  int64_t dim = 0;             ///< concat/iota/softmax: normalized dim.
+  int64_t normalizedRank = 1;  ///< layer_norm, rms_norm.
+  int64_t ignoreIndex = -100;  ///< cross_entropy.
+  bool reductionMean = true;   ///< cross_entropy.
+  bool keepdim = false;        ///< reduce_*.
+  CompareDir direction = CompareDir::Eq;
+  /// transpose: permutation; slice: start; pad: low; reduce_*: sorted,
+  /// normalized dims.
+  std::vector<int64_t> ints0;
+  /// slice: limit; pad: high.
+  std::vector<int64_t> ints1;
+  /// slice: step.
+  std::vector<int64_t> ints2;
+  /// constant: values (1 = splat, or numel) for float and integer dtypes.
+  std::vector<double> fconst;
+  std::vector<int64_t> iconst;
+};
+
+/// A validated program. Invariants: every operand is defined (by an `in` line
+/// or an earlier op) before use; result types equal what the op computes from
+/// its operands and attributes; attributes are in range (dims normalized,
+/// permutations valid, slices inside their operand, ...); every `out` names a
+/// defined value; there is at least one output.
+struct HostProgram {
+  std::string kind;              ///< pointwise, row_reduction, ...
+  std::vector<ValueType> values; ///< All values, dense.
+  std::vector<int64_t> inputs;   ///< Value indices of the `in` lines.
+  std::vector<int64_t> outputs;  ///< Value indices of the `out` lines.
+  std::vector<HostOp> ops;       ///< In program order.
+};
+
+/// Parses and validates `text`. Errors name the line: "host program line 5:
+/// op 'add': operand %7 is not defined".
+Status parseHostProgram(std::string_view text, HostProgram &out);
+
+/// The compute kind of a dtype: F32/F16/BF16 compute in float, F64 in
+/// double, I1/I32/I64 in int64_t.
+enum class ComputeKind { Float, Double, Int };
+ComputeKind computeKind(DType dtype);
+
+/// The accumulation dtype of `dtype` (f32 for 16-bit floats and f32, f64 for
+/// f64, the type itself otherwise), as tfc's accumulationType().
+DType accumulationDType(DType dtype);
+
+/// Formats a shape as "4x8" or "scalar".
+std::string formatShape(const std::vector<int64_t> &shape);
+
+} // namespace tfc::rt::host
+
+#endif // TFC_RUNTIME_HOST_HOSTPROGRAM_H

@@ -1,0 +1,35 @@
+//===- HostProgramVerify.h - per-op rules of host programs ------*- C++ -*-===//
+//
+// Internal to the host program parser: the dtype/shape/attribute rules of
+// each op, mirroring the tfc dialect's verifiers and type inference.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_RUNTIME_HOST_HOSTPROGRAMVERIFY_H
+#define TFC_RUNTIME_HOST_HOSTPROGRAMVERIFY_H
+
+#include "runtime/src/host/HostProgram.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tfc::rt::host {
+
+/// The `key=value` attributes of one op line (values unparsed).
+using AttrMap = std::map<std::string, std::string>;
+
+/// Checks `op` (operands and results already resolved in `prog.values`) and
+/// moves its attributes from `attrs` into `op`'s fields, erasing each key it
+/// reads. Returns an empty string when the op is valid, else the problem.
+std::string verifyHostOp(const HostProgram &prog, HostOp &op, AttrMap &attrs);
+
+/// Decimal integer / round-trippable float (`inf`, `-inf`, `nan` accepted)
+/// spanning all of `s`; std::nullopt otherwise.
+std::optional<int64_t> parseIntToken(std::string_view s);
+std::optional<double> parseFloatToken(std::string_view s);
+
+} // namespace tfc::rt::host
+
+#endif // TFC_RUNTIME_HOST_HOSTPROGRAMVERIFY_H

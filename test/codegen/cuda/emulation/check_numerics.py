@@ -1,0 +1,283 @@
+"""Numerics of generated CUDA kernels against PyTorch, without a GPU.
+
+Each kernel of the codegen test inputs (../*.mlir, by kernel_name) is
+generated with `tfc-translate --emit-cuda`, compiled for the CPU together with
+cuda_emulation.h (real threads, barriers for __syncthreads and warp
+shuffles), run on random inputs, and compared with the PyTorch expression it
+implements. Tolerances are torch.testing's defaults for the dtype, or exact
+where the kernel must be bit-exact (data movement, conversions, 16-bit
+rounding of a single op).
+
+usage: check_numerics.py --translate BIN --cuda-include DIR [--cxx g++]
+                         [--seed N] [--only NAME]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INPUTS = os.path.dirname(HERE)
+
+C_TYPES = {torch.float32: "float", torch.float64: "double",
+           torch.float16: "__half", torch.bfloat16: "__nv_bfloat16",
+           torch.bool: "unsigned char", torch.int32: "int",
+           torch.int64: "long long"}
+
+
+def to_bytes(t):
+    t = t.contiguous()
+    if t.dtype == torch.bfloat16:
+        t = t.view(torch.int16)
+    if t.dtype == torch.bool:
+        t = t.to(torch.uint8)
+    return t.numpy().tobytes()
+
+
+def from_bytes(data, dtype, shape):
+    if dtype == torch.bfloat16:
+        t = torch.frombuffer(bytearray(data), dtype=torch.int16)
+        return t.view(torch.bfloat16).reshape(shape)
+    if dtype == torch.bool:
+        return torch.frombuffer(bytearray(data), dtype=torch.uint8).reshape(shape).bool()
+    return torch.frombuffer(bytearray(data), dtype=dtype).reshape(shape).clone()
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.sources = {}
+
+    def kernel_source(self, file, name):
+        if file not in self.sources:
+            out = subprocess.run([self.args.translate, "--emit-cuda",
+                                  os.path.join(INPUTS, file)],
+                                 capture_output=True, text=True)
+            if out.returncode != 0:
+                raise RuntimeError(f"tfc-translate failed on {file}:\n{out.stderr}")
+            self.sources[file] = out.stdout
+        text = self.sources[file]
+        start = text.index(f"// ===== kernel {name}:")
+        end = text.find("// ===== kernel", start + 1)
+        return text[start:end if end >= 0 else len(text)]
+
+    def run(self, file, name, inputs, outputs):
+        """Runs kernel `name` of `file` on `inputs` (tensors); `outputs` are
+        (dtype, shape) pairs. Returns the output tensors."""
+        source = self.kernel_source(file, name)
+        launch = re.search(r"grid \[(\d+), (\d+), (\d+)\], block \[(\d+), (\d+), (\d+)\]",
+                           source).groups()
+        work = tempfile.mkdtemp(prefix="tfc-emu-")
+        main = ['#include "cuda_emulation.h"', source, "#include <fstream>",
+                "#include <iterator>", "int main() {"]
+        params = []
+        for k, t in enumerate(inputs):
+            path = os.path.join(work, f"in{k}.bin")
+            with open(path, "wb") as f:
+                f.write(to_bytes(t))
+            main.append(f'  std::ifstream f{k}("{path}", std::ios::binary);')
+            main.append(f"  std::vector<char> in{k}((std::istreambuf_iterator<char>(f{k})), {{}});")
+            main.append(f"  in{k}.resize(in{k}.size() + 16);")
+            params.append(f"(const {C_TYPES[t.dtype]}*)in{k}.data()")
+        sizes = []
+        for k, (dtype, shape) in enumerate(outputs):
+            count = 1
+            for s in shape:
+                count *= s
+            size = count * torch.empty(0, dtype=dtype).element_size()
+            sizes.append(size)
+            main.append(f"  std::vector<char> out{k}({size} + 16);")
+            params.append(f"({C_TYPES[dtype]}*)out{k}.data()")
+        main.append(f"  emu_launch({name}, emu_dim3{{{launch[0]}, {launch[1]}, {launch[2]}}}, "
+                    f"emu_dim3{{{launch[3]}, {launch[4]}, {launch[5]}}}, {', '.join(params)});")
+        for k, size in enumerate(sizes):
+            path = os.path.join(work, f"out{k}.bin")
+            main.append(f'  std::ofstream o{k}("{path}", std::ios::binary); o{k}.write(out{k}.data(), {size});')
+        main.append("}")
+        with open(os.path.join(work, "main.cpp"), "w") as f:
+            f.write("\n".join(main))
+        exe = os.path.join(work, "main")
+        build = subprocess.run([self.args.cxx, "-std=c++20", "-O1", "-w", f"-I{HERE}",
+                                f"-I{self.args.cuda_include}", os.path.join(work, "main.cpp"),
+                                "-o", exe, "-pthread"], capture_output=True, text=True)
+        if build.returncode != 0:
+            raise RuntimeError(f"{name}: host compile failed:\n{build.stderr[:4000]}")
+        result = subprocess.run([exe], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"{name}: emulation failed:\n{result.stderr}")
+        outs = []
+        for k, (dtype, shape) in enumerate(outputs):
+            with open(os.path.join(work, f"out{k}.bin"), "rb") as f:
+                outs.append(from_bytes(f.read(), dtype, shape))
+        subprocess.run(["rm", "-rf", work])
+        return outs
+
+
+def cases(run):
+    """(name, got, expected, exact) for every checked kernel output."""
+    F = torch.nn.functional
+    pw, rr = "pointwise.mlir", "row-reduction.mlir"
+    cr, ga = "column-reduction.mlir", "gather.mlir"
+
+    x, b = torch.randn(16, 64, 128), torch.randn(128)
+    o, = run(pw, "bias_gelu", [x, b], [(torch.float32, (16, 64, 128))])
+    yield "bias_gelu", o, F.gelu(x + b, approximate="tanh"), False
+
+    x = torch.randn(64, 32, dtype=torch.float64)
+    o, = run(pw, "gelu_f64", [x], [(torch.float64, (64, 32))])
+    yield "gelu_f64", o, F.gelu(x), False
+
+    x = torch.randn(16, 64, 384)
+    o, = run(pw, "split_heads", [x], [(torch.bfloat16, (16, 4, 64, 32))])
+    ref = x[:, :, 128:256].reshape(16, 64, 4, 32).permute(0, 2, 1, 3).bfloat16()
+    yield "split_heads", o, ref, True
+
+    x = torch.randn(6, 10)
+    o, = run(pw, "odd_size", [x], [(torch.float32, (3, 5))])
+    yield "odd_size", o, torch.relu(x[::2, ::2]), True
+
+    s = torch.randn(16, 4, 64, 64)
+    o, = run(pw, "causal_mask", [s], [(torch.float32, (16, 4, 64, 64))])
+    mask = torch.ones(64, 64, dtype=torch.bool).tril()
+    yield "causal_mask", o, s.masked_fill(~mask, float("-inf")), True
+
+    a, c = torch.randn(4, 5), torch.randn(4, 3)
+    o, = run(pw, "concat_pad", [a, c], [(torch.float32, (5, 10))])
+    yield "concat_pad", o, F.pad(torch.cat([a, c], 1), (0, 2, 1, 0), value=-1.5), True
+
+    xb = torch.randn(16, 64, 128).bfloat16()
+    o, = run(pw, "dropout_bf16", [xb, torch.tensor(1234), torch.tensor(99)],
+             [(torch.bfloat16, (16, 64, 128))])
+    kept = o != 0
+    frac = kept.float().mean().item()
+    yield "dropout_bf16 keep rate", torch.tensor(abs(frac - 0.9) < 0.01), torch.tensor(True), True
+    scale = torch.tensor(1 / 0.9, dtype=torch.float32)
+    yield "dropout_bf16 kept values", o[kept], (xb.float()[kept] * scale).bfloat16(), True
+
+    x = torch.randn(8, 4)
+    o, = run(pw, "dense_table", [x], [(torch.float32, (8, 4))])
+    yield "dense_table", o, x * torch.tensor([1.0, 2.5, -3.0, 0.125]), True
+
+    xi = torch.randint(-5000, 5000, (64,))
+    h, z = run(pw, "conversions", [xi], [(torch.float16, (64,)), (torch.bool, (64,))])
+    yield "conversions f16", h, xi.half() * 3, True
+    yield "conversions i1", z, (xi.half() * 3) != 0, True
+
+    x, w, c = torch.randn(16, 64, 128), torch.randn(128), torch.randn(128)
+    y, m, r = run(rr, "layer_norm", [x, w, c], [(torch.float32, (16, 64, 128)),
+                                                (torch.float32, (16, 64, 1)),
+                                                (torch.float32, (16, 64, 1))])
+    ry, rm, rs = torch.ops.aten.native_layer_norm(x, [128], w, c, 1e-5)
+    yield "layer_norm y", y, ry, False
+    yield "layer_norm mean", m, rm, False
+    yield "layer_norm rstd", r, rs, False
+
+    x = torch.randn(64, 1000)
+    o, = run(rr, "softmax_1000", [x], [(torch.float32, (64, 1000))])
+    yield "softmax_1000", o, torch.softmax(x, -1), False
+
+    x = (torch.randn(8, 50257) * 3).bfloat16()
+    o, = run(rr, "log_softmax_vocab", [x], [(torch.bfloat16, (8, 50257))])
+    yield "log_softmax_vocab", o, torch.log_softmax(x.float(), -1).bfloat16(), False
+
+    x, w = torch.randn(32, 256).bfloat16(), torch.randn(256)
+    y, r = run(rr, "rms_norm_bf16", [x, w], [(torch.bfloat16, (32, 256)), (torch.float32, (32, 1))])
+    rs = torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6)
+    yield "rms_norm rstd", r, rs, False
+    yield "rms_norm y", y, (x.float() * rs * w).bfloat16(), False
+
+    logits, labels = torch.randn(1024, 256), torch.randint(0, 256, (1024,))
+    labels[::7] = 7
+    loss, = run(rr, "cross_entropy", [logits, labels], [(torch.float32, ())])
+    yield "cross_entropy", loss, F.cross_entropy(logits, labels, ignore_index=7,
+                                                 label_smoothing=0.1), False
+
+    logits = torch.randn(8, 10, dtype=torch.float64)
+    labels = torch.randint(0, 10, (8,), dtype=torch.int32)
+    labels[2] = -100
+    loss, = run(rr, "cross_entropy_sum_f64", [logits, labels], [(torch.float64, ())])
+    yield "cross_entropy_sum_f64", loss, 0.5 * F.cross_entropy(logits, labels.long(),
+                                                               reduction="sum"), False
+
+    x, y = torch.randn(4, 8), torch.randn(4, 2, 4)
+    s, m = run(rr, "trailing_reductions", [x, y], [(torch.float32, (4,)), (torch.float32, (4, 1, 1))])
+    yield "trailing reduce_sum", s, x.sum(-1), False
+    yield "trailing reduce_max", m, y.amax((1, 2), keepdim=True), True
+
+    x = torch.randn(32, 64)
+    o, = run(rr, "manual_softmax", [x], [(torch.float32, (32, 64))])
+    yield "manual_softmax", o, torch.softmax(x, -1), False
+
+    x, r0 = torch.randn(16, 64, 128), torch.randn(16, 64, 128)
+    w = torch.randn(128)
+    o, = run(rr, "fused_block", [x, r0, w, torch.tensor(5), torch.tensor(0)],
+             [(torch.float32, (16, 64, 128))])
+    # The dropout mask is Philox's, not torch's: recover it from a pure
+    # dropout kernel of the same (seed, offset) and shape.
+    ones = torch.ones(16, 64, 128).bfloat16()
+    mask, = run(pw, "dropout_bf16", [ones, torch.tensor(5), torch.tensor(0)],
+                [(torch.bfloat16, (16, 64, 128))])
+    h = x * (mask != 0) * torch.tensor(1 / 0.9, dtype=torch.float32) + r0
+    p = torch.softmax(F.layer_norm(h, [128], w), -1)
+    ref = p * torch.rsqrt(p.pow(2).mean(-1, keepdim=True) + 1e-5)
+    yield "fused_block", o, ref, False
+
+    dy = torch.randn(16, 64, 128)
+    o, = run(cr, "bias_grad", [dy], [(torch.float32, (128,))])
+    yield "bias_grad", o, dy.sum((0, 1)), False
+
+    x = torch.randn(4, 8, 4096).bfloat16()
+    m, n, e = run(cr, "mean_max_bf16", [x], [(torch.bfloat16, (8, 4096)),
+                                            (torch.bfloat16, (1, 8, 4096)),
+                                            (torch.bfloat16, (4, 8, 4096))])
+    ex = torch.exp(x.float()).bfloat16()
+    yield "column reduce_mean", m, ex.float().mean(0).bfloat16(), False
+    yield "column reduce_max", n, -ex.amax(0, keepdim=True), True
+    yield "column prologue output", e, ex, True
+
+    x = torch.randint(-1000, 1000, (4, 512, 96))
+    o, = run(cr, "middle_dim_i64", [x], [(torch.int64, (4, 96))])
+    yield "middle_dim_i64", o, x.sum(1), True
+
+    table, wpe = torch.randn(256, 128), torch.randn(64, 128)
+    ids = torch.randint(0, 256, (16, 64))
+    ids[0, 0], ids[1, 1] = 300, -1
+    o, = run(ga, "embed", [table, ids, wpe], [(torch.float32, (16, 64, 128))])
+    ref = F.embedding(ids.clamp(0, 255), table)
+    ref[0, 0] = 0  # out-of-range ids read as a row of zeros
+    ref[1, 1] = 0
+    yield "embed", o, ref + wpe, True
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--translate", required=True)
+    parser.add_argument("--cuda-include", required=True)
+    parser.add_argument("--cxx", default="g++")
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args()
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    print(f"seed {seed}")
+    torch.manual_seed(seed)
+    runner = Runner(args)
+    failures = 0
+    for name, got, expected, exact in cases(runner.run):
+        try:
+            if exact:
+                torch.testing.assert_close(got, expected, rtol=0, atol=0, equal_nan=True)
+            else:
+                torch.testing.assert_close(got, expected, equal_nan=True)
+            print(f"ok   {name}")
+        except AssertionError as e:
+            failures += 1
+            print(f"FAIL {name}: {e}")
+    print(f"{failures} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+// RUN: tfc-translate --emit-cuda %s | FileCheck %s
+
+// Bias add + GELU(tanh): the same-shape operand comes from a 16-byte vector
+// load at `i`, the bias is a scalar read at `i % 128`, and the scalar loop
+// is the fallback when a pointer is not 16-byte aligned.
+// CHECK-LABEL: // ===== kernel bias_gelu: kind pointwise, grid [128, 1, 1], block [256, 1, 1]
+// CHECK: extern "C" __global__ void __launch_bounds__(256) bias_gelu(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0)
+// CHECK: const bool tfc_aligned = ((reinterpret_cast<unsigned long long>(in0) | reinterpret_cast<unsigned long long>(out0)) & 15) == 0;
+// CHECK: for (int v = (int)blockIdx.x * blockDim.x + threadIdx.x; v < 32768; v += (int)gridDim.x * blockDim.x)
+// CHECK-NEXT: const tfc_vec<float, 4> va0 = reinterpret_cast<const tfc_vec<float, 4>*>(in0)[v];
+// CHECK: const int i = v * 4 + l;
+// CHECK-NEXT: const float [[B:v[0-9]+]] = in1[i % 128];
+// CHECK-NEXT: const float [[S:v[0-9]+]] = va0.v[l] + [[B]];
+// CHECK-NEXT: tanhf(0.7978846f * ([[S]] + 0.044715f * [[S]] * [[S]] * [[S]]))
+// CHECK: reinterpret_cast<tfc_vec<float, 4>*>(out0)[v] = vo0;
+// CHECK: } else {
+// CHECK-NEXT: for (int i = (int)blockIdx.x * blockDim.x + threadIdx.x; i < 131072;
+// CHECK-NEXT: const float {{v[0-9]+}} = in0[i];
+// CHECK: out0[i] = {{v[0-9]+}};
+func.func @bias_gelu(%x: tensor<16x64x128xf32>, %b: tensor<128xf32>) -> tensor<16x64x128xf32> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<16x64x128xf32>, %c = %b : tensor<128xf32>) -> tensor<16x64x128xf32> {
+    %0 = tfc.add %a, %c : tensor<16x64x128xf32>, tensor<128xf32>
+    %1 = tfc.gelu %0 approximate tanh : tensor<16x64x128xf32>
+    tfc.yield %1 : tensor<16x64x128xf32>
+  } {kernel_name = "bias_gelu"}
+  return %r : tensor<16x64x128xf32>
+}
+
+// f64 computes in double: two doubles per 16-byte access, exact-erf GELU.
+// CHECK-LABEL: // ===== kernel gelu_f64: kind pointwise
+// CHECK: const tfc_vec<double, 2> va0 = reinterpret_cast<const tfc_vec<double, 2>*>(in0)[v];
+// CHECK: const double [[X:v[0-9]+]] = 0.5 * va0.v[l] * (1.0 + erf(va0.v[l] * 0.7071067811865476));
+// CHECK: vo0.v[l] = [[X]];
+func.func @gelu_f64(%x: tensor<64x32xf64>) -> tensor<64x32xf64> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<64x32xf64>) -> tensor<64x32xf64> {
+    %0 = tfc.gelu %a : tensor<64x32xf64>
+    tfc.yield %0 : tensor<64x32xf64>
+  } {kernel_name = "gelu_f64"}
+  return %r : tensor<64x32xf64>
+}
+
+// Attention head split (slice + reshape + transpose) and a cast to bf16:
+// each output element computes its input index; the permuted input is read
+// with scalar loads, the bf16 output is stored 8 at a time.
+// CHECK-LABEL: // ===== kernel split_heads: kind pointwise
+// CHECK: #include <cuda_bf16.h>
+// CHECK: split_heads(const float* __restrict__ in0, __nv_bfloat16* __restrict__ out0)
+// CHECK: const bool tfc_aligned = ((reinterpret_cast<unsigned long long>(out0)) & 15) == 0;
+// CHECK: const float [[X:v[0-9]+]] = in0[i % 32 + i / 32 % 64 * 384 + i / 2048 % 4 * 32 + i / 8192 * 24576 + 128];
+// CHECK-NEXT: const float [[Y:v[0-9]+]] = tfc_round_bf16((float)([[X]]));
+// CHECK-NEXT: vo0.v[l] = __float2bfloat16_rn([[Y]]);
+// CHECK: reinterpret_cast<tfc_vec<__nv_bfloat16, 8>*>(out0)[v] = vo0;
+func.func @split_heads(%x: tensor<16x64x384xf32>) -> tensor<16x4x64x32xbf16> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<16x64x384xf32>) -> tensor<16x4x64x32xbf16> {
+    %0 = tfc.slice %a [0, 0, 128] to [16, 64, 256] : tensor<16x64x384xf32> -> tensor<16x64x128xf32>
+    %1 = tfc.reshape %0 : tensor<16x64x128xf32> -> tensor<16x64x4x32xf32>
+    %2 = tfc.transpose %1, [0, 2, 1, 3] : tensor<16x64x4x32xf32> -> tensor<16x4x64x32xf32>
+    %3 = tfc.convert %2 : tensor<16x4x64x32xf32> -> tensor<16x4x64x32xbf16>
+    tfc.yield %3 : tensor<16x4x64x32xbf16>
+  } {kernel_name = "split_heads"}
+  return %r : tensor<16x4x64x32xbf16>
+}
+
+// 15 elements do not split into 16-byte groups: scalar loop only. Strided
+// slices scale the index; relu lets NaN through.
+// CHECK-LABEL: // ===== kernel odd_size: kind pointwise, grid [1, 1, 1], block [256, 1, 1], shared 0 bytes
+// CHECK-NOT: tfc_vec<float
+// CHECK: for (int i = (int)blockIdx.x * blockDim.x + threadIdx.x; i < 15;
+// CHECK-NEXT: const float [[X:v[0-9]+]] = in0[i % 5 * 2 + i / 5 * 20];
+// CHECK-NEXT: const float [[R:v[0-9]+]] = ([[X]] < 0.0f ? 0.0f : [[X]]);
+// CHECK-NEXT: out0[i] = [[R]];
+func.func @odd_size(%x: tensor<6x10xf32>) -> tensor<3x5xf32> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<6x10xf32>) -> tensor<3x5xf32> {
+    %0 = tfc.slice %a [0, 0] to [6, 10] step [2, 2] : tensor<6x10xf32> -> tensor<3x5xf32>
+    %1 = tfc.relu %0 : tensor<3x5xf32>
+    tfc.yield %1 : tensor<3x5xf32>
+  } {kernel_name = "odd_size"}
+  return %r : tensor<3x5xf32>
+}
+
+// The causal mask of decomposed attention: iota, compare and select against
+// a -inf splat, computed from the index without any mask tensor.
+// CHECK-LABEL: // ===== kernel causal_mask: kind pointwise
+// CHECK: const long long [[Q:v[0-9]+]] = (long long)(i / 64 % 64);
+// CHECK-NEXT: const long long [[K:v[0-9]+]] = (long long)(i % 64);
+// CHECK-NEXT: const bool [[M:v[0-9]+]] = ([[Q]] >= [[K]]);
+// CHECK-NEXT: const float [[O:v[0-9]+]] = [[M]] ? va0.v[l] : __int_as_float(0xff800000);
+func.func @causal_mask(%s: tensor<16x4x64x64xf32>) -> tensor<16x4x64x64xf32> {
+  %r = tfc.fusion pointwise (%a = %s : tensor<16x4x64x64xf32>) -> tensor<16x4x64x64xf32> {
+    %q = tfc.iota dim 0 : tensor<64x64xi64>
+    %k = tfc.iota dim 1 : tensor<64x64xi64>
+    %m = tfc.compare ge, %q, %k : tensor<64x64xi64>, tensor<64x64xi64>
+    %ninf = tfc.constant dense<0xFF800000> : tensor<f32>
+    %0 = tfc.select %m, %a, %ninf : tensor<64x64xi1>, tensor<16x4x64x64xf32>, tensor<f32>
+    tfc.yield %0 : tensor<16x4x64x64xf32>
+  } {kernel_name = "causal_mask"}
+  return %r : tensor<16x4x64x64xf32>
+}
+
+// Concat and pad read at clamped indices and select, so every read is in
+// bounds and no branch is needed.
+// CHECK-LABEL: // ===== kernel concat_pad: kind pointwise
+// CHECK: for (int i = (int)blockIdx.x * blockDim.x + threadIdx.x; i < 50;
+// CHECK-NEXT: const float [[A:v[0-9]+]] = in0[(tfc_clamp<int>((tfc_clamp<int>(i % 10, 0, 7)), 0, 4)) + (tfc_clamp<int>(i / 10 - 1, 0, 3)) * 5];
+// CHECK-NEXT: const float [[B:v[0-9]+]] = in1[(tfc_clamp<int>((tfc_clamp<int>(i % 10, 0, 7)) - 5, 0, 2)) + (tfc_clamp<int>(i / 10 - 1, 0, 3)) * 3];
+// CHECK-NEXT: const float [[C:v[0-9]+]] = ((tfc_clamp<int>(i % 10, 0, 7)) < 5 ? [[A]] : [[B]]);
+// CHECK-NEXT: const float [[P:v[0-9]+]] = (i / 10 >= 1 && i / 10 < 5 && i % 10 < 8) ? [[C]] : -1.5f;
+// CHECK-NEXT: out0[i] = [[P]];
+func.func @concat_pad(%a: tensor<4x5xf32>, %b: tensor<4x3xf32>) -> tensor<5x10xf32> {
+  %r = tfc.fusion pointwise (%x = %a : tensor<4x5xf32>, %y = %b : tensor<4x3xf32>) -> tensor<5x10xf32> {
+    %0 = tfc.concat %x, %y dim 1 : tensor<4x5xf32>, tensor<4x3xf32> -> tensor<4x8xf32>
+    %1 = tfc.pad %0 low [1, 0] high [0, 2] value -1.500000e+00 : tensor<4x8xf32> -> tensor<5x10xf32>
+    tfc.yield %1 : tensor<5x10xf32>
+  } {kernel_name = "concat_pad"}
+  return %r : tensor<5x10xf32>
+}
+
+// Dropout: Philox4x32-10 at counter offset + i, kept iff the first word is
+// >= floor(0.1 * 2^32), kept values scaled by 1/(1-p) in f32 and rounded to
+// bf16 once; seed and offset are read once, before the loop.
+// CHECK-LABEL: // ===== kernel dropout_bf16: kind pointwise
+// CHECK: TFC_INLINE unsigned int tfc_philox4x32_10(unsigned long long seed, unsigned long long counter)
+// CHECK: k0 += 0x9E3779B9u;
+// CHECK: k1 += 0xBB67AE85u;
+// CHECK: __umulhi(0xD2511F53u, c0)
+// CHECK: __umulhi(0xCD9E8D57u, c2)
+// CHECK: dropout_bf16(const __nv_bfloat16* __restrict__ in0, const long long* __restrict__ in1, const long long* __restrict__ in2, __nv_bfloat16* __restrict__ out0)
+// CHECK: const bool tfc_aligned
+// CHECK-NEXT: const long long [[SEED:v[0-9]+]] = in1[0];
+// CHECK-NEXT: const long long [[OFF:v[0-9]+]] = in2[0];
+// CHECK-NEXT: if (tfc_aligned) {
+// CHECK: tfc_dropout_keep([[SEED]], [[OFF]], (unsigned long long)(i), 429496729u) ? tfc_round_bf16(__bfloat162float(va0.v[l]) * 1.1111112f) : 0.0f;
+func.func @dropout_bf16(%x: tensor<16x64x128xbf16>, %seed: tensor<i64>, %offset: tensor<i64>) -> tensor<16x64x128xbf16> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<16x64x128xbf16>, %s = %seed : tensor<i64>, %o = %offset : tensor<i64>) -> tensor<16x64x128xbf16> {
+    %0 = tfc.dropout %a, %s, %o p 1.000000e-01 : tensor<16x64x128xbf16>
+    tfc.yield %0 : tensor<16x64x128xbf16>
+  } {kernel_name = "dropout_bf16"}
+  return %r : tensor<16x64x128xbf16>
+}
+
+// A small dense constant becomes a table in the module.
+// CHECK-LABEL: // ===== kernel dense_table: kind pointwise
+// CHECK: __device__ const float tfc_table{{[0-9]+}}[4] = {1.0f, 2.5f, -3.0f, 0.125f};
+// CHECK: const float [[T:v[0-9]+]] = va0.v[l] * tfc_table{{[0-9]+}}[i % 4];
+func.func @dense_table(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<8x4xf32>) -> tensor<8x4xf32> {
+    %c = tfc.constant dense<[1.0, 2.5, -3.0, 0.125]> : tensor<4xf32>
+    %0 = tfc.mul %a, %c : tensor<8x4xf32>, tensor<4xf32>
+    tfc.yield %0 : tensor<8x4xf32>
+  } {kernel_name = "dense_table"}
+  return %r : tensor<8x4xf32>
+}
+
+// Conversions: i64 to f16 rounds once from the exact value (through double),
+// f16 arithmetic rounds every result to f16, and i1 is stored as 0/1 bytes
+// (the widest type, i64, sets the vector width: 2).
+// CHECK-LABEL: // ===== kernel conversions: kind pointwise
+// CHECK: #include <cuda_fp16.h>
+// CHECK: conversions(const long long* __restrict__ in0, __half* __restrict__ out0, unsigned char* __restrict__ out1)
+// CHECK: const tfc_vec<long long, 2> va0
+// CHECK: const float [[H:v[0-9]+]] = __half2float(__double2half((double)(va0.v[l])));
+// CHECK-NEXT: const float [[M:v[0-9]+]] = tfc_round_f16([[H]] * 3.0f);
+// CHECK-NEXT: vo0.v[l] = __float2half_rn([[M]]);
+// CHECK-NEXT: const bool [[B:v[0-9]+]] = ([[M]] != 0);
+// CHECK-NEXT: vo1.v[l] = (unsigned char)([[B]]);
+func.func @conversions(%x: tensor<64xi64>) -> (tensor<64xf16>, tensor<64xi1>) {
+  %r:2 = tfc.fusion pointwise (%a = %x : tensor<64xi64>) -> (tensor<64xf16>, tensor<64xi1>) {
+    %0 = tfc.convert %a : tensor<64xi64> -> tensor<64xf16>
+    %three = tfc.constant dense<3.0> : tensor<f16>
+    %1 = tfc.mul %0, %three : tensor<64xf16>, tensor<f16>
+    %2 = tfc.convert %1 : tensor<64xf16> -> tensor<64xi1>
+    tfc.yield %1, %2 : tensor<64xf16>, tensor<64xi1>
+  } {kernel_name = "conversions"}
+  return %r#0, %r#1 : tensor<64xf16>, tensor<64xi1>
+}
+
+// A kernel without inputs only generates values; unnamed fusions are named
+// fusion<N> in program order.
+// CHECK-LABEL: // ===== kernel fusion0: kind pointwise
+// CHECK: __device__ const long long tfc_table{{[0-9]+}}[4] = {1LL, 2LL, 3LL, 4LL};
+// CHECK: fusion0(long long* __restrict__ out0)
+func.func @no_inputs() -> tensor<4xi64> {
+  %r = tfc.fusion pointwise () -> tensor<4xi64> {
+    %0 = tfc.constant dense<[1, 2, 3, 4]> : tensor<4xi64>
+    tfc.yield %0 : tensor<4xi64>
+  }
+  return %r : tensor<4xi64>
+}

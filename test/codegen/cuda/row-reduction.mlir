@@ -1,0 +1,220 @@
+// RUN: tfc-translate --emit-cuda %s | FileCheck %s
+
+// layer_norm over rows of 128: one warp per row (8 rows per block), the row
+// in registers (4 per lane), two-pass mean/variance with warp-shuffle
+// all-reduces; mean and rstd are written once per row.
+// CHECK-LABEL: // ===== kernel layer_norm: kind row_reduction, grid [128, 1, 1], block [256, 1, 1]
+// CHECK: v = op(v, __shfl_xor_sync(0xffffffffu, v, m));
+// CHECK: layer_norm(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out0, float* __restrict__ out1, float* __restrict__ out2)
+// CHECK: const int lane = threadIdx.x & 31;
+// CHECK: for (int row = (int)blockIdx.x * 8 + warp; row < 1024; row += (int)gridDim.x * 8) {
+// CHECK-NEXT: float [[X:x[0-9]+]][4];
+// CHECK: const int j = lane + 32 * k;
+// CHECK-NEXT: const float [[L:v[0-9]+]] = in0[row * 128 + j];
+// CHECK-NEXT: [[X]][k] = [[L]];
+// CHECK: [[S:acc[0-9]+]] = [[S]] + ([[X]][k]);
+// CHECK: [[S]] = tfc_warp_allreduce([[S]], tfc_sum_op());
+// CHECK-NEXT: const float [[MEAN:s[0-9]+]] = [[S]] / 128.0f;
+// CHECK: [[Q:acc[0-9]+]] = [[Q]] + (([[X]][k] - [[MEAN]]) * ([[X]][k] - [[MEAN]]));
+// CHECK: const float [[RSTD:s[0-9]+]] = 1.0f / sqrtf([[Q]] / 128.0f + 1e-05f);
+// CHECK: if (lane == 0) out1[row] = [[MEAN]];
+// CHECK-NEXT: if (lane == 0) out2[row] = [[RSTD]];
+// CHECK: const float [[W:v[0-9]+]] = in1[j];
+// CHECK-NEXT: const float [[B:v[0-9]+]] = in2[j];
+// CHECK-NEXT: const float [[Y:v[0-9]+]] = (([[X]][k] - [[MEAN]]) * [[RSTD]]) * [[W]] + [[B]];
+// CHECK-NEXT: out0[row * 128 + j] = [[Y]];
+func.func @layer_norm(%x: tensor<16x64x128xf32>, %w: tensor<128xf32>, %b: tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x1xf32>, tensor<16x64x1xf32>) {
+  %r:3 = tfc.fusion row_reduction (%a = %x : tensor<16x64x128xf32>, %c = %w : tensor<128xf32>, %d = %b : tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x1xf32>, tensor<16x64x1xf32>) {
+    %y, %m, %s = tfc.layer_norm %a weight %c bias %d eps 1.000000e-05 : (tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x1xf32>, tensor<16x64x1xf32>)
+    tfc.yield %y, %m, %s : tensor<16x64x128xf32>, tensor<16x64x1xf32>, tensor<16x64x1xf32>
+  } {kernel_name = "layer_norm"}
+  return %r#0, %r#1, %r#2 : tensor<16x64x128xf32>, tensor<16x64x1xf32>, tensor<16x64x1xf32>
+}
+
+// softmax over rows of 1000 (not a multiple of 32): lanes test j < 1000;
+// max, then sum of exp, then exp(x - max) / sum, all from registers.
+// CHECK-LABEL: // ===== kernel softmax_1000: kind row_reduction
+// CHECK: float [[X:x[0-9]+]][32];
+// CHECK: if (j < 1000) {
+// CHECK: [[M:acc[0-9]+]] = tfc_max([[M]], (float)([[X]][k]));
+// CHECK: [[M]] = tfc_warp_allreduce([[M]], tfc_max_op());
+// CHECK: [[E:acc[0-9]+]] = [[E]] + (expf([[X]][k] - [[M]]));
+// CHECK: [[E]] = tfc_warp_allreduce([[E]], tfc_sum_op());
+// CHECK: const float [[P:v[0-9]+]] = expf([[X]][k] - [[M]]) / [[E]];
+// CHECK-NEXT: out0[row * 1000 + j] = [[P]];
+func.func @softmax_1000(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
+  %r = tfc.fusion row_reduction (%a = %x : tensor<64x1000xf32>) -> tensor<64x1000xf32> {
+    %0 = tfc.softmax %a dim -1 : tensor<64x1000xf32>
+    tfc.yield %0 : tensor<64x1000xf32>
+  } {kernel_name = "softmax_1000"}
+  return %r : tensor<64x1000xf32>
+}
+
+// A row of 50257 bf16 logits is longer than 1024: one block of 1024 threads
+// per row, block all-reduces through shared memory, and the row is re-read
+// instead of being kept (50 values per thread would not fit in registers).
+// CHECK-LABEL: // ===== kernel log_softmax_vocab: kind row_reduction, grid [8, 1, 1], block [1024, 1, 1]
+// CHECK: __launch_bounds__(1024) log_softmax_vocab(const __nv_bfloat16* __restrict__ in0, __nv_bfloat16* __restrict__ out0)
+// CHECK-NEXT: __shared__ float tfc_shm_float[32];
+// CHECK-NEXT: for (int row = blockIdx.x; row < 8; row += gridDim.x) {
+// CHECK-NOT: float x{{[0-9]+}}[
+// CHECK: const int j = (int)threadIdx.x + 1024 * k;
+// CHECK-NEXT: if (j < 50257) {
+// CHECK-NEXT: const float {{v[0-9]+}} = __bfloat162float(in0[row * 50257 + j]);
+// CHECK: = tfc_block_allreduce({{acc[0-9]+}}, tfc_max_op(), tfc_shm_float);
+// CHECK: = tfc_block_allreduce({{acc[0-9]+}}, tfc_sum_op(), tfc_shm_float);
+// CHECK: const float [[LS:s[0-9]+]] = logf({{acc[0-9]+}});
+// CHECK: const float [[Y:v[0-9]+]] = tfc_round_bf16(({{v[0-9]+}} - {{acc[0-9]+}}) - [[LS]]);
+// CHECK-NEXT: out0[row * 50257 + j] = __float2bfloat16_rn([[Y]]);
+func.func @log_softmax_vocab(%x: tensor<8x50257xbf16>) -> tensor<8x50257xbf16> {
+  %r = tfc.fusion row_reduction (%a = %x : tensor<8x50257xbf16>) -> tensor<8x50257xbf16> {
+    %0 = tfc.log_softmax %a dim -1 : tensor<8x50257xbf16>
+    tfc.yield %0 : tensor<8x50257xbf16>
+  } {kernel_name = "log_softmax_vocab"}
+  return %r : tensor<8x50257xbf16>
+}
+
+// rms_norm of bf16 activations with an f32 weight: f32 statistics, y rounded
+// to bf16 once.
+// CHECK-LABEL: // ===== kernel rms_norm_bf16: kind row_reduction
+// CHECK: [[Q:acc[0-9]+]] = [[Q]] + ([[X:x[0-9]+]][k] * [[X]][k]);
+// CHECK: const float [[R:s[0-9]+]] = 1.0f / sqrtf([[Q]] / 256.0f + 1e-06f);
+// CHECK: if (lane == 0) out1[row] = [[R]];
+// CHECK: const float [[Y:v[0-9]+]] = tfc_round_bf16(([[X]][k] * [[R]]) * {{v[0-9]+}});
+// CHECK-NEXT: out0[row * 256 + j] = __float2bfloat16_rn([[Y]]);
+func.func @rms_norm_bf16(%x: tensor<32x256xbf16>, %w: tensor<256xf32>) -> (tensor<32x256xbf16>, tensor<32x1xf32>) {
+  %r:2 = tfc.fusion row_reduction (%a = %x : tensor<32x256xbf16>, %b = %w : tensor<256xf32>) -> (tensor<32x256xbf16>, tensor<32x1xf32>) {
+    %y, %rstd = tfc.rms_norm %a weight %b eps 1.000000e-06 : (tensor<32x256xbf16>, tensor<256xf32>) -> (tensor<32x256xbf16>, tensor<32x1xf32>)
+    tfc.yield %y, %rstd : tensor<32x256xbf16>, tensor<32x1xf32>
+  } {kernel_name = "rms_norm_bf16"}
+  return %r#0, %r#1 : tensor<32x256xbf16>, tensor<32x1xf32>
+}
+
+// cross_entropy with label smoothing: per-row loss from the row max, the sum
+// of exp and the sum of (x - max); the label's logit is read at a clamped
+// index; rows with ignore_index count nothing. The mean over rows is a
+// fixed-order per-block sum plus a last-block stage: an integer atomic
+// counter, no float atomics.
+// CHECK-LABEL: // ===== kernel cross_entropy: kind row_reduction, grid [128, 1, 1], block [256, 1, 1]
+// CHECK: __device__ float tfc_partial_loss0[128];
+// CHECK-NEXT: __device__ float tfc_partial_count0[128];
+// CHECK-NEXT: __device__ unsigned int tfc_blocks_done;
+// CHECK: if (gridDim.x != 128) __trap();
+// CHECK-NEXT: float run_loss0 = 0.0f, run_count0 = 0.0f;
+// CHECK: [[M:acc[0-9]+]] = tfc_warp_allreduce([[M]], tfc_max_op());
+// CHECK: [[E:acc[0-9]+]] = tfc_warp_allreduce([[E]], tfc_sum_op());
+// CHECK: [[D:acc[0-9]+]] = tfc_warp_allreduce([[D]], tfc_sum_op());
+// CHECK-NEXT: const float [[LS:s[0-9]+]] = logf([[E]]);
+// CHECK-NEXT: const long long [[LAB:v[0-9]+]] = in1[row];
+// CHECK-NEXT: const int [[SAFE:label[0-9]+]] = tfc_clamp<int>([[LAB]], 0, 255);
+// CHECK-NEXT: const float [[PICK:v[0-9]+]] = in0[row * 256 + ([[SAFE]])];
+// CHECK-NEXT: const bool [[IGN:ign[0-9]+]] = [[LAB]] == 7LL;
+// CHECK-NEXT: const float [[LOSS:loss[0-9]+]] = [[IGN]] ? 0.0f : (([[LAB]] >= 0 && [[LAB]] < 256) ? 0.9f * (-(([[PICK]] - [[M]]) - [[LS]])) + 0.000390625f * (-([[D]] - 256.0f * [[LS]])) : __int_as_float(0x7fc00000));
+// CHECK-NEXT: run_loss0 = run_loss0 + [[LOSS]];
+// CHECK-NEXT: run_count0 = run_count0 + ([[IGN]] ? 0.0f : 1.0f);
+// CHECK-NOT: atomicAdd(&tfc_partial
+// CHECK: const unsigned int tfc_finished = atomicAdd(&tfc_blocks_done, 1u);
+// CHECK-NEXT: if (tfc_finished == gridDim.x - 1) {
+// CHECK: for (int b = 0; b < 128; ++b) { total_loss0 += __ldcg(&tfc_partial_loss0[b]); total_count0 += __ldcg(&tfc_partial_count0[b]); }
+// CHECK-NEXT: const float [[T:loss[0-9]+]] = total_loss0 / total_count0;
+// CHECK-NEXT: out0[0] = [[T]];
+// CHECK-NEXT: tfc_blocks_done = 0u;
+func.func @cross_entropy(%logits: tensor<1024x256xf32>, %labels: tensor<1024xi64>) -> tensor<f32> {
+  %l = tfc.fusion row_reduction (%a = %logits : tensor<1024x256xf32>, %b = %labels : tensor<1024xi64>) -> tensor<f32> {
+    %0 = tfc.cross_entropy %a, %b ignore_index 7 label_smoothing 1.000000e-01 : tensor<1024x256xf32>, tensor<1024xi64> -> tensor<f32>
+    tfc.yield %0 : tensor<f32>
+  } {kernel_name = "cross_entropy"}
+  return %l : tensor<f32>
+}
+
+// f64 logits, i32 labels, reduction sum, and a pointwise op on the loss: the
+// loss and what depends on it are computed by the last block, in double.
+// CHECK-LABEL: // ===== kernel cross_entropy_sum_f64: kind row_reduction
+// CHECK: __device__ double tfc_partial_loss0[1];
+// CHECK: const int [[LAB:v[0-9]+]] = in1[row];
+// CHECK: const bool {{ign[0-9]+}} = [[LAB]] == -100LL;
+// CHECK: const double [[T:loss[0-9]+]] = total_loss0;
+// CHECK-NEXT: const double [[H:v[0-9]+]] = [[T]] * 0.5;
+// CHECK-NEXT: out0[0] = [[H]];
+func.func @cross_entropy_sum_f64(%logits: tensor<8x10xf64>, %labels: tensor<8xi32>) -> tensor<f64> {
+  %l = tfc.fusion row_reduction (%a = %logits : tensor<8x10xf64>, %b = %labels : tensor<8xi32>) -> tensor<f64> {
+    %0 = tfc.cross_entropy %a, %b reduction sum : tensor<8x10xf64>, tensor<8xi32> -> tensor<f64>
+    %half = tfc.constant dense<5.000000e-01> : tensor<f64>
+    %1 = tfc.mul %0, %half : tensor<f64>, tensor<f64>
+    tfc.yield %1 : tensor<f64>
+  } {kernel_name = "cross_entropy_sum_f64"}
+  return %l : tensor<f64>
+}
+
+// reduce_sum and reduce_max over trailing dims of equal geometry (4 rows of
+// 8) share one kernel; an input reduced once is streamed, not kept.
+// CHECK-LABEL: // ===== kernel trailing_reductions: kind row_reduction
+// CHECK-NOT: float x{{[0-9]+}}[
+// CHECK: [[S:acc[0-9]+]] = [[S]] + ({{v[0-9]+}});
+// CHECK: [[S]] = tfc_warp_allreduce([[S]], tfc_sum_op());
+// CHECK-NEXT: const float [[RS:s[0-9]+]] = [[S]];
+// CHECK: const float {{v[0-9]+}} = in1[row * 8 + j];
+// CHECK: [[M:acc[0-9]+]] = tfc_warp_allreduce([[M]], tfc_max_op());
+// CHECK-NEXT: const float [[RM:s[0-9]+]] = [[M]];
+// CHECK-NEXT: if (lane == 0) out0[row] = [[RS]];
+// CHECK-NEXT: if (lane == 0) out1[row] = [[RM]];
+func.func @trailing_reductions(%x: tensor<4x8xf32>, %y: tensor<4x2x4xf32>) -> (tensor<4xf32>, tensor<4x1x1xf32>) {
+  %r:2 = tfc.fusion row_reduction (%a = %x : tensor<4x8xf32>, %b = %y : tensor<4x2x4xf32>) -> (tensor<4xf32>, tensor<4x1x1xf32>) {
+    %0 = tfc.reduce_sum %a dims [-1] : tensor<4x8xf32> -> tensor<4xf32>
+    %1 = tfc.reduce_max %b dims [2, 1] keepdim : tensor<4x2x4xf32> -> tensor<4x1x1xf32>
+    tfc.yield %0, %1 : tensor<4xf32>, tensor<4x1x1xf32>
+  } {kernel_name = "trailing_reductions"}
+  return %r#0, %r#1 : tensor<4xf32>, tensor<4x1x1xf32>
+}
+
+// A softmax written out of reduce_max, sub, exp, reduce_sum and div: the
+// per-row statistics are registers read at the row's index, exp(x - max) is
+// kept in registers for the sum and the division.
+// CHECK-LABEL: // ===== kernel manual_softmax: kind row_reduction
+// CHECK: float [[X:x[0-9]+]][2];
+// CHECK: [[M:acc[0-9]+]] = tfc_warp_allreduce([[M]], tfc_max_op());
+// CHECK-NEXT: const float [[RM:s[0-9]+]] = [[M]];
+// CHECK-NEXT: float [[E:x[0-9]+]][2];
+// CHECK: const float [[D:v[0-9]+]] = [[X]][k] - [[RM]];
+// CHECK-NEXT: const float [[EX:v[0-9]+]] = expf([[D]]);
+// CHECK-NEXT: [[E]][k] = [[EX]];
+// CHECK: const float [[RS:s[0-9]+]] = {{acc[0-9]+}};
+// CHECK: const float [[P:v[0-9]+]] = [[E]][k] / [[RS]];
+// CHECK-NEXT: out0[row * 64 + j] = [[P]];
+func.func @manual_softmax(%x: tensor<32x64xf32>) -> tensor<32x64xf32> {
+  %r = tfc.fusion row_reduction (%a = %x : tensor<32x64xf32>) -> tensor<32x64xf32> {
+    %m = tfc.reduce_max %a dims [-1] keepdim : tensor<32x64xf32> -> tensor<32x1xf32>
+    %d = tfc.sub %a, %m : tensor<32x64xf32>, tensor<32x1xf32>
+    %e = tfc.exp %d : tensor<32x64xf32>
+    %s = tfc.reduce_sum %e dims [-1] keepdim : tensor<32x64xf32> -> tensor<32x1xf32>
+    %p = tfc.div %e, %s : tensor<32x64xf32>, tensor<32x1xf32>
+    tfc.yield %p : tensor<32x64xf32>
+  } {kernel_name = "manual_softmax"}
+  return %r : tensor<32x64xf32>
+}
+
+// bias + dropout + residual + layer_norm + softmax + rms_norm in one kernel:
+// the pointwise prologue is computed while the row is loaded, each row
+// reduction after the statistics it depends on.
+// CHECK-LABEL: // ===== kernel fused_block: kind row_reduction
+// CHECK: const long long [[SEED:v[0-9]+]] = in3[0];
+// CHECK-NEXT: const long long [[OFF:v[0-9]+]] = in4[0];
+// CHECK-NEXT: for (int row
+// CHECK: tfc_dropout_keep([[SEED]], [[OFF]], (unsigned long long)(row * 128 + j), 429496729u)
+// CHECK: = tfc_warp_allreduce({{acc[0-9]+}}, tfc_sum_op());
+// CHECK: = tfc_warp_allreduce({{acc[0-9]+}}, tfc_sum_op());
+// CHECK: = tfc_warp_allreduce({{acc[0-9]+}}, tfc_max_op());
+// CHECK: = tfc_warp_allreduce({{acc[0-9]+}}, tfc_sum_op());
+// CHECK: = tfc_warp_allreduce({{acc[0-9]+}}, tfc_sum_op());
+// CHECK: out0[row * 128 + j] =
+func.func @fused_block(%x: tensor<16x64x128xf32>, %r: tensor<16x64x128xf32>, %w: tensor<128xf32>, %seed: tensor<i64>, %offset: tensor<i64>) -> tensor<16x64x128xf32> {
+  %o = tfc.fusion row_reduction (%a = %x : tensor<16x64x128xf32>, %b = %r : tensor<16x64x128xf32>, %c = %w : tensor<128xf32>, %s = %seed : tensor<i64>, %t = %offset : tensor<i64>) -> tensor<16x64x128xf32> {
+    %d = tfc.dropout %a, %s, %t p 1.000000e-01 : tensor<16x64x128xf32>
+    %h = tfc.add %d, %b : tensor<16x64x128xf32>, tensor<16x64x128xf32>
+    %y, %mean, %rstd = tfc.layer_norm %h weight %c : (tensor<16x64x128xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x1xf32>, tensor<16x64x1xf32>)
+    %p = tfc.softmax %y dim -1 : tensor<16x64x128xf32>
+    %z, %zr = tfc.rms_norm %p : (tensor<16x64x128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x1xf32>)
+    tfc.yield %z : tensor<16x64x128xf32>
+  } {kernel_name = "fused_block"}
+  return %o : tensor<16x64x128xf32>
+}

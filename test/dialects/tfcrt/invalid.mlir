@@ -1,0 +1,453 @@
+// RUN: tfc-opt %s --split-input-file --verify-diagnostics
+
+// One case per verifier rule of the tfcrt dialect, in the order of TfcrtOps.td.
+
+// The arena size is a byte count.
+// expected-error @+1 {{'tfcrt.arena' op size must be non-negative, got -1}}
+tfcrt.arena size -1 alignment 256
+
+// -----
+
+// Offsets are aligned to a power of two.
+// expected-error @+1 {{'tfcrt.arena' op alignment must be a positive power of two, got 48}}
+tfcrt.arena size 1024 alignment 48
+
+// -----
+
+// One arena per module: every view is carved from it.
+tfcrt.arena size 1024 alignment 256
+// expected-error @+1 {{'tfcrt.arena' op a module has at most one arena}}
+tfcrt.arena size 2048 alignment 256
+
+// -----
+
+// A kernel produces at least one output.
+// expected-error @+1 {{'tfcrt.kernel' op must have at least one output}}
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> () {
+^bb0(%x: tensor<4xf32>):
+  tfcrt.yield
+}
+
+// -----
+
+// Kernel signatures hold static tfc tensors, not buffers.
+// expected-error @+1 {{'tfcrt.kernel' op input #0 must be a statically shaped tensor of a tfc element type, got 'memref<4xf32>'}}
+tfcrt.kernel @k pointwise (memref<4xf32>) -> tensor<4xf32> {
+^bb0(%x: memref<4xf32>):
+  %0 = tfc.iota dim 0 : tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}
+
+// -----
+
+// Outputs are static tfc tensors too.
+// expected-error @+1 {{'tfcrt.kernel' op output #0 must be a statically shaped tensor of a tfc element type, got 'tensor<4xi8>'}}
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xi8> {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.convert %x : tensor<4xf32> -> tensor<4xi32>
+  tfcrt.yield %0 : tensor<4xi32>
+}
+
+// -----
+
+// The body has one block argument per input.
+// expected-error @+1 {{'tfcrt.kernel' op body has 1 arguments but the signature has 2 inputs}}
+tfcrt.kernel @k pointwise (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+^bb0(%x: tensor<4xf32>):
+  tfcrt.yield %x : tensor<4xf32>
+}
+
+// -----
+
+// Block arguments have the inputs' types.
+// expected-error @+1 {{'tfcrt.kernel' op body argument #0 has type 'tensor<4xf16>' but input #0 is 'tensor<4xf32>'}}
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf16> {
+^bb0(%x: tensor<4xf16>):
+  %0 = tfc.neg %x : tensor<4xf16>
+  tfcrt.yield %0 : tensor<4xf16>
+}
+
+// -----
+
+// tfc.yield belongs to tfc.fusion; kernels end with tfcrt.yield.
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf32> {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  // expected-error @+1 {{'tfc.yield' op expects parent op 'tfc.fusion'}}
+  tfc.yield %0 : tensor<4xf32>
+}
+
+// -----
+
+// The body obeys the kernel rules of its kind (TfcKernelRules.h), like tfc.fusion.
+// expected-error @+1 {{'tfcrt.kernel' op a pointwise kernel cannot hold 'tfc.softmax' (role row_reduction)}}
+tfcrt.kernel @k pointwise (tensor<4x8xf32>) -> tensor<4x8xf32> {
+^bb0(%x: tensor<4x8xf32>):
+  // expected-note @+1 {{'tfc.softmax' here}}
+  %0 = tfc.softmax %x dim -1 : tensor<4x8xf32>
+  tfcrt.yield %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// tfcrt.yield returns one value per kernel output.
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  // expected-error @+1 {{'tfcrt.yield' op yields 1 values but the kernel has 2 outputs}}
+  tfcrt.yield %0 : tensor<4xf32>
+}
+
+// -----
+
+// Yielded values have the outputs' types.
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf16> {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  // expected-error @+1 {{'tfcrt.yield' op value #0 has type 'tensor<4xf32>' but the kernel's output #0 is 'tensor<4xf16>'}}
+  tfcrt.yield %0 : tensor<4xf32>
+}
+
+// -----
+
+// The caller binds externals by name, so names are unique within an entry.
+tfcrt.entry @forward {
+  // expected-note @+1 {{first bound here}}
+  %a = tfcrt.external param "w" : memref<4xf32>
+  // expected-error @+1 {{'tfcrt.external' op name 'w' is already bound by another tfcrt.external of this entry}}
+  %b = tfcrt.external input "w" : memref<4xf32>
+  tfcrt.return
+}
+
+// -----
+
+// External names are non-empty.
+tfcrt.entry @forward {
+  // expected-error @+1 {{'tfcrt.external' op name must not be empty}}
+  %a = tfcrt.external input "" : memref<4xf32>
+  tfcrt.return
+}
+
+// -----
+
+// Buffers are contiguous: a strided layout is not a buffer.
+tfcrt.entry @forward {
+  // expected-error @+1 {{'tfcrt.external' op result #0 must be statically shaped memref of a tfc element type (f16, bf16, f32, f64, i1, i32, i64) with identity layout, but got 'memref<4x4xf32, strided<[8, 1]>>'}}
+  %a = tfcrt.external input "x" : memref<4x4xf32, strided<[8, 1]>>
+  tfcrt.return
+}
+
+// -----
+
+// Buffer ops live in an entry.
+// expected-error @+1 {{'tfcrt.external' op expects parent op 'tfcrt.entry'}}
+%a = tfcrt.external input "x" : memref<4xf32>
+
+// -----
+
+tfcrt.arena size 1024 alignment 256
+tfcrt.entry @forward {
+  // Offsets are non-negative.
+  // expected-error @+1 {{'tfcrt.arena_view' op offset must be non-negative, got -256}}
+  %v = tfcrt.arena_view offset -256 : memref<4xf32>
+  tfcrt.return
+}
+
+// -----
+
+// A view needs the module's arena.
+tfcrt.entry @forward {
+  // expected-error @+1 {{'tfcrt.arena_view' op needs a tfcrt.arena in the enclosing module}}
+  %v = tfcrt.arena_view offset 0 : memref<4xf32>
+  tfcrt.return
+}
+
+// -----
+
+// Offsets are multiples of the arena alignment.
+tfcrt.arena size 1024 alignment 256
+tfcrt.entry @forward {
+  // expected-error @+1 {{'tfcrt.arena_view' op offset 128 is not a multiple of the arena alignment 256}}
+  %v = tfcrt.arena_view offset 128 : memref<4xf32>
+  tfcrt.return
+}
+
+// -----
+
+// A view lies inside the arena.
+tfcrt.arena size 1024 alignment 256
+tfcrt.entry @forward {
+  // expected-error @+1 {{'tfcrt.arena_view' op buffer of 1024 bytes at offset 256 ends past the arena (1024 bytes)}}
+  %v = tfcrt.arena_view offset 256 : memref<16x16xf32>
+  tfcrt.return
+}
+
+// -----
+
+// An alias keeps the element type.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "x" : memref<4x8xf32>
+  // expected-error @+1 {{'tfcrt.alias' op element type 'i32' differs from the source's 'f32'}}
+  %b = tfcrt.alias %a : memref<4x8xf32> -> memref<32xi32>
+  tfcrt.return
+}
+
+// -----
+
+// An alias keeps the element count.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "x" : memref<4x8xf32>
+  // expected-error @+1 {{'tfcrt.alias' op has 16 elements but the source has 32}}
+  %b = tfcrt.alias %a : memref<4x8xf32> -> memref<16xf32>
+  tfcrt.return
+}
+
+// -----
+
+// A launch names a kernel that exists.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "x" : memref<4xf32>
+  // expected-error @+1 {{'tfcrt.launch' op 'missing' does not name a tfcrt.kernel}}
+  tfcrt.launch @missing (%a) -> (%a) : (memref<4xf32>) -> memref<4xf32>
+  tfcrt.return
+}
+
+// -----
+
+// The symbol must be a kernel, not another entry.
+tfcrt.entry @other {
+  tfcrt.return
+}
+tfcrt.entry @forward {
+  %a = tfcrt.external input "x" : memref<4xf32>
+  // expected-error @+1 {{'tfcrt.launch' op 'other' does not name a tfcrt.kernel}}
+  tfcrt.launch @other (%a) -> (%a) : (memref<4xf32>) -> memref<4xf32>
+  tfcrt.return
+}
+
+// -----
+
+// One input buffer per kernel input.
+tfcrt.kernel @neg pointwise (tensor<4xf32>) -> tensor<4xf32> {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}
+tfcrt.entry @forward {
+  %a = tfcrt.external input "x" : memref<4xf32>
+  %b = tfcrt.external output "y" : memref<4xf32>
+  // expected-error @+1 {{'tfcrt.launch' op has 2 inputs but kernel @neg has 1}}
+  tfcrt.launch @neg (%a, %a) -> (%b) : (memref<4xf32>, memref<4xf32>) -> memref<4xf32>
+  tfcrt.return
+}
+
+// -----
+
+// Input buffers hold the kernel's input tensors (same shape and element type).
+tfcrt.kernel @neg pointwise (tensor<4xf32>) -> tensor<4xf32> {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}
+tfcrt.entry @forward {
+  %a = tfcrt.external input "x" : memref<2x2xf32>
+  %b = tfcrt.external output "y" : memref<4xf32>
+  // expected-error @+1 {{'tfcrt.launch' op input #0 'memref<2x2xf32>' does not hold kernel @neg's 'tensor<4xf32>' (same shape and element type expected)}}
+  tfcrt.launch @neg (%a) -> (%b) : (memref<2x2xf32>) -> memref<4xf32>
+  tfcrt.return
+}
+
+// -----
+
+// Output buffers hold the kernel's output tensors.
+tfcrt.kernel @neg pointwise (tensor<4xf32>) -> tensor<4xf32> {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}
+tfcrt.entry @forward {
+  %a = tfcrt.external input "x" : memref<4xf32>
+  %b = tfcrt.external output "y" : memref<4xf16>
+  // expected-error @+1 {{'tfcrt.launch' op output #0 'memref<4xf16>' does not hold kernel @neg's 'tensor<4xf32>' (same shape and element type expected)}}
+  tfcrt.launch @neg (%a) -> (%b) : (memref<4xf32>) -> memref<4xf16>
+  tfcrt.return
+}
+
+// -----
+
+// Two outputs written to one buffer would race.
+tfcrt.kernel @two pointwise (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0, %x : tensor<4xf32>, tensor<4xf32>
+}
+tfcrt.entry @forward {
+  %a = tfcrt.external input "x" : memref<4xf32>
+  %b = tfcrt.external output "y" : memref<4xf32>
+  // expected-error @+1 {{'tfcrt.launch' op outputs #0 and #1 are the same buffer}}
+  tfcrt.launch @two (%a) -> (%b, %b) : (memref<4xf32>) -> (memref<4xf32>, memref<4xf32>)
+  tfcrt.return
+}
+
+// -----
+
+// Fused epilogues need operands that tfcrt.gemm does not have yet.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x2xf32>
+  %c = tfcrt.external output "c" : memref<4x2xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op epilogue 'gelu_bias' needs bias/aux operands that tfcrt.gemm does not have yet; only 'none' is supported}}
+  tfcrt.gemm %a, %b -> %c m 4 n 2 k 8 batch 1 lda 8 ldb 2 ldc 2 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue gelu_bias alpha 1.0 beta 0.0 : memref<4x8xf32>, memref<8x2xf32> -> memref<4x2xf32>
+  tfcrt.return
+}
+
+// -----
+
+// The declared dtypes are the buffers' element types.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x2xf32>
+  %c = tfcrt.external output "c" : memref<4x2xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op a_type 'f16' does not match the element type 'f32' of a}}
+  tfcrt.gemm %a, %b -> %c m 4 n 2 k 8 batch 1 lda 8 ldb 2 ldc 2 stride_a 0 stride_b 0 stride_c 0 types(f16, f32) -> f32 compute f32 epilogue none alpha 1.0 beta 0.0 : memref<4x8xf32>, memref<8x2xf32> -> memref<4x2xf32>
+  tfcrt.return
+}
+
+// -----
+
+// A and B share one float type.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x2xf16>
+  %c = tfcrt.external output "c" : memref<4x2xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op a_type and b_type must be one float type, got 'f32' and 'f16'}}
+  tfcrt.gemm %a, %b -> %c m 4 n 2 k 8 batch 1 lda 8 ldb 2 ldc 2 stride_a 0 stride_b 0 stride_c 0 types(f32, f16) -> f32 compute f32 epilogue none alpha 1.0 beta 0.0 : memref<4x8xf32>, memref<8x2xf16> -> memref<4x2xf32>
+  tfcrt.return
+}
+
+// -----
+
+// C has the operands' type, or f32 for 16-bit operands.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x2xf32>
+  %c = tfcrt.external output "c" : memref<4x2xbf16>
+  // expected-error @+1 {{'tfcrt.gemm' op c_type must be 'f32' for 'f32' operands, got 'bf16'}}
+  tfcrt.gemm %a, %b -> %c m 4 n 2 k 8 batch 1 lda 8 ldb 2 ldc 2 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> bf16 compute f32 epilogue none alpha 1.0 beta 0.0 : memref<4x8xf32>, memref<8x2xf32> -> memref<4x2xbf16>
+  tfcrt.return
+}
+
+// -----
+
+// The compute type is the accumulation type of the operands.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4x8xbf16>
+  %b = tfcrt.external input "b" : memref<8x2xbf16>
+  %c = tfcrt.external output "c" : memref<4x2xbf16>
+  // expected-error @+1 {{'tfcrt.gemm' op compute_type must be 'f32' for 'bf16' operands, got 'bf16'}}
+  tfcrt.gemm %a, %b -> %c m 4 n 2 k 8 batch 1 lda 8 ldb 2 ldc 2 stride_a 0 stride_b 0 stride_c 0 types(bf16, bf16) -> bf16 compute bf16 epilogue none alpha 1.0 beta 0.0 : memref<4x8xbf16>, memref<8x2xbf16> -> memref<4x2xbf16>
+  tfcrt.return
+}
+
+// -----
+
+// alpha and beta are finite.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x2xf32>
+  %c = tfcrt.external output "c" : memref<4x2xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op alpha and beta must be finite}}
+  tfcrt.gemm %a, %b -> %c m 4 n 2 k 8 batch 1 lda 8 ldb 2 ldc 2 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue none alpha 0x7FF0000000000000 beta 0.0 : memref<4x8xf32>, memref<8x2xf32> -> memref<4x2xf32>
+  tfcrt.return
+}
+
+// -----
+
+// Sizes are positive.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x2xf32>
+  %c = tfcrt.external output "c" : memref<4x2xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op m, n, k and batch must be positive, got m=4 n=2 k=8 batch=0}}
+  tfcrt.gemm %a, %b -> %c m 4 n 2 k 8 batch 0 lda 8 ldb 2 ldc 2 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue none alpha 1.0 beta 0.0 : memref<4x8xf32>, memref<8x2xf32> -> memref<4x2xf32>
+  tfcrt.return
+}
+
+// -----
+
+// C is written while A and B are read, so it is another buffer.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4x4xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op c must be a buffer other than a and b}}
+  tfcrt.gemm %a, %a -> %a m 4 n 4 k 4 batch 1 lda 4 ldb 4 ldc 4 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue none alpha 1.0 beta 0.0 : memref<4x4xf32>, memref<4x4xf32> -> memref<4x4xf32>
+  tfcrt.return
+}
+
+// -----
+
+// A leading dimension spans at least one stored row (here a transposed 8x4 A).
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<8x4xf32>
+  %b = tfcrt.external input "b" : memref<8x2xf32>
+  %c = tfcrt.external output "c" : memref<4x2xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op lda 2 is less than the column count 4 of the stored 8x4 a}}
+  tfcrt.gemm %a, %b -> %c transpose_a m 4 n 2 k 8 batch 1 lda 2 ldb 2 ldc 2 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue none alpha 1.0 beta 0.0 : memref<8x4xf32>, memref<8x2xf32> -> memref<4x2xf32>
+  tfcrt.return
+}
+
+// -----
+
+// Batch strides are non-negative.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<2x4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x2xf32>
+  %c = tfcrt.external output "c" : memref<2x4x2xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op stride_b must be non-negative, got -16}}
+  tfcrt.gemm %a, %b -> %c m 4 n 2 k 8 batch 2 lda 8 ldb 2 ldc 2 stride_a 32 stride_b -16 stride_c 8 types(f32, f32) -> f32 compute f32 epilogue none alpha 1.0 beta 0.0 : memref<2x4x8xf32>, memref<8x2xf32> -> memref<2x4x2xf32>
+  tfcrt.return
+}
+
+// -----
+
+// Every element a GEMM reads lies inside its buffer (here one batch too many).
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<2x4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x2xf32>
+  %c = tfcrt.external output "c" : memref<3x4x2xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op reads or writes 96 elements of a, which has only 64}}
+  tfcrt.gemm %a, %b -> %c m 4 n 2 k 8 batch 3 lda 8 ldb 2 ldc 2 stride_a 32 stride_b 0 stride_c 8 types(f32, f32) -> f32 compute f32 epilogue none alpha 1.0 beta 0.0 : memref<2x4x8xf32>, memref<8x2xf32> -> memref<3x4x2xf32>
+  tfcrt.return
+}
+
+// -----
+
+// Each batch writes its own C matrix.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<2x4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x2xf32>
+  %c = tfcrt.external output "c" : memref<2x4x2xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op stride_c 0 makes the batch's C matrices overlap (each spans 8 elements)}}
+  tfcrt.gemm %a, %b -> %c m 4 n 2 k 8 batch 2 lda 8 ldb 2 ldc 2 stride_a 32 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue none alpha 1.0 beta 0.0 : memref<2x4x8xf32>, memref<8x2xf32> -> memref<2x4x2xf32>
+  tfcrt.return
+}
+
+// -----
+
+// A copy moves bytes between two distinct buffers.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4xf32>
+  // expected-error @+1 {{'tfcrt.copy' op copies a buffer onto itself}}
+  tfcrt.copy %a -> %a : memref<4xf32>
+  tfcrt.return
+}
+
+// -----
+
+// Both buffers of a copy have the same size in bytes.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4xf32>
+  %b = tfcrt.external output "b" : memref<4xf16>
+  // expected-error @+1 {{'tfcrt.copy' op source has 16 bytes but the destination has 8}}
+  tfcrt.copy %a -> %b : memref<4xf32> -> memref<4xf16>
+  tfcrt.return
+}

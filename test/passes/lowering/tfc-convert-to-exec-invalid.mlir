@@ -1,0 +1,101 @@
+// RUN: tfc-opt %s --split-input-file --tfc-convert-to-exec --verify-diagnostics
+// RUN: not tfc-opt %s --split-input-file --tfc-convert-to-exec=alignment=48 2>&1 | FileCheck %s --check-prefix=ALIGN
+
+// Errors of --tfc-convert-to-exec, each a diagnostic at the offending op.
+
+// Arena offsets are aligned to a power of two.
+// ALIGN: error: --tfc-convert-to-exec: alignment 48 is not a positive power of two
+
+// The function to lower must exist (function=<name> picks it, default @loss).
+// expected-error @+1 {{--tfc-convert-to-exec: no func.func @loss to lower (choose one with function=<name>)}}
+module {
+  func.func @forward_only() {
+    return
+  }
+}
+
+// -----
+
+// A module is lowered once: it already has an arena.
+// expected-error @+1 {{--tfc-convert-to-exec: the module already has a tfcrt.arena or a symbol @forward}}
+module {
+  tfcrt.arena size 0 alignment 256
+  func.func @loss(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+// A declaration has no body to lower.
+// expected-error @+1 {{'func.func' op has no body to lower}}
+func.func private @loss(tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// Every argument needs a buffer type.
+// expected-error @+1 {{'func.func' op argument #0 has type 'i32', which has no tfcrt buffer type (a statically shaped tensor of a tfc element type is needed)}}
+func.func @loss(%x: i32) -> tensor<4xf32> {
+  %0 = tfc.fusion pointwise () -> tensor<4xf32> {
+    %c = tfc.constant dense<1.0> : tensor<4xf32>
+    tfc.yield %c : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Ops outside regions mean region formation has not run.
+func.func @loss(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tfc.neg' op is outside any tfc.fusion; run --tfc-form-kernels first}}
+  %0 = tfc.neg %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Ops of other dialects have no tfcrt form (calls are not supported).
+func.func private @helper(tensor<4xf32>) -> tensor<4xf32>
+func.func @loss(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'func.call' op cannot be lowered to tfcrt}}
+  %0 = func.call @helper(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// tfcrt.gemm has no epilogue operands yet, so a gemm fusion is exactly one matmul.
+func.func @loss(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{'tfc.fusion' op of kind gemm must hold exactly one tfc.matmul of its inputs whose result it yields; GEMM prologues and epilogues are not supported yet}}
+  %0 = tfc.fusion gemm (%a = %x : tensor<4x8xf32>, %b = %w : tensor<8x2xf32>) -> tensor<4x2xf32> {
+    %m = tfc.matmul %a, %b : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+    %r = tfc.relu %m : tensor<4x2xf32>
+    tfc.yield %r : tensor<4x2xf32>
+  }
+  return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+// Partially broadcast batch dims need one stride per result batch dim; --tfc-decompose
+// broadcasts them explicitly first.
+func.func @loss(%x: tensor<4x1x2x5xf32>, %y: tensor<3x5x6xf32>) -> tensor<4x3x2x6xf32> {
+  %0 = tfc.fusion gemm (%a = %x : tensor<4x1x2x5xf32>, %b = %y : tensor<3x5x6xf32>) -> tensor<4x3x2x6xf32> {
+    // expected-error @+1 {{'tfc.matmul' op batch dims 4x1 of 'a' broadcast partially to 4x3, which one batch stride cannot express; run --tfc-decompose to broadcast them explicitly}}
+    %m = tfc.matmul %a, %b : tensor<4x1x2x5xf32>, tensor<3x5x6xf32> -> tensor<4x3x2x6xf32>
+    tfc.yield %m : tensor<4x3x2x6xf32>
+  }
+  return %0 : tensor<4x3x2x6xf32>
+}
+
+// -----
+
+// A buffer's size in bytes must fit in int64_t (the arena is addressed in bytes).
+func.func @loss(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tfc.fusion' op result of type 'tensor<3000000000x3000000000x3000000000xf32>' has no buffer size that fits in int64_t bytes}}
+  %0 = tfc.fusion pointwise () -> tensor<3000000000x3000000000x3000000000xf32> {
+    %c = tfc.constant dense<1.0> : tensor<3000000000x3000000000x3000000000xf32>
+    tfc.yield %c : tensor<3000000000x3000000000x3000000000xf32>
+  }
+  return %x : tensor<4xf32>
+}

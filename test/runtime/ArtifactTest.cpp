@@ -1,0 +1,408 @@
+//===- ArtifactTest.cpp - artifact loading and validation -----------------===//
+//
+// Each test starts from the valid TestArtifact, breaks exactly one thing and
+// checks that loading fails with an error naming the field.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/src/core/Artifact.h"
+
+#include "test/runtime/TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+using namespace tfc::rt;
+using namespace tfc::rt::test;
+using nlohmann::json;
+
+namespace {
+
+/// Writes `t` to a fresh directory and loads it.
+Status load(const TestArtifact &t, Artifact &out) {
+  TempDir dir;
+  t.write(dir.path());
+  return loadArtifact(dir.path(), out);
+}
+
+/// Applies `edit` to a valid artifact and expects an error containing every
+/// string in `needles`.
+void expectError(const std::function<void(TestArtifact &)> &edit,
+                 std::initializer_list<std::string> needles) {
+  TestArtifact t = TestArtifact::valid();
+  edit(t);
+  Artifact a;
+  Status s = load(t, a);
+  ASSERT_FALSE(s.isOk()) << "expected an error for: " << t.manifest.dump();
+  for (const std::string &n : needles)
+    EXPECT_NE(s.message().find(n), std::string::npos)
+        << "missing '" << n << "' in: " << s.message();
+}
+
+/// Edits the manifest only.
+void expectManifestError(const std::function<void(json &)> &edit,
+                         std::initializer_list<std::string> needles) {
+  expectError([&](TestArtifact &t) { edit(t.manifest); }, needles);
+}
+
+json &gemmStep(json &m) { return m["entries"][0]["steps"][1]; }
+
+} // namespace
+
+// The valid artifact loads, with aliases resolved to roots and the kernel
+// signature read from its host program.
+TEST(Artifact, LoadsValid) {
+  Artifact a;
+  Status s = load(TestArtifact::valid(), a);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(a.arenaSize, 512);
+  ASSERT_EQ(a.buffers.size(), 7u);
+  EXPECT_EQ(a.buffers[5].aliasOf, 4);
+  EXPECT_EQ(a.buffers[6].aliasOf, 2);
+  EXPECT_EQ(a.buffers[1].role, BufferRole::Param);
+  EXPECT_EQ(a.buffers[4].bytes, 16);
+  ASSERT_EQ(a.kernels.size(), 1u);
+  EXPECT_EQ(a.kernels[0].block[0], 256u);
+  ASSERT_EQ(a.kernels[0].inputs.size(), 2u);
+  ASSERT_EQ(a.kernels[0].outputs.size(), 1u);
+  EXPECT_EQ(a.kernels[0].outputs[0].shape, (std::vector<int64_t>{2, 3}));
+  ASSERT_NE(a.findEntry("forward"), nullptr);
+  EXPECT_EQ(a.findEntry("forward")->steps.size(), 3u);
+  EXPECT_EQ(a.findEntry("forward")->steps[1].gemm.k, 3);
+  EXPECT_NE(a.findExternal("w"), nullptr);
+  EXPECT_EQ(a.findExternal("t0"), nullptr);
+}
+
+// Buffers listed out of id order load the same (ids, not positions, count).
+TEST(Artifact, BuffersInAnyOrder) {
+  TestArtifact t = TestArtifact::valid();
+  std::swap(t.manifest["buffers"][0], t.manifest["buffers"][6]);
+  Artifact a;
+  Status s = load(t, a);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(a.buffers[0].name, "x");
+}
+
+// Missing, truncated or non-JSON manifests.
+TEST(Artifact, MissingOrCorruptManifest) {
+  TempDir dir;
+  Artifact a;
+  Status s = loadArtifact(dir.path() + "/nope", a);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("manifest.json"), std::string::npos);
+
+  std::string text = TestArtifact::valid().manifest.dump();
+  for (size_t n : {size_t(0), size_t(1), text.size() / 2, text.size() - 1}) {
+    TestArtifact t = TestArtifact::valid();
+    t.write(dir.path());
+    writeFile(dir.path() + "/manifest.json", text.substr(0, n));
+    s = loadArtifact(dir.path(), a);
+    ASSERT_FALSE(s.isOk()) << n;
+    EXPECT_NE(s.message().find("invalid JSON"), std::string::npos)
+        << s.message();
+  }
+  expectManifestError([](json &m) { m = json::array(); },
+                      {"expected a JSON object"});
+}
+
+// Every strict prefix of a valid manifest is rejected.
+TEST(Artifact, EveryManifestTruncationFails) {
+  TempDir dir;
+  TestArtifact t = TestArtifact::valid();
+  t.write(dir.path());
+  std::string text = t.manifest.dump();
+  for (size_t n = 0; n < text.size(); n += 7) {
+    writeFile(dir.path() + "/manifest.json", text.substr(0, n));
+    Artifact a;
+    EXPECT_FALSE(loadArtifact(dir.path(), a).isOk()) << n;
+  }
+}
+
+// Format and version.
+TEST(Artifact, FormatAndVersion) {
+  expectManifestError([](json &m) { m["format"] = "onnx"; }, {"format"});
+  expectManifestError([](json &m) { m.erase("format"); },
+                      {"format: missing field"});
+  expectManifestError([](json &m) { m["version"] = 2; },
+                      {"version", "unsupported artifact version 2"});
+  expectManifestError([](json &m) { m["version"] = "1"; },
+                      {"version: expected an integer"});
+  expectManifestError([](json &m) { m["version"] = 1.0; },
+                      {"version: expected an integer"});
+}
+
+// Numbers JSON can spell but the runtime cannot use.
+TEST(Artifact, HostileNumbers) {
+  TempDir dir;
+  TestArtifact t = TestArtifact::valid();
+  t.write(dir.path());
+  std::string text = t.manifest.dump();
+  auto replaced = [&](const std::string &from, const std::string &to) {
+    std::string s = text;
+    size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  struct {
+    std::string from, to, needle;
+  } cases[] = {
+      {"\"alpha\":1.0", "\"alpha\":1e400", "number overflow"},
+      {"\"size\":512", "\"size\":99999999999999999999999", "arena.size"},
+      {"\"m\":2", "\"m\":2.5", "m: expected an integer"},
+      {"\"version\":1", "\"version\":1,\"version\":1", "duplicate key"},
+  };
+  for (auto &c : cases) {
+    writeFile(dir.path() + "/manifest.json", replaced(c.from, c.to));
+    Artifact a;
+    Status s = loadArtifact(dir.path(), a);
+    ASSERT_FALSE(s.isOk()) << c.to;
+    EXPECT_NE(s.message().find(c.needle), std::string::npos) << s.message();
+  }
+}
+
+// Arena size and alignment.
+TEST(Artifact, Arena) {
+  expectManifestError([](json &m) { m["arena"]["size"] = -1; }, {"arena.size"});
+  expectManifestError([](json &m) { m["arena"]["alignment"] = 48; },
+                      {"arena.alignment", "power of two"});
+  expectManifestError([](json &m) { m.erase("arena"); },
+                      {"arena: missing field"});
+  expectManifestError(
+      [](json &m) { m["arena"]["size"] = 9223372036854775808u; },
+      {"arena.size: integer out of range"});
+}
+
+// Buffer fields: dtype, shape, kind, role, ids, names.
+TEST(Artifact, BufferFields) {
+  expectManifestError([](json &m) { m["buffers"][1]["dtype"] = "f8"; },
+                      {"buffers[1].dtype", "unknown dtype 'f8'"});
+  expectManifestError(
+      [](json &m) {
+        m["buffers"][1]["shape"] = {3, -2};
+      },
+      {"buffers[1].shape[1]"});
+  expectManifestError(
+      [](json &m) {
+        m["buffers"][1]["shape"] = {int64_t(1) << 40, int64_t(1) << 40};
+      },
+      {"buffers[1].shape", "overflows"});
+  expectManifestError([](json &m) { m["buffers"][1]["kind"] = "heap"; },
+                      {"buffers[1].kind", "unknown buffer kind"});
+  expectManifestError([](json &m) { m["buffers"][1]["role"] = "state"; },
+                      {"buffers[1].role", "unknown role"});
+  expectManifestError([](json &m) { m["buffers"][1]["name"] = ""; },
+                      {"buffers[1].name", "empty"});
+  expectManifestError([](json &m) { m["buffers"][1]["name"] = "x"; },
+                      {"buffers[1].name", "duplicate external name 'x'"});
+  expectManifestError([](json &m) { m["buffers"][1]["id"] = 9; },
+                      {"buffers[1].id", "out of range"});
+  expectManifestError([](json &m) { m["buffers"][1]["id"] = 0; },
+                      {"buffers[1].id", "duplicate id 0"});
+  expectManifestError([](json &m) { m["buffers"] = json::object(); },
+                      {"buffers: expected an array"});
+  expectManifestError([](json &m) { m["buffers"][2] = 5; },
+                      {"buffers[2]: expected an object"});
+}
+
+// Arena views must lie inside the arena and be aligned.
+TEST(Artifact, ArenaViewOutsideArena) {
+  expectManifestError([](json &m) { m["buffers"][4]["offset"] = 512; },
+                      {"buffers[4].offset", "outside the arena"});
+  expectManifestError([](json &m) { m["arena"]["size"] = 270; },
+                      {"buffers[4].offset", "outside the arena (size 270)"});
+  expectManifestError([](json &m) { m["buffers"][4]["offset"] = 128; },
+                      {"buffers[4].offset", "alignment 256"});
+  expectManifestError([](json &m) { m["buffers"][4]["offset"] = -256; },
+                      {"buffers[4].offset"});
+  expectManifestError(
+      [](json &m) { m["buffers"][4]["offset"] = 9223372036854775552LL; },
+      {"buffers[4].offset", "outside the arena"});
+}
+
+// Aliases: size must match the root, ids valid, no cycles.
+TEST(Artifact, Aliases) {
+  expectManifestError([](json &m) { m["buffers"][5]["shape"] = {5}; },
+                      {"buffers[5].of", "16", "20"});
+  expectManifestError([](json &m) { m["buffers"][5]["of"] = 7; },
+                      {"buffers[5].of", "out of range"});
+  expectManifestError([](json &m) { m["buffers"][5]["of"] = 5; },
+                      {"buffers[5].of", "itself"});
+  expectManifestError(
+      [](json &m) {
+        m["buffers"][5]["of"] = 6;
+        m["buffers"][6]["of"] = 5;
+      },
+      {"cycle"});
+  expectManifestError([](json &m) { m["buffers"][5].erase("of"); },
+                      {"buffers[5].of: missing field"});
+}
+
+// Kernel records: name, kind, launch limits, files and their hashes.
+TEST(Artifact, KernelFields) {
+  expectManifestError([](json &m) { m["kernels"][0]["kind"] = "conv"; },
+                      {"kernels[0].kind", "unknown kernel kind"});
+  expectManifestError([](json &m) { m["kernels"][0]["name"] = "k-add"; },
+                      {"kernels[0].name", "not a C identifier"});
+  expectManifestError(
+      [](json &m) {
+        m["kernels"][0]["grid"] = {1, 1};
+      },
+      {"kernels[0].grid", "3 dimensions"});
+  expectManifestError(
+      [](json &m) {
+        m["kernels"][0]["grid"] = {0, 1, 1};
+      },
+      {"kernels[0].grid[0]"});
+  expectManifestError(
+      [](json &m) {
+        m["kernels"][0]["block"] = {1024, 2, 1};
+      },
+      {"kernels[0].block", "1024 threads"});
+  expectManifestError([](json &m) { m["kernels"][0]["shared_bytes"] = -4; },
+                      {"kernels[0].shared_bytes"});
+  expectManifestError([](json &m) { m["kernels"].push_back(m["kernels"][0]); },
+                      {"kernels[1].name", "duplicate kernel 'k_add'"});
+}
+
+// Kernel files: missing, escaping the directory, hash mismatch, bad hash.
+TEST(Artifact, KernelFiles) {
+  expectError([](TestArtifact &t) { t.files.erase("kernels/k_add.cu"); },
+              {"kernels[0].cuda", "cannot open", "k_add.cu"});
+  expectManifestError(
+      [](json &m) { m["kernels"][0]["host"] = "../../etc/passwd"; },
+      {"kernels[0].host", "must not leave the artifact directory"});
+  expectManifestError([](json &m) { m["kernels"][0]["cuda"] = "/etc/passwd"; },
+                      {"kernels[0].cuda", "must be relative"});
+  expectError(
+      [](TestArtifact &t) { t.files["kernels/k_add.cu"] += "// tampered\n"; },
+      {"kernels[0].sha256.cuda", "corrupt or modified"});
+  expectManifestError(
+      [](json &m) { m["kernels"][0]["sha256"]["host"] = "abc"; },
+      {"kernels[0].sha256.host", "64 hex digits"});
+  expectManifestError([](json &m) { m["kernels"][0]["sha256"].erase("host"); },
+                      {"kernels[0].sha256.host: missing field"});
+}
+
+// Host programs: the signature is read and checked against the manifest.
+TEST(Artifact, HostProgramSignature) {
+  auto withHost = [](const std::string &program) {
+    return [program](TestArtifact &t) {
+      t.files["kernels/k_add.host"] = program;
+      t.rehash();
+    };
+  };
+  expectError(withHost(""), {"kernels[0].host", "empty host program"});
+  expectError(withHost("tfc-host-program 2\nkind pointwise\n"),
+              {"kernels[0].host", "line 1", "version '2'"});
+  expectError(withHost("tfc-host-program 1\nkind row_reduction\nin %0 f32 2x3\n"
+                       "in %1 f32 2x3\nop %2 add f32 2x3 (%0, %1)\nout %2\n"),
+              {"host program kind 'row_reduction'", "'pointwise'"});
+  expectError(withHost("tfc-host-program 1\nkind pointwise\nin %0 f32 2x\n"),
+              {"line 3", "bad shape"});
+  expectError(withHost("tfc-host-program 1\nkind pointwise\nin %0 q8 2\n"),
+              {"line 3", "unknown dtype"});
+  expectError(withHost("tfc-host-program 1\nkind pointwise\nin %0 f32 2\n"
+                       "out %7\n"),
+              {"line 4", "%7 is not defined"});
+  expectError(withHost("tfc-host-program 1\nkind pointwise\nin %0 f32 2\n"
+                       "in %0 f32 2\n"),
+              {"line 4", "defined twice"});
+}
+
+// Steps: unknown ops/kernels, operand counts and sizes, bad buffer ids.
+TEST(Artifact, Steps) {
+  auto step = [](json &m, int i) -> json & {
+    return m["entries"][0]["steps"][i];
+  };
+  expectManifestError([&](json &m) { step(m, 0)["op"] = "fill"; },
+                      {"entries[0].steps[0].op", "unknown step op"});
+  expectManifestError([&](json &m) { step(m, 0)["kernel"] = "k9"; },
+                      {"entries[0].steps[0].kernel", "unknown kernel 'k9'"});
+  expectManifestError(
+      [&](json &m) { step(m, 0)["args"] = {0}; },
+      {"entries[0].steps[0].args", "has 2 inputs", "step gives 1"});
+  expectManifestError([&](json &m) { step(m, 0)["results"] = json::array(); },
+                      {"entries[0].steps[0].results", "has 1 outputs"});
+  expectManifestError(
+      [&](json &m) {
+        step(m, 0)["args"] = {0, 1};
+      },
+      {"entries[0].steps[0].args[1]", "f32 3x2", "expects f32 2x3"});
+  expectManifestError([&](json &m) { step(m, 0)["results"] = {4}; },
+                      {"entries[0].steps[0].results[0]"});
+  expectManifestError(
+      [&](json &m) {
+        step(m, 0)["args"] = {0, 17};
+      },
+      {"entries[0].steps[0].args[1]", "buffer id 17", "out of range"});
+  expectManifestError([&](json &m) { step(m, 2)["dst"] = 3; },
+                      {"entries[0].steps[2]", "16 bytes", "24 bytes"});
+  expectManifestError([&](json &m) { step(m, 2)["src"] = -1; },
+                      {"entries[0].steps[2].src", "out of range"});
+  expectManifestError([&](json &m) { step(m, 2)["dst"] = 4; },
+                      {"entries[0].steps[2]", "overlap"});
+  expectManifestError([&](json &m) { m["entries"].push_back(m["entries"][0]); },
+                      {"entries[1].name", "duplicate entry 'forward'"});
+  expectManifestError([&](json &m) { m["entries"][0]["steps"] = 3; },
+                      {"entries[0].steps: expected an array"});
+}
+
+// GEMM descriptors: every field checked against its buffers.
+TEST(Artifact, GemmFields) {
+  expectManifestError([](json &m) { gemmStep(m).erase("ldb"); },
+                      {"steps[1].ldb: missing field"});
+  expectManifestError(
+      [](json &m) {
+        gemmStep(m)["k"] = 4;
+        gemmStep(m)["lda"] = 4;
+      },
+      {"steps[1]", "operand a reaches element 8", "has 6"});
+  expectManifestError([](json &m) { gemmStep(m)["m"] = 0; },
+                      {"steps[1].m", "out of range"});
+  expectManifestError([](json &m) { gemmStep(m)["lda"] = 2; },
+                      {"steps[1].lda", "< row length 3"});
+  expectManifestError([](json &m) { gemmStep(m)["a_type"] = "f16"; },
+                      {"steps[1].a_type", "buffer 3 is f32"});
+  expectManifestError([](json &m) { gemmStep(m)["c_type"] = "i32"; },
+                      {"steps[1].c_type", "not a floating-point"});
+  expectManifestError([](json &m) { gemmStep(m)["compute_type"] = "f16"; },
+                      {"steps[1].compute_type"});
+  expectManifestError([](json &m) { gemmStep(m)["epilogue"] = "gelu_bias"; },
+                      {"steps[1].epilogue", "not supported"});
+  expectManifestError([](json &m) { gemmStep(m)["alpha"] = "one"; },
+                      {"steps[1].alpha: expected a number"});
+  expectManifestError([](json &m) { gemmStep(m)["transpose_a"] = 0; },
+                      {"steps[1].transpose_a: expected a boolean"});
+  expectManifestError(
+      [](json &m) {
+        gemmStep(m)["batch"] = 2;
+        gemmStep(m)["stride_a"] = 6;
+      },
+      {"steps[1]", "operand a reaches element 12"});
+  expectManifestError(
+      [](json &m) {
+        gemmStep(m)["batch"] = 2;
+        gemmStep(m)["stride_c"] = 0;
+        gemmStep(m)["m"] = 1; // fits, but both batches write the same c
+      },
+      {"steps[1].stride_c", "overlap"});
+  expectManifestError([](json &m) { gemmStep(m)["c"] = 3; },
+                      {"steps[1]", "c overlaps an input"});
+  expectManifestError([](json &m) { gemmStep(m)["a"] = 99; },
+                      {"steps[1].a", "out of range"});
+}
+
+// Transposed operands use the transposed storage extents.
+TEST(Artifact, GemmTransposeExtents) {
+  TestArtifact t = TestArtifact::valid();
+  // w is 3x2 f32; with transpose_b it is read as stored n x k = 2x3, ldb 3.
+  gemmStep(t.manifest)["transpose_b"] = true;
+  gemmStep(t.manifest)["ldb"] = 3;
+  Artifact a;
+  EXPECT_TRUE(load(t, a).isOk());
+  gemmStep(t.manifest)["ldb"] = 2; // < k
+  Status s = load(t, a);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("ldb"), std::string::npos) << s.message();
+}

@@ -1,0 +1,218 @@
+//===- ExecutorTest.cpp - executor on the test-only FakeBackend -----------===//
+
+#include "runtime/src/core/Executor.h"
+
+#include "test/runtime/FakeBackend.h"
+#include "test/runtime/TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace tfc::rt;
+using namespace tfc::rt::test;
+
+namespace {
+
+struct Fixture {
+  TempDir dir;
+  std::shared_ptr<FakeBackend> backend = std::make_shared<FakeBackend>();
+  std::shared_ptr<Artifact> artifact = std::make_shared<Artifact>();
+  std::unique_ptr<Executor> exec;
+
+  explicit Fixture(const TestArtifact &t = TestArtifact::valid()) {
+    t.write(dir.path());
+    Status s = loadArtifact(dir.path(), *artifact);
+    EXPECT_TRUE(s.isOk()) << s.message();
+  }
+  Status create() { return Executor::create(backend, artifact, exec); }
+  size_t count(const std::string &prefix) const {
+    return std::count_if(
+        backend->log.begin(), backend->log.end(),
+        [&](const std::string &l) { return l.rfind(prefix, 0) == 0; });
+  }
+};
+
+const std::vector<float> kX = {1, 2, 3, 4, 5, 6};        // 2x3
+const std::vector<float> kW = {1, -1, 0.5, 2, -3, 0.25}; // 3x2
+
+/// out = (x + x) @ w, computed directly.
+std::vector<float> expected(const std::vector<float> &x,
+                            const std::vector<float> &w) {
+  std::vector<float> out(4, 0);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j)
+      for (int p = 0; p < 3; ++p)
+        out[i * 2 + j] += 2 * x[i * 3 + p] * w[p * 2 + j];
+  return out;
+}
+
+} // namespace
+
+// Runs forward end to end: launch, gemm, copy through aliases; results match.
+TEST(Executor, RunsForward) {
+  Fixture f;
+  ASSERT_TRUE(f.create().isOk());
+  ASSERT_TRUE(f.exec->setExternal("x", kX.data(), 24).isOk());
+  ASSERT_TRUE(f.exec->setExternal("w", kW.data(), 24).isOk());
+  Status s = f.exec->run("forward");
+  ASSERT_TRUE(s.isOk()) << s.message();
+  std::vector<float> out(4);
+  ASSERT_TRUE(f.exec->getExternal("out", out.data(), 16).isOk());
+  EXPECT_EQ(out, expected(kX, kW));
+  EXPECT_TRUE(f.exec->isExternalSet("out"));
+}
+
+// Kernels are prepared once, at creation, however many runs follow; params
+// keep their value across runs while inputs can change.
+TEST(Executor, PreparesOnceAndKeepsParams) {
+  Fixture f;
+  ASSERT_TRUE(f.create().isOk());
+  EXPECT_EQ(f.count("prepare k_add"), 1u);
+  ASSERT_TRUE(f.exec->setExternal("w", kW.data(), 24).isOk());
+  for (int run = 0; run < 3; ++run) {
+    std::vector<float> x = kX;
+    for (float &v : x)
+      v += float(run);
+    ASSERT_TRUE(f.exec->setExternal("x", x.data(), 24).isOk());
+    ASSERT_TRUE(f.exec->run("forward").isOk());
+    std::vector<float> out(4);
+    ASSERT_TRUE(f.exec->getExternal("out", out.data(), 16).isOk());
+    EXPECT_EQ(out, expected(x, kW)) << run;
+  }
+  EXPECT_EQ(f.count("prepare"), 1u);
+  EXPECT_EQ(f.count("launch k_add"), 3u);
+}
+
+// Arena views sit at their offsets from an aligned base; aliases resolve to
+// their root's address (arena and external).
+TEST(Executor, AddressesAndAliases) {
+  Fixture f;
+  ASSERT_TRUE(f.create().isOk());
+  DevicePtr base = f.exec->address(3);
+  EXPECT_EQ(base % 256, 0u);
+  EXPECT_EQ(f.exec->address(4), base + 256);
+  EXPECT_EQ(f.exec->address(5), f.exec->address(4));
+  EXPECT_EQ(f.exec->address(6), f.exec->address(2));
+  EXPECT_TRUE(f.backend->inBounds(f.exec->address(4), 16));
+  for (int id : {0, 1, 2})
+    EXPECT_TRUE(f.backend->inBounds(f.exec->address(id),
+                                    size_t(f.artifact->buffers[id].bytes)));
+}
+
+// Externals start zeroed; outputs can be read before any run.
+TEST(Executor, ExternalsStartZeroed) {
+  Fixture f;
+  ASSERT_TRUE(f.create().isOk());
+  std::vector<float> out(4, 7.0f);
+  ASSERT_TRUE(f.exec->getExternal("out", out.data(), 16).isOk());
+  EXPECT_EQ(out, std::vector<float>(4, 0.0f));
+}
+
+// Binding errors: unknown names (listing the known ones), wrong sizes, null.
+TEST(Executor, BindingErrors) {
+  Fixture f;
+  ASSERT_TRUE(f.create().isOk());
+  Status s = f.exec->setExternal("y", kX.data(), 24);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("no external buffer named 'y'"),
+            std::string::npos);
+  EXPECT_NE(s.message().find("x, w, out"), std::string::npos) << s.message();
+  s = f.exec->setExternal("x", kX.data(), 20);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("24 bytes) set with 20 bytes"), std::string::npos)
+      << s.message();
+  std::vector<float> out(8);
+  s = f.exec->getExternal("out", out.data(), 32);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("read into 32 bytes"), std::string::npos);
+  EXPECT_FALSE(f.exec->setExternal("x", nullptr, 24).isOk());
+}
+
+// Running with an unset parameter or input fails before launching anything.
+TEST(Executor, UnsetInputsAreReported) {
+  Fixture f;
+  ASSERT_TRUE(f.create().isOk());
+  ASSERT_TRUE(f.exec->setExternal("x", kX.data(), 24).isOk());
+  Status s = f.exec->run("forward");
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("parameter 'w' was never set"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(f.count("launch"), 0u);
+  s = f.exec->run("backward");
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("no entry named 'backward' (entries: forward)"),
+            std::string::npos)
+      << s.message();
+}
+
+// A failing backend call is reported with the entry, step index and kind.
+TEST(Executor, StepFailuresNameTheStep) {
+  Fixture f;
+  ASSERT_TRUE(f.create().isOk());
+  ASSERT_TRUE(f.exec->setExternal("x", kX.data(), 24).isOk());
+  ASSERT_TRUE(f.exec->setExternal("w", kW.data(), 24).isOk());
+  f.backend->failOn = "gemm";
+  Status s = f.exec->run("forward");
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("entry 'forward' step 1 (gemm): injected failure"),
+            std::string::npos)
+      << s.message();
+  f.backend->failOn = "launch";
+  s = f.exec->run("forward");
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("step 0 (launch k_add)"), std::string::npos);
+  f.backend->failOn = "copy";
+  s = f.exec->run("forward");
+  EXPECT_NE(s.message().find("step 2 (copy)"), std::string::npos);
+  f.backend->failOn = "sync";
+  EXPECT_FALSE(f.exec->run("forward").isOk());
+}
+
+// Creation failures (allocation, kernel preparation) are errors and leak
+// nothing; destruction frees every allocation.
+TEST(Executor, CreationFailuresAndCleanup) {
+  {
+    Fixture f;
+    f.backend->failOn = "prepare";
+    Status s = f.create();
+    ASSERT_FALSE(s.isOk());
+    EXPECT_NE(s.message().find("preparing kernel 'k_add'"), std::string::npos);
+    EXPECT_EQ(f.backend->liveAllocations(), 0u);
+  }
+  {
+    Fixture f;
+    f.backend->failOn = "allocate 24";
+    Status s = f.create();
+    ASSERT_FALSE(s.isOk());
+    EXPECT_NE(s.message().find("allocating external 'x'"), std::string::npos)
+        << s.message();
+    EXPECT_EQ(f.backend->liveAllocations(), 0u);
+  }
+  {
+    Fixture f;
+    ASSERT_TRUE(f.create().isOk());
+    EXPECT_EQ(f.backend->liveAllocations(), 4u); // arena + 3 externals
+    f.exec.reset();
+    EXPECT_EQ(f.backend->liveAllocations(), 0u);
+  }
+}
+
+// An artifact with an empty arena and an empty external works.
+TEST(Executor, EmptyArenaAndEmptyTensor) {
+  TestArtifact t = TestArtifact::valid();
+  t.manifest["arena"]["size"] = 0;
+  t.manifest["buffers"] = {{{"id", 0},
+                            {"kind", "external"},
+                            {"role", "input"},
+                            {"name", "e"},
+                            {"dtype", "f32"},
+                            {"shape", {0}}}};
+  t.manifest["kernels"] = nlohmann::json::array();
+  t.manifest["entries"] = {
+      {{"name", "forward"}, {"steps", nlohmann::json::array()}}};
+  Fixture f(t);
+  ASSERT_TRUE(f.create().isOk());
+  ASSERT_TRUE(f.exec->setExternal("e", nullptr, 0).isOk());
+  EXPECT_TRUE(f.exec->run("forward").isOk());
+}

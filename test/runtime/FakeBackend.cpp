@@ -1,0 +1,142 @@
+//===- FakeBackend.cpp - test double for the Backend interface ------------===//
+
+#include "test/runtime/FakeBackend.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace tfc::rt::test {
+
+namespace {
+struct FakeKernel : PreparedKernel {
+  std::string op; // "add" or "mul"
+};
+} // namespace
+
+FakeBackend::~FakeBackend() {
+  for (auto &[ptr, bytes] : allocations_)
+    std::free(reinterpret_cast<void *>(ptr));
+}
+
+Status FakeBackend::record(const std::string &line) {
+  log.push_back(line);
+  if (!failOn.empty() && line.rfind(failOn, 0) == 0)
+    return Status::error("injected failure: " + line);
+  return Status::ok();
+}
+
+bool FakeBackend::inBounds(DevicePtr ptr, size_t bytes) const {
+  auto it = allocations_.upper_bound(ptr);
+  if (it == allocations_.begin())
+    return false;
+  --it;
+  return ptr >= it->first && ptr + bytes <= it->first + it->second;
+}
+
+Status FakeBackend::allocate(size_t bytes, DevicePtr &out) {
+  TFC_RETURN_IF_ERROR(record("allocate " + std::to_string(bytes)));
+  void *p = std::malloc(bytes ? bytes : 1);
+  if (!p)
+    return Status::error("out of memory");
+  out = reinterpret_cast<DevicePtr>(p);
+  allocations_[out] = bytes;
+  return Status::ok();
+}
+
+void FakeBackend::free(DevicePtr ptr) {
+  log.push_back("free");
+  allocations_.erase(ptr);
+  std::free(reinterpret_cast<void *>(ptr));
+}
+
+Status FakeBackend::copyToDevice(DevicePtr dst, const void *src, size_t bytes) {
+  TFC_RETURN_IF_ERROR(record("h2d " + std::to_string(bytes)));
+  if (!inBounds(dst, bytes))
+    return Status::error("h2d out of bounds");
+  std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
+  return Status::ok();
+}
+
+Status FakeBackend::copyToHost(void *dst, DevicePtr src, size_t bytes) {
+  TFC_RETURN_IF_ERROR(record("d2h " + std::to_string(bytes)));
+  if (!inBounds(src, bytes))
+    return Status::error("d2h out of bounds");
+  std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
+  return Status::ok();
+}
+
+Status FakeBackend::copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes) {
+  TFC_RETURN_IF_ERROR(record("copy " + std::to_string(bytes)));
+  if (!inBounds(dst, bytes) || !inBounds(src, bytes))
+    return Status::error("copy out of bounds");
+  std::memmove(reinterpret_cast<void *>(dst),
+               reinterpret_cast<const void *>(src), bytes);
+  return Status::ok();
+}
+
+Status FakeBackend::prepareKernel(const KernelDesc &kernel,
+                                  std::unique_ptr<PreparedKernel> &out) {
+  TFC_RETURN_IF_ERROR(record("prepare " + kernel.name));
+  auto k = std::make_unique<FakeKernel>();
+  std::stringstream ss(kernel.hostProgram);
+  for (std::string line; std::getline(ss, line);) {
+    std::stringstream ls(line);
+    std::string head, id, op;
+    ls >> head >> id >> op;
+    if (head == "op")
+      k->op = op;
+  }
+  if (k->op != "add" && k->op != "mul")
+    return Status::error("fake backend runs only add/mul kernels");
+  out = std::move(k);
+  return Status::ok();
+}
+
+Status FakeBackend::launch(PreparedKernel &kernel, const KernelDesc &desc,
+                           const std::vector<DevicePtr> &args,
+                           const std::vector<const BufferDesc *> &argBuffers) {
+  TFC_RETURN_IF_ERROR(record("launch " + desc.name));
+  if (args.size() != 3 || argBuffers.size() != 3)
+    return Status::error("fake kernels take 2 inputs and 1 output");
+  size_t bytes = static_cast<size_t>(argBuffers[2]->bytes);
+  for (size_t i = 0; i < 3; ++i)
+    if (!inBounds(args[i], bytes) || argBuffers[i]->dtype != DType::F32)
+      return Status::error("fake launch: bad operand");
+  const float *a = reinterpret_cast<const float *>(args[0]);
+  const float *b = reinterpret_cast<const float *>(args[1]);
+  float *c = reinterpret_cast<float *>(args[2]);
+  bool add = static_cast<FakeKernel &>(kernel).op == "add";
+  for (size_t i = 0; i < bytes / 4; ++i)
+    c[i] = add ? a[i] + b[i] : a[i] * b[i];
+  return Status::ok();
+}
+
+Status FakeBackend::gemm(const GemmDesc &g, DevicePtr a, DevicePtr b,
+                         DevicePtr c) {
+  TFC_RETURN_IF_ERROR(record("gemm"));
+  if (g.aType != DType::F32 || g.bType != DType::F32 || g.cType != DType::F32)
+    return Status::error("fake gemm is f32 only");
+  const float *A = reinterpret_cast<const float *>(a);
+  const float *B = reinterpret_cast<const float *>(b);
+  float *C = reinterpret_cast<float *>(c);
+  for (int64_t bt = 0; bt < g.batch; ++bt)
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j) {
+        double acc = 0;
+        for (int64_t p = 0; p < g.k; ++p) {
+          float x = g.transposeA ? A[bt * g.strideA + p * g.lda + i]
+                                 : A[bt * g.strideA + i * g.lda + p];
+          float y = g.transposeB ? B[bt * g.strideB + j * g.ldb + p]
+                                 : B[bt * g.strideB + p * g.ldb + j];
+          acc += double(x) * y;
+        }
+        float &out = C[bt * g.strideC + i * g.ldc + j];
+        out = float(g.alpha * acc + (g.beta != 0 ? g.beta * out : 0.0));
+      }
+  return Status::ok();
+}
+
+Status FakeBackend::synchronize() { return record("sync"); }
+
+} // namespace tfc::rt::test

@@ -1,0 +1,46 @@
+//===- TestUtil.h - helpers for the runtime unit tests ----------*- C++ -*-===//
+
+#ifndef TFC_TEST_RUNTIME_TESTUTIL_H
+#define TFC_TEST_RUNTIME_TESTUTIL_H
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+
+namespace tfc::rt::test {
+
+/// A fresh temporary directory, removed with its contents on destruction.
+class TempDir {
+public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+  const std::string &path() const { return path_; }
+
+private:
+  std::string path_;
+};
+
+/// Writes `content` to `path`, creating parent directories.
+void writeFile(const std::string &path, const std::string &content);
+
+/// A small valid artifact (see TestUtil.cpp for its plan) as editable JSON
+/// plus its kernel files, for tests to corrupt one field at a time.
+struct TestArtifact {
+  nlohmann::json manifest;
+  std::map<std::string, std::string> files; ///< relative path -> contents
+
+  /// The valid artifact: out = (x + x) @ w through an arena, an alias and a
+  /// copy. x: input f32 2x3, w: param f32 3x2, out: output f32 2x2.
+  static TestArtifact valid();
+  /// Recomputes manifest sha256 fields from `files`.
+  void rehash();
+  /// Writes the files and manifest.json into `dir`.
+  void write(const std::string &dir) const;
+};
+
+} // namespace tfc::rt::test
+
+#endif // TFC_TEST_RUNTIME_TESTUTIL_H

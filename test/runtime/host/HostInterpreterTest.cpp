@@ -1,0 +1,673 @@
+//===- HostInterpreterTest.cpp - op semantics of the host interpreter ----===//
+//
+// Each op on small cases whose results are computed by hand (or by the
+// closed-form formula PyTorch documents), the storage rules (16-bit rounding,
+// integer wrapping), dropout's Philox mask, runtime errors on bad indices, and
+// that chunked evaluation is bit-identical to whole-tensor evaluation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostTestUtil.h"
+
+#include "runtime/src/host/Philox.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace tfc::rt;
+using namespace tfc::rt::host;
+using namespace tfc::rt::host::test;
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+/// Runs `body` (a program of one output) and returns the output's values.
+std::vector<double> run1(const std::string &body,
+                         const std::vector<Buf> &inputs,
+                         const std::string &kind = "pointwise") {
+  auto outs = runProgram(program(body, kind), inputs);
+  return outs.empty() ? std::vector<double>{} : outs[0].values();
+}
+
+void expectNear(const std::vector<double> &got, const std::vector<double> &want,
+                double tol = 1e-6) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i] == want[i]) // also infinities
+      continue;
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(got[i])) << "element " << i;
+      continue;
+    }
+    EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::abs(want[i])))
+        << "element " << i;
+  }
+}
+
+std::string unary(const std::string &name, const std::string &dtype, int n,
+                  const std::string &attrs = "") {
+  std::string s = std::to_string(n);
+  return "in %0 " + dtype + " " + s + "\nop %1 " + name + " " + dtype + " " +
+         s + " (%0)" + (attrs.empty() ? "" : " " + attrs) + "\nout %1\n";
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+TEST(HostInterpreter, UnaryMath) {
+  Buf x = f32({-2, -0.5, 0, 1, 4});
+  expectNear(run1(unary("neg", "f32", 5), {x}), {2, 0.5, 0, -1, -4});
+  expectNear(run1(unary("abs", "f32", 5), {x}), {2, 0.5, 0, 1, 4});
+  expectNear(run1(unary("exp", "f32", 5), {x}),
+             {std::exp(-2.0), std::exp(-0.5), 1, std::exp(1.0), std::exp(4.0)});
+  expectNear(run1(unary("relu", "f32", 5), {x}), {0, 0, 0, 1, 4});
+  expectNear(run1(unary("sigmoid", "f32", 5), {x}),
+             {1 / (1 + std::exp(2.0)), 1 / (1 + std::exp(0.5)), 0.5,
+              1 / (1 + std::exp(-1.0)), 1 / (1 + std::exp(-4.0))});
+  expectNear(run1(unary("silu", "f32", 5), {x}),
+             {-2 / (1 + std::exp(2.0)), -0.5 / (1 + std::exp(0.5)), 0,
+              1 / (1 + std::exp(-1.0)), 4 / (1 + std::exp(-4.0))});
+  expectNear(
+      run1(unary("tanh", "f32", 5), {x}),
+      {std::tanh(-2.0), std::tanh(-0.5), 0, std::tanh(1.0), std::tanh(4.0)});
+  Buf p = f32({0.25, 1, 4, 0});
+  expectNear(run1(unary("sqrt", "f32", 4), {p}), {0.5, 1, 2, 0});
+  expectNear(run1(unary("rsqrt", "f32", 4), {p}), {2, 1, 0.5, kInf});
+  expectNear(run1(unary("log", "f32", 4), {p}),
+             {std::log(0.25), 0, std::log(4.0), -kInf});
+  // NaN propagates through relu, as torch.relu.
+  expectNear(run1(unary("relu", "f32", 1), {f32({kNaN})}), {kNaN});
+}
+
+TEST(HostInterpreter, GeluBothForms) {
+  Buf x = f32({-1, 0, 1, 2});
+  // 0.5 x (1 + erf(x / sqrt 2)).
+  expectNear(run1(unary("gelu", "f32", 4, "approximate=none"), {x}),
+             {-0.15865525393145707, 0, 0.8413447460685429, 1.9544997361036416});
+  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+  expectNear(run1(unary("gelu", "f32", 4, "approximate=tanh"), {x}),
+             {-0.15880800939172324, 0, 0.8411919906082768, 1.954597694087775});
+}
+
+TEST(HostInterpreter, PowSpecialAndGeneralExponents) {
+  Buf x = f32({0.5, 2, 3});
+  expectNear(run1(unary("pow", "f32", 3, "exponent=2"), {x}), {0.25, 4, 9});
+  expectNear(run1(unary("pow", "f32", 3, "exponent=3"), {x}), {0.125, 8, 27});
+  expectNear(run1(unary("pow", "f32", 3, "exponent=-1"), {x}),
+             {2, 0.5, 1.0 / 3});
+  expectNear(run1(unary("pow", "f32", 3, "exponent=0.5"), {x}),
+             {std::sqrt(0.5), std::sqrt(2.0), std::sqrt(3.0)});
+  expectNear(run1(unary("pow", "f32", 3, "exponent=1.5"), {x}),
+             {std::pow(0.5, 1.5), std::pow(2.0, 1.5), std::pow(3.0, 1.5)});
+  expectNear(run1(unary("pow", "f32", 3, "exponent=0"), {x}), {1, 1, 1});
+}
+
+TEST(HostInterpreter, IntegerUnaryAndBinaryWrap) {
+  Buf x = make(DType::I32, {-2147483648.0, -3, 7});
+  EXPECT_EQ(run1(unary("neg", "i32", 3), {x}),
+            (std::vector<double>{-2147483648.0, 3, -7}));
+  EXPECT_EQ(run1(unary("abs", "i32", 3), {x}),
+            (std::vector<double>{-2147483648.0, 3, 7}));
+  std::string add = "in %0 i32 2\nin %1 i32 2\nop %2 add i32 2 (%0, %1)\n"
+                    "out %2\n";
+  EXPECT_EQ(
+      run1(add, {make(DType::I32, {2147483647, -5}), make(DType::I32, {1, 3})}),
+      (std::vector<double>{-2147483648.0, -2}));
+  // Integer division truncates toward zero.
+  std::string div = "in %0 i64 4\nin %1 i64 4\nop %2 div i64 4 (%0, %1)\n"
+                    "out %2\n";
+  EXPECT_EQ(run1(div, {i64({-7, 7, -7, 9}), i64({2, 2, -2, -3})}),
+            (std::vector<double>{-3, 3, 3, -3}));
+  Status st;
+  runProgram(program(div), {i64({1, 2, 3, 4}), i64({1, 0, 1, 1})},
+             kDefaultChunkElements, &st);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("integer division by zero"), std::string::npos)
+      << st.message();
+}
+
+TEST(HostInterpreter, BinaryBroadcasting) {
+  Buf a = f32({1, 2, 3, 4, 5, 6}); // 2x3
+  Buf b = f32({10, 20, 30});       // 3
+  Buf c = f32({100, 200});         // 2x1
+  auto bin = [](const std::string &op, const std::string &rhsShape) {
+    return "in %0 f32 2x3\nin %1 f32 " + rhsShape + "\nop %2 " + op +
+           " f32 2x3 (%0, %1)\nout %2\n";
+  };
+  expectNear(run1(bin("add", "3"), {a, b}), {11, 22, 33, 14, 25, 36});
+  expectNear(run1(bin("sub", "2x1"), {a, c}),
+             {-99, -98, -97, -196, -195, -194});
+  expectNear(run1(bin("mul", "3"), {a, b}), {10, 40, 90, 40, 100, 180});
+  expectNear(run1(bin("div", "2x1"), {a, c}),
+             {0.01, 0.02, 0.03, 0.02, 0.025, 0.03});
+  // Broadcast on the left operand, scalar on the right.
+  std::string lhs = "in %0 f32 3\nin %1 f32 2x3\nop %2 sub f32 2x3 (%0, %1)\n"
+                    "out %2\n";
+  expectNear(run1(lhs, {b, a}), {9, 18, 27, 6, 15, 24});
+  std::string sc = "in %0 f32 2x3\nin %1 f32 scalar\n"
+                   "op %2 maximum f32 2x3 (%0, %1)\nout %2\n";
+  expectNear(run1(sc, {a, f32({3.5})}), {3.5, 3.5, 3.5, 4, 5, 6});
+}
+
+TEST(HostInterpreter, MaximumMinimumPropagateNaN) {
+  std::string mx = "in %0 f32 3\nin %1 f32 3\nop %2 maximum f32 3 (%0, %1)\n"
+                   "out %2\n";
+  std::string mn = "in %0 f32 3\nin %1 f32 3\nop %2 minimum f32 3 (%0, %1)\n"
+                   "out %2\n";
+  Buf a = f32({kNaN, 1, 5}), b = f32({1, kNaN, 2});
+  expectNear(run1(mx, {a, b}), {kNaN, kNaN, 5});
+  expectNear(run1(mn, {a, b}), {kNaN, kNaN, 2});
+}
+
+TEST(HostInterpreter, CompareAllDirections) {
+  Buf a = f32({1, 2, 3, kNaN}), b = f32({2, 2, 2, kNaN});
+  auto cmp = [&](const std::string &dir) {
+    return run1("in %0 f32 4\nin %1 f32 4\nop %2 compare i1 4 (%0, %1) "
+                "direction=" +
+                    dir + "\nout %2\n",
+                {a, b});
+  };
+  EXPECT_EQ(cmp("eq"), (std::vector<double>{0, 1, 0, 0}));
+  EXPECT_EQ(cmp("ne"), (std::vector<double>{1, 0, 1, 1})); // NaN != NaN
+  EXPECT_EQ(cmp("lt"), (std::vector<double>{1, 0, 0, 0}));
+  EXPECT_EQ(cmp("le"), (std::vector<double>{1, 1, 0, 0}));
+  EXPECT_EQ(cmp("gt"), (std::vector<double>{0, 0, 1, 0}));
+  EXPECT_EQ(cmp("ge"), (std::vector<double>{0, 1, 1, 0}));
+}
+
+TEST(HostInterpreter, SelectBroadcastsAllThree) {
+  // Causal-mask shape: condition 2x2, values 2x2x2, fill scalar.
+  std::string s = "in %0 i1 2x2\nin %1 f32 2x2x2\nin %2 f32 scalar\n"
+                  "op %3 select f32 2x2x2 (%0, %1, %2)\nout %3\n";
+  expectNear(run1(s, {make(DType::I1, {1, 0, 1, 1}),
+                      f32({1, 2, 3, 4, 5, 6, 7, 8}), f32({-kInf})}),
+             {1, -kInf, 3, 4, 5, -kInf, 7, 8});
+}
+
+TEST(HostInterpreter, ConvertRoundsAndTruncates) {
+  // 1 + 2^-8 is a tie between bf16 1 and 1 + 2^-7: even wins (1).
+  // 1 + 3*2^-8 is a tie between 1 + 2^-7 and 1 + 2^-6: even is 1 + 2^-6.
+  std::string c = "in %0 f32 3\nop %1 convert bf16 3 (%0)\nout %1\n";
+  expectNear(run1(c, {f32({1 + 1.0 / 256, 1 + 3.0 / 256, 1.2})}),
+             {1, 1 + 1.0 / 64, bfloat16ToFloat(floatToBFloat16(1.2f))}, 0);
+  std::string toInt = "in %0 f32 5\nop %1 convert i32 5 (%0)\nout %1\n";
+  EXPECT_EQ(run1(toInt, {f32({2.7, -2.7, 0.5, -0.0, 1e10})}),
+            (std::vector<double>{2, -2, 0, 0, -2147483648.0}));
+  std::string toBool = "in %0 f32 3\nop %1 convert i1 3 (%0)\nout %1\n";
+  EXPECT_EQ(run1(toBool, {f32({0, -0.0, 0.1})}),
+            (std::vector<double>{0, 0, 1}));
+  std::string fromInt = "in %0 i64 2\nop %1 convert f16 2 (%0)\nout %1\n";
+  expectNear(run1(fromInt, {i64({3, 2049})}), {3, 2048}, 0); // f16 RNE
+  std::string narrow = "in %0 i64 2\nop %1 convert i32 2 (%0)\nout %1\n";
+  EXPECT_EQ(run1(narrow, {i64({4294967297.0, -1})}),
+            (std::vector<double>{1, -1}));
+}
+
+TEST(HostInterpreter, SixteenBitResultsRoundAfterEveryOp) {
+  // bf16 has 8 significant bits: 256 + 1 rounds to 256 after the first add,
+  // so the second add of 1 also rounds back: PyTorch's bf16 semantics.
+  std::string s = "in %0 bf16 1\nin %1 bf16 1\n"
+                  "op %2 add bf16 1 (%0, %1)\nop %3 add bf16 1 (%2, %1)\n"
+                  "out %3\n";
+  expectNear(run1(s, {make(DType::BF16, {256}), make(DType::BF16, {1})}), {256},
+             0);
+  // f16 storage of the output.
+  auto outs = runProgram(program("in %0 f16 1\nop %1 mul f16 1 (%0, %0)\n"
+                                 "out %1\n"),
+                         {make(DType::F16, {300})});
+  ASSERT_EQ(outs.size(), 1u);
+  EXPECT_EQ(outs[0].at(0), kInf); // 90000 overflows f16
+}
+
+TEST(HostInterpreter, ConstantsAndIota) {
+  expectNear(run1("op %0 constant f32 2x2 () value=[1.5]\nout %0\n", {}),
+             {1.5, 1.5, 1.5, 1.5});
+  expectNear(run1("op %0 constant f64 3 () value=[1,-inf,0.1]\nout %0\n", {}),
+             {1, -kInf, 0.1}, 0);
+  EXPECT_EQ(run1("op %0 iota i64 2x3 () dim=1\nout %0\n", {}),
+            (std::vector<double>{0, 1, 2, 0, 1, 2}));
+  EXPECT_EQ(run1("op %0 iota i32 2x3 () dim=-2\nout %0\n", {}),
+            (std::vector<double>{0, 0, 0, 1, 1, 1}));
+  // A constant used by a chain broadcasts like any operand.
+  expectNear(run1("in %0 f32 3\nop %1 constant f32 scalar () value=[2]\n"
+                  "op %2 mul f32 3 (%0, %1)\nout %2\n",
+                  {f32({1, 2, 3})}),
+             {2, 4, 6});
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+TEST(HostInterpreter, ShapeOps) {
+  Buf x = f32({0, 1, 2, 3, 4, 5}); // 2x3
+  expectNear(run1("in %0 f32 2x3\nop %1 reshape f32 3x2 (%0)\nout %1\n", {x}),
+             {0, 1, 2, 3, 4, 5});
+  expectNear(run1("in %0 f32 2x3\nop %1 transpose f32 3x2 (%0) "
+                  "permutation=[1,0]\nout %1\n",
+                  {x}),
+             {0, 3, 1, 4, 2, 5});
+  expectNear(run1("in %0 f32 3\nop %1 broadcast_to f32 2x3 (%0)\nout %1\n",
+                  {f32({7, 8, 9})}),
+             {7, 8, 9, 7, 8, 9});
+  expectNear(run1("in %0 f32 2x3\nop %1 slice f32 2x2 (%0) start=[0,0] "
+                  "limit=[2,3] step=[1,2]\nout %1\n",
+                  {x}),
+             {0, 2, 3, 5});
+  expectNear(run1("in %0 f32 2x3\nop %1 slice f32 1x2 (%0) start=[1,1] "
+                  "limit=[2,3] step=[1,1]\nout %1\n",
+                  {x}),
+             {4, 5});
+  expectNear(run1("in %0 f32 2x3\nin %1 f32 2x1\n"
+                  "op %2 concat f32 2x4 (%0, %1) dim=-1\nout %2\n",
+                  {x, f32({9, 10})}),
+             {0, 1, 2, 9, 3, 4, 5, 10});
+  expectNear(run1("in %0 f32 2x3\nin %1 f32 1x3\n"
+                  "op %2 concat f32 3x3 (%1, %0) dim=0\nout %2\n",
+                  {x, f32({7, 8, 9})}),
+             {7, 8, 9, 0, 1, 2, 3, 4, 5});
+  expectNear(run1("in %0 f32 2x3\nop %1 pad f32 3x4 (%0) low=[1,0] "
+                  "high=[0,1] value=-1\nout %1\n",
+                  {x}),
+             {-1, -1, -1, -1, 0, 1, 2, -1, 3, 4, 5, -1});
+  // A 4-d head split as attention's decomposition does it.
+  std::vector<double> v(2 * 3 * 2 * 2);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = double(i);
+  auto t = run1("in %0 f32 2x3x2x2\nop %1 transpose f32 2x2x3x2 (%0) "
+                "permutation=[0,2,1,3]\nout %1\n",
+                {f32(v)});
+  // out[b][h][t][d] = in[b][t][h][d]
+  ASSERT_EQ(t.size(), v.size());
+  for (int b = 0; b < 2; ++b)
+    for (int h = 0; h < 2; ++h)
+      for (int tt = 0; tt < 3; ++tt)
+        for (int d = 0; d < 2; ++d)
+          EXPECT_EQ(t[((b * 2 + h) * 3 + tt) * 2 + d],
+                    v[((b * 3 + tt) * 2 + h) * 2 + d]);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+TEST(HostInterpreter, Reductions) {
+  Buf x = f32({1, 2, 3, 4, 5, 6}); // 2x3
+  auto red = [&](const std::string &op, const std::string &dims,
+                 const std::string &shape, bool keep = false) {
+    return run1("in %0 f32 2x3\nop %1 " + op + " f32 " + shape +
+                    " (%0) dims=" + dims +
+                    " keepdim=" + (keep ? "true" : "false") + "\nout %1\n",
+                {x}, "row_reduction");
+  };
+  expectNear(red("reduce_sum", "[1]", "2"), {6, 15});
+  expectNear(red("reduce_sum", "[0]", "3"), {5, 7, 9});
+  expectNear(red("reduce_sum", "[0,1]", "scalar"), {21});
+  expectNear(red("reduce_sum", "[-1]", "2x1", true), {6, 15});
+  expectNear(red("reduce_mean", "[1]", "2"), {2, 5});
+  expectNear(red("reduce_mean", "[0]", "1x3", true), {2.5, 3.5, 4.5});
+  expectNear(red("reduce_max", "[1]", "2"), {3, 6});
+  expectNear(red("reduce_max", "[0]", "3"), {4, 5, 6});
+  // Middle dimension of a 2x3x2 tensor (neither leading nor trailing).
+  std::vector<double> v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  expectNear(run1("in %0 f32 2x3x2\nop %1 reduce_sum f32 2x2 (%0) dims=[1] "
+                  "keepdim=false\nout %1\n",
+                  {f32(v)}),
+             {9, 12, 27, 30});
+  expectNear(run1("in %0 f32 2x3x2\nop %1 reduce_max f32 3 (%0) dims=[0,2] "
+                  "keepdim=false\nout %1\n",
+                  {f32(v)}),
+             {8, 10, 12});
+  // NaN propagates through max; integers sum exactly.
+  expectNear(run1("in %0 f32 3\nop %1 reduce_max f32 scalar (%0) dims=[0] "
+                  "keepdim=false\nout %1\n",
+                  {f32({1, kNaN, 3})}),
+             {kNaN});
+  EXPECT_EQ(run1("in %0 i64 3\nop %1 reduce_sum i64 scalar (%0) dims=[0] "
+                 "keepdim=false\nout %1\n",
+                 {i64({1, -5, 1000000000000.0})}),
+            (std::vector<double>{999999999996.0}));
+  // bf16 sums accumulate in f32 and round once: 512 ones sum to 512, where
+  // a bf16 accumulator would stall at 256 (256 + 1 rounds back to 256).
+  std::vector<double> ones(512, 1.0);
+  expectNear(run1("in %0 bf16 512\nop %1 reduce_sum bf16 scalar (%0) dims=[0] "
+                  "keepdim=false\nout %1\n",
+                  {make(DType::BF16, ones)}),
+             {512}, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Row ops: softmax, norms, cross-entropy; embedding
+//===----------------------------------------------------------------------===//
+
+TEST(HostInterpreter, SoftmaxAndLogSoftmax) {
+  Buf x = f32({1, 2, 3, 1000, 1000, 1000});
+  double e1 = std::exp(-2.0), e2 = std::exp(-1.0), s = e1 + e2 + 1;
+  expectNear(run1("in %0 f32 2x3\nop %1 softmax f32 2x3 (%0) dim=-1\nout %1\n",
+                  {x}, "row_reduction"),
+             {e1 / s, e2 / s, 1 / s, 1.0 / 3, 1.0 / 3, 1.0 / 3});
+  expectNear(run1("in %0 f32 2x3\nop %1 log_softmax f32 2x3 (%0) dim=1\n"
+                  "out %1\n",
+                  {x}, "row_reduction"),
+             {-2 - std::log(s), -1 - std::log(s), -std::log(s), -std::log(3.0),
+              -std::log(3.0), -std::log(3.0)});
+  // Along dim 0 (a strided row per column).
+  double a = 1 / (1 + std::exp(999.0)), b = 1 / (1 + std::exp(998.0)),
+         c = 1 / (1 + std::exp(997.0));
+  expectNear(run1("in %0 f32 2x3\nop %1 softmax f32 2x3 (%0) dim=0\nout %1\n",
+                  {x}, "row_reduction"),
+             {a, b, c, 1 - a, 1 - b, 1 - c});
+}
+
+TEST(HostInterpreter, LayerNormWithAndWithoutAffine) {
+  Buf x = f32({1, 2, 3, 4, -1, -1, 1, 1});
+  double rs = 1 / std::sqrt(1.25 + 1e-5), rs2 = 1 / std::sqrt(1.0 + 1e-5);
+  auto outs =
+      runProgram(program("in %0 f32 2x4\nin %1 f32 4\nin %2 f32 4\n"
+                         "op %3 layer_norm f32 2x4 (%0, %1, %2) eps=1e-05 "
+                         "normalized_rank=1\n"
+                         "op %4 result f32 2x1 (%3) index=1\n"
+                         "op %5 result f32 2x1 (%3) index=2\n"
+                         "out %3\nout %4\nout %5\n",
+                         "row_reduction"),
+                 {x, f32({1, 2, 1, 2}), f32({0, 0, 10, 10})});
+  ASSERT_EQ(outs.size(), 3u);
+  expectNear(outs[0].values(),
+             {-1.5 * rs, -0.5 * rs * 2, 0.5 * rs + 10, 1.5 * rs * 2 + 10, -rs2,
+              -rs2 * 2, rs2 + 10, rs2 * 2 + 10});
+  expectNear(outs[1].values(), {2.5, 0});
+  expectNear(outs[2].values(), {rs, rs2});
+  // normalized_rank 2 without affine, f64 (statistics in f64).
+  auto o2 = runProgram(
+      program("in %0 f64 1x2x2\n"
+              "op %1 layer_norm f64 1x2x2 (%0, _, _) eps=0.5 "
+              "normalized_rank=2\n"
+              "op %2 result f64 1x1x1 (%1) index=1\n"
+              "op %3 result f64 1x1x1 (%1) index=2\nout %1\nout %3\n",
+              "row_reduction"),
+      {f64({1, 2, 3, 4})});
+  ASSERT_EQ(o2.size(), 2u);
+  double r = 1 / std::sqrt(1.75);
+  expectNear(o2[0].values(), {-1.5 * r, -0.5 * r, 0.5 * r, 1.5 * r}, 1e-15);
+  expectNear(o2[1].values(), {r}, 1e-15);
+}
+
+TEST(HostInterpreter, LayerNormBf16InputKeepsF32Statistics) {
+  auto outs =
+      runProgram(program("in %0 bf16 1x4\nin %1 f32 4\n"
+                         "op %2 layer_norm bf16 1x4 (%0, %1, _) eps=1e-05 "
+                         "normalized_rank=1\n"
+                         "op %3 result f32 1x1 (%2) index=1\n"
+                         "op %4 result f32 1x1 (%2) index=2\nout %2\nout %4\n",
+                         "row_reduction"),
+                 {make(DType::BF16, {1, 2, 3, 4}), f32({1, 1, 1, 1})});
+  ASSERT_EQ(outs.size(), 2u);
+  EXPECT_EQ(outs[0].dtype, DType::BF16);
+  double rs = 1 / std::sqrt(1.25 + 1e-5);
+  // y is rounded to bf16 once; rstd stays f32.
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(outs[0].at(i),
+              bfloat16ToFloat(floatToBFloat16(float((i - 1.5) * rs))));
+  EXPECT_NEAR(outs[1].at(0), rs, 1e-6);
+}
+
+TEST(HostInterpreter, RmsNorm) {
+  auto outs = runProgram(
+      program("in %0 f32 1x4\nin %1 f32 4\n"
+              "op %2 rms_norm f32 1x4 (%0, %1) eps=1e-06 normalized_rank=1\n"
+              "op %3 result f32 1x1 (%2) index=1\nout %2\nout %3\n",
+              "row_reduction"),
+      {f32({1, 2, 3, 4}), f32({1, 0.5, 2, 1})});
+  ASSERT_EQ(outs.size(), 2u);
+  double rs = 1 / std::sqrt(7.5 + 1e-6);
+  expectNear(outs[0].values(), {rs, rs, 6 * rs, 4 * rs});
+  expectNear(outs[1].values(), {rs});
+}
+
+TEST(HostInterpreter, CrossEntropy) {
+  // Row 0: logits (0, 0, ln 2): lse = ln 4, label 2 -> loss ln 2.
+  // Row 1: logits (1, 1, 1): lse = 1 + ln 3, label 0 -> loss ln 3.
+  Buf logits = f32({0, 0, std::log(2.0), 1, 1, 1});
+  auto ce = [&](const std::string &attrs, const Buf &labels) {
+    return run1("in %0 f32 2x3\nin %1 i64 2\n"
+                "op %2 cross_entropy f32 scalar (%0, %1) " +
+                    attrs + "\nout %2\n",
+                {logits, labels}, "row_reduction");
+  };
+  std::string mean = "ignore_index=-100 label_smoothing=0 reduction=mean";
+  expectNear(ce(mean, i64({2, 0})), {(std::log(2.0) + std::log(3.0)) / 2});
+  expectNear(
+      ce("ignore_index=-100 label_smoothing=0 reduction=sum", i64({2, 0})),
+      {std::log(2.0) + std::log(3.0)});
+  // Ignored rows drop out of the sum and the count.
+  expectNear(ce(mean, i64({2, -100})), {std::log(2.0)});
+  expectNear(ce("ignore_index=0 label_smoothing=0 reduction=mean", i64({2, 0})),
+             {std::log(2.0)});
+  expectNear(ce(mean, i64({-100, -100})), {kNaN});
+  // Label smoothing e: -(1-e) lp[y] - e/C sum_c lp[c].
+  double e = 0.1;
+  double r0 = -(1 - e) * (std::log(2.0) - std::log(4.0)) -
+              e / 3 * (2 * -std::log(4.0) + std::log(2.0) - std::log(4.0));
+  double r1 = -(1 - e) * -std::log(3.0) - e / 3 * (3 * -std::log(3.0));
+  expectNear(
+      ce("ignore_index=-100 label_smoothing=0.1 reduction=mean", i64({2, 0})),
+      {(r0 + r1) / 2});
+  // i32 labels, bf16 logits: the loss is f32.
+  auto o = runProgram(
+      program("in %0 bf16 2x3\nin %1 i32 2\n"
+              "op %2 cross_entropy f32 scalar (%0, %1) " +
+                  mean + "\nout %2\n",
+              "row_reduction"),
+      {make(DType::BF16, {0, 0, 0, 1, 1, 1}), make(DType::I32, {1, 2})});
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_NEAR(o[0].at(0), std::log(3.0), 1e-6);
+  // A label outside [0, C) is an error, not a read out of bounds.
+  Status st;
+  runProgram(program("in %0 f32 2x3\nin %1 i64 2\n"
+                     "op %2 cross_entropy f32 scalar (%0, %1) " +
+                         mean + "\nout %2\n",
+                     "row_reduction"),
+             {logits, i64({3, 0})}, kDefaultChunkElements, &st);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("label 3 of row 0"), std::string::npos)
+      << st.message();
+}
+
+TEST(HostInterpreter, Embedding) {
+  Buf table = f32({0, 1, 10, 11, 20, 21}); // 3x2
+  expectNear(run1("in %0 f32 3x2\nin %1 i64 2x2\n"
+                  "op %2 embedding f32 2x2x2 (%0, %1)\nout %2\n",
+                  {table, i64({2, 0, 1, 1})}, "gather"),
+             {20, 21, 0, 1, 10, 11, 10, 11});
+  expectNear(run1("in %0 f32 3x2\nin %1 i32 scalar\n"
+                  "op %2 embedding f32 2 (%0, %1)\nout %2\n",
+                  {table, make(DType::I32, {1})}, "gather"),
+             {10, 11});
+  Status st;
+  runProgram(program("in %0 f32 3x2\nin %1 i64 2\n"
+                     "op %2 embedding f32 2x2 (%0, %1)\nout %2\n",
+                     "gather"),
+             {table, i64({0, -1})}, kDefaultChunkElements, &st);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("id -1 at position 1"), std::string::npos)
+      << st.message();
+}
+
+//===----------------------------------------------------------------------===//
+// Dropout and Philox
+//===----------------------------------------------------------------------===//
+
+TEST(HostInterpreter, Philox4x32KnownAnswers) {
+  // Random123's known-answer vectors for philox4x32_10.
+  auto r = philox4x32_10({0, 0, 0, 0}, {0, 0});
+  EXPECT_EQ(r, (std::array<uint32_t, 4>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c,
+                                        0x9b00dbd8}));
+  r = philox4x32_10({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+                    {0xffffffff, 0xffffffff});
+  EXPECT_EQ(r, (std::array<uint32_t, 4>{0x408f276d, 0x41c83b0e, 0xa20bc7c6,
+                                        0x6d5451fd}));
+  r = philox4x32_10({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+                    {0xa4093822, 0x299f31d0});
+  EXPECT_EQ(r, (std::array<uint32_t, 4>{0xd16cfe09, 0x94fdcceb, 0x5001e420,
+                                        0x24126ea1}));
+}
+
+TEST(HostInterpreter, DropoutFollowsThePhiloxRule) {
+  const int n = 1000;
+  std::vector<double> x(n);
+  for (int i = 0; i < n; ++i)
+    x[i] = 1 + i;
+  // Exact in a double (the test helper builds i64 tensors from doubles) and
+  // using both 32-bit halves of the key.
+  int64_t seed = 0x12345678abcdLL, offset = 77;
+  std::string prog = "in %0 f32 1000\nin %1 i64 scalar\nin %2 i64 scalar\n"
+                     "op %3 dropout f32 1000 (%0, %1, %2) p=0.25\nout %3\n";
+  auto y = run1(prog, {f32(x), i64({double(seed)}), i64({double(offset)})});
+  ASSERT_EQ(y.size(), size_t(n));
+  uint64_t threshold = uint64_t(0.25 * 4294967296.0);
+  int kept = 0;
+  for (int i = 0; i < n; ++i) {
+    uint32_t r = dropoutDraw(uint64_t(seed), uint64_t(offset), uint64_t(i));
+    bool keep = r >= threshold;
+    kept += keep;
+    EXPECT_EQ(y[i], keep ? double(float(x[i]) * float(1 / 0.75)) : 0.0)
+        << "element " << i;
+  }
+  EXPECT_GT(kept, 700); // ~750 expected
+  EXPECT_LT(kept, 800);
+  // p = 0 is the identity; another offset gives another mask.
+  std::string p0 = prog;
+  p0.replace(p0.find("p=0.25"), 6, "p=0");
+  EXPECT_EQ(run1(p0, {f32(x), i64({1}), i64({2})}), x);
+  auto y2 =
+      run1(prog, {f32(x), i64({double(seed)}), i64({double(offset + 1)})});
+  EXPECT_NE(y, y2);
+  // The counter is offset + i: shifting the offset by one shifts the mask.
+  for (int i = 0; i + 1 < n; ++i)
+    EXPECT_EQ(y2[i] == 0, y[i + 1] == 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Chunking, aliasing, errors
+//===----------------------------------------------------------------------===//
+
+TEST(HostInterpreter, ChunkedEqualsWhole) {
+  // bias + gelu + dropout chain with broadcast operands, a bf16 round trip,
+  // a layer_norm in the middle and a chain after it whose intermediates are
+  // also outputs: every chunk size gives the same bytes.
+  std::string prog = program(
+      "in %0 f32 6x37\nin %1 f32 37\nin %2 i64 scalar\nin %3 i64 scalar\n"
+      "in %4 bf16 6x1\n"
+      "op %5 add f32 6x37 (%0, %1)\n"
+      "op %6 gelu f32 6x37 (%5) approximate=tanh\n"
+      "op %7 dropout f32 6x37 (%6, %2, %3) p=0.1\n"
+      "op %8 convert bf16 6x37 (%7)\n"
+      "op %9 add bf16 6x37 (%8, %4)\n"
+      "op %10 convert f32 6x37 (%9)\n"
+      "op %11 layer_norm f32 6x37 (%10, %1, _) eps=1e-05 normalized_rank=1\n"
+      "op %12 result f32 6x1 (%11) index=1\n"
+      "op %13 result f32 6x1 (%11) index=2\n"
+      "op %14 constant f32 scalar () value=[0.5]\n"
+      "op %15 mul f32 6x37 (%11, %14)\n"
+      "op %16 sub f32 6x37 (%15, %12)\n"
+      "op %17 reduce_sum f32 37 (%16) dims=[0] keepdim=false\n"
+      "out %16\nout %9\nout %13\nout %17\nout %5\n",
+      "row_reduction");
+  std::vector<double> x(6 * 37), b(37);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = std::sin(double(i)) * 3;
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = std::cos(double(i));
+  std::vector<Buf> in = {f32(x), f32(b), i64({42}), i64({1000}),
+                         make(DType::BF16, {0.5, -1, 2, 0, 1, 3})};
+  auto whole = runProgram(prog, in, int64_t(1) << 20);
+  ASSERT_EQ(whole.size(), 5u);
+  for (int64_t chunk : {1, 2, 7, 37, 64, 100}) {
+    auto got = runProgram(prog, in, chunk);
+    ASSERT_EQ(got.size(), whole.size());
+    for (size_t o = 0; o < got.size(); ++o)
+      EXPECT_EQ(got[o].bytes, whole[o].bytes)
+          << "output " << o << " differs with chunk " << chunk;
+  }
+}
+
+TEST(HostInterpreter, GroupsPointwiseChains) {
+  std::unique_ptr<Interpreter> interp;
+  ASSERT_TRUE(
+      Interpreter::create(program("in %0 f32 4x8\nin %1 f32 8\n"
+                                  "op %2 add f32 4x8 (%0, %1)\n"
+                                  "op %3 gelu f32 4x8 (%2) approximate=none\n"
+                                  "op %4 mul f32 4x8 (%3, %0)\n"
+                                  "op %5 softmax f32 4x8 (%4) dim=1\n"
+                                  "op %6 exp f32 4x8 (%5)\nout %6\n",
+                                  "row_reduction"),
+                          interp)
+          .isOk());
+  // add+gelu+mul form one chain, softmax its own group, exp a chain.
+  EXPECT_EQ(interp->numGroups(), 3u);
+}
+
+TEST(HostInterpreter, OutputMayAliasInput) {
+  // In-place transpose of a square matrix: the output buffer is the input.
+  std::unique_ptr<Interpreter> interp;
+  ASSERT_TRUE(Interpreter::create(program("in %0 f32 2x2\n"
+                                          "op %1 transpose f32 2x2 (%0) "
+                                          "permutation=[1,0]\nout %1\n"),
+                                  interp)
+                  .isOk());
+  std::vector<float> m = {1, 2, 3, 4};
+  ASSERT_TRUE(interp->run({m.data()}, {m.data()}).isOk());
+  EXPECT_EQ(m, (std::vector<float>{1, 3, 2, 4}));
+  // Wrong argument counts are errors.
+  EXPECT_FALSE(interp->run({}, {m.data()}).isOk());
+  EXPECT_FALSE(interp->run({m.data()}, {nullptr}).isOk());
+}
+
+TEST(HostInterpreter, OutputsThatAreInputsOrConstants) {
+  auto outs = runProgram(program("in %0 i32 2\n"
+                                 "op %1 constant bf16 2 () value=[1,2]\n"
+                                 "out %0\nout %1\n"),
+                         {make(DType::I32, {5, -6})});
+  ASSERT_EQ(outs.size(), 2u);
+  EXPECT_EQ(outs[0].values(), (std::vector<double>{5, -6}));
+  EXPECT_EQ(outs[1].values(), (std::vector<double>{1, 2}));
+}
+
+TEST(HostInterpreter, EmptyTensors) {
+  expectNear(run1("in %0 f32 0x3\nin %1 f32 3\nop %2 add f32 0x3 (%0, %1)\n"
+                  "out %2\n",
+                  {f32({}), f32({1, 2, 3})}),
+             {});
+  expectNear(run1("in %0 f32 0x3\nop %1 reduce_sum f32 3 (%0) dims=[0] "
+                  "keepdim=false\nout %1\n",
+                  {f32({})}),
+             {0, 0, 0});
+}
+
+TEST(HostInterpreter, HugeIntermediatesFailCleanly) {
+  // 2^40 f32 elements (4 TiB) as an intermediate: an error, not an abort.
+  std::unique_ptr<Interpreter> interp;
+  ASSERT_TRUE(
+      Interpreter::create(program("in %0 f32 1\n"
+                                  "op %1 broadcast_to f32 1099511627776 (%0)\n"
+                                  "op %2 reduce_sum f32 scalar (%1) dims=[0] "
+                                  "keepdim=false\nout %2\n"),
+                          interp)
+          .isOk());
+  float x = 1, y = 0;
+  Status s = interp->run({&x}, {&y});
+  EXPECT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("out of memory"), std::string::npos)
+      << s.message();
+  // The same for a huge constant, at planning time.
+  s = Interpreter::create(program("op %0 constant f32 1099511627776 () "
+                                  "value=[1]\nop %1 reduce_sum f32 scalar "
+                                  "(%0) dims=[0] keepdim=false\nout %1\n"),
+                          interp);
+  EXPECT_FALSE(s.isOk());
+}
