@@ -217,11 +217,17 @@ bool run() {
                   result.cacheHit ? "cached" : "fresh", ms);
   }
 
-  if (tfc_status s = tfc_device_create(device.c_str(), &rt.dev)) {
-    if (device != "auto")
-      return fail("cannot open device '" + device + "'", s);
-    tfc_status_free(s);
-    return fail("no usable device");
+  if (device == "auto") {
+    // Prefer the GPU; say in one line why not when falling back to host.
+    if (tfc_status s = tfc_device_create("cuda", &rt.dev)) {
+      std::fprintf(stderr, "tfc-run: %s; using the host backend\n",
+                   tfc_status_message(s));
+      tfc_status_free(s);
+      if (tfc_status h = tfc_device_create("host", &rt.dev))
+        return fail("cannot open the host backend", h);
+    }
+  } else if (tfc_status s = tfc_device_create(device.c_str(), &rt.dev)) {
+    return fail("cannot open device '" + device + "'", s);
   }
   if (!quiet)
     std::printf("device: %s\n", tfc_device_description(rt.dev));

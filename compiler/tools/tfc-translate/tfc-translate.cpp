@@ -8,11 +8,18 @@
 //   tfc-translate --emit-cuda model.mlir [-o out.cu]
 //                 [--split-input-file] [--verify-diagnostics]
 //
+// `--emit-host` prints the host programs the same way, and `--emit-artifact
+// -o DIR` writes the runtime artifact of a module lowered with
+// --tfc-lower-to-exec (docs/execution.md section 4):
+//
+//   tfc-opt --tfc-lower-to-exec model.mlir | tfc-translate --emit-artifact -o out/
+//
 // Bad input (a parse error, a kernel codegen cannot emit) prints an MLIR
 // diagnostic with its location and exits with status 1.
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/artifact/ArtifactWriter.h"
 #include "compiler/codegen/cuda/CudaCodegen.h"
 #include "compiler/codegen/host/HostCodegen.h"
 #include "dialects/Registration.h"
@@ -33,7 +40,7 @@
 using namespace mlir;
 
 namespace {
-enum class Action { None, EmitCuda, EmitHost };
+enum class Action { None, EmitCuda, EmitHost, EmitArtifact };
 
 llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
                                          llvm::cl::desc("<input .mlir>"),
@@ -48,7 +55,10 @@ llvm::cl::opt<Action> action(
                                 "(tfc.fusion and tfcrt.kernel ops)"),
                      clEnumValN(Action::EmitHost, "emit-host",
                                 "print the host program of every kernel "
-                                "(docs/execution.md section 5)")));
+                                "(docs/execution.md section 5)"),
+                     clEnumValN(Action::EmitArtifact, "emit-artifact",
+                                "write the artifact of a lowered module to "
+                                "the directory given by -o")));
 
 LogicalResult emitCuda(ModuleOp module, llvm::raw_ostream &os) {
   bool ok = true;
@@ -104,8 +114,14 @@ LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
         parseSourceFile<ModuleOp>(sourceMgr, &context);
     if (!module)
       return failure();
-    return action == Action::EmitHost ? emitHost(*module, os)
-                                      : emitCuda(*module, os);
+    switch (action) {
+    case Action::EmitHost:
+      return emitHost(*module, os);
+    case Action::EmitArtifact:
+      return ::tfc::writeArtifact(*module, outputFilename);
+    default:
+      return emitCuda(*module, os);
+    }
   };
   if (!verify) {
     SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
@@ -131,8 +147,14 @@ int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "tfc-translate: tfc IR to kernel sources\n");
   if (action == Action::None) {
-    llvm::errs() << "tfc-translate: no translation given (use --emit-cuda or "
-                    "--emit-host)\n";
+    llvm::errs() << "tfc-translate: no translation given (use --emit-cuda, "
+                    "--emit-host or --emit-artifact)\n";
+    return 1;
+  }
+  if (action == Action::EmitArtifact &&
+      (outputFilename == "-" || splitInputFile)) {
+    llvm::errs() << "tfc-translate: --emit-artifact needs an output "
+                    "directory (-o DIR) and one input module\n";
     return 1;
   }
 
@@ -143,8 +165,9 @@ int main(int argc, char **argv) {
     llvm::errs() << "tfc-translate: " << error << "\n";
     return 1;
   }
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &error);
+  // An artifact is a directory written by writeArtifact itself.
+  std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(
+      action == Action::EmitArtifact ? "-" : outputFilename.getValue(), &error);
   if (!output) {
     llvm::errs() << "tfc-translate: " << error << "\n";
     return 1;

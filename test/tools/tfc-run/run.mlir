@@ -1,0 +1,36 @@
+// tfc-run compiles a function in process (or loads an artifact), binds its
+// inputs, runs it on the host backend and prints the outputs; bad input is one
+// clear line on stderr and exit code 1.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: env TFC_CACHE_DIR=%t/cache tfc-run %s --function f --seed 7 --device host | FileCheck %s --check-prefix=JIT
+// RUN: tfc-opt %s --tfc-lower-to-exec=function=f | tfc-translate --emit-artifact -o %t/artifact
+// RUN: tfc-run %t/artifact --seed 7 --device host --quiet --outputs %t/out.safetensors
+// RUN: %expect-exit 1 tfc-run %t/artifact --inputs %t/out.safetensors --device host 2>&1 | FileCheck %s --check-prefix=NAMES
+// RUN: %expect-exit 1 tfc-run %t/no-such.mlir --device host 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: printf 'garbage' > %t/bad.safetensors
+// RUN: %expect-exit 1 tfc-run %t/artifact --inputs %t/bad.safetensors --device host 2>&1 | FileCheck %s --check-prefix=CORRUPT
+// RUN: %expect-exit 1 tfc-run %t/artifact --seed 1 --entry backward --device host 2>&1 | FileCheck %s --check-prefix=ENTRY
+// RUN: printf '{"format": "tfc-artifact", "vers' > %t/artifact/manifest.json
+// RUN: %expect-exit 1 tfc-run %t/artifact --seed 1 --device host 2>&1 | FileCheck %s --check-prefix=TRUNCATED
+// RUN: %expect-exit 1 tfc-run %S/Inputs/scale.mlir --device host 2>&1 | FileCheck %s --check-prefix=NOFUNC
+// RUN: %expect-exit 1 tfc-run %S/Inputs/scale.mlir --function scale --device host 2>&1 | FileCheck %s --check-prefix=UNSET
+
+// JIT: compiled {{.*}}run.mlir (fresh
+// JIT: device: host CPU
+// JIT: out0: 4x8xf32
+
+// The outputs file sets only "out0": running reads x, which was never set.
+// NAMES: tfc-run: running 'forward' failed: input 'x' was never set
+
+// MISSING: cannot open '{{.*}}no-such.mlir'
+// CORRUPT: tfc-run: cannot read inputs: {{.*}}
+// ENTRY: tfc-run: running 'backward' failed: {{.*}}backward
+// TRUNCATED: tfc-run: cannot load '{{.*}}artifact': {{.*}}manifest
+// NOFUNC: error: {{.*}}loss
+// UNSET: tfc-run: running 'forward' failed: {{.*}}x
+
+func.func @f(%x: tensor<4x8xf32> {tfc.input = "x"}, %b: tensor<8xf32> {tfc.input = "b"}) -> tensor<4x8xf32> {
+  %0 = tfc.add %x, %b : tensor<4x8xf32>, tensor<8xf32>
+  %1 = tfc.gelu %0 approximate tanh : tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
