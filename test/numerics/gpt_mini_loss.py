@@ -8,11 +8,7 @@ import subprocess
 import sys
 import tempfile
 
-import torch
-
-import gpt_mini_model
 import run_numerics
-import safetensors_io
 
 
 def main():
@@ -26,6 +22,9 @@ def main():
     if not ok:
         print(f"SKIP: device '{args.device}' unavailable: {why}")
         return run_numerics.SKIP
+    import torch
+    import gpt_mini_model
+    import safetensors_io
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     print(f"gpt-mini seed {seed}")
     g = torch.Generator().manual_seed(seed)

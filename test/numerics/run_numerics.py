@@ -16,10 +16,8 @@ import subprocess
 import sys
 import tempfile
 
-import torch
-
-import forward_ops
-import safetensors_io
+# torch and the cases are imported after the device probe: skipping a gpu
+# test costs no torch import.
 
 # torch.testing.assert_close defaults (rtol, atol) per dtype.
 TOLERANCES = {"f32": (1.3e-6, 1e-5), "f64": (1e-7, 1e-7), "bf16": (1.6e-2, 1e-5)}
@@ -34,6 +32,8 @@ def probe_device(tfc_run, device):
 
 
 def run_case(tfc_run, case, dtype, device, seed, workdir):
+    import torch
+    import safetensors_io
     g = torch.Generator().manual_seed(seed)
     text, inputs, expected = case.build(dtype, g)
     model = os.path.join(workdir, f"{case.name}-{dtype}.mlir")
@@ -80,6 +80,7 @@ def main():
     if not ok:
         print(f"SKIP: device '{args.device}' unavailable: {why}")
         return SKIP
+    import forward_ops
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     print(f"numerics seed {seed} (rerun with --seed {seed})")
     cases = [c for c in forward_ops.CASES if not args.case or c.name in args.case]

@@ -216,3 +216,33 @@ TEST(Executor, EmptyArenaAndEmptyTensor) {
   ASSERT_TRUE(f.exec->setExternal("e", nullptr, 0).isOk());
   EXPECT_TRUE(f.exec->run("forward").isOk());
 }
+
+// profile runs the entry like run (same results), one record per step with
+// its label, kind and traffic; unset inputs and bad arguments are errors.
+TEST(Executor, ProfilesEachStep) {
+  Fixture f;
+  ASSERT_TRUE(f.create().isOk());
+  std::vector<StepProfile> steps;
+  EXPECT_FALSE(f.exec->profile("forward", 3, steps).isOk()); // x, w unset
+  ASSERT_TRUE(f.exec->setExternal("x", kX.data(), 24).isOk());
+  ASSERT_TRUE(f.exec->setExternal("w", kW.data(), 24).isOk());
+  EXPECT_FALSE(f.exec->profile("forward", 0, steps).isOk());
+  EXPECT_FALSE(f.exec->profile("backward", 1, steps).isOk());
+  Status s = f.exec->profile("forward", 3, steps);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_EQ(steps.size(), f.artifact->findEntry("forward")->steps.size());
+  for (const StepProfile &p : steps) {
+    EXPECT_GT(p.bytes, 0);
+    EXPECT_GE(p.medianMs, 0.0);
+    EXPECT_FALSE(p.label.empty());
+  }
+  EXPECT_EQ(steps.front().label.rfind("launch ", 0), 0u);
+  std::vector<float> out(4);
+  ASSERT_TRUE(f.exec->getExternal("out", out.data(), 16).isOk());
+  EXPECT_EQ(out, expected(kX, kW));
+
+  double copyMs = -1;
+  ASSERT_TRUE(f.exec->profileCopy(1024, 2, copyMs).isOk());
+  EXPECT_GE(copyMs, 0.0);
+  EXPECT_FALSE(f.exec->profileCopy(0, 2, copyMs).isOk());
+}

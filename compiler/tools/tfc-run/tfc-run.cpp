@@ -66,6 +66,15 @@ static cl::opt<std::string>
     timingJson("timing-json",
                cl::desc("With --repeat: write {median_ms, runs_ms} here"),
                cl::cat(category));
+static cl::opt<unsigned> profile(
+    "profile",
+    cl::desc("Time each step of the entry over this many runs (waiting for "
+             "each step) and print its bandwidth next to a device copy's"),
+    cl::init(0), cl::cat(category));
+static cl::opt<std::string>
+    profileJson("profile-json",
+                cl::desc("With --profile: write the step table as JSON here"),
+                cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("Print only errors"),
                            cl::cat(category));
 static cl::opt<std::string> probeDevice(
@@ -181,6 +190,51 @@ void printSummary(tfc_program *program) {
   }
 }
 
+/// --profile: each step's median time and achieved bandwidth (bytes read +
+/// written over time), against a 64 MiB device-to-device copy.
+bool runProfile(tfc_program *program) {
+  const tfc_step_profile *steps = nullptr;
+  size_t count = 0;
+  if (tfc_status s = tfc_program_profile(program, entry.c_str(),
+                                         static_cast<int>(profile.getValue()),
+                                         &steps, &count))
+    return fail("profiling '" + entry + "' failed", s);
+  const size_t copyBytes = size_t(64) << 20;
+  double copyMs = 0;
+  if (tfc_status s = tfc_program_profile_copy(
+          program, copyBytes, static_cast<int>(profile.getValue()), &copyMs))
+    return fail("profiling a device copy failed", s);
+  auto gbps = [](double bytes, double ms) { return ms > 0 ? bytes / ms / 1e6 : 0.0; };
+  double copyGbps = gbps(2.0 * copyBytes, copyMs);
+  std::printf("%-14s %-17s %12s %10s %9s %8s\n", "step", "kind", "bytes",
+              "median_ms", "GB/s", "of_copy");
+  double total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    double bw = gbps(double(steps[i].bytes), steps[i].median_ms);
+    total += steps[i].median_ms;
+    std::printf("%-14s %-17s %12zu %10.4f %9.2f %7.1f%%\n", steps[i].label,
+                steps[i].kind, steps[i].bytes, steps[i].median_ms, bw,
+                copyGbps > 0 ? 100.0 * bw / copyGbps : 0.0);
+  }
+  std::printf("device copy of %zu MiB: %.4f ms, %.2f GB/s; steps total %.3f ms\n",
+              copyBytes >> 20, copyMs, copyGbps, total);
+  if (profileJson.empty())
+    return true;
+  std::ofstream out(profileJson);
+  out << "{\"copy\": {\"bytes\": " << copyBytes << ", \"median_ms\": " << copyMs
+      << ", \"gbps\": " << copyGbps << "}, \"steps\": [";
+  for (size_t i = 0; i < count; ++i)
+    out << (i ? ", " : "") << "{\"label\": \"" << steps[i].label
+        << "\", \"kind\": \"" << steps[i].kind << "\", \"bytes\": "
+        << steps[i].bytes << ", \"median_ms\": " << steps[i].median_ms
+        << ", \"gbps\": " << gbps(double(steps[i].bytes), steps[i].median_ms)
+        << "}";
+  out << "]}\n";
+  if (!out)
+    return fail("cannot write '" + profileJson + "'");
+  return true;
+}
+
 bool run() {
   Runtime rt;
   if (!probeDevice.empty()) {
@@ -272,6 +326,8 @@ bool run() {
         return fail("cannot write '" + timingJson + "'");
     }
   }
+  if (profile > 0 && !runProfile(rt.program))
+    return false;
   if (!outputs.empty())
     if (tfc_status s = tfc_program_save_safetensors(rt.program, outputs.c_str(),
                                                    TFC_ROLE_OUTPUT))

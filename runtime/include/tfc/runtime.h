@@ -142,6 +142,28 @@ tfc_status tfc_program_load_safetensors(tfc_program *program, const char *path,
 tfc_status tfc_program_save_safetensors(tfc_program *program, const char *path,
                                         unsigned role_mask);
 
+/* ---- Profiling ---------------------------------------------------------- */
+
+/// The measured cost of one step of an entry.
+typedef struct tfc_step_profile {
+  const char *label; /**< "launch k3", "gemm" or "copy" */
+  const char *kind;  /**< kernel kind ("pointwise", ...), "gemm" or "copy" */
+  size_t bytes;      /**< bytes the step reads plus bytes it writes */
+  double median_ms;  /**< median wall time, the step waited for alone */
+} tfc_step_profile;
+
+/// Runs `entry` `repeat` times, waiting for each step before starting the
+/// next, and stores one record per step in `*steps` (`*count` of them, in
+/// program order; valid until the next tfc_program_profile call or
+/// tfc_program_destroy). Slower than tfc_program_run: for benchmarks.
+tfc_status tfc_program_profile(tfc_program *program, const char *entry,
+                               int repeat, const tfc_step_profile **steps,
+                               size_t *count);
+/// Median time of a device-to-device copy of `bytes` bytes on the program's
+/// device: the bandwidth reference for kernels.
+tfc_status tfc_program_profile_copy(tfc_program *program, size_t bytes,
+                                    int repeat, double *median_ms);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

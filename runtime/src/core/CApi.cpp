@@ -20,6 +20,9 @@ struct tfc_program_t {
   std::shared_ptr<const Artifact> artifact;
   std::unique_ptr<Executor> executor;
   std::vector<int64_t> externals; ///< Buffer ids of externals, in order.
+  /// The last tfc_program_profile result (the C records point into it).
+  std::vector<StepProfile> profile;
+  std::vector<tfc_step_profile> profileRecords;
 };
 
 namespace {
@@ -313,3 +316,34 @@ tfc_status tfc_program_save_safetensors(tfc_program *program, const char *path,
 }
 
 } // extern "C"
+
+tfc_status tfc_program_profile(tfc_program *program, const char *entry,
+                               int repeat, const tfc_step_profile **steps,
+                               size_t *count) {
+  return guarded([&]() -> Status {
+    TFC_RETURN_IF_ERROR(checkProgram(program));
+    if (!entry || !steps || !count)
+      return Status::error("tfc_program_profile: null argument");
+    std::vector<StepProfile> profile;
+    TFC_RETURN_IF_ERROR(program->executor->profile(entry, repeat, profile));
+    program->profile = std::move(profile);
+    program->profileRecords.clear();
+    for (const StepProfile &p : program->profile)
+      program->profileRecords.push_back({p.label.c_str(), p.kind.c_str(),
+                                         static_cast<size_t>(p.bytes),
+                                         p.medianMs});
+    *steps = program->profileRecords.data();
+    *count = program->profileRecords.size();
+    return Status::ok();
+  });
+}
+
+tfc_status tfc_program_profile_copy(tfc_program *program, size_t bytes,
+                                    int repeat, double *median_ms) {
+  return guarded([&]() -> Status {
+    TFC_RETURN_IF_ERROR(checkProgram(program));
+    if (!median_ms)
+      return Status::error("tfc_program_profile_copy: null argument");
+    return program->executor->profileCopy(bytes, repeat, *median_ms);
+  });
+}

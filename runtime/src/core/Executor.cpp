@@ -2,6 +2,9 @@
 
 #include "runtime/src/core/Executor.h"
 
+#include <algorithm>
+#include <chrono>
+
 #include <vector>
 
 namespace tfc::rt {
@@ -178,32 +181,38 @@ static const BufferDesc *externalRoot(const Artifact &art, int64_t id) {
   return b->kind == BufferKind::External ? b : nullptr;
 }
 
-Status Executor::run(const std::string &name) {
+Status Executor::findEntry(const std::string &name,
+                           const EntryDesc *&entry) const {
   const Artifact &art = *artifact_;
-  const EntryDesc *entry = art.findEntry(name);
-  if (!entry) {
-    std::string known;
-    for (const EntryDesc &e : art.entries)
-      known += (known.empty() ? "" : ", ") + e.name;
-    return Status::error("no entry named '" + name + "' (entries: " +
-                         (known.empty() ? "none" : known) + ")");
-  }
+  entry = art.findEntry(name);
+  if (entry)
+    return Status::ok();
+  std::string known;
+  for (const EntryDesc &e : art.entries)
+    known += (known.empty() ? "" : ", ") + e.name;
+  return Status::error("no entry named '" + name + "' (entries: " +
+                       (known.empty() ? "none" : known) + ")");
+}
+
+Status Executor::checkReads(const EntryDesc &entry,
+                            std::vector<bool> &written) const {
+  const Artifact &art = *artifact_;
   // A param or input read before anything wrote it was never bound: that is
   // a caller bug better reported than computed on zeros.
-  std::vector<bool> written = written_;
   auto checkRead = [&](int64_t id) -> Status {
     const BufferDesc *b = externalRoot(art, id);
     if (b && b->role != BufferRole::Output && !written[b->id])
       return Status::error(
           std::string(b->role == BufferRole::Param ? "parameter" : "input") +
-          " '" + b->name + "' was never set before running '" + name + "'");
+          " '" + b->name + "' was never set before running '" + entry.name +
+          "'");
     return Status::ok();
   };
   auto markWritten = [&](int64_t id) {
     if (const BufferDesc *b = externalRoot(art, id))
       written[b->id] = true;
   };
-  for (const Step &s : entry->steps) {
+  for (const Step &s : entry.steps) {
     switch (s.kind) {
     case StepKind::Launch:
       for (int64_t id : s.args)
@@ -224,23 +233,130 @@ Status Executor::run(const std::string &name) {
       break;
     }
   }
+  return Status::ok();
+}
 
-  for (size_t i = 0; i < entry->steps.size(); ++i) {
-    const Step &s = entry->steps[i];
+std::string Executor::stepLabel(const Step &step) const {
+  switch (step.kind) {
+  case StepKind::Launch:
+    return "launch " + artifact_->kernels[step.kernel].name;
+  case StepKind::Gemm:
+    return "gemm";
+  case StepKind::Copy:
+    return "copy";
+  }
+  return "?";
+}
+
+int64_t Executor::stepBytes(const Step &step) const {
+  const std::vector<BufferDesc> &buffers = artifact_->buffers;
+  int64_t bytes = 0;
+  switch (step.kind) {
+  case StepKind::Launch:
+    for (int64_t id : step.args)
+      bytes += buffers[id].bytes;
+    for (int64_t id : step.results)
+      bytes += buffers[id].bytes;
+    break;
+  case StepKind::Gemm:
+    bytes = buffers[step.gemm.a].bytes + buffers[step.gemm.b].bytes +
+            buffers[step.gemm.c].bytes;
+    break;
+  case StepKind::Copy:
+    bytes = 2 * buffers[step.src].bytes;
+    break;
+  }
+  return bytes;
+}
+
+Status Executor::runSteps(const EntryDesc &entry,
+                          std::vector<std::vector<double>> *stepMs) {
+  for (size_t i = 0; i < entry.steps.size(); ++i) {
+    const Step &s = entry.steps[i];
+    auto start = std::chrono::steady_clock::now();
     Status st = runStep(s);
-    if (!st) {
-      std::string what = s.kind == StepKind::Launch
-                             ? "launch " + art.kernels[s.kernel].name
-                         : s.kind == StepKind::Gemm ? std::string("gemm")
-                                                    : std::string("copy");
-      return Status::error("entry '" + name + "' step " + std::to_string(i) +
-                           " (" + what + "): " + st.message());
-    }
+    // Profiling waits for each step so its time is its own.
+    if (st && stepMs)
+      st = backend_->synchronize();
+    if (!st)
+      return Status::error("entry '" + entry.name + "' step " +
+                           std::to_string(i) + " (" + stepLabel(s) +
+                           "): " + st.message());
+    if (stepMs)
+      (*stepMs)[i].push_back(std::chrono::duration<double, std::milli>(
+                                 std::chrono::steady_clock::now() - start)
+                                 .count());
   }
   Status st = backend_->synchronize();
   if (!st)
-    return Status::error("entry '" + name + "': " + st.message());
+    return Status::error("entry '" + entry.name + "': " + st.message());
+  return Status::ok();
+}
+
+Status Executor::run(const std::string &name) {
+  const EntryDesc *entry = nullptr;
+  TFC_RETURN_IF_ERROR(findEntry(name, entry));
+  std::vector<bool> written = written_;
+  TFC_RETURN_IF_ERROR(checkReads(*entry, written));
+  TFC_RETURN_IF_ERROR(runSteps(*entry, nullptr));
   written_ = std::move(written);
+  return Status::ok();
+}
+
+static double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+Status Executor::profile(const std::string &name, int repeat,
+                         std::vector<StepProfile> &out) {
+  if (repeat < 1)
+    return Status::error("profile: repeat must be at least 1");
+  const EntryDesc *entry = nullptr;
+  TFC_RETURN_IF_ERROR(findEntry(name, entry));
+  std::vector<bool> written = written_;
+  TFC_RETURN_IF_ERROR(checkReads(*entry, written));
+  std::vector<std::vector<double>> stepMs(entry->steps.size());
+  for (int r = 0; r < repeat; ++r)
+    TFC_RETURN_IF_ERROR(runSteps(*entry, &stepMs));
+  written_ = std::move(written);
+  out.clear();
+  for (size_t i = 0; i < entry->steps.size(); ++i) {
+    const Step &s = entry->steps[i];
+    StepProfile p;
+    p.label = stepLabel(s);
+    p.kind = s.kind == StepKind::Launch ? artifact_->kernels[s.kernel].kind
+             : s.kind == StepKind::Gemm ? "gemm"
+                                        : "copy";
+    p.bytes = stepBytes(s);
+    p.medianMs = median(stepMs[i]);
+    out.push_back(std::move(p));
+  }
+  return Status::ok();
+}
+
+Status Executor::profileCopy(size_t bytes, int repeat, double &medianMs) {
+  if (repeat < 1 || bytes == 0)
+    return Status::error("profileCopy: need bytes > 0 and repeat >= 1");
+  DevicePtr src = 0, dst = 0;
+  TFC_RETURN_IF_ERROR(backend_->allocate(bytes, src));
+  Status st = backend_->allocate(bytes, dst);
+  std::vector<double> times;
+  for (int r = 0; st && r < repeat; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    st = backend_->copyOnDevice(dst, src, bytes);
+    if (st)
+      st = backend_->synchronize();
+    times.push_back(std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+  }
+  if (dst)
+    backend_->free(dst);
+  backend_->free(src);
+  TFC_RETURN_IF_ERROR(st);
+  medianMs = median(times);
   return Status::ok();
 }
 

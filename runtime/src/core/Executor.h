@@ -21,6 +21,14 @@
 
 namespace tfc::rt {
 
+/// The measured cost of one step of an entry (Executor::profile).
+struct StepProfile {
+  std::string label; ///< "launch k3", "gemm" or "copy".
+  std::string kind;  ///< The kernel kind, "gemm" or "copy".
+  int64_t bytes = 0; ///< Bytes the step reads plus bytes it writes.
+  double medianMs = 0;
+};
+
 class Executor {
 public:
   /// Creates an executor for `artifact` on `backend`: allocates the arena and
@@ -49,6 +57,14 @@ public:
   /// never been set.
   Status run(const std::string &name);
 
+  /// Runs the entry `name` `repeat` times, waiting for each step to finish
+  /// before the next, and reports each step's median wall time and traffic.
+  Status profile(const std::string &name, int repeat,
+                 std::vector<StepProfile> &out);
+  /// Median time of a device-to-device copy of `bytes` bytes: the bandwidth
+  /// reference kernels are compared with.
+  Status profileCopy(size_t bytes, int repeat, double &medianMs);
+
   /// The device address of buffer `id` (aliases resolve to their root).
   DevicePtr address(int64_t id) const { return addresses_[id]; }
 
@@ -57,6 +73,14 @@ private:
            std::shared_ptr<const Artifact> artifact);
   Status init();
   Status runStep(const Step &step);
+  Status findEntry(const std::string &name, const EntryDesc *&entry) const;
+  /// Checks that every param/input `entry` reads was set; updates `written`.
+  Status checkReads(const EntryDesc &entry, std::vector<bool> &written) const;
+  /// Runs the steps; with `stepMs`, waits after each and appends its time.
+  Status runSteps(const EntryDesc &entry,
+                  std::vector<std::vector<double>> *stepMs);
+  std::string stepLabel(const Step &step) const;
+  int64_t stepBytes(const Step &step) const;
 
   std::shared_ptr<Backend> backend_;
   std::shared_ptr<const Artifact> artifact_;

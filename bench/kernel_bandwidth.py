@@ -1,0 +1,73 @@
+"""Benchmark: each gpt-mini kernel's achieved bandwidth against a
+device-to-device copy, on the GPU (or any backend given with --device).
+
+Runs `tfc-run --profile` (each step timed alone, median of --repeat runs),
+prints the kernels grouped by kind and writes a JSON record with the device
+name and date under bench/results/. Usage:
+  /usr/bin/python3 bench/kernel_bandwidth.py --tfc-run build/bin/tfc-run [--device cuda]
+"""
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tfc-run", required=True)
+    ap.add_argument("--model", default=os.path.join(HERE, "..", "examples", "models", "gpt-mini.mlir"))
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    args = ap.parse_args()
+
+    probe = subprocess.run([args.tfc_run, "--probe-device", args.device], capture_output=True, text=True)
+    if probe.returncode != 0:
+        print(f"skipped: device '{args.device}' unavailable: {probe.stderr.strip()}")
+        return 0
+    device = probe.stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="tfc-bw-") as d:
+        table = os.path.join(d, "profile.json")
+        proc = subprocess.run([args.tfc_run, args.model, "--seed", "0", "--int-range", "64",
+                               "--device", args.device, "--profile", str(args.repeat),
+                               "--profile-json", table, "--quiet"], capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"tfc-run failed: {proc.stderr.strip()}", file=sys.stderr)
+            return 1
+        with open(table) as f:
+            profile = json.load(f)
+
+    copy = profile["copy"]["gbps"]
+    kernels = [s for s in profile["steps"] if s["kind"] not in ("gemm", "copy")]
+    by_kind = {}
+    for s in kernels:
+        by_kind.setdefault(s["kind"], []).append(s)
+    print(f"gpt-mini kernels on {device}: device copy {copy:.1f} GB/s")
+    for kind, steps in sorted(by_kind.items()):
+        total_bytes = sum(s["bytes"] for s in steps)
+        total_ms = sum(s["median_ms"] for s in steps)
+        bw = total_bytes / total_ms / 1e6 if total_ms else 0
+        print(f"  {kind:17} {len(steps):3} kernels  {total_ms:8.3f} ms  {bw:8.1f} GB/s "
+              f"({100 * bw / copy if copy else 0:5.1f}% of copy)")
+    gemm_ms = sum(s["median_ms"] for s in profile["steps"] if s["kind"] == "gemm")
+    print(f"  gemm              {sum(1 for s in profile['steps'] if s['kind'] == 'gemm'):3} calls    {gemm_ms:8.3f} ms")
+
+    record = {"benchmark": "gpt-mini kernel bandwidth vs device copy",
+              "date": datetime.date.today().isoformat(), "device": device,
+              "repeat": args.repeat, "copy": profile["copy"], "steps": profile["steps"]}
+    os.makedirs(args.out, exist_ok=True)
+    slug = "".join(c if c.isalnum() else "-" for c in args.device)
+    path = os.path.join(args.out, f"kernel-bandwidth-{slug}-{record['date']}.json")
+    with open(path, "w") as f:
+        json.dump(record, f, indent=2)
+    print(f"-> {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
