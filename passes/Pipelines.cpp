@@ -2,6 +2,7 @@
 
 #include "passes/Pipelines.h"
 
+#include "passes/autodiff/Passes.h"
 #include "passes/lowering/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -10,6 +11,13 @@
 
 void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
                                    const LowerToExecOptions &options) {
+  std::string function = options.function;
+  if (options.autodiff) {
+    TfcAutodiffPassOptions autodiff;
+    autodiff.function = function;
+    pm.addPass(createTfcAutodiffPass(autodiff));
+    function += "_grad";
+  }
   pm.addNestedPass<mlir::func::FuncOp>(createTfcDecomposePass());
   // Folds what decomposition exposes (e.g. transpose pairs) and dedups the
   // constants it created before they are cloned into kernels; CSE shares
@@ -18,7 +26,7 @@ void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
   pm.addPass(mlir::createCSEPass());
   pm.addNestedPass<mlir::func::FuncOp>(createTfcFormKernelsPass());
   TfcConvertToExecPassOptions convert;
-  convert.function = options.function;
+  convert.function = function;
   pm.addPass(createTfcConvertToExecPass(convert));
 }
 

@@ -22,10 +22,17 @@ struct LowerToExecOptions
       *this, "function",
       llvm::cl::desc("The function to lower into tfcrt.entry @forward"),
       llvm::cl::init("loss")};
+  Option<bool> autodiff{
+      *this, "autodiff",
+      llvm::cl::desc("Run --tfc-autodiff on `function` first and lower its "
+                     "gradient function <function>_grad (outputs: the loss, "
+                     "then one gradient per tfc.param argument)"),
+      llvm::cl::init(false)};
 };
 
 /// Adds --tfc-lower-to-exec to `pm` (a pass manager on builtin.module):
-/// tfc-decompose, canonicalize, tfc-form-kernels, tfc-convert-to-exec.
+/// [tfc-autodiff,] tfc-decompose, canonicalize, tfc-form-kernels,
+/// tfc-convert-to-exec.
 void buildLowerToExecPipeline(mlir::OpPassManager &pm,
                               const LowerToExecOptions &options);
 

@@ -46,6 +46,7 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
   PassManager pm(&context);
   tfc::LowerToExecOptions pipelineOptions;
   pipelineOptions.function = options.function;
+  pipelineOptions.autodiff = options.grad;
   tfc::buildLowerToExecPipeline(pm, pipelineOptions);
   if (failed(pm.run(*module)))
     return false;
@@ -113,6 +114,7 @@ bool tfc::compileModel(const std::string &modelPath, const JitOptions &options,
   hasher.update(source);
   hasher.update(StringRef("\0function=", 10));
   hasher.update(options.function);
+  hasher.update(options.grad ? StringRef("\0grad=1", 7) : StringRef("\0grad=0", 7));
   hasher.update("\0artifact-version=" + std::to_string(kArtifactVersion));
   hasher.update(compilerBuildId());
   std::string key = llvm::toHex(hasher.final(), /*LowerCase=*/true);

@@ -17,6 +17,10 @@ namespace tfc {
 struct JitOptions {
   /// The function of the model to compile (`@loss` by default).
   std::string function = "loss";
+  /// Compile the gradient function instead: run --tfc-autodiff on
+  /// `function` and lower `<function>_grad`, whose outputs are out0 (the
+  /// loss) and out1.. (one gradient per tfc.param argument, in order).
+  bool grad = false;
   /// Skip the on-disk cache (also when TFC_DISABLE_CACHE=1).
   bool disableCache = false;
 };

@@ -44,7 +44,9 @@ def Tfc_Dialect : Dialect {
     void registerReductionOps();
     void registerLinalgOps();
     void registerNNOps();
+    void registerOptimizerOps();
     void registerFusionOps();
+    void registerGradOps();
   public:
   }];
 }

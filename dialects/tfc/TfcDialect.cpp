@@ -2,6 +2,7 @@
 
 #include "dialects/tfc/TfcDialect.h"
 #include "dialects/tfc/TfcOps.h"
+#include "dialects/tfc/TfcVjps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -26,7 +27,11 @@ void TfcDialect::initialize() {
   registerReductionOps();
   registerLinalgOps();
   registerNNOps();
+  registerOptimizerOps();
   registerFusionOps();
+  registerGradOps();
+  // After every op group: the VJP models attach to registered ops.
+  attachDifferentiableInterfaces(getContext());
 }
 
 Operation *TfcDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -34,7 +34,9 @@ def Tfc_FusionOp : Tfc_Op<"fusion", [IsolatedFromAbove, SingleBlock,
     dialects, no composite ops such as attention, which lowering decomposes
     first), and
 
-    * `pointwise`, `multi_tensor`: all ops are pointwise;
+    * `pointwise`: all ops are pointwise;
+    * `multi_tensor`: optimizer updates (`adamw`, `adam`, `sgd`; any number)
+      and pointwise ops;
     * `row_reduction`: at least one row reduction, all of them over the same
       rows (number of rows and row length), the other ops pointwise;
     * `column_reduction`: at least one column reduction, the others pointwise;

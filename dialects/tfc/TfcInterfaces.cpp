@@ -19,6 +19,8 @@ StringRef mlir::tfc::stringifyKernelRole(KernelRole role) {
     return "gather";
   case KernelRole::Gemm:
     return "gemm";
+  case KernelRole::MultiTensor:
+    return "multi_tensor";
   case KernelRole::Composite:
     return "composite";
   }

@@ -3,6 +3,7 @@
 #ifndef TFC_DIALECTS_TFC_TFCINTERFACES_H
 #define TFC_DIALECTS_TFC_TFCINTERFACES_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 
@@ -15,6 +16,9 @@ enum class KernelRole {
   ColumnReduction,
   Gather,
   Gemm,
+  /// An optimizer update of one tensor and its state (adamw, adam, sgd):
+  /// lives in multi_tensor kernels, one launch over many tensors.
+  MultiTensor,
   /// Decomposed by lowering before kernels are formed (e.g. attention).
   Composite,
 };

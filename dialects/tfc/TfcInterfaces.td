@@ -2,7 +2,8 @@
 //
 // Interfaces shared by tfc ops. The kernel-role interface tells fusion (and
 // the tfc.fusion verifier) which kernel kind an op can live in. The
-// differentiation interface comes with the training ops.
+// differentiation interface gives --tfc-autodiff each op's vector-Jacobian
+// product.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +37,32 @@ def Tfc_KernelRoleOpInterface : OpInterface<"KernelRoleOpInterface"> {
             ::llvm::cast<::mlir::ShapedType>($_op->getOperand(0).getType()),
             /*firstReducedDim=*/-1);
       }]>,
+  ];
+}
+
+def Tfc_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
+  let cppNamespace = "::mlir::tfc";
+  let description = [{
+    An op that reverse-mode differentiation (--tfc-autodiff) can pass
+    through: it builds its vector-Jacobian product. Given the cotangents of
+    the op's results (a null Value stands for a zero cotangent, e.g. of
+    layer_norm's statistics, which only the backward reads), `buildVjp`
+    creates ops at the builder's insertion point computing the cotangent of
+    every operand, each with exactly that operand's type; it returns a null
+    Value for operands that are not differentiable (integer ids and labels,
+    dropout seeds and offsets, select conditions) and fails, with a
+    diagnostic on the op, when it cannot differentiate this instance. The
+    implementations are external models in TfcVjps.cpp / TfcNNVjps.cpp,
+    attached when the dialect is loaded.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds the cotangents of the operands from `resultCotangents` (one
+        per result, null = zero; not all null).
+      }],
+      "::mlir::FailureOr<::llvm::SmallVector<::mlir::Value>>", "buildVjp",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::llvm::ArrayRef<::mlir::Value>":$resultCotangents)>,
   ];
 }
 

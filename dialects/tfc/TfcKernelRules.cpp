@@ -3,7 +3,8 @@
 // Each kernel kind has one "anchor" role (the op that decides the kernel's
 // iteration space: the reduction, the gather, the GEMM) and accepts pointwise
 // ops around it, which codegen fuses as prologue/epilogue code of the
-// anchor's loop. Pointwise and multi-tensor kernels have no anchor.
+// anchor's loop. Pointwise kernels have no anchor; multi-tensor kernels
+// may hold optimizer updates (their anchors) or only pointwise ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +28,8 @@ std::optional<KernelKind> mlir::tfc::kernelKindForRole(KernelRole role) {
     return KernelKind::gather;
   case KernelRole::Gemm:
     return KernelKind::gemm;
+  case KernelRole::MultiTensor:
+    return KernelKind::multi_tensor;
   case KernelRole::Composite:
     return std::nullopt;
   }
@@ -34,13 +37,15 @@ std::optional<KernelKind> mlir::tfc::kernelKindForRole(KernelRole role) {
 }
 
 /// The role of the op that anchors a kernel of `kind`, if the kind has one.
-/// Multi-tensor kernels only hold pointwise ops until the optimizer ops
-/// (which will bring a role of their own) arrive with the training issue.
+/// Multi-tensor kernels are anchored by optimizer updates (role MultiTensor)
+/// but may also hold only pointwise ops (an unscale, a plain update written
+/// with elementwise ops): see anchorIsOptional.
 static std::optional<KernelRole> anchorRole(KernelKind kind) {
   switch (kind) {
   case KernelKind::pointwise:
-  case KernelKind::multi_tensor:
     return std::nullopt;
+  case KernelKind::multi_tensor:
+    return KernelRole::MultiTensor;
   case KernelKind::row_reduction:
     return KernelRole::RowReduction;
   case KernelKind::column_reduction:
@@ -58,6 +63,12 @@ static std::optional<KernelRole> anchorRole(KernelKind kind) {
 /// the same rows or columns share one loop nest).
 static bool needsExactlyOneAnchor(KernelKind kind) {
   return kind == KernelKind::gather || kind == KernelKind::gemm;
+}
+
+/// Whether a kernel of `kind` may have no anchor at all: a multi-tensor
+/// launch iterates over its tensors, whatever ops compute them.
+static bool anchorIsOptional(KernelKind kind) {
+  return kind == KernelKind::multi_tensor;
 }
 
 namespace {
@@ -127,7 +138,7 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, KernelKind kind,
   if (!anchor)
     return success();
   StringRef anchorName = stringifyKernelRole(*anchor);
-  if (anchors.empty())
+  if (anchors.empty() && !anchorIsOptional(kind))
     return report.fail("a " + kindName + " kernel needs at least one " +
                        anchorName + " op");
   if (needsExactlyOneAnchor(kind) && anchors.size() != 1)

@@ -31,7 +31,9 @@ std::optional<KernelKind> kernelKindForRole(KernelRole role);
 /// kernel of `kind`:
 ///   - there is at least one op;
 ///   - every op is a tfc op with a kernel role that is not composite;
-///   - pointwise, multi_tensor: all ops are pointwise;
+///   - pointwise: all ops are pointwise;
+///   - multi_tensor: optimizer updates (role multi_tensor, any number,
+///     including none) and pointwise ops;
 ///   - row_reduction: at least one row reduction, all of them with the same
 ///     RowGeometry, the other ops pointwise;
 ///   - column_reduction: at least one column reduction, the others pointwise;

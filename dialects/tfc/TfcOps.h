@@ -31,6 +31,10 @@
 #define GET_OP_CLASSES
 #include "dialects/tfc/TfcNNOps.h.inc"
 #define GET_OP_CLASSES
+#include "dialects/tfc/TfcOptimizerOps.h.inc"
+#define GET_OP_CLASSES
 #include "dialects/tfc/TfcFusionOps.h.inc"
+#define GET_OP_CLASSES
+#include "dialects/tfc/TfcGradOps.h.inc"
 
 #endif // TFC_DIALECTS_TFC_TFCOPS_H

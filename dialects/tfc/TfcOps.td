@@ -13,6 +13,8 @@ include "dialects/tfc/TfcShapeOps.td"
 include "dialects/tfc/TfcReductionOps.td"
 include "dialects/tfc/TfcLinalgOps.td"
 include "dialects/tfc/TfcNNOps.td"
+include "dialects/tfc/TfcGradOps.td"
+include "dialects/tfc/TfcOptimizerOps.td"
 include "dialects/tfc/TfcFusionOps.td"
 
 #endif // TFC_OPS_TD

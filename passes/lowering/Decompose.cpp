@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace tfc {
 #define GEN_PASS_DEF_TFCDECOMPOSEPASS
@@ -126,6 +127,155 @@ template <typename OpTy> void decomposeSoftmax(OpTy op) {
   x = builder.create<OpTy>(loc, transposedType, x,
                            builder.getI64IntegerAttr(-1));
   Value result = builder.create<TransposeOp>(loc, type, x, permutation);
+  op.replaceAllUsesWith(result);
+  op.erase();
+}
+
+/// softmax_grad / log_softmax_grad over a non-last dimension: the same
+/// transpose sandwich, applied to both operands.
+template <typename OpTy> void decomposeSoftmaxGrad(OpTy op) {
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t rank = type.getRank();
+  int64_t dim = *normalizeDim(op.getDim(), rank);
+  SmallVector<int64_t> permutation =
+      llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(permutation[dim], permutation[rank - 1]);
+  SmallVector<int64_t> shape(type.getShape());
+  std::swap(shape[dim], shape[rank - 1]);
+  auto transposedType = withShape(type, shape);
+
+  Value dy =
+      builder.create<TransposeOp>(loc, transposedType, op.getDy(), permutation);
+  Value y =
+      builder.create<TransposeOp>(loc, transposedType, op.getY(), permutation);
+  Value dx = builder.create<OpTy>(loc, transposedType, dy, y,
+                                  builder.getI64IntegerAttr(-1));
+  Value result = builder.create<TransposeOp>(loc, type, dx, permutation);
+  op.replaceAllUsesWith(result);
+  op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// layer_norm_grad / rms_norm_grad
+//===----------------------------------------------------------------------===//
+
+RankedTensorType reducedType(RankedTensorType type, ArrayRef<int64_t> dims,
+                             bool keepdim);
+
+/// Sums `x` over its leading `count` dims (a column reduction), or returns it
+/// unchanged when there are none, then converts to `elementType`.
+Value sumLeadingDims(OpBuilder &builder, Location loc, Value x, int64_t count,
+                     Type elementType) {
+  auto type = cast<RankedTensorType>(x.getType());
+  if (count > 0) {
+    SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, count));
+    x = builder.create<ReduceSumOp>(loc, reducedType(type, dims, false), x,
+                                    dims, /*keepdim=*/false);
+    type = cast<RankedTensorType>(x.getType());
+  }
+  if (type.getElementType() != elementType)
+    x = builder.create<ConvertOp>(loc, withElementType(type, elementType), x);
+  return x;
+}
+
+/// dx comes from the dx-only row kernel; dweight = sum(dy * xhat) and
+/// dbias = sum(dy) over the non-normalized (leading) dims are column
+/// reductions, computed from dy and x widened to the accumulation type so
+/// that neither the product nor the partial sums are rounded to 16 bits.
+/// xhat is (x - mean) * rstd for layer_norm and x * rstd for rms_norm, with
+/// the statistics the forward stored.
+template <typename OpTy, typename InputOpTy> void decomposeNormGrad(OpTy op) {
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  auto xType = cast<RankedTensorType>(op.getX().getType());
+  constexpr bool isLayerNorm = std::is_same_v<OpTy, LayerNormGradOp>;
+  Value mean;
+  if constexpr (isLayerNorm)
+    mean = op.getMean();
+  SmallVector<Value> operands = {op.getDy(), op.getX()};
+  if (mean)
+    operands.push_back(mean);
+  operands.push_back(op.getRstd());
+  if (op.getWeight())
+    operands.push_back(op.getWeight());
+  Value dx = builder.create<InputOpTy>(
+      loc, TypeRange{xType}, operands,
+      builder.getNamedAttr("normalized_rank", op.getNormalizedRankAttr()));
+  op.getDx().replaceAllUsesWith(dx);
+
+  if (Value weight = op.getWeight()) {
+    Type acc = accumulationType(xType.getElementType());
+    auto accType = withElementType(xType, acc);
+    Value dy = op.getDy(), x = op.getX();
+    if (acc != xType.getElementType()) {
+      dy = builder.create<ConvertOp>(loc, accType, dy);
+      x = builder.create<ConvertOp>(loc, accType, x);
+    }
+    Value xhat = x;
+    if (mean)
+      xhat = builder.create<SubOp>(loc, accType, xhat, mean);
+    xhat = builder.create<MulOp>(loc, accType, xhat, op.getRstd());
+    Value prod = builder.create<MulOp>(loc, accType, dy, xhat);
+    int64_t leading = xType.getRank() - op.getNormalizedRank();
+    Type weightElement =
+        cast<RankedTensorType>(weight.getType()).getElementType();
+    ValueRange paramGrads = op.getParamGrads();
+    paramGrads[0].replaceAllUsesWith(
+        sumLeadingDims(builder, loc, prod, leading, weightElement));
+    if (paramGrads.size() > 1)
+      paramGrads[1].replaceAllUsesWith(
+          sumLeadingDims(builder, loc, dy, leading, weightElement));
+  }
+  op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// embedding_grad
+//===----------------------------------------------------------------------===//
+
+/// dtable = onehot(ids)^T @ dy with onehot [N, V] in dy's type (0 and 1 are
+/// exact in every float type): a GEMM sums each table row's contributions
+/// in a fixed order, so the result is deterministic, unlike an atomic
+/// scatter-add, and runs on tensor cores. 16-bit dy accumulates into an f32
+/// GEMM result rounded once. Ids outside [0, V) match no column.
+void decomposeEmbeddingGrad(EmbeddingGradOp op) {
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  auto dyType = cast<RankedTensorType>(op.getDy().getType());
+  auto idsType = cast<RankedTensorType>(op.getIds().getType());
+  auto tableType = cast<RankedTensorType>(op.getType());
+  Type elementType = dyType.getElementType();
+  int64_t n = idsType.getNumElements();
+  int64_t vocab = tableType.getDimSize(0), width = tableType.getDimSize(1);
+  Value result;
+  if (n == 0 || vocab == 0 || width == 0) {
+    // Nothing is scattered: an all-zero table (a GEMM with K = 0 is not
+    // something every backend accepts).
+    result = builder.create<ConstantOp>(
+        loc, DenseElementsAttr::get(
+                 tableType, builder.getFloatAttr(elementType, 0.0).getValue()));
+  } else {
+    Type idType = idsType.getElementType();
+    Value ids = builder.create<ReshapeOp>(
+        loc, RankedTensorType::get({n, 1}, idType), op.getIds());
+    Value columns = builder.create<IotaOp>(
+        loc, RankedTensorType::get({1, vocab}, idType), /*dim=*/1);
+    Value hit = builder.create<CompareOp>(
+        loc, RankedTensorType::get({n, vocab}, builder.getI1Type()),
+        CompareDirection::eq, ids, columns);
+    Value onehot = builder.create<ConvertOp>(
+        loc, RankedTensorType::get({n, vocab}, elementType), hit);
+    Value dy = builder.create<ReshapeOp>(
+        loc, RankedTensorType::get({n, width}, elementType), op.getDy());
+    Type acc = accumulationType(elementType);
+    result = builder.create<MatmulOp>(
+        loc, RankedTensorType::get({vocab, width}, acc), onehot, dy,
+        /*transpose_a=*/true, /*transpose_b=*/false);
+    if (acc != elementType)
+      result = builder.create<ConvertOp>(loc, tableType, result);
+  }
   op.replaceAllUsesWith(result);
   op.erase();
 }
@@ -251,6 +401,16 @@ struct TfcDecomposePass
         decomposeReduction(max);
       else if (auto matmul = dyn_cast<MatmulOp>(op))
         makeBatchStridable(matmul);
+      else if (auto grad = dyn_cast<SoftmaxGradOp>(op))
+        decomposeSoftmaxGrad(grad);
+      else if (auto grad = dyn_cast<LogSoftmaxGradOp>(op))
+        decomposeSoftmaxGrad(grad);
+      else if (auto grad = dyn_cast<LayerNormGradOp>(op))
+        decomposeNormGrad<LayerNormGradOp, LayerNormGradInputOp>(grad);
+      else if (auto grad = dyn_cast<RmsNormGradOp>(op))
+        decomposeNormGrad<RmsNormGradOp, RmsNormGradInputOp>(grad);
+      else if (auto grad = dyn_cast<EmbeddingGradOp>(op))
+        decomposeEmbeddingGrad(grad);
     }
     // The decompositions above only produce ops with a kernel role, and the
     // attention's matmuls have equal batch dims; what is left is an op this

@@ -37,6 +37,17 @@ def TfcDecomposePass : Pass<"tfc-decompose", "::mlir::func::FuncOp"> {
       shape nor all ones gets a `tfc.broadcast_to` of that operand to the
       full batch shape (one batch stride per operand is all a
       strided-batched GEMM has).
+    - `softmax_grad` / `log_softmax_grad` over a non-last dim get the same
+      transposes around both operands.
+    - `layer_norm_grad` / `rms_norm_grad` become `layer_norm_grad_input` /
+      `rms_norm_grad_input` (dx, a row reduction) and, with a weight,
+      `reduce_sum` over the leading dims (column reductions) of
+      `dy * xhat` (dweight) and `dy` (dbias), in the accumulation type, with
+      a `convert` to the weight's type where it differs.
+    - `embedding_grad` becomes a one-hot GEMM: `reshape` of the ids to
+      `[N, 1]`, `compare eq` against an `iota` `[1, V]`, `convert` to dy's
+      type, and `matmul transpose_a` with dy reshaped to `[N, D]` (f32
+      result and a `convert` for 16-bit dy): deterministic.
 
     Afterwards no op has the Composite role; the pass fails on one it does
     not know how to decompose.

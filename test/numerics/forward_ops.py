@@ -231,3 +231,8 @@ CASES = [
            lambda a, b, c, rnd: [attention_ref(a, b, c, False, rnd), attention_ref(a, b, c, True, rnd)],
            tol=8.0),
 ]
+
+# Backward ops live in their own module; it imports this one's helpers.
+import backward_ops  # noqa: E402
+
+CASES += backward_ops.BACKWARD_CASES

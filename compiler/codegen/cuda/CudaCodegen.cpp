@@ -163,9 +163,8 @@ FailureOr<CudaKernel> mlir::tfc::emitCudaKernel(Block &body, KernelKind kind,
     kernel = emitColumnReductionKernel(info);
     break;
   case KernelKind::multi_tensor:
-    return emitError(loc) << "codegen: multi_tensor kernels are not "
-                             "generated yet (they arrive with the optimizer "
-                             "ops)";
+    kernel = emitMultiTensorKernel(info);
+    break;
   case KernelKind::gemm:
     return emitError(loc) << "codegen: gemm kernels run on cuBLASLt "
                              "(tfcrt.gemm); there is no CUDA source to emit";

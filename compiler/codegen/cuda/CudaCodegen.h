@@ -31,6 +31,10 @@
 //                     of each column tile: deterministic, no float atomics
 //   gather            the pointwise mapping with embedding lookups; an id
 //                     outside [0, V) yields a row of zeros (PyTorch raises)
+//   multi_tensor      one launch over all the region's tensors: a
+//                     grid-stride loop per distinct output shape, runtime
+//                     scalars (lr, step, bias corrections) hoisted; optimizer
+//                     ops (adamw, adam, sgd) follow torch.optim step by step
 //
 // Kernels with a cross-block stage keep their partials in __device__ arrays
 // of the kernel's own module and must be launched with exactly the generated

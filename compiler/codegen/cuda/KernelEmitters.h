@@ -50,6 +50,7 @@ inline int64_t ceilDivide(int64_t a, int64_t b) { return (a + b - 1) / b; }
 FailureOr<CudaKernel> emitPointwiseKernel(KernelInfo &info);
 FailureOr<CudaKernel> emitRowReductionKernel(KernelInfo &info);
 FailureOr<CudaKernel> emitColumnReductionKernel(KernelInfo &info);
+FailureOr<CudaKernel> emitMultiTensorKernel(KernelInfo &info);
 
 } // namespace mlir::tfc::cuda
 

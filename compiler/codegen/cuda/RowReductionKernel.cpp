@@ -18,8 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/codegen/cuda/KernelEmitters.h"
-#include "compiler/codegen/cuda/ValueEmitter.h"
+#include "compiler/codegen/cuda/RowKernelEmitter.h"
 
 #include "dialects/tfc/TfcOps.h"
 #include "dialects/tfc/TfcShapeUtils.h"
@@ -34,71 +33,6 @@
 using namespace mlir;
 using namespace mlir::tfc;
 using namespace mlir::tfc::cuda;
-
-namespace {
-/// Registers (32-bit) a thread may spend on row arrays; more spills.
-constexpr int64_t kRegisterBudget = 64;
-/// Rows (warps) per block in warp-per-row mode.
-constexpr int64_t kWarpsPerBlock = 8;
-constexpr int64_t kMaxBlocks = 65535;
-/// Blocks of a kernel with a cross-block loss stage: the last block sums
-/// one partial per block sequentially.
-constexpr int64_t kMaxLossBlocks = 512;
-
-enum class Combine { Sum, Max };
-
-/// A cross_entropy whose per-row losses are summed over the grid.
-struct LossAccumulator {
-  CrossEntropyOp op;
-  std::string loss, count; ///< per-thread running sums (level 0)
-};
-
-class RowKernelEmitter {
-public:
-  explicit RowKernelEmitter(KernelInfo &info) : info(info) {}
-  FailureOr<CudaKernel> run();
-
-private:
-  LogicalResult plan();
-  IndexExpr openLanes();
-  void closeLanes();
-  std::string allReduce(const std::string &acc, Combine combine,
-                        const std::string &type);
-  FailureOr<std::string>
-  reduce(Value x, Combine combine, Type accType,
-         llvm::function_ref<std::string(StringRef)> term);
-  LogicalResult materialize(Value x, bool wanted);
-  LogicalResult emitAnchor(Operation *op);
-  FailureOr<CExpr> anchorResult(OpResult result, ArrayRef<IndexExpr> coords);
-  bool isCurrentRow(Value value, ArrayRef<IndexExpr> coords);
-  std::string rowKey(Value value);
-  CExpr rowStat(Type accType, const std::string &expr);
-  LogicalResult emitGridStage();
-
-  KernelInfo &info;
-  KernelWriter w;
-  std::unique_ptr<ValueEmitter> ve;
-
-  // Geometry and mapping.
-  int64_t rows = 0, length = 0;
-  bool warpPerRow = true;
-  int64_t threads = 0, perThread = 0, grid = 0, rowsPerBlock = 1;
-  int rowVar = -1, rowLevel = 1, laneLevel = 2, lanePushes = 0;
-  std::string laneId; ///< "lane" or "threadIdx.x"
-
-  SmallVector<Operation *> anchors;
-  llvm::DenseSet<Operation *> emitted;
-  llvm::DenseMap<Operation *, SmallVector<std::string>> stats;
-  llvm::DenseMap<Value, std::string> rowArrays;
-  int64_t registersLeft = kRegisterBudget;
-  std::set<std::string> sharedTypes;
-  SmallVector<LossAccumulator> losses;
-  llvm::DenseSet<Value> afterAllRows; ///< values that need every row's loss
-};
-} // namespace
-
-/// The input a row-reduction anchor reduces.
-static Value anchorInput(Operation *op) { return op->getOperand(0); }
 
 LogicalResult RowKernelEmitter::plan() {
   for (Operation &op : info.body->without_terminator())
@@ -425,6 +359,9 @@ LogicalResult RowKernelEmitter::emitAnchor(Operation *op) {
             }
             return success();
           })
+          .Case<SoftmaxGradOp, LogSoftmaxGradOp, LayerNormGradInputOp,
+                RmsNormGradInputOp, CrossEntropyGradOp>(
+              [&](Operation *grad) { return emitGradAnchor(grad); })
           .Default([&](Operation *other) -> LogicalResult {
             return other->emitError()
                    << "codegen: row reduction '" << other->getName()
@@ -443,6 +380,9 @@ FailureOr<CExpr> RowKernelEmitter::anchorResult(OpResult result,
                     << "' is used before its row statistics exist";
     return failure();
   }
+  if (isa<SoftmaxGradOp, LogSoftmaxGradOp, LayerNormGradInputOp,
+          RmsNormGradInputOp, CrossEntropyGradOp>(op))
+    return gradAnchorResult(result, coords);
   if (isa<CrossEntropyOp>(op)) {
     op->emitError("codegen: a cross_entropy loss exists only after all "
                   "rows are reduced; it cannot feed per-row work of the same "
@@ -639,6 +579,9 @@ FailureOr<CudaKernel> RowKernelEmitter::run() {
     w.line(fmt::format("{0} {1} = {3}, {2} = {3};", computeType(lacc), l.loss,
                        l.count, floatLiteral(lacc, 0.0)));
   }
+
+  if (failed(emitLabelCounts()))
+    return failure();
 
   const std::string &idx = info.indexType;
   if (warpPerRow)

@@ -267,6 +267,53 @@ FailureOr<CExpr> ValueEmitter::emitOp(OpResult result,
                  lit(et, 0.70710678118654752440) + "))";
         });
       })
+      // Backward activations: dy * f'(x), PyTorch's gelu_backward and
+      // silu_backward formulas, computed in the compute type and rounded
+      // once.
+      .Case([&](SiluGradOp) -> FailureOr<CExpr> {
+        FailureOr<CExpr> dy = operandAt(0), x = failure();
+        if (failed(dy) || failed(x = operandAt(1)))
+          return failure();
+        // Constants in the compute type, not rounded to a 16-bit dtype.
+        Type at = accumulationType(et);
+        CExpr s = w.declare(x->level, ct,
+                            lit(at, 1.0) + " / (" + lit(at, 1.0) + " + " +
+                                fn("exp", et) + "(-" + x->code + "))");
+        return define(dy->code + " * " + s.code + " * (" + lit(at, 1.0) +
+                          " + " + x->code + " * (" + lit(at, 1.0) + " - " +
+                          s.code + "))",
+                      {dy->level, x->level});
+      })
+      .Case([&](GeluGradOp g) -> FailureOr<CExpr> {
+        FailureOr<CExpr> dy = operandAt(0), x = failure();
+        if (failed(dy) || failed(x = operandAt(1)))
+          return failure();
+        // Constants in the compute type, not rounded to a 16-bit dtype.
+        Type at = accumulationType(et);
+        const std::string &v = x->code;
+        std::string derivative;
+        if (g.getApproximate() == GeluApproximation::tanh) {
+          std::string beta = lit(at, 0.7978845608028654);
+          std::string kappa = lit(at, 0.044715);
+          CExpr t =
+              w.declare(x->level, ct,
+                        fn("tanh", et) + "(" + beta + " * (" + v + " + " +
+                            kappa + " * " + v + " * " + v + " * " + v + "))");
+          derivative = lit(at, 0.5) + " * (" + lit(at, 1.0) + " + " + t.code +
+                       ") + " + lit(at, 0.5) + " * " + v + " * (" +
+                       lit(at, 1.0) + " - " + t.code + " * " + t.code + ") * " +
+                       beta + " * (" + lit(at, 1.0) + " + " +
+                       lit(at, 3.0 * 0.044715) + " * " + v + " * " + v + ")";
+        } else {
+          derivative = lit(at, 0.5) + " * (" + lit(at, 1.0) + " + " +
+                       fn("erf", et) + "(" + v + " * " +
+                       lit(at, 0.70710678118654752440) + ")) + " + v + " * " +
+                       lit(at, 0.3989422804014327) + " * " + fn("exp", et) +
+                       "(" + lit(at, -0.5) + " * " + v + " * " + v + ")";
+        }
+        return define(dy->code + " * (" + derivative + ")",
+                      {dy->level, x->level});
+      })
       .Case([&](PowOp p) {
         double e = p.getExponent().convertToDouble();
         return unary([&](auto x) {

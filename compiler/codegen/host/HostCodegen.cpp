@@ -191,10 +191,40 @@ FailureOr<std::string> HostProgramWriter::attributes(Operation *op) {
         return kv("dim", std::to_string(int64_t(o.getDim())));
       })
       .Case([&](DropoutOp o) { return kv("p", f64(o.getP())); })
+      // Backward ops.
+      .Case([&](GeluGradOp o) {
+        return kv("approximate",
+                  stringifyGeluApproximation(o.getApproximate()).str());
+      })
+      .Case<SoftmaxGradOp, LogSoftmaxGradOp>([&](auto o) {
+        return kv("dim", std::to_string(int64_t(o.getDim())));
+      })
+      .Case<LayerNormGradInputOp, RmsNormGradInputOp>([&](auto o) {
+        return kv("normalized_rank",
+                  std::to_string(int64_t(o.getNormalizedRank())));
+      })
+      .Case([&](CrossEntropyGradOp o) {
+        return kv("ignore_index", std::to_string(int64_t(o.getIgnoreIndex()))) +
+               kv("label_smoothing", f64(o.getLabelSmoothing())) +
+               kv("reduction", stringifyLossReduction(o.getReduction()).str());
+      })
       .Case([&](CrossEntropyOp o) {
         return kv("ignore_index", std::to_string(int64_t(o.getIgnoreIndex()))) +
                kv("label_smoothing", f64(o.getLabelSmoothing())) +
                kv("reduction", stringifyLossReduction(o.getReduction()).str());
+      })
+      .Case<AdamWOp, AdamOp>([&](auto o) {
+        return kv("beta1", f64(o.getBeta1())) + kv("beta2", f64(o.getBeta2())) +
+               kv("eps", f64(o.getEps())) +
+               kv("weight_decay", f64(o.getWeightDecay())) +
+               kv("maximize", o.getMaximize() ? "true" : "false");
+      })
+      .Case([&](SgdOp o) {
+        return kv("momentum", f64(o.getMomentum())) +
+               kv("dampening", f64(o.getDampening())) +
+               kv("weight_decay", f64(o.getWeightDecay())) +
+               kv("nesterov", o.getNesterov() ? "true" : "false") +
+               kv("maximize", o.getMaximize() ? "true" : "false");
       })
       .Default([](Operation *) { return std::string(); });
 }
@@ -221,12 +251,20 @@ LogicalResult HostProgramWriter::writeOp(Operation *op) {
   }
 
   // Operands; layer_norm / rms_norm keep the positions of absent optional
-  // weight and bias as `_`.
+  // weight and bias as `_`, sgd that of an absent momentum buffer.
   SmallVector<Value> operands;
   if (auto ln = dyn_cast<LayerNormOp>(op))
     operands = {ln.getX(), ln.getWeight(), ln.getBias()};
   else if (auto rms = dyn_cast<RmsNormOp>(op))
     operands = {rms.getX(), rms.getWeight()};
+  else if (auto lng = dyn_cast<LayerNormGradInputOp>(op))
+    operands = {lng.getDy(), lng.getX(), lng.getMean(), lng.getRstd(),
+                lng.getWeight()};
+  else if (auto rmsg = dyn_cast<RmsNormGradInputOp>(op))
+    operands = {rmsg.getDy(), rmsg.getX(), rmsg.getRstd(), rmsg.getWeight()};
+  else if (auto sgd = dyn_cast<SgdOp>(op))
+    operands = {sgd.getParam(), sgd.getGrad(), sgd.getLr(), sgd.getStep(),
+                sgd.getMomentumBuffer()};
   else
     operands.append(op->operand_begin(), op->operand_end());
   std::string args;

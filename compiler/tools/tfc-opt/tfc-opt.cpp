@@ -7,6 +7,7 @@
 
 #include "dialects/Registration.h"
 #include "passes/Pipelines.h"
+#include "passes/autodiff/Passes.h"
 #include "passes/lowering/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -17,6 +18,7 @@ int main(int argc, char **argv) {
   tfc::registerAllDialects(registry);
   tfc::registerUpstreamPasses();
   tfc::registerTfcLoweringPasses();
+  tfc::registerTfcAutodiffPasses();
   tfc::registerPipelines();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "tfc optimizer driver: transforms tfc IR\n", registry));

@@ -36,6 +36,12 @@ static cl::opt<std::string> input(cl::Positional,
 static cl::opt<std::string>
     function("function", cl::desc("Function of the model to compile"),
              cl::init("loss"), cl::cat(category));
+static cl::opt<bool>
+    grad("grad",
+         cl::desc("Compile the gradient of --function (--tfc-autodiff): "
+                  "outputs out0 = loss, out1.. = one gradient per tfc.param "
+                  "argument in order"),
+         cl::cat(category));
 static cl::opt<std::string> entry("entry", cl::desc("Entry to run"),
                                   cl::init("forward"), cl::cat(category));
 static cl::opt<std::string>
@@ -250,6 +256,7 @@ bool run() {
   if (!llvm::sys::fs::is_directory(input)) {
     tfc::JitOptions options;
     options.function = function;
+    options.grad = grad;
     tfc::JitResult result;
     std::string error;
     auto start = std::chrono::steady_clock::now();

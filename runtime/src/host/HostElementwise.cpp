@@ -494,6 +494,11 @@ Status pointwiseTyped(const HostOp &op, const std::vector<const void *> &in,
       y[i] = c[i] ? a[i] : b[i];
     return Status::ok();
   }
+  case OpCode::GeluGrad:
+  case OpCode::SiluGrad:
+    if constexpr (!std::is_integral_v<T>)
+      activationGrad(op, arg(0), arg(1), y, n);
+    return Status::ok();
   case OpCode::Dropout:
     if constexpr (!std::is_integral_v<T>)
       dropout(op, arg(0), y, start, n, *static_cast<const int64_t *>(in[1]),
@@ -531,6 +536,8 @@ bool isPointwiseOp(OpCode code) {
   case OpCode::Select:
   case OpCode::Convert:
   case OpCode::Dropout:
+  case OpCode::GeluGrad:
+  case OpCode::SiluGrad:
     return true;
   default:
     return false;

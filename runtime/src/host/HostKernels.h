@@ -138,6 +138,26 @@ Status runReductionOp(const HostProgram &prog, const HostOp &op,
                       const std::vector<const void *> &operands,
                       const std::vector<void *> &results);
 
+/// Optimizer updates (adamw, adam, sgd; HostOptimizerOps.cpp): whole
+/// compute-type operands (null for sgd's absent momentum buffer) and results
+/// (the new parameter, then the new state), rounded to their dtypes.
+Status runOptimizerOp(const HostProgram &prog, const HostOp &op,
+                      const std::vector<const void *> &operands,
+                      const std::vector<void *> &results);
+
+/// Backward row ops (softmax_grad, log_softmax_grad, layer_norm_grad_input,
+/// rms_norm_grad_input, cross_entropy_grad; HostGradOps.cpp) on whole
+/// compute-type operands (null for an absent weight); the result is rounded.
+Status runGradOp(const HostProgram &prog, const HostOp &op,
+                 const std::vector<const void *> &operands,
+                 const std::vector<void *> &results);
+
+/// gelu_grad / silu_grad on n aligned compute-type elements (unrounded).
+void activationGrad(const HostOp &op, const float *dy, const float *x,
+                    float *dx, int64_t n);
+void activationGrad(const HostOp &op, const double *dy, const double *x,
+                    double *dx, int64_t n);
+
 /// Fills a whole compute buffer with a constant's or iota's values.
 void materializeStatic(const HostProgram &prog, const HostOp &op, void *result);
 

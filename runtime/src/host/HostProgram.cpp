@@ -66,6 +66,16 @@ constexpr OpInfo kOps[] = {
     {OpCode::LogSoftmax, "log_softmax"},
     {OpCode::Dropout, "dropout"},
     {OpCode::CrossEntropy, "cross_entropy"},
+    {OpCode::GeluGrad, "gelu_grad"},
+    {OpCode::SiluGrad, "silu_grad"},
+    {OpCode::SoftmaxGrad, "softmax_grad"},
+    {OpCode::LogSoftmaxGrad, "log_softmax_grad"},
+    {OpCode::LayerNormGradInput, "layer_norm_grad_input"},
+    {OpCode::RmsNormGradInput, "rms_norm_grad_input"},
+    {OpCode::CrossEntropyGrad, "cross_entropy_grad"},
+    {OpCode::AdamW, "adamw"},
+    {OpCode::Adam, "adam"},
+    {OpCode::Sgd, "sgd"},
 };
 
 /// Limits that keep a hostile program from requesting absurd work or
@@ -77,6 +87,17 @@ constexpr int64_t kMaxElements = int64_t(1) << 40;
 /// 'result' lines that follow it.
 int64_t expectedResults(OpCode code) {
   return code == OpCode::LayerNorm ? 3 : code == OpCode::RmsNorm ? 2 : 1;
+}
+
+/// expectedResults for a parsed op: adamw/adam return (param, exp_avg,
+/// exp_avg_sq); sgd returns its momentum buffer too when it has one
+/// (operand 4 present).
+int64_t expectedResults(const HostOp &op) {
+  if (op.code == OpCode::AdamW || op.code == OpCode::Adam)
+    return 3;
+  if (op.code == OpCode::Sgd)
+    return op.operands.size() == 5 && op.operands[4] >= 0 ? 2 : 1;
+  return expectedResults(op.code);
 }
 
 /// A cursor over one line.
@@ -416,7 +437,7 @@ Status Parser::parseOpLine(Cursor &c) {
 
 Status Parser::finishPendingIfComplete() {
   HostOp &op = *pending;
-  if ((int64_t)op.results.size() < expectedResults(op.code))
+  if ((int64_t)op.results.size() < expectedResults(op))
     return Status::ok();
   int saved = line;
   line = op.line;
@@ -436,7 +457,7 @@ Status Parser::finishPendingIfComplete() {
 std::string Parser::pendingMissing() {
   return std::string("op '") + opName(pending->code) + "' on line " +
          std::to_string(pending->line) + " has " +
-         std::to_string(expectedResults(pending->code)) +
+         std::to_string(expectedResults(*pending)) +
          " results; expected 'result' lines for the others";
 }
 

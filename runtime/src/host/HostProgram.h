@@ -25,8 +25,8 @@
 //   op %5 result f32 8x1 (%4) index=1
 //   op %6 result f32 8x1 (%4) index=2
 //
-// An absent optional operand (layer_norm's weight/bias, rms_norm's weight) is
-// written `_`. Every attribute of an op is spelled out (defaults included):
+// An absent optional operand (layer_norm's weight/bias, rms_norm's weight,
+// layer_norm_grad_input's and rms_norm_grad_input's weight) is written `_`. Every attribute of an op is spelled out (defaults included):
 // integers, floats (round-trippable decimal, `inf`, `-inf`, `nan`), lists
 // `[a,b]` and keywords (`true`/`false`, enum names).
 //
@@ -93,6 +93,18 @@ enum class OpCode {
   LogSoftmax,
   Dropout,
   CrossEntropy,
+  // Backward ops (HostGradOps.cpp).
+  GeluGrad,
+  SiluGrad,
+  SoftmaxGrad,
+  LogSoftmaxGrad,
+  LayerNormGradInput,
+  RmsNormGradInput,
+  CrossEntropyGrad,
+  // Optimizer updates (multi_tensor kernels).
+  AdamW,
+  Adam,
+  Sgd,
 };
 
 /// The op's name in the text ("add", "layer_norm", ...).
@@ -127,6 +139,12 @@ struct HostOp {
   bool reductionMean = true;   ///< cross_entropy.
   bool keepdim = false;        ///< reduce_*.
   CompareDir direction = CompareDir::Eq;
+  /// adamw, adam, sgd: the fixed hyper-parameters (eps is `eps` above).
+  struct Optimizer {
+    double beta1 = 0.9, beta2 = 0.999, weightDecay = 0.0;
+    double momentum = 0.0, dampening = 0.0;
+    bool nesterov = false, maximize = false;
+  } optimizer;
   /// transpose: permutation; slice: start; pad: low; reduce_*: sorted,
   /// normalized dims.
   std::vector<int64_t> ints0;

@@ -569,6 +569,19 @@ bool Checker::check() {
   case OpCode::Dropout:
   case OpCode::CrossEntropy:
     return checkNN();
+  case OpCode::GeluGrad:
+  case OpCode::SiluGrad:
+  case OpCode::SoftmaxGrad:
+  case OpCode::LogSoftmaxGrad:
+  case OpCode::LayerNormGradInput:
+  case OpCode::RmsNormGradInput:
+  case OpCode::CrossEntropyGrad:
+    return problem.empty() && (problem = verifyGradOp(prog, op, attrs)).empty();
+  case OpCode::AdamW:
+  case OpCode::Adam:
+  case OpCode::Sgd:
+    return problem.empty() &&
+           (problem = verifyOptimizerOp(prog, op, attrs)).empty();
   }
   return fail("internal: unknown op code");
 }

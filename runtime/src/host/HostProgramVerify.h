@@ -25,6 +25,14 @@ using AttrMap = std::map<std::string, std::string>;
 /// reads. Returns an empty string when the op is valid, else the problem.
 std::string verifyHostOp(const HostProgram &prog, HostOp &op, AttrMap &attrs);
 
+/// verifyHostOp for the optimizer ops (adamw, adam, sgd); defined in
+/// HostOptimizerOps.cpp next to their interpreter.
+std::string verifyOptimizerOp(const HostProgram &prog, HostOp &op,
+                              AttrMap &attrs);
+
+/// verifyHostOp for the backward ops (HostGradOps.cpp).
+std::string verifyGradOp(const HostProgram &prog, HostOp &op, AttrMap &attrs);
+
 /// Decimal integer / round-trippable float (`inf`, `-inf`, `nan` accepted)
 /// spanning all of `s`; std::nullopt otherwise.
 std::optional<int64_t> parseIntToken(std::string_view s);

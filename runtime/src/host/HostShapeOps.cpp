@@ -136,6 +136,16 @@ Status runWholeOp(const HostProgram &prog, const HostOp &op,
   case OpCode::LogSoftmax:
   case OpCode::CrossEntropy:
     return runReductionOp(prog, op, operands, results);
+  case OpCode::SoftmaxGrad:
+  case OpCode::LogSoftmaxGrad:
+  case OpCode::LayerNormGradInput:
+  case OpCode::RmsNormGradInput:
+  case OpCode::CrossEntropyGrad:
+    return runGradOp(prog, op, operands, results);
+  case OpCode::AdamW:
+  case OpCode::Adam:
+  case OpCode::Sgd:
+    return runOptimizerOp(prog, op, operands, results);
   case OpCode::Constant:
   case OpCode::Iota:
     materializeStatic(prog, op, results[0]);

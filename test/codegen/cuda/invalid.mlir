@@ -2,8 +2,7 @@
 // Without --split-input-file every kernel is tried and every failure is
 // reported before exiting with 1.
 // RUN: %expect-exit 1 tfc-translate --emit-cuda %s 2>&1 | FileCheck %s --check-prefix=ALL
-// ALL: invalid.mlir:[[@LINE+12]]:8: error: codegen: gemm kernels run on cuBLASLt
-// ALL: error: codegen: multi_tensor kernels are not generated yet
+// ALL: invalid.mlir:[[@LINE+11]]:8: error: codegen: gemm kernels run on cuBLASLt
 // ALL: error: codegen: column_reduction output of 8 elements
 // Malformed input and a missing translation are one clear line and exit 1.
 // RUN: %expect-exit 1 tfc-translate --emit-cuda %S/Inputs/truncated.mlir 2>&1 | FileCheck %s --check-prefix=TRUNC
@@ -19,18 +18,6 @@ func.func @gemm(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> tensor<4x4xf32> {
     tfc.yield %0 : tensor<4x4xf32>
   }
   return %r : tensor<4x4xf32>
-}
-
-// -----
-
-// Multi-tensor kernels arrive with the optimizer ops.
-func.func @multi_tensor(%w: tensor<128xf32>, %g: tensor<128xf32>) -> tensor<128xf32> {
-  // expected-error @+1 {{codegen: multi_tensor kernels are not generated yet}}
-  %r = tfc.fusion multi_tensor (%a = %w : tensor<128xf32>, %b = %g : tensor<128xf32>) -> tensor<128xf32> {
-    %0 = tfc.sub %a, %b : tensor<128xf32>, tensor<128xf32>
-    tfc.yield %0 : tensor<128xf32>
-  }
-  return %r : tensor<128xf32>
 }
 
 // -----

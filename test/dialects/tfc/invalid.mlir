@@ -1593,7 +1593,7 @@ func.func @pointwise_with_reduction(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A multi-tensor kernel holds only pointwise ops (for now).
+// A multi-tensor kernel holds optimizer updates and pointwise ops, never a GEMM.
 func.func @multi_tensor_with_gemm(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>) -> tensor<16x384xf32> {
   // expected-error @+1 {{'tfc.fusion' op a multi_tensor kernel cannot hold 'tfc.matmul' (role gemm)}}
   %r = tfc.fusion multi_tensor (%a = %x : tensor<16x128xf32>, %b = %w : tensor<384x128xf32>) -> tensor<16x384xf32> {
@@ -1752,4 +1752,388 @@ func.func @gemm_with_softmax(%x: tensor<16x128xf32>, %w: tensor<64x128xf32>) -> 
     tfc.yield %1 : tensor<16x64xf32>
   }
   return %r : tensor<16x64xf32>
+}
+
+// -----
+
+// Backward ops (TfcGradOps.td). layer_norm_grad: normalized_rank lies in [1, rank(x)].
+func.func @layer_norm_grad_rank(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>) {
+  // expected-error @+1 {{normalized_rank 3 must be in [1, 2] (the rank of x)}}
+  %dx = tfc.layer_norm_grad %dy, %x, %s, %s normalized_rank 3 : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// dy has exactly x's type.
+func.func @layer_norm_grad_dy_type(%dy: tensor<4x8xbf16>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>) {
+  // expected-error @+1 {{failed to verify that all of {dy, x} have same type}}
+  %dx = tfc.layer_norm_grad %dy, %x, %s, %s : (tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// The statistics are f32 for 16-bit x, with the forward's shape.
+func.func @layer_norm_grad_stats(%dy: tensor<4x8xbf16>, %x: tensor<4x8xbf16>, %s: tensor<4x1xbf16>) {
+  // expected-error @+1 {{mean must be 'tensor<4x1xf32>' (x's shape with the normalized dims set to 1, in the accumulation type), got 'tensor<4x1xbf16>'}}
+  %dx = tfc.layer_norm_grad %dy, %x, %s, %s : (tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x1xbf16>, tensor<4x1xbf16>) -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+// The weight has the shape of the normalized dims.
+func.func @layer_norm_grad_weight(%dy: tensor<2x4x8xf32>, %x: tensor<2x4x8xf32>, %s: tensor<2x1x1xf32>, %w: tensor<8xf32>) {
+  // expected-error @+1 {{weight shape 8 must equal the normalized dims of x (4x8)}}
+  %dx, %dw, %db = tfc.layer_norm_grad %dy, %x, %s, %s weight %w normalized_rank 2 : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  return
+}
+
+// -----
+
+// With a weight there are three results (dx, dweight, dbias).
+func.func @layer_norm_grad_results(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>, %w: tensor<8xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{'tfc.layer_norm_grad' op inferred type(s) 'tensor<4x8xf32>', 'tensor<8xf32>', 'tensor<8xf32>' are incompatible with return type(s) of operation 'tensor<4x8xf32>'}}
+  %dx = tfc.layer_norm_grad %dy, %x, %s, %s weight %w : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// rms_norm_grad: rstd has the forward's statistics type.
+func.func @rms_norm_grad_rstd(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %s: tensor<4x8xf32>) {
+  // expected-error @+1 {{rstd must be 'tensor<4x1xf32>'}}
+  %dx = tfc.rms_norm_grad %dy, %x, %s : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// rms_norm_grad: normalized_rank lies in [1, rank(x)].
+func.func @rms_norm_grad_rank(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>) {
+  // expected-error @+1 {{normalized_rank 0 must be in [1, 2] (the rank of x)}}
+  %dx = tfc.rms_norm_grad %dy, %x, %s normalized_rank 0 : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// rms_norm_grad: the weight has the shape of the normalized dims.
+func.func @rms_norm_grad_weight(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>, %w: tensor<4xf32>) {
+  // expected-error @+1 {{weight shape 4 must equal the normalized dims of x (8)}}
+  %dx, %dw = tfc.rms_norm_grad %dy, %x, %s weight %w : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4xf32>) -> (tensor<4x8xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// layer_norm_grad_input: dx has x's type.
+func.func @layer_norm_grad_input_type(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>) {
+  // expected-error @+1 {{failed to verify that all of {dy, x, dx} have same type}}
+  %dx = tfc.layer_norm_grad_input %dy, %x, %s, %s : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x8xf64>
+  return
+}
+
+// -----
+
+// layer_norm_grad_input: normalized_rank lies in [1, rank(x)].
+func.func @layer_norm_grad_input_rank(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>) {
+  // expected-error @+1 {{normalized_rank 5 must be in [1, 2] (the rank of x)}}
+  %dx = tfc.layer_norm_grad_input %dy, %x, %s, %s normalized_rank 5 : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// rms_norm_grad_input: the statistics and weight rules of rms_norm_grad.
+func.func @rms_norm_grad_input_weight(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>, %w: tensor<4xf32>) {
+  // expected-error @+1 {{weight shape 4 must equal the normalized dims of x (8)}}
+  %dx = tfc.rms_norm_grad_input %dy, %x, %s weight %w : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// softmax_grad: dim lies in [-rank, rank).
+func.func @softmax_grad_dim(%dy: tensor<4x8xf32>, %y: tensor<4x8xf32>) {
+  // expected-error @+1 {{dim 2 is out of range [-2, 2) for a rank-2 operand}}
+  %dx = tfc.softmax_grad %dy, %y dim 2 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// log_softmax_grad: dim lies in [-rank, rank).
+func.func @log_softmax_grad_dim(%dy: tensor<4x8xf32>, %y: tensor<4x8xf32>) {
+  // expected-error @+1 {{dim -3 is out of range [-2, 2) for a rank-2 operand}}
+  %dx = tfc.log_softmax_grad %dy, %y dim -3 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// softmax_grad: dy, y and dx share one type.
+func.func @softmax_grad_types(%dy: tensor<4x8xf32>, %y: tensor<4x8xbf16>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %dx = "tfc.softmax_grad"(%dy, %y) <{dim = -1 : i64}> : (tensor<4x8xf32>, tensor<4x8xbf16>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// gelu_grad: dy and x share one type.
+func.func @gelu_grad_types(%dy: tensor<4x8xf32>, %x: tensor<8xf32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %dx = "tfc.gelu_grad"(%dy, %x) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// silu_grad takes floats only.
+func.func @silu_grad_int(%dy: tensor<4xi32>, %x: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of floating-point}}
+  %dx = "tfc.silu_grad"(%dy, %x) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+// cross_entropy_grad: logits are [N, C].
+func.func @cross_entropy_grad_rank(%d: tensor<f32>, %l: tensor<2x4x8xf32>, %y: tensor<2xi64>) {
+  // expected-error @+1 {{logits must be 2-d [N, C], got rank 3}}
+  %dx = tfc.cross_entropy_grad %d, %l, %y : tensor<f32>, tensor<2x4x8xf32>, tensor<2xi64> -> tensor<2x4x8xf32>
+  return
+}
+
+// -----
+
+// cross_entropy_grad: one label per row.
+func.func @cross_entropy_grad_labels(%d: tensor<f32>, %l: tensor<4x8xf32>, %y: tensor<3xi64>) {
+  // expected-error @+1 {{labels must be 1-d with one label per logits row (4), got 3}}
+  %dx = tfc.cross_entropy_grad %d, %l, %y : tensor<f32>, tensor<4x8xf32>, tensor<3xi64> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// cross_entropy_grad: dloss has the loss type (f32 for bf16 logits).
+func.func @cross_entropy_grad_dloss(%d: tensor<bf16>, %l: tensor<4x8xbf16>, %y: tensor<4xi64>) {
+  // expected-error @+1 {{dloss must have the loss type 'f32' (accumulationType of the logits), got 'bf16'}}
+  %dx = tfc.cross_entropy_grad %d, %l, %y : tensor<bf16>, tensor<4x8xbf16>, tensor<4xi64> -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+// cross_entropy_grad: label_smoothing lies in [0, 1].
+func.func @cross_entropy_grad_smoothing(%d: tensor<f32>, %l: tensor<4x8xf32>, %y: tensor<4xi64>) {
+  // expected-error @+1 {{label_smoothing must be in [0, 1], got 1.5}}
+  %dx = tfc.cross_entropy_grad %d, %l, %y label_smoothing 1.500000e+00 : tensor<f32>, tensor<4x8xf32>, tensor<4xi64> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// cross_entropy_grad: ignore_index fits the labels' type.
+func.func @cross_entropy_grad_ignore(%d: tensor<f32>, %l: tensor<4x8xf32>, %y: tensor<4xi32>) {
+  // expected-error @+1 {{ignore_index 4294967296 does not fit the labels' element type 'i32'}}
+  %dx = tfc.cross_entropy_grad %d, %l, %y ignore_index 4294967296 : tensor<f32>, tensor<4x8xf32>, tensor<4xi32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// cross_entropy_grad: dlogits has the logits' type.
+func.func @cross_entropy_grad_result(%d: tensor<f32>, %l: tensor<4x8xbf16>, %y: tensor<4xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{'tfc.cross_entropy_grad' op inferred type(s) 'tensor<4x8xbf16>' are incompatible with return type(s) of operation 'tensor<4x8xf32>'}}
+  %dx = tfc.cross_entropy_grad %d, %l, %y : tensor<f32>, tensor<4x8xbf16>, tensor<4xi64> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// embedding_grad: the table gradient is [V, D].
+func.func @embedding_grad_rank(%dy: tensor<4x8xf32>, %ids: tensor<4xi64>) {
+  // expected-error @+1 {{dtable must be 2-d [V, D], got rank 1}}
+  %t = tfc.embedding_grad %dy, %ids : tensor<4x8xf32>, tensor<4xi64> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// embedding_grad: dtable has dy's element type.
+func.func @embedding_grad_type(%dy: tensor<4x8xbf16>, %ids: tensor<4xi64>) {
+  // expected-error @+1 {{dtable element type 'f32' must equal dy's 'bf16'}}
+  %t = tfc.embedding_grad %dy, %ids : tensor<4x8xbf16>, tensor<4xi64> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+// embedding_grad: dy is ids.shape + [D].
+func.func @embedding_grad_shape(%dy: tensor<4x8xf32>, %ids: tensor<2x2xi64>) {
+  // expected-error @+1 {{dy shape 4x8 must be ids.shape + [D] (2x2x8)}}
+  %t = tfc.embedding_grad %dy, %ids : tensor<4x8xf32>, tensor<2x2xi64> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+// adamw: the gradient has the parameter's shape.
+func.func @adamw_grad_shape(%p: tensor<16xf32>, %g: tensor<8xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adamw' op grad shape 8 must equal param shape 16}}
+  %0:3 = tfc.adamw %p, %g, %p, %p, %lr, %step : tensor<16xf32>, tensor<8xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// adamw: beta1 lies in [0, 1).
+func.func @adamw_beta1(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adamw' op beta1 must lie in [0, 1), got 1}}
+  %0:3 = tfc.adamw %p, %p, %p, %p, %lr, %step beta1 1.0 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// adam: beta2 lies in [0, 1).
+func.func @adam_beta2(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adam' op beta2 must lie in [0, 1), got -5.000000e-01}}
+  %0:3 = tfc.adam %p, %p, %p, %p, %lr, %step beta2 -5.0e-01 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// adam: eps is non-negative.
+func.func @adam_eps(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adam' op eps must be non-negative and finite, got -1}}
+  %0:3 = tfc.adam %p, %p, %p, %p, %lr, %step eps -1.0 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// adamw: weight_decay is non-negative and finite.
+func.func @adamw_weight_decay(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adamw' op weight_decay must be non-negative and finite, got INF}}
+  %0:3 = tfc.adamw %p, %p, %p, %p, %lr, %step weight_decay 0x7FF0000000000000 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// adamw: the moments have exactly the parameter's type.
+func.func @adamw_moment_type(%p: tensor<16xf32>, %m: tensor<16xbf16>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adamw' op failed to verify that all of {param, exp_avg, exp_avg_sq, param_out, exp_avg_out, exp_avg_sq_out} have same type}}
+  %0:3 = "tfc.adamw"(%p, %p, %m, %p, %lr, %step) : (tensor<16xf32>, tensor<16xf32>, tensor<16xbf16>, tensor<16xf32>, tensor<f32>, tensor<i64>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
+  return
+}
+
+// -----
+
+// adamw: the learning rate is a 0-d float tensor.
+func.func @adamw_lr_rank(%p: tensor<16xf32>, %lr: tensor<1xf32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adamw' op operand #4 must be 0D tensor of floating-point (f16, bf16, f32, f64) values}}
+  %0:3 = tfc.adamw %p, %p, %p, %p, %lr, %step : tensor<16xf32>, tensor<16xf32>, tensor<1xf32>
+  return
+}
+
+// -----
+
+// adam: the step count is a 0-d i64 tensor.
+func.func @adam_step_type(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i32>) {
+  // expected-error @+1 {{'tfc.adam' op operand #5 must be 0D tensor of 64-bit signless integer values}}
+  %0:3 = "tfc.adam"(%p, %p, %p, %p, %lr, %step) : (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<f32>, tensor<i32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
+  return
+}
+
+// -----
+
+// sgd: the gradient has the parameter's shape.
+func.func @sgd_grad_shape(%p: tensor<16xf32>, %g: tensor<4x4xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.sgd' op grad shape 4x4 must equal param shape 16}}
+  %0 = tfc.sgd %p, %g, %lr, %step : tensor<16xf32>, tensor<4x4xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// sgd: momentum is non-negative.
+func.func @sgd_momentum(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.sgd' op momentum must be non-negative and finite, got -9.000000e-01}}
+  %0:2 = tfc.sgd %p, %p, %lr, %step momentum_buffer(%p : tensor<16xf32>) momentum -9.0e-01 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// sgd: dampening is non-negative.
+func.func @sgd_dampening(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.sgd' op dampening must be non-negative and finite, got -1}}
+  %0:2 = tfc.sgd %p, %p, %lr, %step momentum_buffer(%p : tensor<16xf32>) momentum 9.0e-01 dampening -1.0 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// sgd: weight_decay is non-negative.
+func.func @sgd_weight_decay(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.sgd' op weight_decay must be non-negative and finite, got -1.000000e-01}}
+  %0 = tfc.sgd %p, %p, %lr, %step weight_decay -1.0e-01 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// sgd: nesterov needs momentum and no dampening (torch's rule).
+func.func @sgd_nesterov(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.sgd' op nesterov needs momentum > 0 and dampening 0, got momentum 9.000000e-01 and dampening 5.000000e-01}}
+  %0:2 = tfc.sgd %p, %p, %lr, %step momentum_buffer(%p : tensor<16xf32>) momentum 9.0e-01 dampening 5.0e-01 nesterov : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// sgd: momentum needs a buffer.
+func.func @sgd_missing_buffer(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.sgd' op momentum != 0 needs a momentum buffer operand}}
+  %0 = tfc.sgd %p, %p, %lr, %step momentum 9.0e-01 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// sgd: a buffer without momentum is rejected (torch keeps none).
+func.func @sgd_extra_buffer(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.sgd' op a momentum buffer needs momentum != 0}}
+  %0:2 = tfc.sgd %p, %p, %lr, %step momentum_buffer(%p : tensor<16xf32>) : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// sgd: the momentum buffer has exactly the parameter's type.
+func.func @sgd_buffer_type(%p: tensor<16xf32>, %b: tensor<16xf64>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.sgd' op momentum buffer type 'tensor<16xf64>' must equal param type 'tensor<16xf32>'}}
+  %0:2 = "tfc.sgd"(%p, %p, %lr, %step, %b) {momentum = 9.0e-01 : f64} : (tensor<16xf32>, tensor<16xf32>, tensor<f32>, tensor<i64>, tensor<16xf64>) -> (tensor<16xf32>, tensor<16xf32>)
+  return
+}
+
+// -----
+
+// An optimizer update is not pointwise: it needs a multi_tensor kernel.
+func.func @pointwise_with_sgd(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> tensor<16xf32> {
+  // expected-error @+1 {{'tfc.fusion' op a pointwise kernel cannot hold 'tfc.sgd' (role multi_tensor)}}
+  %r = tfc.fusion pointwise (%a = %p : tensor<16xf32>, %b = %lr : tensor<f32>, %c = %step : tensor<i64>) -> tensor<16xf32> {
+    // expected-note @+1 {{'tfc.sgd' here}}
+    %0 = tfc.sgd %a, %a, %b, %c : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+    tfc.yield %0 : tensor<16xf32>
+  }
+  return %r : tensor<16xf32>
 }

@@ -839,3 +839,140 @@ func.func @unfused_chain(%x: tensor<8x32xf32>) -> tensor<8xf32> {
   }
   return %s : tensor<8xf32>
 }
+
+// -----
+
+// Backward ops (TfcGradOps.td). layer_norm_grad with a weight returns dx, dweight, dbias.
+// CHECK-LABEL: func.func @layer_norm_grad
+func.func @layer_norm_grad(%dy: tensor<16x64x128xf32>, %x: tensor<16x64x128xf32>, %mean: tensor<16x64x1xf32>, %rstd: tensor<16x64x1xf32>, %w: tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>) {
+  // CHECK: tfc.layer_norm_grad %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} weight %{{[^ ]+}} : (tensor<16x64x128xf32>, tensor<16x64x128xf32>, tensor<16x64x1xf32>, tensor<16x64x1xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>)
+  %dx, %dw, %db = tfc.layer_norm_grad %dy, %x, %mean, %rstd weight %w : (tensor<16x64x128xf32>, tensor<16x64x128xf32>, tensor<16x64x1xf32>, tensor<16x64x1xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>)
+  return %dx, %dw, %db : tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>
+}
+
+// -----
+
+// Without a weight only dx; bf16 activations keep f32 statistics; normalized_rank 2.
+// CHECK-LABEL: func.func @layer_norm_grad_no_weight
+func.func @layer_norm_grad_no_weight(%dy: tensor<8x4x32xbf16>, %x: tensor<8x4x32xbf16>, %mean: tensor<8x1x1xf32>, %rstd: tensor<8x1x1xf32>) -> tensor<8x4x32xbf16> {
+  // CHECK: tfc.layer_norm_grad %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} normalized_rank 2 : (tensor<8x4x32xbf16>, tensor<8x4x32xbf16>, tensor<8x1x1xf32>, tensor<8x1x1xf32>) -> tensor<8x4x32xbf16>
+  %dx = tfc.layer_norm_grad %dy, %x, %mean, %rstd normalized_rank 2 : (tensor<8x4x32xbf16>, tensor<8x4x32xbf16>, tensor<8x1x1xf32>, tensor<8x1x1xf32>) -> tensor<8x4x32xbf16>
+  return %dx : tensor<8x4x32xbf16>
+}
+
+// -----
+
+// rms_norm_grad with and without a weight; the dx-only row kernels of both norms.
+// CHECK-LABEL: func.func @norm_grads
+func.func @norm_grads(%dy: tensor<16x128xf32>, %x: tensor<16x128xf32>, %mean: tensor<16x1xf32>, %rstd: tensor<16x1xf32>, %w: tensor<128xbf16>) -> (tensor<16x128xf32>, tensor<128xbf16>) {
+  // CHECK: tfc.rms_norm_grad %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} weight %{{[^ ]+}} : (tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x1xf32>, tensor<128xbf16>) -> (tensor<16x128xf32>, tensor<128xbf16>)
+  %dx, %dw = tfc.rms_norm_grad %dy, %x, %rstd weight %w : (tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x1xf32>, tensor<128xbf16>) -> (tensor<16x128xf32>, tensor<128xbf16>)
+  // CHECK: tfc.rms_norm_grad %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} : (tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x1xf32>) -> tensor<16x128xf32>
+  %dx2 = tfc.rms_norm_grad %dx, %x, %rstd : (tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x1xf32>) -> tensor<16x128xf32>
+  // CHECK: tfc.layer_norm_grad_input %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} weight %{{[^ ]+}} : (tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x1xf32>, tensor<16x1xf32>, tensor<128xbf16>) -> tensor<16x128xf32>
+  %dx3 = tfc.layer_norm_grad_input %dx2, %x, %mean, %rstd weight %w : (tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x1xf32>, tensor<16x1xf32>, tensor<128xbf16>) -> tensor<16x128xf32>
+  // CHECK: tfc.rms_norm_grad_input %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} : (tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x1xf32>) -> tensor<16x128xf32>
+  %dx4 = tfc.rms_norm_grad_input %dx3, %x, %rstd : (tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x1xf32>) -> tensor<16x128xf32>
+  return %dx4, %dw : tensor<16x128xf32>, tensor<128xbf16>
+}
+
+// -----
+
+// softmax_grad / log_softmax_grad take the forward's output; any dim.
+// CHECK-LABEL: func.func @softmax_grads
+func.func @softmax_grads(%dy: tensor<16x4x64x64xf32>, %y: tensor<16x4x64x64xf32>, %dl: tensor<1024x256xf32>, %l: tensor<1024x256xf32>) -> (tensor<16x4x64x64xf32>, tensor<1024x256xf32>) {
+  // CHECK: tfc.softmax_grad %{{[^ ]+}}, %{{[^ ]+}} dim -1 : tensor<16x4x64x64xf32>
+  %0 = tfc.softmax_grad %dy, %y dim -1 : tensor<16x4x64x64xf32>
+  // CHECK: tfc.softmax_grad %{{[^ ]+}}, %{{[^ ]+}} dim 1 : tensor<16x4x64x64xf32>
+  %1 = tfc.softmax_grad %0, %y dim 1 : tensor<16x4x64x64xf32>
+  // CHECK: tfc.log_softmax_grad %{{[^ ]+}}, %{{[^ ]+}} dim -1 : tensor<1024x256xf32>
+  %2 = tfc.log_softmax_grad %dl, %l dim -1 : tensor<1024x256xf32>
+  return %1, %2 : tensor<16x4x64x64xf32>, tensor<1024x256xf32>
+}
+
+// -----
+
+// gelu_grad elides the default approximation; silu_grad has no attribute.
+// CHECK-LABEL: func.func @activation_grads
+func.func @activation_grads(%dy: tensor<16x64x512xf32>, %x: tensor<16x64x512xf32>) -> tensor<16x64x512xf32> {
+  // CHECK: tfc.gelu_grad %{{[^ ]+}}, %{{[^ ]+}} approximate tanh : tensor<16x64x512xf32>
+  %0 = tfc.gelu_grad %dy, %x approximate tanh : tensor<16x64x512xf32>
+  // CHECK: tfc.gelu_grad %{{[^ ]+}}, %{{[^ ]+}} : tensor<16x64x512xf32>
+  %1 = tfc.gelu_grad %0, %x approximate none : tensor<16x64x512xf32>
+  // CHECK: tfc.silu_grad %{{[^ ]+}}, %{{[^ ]+}} : tensor<16x64x512xf32>
+  %2 = tfc.silu_grad %1, %x : tensor<16x64x512xf32>
+  return %2 : tensor<16x64x512xf32>
+}
+
+// -----
+
+// cross_entropy_grad with defaults elided, and with every option on bf16 logits.
+// CHECK-LABEL: func.func @cross_entropy_grad
+func.func @cross_entropy_grad(%dloss: tensor<f32>, %logits: tensor<1024x256xf32>, %labels: tensor<1024xi64>, %l16: tensor<8x10xbf16>, %lab16: tensor<8xi64>) -> (tensor<1024x256xf32>, tensor<8x10xbf16>) {
+  // CHECK: tfc.cross_entropy_grad %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} : tensor<f32>, tensor<1024x256xf32>, tensor<1024xi64> -> tensor<1024x256xf32>
+  %0 = tfc.cross_entropy_grad %dloss, %logits, %labels : tensor<f32>, tensor<1024x256xf32>, tensor<1024xi64> -> tensor<1024x256xf32>
+  // CHECK: tfc.cross_entropy_grad %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} ignore_index 0 label_smoothing 1.000000e-01 reduction sum : tensor<f32>, tensor<8x10xbf16>, tensor<8xi64> -> tensor<8x10xbf16>
+  %1 = tfc.cross_entropy_grad %dloss, %l16, %lab16 ignore_index 0 label_smoothing 1.000000e-01 reduction sum : tensor<f32>, tensor<8x10xbf16>, tensor<8xi64> -> tensor<8x10xbf16>
+  return %0, %1 : tensor<1024x256xf32>, tensor<8x10xbf16>
+}
+
+// -----
+
+// embedding_grad takes V from its result type.
+// CHECK-LABEL: func.func @embedding_grad
+func.func @embedding_grad(%dy: tensor<16x64x128xf32>, %ids: tensor<16x64xi64>) -> tensor<256x128xf32> {
+  // CHECK: tfc.embedding_grad %{{[^ ]+}}, %{{[^ ]+}} : tensor<16x64x128xf32>, tensor<16x64xi64> -> tensor<256x128xf32>
+  %0 = tfc.embedding_grad %dy, %ids : tensor<16x64x128xf32>, tensor<16x64xi64> -> tensor<256x128xf32>
+  return %0 : tensor<256x128xf32>
+}
+
+// -----
+
+// adamw with defaults elided and with every attribute; bf16 gradients of f32 weights.
+// CHECK-LABEL: func.func @adamw
+func.func @adamw(%p: tensor<128x64xf32>, %g: tensor<128x64xbf16>, %m: tensor<128x64xf32>, %v: tensor<128x64xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>) {
+  // CHECK: tfc.adamw %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} : tensor<128x64xf32>, tensor<128x64xbf16>, tensor<f32>
+  %p1, %m1, %v1 = tfc.adamw %p, %g, %m, %v, %lr, %step : tensor<128x64xf32>, tensor<128x64xbf16>, tensor<f32>
+  // CHECK: tfc.adamw {{.*}} beta1 8.000000e-01 beta2 {{.*}} eps {{.*}} weight_decay 1.000000e-01 maximize : tensor<128x64xf32>, tensor<128x64xbf16>, tensor<f32>
+  %p2, %m2, %v2 = tfc.adamw %p1, %g, %m1, %v1, %lr, %step beta1 8.000000e-01 beta2 9.500000e-01 eps 1.000000e-06 weight_decay 1.000000e-01 maximize : tensor<128x64xf32>, tensor<128x64xbf16>, tensor<f32>
+  return %p2, %m2, %v2 : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>
+}
+
+// -----
+
+// adam with L2 weight decay, on f64 parameters (gradient checks) with an f64 lr.
+// CHECK-LABEL: func.func @adam
+func.func @adam(%p: tensor<16xf64>, %g: tensor<16xf64>, %m: tensor<16xf64>, %v: tensor<16xf64>, %lr: tensor<f64>, %step: tensor<i64>) -> tensor<16xf64> {
+  // CHECK: tfc.adam %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} weight_decay 1.000000e-02 : tensor<16xf64>, tensor<16xf64>, tensor<f64>
+  %p1, %m1, %v1 = tfc.adam %p, %g, %m, %v, %lr, %step weight_decay 1.000000e-02 : tensor<16xf64>, tensor<16xf64>, tensor<f64>
+  return %p1 : tensor<16xf64>
+}
+
+// -----
+
+// sgd with a momentum buffer (nesterov, weight decay), and plain sgd without one.
+// CHECK-LABEL: func.func @sgd
+func.func @sgd(%p: tensor<64x32xf32>, %g: tensor<64x32xf32>, %b: tensor<64x32xf32>, %q: tensor<64xbf16>, %h: tensor<64xbf16>, %lr: tensor<f32>, %step: tensor<i64>) -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64xbf16>) {
+  // CHECK: tfc.sgd %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} momentum_buffer(%{{[^ ]+}} : tensor<64x32xf32>) momentum 9.000000e-01 nesterov weight_decay 1.000000e-04 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<f32>
+  %p1, %b1 = tfc.sgd %p, %g, %lr, %step momentum_buffer(%b : tensor<64x32xf32>) momentum 9.000000e-01 nesterov weight_decay 1.000000e-04 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<f32>
+  // CHECK: tfc.sgd %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} maximize : tensor<64xbf16>, tensor<64xbf16>, tensor<f32>
+  %q1 = tfc.sgd %q, %h, %lr, %step maximize : tensor<64xbf16>, tensor<64xbf16>, tensor<f32>
+  // CHECK: tfc.sgd {{.*}} momentum_buffer(%{{[^ ]+}} : tensor<64x32xf32>) momentum 5.000000e-01 dampening 1.000000e-01 : tensor<64x32xf32>
+  %p2, %b2 = tfc.sgd %p1, %g, %lr, %step momentum_buffer(%b1 : tensor<64x32xf32>) momentum 5.000000e-01 dampening 1.000000e-01 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<f32>
+  return %p2, %b2, %q1 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64xbf16>
+}
+
+// -----
+
+// A multi-tensor kernel holds optimizer updates of several parameters plus pointwise ops.
+// CHECK-LABEL: func.func @multi_tensor_optimizer
+func.func @multi_tensor_optimizer(%w: tensor<128xf32>, %g: tensor<128xf32>, %m: tensor<128xf32>, %v: tensor<128xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> (tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xbf16>) {
+  // CHECK: tfc.fusion multi_tensor
+  %r:4 = tfc.fusion multi_tensor (%a = %w : tensor<128xf32>, %b = %g : tensor<128xf32>, %c = %m : tensor<128xf32>, %d = %v : tensor<128xf32>, %e = %lr : tensor<f32>, %f = %step : tensor<i64>) -> (tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xbf16>) {
+    // CHECK: tfc.adamw
+    %p1, %m1, %v1 = tfc.adamw %a, %b, %c, %d, %e, %f : tensor<128xf32>, tensor<128xf32>, tensor<f32>
+    %h = tfc.convert %p1 : tensor<128xf32> -> tensor<128xbf16>
+    tfc.yield %p1, %m1, %v1, %h : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xbf16>
+  }
+  return %r#0, %r#1, %r#2, %r#3 : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xbf16>
+}

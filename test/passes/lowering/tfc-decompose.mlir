@@ -191,3 +191,77 @@ func.func @matmul_stridable(%x: tensor<16x64x128xf32>, %w: tensor<384x128xf32>, 
   %1 = tfc.matmul %a, %b : tensor<1x1x2x5xf32>, tensor<4x3x5x6xf32> -> tensor<4x3x2x6xf32>
   return %0, %1 : tensor<16x64x384xf32>, tensor<4x3x2x6xf32>
 }
+
+// -----
+
+// layer_norm_grad: dx from the dx-only row kernel; dweight and dbias are column
+// reduce_sums over the leading dims, of dy * xhat and dy widened to f32.
+// CHECK-LABEL: func.func @layer_norm_grad
+// CHECK-SAME: (%[[DY:[^:]+]]: tensor<4x6x96xbf16>, %[[X:[^:]+]]: tensor<4x6x96xbf16>, %[[M:[^:]+]]: tensor<4x6x1xf32>, %[[R:[^:]+]]: tensor<4x6x1xf32>, %[[W:[^:]+]]: tensor<96xf32>)
+// CHECK: %[[DX:.+]] = tfc.layer_norm_grad_input %[[DY]], %[[X]], %[[M]], %[[R]] weight %[[W]] : (tensor<4x6x96xbf16>, tensor<4x6x96xbf16>, tensor<4x6x1xf32>, tensor<4x6x1xf32>, tensor<96xf32>) -> tensor<4x6x96xbf16>
+// CHECK: %[[DYF:.+]] = tfc.convert %[[DY]] : tensor<4x6x96xbf16> -> tensor<4x6x96xf32>
+// CHECK: %[[XF:.+]] = tfc.convert %[[X]] : tensor<4x6x96xbf16> -> tensor<4x6x96xf32>
+// CHECK: %[[C:.+]] = tfc.sub %[[XF]], %[[M]]
+// CHECK: %[[XHAT:.+]] = tfc.mul %[[C]], %[[R]]
+// CHECK: %[[P:.+]] = tfc.mul %[[DYF]], %[[XHAT]]
+// CHECK: %[[DW:.+]] = tfc.reduce_sum %[[P]] dims [0, 1] : tensor<4x6x96xf32> -> tensor<96xf32>
+// CHECK: %[[DB:.+]] = tfc.reduce_sum %[[DYF]] dims [0, 1] : tensor<4x6x96xf32> -> tensor<96xf32>
+// CHECK: return %[[DX]], %[[DW]], %[[DB]]
+func.func @layer_norm_grad(%dy: tensor<4x6x96xbf16>, %x: tensor<4x6x96xbf16>, %m: tensor<4x6x1xf32>, %r: tensor<4x6x1xf32>, %w: tensor<96xf32>) -> (tensor<4x6x96xbf16>, tensor<96xf32>, tensor<96xf32>) {
+  %dx, %dw, %db = tfc.layer_norm_grad %dy, %x, %m, %r weight %w : (tensor<4x6x96xbf16>, tensor<4x6x96xbf16>, tensor<4x6x1xf32>, tensor<4x6x1xf32>, tensor<96xf32>) -> (tensor<4x6x96xbf16>, tensor<96xf32>, tensor<96xf32>)
+  return %dx, %dw, %db : tensor<4x6x96xbf16>, tensor<96xf32>, tensor<96xf32>
+}
+
+// -----
+
+// rms_norm_grad: xhat = x * rstd; the f32 sum is converted to the bf16 weight's type.
+// CHECK-LABEL: func.func @rms_norm_grad
+// CHECK: tfc.rms_norm_grad_input %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} weight %{{[^ ]+}} : (tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x1xf32>, tensor<32xbf16>) -> tensor<8x32xf32>
+// CHECK: %[[XHAT:.+]] = tfc.mul %{{[^ ]+}}, %{{[^ ]+}} : tensor<8x32xf32>, tensor<8x1xf32>
+// CHECK: %[[P:.+]] = tfc.mul %{{[^ ]+}}, %[[XHAT]] : tensor<8x32xf32>, tensor<8x32xf32>
+// CHECK: %[[S:.+]] = tfc.reduce_sum %[[P]] dims [0] : tensor<8x32xf32> -> tensor<32xf32>
+// CHECK: tfc.convert %[[S]] : tensor<32xf32> -> tensor<32xbf16>
+func.func @rms_norm_grad(%dy: tensor<8x32xf32>, %x: tensor<8x32xf32>, %r: tensor<8x1xf32>, %w: tensor<32xbf16>) -> (tensor<8x32xf32>, tensor<32xbf16>) {
+  %dx, %dw = tfc.rms_norm_grad %dy, %x, %r weight %w : (tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x1xf32>, tensor<32xbf16>) -> (tensor<8x32xf32>, tensor<32xbf16>)
+  return %dx, %dw : tensor<8x32xf32>, tensor<32xbf16>
+}
+
+// -----
+
+// Without a weight only the row kernel remains.
+// CHECK-LABEL: func.func @layer_norm_grad_no_weight
+// CHECK-NEXT: %[[DX:.+]] = tfc.layer_norm_grad_input %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} normalized_rank 2 :
+// CHECK-NEXT: return %[[DX]]
+func.func @layer_norm_grad_no_weight(%dy: tensor<3x4x24xf32>, %x: tensor<3x4x24xf32>, %m: tensor<3x1x1xf32>, %r: tensor<3x1x1xf32>) -> tensor<3x4x24xf32> {
+  %dx = tfc.layer_norm_grad %dy, %x, %m, %r normalized_rank 2 : (tensor<3x4x24xf32>, tensor<3x4x24xf32>, tensor<3x1x1xf32>, tensor<3x1x1xf32>) -> tensor<3x4x24xf32>
+  return %dx : tensor<3x4x24xf32>
+}
+
+// -----
+
+// embedding_grad is a one-hot GEMM: onehot(ids)^T @ dy, f32 accumulation for bf16.
+// CHECK-LABEL: func.func @embedding_grad
+// CHECK: %[[IDS:.+]] = tfc.reshape %{{[^ ]+}} : tensor<4x9xi32> -> tensor<36x1xi32>
+// CHECK: %[[COL:.+]] = tfc.iota dim 1 : tensor<1x50xi32>
+// CHECK: %[[HIT:.+]] = tfc.compare eq, %[[IDS]], %[[COL]] : tensor<36x1xi32>, tensor<1x50xi32>
+// CHECK: %[[ONE:.+]] = tfc.convert %[[HIT]] : tensor<36x50xi1> -> tensor<36x50xbf16>
+// CHECK: %[[DY:.+]] = tfc.reshape %{{[^ ]+}} : tensor<4x9x16xbf16> -> tensor<36x16xbf16>
+// CHECK: %[[G:.+]] = tfc.matmul %[[ONE]], %[[DY]] transpose_a : tensor<36x50xbf16>, tensor<36x16xbf16> -> tensor<50x16xf32>
+// CHECK: tfc.convert %[[G]] : tensor<50x16xf32> -> tensor<50x16xbf16>
+func.func @embedding_grad(%dy: tensor<4x9x16xbf16>, %ids: tensor<4x9xi32>) -> tensor<50x16xbf16> {
+  %0 = tfc.embedding_grad %dy, %ids : tensor<4x9x16xbf16>, tensor<4x9xi32> -> tensor<50x16xbf16>
+  return %0 : tensor<50x16xbf16>
+}
+
+// -----
+
+// softmax_grad over a non-last dim: both operands are transposed.
+// CHECK-LABEL: func.func @softmax_grad_dim0
+// CHECK: %[[A:.+]] = tfc.transpose %{{[^ ]+}}, [1, 0] : tensor<6x4xf32> -> tensor<4x6xf32>
+// CHECK: %[[B:.+]] = tfc.transpose %{{[^ ]+}}, [1, 0] : tensor<6x4xf32> -> tensor<4x6xf32>
+// CHECK: %[[G:.+]] = tfc.softmax_grad %[[A]], %[[B]] dim -1 : tensor<4x6xf32>
+// CHECK: tfc.transpose %[[G]], [1, 0] : tensor<4x6xf32> -> tensor<6x4xf32>
+func.func @softmax_grad_dim0(%dy: tensor<6x4xf32>, %y: tensor<6x4xf32>) -> tensor<6x4xf32> {
+  %0 = tfc.softmax_grad %dy, %y dim 0 : tensor<6x4xf32>
+  return %0 : tensor<6x4xf32>
+}

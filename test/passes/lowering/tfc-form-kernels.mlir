@@ -126,3 +126,18 @@ func.func @existing_fusion(%x: tensor<4xf32>) -> tensor<4xf32> {
   %1 = tfc.abs %0 : tensor<4xf32>
   return %1 : tensor<4xf32>
 }
+
+// -----
+
+// Optimizer updates have role multi_tensor: each becomes a multi_tensor
+// region; lr and step are inputs like any tensor.
+// CHECK-LABEL: func.func @optimizer
+// CHECK: tfc.fusion multi_tensor
+// CHECK: tfc.adamw
+// CHECK: tfc.fusion multi_tensor
+// CHECK: tfc.sgd
+func.func @optimizer(%p: tensor<16xf32>, %g: tensor<16xf32>, %m: tensor<16xf32>, %v: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  %p1, %m1, %v1 = tfc.adamw %p, %g, %m, %v, %lr, %step : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  %q = tfc.sgd %p1, %g, %lr, %step : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  return %p1, %m1, %v1, %q : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+}

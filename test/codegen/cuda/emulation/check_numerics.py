@@ -252,6 +252,69 @@ def cases(run):
     ref[1, 1] = 0
     yield "embed", o, ref + wpe, True
 
+    # Backward ops (backward.mlir) against torch.autograd / PyTorch's
+    # backward kernels, computed in float64 and rounded once.
+    yield from backward_cases(run)
+
+
+def vjp(fn, inputs, cotangent, wrt):
+    leaves = [t.detach().double().requires_grad_(i in wrt) for i, t in enumerate(inputs)]
+    return torch.autograd.grad(fn(*leaves), [leaves[i] for i in wrt], cotangent)
+
+
+def backward_cases(run):
+    F = torch.nn.functional
+    bw = "backward.mlir"
+    dy, x = torch.randn(16, 64, 512), torch.randn(16, 64, 512)
+
+    # The kernel chains three derivatives at the same x (three backward ops).
+    g = dy.double()
+    for f in (F.gelu, lambda t: F.gelu(t, approximate="tanh"), F.silu):
+        g, = vjp(f, [x], g, [0])
+    o, = run(bw, "activation_grads", [dy, x], [(torch.float32, (16, 64, 512))])
+    yield "activation_grads", o, g.float(), False
+
+    dy, y = torch.randn(16, 4, 64, 64), torch.softmax(torch.randn(16, 4, 64, 64), -1)
+    o, = run(bw, "softmax_grad", [dy, y], [(torch.float32, (16, 4, 64, 64))])
+    ref = torch._softmax_backward_data(dy.double(), y.double(), -1, torch.float64)
+    yield "softmax_grad", o, ref.float(), False
+
+    dy = torch.randn(8, 4096).bfloat16()
+    y = torch.log_softmax(torch.randn(8, 4096), -1).bfloat16()
+    o, = run(bw, "log_softmax_grad", [dy, y], [(torch.bfloat16, (8, 4096))])
+    ref = torch._log_softmax_backward_data(dy.double(), y.double(), -1, torch.float64)
+    yield "log_softmax_grad", o, ref.bfloat16(), False
+
+    dy, x = torch.randn(16, 64, 128).bfloat16(), torch.randn(16, 64, 128).bfloat16()
+    w = torch.randn(128)
+    mean = x.float().mean(-1, keepdim=True)
+    rstd = torch.rsqrt(x.float().var(-1, unbiased=False, keepdim=True) + 1e-5)
+    o, = run(bw, "layer_norm_grad_input", [dy, x, mean, rstd, w],
+             [(torch.bfloat16, (16, 64, 128))])
+    ref, = vjp(lambda x, w: F.layer_norm(x, (128,), w, None, 1e-5), [x, w], dy.double(), [0])
+    yield "layer_norm_grad_input", o, ref.bfloat16(), False
+
+    dy, x = torch.randn(32, 96, dtype=torch.float64), torch.randn(32, 96, dtype=torch.float64)
+    rstd = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5)
+    o, = run(bw, "rms_norm_grad_input", [dy, x, rstd], [(torch.float64, (32, 96))])
+    ref, = vjp(lambda x: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5), [x], dy, [0])
+    yield "rms_norm_grad_input", o, ref, False
+
+    logits, labels = torch.randn(1024, 256), torch.randint(0, 256, (1024,))
+    labels[::7] = -100
+    dl = torch.tensor(1.5)
+    o, = run(bw, "cross_entropy_grad", [dl, logits, labels], [(torch.float32, (1024, 256))])
+    ref, = vjp(lambda t: F.cross_entropy(t, labels) * 1.5, [logits], None, [0])
+    yield "cross_entropy_grad", o, ref.float(), False
+
+    logits = torch.randn(8, 10).bfloat16()
+    labels = torch.randint(0, 10, (8,), dtype=torch.int32)
+    labels[3] = 0
+    o, = run(bw, "cross_entropy_grad_smooth", [dl, logits, labels], [(torch.bfloat16, (8, 10))])
+    ref, = vjp(lambda t: F.cross_entropy(t, labels.long(), ignore_index=0, label_smoothing=0.1,
+                                         reduction="sum") * 1.5, [logits], None, [0])
+    yield "cross_entropy_grad_smooth", o, ref.bfloat16(), False
+
 
 def main():
     parser = argparse.ArgumentParser()

@@ -1,0 +1,301 @@
+//===- MultiTensorKernel.cpp - multi-tensor (optimizer) kernels -----------===//
+//
+// One launch updates every tensor of the region. Outputs are grouped by
+// shape (an optimizer op's parameter, moments and buffer share one) and each
+// group gets a grid-stride loop over its elements, one after the other in
+// the same kernel, so all threads of the launch sweep each tensor in turn.
+// Runtime scalars (lr, step) and the bias corrections derived from them are
+// hoisted before the first loop.
+//
+// The optimizer ops are the anchors: the value emitter asks anchorHook for
+// their results, which emits the whole update of one element (all results
+// at once, memoized) with the operation order of torch.optim's single-tensor
+// step; `x.add_(y, alpha=a)` is written fma(y, a, x) as ATen's vectorized CPU
+// kernel computes it. Scalars torch forms from Python floats are formed in
+// double and rounded to the compute type once, as torch does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/KernelEmitters.h"
+#include "compiler/codegen/cuda/ValueEmitter.h"
+
+#include "dialects/tfc/TfcOps.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <fmt/format.h>
+
+using namespace mlir;
+using namespace mlir::tfc;
+using namespace mlir::tfc::cuda;
+
+namespace {
+constexpr int64_t kThreads = 256;
+constexpr int64_t kMaxBlocks = 4096;
+
+/// Emits the optimizer updates of one element, memoizing every result.
+class OptimizerEmitter {
+public:
+  OptimizerEmitter(ValueEmitter &ve) : ve(ve), w(ve.writer()) {}
+
+  FailureOr<CExpr> emit(OpResult result, ArrayRef<IndexExpr> coords) {
+    Operation *op = result.getOwner();
+    FailureOr<SmallVector<CExpr>> values =
+        llvm::TypeSwitch<Operation *, FailureOr<SmallVector<CExpr>>>(op)
+            .Case<AdamWOp, AdamOp>([&](auto adam) {
+              return emitAdam(adam, isa<AdamWOp>(op), coords);
+            })
+            .Case([&](SgdOp sgd) { return emitSgd(sgd, coords); })
+            .Default([&](Operation *other) -> FailureOr<SmallVector<CExpr>> {
+              other->emitError()
+                  << "codegen: '" << other->getName()
+                  << "' cannot be emitted in a multi_tensor kernel";
+              return failure();
+            });
+    if (failed(values))
+      return failure();
+    // The other results of the op at the same element are known now.
+    for (OpResult other : op->getResults())
+      if (other != result)
+        w.remember(other, ve.keyOf(other, coords),
+                   (*values)[other.getResultNumber()]);
+    return (*values)[result.getResultNumber()];
+  }
+
+private:
+  /// Operand `v` at `coords` (or at no coordinates for a 0-d value),
+  /// converted to the compute type `ct` of the parameter.
+  FailureOr<CExpr> load(Value v, ArrayRef<IndexExpr> coords, Type ct) {
+    FailureOr<CExpr> e = ve.emit(v, shapeOf(v).empty()
+                                        ? ArrayRef<IndexExpr>()
+                                        : coords);
+    if (failed(e) || elementTypeOf(v) == ct)
+      return e;
+    if (computeType(elementTypeOf(v)) == computeType(ct))
+      return e; // f16/bf16/f32 all compute in float
+    return w.declare(e->level, computeType(ct),
+                     fmt::format("({}){}", computeType(ct), e->code));
+  }
+
+  /// A double literal (scalars torch forms from Python floats).
+  std::string dbl(double v) {
+    return floatLiteral(Float64Type::get(ctx), v);
+  }
+
+  /// Compute type of a parameter: float for 16-bit and f32, double for f64.
+  static Type computeElementType(Value param) {
+    Type et = elementTypeOf(param);
+    return et.isF64() ? et : Float32Type::get(et.getContext());
+  }
+
+  /// `-grad` under maximize, then the gradient in the compute type.
+  FailureOr<CExpr> gradient(Value grad, bool maximize,
+                            ArrayRef<IndexExpr> coords, Type ct) {
+    FailureOr<CExpr> g = load(grad, coords, ct);
+    if (failed(g) || !maximize)
+      return g;
+    return w.declare(g->level, computeType(ct), "-" + g->code);
+  }
+
+  /// Rounds a result to its storage type (f16/bf16 parameters), as every
+  /// value of a kernel is held.
+  CExpr finish(Value result, const CExpr &value) {
+    Type et = elementTypeOf(result);
+    if (!et.isF16() && !et.isBF16())
+      return value;
+    return w.declare(value.level, "float", roundToStorage(et, value.code));
+  }
+
+  template <typename AdamOpT>
+  FailureOr<SmallVector<CExpr>> emitAdam(AdamOpT op, bool decoupled,
+                                         ArrayRef<IndexExpr> coords) {
+    ctx = op.getContext();
+    Type ct = computeElementType(op.getParam());
+    std::string t = computeType(ct);
+    auto f = [&](double v) { return floatLiteral(ct, v); };
+    std::string fmaFn = ct.isF64() ? "fma" : "fmaf";
+    std::string sqrtFn = ct.isF64() ? "sqrt" : "sqrtf";
+    double beta1 = op.getBeta1().convertToDouble();
+    double beta2 = op.getBeta2().convertToDouble();
+    double eps = op.getEps().convertToDouble();
+    double wd = op.getWeightDecay().convertToDouble();
+
+    // Scalars: lr and step are 0-d, so these land before the loops.
+    FailureOr<CExpr> lr = ve.emit(op.getLr(), {});
+    FailureOr<CExpr> step = ve.emit(op.getStep(), {});
+    if (failed(lr) || failed(step))
+      return failure();
+    int sl = std::max(lr->level, step->level);
+    CExpr lrD = w.declare(lr->level, "double",
+                          fmt::format("(double){}", lr->code), "lr");
+    CExpr bc1 = w.declare(sl, "double",
+                          fmt::format("1.0 - pow({}, (double){})", dbl(beta1),
+                                      step->code),
+                          "bc");
+    CExpr bc2 = w.declare(sl, "double",
+                          fmt::format("1.0 - pow({}, (double){})", dbl(beta2),
+                                      step->code),
+                          "bc");
+    CExpr negStep = w.declare(
+        sl, t, fmt::format("({})(-({} / {}))", t, lrD.code, bc1.code), "s");
+    CExpr bc2Sqrt = w.declare(
+        sl, t, fmt::format("({})sqrt({})", t, bc2.code), "s");
+
+    FailureOr<CExpr> p = load(op.getParam(), coords, ct);
+    FailureOr<CExpr> g = gradient(op.getGrad(), op.getMaximize(), coords, ct);
+    FailureOr<CExpr> m = load(op.getExpAvg(), coords, ct);
+    FailureOr<CExpr> v = load(op.getExpAvgSq(), coords, ct);
+    if (failed(p) || failed(g) || failed(m) || failed(v))
+      return failure();
+    int el = std::max({p->level, g->level, m->level, v->level, sl});
+    std::string pc = p->code, gc = g->code;
+    if (decoupled) {
+      // p.mul_(1 - lr * weight_decay)
+      CExpr decay = w.declare(
+          lrD.level, t,
+          fmt::format("({})(1.0 - {} * {})", t, lrD.code, dbl(wd)), "s");
+      pc = w.declare(el, t, fmt::format("{} * {}", pc, decay.code)).code;
+    } else if (wd != 0.0) {
+      // grad = grad.add(param, alpha=weight_decay)
+      gc = w.declare(el, t,
+                     fmt::format("{}({}, {}, {})", fmaFn, pc, f(wd), gc))
+               .code;
+    }
+    // exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
+    CExpr m2 = w.declare(el, t,
+                         fmt::format("{}({}, {}, {} * {})", fmaFn, gc,
+                                     f(1.0 - beta1), m->code, f(beta1)));
+    // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    CExpr v2 = w.declare(el, t,
+                         fmt::format("{} * {} + {} * {} * {}", v->code,
+                                     f(beta2), f(1.0 - beta2), gc, gc));
+    // denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+    CExpr denom = w.declare(el, t,
+                            fmt::format("{}({}) / {} + {}", sqrtFn, v2.code,
+                                        bc2Sqrt.code, f(eps)));
+    // param.addcdiv_(exp_avg, denom, value=-step_size)
+    CExpr p2 = w.declare(el, t,
+                         fmt::format("{} + {} * {} / {}", pc, negStep.code,
+                                     m2.code, denom.code));
+    return SmallVector<CExpr>{finish(op.getParamOut(), p2),
+                              finish(op.getExpAvgOut(), m2),
+                              finish(op.getExpAvgSqOut(), v2)};
+  }
+
+  FailureOr<SmallVector<CExpr>> emitSgd(SgdOp op, ArrayRef<IndexExpr> coords) {
+    ctx = op.getContext();
+    Type ct = computeElementType(op.getParam());
+    std::string t = computeType(ct);
+    auto f = [&](double v) { return floatLiteral(ct, v); };
+    std::string fmaFn = ct.isF64() ? "fma" : "fmaf";
+    double momentum = op.getMomentum().convertToDouble();
+    double dampening = op.getDampening().convertToDouble();
+    double wd = op.getWeightDecay().convertToDouble();
+
+    FailureOr<CExpr> lr = ve.emit(op.getLr(), {});
+    FailureOr<CExpr> step = ve.emit(op.getStep(), {});
+    FailureOr<CExpr> p = load(op.getParam(), coords, ct);
+    FailureOr<CExpr> d = gradient(op.getGrad(), op.getMaximize(), coords, ct);
+    if (failed(lr) || failed(step) || failed(p) || failed(d))
+      return failure();
+    // -lr as torch's alpha=-lr: rounded from double once.
+    CExpr negLr = w.declare(
+        lr->level, t, fmt::format("({})(-(double){})", t, lr->code), "s");
+    int el = std::max({p->level, d->level, negLr.level, step->level});
+    std::string dc = d->code;
+    if (wd != 0.0) // d_p = d_p.add(param, alpha=weight_decay)
+      dc = w.declare(el, t, fmt::format("{}({}, {}, {})", fmaFn, p->code,
+                                        f(wd), dc))
+               .code;
+    SmallVector<CExpr> results;
+    CExpr buf2;
+    if (Value buffer = op.getMomentumBuffer()) {
+      FailureOr<CExpr> buf = load(buffer, coords, ct);
+      if (failed(buf))
+        return failure();
+      el = std::max(el, buf->level);
+      // The first step (step == 1) starts the buffer from d_p, as torch's
+      // clone; later ones: buf.mul_(momentum).add_(d_p, alpha=1-dampening).
+      buf2 = w.declare(el, t,
+                       fmt::format("{} == 1LL ? {} : {}({}, {}, {} * {})",
+                                   step->code, dc, fmaFn, dc,
+                                   f(1.0 - dampening), buf->code,
+                                   f(momentum)));
+      dc = op.getNesterov() ? w.declare(el, t,
+                                        fmt::format("{}({}, {}, {})", fmaFn,
+                                                    buf2.code, f(momentum),
+                                                    dc))
+                                  .code
+                            : buf2.code;
+    }
+    // param.add_(d_p, alpha=-lr)
+    CExpr p2 = w.declare(
+        el, t, fmt::format("{}({}, {}, {})", fmaFn, dc, negLr.code, p->code));
+    results.push_back(finish(op.getParamOut(), p2));
+    if (op.getMomentumBuffer())
+      results.push_back(finish(op.getMomentumBufferOut(), buf2));
+    return results;
+  }
+
+  ValueEmitter &ve;
+  KernelWriter &w;
+  MLIRContext *ctx = nullptr;
+};
+} // namespace
+
+FailureOr<CudaKernel>
+mlir::tfc::cuda::emitMultiTensorKernel(KernelInfo &info) {
+  // One loop per distinct output shape, in output order.
+  SmallVector<SmallVector<unsigned>> groups;
+  SmallVector<ArrayRef<int64_t>> groupShapes;
+  for (auto [k, out] : llvm::enumerate(info.outputs)) {
+    ArrayRef<int64_t> shape = shapeOf(out);
+    auto *it = llvm::find(groupShapes, shape);
+    if (it == groupShapes.end()) {
+      groupShapes.push_back(shape);
+      groups.emplace_back();
+      it = groupShapes.end() - 1;
+    }
+    groups[it - groupShapes.begin()].push_back(k);
+  }
+
+  KernelWriter w;
+  ValueEmitter ve(w, *info.body, info.indexType);
+  OptimizerEmitter optimizer(ve);
+  ve.anchorHook = [&](OpResult r, ArrayRef<IndexExpr> coords) {
+    return optimizer.emit(r, coords);
+  };
+  const std::string &idx = info.indexType;
+  int64_t largest = 1, total = 0;
+  for (auto [shape, outs] : llvm::zip(groupShapes, groups)) {
+    int64_t n = numElements(shape);
+    largest = std::max(largest, n);
+    total += n;
+    w.push(fmt::format("for ({0} i = ({0})blockIdx.x * blockDim.x + "
+                       "threadIdx.x; i < {1}; i += ({0})gridDim.x * "
+                       "blockDim.x) {{",
+                       idx, n),
+           "}");
+    int var = w.addVar("i", n, w.depth());
+    IndexExpr i = IndexExpr::variable(w.vars(), var);
+    SmallVector<IndexExpr> coords = ve.coordsOf(i, shape);
+    for (unsigned k : outs) {
+      FailureOr<CExpr> value = ve.emit(info.outputs[k], coords);
+      if (failed(value))
+        return failure();
+      w.line(storeOutput(info, k, "i", value->code));
+    }
+    w.pop();
+  }
+
+  CudaKernel kernel;
+  // Enough threads for the largest tensor (each loop is grid-stride).
+  kernel.grid = {
+      std::clamp<int64_t>(ceilDivide(largest, kThreads), 1, kMaxBlocks), 1, 1};
+  kernel.block = {kThreads, 1, 1};
+  std::string summary =
+      fmt::format("multi_tensor over {} tensor shape(s), {} elements",
+                  groups.size(), total);
+  kernel.source = assembleSource(info, w, kThreads, summary);
+  return kernel;
+}

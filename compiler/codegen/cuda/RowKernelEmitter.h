@@ -1,0 +1,105 @@
+//===- RowKernelEmitter.h - the row-reduction kernel emitter ----*- C++ -*-===//
+//
+// Internal to compiler/codegen/cuda: the emitter of row-reduction kernels,
+// shared by RowReductionKernel.cpp (forward anchors, geometry, the kernel
+// skeleton) and RowReductionGradKernel.cpp (backward anchors).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_COMPILER_CODEGEN_CUDA_ROWKERNELEMITTER_H
+#define TFC_COMPILER_CODEGEN_CUDA_ROWKERNELEMITTER_H
+
+#include "compiler/codegen/cuda/KernelEmitters.h"
+#include "compiler/codegen/cuda/ValueEmitter.h"
+
+#include "dialects/tfc/TfcOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <memory>
+#include <set>
+#include <string>
+
+namespace mlir::tfc::cuda {
+
+/// Registers (32-bit) a thread may spend on row arrays; more spills.
+constexpr int64_t kRegisterBudget = 64;
+/// Rows (warps) per block in warp-per-row mode.
+constexpr int64_t kWarpsPerBlock = 8;
+constexpr int64_t kMaxBlocks = 65535;
+/// Blocks of a kernel with a cross-block loss stage: the last block sums
+/// one partial per block sequentially.
+constexpr int64_t kMaxLossBlocks = 512;
+
+enum class Combine { Sum, Max };
+
+/// A cross_entropy whose per-row losses are summed over the grid.
+struct LossAccumulator {
+  CrossEntropyOp op;
+  std::string loss, count; ///< per-thread running sums (level 0)
+};
+
+class RowKernelEmitter {
+public:
+  explicit RowKernelEmitter(KernelInfo &info) : info(info) {}
+  FailureOr<CudaKernel> run();
+
+private:
+  LogicalResult plan();
+  IndexExpr openLanes();
+  void closeLanes();
+  std::string allReduce(const std::string &acc, Combine combine,
+                        const std::string &type);
+  FailureOr<std::string>
+  reduce(Value x, Combine combine, Type accType,
+         llvm::function_ref<std::string(StringRef)> term);
+  LogicalResult materialize(Value x, bool wanted);
+  LogicalResult emitAnchor(Operation *op);
+  FailureOr<CExpr> anchorResult(OpResult result, ArrayRef<IndexExpr> coords);
+  bool isCurrentRow(Value value, ArrayRef<IndexExpr> coords);
+  std::string rowKey(Value value);
+  CExpr rowStat(Type accType, const std::string &expr);
+  LogicalResult emitGridStage();
+  // Backward ops (softmax_grad, log_softmax_grad, layer_norm_grad_input,
+  // rms_norm_grad_input, cross_entropy_grad).
+  FailureOr<std::string> reduceWith(
+      Type accType,
+      llvm::function_ref<FailureOr<std::string>(const IndexExpr &)> term);
+  LogicalResult emitLabelCounts();
+  LogicalResult emitGradAnchor(Operation *op);
+  LogicalResult normGradTerms(Operation *op, ArrayRef<IndexExpr> coords,
+                              std::string &g, std::string &xhat, int &level);
+  FailureOr<CExpr> gradAnchorResult(OpResult result,
+                                    ArrayRef<IndexExpr> coords);
+
+  KernelInfo &info;
+  KernelWriter w;
+  std::unique_ptr<ValueEmitter> ve;
+
+  // Geometry and mapping.
+  int64_t rows = 0, length = 0;
+  bool warpPerRow = true;
+  int64_t threads = 0, perThread = 0, grid = 0, rowsPerBlock = 1;
+  int rowVar = -1, rowLevel = 1, laneLevel = 2, lanePushes = 0;
+  std::string laneId; ///< "lane" or "threadIdx.x"
+
+  SmallVector<Operation *> anchors;
+  llvm::DenseSet<Operation *> emitted;
+  llvm::DenseMap<Operation *, SmallVector<std::string>> stats;
+  llvm::DenseMap<Value, std::string> rowArrays;
+  int64_t registersLeft = kRegisterBudget;
+  std::set<std::string> sharedTypes;
+  SmallVector<LossAccumulator> losses;
+  llvm::DenseSet<Value> afterAllRows; ///< values that need every row's loss
+  /// cross_entropy_grad (mean): the number of rows not ignored, a kernel-wide
+  /// value every warp (or block) counts before the row loop.
+  llvm::DenseMap<Operation *, std::string> labelCounts;
+};
+
+/// The input a row-reduction anchor reduces.
+inline Value anchorInput(Operation *op) { return op->getOperand(0); }
+
+} // namespace mlir::tfc::cuda
+
+#endif // TFC_COMPILER_CODEGEN_CUDA_ROWKERNELEMITTER_H

@@ -1,0 +1,178 @@
+//===- TfcNNVjps.cpp - VJPs of the NN and activation ops ------------------===//
+//
+// The NN ops differentiate through the named backward ops (TfcGradOps.td),
+// which reuse what the forward computed (layer_norm's statistics, softmax's
+// probabilities) and map onto one kernel each. Attention is differentiated
+// by recomputing its decomposition at the backward's position (scores and
+// probabilities are not kept alive across the whole forward, as a fused
+// attention kernel would do) and chaining the VJPs of its parts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/tfc/TfcVjps.h"
+
+#include "dialects/tfc/TfcShapeUtils.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::tfc;
+
+namespace {
+
+using Cotangents = FailureOr<SmallVector<Value>>;
+
+Cotangents vjp(EmbeddingOp op, VjpBuilder &v, ArrayRef<Value> cots) {
+  Value table = v.builder().create<EmbeddingGradOp>(
+      v.location(), op.getTable().getType(), cots[0], op.getIds());
+  return SmallVector<Value>{table, Value()};
+}
+
+/// Statistics results (mean, rstd) are only read by backward ops; a
+/// gradient flowing into them means the model differentiates through them.
+LogicalResult noStatisticsCotangents(Operation *op, ArrayRef<Value> cots) {
+  for (Value cot : cots.drop_front())
+    if (cot)
+      return op->emitError()
+             << "cannot differentiate through the statistics results of '"
+             << op->getName() << "' (only its first result is differentiable)";
+  return success();
+}
+
+Cotangents vjp(LayerNormOp op, VjpBuilder &v, ArrayRef<Value> cots) {
+  if (failed(noStatisticsCotangents(op, cots)))
+    return failure();
+  Value dy = cots[0];
+  auto grad = v.builder().create<LayerNormGradOp>(
+      v.location(), dy, op.getX(), op.getMean(), op.getRstd(), op.getWeight(),
+      op.getNormalizedRankAttr());
+  Value dbias;
+  if (Value bias = op.getBias()) {
+    // Without a weight the grad op returns dx alone: the bias gradient is
+    // then the column sum of dy.
+    dbias = op.getWeight() ? grad.getDbias()
+                           : v.sumToShape(dy, tensorTypeOf(bias));
+    dbias = v.convert(dbias, tensorTypeOf(bias).getElementType());
+  }
+  SmallVector<Value> result{grad.getDx()};
+  if (op.getWeight())
+    result.push_back(grad.getDweight());
+  if (op.getBias())
+    result.push_back(dbias);
+  return result;
+}
+
+Cotangents vjp(RmsNormOp op, VjpBuilder &v, ArrayRef<Value> cots) {
+  if (failed(noStatisticsCotangents(op, cots)))
+    return failure();
+  auto grad = v.builder().create<RmsNormGradOp>(
+      v.location(), cots[0], op.getX(), op.getRstd(), op.getWeight(),
+      op.getNormalizedRankAttr());
+  SmallVector<Value> result{grad.getDx()};
+  if (op.getWeight())
+    result.push_back(grad.getDweight());
+  return result;
+}
+
+Cotangents vjp(SoftmaxOp op, VjpBuilder &v, ArrayRef<Value> cots) {
+  return SmallVector<Value>{v.builder().create<SoftmaxGradOp>(
+      v.location(), op.getType(), cots[0], op.getResult(), op.getDimAttr())};
+}
+
+Cotangents vjp(LogSoftmaxOp op, VjpBuilder &v, ArrayRef<Value> cots) {
+  return SmallVector<Value>{v.builder().create<LogSoftmaxGradOp>(
+      v.location(), op.getType(), cots[0], op.getResult(), op.getDimAttr())};
+}
+
+Cotangents vjp(GeluOp op, VjpBuilder &v, ArrayRef<Value> cots) {
+  return SmallVector<Value>{v.builder().create<GeluGradOp>(
+      v.location(), op.getType(), cots[0], op.getX(), op.getApproximateAttr())};
+}
+
+Cotangents vjp(SiluOp op, VjpBuilder &v, ArrayRef<Value> cots) {
+  return SmallVector<Value>{v.builder().create<SiluGradOp>(
+      v.location(), op.getType(), cots[0], op.getX())};
+}
+
+Cotangents vjp(CrossEntropyOp op, VjpBuilder &v, ArrayRef<Value> cots) {
+  Value dlogits = v.builder().create<CrossEntropyGradOp>(
+      v.location(), op.getLogits().getType(), cots[0], op.getLogits(),
+      op.getLabels(), op.getIgnoreIndexAttr(), op.getLabelSmoothingAttr(),
+      op.getReductionAttr());
+  return SmallVector<Value>{dlogits, Value()};
+}
+
+Cotangents vjp(AttentionOp op, VjpBuilder &v, ArrayRef<Value> cots) {
+  // Forward, as --tfc-decompose builds it: s = q k^T * scale (+ causal
+  // mask), p = softmax(s) in accumulationType, pd = dropout(p), o = pd v.
+  OpBuilder &b = v.builder();
+  Location loc = v.location();
+  Value q = op.getQ(), k = op.getK(), val = op.getV(), g = cots[0];
+  auto qType = tensorTypeOf(q), kType = tensorTypeOf(k);
+  Type elementType = qType.getElementType();
+  Type accType = accumulationType(elementType);
+  int64_t rank = qType.getRank();
+  int64_t t = qType.getDimSize(rank - 2), s = kType.getDimSize(rank - 2);
+
+  Value scale = v.scalar(accType, op.getEffectiveScale());
+  Value scores = v.mul(v.matmul(q, k, false, true, accType), scale);
+  if (op.getCausal()) {
+    auto indexType = RankedTensorType::get({t, s}, b.getI32Type());
+    Value row = b.create<IotaOp>(loc, indexType, /*dim=*/0);
+    Value col = b.create<IotaOp>(loc, indexType, /*dim=*/1);
+    Value negInf = v.scalar(accType, -std::numeric_limits<double>::infinity());
+    scores = v.select(v.compare(CompareDirection::le, col, row), scores,
+                      negInf);
+  }
+  auto scoresType = tensorTypeOf(scores);
+  Value probs = b.create<SoftmaxOp>(loc, scoresType, scores,
+                                    b.getI64IntegerAttr(-1));
+  FloatAttr p = op.getDropoutAttr();
+  bool dropout = p && p.getValueAsDouble() != 0.0;
+  Value dropped = probs;
+  if (dropout)
+    dropped = b.create<DropoutOp>(loc, scoresType, probs, op.getSeed(),
+                                  op.getOffset(), p);
+  dropped = v.convert(dropped, elementType);
+
+  // Backward: dv = pd^T g, dpd = g v^T, dp = dropout(dpd) (linear, same
+  // mask), ds = softmax_grad(dp, p) * scale (zero where masked, since p is
+  // zero there), dq = ds k, dk = ds^T q.
+  Value dv = v.matmul(dropped, g, true, false);
+  Value dprobs = v.matmul(g, val, false, true, accType);
+  if (dropout)
+    dprobs = b.create<DropoutOp>(loc, scoresType, dprobs, op.getSeed(),
+                                 op.getOffset(), p);
+  Value dscores = v.mul(b.create<SoftmaxGradOp>(loc, scoresType, dprobs, probs,
+                                                b.getI64IntegerAttr(-1)),
+                        scale);
+  dscores = v.convert(dscores, elementType);
+  Value dq = v.matmul(dscores, k, false, false);
+  Value dk = v.matmul(dscores, q, true, false);
+  SmallVector<Value> result{dq, dk, dv};
+  if (op.getSeed())
+    result.append({Value(), Value()});
+  return result;
+}
+
+/// The external model of one NN op: forwards to its vjp().
+template <typename OpT>
+struct NNVjp : DifferentiableOpInterface::ExternalModel<NNVjp<OpT>, OpT> {
+  FailureOr<SmallVector<Value>>
+  buildVjp(Operation *op, OpBuilder &builder,
+           ArrayRef<Value> resultCotangents) const {
+    VjpBuilder v(builder, op->getLoc());
+    return vjp(cast<OpT>(op), v, resultCotangents);
+  }
+};
+
+template <typename... OpTs> void attach(MLIRContext *context) {
+  (OpTs::template attachInterface<NNVjp<OpTs>>(*context), ...);
+}
+
+} // namespace
+
+void mlir::tfc::detail::attachNNVjps(MLIRContext *context) {
+  attach<EmbeddingOp, LayerNormOp, RmsNormOp, SoftmaxOp, LogSoftmaxOp, GeluOp,
+         SiluOp, CrossEntropyOp, AttentionOp>(context);
+}

@@ -1,0 +1,75 @@
+//===- TfcVjps.h - vector-Jacobian products of tfc ops ----------*- C++ -*-===//
+//
+// DifferentiableOpInterface is implemented by external models attached to
+// the differentiable ops when the dialect is loaded. The models live in
+// TfcVjps.cpp (elementwise, shape, reduction, matmul, dropout) and
+// TfcNNVjps.cpp (the NN ops, through the named backward ops); VjpBuilder is
+// the small op-building vocabulary both share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_DIALECTS_TFC_TFCVJPS_H
+#define TFC_DIALECTS_TFC_TFCVJPS_H
+
+#include "dialects/tfc/TfcOps.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tfc {
+
+/// Attaches DifferentiableOpInterface to every differentiable tfc op (called
+/// from TfcDialect::initialize, after all ops are registered).
+void attachDifferentiableInterfaces(MLIRContext *context);
+
+namespace detail {
+/// Attaches the models of TfcVjps.cpp.
+void attachCoreVjps(MLIRContext *context);
+/// Attaches the models of TfcNNVjps.cpp.
+void attachNNVjps(MLIRContext *context);
+} // namespace detail
+
+/// Builds the ops of a VJP at the builder's insertion point with one
+/// location. Binary helpers broadcast numpy-style and infer their result
+/// type, so VJP code reads like the math.
+class VjpBuilder {
+public:
+  VjpBuilder(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
+
+  /// A rank-0 constant of a float `elementType`.
+  Value scalar(Type elementType, double value);
+  /// A splat zero of `type`.
+  Value zeros(RankedTensorType type);
+
+  Value add(Value lhs, Value rhs);
+  Value sub(Value lhs, Value rhs);
+  Value mul(Value lhs, Value rhs);
+  Value div(Value lhs, Value rhs);
+  Value neg(Value x);
+  Value compare(CompareDirection direction, Value lhs, Value rhs);
+  Value select(Value condition, Value onTrue, Value onFalse);
+  Value reshape(Value x, ArrayRef<int64_t> shape);
+  Value convert(Value x, Type elementType);
+  /// Adds `cotangent` over the dimensions that numpy broadcasting expanded
+  /// `type` to, and reshapes the sum to `type` (the VJP of a broadcast).
+  Value sumToShape(Value cotangent, RankedTensorType type);
+  /// matmul with the result type computed (element type `resultElement`,
+  /// the operands' when null).
+  Value matmul(Value a, Value bv, bool transposeA, bool transposeB,
+               Type resultElement = {});
+
+  OpBuilder &builder() { return b; }
+  Location location() const { return loc; }
+
+private:
+  OpBuilder &b;
+  Location loc;
+};
+
+/// Returns `value`'s ranked tensor type.
+inline RankedTensorType tensorTypeOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+} // namespace mlir::tfc
+
+#endif // TFC_DIALECTS_TFC_TFCVJPS_H

@@ -1,0 +1,218 @@
+//===- Autodiff.cpp - --tfc-autodiff --------------------------------------===//
+//
+// Reverse-mode differentiation of a single-block loss function. The forward
+// is kept as it is (the backward reads its activations); the backward is
+// appended in reverse program order, one VJP per op on a path from a
+// parameter to the loss, each built by the op's DifferentiableOpInterface.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/autodiff/Passes.h"
+
+#include "dialects/tfc/TfcOps.h"
+#include "dialects/tfc/TfcVjps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace tfc {
+#define GEN_PASS_DEF_TFCAUTODIFFPASS
+#include "passes/autodiff/Passes.h.inc"
+} // namespace tfc
+
+using namespace mlir;
+using namespace mlir::tfc;
+
+namespace {
+
+bool isFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa<FloatType>(tensor.getElementType());
+}
+
+/// Appends the backward of `func` (a clone of the loss function) and makes
+/// it return (loss, gradient of each parameter in `params`).
+class ReverseMode {
+public:
+  ReverseMode(func::FuncOp func, ArrayRef<unsigned> params)
+      : func(func), params(params) {}
+
+  LogicalResult run() {
+    Block &block = func.front();
+    auto ret = cast<func::ReturnOp>(block.getTerminator());
+    Value loss = ret.getOperand(0);
+    findActiveValues(block);
+
+    OpBuilder builder(ret);
+    VjpBuilder v(builder, ret.getLoc());
+    if (active.contains(loss)) {
+      cotangents[loss] = v.scalar(tensorTypeOf(loss).getElementType(), 1.0);
+      // The backward ops are inserted before the return, so the walk must
+      // not visit them: stop at the first op that was there before.
+      SmallVector<Operation *> forward;
+      for (Operation &op : block.without_terminator())
+        forward.push_back(&op);
+      for (Operation *op : llvm::reverse(forward))
+        if (failed(differentiate(op, builder)))
+          return failure();
+    }
+
+    SmallVector<Value> results{loss};
+    SmallVector<Type> resultTypes{loss.getType()};
+    for (unsigned index : params) {
+      Value arg = func.getArgument(index);
+      Value grad = cotangents.lookup(arg);
+      if (!grad)
+        grad = v.zeros(tensorTypeOf(arg));
+      results.push_back(grad);
+      resultTypes.push_back(arg.getType());
+    }
+    ret->setOperands(results);
+    func.setFunctionType(FunctionType::get(
+        func.getContext(), func.getArgumentTypes(), resultTypes));
+    func.removeResAttrsAttr();
+    eraseDeadOps(block);
+    return success();
+  }
+
+private:
+  /// Marks the float values that depend on a parameter: only those can
+  /// carry a gradient back to one.
+  void findActiveValues(Block &block) {
+    for (unsigned index : params)
+      active.insert(func.getArgument(index));
+    for (Operation &op : block.without_terminator()) {
+      if (llvm::none_of(op.getOperands(),
+                        [&](Value v) { return active.contains(v); }))
+        continue;
+      for (Value result : op.getResults())
+        if (isFloatTensor(result.getType()))
+          active.insert(result);
+    }
+  }
+
+  LogicalResult differentiate(Operation *op, OpBuilder &builder) {
+    SmallVector<Value> resultCotangents;
+    for (Value result : op->getResults())
+      resultCotangents.push_back(cotangents.lookup(result));
+    if (llvm::all_of(resultCotangents, [](Value c) { return !c; }))
+      return success();
+    auto differentiable = dyn_cast<DifferentiableOpInterface>(op);
+    if (!differentiable)
+      return op->emitError()
+             << "'" << op->getName()
+             << "' is not differentiable but lies on the path from a "
+                "parameter to the loss";
+    FailureOr<SmallVector<Value>> operandCotangents =
+        differentiable.buildVjp(builder, resultCotangents);
+    if (failed(operandCotangents))
+      return failure();
+    if (operandCotangents->size() != op->getNumOperands())
+      return op->emitError() << "the VJP of '" << op->getName()
+                             << "' returned " << operandCotangents->size()
+                             << " cotangents for " << op->getNumOperands()
+                             << " operands";
+    for (auto [index, operand, cotangent] :
+         llvm::enumerate(op->getOperands(), *operandCotangents)) {
+      if (!cotangent || !active.contains(operand))
+        continue;
+      if (cotangent.getType() != operand.getType())
+        return op->emitError()
+               << "the VJP of '" << op->getName() << "' built a cotangent of "
+               << cotangent.getType() << " for operand #" << index << " of "
+               << operand.getType();
+      // Several uses (tied weights, residual streams): gradients add up.
+      Value &sum = cotangents[operand];
+      sum = sum ? builder.create<AddOp>(cotangent.getLoc(), operand.getType(),
+                                        sum, cotangent)
+                      .getResult()
+                : cotangent;
+    }
+    return success();
+  }
+
+  /// VJPs build cotangents of every operand; those of inactive operands
+  /// (and forward values the backward does not read) are dropped here.
+  static void eraseDeadOps(Block &block) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : block.without_terminator())
+      ops.push_back(&op);
+    // Users come after their operands: erasing in reverse frees chains.
+    for (Operation *op : llvm::reverse(ops))
+      if (isOpTriviallyDead(op))
+        op->erase();
+  }
+
+  func::FuncOp func;
+  ArrayRef<unsigned> params;
+  llvm::DenseSet<Value> active;
+  llvm::DenseMap<Value, Value> cotangents;
+};
+
+struct TfcAutodiffPass
+    : public ::tfc::impl::TfcAutodiffPassBase<TfcAutodiffPass> {
+  using TfcAutodiffPassBase::TfcAutodiffPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto func = module.lookupSymbol<func::FuncOp>(function);
+    if (!func) {
+      module.emitError("--tfc-autodiff: no func.func @")
+          << function << " to differentiate (choose one with function=<name>)";
+      return signalPassFailure();
+    }
+    if (failed(checkLossFunction(func)))
+      return signalPassFailure();
+    std::string gradName = function + "_grad";
+    if (module.lookupSymbol(gradName)) {
+      func.emitError("--tfc-autodiff: the module already has a symbol @")
+          << gradName;
+      return signalPassFailure();
+    }
+    SmallVector<unsigned> params;
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (func.getArgAttr(i, TfcDialect::kParamAttrName))
+        params.push_back(i);
+    if (params.empty()) {
+      func.emitError("--tfc-autodiff: @")
+          << function << " has no argument marked tfc.param: nothing to "
+                         "differentiate";
+      return signalPassFailure();
+    }
+
+    func::FuncOp grad = func.clone();
+    grad.setName(gradName);
+    SymbolTable(module).insert(grad, std::next(Block::iterator(func)));
+    if (failed(ReverseMode(grad, params).run())) {
+      grad.erase();
+      return signalPassFailure();
+    }
+  }
+
+  static LogicalResult checkLossFunction(func::FuncOp func) {
+    if (func.isExternal() || !func.getBody().hasOneBlock())
+      return func.emitError("--tfc-autodiff: @")
+             << func.getName() << " must have a body of exactly one block";
+    ArrayRef<Type> results = func.getResultTypes();
+    auto loss = results.size() == 1
+                    ? dyn_cast<RankedTensorType>(results.front())
+                    : RankedTensorType();
+    if (!loss || loss.getRank() != 0 || !isFloatTensor(loss)) {
+      std::string got;
+      llvm::raw_string_ostream os(got);
+      llvm::interleaveComma(results, os);
+      return func.emitError("--tfc-autodiff: @")
+             << func.getName()
+             << " must return one scalar loss (a 0-d floating-point tensor), "
+                "got ("
+             << got << ")";
+    }
+    return success();
+  }
+};
+
+} // namespace

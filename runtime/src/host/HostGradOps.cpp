@@ -1,0 +1,443 @@
+//===- HostGradOps.cpp - backward ops of host programs --------------------===//
+//
+// Validation and evaluation of the backward ops that survive to kernels:
+// gelu_grad and silu_grad (pointwise, chained like any elementwise op),
+// softmax_grad / log_softmax_grad, layer_norm_grad_input /
+// rms_norm_grad_input and cross_entropy_grad (row ops on whole tensors).
+// Formulas follow PyTorch's CPU backward kernels; row sums accumulate in the
+// accumulation type (float for f32/f16/bf16, double for f64) and each result
+// is rounded to its dtype once. layer_norm_grad, rms_norm_grad and
+// embedding_grad are composites: --tfc-decompose rewrites them before
+// kernels exist, so they never appear here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/src/host/HostKernels.h"
+#include "runtime/src/host/HostMath.h"
+#include "runtime/src/host/HostProgramVerify.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace tfc::rt::host {
+
+namespace {
+
+bool isFloat(DType d) {
+  return d == DType::F32 || d == DType::F64 || d == DType::F16 ||
+         d == DType::BF16;
+}
+
+std::string typeStr(const ValueType &t) {
+  return std::string(dtypeName(t.dtype)) + " " + formatShape(t.shape);
+}
+
+/// The rules of one backward op; `problem` holds the first violation.
+struct GradChecker {
+  const HostProgram &prog;
+  HostOp &op;
+  AttrMap &attrs;
+  std::string problem;
+
+  bool fail(std::string m) {
+    if (problem.empty())
+      problem = std::move(m);
+    return false;
+  }
+  const ValueType &in(size_t i) const { return prog.values[op.operands[i]]; }
+  const ValueType &res(size_t i) const { return prog.values[op.results[i]]; }
+  bool present(size_t i) const { return op.operands[i] >= 0; }
+
+  bool arity(size_t nOperands, size_t firstOptional = SIZE_MAX) {
+    if (op.operands.size() != nOperands)
+      return fail("expected " + std::to_string(nOperands) + " operands, got " +
+                  std::to_string(op.operands.size()));
+    if (op.results.size() != 1)
+      return fail("expected 1 result, got " +
+                  std::to_string(op.results.size()));
+    for (size_t i = 0; i < nOperands && i < firstOptional; ++i)
+      if (!present(i))
+        return fail("operand " + std::to_string(i) + " may not be absent");
+    return true;
+  }
+  /// Operands `a` and `b` are float tensors of one dtype and shape.
+  bool sameFloat(size_t a, size_t b) {
+    if (!isFloat(in(a).dtype))
+      return fail("operand " + std::to_string(a) + " must be a float tensor, " +
+                  "got " + typeStr(in(a)));
+    if (in(a).dtype != in(b).dtype || in(a).shape != in(b).shape)
+      return fail("operands " + std::to_string(a) + " and " +
+                  std::to_string(b) + " must have one type, got " +
+                  typeStr(in(a)) + " and " + typeStr(in(b)));
+    return true;
+  }
+  bool resultIs(DType d, const std::vector<int64_t> &shape) {
+    if (res(0).dtype != d || res(0).shape != shape)
+      return fail("result is " + typeStr(res(0)) + " but the op computes " +
+                  dtypeName(d) + " " + formatShape(shape));
+    return true;
+  }
+  const std::string *take(const char *k) {
+    auto it = attrs.find(k);
+    if (it == attrs.end()) {
+      fail(std::string("missing attribute '") + k + "'");
+      return nullptr;
+    }
+    scratch = it->second;
+    attrs.erase(it);
+    return &scratch;
+  }
+  bool takeInt(const char *k, int64_t &v) {
+    const std::string *s = take(k);
+    if (!s)
+      return false;
+    auto p = parseIntToken(*s);
+    if (!p)
+      return fail(std::string("attribute '") + k + "' is not an integer: '" +
+                  *s + "'");
+    v = *p;
+    return true;
+  }
+  bool takeFloat(const char *k, double &v) {
+    const std::string *s = take(k);
+    if (!s)
+      return false;
+    auto p = parseFloatToken(*s);
+    if (!p)
+      return fail(std::string("attribute '") + k + "' is not a number: '" + *s +
+                  "'");
+    v = *p;
+    return true;
+  }
+  bool takeKeyword(const char *k, const char *a, const char *b, bool &isB) {
+    const std::string *s = take(k);
+    if (!s)
+      return false;
+    if (*s != a && *s != b)
+      return fail(std::string("attribute '") + k + "' has unknown value '" +
+                  *s + "'");
+    isB = *s == b;
+    return true;
+  }
+  std::string scratch;
+
+  bool check();
+  bool checkNormGrad(bool layerNorm);
+  bool checkCrossEntropyGrad();
+};
+
+bool GradChecker::checkNormGrad(bool layerNorm) {
+  size_t nStats = layerNorm ? 2 : 1, weightIdx = 2 + nStats;
+  if (!arity(weightIdx + 1, /*firstOptional=*/weightIdx) || !sameFloat(0, 1) ||
+      !takeInt("normalized_rank", op.normalizedRank))
+    return false;
+  const auto &s = in(1).shape;
+  int64_t rank = (int64_t)s.size();
+  if (op.normalizedRank < 1 || op.normalizedRank > rank)
+    return fail("normalized_rank out of range");
+  std::vector<int64_t> stat(s);
+  for (int64_t d = rank - op.normalizedRank; d < rank; ++d)
+    stat[d] = 1;
+  DType acc = accumulationDType(in(1).dtype);
+  for (size_t i = 2; i < weightIdx; ++i)
+    if (in(i).dtype != acc || in(i).shape != stat)
+      return fail("statistics must be " + std::string(dtypeName(acc)) + " " +
+                  formatShape(stat) + ", got " + typeStr(in(i)));
+  std::vector<int64_t> normShape(s.end() - op.normalizedRank, s.end());
+  if (present(weightIdx) &&
+      (!isFloat(in(weightIdx).dtype) || in(weightIdx).shape != normShape))
+    return fail("weight must be float of shape " + formatShape(normShape) +
+                ", got " + typeStr(in(weightIdx)));
+  return resultIs(in(1).dtype, s);
+}
+
+bool GradChecker::checkCrossEntropyGrad() {
+  if (!arity(3))
+    return false;
+  const ValueType &logits = in(1), &labels = in(2);
+  if (!isFloat(logits.dtype) || logits.shape.size() != 2)
+    return fail("logits must be a 2-d float tensor, got " + typeStr(logits));
+  if ((labels.dtype != DType::I32 && labels.dtype != DType::I64) ||
+      labels.shape.size() != 1 || labels.shape[0] != logits.shape[0])
+    return fail("labels must be 1-d i32/i64 with one label per row, got " +
+                typeStr(labels));
+  if (in(0).dtype != accumulationDType(logits.dtype) || !in(0).shape.empty())
+    return fail("dloss must be a " +
+                std::string(dtypeName(accumulationDType(logits.dtype))) +
+                " scalar, got " + typeStr(in(0)));
+  bool sum = false;
+  if (!takeInt("ignore_index", op.ignoreIndex) ||
+      !takeFloat("label_smoothing", op.labelSmoothing) ||
+      !takeKeyword("reduction", "mean", "sum", sum))
+    return false;
+  op.reductionMean = !sum;
+  if (!(op.labelSmoothing >= 0.0 && op.labelSmoothing <= 1.0))
+    return fail("label_smoothing must lie in [0, 1]");
+  return resultIs(logits.dtype, logits.shape);
+}
+
+bool GradChecker::check() {
+  switch (op.code) {
+  case OpCode::GeluGrad:
+  case OpCode::SiluGrad:
+    if (!arity(2) || !sameFloat(0, 1))
+      return false;
+    if (op.code == OpCode::GeluGrad &&
+        !takeKeyword("approximate", "none", "tanh", op.geluTanh))
+      return false;
+    return resultIs(in(0).dtype, in(0).shape);
+  case OpCode::SoftmaxGrad:
+  case OpCode::LogSoftmaxGrad: {
+    if (!arity(2) || !sameFloat(0, 1) || !takeInt("dim", op.dim))
+      return false;
+    int64_t rank = (int64_t)in(0).shape.size();
+    if (op.dim < -rank || op.dim >= rank || rank == 0)
+      return fail("dim " + std::to_string(op.dim) + " out of range for rank " +
+                  std::to_string(rank));
+    if (op.dim < 0)
+      op.dim += rank;
+    return resultIs(in(0).dtype, in(0).shape);
+  }
+  case OpCode::LayerNormGradInput:
+    return checkNormGrad(true);
+  case OpCode::RmsNormGradInput:
+    return checkNormGrad(false);
+  case OpCode::CrossEntropyGrad:
+    return checkCrossEntropyGrad();
+  default:
+    return fail("internal: not a backward op");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluation
+//===----------------------------------------------------------------------===//
+
+template <typename T> T rowSum(const T *x, int64_t n) {
+  // Eight partial sums combined pairwise, as HostReductionOps' row sums.
+  T a[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j)
+      a[j] += x[i + j];
+  T s = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+  for (; i < n; ++i)
+    s += x[i];
+  return s;
+}
+
+/// A float operand of either compute kind as T (the weight may be f32 while
+/// x is f64, or the reverse).
+template <typename T>
+const T *asKind(const HostProgram &prog, const HostOp &op, size_t i,
+                const void *p, std::vector<T> &tmp) {
+  if (!p)
+    return nullptr;
+  const ValueType &t = prog.values[op.operands[i]];
+  bool isDouble = computeKind(t.dtype) == ComputeKind::Double;
+  if (isDouble == std::is_same_v<T, double>)
+    return static_cast<const T *>(p);
+  tmp.resize(t.numel);
+  for (int64_t k = 0; k < t.numel; ++k)
+    tmp[k] = isDouble ? T(static_cast<const double *>(p)[k])
+                      : T(static_cast<const float *>(p)[k]);
+  return tmp.data();
+}
+
+/// softmax_grad: dx = y * (dy - sum(dy * y)); log_softmax_grad:
+/// dx = dy - exp(y) * sum(dy). Rows along `dim` may be strided.
+template <typename T>
+void softmaxGrad(const HostProgram &prog, const HostOp &op, const T *dy,
+                 const T *y, T *dx) {
+  const ValueType &t = prog.values[op.operands[0]];
+  int64_t len = t.shape[op.dim], inner = 1;
+  for (size_t d = op.dim + 1; d < t.shape.size(); ++d)
+    inner *= t.shape[d];
+  int64_t outer = len * inner == 0 ? 0 : t.numel / (len * inner);
+  bool log = op.code == OpCode::LogSoftmaxGrad;
+  std::vector<T> tmp(len), g(len), p(len), out(len);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      int64_t base = o * len * inner + i;
+      for (int64_t j = 0; j < len; ++j) {
+        g[j] = dy[base + j * inner];
+        p[j] = y[base + j * inner];
+        tmp[j] = log ? g[j] : g[j] * p[j];
+      }
+      T s = rowSum(tmp.data(), len);
+      for (int64_t j = 0; j < len; ++j)
+        dx[base + j * inner] = log ? g[j] - vexp(p[j]) * s : p[j] * (g[j] - s);
+    }
+  }
+  roundToDType(t.dtype, dx, t.numel);
+}
+
+/// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) with g = dy * weight
+/// (layer_norm; rms_norm has no mean(g) term and xhat = x * rstd).
+template <typename T>
+void normGrad(const HostProgram &prog, const HostOp &op,
+              const std::vector<const void *> &in, T *dx) {
+  bool ln = op.code == OpCode::LayerNormGradInput;
+  const ValueType &xt = prog.values[op.operands[1]];
+  int64_t len = 1;
+  for (size_t d = xt.shape.size() - op.normalizedRank; d < xt.shape.size(); ++d)
+    len *= xt.shape[d];
+  int64_t rows = len == 0 ? 0 : xt.numel / len;
+  const T *dy = static_cast<const T *>(in[0]);
+  const T *x = static_cast<const T *>(in[1]);
+  const T *mean = ln ? static_cast<const T *>(in[2]) : nullptr;
+  const T *rstd = static_cast<const T *>(in[ln ? 3 : 2]);
+  size_t wi = ln ? 4 : 3;
+  std::vector<T> wt;
+  const T *w = asKind<T>(prog, op, wi, in[wi], wt);
+  std::vector<T> g(len), xhat(len), gx(len);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T *dyr = dy + r * len, *xr = x + r * len;
+    T mu = mean ? mean[r] : T(0), rs = rstd[r];
+    for (int64_t i = 0; i < len; ++i) {
+      g[i] = w ? dyr[i] * w[i] : dyr[i];
+      xhat[i] = (xr[i] - mu) * rs;
+      gx[i] = g[i] * xhat[i];
+    }
+    T a = ln ? rowSum(g.data(), len) / T(len) : T(0);
+    T b = rowSum(gx.data(), len) / T(len);
+    T *dxr = dx + r * len;
+    for (int64_t i = 0; i < len; ++i)
+      dxr[i] = rs * (g[i] - a - xhat[i] * b);
+  }
+  roundToDType(xt.dtype, dx, xt.numel);
+}
+
+/// dlogits = dloss * s * (softmax - (1 - e) * onehot - e / C) per row not
+/// ignored, zeros for ignored rows; s = 1 / (rows not ignored) for mean.
+template <typename T>
+Status crossEntropyGrad(const HostProgram &prog, const HostOp &op,
+                        const std::vector<const void *> &in, T *dx) {
+  const ValueType &xt = prog.values[op.operands[1]];
+  int64_t rows = xt.shape[0], classes = xt.shape[1];
+  T dloss = *static_cast<const T *>(in[0]);
+  const T *x = static_cast<const T *>(in[1]);
+  const int64_t *labels = static_cast<const int64_t *>(in[2]);
+  int64_t counted = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t label = labels[r];
+    if (label == op.ignoreIndex)
+      continue;
+    if (label < 0 || label >= classes)
+      return Status::error(opContext(op) + "label " + std::to_string(label) +
+                           " of row " + std::to_string(r) + " is outside [0, " +
+                           std::to_string(classes) + ")");
+    ++counted;
+  }
+  T scale = op.reductionMean ? dloss / T(counted) : dloss;
+  T e = T(op.labelSmoothing), uniform = e / T(classes);
+  std::vector<T> p(classes);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T *xr = x + r * classes;
+    T *dr = dx + r * classes;
+    if (labels[r] == op.ignoreIndex) {
+      std::fill(dr, dr + classes, T(0));
+      continue;
+    }
+    T m = -std::numeric_limits<T>::infinity();
+    for (int64_t c = 0; c < classes; ++c)
+      m = std::isnan(xr[c]) || std::isnan(m) ? xr[c] + m
+                                             : (xr[c] > m ? xr[c] : m);
+    for (int64_t c = 0; c < classes; ++c)
+      p[c] = vexp(xr[c] - m);
+    T inv = T(1) / rowSum(p.data(), classes);
+    for (int64_t c = 0; c < classes; ++c)
+      dr[c] = scale * (p[c] * inv - uniform);
+    dr[labels[r]] -= scale * (T(1) - e);
+  }
+  roundToDType(xt.dtype, dx, xt.numel);
+  return Status::ok();
+}
+
+template <typename T>
+Status runTyped(const HostProgram &prog, const HostOp &op,
+                const std::vector<const void *> &in, T *out) {
+  switch (op.code) {
+  case OpCode::SoftmaxGrad:
+  case OpCode::LogSoftmaxGrad:
+    softmaxGrad(prog, op, static_cast<const T *>(in[0]),
+                static_cast<const T *>(in[1]), out);
+    return Status::ok();
+  case OpCode::LayerNormGradInput:
+  case OpCode::RmsNormGradInput:
+    normGrad(prog, op, in, out);
+    return Status::ok();
+  case OpCode::CrossEntropyGrad:
+    return crossEntropyGrad(prog, op, in, out);
+  default:
+    return Status::error(opContext(op) + "not a whole-tensor backward op");
+  }
+}
+
+/// gelu'(x) and silu'(x) times dy, PyTorch's GeluBackward / silu_backward.
+template <typename T>
+void activationGradT(const HostOp &op, const T *dy, const T *x, T *dx,
+                     int64_t n) {
+  if (op.code == OpCode::SiluGrad) {
+    for (int64_t i = 0; i < n; ++i) {
+      T s = T(1) / (T(1) + vexp(-x[i]));
+      dx[i] = dy[i] * s * (T(1) + x[i] * (T(1) - s));
+    }
+  } else if (op.geluTanh) {
+    const T kBeta = T(M_SQRT2 * M_2_SQRTPI * 0.5), kKappa = T(0.044715);
+    for (int64_t i = 0; i < n; ++i) {
+      T v = x[i], v2 = v * v;
+      T t = vtanh(kBeta * (v + kKappa * v2 * v));
+      T left = T(0.5) * v, right = T(1) + t;
+      T dLeft = T(0.5) * right;
+      T dRight = left * (T(1) - t * t) * kBeta * (T(1) + T(3) * kKappa * v2);
+      dx[i] = dy[i] * (dLeft + dRight);
+    }
+  } else {
+    // kAlpha = 1/sqrt(2), kBeta = 1/sqrt(2 pi).
+    const T kAlpha = T(M_SQRT1_2), kBeta = T(M_2_SQRTPI * M_SQRT1_2 * 0.5);
+    for (int64_t i = 0; i < n; ++i) {
+      T v = x[i];
+      T cdf = T(0.5) * (T(1) + verf(v * kAlpha));
+      T pdf = kBeta * vexp(T(-0.5) * v * v);
+      dx[i] = dy[i] * (cdf + v * pdf);
+    }
+  }
+}
+
+} // namespace
+
+std::string verifyGradOp(const HostProgram &prog, HostOp &op, AttrMap &attrs) {
+  GradChecker c{prog, op, attrs, {}, {}};
+  c.check();
+  return c.problem;
+}
+
+void activationGrad(const HostOp &op, const float *dy, const float *x,
+                    float *dx, int64_t n) {
+  activationGradT(op, dy, x, dx, n);
+}
+
+void activationGrad(const HostOp &op, const double *dy, const double *x,
+                    double *dx, int64_t n) {
+  activationGradT(op, dy, x, dx, n);
+}
+
+Status runGradOp(const HostProgram &prog, const HostOp &op,
+                 const std::vector<const void *> &operands,
+                 const std::vector<void *> &results) {
+  // dx has the dtype of operand 1 (x, y or the logits) in every case.
+  switch (computeKind(prog.values[op.operands[1]].dtype)) {
+  case ComputeKind::Float:
+    return runTyped(prog, op, operands, static_cast<float *>(results[0]));
+  case ComputeKind::Double:
+    return runTyped(prog, op, operands, static_cast<double *>(results[0]));
+  case ComputeKind::Int:
+    break;
+  }
+  return Status::error(opContext(op) + "backward ops need float operands");
+}
+
+} // namespace tfc::rt::host

@@ -1,0 +1,96 @@
+// RUN: tfc-translate --emit-cuda %s | FileCheck %s
+
+// Backward ops in kernels (TfcGradOps.td); test/codegen/cuda/CMakeLists.txt
+// also compiles every kernel here with NVRTC for sm_80 and sm_90.
+
+// gelu_grad and silu_grad are pointwise: dy * f'(x) per element, fused
+// with each other.
+// CHECK-LABEL: // ===== kernel activation_grads: kind pointwise
+// CHECK: erff(
+// CHECK: tanhf(
+func.func @activation_grads(%dy: tensor<16x64x512xf32>, %x: tensor<16x64x512xf32>) -> tensor<16x64x512xf32> {
+  %r = tfc.fusion pointwise (%a = %dy : tensor<16x64x512xf32>, %b = %x : tensor<16x64x512xf32>) -> tensor<16x64x512xf32> {
+    %0 = tfc.gelu_grad %a, %b : tensor<16x64x512xf32>
+    %1 = tfc.gelu_grad %0, %b approximate tanh : tensor<16x64x512xf32>
+    %2 = tfc.silu_grad %1, %b : tensor<16x64x512xf32>
+    tfc.yield %2 : tensor<16x64x512xf32>
+  } {kernel_name = "activation_grads"}
+  return %r : tensor<16x64x512xf32>
+}
+
+// -----
+
+// softmax_grad: one row sum of dy * y per warp, then y * (dy - s).
+// CHECK-LABEL: // ===== kernel softmax_grad: kind row_reduction
+// CHECK: tfc_warp_allreduce
+func.func @softmax_grad(%dy: tensor<16x4x64x64xf32>, %y: tensor<16x4x64x64xf32>) -> tensor<16x4x64x64xf32> {
+  %r = tfc.fusion row_reduction (%a = %dy : tensor<16x4x64x64xf32>, %b = %y : tensor<16x4x64x64xf32>) -> tensor<16x4x64x64xf32> {
+    %0 = tfc.softmax_grad %a, %b dim -1 : tensor<16x4x64x64xf32>
+    tfc.yield %0 : tensor<16x4x64x64xf32>
+  } {kernel_name = "softmax_grad"}
+  return %r : tensor<16x4x64x64xf32>
+}
+
+// -----
+
+// log_softmax_grad over rows of 4096 bf16 values: one block per row.
+// CHECK-LABEL: // ===== kernel log_softmax_grad: kind row_reduction
+// CHECK: tfc_block_allreduce
+func.func @log_softmax_grad(%dy: tensor<8x4096xbf16>, %y: tensor<8x4096xbf16>) -> tensor<8x4096xbf16> {
+  %r = tfc.fusion row_reduction (%a = %dy : tensor<8x4096xbf16>, %b = %y : tensor<8x4096xbf16>) -> tensor<8x4096xbf16> {
+    %0 = tfc.log_softmax_grad %a, %b dim -1 : tensor<8x4096xbf16>
+    tfc.yield %0 : tensor<8x4096xbf16>
+  } {kernel_name = "log_softmax_grad"}
+  return %r : tensor<8x4096xbf16>
+}
+
+// -----
+
+// layer_norm_grad_input: two row means (of g and g * xhat) from the stored
+// statistics; bf16 activations with an f32 weight.
+// CHECK-LABEL: // ===== kernel layer_norm_grad_input: kind row_reduction
+func.func @layer_norm_grad_input(%dy: tensor<16x64x128xbf16>, %x: tensor<16x64x128xbf16>, %m: tensor<16x64x1xf32>, %s: tensor<16x64x1xf32>, %w: tensor<128xf32>) -> tensor<16x64x128xbf16> {
+  %r = tfc.fusion row_reduction (%a = %dy : tensor<16x64x128xbf16>, %b = %x : tensor<16x64x128xbf16>, %c = %m : tensor<16x64x1xf32>, %d = %s : tensor<16x64x1xf32>, %e = %w : tensor<128xf32>) -> tensor<16x64x128xbf16> {
+    %0 = tfc.layer_norm_grad_input %a, %b, %c, %d weight %e : (tensor<16x64x128xbf16>, tensor<16x64x128xbf16>, tensor<16x64x1xf32>, tensor<16x64x1xf32>, tensor<128xf32>) -> tensor<16x64x128xbf16>
+    tfc.yield %0 : tensor<16x64x128xbf16>
+  } {kernel_name = "layer_norm_grad_input"}
+  return %r : tensor<16x64x128xbf16>
+}
+
+// -----
+
+// rms_norm_grad_input without a weight, in f64.
+// CHECK-LABEL: // ===== kernel rms_norm_grad_input: kind row_reduction
+func.func @rms_norm_grad_input(%dy: tensor<32x96xf64>, %x: tensor<32x96xf64>, %s: tensor<32x1xf64>) -> tensor<32x96xf64> {
+  %r = tfc.fusion row_reduction (%a = %dy : tensor<32x96xf64>, %b = %x : tensor<32x96xf64>, %c = %s : tensor<32x1xf64>) -> tensor<32x96xf64> {
+    %0 = tfc.rms_norm_grad_input %a, %b, %c : (tensor<32x96xf64>, tensor<32x96xf64>, tensor<32x1xf64>) -> tensor<32x96xf64>
+    tfc.yield %0 : tensor<32x96xf64>
+  } {kernel_name = "rms_norm_grad_input"}
+  return %r : tensor<32x96xf64>
+}
+
+// -----
+
+// cross_entropy_grad (mean): every warp counts the rows not ignored before
+// the row loop, then p - onehot scaled by dloss / count per row.
+// CHECK-LABEL: // ===== kernel cross_entropy_grad: kind row_reduction
+// CHECK: count
+func.func @cross_entropy_grad(%dl: tensor<f32>, %x: tensor<1024x256xf32>, %y: tensor<1024xi64>) -> tensor<1024x256xf32> {
+  %r = tfc.fusion row_reduction (%a = %dl : tensor<f32>, %b = %x : tensor<1024x256xf32>, %c = %y : tensor<1024xi64>) -> tensor<1024x256xf32> {
+    %0 = tfc.cross_entropy_grad %a, %b, %c : tensor<f32>, tensor<1024x256xf32>, tensor<1024xi64> -> tensor<1024x256xf32>
+    tfc.yield %0 : tensor<1024x256xf32>
+  } {kernel_name = "cross_entropy_grad"}
+  return %r : tensor<1024x256xf32>
+}
+
+// -----
+
+// cross_entropy_grad (sum, label smoothing) on bf16 logits with i32 labels.
+// CHECK-LABEL: // ===== kernel cross_entropy_grad_smooth: kind row_reduction
+func.func @cross_entropy_grad_smooth(%dl: tensor<f32>, %x: tensor<8x10xbf16>, %y: tensor<8xi32>) -> tensor<8x10xbf16> {
+  %r = tfc.fusion row_reduction (%a = %dl : tensor<f32>, %b = %x : tensor<8x10xbf16>, %c = %y : tensor<8xi32>) -> tensor<8x10xbf16> {
+    %0 = tfc.cross_entropy_grad %a, %b, %c ignore_index 0 label_smoothing 1.000000e-01 reduction sum : tensor<f32>, tensor<8x10xbf16>, tensor<8xi32> -> tensor<8x10xbf16>
+    tfc.yield %0 : tensor<8x10xbf16>
+  } {kernel_name = "cross_entropy_grad_smooth"}
+  return %r : tensor<8x10xbf16>
+}

@@ -1,0 +1,103 @@
+// RUN: tfc-opt %s --split-input-file --tfc-autodiff | FileCheck %s
+
+// --tfc-autodiff adds @<function>_grad returning (loss, one gradient per
+// tfc.param argument); the original function stays.
+
+// Broadcast bias: its cotangent is summed back over the broadcast dims; a
+// rank-2 weight against batched activations gets one flattened GEMM.
+// CHECK-LABEL: func.func @loss(
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-SAME: (%[[W:.*]]: tensor<4x8xf32> {tfc.param = "w"}, %[[B:.*]]: tensor<8xf32> {tfc.param = "b"}, %[[X:.*]]: tensor<2x3x8xf32> {tfc.input = "x"}) -> (tensor<f32>, tensor<4x8xf32>, tensor<8xf32>)
+// CHECK: %[[Y:.*]] = tfc.add %[[X]], %[[B]]
+// CHECK: %[[L:.*]] = tfc.reduce_sum
+// CHECK: %[[ONE:.*]] = tfc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[G:.*]] = tfc.broadcast_to %{{.*}} : tensor<1x1x1xf32> -> tensor<2x3x4xf32>
+// CHECK: %[[DY:.*]] = tfc.matmul %[[G]], %[[W]] : tensor<2x3x4xf32>, tensor<4x8xf32> -> tensor<2x3x8xf32>
+// CHECK: %[[Y2:.*]] = tfc.reshape %[[Y]] : tensor<2x3x8xf32> -> tensor<6x8xf32>
+// CHECK: %[[G2:.*]] = tfc.reshape %[[G]] : tensor<2x3x4xf32> -> tensor<6x4xf32>
+// CHECK: %[[DW:.*]] = tfc.matmul %[[G2]], %[[Y2]] transpose_a : tensor<6x4xf32>, tensor<6x8xf32> -> tensor<4x8xf32>
+// CHECK: %[[DB:.*]] = tfc.reduce_sum %[[DY]] dims [0, 1] : tensor<2x3x8xf32> -> tensor<8xf32>
+// CHECK: return %[[L]], %[[DW]], %[[DB]]
+func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"}, %b: tensor<8xf32> {tfc.param = "b"}, %x: tensor<2x3x8xf32> {tfc.input = "x"}) -> tensor<f32> {
+  %y = tfc.add %x, %b : tensor<2x3x8xf32>, tensor<8xf32>
+  %z = tfc.matmul %y, %w transpose_b : tensor<2x3x8xf32>, tensor<4x8xf32> -> tensor<2x3x4xf32>
+  %s = tfc.reduce_sum %z dims [0, 1, 2] : tensor<2x3x4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// A tied weight (embedding table = LM head) sums the cotangents of both
+// uses with tfc.add; cross_entropy and embedding use their named backward
+// ops; a parameter that does not reach the loss gets zeros.
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-SAME: (%[[T:.*]]: tensor<6x4xf32> {tfc.param = "wte"}, %{{.*}}: tensor<4xf32> {tfc.param = "unused"}, %[[IDS:.*]]: tensor<3xi64> {tfc.input = "ids"}, %[[LAB:.*]]: tensor<3xi64> {tfc.input = "labels"})
+// CHECK: %[[E:.*]] = tfc.embedding %[[T]], %[[IDS]]
+// CHECK: %[[LOGITS:.*]] = tfc.matmul %[[E]], %[[T]] transpose_b
+// CHECK: %[[L:.*]] = tfc.cross_entropy %[[LOGITS]], %[[LAB]]
+// CHECK: %[[ONE:.*]] = tfc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[DLOGITS:.*]] = tfc.cross_entropy_grad %[[ONE]], %[[LOGITS]], %[[LAB]] : tensor<f32>, tensor<3x6xf32>, tensor<3xi64> -> tensor<3x6xf32>
+// CHECK: %[[DE:.*]] = tfc.matmul %[[DLOGITS]], %[[T]] : tensor<3x6xf32>, tensor<6x4xf32> -> tensor<3x4xf32>
+// CHECK: %[[DHEAD:.*]] = tfc.matmul %[[DLOGITS]], %[[E]] transpose_a : tensor<3x6xf32>, tensor<3x4xf32> -> tensor<6x4xf32>
+// CHECK: %[[DEMB:.*]] = tfc.embedding_grad %[[DE]], %[[IDS]] : tensor<3x4xf32>, tensor<3xi64> -> tensor<6x4xf32>
+// CHECK: %[[DT:.*]] = tfc.add %[[DHEAD]], %[[DEMB]] : tensor<6x4xf32>, tensor<6x4xf32>
+// CHECK: %[[ZERO:.*]] = tfc.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK: return %[[L]], %[[DT]], %[[ZERO]]
+func.func @loss(%t: tensor<6x4xf32> {tfc.param = "wte"}, %u: tensor<4xf32> {tfc.param = "unused"}, %ids: tensor<3xi64> {tfc.input = "ids"}, %l: tensor<3xi64> {tfc.input = "labels"}) -> tensor<f32> {
+  %e = tfc.embedding %t, %ids : tensor<6x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
+  %logits = tfc.matmul %e, %t transpose_b : tensor<3x4xf32>, tensor<6x4xf32> -> tensor<3x6xf32>
+  %loss = tfc.cross_entropy %logits, %l : tensor<3x6xf32>, tensor<3xi64> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// Attention differentiates whole: the backward recomputes the masked
+// probabilities (as a fused attention kernel would) and chains the VJPs of
+// its parts; only q is a parameter, so dk and dv are not built.
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x4x8xf32> {tfc.param = "q"}, %[[K:.*]]: tensor<1x2x4x8xf32> {tfc.input = "k"}, %[[V:.*]]: tensor<1x2x4x8xf32> {tfc.input = "v"})
+// CHECK: tfc.attention %[[Q]], %[[K]], %[[V]] causal
+// CHECK: %[[G:.*]] = tfc.broadcast_to
+// CHECK: %[[SCALE:.*]] = tfc.constant dense<0.353553385> : tensor<f32>
+// CHECK: %[[S:.*]] = tfc.matmul %[[Q]], %[[K]] transpose_b
+// CHECK: %[[SS:.*]] = tfc.mul %[[S]], %[[SCALE]]
+// CHECK: %[[VISIBLE:.*]] = tfc.compare le
+// CHECK: %[[MASKED:.*]] = tfc.select %[[VISIBLE]], %[[SS]]
+// CHECK: %[[P:.*]] = tfc.softmax %[[MASKED]] dim -1
+// CHECK: %[[DP:.*]] = tfc.matmul %[[G]], %[[V]] transpose_b
+// CHECK: %[[DS:.*]] = tfc.softmax_grad %[[DP]], %[[P]] dim -1
+// CHECK: %[[DSS:.*]] = tfc.mul %[[DS]], %[[SCALE]]
+// CHECK: %[[DQ:.*]] = tfc.matmul %[[DSS]], %[[K]] : tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+// CHECK-NOT: tfc.matmul
+// CHECK: return %{{.*}}, %[[DQ]]
+func.func @loss(%q: tensor<1x2x4x8xf32> {tfc.param = "q"}, %k: tensor<1x2x4x8xf32> {tfc.input = "k"}, %v: tensor<1x2x4x8xf32> {tfc.input = "v"}) -> tensor<f32> {
+  %o = tfc.attention %q, %k, %v causal : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  %s = tfc.reduce_sum %o dims [0, 1, 2, 3] : tensor<1x2x4x8xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// Ops off the parameter-to-loss path are never differentiated: the mask
+// built from integer iota/compare is only read, and relu's VJP selects on
+// its output.
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32> {tfc.param = "x"})
+// CHECK: %[[R:.*]] = tfc.relu %[[X]]
+// CHECK: %[[M:.*]] = tfc.compare lt
+// CHECK: %[[ZERO:.*]] = tfc.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: %[[SEL:.*]] = tfc.select %[[M]], %[[R]], %[[ZERO]]
+// CHECK: %[[POS:.*]] = tfc.compare gt, %[[R]], %{{.*}}
+// CHECK: %[[DX:.*]] = tfc.select %[[POS]], %{{.*}}, %{{.*}}
+// CHECK: return %{{.*}}, %[[DX]] : tensor<f32>, tensor<4xf32>
+func.func @loss(%x: tensor<4xf32> {tfc.param = "x"}) -> tensor<f32> {
+  %r = tfc.relu %x : tensor<4xf32>
+  %i = tfc.iota dim 0 : tensor<4xi32>
+  %two = tfc.constant dense<2> : tensor<i32>
+  %m = tfc.compare lt, %i, %two : tensor<4xi32>, tensor<i32>
+  %zero = tfc.constant dense<0.0> : tensor<f32>
+  %sel = tfc.select %m, %r, %zero : tensor<4xi1>, tensor<4xf32>, tensor<f32>
+  %s = tfc.reduce_sum %sel dims [0] : tensor<4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
