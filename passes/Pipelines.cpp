@@ -4,6 +4,7 @@
 
 #include "passes/autodiff/Passes.h"
 #include "passes/lowering/Passes.h"
+#include "passes/training/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -30,10 +31,38 @@ void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
   pm.addPass(createTfcConvertToExecPass(convert));
 }
 
+void tfc::buildTrainPipeline(mlir::OpPassManager &pm,
+                             const TrainPipelineOptions &options) {
+  TfcBuildTrainStepPassOptions step;
+  step.function = options.function;
+  step.optimizer = options.optimizer;
+  step.beta1 = options.beta1;
+  step.beta2 = options.beta2;
+  step.eps = options.eps;
+  step.weightDecay = options.weightDecay;
+  step.momentum = options.momentum;
+  step.nesterov = options.nesterov;
+  step.maxGradNorm = options.maxGradNorm;
+  step.lossScaling = options.lossScaling;
+  step.initScale = options.initScale;
+  step.growthFactor = options.growthFactor;
+  step.backoffFactor = options.backoffFactor;
+  step.growthInterval = options.growthInterval;
+  pm.addPass(createTfcBuildTrainStepPass(step));
+  LowerToExecOptions lower;
+  lower.function = "train_step";
+  buildLowerToExecPipeline(pm, lower);
+}
+
 void tfc::registerPipelines() {
   mlir::PassPipelineRegistration<LowerToExecOptions>(
       "tfc-lower-to-exec",
       "Lower a tfc function to a tfcrt module: decompose, canonicalize, "
       "CSE, form kernels, bufferize and convert to tfcrt (docs/execution.md)",
       buildLowerToExecPipeline);
+  mlir::PassPipelineRegistration<TrainPipelineOptions>(
+      "tfc-train-pipeline",
+      "Build @train_step from a loss (--tfc-build-train-step, options "
+      "forwarded) and lower it to tfcrt.entry @train_step",
+      buildTrainPipeline);
 }

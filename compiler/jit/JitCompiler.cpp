@@ -44,10 +44,21 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
   if (!module)
     return false;
   PassManager pm(&context);
-  tfc::LowerToExecOptions pipelineOptions;
-  pipelineOptions.function = options.function;
-  pipelineOptions.autodiff = options.grad;
-  tfc::buildLowerToExecPipeline(pm, pipelineOptions);
+  if (!options.trainStepOptions.empty()) {
+    auto trainOptions =
+        tfc::TrainPipelineOptions::createFromString(options.trainStepOptions);
+    if (!trainOptions) {
+      error = "invalid train-step options '" + options.trainStepOptions +
+              "' (see tfc-opt --help, --tfc-train-pipeline)\n";
+      return false;
+    }
+    tfc::buildTrainPipeline(pm, *trainOptions);
+  } else {
+    tfc::LowerToExecOptions pipelineOptions;
+    pipelineOptions.function = options.function;
+    pipelineOptions.autodiff = options.grad;
+    tfc::buildLowerToExecPipeline(pm, pipelineOptions);
+  }
   if (failed(pm.run(*module)))
     return false;
   return succeeded(tfc::writeArtifact(*module, artifactDir));
@@ -115,6 +126,8 @@ bool tfc::compileModel(const std::string &modelPath, const JitOptions &options,
   hasher.update(StringRef("\0function=", 10));
   hasher.update(options.function);
   hasher.update(options.grad ? StringRef("\0grad=1", 7) : StringRef("\0grad=0", 7));
+  hasher.update(StringRef("\0train-step=", 12));
+  hasher.update(options.trainStepOptions);
   hasher.update("\0artifact-version=" + std::to_string(kArtifactVersion));
   hasher.update(compilerBuildId());
   std::string key = llvm::toHex(hasher.final(), /*LowerCase=*/true);

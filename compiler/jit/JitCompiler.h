@@ -21,6 +21,12 @@ struct JitOptions {
   /// `function` and lower `<function>_grad`, whose outputs are out0 (the
   /// loss) and out1.. (one gradient per tfc.param argument, in order).
   bool grad = false;
+  /// When non-empty, compile a training step instead: run
+  /// --tfc-train-pipeline with these options (the pipeline's option string,
+  /// e.g. "optimizer=adamw max-grad-norm=1 loss-scaling=true"; its
+  /// `function=` names the loss, `loss` by default). The artifact's entry
+  /// is `train_step`; see passes/training/Passes.td for its externals.
+  std::string trainStepOptions;
   /// Skip the on-disk cache (also when TFC_DISABLE_CACHE=1).
   bool disableCache = false;
 };

@@ -29,6 +29,7 @@ def Tfc_Dialect : Dialect {
   let dependentDialects = ["::mlir::func::FuncDialect"];
   let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
     /// Argument attribute marking a trainable parameter; its value is the
@@ -36,6 +37,15 @@ def Tfc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kParamAttrName = "tfc.param";
     /// Argument attribute naming a batch input, e.g. "tokens".
     static constexpr ::llvm::StringLiteral kInputAttrName = "tfc.input";
+    /// Argument attribute marking training state that persists across steps
+    /// (optimizer moments, the step counter, the loss scale), e.g.
+    /// "fc1.weight.exp_avg" or "step".
+    static constexpr ::llvm::StringLiteral kStateAttrName = "tfc.state";
+    /// Result attribute: the result is the new value of the tfc.param or
+    /// tfc.state argument of this name, written over it in place.
+    static constexpr ::llvm::StringLiteral kUpdateAttrName = "tfc.update";
+    /// Result attribute naming an output, e.g. "loss" or "found_inf".
+    static constexpr ::llvm::StringLiteral kOutputAttrName = "tfc.output";
 
   private:
     // Each op group registers its ops from its own .cpp file.

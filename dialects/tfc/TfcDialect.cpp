@@ -50,10 +50,12 @@ LogicalResult TfcDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned argIndex,
                                                    NamedAttribute attribute) {
   StringRef attrName = attribute.getName().strref();
-  if (attrName != kParamAttrName && attrName != kInputAttrName)
+  if (attrName != kParamAttrName && attrName != kInputAttrName &&
+      attrName != kStateAttrName)
     return op->emitError() << "unknown tfc argument attribute '" << attrName
-                           << "' (expected '" << kParamAttrName << "' or '"
-                           << kInputAttrName << "')";
+                           << "' (expected '" << kParamAttrName << "', '"
+                           << kInputAttrName << "' or '" << kStateAttrName
+                           << "')";
   auto name = dyn_cast<StringAttr>(attribute.getValue());
   if (!name || name.getValue().empty())
     return op->emitError() << "'" << attrName << "' on argument #" << argIndex
@@ -72,7 +74,8 @@ LogicalResult TfcDialect::verifyRegionArgAttribute(Operation *op,
                              << argType;
   }
   for (unsigned other = 0; other < argIndex; ++other) {
-    for (StringRef key : {kParamAttrName.data(), kInputAttrName.data()}) {
+    for (StringRef key : {kParamAttrName.data(), kInputAttrName.data(),
+                          kStateAttrName.data()}) {
       auto otherName = func.getArgAttrOfType<StringAttr>(other, key);
       if (otherName && otherName == name)
         return op->emitError()
@@ -81,4 +84,54 @@ LogicalResult TfcDialect::verifyRegionArgAttribute(Operation *op,
     }
   }
   return success();
+}
+
+/// `tfc.update` and `tfc.output` name the results of a training step: an
+/// update is written over the param/state argument it names, so that
+/// argument must exist with the result's type, and each is updated once.
+LogicalResult TfcDialect::verifyRegionResultAttribute(Operation *op,
+                                                      unsigned regionIndex,
+                                                      unsigned resultIndex,
+                                                      NamedAttribute attribute) {
+  StringRef attrName = attribute.getName().strref();
+  if (attrName != kUpdateAttrName && attrName != kOutputAttrName)
+    return op->emitError() << "unknown tfc result attribute '" << attrName
+                           << "' (expected '" << kUpdateAttrName << "' or '"
+                           << kOutputAttrName << "')";
+  auto name = dyn_cast<StringAttr>(attribute.getValue());
+  if (!name || name.getValue().empty())
+    return op->emitError() << "'" << attrName << "' on result #"
+                           << resultIndex << " must be a non-empty string";
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func || regionIndex != 0)
+    return op->emitError() << "'" << attrName
+                           << "' is only valid on function results";
+  for (unsigned other = 0; other < resultIndex; ++other) {
+    auto otherName = func.getResultAttrOfType<StringAttr>(other, attrName);
+    if (otherName && otherName == name)
+      return op->emitError() << "result #" << resultIndex << " reuses the '"
+                             << attrName << "' name '" << name.getValue()
+                             << "' of result #" << other;
+  }
+  if (attrName != kUpdateAttrName)
+    return success();
+  for (unsigned arg = 0, e = func.getNumArguments(); arg < e; ++arg) {
+    for (StringRef key : {kParamAttrName.data(), kStateAttrName.data()}) {
+      auto argName = func.getArgAttrOfType<StringAttr>(arg, key);
+      if (!argName || argName != name)
+        continue;
+      Type argType = func.getArgumentTypes()[arg];
+      Type resultType = func.getResultTypes()[resultIndex];
+      if (argType != resultType)
+        return op->emitError()
+               << "result #" << resultIndex << " updates '" << name.getValue()
+               << "' of type " << argType << " with a value of type "
+               << resultType;
+      return success();
+    }
+  }
+  return op->emitError() << "result #" << resultIndex << " updates '"
+                         << name.getValue()
+                         << "', which names no tfc.param or tfc.state "
+                            "argument";
 }

@@ -44,7 +44,10 @@ def Tfcrt_BufferRole : I32EnumAttr<"BufferRole",
     "how the caller binds an external buffer", [
       I32EnumAttrCase<"param", 0>,
       I32EnumAttrCase<"input", 1>,
-      I32EnumAttrCase<"output", 2>]> {
+      I32EnumAttrCase<"output", 2>,
+      // Optimizer / loss-scaler state: persists across runs like a param,
+      // starts zeroed, and is updated in place by the training step.
+      I32EnumAttrCase<"state", 3>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::tfcrt";
 }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/autodiff/Passes.h"
+#include "passes/autodiff/ReverseMode.h"
 
 #include "dialects/tfc/TfcOps.h"
 #include "dialects/tfc/TfcVjps.h"
@@ -153,6 +154,16 @@ private:
   llvm::DenseMap<Value, Value> cotangents;
 };
 
+} // namespace
+
+namespace tfc {
+LogicalResult appendGradients(func::FuncOp func, ArrayRef<unsigned> params) {
+  return ReverseMode(func, params).run();
+}
+} // namespace tfc
+
+namespace {
+
 struct TfcAutodiffPass
     : public ::tfc::impl::TfcAutodiffPassBase<TfcAutodiffPass> {
   using TfcAutodiffPassBase::TfcAutodiffPassBase;
@@ -187,7 +198,7 @@ struct TfcAutodiffPass
     func::FuncOp grad = func.clone();
     grad.setName(gradName);
     SymbolTable(module).insert(grad, std::next(Block::iterator(func)));
-    if (failed(ReverseMode(grad, params).run())) {
+    if (failed(::tfc::appendGradients(grad, params))) {
       grad.erase();
       return signalPassFailure();
     }

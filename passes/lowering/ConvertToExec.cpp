@@ -20,6 +20,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <algorithm>
+
 namespace tfc {
 #define GEN_PASS_DEF_TFCCONVERTTOEXECPASS
 #include "passes/lowering/Passes.h.inc"
@@ -126,6 +128,11 @@ public:
   ExecLowering(ModuleOp module, func::FuncOp func, int64_t alignment)
       : module(module), func(func), alignment(alignment), symbols(module) {}
 
+  /// The entry a function lowers to: training steps keep their name.
+  static StringRef entryName(func::FuncOp func) {
+    return func.getName() == "train_step" ? "train_step" : "forward";
+  }
+
   LogicalResult run() {
     if (failed(checkFunction()) || failed(planBuffers()))
       return failure();
@@ -195,9 +202,28 @@ private:
   /// Decides where every value lives and plans the arena.
   LogicalResult planBuffers() {
     auto returnOp = cast<func::ReturnOp>(func.getBody().front().back());
+    // The argument each tfc.update result is written over.
+    llvm::DenseMap<StringRef, unsigned> stateArgs;
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      for (StringRef key :
+           {TfcDialect::kParamAttrName, TfcDialect::kStateAttrName})
+        if (auto name = func.getArgAttrOfType<StringAttr>(i, key))
+          stateArgs[name.getValue()] = i;
     // A result is written straight into its output buffer by the kernel
     // that computes it; anything else returned is copied there at the end.
     for (auto [index, value] : llvm::enumerate(returnOp.getOperands())) {
+      if (auto target = func.getResultAttrOfType<StringAttr>(
+              index, TfcDialect::kUpdateAttrName)) {
+        auto it = stateArgs.find(target.getValue());
+        if (it == stateArgs.end())
+          return func.emitOpError("result #")
+                 << index << " updates '" << target.getValue()
+                 << "', which names no tfc.param or tfc.state argument";
+        // An unchanged value needs no copy.
+        if (value != func.getArgument(it->second))
+          updates.push_back({value, it->second});
+        continue;
+      }
       if (value.getDefiningOp<FusionOp>() && !outputOf.count(value))
         outputOf[value] = index;
       else
@@ -236,6 +262,28 @@ private:
     // The copies into output buffers run after the last launch.
     for (auto [value, index] : copies)
       use(value, step);
+    for (auto [value, index] : updates)
+      use(value, step);
+    // Copies run in sequence and those from arguments run first, so one
+    // may read an argument that a kernel result overwrites later, but not
+    // one that another argument overwrites (a swap or a chain).
+    for (auto [value, arg] : updates) {
+      auto source = dyn_cast<BlockArgument>(rootOf(value));
+      if (source && llvm::any_of(updates, [&](const auto &u) {
+            return u.second == source.getArgNumber() &&
+                   isa<BlockArgument>(rootOf(u.first));
+          }))
+        return func.emitOpError("result updating argument #")
+               << arg << " reads argument #" << source.getArgNumber()
+               << ", which is updated too; updates that exchange arguments "
+                  "are not supported";
+    }
+    // Updates from arguments (or views of them) read them before any
+    // update overwrites one.
+    std::stable_partition(updates.begin(), updates.end(),
+                          [&](const std::pair<Value, unsigned> &u) {
+                            return isa<BlockArgument>(rootOf(u.first));
+                          });
 
     std::string error;
     std::optional<::tfc::ArenaPlan> plan =
@@ -248,6 +296,9 @@ private:
 
   /// The name of output `index` of the function.
   std::string outputName(unsigned index) {
+    if (auto name = func.getResultAttrOfType<StringAttr>(
+            index, TfcDialect::kOutputAttrName))
+      return name.str();
     if (func.getName() == "loss" && func.getNumResults() == 1 &&
         cast<RankedTensorType>(func.getResultTypes()[0]).getRank() == 0)
       return "loss";
@@ -272,7 +323,8 @@ private:
     moduleBuilder.create<tfcrt::ArenaOp>(func.getLoc(), arenaPlan.size,
                                          alignment);
     moduleBuilder.setInsertionPoint(func);
-    auto entry = moduleBuilder.create<tfcrt::EntryOp>(func.getLoc(), "forward");
+    auto entry =
+        moduleBuilder.create<tfcrt::EntryOp>(func.getLoc(), entryName(func));
     // Kernels go before the entry, in launch order.
     moduleBuilder.setInsertionPoint(entry);
     OpBuilder builder = OpBuilder::atBlockEnd(&entry.getBodyBlock());
@@ -286,6 +338,10 @@ private:
               index, TfcDialect::kParamAttrName)) {
         role = tfcrt::BufferRole::param;
         name = param.str();
+      } else if (auto state = func.getArgAttrOfType<StringAttr>(
+                     index, TfcDialect::kStateAttrName)) {
+        role = tfcrt::BufferRole::state;
+        name = state.str();
       } else if (auto input = func.getArgAttrOfType<StringAttr>(
                      index, TfcDialect::kInputAttrName)) {
         name = input.str();
@@ -294,11 +350,15 @@ private:
           argument.getLoc(), bufferType(argument), role, name);
     }
     auto returnOp = cast<func::ReturnOp>(body.back());
+    // Outputs keep their result index; updates have no output buffer.
     SmallVector<Value> outputs;
     for (auto [index, value] : llvm::enumerate(returnOp.getOperands()))
-      outputs.push_back(builder.create<tfcrt::ExternalOp>(
-          returnOp.getLoc(), bufferType(value), tfcrt::BufferRole::output,
-          outputName(index)));
+      outputs.push_back(
+          func.getResultAttr(index, TfcDialect::kUpdateAttrName)
+              ? Value()
+              : builder.create<tfcrt::ExternalOp>(
+                    returnOp.getLoc(), bufferType(value),
+                    tfcrt::BufferRole::output, outputName(index)));
     for (auto [value, index] : outputOf)
       buffers[value] = outputs[index];
 
@@ -333,6 +393,9 @@ private:
     for (auto [value, index] : copies)
       builder.create<tfcrt::CopyOp>(returnOp.getLoc(), buffers.lookup(value),
                                     outputs[index]);
+    for (auto [value, arg] : updates)
+      builder.create<tfcrt::CopyOp>(returnOp.getLoc(), buffers.lookup(value),
+                                    buffers.lookup(func.getArgument(arg)));
     builder.create<tfcrt::ReturnOp>(returnOp.getLoc());
   }
 
@@ -381,6 +444,8 @@ private:
   llvm::DenseMap<Value, unsigned> outputOf;
   /// Returned values copied into output `index` after the last launch.
   SmallVector<std::pair<Value, unsigned>> copies;
+  /// tfc.update results copied over argument `index` after the copies.
+  SmallVector<std::pair<Value, unsigned>> updates;
   /// Arena-backed values: their index into the planner's vectors.
   llvm::DenseMap<Value, size_t> arenaIndex;
   ::tfc::ArenaPlan arenaPlan;
@@ -406,9 +471,12 @@ struct TfcConvertToExecPass
           << function << " to lower (choose one with function=<name>)";
       return signalPassFailure();
     }
-    if (tfcrt::ArenaOp::lookup(module) || module.lookupSymbol("forward")) {
+    StringRef entry = ExecLowering::entryName(func);
+    if (tfcrt::ArenaOp::lookup(module) ||
+        (entry != function && module.lookupSymbol(entry))) {
       module.emitError("--tfc-convert-to-exec: the module already has a "
-                       "tfcrt.arena or a symbol @forward");
+                       "tfcrt.arena or a symbol @")
+          << entry;
       return signalPassFailure();
     }
     if (failed(ExecLowering(module, func, align).run()))

@@ -93,7 +93,14 @@ def TfcConvertToExecPass : Pass<"tfc-convert-to-exec", "::mlir::ModuleOp"> {
       flattens `a`'s leading dims into `m`);
     - a result that is an argument, a reshape or another result gets a
       `tfcrt.copy` into its output buffer; every other result is written
-      by its kernel directly into the output buffer.
+      by its kernel directly into the output buffer;
+    - training steps (--tfc-build-train-step): `tfc.state` arguments
+      become externals of role `state`; a result marked `{tfc.update =
+      "X"}` gets no output buffer: it is copied over the external X after
+      the last launch (so no launch reads an overwritten value; copies of
+      arguments go first so they read the old values); a result marked
+      `{tfc.output = "N"}` is the output external N. The entry is named
+      after the function when that is `train_step`, `forward` otherwise.
 
     The function is erased afterwards. Fails with a diagnostic on ops
     outside fusions (other than reshape and the return), on gemm fusions

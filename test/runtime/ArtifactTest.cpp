@@ -74,6 +74,16 @@ TEST(Artifact, LoadsValid) {
   EXPECT_EQ(a.findExternal("t0"), nullptr);
 }
 
+// Training state (optimizer moments, step, loss scale) has its own role.
+TEST(Artifact, StateRole) {
+  TestArtifact t = TestArtifact::valid();
+  t.manifest["buffers"][1]["role"] = "state";
+  Artifact a;
+  Status s = load(t, a);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(a.buffers[1].role, BufferRole::State);
+}
+
 // Buffers listed out of id order load the same (ids, not positions, count).
 TEST(Artifact, BuffersInAnyOrder) {
   TestArtifact t = TestArtifact::valid();
@@ -189,7 +199,7 @@ TEST(Artifact, BufferFields) {
       {"buffers[1].shape", "overflows"});
   expectManifestError([](json &m) { m["buffers"][1]["kind"] = "heap"; },
                       {"buffers[1].kind", "unknown buffer kind"});
-  expectManifestError([](json &m) { m["buffers"][1]["role"] = "state"; },
+  expectManifestError([](json &m) { m["buffers"][1]["role"] = "weights"; },
                       {"buffers[1].role", "unknown role"});
   expectManifestError([](json &m) { m["buffers"][1]["name"] = ""; },
                       {"buffers[1].name", "empty"});

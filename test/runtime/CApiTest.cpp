@@ -58,6 +58,7 @@ TEST(CApi, StatusBasics) {
   EXPECT_STREQ(tfc_dtype_name(static_cast<tfc_dtype>(42)), "?");
   EXPECT_EQ(tfc_dtype_size(static_cast<tfc_dtype>(-1)), 0u);
   EXPECT_STREQ(tfc_role_name(TFC_ROLE_OUTPUT), "output");
+  EXPECT_STREQ(tfc_role_name(TFC_ROLE_STATE), "state");
 }
 
 // Loading a bad artifact returns a message naming the problem, no program.

@@ -146,6 +146,22 @@ TEST(Executor, UnsetInputsAreReported) {
       << s.message();
 }
 
+// State externals start zeroed and count as set: a run that reads one
+// never set goes ahead (and reads zeros).
+TEST(Executor, StateStartsZeroedAndSet) {
+  TestArtifact t = TestArtifact::valid();
+  t.manifest["buffers"][1]["role"] = "state";
+  Fixture f(t);
+  ASSERT_TRUE(f.create().isOk());
+  ASSERT_TRUE(f.exec->setExternal("x", kX.data(), 24).isOk());
+  Status s = f.exec->run("forward");
+  ASSERT_TRUE(s.isOk()) << s.message();
+  std::vector<float> w(6, 1.0f);
+  ASSERT_TRUE(f.exec->getExternal("w", w.data(), 24).isOk());
+  for (float v : w)
+    EXPECT_EQ(v, 0.0f);
+}
+
 // A failing backend call is reported with the entry, step index and kind.
 TEST(Executor, StepFailuresNameTheStep) {
   Fixture f;

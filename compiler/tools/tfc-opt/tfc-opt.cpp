@@ -9,6 +9,7 @@
 #include "passes/Pipelines.h"
 #include "passes/autodiff/Passes.h"
 #include "passes/lowering/Passes.h"
+#include "passes/training/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   tfc::registerUpstreamPasses();
   tfc::registerTfcLoweringPasses();
   tfc::registerTfcAutodiffPasses();
+  tfc::registerTfcTrainingPasses();
   tfc::registerPipelines();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "tfc optimizer driver: transforms tfc IR\n", registry));

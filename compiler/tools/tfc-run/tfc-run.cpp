@@ -42,8 +42,31 @@ static cl::opt<bool>
                   "outputs out0 = loss, out1.. = one gradient per tfc.param "
                   "argument in order"),
          cl::cat(category));
-static cl::opt<std::string> entry("entry", cl::desc("Entry to run"),
+static cl::opt<std::string> trainStep(
+    "train-step",
+    cl::desc("Compile a training step (--tfc-train-pipeline) with these "
+             "options, e.g. \"optimizer=adamw max-grad-norm=1\"; the default "
+             "entry becomes train_step"),
+    cl::cat(category));
+static cl::opt<std::string> entry("entry",
+                                  cl::desc("Entry to run (default: forward, "
+                                           "train_step with --train-step)"),
                                   cl::init("forward"), cl::cat(category));
+static cl::opt<unsigned> steps(
+    "steps",
+    cl::desc("Run the entry this many times in one process (params and "
+             "state persist between runs, e.g. training steps)"),
+    cl::init(1), cl::cat(category));
+static cl::opt<std::string> traceFile(
+    "trace",
+    cl::desc("Write one JSON line per run of --steps with the values of "
+             "every scalar output and state (loss, step, loss_scale, ...)"),
+    cl::cat(category));
+static cl::opt<std::string>
+    stateOut("state-out",
+             cl::desc("After the runs, write params and state to this "
+                      "safetensors file (loadable again with --inputs)"),
+             cl::cat(category));
 static cl::opt<std::string>
     device("device", cl::desc("Backend: host, cuda, or auto (cuda if usable)"),
            cl::init("auto"), cl::cat(category));
@@ -116,7 +139,8 @@ bool fillRandom(tfc_program *program) {
     tfc_binding b;
     if (tfc_status s = tfc_program_binding(program, i, &b))
       return fail("cannot describe binding", s);
-    if (b.role == TFC_ROLE_OUTPUT)
+    // State starts zeroed (a first training step relies on it).
+    if (b.role == TFC_ROLE_OUTPUT || b.role == TFC_ROLE_STATE)
       continue;
     size_t count = b.bytes / tfc_dtype_size(b.dtype);
     std::vector<uint8_t> bytes(b.bytes);
@@ -196,6 +220,70 @@ void printSummary(tfc_program *program) {
   }
 }
 
+/// A JSON number for `v` (Python's json reads NaN and Infinity).
+std::string jsonNumber(double v, int digits) {
+  if (std::isnan(v))
+    return "NaN";
+  if (std::isinf(v))
+    return v > 0 ? "Infinity" : "-Infinity";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
+  return buffer;
+}
+
+/// --trace: appends {"run": i, name: value...} for every 0-d output and
+/// state binding after run `run`.
+bool appendTrace(tfc_program *program, unsigned run, std::ofstream &out) {
+  out << "{\"run\": " << run;
+  for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
+    tfc_binding b;
+    if (tfc_status s = tfc_program_binding(program, i, &b))
+      return fail("cannot describe binding", s);
+    if (b.rank != 0 || (b.role != TFC_ROLE_OUTPUT && b.role != TFC_ROLE_STATE))
+      continue;
+    uint8_t raw[8] = {0};
+    if (b.bytes > sizeof raw)
+      continue;
+    if (tfc_status s = tfc_program_get(program, b.name, raw, b.bytes))
+      return fail(std::string("cannot read '") + b.name + "'", s);
+    std::string value;
+    switch (b.dtype) {
+    case TFC_DTYPE_F32: {
+      float v;
+      std::memcpy(&v, raw, 4);
+      value = jsonNumber(v, 9);
+      break;
+    }
+    case TFC_DTYPE_F64: {
+      double v;
+      std::memcpy(&v, raw, 8);
+      value = jsonNumber(v, 17);
+      break;
+    }
+    case TFC_DTYPE_I1:
+      value = raw[0] ? "true" : "false";
+      break;
+    case TFC_DTYPE_I32: {
+      int32_t v;
+      std::memcpy(&v, raw, 4);
+      value = std::to_string(v);
+      break;
+    }
+    case TFC_DTYPE_I64: {
+      int64_t v;
+      std::memcpy(&v, raw, 8);
+      value = std::to_string(v);
+      break;
+    }
+    default:
+      continue; // 16-bit scalars are not traced.
+    }
+    out << ", \"" << b.name << "\": " << value;
+  }
+  out << "}\n";
+  return static_cast<bool>(out);
+}
+
 /// --profile: each step's median time and achieved bandwidth (bytes read +
 /// written over time), against a 64 MiB device-to-device copy.
 bool runProfile(tfc_program *program) {
@@ -257,6 +345,10 @@ bool run() {
     tfc::JitOptions options;
     options.function = function;
     options.grad = grad;
+    options.trainStepOptions = trainStep;
+    // A bare --train-step= still asks for a training step of --function.
+    if (trainStep.getNumOccurrences() && trainStep.empty())
+      options.trainStepOptions = "function=" + function;
     tfc::JitResult result;
     std::string error;
     auto start = std::chrono::steady_clock::now();
@@ -303,8 +395,26 @@ bool run() {
                                                    /*ignore_unknown=*/0))
       return fail("cannot read inputs", s);
 
-  if (tfc_status s = tfc_program_run(rt.program, entry.c_str()))
-    return fail("running '" + entry + "' failed", s);
+  if (trainStep.getNumOccurrences() && !entry.getNumOccurrences())
+    entry = "train_step";
+  if (steps == 0)
+    return fail("--steps must be at least 1");
+  std::ofstream trace;
+  if (!traceFile.empty()) {
+    trace.open(traceFile);
+    if (!trace)
+      return fail("cannot write '" + traceFile + "'");
+  }
+  for (unsigned i = 0; i < steps; ++i) {
+    if (tfc_status s = tfc_program_run(rt.program, entry.c_str()))
+      return fail("running '" + entry + "' failed", s);
+    if (trace.is_open() && !appendTrace(rt.program, i, trace))
+      return fail("cannot write '" + traceFile + "'");
+  }
+  if (!stateOut.empty())
+    if (tfc_status s = tfc_program_save_safetensors(
+            rt.program, stateOut.c_str(), TFC_ROLE_PARAM | TFC_ROLE_STATE))
+      return fail("cannot write state", s);
   if (repeat > 0) {
     std::vector<double> runs;
     for (unsigned i = 0; i < repeat; ++i) {

@@ -54,14 +54,16 @@ typedef enum tfc_dtype {
 typedef enum tfc_role {
   TFC_ROLE_PARAM = 1, /**< trainable parameter, persists across runs */
   TFC_ROLE_INPUT = 2, /**< one tensor of the batch */
-  TFC_ROLE_OUTPUT = 4 /**< a result (e.g. "loss") */
+  TFC_ROLE_OUTPUT = 4, /**< a result (e.g. "loss") */
+  TFC_ROLE_STATE = 8   /**< optimizer/scaler state: persists across runs,
+                            starts zeroed, updated in place by the step */
 } tfc_role;
 
 /// "f32", "bf16", "i1", ...; "?" for an unknown value.
 const char *tfc_dtype_name(tfc_dtype dtype);
 /// Bytes per element; 0 for an unknown value.
 size_t tfc_dtype_size(tfc_dtype dtype);
-/// "param", "input" or "output"; "?" for an unknown value.
+/// "param", "input", "output" or "state"; "?" for an unknown value.
 const char *tfc_role_name(tfc_role role);
 
 /* ---- devices ----------------------------------------------------------- */

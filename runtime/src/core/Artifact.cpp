@@ -197,9 +197,11 @@ private:
           b.role = BufferRole::Input;
         else if (role == "output")
           b.role = BufferRole::Output;
+        else if (role == "state")
+          b.role = BufferRole::State;
         else
           return Status::error(path + ".role: unknown role '" + role +
-                               "' (expected param, input or output)");
+                               "' (expected param, input, output or state)");
         TFC_RETURN_IF_ERROR(json::getString(j, path, "name", b.name));
         if (b.name.empty())
           return Status::error(path + ".name: empty external name");

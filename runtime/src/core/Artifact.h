@@ -20,7 +20,7 @@
 namespace tfc::rt {
 
 enum class BufferKind { External, Arena, Alias };
-enum class BufferRole { None, Param, Input, Output };
+enum class BufferRole { None, Param, Input, Output, State };
 
 /// One buffer of the plan. Invariants after loading: `bytes ==
 /// dtypeSize(dtype) * numElements(shape)`; arena buffers lie inside the arena

@@ -69,6 +69,8 @@ tfc_role toC(BufferRole r) {
     return TFC_ROLE_PARAM;
   case BufferRole::Input:
     return TFC_ROLE_INPUT;
+  case BufferRole::State:
+    return TFC_ROLE_STATE;
   default:
     return TFC_ROLE_OUTPUT;
   }
@@ -143,6 +145,8 @@ const char *tfc_role_name(tfc_role role) {
     return "input";
   case TFC_ROLE_OUTPUT:
     return "output";
+  case TFC_ROLE_STATE:
+    return "state";
   }
   return "?";
 }

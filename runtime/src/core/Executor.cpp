@@ -201,7 +201,10 @@ Status Executor::checkReads(const EntryDesc &entry,
   // a caller bug better reported than computed on zeros.
   auto checkRead = [&](int64_t id) -> Status {
     const BufferDesc *b = externalRoot(art, id);
-    if (b && b->role != BufferRole::Output && !written[b->id])
+    // State (optimizer moments, step, loss scale) starts zeroed and counts
+    // as set: a training step's first run reads the zeros.
+    if (b && b->role != BufferRole::Output && b->role != BufferRole::State &&
+        !written[b->id])
       return Status::error(
           std::string(b->role == BufferRole::Param ? "parameter" : "input") +
           " '" + b->name + "' was never set before running '" + entry.name +

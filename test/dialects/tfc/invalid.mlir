@@ -3,8 +3,8 @@
 // One case per verifier rule of the tfc dialect: argument attributes first, then each
 // op group in the order of the Tfc*Ops.td files.
 
-// Only tfc.param and tfc.input are tfc argument attributes.
-// expected-error @+1 {{unknown tfc argument attribute 'tfc.weight' (expected 'tfc.param' or 'tfc.input')}}
+// Only tfc.param, tfc.input and tfc.state are tfc argument attributes.
+// expected-error @+1 {{unknown tfc argument attribute 'tfc.weight' (expected 'tfc.param', 'tfc.input' or 'tfc.state')}}
 func.func @unknown(%w: tensor<4xf32> {tfc.weight = "w"}) {
   return
 }
@@ -2136,4 +2136,44 @@ func.func @pointwise_with_sgd(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tenso
     tfc.yield %0 : tensor<16xf32>
   }
   return %r : tensor<16xf32>
+}
+
+// -----
+
+// Result attributes of a training step: only tfc.update and tfc.output.
+// expected-error @+1 {{unknown tfc result attribute 'tfc.param' (expected 'tfc.update' or 'tfc.output')}}
+func.func @unknown_result_attr(%w: tensor<4xf32> {tfc.param = "w"}) -> (tensor<4xf32> {tfc.param = "w"}) {
+  return %w : tensor<4xf32>
+}
+
+// -----
+
+// A result name is a non-empty string.
+// expected-error @+1 {{'tfc.output' on result #0 must be a non-empty string}}
+func.func @empty_output(%x: tensor<f32>) -> (tensor<f32> {tfc.output = ""}) {
+  return %x : tensor<f32>
+}
+
+// -----
+
+// Two results cannot update the same argument.
+// expected-error @+1 {{result #1 reuses the 'tfc.update' name 'w' of result #0}}
+func.func @double_update(%w: tensor<4xf32> {tfc.param = "w"}) -> (tensor<4xf32> {tfc.update = "w"}, tensor<4xf32> {tfc.update = "w"}) {
+  return %w, %w : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// An update names a tfc.param or tfc.state argument (not an input).
+// expected-error @+1 {{result #0 updates 'x', which names no tfc.param or tfc.state argument}}
+func.func @update_input(%x: tensor<4xf32> {tfc.input = "x"}) -> (tensor<4xf32> {tfc.update = "x"}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// An update has exactly the type of the argument it replaces.
+// expected-error @+1 {{result #0 updates 'step' of type 'tensor<i64>' with a value of type 'tensor<i32>'}}
+func.func @update_type(%s: tensor<i64> {tfc.state = "step"}, %t: tensor<i32>) -> (tensor<i32> {tfc.update = "step"}) {
+  return %t : tensor<i32>
 }

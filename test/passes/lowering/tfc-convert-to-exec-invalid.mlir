@@ -99,3 +99,12 @@ func.func @loss(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// In-place updates are copies run in sequence, so two arguments cannot
+// exchange values.
+// expected-error @+1 {{'func.func' op result updating argument #0 reads argument #1, which is updated too; updates that exchange arguments are not supported}}
+func.func @loss(%a: tensor<4xf32> {tfc.param = "a"}, %b: tensor<4xf32> {tfc.state = "b"}) -> (tensor<4xf32> {tfc.update = "a"}, tensor<4xf32> {tfc.update = "b"}) {
+  return %b, %a : tensor<4xf32>, tensor<4xf32>
+}

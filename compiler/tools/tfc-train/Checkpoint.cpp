@@ -1,0 +1,144 @@
+//===- Checkpoint.cpp - tfc-train checkpoints ------------------------------===//
+
+#include "compiler/tools/tfc-train/Checkpoint.h"
+#include "compiler/tools/tfc-train/Report.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tfc::train;
+namespace fs = llvm::sys::fs;
+
+std::string tfc::train::formatMeta(const CheckpointMeta &meta) {
+  llvm::json::Object options;
+  for (const auto &[key, value] : meta.options)
+    options[key] = value;
+  // The position is a uint64 but JSON readers keep only 53 bits of a
+  // number exactly: store it as text.
+  llvm::json::Object object{{"format", "tfc-train-checkpoint"},
+                            {"version", 1},
+                            {"step", meta.step},
+                            {"data_rng", meta.dataRng},
+                            {"data_position", std::to_string(meta.dataPosition)},
+                            {"elapsed", meta.elapsed},
+                            {"options", std::move(options)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(object))) << "\n";
+  return text;
+}
+
+bool tfc::train::parseMeta(const std::string &text, CheckpointMeta &meta,
+                           std::string &error) {
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
+  if (!value) {
+    error = "malformed meta.json: " + llvm::toString(value.takeError());
+    return false;
+  }
+  const llvm::json::Object *object = value->getAsObject();
+  if (!object || object->getString("format") != "tfc-train-checkpoint") {
+    error = "meta.json is not a tfc-train checkpoint";
+    return false;
+  }
+  if (object->getInteger("version") != 1) {
+    error = "unsupported tfc-train checkpoint version";
+    return false;
+  }
+  std::optional<int64_t> step = object->getInteger("step");
+  std::optional<llvm::StringRef> rng = object->getString("data_rng");
+  std::optional<llvm::StringRef> position =
+      object->getString("data_position");
+  std::optional<double> elapsed = object->getNumber("elapsed");
+  const llvm::json::Object *options = object->getObject("options");
+  uint64_t positionValue = 0;
+  if (!step || *step < 0 || !rng || !position || !elapsed || !options ||
+      position->getAsInteger(10, positionValue)) {
+    error = "meta.json lacks step, data_rng, data_position, elapsed or "
+            "options";
+    return false;
+  }
+  meta.step = *step;
+  meta.dataRng = rng->str();
+  meta.dataPosition = positionValue;
+  meta.elapsed = *elapsed;
+  meta.options.clear();
+  for (const auto &[key, v] : *options) {
+    std::optional<llvm::StringRef> s = v.getAsString();
+    if (!s) {
+      error = "meta.json option '" + key.str() + "' is not a string";
+      return false;
+    }
+    meta.options[key.str()] = s->str();
+  }
+  return true;
+}
+
+bool tfc::train::writeCheckpoint(
+    const std::string &outDir, const CheckpointMeta &meta,
+    const std::function<bool(const std::string &, std::string &)>
+        &writeTensors,
+    std::string &error) {
+  std::string final = outDir + "/checkpoint";
+  std::string tmp = outDir + "/checkpoint.tmp";
+  std::string old = outDir + "/checkpoint.old";
+  // Leftovers of an interrupted write are incomplete by construction.
+  fs::remove_directories(tmp);
+  if (std::error_code ec = fs::create_directories(tmp)) {
+    error = "cannot create '" + tmp + "': " + ec.message();
+    return false;
+  }
+  if (!writeTensors(tmp + "/" + kCheckpointTensors, error))
+    return false;
+  if (!writeFileAtomically(tmp + "/meta.json", formatMeta(meta), error))
+    return false;
+  fs::remove_directories(old);
+  if (fs::exists(final))
+    if (std::error_code ec = fs::rename(final, old)) {
+      error = "cannot move '" + final + "' aside: " + ec.message();
+      return false;
+    }
+  if (std::error_code ec = fs::rename(tmp, final)) {
+    error = "cannot move '" + tmp + "' into place: " + ec.message();
+    return false;
+  }
+  fs::remove_directories(old);
+  return true;
+}
+
+bool tfc::train::readCheckpoint(const std::string &dir, CheckpointMeta &meta,
+                                std::string &checkpointDir,
+                                std::string &error) {
+  checkpointDir.clear();
+  for (const std::string &candidate :
+       {dir + "/checkpoint", dir + "/checkpoint.old", dir})
+    if (fs::exists(candidate + "/meta.json")) {
+      checkpointDir = candidate;
+      break;
+    }
+  if (checkpointDir.empty()) {
+    error = "no checkpoint in '" + dir + "' (expected " + dir +
+            "/checkpoint/meta.json)";
+    return false;
+  }
+  std::string metaPath = checkpointDir + "/meta.json";
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(metaPath);
+  if (!buffer) {
+    error = "cannot read '" + metaPath + "': " + buffer.getError().message();
+    return false;
+  }
+  if (!parseMeta((*buffer)->getBuffer().str(), meta, error)) {
+    error = metaPath + ": " + error;
+    return false;
+  }
+  if (!fs::exists(checkpointDir + "/" + kCheckpointTensors)) {
+    error = "checkpoint '" + checkpointDir + "' has no " +
+            std::string(kCheckpointTensors);
+    return false;
+  }
+  return true;
+}

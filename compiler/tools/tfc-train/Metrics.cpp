@@ -1,0 +1,162 @@
+//===- Metrics.cpp - per-step metrics and the progress display -------------===//
+
+#include "compiler/tools/tfc-train/Metrics.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+using namespace tfc::train;
+
+std::string tfc::train::formatRecord(const StepRecord &record) {
+  llvm::json::Object object{{"step", record.step},
+                            {"loss", record.loss},
+                            {"lr", record.lr},
+                            {"tokens_per_s", record.tokensPerS},
+                            {"time", record.time}};
+  if (record.lossScale)
+    object["loss_scale"] = *record.lossScale;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  // Keys in a fixed order make the file easy to read and diff.
+  os << "{\"step\":" << record.step;
+  for (const char *key : {"loss", "lr", "tokens_per_s", "time", "loss_scale"})
+    if (const llvm::json::Value *value = object.get(key))
+      os << ",\"" << key << "\":" << *value;
+  os << "}";
+  return text;
+}
+
+bool tfc::train::parseRecord(const std::string &line, StepRecord &record,
+                             std::string &error) {
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(line);
+  if (!value) {
+    error = llvm::toString(value.takeError());
+    return false;
+  }
+  const llvm::json::Object *object = value->getAsObject();
+  if (!object) {
+    error = "not a JSON object";
+    return false;
+  }
+  std::optional<int64_t> step = object->getInteger("step");
+  std::optional<double> loss = object->getNumber("loss");
+  std::optional<double> lr = object->getNumber("lr");
+  std::optional<double> tps = object->getNumber("tokens_per_s");
+  std::optional<double> time = object->getNumber("time");
+  if (!step || !loss || !lr || !tps || !time) {
+    error = "missing one of step, loss, lr, tokens_per_s, time";
+    return false;
+  }
+  record = StepRecord{*step, *loss, *lr, *tps, *time,
+                      object->getNumber("loss_scale")};
+  return true;
+}
+
+bool tfc::train::readMetrics(const std::string &path,
+                             std::vector<StepRecord> &records,
+                             std::string &error) {
+  records.clear();
+  std::ifstream in(path);
+  if (!in)
+    return true;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty())
+      continue;
+    StepRecord record;
+    std::string why;
+    if (!parseRecord(line, record, why)) {
+      error = path + ":" + std::to_string(number) + ": " + why;
+      return false;
+    }
+    records.push_back(record);
+  }
+  return true;
+}
+
+MetricsWriter::~MetricsWriter() {
+  if (file_)
+    std::fclose(file_);
+}
+
+bool MetricsWriter::open(const std::string &path,
+                         const std::vector<StepRecord> &earlier,
+                         std::string &error) {
+  file_ = std::fopen(path.c_str(), "w");
+  if (!file_) {
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  for (const StepRecord &record : earlier)
+    if (!append(record)) {
+      error = "cannot write '" + path + "'";
+      return false;
+    }
+  return true;
+}
+
+bool MetricsWriter::append(const StepRecord &record) {
+  std::string text = formatRecord(record) + "\n";
+  return file_ && std::fputs(text.c_str(), file_) >= 0 &&
+         std::fflush(file_) == 0;
+}
+
+std::string tfc::train::formatDuration(double seconds) {
+  char text[32];
+  if (!std::isfinite(seconds) || seconds < 0)
+    return "?";
+  if (seconds < 60)
+    std::snprintf(text, sizeof(text), "%.1fs", seconds);
+  else if (seconds < 3600)
+    std::snprintf(text, sizeof(text), "%dm%02ds", int(seconds) / 60,
+                  int(seconds) % 60);
+  else
+    std::snprintf(text, sizeof(text), "%dh%02dm", int(seconds) / 3600,
+                  int(seconds) / 60 % 60);
+  return text;
+}
+
+std::string Progress::line(const StepRecord &record, double etaS) const {
+  char text[256];
+  std::string bar;
+  if (interactive_) {
+    const int width = 24;
+    int filled = total_ > 0 ? int(width * record.step / total_) : width;
+    bar = "[" + std::string(filled, '#') + std::string(width - filled, '.') +
+          "] ";
+  }
+  std::snprintf(text, sizeof(text),
+                "%sstep %lld/%lld  loss %.4f  lr %.3g  %.0f tok/s  ETA %s",
+                bar.c_str(), (long long)record.step, (long long)total_,
+                record.loss, record.lr, record.tokensPerS,
+                formatDuration(etaS).c_str());
+  std::string out = text;
+  if (record.lossScale) {
+    std::snprintf(text, sizeof(text), "  scale %g", *record.lossScale);
+    out += text;
+  }
+  return out;
+}
+
+void Progress::update(const StepRecord &record, double etaS) {
+  if (interactive_) {
+    // \x1b[K clears what a longer previous line left behind.
+    std::fprintf(stderr, "\r%s\x1b[K", line(record, etaS).c_str());
+    std::fflush(stderr);
+    drawn_ = true;
+    return;
+  }
+  if (record.step % std::max<int64_t>(every_, 1) == 0 ||
+      record.step == total_)
+    std::fprintf(stderr, "%s\n", line(record, etaS).c_str());
+}
+
+void Progress::finish() {
+  if (interactive_ && drawn_)
+    std::fprintf(stderr, "\n");
+  drawn_ = false;
+}

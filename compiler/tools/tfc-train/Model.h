@@ -1,0 +1,42 @@
+//===- Model.h - what tfc-train needs to know about a model ----*- C++ -*-===//
+//
+// Reads the loss function's signature before compiling, so a model that
+// tfc-train cannot feed gets a clear one-line error instead of a failure
+// deep inside the train-step pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_TOOLS_TFC_TRAIN_MODEL_H
+#define TFC_TOOLS_TFC_TRAIN_MODEL_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tfc::train {
+
+/// One argument of the loss function.
+struct ModelArgument {
+  std::string name;           ///< tfc.param / tfc.input value
+  std::vector<int64_t> shape; ///< static shape
+  std::string elementType;    ///< "f32", "i64", ...
+};
+
+/// The loss function's parameters and batch inputs.
+struct ModelInfo {
+  std::vector<ModelArgument> params;
+  std::vector<ModelArgument> inputs;
+  int64_t batch = 0;  ///< tokens.shape[0]
+  int64_t seqLen = 0; ///< tokens.shape[1]
+};
+
+/// Parses `path` and describes `function`. Checks what training needs: at
+/// least one tfc.param argument and integer `tokens` and `targets` inputs
+/// of the same rank-2 shape [B, T]. On failure returns false and sets
+/// `error` (MLIR diagnostics, or one line).
+bool inspectModel(const std::string &path, const std::string &function,
+                  ModelInfo &info, std::string &error);
+
+} // namespace tfc::train
+
+#endif // TFC_TOOLS_TFC_TRAIN_MODEL_H

@@ -1,0 +1,49 @@
+//===- Report.h - loss plot (SVG) and memory-anatomy report ----*- C++ -*-===//
+
+#ifndef TFC_TOOLS_TFC_TRAIN_REPORT_H
+#define TFC_TOOLS_TFC_TRAIN_REPORT_H
+
+#include "compiler/tools/tfc-train/Metrics.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tfc::train {
+
+/// The SVG document of a loss curve: the per-step loss (thin) and its
+/// exponential moving average (thick) against the step, with labelled
+/// axes. Non-finite losses are left out. Written by tfc itself so the tool
+/// needs no plotting library.
+std::string renderLossSvg(const std::vector<StepRecord> &records,
+                          const std::string &title);
+
+/// Where a training step's memory goes.
+struct MemoryAnatomy {
+  std::string device;     ///< "host" or "cuda"
+  std::string optimizer;  ///< adamw, adam, sgd
+  bool lossScaling = false;
+  int64_t parameters = 0; ///< number of trainable scalars
+  uint64_t weightBytes = 0;
+  uint64_t gradientBytes = 0;  ///< one gradient per parameter (f32)
+  uint64_t optimizerBytes = 0; ///< externals of role state
+  uint64_t arenaBytes = 0;     ///< planned arena: activations + gradients
+  uint64_t workspaceBytes = 0; ///< GEMM workspace of the backend
+  uint64_t batchBytes = 0;     ///< inputs and outputs
+};
+
+/// The memory.md report: a table of the figures above with bytes per
+/// parameter, next to the Hugging Face single-GPU guide's count for
+/// mixed-precision AdamW (18 bytes/param) and what tfc's f32 setup uses.
+std::string renderMemoryReport(const MemoryAnatomy &anatomy);
+
+/// "1.50 MiB", "312 B".
+std::string formatBytes(uint64_t bytes);
+
+/// Writes `text` to `path` atomically (a temporary file renamed over it).
+bool writeFileAtomically(const std::string &path, const std::string &text,
+                         std::string &error);
+
+} // namespace tfc::train
+
+#endif // TFC_TOOLS_TFC_TRAIN_REPORT_H

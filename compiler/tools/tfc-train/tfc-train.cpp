@@ -1,0 +1,584 @@
+//===- tfc-train.cpp - train a tfc model -----------------------------------===//
+//
+// tfc-train MODEL.mlir --data FILE|synthetic:copy --steps N --out DIR [...]
+//
+// Compiles the model's train step in process (--tfc-train-pipeline through
+// the JIT), initializes parameters GPT-2 style, and runs N optimizer steps on
+// random windows of the data, with a host-side learning-rate schedule fed as
+// the `lr` input. Writes DIR/metrics.jsonl, DIR/loss.svg, DIR/memory.md and
+// DIR/checkpoint/; --resume DIR continues bit-exactly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/jit/JitCompiler.h"
+#include "compiler/tools/tfc-train/Checkpoint.h"
+#include "compiler/tools/tfc-train/Data.h"
+#include "compiler/tools/tfc-train/Metrics.h"
+#include "compiler/tools/tfc-train/Model.h"
+#include "compiler/tools/tfc-train/Report.h"
+#include "compiler/tools/tfc-train/Schedule.h"
+#include "tfc/runtime.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace cl = llvm::cl;
+using namespace tfc::train;
+
+static cl::OptionCategory category("tfc-train options");
+static cl::opt<std::string> model(cl::Positional, cl::desc("<model.mlir>"),
+                                  cl::cat(category));
+static cl::opt<std::string>
+    data("data", cl::desc("Training text (byte tokens) or synthetic:copy"),
+         cl::cat(category));
+static cl::opt<int64_t> steps("steps", cl::desc("Optimizer steps in all"),
+                              cl::init(100), cl::cat(category));
+static cl::opt<int64_t>
+    batch("batch", cl::desc("Batch size (must equal the model's)"),
+          cl::init(0), cl::cat(category));
+static cl::opt<std::string> optimizer("optimizer",
+                                      cl::desc("adamw, adam or sgd"),
+                                      cl::init("adamw"), cl::cat(category));
+static cl::opt<double> lr("lr", cl::desc("Peak learning rate"),
+                          cl::init(3e-4), cl::cat(category));
+static cl::opt<std::string>
+    schedule("schedule",
+             cl::desc("constant, warmup-cosine or warmup-linear"),
+             cl::init("constant"), cl::cat(category));
+static cl::opt<int64_t> warmup("warmup", cl::desc("Warmup steps"),
+                               cl::init(0), cl::cat(category));
+static cl::opt<double> minLr("min-lr", cl::desc("Final rate of decay"),
+                             cl::init(0.0), cl::cat(category));
+static cl::opt<double>
+    weightDecay("weight-decay",
+                cl::desc("Weight decay (default: 0.01 for adamw, else 0)"),
+                cl::init(-1.0), cl::cat(category));
+static cl::opt<double>
+    maxGradNorm("max-grad-norm",
+                cl::desc("Global gradient-norm clipping (0: off)"),
+                cl::init(0.0), cl::cat(category));
+static cl::opt<bool> lossScaling("loss-scaling",
+                                 cl::desc("Dynamic loss scaling"),
+                                 cl::cat(category));
+static cl::opt<std::string> device("device", cl::desc("host, cuda or auto"),
+                                   cl::init("auto"), cl::cat(category));
+static cl::opt<std::string>
+    outDir("out", cl::desc("Output directory (default: the --resume one)"),
+           cl::cat(category));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of init and data"),
+                              cl::init(0), cl::cat(category));
+static cl::opt<std::string>
+    resume("resume", cl::desc("Continue from the checkpoint in this directory"),
+           cl::cat(category));
+static cl::opt<int64_t> logEvery("log-every",
+                                 cl::desc("Log every K steps (not a terminal)"),
+                                 cl::init(10), cl::cat(category));
+static cl::opt<int64_t>
+    checkpointEvery("checkpoint-every",
+                    cl::desc("Checkpoint every K steps (0: only at the end)"),
+                    cl::init(0), cl::cat(category));
+static cl::opt<int64_t>
+    stopAt("stop-at",
+           cl::desc("Stop (with a checkpoint) after this step, as an "
+                    "interrupted run would"),
+           cl::init(0), cl::cat(category));
+static cl::opt<std::string> function("function",
+                                     cl::desc("The loss function"),
+                                     cl::init("loss"), cl::cat(category));
+
+namespace {
+
+bool fail(const std::string &what, tfc_status status = nullptr) {
+  std::fprintf(stderr, "tfc-train: %s%s%s\n", what.c_str(),
+               status ? ": " : "", status ? tfc_status_message(status) : "");
+  tfc_status_free(status);
+  return false;
+}
+
+// Option values as text, exactly (doubles with 17 digits), so a checkpoint
+// restores them bit for bit.
+std::string text(const std::string &v) { return v; }
+std::string text(bool v) { return v ? "true" : "false"; }
+std::string text(int64_t v) { return std::to_string(v); }
+std::string text(uint64_t v) { return std::to_string(v); }
+std::string text(double v) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof(buffer), "%.17g", v);
+  return buffer;
+}
+bool parse(const std::string &s, std::string &v) { return v = s, true; }
+bool parse(const std::string &s, bool &v) {
+  v = s == "true";
+  return s == "true" || s == "false";
+}
+template <typename T> bool parse(const std::string &s, T &v) {
+  return !llvm::StringRef(s).getAsInteger(10, v);
+}
+bool parse(const std::string &s, double &v) {
+  return !llvm::StringRef(s).getAsDouble(v);
+}
+
+/// The options a checkpoint records and a resume reuses.
+struct Sticky {
+  const char *name;
+  std::function<std::string()> get;
+  std::function<bool(const std::string &)> set;
+  std::function<bool()> given;
+};
+template <typename T> Sticky sticky(const char *name, cl::opt<T> &opt) {
+  return Sticky{name, [&opt] { return text(T(opt.getValue())); },
+                [&opt](const std::string &s) {
+                  T v;
+                  if (!parse(s, v))
+                    return false;
+                  opt.setValue(v);
+                  return true;
+                },
+                [&opt] { return opt.getNumOccurrences() > 0; }};
+}
+std::vector<Sticky> stickyOptions() {
+  // --steps may change on resume (train longer); everything that shapes the
+  // compiled step, the data stream or the schedule may not.
+  return {sticky("model", model),         sticky("function", function),
+          sticky("data", data),           sticky("batch", batch),
+          sticky("optimizer", optimizer), sticky("lr", lr),
+          sticky("schedule", schedule),   sticky("warmup", warmup),
+          sticky("min-lr", minLr),        sticky("weight-decay", weightDecay),
+          sticky("max-grad-norm", maxGradNorm),
+          sticky("loss-scaling", lossScaling), sticky("seed", seed),
+          sticky("steps", steps)};
+}
+
+/// Takes the checkpoint's options for flags not given; a given flag that
+/// differs is an error (it would break the bit-exact continuation).
+bool reconcileOptions(const CheckpointMeta &meta) {
+  for (Sticky &option : stickyOptions()) {
+    auto it = meta.options.find(option.name);
+    if (it == meta.options.end())
+      return fail(std::string("checkpoint lacks option '") + option.name + "'");
+    if (!option.given()) {
+      if (!option.set(it->second))
+        return fail(std::string("checkpoint option '") + option.name +
+                    "' has a malformed value '" + it->second + "'");
+      continue;
+    }
+    if (option.get() != it->second && std::string(option.name) != "steps" &&
+        std::string(option.name) != "model")
+      return fail(std::string("--") + option.name + " " + option.get() +
+                  " differs from the checkpoint's " + it->second +
+                  " (a resume continues the same run)");
+  }
+  return true;
+}
+
+/// GPT-2 initialization by name and rank: norm weights (rank 1, name with
+/// "ln" or "norm", ending in ".weight") ones, other rank-1 tensors (biases)
+/// zeros, matrices N(0, 0.02).
+bool initParameters(tfc_program *program, Rng &rng, int64_t &count) {
+  count = 0;
+  for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
+    tfc_binding b;
+    if (tfc_status s = tfc_program_binding(program, i, &b))
+      return fail("cannot describe a binding", s);
+    if (b.role != TFC_ROLE_PARAM)
+      continue;
+    if (b.dtype != TFC_DTYPE_F32)
+      return fail(std::string("parameter '") + b.name + "' is " +
+                  tfc_dtype_name(b.dtype) + "; tfc-train initializes f32");
+    std::string name = b.name;
+    size_t n = b.bytes / 4;
+    count += n;
+    bool isWeight = name.size() >= 7 &&
+                    name.compare(name.size() - 7, 7, ".weight") == 0;
+    bool isNorm = name.find("ln") != std::string::npos ||
+                  name.find("norm") != std::string::npos;
+    std::vector<float> values(n, 0.0f);
+    if (b.rank == 1 && isWeight && isNorm)
+      std::fill(values.begin(), values.end(), 1.0f);
+    else if (b.rank >= 2)
+      for (float &v : values)
+        v = float(0.02 * rng.normal());
+    if (tfc_status s = tfc_program_set(program, b.name, values.data(), b.bytes))
+      return fail("cannot set '" + name + "'", s);
+  }
+  return true;
+}
+
+/// Zero-fills every state (moments, step counter, scaler) explicitly.
+bool zeroStates(tfc_program *program) {
+  for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
+    tfc_binding b;
+    if (tfc_status s = tfc_program_binding(program, i, &b))
+      return fail("cannot describe a binding", s);
+    if (b.role != TFC_ROLE_STATE)
+      continue;
+    std::vector<uint8_t> zeros(b.bytes, 0);
+    if (tfc_status s = tfc_program_set(program, b.name, zeros.data(), b.bytes))
+      return fail(std::string("cannot set '") + b.name + "'", s);
+  }
+  return true;
+}
+
+/// Bytes of the planned arena, from the artifact's manifest.
+uint64_t arenaBytes(const std::string &artifactDir) {
+  auto buffer = llvm::MemoryBuffer::getFile(artifactDir + "/manifest.json");
+  if (!buffer)
+    return 0;
+  llvm::Expected<llvm::json::Value> value =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return 0;
+  }
+  const llvm::json::Object *root = value->getAsObject();
+  const llvm::json::Object *arena = root ? root->getObject("arena") : nullptr;
+  std::optional<int64_t> size = arena ? arena->getInteger("size") : std::nullopt;
+  return size ? uint64_t(*size) : 0;
+}
+
+MemoryAnatomy anatomyOf(tfc_program *program, const std::string &artifactDir,
+                        tfc_device *dev, int64_t parameters) {
+  MemoryAnatomy a;
+  a.device = tfc_device_kind(dev);
+  a.optimizer = optimizer;
+  a.lossScaling = lossScaling;
+  a.parameters = parameters;
+  for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
+    tfc_binding b;
+    if (tfc_status s = tfc_program_binding(program, i, &b)) {
+      tfc_status_free(s);
+      continue;
+    }
+    if (b.role == TFC_ROLE_PARAM)
+      a.weightBytes += b.bytes;
+    else if (b.role == TFC_ROLE_STATE)
+      a.optimizerBytes += b.bytes;
+    else
+      a.batchBytes += b.bytes;
+  }
+  a.gradientBytes = a.weightBytes;
+  a.arenaBytes = arenaBytes(artifactDir);
+  // The cuda backend's cuBLASLt workspace (docs/execution.md): 32 MiB on
+  // sm_90 and newer, 4 MiB before; the host backend's GEMMs need none.
+  if (a.device == "cuda") {
+    std::string description = tfc_device_description(dev);
+    size_t sm = description.find("sm_");
+    int arch = sm == std::string::npos ? 0 : std::atoi(description.c_str() + sm + 3);
+    a.workspaceBytes = (arch >= 90 ? 32u : 4u) << 20;
+  }
+  return a;
+}
+
+/// The train-step pipeline's options string for the flags.
+std::string trainStepOptions() {
+  std::string options =
+      "function=" + function.getValue() + " optimizer=" + optimizer.getValue();
+  if (weightDecay >= 0)
+    options += " weight-decay=" + text(weightDecay.getValue());
+  options += " max-grad-norm=" + text(maxGradNorm.getValue());
+  options += std::string(" loss-scaling=") + (lossScaling ? "true" : "false");
+  return options;
+}
+
+struct Runtime {
+  tfc_device *dev = nullptr;
+  tfc_program *program = nullptr;
+  ~Runtime() {
+    tfc_program_destroy(program);
+    tfc_device_destroy(dev);
+  }
+};
+
+bool setTokens(tfc_program *program, const char *name,
+               const std::vector<int64_t> &values) {
+  tfc_binding b;
+  if (tfc_status s = tfc_program_find_binding(program, name, &b))
+    return fail(std::string("the train step has no input '") + name + "'", s);
+  tfc_status s;
+  if (b.dtype == TFC_DTYPE_I32) {
+    std::vector<int32_t> narrow(values.begin(), values.end());
+    s = tfc_program_set(program, name, narrow.data(), narrow.size() * 4);
+  } else {
+    s = tfc_program_set(program, name, values.data(), values.size() * 8);
+  }
+  return s ? fail(std::string("cannot set '") + name + "'", s) : true;
+}
+
+bool run() {
+  // Resume: take the recorded options first, so checks below see them.
+  CheckpointMeta meta;
+  std::string checkpointDir;
+  if (!resume.empty()) {
+    std::string error;
+    if (!readCheckpoint(resume, meta, checkpointDir, error))
+      return fail(error);
+    if (!reconcileOptions(meta))
+      return false;
+    if (outDir.empty())
+      outDir.setValue(resume.getValue());
+  }
+  if (model.empty())
+    return fail("no model: tfc-train MODEL.mlir --data FILE --out DIR");
+  if (outDir.empty())
+    return fail("no output directory: pass --out DIR");
+  {
+    // The checkpoint records the model by absolute path, so a resume from
+    // another directory finds it.
+    llvm::SmallString<256> absolute(model.getValue());
+    llvm::sys::fs::make_absolute(absolute);
+    model.setValue(absolute.str().str());
+    if (!data.empty() && data.getValue().rfind("synthetic:", 0) != 0) {
+      llvm::SmallString<256> absoluteData(data.getValue());
+      llvm::sys::fs::make_absolute(absoluteData);
+      data.setValue(absoluteData.str().str());
+    }
+  }
+  if (steps < 1)
+    return fail("--steps must be at least 1");
+  if (optimizer != "adamw" && optimizer != "adam" && optimizer != "sgd")
+    return fail("unknown --optimizer '" + optimizer + "' (adamw, adam, sgd)");
+  Schedule sched;
+  if (!parseScheduleKind(schedule, sched.kind))
+    return fail("unknown --schedule '" + schedule +
+                "' (constant, warmup-cosine, warmup-linear)");
+  if (!(lr > 0) || minLr < 0 || minLr > lr || warmup < 0)
+    return fail("need --lr > 0, 0 <= --min-lr <= --lr and --warmup >= 0");
+  sched.lr = lr;
+  sched.minLr = minLr;
+  sched.warmup = warmup;
+  sched.totalSteps = steps;
+  if (logEvery < 1 || checkpointEvery < 0 || stopAt < 0)
+    return fail("need --log-every >= 1, --checkpoint-every >= 0, --stop-at >= 0");
+  if (meta.step >= steps)
+    return fail("the checkpoint is at step " + std::to_string(meta.step) +
+                ", not before --steps " + std::to_string(steps));
+
+  ModelInfo info;
+  std::string error;
+  if (!inspectModel(model, function, info, error)) {
+    std::fprintf(stderr, "%s%s", error.c_str(),
+                 error.empty() || error.back() == '\n' ? "" : "\n");
+    return fail("cannot train '" + model + "'");
+  }
+  if (batch == 0)
+    batch = info.batch;
+  if (batch != info.batch)
+    return fail("--batch " + std::to_string(batch) +
+                " does not match the model's batch " +
+                std::to_string(info.batch) + " (tokens is " +
+                std::to_string(info.batch) + "x" + std::to_string(info.seqLen) +
+                "; shapes are static)");
+  DataSet dataSet;
+  if (!dataSet.open(data, info.seqLen, error))
+    return fail(error);
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+    return fail("cannot create '" + outDir + "': " + ec.message());
+
+  // Compile the train step (cached on disk).
+  tfc::JitOptions jitOptions;
+  jitOptions.function = function;
+  jitOptions.trainStepOptions = trainStepOptions();
+  tfc::JitResult compiled;
+  auto compileStart = std::chrono::steady_clock::now();
+  if (!tfc::compileModel(model, jitOptions, compiled, error)) {
+    std::fprintf(stderr, "%s", error.c_str());
+    return fail("compilation of '" + model + "' failed");
+  }
+  std::printf("compiled %s train step (%s, %.1f s): %s\n", model.c_str(),
+              compiled.cacheHit ? "cached" : "fresh",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                            compileStart)
+                  .count(),
+              trainStepOptions().c_str());
+
+  Runtime rt;
+  if (device == "auto") {
+    if (tfc_status s = tfc_device_create("cuda", &rt.dev)) {
+      std::fprintf(stderr, "tfc-train: %s; using the host backend\n",
+                   tfc_status_message(s));
+      tfc_status_free(s);
+      if (tfc_status h = tfc_device_create("host", &rt.dev))
+        return fail("cannot open the host backend", h);
+    }
+  } else if (tfc_status s = tfc_device_create(device.c_str(), &rt.dev)) {
+    return fail("cannot open device '" + device + "'", s);
+  }
+  std::printf("device: %s\n", tfc_device_description(rt.dev));
+  if (tfc_status s = tfc_program_load(rt.dev, compiled.artifactDir.c_str(),
+                                      &rt.program))
+    return fail("cannot load the train step", s);
+  bool hasEntry = false;
+  for (size_t i = 0, e = tfc_program_entry_count(rt.program); i < e; ++i)
+    hasEntry |= std::strcmp(tfc_program_entry_name(rt.program, i),
+                            "train_step") == 0;
+  if (!hasEntry)
+    return fail("the compiled artifact has no 'train_step' entry");
+
+  // Parameters: GPT-2 init or the checkpoint; data stream: seeded or saved.
+  Rng initRng(seed);
+  int64_t parameters = 0;
+  if (!initParameters(rt.program, initRng, parameters) ||
+      !zeroStates(rt.program))
+    return false;
+  Rng dataRng(seed ^ 0x5deece66dull);
+  std::vector<StepRecord> earlier;
+  if (!checkpointDir.empty()) {
+    std::string tensors = checkpointDir + "/" + kCheckpointTensors;
+    if (tfc_status s = tfc_program_load_safetensors(rt.program, tensors.c_str(),
+                                                   /*ignore_unknown=*/0))
+      return fail("cannot restore '" + tensors + "'", s);
+    if (!dataRng.deserialize(meta.dataRng))
+      return fail("checkpoint has a malformed data_rng");
+    dataSet.setPosition(meta.dataPosition);
+    if (!readMetrics(resume + "/metrics.jsonl", earlier, error))
+      return fail(error);
+    // Steps after the checkpoint were redone by this run.
+    while (!earlier.empty() && earlier.back().step > meta.step)
+      earlier.pop_back();
+    std::printf("resumed from %s at step %lld\n", checkpointDir.c_str(),
+                (long long)meta.step);
+  }
+
+  MetricsWriter metrics;
+  std::string metricsPath = outDir + "/metrics.jsonl";
+  if (!metrics.open(metricsPath, earlier, error))
+    return fail(error);
+  std::vector<StepRecord> records = earlier;
+
+  std::printf("training %lld parameters on %s: %lld steps of %lld x %lld "
+              "tokens, %s, lr %g (%s)\n",
+              (long long)parameters, dataSet.describe().c_str(),
+              (long long)steps.getValue(), (long long)info.batch,
+              (long long)info.seqLen, optimizer.getValue().c_str(),
+              lr.getValue(), schedule.getValue().c_str());
+  std::fflush(stdout);
+
+  auto saveCheckpoint = [&](int64_t step, double elapsed) {
+    CheckpointMeta now;
+    now.step = step;
+    now.dataRng = dataRng.serialize();
+    now.dataPosition = dataSet.position();
+    now.elapsed = elapsed;
+    for (Sticky &option : stickyOptions())
+      now.options[option.name] = option.get();
+    std::string why;
+    bool ok = writeCheckpoint(
+        outDir, now,
+        [&](const std::string &path, std::string &err) {
+          if (tfc_status s = tfc_program_save_safetensors(
+                  rt.program, path.c_str(), TFC_ROLE_PARAM | TFC_ROLE_STATE)) {
+            err = std::string("cannot write '") + path +
+                  "': " + tfc_status_message(s);
+            tfc_status_free(s);
+            return false;
+          }
+          return true;
+        },
+        why);
+    return ok ? true : fail(why);
+  };
+
+  bool hasScale = false;
+  {
+    tfc_binding b;
+    if (tfc_status s =
+            tfc_program_find_binding(rt.program, "loss_scale", &b))
+      tfc_status_free(s);
+    else
+      hasScale = b.dtype == TFC_DTYPE_F32 && b.bytes == 4;
+  }
+  int64_t last = stopAt > 0 ? std::min<int64_t>(stopAt, steps) : steps;
+  Progress progress(steps, logEvery,
+                    llvm::sys::Process::StandardErrIsDisplayed());
+  double elapsed = meta.elapsed, thisRun = 0;
+  Batch b;
+  for (int64_t step = meta.step; step < last; ++step) {
+    float rate = float(sched.at(step));
+    if (tfc_status s = tfc_program_set(rt.program, "lr", &rate, sizeof(rate)))
+      return fail("cannot set 'lr'", s);
+    dataSet.nextBatch(dataRng, info.batch, b);
+    if (!setTokens(rt.program, "tokens", b.tokens) ||
+        !setTokens(rt.program, "targets", b.targets))
+      return false;
+    auto start = std::chrono::steady_clock::now();
+    if (tfc_status s = tfc_program_run(rt.program, "train_step"))
+      return fail("step " + std::to_string(step + 1) + " failed", s);
+    float loss = 0;
+    if (tfc_status s = tfc_program_get(rt.program, "loss", &loss, 4))
+      return fail("cannot read 'loss'", s);
+    double dt = std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    elapsed += dt;
+    thisRun += dt;
+    StepRecord record{step + 1, loss, rate,
+                      dt > 0 ? double(info.batch * info.seqLen) / dt : 0,
+                      elapsed, std::nullopt};
+    if (hasScale) {
+      float scale = 0;
+      if (tfc_status s = tfc_program_get(rt.program, "loss_scale", &scale, 4))
+        return fail("cannot read 'loss_scale'", s);
+      record.lossScale = scale;
+    }
+    if (!metrics.append(record))
+      return fail("cannot write '" + metricsPath + "'");
+    records.push_back(record);
+    double perStep = thisRun / double(step + 1 - meta.step);
+    progress.update(record, perStep * double(steps - step - 1));
+    if (checkpointEvery > 0 && (step + 1) % checkpointEvery == 0 &&
+        step + 1 != last && !saveCheckpoint(step + 1, elapsed))
+      return false;
+  }
+  progress.finish();
+  if (!saveCheckpoint(last, elapsed))
+    return false;
+
+  std::string title = "tfc-train: " + llvm::sys::path::filename(model).str() +
+                      ", " + optimizer.getValue() + ", lr " +
+                      llvm::formatv("{0}", lr.getValue()).str();
+  if (!writeFileAtomically(outDir + "/loss.svg", renderLossSvg(records, title),
+                           error) ||
+      !writeFileAtomically(
+          outDir + "/memory.md",
+          renderMemoryReport(anatomyOf(rt.program, compiled.artifactDir,
+                                       rt.dev, parameters)),
+          error))
+    return fail(error);
+  if (!records.empty())
+    std::printf("step %lld: loss %.4f (first %.4f); %.1f s training\n",
+                (long long)records.back().step, records.back().loss,
+                records.front().loss, elapsed);
+  std::printf("metrics: %s\nplot: %s/loss.svg\nmemory report: %s/memory.md\n"
+              "checkpoint: %s/checkpoint\n",
+              metricsPath.c_str(), outDir.c_str(), outDir.c_str(),
+              outDir.c_str());
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tfc-train: train a tfc model\n\n"
+      "  tfc-train model.mlir --data text.txt --steps 200 --out run/\n"
+      "  tfc-train --resume run/ --steps 400\n");
+  return run() ? 0 : 1;
+}

@@ -1,0 +1,29 @@
+//===- ReverseMode.h - reverse-mode differentiation entry point -*- C++ -*-===//
+//
+// The C++ entry point behind --tfc-autodiff, shared with passes that build
+// on gradients (--tfc-build-train-step).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_PASSES_AUTODIFF_REVERSEMODE_H
+#define TFC_PASSES_AUTODIFF_REVERSEMODE_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/ArrayRef.h"
+
+namespace tfc {
+
+/// Rewrites `func` (a single-block function returning one 0-d float loss as
+/// its first return operand) in place into its gradient function: the body
+/// keeps the forward, appends the backward (one VJP per op on a path from a
+/// parameter to the loss) and returns (loss, d loss / d arg) for each
+/// argument index in `params`, in that order. Ops left dead are erased and
+/// result attributes are dropped. On failure a diagnostic was emitted and
+/// `func` is left partially rewritten (callers work on a clone).
+mlir::LogicalResult appendGradients(mlir::func::FuncOp func,
+                                    llvm::ArrayRef<unsigned> params);
+
+} // namespace tfc
+
+#endif // TFC_PASSES_AUTODIFF_REVERSEMODE_H

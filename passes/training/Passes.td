@@ -1,0 +1,105 @@
+//===- Passes.td - tfc training passes ------------------------------------===//
+//
+// From a loss function to a training step (issue 4). Each pass lives in its
+// own file; the base classes are generated from these definitions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_PASSES_TRAINING_PASSES_TD
+#define TFC_PASSES_TRAINING_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
+  let summary = "Build @train_step (gradients, clipping, loss scaling, "
+                "optimizer) from a loss function";
+  let description = [{
+    Adds `@train_step` to the module, built from `@<function>` (default
+    `@loss`, kept unchanged). Arguments, in order: the `tfc.param`
+    arguments; the optimizer state of each parameter P (`{tfc.state =
+    "P.exp_avg"}` and `"P.exp_avg_sq"` for adam/adamw, `"P.momentum_buffer"`
+    for sgd with momentum, each of P's type); `{tfc.state = "step"}`
+    (tensor<i64>); with loss scaling `{tfc.state = "loss_scale"}`
+    (tensor<f32>) and `{tfc.state = "growth_tracker"}` (tensor<i64>);
+    `{tfc.input = "lr"}` (tensor<f32>, set by the caller every step: a
+    schedule never recompiles); then the other arguments of the loss (an
+    unnamed one gets `tfc.input = "arg<N>"`, N its index in the loss).
+
+    Results: the loss `{tfc.output = "loss"}`, then one `{tfc.update = "X"}`
+    result per parameter and state X (its new value, written over X in
+    place by the lowering), then with loss scaling `{tfc.output =
+    "found_inf"}` (tensor<i1>).
+
+    Semantics (PyTorch's): the gradients come from the VJPs of
+    --tfc-autodiff; the optimizer ops get step + 1 as their step.
+    `max-grad-norm` > 0 clips like torch.nn.utils.clip_grad_norm_:
+    total = sqrt(sum of squares of all gradients, in f32), every gradient
+    times min(max_norm / (total + 1e-6), 1). Loss scaling follows
+    torch.cuda.amp.GradScaler: the loss is multiplied by the scale before
+    differentiation; the gradients are multiplied by the f32 reciprocal of
+    the scale and checked for inf/NaN; on overflow every parameter and
+    state keeps its value (tfc.select on the 0-d found_inf), the scale is
+    multiplied by `backoff-factor` and the tracker reset; otherwise the
+    tracker counts up and at `growth-interval` the scale is multiplied by
+    `growth-factor` and the tracker reset. State starts zeroed (the runtime
+    zero-fills it), so a loss scale of exactly 0 reads as `init-scale`.
+
+    ```mlir
+    func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"},
+                    %x: tensor<2x8xf32> {tfc.input = "x"}) -> tensor<f32>
+    // with optimizer=adamw becomes, in addition:
+    func.func @train_step(%w: tensor<4x8xf32> {tfc.param = "w"},
+        %m: tensor<4x8xf32> {tfc.state = "w.exp_avg"},
+        %v: tensor<4x8xf32> {tfc.state = "w.exp_avg_sq"},
+        %step: tensor<i64> {tfc.state = "step"},
+        %lr: tensor<f32> {tfc.input = "lr"},
+        %x: tensor<2x8xf32> {tfc.input = "x"})
+        -> (tensor<f32> {tfc.output = "loss"},
+            tensor<4x8xf32> {tfc.update = "w"},
+            tensor<4x8xf32> {tfc.update = "w.exp_avg"},
+            tensor<4x8xf32> {tfc.update = "w.exp_avg_sq"},
+            tensor<i64> {tfc.update = "step"})
+    ```
+
+    Errors: everything --tfc-autodiff rejects; an unknown optimizer; an
+    option out of range (betas outside [0, 1), negative eps, weight decay,
+    momentum or max-grad-norm, nesterov without momentum, a growth factor
+    <= 1, a backoff factor outside (0, 1), growth-interval < 1, init-scale
+    <= 0); a loss argument already named lr/step/loss_scale/growth_tracker
+    or P.exp_avg...; an existing symbol @train_step.
+  }];
+  let dependentDialects = ["::mlir::tfc::TfcDialect"];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"loss\"",
+           "The loss function to train">,
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
+           "adamw, adam or sgd">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9",
+           "Adam/AdamW first-moment decay">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999",
+           "Adam/AdamW second-moment decay">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8",
+           "Adam/AdamW epsilon (outside the sqrt)">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"-1.0",
+           "Weight decay; negative means the optimizer's torch default "
+           "(0.01 for adamw, 0 otherwise)">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+           "SGD momentum (0: no momentum buffer)">,
+    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
+           "SGD Nesterov momentum">,
+    Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
+           "Global gradient-norm clipping threshold (0: off)">,
+    Option<"lossScaling", "loss-scaling", "bool", /*default=*/"false",
+           "Dynamic loss scaling with GradScaler semantics">,
+    Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
+           "The loss scale used while the loss_scale state is 0">,
+    Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",
+           "Scale multiplier after growth-interval clean steps">,
+    Option<"backoffFactor", "backoff-factor", "double", /*default=*/"0.5",
+           "Scale multiplier after an overflow">,
+    Option<"growthInterval", "growth-interval", "int64_t",
+           /*default=*/"2000", "Clean steps between scale growths">,
+  ];
+}
+
+#endif // TFC_PASSES_TRAINING_PASSES_TD

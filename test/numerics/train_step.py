@@ -1,0 +1,213 @@
+"""--tfc-build-train-step end to end: training steps against PyTorch.
+
+adamw: examples/models/mlp.mlir trained 20 steps with AdamW inside ONE
+tfc-run process (--train-step, --steps 20: params and optimizer state stay
+in the runtime and are updated in place) against torch.optim.AdamW on the
+same initial weights and batch; per-step losses must agree to 1e-4
+relative, and the final parameters to f32 tolerances.
+
+loss-scaler: the same model with loss-scaling=true and growth-interval=3,
+one tfc-run per step (params and state carried over with --state-out /
+--inputs), against torch GradScaler's update rule transcribed below. At
+chosen steps the batch holds an inf (or NaN) so the gradients overflow:
+those steps must report found_inf, keep every parameter and state
+bit-identical, and back the scale off; the scale trajectory must equal the
+reference's exactly.
+
+Usage: train_step.py --tfc-run BIN --model mlp.mlir [--device host|cuda]
+       [--case adamw|loss-scaler] [--seed N]
+Exit codes: 0 pass, 1 mismatch or failure, 77 skipped (device unavailable).
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+import torch
+import torch.nn.functional as F
+
+import safetensors_io
+
+SKIP = 77
+STEPS = 20
+LR = float(torch.tensor(1e-3, dtype=torch.float32))
+PARAMS = {"fc1.weight": (128, 64), "fc1.bias": (128,),
+          "fc2.weight": (10, 128), "fc2.bias": (10,)}
+
+
+def init(seed):
+    g = torch.Generator().manual_seed(seed)
+    params = {n: (torch.randn(s, generator=g) * 0.1) for n, s in PARAMS.items()}
+    batch = {"x": torch.randn(32, 64, generator=g),
+             "labels": torch.randint(0, 10, (32,), generator=g)}
+    return params, batch
+
+
+def torch_loss(p, batch):
+    h = F.relu(F.linear(batch["x"], p["fc1.weight"], p["fc1.bias"]))
+    return F.cross_entropy(F.linear(h, p["fc2.weight"], p["fc2.bias"]), batch["labels"])
+
+
+def run_tfc(args, workdir, options, feed, steps, state_out=None):
+    inp = os.path.join(workdir, "in.safetensors")
+    trace = os.path.join(workdir, "trace.jsonl")
+    safetensors_io.save(feed, inp)
+    cmd = [args.tfc_run, args.model, "--train-step", options, "--inputs", inp,
+           "--steps", str(steps), "--trace", trace, "--device", args.device, "--quiet"]
+    if state_out:
+        cmd += ["--state-out", state_out]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"tfc-run failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
+    with open(trace) as f:
+        return [json.loads(line) for line in f]
+
+
+def case_adamw(args, workdir, seed):
+    params, batch = init(seed)
+    feed = dict(params)
+    feed.update(batch)
+    feed["lr"] = torch.tensor(LR)
+    state_out = os.path.join(workdir, "state.safetensors")
+    trace = run_tfc(args, workdir, "optimizer=adamw", feed, STEPS, state_out)
+
+    tp = {n: torch.nn.Parameter(t.clone()) for n, t in params.items()}
+    opt = torch.optim.AdamW(tp.values(), lr=LR)
+    for step in range(STEPS):
+        opt.zero_grad()
+        loss = torch_loss(tp, batch)
+        loss.backward()
+        opt.step()
+        have, want = trace[step]["loss"], float(loss)
+        if abs(have - want) > 1e-4 * abs(want):
+            return f"step {step + 1}: loss {have} != torch {want}"
+        if trace[step]["step"] != step + 1:
+            return f"step {step + 1}: step counter {trace[step]['step']}"
+    got = safetensors_io.load(state_out)
+    for n, p in tp.items():
+        try:
+            torch.testing.assert_close(got[n], p.detach(), rtol=1e-4, atol=1e-5)
+        except AssertionError as e:
+            return f"final {n}: {e}"
+    if float(trace[-1]["loss"]) >= float(trace[0]["loss"]):
+        return "the loss did not fall"
+    return None
+
+
+class GradScalerRule:
+    """torch.cuda.amp.GradScaler's update (_amp_update_scale_), in f32."""
+
+    def __init__(self, init_scale, growth, backoff, interval):
+        self.scale = torch.tensor(init_scale, dtype=torch.float32)
+        self.tracker = 0
+        self.growth, self.backoff, self.interval = growth, backoff, interval
+
+    def update(self, found_inf):
+        if found_inf:
+            self.scale = self.scale * self.backoff
+            self.tracker = 0
+        else:
+            successful = self.tracker + 1
+            if successful == self.interval:
+                self.scale = self.scale * self.growth
+                self.tracker = 0
+            else:
+                self.tracker = successful
+
+
+def case_loss_scaler(args, workdir, seed):
+    params, batch = init(seed)
+    bad = {3: float("inf"), 4: float("inf"), 9: float("nan")}
+    interval = 3
+    options = f"optimizer=adamw loss-scaling=true init-scale=1024 growth-interval={interval}"
+    ref = GradScalerRule(1024.0, 2.0, 0.5, interval)
+    tp = {n: torch.nn.Parameter(t.clone()) for n, t in params.items()}
+    opt = torch.optim.AdamW(tp.values(), lr=LR)
+    carried = dict(params)  # params and state after the previous step
+    state_out = os.path.join(workdir, "state.safetensors")
+    for step in range(1, 13):
+        x = batch["x"].clone()
+        if step in bad:
+            x[0, 0] = bad[step]
+        feed = dict(carried)
+        feed.update({"x": x, "labels": batch["labels"], "lr": torch.tensor(LR)})
+        rec = run_tfc(args, workdir, options, feed, 1, state_out)[0]
+        after = safetensors_io.load(state_out)
+
+        found = step in bad
+        scale_used = float(ref.scale)
+        if not found:
+            opt.zero_grad()
+            loss = torch_loss(tp, batch)
+            (loss * scale_used).backward()
+            for p in tp.values():
+                p.grad.mul_(1.0 / scale_used)
+            opt.step()
+        ref.update(found)
+        if rec["found_inf"] != found:
+            return f"step {step}: found_inf {rec['found_inf']}, expected {found}"
+        if rec["loss_scale"] != float(ref.scale):
+            return f"step {step}: loss_scale {rec['loss_scale']} != reference {float(ref.scale)}"
+        if rec["growth_tracker"] != ref.tracker:
+            return f"step {step}: growth_tracker {rec['growth_tracker']} != {ref.tracker}"
+        if found:
+            # Everything but the scaler's own state is bit-identical.
+            for name, before in carried.items():
+                if name in ("loss_scale", "growth_tracker"):
+                    continue
+                if not torch.equal(after[name], before):
+                    return f"step {step}: '{name}' changed across a skipped step"
+            if "step" in carried and rec["step"] != int(carried["step"]):
+                return f"step {step}: step counter advanced on a skipped step"
+        else:
+            want = float(loss)
+            if abs(rec["loss"] - want) > 1e-4 * abs(want):
+                return f"step {step}: loss {rec['loss']} != torch {want}"
+            for n, p in tp.items():
+                try:
+                    torch.testing.assert_close(after[n], p.detach(), rtol=1e-4, atol=1e-5)
+                except AssertionError as e:
+                    return f"step {step}: {n}: {e}"
+        carried = after
+    return None
+
+
+CASES = {"adamw": case_adamw, "loss-scaler": case_loss_scaler}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tfc-run", required=True)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--case", action="append")
+    ap.add_argument("--device", default="host")
+    ap.add_argument("--seed", type=int)
+    args = ap.parse_args()
+    if args.device != "host":
+        proc = subprocess.run([args.tfc_run, "--probe-device", args.device],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"skipped: device {args.device} unavailable: {proc.stderr.strip()}")
+            return SKIP
+    seed = args.seed if args.seed is not None else random.randrange(1 << 31)
+    print(f"seed {seed}")
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="tfc-train-step-") as workdir:
+        for case in args.case or sorted(CASES):
+            if case not in CASES:
+                print(f"unknown case '{case}' (known: {', '.join(sorted(CASES))})")
+                return 1
+            try:
+                problem = CASES[case](args, workdir, seed)
+            except RuntimeError as e:
+                problem = str(e)
+            print(f"{'FAIL' if problem else 'ok  '} {case}" + (f": {problem}" if problem else ""))
+            failures += bool(problem)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+// RUN: tfc-opt %s --split-input-file --tfc-build-train-step --verify-diagnostics
+// RUN: not tfc-opt %s --split-input-file --tfc-build-train-step=optimizer=lion 2>&1 | FileCheck %s --check-prefix=OPT
+// RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=sgd nesterov=true' 2>&1 | FileCheck %s --check-prefix=NESTEROV
+// RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=loss-scaling=true backoff-factor=1.5' 2>&1 | FileCheck %s --check-prefix=BACKOFF
+// RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=max-grad-norm=-1' 2>&1 | FileCheck %s --check-prefix=CLIP
+
+// Errors of --tfc-build-train-step: one case per rule on the model, and one
+// RUN line per option rule.
+
+// OPT: --tfc-build-train-step: unknown optimizer 'lion' (expected adamw, adam or sgd)
+// NESTEROV: --tfc-build-train-step: nesterov needs optimizer=sgd and momentum > 0
+// BACKOFF: --tfc-build-train-step: backoff-factor must lie in (0, 1)
+// CLIP: --tfc-build-train-step: max-grad-norm must be non-negative and finite (0: off)
+
+// No tfc.param argument: nothing to train.
+// expected-error @+1 {{--tfc-build-train-step: @loss has no argument marked tfc.param: nothing to train}}
+func.func @loss(%x: tensor<4xf32> {tfc.input = "x"}) -> tensor<f32> {
+  %s = tfc.reduce_sum %x dims [0] : tensor<4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// The loss must be a single 0-d float tensor.
+// expected-error @+1 {{--tfc-build-train-step: @loss must return one scalar loss (a 0-d floating-point tensor)}}
+func.func @loss(%x: tensor<4xf32> {tfc.param = "x"}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// A batch input may not take a name the train step uses ("lr").
+// expected-error @+1 {{--tfc-build-train-step: the name 'lr' of an argument of @loss collides with a name of the train step's arguments}}
+func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}, %lr: tensor<4xf32> {tfc.input = "lr"}) -> tensor<f32> {
+  %p = tfc.mul %w, %lr : tensor<4xf32>, tensor<4xf32>
+  %s = tfc.reduce_sum %p dims [0] : tensor<4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// @train_step exists already.
+// expected-error @+1 {{--tfc-build-train-step: the module already has a symbol @train_step}}
+func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}) -> tensor<f32> {
+  %s = tfc.reduce_sum %w dims [0] : tensor<4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @train_step() {
+  return
+}
+
+// -----
+
+// A non-differentiable op on the path fails as in --tfc-autodiff.
+func.func @loss(%x: tensor<4xf32> {tfc.param = "x"}) -> tensor<f32> {
+  // expected-error @+1 {{'tfc.fusion' is not differentiable but lies on the path from a parameter to the loss}}
+  %y = tfc.fusion pointwise (%a = %x : tensor<4xf32>) -> (tensor<4xf32>) {
+    %e = tfc.exp %a : tensor<4xf32>
+    tfc.yield %e : tensor<4xf32>
+  }
+  %s = tfc.reduce_sum %y dims [0] : tensor<4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}

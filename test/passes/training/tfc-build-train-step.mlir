@@ -1,0 +1,102 @@
+// RUN: tfc-opt %s --split-input-file --tfc-build-train-step | FileCheck %s --check-prefix=ADAMW
+// RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=sgd momentum=0.9 nesterov=true weight-decay=0.01' | FileCheck %s --check-prefix=SGD
+// RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adam max-grad-norm=1.5' | FileCheck %s --check-prefix=CLIP
+// RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=loss-scaling=true init-scale=1024 growth-interval=7 growth-factor=4 backoff-factor=0.25' | FileCheck %s --check-prefix=SCALE
+
+// A linear layer with a squared-error loss; the unnamed target becomes input
+// "arg3". Each RUN line shows one configuration of the same model.
+
+// AdamW (the default): two moments per parameter, step + 1 fed to every
+// update, the loss first, then one tfc.update result per param and state.
+// ADAMW-LABEL: func.func @train_step
+// ADAMW-SAME: (%[[W:.*]]: tensor<4x8xf32> {tfc.param = "w"}, %[[B:.*]]: tensor<4xf32> {tfc.param = "b"},
+// ADAMW-SAME: %[[WM:.*]]: tensor<4x8xf32> {tfc.state = "w.exp_avg"}, %[[WV:.*]]: tensor<4x8xf32> {tfc.state = "w.exp_avg_sq"},
+// ADAMW-SAME: %[[BM:.*]]: tensor<4xf32> {tfc.state = "b.exp_avg"}, %[[BV:.*]]: tensor<4xf32> {tfc.state = "b.exp_avg_sq"},
+// ADAMW-SAME: %[[STEP:.*]]: tensor<i64> {tfc.state = "step"}, %[[LR:.*]]: tensor<f32> {tfc.input = "lr"},
+// ADAMW-SAME: %[[X:.*]]: tensor<2x8xf32> {tfc.input = "x"}, %[[Y:.*]]: tensor<2x4xf32> {tfc.input = "arg3"})
+// ADAMW-SAME: -> (tensor<f32> {tfc.output = "loss"}, tensor<4x8xf32> {tfc.update = "w"}, tensor<4xf32> {tfc.update = "b"},
+// ADAMW-SAME: tensor<4x8xf32> {tfc.update = "w.exp_avg"}, tensor<4x8xf32> {tfc.update = "w.exp_avg_sq"},
+// ADAMW-SAME: tensor<4xf32> {tfc.update = "b.exp_avg"}, tensor<4xf32> {tfc.update = "b.exp_avg_sq"}, tensor<i64> {tfc.update = "step"})
+// ADAMW: %[[LOSS:.*]] = tfc.reduce_mean
+// ADAMW: %[[GB:.*]] = tfc.reduce_sum %{{.*}} dims [0]
+// ADAMW: %[[GW:.*]] = tfc.matmul %{{.*}}, %[[X]] transpose_a
+// ADAMW: %[[ONE:.*]] = tfc.constant dense<1> : tensor<i64>
+// ADAMW: %[[NEXT:.*]] = tfc.add %[[STEP]], %[[ONE]] : tensor<i64>, tensor<i64>
+// ADAMW: %[[W2:.*]], %[[WM2:.*]], %[[WV2:.*]] = tfc.adamw %[[W]], %[[GW]], %[[WM]], %[[WV]], %[[LR]], %[[NEXT]] : tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>
+// ADAMW: %[[B2:.*]], %[[BM2:.*]], %[[BV2:.*]] = tfc.adamw %[[B]], %[[GB]], %[[BM]], %[[BV]], %[[LR]], %[[NEXT]] : tensor<4xf32>, tensor<4xf32>, tensor<f32>
+// ADAMW: return %[[LOSS]], %[[W2]], %[[B2]], %[[WM2]], %[[WV2]], %[[BM2]], %[[BV2]], %[[NEXT]] :
+
+// SGD with momentum: one buffer per parameter; the options become the op's
+// attributes (dampening 0, torch's rule for nesterov).
+// SGD-LABEL: func.func @train_step
+// SGD-SAME: %[[WB:[^:]*]]: tensor<4x8xf32> {tfc.state = "w.momentum_buffer"}, %[[BB:[^:]*]]: tensor<4xf32> {tfc.state = "b.momentum_buffer"}, %[[STEP:[^:]*]]: tensor<i64> {tfc.state = "step"}, %[[LR:[^:]*]]: tensor<f32> {tfc.input = "lr"}
+// SGD-SAME: tensor<4x8xf32> {tfc.update = "w.momentum_buffer"}, tensor<4xf32> {tfc.update = "b.momentum_buffer"}, tensor<i64> {tfc.update = "step"})
+// SGD: tfc.sgd %{{.*}}, %{{.*}}, %[[LR]], %{{.*}} momentum_buffer(%[[WB]] : tensor<4x8xf32>) momentum 9.000000e-01 nesterov weight_decay 1.000000e-02 : tensor<4x8xf32>
+// SGD: tfc.sgd %{{.*}}, %{{.*}}, %[[LR]], %{{.*}} momentum_buffer(%[[BB]] : tensor<4xf32>) momentum 9.000000e-01 nesterov weight_decay 1.000000e-02 : tensor<4xf32>
+// SGD-NOT: tfc.select
+
+// Clipping: one f32 norm over both gradients, coef = max / (norm + 1e-6)
+// clamped to 1, every gradient scaled by it before the optimizer.
+// CLIP-LABEL: func.func @train_step
+// CLIP: %[[GB:.*]] = tfc.reduce_sum %{{.*}} dims [0] : tensor<2x4xf32> -> tensor<4xf32>
+// CLIP: %[[GW:.*]] = tfc.matmul
+// CLIP: %[[SQW:.*]] = tfc.mul %[[GW]], %[[GW]] : tensor<4x8xf32>, tensor<4x8xf32>
+// CLIP: %[[SW:.*]] = tfc.reduce_sum %[[SQW]] dims [0, 1] : tensor<4x8xf32> -> tensor<f32>
+// CLIP: %[[SQB:.*]] = tfc.mul %[[GB]], %[[GB]] : tensor<4xf32>, tensor<4xf32>
+// CLIP: %[[SB:.*]] = tfc.reduce_sum %[[SQB]] dims [0] : tensor<4xf32> -> tensor<f32>
+// CLIP: %[[TOTAL:.*]] = tfc.add %{{.*}}, %[[SB]]
+// CLIP: %[[NORM:.*]] = tfc.sqrt %[[TOTAL]] : tensor<f32>
+// CLIP: %[[EPS:.*]] = tfc.constant dense<9.99999997E-7> : tensor<f32>
+// CLIP: %[[DEN:.*]] = tfc.add %[[NORM]], %[[EPS]]
+// CLIP: %[[MAX:.*]] = tfc.constant dense<1.500000e+00> : tensor<f32>
+// CLIP: %[[COEF:.*]] = tfc.div %[[MAX]], %[[DEN]]
+// CLIP: %[[CLAMP:.*]] = tfc.minimum %[[COEF]], %{{.*}} : tensor<f32>, tensor<f32>
+// CLIP: %[[CW:.*]] = tfc.mul %[[GW]], %[[CLAMP]] : tensor<4x8xf32>, tensor<f32>
+// CLIP: %[[CB:.*]] = tfc.mul %[[GB]], %[[CLAMP]] : tensor<4xf32>, tensor<f32>
+// CLIP: tfc.adam %{{.*}}, %[[CW]],
+// CLIP: tfc.adam %{{.*}}, %[[CB]],
+
+// Loss scaling: a zero (fresh) scale reads as init-scale; the scaled loss is
+// differentiated and the plain loss returned; the gradients are checked
+// (x * 0 summed: NaN iff some x is inf/NaN) and unscaled; on overflow every
+// param and state keeps its value and the scale backs off, otherwise the
+// tracker counts to growth-interval and the scale grows.
+// SCALE-LABEL: func.func @train_step
+// SCALE-SAME: %[[STEP:[^:]*]]: tensor<i64> {tfc.state = "step"}, %[[SCALE:[^:]*]]: tensor<f32> {tfc.state = "loss_scale"}, %[[TRACK:[^:]*]]: tensor<i64> {tfc.state = "growth_tracker"}, %{{[^:]*}}: tensor<f32> {tfc.input = "lr"}
+// SCALE-SAME: tensor<i64> {tfc.update = "step"}, tensor<f32> {tfc.update = "loss_scale"}, tensor<i64> {tfc.update = "growth_tracker"}, tensor<i1> {tfc.output = "found_inf"})
+// SCALE: %[[LOSS:.*]] = tfc.reduce_mean
+// SCALE: %[[ZERO:.*]] = tfc.constant dense<0.000000e+00> : tensor<f32>
+// SCALE: %[[INIT:.*]] = tfc.constant dense<1.024000e+03> : tensor<f32>
+// SCALE: %[[FRESH:.*]] = tfc.compare eq, %[[SCALE]], %[[ZERO]]
+// SCALE: %[[S:.*]] = tfc.select %[[FRESH]], %[[INIT]], %[[SCALE]]
+// SCALE: tfc.mul %[[LOSS]], %[[S]] : tensor<f32>, tensor<f32>
+// SCALE: %[[INV:.*]] = tfc.div %{{.*}}, %[[S]] : tensor<f32>, tensor<f32>
+// SCALE: %[[PROBE:.*]] = tfc.mul %[[GW:.*]], %{{.*}} : tensor<4x8xf32>, tensor<f32>
+// SCALE: tfc.reduce_sum %[[PROBE]] dims [0, 1]
+// SCALE: %[[UW:.*]] = tfc.mul %[[GW]], %[[INV]] : tensor<4x8xf32>, tensor<f32>
+// SCALE: %[[FOUND:.*]] = tfc.compare ne,
+// SCALE: %[[NEXT:.*]] = tfc.add %[[STEP]],
+// SCALE: %[[W2:.*]], %{{.*}}, %{{.*}} = tfc.adamw %{{.*}}, %[[UW]], %{{.*}}, %{{.*}}, %{{.*}}, %[[NEXT]]
+// SCALE: %[[KEEPW:.*]] = tfc.select %[[FOUND]], %{{.*}}, %[[W2]] : tensor<i1>, tensor<4x8xf32>, tensor<4x8xf32>
+// SCALE: %[[KEEPSTEP:.*]] = tfc.select %[[FOUND]], %[[STEP]], %[[NEXT]] : tensor<i1>, tensor<i64>, tensor<i64>
+// SCALE: %[[COUNTED:.*]] = tfc.add %[[TRACK]],
+// SCALE: %[[INTERVAL:.*]] = tfc.constant dense<7> : tensor<i64>
+// SCALE: %[[GROW:.*]] = tfc.compare eq, %[[COUNTED]], %[[INTERVAL]]
+// SCALE: %[[FOUR:.*]] = tfc.constant dense<4.000000e+00> : tensor<f32>
+// SCALE: %[[GROWN:.*]] = tfc.mul %[[S]], %[[FOUR]]
+// SCALE: %[[CLEAN:.*]] = tfc.select %[[GROW]], %[[GROWN]], %[[S]]
+// SCALE: %[[CLEANT:.*]] = tfc.select %[[GROW]], %{{.*}}, %[[COUNTED]]
+// SCALE: %[[QUARTER:.*]] = tfc.constant dense<2.500000e-01> : tensor<f32>
+// SCALE: %[[BACK:.*]] = tfc.mul %[[S]], %[[QUARTER]]
+// SCALE: %[[NEWS:.*]] = tfc.select %[[FOUND]], %[[BACK]], %[[CLEAN]]
+// SCALE: %[[NEWT:.*]] = tfc.select %[[FOUND]], %{{.*}}, %[[CLEANT]]
+// SCALE: return %[[LOSS]], %[[KEEPW]], {{.*}}, %[[KEEPSTEP]], %[[NEWS]], %[[NEWT]], %[[FOUND]] :
+func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"}, %b: tensor<4xf32> {tfc.param = "b"},
+                %x: tensor<2x8xf32> {tfc.input = "x"}, %y: tensor<2x4xf32>) -> tensor<f32> {
+  %mm = tfc.matmul %x, %w transpose_b : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  %z = tfc.add %mm, %b : tensor<2x4xf32>, tensor<4xf32>
+  %d = tfc.sub %z, %y : tensor<2x4xf32>, tensor<2x4xf32>
+  %sq = tfc.mul %d, %d : tensor<2x4xf32>, tensor<2x4xf32>
+  %s = tfc.reduce_mean %sq dims [0, 1] : tensor<2x4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}

@@ -1,0 +1,340 @@
+//===- TrainTest.cpp - unit tests of tfc-train's pieces -------------------===//
+
+#include "compiler/tools/tfc-train/Checkpoint.h"
+#include "compiler/tools/tfc-train/Data.h"
+#include "compiler/tools/tfc-train/Metrics.h"
+#include "compiler/tools/tfc-train/Report.h"
+#include "compiler/tools/tfc-train/Schedule.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+using namespace tfc::train;
+
+namespace {
+
+/// A fresh directory under the system temp dir, removed afterwards.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    llvm::SmallString<128> dir;
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("tfc-train-test", dir));
+    path = dir.str().str();
+  }
+  ~TempDir() { llvm::sys::fs::remove_directories(path); }
+};
+
+void writeFile(const std::string &path, const std::string &text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The generator is deterministic, serializes exactly and draws in range.
+TEST(Rng, DeterministicAndSerializable) {
+  Rng a(42), b(42), c(43);
+  EXPECT_EQ(a.next(), b.next());
+  EXPECT_NE(a.next(), c.next());
+  std::string state = a.serialize();
+  EXPECT_EQ(state.size(), 64u);
+  uint64_t expected = a.next();
+  Rng restored(0);
+  ASSERT_TRUE(restored.deserialize(state));
+  EXPECT_EQ(restored.next(), expected);
+  EXPECT_FALSE(restored.deserialize("xyz"));
+  EXPECT_FALSE(restored.deserialize(std::string(64, '0')));
+  for (int i = 0; i < 1000; ++i)
+    EXPECT_LT(a.below(7), 7u);
+}
+
+// Normal samples have about mean 0 and variance 1.
+TEST(Rng, NormalMoments) {
+  Rng rng(1);
+  double sum = 0, sq = 0;
+  const int n = 200000;
+  for (int i = 0; i < n; ++i) {
+    double x = rng.normal();
+    sum += x;
+    sq += x * x;
+  }
+  EXPECT_NEAR(sum / n, 0.0, 0.01);
+  EXPECT_NEAR(sq / n, 1.0, 0.02);
+}
+
+// Text batches are byte windows and targets are tokens shifted by one.
+TEST(Data, TextWindows) {
+  TempDir dir;
+  std::string path = dir.path + "/text.txt";
+  writeFile(path, "abcdefghijklmnopqrstuvwxyz");
+  DataSet data;
+  std::string error;
+  ASSERT_TRUE(data.open(path, 8, error)) << error;
+  Rng rng(3);
+  Batch batch;
+  data.nextBatch(rng, 4, batch);
+  ASSERT_EQ(batch.tokens.size(), 32u);
+  for (int b = 0; b < 4; ++b) {
+    for (int t = 0; t < 8; ++t) {
+      int64_t token = batch.tokens[b * 8 + t];
+      EXPECT_GE(token, 'a');
+      EXPECT_LE(token, 'z');
+      EXPECT_EQ(batch.targets[b * 8 + t], token + 1);
+      if (t) {
+        EXPECT_EQ(token, batch.tokens[b * 8 + t - 1] + 1);
+      }
+    }
+  }
+  EXPECT_EQ(data.position(), 1u);
+}
+
+// Restoring the RNG state and position reproduces the same batches.
+TEST(Data, ResumeReproducesBatches) {
+  DataSet data;
+  std::string error;
+  ASSERT_TRUE(data.open("synthetic:copy", 16, error)) << error;
+  Rng rng(9);
+  Batch batch;
+  data.nextBatch(rng, 2, batch);
+  std::string state = rng.serialize();
+  uint64_t position = data.position();
+  Batch expected;
+  data.nextBatch(rng, 2, expected);
+
+  DataSet resumed;
+  ASSERT_TRUE(resumed.open("synthetic:copy", 16, error));
+  Rng restored;
+  ASSERT_TRUE(restored.deserialize(state));
+  resumed.setPosition(position);
+  resumed.nextBatch(restored, 2, batch);
+  EXPECT_EQ(batch.tokens, expected.tokens);
+  EXPECT_EQ(batch.targets, expected.targets);
+  EXPECT_EQ(resumed.position(), 2u);
+}
+
+// The copy task repeats its prefix: window[i] == window[i - half].
+TEST(Data, CopyTask) {
+  DataSet data;
+  std::string error;
+  ASSERT_TRUE(data.open("synthetic:copy", 7, error));
+  Rng rng(5);
+  Batch batch;
+  data.nextBatch(rng, 1, batch);
+  std::vector<int64_t> window = batch.tokens;
+  window.push_back(batch.targets.back());
+  for (size_t i = 4; i < window.size(); ++i)
+    EXPECT_EQ(window[i], window[i - 4]);
+}
+
+// Bad data specs are one-line errors.
+TEST(Data, Errors) {
+  TempDir dir;
+  DataSet data;
+  std::string error;
+  EXPECT_FALSE(data.open(dir.path + "/missing.txt", 8, error));
+  EXPECT_NE(error.find("cannot open data file"), std::string::npos);
+  writeFile(dir.path + "/empty.txt", "");
+  EXPECT_FALSE(data.open(dir.path + "/empty.txt", 8, error));
+  EXPECT_NE(error.find("is empty"), std::string::npos);
+  writeFile(dir.path + "/short.txt", "abc");
+  EXPECT_FALSE(data.open(dir.path + "/short.txt", 8, error));
+  EXPECT_NE(error.find("fewer than one window of 9"), std::string::npos);
+  EXPECT_FALSE(data.open("synthetic:nope", 8, error));
+  EXPECT_NE(error.find("unknown synthetic task 'nope'"), std::string::npos);
+  EXPECT_FALSE(data.open("", 8, error));
+}
+
+// Constant, warmup + cosine and warmup + linear schedules.
+TEST(Schedule, Shapes) {
+  Schedule constant;
+  constant.lr = 0.1;
+  EXPECT_DOUBLE_EQ(constant.at(0), 0.1);
+  EXPECT_DOUBLE_EQ(constant.at(1000), 0.1);
+
+  Schedule cosine{ScheduleKind::WarmupCosine, 1.0, 0.1, 4, 14};
+  EXPECT_DOUBLE_EQ(cosine.at(0), 0.25);
+  EXPECT_DOUBLE_EQ(cosine.at(3), 1.0);
+  EXPECT_DOUBLE_EQ(cosine.at(4), 1.0);
+  EXPECT_NEAR(cosine.at(4 + 9 / 2.0), 0.55, 1e-12 + 0.1); // midway-ish
+  EXPECT_DOUBLE_EQ(cosine.at(13), 0.1);
+  for (int64_t s = 4; s < 13; ++s)
+    EXPECT_GE(cosine.at(s), cosine.at(s + 1));
+
+  Schedule linear{ScheduleKind::WarmupLinear, 1.0, 0.0, 0, 11};
+  EXPECT_DOUBLE_EQ(linear.at(0), 1.0);
+  EXPECT_NEAR(linear.at(5), 0.5, 1e-12);
+  EXPECT_DOUBLE_EQ(linear.at(10), 0.0);
+  EXPECT_DOUBLE_EQ(linear.at(50), 0.0);
+
+  ScheduleKind kind;
+  EXPECT_TRUE(parseScheduleKind("warmup-linear", kind));
+  EXPECT_EQ(kind, ScheduleKind::WarmupLinear);
+  EXPECT_STREQ(scheduleKindName(kind), "warmup-linear");
+  EXPECT_FALSE(parseScheduleKind("cosine", kind));
+}
+
+// A metrics line round-trips; malformed lines are reported by line number.
+TEST(Metrics, RoundTrip) {
+  StepRecord record{3, 5.25, 3e-4, 12345.5, 0.75, 65536.0};
+  std::string line = formatRecord(record);
+  EXPECT_EQ(line.rfind("{\"step\":3,\"loss\":5.25", 0), 0u) << line;
+  StepRecord parsed;
+  std::string error;
+  ASSERT_TRUE(parseRecord(line, parsed, error)) << error;
+  EXPECT_EQ(parsed.step, 3);
+  EXPECT_DOUBLE_EQ(parsed.loss, 5.25);
+  EXPECT_DOUBLE_EQ(*parsed.lossScale, 65536.0);
+  record.lossScale.reset();
+  EXPECT_EQ(formatRecord(record).find("loss_scale"), std::string::npos);
+
+  TempDir dir;
+  std::string path = dir.path + "/metrics.jsonl";
+  {
+    MetricsWriter writer;
+    ASSERT_TRUE(writer.open(path, {record}, error));
+    record.step = 4;
+    ASSERT_TRUE(writer.append(record));
+  }
+  std::vector<StepRecord> records;
+  ASSERT_TRUE(readMetrics(path, records, error)) << error;
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[1].step, 4);
+  writeFile(path, formatRecord(record) + "\n{\"step\": oops\n");
+  EXPECT_FALSE(readMetrics(path, records, error));
+  EXPECT_NE(error.find("metrics.jsonl:2:"), std::string::npos) << error;
+  EXPECT_TRUE(readMetrics(dir.path + "/none.jsonl", records, error));
+  EXPECT_TRUE(records.empty());
+}
+
+// Progress lines carry step, loss, tokens/s and ETA; the bar only on a tty.
+TEST(Metrics, ProgressLine) {
+  StepRecord record{5, 2.5, 1e-3, 4096, 1.0, std::nullopt};
+  Progress plain(10, 1, false), bar(10, 1, true);
+  std::string text = plain.line(record, 65);
+  EXPECT_NE(text.find("step 5/10"), std::string::npos) << text;
+  EXPECT_NE(text.find("loss 2.5000"), std::string::npos);
+  EXPECT_NE(text.find("4096 tok/s"), std::string::npos);
+  EXPECT_NE(text.find("ETA 1m05s"), std::string::npos);
+  EXPECT_EQ(text.find('['), std::string::npos);
+  EXPECT_EQ(bar.line(record, 1).rfind("[############............]", 0), 0u);
+  EXPECT_EQ(formatDuration(3.25), "3.2s");
+  EXPECT_EQ(formatDuration(7500), "2h05m");
+}
+
+// The plot is an SVG with both curves and skips non-finite losses.
+TEST(Report, LossSvg) {
+  std::vector<StepRecord> records;
+  for (int i = 1; i <= 50; ++i)
+    records.push_back({i, 5.0 / i, 1e-3, 1, double(i), std::nullopt});
+  records.push_back({51, NAN, 1e-3, 1, 51, std::nullopt});
+  std::string svg = renderLossSvg(records, "a <title> & more");
+  EXPECT_EQ(svg.rfind("<svg ", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  EXPECT_EQ(std::count(svg.begin(), svg.end(), '\n') > 10, true);
+  EXPECT_NE(svg.find("a &lt;title&gt; &amp; more"), std::string::npos);
+  EXPECT_EQ(svg.find("nan"), std::string::npos);
+  size_t polylines = 0;
+  for (size_t p = svg.find("<polyline"); p != std::string::npos;
+       p = svg.find("<polyline", p + 1))
+    ++polylines;
+  EXPECT_EQ(polylines, 2u);
+  // No records: still a valid, empty plot.
+  EXPECT_NE(renderLossSvg({}, "empty").find("</svg>"), std::string::npos);
+}
+
+// The memory report counts bytes per parameter and explains the 18.
+TEST(Report, MemoryAnatomy) {
+  MemoryAnatomy a;
+  a.device = "host";
+  a.optimizer = "adamw";
+  a.parameters = 1000;
+  a.weightBytes = 4000;
+  a.gradientBytes = 4000;
+  a.optimizerBytes = 8008;
+  a.arenaBytes = 1 << 20;
+  std::string md = renderMemoryReport(a);
+  EXPECT_NE(md.find("| weights | 4000 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("**16.01 bytes per parameter**"), std::string::npos);
+  EXPECT_NE(md.find("18 bytes per parameter"), std::string::npos);
+  EXPECT_NE(md.find("1.00 MiB"), std::string::npos);
+  EXPECT_EQ(formatBytes(512), "512 B");
+}
+
+// Meta round-trips, including a position beyond 2^53.
+TEST(Checkpoint, MetaRoundTrip) {
+  CheckpointMeta meta;
+  meta.step = 17;
+  meta.dataRng = Rng(1).serialize();
+  meta.dataPosition = (uint64_t(1) << 60) + 1;
+  meta.elapsed = 1.5;
+  meta.options = {{"lr", "0.00029999999999999997"}, {"optimizer", "adamw"}};
+  CheckpointMeta parsed;
+  std::string error;
+  ASSERT_TRUE(parseMeta(formatMeta(meta), parsed, error)) << error;
+  EXPECT_EQ(parsed.step, 17);
+  EXPECT_EQ(parsed.dataRng, meta.dataRng);
+  EXPECT_EQ(parsed.dataPosition, meta.dataPosition);
+  EXPECT_EQ(parsed.options, meta.options);
+  EXPECT_FALSE(parseMeta("{", parsed, error));
+  EXPECT_FALSE(parseMeta("{\"format\": \"other\"}", parsed, error));
+  EXPECT_NE(error.find("not a tfc-train checkpoint"), std::string::npos);
+}
+
+// Writing replaces the previous checkpoint and leaves no temporaries; a
+// failed tensor write leaves the previous checkpoint intact.
+TEST(Checkpoint, AtomicReplace) {
+  TempDir dir;
+  CheckpointMeta meta, read;
+  meta.dataRng = Rng(2).serialize();
+  std::string error, found;
+  auto tensors = [](const std::string &text) {
+    return [text](const std::string &path, std::string &) {
+      writeFile(path, text);
+      return true;
+    };
+  };
+  meta.step = 1;
+  ASSERT_TRUE(writeCheckpoint(dir.path, meta, tensors("one"), error)) << error;
+  meta.step = 2;
+  ASSERT_TRUE(writeCheckpoint(dir.path, meta, tensors("two"), error)) << error;
+  ASSERT_TRUE(readCheckpoint(dir.path, read, found, error)) << error;
+  EXPECT_EQ(read.step, 2);
+  EXPECT_EQ(found, dir.path + "/checkpoint");
+  EXPECT_EQ(readFile(found + "/" + kCheckpointTensors), "two");
+  EXPECT_FALSE(llvm::sys::fs::exists(dir.path + "/checkpoint.tmp"));
+  EXPECT_FALSE(llvm::sys::fs::exists(dir.path + "/checkpoint.old"));
+
+  meta.step = 3;
+  EXPECT_FALSE(writeCheckpoint(
+      dir.path, meta,
+      [](const std::string &, std::string &err) {
+        err = "disk full";
+        return false;
+      },
+      error));
+  EXPECT_EQ(error, "disk full");
+  ASSERT_TRUE(readCheckpoint(dir.path, read, found, error));
+  EXPECT_EQ(read.step, 2);
+
+  // A crash between the two renames: only checkpoint.old is left.
+  ASSERT_FALSE(llvm::sys::fs::rename(dir.path + "/checkpoint",
+                                     dir.path + "/checkpoint.old"));
+  ASSERT_TRUE(readCheckpoint(dir.path, read, found, error)) << error;
+  EXPECT_EQ(found, dir.path + "/checkpoint.old");
+
+  TempDir empty;
+  EXPECT_FALSE(readCheckpoint(empty.path, read, found, error));
+  EXPECT_NE(error.find("no checkpoint in"), std::string::npos);
+}
+
+} // namespace
