@@ -300,8 +300,8 @@ private:
     Value oldStep = step.getArgument(stepArg);
     Value newStep = v.add(oldStep, intScalar(1));
     Value lr = step.getArgument(lrArg);
-    double decay = weightDecay >= 0 ? weightDecay.getValue()
-                                    : (optimizer == "adamw" ? 1e-2 : 0.0);
+    double baseDecay = weightDecay >= 0 ? weightDecay.getValue()
+                                        : (optimizer == "adamw" ? 1e-2 : 0.0);
     SmallVector<Update> updates;
     auto argName = [&](unsigned arg) {
       for (StringRef key :
@@ -318,6 +318,10 @@ private:
     for (unsigned i = 0; i < numParams; ++i) {
       Value param = step.getArgument(i);
       unsigned firstState = numParams + i * numStates;
+      // Parameter groups as GPT-2/nanoGPT and Hugging Face train them: biases
+      // and norm weights (rank < 2) are not decayed unless decay-all is set.
+      double decay =
+          decayAll || tensorTypeOf(param).getRank() >= 2 ? baseDecay : 0.0;
       if (isAdam()) {
         Value m = step.getArgument(firstState);
         Value s = step.getArgument(firstState + 1);

@@ -83,6 +83,9 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     Option<"weightDecay", "weight-decay", "double", /*default=*/"-1.0",
            "Weight decay; negative means the optimizer's torch default "
            "(0.01 for adamw, 0 otherwise)">,
+    Option<"decayAll", "decay-all", "bool", /*default=*/"false",
+           "Apply weight decay to every parameter; by default parameters of "
+           "rank < 2 (biases, norm weights) form a group without decay">,
     Option<"momentum", "momentum", "double", /*default=*/"0.0",
            "SGD momentum (0: no momentum buffer)">,
     Option<"nesterov", "nesterov", "bool", /*default=*/"false",

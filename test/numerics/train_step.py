@@ -46,6 +46,12 @@ def init(seed):
     return params, batch
 
 
+def param_groups(params):
+    """tfc's default groups: no weight decay for rank < 2 (biases)."""
+    return [{"params": [p for p in params.values() if p.dim() >= 2]},
+            {"params": [p for p in params.values() if p.dim() < 2], "weight_decay": 0.0}]
+
+
 def torch_loss(p, batch):
     h = F.relu(F.linear(batch["x"], p["fc1.weight"], p["fc1.bias"]))
     return F.cross_entropy(F.linear(h, p["fc2.weight"], p["fc2.bias"]), batch["labels"])
@@ -75,7 +81,7 @@ def case_adamw(args, workdir, seed):
     trace = run_tfc(args, workdir, "optimizer=adamw", feed, STEPS, state_out)
 
     tp = {n: torch.nn.Parameter(t.clone()) for n, t in params.items()}
-    opt = torch.optim.AdamW(tp.values(), lr=LR)
+    opt = torch.optim.AdamW(param_groups(tp), lr=LR)
     for step in range(STEPS):
         opt.zero_grad()
         loss = torch_loss(tp, batch)
@@ -125,7 +131,7 @@ def case_loss_scaler(args, workdir, seed):
     options = f"optimizer=adamw loss-scaling=true init-scale=1024 growth-interval={interval}"
     ref = GradScalerRule(1024.0, 2.0, 0.5, interval)
     tp = {n: torch.nn.Parameter(t.clone()) for n, t in params.items()}
-    opt = torch.optim.AdamW(tp.values(), lr=LR)
+    opt = torch.optim.AdamW(param_groups(tp), lr=LR)
     carried = dict(params)  # params and state after the previous step
     state_out = os.path.join(workdir, "state.safetensors")
     for step in range(1, 13):

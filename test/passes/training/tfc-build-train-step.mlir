@@ -2,6 +2,7 @@
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=sgd momentum=0.9 nesterov=true weight-decay=0.01' | FileCheck %s --check-prefix=SGD
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adam max-grad-norm=1.5' | FileCheck %s --check-prefix=CLIP
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=loss-scaling=true init-scale=1024 growth-interval=7 growth-factor=4 backoff-factor=0.25' | FileCheck %s --check-prefix=SCALE
+// RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=decay-all=true' | FileCheck %s --check-prefix=DECAYALL
 
 // A linear layer with a squared-error loss; the unnamed target becomes input
 // "arg3". Each RUN line shows one configuration of the same model.
@@ -23,16 +24,23 @@
 // ADAMW: %[[ONE:.*]] = tfc.constant dense<1> : tensor<i64>
 // ADAMW: %[[NEXT:.*]] = tfc.add %[[STEP]], %[[ONE]] : tensor<i64>, tensor<i64>
 // ADAMW: %[[W2:.*]], %[[WM2:.*]], %[[WV2:.*]] = tfc.adamw %[[W]], %[[GW]], %[[WM]], %[[WV]], %[[LR]], %[[NEXT]] : tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>
-// ADAMW: %[[B2:.*]], %[[BM2:.*]], %[[BV2:.*]] = tfc.adamw %[[B]], %[[GB]], %[[BM]], %[[BV]], %[[LR]], %[[NEXT]] : tensor<4xf32>, tensor<4xf32>, tensor<f32>
+// ADAMW: %[[B2:.*]], %[[BM2:.*]], %[[BV2:.*]] = tfc.adamw %[[B]], %[[GB]], %[[BM]], %[[BV]], %[[LR]], %[[NEXT]] weight_decay 0.000000e+00 : tensor<4xf32>, tensor<4xf32>, tensor<f32>
 // ADAMW: return %[[LOSS]], %[[W2]], %[[B2]], %[[WM2]], %[[WV2]], %[[BM2]], %[[BV2]], %[[NEXT]] :
 
+// decay-all=true puts every parameter in one group: the bias is decayed too
+// (AdamW's default 0.01 prints as nothing).
+// DECAYALL-LABEL: func.func @train_step
+// DECAYALL: tfc.adamw %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x8xf32>
+// DECAYALL: tfc.adamw %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4xf32>
+
 // SGD with momentum: one buffer per parameter; the options become the op's
-// attributes (dampening 0, torch's rule for nesterov).
+// attributes (dampening 0, torch's rule for nesterov); the bias (rank 1) is in
+// the parameter group without weight decay.
 // SGD-LABEL: func.func @train_step
 // SGD-SAME: %[[WB:[^:]*]]: tensor<4x8xf32> {tfc.state = "w.momentum_buffer"}, %[[BB:[^:]*]]: tensor<4xf32> {tfc.state = "b.momentum_buffer"}, %[[STEP:[^:]*]]: tensor<i64> {tfc.state = "step"}, %[[LR:[^:]*]]: tensor<f32> {tfc.input = "lr"}
 // SGD-SAME: tensor<4x8xf32> {tfc.update = "w.momentum_buffer"}, tensor<4xf32> {tfc.update = "b.momentum_buffer"}, tensor<i64> {tfc.update = "step"})
 // SGD: tfc.sgd %{{.*}}, %{{.*}}, %[[LR]], %{{.*}} momentum_buffer(%[[WB]] : tensor<4x8xf32>) momentum 9.000000e-01 nesterov weight_decay 1.000000e-02 : tensor<4x8xf32>
-// SGD: tfc.sgd %{{.*}}, %{{.*}}, %[[LR]], %{{.*}} momentum_buffer(%[[BB]] : tensor<4xf32>) momentum 9.000000e-01 nesterov weight_decay 1.000000e-02 : tensor<4xf32>
+// SGD: tfc.sgd %{{.*}}, %{{.*}}, %[[LR]], %{{.*}} momentum_buffer(%[[BB]] : tensor<4xf32>) momentum 9.000000e-01 nesterov : tensor<4xf32>
 // SGD-NOT: tfc.select
 
 // Clipping: one f32 norm over both gradients, coef = max / (norm + 1e-6)
