@@ -14,6 +14,7 @@
 
 #include "runtime/src/host/HostKernels.h"
 #include "runtime/src/host/HostMath.h"
+#include "runtime/src/host/HostOpChecker.h"
 #include "runtime/src/host/HostProgramVerify.h"
 
 #include <algorithm>
@@ -25,43 +26,12 @@ namespace tfc::rt::host {
 
 namespace {
 
-bool isFloat(DType d) {
-  return d == DType::F32 || d == DType::F64 || d == DType::F16 ||
-         d == DType::BF16;
-}
-
-std::string typeStr(const ValueType &t) {
-  return std::string(dtypeName(t.dtype)) + " " + formatShape(t.shape);
-}
-
 /// The rules of one backward op; `problem` holds the first violation.
-struct GradChecker {
-  const HostProgram &prog;
-  HostOp &op;
-  AttrMap &attrs;
-  std::string problem;
+struct GradChecker : OpChecker {
+  using OpChecker::OpChecker;
 
-  bool fail(std::string m) {
-    if (problem.empty())
-      problem = std::move(m);
-    return false;
-  }
-  const ValueType &in(size_t i) const { return prog.values[op.operands[i]]; }
-  const ValueType &res(size_t i) const { return prog.values[op.results[i]]; }
   bool present(size_t i) const { return op.operands[i] >= 0; }
 
-  bool arity(size_t nOperands, size_t firstOptional = SIZE_MAX) {
-    if (op.operands.size() != nOperands)
-      return fail("expected " + std::to_string(nOperands) + " operands, got " +
-                  std::to_string(op.operands.size()));
-    if (op.results.size() != 1)
-      return fail("expected 1 result, got " +
-                  std::to_string(op.results.size()));
-    for (size_t i = 0; i < nOperands && i < firstOptional; ++i)
-      if (!present(i))
-        return fail("operand " + std::to_string(i) + " may not be absent");
-    return true;
-  }
   /// Operands `a` and `b` are float tensors of one dtype and shape.
   bool sameFloat(size_t a, size_t b) {
     if (!isFloat(in(a).dtype))
@@ -73,55 +43,14 @@ struct GradChecker {
                   typeStr(in(a)) + " and " + typeStr(in(b)));
     return true;
   }
-  bool resultIs(DType d, const std::vector<int64_t> &shape) {
-    if (res(0).dtype != d || res(0).shape != shape)
-      return fail("result is " + typeStr(res(0)) + " but the op computes " +
-                  dtypeName(d) + " " + formatShape(shape));
-    return true;
-  }
-  const std::string *take(const char *k) {
-    auto it = attrs.find(k);
-    if (it == attrs.end()) {
-      fail(std::string("missing attribute '") + k + "'");
-      return nullptr;
-    }
-    scratch = it->second;
-    attrs.erase(it);
-    return &scratch;
-  }
-  bool takeInt(const char *k, int64_t &v) {
-    const std::string *s = take(k);
-    if (!s)
+  /// A two-valued keyword attribute: `isB` tells which.
+  bool takeChoice(const char *k, const char *a, const char *b, bool &isB) {
+    int index = 0;
+    if (!takeKeyword(k, {a, b}, index))
       return false;
-    auto p = parseIntToken(*s);
-    if (!p)
-      return fail(std::string("attribute '") + k + "' is not an integer: '" +
-                  *s + "'");
-    v = *p;
+    isB = index == 1;
     return true;
   }
-  bool takeFloat(const char *k, double &v) {
-    const std::string *s = take(k);
-    if (!s)
-      return false;
-    auto p = parseFloatToken(*s);
-    if (!p)
-      return fail(std::string("attribute '") + k + "' is not a number: '" + *s +
-                  "'");
-    v = *p;
-    return true;
-  }
-  bool takeKeyword(const char *k, const char *a, const char *b, bool &isB) {
-    const std::string *s = take(k);
-    if (!s)
-      return false;
-    if (*s != a && *s != b)
-      return fail(std::string("attribute '") + k + "' has unknown value '" +
-                  *s + "'");
-    isB = *s == b;
-    return true;
-  }
-  std::string scratch;
 
   bool check();
   bool checkNormGrad(bool layerNorm);
@@ -130,8 +59,8 @@ struct GradChecker {
 
 bool GradChecker::checkNormGrad(bool layerNorm) {
   size_t nStats = layerNorm ? 2 : 1, weightIdx = 2 + nStats;
-  if (!arity(weightIdx + 1, /*firstOptional=*/weightIdx) || !sameFloat(0, 1) ||
-      !takeInt("normalized_rank", op.normalizedRank))
+  if (!arity(weightIdx + 1, 1, /*optionalFrom=*/weightIdx) ||
+      !sameFloat(0, 1) || !takeInt("normalized_rank", op.normalizedRank))
     return false;
   const auto &s = in(1).shape;
   int64_t rank = (int64_t)s.size();
@@ -150,11 +79,11 @@ bool GradChecker::checkNormGrad(bool layerNorm) {
       (!isFloat(in(weightIdx).dtype) || in(weightIdx).shape != normShape))
     return fail("weight must be float of shape " + formatShape(normShape) +
                 ", got " + typeStr(in(weightIdx)));
-  return resultIs(in(1).dtype, s);
+  return expectResult(0, in(1).dtype, s);
 }
 
 bool GradChecker::checkCrossEntropyGrad() {
-  if (!arity(3))
+  if (!arity(3, 1))
     return false;
   const ValueType &logits = in(1), &labels = in(2);
   if (!isFloat(logits.dtype) || logits.shape.size() != 2)
@@ -170,35 +99,31 @@ bool GradChecker::checkCrossEntropyGrad() {
   bool sum = false;
   if (!takeInt("ignore_index", op.ignoreIndex) ||
       !takeFloat("label_smoothing", op.labelSmoothing) ||
-      !takeKeyword("reduction", "mean", "sum", sum))
+      !takeChoice("reduction", "mean", "sum", sum))
     return false;
   op.reductionMean = !sum;
   if (!(op.labelSmoothing >= 0.0 && op.labelSmoothing <= 1.0))
     return fail("label_smoothing must lie in [0, 1]");
-  return resultIs(logits.dtype, logits.shape);
+  return expectResult(0, logits.dtype, logits.shape);
 }
 
 bool GradChecker::check() {
   switch (op.code) {
   case OpCode::GeluGrad:
   case OpCode::SiluGrad:
-    if (!arity(2) || !sameFloat(0, 1))
+    if (!arity(2, 1) || !sameFloat(0, 1))
       return false;
     if (op.code == OpCode::GeluGrad &&
-        !takeKeyword("approximate", "none", "tanh", op.geluTanh))
+        !takeChoice("approximate", "none", "tanh", op.geluTanh))
       return false;
-    return resultIs(in(0).dtype, in(0).shape);
+    return expectResult(0, in(0).dtype, in(0).shape);
   case OpCode::SoftmaxGrad:
   case OpCode::LogSoftmaxGrad: {
-    if (!arity(2) || !sameFloat(0, 1) || !takeInt("dim", op.dim))
+    if (!arity(2, 1) || !sameFloat(0, 1) || !takeInt("dim", op.dim))
       return false;
-    int64_t rank = (int64_t)in(0).shape.size();
-    if (op.dim < -rank || op.dim >= rank || rank == 0)
-      return fail("dim " + std::to_string(op.dim) + " out of range for rank " +
-                  std::to_string(rank));
-    if (op.dim < 0)
-      op.dim += rank;
-    return resultIs(in(0).dtype, in(0).shape);
+    if (!normDim(op.dim, (int64_t)in(0).shape.size()))
+      return false;
+    return expectResult(0, in(0).dtype, in(0).shape);
   }
   case OpCode::LayerNormGradInput:
     return checkNormGrad(true);
@@ -410,7 +335,7 @@ void activationGradT(const HostOp &op, const T *dy, const T *x, T *dx,
 } // namespace
 
 std::string verifyGradOp(const HostProgram &prog, HostOp &op, AttrMap &attrs) {
-  GradChecker c{prog, op, attrs, {}, {}};
+  GradChecker c(prog, op, attrs);
   c.check();
   return c.problem;
 }
