@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/jit/JitCompiler.h"
+#include "compiler/tools/common/OpenDevice.h"
 #include "tfc/runtime.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -370,18 +371,8 @@ bool run() {
                   result.cacheHit ? "cached" : "fresh", ms);
   }
 
-  if (device == "auto") {
-    // Prefer the GPU; say in one line why not when falling back to host.
-    if (tfc_status s = tfc_device_create("cuda", &rt.dev)) {
-      std::fprintf(stderr, "tfc-run: %s; using the host backend\n",
-                   tfc_status_message(s));
-      tfc_status_free(s);
-      if (tfc_status h = tfc_device_create("host", &rt.dev))
-        return fail("cannot open the host backend", h);
-    }
-  } else if (tfc_status s = tfc_device_create(device.c_str(), &rt.dev)) {
+  if (tfc_status s = tfc::openDevice("tfc-run", device, &rt.dev))
     return fail("cannot open device '" + device + "'", s);
-  }
   if (!quiet)
     std::printf("device: %s\n", tfc_device_description(rt.dev));
   if (tfc_status s = tfc_program_load(rt.dev, artifactDir.c_str(), &rt.program))

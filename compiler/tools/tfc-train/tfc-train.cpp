@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/jit/JitCompiler.h"
+#include "compiler/tools/common/OpenDevice.h"
 #include "compiler/tools/tfc-train/Checkpoint.h"
 #include "compiler/tools/tfc-train/Data.h"
 #include "compiler/tools/tfc-train/Metrics.h"
@@ -407,17 +408,8 @@ bool run() {
               trainStepOptions().c_str());
 
   Runtime rt;
-  if (device == "auto") {
-    if (tfc_status s = tfc_device_create("cuda", &rt.dev)) {
-      std::fprintf(stderr, "tfc-train: %s; using the host backend\n",
-                   tfc_status_message(s));
-      tfc_status_free(s);
-      if (tfc_status h = tfc_device_create("host", &rt.dev))
-        return fail("cannot open the host backend", h);
-    }
-  } else if (tfc_status s = tfc_device_create(device.c_str(), &rt.dev)) {
+  if (tfc_status s = tfc::openDevice("tfc-train", device, &rt.dev))
     return fail("cannot open device '" + device + "'", s);
-  }
   std::printf("device: %s\n", tfc_device_description(rt.dev));
   if (tfc_status s = tfc_program_load(rt.dev, compiled.artifactDir.c_str(),
                                       &rt.program))
