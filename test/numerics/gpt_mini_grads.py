@@ -9,9 +9,7 @@ largest magnitude (a tied weight sums two paths, attention sums 64 keys:
 the summation order differs from PyTorch's, so elementwise rtol alone is
 too strict for tiny entries).
 """
-import argparse
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -24,18 +22,9 @@ import safetensors_io
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tfc-run", required=True)
-    ap.add_argument("--model", required=True)
-    ap.add_argument("--device", default="host")
-    ap.add_argument("--seed", type=int)
-    args = ap.parse_args()
-    ok, why = run_numerics.probe_device(args.tfc_run, args.device)
-    if not ok:
-        print(f"SKIP: device '{args.device}' unavailable: {why}")
-        return run_numerics.SKIP
-    seed = args.seed if args.seed is not None else random.randrange(2**31)
-    print(f"gpt-mini grads seed {seed} (rerun with --seed {seed})")
+    args, seed = run_numerics.start("gpt-mini grads")
+    if args is None:
+        return seed
     g = torch.Generator().manual_seed(seed)
     params = gpt_mini_model.init_parameters(g)
     tokens, targets = gpt_mini_model.random_batch(g)

@@ -1,9 +1,7 @@
 """gpt-mini's loss computed by tfc-run equals PyTorch's for the same weights
 and batch. Usage: gpt_mini_loss.py --tfc-run BIN --model gpt-mini.mlir
 [--device host|cuda] [--seed N]. Exit 77 when the device is unavailable."""
-import argparse
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -12,21 +10,12 @@ import run_numerics
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tfc-run", required=True)
-    ap.add_argument("--model", required=True)
-    ap.add_argument("--device", default="host")
-    ap.add_argument("--seed", type=int)
-    args = ap.parse_args()
-    ok, why = run_numerics.probe_device(args.tfc_run, args.device)
-    if not ok:
-        print(f"SKIP: device '{args.device}' unavailable: {why}")
-        return run_numerics.SKIP
+    args, seed = run_numerics.start("gpt-mini loss")
+    if args is None:
+        return seed
     import torch
     import gpt_mini_model
     import safetensors_io
-    seed = args.seed if args.seed is not None else random.randrange(2**31)
-    print(f"gpt-mini seed {seed}")
     g = torch.Generator().manual_seed(seed)
     params = gpt_mini_model.init_parameters(g)
     tokens, targets = gpt_mini_model.random_batch(g)

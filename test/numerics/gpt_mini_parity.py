@@ -13,10 +13,8 @@ Usage: gpt_mini_parity.py --tfc-run BIN --model gpt-mini.mlir --data FILE
        [--steps 100] [--device host|cuda] [--seed N]
 Exit codes: 0 pass, 1 mismatch or failure, 77 skipped (device unavailable).
 """
-import argparse
 import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -27,25 +25,12 @@ LR, WEIGHT_DECAY = 1e-3, 0.01
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tfc-run", required=True)
-    ap.add_argument("--model", required=True)
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--steps", type=int, default=100)
-    ap.add_argument("--device", default="host")
-    ap.add_argument("--seed", type=int)
-    args = ap.parse_args()
-    ok, why = run_numerics.probe_device(args.tfc_run, args.device)
-    if not ok:
-        print(f"SKIP: device '{args.device}' unavailable: {why}")
-        return run_numerics.SKIP
-
+    args, seed = run_numerics.start("gpt-mini parity", [("--data", {"required": True}), ("--steps", {"type": int, "default": 100})])
+    if args is None:
+        return seed
     import torch
     import gpt_mini_model as m
     import safetensors_io
-
-    seed = args.seed if args.seed is not None else random.randrange(2**31)
-    print(f"gpt-mini parity seed {seed}, {args.steps} AdamW steps")
     g = torch.Generator().manual_seed(seed)
     params = m.init_parameters(g)
     with open(args.data, "rb") as f:

@@ -31,6 +31,28 @@ def probe_device(tfc_run, device):
     return proc.returncode == 0, (proc.stderr or proc.stdout).strip()
 
 
+def start(name, extra_arguments=()):
+    """The preamble of the model-level numerics scripts: parses --tfc-run,
+    --model, --device, --seed (plus `extra_arguments`, (flag, kwargs)
+    pairs), probes the device, and picks and prints the seed. Returns
+    (args, seed), or (None, SKIP) when the device is unavailable."""
+    ap = argparse.ArgumentParser(description=name)
+    ap.add_argument("--tfc-run", required=True)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--device", default="host")
+    ap.add_argument("--seed", type=int)
+    for flag, kwargs in extra_arguments:
+        ap.add_argument(flag, **kwargs)
+    args = ap.parse_args()
+    ok, why = probe_device(args.tfc_run, args.device)
+    if not ok:
+        print(f"SKIP: device '{args.device}' unavailable: {why}")
+        return None, SKIP
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    print(f"{name} seed {seed} (rerun with --seed {seed})")
+    return args, seed
+
+
 def run_case(tfc_run, case, dtype, device, seed, workdir):
     import torch
     import safetensors_io
