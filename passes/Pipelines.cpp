@@ -31,27 +31,18 @@ void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
   pm.addPass(createTfcConvertToExecPass(convert));
 }
 
-void tfc::buildTrainPipeline(mlir::OpPassManager &pm,
-                             const TrainPipelineOptions &options) {
-  TfcBuildTrainStepPassOptions step;
-  step.function = options.function;
-  step.optimizer = options.optimizer;
-  step.beta1 = options.beta1;
-  step.beta2 = options.beta2;
-  step.eps = options.eps;
-  step.weightDecay = options.weightDecay;
-  step.momentum = options.momentum;
-  step.nesterov = options.nesterov;
-  step.maxGradNorm = options.maxGradNorm;
-  step.lossScaling = options.lossScaling;
-  step.initScale = options.initScale;
-  step.growthFactor = options.growthFactor;
-  step.backoffFactor = options.backoffFactor;
-  step.growthInterval = options.growthInterval;
-  pm.addPass(createTfcBuildTrainStepPass(step));
+mlir::LogicalResult tfc::buildTrainPipeline(
+    mlir::OpPassManager &pm, llvm::StringRef stepOptions,
+    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
+  // The pass parses its own options: one list of them, no copy here.
+  std::unique_ptr<mlir::Pass> step = createTfcBuildTrainStepPass();
+  if (mlir::failed(step->initializeOptions(stepOptions, errorHandler)))
+    return mlir::failure();
+  pm.addPass(std::move(step));
   LowerToExecOptions lower;
   lower.function = "train_step";
   buildLowerToExecPipeline(pm, lower);
+  return mlir::success();
 }
 
 void tfc::registerPipelines() {
@@ -60,9 +51,14 @@ void tfc::registerPipelines() {
       "Lower a tfc function to a tfcrt module: decompose, canonicalize, "
       "CSE, form kernels, bufferize and convert to tfcrt (docs/execution.md)",
       buildLowerToExecPipeline);
-  mlir::PassPipelineRegistration<TrainPipelineOptions>(
+  mlir::registerPassPipeline(
       "tfc-train-pipeline",
-      "Build @train_step from a loss (--tfc-build-train-step, options "
-      "forwarded) and lower it to tfcrt.entry @train_step",
-      buildTrainPipeline);
+      "Build @train_step from a loss and lower it to tfcrt.entry "
+      "@train_step; takes the options of --tfc-build-train-step",
+      [](mlir::OpPassManager &pm, llvm::StringRef options,
+         llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
+             errorHandler) {
+        return buildTrainPipeline(pm, options, errorHandler);
+      },
+      [](llvm::function_ref<void(const mlir::detail::PassOptions &)>) {});
 }

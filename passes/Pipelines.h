@@ -36,57 +36,15 @@ struct LowerToExecOptions
 void buildLowerToExecPipeline(mlir::OpPassManager &pm,
                               const LowerToExecOptions &options);
 
-/// Options of --tfc-train-pipeline: those of --tfc-build-train-step
-/// (see passes/training/Passes.td), forwarded to it.
-struct TrainPipelineOptions
-    : public mlir::PassPipelineOptions<TrainPipelineOptions> {
-  Option<std::string> function{*this, "function",
-                               llvm::cl::desc("The loss function to train"),
-                               llvm::cl::init("loss")};
-  Option<std::string> optimizer{*this, "optimizer",
-                                llvm::cl::desc("adamw, adam or sgd"),
-                                llvm::cl::init("adamw")};
-  Option<double> beta1{*this, "beta1", llvm::cl::desc("Adam first-moment decay"),
-                       llvm::cl::init(0.9)};
-  Option<double> beta2{*this, "beta2",
-                       llvm::cl::desc("Adam second-moment decay"),
-                       llvm::cl::init(0.999)};
-  Option<double> eps{*this, "eps", llvm::cl::desc("Adam epsilon"),
-                     llvm::cl::init(1e-8)};
-  Option<double> weightDecay{
-      *this, "weight-decay",
-      llvm::cl::desc("Weight decay (-1: the optimizer's torch default)"),
-      llvm::cl::init(-1.0)};
-  Option<double> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
-                          llvm::cl::init(0.0)};
-  Option<bool> nesterov{*this, "nesterov", llvm::cl::desc("SGD Nesterov"),
-                        llvm::cl::init(false)};
-  Option<double> maxGradNorm{
-      *this, "max-grad-norm",
-      llvm::cl::desc("Global gradient-norm clipping (0: off)"),
-      llvm::cl::init(0.0)};
-  Option<bool> lossScaling{*this, "loss-scaling",
-                           llvm::cl::desc("Dynamic loss scaling"),
-                           llvm::cl::init(false)};
-  Option<double> initScale{*this, "init-scale",
-                           llvm::cl::desc("Initial loss scale"),
-                           llvm::cl::init(65536.0)};
-  Option<double> growthFactor{*this, "growth-factor",
-                              llvm::cl::desc("Loss-scale growth factor"),
-                              llvm::cl::init(2.0)};
-  Option<double> backoffFactor{*this, "backoff-factor",
-                               llvm::cl::desc("Loss-scale backoff factor"),
-                               llvm::cl::init(0.5)};
-  Option<int64_t> growthInterval{
-      *this, "growth-interval",
-      llvm::cl::desc("Clean steps between loss-scale growths"),
-      llvm::cl::init(2000)};
-};
-
-/// Adds --tfc-train-pipeline to `pm`: --tfc-build-train-step with
-/// `options`, then --tfc-lower-to-exec on @train_step (entry `train_step`).
-void buildTrainPipeline(mlir::OpPassManager &pm,
-                        const TrainPipelineOptions &options);
+/// Adds --tfc-train-pipeline to `pm`: --tfc-build-train-step configured by
+/// `stepOptions` in that pass's own syntax (e.g. "optimizer=sgd
+/// momentum=0.9"; its options are the single list, passes/training/Passes.td),
+/// then --tfc-lower-to-exec on @train_step (entry `train_step`). Bad options
+/// go to `errorHandler` and fail.
+mlir::LogicalResult
+buildTrainPipeline(mlir::OpPassManager &pm, llvm::StringRef stepOptions,
+                   llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
+                       errorHandler);
 
 /// Registers every named tfc pipeline with the global pipeline registry.
 void registerPipelines();

@@ -36,6 +36,9 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
   DialectRegistry registry;
   tfc::registerAllDialects(registry);
   MLIRContext context(registry);
+  // A failing pass names its error; a dump of the whole module after it
+  // helps nobody who runs a tool.
+  context.printOpOnDiagnostic(false);
   context.disableMultithreading();
   llvm::raw_string_ostream errors(error);
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, errors);
@@ -45,14 +48,16 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
     return false;
   PassManager pm(&context);
   if (!options.trainStepOptions.empty()) {
-    auto trainOptions =
-        tfc::TrainPipelineOptions::createFromString(options.trainStepOptions);
-    if (!trainOptions) {
+    std::string problem;
+    if (failed(tfc::buildTrainPipeline(
+            pm, options.trainStepOptions, [&](const llvm::Twine &message) {
+              problem = llvm::StringRef(message.str()).trim().str();
+              return failure();
+            }))) {
       error = "invalid train-step options '" + options.trainStepOptions +
-              "' (see tfc-opt --help, --tfc-train-pipeline)\n";
+              "': " + problem + " (see tfc-opt --help, --tfc-build-train-step)\n";
       return false;
     }
-    tfc::buildTrainPipeline(pm, *trainOptions);
   } else {
     tfc::LowerToExecOptions pipelineOptions;
     pipelineOptions.function = options.function;

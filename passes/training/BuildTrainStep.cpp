@@ -2,16 +2,21 @@
 //
 // Builds @train_step from a loss function: the forward and backward of
 // --tfc-autodiff, then (optionally) GradScaler-style unscaling with an
-// inf/NaN check, global-norm clipping, and one optimizer op per parameter.
-// Every parameter and state comes back as a result marked tfc.update, which
-// the lowering writes over the argument in place, so the runtime keeps the
-// whole training state on the device between steps.
+// inf/NaN check (LossScaler), global-norm clipping, the learning rate of the
+// schedule (LearningRate), and one update per parameter by the optimizer's
+// rule (OptimizerRule). Every parameter and state comes back as a result
+// marked tfc.update, which the lowering writes over the argument in place, so
+// the runtime keeps the whole training state on the device between steps.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/training/Passes.h"
 
 #include "passes/autodiff/ReverseMode.h"
+#include "passes/training/LearningRate.h"
+#include "passes/training/LossScaler.h"
+#include "passes/training/OptimizerRule.h"
+#include "passes/training/TrainStepUtils.h"
 
 #include "dialects/tfc/TfcOps.h"
 #include "dialects/tfc/TfcVjps.h"
@@ -40,9 +45,21 @@ struct ArgSpec {
   DictionaryAttr attrs;
 };
 
+/// Where each kind of argument sits in @train_step's signature.
+struct Layout {
+  unsigned numParams = 0;
+  /// firstState[i]: the first state argument of parameter i (its states
+  /// are consecutive, in the order of OptimizerRule::stateOf).
+  SmallVector<unsigned> firstState, numStates;
+  unsigned step = 0, scale = 0, tracker = 0;
+  /// The learning-rate inputs (lr first), as scheduleInputs lists them.
+  SmallVector<unsigned> schedule;
+  /// The first of the loss's other (batch) arguments.
+  unsigned firstBatch = 0;
+};
+
 /// A parameter or state argument with the value that replaces it.
 struct Update {
-  std::string name;
   unsigned arg;
   Value value;
 };
@@ -59,43 +76,57 @@ struct TfcBuildTrainStepPass
 private:
   static constexpr StringLiteral kEntry = "train_step";
 
-  bool isAdam() const { return optimizer == "adam" || optimizer == "adamw"; }
-  bool hasMomentumBuffer() const {
-    return optimizer == "sgd" && momentum != 0.0;
+  /// The pass options as the plain struct the pieces take.
+  ::tfc::TfcBuildTrainStepPassOptions options() const {
+    ::tfc::TfcBuildTrainStepPassOptions o;
+#define TFC_COPY_OPTION(name) o.name = name;
+    TFC_COPY_OPTION(function)
+    TFC_COPY_OPTION(optimizer)
+    TFC_COPY_OPTION(beta1)
+    TFC_COPY_OPTION(beta2)
+    TFC_COPY_OPTION(eps)
+    TFC_COPY_OPTION(weightDecay)
+    TFC_COPY_OPTION(decayAll)
+    TFC_COPY_OPTION(momentum)
+    TFC_COPY_OPTION(nesterov)
+    TFC_COPY_OPTION(maxGradNorm)
+    TFC_COPY_OPTION(schedule)
+    TFC_COPY_OPTION(lossScaling)
+    TFC_COPY_OPTION(initScale)
+    TFC_COPY_OPTION(growthFactor)
+    TFC_COPY_OPTION(backoffFactor)
+    TFC_COPY_OPTION(growthInterval)
+    TFC_COPY_OPTION(minScale)
+    TFC_COPY_OPTION(maxScale)
+#undef TFC_COPY_OPTION
+    return o;
   }
 
+  /// Checks the options shared by every optimizer and builds the rule.
   LogicalResult checkOptions(ModuleOp module) {
     auto fail = [&](const Twine &message) {
       return module.emitError("--tfc-build-train-step: ") << message;
     };
-    if (optimizer != "adamw" && optimizer != "adam" && optimizer != "sgd")
-      return fail("unknown optimizer '" + optimizer +
-                  "' (expected adamw, adam or sgd)");
+    std::string error;
+    rule = ::tfc::makeOptimizerRule(options(), error);
+    if (!rule)
+      return fail(error);
     auto finiteNonNegative = [](double x) { return std::isfinite(x) && x >= 0; };
-    if (isAdam() && !(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1))
-      return fail("beta1 and beta2 must lie in [0, 1)");
     if (!finiteNonNegative(eps))
       return fail("eps must be non-negative and finite");
     if (weightDecay >= 0 ? !std::isfinite(weightDecay.getValue())
                          : weightDecay != -1.0)
       return fail("weight-decay must be non-negative and finite (or -1 for "
                   "the optimizer's default)");
-    if (!finiteNonNegative(momentum))
-      return fail("momentum must be non-negative and finite");
     if (nesterov && (optimizer != "sgd" || momentum == 0.0))
       return fail("nesterov needs optimizer=sgd and momentum > 0");
     if (!finiteNonNegative(maxGradNorm))
       return fail("max-grad-norm must be non-negative and finite (0: off)");
-    if (lossScaling) {
-      if (!(std::isfinite(initScale.getValue()) && initScale > 0))
-        return fail("init-scale must be positive and finite");
-      if (!(std::isfinite(growthFactor.getValue()) && growthFactor > 1))
-        return fail("growth-factor must be finite and > 1");
-      if (!(backoffFactor > 0 && backoffFactor < 1))
-        return fail("backoff-factor must lie in (0, 1)");
-      if (growthInterval < 1)
-        return fail("growth-interval must be at least 1");
-    }
+    error = ::tfc::checkScheduleOptions(options());
+    if (error.empty())
+      error = ::tfc::checkLossScalerOptions(options());
+    if (!error.empty())
+      return fail(error);
     return success();
   }
 
@@ -131,7 +162,8 @@ private:
       return b.getDictionaryAttr(b.getNamedAttr(key, b.getStringAttr(name)));
     };
 
-    // The signature: params, their optimizer state, scalar state, lr, batch.
+    // The signature: params, their optimizer state, scalar state, the
+    // learning-rate inputs, then the batch.
     SmallVector<ArgSpec> args;
     SmallVector<unsigned> lossParams, lossOthers;
     SmallVector<std::string> paramNames;
@@ -151,25 +183,32 @@ private:
       return loss.emitError("--tfc-build-train-step: @")
              << loss.getName()
              << " has no argument marked tfc.param: nothing to train";
-    SmallVector<std::string> stateSuffixes;
-    if (isAdam())
-      stateSuffixes = {"exp_avg", "exp_avg_sq"};
-    else if (hasMomentumBuffer())
-      stateSuffixes = {"momentum_buffer"};
-    for (auto [index, name] : llvm::enumerate(paramNames))
-      for (const std::string &suffix : stateSuffixes)
-        args.push_back({args[index].type,
-                        named(TfcDialect::kStateAttrName, name + "." + suffix)});
-    unsigned stepArg = args.size();
+    Layout layout;
+    layout.numParams = lossParams.size();
+    for (auto [index, name] : llvm::enumerate(paramNames)) {
+      auto paramType = cast<RankedTensorType>(args[index].type);
+      SmallVector<::tfc::StateSpec> states = rule->stateOf(paramType);
+      layout.firstState.push_back(args.size());
+      layout.numStates.push_back(states.size());
+      for (const ::tfc::StateSpec &state : states)
+        args.push_back({state.type, named(TfcDialect::kStateAttrName,
+                                          name + "." + state.suffix)});
+    }
+    layout.step = args.size();
     args.push_back({i64, named(TfcDialect::kStateAttrName, "step")});
-    unsigned scaleArg = args.size(), trackerArg = args.size() + 1;
     if (lossScaling) {
+      layout.scale = args.size();
       args.push_back({f32, named(TfcDialect::kStateAttrName, "loss_scale")});
+      layout.tracker = args.size();
       args.push_back(
           {i64, named(TfcDialect::kStateAttrName, "growth_tracker")});
     }
-    unsigned lrArg = args.size();
-    args.push_back({f32, named(TfcDialect::kInputAttrName, "lr")});
+    for (const ::tfc::ScheduleInput &input : ::tfc::scheduleInputs(options())) {
+      layout.schedule.push_back(args.size());
+      args.push_back({input.isInteger ? i64 : f32,
+                      named(TfcDialect::kInputAttrName, input.name)});
+    }
+    layout.firstBatch = args.size();
     for (unsigned i : lossOthers) {
       DictionaryAttr attrs = loss.getArgAttrDict(i);
       if (!loss.getArgAttr(i, TfcDialect::kInputAttrName)) {
@@ -213,13 +252,12 @@ private:
       mapping.map(loss.getArgument(lossIndex), block->getArgument(index));
     for (auto [index, lossIndex] : llvm::enumerate(lossOthers))
       mapping.map(loss.getArgument(lossIndex),
-                  block->getArgument(lrArg + 1 + index));
+                  block->getArgument(layout.firstBatch + index));
     OpBuilder builder = OpBuilder::atBlockEnd(block);
     for (Operation &op : loss.front())
       builder.clone(op, mapping);
 
-    if (failed(buildBody(step, lossType, stepArg, scaleArg, trackerArg, lrArg,
-                         paramNames, stateSuffixes))) {
+    if (failed(buildBody(step, lossType, layout))) {
       step.erase();
       return failure();
     }
@@ -228,65 +266,41 @@ private:
 
   /// Differentiates, unscales, clips and applies the optimizer in `step`.
   LogicalResult buildBody(func::FuncOp step, RankedTensorType lossType,
-                          unsigned stepArg, unsigned scaleArg,
-                          unsigned trackerArg, unsigned lrArg,
-                          ArrayRef<std::string> paramNames,
-                          ArrayRef<std::string> stateSuffixes) {
+                          const Layout &layout) {
     Block &block = step.front();
     auto ret = cast<func::ReturnOp>(block.getTerminator());
     Location loc = ret.getLoc();
     OpBuilder builder(ret);
     VjpBuilder v(builder, loc);
     Type f32 = builder.getF32Type();
-    Type i64 = builder.getI64Type();
-    auto intScalar = [&](int64_t value) -> Value {
-      auto type = RankedTensorType::get({}, i64);
-      return builder.create<ConstantOp>(
-          loc, DenseElementsAttr::get(type, builder.getIntegerAttr(i64, value)));
-    };
+    ::tfc::LossScaler scaler(options(), builder, loc);
 
-    // Loss scaling: the loss times the scale is what gets differentiated. A
-    // zero scale is the zero-filled state of the first step: init-scale.
+    // Loss scaling: the loss times the scale is what gets differentiated.
     Value plainLoss = ret.getOperand(0);
     Value scale;
     if (lossScaling) {
-      Value stored = step.getArgument(scaleArg);
-      Value zero = v.scalar(f32, 0.0);
-      scale = v.select(v.compare(CompareDirection::eq, stored, zero),
-                       v.scalar(f32, initScale), stored);
+      scale = scaler.currentScale(step.getArgument(layout.scale));
       ret.setOperand(0, v.mul(plainLoss,
                               v.convert(scale, lossType.getElementType())));
     }
 
-    unsigned numParams = paramNames.size();
-    SmallVector<unsigned> params = llvm::to_vector(llvm::seq<unsigned>(0, numParams));
+    SmallVector<unsigned> params =
+        llvm::to_vector(llvm::seq<unsigned>(0, layout.numParams));
     if (failed(::tfc::appendGradients(step, params)))
       return failure();
     builder.setInsertionPoint(ret);
     SmallVector<Value> grads = llvm::to_vector(ret.getOperands().drop_front());
 
     Value foundInf;
-    if (lossScaling) {
-      // GradScaler multiplies by the f32 reciprocal of the scale and flags a
-      // non-finite gradient (checked before unscaling, as its kernel does):
-      // x * 0 is 0 for finite x and NaN otherwise, so one sum finds any.
-      Value inv = v.div(v.scalar(f32, 1.0), scale);
-      Value bad = v.scalar(f32, 0.0);
-      for (Value &grad : grads) {
-        Type elt = tensorTypeOf(grad).getElementType();
-        Value probe = v.convert(v.mul(grad, v.scalar(elt, 0.0)), f32);
-        bad = v.add(bad, sumAll(builder, loc, probe));
-        grad = v.mul(grad, v.convert(inv, elt));
-      }
-      foundInf = v.compare(CompareDirection::ne, bad, v.scalar(f32, 0.0));
-    }
+    if (lossScaling)
+      foundInf = scaler.unscaleAndCheck(grads, scale);
 
     if (maxGradNorm > 0) {
       // torch.nn.utils.clip_grad_norm_: one norm over all gradients.
       Value total = v.scalar(f32, 0.0);
       for (Value grad : grads) {
         Value g = v.convert(grad, f32);
-        total = v.add(total, sumAll(builder, loc, v.mul(g, g)));
+        total = v.add(total, ::tfc::sumAll(builder, loc, v.mul(g, g)));
       }
       Value norm = builder.create<SqrtOp>(loc, total.getType(), total);
       Value coef = v.div(v.scalar(f32, maxGradNorm),
@@ -297,83 +311,46 @@ private:
         grad = v.mul(grad, v.convert(clamped, tensorTypeOf(grad).getElementType()));
     }
 
-    Value oldStep = step.getArgument(stepArg);
-    Value newStep = v.add(oldStep, intScalar(1));
-    Value lr = step.getArgument(lrArg);
-    double baseDecay = weightDecay >= 0 ? weightDecay.getValue()
-                                        : (optimizer == "adamw" ? 1e-2 : 0.0);
-    SmallVector<Update> updates;
-    auto argName = [&](unsigned arg) {
-      for (StringRef key :
-           {TfcDialect::kParamAttrName, TfcDialect::kStateAttrName})
-        if (auto name = step.getArgAttrOfType<StringAttr>(arg, key))
-          return name.str();
-      return std::string();
-    };
-    auto addUpdate = [&](unsigned arg, Value value) {
-      updates.push_back({argName(arg), arg, value});
-    };
-    SmallVector<Update> stateUpdates;
-    unsigned numStates = stateSuffixes.size();
-    for (unsigned i = 0; i < numParams; ++i) {
-      Value param = step.getArgument(i);
-      unsigned firstState = numParams + i * numStates;
-      // Parameter groups as GPT-2/nanoGPT and Hugging Face train them: biases
-      // and norm weights (rank < 2) are not decayed unless decay-all is set.
-      double decay =
-          decayAll || tensorTypeOf(param).getRank() >= 2 ? baseDecay : 0.0;
-      if (isAdam()) {
-        Value m = step.getArgument(firstState);
-        Value s = step.getArgument(firstState + 1);
-        Operation *op;
-        if (optimizer == "adamw")
-          op = builder.create<AdamWOp>(
-              loc, param, grads[i], m, s, lr, newStep, APFloat(beta1.getValue()),
-              APFloat(beta2.getValue()), APFloat(eps.getValue()),
-              APFloat(decay));
-        else
-          op = builder.create<AdamOp>(
-              loc, param, grads[i], m, s, lr, newStep, APFloat(beta1.getValue()),
-              APFloat(beta2.getValue()), APFloat(eps.getValue()),
-              APFloat(decay));
-        addUpdate(i, op->getResult(0));
-        stateUpdates.push_back({argName(firstState), firstState, op->getResult(1)});
-        stateUpdates.push_back(
-            {argName(firstState + 1), firstState + 1, op->getResult(2)});
-        continue;
-      }
-      Value buffer = hasMomentumBuffer() ? step.getArgument(firstState) : Value();
-      auto sgd = builder.create<SgdOp>(
-          loc, param, grads[i], lr, newStep, buffer,
-          builder.getF64FloatAttr(momentum), builder.getF64FloatAttr(0.0),
-          builder.getF64FloatAttr(decay),
-          nesterov ? builder.getUnitAttr() : UnitAttr(), UnitAttr());
-      addUpdate(i, sgd.getParamOut());
-      if (buffer)
-        stateUpdates.push_back(
-            {argName(firstState), firstState, sgd.getMomentumBufferOut()});
+    // The schedule reads the count of steps taken so far; the optimizer gets
+    // the count after this one, as torch's state['step'].
+    Value oldStep = step.getArgument(layout.step);
+    Value newStep = v.add(oldStep, ::tfc::i64Scalar(builder, loc, 1));
+    SmallVector<Value> scheduleArgs = llvm::map_to_vector(
+        layout.schedule, [&](unsigned arg) -> Value { return step.getArgument(arg); });
+    Value lr = ::tfc::buildLearningRate(builder, loc, options(), scheduleArgs,
+                                        oldStep);
+    double baseDecay =
+        weightDecay >= 0 ? weightDecay.getValue() : rule->defaultWeightDecay();
+    SmallVector<Update> updates, stateUpdates;
+    for (unsigned i = 0; i < layout.numParams; ++i) {
+      ::tfc::ParamStep in;
+      in.param = step.getArgument(i);
+      in.grad = grads[i];
+      for (unsigned s = 0; s < layout.numStates[i]; ++s)
+        in.states.push_back(step.getArgument(layout.firstState[i] + s));
+      in.lr = lr;
+      in.step = newStep;
+      // Parameter groups as GPT-2/nanoGPT and Hugging Face train them:
+      // biases and norm weights (rank < 2) are not decayed unless decay-all.
+      in.weightDecay =
+          decayAll || tensorTypeOf(in.param).getRank() >= 2 ? baseDecay : 0.0;
+      ::tfc::ParamStepResult out = rule->emitStep(builder, loc, in);
+      updates.push_back({i, out.param});
+      for (auto [s, value] : llvm::enumerate(out.states))
+        stateUpdates.push_back({unsigned(layout.firstState[i] + s), value});
     }
     updates.append(stateUpdates.begin(), stateUpdates.end());
-    addUpdate(stepArg, newStep);
+    updates.push_back({layout.step, newStep});
 
     if (lossScaling) {
       // A skipped step keeps every parameter and state, the count included.
       for (Update &update : updates)
         update.value =
             v.select(foundInf, step.getArgument(update.arg), update.value);
-      // GradScaler's update: back off on overflow; grow after
-      // growth-interval clean steps in a row.
-      Value tracker = step.getArgument(trackerArg);
-      Value counted = v.add(tracker, intScalar(1));
-      Value grow = v.compare(CompareDirection::eq, counted,
-                             intScalar(growthInterval));
-      Value cleanScale =
-          v.select(grow, v.mul(scale, v.scalar(f32, growthFactor)), scale);
-      Value cleanTracker = v.select(grow, intScalar(0), counted);
-      addUpdate(scaleArg,
-                v.select(foundInf, v.mul(scale, v.scalar(f32, backoffFactor)),
-                         cleanScale));
-      addUpdate(trackerArg, v.select(foundInf, intScalar(0), cleanTracker));
+      auto [nextScale, nextTracker] = scaler.update(
+          scale, step.getArgument(layout.tracker), foundInf);
+      updates.push_back({layout.scale, nextScale});
+      updates.push_back({layout.tracker, nextTracker});
     }
 
     SmallVector<Value> results{plainLoss};
@@ -385,11 +362,17 @@ private:
     resultAttrs.push_back(named(TfcDialect::kOutputAttrName, "loss"));
     for (const Update &update : updates) {
       results.push_back(update.value);
-      resultAttrs.push_back(named(TfcDialect::kUpdateAttrName, update.name));
+      resultAttrs.push_back(
+          named(TfcDialect::kUpdateAttrName, argName(step, update.arg)));
     }
     if (foundInf) {
       results.push_back(foundInf);
       resultAttrs.push_back(named(TfcDialect::kOutputAttrName, "found_inf"));
+    }
+    if (layout.schedule.size() > 1) {
+      results.push_back(lr);
+      resultAttrs.push_back(
+          named(TfcDialect::kOutputAttrName, ::tfc::kAppliedLrOutput));
     }
     ret->setOperands(results);
     step.setFunctionType(builder.getFunctionType(
@@ -398,16 +381,16 @@ private:
     return success();
   }
 
-  /// The sum of every element of `x` as a 0-d tensor.
-  static Value sumAll(OpBuilder &builder, Location loc, Value x) {
-    auto type = tensorTypeOf(x);
-    if (type.getRank() == 0)
-      return x;
-    SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-    return builder.create<ReduceSumOp>(
-        loc, RankedTensorType::get({}, type.getElementType()), x,
-        builder.getDenseI64ArrayAttr(dims), UnitAttr());
+  /// The tfc.param or tfc.state name of argument `arg`.
+  static std::string argName(func::FuncOp step, unsigned arg) {
+    for (StringRef key : {TfcDialect::kParamAttrName, TfcDialect::kStateAttrName})
+      if (auto name = step.getArgAttrOfType<StringAttr>(arg, key))
+        return name.str();
+    return std::string();
   }
+
+  /// Shared so that the pass stays copyable (clonePass).
+  std::shared_ptr<::tfc::OptimizerRule> rule;
 };
 
 } // namespace

@@ -92,6 +92,9 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
            "SGD Nesterov momentum">,
     Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
            "Global gradient-norm clipping threshold (0: off)">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"constant\"",
+           "Learning-rate schedule computed on the device from the step "
+           "counter: constant">,
     Option<"lossScaling", "loss-scaling", "bool", /*default=*/"false",
            "Dynamic loss scaling with GradScaler semantics">,
     Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
@@ -102,6 +105,10 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
            "Scale multiplier after an overflow">,
     Option<"growthInterval", "growth-interval", "int64_t",
            /*default=*/"2000", "Clean steps between scale growths">,
+    Option<"minScale", "min-scale", "double", /*default=*/"0.0",
+           "Lower bound of the loss scale (0: none, as GradScaler)">,
+    Option<"maxScale", "max-scale", "double", /*default=*/"0.0",
+           "Upper bound of the loss scale (0: none, as GradScaler)">,
   ];
 }
 

@@ -106,10 +106,12 @@ def case_adamw(args, workdir, seed):
 class GradScalerRule:
     """torch.cuda.amp.GradScaler's update (_amp_update_scale_), in f32."""
 
-    def __init__(self, init_scale, growth, backoff, interval):
+    def __init__(self, init_scale, growth, backoff, interval, min_scale=0.0, max_scale=0.0):
         self.scale = torch.tensor(init_scale, dtype=torch.float32)
         self.tracker = 0
         self.growth, self.backoff, self.interval = growth, backoff, interval
+        # tfc's bounds (not in GradScaler): 0 means none.
+        self.min_scale, self.max_scale = min_scale, max_scale
 
     def update(self, found_inf):
         if found_inf:
@@ -122,14 +124,33 @@ class GradScalerRule:
                 self.tracker = 0
             else:
                 self.tracker = successful
+        if self.min_scale > 0:
+            self.scale = torch.clamp(self.scale, min=self.min_scale)
+        if self.max_scale > 0:
+            self.scale = torch.clamp(self.scale, max=self.max_scale)
 
 
 def case_loss_scaler(args, workdir, seed):
-    params, batch = init(seed)
     bad = {3: float("inf"), 4: float("inf"), 9: float("nan")}
-    interval = 3
-    options = f"optimizer=adamw loss-scaling=true init-scale=1024 growth-interval={interval}"
-    ref = GradScalerRule(1024.0, 2.0, 0.5, interval)
+    return scaler_trajectory(args, workdir, seed, bad, interval=3)
+
+
+def case_loss_scaler_bounds(args, workdir, seed):
+    """A run of overflows stops at min-scale; clean steps stop at max-scale."""
+    bad = {1: float("inf"), 2: float("nan"), 3: float("inf"), 4: float("inf")}
+    return scaler_trajectory(args, workdir, seed, bad, interval=2,
+                             min_scale=256.0, max_scale=2048.0)
+
+
+def scaler_trajectory(args, workdir, seed, bad, interval, min_scale=0.0, max_scale=0.0):
+    """12 steps with inf/NaN injected at the steps in `bad`: the scale and
+    tracker follow the transcribed GradScaler rule, skipped steps change
+    nothing, clean steps equal torch's AdamW on the unscaled gradients."""
+    params, batch = init(seed)
+    options = (f"optimizer=adamw loss-scaling=true init-scale=1024 growth-interval={interval}"
+               f" min-scale={min_scale} max-scale={max_scale}")
+    ref = GradScalerRule(1024.0, 2.0, 0.5, interval, min_scale, max_scale)
+    seen = set()
     tp = {n: torch.nn.Parameter(t.clone()) for n, t in params.items()}
     opt = torch.optim.AdamW(param_groups(tp), lr=LR)
     carried = dict(params)  # params and state after the previous step
@@ -153,6 +174,7 @@ def case_loss_scaler(args, workdir, seed):
                 p.grad.mul_(1.0 / scale_used)
             opt.step()
         ref.update(found)
+        seen.add(float(ref.scale))
         if rec["found_inf"] != found:
             return f"step {step}: found_inf {rec['found_inf']}, expected {found}"
         if rec["loss_scale"] != float(ref.scale):
@@ -178,10 +200,14 @@ def case_loss_scaler(args, workdir, seed):
                 except AssertionError as e:
                     return f"step {step}: {n}: {e}"
         carried = after
+    for bound in (min_scale, max_scale):
+        if bound > 0 and bound not in seen:
+            return f"the trajectory never reached the bound {bound}: the case tests nothing"
     return None
 
 
-CASES = {"adamw": case_adamw, "loss-scaler": case_loss_scaler}
+CASES = {"adamw": case_adamw, "loss-scaler": case_loss_scaler,
+         "loss-scaler-bounds": case_loss_scaler_bounds}
 
 
 def main():

@@ -3,6 +3,7 @@
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adam max-grad-norm=1.5' | FileCheck %s --check-prefix=CLIP
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=loss-scaling=true init-scale=1024 growth-interval=7 growth-factor=4 backoff-factor=0.25' | FileCheck %s --check-prefix=SCALE
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=decay-all=true' | FileCheck %s --check-prefix=DECAYALL
+// RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=loss-scaling=true init-scale=1024 min-scale=16 max-scale=4096' | FileCheck %s --check-prefix=BOUNDS
 
 // A linear layer with a squared-error loss; the unnamed target becomes input
 // "arg3". Each RUN line shows one configuration of the same model.
@@ -98,6 +99,14 @@
 // SCALE: %[[BACK:.*]] = tfc.mul %[[S]], %[[QUARTER]]
 // SCALE: %[[NEWS:.*]] = tfc.select %[[FOUND]], %[[BACK]], %[[CLEAN]]
 // SCALE: %[[NEWT:.*]] = tfc.select %[[FOUND]], %{{.*}}, %[[CLEANT]]
+
+// min-scale / max-scale clamp the next scale after GradScaler's rule.
+// BOUNDS-LABEL: func.func @train_step
+// BOUNDS: %[[MIN:.*]] = tfc.constant dense<1.600000e+01> : tensor<f32>
+// BOUNDS-NEXT: %[[FLOOR:.*]] = tfc.maximum %{{.*}}, %[[MIN]]
+// BOUNDS-NEXT: %[[MAX:.*]] = tfc.constant dense<4.096000e+03> : tensor<f32>
+// BOUNDS-NEXT: %[[CLAMPED:.*]] = tfc.minimum %[[FLOOR]], %[[MAX]]
+// BOUNDS: return {{.*}}, %[[CLAMPED]], %{{.*}}, %{{.*}} :
 // SCALE: return %[[LOSS]], %[[KEEPW]], {{.*}}, %[[KEEPSTEP]], %[[NEWS]], %[[NEWT]], %[[FOUND]] :
 func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"}, %b: tensor<4xf32> {tfc.param = "b"},
                 %x: tensor<2x8xf32> {tfc.input = "x"}, %y: tensor<2x4xf32>) -> tensor<f32> {

@@ -1,0 +1,83 @@
+//===- OptimizerRule.h - one optimizer inside --tfc-build-train-step -*- C++ -*-===//
+//
+// --tfc-build-train-step builds the same skeleton for every optimizer
+// (gradients, unscaling, clipping, the step counter, skipped steps); what
+// differs is the state a parameter carries and the ops of one update. An
+// OptimizerRule supplies those two things, so each optimizer lives in its own
+// file (TorchOptimizers.cpp: adamw, adam, sgd) and adding one touches neither
+// the skeleton nor the other optimizers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_PASSES_TRAINING_OPTIMIZERRULE_H
+#define TFC_PASSES_TRAINING_OPTIMIZERRULE_H
+
+#include "passes/training/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <memory>
+#include <string>
+
+namespace tfc {
+
+/// One optimizer-state tensor of a parameter P: the argument is named
+/// "P.<suffix>" and has type `type` (often P's type, not always: factored
+/// or quantized moments have their own shapes and element types).
+struct StateSpec {
+  std::string suffix;
+  mlir::RankedTensorType type;
+};
+
+/// Everything one parameter's update reads.
+struct ParamStep {
+  mlir::Value param;
+  /// d loss / d param, already unscaled and clipped; param's shape, any
+  /// float type.
+  mlir::Value grad;
+  /// The incoming state, in the order of OptimizerRule::stateOf.
+  llvm::SmallVector<mlir::Value> states;
+  /// The learning rate of this step (0-d f32) and the step count after the
+  /// increment (0-d i64, 1 on the first update).
+  mlir::Value lr, step;
+  /// The weight decay of this parameter's group.
+  double weightDecay = 0.0;
+};
+
+/// The new value of a parameter and of each of its states (same order).
+struct ParamStepResult {
+  mlir::Value param;
+  llvm::SmallVector<mlir::Value> states;
+};
+
+/// One optimizer as seen by --tfc-build-train-step.
+class OptimizerRule {
+public:
+  virtual ~OptimizerRule();
+  /// The state tensors of a parameter of type `param`, in argument order.
+  virtual llvm::SmallVector<StateSpec>
+  stateOf(mlir::RankedTensorType param) const = 0;
+  /// The weight decay when the pass option is negative (torch's default).
+  virtual double defaultWeightDecay() const { return 0.0; }
+  /// Emits the ops of one update of one parameter at the builder's point.
+  virtual ParamStepResult emitStep(mlir::OpBuilder &builder,
+                                   mlir::Location loc,
+                                   const ParamStep &in) const = 0;
+};
+
+/// The rule for `options.optimizer`, or null with `error` set when the name
+/// is unknown or one of its options is out of range.
+std::unique_ptr<OptimizerRule>
+makeOptimizerRule(const TfcBuildTrainStepPassOptions &options,
+                  std::string &error);
+
+/// Per optimizer family (each in its own file); same contract as
+/// makeOptimizerRule, null when `options.optimizer` is not theirs.
+std::unique_ptr<OptimizerRule>
+makeTorchOptimizerRule(const TfcBuildTrainStepPassOptions &options,
+                       std::string &error);
+
+} // namespace tfc
+
+#endif // TFC_PASSES_TRAINING_OPTIMIZERRULE_H
