@@ -81,6 +81,25 @@ def Tfc_RsqrtOp : Tfc_UnaryOp<"rsqrt", Tfc_FloatTensor, "1/sqrt(x)"> {
   }];
 }
 
+def Tfc_CosOp : Tfc_UnaryOp<"cos", Tfc_FloatTensor, "cos(x)"> {
+  let description = [{
+    Cosine of each element (radians). Learning-rate schedules (cosine
+    decay computed on the device) and rotary embeddings use it. Example:
+    ```mlir
+    %y = tfc.cos %x : tensor<16xf32>
+    ```
+  }];
+}
+
+def Tfc_SinOp : Tfc_UnaryOp<"sin", Tfc_FloatTensor, "sin(x)"> {
+  let description = [{
+    Sine of each element (radians). Example:
+    ```mlir
+    %y = tfc.sin %x : tensor<16xf32>
+    ```
+  }];
+}
+
 def Tfc_TanhOp : Tfc_UnaryOp<"tanh", Tfc_FloatTensor, "tanh(x)"> {
   let description = [{
     Hyperbolic tangent of each element. Example:

@@ -178,6 +178,20 @@ Cotangents vjp(RsqrtOp op, VjpBuilder &v, Value g) {
       v.mul(v.mul(g, v.scalar(t, -0.5)), v.mul(v.mul(y, y), y))};
 }
 
+Cotangents vjp(CosOp op, VjpBuilder &v, Value g) {
+  OpBuilder &b = v.builder();
+  Value x = op.getOperand();
+  Value sin = b.create<SinOp>(v.location(), x.getType(), x);
+  return SmallVector<Value>{v.neg(v.mul(g, sin))};
+}
+
+Cotangents vjp(SinOp op, VjpBuilder &v, Value g) {
+  OpBuilder &b = v.builder();
+  Value x = op.getOperand();
+  Value cos = b.create<CosOp>(v.location(), x.getType(), x);
+  return SmallVector<Value>{v.mul(g, cos)};
+}
+
 Cotangents vjp(TanhOp op, VjpBuilder &v, Value g) {
   Value y = op.getResult();
   Type t = tensorTypeOf(g).getElementType();
@@ -509,7 +523,7 @@ template <typename... OpTs> void attach(MLIRContext *context) {
 } // namespace
 
 void mlir::tfc::detail::attachCoreVjps(MLIRContext *context) {
-  attach<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp,
+  attach<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, CosOp, SinOp, TanhOp, SigmoidOp,
          ReluOp, PowOp, ConvertOp, AddOp, SubOp, MulOp, DivOp, MaximumOp,
          MinimumOp, SelectOp, ReshapeOp, TransposeOp, BroadcastToOp, SliceOp,
          ConcatOp, PadOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp, MatmulOp,

@@ -21,14 +21,26 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     for sgd with momentum, each of P's type); `{tfc.state = "step"}`
     (tensor<i64>); with loss scaling `{tfc.state = "loss_scale"}`
     (tensor<f32>) and `{tfc.state = "growth_tracker"}` (tensor<i64>);
-    `{tfc.input = "lr"}` (tensor<f32>, set by the caller every step: a
-    schedule never recompiles); then the other arguments of the loss (an
-    unnamed one gets `tfc.input = "arg<N>"`, N its index in the loss).
+    the learning-rate inputs: `{tfc.input = "lr"}` (tensor<f32>, the
+    peak rate), and for schedule=warmup-cosine|warmup-linear also
+    `"min_lr"` (tensor<f32>), `"warmup_steps"` and `"total_steps"`
+    (tensor<i64>); then the other arguments of the loss (an unnamed one
+    gets `tfc.input = "arg<N>"`, N its index in the loss).
 
     Results: the loss `{tfc.output = "loss"}`, then one `{tfc.update = "X"}`
     result per parameter and state X (its new value, written over X in
     place by the lowering), then with loss scaling `{tfc.output =
-    "found_inf"}` (tensor<i1>).
+    "found_inf"}` (tensor<i1>), then with a warmup schedule `{tfc.output =
+    "applied_lr"}` (tensor<f32>, the rate this step used).
+
+    The learning rate is computed in the step from the `step` state (the
+    steps taken so far, s) and the inputs, so changing any rate never
+    recompiles and a schedule needs no host work per step; a skipped step
+    does not advance s, so it does not advance the schedule either:
+    constant: lr; warmup-*: lr * (s + 1) / warmup_steps while s <
+    warmup_steps, then with p = clamp((s - warmup_steps) / max(1,
+    total_steps - warmup_steps - 1), 0, 1) cosine min_lr + (lr - min_lr) *
+    (1 + cos(pi p)) / 2 or linear lr - (lr - min_lr) * p (f32).
 
     Semantics (PyTorch's): the gradients come from the VJPs of
     --tfc-autodiff; the optimizer ops get step + 1 as their step.
@@ -43,6 +55,8 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     tracker counts up and at `growth-interval` the scale is multiplied by
     `growth-factor` and the tracker reset. State starts zeroed (the runtime
     zero-fills it), so a loss scale of exactly 0 reads as `init-scale`.
+    `min-scale` / `max-scale` (> 0) clamp the scale after each update (not
+    in GradScaler; 0 leaves that side unbounded).
 
     ```mlir
     func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"},
@@ -65,7 +79,8 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     option out of range (betas outside [0, 1), negative eps, weight decay,
     momentum or max-grad-norm, nesterov without momentum, a growth factor
     <= 1, a backoff factor outside (0, 1), growth-interval < 1, init-scale
-    <= 0); a loss argument already named lr/step/loss_scale/growth_tracker
+    <= 0, min-scale/max-scale negative or not around init-scale, an unknown
+    schedule); a loss argument already named lr/step/loss_scale/growth_tracker
     or P.exp_avg...; an existing symbol @train_step.
   }];
   let dependentDialects = ["::mlir::tfc::TfcDialect"];
@@ -94,7 +109,7 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
            "Global gradient-norm clipping threshold (0: off)">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"constant\"",
            "Learning-rate schedule computed on the device from the step "
-           "counter: constant">,
+           "counter: constant, warmup-cosine or warmup-linear">,
     Option<"lossScaling", "loss-scaling", "bool", /*default=*/"false",
            "Dynamic loss scaling with GradScaler semantics">,
     Option<"initScale", "init-scale", "double", /*default=*/"65536.0",

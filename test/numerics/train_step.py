@@ -14,12 +14,19 @@ those steps must report found_inf, keep every parameter and state
 bit-identical, and back the scale off; the scale trajectory must equal the
 reference's exactly.
 
+lr-schedule: warmup-cosine and warmup-linear computed on the device from
+the step counter (inputs lr, min_lr, warmup_steps, total_steps set once):
+the applied_lr output of each step equals the formula below, and 14 steps
+(past total_steps: the rate stays at min_lr) equal torch.optim.AdamW with
+its group lr set to the same formula before each step.
+
 Usage: train_step.py --tfc-run BIN --model mlp.mlir [--device host|cuda]
-       [--case adamw|loss-scaler] [--seed N]
+       [--case adamw|loss-scaler|loss-scaler-bounds|lr-schedule] [--seed N]
 Exit codes: 0 pass, 1 mismatch or failure, 77 skipped (device unavailable).
 """
 import argparse
 import json
+import math
 import os
 import random
 import subprocess
@@ -70,6 +77,49 @@ def run_tfc(args, workdir, options, feed, steps, state_out=None):
         raise RuntimeError(f"tfc-run failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
     with open(trace) as f:
         return [json.loads(line) for line in f]
+
+
+def schedule_rate(kind, s, lr, min_lr, warmup, total):
+    """The rate of the step after `s` steps (passes/training/LearningRate.cpp)."""
+    if s < warmup:
+        return lr * (s + 1) / warmup
+    p = min(max((s - warmup) / max(1, total - warmup - 1), 0.0), 1.0)
+    if kind == "warmup-cosine":
+        return min_lr + (lr - min_lr) * 0.5 * (1 + math.cos(math.pi * p))
+    return lr - (lr - min_lr) * p
+
+
+def case_lr_schedule(args, workdir, seed):
+    params, batch = init(seed)
+    lr, min_lr, warmup, total, steps = 1e-2, 1e-3, 3, 10, 14
+    for kind in ("warmup-cosine", "warmup-linear"):
+        feed = dict(params)
+        feed.update(batch)
+        feed.update({"lr": torch.tensor(lr), "min_lr": torch.tensor(min_lr),
+                     "warmup_steps": torch.tensor(warmup),
+                     "total_steps": torch.tensor(total)})
+        state_out = os.path.join(workdir, "state.safetensors")
+        trace = run_tfc(args, workdir, f"optimizer=adamw schedule={kind}", feed, steps,
+                        state_out)
+        tp = {n: torch.nn.Parameter(t.clone()) for n, t in params.items()}
+        opt = torch.optim.AdamW(param_groups(tp), lr=lr)
+        for step in range(steps):
+            rate = schedule_rate(kind, step, lr, min_lr, warmup, total)
+            have = trace[step]["applied_lr"]
+            if abs(have - rate) > 2e-6 * rate:
+                return f"{kind} step {step + 1}: applied_lr {have} != {rate}"
+            for group in opt.param_groups:
+                group["lr"] = have  # the f32 rate tfc applied
+            opt.zero_grad()
+            torch_loss(tp, batch).backward()
+            opt.step()
+        got = safetensors_io.load(state_out)
+        for n, p in tp.items():
+            try:
+                torch.testing.assert_close(got[n], p.detach(), rtol=1e-4, atol=1e-5)
+            except AssertionError as e:
+                return f"{kind} final {n}: {e}"
+    return None
 
 
 def case_adamw(args, workdir, seed):
@@ -207,6 +257,7 @@ def scaler_trajectory(args, workdir, seed, bad, interval, min_scale=0.0, max_sca
 
 
 CASES = {"adamw": case_adamw, "loss-scaler": case_loss_scaler,
+         "lr-schedule": case_lr_schedule,
          "loss-scaler-bounds": case_loss_scaler_bounds}
 
 

@@ -232,6 +232,12 @@ FailureOr<CExpr> ValueEmitter::emitOp(OpResult result,
           return lit(et, 1.0) + " / " + fn("sqrt", et) + "(" + x + ")";
         });
       })
+      .Case([&](CosOp) {
+        return unary([&](auto x) { return fn("cos", et) + "(" + x + ")"; });
+      })
+      .Case([&](SinOp) {
+        return unary([&](auto x) { return fn("sin", et) + "(" + x + ")"; });
+      })
       .Case([&](TanhOp) {
         return unary([&](auto x) { return fn("tanh", et) + "(" + x + ")"; });
       })

@@ -1,23 +1,9 @@
-//===- Schedule.cpp - host-side learning-rate schedules --------------------===//
+//===- Schedule.cpp - the learning-rate schedule's runtime inputs --------===//
 
 #include "compiler/tools/tfc-train/Schedule.h"
 
-#include <algorithm>
-#include <cmath>
 
 using namespace tfc::train;
-
-double Schedule::at(int64_t step) const {
-  if (kind == ScheduleKind::Constant)
-    return lr;
-  if (step < warmup)
-    return lr * double(step + 1) / double(warmup);
-  double span = double(std::max<int64_t>(1, totalSteps - warmup - 1));
-  double p = std::clamp(double(step - warmup) / span, 0.0, 1.0);
-  if (kind == ScheduleKind::WarmupCosine)
-    return minLr + (lr - minLr) * 0.5 * (1.0 + std::cos(M_PI * p));
-  return lr - (lr - minLr) * p;
-}
 
 bool tfc::train::parseScheduleKind(const std::string &name,
                                    ScheduleKind &kind) {
@@ -42,4 +28,25 @@ const char *tfc::train::scheduleKindName(ScheduleKind kind) {
     return "warmup-linear";
   }
   return "?";
+}
+
+bool tfc::train::setScheduleInputs(tfc_program *program, const Schedule &s,
+                                   std::string &error) {
+  auto set = [&](const char *name, const void *data, size_t bytes) {
+    if (tfc_status status = tfc_program_set(program, name, data, bytes)) {
+      error = std::string("cannot set the schedule input '") + name +
+              "': " + tfc_status_message(status);
+      tfc_status_free(status);
+      return false;
+    }
+    return true;
+  };
+  float lr = float(s.lr), minLr = float(s.minLr);
+  if (!set("lr", &lr, sizeof(lr)))
+    return false;
+  if (s.kind == ScheduleKind::Constant)
+    return true;
+  return set("min_lr", &minLr, sizeof(minLr)) &&
+         set("warmup_steps", &s.warmup, sizeof(s.warmup)) &&
+         set("total_steps", &s.totalSteps, sizeof(s.totalSteps));
 }

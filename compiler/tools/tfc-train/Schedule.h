@@ -1,12 +1,19 @@
-//===- Schedule.h - host-side learning-rate schedules -----------*- C++ -*-===//
+//===- Schedule.h - the learning-rate schedule's runtime inputs -*- C++ -*-===//
 //
-// tfc-train computes the learning rate on the host each step and sets it as
-// the train step's `lr` input, so a schedule never recompiles anything.
+// The train step computes its learning rate on the device from the step
+// counter (--tfc-build-train-step schedule=..., passes/training/
+// LearningRate.cpp has the formulas). tfc-train only sets the schedule's
+// inputs once, before the first step: lr (the peak rate) and, for the warmup
+// schedules, min_lr, warmup_steps and total_steps. Changing any of them
+// never recompiles; the rate a step used comes back as the `applied_lr`
+// output.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TFC_TOOLS_TFC_TRAIN_SCHEDULE_H
 #define TFC_TOOLS_TFC_TRAIN_SCHEDULE_H
+
+#include "tfc/runtime.h"
 
 #include <cstdint>
 #include <string>
@@ -22,21 +29,18 @@ struct Schedule {
   double minLr = 0.0;    ///< final rate of the decaying schedules
   int64_t warmup = 0;    ///< linear warmup steps (decaying schedules only)
   int64_t totalSteps = 1;
-
-  /// The rate of the step with 0-based index `step`:
-  /// - constant: lr;
-  /// - warmup: lr * (step + 1) / warmup for step < warmup (the first step
-  ///   already moves, unlike a schedule that starts at 0);
-  /// - then with p = (step - warmup) / max(1, totalSteps - warmup - 1) in
-  ///   [0, 1]: cosine minLr + (lr - minLr) * (1 + cos(pi p)) / 2, linear
-  ///   lr - (lr - minLr) p. The last step runs at minLr.
-  double at(int64_t step) const;
 };
 
 /// Parses "constant", "warmup-cosine" or "warmup-linear".
 bool parseScheduleKind(const std::string &name, ScheduleKind &kind);
-/// The flag spelling of `kind`.
+/// The flag spelling of `kind` (also the pass option's value).
 const char *scheduleKindName(ScheduleKind kind);
+
+/// Sets the schedule's inputs of a train step compiled with
+/// schedule=scheduleKindName(s.kind). Returns false with `error` set when
+/// the program lacks one of them or rejects it.
+bool setScheduleInputs(tfc_program *program, const Schedule &s,
+                       std::string &error);
 
 } // namespace tfc::train
 

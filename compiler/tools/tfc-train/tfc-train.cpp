@@ -293,6 +293,7 @@ std::string trainStepOptions() {
     options += " weight-decay=" + text(weightDecay.getValue());
   options += " max-grad-norm=" + text(maxGradNorm.getValue());
   options += std::string(" loss-scaling=") + (lossScaling ? "true" : "false");
+  options += " schedule=" + schedule.getValue();
   return options;
 }
 
@@ -499,10 +500,12 @@ bool run() {
                     llvm::sys::Process::StandardErrIsDisplayed());
   double elapsed = meta.elapsed, thisRun = 0;
   Batch b;
+  // The device computes each step's rate from the step counter; the inputs
+  // are set once.
+  std::string scheduleError;
+  if (!setScheduleInputs(rt.program, sched, scheduleError))
+    return fail(scheduleError);
   for (int64_t step = meta.step; step < last; ++step) {
-    float rate = float(sched.at(step));
-    if (tfc_status s = tfc_program_set(rt.program, "lr", &rate, sizeof(rate)))
-      return fail("cannot set 'lr'", s);
     dataSet.nextBatch(dataRng, info.batch, b);
     if (!setTokens(rt.program, "tokens", b.tokens) ||
         !setTokens(rt.program, "targets", b.targets))
@@ -510,9 +513,12 @@ bool run() {
     auto start = std::chrono::steady_clock::now();
     if (tfc_status s = tfc_program_run(rt.program, "train_step"))
       return fail("step " + std::to_string(step + 1) + " failed", s);
-    float loss = 0;
+    float loss = 0, rate = float(sched.lr);
     if (tfc_status s = tfc_program_get(rt.program, "loss", &loss, 4))
       return fail("cannot read 'loss'", s);
+    if (sched.kind != ScheduleKind::Constant)
+      if (tfc_status s = tfc_program_get(rt.program, "applied_lr", &rate, 4))
+        return fail("cannot read 'applied_lr'", s);
     double dt = std::chrono::duration<double>(
                     std::chrono::steady_clock::now() - start)
                     .count();

@@ -219,6 +219,14 @@ void unaryFloat(OpCode code, const HostOp &op, const T *x, T *y, int64_t n) {
     for (int64_t i = 0; i < n; ++i)
       y[i] = T(1) / std::sqrt(x[i]);
     return;
+  case OpCode::Cos:
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = std::cos(x[i]);
+    return;
+  case OpCode::Sin:
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = std::sin(x[i]);
+    return;
   case OpCode::Tanh:
     for (int64_t i = 0; i < n; ++i)
       y[i] = vtanh(x[i]);
@@ -520,6 +528,8 @@ bool isPointwiseOp(OpCode code) {
   case OpCode::Log:
   case OpCode::Sqrt:
   case OpCode::Rsqrt:
+  case OpCode::Cos:
+  case OpCode::Sin:
   case OpCode::Tanh:
   case OpCode::Sigmoid:
   case OpCode::Relu:

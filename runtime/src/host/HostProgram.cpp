@@ -33,6 +33,8 @@ constexpr OpInfo kOps[] = {
     {OpCode::Log, "log"},
     {OpCode::Sqrt, "sqrt"},
     {OpCode::Rsqrt, "rsqrt"},
+    {OpCode::Cos, "cos"},
+    {OpCode::Sin, "sin"},
     {OpCode::Tanh, "tanh"},
     {OpCode::Sigmoid, "sigmoid"},
     {OpCode::Relu, "relu"},

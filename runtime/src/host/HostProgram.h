@@ -55,6 +55,8 @@ enum class OpCode {
   Log,
   Sqrt,
   Rsqrt,
+  Cos,
+  Sin,
   Tanh,
   Sigmoid,
   Relu,

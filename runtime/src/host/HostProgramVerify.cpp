@@ -378,6 +378,8 @@ bool Checker::check() {
   case OpCode::Log:
   case OpCode::Sqrt:
   case OpCode::Rsqrt:
+  case OpCode::Cos:
+  case OpCode::Sin:
   case OpCode::Tanh:
   case OpCode::Sigmoid:
   case OpCode::Relu:

@@ -39,6 +39,20 @@ func.func @gelu_f64(%x: tensor<64x32xf64>) -> tensor<64x32xf64> {
   return %r : tensor<64x32xf64>
 }
 
+// cos and sin (rotary embeddings, cosine schedules): the precise CUDA
+// math functions, cosf/sinf for f32.
+// CHECK-LABEL: // ===== kernel cos_sin: kind pointwise
+// CHECK: const float [[C:v[0-9]+]] = cosf(va0.v[l]);
+// CHECK-NEXT: const float [[S:v[0-9]+]] = sinf([[C]]);
+func.func @cos_sin(%x: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<64x32xf32>) -> tensor<64x32xf32> {
+    %0 = tfc.cos %a : tensor<64x32xf32>
+    %1 = tfc.sin %0 : tensor<64x32xf32>
+    tfc.yield %1 : tensor<64x32xf32>
+  } {kernel_name = "cos_sin"}
+  return %r : tensor<64x32xf32>
+}
+
 // Attention head split (slice + reshape + transpose) and a cast to bf16:
 // each output element computes its input index; the permuted input is read
 // with scalar loads, the bf16 output is stored 8 at a time.

@@ -22,6 +22,10 @@ func.func @unary(%x: tensor<4x8xf32>, %i: tensor<4xi32>, %h: tensor<2xbf16>) -> 
   %5 = tfc.rsqrt %4 : tensor<4x8xf32>
   // CHECK: tfc.tanh %{{.*}} : tensor<4x8xf32>
   %6 = tfc.tanh %5 : tensor<4x8xf32>
+  // CHECK: tfc.cos %{{.*}} : tensor<4x8xf32>
+  %cos = tfc.cos %6 : tensor<4x8xf32>
+  // CHECK: tfc.sin %{{.*}} : tensor<4x8xf32>
+  %sin = tfc.sin %cos : tensor<4x8xf32>
   // CHECK: tfc.sigmoid %{{.*}} : tensor<4x8xf32>
   %7 = tfc.sigmoid %6 : tensor<4x8xf32>
   // CHECK: tfc.relu %{{.*}} : tensor<4x8xf32>

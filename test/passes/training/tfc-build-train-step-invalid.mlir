@@ -3,6 +3,7 @@
 // RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=sgd nesterov=true' 2>&1 | FileCheck %s --check-prefix=NESTEROV
 // RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=loss-scaling=true backoff-factor=1.5' 2>&1 | FileCheck %s --check-prefix=BACKOFF
 // RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=max-grad-norm=-1' 2>&1 | FileCheck %s --check-prefix=CLIP
+// RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=schedule=cosine' 2>&1 | FileCheck %s --check-prefix=SCHEDULE
 // RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=loss-scaling=true min-scale=-1' 2>&1 | FileCheck %s --check-prefix=MINSCALE
 // RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=loss-scaling=true max-scale=1024' 2>&1 | FileCheck %s --check-prefix=SCALERANGE
 
@@ -13,6 +14,7 @@
 // NESTEROV: --tfc-build-train-step: nesterov needs optimizer=sgd and momentum > 0
 // BACKOFF: --tfc-build-train-step: backoff-factor must lie in (0, 1)
 // CLIP: --tfc-build-train-step: max-grad-norm must be non-negative and finite (0: off)
+// SCHEDULE: --tfc-build-train-step: unknown schedule 'cosine' (expected constant, warmup-cosine or warmup-linear)
 // MINSCALE: --tfc-build-train-step: min-scale must be non-negative and finite (0: no floor)
 // SCALERANGE: --tfc-build-train-step: init-scale must lie in [min-scale, max-scale]
 

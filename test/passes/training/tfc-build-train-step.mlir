@@ -4,6 +4,7 @@
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=loss-scaling=true init-scale=1024 growth-interval=7 growth-factor=4 backoff-factor=0.25' | FileCheck %s --check-prefix=SCALE
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=decay-all=true' | FileCheck %s --check-prefix=DECAYALL
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=loss-scaling=true init-scale=1024 min-scale=16 max-scale=4096' | FileCheck %s --check-prefix=BOUNDS
+// RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=schedule=warmup-cosine' | FileCheck %s --check-prefix=COSINE
 
 // A linear layer with a squared-error loss; the unnamed target becomes input
 // "arg3". Each RUN line shows one configuration of the same model.
@@ -99,6 +100,20 @@
 // SCALE: %[[BACK:.*]] = tfc.mul %[[S]], %[[QUARTER]]
 // SCALE: %[[NEWS:.*]] = tfc.select %[[FOUND]], %[[BACK]], %[[CLEAN]]
 // SCALE: %[[NEWT:.*]] = tfc.select %[[FOUND]], %{{.*}}, %[[CLEANT]]
+
+// schedule=warmup-cosine: the rate comes from the step counter (the steps
+// taken before this one) and four runtime inputs; the optimizer reads it and
+// the step reports it as applied_lr.
+// COSINE-LABEL: func.func @train_step
+// COSINE-SAME: %[[STEP:[^:]*]]: tensor<i64> {tfc.state = "step"}, %[[LR:[^:]*]]: tensor<f32> {tfc.input = "lr"}, %[[MIN:[^:]*]]: tensor<f32> {tfc.input = "min_lr"}, %[[WARM:[^:]*]]: tensor<i64> {tfc.input = "warmup_steps"}, %[[TOTAL:[^:]*]]: tensor<i64> {tfc.input = "total_steps"}
+// COSINE-SAME: tensor<i64> {tfc.update = "step"}, tensor<f32> {tfc.output = "applied_lr"})
+// COSINE: %[[S:.*]] = tfc.convert %[[STEP]] : tensor<i64> -> tensor<f32>
+// COSINE: tfc.sub %[[TOTAL]], %[[WARM]]
+// COSINE: %[[C:.*]] = tfc.cos
+// COSINE: %[[WARMING:.*]] = tfc.compare lt, %[[STEP]], %[[WARM]]
+// COSINE: %[[RATE:.*]] = tfc.select %[[WARMING]]
+// COSINE: tfc.adamw %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RATE]],
+// COSINE: return {{.*}}, %[[RATE]] :
 
 // min-scale / max-scale clamp the next scale after GradScaler's rule.
 // BOUNDS-LABEL: func.func @train_step

@@ -131,6 +131,10 @@ def cases(run):
     o, = run(pw, "gelu_f64", [x], [(torch.float64, (64, 32))])
     yield "gelu_f64", o, F.gelu(x), False
 
+    x = torch.randn(64, 32) * 10
+    o, = run(pw, "cos_sin", [x], [(torch.float32, (64, 32))])
+    yield "cos_sin", o, torch.sin(torch.cos(x)), False
+
     x = torch.randn(16, 64, 384)
     o, = run(pw, "split_heads", [x], [(torch.bfloat16, (16, 4, 64, 32))])
     ref = x[:, :, 128:256].reshape(16, 64, 4, 32).permute(0, 2, 1, 3).bfloat16()
