@@ -44,6 +44,8 @@ FailureOr<std::string> dtypeName(Operation *op, Type type) {
     return std::string("i32");
   if (type.isInteger(64))
     return std::string("i64");
+  if (type.isUnsignedInteger(8))
+    return std::string("ui8");
   op->emitError() << "element type " << type << " has no artifact dtype";
   return failure();
 }

@@ -68,8 +68,11 @@ def Tfc_Dialect : Dialect {
 def Tfc_Float : AnyTypeOf<[F16, BF16, F32, F64], "floating-point (f16, bf16, f32, f64)">;
 def Tfc_Index : AnyTypeOf<[I32, I64], "integer index (i32, i64)">;
 def Tfc_Int : AnyTypeOf<[I1, I32, I64], "integer (i1, i32, i64)">;
-def Tfc_Element : AnyTypeOf<[F16, BF16, F32, F64, I1, I32, I64],
-                            "tfc element type (f16, bf16, f32, f64, i1, i32, i64)">;
+// ui8 holds the codes of 8-bit quantized optimizer state (tfc.adamw8bit). It
+// is not in Tfc_Numeric: arithmetic ops reject it; select, compare, convert,
+// constant and the shape ops accept it.
+def Tfc_Element : AnyTypeOf<[F16, BF16, F32, F64, I1, I32, I64, UI8],
+                            "tfc element type (f16, bf16, f32, f64, i1, i32, i64, ui8)">;
 def Tfc_Numeric : AnyTypeOf<[F16, BF16, F32, F64, I32, I64],
                             "numeric element type (f16, bf16, f32, f64, i32, i64)">;
 
@@ -129,7 +132,8 @@ def Tfc_KernelKind : I32EnumAttr<"KernelKind",
       I32EnumAttrCase<"column_reduction", 2>,
       I32EnumAttrCase<"gather", 3>,
       I32EnumAttrCase<"multi_tensor", 4>,
-      I32EnumAttrCase<"gemm", 5>]> {
+      I32EnumAttrCase<"gemm", 5>,
+      I32EnumAttrCase<"block_quantized", 6>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::tfc";
 }

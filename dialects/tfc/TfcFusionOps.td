@@ -24,7 +24,7 @@ def Tfc_FusionOp : Tfc_Op<"fusion", [IsolatedFromAbove, SingleBlock,
     The body is one block of tfc ops that codegen turns into a single GPU
     kernel (and a single host program) of kind `kind`, one of the kernel
     kinds of DESIGN.md: `pointwise`, `row_reduction`, `column_reduction`,
-    `gather`, `multi_tensor` or `gemm`. The operands are the kernel's inputs;
+    `gather`, `multi_tensor`, `gemm` or `block_quantized`. The operands are the kernel's inputs;
     the region is isolated from above and its block arguments stand for the
     operands one to one. `tfc.yield` returns the kernel's outputs, which are
     the fusion's results (at least one).
@@ -41,7 +41,9 @@ def Tfc_FusionOp : Tfc_Op<"fusion", [IsolatedFromAbove, SingleBlock,
       rows (number of rows and row length), the other ops pointwise;
     * `column_reduction`: at least one column reduction, the others pointwise;
     * `gather`: exactly one gather op, the others pointwise;
-    * `gemm`: exactly one gemm op plus pointwise prologue/epilogue ops.
+    * `gemm`: exactly one gemm op plus pointwise prologue/epilogue ops;
+    * `block_quantized`: exactly one update of block-wise quantized state
+      (`adamw8bit`) plus pointwise ops computing its operands.
 
     In the assembly form each block argument is bound to its operand as
     `%arg = %operand : type`. Example (bias add + GELU):

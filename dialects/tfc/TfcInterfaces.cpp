@@ -21,6 +21,8 @@ StringRef mlir::tfc::stringifyKernelRole(KernelRole role) {
     return "gemm";
   case KernelRole::MultiTensor:
     return "multi_tensor";
+  case KernelRole::BlockQuantized:
+    return "block_quantized";
   case KernelRole::Composite:
     return "composite";
   }

@@ -19,6 +19,10 @@ enum class KernelRole {
   /// An optimizer update of one tensor and its state (adamw, adam, sgd):
   /// lives in multi_tensor kernels, one launch over many tensors.
   MultiTensor,
+  /// An update of block-wise quantized state (adamw8bit): each block of
+  /// elements is decoded, updated, reduced to its absmax and re-encoded as
+  /// one unit; lives in block_quantized kernels, one per op.
+  BlockQuantized,
   /// Decomposed by lowering before kernels are formed (e.g. attention).
   Composite,
 };

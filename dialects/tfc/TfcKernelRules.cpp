@@ -30,6 +30,8 @@ std::optional<KernelKind> mlir::tfc::kernelKindForRole(KernelRole role) {
     return KernelKind::gemm;
   case KernelRole::MultiTensor:
     return KernelKind::multi_tensor;
+  case KernelRole::BlockQuantized:
+    return KernelKind::block_quantized;
   case KernelRole::Composite:
     return std::nullopt;
   }
@@ -54,15 +56,19 @@ static std::optional<KernelRole> anchorRole(KernelKind kind) {
     return KernelRole::Gather;
   case KernelKind::gemm:
     return KernelRole::Gemm;
+  case KernelKind::block_quantized:
+    return KernelRole::BlockQuantized;
   }
   llvm_unreachable("unknown kernel kind");
 }
 
 /// Whether a kernel of `kind` needs exactly one anchor op (a single gather or
 /// GEMM defines the whole launch) rather than one or more (reductions over
-/// the same rows or columns share one loop nest).
+/// the same rows or columns share one loop nest). A block_quantized kernel's
+/// grid is the quantization blocks of its one op.
 static bool needsExactlyOneAnchor(KernelKind kind) {
-  return kind == KernelKind::gather || kind == KernelKind::gemm;
+  return kind == KernelKind::gather || kind == KernelKind::gemm ||
+         kind == KernelKind::block_quantized;
 }
 
 /// Whether a kernel of `kind` may have no anchor at all: a multi-tensor

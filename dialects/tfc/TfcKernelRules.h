@@ -37,7 +37,8 @@ std::optional<KernelKind> kernelKindForRole(KernelRole role);
 ///   - row_reduction: at least one row reduction, all of them with the same
 ///     RowGeometry, the other ops pointwise;
 ///   - column_reduction: at least one column reduction, the others pointwise;
-///   - gather / gemm: exactly one gather / gemm op, the others pointwise.
+///   - gather / gemm / block_quantized: exactly one gather / gemm /
+///     block-quantized update, the others pointwise.
 /// On failure reports the first violated rule through `emitError` (when
 /// given) with a note at the offending op, and fails.
 LogicalResult

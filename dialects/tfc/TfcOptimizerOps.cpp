@@ -1,6 +1,7 @@
 //===- TfcOptimizerOps.cpp - tfc optimizer update ops ---------------------===//
 //
-// Verifiers, result-type inference and kernel roles of adamw, adam and sgd.
+// Verifiers, result-type inference and kernel roles of adamw, adam, sgd and
+// adamw8bit.
 // The hyper-parameter ranges are torch.optim's constructor checks, so a
 // program tfc accepts is one PyTorch would run.
 //
@@ -10,6 +11,7 @@
 #include "dialects/tfc/TfcShapeUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -107,3 +109,35 @@ LogicalResult SgdOp::verify() {
 }
 
 KernelRole SgdOp::getKernelRole() { return KernelRole::MultiTensor; }
+
+LogicalResult AdamW8bitOp::verify() {
+  if (failed(verifyAdam(*this)))
+    return failure();
+  auto param = cast<RankedTensorType>(getParam().getType());
+  if (!param.getElementType().isF32())
+    return emitOpError() << "param must be f32 (8-bit state updates f32 "
+                            "weights), got "
+                         << param;
+  auto codes = cast<RankedTensorType>(getExpAvg().getType());
+  if (codes.getShape() != param.getShape())
+    return emitOpError() << "state codes shape "
+                         << formatShape(codes.getShape())
+                         << " must equal param shape "
+                         << formatShape(param.getShape());
+  int64_t blockSize = getBlockSize();
+  if (blockSize < 32 || blockSize > 1024 || !llvm::isPowerOf2_64(blockSize))
+    return emitOpError() << "block_size must be a power of two in [32, "
+                            "1024], got "
+                         << blockSize;
+  int64_t blocks = (param.getNumElements() + blockSize - 1) / blockSize;
+  int64_t absmax =
+      cast<RankedTensorType>(getExpAvgAbsmax().getType()).getDimSize(0);
+  if (absmax != blocks)
+    return emitOpError() << "absmax must hold one scale per block of "
+                         << blockSize << " elements: " << blocks
+                         << " for param shape " << formatShape(param.getShape())
+                         << ", got " << absmax;
+  return success();
+}
+
+KernelRole AdamW8bitOp::getKernelRole() { return KernelRole::BlockQuantized; }

@@ -10,7 +10,9 @@
 // changes data, never the compiled program. Fixed ones (betas, eps, weight
 // decay, momentum, nesterov, maximize) are attributes. The ops have the
 // kernel role MultiTensor: codegen emits them in multi_tensor kernels, one
-// launch over all the tensors of a region.
+// launch over all the tensors of a region. tfc.adamw8bit is the exception:
+// a quantization block (decode, update, block max, encode) is its unit of
+// work, so it has its own role and kernel kind, BlockQuantized.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,6 +136,72 @@ def Tfc_SgdOp : Tfc_Op<"sgd", [Pure, InferTypeOpAdaptor,
     (`dampening` $dampening^)? (`nesterov` $nesterov^)?
     (`weight_decay` $weight_decay^)? (`maximize` $maximize^)?
     attr-dict `:` type($param) `,` type($grad) `,` type($lr)
+  }];
+  let hasVerifier = 1;
+}
+
+/// The codes of 8-bit quantized optimizer state: one unsigned byte each.
+def Tfc_CodeTensor : StaticShapeTensorOf<[UI8]>;
+/// Per-block scales of quantized state: a 1-d f32 tensor.
+def Tfc_AbsmaxTensor : 1DTensorOf<[F32]>;
+
+def Tfc_AdamW8bitOp : Tfc_Op<"adamw8bit", [Pure,
+    AllTypesMatch<["param", "param_out"]>,
+    AllTypesMatch<["exp_avg", "exp_avg_sq", "exp_avg_out", "exp_avg_sq_out"]>,
+    AllTypesMatch<["exp_avg_absmax", "exp_avg_sq_absmax", "exp_avg_absmax_out",
+                   "exp_avg_sq_absmax_out"]>,
+    DeclareOpInterfaceMethods<Tfc_KernelRoleOpInterface, ["getKernelRole"]>]> {
+  let summary = "one AdamW step with block-wise 8-bit quantized moments";
+  let description = [{
+    AdamW with its two moments stored as 8-bit codes, as bitsandbytes'
+    blockwise 8-bit optimizers do (Dettmers et al. 2021, "8-bit Optimizers
+    via Block-wise Quantization"). `exp_avg` and `exp_avg_sq` hold one ui8
+    code per element of `param`: an index into a 256-entry dynamic tree
+    quantization map (signed for exp_avg, unsigned for exp_avg_sq;
+    runtime/src/core/QuantMap.h builds both and documents them).
+    `exp_avg_absmax` / `exp_avg_sq_absmax` hold one f32 scale per block of
+    `block_size` consecutive elements (row-major), ceil(numel / block_size)
+    of them. For each block:
+
+        m, v  = map_s[code_m] * absmax_m, map_u[code_v] * absmax_v
+        p, m, v = the tfc.adamw update of the block's elements, in f32,
+                  with the same formula and operation order
+        absmax_m, absmax_v = max |m|, max |v| over the block
+        code_m, code_v = index of the map entry nearest to m / absmax_m
+                         (resp. v / absmax_v); 0 / 0 counts as 0; ties go
+                         to the lower entry
+
+    All-zero state (codes 0, absmax 0) decodes to zero moments, so a
+    zero-filled state buffer is the correct start. `param` is f32; `grad`
+    has its shape and any float type; `lr` and `step` are as for
+    tfc.adamw. `block_size` is a power of two in [32, 1024] (one GPU thread
+    block per quantization block); the state costs 2 + 8 / block_size bytes
+    per parameter instead of 8. Example:
+    ```mlir
+    %p2, %m2, %ma2, %v2, %va2 = tfc.adamw8bit %p, %g, %m, %ma, %v, %va, %lr, %step weight_decay 1.000000e-01 : tensor<64x128xf32>, tensor<64x128xbf16>, tensor<64x128xui8>, tensor<32xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Tfc_FloatTensor:$param, Tfc_FloatTensor:$grad,
+                       Tfc_CodeTensor:$exp_avg, Tfc_AbsmaxTensor:$exp_avg_absmax,
+                       Tfc_CodeTensor:$exp_avg_sq,
+                       Tfc_AbsmaxTensor:$exp_avg_sq_absmax,
+                       Tfc_LearningRate:$lr, Tfc_I64Scalar:$step,
+                       DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+                       DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+                       DefaultValuedAttr<F64Attr, "1e-8">:$eps,
+                       DefaultValuedAttr<F64Attr, "1e-2">:$weight_decay,
+                       DefaultValuedAttr<I64Attr, "256">:$block_size);
+  let results = (outs Tfc_FloatTensor:$param_out, Tfc_CodeTensor:$exp_avg_out,
+                      Tfc_AbsmaxTensor:$exp_avg_absmax_out,
+                      Tfc_CodeTensor:$exp_avg_sq_out,
+                      Tfc_AbsmaxTensor:$exp_avg_sq_absmax_out);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_absmax `,` $exp_avg_sq `,`
+    $exp_avg_sq_absmax `,` $lr `,` $step
+    (`beta1` $beta1^)? (`beta2` $beta2^)? (`eps` $eps^)?
+    (`weight_decay` $weight_decay^)? (`block_size` $block_size^)?
+    attr-dict `:` type($param) `,` type($grad) `,` type($exp_avg) `,`
+    type($exp_avg_absmax) `,` type($lr)
   }];
   let hasVerifier = 1;
 }

@@ -27,7 +27,7 @@ using namespace mlir::tfcrt;
 //===----------------------------------------------------------------------===//
 
 std::optional<int64_t> mlir::tfcrt::getStorageBytes(Type elementType) {
-  if (elementType.isInteger(1))
+  if (elementType.isInteger(1) || elementType.isUnsignedInteger(8))
     return 1;
   if (elementType.isF16() || elementType.isBF16())
     return 2;

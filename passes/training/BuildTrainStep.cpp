@@ -87,6 +87,7 @@ private:
     TFC_COPY_OPTION(eps)
     TFC_COPY_OPTION(weightDecay)
     TFC_COPY_OPTION(decayAll)
+    TFC_COPY_OPTION(blockSize)
     TFC_COPY_OPTION(momentum)
     TFC_COPY_OPTION(nesterov)
     TFC_COPY_OPTION(maxGradNorm)

@@ -1,11 +1,12 @@
-//===- OptimizerRule.h - one optimizer inside --tfc-build-train-step -*- C++ -*-===//
+//===- OptimizerRule.h - one optimizer inside --tfc-build-train-step -*- C++
+//-*-===//
 //
 // --tfc-build-train-step builds the same skeleton for every optimizer
 // (gradients, unscaling, clipping, the step counter, skipped steps); what
 // differs is the state a parameter carries and the ops of one update. An
 // OptimizerRule supplies those two things, so each optimizer lives in its own
-// file (TorchOptimizers.cpp: adamw, adam, sgd) and adding one touches neither
-// the skeleton nor the other optimizers.
+// file (TorchOptimizers.cpp: adamw, adam, sgd; AdamW8bit.cpp) and adding one
+// touches neither the skeleton nor the other optimizers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +78,10 @@ makeOptimizerRule(const TfcBuildTrainStepPassOptions &options,
 std::unique_ptr<OptimizerRule>
 makeTorchOptimizerRule(const TfcBuildTrainStepPassOptions &options,
                        std::string &error);
+/// adamw8bit (AdamW8bit.cpp).
+std::unique_ptr<OptimizerRule>
+makeAdamW8bitRule(const TfcBuildTrainStepPassOptions &options,
+                  std::string &error);
 
 } // namespace tfc
 

@@ -18,7 +18,11 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     `@loss`, kept unchanged). Arguments, in order: the `tfc.param`
     arguments; the optimizer state of each parameter P (`{tfc.state =
     "P.exp_avg"}` and `"P.exp_avg_sq"` for adam/adamw, `"P.momentum_buffer"`
-    for sgd with momentum, each of P's type); `{tfc.state = "step"}`
+    for sgd with momentum, each of P's type; for adamw8bit, when P is f32
+    with at least 4096 elements, `"P.exp_avg.codes"` and `"P.exp_avg_sq.codes"`
+    (ui8, P's shape) and `"P.exp_avg.absmax"` and `"P.exp_avg_sq.absmax"`
+    (f32, one per `block-size` elements), else the two f32 moments of
+    adamw); `{tfc.state = "step"}`
     (tensor<i64>); with loss scaling `{tfc.state = "loss_scale"}`
     (tensor<f32>) and `{tfc.state = "growth_tracker"}` (tensor<i64>);
     the learning-rate inputs: `{tfc.input = "lr"}` (tensor<f32>, the
@@ -77,7 +81,8 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
 
     Errors: everything --tfc-autodiff rejects; an unknown optimizer; an
     option out of range (betas outside [0, 1), negative eps, weight decay,
-    momentum or max-grad-norm, nesterov without momentum, a growth factor
+    momentum or max-grad-norm, nesterov without momentum, a block size that
+    is not a power of two in [32, 1024], a growth factor
     <= 1, a backoff factor outside (0, 1), growth-interval < 1, init-scale
     <= 0, min-scale/max-scale negative or not around init-scale, an unknown
     schedule); a loss argument already named lr/step/loss_scale/growth_tracker
@@ -88,7 +93,7 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     Option<"function", "function", "std::string", /*default=*/"\"loss\"",
            "The loss function to train">,
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
-           "adamw, adam or sgd">,
+           "adamw, adam, sgd or adamw8bit">,
     Option<"beta1", "beta1", "double", /*default=*/"0.9",
            "Adam/AdamW first-moment decay">,
     Option<"beta2", "beta2", "double", /*default=*/"0.999",
@@ -101,6 +106,9 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     Option<"decayAll", "decay-all", "bool", /*default=*/"false",
            "Apply weight decay to every parameter; by default parameters of "
            "rank < 2 (biases, norm weights) form a group without decay">,
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "adamw8bit: elements per quantization block (a power of two in "
+           "[32, 1024])">,
     Option<"momentum", "momentum", "double", /*default=*/"0.0",
            "SGD momentum (0: no momentum buffer)">,
     Option<"nesterov", "nesterov", "bool", /*default=*/"false",

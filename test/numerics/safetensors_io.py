@@ -10,7 +10,7 @@ import torch
 _DTYPES = {
     torch.float32: "F32", torch.float64: "F64", torch.float16: "F16",
     torch.bfloat16: "BF16", torch.bool: "BOOL", torch.int32: "I32",
-    torch.int64: "I64",
+    torch.int64: "I64", torch.uint8: "U8",
 }
 _TORCH = {v: k for k, v in _DTYPES.items()}
 

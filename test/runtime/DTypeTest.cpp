@@ -66,8 +66,10 @@ TEST(DType, NamesAndSizes) {
   EXPECT_EQ(dtypeSize(DType::I1), 1);
   EXPECT_EQ(dtypeSize(DType::I32), 4);
   EXPECT_EQ(dtypeSize(DType::I64), 8);
+  EXPECT_EQ(dtypeSize(DType::U8), 1);
+  EXPECT_STREQ(dtypeName(DType::U8), "ui8");
   for (DType d : {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I1,
-                  DType::I32, DType::I64})
+                  DType::I32, DType::I64, DType::U8})
     EXPECT_EQ(parseDType(dtypeName(d)), d);
   EXPECT_FALSE(parseDType("f8"));
   EXPECT_FALSE(parseDType("F32"));

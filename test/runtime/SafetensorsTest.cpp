@@ -180,7 +180,7 @@ TEST(Safetensors, BadEntries) {
   expectError(one("[]", 0), "expected an object");
   expectError(one(R"({"dtype":"F8","shape":[1],"data_offsets":[0,1]})", 1),
               "unsupported dtype 'F8'");
-  expectError(one(R"({"dtype":"U8","shape":[1],"data_offsets":[0,1]})", 1),
+  expectError(one(R"({"dtype":"I8","shape":[1],"data_offsets":[0,1]})", 1),
               "unsupported dtype");
   expectError(one(R"({"dtype":3,"shape":[1],"data_offsets":[0,4]})", 4),
               "dtype: expected a string");

@@ -87,7 +87,7 @@ static LogicalResult checkType(Value value, Location loc) {
       !isSupportedElementType(type.getElementType()))
     return emitError(loc) << "codegen: unsupported type " << value.getType()
                           << " (static ranked tensors of f16, bf16, f32, "
-                             "f64, i1, i32, i64 only)";
+                             "f64, i1, i32, i64, ui8 only)";
   return success();
 }
 
@@ -164,6 +164,9 @@ FailureOr<CudaKernel> mlir::tfc::emitCudaKernel(Block &body, KernelKind kind,
     break;
   case KernelKind::multi_tensor:
     kernel = emitMultiTensorKernel(info);
+    break;
+  case KernelKind::block_quantized:
+    kernel = emitBlockQuantizedKernel(info);
     break;
   case KernelKind::gemm:
     return emitError(loc) << "codegen: gemm kernels run on cuBLASLt "

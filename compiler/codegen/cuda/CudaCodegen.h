@@ -35,6 +35,9 @@
 //                     grid-stride loop per distinct output shape, runtime
 //                     scalars (lr, step, bias corrections) hoisted; optimizer
 //                     ops (adamw, adam, sgd) follow torch.optim step by step
+//   block_quantized   one thread block per quantization block of the one
+//                     adamw8bit op: decode, AdamW update, block absmax by
+//                     warp shuffles, encode against __constant__ maps
 //
 // Kernels with a cross-block stage keep their partials in __device__ arrays
 // of the kernel's own module and must be launched with exactly the generated

@@ -7,6 +7,10 @@
 
 #include "compiler/codegen/cuda/DeviceLibrary.h"
 
+#include "runtime/src/core/QuantMap.h"
+
+#include <fmt/format.h>
+
 using namespace mlir::tfc::cuda;
 
 static const char *const kBasics = R"cuda(#ifndef TFC_DEVLIB_BASICS
@@ -103,6 +107,38 @@ template <typename T, typename Op> __device__ T tfc_block_allreduce(T v, Op op, 
 #endif
 )cuda";
 
+/// The maps are printed from QuantMap.h (exact: %a-style hex floats), and
+/// tfc_quantize runs the same float operations as quant::encode, so codes are
+/// identical on both backends.
+static std::string quantMaps() {
+  std::string out = "#ifndef TFC_DEVLIB_QUANT\n#define TFC_DEVLIB_QUANT\n";
+  auto table = [&](const char *name, const tfc::quant::Map &map) {
+    out += fmt::format("__constant__ float {}[256] = {{", name);
+    for (int i = 0; i < tfc::quant::kMapSize; ++i)
+      out += fmt::format("{}{:a}f", i == 0 ? "\n  " : (i % 8 ? ", " : ",\n  "),
+                         map[i]);
+    out += "};\n";
+  };
+  table("tfc_qmap_signed", tfc::quant::signedMap());
+  table("tfc_qmap_unsigned", tfc::quant::unsignedMap());
+  out += R"cuda(// Index of the map entry nearest to x (ties: the lower one).
+TFC_INLINE unsigned char tfc_quantize(const float *map, float x) {
+  int i = 0;
+#pragma unroll
+  for (int step = 128; step > 0; step >>= 1)
+    if (map[i + step] <= x) i += step;
+  if (i < 255 && map[i + 1] - x < x - map[i]) ++i;
+  return (unsigned char)i;
+}
+// Block absmax ignores NaN (fmaxf), as the host interpreter does.
+struct tfc_absmax_op {
+  TFC_INLINE float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+#endif
+)cuda";
+  return out;
+}
+
 std::string mlir::tfc::cuda::deviceLibrary(const DeviceLibraryNeeds &needs) {
   std::string out = kBasics;
   if (needs.f16)
@@ -113,5 +149,7 @@ std::string mlir::tfc::cuda::deviceLibrary(const DeviceLibraryNeeds &needs) {
     out += kPhilox;
   if (needs.reductions)
     out += kReductions;
+  if (needs.quantMaps)
+    out += quantMaps();
   return out;
 }

@@ -2,7 +2,8 @@
 //
 // The small CUDA library every generated source starts with: 16-bit
 // rounding, NaN-propagating max/min, index clamping, aligned vector types,
-// warp/block reductions and the Philox4x32-10 generator of tfc.dropout. Each
+// warp/block reductions, the Philox4x32-10 generator of tfc.dropout and the
+// 8-bit quantization maps of tfc.adamw8bit. Each
 // kernel source is self-contained (one NVRTC program per kernel), so only the
 // parts a kernel uses are included.
 //
@@ -21,6 +22,9 @@ struct DeviceLibraryNeeds {
   bool bf16 = false;       ///< <cuda_bf16.h> and tfc_round_bf16
   bool philox = false;     ///< tfc_philox4x32_10, tfc_dropout_keep
   bool reductions = false; ///< warp and block all-reduce
+  /// The 8-bit dynamic quantization maps (runtime/src/core/QuantMap.h) as
+  /// __constant__ tables, tfc_quantize and tfc_absmax_op.
+  bool quantMaps = false;
 };
 
 /// The C++ text of the requested parts (always including the basics).

@@ -51,6 +51,39 @@ FailureOr<CudaKernel> emitPointwiseKernel(KernelInfo &info);
 FailureOr<CudaKernel> emitRowReductionKernel(KernelInfo &info);
 FailureOr<CudaKernel> emitColumnReductionKernel(KernelInfo &info);
 FailureOr<CudaKernel> emitMultiTensorKernel(KernelInfo &info);
+FailureOr<CudaKernel> emitBlockQuantizedKernel(KernelInfo &info);
+
+class ValueEmitter;
+
+/// The fixed hyper-parameters of an Adam-family update and its compute
+/// type (float, or double for f64 parameters).
+struct AdamParams {
+  bool decoupled; ///< AdamW's decoupled weight decay, else Adam's L2.
+  double beta1, beta2, eps, weightDecay;
+  Type computeType;
+};
+/// The per-step scalars, formed in double as torch forms them from Python
+/// floats and rounded to the compute type once.
+struct AdamScalars {
+  CExpr lr, negStep, bc2Sqrt, decay;
+};
+/// The new parameter and moments of one element.
+struct AdamElement {
+  CExpr param, expAvg, expAvgSq;
+};
+/// Emits the scalars of one step from the 0-d `lr` and `step` values (they
+/// land in the outermost scope that has them). Shared by every kernel that
+/// runs an Adam update, so the formula exists once (multi_tensor adamw/adam,
+/// block_quantized adamw8bit); HostAdam.h is its host twin.
+FailureOr<AdamScalars> emitAdamScalars(ValueEmitter &ve,
+                                       const AdamParams &params, Value lr,
+                                       Value step);
+/// Emits torch.optim's single-tensor update of one element from its
+/// parameter, gradient (already negated under maximize) and moments, all in
+/// the compute type.
+AdamElement emitAdamElement(KernelWriter &w, const AdamParams &params,
+                            const AdamScalars &scalars, const CExpr &p,
+                            const CExpr &g, const CExpr &m, const CExpr &v);
 
 } // namespace mlir::tfc::cuda
 

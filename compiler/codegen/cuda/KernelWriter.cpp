@@ -19,7 +19,7 @@ using namespace mlir::tfc::cuda;
 
 bool mlir::tfc::cuda::isSupportedElementType(Type t) {
   return t.isF16() || t.isBF16() || t.isF32() || t.isF64() || t.isInteger(1) ||
-         t.isInteger(32) || t.isInteger(64);
+         t.isInteger(32) || t.isInteger(64) || t.isUnsignedInteger(8);
 }
 
 std::string mlir::tfc::cuda::storageType(Type t) {
@@ -31,7 +31,7 @@ std::string mlir::tfc::cuda::storageType(Type t) {
     return "float";
   if (t.isF64())
     return "double";
-  if (t.isInteger(1))
+  if (t.isInteger(1) || t.isUnsignedInteger(8))
     return "unsigned char";
   if (t.isInteger(32))
     return "int";
@@ -45,13 +45,13 @@ std::string mlir::tfc::cuda::computeType(Type t) {
     return "double";
   if (t.isInteger(1))
     return "bool";
-  if (t.isInteger(32))
+  if (t.isInteger(32) || t.isUnsignedInteger(8))
     return "int";
   return "long long";
 }
 
 int64_t mlir::tfc::cuda::storageBytes(Type t) {
-  if (t.isInteger(1))
+  if (t.isInteger(1) || t.isUnsignedInteger(8))
     return 1;
   if (t.isF16() || t.isBF16())
     return 2;
@@ -75,7 +75,7 @@ std::string mlir::tfc::cuda::storeConversion(Type t, StringRef value) {
     return ("__float2half_rn(" + value + ")").str();
   if (t.isBF16())
     return ("__float2bfloat16_rn(" + value + ")").str();
-  if (t.isInteger(1))
+  if (t.isInteger(1) || t.isUnsignedInteger(8))
     return ("(unsigned char)(" + value + ")").str();
   return value.str();
 }

@@ -12,7 +12,9 @@
 // at once, memoized) with the operation order of torch.optim's single-tensor
 // step; `x.add_(y, alpha=a)` is written fma(y, a, x) as ATen's vectorized CPU
 // kernel computes it. Scalars torch forms from Python floats are formed in
-// double and rounded to the compute type once, as torch does.
+// double and rounded to the compute type once, as torch does. The Adam
+// formula (emitAdamScalars / emitAdamElement) is shared with the
+// block_quantized kernel of adamw8bit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +30,87 @@
 using namespace mlir;
 using namespace mlir::tfc;
 using namespace mlir::tfc::cuda;
+
+FailureOr<AdamScalars>
+mlir::tfc::cuda::emitAdamScalars(ValueEmitter &ve, const AdamParams &params,
+                                 Value lrValue, Value stepValue) {
+  KernelWriter &w = ve.writer();
+  Type ct = params.computeType;
+  std::string t = computeType(ct);
+  auto dbl = [&](double v) {
+    return floatLiteral(Float64Type::get(ct.getContext()), v);
+  };
+  // lr and step are 0-d, so these land before the element loops.
+  FailureOr<CExpr> lr = ve.emit(lrValue, {});
+  FailureOr<CExpr> step = ve.emit(stepValue, {});
+  if (failed(lr) || failed(step))
+    return failure();
+  int sl = std::max(lr->level, step->level);
+  AdamScalars s;
+  s.lr =
+      w.declare(lr->level, "double", fmt::format("(double){}", lr->code), "lr");
+  CExpr bc1 = w.declare(
+      sl, "double",
+      fmt::format("1.0 - pow({}, (double){})", dbl(params.beta1), step->code),
+      "bc");
+  CExpr bc2 = w.declare(
+      sl, "double",
+      fmt::format("1.0 - pow({}, (double){})", dbl(params.beta2), step->code),
+      "bc");
+  s.negStep = w.declare(
+      sl, t, fmt::format("({})(-({} / {}))", t, s.lr.code, bc1.code), "s");
+  s.bc2Sqrt = w.declare(sl, t, fmt::format("({})sqrt({})", t, bc2.code), "s");
+  if (params.decoupled) // the factor of p.mul_(1 - lr * weight_decay)
+    s.decay = w.declare(s.lr.level, t,
+                        fmt::format("({})(1.0 - {} * {})", t, s.lr.code,
+                                    dbl(params.weightDecay)),
+                        "s");
+  return s;
+}
+
+AdamElement mlir::tfc::cuda::emitAdamElement(KernelWriter &w,
+                                             const AdamParams &params,
+                                             const AdamScalars &s,
+                                             const CExpr &p, const CExpr &g,
+                                             const CExpr &m, const CExpr &v) {
+  Type ct = params.computeType;
+  std::string t = computeType(ct);
+  auto f = [&](double x) { return floatLiteral(ct, x); };
+  std::string fmaFn = ct.isF64() ? "fma" : "fmaf";
+  std::string sqrtFn = ct.isF64() ? "sqrt" : "sqrtf";
+  double beta1 = params.beta1, beta2 = params.beta2;
+  int el = std::max({p.level, g.level, m.level, v.level, s.negStep.level});
+  std::string pc = p.code, gc = g.code;
+  if (params.decoupled) {
+    // p.mul_(1 - lr * weight_decay)
+    pc = w.declare(el, t, fmt::format("{} * {}", pc, s.decay.code)).code;
+  } else if (params.weightDecay != 0.0) {
+    // grad = grad.add(param, alpha=weight_decay)
+    gc = w.declare(el, t,
+                   fmt::format("{}({}, {}, {})", fmaFn, pc,
+                               f(params.weightDecay), gc))
+             .code;
+  }
+  AdamElement e;
+  // exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
+  e.expAvg = w.declare(el, t,
+                       fmt::format("{}({}, {}, {} * {})", fmaFn, gc,
+                                   f(1.0 - beta1), m.code, f(beta1)));
+  // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+  e.expAvgSq = w.declare(el, t,
+                         fmt::format("{} * {} + {} * {} * {}", v.code, f(beta2),
+                                     f(1.0 - beta2), gc, gc));
+  // denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+  CExpr denom =
+      w.declare(el, t,
+                fmt::format("{}({}) / {} + {}", sqrtFn, e.expAvgSq.code,
+                            s.bc2Sqrt.code, f(params.eps)));
+  // param.addcdiv_(exp_avg, denom, value=-step_size)
+  e.param = w.declare(el, t,
+                      fmt::format("{} + {} * {} / {}", pc, s.negStep.code,
+                                  e.expAvg.code, denom.code));
+  return e;
+}
 
 namespace {
 constexpr int64_t kThreads = 256;
@@ -77,11 +160,6 @@ private:
                      fmt::format("({}){}", computeType(ct), e->code));
   }
 
-  /// A double literal (scalars torch forms from Python floats).
-  std::string dbl(double v) {
-    return floatLiteral(Float64Type::get(ctx), v);
-  }
-
   /// Compute type of a parameter: float for 16-bit and f32, double for f64.
   static Type computeElementType(Value param) {
     Type et = elementTypeOf(param);
@@ -109,81 +187,28 @@ private:
   template <typename AdamOpT>
   FailureOr<SmallVector<CExpr>> emitAdam(AdamOpT op, bool decoupled,
                                          ArrayRef<IndexExpr> coords) {
-    ctx = op.getContext();
     Type ct = computeElementType(op.getParam());
-    std::string t = computeType(ct);
-    auto f = [&](double v) { return floatLiteral(ct, v); };
-    std::string fmaFn = ct.isF64() ? "fma" : "fmaf";
-    std::string sqrtFn = ct.isF64() ? "sqrt" : "sqrtf";
-    double beta1 = op.getBeta1().convertToDouble();
-    double beta2 = op.getBeta2().convertToDouble();
-    double eps = op.getEps().convertToDouble();
-    double wd = op.getWeightDecay().convertToDouble();
-
-    // Scalars: lr and step are 0-d, so these land before the loops.
-    FailureOr<CExpr> lr = ve.emit(op.getLr(), {});
-    FailureOr<CExpr> step = ve.emit(op.getStep(), {});
-    if (failed(lr) || failed(step))
-      return failure();
-    int sl = std::max(lr->level, step->level);
-    CExpr lrD = w.declare(lr->level, "double",
-                          fmt::format("(double){}", lr->code), "lr");
-    CExpr bc1 = w.declare(sl, "double",
-                          fmt::format("1.0 - pow({}, (double){})", dbl(beta1),
-                                      step->code),
-                          "bc");
-    CExpr bc2 = w.declare(sl, "double",
-                          fmt::format("1.0 - pow({}, (double){})", dbl(beta2),
-                                      step->code),
-                          "bc");
-    CExpr negStep = w.declare(
-        sl, t, fmt::format("({})(-({} / {}))", t, lrD.code, bc1.code), "s");
-    CExpr bc2Sqrt = w.declare(
-        sl, t, fmt::format("({})sqrt({})", t, bc2.code), "s");
-
+    AdamParams params{decoupled,
+                      op.getBeta1().convertToDouble(),
+                      op.getBeta2().convertToDouble(),
+                      op.getEps().convertToDouble(),
+                      op.getWeightDecay().convertToDouble(),
+                      ct};
+    FailureOr<AdamScalars> scalars =
+        emitAdamScalars(ve, params, op.getLr(), op.getStep());
     FailureOr<CExpr> p = load(op.getParam(), coords, ct);
     FailureOr<CExpr> g = gradient(op.getGrad(), op.getMaximize(), coords, ct);
     FailureOr<CExpr> m = load(op.getExpAvg(), coords, ct);
     FailureOr<CExpr> v = load(op.getExpAvgSq(), coords, ct);
-    if (failed(p) || failed(g) || failed(m) || failed(v))
+    if (failed(scalars) || failed(p) || failed(g) || failed(m) || failed(v))
       return failure();
-    int el = std::max({p->level, g->level, m->level, v->level, sl});
-    std::string pc = p->code, gc = g->code;
-    if (decoupled) {
-      // p.mul_(1 - lr * weight_decay)
-      CExpr decay = w.declare(
-          lrD.level, t,
-          fmt::format("({})(1.0 - {} * {})", t, lrD.code, dbl(wd)), "s");
-      pc = w.declare(el, t, fmt::format("{} * {}", pc, decay.code)).code;
-    } else if (wd != 0.0) {
-      // grad = grad.add(param, alpha=weight_decay)
-      gc = w.declare(el, t,
-                     fmt::format("{}({}, {}, {})", fmaFn, pc, f(wd), gc))
-               .code;
-    }
-    // exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
-    CExpr m2 = w.declare(el, t,
-                         fmt::format("{}({}, {}, {} * {})", fmaFn, gc,
-                                     f(1.0 - beta1), m->code, f(beta1)));
-    // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-    CExpr v2 = w.declare(el, t,
-                         fmt::format("{} * {} + {} * {} * {}", v->code,
-                                     f(beta2), f(1.0 - beta2), gc, gc));
-    // denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-    CExpr denom = w.declare(el, t,
-                            fmt::format("{}({}) / {} + {}", sqrtFn, v2.code,
-                                        bc2Sqrt.code, f(eps)));
-    // param.addcdiv_(exp_avg, denom, value=-step_size)
-    CExpr p2 = w.declare(el, t,
-                         fmt::format("{} + {} * {} / {}", pc, negStep.code,
-                                     m2.code, denom.code));
-    return SmallVector<CExpr>{finish(op.getParamOut(), p2),
-                              finish(op.getExpAvgOut(), m2),
-                              finish(op.getExpAvgSqOut(), v2)};
+    AdamElement e = emitAdamElement(w, params, *scalars, *p, *g, *m, *v);
+    return SmallVector<CExpr>{finish(op.getParamOut(), e.param),
+                              finish(op.getExpAvgOut(), e.expAvg),
+                              finish(op.getExpAvgSqOut(), e.expAvgSq)};
   }
 
   FailureOr<SmallVector<CExpr>> emitSgd(SgdOp op, ArrayRef<IndexExpr> coords) {
-    ctx = op.getContext();
     Type ct = computeElementType(op.getParam());
     std::string t = computeType(ct);
     auto f = [&](double v) { return floatLiteral(ct, v); };
@@ -239,7 +264,6 @@ private:
 
   ValueEmitter &ve;
   KernelWriter &w;
-  MLIRContext *ctx = nullptr;
 };
 } // namespace
 

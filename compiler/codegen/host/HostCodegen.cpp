@@ -78,21 +78,23 @@ FailureOr<std::string> HostProgramWriter::typeOf(Operation *where, Value v) {
         where ? where->emitOpError() : mlir::emitError(bodyLoc(body));
     d << "host program: unsupported type " << v.getType()
       << " (expected a statically shaped tensor of f16, bf16, f32, f64, i1, "
-         "i32 or i64)";
+         "i32, i64 or ui8)";
     return failure();
   };
   if (!t || !t.hasStaticShape())
     return fail();
   Type e = t.getElementType();
-  const char *name = e.isF32()         ? "f32"
-                     : e.isF64()       ? "f64"
-                     : e.isF16()       ? "f16"
-                     : e.isBF16()      ? "bf16"
-                     : e.isInteger(1)  ? "i1"
-                     : e.isInteger(32) ? "i32"
-                     : e.isInteger(64) ? "i64"
-                                       : nullptr;
-  if (!name || (e.isInteger() && !e.isSignlessInteger()))
+  const char *name = e.isF32()                ? "f32"
+                     : e.isF64()              ? "f64"
+                     : e.isF16()              ? "f16"
+                     : e.isBF16()             ? "bf16"
+                     : e.isInteger(1)         ? "i1"
+                     : e.isInteger(32)        ? "i32"
+                     : e.isInteger(64)        ? "i64"
+                     : e.isUnsignedInteger(8) ? "ui8"
+                                              : nullptr;
+  if (!name ||
+      (e.isInteger() && !e.isSignlessInteger() && !e.isUnsignedInteger(8)))
     return fail();
   std::string shape;
   for (int64_t d : t.getShape())
@@ -218,6 +220,12 @@ FailureOr<std::string> HostProgramWriter::attributes(Operation *op) {
                kv("eps", f64(o.getEps())) +
                kv("weight_decay", f64(o.getWeightDecay())) +
                kv("maximize", o.getMaximize() ? "true" : "false");
+      })
+      .Case([&](AdamW8bitOp o) {
+        return kv("beta1", f64(o.getBeta1())) + kv("beta2", f64(o.getBeta2())) +
+               kv("eps", f64(o.getEps())) +
+               kv("weight_decay", f64(o.getWeightDecay())) +
+               kv("block_size", std::to_string(o.getBlockSize()));
       })
       .Case([&](SgdOp o) {
         return kv("momentum", f64(o.getMomentum())) +

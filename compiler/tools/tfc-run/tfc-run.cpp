@@ -175,6 +175,9 @@ bool fillRandom(tfc_program *program) {
       case TFC_DTYPE_I1:
         bytes[j] = static_cast<uint8_t>(uniform(rng) & 1);
         break;
+      case TFC_DTYPE_U8:
+        bytes[j] = static_cast<uint8_t>(uniform(rng));
+        break;
       case TFC_DTYPE_I32: {
         int32_t v = static_cast<int32_t>(uniform(rng));
         std::memcpy(bytes.data() + 4 * j, &v, 4);
@@ -263,6 +266,9 @@ bool appendTrace(tfc_program *program, unsigned run, std::ofstream &out) {
     }
     case TFC_DTYPE_I1:
       value = raw[0] ? "true" : "false";
+      break;
+    case TFC_DTYPE_U8:
+      value = std::to_string(raw[0]);
       break;
     case TFC_DTYPE_I32: {
       int32_t v;

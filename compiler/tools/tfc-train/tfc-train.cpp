@@ -53,7 +53,7 @@ static cl::opt<int64_t>
     batch("batch", cl::desc("Batch size (must equal the model's)"),
           cl::init(0), cl::cat(category));
 static cl::opt<std::string> optimizer("optimizer",
-                                      cl::desc("adamw, adam or sgd"),
+                                      cl::desc("adamw, adam, sgd or adamw8bit"),
                                       cl::init("adamw"), cl::cat(category));
 static cl::opt<double> lr("lr", cl::desc("Peak learning rate"),
                           cl::init(3e-4), cl::cat(category));
@@ -67,7 +67,8 @@ static cl::opt<double> minLr("min-lr", cl::desc("Final rate of decay"),
                              cl::init(0.0), cl::cat(category));
 static cl::opt<double>
     weightDecay("weight-decay",
-                cl::desc("Weight decay (default: 0.01 for adamw, else 0)"),
+                cl::desc("Weight decay (default: 0.01 for adamw and "
+                         "adamw8bit, else 0)"),
                 cl::init(-1.0), cl::cat(category));
 static cl::opt<double>
     maxGradNorm("max-grad-norm",
@@ -352,8 +353,10 @@ bool run() {
   }
   if (steps < 1)
     return fail("--steps must be at least 1");
-  if (optimizer != "adamw" && optimizer != "adam" && optimizer != "sgd")
-    return fail("unknown --optimizer '" + optimizer + "' (adamw, adam, sgd)");
+  if (optimizer != "adamw" && optimizer != "adam" && optimizer != "sgd" &&
+      optimizer != "adamw8bit")
+    return fail("unknown --optimizer '" + optimizer +
+                "' (adamw, adam, sgd, adamw8bit)");
   Schedule sched;
   if (!parseScheduleKind(schedule, sched.kind))
     return fail("unknown --schedule '" + schedule +

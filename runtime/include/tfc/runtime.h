@@ -46,7 +46,8 @@ typedef enum tfc_dtype {
   TFC_DTYPE_BF16 = 3,
   TFC_DTYPE_I1 = 4,
   TFC_DTYPE_I32 = 5,
-  TFC_DTYPE_I64 = 6
+  TFC_DTYPE_I64 = 6,
+  TFC_DTYPE_U8 = 7
 } tfc_dtype;
 
 /// What an external buffer is for. Usable as bit flags (see

@@ -291,8 +291,8 @@ private:
     if (!list->is_array())
       return Status::error("kernels: expected an array");
     static const std::set<std::string> kinds = {
-        "pointwise", "row_reduction", "column_reduction",
-        "gather",    "multi_tensor",  "gemm"};
+        "pointwise",    "row_reduction", "column_reduction", "gather",
+        "multi_tensor", "gemm",          "block_quantized"};
     for (size_t i = 0; i < list->size(); ++i) {
       std::string path = json::element("kernels", i);
       const Json &j = (*list)[i];

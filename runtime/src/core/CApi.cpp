@@ -59,6 +59,8 @@ tfc_dtype toC(DType d) {
     return TFC_DTYPE_I32;
   case DType::I64:
     return TFC_DTYPE_I64;
+  case DType::U8:
+    return TFC_DTYPE_U8;
   }
   return TFC_DTYPE_F32;
 }
@@ -126,13 +128,13 @@ void tfc_status_free(tfc_status status) {
 }
 
 const char *tfc_dtype_name(tfc_dtype dtype) {
-  if (dtype < TFC_DTYPE_F32 || dtype > TFC_DTYPE_I64)
+  if (dtype < TFC_DTYPE_F32 || dtype > TFC_DTYPE_U8)
     return "?";
   return dtypeName(static_cast<DType>(dtype));
 }
 
 size_t tfc_dtype_size(tfc_dtype dtype) {
-  if (dtype < TFC_DTYPE_F32 || dtype > TFC_DTYPE_I64)
+  if (dtype < TFC_DTYPE_F32 || dtype > TFC_DTYPE_U8)
     return 0;
   return static_cast<size_t>(dtypeSize(static_cast<DType>(dtype)));
 }

@@ -25,6 +25,7 @@ int64_t dtypeSize(DType dtype) {
   case DType::BF16:
     return 2;
   case DType::I1:
+  case DType::U8:
     return 1;
   }
   return 0;
@@ -46,13 +47,15 @@ const char *dtypeName(DType dtype) {
     return "i32";
   case DType::I64:
     return "i64";
+  case DType::U8:
+    return "ui8";
   }
   return "?";
 }
 
 std::optional<DType> parseDType(const std::string &name) {
   static const DType all[] = {DType::F32, DType::F64, DType::F16, DType::BF16,
-                              DType::I1,  DType::I32, DType::I64};
+                              DType::I1,  DType::I32, DType::I64, DType::U8};
   for (DType d : all)
     if (name == dtypeName(d))
       return d;

@@ -10,8 +10,9 @@
 
 namespace tfc::rt {
 
-/// Element types of tfc tensors. I1 is stored as one byte holding 0 or 1.
-enum class DType { F32, F64, F16, BF16, I1, I32, I64 };
+/// Element types of tfc tensors. I1 is stored as one byte holding 0 or 1;
+/// U8 is an unsigned byte (the codes of 8-bit quantized optimizer state).
+enum class DType { F32, F64, F16, BF16, I1, I32, I64, U8 };
 
 /// Bytes per element in storage.
 int64_t dtypeSize(DType dtype);

@@ -37,13 +37,15 @@ const char *safetensorsDTypeName(DType dtype) {
     return "I32";
   case DType::I64:
     return "I64";
+  case DType::U8:
+    return "U8";
   }
   return "?";
 }
 
 std::optional<DType> parseSafetensorsDType(const std::string &name) {
   static const DType all[] = {DType::F32, DType::F64, DType::F16, DType::BF16,
-                              DType::I1,  DType::I32, DType::I64};
+                              DType::I1,  DType::I32, DType::I64, DType::U8};
   for (DType d : all)
     if (name == safetensorsDTypeName(d))
       return d;

@@ -114,6 +114,13 @@ void loadStorage(DType dtype, const void *src, void *dst, int64_t n) {
       d[i] = s[i] != 0;
     return;
   }
+  case DType::U8: {
+    auto *s = static_cast<const uint8_t *>(src);
+    auto *d = static_cast<int64_t *>(dst);
+    for (int64_t i = 0; i < n; ++i)
+      d[i] = s[i];
+    return;
+  }
   }
 }
 
@@ -153,6 +160,13 @@ void storeStorage(DType dtype, const void *src, void *dst, int64_t n) {
       d[i] = s[i] != 0;
     return;
   }
+  case DType::U8: {
+    auto *s = static_cast<const int64_t *>(src);
+    auto *d = static_cast<uint8_t *>(dst);
+    for (int64_t i = 0; i < n; ++i)
+      d[i] = static_cast<uint8_t>(s[i]);
+    return;
+  }
   }
 }
 
@@ -180,6 +194,12 @@ void roundToDType(DType dtype, void *data, int64_t n) {
     auto *d = static_cast<int64_t *>(data);
     for (int64_t i = 0; i < n; ++i)
       d[i] = d[i] != 0;
+    return;
+  }
+  case DType::U8: {
+    auto *d = static_cast<int64_t *>(data);
+    for (int64_t i = 0; i < n; ++i)
+      d[i] = static_cast<uint8_t>(d[i]);
     return;
   }
   default:

@@ -3,17 +3,21 @@
 // The host program rules and the interpreter of the optimizer ops. The
 // arithmetic is torch.optim's single-tensor step, operation by operation and
 // in the same order as the CUDA kernel (compiler/codegen/cuda/
-// MultiTensorKernel.cpp): scalars torch forms from Python floats (bias
-// corrections, step size, 1 - lr * wd) are formed in double and rounded to
-// the compute type once; `x.add_(y, alpha=a)` is fma(y, a, x), as ATen's
-// vectorized CPU kernel computes it. f16/bf16 parameters compute in float
-// and round once per result.
+// MultiTensorKernel.cpp; the Adam formula is shared in HostAdam.h): scalars
+// torch forms from Python floats (bias corrections, step size, 1 - lr * wd) are
+// formed in double and rounded to the compute type once; `x.add_(y, alpha=a)`
+// is fma(y, a, x), as ATen's vectorized CPU kernel computes it. f16/bf16
+// parameters compute in float and round once per result.
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/src/host/HostAdam.h"
 #include "runtime/src/host/HostKernels.h"
 #include "runtime/src/host/HostProgramVerify.h"
 
+#include "runtime/src/core/QuantMap.h"
+
+#include <algorithm>
 #include <cmath>
 
 namespace tfc::rt::host {
@@ -64,6 +68,20 @@ struct AttrReader {
       return false;
     if (!(out >= 0.0) || !std::isfinite(out) || !(out < limit))
       return fail(std::string(key) + " out of range: " + std::to_string(out));
+    return true;
+  }
+  /// An integer that must lie in [lo, hi].
+  bool integer(const char *key, int64_t &out, int64_t lo, int64_t hi) {
+    auto it = attrs.find(key);
+    if (it == attrs.end())
+      return fail(std::string("missing attribute '") + key + "'");
+    std::optional<int64_t> v = parseIntToken(it->second);
+    if (!v || *v < lo || *v > hi)
+      return fail(std::string("attribute '") + key +
+                  "' must be an integer in [" + std::to_string(lo) + ", " +
+                  std::to_string(hi) + "], got '" + it->second + "'");
+    attrs.erase(it);
+    out = *v;
     return true;
   }
   bool fail(std::string m) {
@@ -146,6 +164,64 @@ std::string verifyOptimizerOp(const HostProgram &prog, HostOp &op,
   return "";
 }
 
+std::string verifyAdamW8bitOp(const HostProgram &prog, HostOp &op,
+                              AttrMap &attrs) {
+  // (param, grad, exp_avg codes, exp_avg absmax, exp_avg_sq codes,
+  //  exp_avg_sq absmax, lr, step) -> (param, codes, absmax, codes, absmax)
+  if (op.operands.size() != 8)
+    return "expected 8 operands, got " + std::to_string(op.operands.size());
+  for (size_t i = 0; i < 8; ++i)
+    if (op.operands[i] < 0)
+      return "operand " + std::to_string(i) + " may not be absent";
+  auto in = [&](size_t i) -> const ValueType & {
+    return prog.values[op.operands[i]];
+  };
+  AttrReader r{attrs, {}};
+  HostOp::Optimizer &o = op.optimizer;
+  if (!r.nonNegative("beta1", o.beta1, 1.0) ||
+      !r.nonNegative("beta2", o.beta2, 1.0) || !r.nonNegative("eps", op.eps) ||
+      !r.nonNegative("weight_decay", o.weightDecay) ||
+      !r.integer("block_size", o.blockSize, 32, 1024))
+    return r.problem;
+  if ((o.blockSize & (o.blockSize - 1)) != 0)
+    return "block_size must be a power of two, got " +
+           std::to_string(o.blockSize);
+  const ValueType &param = in(0);
+  if (param.dtype != DType::F32)
+    return "param must be an f32 tensor, got " + typeStr(param);
+  if (!isFloat(in(1).dtype) || in(1).shape != param.shape)
+    return "grad must be a float tensor of param's shape " +
+           formatShape(param.shape) + ", got " + typeStr(in(1));
+  ValueType codes{DType::U8, param.shape, param.numel};
+  ValueType absmax{DType::F32,
+                   {quant::numBlocks(param.numel, o.blockSize)},
+                   quant::numBlocks(param.numel, o.blockSize)};
+  auto same = [](const ValueType &a, const ValueType &b) {
+    return a.dtype == b.dtype && a.shape == b.shape;
+  };
+  for (size_t i : {2, 4})
+    if (!same(in(i), codes))
+      return "operand " + std::to_string(i) + " (codes) must be " +
+             typeStr(codes) + ", got " + typeStr(in(i));
+  for (size_t i : {3, 5})
+    if (!same(in(i), absmax))
+      return "operand " + std::to_string(i) + " (absmax) must be " +
+             typeStr(absmax) + ", got " + typeStr(in(i));
+  if (!isFloat(in(6).dtype) || !in(6).shape.empty())
+    return "lr must be a 0-d float tensor, got " + typeStr(in(6));
+  if (in(7).dtype != DType::I64 || !in(7).shape.empty())
+    return "step must be a 0-d i64 tensor, got " + typeStr(in(7));
+  if (op.results.size() != 5)
+    return "expected 5 results, got " + std::to_string(op.results.size());
+  const ValueType *want[] = {&param, &codes, &absmax, &codes, &absmax};
+  for (size_t i = 0; i < 5; ++i)
+    if (!same(prog.values[op.results[i]], *want[i]))
+      return "result " + std::to_string(i) + " is " +
+             typeStr(prog.values[op.results[i]]) + " but the op computes " +
+             typeStr(*want[i]);
+  return "";
+}
+
 namespace {
 
 /// Element `i` of a whole compute buffer of dtype `d` (float or double) as T.
@@ -161,16 +237,11 @@ void runAdam(const HostProgram &prog, const HostOp &op,
              const std::vector<const void *> &in,
              const std::vector<void *> &out) {
   const HostOp::Optimizer &o = op.optimizer;
-  bool decoupled = op.code == OpCode::AdamW;
   DType gradType = prog.values[op.operands[1]].dtype;
   double lr = read<double>(in[4], prog.values[op.operands[4]].dtype, 0);
   double t = double(static_cast<const int64_t *>(in[5])[0]);
-  double bc1 = 1.0 - std::pow(o.beta1, t);
-  double bc2 = 1.0 - std::pow(o.beta2, t);
-  const T negStep = T(-(lr / bc1)), bc2Sqrt = T(std::sqrt(bc2));
-  const T decay = T(1.0 - lr * o.weightDecay), wd = T(o.weightDecay);
-  const T b1 = T(o.beta1), omb1 = T(1.0 - o.beta1);
-  const T b2 = T(o.beta2), omb2 = T(1.0 - o.beta2), eps = T(op.eps);
+  const AdamStep<T> adam(op.code == OpCode::AdamW, o.beta1, o.beta2, op.eps,
+                         o.weightDecay, lr, t);
   auto *p = static_cast<const T *>(in[0]);
   auto *m = static_cast<const T *>(in[2]);
   auto *v = static_cast<const T *>(in[3]);
@@ -182,15 +253,9 @@ void runAdam(const HostProgram &prog, const HostOp &op,
     T g = read<T>(in[1], gradType, i);
     if (o.maximize)
       g = -g;
-    T pi = p[i];
-    if (decoupled)
-      pi = pi * decay; // param.mul_(1 - lr * weight_decay)
-    else if (o.weightDecay != 0.0)
-      g = std::fma(pi, wd, g); // grad.add(param, alpha=weight_decay)
-    T mi = std::fma(g, omb1, m[i] * b1);
-    T vi = v[i] * b2 + omb2 * g * g;
-    T denom = std::sqrt(vi) / bc2Sqrt + eps;
-    p2[i] = pi + negStep * mi / denom;
+    T pi = p[i], mi = m[i], vi = v[i];
+    adam.apply(pi, g, mi, vi);
+    p2[i] = pi;
     m2[i] = mi;
     v2[i] = vi;
   }
@@ -227,6 +292,54 @@ void runSgd(const HostProgram &prog, const HostOp &op,
   }
 }
 
+/// adamw8bit: per block of blockSize elements, decode both moments, run the
+/// AdamW element update, take the block's absmax and encode (QuantMap.h).
+/// Codes are held as int64_t (the integer compute type).
+void runAdamW8bit(const HostProgram &prog, const HostOp &op,
+                  const std::vector<const void *> &in,
+                  const std::vector<void *> &out) {
+  const HostOp::Optimizer &o = op.optimizer;
+  DType gradType = prog.values[op.operands[1]].dtype;
+  double lr = read<double>(in[6], prog.values[op.operands[6]].dtype, 0);
+  double t = double(static_cast<const int64_t *>(in[7])[0]);
+  const AdamStep<float> adam(true, o.beta1, o.beta2, op.eps, o.weightDecay, lr,
+                             t);
+  const quant::Map &mapM = quant::signedMap(), &mapV = quant::unsignedMap();
+  auto *p = static_cast<const float *>(in[0]);
+  auto *codeM = static_cast<const int64_t *>(in[2]);
+  auto *absM = static_cast<const float *>(in[3]);
+  auto *codeV = static_cast<const int64_t *>(in[4]);
+  auto *absV = static_cast<const float *>(in[5]);
+  auto *p2 = static_cast<float *>(out[0]);
+  auto *codeM2 = static_cast<int64_t *>(out[1]);
+  auto *absM2 = static_cast<float *>(out[2]);
+  auto *codeV2 = static_cast<int64_t *>(out[3]);
+  auto *absV2 = static_cast<float *>(out[4]);
+  int64_t n = prog.values[op.operands[0]].numel, b = o.blockSize;
+  std::vector<float> m(b), v(b);
+  for (int64_t block = 0; block * b < n; ++block) {
+    int64_t begin = block * b, len = std::min(b, n - begin);
+    float maxM = 0.0f, maxV = 0.0f;
+    for (int64_t j = 0; j < len; ++j) {
+      int64_t i = begin + j;
+      float pi = p[i];
+      m[j] = quant::decode(mapM, uint8_t(codeM[i]), absM[block]);
+      v[j] = quant::decode(mapV, uint8_t(codeV[i]), absV[block]);
+      adam.apply(pi, read<float>(in[1], gradType, i), m[j], v[j]);
+      p2[i] = pi;
+      // fmaxf ignores NaN, as the CUDA kernel's reduction does.
+      maxM = std::fmax(maxM, std::fabs(m[j]));
+      maxV = std::fmax(maxV, std::fabs(v[j]));
+    }
+    absM2[block] = maxM;
+    absV2[block] = maxV;
+    for (int64_t j = 0; j < len; ++j) {
+      codeM2[begin + j] = quant::encode(mapM, maxM > 0.0f ? m[j] / maxM : 0.0f);
+      codeV2[begin + j] = quant::encode(mapV, maxV > 0.0f ? v[j] / maxV : 0.0f);
+    }
+  }
+}
+
 } // namespace
 
 Status runOptimizerOp(const HostProgram &prog, const HostOp &op,
@@ -243,6 +356,9 @@ Status runOptimizerOp(const HostProgram &prog, const HostOp &op,
   case OpCode::Sgd:
     dbl ? runSgd<double>(prog, op, operands, results)
         : runSgd<float>(prog, op, operands, results);
+    break;
+  case OpCode::AdamW8bit:
+    runAdamW8bit(prog, op, operands, results);
     break;
   default:
     return Status::error(opContext(op) + "not an optimizer op");

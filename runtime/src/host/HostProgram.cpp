@@ -78,6 +78,7 @@ constexpr OpInfo kOps[] = {
     {OpCode::AdamW, "adamw"},
     {OpCode::Adam, "adam"},
     {OpCode::Sgd, "sgd"},
+    {OpCode::AdamW8bit, "adamw8bit"},
 };
 
 /// Limits that keep a hostile program from requesting absurd work or
@@ -99,6 +100,8 @@ int64_t expectedResults(const HostOp &op) {
     return 3;
   if (op.code == OpCode::Sgd)
     return op.operands.size() == 5 && op.operands[4] >= 0 ? 2 : 1;
+  if (op.code == OpCode::AdamW8bit)
+    return 5;
   return expectedResults(op.code);
 }
 
@@ -278,9 +281,9 @@ Status Parser::parse(std::string_view text) {
       if (head != "kind")
         return err("expected 'kind <kernel kind>' after the version line");
       std::string_view k = c.word();
-      static const char *kinds[] = {"pointwise", "row_reduction",
+      static const char *kinds[] = {"pointwise",        "row_reduction",
                                     "column_reduction", "gather",
-                                    "multi_tensor"};
+                                    "multi_tensor",     "block_quantized"};
       if (std::none_of(std::begin(kinds), std::end(kinds),
                        [&](const char *n) { return k == n; }))
         return err("unknown kernel kind '" + std::string(k) + "'");

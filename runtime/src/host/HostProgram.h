@@ -107,6 +107,8 @@ enum class OpCode {
   AdamW,
   Adam,
   Sgd,
+  // Block-wise quantized optimizer update (block_quantized kernels).
+  AdamW8bit,
 };
 
 /// The op's name in the text ("add", "layer_norm", ...).
@@ -141,11 +143,13 @@ struct HostOp {
   bool reductionMean = true;   ///< cross_entropy.
   bool keepdim = false;        ///< reduce_*.
   CompareDir direction = CompareDir::Eq;
-  /// adamw, adam, sgd: the fixed hyper-parameters (eps is `eps` above).
+  /// adamw, adam, sgd, adamw8bit: the fixed hyper-parameters (eps is `eps`
+  /// above).
   struct Optimizer {
     double beta1 = 0.9, beta2 = 0.999, weightDecay = 0.0;
     double momentum = 0.0, dampening = 0.0;
     bool nesterov = false, maximize = false;
+    int64_t blockSize = 256; ///< adamw8bit: elements per absmax.
   } optimizer;
   /// transpose: permutation; slice: start; pad: low; reduce_*: sorted,
   /// normalized dims.
@@ -177,7 +181,7 @@ struct HostProgram {
 Status parseHostProgram(std::string_view text, HostProgram &out);
 
 /// The compute kind of a dtype: F32/F16/BF16 compute in float, F64 in
-/// double, I1/I32/I64 in int64_t.
+/// double, I1/I32/I64/U8 in int64_t.
 enum class ComputeKind { Float, Double, Int };
 ComputeKind computeKind(DType dtype);
 

@@ -432,6 +432,9 @@ bool Checker::check() {
   case OpCode::Sgd:
     return problem.empty() &&
            (problem = verifyOptimizerOp(prog, op, attrs)).empty();
+  case OpCode::AdamW8bit:
+    return problem.empty() &&
+           (problem = verifyAdamW8bitOp(prog, op, attrs)).empty();
   }
   return fail("internal: unknown op code");
 }

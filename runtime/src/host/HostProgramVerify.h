@@ -30,6 +30,10 @@ std::string verifyHostOp(const HostProgram &prog, HostOp &op, AttrMap &attrs);
 std::string verifyOptimizerOp(const HostProgram &prog, HostOp &op,
                               AttrMap &attrs);
 
+/// verifyHostOp for adamw8bit (HostOptimizerOps.cpp).
+std::string verifyAdamW8bitOp(const HostProgram &prog, HostOp &op,
+                              AttrMap &attrs);
+
 /// verifyHostOp for the backward ops (HostGradOps.cpp).
 std::string verifyGradOp(const HostProgram &prog, HostOp &op, AttrMap &attrs);
 

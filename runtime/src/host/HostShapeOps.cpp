@@ -145,6 +145,7 @@ Status runWholeOp(const HostProgram &prog, const HostOp &op,
   case OpCode::AdamW:
   case OpCode::Adam:
   case OpCode::Sgd:
+  case OpCode::AdamW8bit:
     return runOptimizerOp(prog, op, operands, results);
   case OpCode::Constant:
   case OpCode::Iota:

@@ -112,3 +112,17 @@ func.func @column_output_size(%x: tensor<64x16xf32>, %y: tensor<8xf32>) -> (tens
   }
   return %r#0, %r#1 : tensor<16xf32>, tensor<8xf32>
 }
+
+// -----
+
+// A block_quantized kernel's outputs are results of its adamw8bit op: the
+// block loop has no epilogue for ops that consume them.
+func.func @block_quantized_epilogue(%p: tensor<300xf32>, %m: tensor<300xui8>, %ma: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> tensor<300xbf16> {
+  %r = tfc.fusion block_quantized (%a = %p : tensor<300xf32>, %c = %m : tensor<300xui8>, %d = %ma : tensor<2xf32>, %h = %lr : tensor<f32>, %i = %step : tensor<i64>) -> tensor<300xbf16> {
+    // expected-error @+1 {{codegen: every output of a block_quantized kernel must be a result of its adamw8bit op}}
+    %p1, %m1, %ma1, %v1, %va1 = tfc.adamw8bit %a, %a, %c, %d, %c, %d, %h, %i : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<2xf32>, tensor<f32>
+    %w = tfc.convert %p1 : tensor<300xf32> -> tensor<300xbf16>
+    tfc.yield %w : tensor<300xbf16>
+  }
+  return %r : tensor<300xbf16>
+}

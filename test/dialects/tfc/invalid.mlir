@@ -2177,3 +2177,99 @@ func.func @update_input(%x: tensor<4xf32> {tfc.input = "x"}) -> (tensor<4xf32> {
 func.func @update_type(%s: tensor<i64> {tfc.state = "step"}, %t: tensor<i32>) -> (tensor<i32> {tfc.update = "step"}) {
   return %t : tensor<i32>
 }
+
+// -----
+
+// adamw8bit: the gradient has the parameter's shape.
+func.func @adamw8bit_grad_shape(%p: tensor<300xf32>, %g: tensor<30xf32>, %m: tensor<300xui8>, %ma: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adamw8bit' op grad shape 30 must equal param shape 300}}
+  %0:5 = tfc.adamw8bit %p, %g, %m, %ma, %m, %ma, %lr, %step : tensor<300xf32>, tensor<30xf32>, tensor<300xui8>, tensor<2xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// adamw8bit: betas lie in [0, 1) (the adamw rules: eps and weight_decay too).
+func.func @adamw8bit_beta2(%p: tensor<300xf32>, %m: tensor<300xui8>, %ma: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adamw8bit' op beta2 must lie in [0, 1), got 1}}
+  %0:5 = tfc.adamw8bit %p, %p, %m, %ma, %m, %ma, %lr, %step beta2 1.0 : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<2xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// adamw8bit: eps is non-negative and finite.
+func.func @adamw8bit_eps(%p: tensor<300xf32>, %m: tensor<300xui8>, %ma: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adamw8bit' op eps must be non-negative and finite, got -1}}
+  %0:5 = tfc.adamw8bit %p, %p, %m, %ma, %m, %ma, %lr, %step eps -1.0 : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<2xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// adamw8bit: weight_decay is non-negative and finite.
+func.func @adamw8bit_weight_decay(%p: tensor<300xf32>, %m: tensor<300xui8>, %ma: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adamw8bit' op weight_decay must be non-negative and finite, got -5.000000e-01}}
+  %0:5 = tfc.adamw8bit %p, %p, %m, %ma, %m, %ma, %lr, %step weight_decay -0.5 : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<2xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// adamw8bit: the parameter is f32.
+func.func @adamw8bit_param_f32(%p: tensor<300xbf16>, %m: tensor<300xui8>, %ma: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adamw8bit' op param must be f32 (8-bit state updates f32 weights), got 'tensor<300xbf16>'}}
+  %0:5 = tfc.adamw8bit %p, %p, %m, %ma, %m, %ma, %lr, %step : tensor<300xbf16>, tensor<300xbf16>, tensor<300xui8>, tensor<2xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// adamw8bit: the codes have the parameter's shape.
+func.func @adamw8bit_codes_shape(%p: tensor<300xf32>, %m: tensor<30x10xui8>, %ma: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adamw8bit' op state codes shape 30x10 must equal param shape 300}}
+  %0:5 = tfc.adamw8bit %p, %p, %m, %ma, %m, %ma, %lr, %step : tensor<300xf32>, tensor<300xf32>, tensor<30x10xui8>, tensor<2xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// adamw8bit: the codes are ui8.
+func.func @adamw8bit_codes_type(%p: tensor<300xf32>, %m: tensor<300xi32>, %ma: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{operand #2 must be statically shaped tensor of 8-bit unsigned integer values}}
+  %0:5 = "tfc.adamw8bit"(%p, %p, %m, %ma, %m, %ma, %lr, %step) : (tensor<300xf32>, tensor<300xf32>, tensor<300xi32>, tensor<2xf32>, tensor<300xi32>, tensor<2xf32>, tensor<f32>, tensor<i64>) -> (tensor<300xf32>, tensor<300xi32>, tensor<2xf32>, tensor<300xi32>, tensor<2xf32>)
+  return
+}
+
+// -----
+
+// adamw8bit: block_size is a power of two in [32, 1024].
+func.func @adamw8bit_block_size(%p: tensor<300xf32>, %m: tensor<300xui8>, %ma: tensor<3xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adamw8bit' op block_size must be a power of two in [32, 1024], got 100}}
+  %0:5 = tfc.adamw8bit %p, %p, %m, %ma, %m, %ma, %lr, %step block_size 100 : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<3xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// adamw8bit: one absmax per block of block_size elements.
+func.func @adamw8bit_absmax(%p: tensor<300xf32>, %m: tensor<300xui8>, %ma: tensor<1xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'tfc.adamw8bit' op absmax must hold one scale per block of 256 elements: 2 for param shape 300, got 1}}
+  %0:5 = tfc.adamw8bit %p, %p, %m, %ma, %m, %ma, %lr, %step : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<1xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+// A block_quantized kernel holds exactly one adamw8bit op.
+func.func @block_quantized_two(%p: tensor<300xf32>, %m: tensor<300xui8>, %ma: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> tensor<300xf32> {
+  // expected-error @+1 {{a block_quantized kernel holds exactly one block_quantized op, found 2}}
+  %r = tfc.fusion block_quantized (%a = %p : tensor<300xf32>, %c = %m : tensor<300xui8>, %d = %ma : tensor<2xf32>, %h = %lr : tensor<f32>, %i = %step : tensor<i64>) -> tensor<300xf32> {
+    // expected-note @+1 {{'tfc.adamw8bit' here}}
+    %p1, %m1, %ma1, %v1, %va1 = tfc.adamw8bit %a, %a, %c, %d, %c, %d, %h, %i : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<2xf32>, tensor<f32>
+    // expected-note @+1 {{'tfc.adamw8bit' here}}
+    %p2, %m2, %ma2, %v2, %va2 = tfc.adamw8bit %p1, %a, %m1, %ma1, %v1, %va1, %h, %i : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<2xf32>, tensor<f32>
+    tfc.yield %p2 : tensor<300xf32>
+  }
+  return %r : tensor<300xf32>
+}

@@ -252,6 +252,51 @@ TEST(HostParser, RejectsBadNNOps) {
                       "out of range"));
 }
 
+/// An adamw8bit program over 300 elements (2 blocks of 256) with `attrs`,
+/// with `absmax` as the absmax shape and `param` as the param dtype.
+std::string adamw8bit(const std::string &attrs, const std::string &absmax = "2",
+                      const std::string &param = "f32") {
+  return "in %0 " + param + " 300\nin %1 f32 300\nin %2 ui8 300\nin %3 f32 " +
+         absmax + "\nin %4 ui8 300\nin %5 f32 " + absmax +
+         "\nin %6 f32 scalar\nin %7 i64 scalar\n"
+         "op %8 adamw8bit " +
+         param + " 300 (%0, %1, %2, %3, %4, %5, %6, %7) " + attrs +
+         "\nop %9 result ui8 300 (%8) index=1\n"
+         "op %10 result f32 " +
+         absmax +
+         " (%8) index=2\n"
+         "op %11 result ui8 300 (%8) index=3\n"
+         "op %12 result f32 " +
+         absmax + " (%8) index=4\nout %8\nout %9\n";
+}
+
+TEST(HostParser, AdamW8bit) {
+  const std::string header = "tfc-host-program 1\nkind block_quantized\n";
+  const std::string ok =
+      "beta1=0.9 beta2=0.999 eps=1e-08 weight_decay=0.01 block_size=256";
+  HostProgram prog;
+  Status s = parseHostProgram(header + adamw8bit(ok), prog);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(prog.kind, "block_quantized");
+  EXPECT_EQ(prog.values[prog.inputs[2]].dtype, DType::U8);
+  EXPECT_EQ(prog.ops[0].optimizer.blockSize, 256);
+  EXPECT_TRUE(rejects(adamw8bit("beta1=0.9 beta2=0.999 eps=1e-08 "
+                                "weight_decay=0.01 block_size=100"),
+                      "block_size must be a power of two", header));
+  EXPECT_TRUE(rejects(adamw8bit("beta1=0.9 beta2=0.999 eps=1e-08 "
+                                "weight_decay=0.01 block_size=2048"),
+                      "'block_size' must be an integer in [32, 1024]", header));
+  EXPECT_TRUE(rejects(adamw8bit("beta1=1 beta2=0.999 eps=1e-08 "
+                                "weight_decay=0.01 block_size=256"),
+                      "beta1 out of range", header));
+  EXPECT_TRUE(rejects(adamw8bit(ok, "3"), "(absmax) must be f32 2", header));
+  EXPECT_TRUE(rejects(adamw8bit(ok, "2", "f64"), "param must be an f32 tensor",
+                      header));
+  EXPECT_TRUE(rejects(adamw8bit("beta1=0.9 beta2=0.999 eps=1e-08 "
+                                "weight_decay=0.01"),
+                      "missing attribute 'block_size'", header));
+}
+
 TEST(HostParser, SurvivesGarbage) {
   // Random bytes, NULs, very long lines and truncations must all fail
   // cleanly.

@@ -55,6 +55,7 @@ struct Buf {
       return double(v);
     }
     case DType::I1:
+    case DType::U8:
       return *p;
     }
     return 0;
@@ -106,6 +107,9 @@ inline Buf make(DType dtype, const std::vector<double> &v) {
     }
     case DType::I1:
       *p = v[i] != 0;
+      break;
+    case DType::U8:
+      *p = uint8_t(int64_t(v[i]));
       break;
     }
   }

@@ -26,7 +26,7 @@ INPUTS = os.path.dirname(HERE)
 C_TYPES = {torch.float32: "float", torch.float64: "double",
            torch.float16: "__half", torch.bfloat16: "__nv_bfloat16",
            torch.bool: "unsigned char", torch.int32: "int",
-           torch.int64: "long long"}
+           torch.int64: "long long", torch.uint8: "unsigned char"}
 
 
 def to_bytes(t):
@@ -259,6 +259,29 @@ def cases(run):
     # Backward ops (backward.mlir) against torch.autograd / PyTorch's
     # backward kernels, computed in float64 and rounded once.
     yield from backward_cases(run)
+    yield from block_quantized_cases(run)
+
+
+def block_quantized_cases(run):
+    """adamw8bit (block-quantized.mlir) against the Python reference of the
+    algorithm in test/numerics/adamw8bit.py: codes bit for bit."""
+    sys.path.insert(0, os.path.join(INPUTS, "..", "..", "numerics"))
+    import adamw8bit
+    n, blocks = 40 * 130, 21
+    p, g = torch.randn(40, 130), (torch.randn(40, 130) * 0.1).bfloat16()
+    cm = torch.randint(0, 256, (40, 130), dtype=torch.uint8)
+    cv = torch.randint(0, 256, (40, 130), dtype=torch.uint8)
+    am, av = torch.rand(blocks) * 0.05, torch.rand(blocks) * 0.01
+    lr = torch.tensor(1e-3, dtype=torch.float32)
+    outs = run("block-quantized.mlir", "adamw8bit",
+               [p, g, cm, am, cv, av, lr, torch.tensor(7)],
+               [(torch.float32, (40, 130)), (torch.uint8, (40, 130)), (torch.float32, (blocks,)),
+                (torch.uint8, (40, 130)), (torch.float32, (blocks,))])
+    want = adamw8bit.reference_step(p.flatten(), g.float().flatten(), cm.flatten(), am,
+                                    cv.flatten(), av, float(lr), 7, 0.85, 0.999, 1e-8, 0.1, 256)
+    names = ["param", "exp_avg codes", "exp_avg absmax", "exp_avg_sq codes", "exp_avg_sq absmax"]
+    for name, o, w in zip(names, outs, want):
+        yield f"adamw8bit {name}", o.flatten(), w, "codes" in name
 
 
 def vjp(fn, inputs, cotangent, wrt):

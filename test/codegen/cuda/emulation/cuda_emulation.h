@@ -4,9 +4,9 @@
 // their numerics can be checked against PyTorch on machines without a GPU:
 // each block runs as blockDim real threads (blocks one after another), with
 // std::barrier for __syncthreads and for warp shuffles, __shared__ as
-// function statics (shared by the block's threads), and __device__ globals
-// as plain globals. Include it before a kernel source; launch with
-// emu_launch(kernel, grid, block, args...).
+// function statics (shared by the block's threads), and __device__ and
+// __constant__ globals as plain globals. Include it before a kernel source;
+// launch with emu_launch(kernel, grid, block, args...).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFC_TEST_CUDA_EMULATION_H
@@ -40,11 +40,13 @@ inline thread_local int emu_tid;
 #undef __forceinline__
 #undef __launch_bounds__
 #undef __shared__
+#undef __constant__
 #define __global__
 #define __device__
 #define __forceinline__ inline
 #define __launch_bounds__(n)
 #define __shared__ static
+#define __constant__
 #define __restrict__
 inline void __syncthreads() { emu_block->block->arrive_and_wait(); }
 template <class T> T __shfl_xor_sync(unsigned, T v, int m) {
