@@ -4,8 +4,8 @@
 // (gradients, unscaling, clipping, the step counter, skipped steps); what
 // differs is the state a parameter carries and the ops of one update. An
 // OptimizerRule supplies those two things, so each optimizer lives in its own
-// file (TorchOptimizers.cpp: adamw, adam, sgd) and adding one touches neither
-// the skeleton nor the other optimizers.
+// file (TorchOptimizers.cpp: adamw, adam, sgd; Adafactor.cpp: adafactor) and
+// adding one touches neither the skeleton nor the other optimizers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +77,12 @@ makeOptimizerRule(const TfcBuildTrainStepPassOptions &options,
 std::unique_ptr<OptimizerRule>
 makeTorchOptimizerRule(const TfcBuildTrainStepPassOptions &options,
                        std::string &error);
+
+/// Adafactor as torch.optim.Adafactor (Adafactor.cpp): factored second
+/// moments "P.row_var" / "P.col_var" for rank >= 2, "P.variance" otherwise.
+std::unique_ptr<OptimizerRule>
+makeAdafactorRule(const TfcBuildTrainStepPassOptions &options,
+                  std::string &error);
 
 } // namespace tfc
 

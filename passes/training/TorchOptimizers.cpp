@@ -111,13 +111,13 @@ makeOptimizerRule(const TfcBuildTrainStepPassOptions &options,
   error.clear();
   using Factory = std::unique_ptr<OptimizerRule> (*)(
       const TfcBuildTrainStepPassOptions &, std::string &);
-  for (Factory factory : {makeTorchOptimizerRule}) {
+  for (Factory factory : {makeTorchOptimizerRule, makeAdafactorRule}) {
     std::unique_ptr<OptimizerRule> rule = factory(options, error);
     if (rule || !error.empty())
       return rule;
   }
   error = "unknown optimizer '" + options.optimizer +
-          "' (expected adamw, adam or sgd)";
+          "' (expected adamw, adam, sgd or adafactor)";
   return nullptr;
 }
 

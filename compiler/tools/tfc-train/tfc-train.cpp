@@ -53,7 +53,7 @@ static cl::opt<int64_t>
     batch("batch", cl::desc("Batch size (must equal the model's)"),
           cl::init(0), cl::cat(category));
 static cl::opt<std::string> optimizer("optimizer",
-                                      cl::desc("adamw, adam or sgd"),
+                                      cl::desc("adamw, adam, sgd or adafactor"),
                                       cl::init("adamw"), cl::cat(category));
 static cl::opt<double> lr("lr", cl::desc("Peak learning rate"),
                           cl::init(3e-4), cl::cat(category));
@@ -351,8 +351,10 @@ bool run() {
   }
   if (steps < 1)
     return fail("--steps must be at least 1");
-  if (optimizer != "adamw" && optimizer != "adam" && optimizer != "sgd")
-    return fail("unknown --optimizer '" + optimizer + "' (adamw, adam, sgd)");
+  if (optimizer != "adamw" && optimizer != "adam" && optimizer != "sgd" &&
+      optimizer != "adafactor")
+    return fail("unknown --optimizer '" + optimizer +
+                "' (adamw, adam, sgd, adafactor)");
   Schedule sched;
   if (!parseScheduleKind(schedule, sched.kind))
     return fail("unknown --schedule '" + schedule +
