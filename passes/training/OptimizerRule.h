@@ -5,8 +5,8 @@
 // (gradients, unscaling, clipping, the step counter, skipped steps); what
 // differs is the state a parameter carries and the ops of one update. An
 // OptimizerRule supplies those two things, so each optimizer lives in its own
-// file (TorchOptimizers.cpp: adamw, adam, sgd; AdamW8bit.cpp) and adding one
-// touches neither the skeleton nor the other optimizers.
+// file (TorchOptimizers.cpp: adamw, adam, sgd; Adafactor.cpp; AdamW8bit.cpp)
+// and adding one touches neither the skeleton nor the other optimizers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,6 +81,12 @@ makeTorchOptimizerRule(const TfcBuildTrainStepPassOptions &options,
 /// adamw8bit (AdamW8bit.cpp).
 std::unique_ptr<OptimizerRule>
 makeAdamW8bitRule(const TfcBuildTrainStepPassOptions &options,
+                  std::string &error);
+
+/// Adafactor as torch.optim.Adafactor (Adafactor.cpp): factored second
+/// moments "P.row_var" / "P.col_var" for rank >= 2, "P.variance" otherwise.
+std::unique_ptr<OptimizerRule>
+makeAdafactorRule(const TfcBuildTrainStepPassOptions &options,
                   std::string &error);
 
 } // namespace tfc

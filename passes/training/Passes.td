@@ -22,7 +22,10 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     with at least 4096 elements, `"P.exp_avg.codes"` and `"P.exp_avg_sq.codes"`
     (ui8, P's shape) and `"P.exp_avg.absmax"` and `"P.exp_avg_sq.absmax"`
     (f32, one per `block-size` elements), else the two f32 moments of
-    adamw); `{tfc.state = "step"}`
+    adamw; for adafactor, f32
+    `"P.row_var"` (P's shape with the last dim 1) and `"P.col_var"` (with
+    the second-to-last dim 1) when rank(P) >= 2, else `"P.variance"` (P's
+    shape)); `{tfc.state = "step"}`
     (tensor<i64>); with loss scaling `{tfc.state = "loss_scale"}`
     (tensor<f32>) and `{tfc.state = "growth_tracker"}` (tensor<i64>);
     the learning-rate inputs: `{tfc.input = "lr"}` (tensor<f32>, the
@@ -62,6 +65,25 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     `min-scale` / `max-scale` (> 0) clamp the scale after each update (not
     in GradScaler; 0 leaves that side unbounded).
 
+    optimizer=adafactor follows torch.optim.Adafactor (PyTorch >= 2.5; Shazeer
+    & Stern 2018 with torch's conventions) and is built from plain tfc ops,
+    in f32. With t the step after the increment, for each parameter P with
+    gradient G (1 - beta2_t = t^beta2-decay; eps1 = 0 means the machine
+    epsilon of P's element type):
+    ```
+    rho = min(lr, 1/sqrt(t));  alpha = max(eps2, RMS(P)) * rho
+    P = P * (1 - lr * weight_decay)                 (if weight_decay != 0)
+    rank >= 2: R = lerp(R, mean(G^2, dim -1), 1 - beta2_t)
+               C = lerp(C, mean(G^2, dim -2), 1 - beta2_t)
+               V = R * C / max(mean(R, dim -2), eps1)
+    rank < 2:  V = lerp(V, G^2, 1 - beta2_t)
+    U = G / sqrt(max(V, eps1^2));  P = P - alpha / max(1, RMS(U) / d) * U
+    ```
+    (RMS(X) = sqrt(mean(X^2)), d = `clip-threshold`, means keep dims.)
+    Unlike the paper, lr caps rho (the paper: 0.01), weight decay is
+    decoupled and scaled by lr, and eps1 floors the row mean and V instead
+    of being added to G^2. Its weight decay defaults to 0.
+
     ```mlir
     func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"},
                     %x: tensor<2x8xf32> {tfc.input = "x"}) -> tensor<f32>
@@ -82,7 +104,8 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     Errors: everything --tfc-autodiff rejects; an unknown optimizer; an
     option out of range (betas outside [0, 1), negative eps, weight decay,
     momentum or max-grad-norm, nesterov without momentum, a block size that
-    is not a power of two in [32, 1024], a growth factor
+    is not a power of two in [32, 1024], beta2-decay > 0,
+    negative eps1 or eps2, clip-threshold < 1, a growth factor
     <= 1, a backoff factor outside (0, 1), growth-interval < 1, init-scale
     <= 0, min-scale/max-scale negative or not around init-scale, an unknown
     schedule); a loss argument already named lr/step/loss_scale/growth_tracker
@@ -93,7 +116,7 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     Option<"function", "function", "std::string", /*default=*/"\"loss\"",
            "The loss function to train">,
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
-           "adamw, adam, sgd or adamw8bit">,
+           "adamw, adam, sgd, adafactor or adamw8bit">,
     Option<"beta1", "beta1", "double", /*default=*/"0.9",
            "Adam/AdamW first-moment decay">,
     Option<"beta2", "beta2", "double", /*default=*/"0.999",
@@ -113,6 +136,15 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
            "SGD momentum (0: no momentum buffer)">,
     Option<"nesterov", "nesterov", "bool", /*default=*/"false",
            "SGD Nesterov momentum">,
+    Option<"beta2Decay", "beta2-decay", "double", /*default=*/"-0.8",
+           "Adafactor: beta2_t = 1 - t^beta2-decay (must be <= 0)">,
+    Option<"eps1", "eps1", "double", /*default=*/"0.0",
+           "Adafactor: floor of the variance estimate (squared) and of the "
+           "row-factor mean (0: the machine epsilon of the parameter's type)">,
+    Option<"eps2", "eps2", "double", /*default=*/"1e-3",
+           "Adafactor: floor of RMS(param) in the relative step size">,
+    Option<"clipThreshold", "clip-threshold", "double", /*default=*/"1.0",
+           "Adafactor: update clipping threshold d (must be >= 1)">,
     Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
            "Global gradient-norm clipping threshold (0: off)">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"constant\"",

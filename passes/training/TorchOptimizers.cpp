@@ -111,13 +111,14 @@ makeOptimizerRule(const TfcBuildTrainStepPassOptions &options,
   error.clear();
   using Factory = std::unique_ptr<OptimizerRule> (*)(
       const TfcBuildTrainStepPassOptions &, std::string &);
-  for (Factory factory : {makeTorchOptimizerRule, makeAdamW8bitRule}) {
+  for (Factory factory :
+       {makeTorchOptimizerRule, makeAdafactorRule, makeAdamW8bitRule}) {
     std::unique_ptr<OptimizerRule> rule = factory(options, error);
     if (rule || !error.empty())
       return rule;
   }
   error = "unknown optimizer '" + options.optimizer +
-          "' (expected adamw, adam, sgd or adamw8bit)";
+          "' (expected adamw, adam, sgd, adafactor or adamw8bit)";
   return nullptr;
 }
 

@@ -31,14 +31,16 @@ def probe_device(tfc_run, device):
     return proc.returncode == 0, (proc.stderr or proc.stdout).strip()
 
 
-def start(name, extra_arguments=()):
+def start(name, extra_arguments=(), model=True):
     """The preamble of the model-level numerics scripts: parses --tfc-run,
-    --model, --device, --seed (plus `extra_arguments`, (flag, kwargs)
-    pairs), probes the device, and picks and prints the seed. Returns
-    (args, seed), or (None, SKIP) when the device is unavailable."""
+    --model (unless `model` is false), --device, --seed (plus
+    `extra_arguments`, (flag, kwargs) pairs), probes the device, and picks
+    and prints the seed. Returns (args, seed), or (None, SKIP) when the
+    device is unavailable."""
     ap = argparse.ArgumentParser(description=name)
     ap.add_argument("--tfc-run", required=True)
-    ap.add_argument("--model", required=True)
+    if model:
+        ap.add_argument("--model", required=True)
     ap.add_argument("--device", default="host")
     ap.add_argument("--seed", type=int)
     for flag, kwargs in extra_arguments:

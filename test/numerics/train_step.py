@@ -6,6 +6,9 @@ in the runtime and are updated in place) against torch.optim.AdamW on the
 same initial weights and batch; per-step losses must agree to 1e-4
 relative, and the final parameters to f32 tolerances.
 
+adafactor: the same with optimizer=adafactor against the reference
+transcription of adafactor.py (torch 1.13 has no torch.optim.Adafactor).
+
 loss-scaler: the same model with loss-scaling=true and growth-interval=3,
 one tfc-run per step (params and state carried over with --state-out /
 --inputs), against torch GradScaler's update rule transcribed below. At
@@ -21,7 +24,7 @@ the applied_lr output of each step equals the formula below, and 14 steps
 its group lr set to the same formula before each step.
 
 Usage: train_step.py --tfc-run BIN --model mlp.mlir [--device host|cuda]
-       [--case adamw|loss-scaler|loss-scaler-bounds|lr-schedule] [--seed N]
+       [--case adamw|adafactor|loss-scaler|loss-scaler-bounds|lr-schedule] [--seed N]
 Exit codes: 0 pass, 1 mismatch or failure, 77 skipped (device unavailable).
 """
 import argparse
@@ -36,6 +39,7 @@ import tempfile
 import torch
 import torch.nn.functional as F
 
+import adafactor
 import safetensors_io
 
 SKIP = 77
@@ -153,6 +157,43 @@ def case_adamw(args, workdir, seed):
     return None
 
 
+def case_adafactor(args, workdir, seed):
+    """optimizer=adafactor over 20 steps in one process against the
+    reference transcription of adafactor.py on torch.autograd's gradients:
+    per-step losses to 1e-4 relative, final params and factored state to f32
+    tolerances, and the loss falls."""
+    lr = float(torch.tensor(1e-2, dtype=torch.float32))
+    params, batch = init(seed)
+    feed = dict(params)
+    feed.update(batch)
+    feed["lr"] = torch.tensor(lr)
+    state_out = os.path.join(workdir, "state.safetensors")
+    trace = run_tfc(args, workdir, "optimizer=adafactor", feed, STEPS, state_out)
+
+    tp = {n: t.clone().requires_grad_() for n, t in params.items()}
+    states = {n: adafactor.reference_state(t) for n, t in params.items()}
+    for step in range(1, STEPS + 1):
+        loss = torch_loss(tp, batch)
+        grads = torch.autograd.grad(loss, list(tp.values()))
+        with torch.no_grad():
+            for (n, p), g in zip(tp.items(), grads):
+                adafactor.reference_step(p, g, states[n], step, lr)
+        have, want = trace[step - 1]["loss"], float(loss)
+        if abs(have - want) > 1e-4 * abs(want):
+            return f"step {step}: loss {have} != reference {want}"
+    got = safetensors_io.load(state_out)
+    for n, p in tp.items():
+        for key, want in [(n, p.detach())] + [(f"{n}.{s}", t) for s, t in states[n].items()]:
+            try:
+                torch.testing.assert_close(got[key], want, rtol=1e-4, atol=1e-5)
+            except (AssertionError, KeyError) as e:
+                return f"final {key}: {e!r}"
+    first, last = float(trace[0]["loss"]), float(trace[-1]["loss"])
+    if not last < 0.9 * first:
+        return f"the loss did not fall (step 1 {first}, step {STEPS} {last})"
+    return None
+
+
 class GradScalerRule:
     """torch.cuda.amp.GradScaler's update (_amp_update_scale_), in f32."""
 
@@ -256,7 +297,7 @@ def scaler_trajectory(args, workdir, seed, bad, interval, min_scale=0.0, max_sca
     return None
 
 
-CASES = {"adamw": case_adamw, "loss-scaler": case_loss_scaler,
+CASES = {"adamw": case_adamw, "adafactor": case_adafactor, "loss-scaler": case_loss_scaler,
          "lr-schedule": case_lr_schedule,
          "loss-scaler-bounds": case_loss_scaler_bounds}
 

@@ -53,7 +53,7 @@ static cl::opt<int64_t>
     batch("batch", cl::desc("Batch size (must equal the model's)"),
           cl::init(0), cl::cat(category));
 static cl::opt<std::string> optimizer("optimizer",
-                                      cl::desc("adamw, adam, sgd or adamw8bit"),
+                                      cl::desc("adamw, adam, sgd, adafactor or adamw8bit"),
                                       cl::init("adamw"), cl::cat(category));
 static cl::opt<double> lr("lr", cl::desc("Peak learning rate"),
                           cl::init(3e-4), cl::cat(category));
@@ -354,9 +354,9 @@ bool run() {
   if (steps < 1)
     return fail("--steps must be at least 1");
   if (optimizer != "adamw" && optimizer != "adam" && optimizer != "sgd" &&
-      optimizer != "adamw8bit")
+      optimizer != "adafactor" && optimizer != "adamw8bit")
     return fail("unknown --optimizer '" + optimizer +
-                "' (adamw, adam, sgd, adamw8bit)");
+                "' (adamw, adam, sgd, adafactor, adamw8bit)");
   Schedule sched;
   if (!parseScheduleKind(schedule, sched.kind))
     return fail("unknown --schedule '" + schedule +

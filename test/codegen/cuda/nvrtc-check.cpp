@@ -4,10 +4,13 @@
 // ops), generates the CUDA source, compiles it with NVRTC to PTX for each
 // architecture (sm_80 and sm_90 by default) and assembles the PTX with
 // `ptxas -v`. Fails when codegen, NVRTC or ptxas fails, or when ptxas
-// reports a register spill. Needs no GPU.
+// reports a register spill. Needs no GPU. --exec-only checks the tfcrt.kernel
+// symbols alone: a train pipeline's output also holds the loss function with
+// its graph-level tfc.fusion regions (gemm ones included), which it does not
+// lower and which would be checked twice.
 //
 //   tfc-nvrtc-check [--ptxas PATH] [--cuda-include DIR] [--arch sm_80,...]
-//                   [--keep DIR] file.mlir...   ("-" reads stdin)
+//                   [--keep DIR] [--exec-only] file.mlir...   ("-": stdin)
 //
 // Exit status: 0 all kernels fine, 1 a failure, 77 (skip) when ptxas
 // cannot be run.
@@ -43,6 +46,7 @@ struct Options {
   std::string cudaInclude = "/usr/local/cuda/include";
   std::vector<std::string> archs = {"sm_80", "sm_90"};
   std::string keepDir;
+  bool execOnly = false;
   std::vector<std::string> inputs;
 };
 
@@ -136,6 +140,8 @@ int checkFile(const std::string &path, const Options &options,
 
   int failures = 0;
   for (const mlir::tfc::KernelSite &site : mlir::tfc::findKernels(*module)) {
+    if (options.execOnly && site.op->getName().getStringRef() != "tfcrt.kernel")
+      continue;
     auto kernel = mlir::tfc::emitCudaKernel(*site.body, site.kind, site.name);
     if (mlir::failed(kernel)) {
       std::cerr << "FAIL " << path << ": " << site.name << ": codegen failed\n";
@@ -205,6 +211,8 @@ int main(int argc, char **argv) {
       options.cudaInclude = value();
     } else if (arg == "--keep") {
       options.keepDir = value();
+    } else if (arg == "--exec-only") {
+      options.execOnly = true;
     } else if (arg == "--arch") {
       options.archs.clear();
       std::stringstream list(value());
@@ -217,7 +225,8 @@ int main(int argc, char **argv) {
         }
     } else if (arg == "-h" || arg == "--help") {
       std::cout << "usage: tfc-nvrtc-check [--ptxas PATH] [--cuda-include "
-                   "DIR] [--arch sm_80,sm_90] [--keep DIR] file.mlir...\n";
+                   "DIR] [--arch sm_80,sm_90] [--keep DIR] [--exec-only] "
+                   "file.mlir...\n";
       return 0;
     } else {
       options.inputs.push_back(arg);

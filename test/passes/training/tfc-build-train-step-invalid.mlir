@@ -7,11 +7,15 @@
 // RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=loss-scaling=true min-scale=-1' 2>&1 | FileCheck %s --check-prefix=MINSCALE
 // RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=loss-scaling=true max-scale=1024' 2>&1 | FileCheck %s --check-prefix=SCALERANGE
 // RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adamw8bit block-size=100' 2>&1 | FileCheck %s --check-prefix=BLOCK
+// RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adafactor beta2-decay=0.5' 2>&1 | FileCheck %s --check-prefix=BETA2DECAY
+// RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adafactor eps1=-1' 2>&1 | FileCheck %s --check-prefix=EPS1
+// RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adafactor eps2=-1e-3' 2>&1 | FileCheck %s --check-prefix=EPS2
+// RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adafactor clip-threshold=0.5' 2>&1 | FileCheck %s --check-prefix=CLIPD
 
 // Errors of --tfc-build-train-step: one case per rule on the model, and one
 // RUN line per option rule.
 
-// OPT: --tfc-build-train-step: unknown optimizer 'lion' (expected adamw, adam, sgd or adamw8bit)
+// OPT: --tfc-build-train-step: unknown optimizer 'lion' (expected adamw, adam, sgd, adafactor or adamw8bit)
 // NESTEROV: --tfc-build-train-step: nesterov needs optimizer=sgd and momentum > 0
 // BACKOFF: --tfc-build-train-step: backoff-factor must lie in (0, 1)
 // CLIP: --tfc-build-train-step: max-grad-norm must be non-negative and finite (0: off)
@@ -19,6 +23,10 @@
 // MINSCALE: --tfc-build-train-step: min-scale must be non-negative and finite (0: no floor)
 // SCALERANGE: --tfc-build-train-step: init-scale must lie in [min-scale, max-scale]
 // BLOCK: --tfc-build-train-step: block-size must be a power of two in [32, 1024], got 100
+// BETA2DECAY: --tfc-build-train-step: beta2-decay must be finite and <= 0
+// EPS1: --tfc-build-train-step: eps1 must be non-negative and finite (0: the dtype's epsilon)
+// EPS2: --tfc-build-train-step: eps2 must be non-negative and finite
+// CLIPD: --tfc-build-train-step: clip-threshold must be finite and >= 1
 
 // No tfc.param argument: nothing to train.
 // expected-error @+1 {{--tfc-build-train-step: @loss has no argument marked tfc.param: nothing to train}}

@@ -5,6 +5,8 @@
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=decay-all=true' | FileCheck %s --check-prefix=DECAYALL
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=loss-scaling=true init-scale=1024 min-scale=16 max-scale=4096' | FileCheck %s --check-prefix=BOUNDS
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=schedule=warmup-cosine' | FileCheck %s --check-prefix=COSINE
+// RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adafactor' | FileCheck %s --check-prefix=ADAFACTOR
+// RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adafactor weight-decay=0.1 beta2-decay=-0.5 eps1=1e-6 eps2=1e-2 clip-threshold=2' | FileCheck %s --check-prefix=ADAOPTS
 
 // A linear layer with a squared-error loss; the unnamed target becomes input
 // "arg3". Each RUN line shows one configuration of the same model.
@@ -123,6 +125,82 @@
 // BOUNDS-NEXT: %[[CLAMPED:.*]] = tfc.minimum %[[FLOOR]], %[[MAX]]
 // BOUNDS: return {{.*}}, %[[CLAMPED]], %{{.*}}, %{{.*}} :
 // SCALE: return %[[LOSS]], %[[KEEPW]], {{.*}}, %[[KEEPSTEP]], %[[NEWS]], %[[NEWT]], %[[FOUND]] :
+// Adafactor: f32 row/column factors for the matrix, a full variance for the
+// vector; the t-dependent scalars come from the runtime step (1 - beta2_t =
+// t^-0.8, rho = min(lr, rsqrt(t))); alpha = max(eps2, RMS(w)) * rho; the
+// factors are lerped toward the row/column means of g^2; V = R * C / max(
+// mean(R), eps1) with eps1 = f32's epsilon; U = g * rsqrt(max(V, eps1^2));
+// w -= alpha / max(1, RMS(U)) * U. No weight decay by default.
+// ADAFACTOR-LABEL: func.func @train_step
+// ADAFACTOR-SAME: %[[W:[^:]*]]: tensor<4x8xf32> {tfc.param = "w"}, %[[B:[^:]*]]: tensor<4xf32> {tfc.param = "b"},
+// ADAFACTOR-SAME: %[[R:[^:]*]]: tensor<4x1xf32> {tfc.state = "w.row_var"}, %[[C:[^:]*]]: tensor<1x8xf32> {tfc.state = "w.col_var"},
+// ADAFACTOR-SAME: %[[V:[^:]*]]: tensor<4xf32> {tfc.state = "b.variance"}, %[[STEP:[^:]*]]: tensor<i64> {tfc.state = "step"}, %[[LR:[^:]*]]: tensor<f32> {tfc.input = "lr"}
+// ADAFACTOR-SAME: tensor<4x1xf32> {tfc.update = "w.row_var"}, tensor<1x8xf32> {tfc.update = "w.col_var"}, tensor<4xf32> {tfc.update = "b.variance"}, tensor<i64> {tfc.update = "step"})
+// ADAFACTOR: %[[GW:.*]] = tfc.matmul %{{.*}}, %{{.*}} transpose_a
+// ADAFACTOR: %[[NEXT:.*]] = tfc.add %[[STEP]],
+// ADAFACTOR: %[[T:.*]] = tfc.convert %[[NEXT]] : tensor<i64> -> tensor<f32>
+// ADAFACTOR: %[[WT:.*]] = tfc.pow %[[T]], -8.000000e-01 : tensor<f32>
+// ADAFACTOR: %[[INVSQRT:.*]] = tfc.rsqrt %[[T]] : tensor<f32>
+// ADAFACTOR: %[[RHO:.*]] = tfc.minimum %[[LR]], %[[INVSQRT]]
+// ADAFACTOR: %[[WSQ:.*]] = tfc.mul %[[W]], %[[W]]
+// ADAFACTOR: %[[WSUM:.*]] = tfc.reduce_sum %[[WSQ]] dims [0, 1]
+// ADAFACTOR: %[[WMS:.*]] = tfc.div %[[WSUM]], %{{.*}}
+// ADAFACTOR: %[[WRMS:.*]] = tfc.sqrt %[[WMS]]
+// ADAFACTOR: %[[EPS2:.*]] = tfc.constant dense<1.000000e-03> : tensor<f32>
+// ADAFACTOR: %[[FLOOR:.*]] = tfc.maximum %[[EPS2]], %[[WRMS]]
+// ADAFACTOR: %[[ALPHA:.*]] = tfc.mul %[[FLOOR]], %[[RHO]]
+// ADAFACTOR: %[[G2:.*]] = tfc.mul %[[GW]], %[[GW]]
+// ADAFACTOR: %[[ROWMEAN:.*]] = tfc.reduce_mean %[[G2]] dims [-1] keepdim : tensor<4x8xf32> -> tensor<4x1xf32>
+// ADAFACTOR: %[[RD:.*]] = tfc.sub %[[ROWMEAN]], %[[R]]
+// ADAFACTOR: %[[RS:.*]] = tfc.mul %[[WT]], %[[RD]]
+// ADAFACTOR: %[[R2:.*]] = tfc.add %[[R]], %[[RS]] : tensor<4x1xf32>
+// ADAFACTOR: %[[COLMEAN:.*]] = tfc.reduce_mean %[[G2]] dims [-2] keepdim : tensor<4x8xf32> -> tensor<1x8xf32>
+// ADAFACTOR: %[[C2:.*]] = tfc.add %[[C]], %{{.*}} : tensor<1x8xf32>
+// ADAFACTOR: %[[RMEAN:.*]] = tfc.reduce_mean %[[R2]] dims [-2] keepdim : tensor<4x1xf32> -> tensor<1x1xf32>
+// ADAFACTOR: %[[OUTER:.*]] = tfc.mul %[[R2]], %[[C2]] : tensor<4x1xf32>, tensor<1x8xf32>
+// ADAFACTOR: %[[EPS1:.*]] = tfc.constant dense<1.1920929E-7> : tensor<f32>
+// ADAFACTOR: %[[DEN:.*]] = tfc.maximum %[[RMEAN]], %[[EPS1]]
+// ADAFACTOR: %[[VAR:.*]] = tfc.div %[[OUTER]], %[[DEN]] : tensor<4x8xf32>, tensor<1x1xf32>
+// ADAFACTOR: %[[EPS1SQ:.*]] = tfc.constant dense<1.42108547E-14> : tensor<f32>
+// ADAFACTOR: %[[VF:.*]] = tfc.maximum %[[VAR]], %[[EPS1SQ]]
+// ADAFACTOR: %[[RS2:.*]] = tfc.rsqrt %[[VF]] : tensor<4x8xf32>
+// ADAFACTOR: %[[U:.*]] = tfc.mul %[[GW]], %[[RS2]]
+// ADAFACTOR: %[[USQ:.*]] = tfc.mul %[[U]], %[[U]]
+// ADAFACTOR: %[[USUM:.*]] = tfc.reduce_sum %[[USQ]] dims [0, 1]
+// ADAFACTOR: %[[UMS:.*]] = tfc.div %[[USUM]], %{{.*}}
+// ADAFACTOR: %[[URMS:.*]] = tfc.sqrt %[[UMS]]
+// ADAFACTOR: %[[UCLAMP:.*]] = tfc.maximum %{{.*}}, %[[URMS]]
+// ADAFACTOR: %[[SIZE:.*]] = tfc.div %[[ALPHA]], %[[UCLAMP]]
+// ADAFACTOR: %[[DELTA:.*]] = tfc.mul %[[SIZE]], %[[U]]
+// ADAFACTOR: %[[W2:.*]] = tfc.sub %[[W]], %[[DELTA]] : tensor<4x8xf32>, tensor<4x8xf32>
+// ADAFACTOR: %[[VD:.*]] = tfc.sub %{{.*}}, %[[V]] : tensor<4xf32>, tensor<4xf32>
+// ADAFACTOR: %[[V2:.*]] = tfc.add %[[V]], %{{.*}} : tensor<4xf32>, tensor<4xf32>
+// ADAFACTOR: tfc.maximum %[[V2]], %{{.*}} : tensor<4xf32>, tensor<f32>
+// ADAFACTOR: %[[B2:.*]] = tfc.sub %[[B]], %{{.*}} : tensor<4xf32>, tensor<4xf32>
+// ADAFACTOR: return %{{.*}}, %[[W2]], %[[B2]], %[[R2]], %[[C2]], %[[V2]], %[[NEXT]] :
+
+// Adafactor's options: beta2-decay is the pow exponent, eps1/eps2 the floors,
+// clip-threshold divides RMS(U); weight-decay=0.1 decays the matrix only
+// (w * (1 - lr * 0.1), after alpha read the undecayed w).
+// ADAOPTS-LABEL: func.func @train_step
+// ADAOPTS-SAME: %[[W:[^:]*]]: tensor<4x8xf32> {tfc.param = "w"}
+// ADAOPTS-SAME: %[[LR:[^:]*]]: tensor<f32> {tfc.input = "lr"}
+// ADAOPTS: tfc.pow %{{.*}}, -5.000000e-01 : tensor<f32>
+// ADAOPTS: tfc.reduce_sum %{{.*}} dims [0, 1] : tensor<4x8xf32>
+// ADAOPTS: tfc.constant dense<0.00999999977> : tensor<f32>
+// ADAOPTS: %[[ONE:.*]] = tfc.constant dense<1.000000e+00> : tensor<f32>
+// ADAOPTS: %[[WD:.*]] = tfc.constant dense<1.000000e-01> : tensor<f32>
+// ADAOPTS: %[[DECAY:.*]] = tfc.mul %[[LR]], %[[WD]]
+// ADAOPTS: %[[KEEP:.*]] = tfc.sub %[[ONE]], %[[DECAY]]
+// ADAOPTS: %[[WDEC:.*]] = tfc.mul %[[W]], %[[KEEP]] : tensor<4x8xf32>, tensor<f32>
+// ADAOPTS: tfc.constant dense<9.99999997E-7> : tensor<f32>
+// ADAOPTS: tfc.constant dense<9.99999996E-13> : tensor<f32>
+// ADAOPTS: %[[D:.*]] = tfc.constant dense<2.000000e+00> : tensor<f32>
+// ADAOPTS: tfc.div %{{.*}}, %[[D]] : tensor<f32>, tensor<f32>
+// ADAOPTS: tfc.sub %[[WDEC]], %{{.*}} : tensor<4x8xf32>, tensor<4x8xf32>
+// ADAOPTS-NOT: tfc.constant dense<1.000000e-01>
+// ADAOPTS: return
+
 func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"}, %b: tensor<4xf32> {tfc.param = "b"},
                 %x: tensor<2x8xf32> {tfc.input = "x"}, %y: tensor<2x4xf32>) -> tensor<f32> {
   %mm = tfc.matmul %x, %w transpose_b : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
@@ -130,5 +208,21 @@ func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"}, %b: tensor<4xf32> {tfc.pa
   %d = tfc.sub %z, %y : tensor<2x4xf32>, tensor<2x4xf32>
   %sq = tfc.mul %d, %d : tensor<2x4xf32>, tensor<2x4xf32>
   %s = tfc.reduce_mean %sq dims [0, 1] : tensor<2x4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// Adafactor on a batch of matrices (rank 3): factored over the last two
+// dims, the leading one kept (row_var 3x4x1, col_var 3x1x8, row mean 3x1x1).
+// ADAFACTOR-LABEL: func.func @train_step
+// ADAFACTOR-SAME: tensor<3x4x8xf32> {tfc.param = "w"}, %{{[^:]*}}: tensor<3x4x1xf32> {tfc.state = "w.row_var"}, %{{[^:]*}}: tensor<3x1x8xf32> {tfc.state = "w.col_var"}
+// ADAFACTOR: tfc.reduce_mean %{{.*}} dims [-1] keepdim : tensor<3x4x8xf32> -> tensor<3x4x1xf32>
+// ADAFACTOR: tfc.reduce_mean %{{.*}} dims [-2] keepdim : tensor<3x4x8xf32> -> tensor<3x1x8xf32>
+// ADAFACTOR: tfc.reduce_mean %{{.*}} dims [-2] keepdim : tensor<3x4x1xf32> -> tensor<3x1x1xf32>
+// ADAFACTOR: tfc.mul %{{.*}}, %{{.*}} : tensor<3x4x1xf32>, tensor<3x1x8xf32>
+func.func @loss(%w: tensor<3x4x8xf32> {tfc.param = "w"}, %x: tensor<3x4x8xf32> {tfc.input = "x"}) -> tensor<f32> {
+  %p = tfc.mul %w, %x : tensor<3x4x8xf32>, tensor<3x4x8xf32>
+  %s = tfc.reduce_sum %p dims [0, 1, 2] : tensor<3x4x8xf32> -> tensor<f32>
   return %s : tensor<f32>
 }
