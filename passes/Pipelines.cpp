@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 
 void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
                                    const LowerToExecOptions &options) {
@@ -35,13 +36,26 @@ mlir::LogicalResult tfc::buildTrainPipeline(
     mlir::OpPassManager &pm, llvm::StringRef stepOptions,
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
   // The pass parses its own options: one list of them, no copy here.
-  std::unique_ptr<mlir::Pass> step = createTfcBuildTrainStepPass();
-  if (mlir::failed(step->initializeOptions(stepOptions, errorHandler)))
+  TfcBuildTrainStepPassOptions options;
+  if (mlir::failed(
+          parseBuildTrainStepOptions(stepOptions, options, errorHandler)))
     return mlir::failure();
-  pm.addPass(std::move(step));
+  pm.addPass(createTfcBuildTrainStepPass(options));
+  // Every function the pass builds becomes an entry of one program.
   LowerToExecOptions lower;
-  lower.function = "train_step";
+  lower.function = llvm::join(trainStepFunctions(options), ",");
   buildLowerToExecPipeline(pm, lower);
+  return mlir::success();
+}
+
+mlir::LogicalResult tfc::trainAccumulateSteps(
+    llvm::StringRef stepOptions, int64_t &accumulateSteps,
+    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
+  TfcBuildTrainStepPassOptions options;
+  if (mlir::failed(
+          parseBuildTrainStepOptions(stepOptions, options, errorHandler)))
+    return mlir::failure();
+  accumulateSteps = options.accumulateSteps;
   return mlir::success();
 }
 
@@ -53,8 +67,9 @@ void tfc::registerPipelines() {
       buildLowerToExecPipeline);
   mlir::registerPassPipeline(
       "tfc-train-pipeline",
-      "Build @train_step from a loss and lower it to tfcrt.entry "
-      "@train_step; takes the options of --tfc-build-train-step",
+      "Build @train_step (or @accumulate_step and @apply_step) from a loss "
+      "and lower them to tfcrt entries of the same names in one program; "
+      "takes the options of --tfc-build-train-step",
       [](mlir::OpPassManager &pm, llvm::StringRef options,
          llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
              errorHandler) {

@@ -20,7 +20,9 @@ struct LowerToExecOptions
     : public mlir::PassPipelineOptions<LowerToExecOptions> {
   Option<std::string> function{
       *this, "function",
-      llvm::cl::desc("The function to lower into tfcrt.entry @forward"),
+      llvm::cl::desc("The function to lower into tfcrt.entry @forward, or a "
+                     "comma-separated list of functions lowered into entries "
+                     "of one program"),
       llvm::cl::init("loss")};
   Option<bool> autodiff{
       *this, "autodiff",
@@ -47,6 +49,13 @@ buildTrainPipeline(mlir::OpPassManager &pm, llvm::StringRef stepOptions,
                        errorHandler);
 
 /// Registers every named tfc pipeline with the global pipeline registry.
+/// Reads the accumulate-steps option (micro-batches per optimizer step; 1:
+/// the one entry train_step, else accumulate_step + apply_step) from a
+/// --tfc-train-pipeline option string, parsed as the pipeline parses it.
+mlir::LogicalResult trainAccumulateSteps(
+    llvm::StringRef stepOptions, int64_t &accumulateSteps,
+    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler);
+
 void registerPipelines();
 
 } // namespace tfc

@@ -107,6 +107,17 @@ public:
       if (auto external = dyn_cast<tfcrt::ExternalOp>(op)) {
         auto it = externals.find(external.getName());
         if (it != externals.end()) {
+          // One name is one buffer of the program: entries that bind it
+          // must agree on what it is.
+          auto [first, firstRole] = externalTypes.lookup(external.getName());
+          if (first != external.getBuffer().getType() ||
+              firstRole != external.getRole())
+            return external.emitError("external '")
+                   << external.getName() << "' is "
+                   << tfcrt::stringifyBufferRole(external.getRole()) << " "
+                   << external.getBuffer().getType() << " here but "
+                   << tfcrt::stringifyBufferRole(firstRole) << " " << first
+                   << " in an earlier entry; entries share externals by name";
           ids[external.getBuffer()] = it->second;
           continue;
         }
@@ -119,6 +130,8 @@ public:
         if (failed(id))
           return failure();
         externals[external.getName()] = *id;
+        externalTypes[external.getName()] = {external.getBuffer().getType(),
+                                             external.getRole()};
       } else if (auto view = dyn_cast<tfcrt::ArenaViewOp>(op)) {
         if (failed(addBuffer(&op, view.getBuffer(),
                              json::Object{{"kind", "arena"},
@@ -230,6 +243,8 @@ private:
   llvm::DenseMap<Value, int64_t> ids;
   llvm::DenseMap<int64_t, int64_t> roots;
   llvm::StringMap<int64_t> externals;
+  /// The buffer type and role of each external, as first defined.
+  llvm::StringMap<std::pair<Type, tfcrt::BufferRole>> externalTypes;
   llvm::StringMap<size_t> kernelIndex;
 };
 

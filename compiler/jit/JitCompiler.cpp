@@ -30,6 +30,26 @@ std::string tfc::cacheDirectory() {
 }
 
 namespace {
+using OptionErrorHandler =
+    llvm::function_ref<LogicalResult(const llvm::Twine &)>;
+
+/// Runs `parse`, which parses options.trainStepOptions and reports problems
+/// through the handler it is given; on failure sets `error` to one line
+/// naming the options.
+bool parseTrainOptions(
+    const tfc::JitOptions &options, std::string &error,
+    llvm::function_ref<LogicalResult(OptionErrorHandler)> parse) {
+  std::string problem;
+  if (succeeded(parse([&](const llvm::Twine &message) {
+        problem = llvm::StringRef(message.str()).trim().str();
+        return failure();
+      })))
+    return true;
+  error = "invalid train-step options '" + options.trainStepOptions +
+          "': " + problem + " (see tfc-opt --help, --tfc-build-train-step)\n";
+  return false;
+}
+
 /// Parses, lowers and writes; all diagnostics go to `error`.
 bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
                    const std::string &artifactDir, std::string &error) {
@@ -48,16 +68,10 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
     return false;
   PassManager pm(&context);
   if (!options.trainStepOptions.empty()) {
-    std::string problem;
-    if (failed(tfc::buildTrainPipeline(
-            pm, options.trainStepOptions, [&](const llvm::Twine &message) {
-              problem = llvm::StringRef(message.str()).trim().str();
-              return failure();
-            }))) {
-      error = "invalid train-step options '" + options.trainStepOptions +
-              "': " + problem + " (see tfc-opt --help, --tfc-build-train-step)\n";
+    if (!parseTrainOptions(options, error, [&](auto onError) {
+          return tfc::buildTrainPipeline(pm, options.trainStepOptions, onError);
+        }))
       return false;
-    }
   } else {
     tfc::LowerToExecOptions pipelineOptions;
     pipelineOptions.function = options.function;
@@ -104,6 +118,13 @@ bool tfc::compileModel(const std::string &modelPath, const JitOptions &options,
                        JitResult &result, std::string &error) {
   llvm::SourceMgr sourceMgr;
   if (!loadSource(modelPath, sourceMgr, error))
+    return false;
+  // A cached artifact needs the value as much as a fresh one does.
+  if (!options.trainStepOptions.empty() &&
+      !parseTrainOptions(options, error, [&](auto onError) {
+        return tfc::trainAccumulateSteps(options.trainStepOptions,
+                                         result.accumulateSteps, onError);
+      }))
     return false;
   const char *disable = std::getenv("TFC_DISABLE_CACHE");
   bool useCache = !options.disableCache && !(disable && *disable &&

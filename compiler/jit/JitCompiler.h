@@ -25,7 +25,9 @@ struct JitOptions {
   /// --tfc-train-pipeline with these options (the pipeline's option string,
   /// e.g. "optimizer=adamw max-grad-norm=1 loss-scaling=true"; its
   /// `function=` names the loss, `loss` by default). The artifact's entry
-  /// is `train_step`; see passes/training/Passes.td for its externals.
+  /// is `train_step`, or with accumulate-steps=K > 1 the two entries
+  /// `accumulate_step` (run K times per optimizer step) and `apply_step`;
+  /// see passes/training/Passes.td for their externals.
   std::string trainStepOptions;
   /// Skip the on-disk cache (also when TFC_DISABLE_CACHE=1).
   bool disableCache = false;
@@ -37,6 +39,9 @@ struct JitResult {
   std::string artifactDir;
   /// True when the artifact came from the cache.
   bool cacheHit = false;
+  /// For a training step: the micro-batches per optimizer step (the
+  /// accumulate-steps option; 1 means the one entry `train_step`).
+  int64_t accumulateSteps = 1;
 };
 
 /// Compiles the model in `modelPath`. The artifact lands in

@@ -19,6 +19,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
 
@@ -125,21 +127,34 @@ FailureOr<GemmFields> computeGemmFields(MatmulOp matmul) {
 
 class ExecLowering {
 public:
-  ExecLowering(ModuleOp module, func::FuncOp func, int64_t alignment)
-      : module(module), func(func), alignment(alignment), symbols(module) {}
+  /// `symbols` and `kernelCounter` are shared by the lowerings of one
+  /// module, so kernel symbols stay unique across its entries.
+  ExecLowering(ModuleOp module, func::FuncOp func, int64_t alignment,
+               SymbolTable &symbols, unsigned &kernelCounter)
+      : module(module), func(func), alignment(alignment), symbols(symbols),
+        kernelCounter(kernelCounter) {}
 
-  /// The entry a function lowers to: training steps keep their name.
+  /// The entry a function lowers to: the functions of a training step keep
+  /// their name, anything else is @forward.
   static StringRef entryName(func::FuncOp func) {
-    return func.getName() == "train_step" ? "train_step" : "forward";
+    StringRef name = func.getName();
+    return llvm::is_contained({"train_step", "accumulate_step", "apply_step"},
+                              name)
+               ? name
+               : "forward";
   }
 
+  /// Lowers the function into a tfcrt.entry and erases it.
   LogicalResult run() {
     if (failed(checkFunction()) || failed(planBuffers()))
       return failure();
     emit();
-    func.erase();
+    symbols.erase(func);
     return success();
   }
+
+  /// The bytes of arena the entry needs (after run()).
+  int64_t arenaSize() const { return arenaPlan.size; }
 
 private:
   /// The value that owns the storage of `value`: reshapes alias their
@@ -319,10 +334,7 @@ private:
   }
 
   void emit() {
-    OpBuilder moduleBuilder = OpBuilder::atBlockBegin(module.getBody());
-    moduleBuilder.create<tfcrt::ArenaOp>(func.getLoc(), arenaPlan.size,
-                                         alignment);
-    moduleBuilder.setInsertionPoint(func);
+    OpBuilder moduleBuilder(func);
     auto entry =
         moduleBuilder.create<tfcrt::EntryOp>(func.getLoc(), entryName(func));
     // Kernels go before the entry, in launch order.
@@ -436,8 +448,8 @@ private:
   ModuleOp module;
   func::FuncOp func;
   int64_t alignment;
-  SymbolTable symbols;
-  unsigned kernelCounter = 0;
+  SymbolTable &symbols;
+  unsigned &kernelCounter;
 
   llvm::DenseMap<Operation *, GemmFields> gemmFields;
   /// Returned fusion results written straight into output `index`.
@@ -465,22 +477,47 @@ struct TfcConvertToExecPass
           << align << " is not a positive power of two";
       return signalPassFailure();
     }
-    auto func = module.lookupSymbol<func::FuncOp>(function);
-    if (!func) {
-      module.emitError("--tfc-convert-to-exec: no func.func @")
-          << function << " to lower (choose one with function=<name>)";
-      return signalPassFailure();
+    // Several functions lower into entries of one program: they share
+    // externals by name and one arena, sized for the largest entry (entries
+    // never run at the same time, and nothing in the arena outlives one).
+    SmallVector<func::FuncOp> funcs;
+    llvm::StringSet<> entries;
+    for (StringRef name : llvm::split(StringRef(function), ',')) {
+      name = name.trim();
+      auto func = module.lookupSymbol<func::FuncOp>(name);
+      if (!func) {
+        module.emitError("--tfc-convert-to-exec: no func.func @")
+            << name << " to lower (choose one with function=<name>)";
+        return signalPassFailure();
+      }
+      StringRef entry = ExecLowering::entryName(func);
+      if (!entries.insert(entry).second) {
+        module.emitError("--tfc-convert-to-exec: two functions lower to "
+                         "the entry @")
+            << entry << " (only train_step, accumulate_step and apply_step "
+            << "keep their names; any other function becomes @forward)";
+        return signalPassFailure();
+      }
+      if (tfcrt::ArenaOp::lookup(module) ||
+          (entry != name && module.lookupSymbol(entry))) {
+        module.emitError("--tfc-convert-to-exec: the module already has a "
+                         "tfcrt.arena or a symbol @")
+            << entry;
+        return signalPassFailure();
+      }
+      funcs.push_back(func);
     }
-    StringRef entry = ExecLowering::entryName(func);
-    if (tfcrt::ArenaOp::lookup(module) ||
-        (entry != function && module.lookupSymbol(entry))) {
-      module.emitError("--tfc-convert-to-exec: the module already has a "
-                       "tfcrt.arena or a symbol @")
-          << entry;
-      return signalPassFailure();
+    SymbolTable symbols(module);
+    unsigned kernelCounter = 0;
+    int64_t arenaSize = 0;
+    for (func::FuncOp func : funcs) {
+      ExecLowering lowering(module, func, align, symbols, kernelCounter);
+      if (failed(lowering.run()))
+        return signalPassFailure();
+      arenaSize = std::max(arenaSize, lowering.arenaSize());
     }
-    if (failed(ExecLowering(module, func, align).run()))
-      signalPassFailure();
+    OpBuilder::atBlockBegin(module.getBody())
+        .create<tfcrt::ArenaOp>(module.getLoc(), arenaSize, align);
   }
 };
 

@@ -100,9 +100,19 @@ def TfcConvertToExecPass : Pass<"tfc-convert-to-exec", "::mlir::ModuleOp"> {
       the last launch (so no launch reads an overwritten value; copies of
       arguments go first so they read the old values); a result marked
       `{tfc.output = "N"}` is the output external N. The entry is named
-      after the function when that is `train_step`, `forward` otherwise.
+      after the function when that is `train_step`, `accumulate_step` or
+      `apply_step`, `forward` otherwise;
+    - `function=a,b` lowers several functions, in that order, into entries
+      of ONE program (gradient accumulation's `accumulate_step` and
+      `apply_step`): kernel symbols are numbered across all entries, each
+      entry declares the externals it binds (the artifact writer gives one
+      name one buffer, and rejects two declarations of a name that differ
+      in dtype, shape or role), and the single `tfcrt.arena` is as large
+      as the largest entry's plan: entries never run at the same time and
+      nothing in the arena outlives one.
 
-    The function is erased afterwards. Fails with a diagnostic on ops
+    The functions are erased afterwards. Fails with a diagnostic on two
+    functions that would both become `@forward`, on ops
     outside fusions (other than reshape and the return), on gemm fusions
     with prologue/epilogue ops, and on batch broadcasting that strides
     cannot express (run --tfc-decompose first).
@@ -111,7 +121,9 @@ def TfcConvertToExecPass : Pass<"tfc-convert-to-exec", "::mlir::ModuleOp"> {
                            "::mlir::tfcrt::TfcrtDialect"];
   let options = [
     Option<"function", "function", "std::string", /*default=*/"\"loss\"",
-           "The function to lower into tfcrt.entry @forward">,
+           "The function to lower into tfcrt.entry @forward, or a "
+           "comma-separated list of functions lowered into entries of one "
+           "program">,
     Option<"alignment", "alignment", "int64_t", /*default=*/"256",
            "Byte alignment of every arena offset (a power of two)">,
   ];

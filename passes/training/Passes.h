@@ -23,6 +23,19 @@ namespace tfc {
 #define GEN_PASS_REGISTRATION
 #include "passes/training/Passes.h.inc"
 
+/// Parses `text` as --tfc-build-train-step's option string ("optimizer=sgd
+/// accumulate-steps=4") with the pass's own parser, so tools and pipelines
+/// that need an option's value read it from the one list of options.
+mlir::LogicalResult parseBuildTrainStepOptions(
+    llvm::StringRef text, TfcBuildTrainStepPassOptions &options,
+    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler);
+
+/// The functions --tfc-build-train-step adds for `options`, in module
+/// order: {"train_step"}, or {"accumulate_step", "apply_step"} with
+/// accumulate-steps > 1. These are also the entries of the lowered program.
+llvm::SmallVector<std::string>
+trainStepFunctions(const TfcBuildTrainStepPassOptions &options);
+
 } // namespace tfc
 
 #endif // TFC_PASSES_TRAINING_PASSES_H

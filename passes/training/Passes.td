@@ -101,15 +101,52 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
             tensor<i64> {tfc.update = "step"})
     ```
 
-    Errors: everything --tfc-autodiff rejects; an unknown optimizer; an
-    option out of range (betas outside [0, 1), negative eps, weight decay,
+    Gradient accumulation (`accumulate-steps` = k > 1) builds two
+    functions instead of `@train_step`, run k times and once per optimizer
+    step (torch's recipe: `scaler.scale(loss / k).backward()` per
+    micro-batch, then one `optimizer.step()` and `zero_grad()`):
+
+    - `@accumulate_step(params, accumulators, [loss_scale], batch...)`:
+      the forward and backward of `(loss / k) * scale`; every gradient is
+      added (in f32) to its accumulator `{tfc.state = "P.grad_accum"}` (f32,
+      P's shape). Results: the plain micro-batch loss `{tfc.output =
+      "loss"}` and one `{tfc.update = "P.grad_accum"}` per parameter. It
+      reads the scale but never changes it.
+    - `@apply_step(params, optimizer state, step, [loss_scale,
+      growth_tracker], lr inputs, accumulators)`: exactly the tail of
+      `@train_step` (unscale and inf/NaN check, clipping, learning rate,
+      optimizer, skipped-step selects, scaler update) applied to the
+      accumulated gradients, plus every accumulator reset to zero, also on
+      a skipped step (torch zero_grad()s after every step attempt). Results:
+      the updates, then `found_inf` and `applied_lr` as for `@train_step`;
+      no loss.
+
+    ```mlir
+    // accumulate-steps=4, optimizer=sgd, for the loss above:
+    func.func @accumulate_step(%w: tensor<4x8xf32> {tfc.param = "w"},
+        %acc: tensor<4x8xf32> {tfc.state = "w.grad_accum"},
+        %x: tensor<2x8xf32> {tfc.input = "x"})
+        -> (tensor<f32> {tfc.output = "loss"},
+            tensor<4x8xf32> {tfc.update = "w.grad_accum"})
+    func.func @apply_step(%w: tensor<4x8xf32> {tfc.param = "w"},
+        %step: tensor<i64> {tfc.state = "step"},
+        %lr: tensor<f32> {tfc.input = "lr"},
+        %acc: tensor<4x8xf32> {tfc.state = "w.grad_accum"})
+        -> (tensor<4x8xf32> {tfc.update = "w"},
+            tensor<i64> {tfc.update = "step"},
+            tensor<4x8xf32> {tfc.update = "w.grad_accum"})
+    ```
+
+    Errors: everything --tfc-autodiff rejects; an unknown optimizer;
+    accumulate-steps < 1; an option out of range (betas outside [0, 1), negative eps, weight decay,
     momentum or max-grad-norm, nesterov without momentum, a block size that
     is not a power of two in [32, 1024], beta2-decay > 0,
     negative eps1 or eps2, clip-threshold < 1, a growth factor
     <= 1, a backoff factor outside (0, 1), growth-interval < 1, init-scale
     <= 0, min-scale/max-scale negative or not around init-scale, an unknown
     schedule); a loss argument already named lr/step/loss_scale/growth_tracker
-    or P.exp_avg...; an existing symbol @train_step.
+    or P.exp_avg... (or P.grad_accum); an existing symbol @train_step
+    (@accumulate_step, @apply_step).
   }];
   let dependentDialects = ["::mlir::tfc::TfcDialect"];
   let options = [
@@ -164,6 +201,10 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
            "Lower bound of the loss scale (0: none, as GradScaler)">,
     Option<"maxScale", "max-scale", "double", /*default=*/"0.0",
            "Upper bound of the loss scale (0: none, as GradScaler)">,
+    Option<"accumulateSteps", "accumulate-steps", "int64_t",
+           /*default=*/"1",
+           "Micro-batches per optimizer step: > 1 builds @accumulate_step "
+           "and @apply_step instead of @train_step">,
   ];
 }
 

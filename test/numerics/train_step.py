@@ -68,7 +68,9 @@ def torch_loss(p, batch):
     return F.cross_entropy(F.linear(h, p["fc2.weight"], p["fc2.bias"]), batch["labels"])
 
 
-def run_tfc(args, workdir, options, feed, steps, state_out=None):
+def run_tfc(args, workdir, options, feed, steps, state_out=None, entry=None):
+    """Runs the train step of `options` `steps` times on `feed` (or, with
+    `entry`, that one entry of the program); returns the trace records."""
     inp = os.path.join(workdir, "in.safetensors")
     trace = os.path.join(workdir, "trace.jsonl")
     safetensors_io.save(feed, inp)
@@ -76,6 +78,8 @@ def run_tfc(args, workdir, options, feed, steps, state_out=None):
            "--steps", str(steps), "--trace", trace, "--device", args.device, "--quiet"]
     if state_out:
         cmd += ["--state-out", state_out]
+    if entry:
+        cmd += ["--entry", entry]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"tfc-run failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")

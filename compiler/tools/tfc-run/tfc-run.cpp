@@ -4,9 +4,10 @@
 //
 // Compiles a model function in process (JIT, cached) or loads an artifact,
 // binds its parameters and inputs from safetensors (or random values from
-// --seed), runs an entry on the host or cuda backend and writes the outputs
-// to safetensors. Prints a short summary; errors are one line on stderr and
-// exit code 1.
+// --seed), runs an entry (or, for a training step with gradient
+// accumulation, accumulate_step K times and apply_step) on the host or cuda
+// backend and writes the outputs to safetensors. Prints a short summary; errors
+// are one line on stderr and exit code 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,11 +48,15 @@ static cl::opt<std::string> trainStep(
     "train-step",
     cl::desc("Compile a training step (--tfc-train-pipeline) with these "
              "options, e.g. \"optimizer=adamw max-grad-norm=1\"; the default "
-             "entry becomes train_step"),
+             "entry becomes train_step, or with accumulate-steps=K one "
+             "optimizer step: accumulate_step K times, then apply_step"),
     cl::cat(category));
 static cl::opt<std::string> entry("entry",
                                   cl::desc("Entry to run (default: forward, "
-                                           "train_step with --train-step)"),
+                                           "train_step with --train-step; "
+                                           "any one entry, e.g. "
+                                           "accumulate_step, to drive a "
+                                           "step by hand)"),
                                   cl::init("forward"), cl::cat(category));
 static cl::opt<unsigned> steps(
     "steps",
@@ -113,6 +118,11 @@ static cl::opt<std::string> probeDevice(
     cl::cat(category));
 
 namespace {
+
+/// Without --entry, a --train-step with accumulate-steps=K > 1 runs one
+/// optimizer step per run: accumulate_step K times on the bound batch, then
+/// apply_step. 0 otherwise (run --entry).
+int64_t accumulateSteps = 0;
 
 /// Prints `what` and the status message on one line; frees the status.
 bool fail(const std::string &what, tfc_status status = nullptr) {
@@ -336,6 +346,21 @@ bool runProfile(tfc_program *program) {
   return true;
 }
 
+/// Runs --entry once, or one accumulated optimizer step.
+bool runOnce(tfc_program *program) {
+  std::vector<std::string> entries;
+  if (accumulateSteps > 0) {
+    entries.assign(accumulateSteps, "accumulate_step");
+    entries.push_back("apply_step");
+  } else {
+    entries.push_back(entry);
+  }
+  for (const std::string &name : entries)
+    if (tfc_status s = tfc_program_run(program, name.c_str()))
+      return fail("running '" + name + "' failed", s);
+  return true;
+}
+
 bool run() {
   Runtime rt;
   if (!probeDevice.empty()) {
@@ -369,6 +394,8 @@ bool run() {
       return fail("cannot write the artifact to '" + keepArtifact + "'");
     }
     artifactDir = result.artifactDir;
+    if (result.accumulateSteps > 1 && !entry.getNumOccurrences())
+      accumulateSteps = result.accumulateSteps;
     double ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)
                     .count();
@@ -393,7 +420,10 @@ bool run() {
       return fail("cannot read inputs", s);
 
   if (trainStep.getNumOccurrences() && !entry.getNumOccurrences())
-    entry = "train_step";
+    entry = accumulateSteps > 0 ? "accumulate_step" : "train_step";
+  if (accumulateSteps > 0 && profile > 0)
+    return fail("--profile times one entry: name it with --entry "
+                "(accumulate_step or apply_step)");
   if (steps == 0)
     return fail("--steps must be at least 1");
   std::ofstream trace;
@@ -403,8 +433,8 @@ bool run() {
       return fail("cannot write '" + traceFile + "'");
   }
   for (unsigned i = 0; i < steps; ++i) {
-    if (tfc_status s = tfc_program_run(rt.program, entry.c_str()))
-      return fail("running '" + entry + "' failed", s);
+    if (!runOnce(rt.program))
+      return false;
     if (trace.is_open() && !appendTrace(rt.program, i, trace))
       return fail("cannot write '" + traceFile + "'");
   }
@@ -416,8 +446,8 @@ bool run() {
     std::vector<double> runs;
     for (unsigned i = 0; i < repeat; ++i) {
       auto start = std::chrono::steady_clock::now();
-      if (tfc_status s = tfc_program_run(rt.program, entry.c_str()))
-        return fail("running '" + entry + "' failed", s);
+      if (!runOnce(rt.program))
+        return false;
       runs.push_back(std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - start)
                          .count());
@@ -428,8 +458,9 @@ bool run() {
                         ? sorted[sorted.size() / 2]
                         : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
     if (!quiet)
-      std::printf("%s: median %.3f ms over %u runs\n", entry.c_str(), median,
-                  repeat.getValue());
+      std::printf("%s: median %.3f ms over %u runs\n",
+                  accumulateSteps > 0 ? "optimizer step" : entry.c_str(),
+                  median, repeat.getValue());
     if (!timingJson.empty()) {
       std::ofstream out(timingJson);
       out << "{\"median_ms\": " << median << ", \"runs_ms\": [";

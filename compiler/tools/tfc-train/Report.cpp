@@ -168,8 +168,8 @@ std::string tfc::train::renderMemoryReport(const MemoryAnatomy &a) {
     md << "| " << what << " | " << bytes << " | " << formatBytes(bytes)
        << " | " << perParam << " | " << note << " |\n";
   };
-  uint64_t total = a.weightBytes + a.optimizerBytes + a.arenaBytes +
-                   a.workspaceBytes + a.batchBytes;
+  uint64_t total = a.weightBytes + a.accumulatorBytes + a.optimizerBytes +
+                   a.arenaBytes + a.workspaceBytes + a.batchBytes;
   md << "# Memory anatomy of one training step\n\n"
      << "Device `" << a.device << "`, optimizer `" << a.optimizer
      << "`, loss scaling " << (a.lossScaling ? "on" : "off") << ", "
@@ -177,8 +177,12 @@ std::string tfc::train::renderMemoryReport(const MemoryAnatomy &a) {
      << "| part | bytes | size | bytes/param | what |\n"
      << "|---|---:|---:|---:|---|\n";
   row("weights", a.weightBytes, "f32 parameters (externals, role param)");
-  row("gradients", a.gradientBytes,
-      "one f32 gradient per parameter; planned inside the arena");
+  row("gradients", a.gradientBytes + a.accumulatorBytes,
+      a.accumulatorBytes
+          ? "one f32 gradient per parameter planned inside the arena, plus "
+            "the f32 accumulators (P.grad_accum, role state) that sum them "
+            "over the micro-batches of a step"
+          : "one f32 gradient per parameter; planned inside the arena");
   row("optimizer state", a.optimizerBytes,
       "moments / momentum, step counter, scaler (externals, role state)");
   row("activations (arena)", a.arenaBytes,
@@ -186,8 +190,10 @@ std::string tfc::train::renderMemoryReport(const MemoryAnatomy &a) {
       "gradients above");
   row("workspace", a.workspaceBytes, "GEMM workspace of the backend");
   row("batch and outputs", a.batchBytes, "tokens, targets, lr, loss");
-  row("total", total, "weights + state + arena + workspace + batch");
-  uint64_t fixed = a.weightBytes + a.gradientBytes + a.optimizerBytes;
+  row("total", total,
+      "weights + accumulators + state + arena + workspace + batch");
+  uint64_t fixed =
+      a.weightBytes + a.gradientBytes + a.accumulatorBytes + a.optimizerBytes;
   char perParam[32];
   std::snprintf(perParam, sizeof(perParam), "%.2f", double(fixed) / n);
   md << "\nWeights + gradients + optimizer state: **" << perParam

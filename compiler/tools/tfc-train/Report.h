@@ -26,7 +26,10 @@ struct MemoryAnatomy {
   int64_t parameters = 0; ///< number of trainable scalars
   uint64_t weightBytes = 0;
   uint64_t gradientBytes = 0;  ///< one gradient per parameter (f32)
-  uint64_t optimizerBytes = 0; ///< externals of role state
+  uint64_t optimizerBytes = 0; ///< externals of role state but these:
+  /// the f32 gradient accumulators P.grad_accum (--accumulate > 1), which
+  /// the report counts as gradients.
+  uint64_t accumulatorBytes = 0;
   uint64_t arenaBytes = 0;     ///< planned arena: activations + gradients
   uint64_t workspaceBytes = 0; ///< GEMM workspace of the backend
   uint64_t batchBytes = 0;     ///< inputs and outputs

@@ -5,8 +5,9 @@
 // Compiles the model's train step in process (--tfc-train-pipeline through
 // the JIT), initializes parameters GPT-2 style, and runs N optimizer steps on
 // random windows of the data, with a host-side learning-rate schedule fed as
-// the `lr` input. Writes DIR/metrics.jsonl, DIR/loss.svg, DIR/memory.md and
-// DIR/checkpoint/; --resume DIR continues bit-exactly.
+// the `lr` input. --accumulate K makes each step K micro-batches
+// (accumulate_step) and one apply_step. Writes DIR/metrics.jsonl, DIR/loss.svg,
+// DIR/memory.md and DIR/checkpoint/; --resume DIR continues bit-exactly.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,6 +100,11 @@ static cl::opt<int64_t>
            cl::desc("Stop (with a checkpoint) after this step, as an "
                     "interrupted run would"),
            cl::init(0), cl::cat(category));
+static cl::opt<int64_t> accumulate(
+    "accumulate",
+    cl::desc("Micro-batches of --batch per optimizer step (gradient "
+             "accumulation: accumulate_step K times, then apply_step)"),
+    cl::init(1), cl::cat(category));
 static cl::opt<std::string> function("function",
                                      cl::desc("The loss function"),
                                      cl::init("loss"), cl::cat(category));
@@ -163,15 +169,18 @@ std::vector<Sticky> stickyOptions() {
           sticky("min-lr", minLr),        sticky("weight-decay", weightDecay),
           sticky("max-grad-norm", maxGradNorm),
           sticky("loss-scaling", lossScaling), sticky("seed", seed),
-          sticky("steps", steps)};
+          sticky("accumulate", accumulate), sticky("steps", steps)};
 }
 
 /// Takes the checkpoint's options for flags not given; a given flag that
 /// differs is an error (it would break the bit-exact continuation).
 bool reconcileOptions(const CheckpointMeta &meta) {
+  // Checkpoints from before --accumulate existed ran without accumulation.
+  std::map<std::string, std::string> options = meta.options;
+  options.emplace("accumulate", "1");
   for (Sticky &option : stickyOptions()) {
-    auto it = meta.options.find(option.name);
-    if (it == meta.options.end())
+    auto it = options.find(option.name);
+    if (it == options.end())
       return fail(std::string("checkpoint lacks option '") + option.name + "'");
     if (!option.given()) {
       if (!option.set(it->second))
@@ -268,6 +277,9 @@ MemoryAnatomy anatomyOf(tfc_program *program, const std::string &artifactDir,
     }
     if (b.role == TFC_ROLE_PARAM)
       a.weightBytes += b.bytes;
+    else if (b.role == TFC_ROLE_STATE &&
+             llvm::StringRef(b.name).ends_with(".grad_accum"))
+      a.accumulatorBytes += b.bytes;
     else if (b.role == TFC_ROLE_STATE)
       a.optimizerBytes += b.bytes;
     else
@@ -295,6 +307,8 @@ std::string trainStepOptions() {
   options += " max-grad-norm=" + text(maxGradNorm.getValue());
   options += std::string(" loss-scaling=") + (lossScaling ? "true" : "false");
   options += " schedule=" + schedule.getValue();
+  if (accumulate > 1)
+    options += " accumulate-steps=" + text(accumulate.getValue());
   return options;
 }
 
@@ -367,6 +381,8 @@ bool run() {
   sched.minLr = minLr;
   sched.warmup = warmup;
   sched.totalSteps = steps;
+  if (accumulate < 1)
+    return fail("--accumulate must be at least 1 (1: no accumulation)");
   if (logEvery < 1 || checkpointEvery < 0 || stopAt < 0)
     return fail("need --log-every >= 1, --checkpoint-every >= 0, --stop-at >= 0");
   if (meta.step >= steps)
@@ -418,12 +434,19 @@ bool run() {
   if (tfc_status s = tfc_program_load(rt.dev, compiled.artifactDir.c_str(),
                                       &rt.program))
     return fail("cannot load the train step", s);
-  bool hasEntry = false;
-  for (size_t i = 0, e = tfc_program_entry_count(rt.program); i < e; ++i)
-    hasEntry |= std::strcmp(tfc_program_entry_name(rt.program, i),
-                            "train_step") == 0;
-  if (!hasEntry)
-    return fail("the compiled artifact has no 'train_step' entry");
+  // One optimizer step: train_step, or accumulate_step per micro-batch and
+  // then apply_step.
+  std::vector<const char *> stepEntries = {"train_step"};
+  if (accumulate > 1)
+    stepEntries = {"accumulate_step", "apply_step"};
+  for (const char *name : stepEntries) {
+    bool hasEntry = false;
+    for (size_t i = 0, e = tfc_program_entry_count(rt.program); i < e; ++i)
+      hasEntry |= std::strcmp(tfc_program_entry_name(rt.program, i), name) == 0;
+    if (!hasEntry)
+      return fail(std::string("the compiled artifact has no '") + name +
+                  "' entry");
+  }
 
   // Parameters: GPT-2 init or the checkpoint; data stream: seeded or saved.
   Rng initRng(seed);
@@ -456,12 +479,13 @@ bool run() {
     return fail(error);
   std::vector<StepRecord> records = earlier;
 
-  std::printf("training %lld parameters on %s: %lld steps of %lld x %lld "
-              "tokens, %s, lr %g (%s)\n",
+  std::printf("training %lld parameters on %s: %lld steps of %lld x %lld x "
+              "%lld tokens, %s, lr %g (%s)\n",
               (long long)parameters, dataSet.describe().c_str(),
-              (long long)steps.getValue(), (long long)info.batch,
-              (long long)info.seqLen, optimizer.getValue().c_str(),
-              lr.getValue(), schedule.getValue().c_str());
+              (long long)steps.getValue(), (long long)accumulate.getValue(),
+              (long long)info.batch, (long long)info.seqLen,
+              optimizer.getValue().c_str(), lr.getValue(),
+              schedule.getValue().c_str());
   std::fflush(stdout);
 
   auto saveCheckpoint = [&](int64_t step, double elapsed) {
@@ -509,27 +533,41 @@ bool run() {
   if (!setScheduleInputs(rt.program, sched, scheduleError))
     return fail(scheduleError);
   for (int64_t step = meta.step; step < last; ++step) {
-    dataSet.nextBatch(dataRng, info.batch, b);
-    if (!setTokens(rt.program, "tokens", b.tokens) ||
-        !setTokens(rt.program, "targets", b.targets))
-      return false;
-    auto start = std::chrono::steady_clock::now();
-    if (tfc_status s = tfc_program_run(rt.program, "train_step"))
-      return fail("step " + std::to_string(step + 1) + " failed", s);
-    float loss = 0, rate = float(sched.lr);
-    if (tfc_status s = tfc_program_get(rt.program, "loss", &loss, 4))
-      return fail("cannot read 'loss'", s);
+    // The step's loss is the mean of its micro-batches' losses, as the
+    // loss of the whole K x B batch would be.
+    double dt = 0, lossSum = 0;
+    for (int64_t micro = 0; micro < accumulate; ++micro) {
+      dataSet.nextBatch(dataRng, info.batch, b);
+      if (!setTokens(rt.program, "tokens", b.tokens) ||
+          !setTokens(rt.program, "targets", b.targets))
+        return false;
+      auto start = std::chrono::steady_clock::now();
+      if (tfc_status s = tfc_program_run(rt.program, stepEntries.front()))
+        return fail("step " + std::to_string(step + 1) + " failed", s);
+      float microLoss = 0;
+      if (tfc_status s = tfc_program_get(rt.program, "loss", &microLoss, 4))
+        return fail("cannot read 'loss'", s);
+      lossSum += microLoss;
+      if (accumulate > 1 && micro + 1 == accumulate)
+        if (tfc_status s = tfc_program_run(rt.program, stepEntries.back()))
+          return fail("step " + std::to_string(step + 1) + " failed", s);
+      dt += std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                          start)
+                .count();
+    }
+    float loss = float(lossSum / double(accumulate)), rate = float(sched.lr);
     if (sched.kind != ScheduleKind::Constant)
       if (tfc_status s = tfc_program_get(rt.program, "applied_lr", &rate, 4))
         return fail("cannot read 'applied_lr'", s);
-    double dt = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
     elapsed += dt;
     thisRun += dt;
-    StepRecord record{step + 1, loss, rate,
-                      dt > 0 ? double(info.batch * info.seqLen) / dt : 0,
-                      elapsed, std::nullopt};
+    StepRecord record{
+        step + 1,
+        loss,
+        rate,
+        dt > 0 ? double(accumulate * info.batch * info.seqLen) / dt : 0,
+        elapsed,
+        std::nullopt};
     if (hasScale) {
       float scale = 0;
       if (tfc_status s = tfc_program_get(rt.program, "loss_scale", &scale, 4))

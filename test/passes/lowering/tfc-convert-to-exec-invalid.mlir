@@ -1,10 +1,16 @@
 // RUN: tfc-opt %s --split-input-file --tfc-convert-to-exec --verify-diagnostics
 // RUN: not tfc-opt %s --split-input-file --tfc-convert-to-exec=alignment=48 2>&1 | FileCheck %s --check-prefix=ALIGN
+// RUN: not tfc-opt %s --split-input-file --tfc-convert-to-exec=function=loss,eval 2>&1 | FileCheck %s --check-prefix=TWOFORWARD
 
 // Errors of --tfc-convert-to-exec, each a diagnostic at the offending op.
 
 // Arena offsets are aligned to a power of two.
 // ALIGN: error: --tfc-convert-to-exec: alignment 48 is not a positive power of two
+
+// Several functions lower into one program, but only the training-step
+// functions keep their names: two others would both be @forward.
+// TWOFORWARD: error: --tfc-convert-to-exec: no func.func @loss to lower
+// TWOFORWARD: error: --tfc-convert-to-exec: two functions lower to the entry @forward (only train_step, accumulate_step and apply_step keep their names; any other function becomes @forward)
 
 // The function to lower must exist (function=<name> picks it, default @loss).
 // expected-error @+1 {{--tfc-convert-to-exec: no func.func @loss to lower (choose one with function=<name>)}}
@@ -107,4 +113,14 @@ func.func @loss(%x: tensor<4xf32>) -> tensor<4xf32> {
 // expected-error @+1 {{'func.func' op result updating argument #0 reads argument #1, which is updated too; updates that exchange arguments are not supported}}
 func.func @loss(%a: tensor<4xf32> {tfc.param = "a"}, %b: tensor<4xf32> {tfc.state = "b"}) -> (tensor<4xf32> {tfc.update = "a"}, tensor<4xf32> {tfc.update = "b"}) {
   return %b, %a : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// (The TWOFORWARD case: @loss and @eval would both become @forward.)
+func.func @loss(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @eval(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
 }

@@ -11,6 +11,8 @@
 // RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adafactor eps1=-1' 2>&1 | FileCheck %s --check-prefix=EPS1
 // RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adafactor eps2=-1e-3' 2>&1 | FileCheck %s --check-prefix=EPS2
 // RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adafactor clip-threshold=0.5' 2>&1 | FileCheck %s --check-prefix=CLIPD
+// RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=accumulate-steps=0' 2>&1 | FileCheck %s --check-prefix=ACCUMZERO
+// RUN: not tfc-opt %s --split-input-file '--tfc-build-train-step=accumulate-steps=2' 2>&1 | FileCheck %s --check-prefix=ACCUM
 
 // Errors of --tfc-build-train-step: one case per rule on the model, and one
 // RUN line per option rule.
@@ -27,6 +29,11 @@
 // EPS1: --tfc-build-train-step: eps1 must be non-negative and finite (0: the dtype's epsilon)
 // EPS2: --tfc-build-train-step: eps2 must be non-negative and finite
 // CLIPD: --tfc-build-train-step: clip-threshold must be finite and >= 1
+// ACCUMZERO: --tfc-build-train-step: accumulate-steps must be at least 1 (1: no accumulation)
+// With accumulation the functions are @accumulate_step and @apply_step: an
+// existing @apply_step and a loss argument named like an accumulator fail.
+// ACCUM: --tfc-build-train-step: the module already has a symbol @apply_step
+// ACCUM: --tfc-build-train-step: the name 'w.grad_accum' of an argument of @loss collides with a name of the arguments of @accumulate_step
 
 // No tfc.param argument: nothing to train.
 // expected-error @+1 {{--tfc-build-train-step: @loss has no argument marked tfc.param: nothing to train}}
@@ -46,7 +53,7 @@ func.func @loss(%x: tensor<4xf32> {tfc.param = "x"}) -> tensor<4xf32> {
 // -----
 
 // A batch input may not take a name the train step uses ("lr").
-// expected-error @+1 {{--tfc-build-train-step: the name 'lr' of an argument of @loss collides with a name of the train step's arguments}}
+// expected-error @+1 {{--tfc-build-train-step: the name 'lr' of an argument of @loss collides with a name of the arguments of @train_step}}
 func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}, %lr: tensor<4xf32> {tfc.input = "lr"}) -> tensor<f32> {
   %p = tfc.mul %w, %lr : tensor<4xf32>, tensor<4xf32>
   %s = tfc.reduce_sum %p dims [0] : tensor<4xf32> -> tensor<f32>
@@ -75,5 +82,26 @@ func.func @loss(%x: tensor<4xf32> {tfc.param = "x"}) -> tensor<f32> {
     tfc.yield %e : tensor<4xf32>
   }
   %s = tfc.reduce_sum %y dims [0] : tensor<4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// (The ACCUM cases: an existing @apply_step; without accumulation that is
+// no conflict.)
+func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}) -> tensor<f32> {
+  %s = tfc.reduce_sum %w dims [0] : tensor<4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @apply_step() {
+  return
+}
+
+// -----
+
+// (A batch input named like w's accumulator, harmless without accumulation.)
+func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}, %g: tensor<4xf32> {tfc.input = "w.grad_accum"}) -> tensor<f32> {
+  %p = tfc.mul %w, %g : tensor<4xf32>, tensor<4xf32>
+  %s = tfc.reduce_sum %p dims [0] : tensor<4xf32> -> tensor<f32>
   return %s : tensor<f32>
 }

@@ -7,6 +7,7 @@
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=schedule=warmup-cosine' | FileCheck %s --check-prefix=COSINE
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adafactor' | FileCheck %s --check-prefix=ADAFACTOR
 // RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=optimizer=adafactor weight-decay=0.1 beta2-decay=-0.5 eps1=1e-6 eps2=1e-2 clip-threshold=2' | FileCheck %s --check-prefix=ADAOPTS
+// RUN: tfc-opt %s --split-input-file '--tfc-build-train-step=accumulate-steps=4 loss-scaling=true max-grad-norm=1' | FileCheck %s --check-prefix=ACCUM
 
 // A linear layer with a squared-error loss; the unnamed target becomes input
 // "arg3". Each RUN line shows one configuration of the same model.
@@ -201,6 +202,55 @@
 // ADAOPTS-NOT: tfc.constant dense<1.000000e-01>
 // ADAOPTS: return
 
+
+// accumulate-steps=4 builds @accumulate_step and @apply_step instead of
+// @train_step. accumulate_step differentiates (loss / 4) * scale, adds the
+// gradients to the f32 accumulators and returns the plain loss; it reads
+// loss_scale but does not update it.
+// ACCUM-NOT: func.func @train_step
+// ACCUM-LABEL: func.func @accumulate_step
+// ACCUM-SAME: (%[[W:[^:]*]]: tensor<4x8xf32> {tfc.param = "w"}, %[[B:[^:]*]]: tensor<4xf32> {tfc.param = "b"},
+// ACCUM-SAME: %[[WA:[^:]*]]: tensor<4x8xf32> {tfc.state = "w.grad_accum"}, %[[BA:[^:]*]]: tensor<4xf32> {tfc.state = "b.grad_accum"},
+// ACCUM-SAME: %[[LS:[^:]*]]: tensor<f32> {tfc.state = "loss_scale"}, %[[X:[^:]*]]: tensor<2x8xf32> {tfc.input = "x"}, %{{[^:]*}}: tensor<2x4xf32> {tfc.input = "arg3"})
+// ACCUM-SAME: -> (tensor<f32> {tfc.output = "loss"}, tensor<4x8xf32> {tfc.update = "w.grad_accum"}, tensor<4xf32> {tfc.update = "b.grad_accum"})
+// ACCUM: %[[LOSS:.*]] = tfc.reduce_mean
+// ACCUM: %[[S:.*]] = tfc.select %{{.*}}, %{{.*}}, %[[LS]]
+// ACCUM: %[[K:.*]] = tfc.constant dense<4.000000e+00> : tensor<f32>
+// ACCUM: %[[MEAN:.*]] = tfc.div %[[LOSS]], %[[K]]
+// ACCUM: tfc.mul %[[MEAN]], %[[S]]
+// ACCUM: %[[GB:.*]] = tfc.reduce_sum %{{.*}} dims [0] : tensor<2x4xf32> -> tensor<4xf32>
+// ACCUM: %[[GW:.*]] = tfc.matmul %{{.*}}, %[[X]] transpose_a
+// ACCUM: %[[WA2:.*]] = tfc.add %[[WA]], %[[GW]] : tensor<4x8xf32>, tensor<4x8xf32>
+// ACCUM: %[[BA2:.*]] = tfc.add %[[BA]], %[[GB]] : tensor<4xf32>, tensor<4xf32>
+// ACCUM: return %[[LOSS]], %[[WA2]], %[[BA2]] :
+
+// apply_step is @train_step's tail on the accumulators (unscale and check,
+// clip, optimizer, skipped-step selects, scaler update), then zeroes them
+// unconditionally; no loss.
+// ACCUM-LABEL: func.func @apply_step
+// ACCUM-SAME: (%[[W:[^:]*]]: tensor<4x8xf32> {tfc.param = "w"}, %{{[^:]*}}: tensor<4xf32> {tfc.param = "b"},
+// ACCUM-SAME: tensor<4x8xf32> {tfc.state = "w.exp_avg"}, %{{.*}}: tensor<4x8xf32> {tfc.state = "w.exp_avg_sq"},
+// ACCUM-SAME: %[[STEP:[^:]*]]: tensor<i64> {tfc.state = "step"}, %[[LS:[^:]*]]: tensor<f32> {tfc.state = "loss_scale"}, %{{[^:]*}}: tensor<i64> {tfc.state = "growth_tracker"},
+// ACCUM-SAME: %[[LR:[^:]*]]: tensor<f32> {tfc.input = "lr"}, %[[WA:[^:]*]]: tensor<4x8xf32> {tfc.state = "w.grad_accum"}, %[[BA:[^:]*]]: tensor<4xf32> {tfc.state = "b.grad_accum"})
+// ACCUM-SAME: -> (tensor<4x8xf32> {tfc.update = "w"},
+// ACCUM-SAME: tensor<i64> {tfc.update = "step"}, tensor<f32> {tfc.update = "loss_scale"}, tensor<i64> {tfc.update = "growth_tracker"},
+// ACCUM-SAME: tensor<4x8xf32> {tfc.update = "w.grad_accum"}, tensor<4xf32> {tfc.update = "b.grad_accum"}, tensor<i1> {tfc.output = "found_inf"})
+// ACCUM: %[[S:.*]] = tfc.select %{{.*}}, %{{.*}}, %[[LS]]
+// ACCUM: %[[INV:.*]] = tfc.div %{{.*}}, %[[S]]
+// ACCUM: %[[UW:.*]] = tfc.mul %[[WA]], %[[INV]] : tensor<4x8xf32>, tensor<f32>
+// ACCUM: %[[UB:.*]] = tfc.mul %[[BA]], %[[INV]] : tensor<4xf32>, tensor<f32>
+// ACCUM: %[[FOUND:.*]] = tfc.compare ne,
+// ACCUM: tfc.sqrt
+// ACCUM: %[[CLAMP:.*]] = tfc.minimum
+// ACCUM: %[[CW:.*]] = tfc.mul %[[UW]], %[[CLAMP]]
+// ACCUM: %[[NEXT:.*]] = tfc.add %[[STEP]],
+// ACCUM: %[[W2:.*]], %{{.*}}, %{{.*}} = tfc.adamw %[[W]], %[[CW]], %{{.*}}, %{{.*}}, %[[LR]], %[[NEXT]]
+// ACCUM: %[[KEEPW:.*]] = tfc.select %[[FOUND]], %[[W]], %[[W2]]
+// ACCUM: %[[KEEPSTEP:.*]] = tfc.select %[[FOUND]], %[[STEP]], %[[NEXT]]
+// ACCUM: %[[NEWS:.*]] = tfc.select %[[FOUND]], %{{.*}}, %{{.*}} : tensor<i1>, tensor<f32>, tensor<f32>
+// ACCUM: %[[ZW:.*]] = tfc.constant dense<0.000000e+00> : tensor<4x8xf32>
+// ACCUM: %[[ZB:.*]] = tfc.constant dense<0.000000e+00> : tensor<4xf32>
+// ACCUM: return %[[KEEPW]], {{.*}}, %[[KEEPSTEP]], %[[NEWS]], %{{.*}}, %[[ZW]], %[[ZB]], %[[FOUND]] :
 func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"}, %b: tensor<4xf32> {tfc.param = "b"},
                 %x: tensor<2x8xf32> {tfc.input = "x"}, %y: tensor<2x4xf32>) -> tensor<f32> {
   %mm = tfc.matmul %x, %w transpose_b : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>

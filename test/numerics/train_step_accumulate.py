@@ -1,0 +1,216 @@
+"""Gradient accumulation (accumulate-steps=K) end to end against PyTorch.
+
+Both cases drive the two entries by hand, one tfc-run per entry run (params
+and state carried over with --state-out / --inputs), so that every
+micro-batch is a different batch: per optimizer step, accumulate_step runs
+on K micro-batches, then apply_step.
+
+accumulate, accumulate-sgd: examples/models/mlp.mlir, K=4, AdamW (and SGD
+with momentum 0.9, whose update scales with the gradient), 10 steps, against torch's
+recipe (opt.zero_grad(); (loss / K).backward() per micro-batch;
+opt.step()). Every micro-batch loss agrees to 1e-4 relative; after every
+step the parameters agree to rtol 1e-4 (atol 1e-5), the step counter is
+the step, and the accumulators are zero again.
+
+accumulate-loss-scaler: the same with loss-scaling=true (init-scale 1024,
+growth-interval 2) and an inf (step 3) or NaN (step 5) in one micro-batch:
+torch's recipe with GradScaler ((loss / K * scale).backward(), unscale,
+skip on inf). accumulate_step never changes the scaler state; a step with
+an overflow reports found_inf, leaves params, moments and the step counter
+bit-identical, zeroes the accumulators and backs the scale off; the scale
+and tracker follow GradScaler's rule exactly.
+
+Usage: train_step_accumulate.py --tfc-run BIN --model mlp.mlir
+       [--device host|cuda] [--case NAME] [--seed N]
+Exit codes: 0 pass, 1 mismatch or failure, 77 skipped (device unavailable).
+"""
+import os
+import sys
+import tempfile
+
+import torch
+
+import run_numerics
+import safetensors_io
+from train_step import LR, GradScalerRule, init, param_groups, run_tfc, torch_loss
+
+K = 4
+
+
+def micro_batches(seed, steps):
+    """steps x K distinct micro-batches of the mlp's shape."""
+    g = torch.Generator().manual_seed(seed + 1)
+    return [[{"x": torch.randn(32, 64, generator=g),
+              "labels": torch.randint(0, 10, (32,), generator=g)}
+             for _ in range(K)] for _ in range(steps)]
+
+
+def accumulate(args, workdir, options, carried, micro):
+    """Runs accumulate_step on each micro-batch, then apply_step. Returns
+    (micro-batch losses, state after the accumulation, after the apply,
+    apply's trace record), or a string saying what went wrong."""
+    state_out = os.path.join(workdir, "state.safetensors")
+    losses = []
+    for mb in micro:
+        feed = dict(carried)
+        feed.update(mb)
+        rec = run_tfc(args, workdir, options, feed, 1, state_out, entry="accumulate_step")[0]
+        after = safetensors_io.load(state_out)
+        # accumulate_step reads the scale but only apply_step changes it.
+        for name in ("loss_scale", "growth_tracker", "step"):
+            if name in carried and not torch.equal(after[name], carried[name]):
+                return f"accumulate_step changed '{name}'"
+        losses.append(rec["loss"])
+        carried = after
+    accumulated = carried
+    feed = dict(carried)
+    feed["lr"] = torch.tensor(LR)
+    rec = run_tfc(args, workdir, options, feed, 1, state_out, entry="apply_step")[0]
+    after = safetensors_io.load(state_out)
+    for name, value in after.items():
+        if name.endswith(".grad_accum") and torch.count_nonzero(value):
+            return f"apply_step left '{name}' non-zero"
+    return losses, accumulated, after, rec
+
+
+def torch_step(tp, opt, micro, scale=None):
+    """torch's accumulation recipe; returns the micro-batch losses."""
+    opt.zero_grad()
+    losses = []
+    for mb in micro:
+        loss = torch_loss(tp, mb)
+        scaled = loss / K if scale is None else loss / K * scale
+        scaled.backward()
+        losses.append(float(loss))
+    if scale is not None:
+        for p in tp.values():
+            p.grad.mul_(1.0 / scale)
+    opt.step()
+    return losses
+
+
+def compare_losses(step, have, want):
+    for i, (h, w) in enumerate(zip(have, want)):
+        if abs(h - w) > 1e-4 * abs(w):
+            return f"step {step} micro-batch {i}: loss {h} != torch {w}"
+    return None
+
+
+def compare_params(step, state, tp):
+    for n, p in tp.items():
+        try:
+            torch.testing.assert_close(state[n], p.detach(), rtol=1e-4, atol=1e-5)
+        except AssertionError as e:
+            return f"step {step}: {n}: {e}"
+    return None
+
+
+def case_accumulate(args, workdir, seed):
+    return accumulate_steps(args, workdir, seed, "optimizer=adamw",
+                            lambda groups: torch.optim.AdamW(groups, lr=LR))
+
+
+def case_accumulate_sgd(args, workdir, seed):
+    """Adam's update hardly depends on the gradient's scale; SGD's does, so
+    this case is the one that pins down the 1/K."""
+    return accumulate_steps(args, workdir, seed, "optimizer=sgd momentum=0.9",
+                            lambda groups: torch.optim.SGD(groups, lr=LR, momentum=0.9))
+
+
+def accumulate_steps(args, workdir, seed, optimizer, make_optimizer):
+    steps = 10
+    params, _ = init(seed)
+    batches = micro_batches(seed, steps)
+    options = f"{optimizer} accumulate-steps={K}"
+    tp = {n: torch.nn.Parameter(t.clone()) for n, t in params.items()}
+    opt = make_optimizer(param_groups(tp))
+    carried = dict(params)
+    for step in range(1, steps + 1):
+        result = accumulate(args, workdir, options, carried, batches[step - 1])
+        if isinstance(result, str):
+            return f"step {step}: {result}"
+        losses, _, carried, rec = result
+        want = torch_step(tp, opt, batches[step - 1])
+        problem = compare_losses(step, losses, want) or compare_params(step, carried, tp)
+        if problem:
+            return problem
+        if rec["step"] != step:
+            return f"step {step}: step counter {rec['step']}"
+    return None
+
+
+def case_accumulate_loss_scaler(args, workdir, seed):
+    steps = 7
+    bad = {3: (2, float("inf")), 5: (0, float("nan"))}  # step: (micro-batch, value)
+    params, _ = init(seed)
+    batches = micro_batches(seed, steps)
+    options = (f"optimizer=adamw loss-scaling=true init-scale=1024 growth-interval=2"
+               f" accumulate-steps={K}")
+    ref = GradScalerRule(1024.0, 2.0, 0.5, 2)
+    tp = {n: torch.nn.Parameter(t.clone()) for n, t in params.items()}
+    opt = torch.optim.AdamW(param_groups(tp), lr=LR)
+    carried = dict(params)
+    for step in range(1, steps + 1):
+        micro = [dict(mb) for mb in batches[step - 1]]
+        if step in bad:
+            index, value = bad[step]
+            micro[index]["x"] = micro[index]["x"].clone()
+            micro[index]["x"][0, 0] = value
+        result = accumulate(args, workdir, options, carried, micro)
+        if isinstance(result, str):
+            return f"step {step}: {result}"
+        losses, accumulated, after, rec = result
+        found = step in bad
+        if not found:
+            want = torch_step(tp, opt, micro, float(ref.scale))
+            problem = compare_losses(step, losses, want) or compare_params(step, after, tp)
+            if problem:
+                return problem
+        ref.update(found)
+        if rec["found_inf"] != found:
+            return f"step {step}: found_inf {rec['found_inf']}, expected {found}"
+        if rec["loss_scale"] != float(ref.scale):
+            return f"step {step}: loss_scale {rec['loss_scale']} != reference {float(ref.scale)}"
+        if rec["growth_tracker"] != ref.tracker:
+            return f"step {step}: growth_tracker {rec['growth_tracker']} != {ref.tracker}"
+        if found:
+            # Params, moments and the counter are bit-identical to before
+            # the step's first micro-batch.
+            for name, before in carried.items():
+                if name in ("loss_scale", "growth_tracker") or name.endswith(".grad_accum"):
+                    continue
+                if not torch.equal(after[name], before):
+                    return f"step {step}: '{name}' changed across a skipped step"
+            if not any(torch.isinf(v).any() or torch.isnan(v).any()
+                       for n, v in accumulated.items() if n.endswith(".grad_accum")):
+                return f"step {step}: the injected overflow never reached the accumulators"
+        carried = after
+    return None
+
+
+CASES = {"accumulate": case_accumulate, "accumulate-sgd": case_accumulate_sgd,
+         "accumulate-loss-scaler": case_accumulate_loss_scaler}
+
+
+def main():
+    args, seed = run_numerics.start(
+        "train-step accumulate", [("--case", {"action": "append"})])
+    if args is None:
+        return seed
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="tfc-accumulate-") as workdir:
+        for case in args.case or sorted(CASES):
+            if case not in CASES:
+                print(f"unknown case '{case}' (known: {', '.join(sorted(CASES))})")
+                return 1
+            try:
+                problem = CASES[case](args, workdir, seed)
+            except RuntimeError as e:
+                problem = str(e)
+            print(f"{'FAIL' if problem else 'ok  '} {case}" + (f": {problem}" if problem else ""))
+            failures += bool(problem)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
