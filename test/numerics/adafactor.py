@@ -21,7 +21,6 @@ Exit codes: 0 pass, 1 mismatch or failure, 77 skipped (device unavailable).
 import os
 import subprocess
 import sys
-import tempfile
 
 import torch
 
@@ -173,16 +172,8 @@ def main():
                                     model=False)
     if args is None:
         return seed
-    failures = 0
-    with tempfile.TemporaryDirectory(prefix="tfc-adafactor-") as workdir:
-        for case in args.case or sorted(CASES):
-            if case not in CASES:
-                print(f"unknown case '{case}' (known: {', '.join(sorted(CASES))})")
-                return 1
-            problem = run_case(args, case, seed, workdir)
-            print(f"{'FAIL' if problem else 'ok  '} {case}" + (f": {problem}" if problem else ""))
-            failures += bool(problem)
-    return 1 if failures else 0
+    return run_numerics.run_cases("adafactor", CASES, args.case,
+                                  lambda case, workdir: run_case(args, case, seed, workdir))
 
 
 if __name__ == "__main__":

@@ -29,7 +29,6 @@ import math
 import os
 import subprocess
 import sys
-import tempfile
 
 import torch
 
@@ -298,19 +297,9 @@ def main():
                                                   ("--gpt-model", {}), ("--data", {})])
     if args is None:
         return seed
-    failures = 0
-    with tempfile.TemporaryDirectory(prefix="tfc-adamw8bit-") as workdir:
-        for case in args.case or ["one-step", "vs-adamw"]:
-            if case not in CASES:
-                print(f"unknown case '{case}' (known: {', '.join(sorted(CASES))})")
-                return 1
-            try:
-                problem = CASES[case](args, workdir, seed)
-            except RuntimeError as e:
-                problem = str(e)
-            print(f"{'FAIL' if problem else 'ok  '} {case}" + (f": {problem}" if problem else ""))
-            failures += bool(problem)
-    return 1 if failures else 0
+    return run_numerics.run_cases("adamw8bit", CASES, args.case,
+                                  lambda case, workdir: CASES[case](args, workdir, seed),
+                                  default=["one-step", "vs-adamw"])
 
 
 if __name__ == "__main__":

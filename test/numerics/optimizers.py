@@ -11,22 +11,19 @@ and state are compared after every step with torch.testing's f32 tolerances.
 Usage: optimizers.py --tfc-run BIN [--device host|cuda] [--case NAME] [--seed N]
 Exit codes: 0 pass, 1 mismatch or failure, 77 skipped (device unavailable).
 """
-import argparse
 import os
-import random
 import subprocess
 import sys
-import tempfile
 
 import torch
 
+import run_numerics
 import safetensors_io
 
 STEPS = 20
 SHAPES = [(32, 16), (48,)]
 # The learning rate is a runtime f32 tensor; torch gets the same f32 value.
 LR = float(torch.tensor(3e-3, dtype=torch.float32))
-SKIP = 77
 
 
 def ttype(shape):
@@ -148,30 +145,13 @@ def run_case(tfc_run, case, device, seed, workdir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tfc-run", required=True)
-    ap.add_argument("--case", action="append")
-    ap.add_argument("--device", default="host")
-    ap.add_argument("--seed", type=int)
-    args = ap.parse_args()
-    if args.device != "host":
-        proc = subprocess.run([args.tfc_run, "--probe-device", args.device],
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            print(f"skipped: device {args.device} unavailable: {proc.stderr.strip()}")
-            return SKIP
-    seed = args.seed if args.seed is not None else random.randrange(1 << 31)
-    print(f"seed {seed}")
-    failures = 0
-    with tempfile.TemporaryDirectory(prefix="tfc-optimizers-") as workdir:
-        for case in args.case or sorted(CASES):
-            if case not in CASES:
-                print(f"unknown case '{case}' (known: {', '.join(sorted(CASES))})")
-                return 1
-            problem = run_case(args.tfc_run, case, args.device, seed, workdir)
-            print(f"{'FAIL' if problem else 'ok  '} {case}" + (f": {problem}" if problem else ""))
-            failures += bool(problem)
-    return 1 if failures else 0
+    args, seed = run_numerics.start("optimizers", [("--case", {"action": "append"})],
+                                    model=False)
+    if args is None:
+        return seed
+    return run_numerics.run_cases(
+        "optimizers", CASES, args.case,
+        lambda case, workdir: run_case(args.tfc_run, case, args.device, seed, workdir))
 
 
 if __name__ == "__main__":

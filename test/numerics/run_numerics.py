@@ -55,6 +55,27 @@ def start(name, extra_arguments=(), model=True):
     return args, seed
 
 
+def run_cases(name, cases, selected, run, default=None):
+    """The case loop of the model-level numerics scripts: runs `run(case,
+    workdir)` (None when it passes, else what went wrong) for each name in
+    `selected` (or `default`, or every case of `cases` sorted) in one
+    temporary directory, printing ok/FAIL per case; a RuntimeError is a
+    failure. Returns the exit code: 1 on an unknown case or any failure."""
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix=f"tfc-{name}-") as workdir:
+        for case in selected or default or sorted(cases):
+            if case not in cases:
+                print(f"unknown case '{case}' (known: {', '.join(sorted(cases))})")
+                return 1
+            try:
+                problem = run(case, workdir)
+            except RuntimeError as e:
+                problem = str(e)
+            print(f"{'FAIL' if problem else 'ok  '} {case}" + (f": {problem}" if problem else ""))
+            failures += bool(problem)
+    return 1 if failures else 0
+
+
 def run_case(tfc_run, case, dtype, device, seed, workdir):
     import torch
     import safetensors_io

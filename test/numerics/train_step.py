@@ -27,11 +27,9 @@ Usage: train_step.py --tfc-run BIN --model mlp.mlir [--device host|cuda]
        [--case adamw|adafactor|loss-scaler|loss-scaler-bounds|lr-schedule] [--seed N]
 Exit codes: 0 pass, 1 mismatch or failure, 77 skipped (device unavailable).
 """
-import argparse
 import json
 import math
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -40,9 +38,9 @@ import torch
 import torch.nn.functional as F
 
 import adafactor
+import run_numerics
 import safetensors_io
 
-SKIP = 77
 STEPS = 20
 LR = float(torch.tensor(1e-3, dtype=torch.float32))
 PARAMS = {"fc1.weight": (128, 64), "fc1.bias": (128,),
@@ -307,34 +305,11 @@ CASES = {"adamw": case_adamw, "adafactor": case_adafactor, "loss-scaler": case_l
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tfc-run", required=True)
-    ap.add_argument("--model", required=True)
-    ap.add_argument("--case", action="append")
-    ap.add_argument("--device", default="host")
-    ap.add_argument("--seed", type=int)
-    args = ap.parse_args()
-    if args.device != "host":
-        proc = subprocess.run([args.tfc_run, "--probe-device", args.device],
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            print(f"skipped: device {args.device} unavailable: {proc.stderr.strip()}")
-            return SKIP
-    seed = args.seed if args.seed is not None else random.randrange(1 << 31)
-    print(f"seed {seed}")
-    failures = 0
-    with tempfile.TemporaryDirectory(prefix="tfc-train-step-") as workdir:
-        for case in args.case or sorted(CASES):
-            if case not in CASES:
-                print(f"unknown case '{case}' (known: {', '.join(sorted(CASES))})")
-                return 1
-            try:
-                problem = CASES[case](args, workdir, seed)
-            except RuntimeError as e:
-                problem = str(e)
-            print(f"{'FAIL' if problem else 'ok  '} {case}" + (f": {problem}" if problem else ""))
-            failures += bool(problem)
-    return 1 if failures else 0
+    args, seed = run_numerics.start("train-step", [("--case", {"action": "append"})])
+    if args is None:
+        return seed
+    return run_numerics.run_cases("train-step", CASES, args.case,
+                                  lambda case, workdir: CASES[case](args, workdir, seed))
 
 
 if __name__ == "__main__":

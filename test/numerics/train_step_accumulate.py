@@ -26,7 +26,6 @@ Exit codes: 0 pass, 1 mismatch or failure, 77 skipped (device unavailable).
 """
 import os
 import sys
-import tempfile
 
 import torch
 
@@ -197,19 +196,8 @@ def main():
         "train-step accumulate", [("--case", {"action": "append"})])
     if args is None:
         return seed
-    failures = 0
-    with tempfile.TemporaryDirectory(prefix="tfc-accumulate-") as workdir:
-        for case in args.case or sorted(CASES):
-            if case not in CASES:
-                print(f"unknown case '{case}' (known: {', '.join(sorted(CASES))})")
-                return 1
-            try:
-                problem = CASES[case](args, workdir, seed)
-            except RuntimeError as e:
-                problem = str(e)
-            print(f"{'FAIL' if problem else 'ok  '} {case}" + (f": {problem}" if problem else ""))
-            failures += bool(problem)
-    return 1 if failures else 0
+    return run_numerics.run_cases("accumulate", CASES, args.case,
+                                  lambda case, workdir: CASES[case](args, workdir, seed))
 
 
 if __name__ == "__main__":
