@@ -85,6 +85,40 @@ def run_tfc(args, workdir, options, feed, steps, state_out=None, entry=None):
         return [json.loads(line) for line in f]
 
 
+def compare_params(label, state, tp):
+    """None when every parameter of `state` equals torch's `tp` to f32
+    tolerances of a few steps, else what differs."""
+    for n, p in tp.items():
+        try:
+            torch.testing.assert_close(state[n], p.detach(), rtol=1e-4, atol=1e-5)
+        except AssertionError as e:
+            return f"{label}: {n}: {e}"
+    return None
+
+
+def check_scaler(step, rec, ref, found):
+    """The step's found_inf, loss_scale and growth_tracker against the
+    GradScaler reference `ref` (already updated for this step)."""
+    if rec["found_inf"] != found:
+        return f"step {step}: found_inf {rec['found_inf']}, expected {found}"
+    if rec["loss_scale"] != float(ref.scale):
+        return f"step {step}: loss_scale {rec['loss_scale']} != reference {float(ref.scale)}"
+    if rec["growth_tracker"] != ref.tracker:
+        return f"step {step}: growth_tracker {rec['growth_tracker']} != {ref.tracker}"
+    return None
+
+
+def check_unchanged(step, before, after, skip=lambda name: False):
+    """A skipped step: every tensor of `before` but the scaler's own state
+    (and those `skip` names) is bit-identical in `after`."""
+    for name, old in before.items():
+        if name in ("loss_scale", "growth_tracker") or skip(name):
+            continue
+        if not torch.equal(after[name], old):
+            return f"step {step}: '{name}' changed across a skipped step"
+    return None
+
+
 def schedule_rate(kind, s, lr, min_lr, warmup, total):
     """The rate of the step after `s` steps (passes/training/LearningRate.cpp)."""
     if s < warmup:
@@ -119,12 +153,9 @@ def case_lr_schedule(args, workdir, seed):
             opt.zero_grad()
             torch_loss(tp, batch).backward()
             opt.step()
-        got = safetensors_io.load(state_out)
-        for n, p in tp.items():
-            try:
-                torch.testing.assert_close(got[n], p.detach(), rtol=1e-4, atol=1e-5)
-            except AssertionError as e:
-                return f"{kind} final {n}: {e}"
+        problem = compare_params(f"{kind} final", safetensors_io.load(state_out), tp)
+        if problem:
+            return problem
     return None
 
 
@@ -148,12 +179,9 @@ def case_adamw(args, workdir, seed):
             return f"step {step + 1}: loss {have} != torch {want}"
         if trace[step]["step"] != step + 1:
             return f"step {step + 1}: step counter {trace[step]['step']}"
-    got = safetensors_io.load(state_out)
-    for n, p in tp.items():
-        try:
-            torch.testing.assert_close(got[n], p.detach(), rtol=1e-4, atol=1e-5)
-        except AssertionError as e:
-            return f"final {n}: {e}"
+    problem = compare_params("final", safetensors_io.load(state_out), tp)
+    if problem:
+        return problem
     if float(trace[-1]["loss"]) >= float(trace[0]["loss"]):
         return "the loss did not fall"
     return None
@@ -268,30 +296,21 @@ def scaler_trajectory(args, workdir, seed, bad, interval, min_scale=0.0, max_sca
             opt.step()
         ref.update(found)
         seen.add(float(ref.scale))
-        if rec["found_inf"] != found:
-            return f"step {step}: found_inf {rec['found_inf']}, expected {found}"
-        if rec["loss_scale"] != float(ref.scale):
-            return f"step {step}: loss_scale {rec['loss_scale']} != reference {float(ref.scale)}"
-        if rec["growth_tracker"] != ref.tracker:
-            return f"step {step}: growth_tracker {rec['growth_tracker']} != {ref.tracker}"
+        problem = check_scaler(step, rec, ref, found)
+        if not problem and found:
+            problem = check_unchanged(step, carried, after)
+        if problem:
+            return problem
         if found:
-            # Everything but the scaler's own state is bit-identical.
-            for name, before in carried.items():
-                if name in ("loss_scale", "growth_tracker"):
-                    continue
-                if not torch.equal(after[name], before):
-                    return f"step {step}: '{name}' changed across a skipped step"
             if "step" in carried and rec["step"] != int(carried["step"]):
                 return f"step {step}: step counter advanced on a skipped step"
         else:
             want = float(loss)
             if abs(rec["loss"] - want) > 1e-4 * abs(want):
                 return f"step {step}: loss {rec['loss']} != torch {want}"
-            for n, p in tp.items():
-                try:
-                    torch.testing.assert_close(after[n], p.detach(), rtol=1e-4, atol=1e-5)
-                except AssertionError as e:
-                    return f"step {step}: {n}: {e}"
+            problem = compare_params(f"step {step}", after, tp)
+            if problem:
+                return problem
         carried = after
     for bound in (min_scale, max_scale):
         if bound > 0 and bound not in seen:

@@ -31,7 +31,8 @@ import torch
 
 import run_numerics
 import safetensors_io
-from train_step import LR, GradScalerRule, init, param_groups, run_tfc, torch_loss
+from train_step import (LR, GradScalerRule, check_scaler, check_unchanged, compare_params,
+                        init, param_groups, run_tfc, torch_loss)
 
 K = 4
 
@@ -95,15 +96,6 @@ def compare_losses(step, have, want):
     return None
 
 
-def compare_params(step, state, tp):
-    for n, p in tp.items():
-        try:
-            torch.testing.assert_close(state[n], p.detach(), rtol=1e-4, atol=1e-5)
-        except AssertionError as e:
-            return f"step {step}: {n}: {e}"
-    return None
-
-
 def case_accumulate(args, workdir, seed):
     return accumulate_steps(args, workdir, seed, "optimizer=adamw",
                             lambda groups: torch.optim.AdamW(groups, lr=LR))
@@ -130,7 +122,7 @@ def accumulate_steps(args, workdir, seed, optimizer, make_optimizer):
             return f"step {step}: {result}"
         losses, _, carried, rec = result
         want = torch_step(tp, opt, batches[step - 1])
-        problem = compare_losses(step, losses, want) or compare_params(step, carried, tp)
+        problem = compare_losses(step, losses, want) or compare_params(f"step {step}", carried, tp)
         if problem:
             return problem
         if rec["step"] != step:
@@ -162,24 +154,19 @@ def case_accumulate_loss_scaler(args, workdir, seed):
         found = step in bad
         if not found:
             want = torch_step(tp, opt, micro, float(ref.scale))
-            problem = compare_losses(step, losses, want) or compare_params(step, after, tp)
+            problem = compare_losses(step, losses, want) or compare_params(f"step {step}", after, tp)
             if problem:
                 return problem
         ref.update(found)
-        if rec["found_inf"] != found:
-            return f"step {step}: found_inf {rec['found_inf']}, expected {found}"
-        if rec["loss_scale"] != float(ref.scale):
-            return f"step {step}: loss_scale {rec['loss_scale']} != reference {float(ref.scale)}"
-        if rec["growth_tracker"] != ref.tracker:
-            return f"step {step}: growth_tracker {rec['growth_tracker']} != {ref.tracker}"
-        if found:
+        problem = check_scaler(step, rec, ref, found)
+        if not problem and found:
             # Params, moments and the counter are bit-identical to before
             # the step's first micro-batch.
-            for name, before in carried.items():
-                if name in ("loss_scale", "growth_tracker") or name.endswith(".grad_accum"):
-                    continue
-                if not torch.equal(after[name], before):
-                    return f"step {step}: '{name}' changed across a skipped step"
+            problem = check_unchanged(step, carried, after,
+                                      skip=lambda name: name.endswith(".grad_accum"))
+        if problem:
+            return problem
+        if found:
             if not any(torch.isinf(v).any() or torch.isnan(v).any()
                        for n, v in accumulated.items() if n.endswith(".grad_accum")):
                 return f"step {step}: the injected overflow never reached the accumulators"
