@@ -45,12 +45,17 @@ def time_tfc(tfc_run, model, feed, repeat, extra_args=()):
         return median_ms, safetensors_io.load(out)["loss"].item()
 
 
-def report(benchmark, slug, torch_version, repeat, torch_ms, tfc_ms, extra, out_dir):
-    """Prints the comparison and writes bench/results/<slug>-<date>.json."""
+def report(benchmark, slug, torch_version, repeat, torch_ms, tfc_ms, extra, out_dir,
+           device="host", gpu=None):
+    """Prints the comparison and writes bench/results/<slug>-<date>.json;
+    `gpu` names the GPU when `device` is cuda."""
     ratio = tfc_ms / torch_ms
+    machine = {"cpu": cpu_name(), "cores": os.cpu_count(), "os": platform.platform()}
+    if gpu:
+        machine["gpu"] = gpu
     record = {
         "benchmark": benchmark, "date": datetime.date.today().isoformat(),
-        "machine": {"cpu": cpu_name(), "cores": os.cpu_count(), "os": platform.platform()},
+        "device": device, "machine": machine,
         "torch": torch_version, "repeat": repeat,
         "torch_median_ms": round(torch_ms, 3), "tfc_median_ms": round(tfc_ms, 3),
         "ratio_tfc_over_torch": round(ratio, 3), "target_ratio": 1.5, **extra,
@@ -59,7 +64,7 @@ def report(benchmark, slug, torch_version, repeat, torch_ms, tfc_ms, extra, out_
     path = os.path.join(out_dir, f"{slug}-{record['date']}.json")
     with open(path, "w") as f:
         json.dump(record, f, indent=2)
-    print(f"{benchmark} ({record['machine']['cpu']}, {os.cpu_count()} cores)")
+    print(f"{benchmark} ({gpu or record['machine']['cpu']}, {os.cpu_count()} cores)")
     print(f"  torch {torch_version}: {torch_ms:8.2f} ms (median of {repeat})")
-    print(f"  tfc host      : {tfc_ms:8.2f} ms (median of {repeat})")
+    print(f"  tfc {device:<10}: {tfc_ms:8.2f} ms (median of {repeat})")
     print(f"  ratio tfc/torch: {ratio:.2f} (target <= 1.5)  -> {path}")

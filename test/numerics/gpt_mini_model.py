@@ -42,7 +42,7 @@ def init_parameters(generator: torch.Generator) -> dict:
 def loss(params: dict, tokens: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     p = params
     b, t = tokens.shape
-    x = F.embedding(tokens, p["wte.weight"]) + F.embedding(torch.arange(t), p["wpe.weight"])
+    x = F.embedding(tokens, p["wte.weight"]) + F.embedding(torch.arange(t, device=tokens.device), p["wpe.weight"])
     for i in range(LAYERS):
         h = f"h.{i}."
         y = F.layer_norm(x, (WIDTH,), p[h + "ln_1.weight"], p[h + "ln_1.bias"], 1e-5)
@@ -50,7 +50,7 @@ def loss(params: dict, tokens: torch.Tensor, targets: torch.Tensor) -> torch.Ten
         q, k, v = (z.reshape(b, t, HEADS, WIDTH // HEADS).transpose(1, 2)
                    for z in qkv.split(WIDTH, dim=2))
         s = q @ k.transpose(-1, -2) / math.sqrt(WIDTH // HEADS)
-        s = s.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf"))
+        s = s.masked_fill(~torch.ones(t, t, dtype=torch.bool, device=tokens.device).tril(), float("-inf"))
         a = (torch.softmax(s, -1) @ v).transpose(1, 2).reshape(b, t, WIDTH)
         x = x + F.linear(a, p[h + "attn.c_proj.weight"], p[h + "attn.c_proj.bias"])
         y = F.layer_norm(x, (WIDTH,), p[h + "ln_2.weight"], p[h + "ln_2.bias"], 1e-5)

@@ -2,6 +2,10 @@
 
 #include "compiler/tools/tfc-train/Report.h"
 
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -157,6 +161,32 @@ std::string tfc::train::renderLossSvg(const std::vector<StepRecord> &records,
       << "\" text-anchor=\"end\" fill=\"#08519c\">loss (EMA 0.9), raw in "
          "light blue</text>\n</svg>\n";
   return svg.str();
+}
+
+std::string tfc::train::renderMemoryJson(const MemoryAnatomy &a) {
+  uint64_t gradients = a.gradientBytes + a.accumulatorBytes;
+  uint64_t total = a.weightBytes + a.accumulatorBytes + a.optimizerBytes +
+                   a.arenaBytes + a.workspaceBytes + a.batchBytes;
+  double n = double(std::max<int64_t>(a.parameters, 1));
+  llvm::json::Object bytes{{"weights", int64_t(a.weightBytes)},
+                           {"gradients", int64_t(gradients)},
+                           {"optimizer_state", int64_t(a.optimizerBytes)},
+                           {"arena", int64_t(a.arenaBytes)},
+                           {"workspace", int64_t(a.workspaceBytes)},
+                           {"batch", int64_t(a.batchBytes)},
+                           {"total", int64_t(total)}};
+  llvm::json::Object root{
+      {"device", a.device},
+      {"optimizer", a.optimizer},
+      {"loss_scaling", a.lossScaling},
+      {"parameters", a.parameters},
+      {"bytes", std::move(bytes)},
+      {"bytes_per_param",
+       double(a.weightBytes + gradients + a.optimizerBytes) / n}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  return text;
 }
 
 std::string tfc::train::renderMemoryReport(const MemoryAnatomy &a) {

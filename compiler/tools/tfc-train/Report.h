@@ -40,6 +40,12 @@ struct MemoryAnatomy {
 /// mixed-precision AdamW (18 bytes/param) and what tfc's f32 setup uses.
 std::string renderMemoryReport(const MemoryAnatomy &anatomy);
 
+/// The same figures as a JSON object (memory.json, read by the benches):
+/// device, optimizer, loss_scaling, parameters, and per part (weights,
+/// gradients, optimizer_state, arena, workspace, batch, total) its bytes;
+/// "bytes_per_param" is weights + gradients + optimizer state per parameter.
+std::string renderMemoryJson(const MemoryAnatomy &anatomy);
+
 /// "1.50 MiB", "312 B".
 std::string formatBytes(uint64_t bytes);
 

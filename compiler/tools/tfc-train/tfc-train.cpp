@@ -7,7 +7,7 @@
 // random windows of the data, with a host-side learning-rate schedule fed as
 // the `lr` input. --accumulate K makes each step K micro-batches
 // (accumulate_step) and one apply_step. Writes DIR/metrics.jsonl, DIR/loss.svg,
-// DIR/memory.md and DIR/checkpoint/; --resume DIR continues bit-exactly.
+// DIR/memory.md (+ memory.json) and DIR/checkpoint/; --resume DIR continues bit-exactly.
 //
 //===----------------------------------------------------------------------===//
 
@@ -590,13 +590,14 @@ bool run() {
   std::string title = "tfc-train: " + llvm::sys::path::filename(model).str() +
                       ", " + optimizer.getValue() + ", lr " +
                       llvm::formatv("{0}", lr.getValue()).str();
+  MemoryAnatomy anatomy =
+      anatomyOf(rt.program, compiled.artifactDir, rt.dev, parameters);
   if (!writeFileAtomically(outDir + "/loss.svg", renderLossSvg(records, title),
                            error) ||
-      !writeFileAtomically(
-          outDir + "/memory.md",
-          renderMemoryReport(anatomyOf(rt.program, compiled.artifactDir,
-                                       rt.dev, parameters)),
-          error))
+      !writeFileAtomically(outDir + "/memory.md", renderMemoryReport(anatomy),
+                           error) ||
+      !writeFileAtomically(outDir + "/memory.json", renderMemoryJson(anatomy),
+                           error))
     return fail(error);
   if (!records.empty())
     std::printf("step %lld: loss %.4f (first %.4f); %.1f s training\n",

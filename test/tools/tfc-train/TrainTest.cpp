@@ -6,6 +6,8 @@
 #include "compiler/tools/tfc-train/Report.h"
 #include "compiler/tools/tfc-train/Schedule.h"
 
+#include "llvm/Support/JSON.h"
+
 #include "llvm/Support/FileSystem.h"
 
 #include <gtest/gtest.h>
@@ -249,6 +251,17 @@ TEST(Report, MemoryAnatomy) {
   EXPECT_NE(md.find("18 bytes per parameter"), std::string::npos);
   EXPECT_NE(md.find("1.00 MiB"), std::string::npos);
   EXPECT_EQ(formatBytes(512), "512 B");
+
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse(renderMemoryJson(a));
+  ASSERT_TRUE(bool(json)) << llvm::toString(json.takeError());
+  const llvm::json::Object *root = json->getAsObject();
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->getString("optimizer"), "adamw");
+  EXPECT_EQ(root->getObject("bytes")->getInteger("optimizer_state"), 8008);
+  EXPECT_EQ(root->getObject("bytes")->getInteger("total"),
+            4000 + 8008 + (1 << 20));
+  EXPECT_NEAR(*root->getNumber("bytes_per_param"), 16.008, 1e-9);
 }
 
 // Meta round-trips, including a position beyond 2^53.
