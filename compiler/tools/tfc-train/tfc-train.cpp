@@ -17,6 +17,7 @@
 #include "compiler/tools/tfc-train/Data.h"
 #include "compiler/tools/tfc-train/Metrics.h"
 #include "compiler/tools/tfc-train/Model.h"
+#include "compiler/tools/tfc-train/ProgramSetup.h"
 #include "compiler/tools/tfc-train/Report.h"
 #include "compiler/tools/tfc-train/Schedule.h"
 #include "tfc/runtime.h"
@@ -197,107 +198,6 @@ bool reconcileOptions(const CheckpointMeta &meta) {
   return true;
 }
 
-/// GPT-2 initialization by name and rank: norm weights (rank 1, name with
-/// "ln" or "norm", ending in ".weight") ones, other rank-1 tensors (biases)
-/// zeros, matrices N(0, 0.02).
-bool initParameters(tfc_program *program, Rng &rng, int64_t &count) {
-  count = 0;
-  for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
-    tfc_binding b;
-    if (tfc_status s = tfc_program_binding(program, i, &b))
-      return fail("cannot describe a binding", s);
-    if (b.role != TFC_ROLE_PARAM)
-      continue;
-    if (b.dtype != TFC_DTYPE_F32)
-      return fail(std::string("parameter '") + b.name + "' is " +
-                  tfc_dtype_name(b.dtype) + "; tfc-train initializes f32");
-    std::string name = b.name;
-    size_t n = b.bytes / 4;
-    count += n;
-    bool isWeight = name.size() >= 7 &&
-                    name.compare(name.size() - 7, 7, ".weight") == 0;
-    bool isNorm = name.find("ln") != std::string::npos ||
-                  name.find("norm") != std::string::npos;
-    std::vector<float> values(n, 0.0f);
-    if (b.rank == 1 && isWeight && isNorm)
-      std::fill(values.begin(), values.end(), 1.0f);
-    else if (b.rank >= 2)
-      for (float &v : values)
-        v = float(0.02 * rng.normal());
-    if (tfc_status s = tfc_program_set(program, b.name, values.data(), b.bytes))
-      return fail("cannot set '" + name + "'", s);
-  }
-  return true;
-}
-
-/// Zero-fills every state (moments, step counter, scaler) explicitly.
-bool zeroStates(tfc_program *program) {
-  for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
-    tfc_binding b;
-    if (tfc_status s = tfc_program_binding(program, i, &b))
-      return fail("cannot describe a binding", s);
-    if (b.role != TFC_ROLE_STATE)
-      continue;
-    std::vector<uint8_t> zeros(b.bytes, 0);
-    if (tfc_status s = tfc_program_set(program, b.name, zeros.data(), b.bytes))
-      return fail(std::string("cannot set '") + b.name + "'", s);
-  }
-  return true;
-}
-
-/// Bytes of the planned arena, from the artifact's manifest.
-uint64_t arenaBytes(const std::string &artifactDir) {
-  auto buffer = llvm::MemoryBuffer::getFile(artifactDir + "/manifest.json");
-  if (!buffer)
-    return 0;
-  llvm::Expected<llvm::json::Value> value =
-      llvm::json::parse((*buffer)->getBuffer());
-  if (!value) {
-    llvm::consumeError(value.takeError());
-    return 0;
-  }
-  const llvm::json::Object *root = value->getAsObject();
-  const llvm::json::Object *arena = root ? root->getObject("arena") : nullptr;
-  std::optional<int64_t> size = arena ? arena->getInteger("size") : std::nullopt;
-  return size ? uint64_t(*size) : 0;
-}
-
-MemoryAnatomy anatomyOf(tfc_program *program, const std::string &artifactDir,
-                        tfc_device *dev, int64_t parameters) {
-  MemoryAnatomy a;
-  a.device = tfc_device_kind(dev);
-  a.optimizer = optimizer;
-  a.lossScaling = lossScaling;
-  a.parameters = parameters;
-  for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
-    tfc_binding b;
-    if (tfc_status s = tfc_program_binding(program, i, &b)) {
-      tfc_status_free(s);
-      continue;
-    }
-    if (b.role == TFC_ROLE_PARAM)
-      a.weightBytes += b.bytes;
-    else if (b.role == TFC_ROLE_STATE &&
-             llvm::StringRef(b.name).ends_with(".grad_accum"))
-      a.accumulatorBytes += b.bytes;
-    else if (b.role == TFC_ROLE_STATE)
-      a.optimizerBytes += b.bytes;
-    else
-      a.batchBytes += b.bytes;
-  }
-  a.gradientBytes = a.weightBytes;
-  a.arenaBytes = arenaBytes(artifactDir);
-  // The cuda backend's cuBLASLt workspace (docs/execution.md): 32 MiB on
-  // sm_90 and newer, 4 MiB before; the host backend's GEMMs need none.
-  if (a.device == "cuda") {
-    std::string description = tfc_device_description(dev);
-    size_t sm = description.find("sm_");
-    int arch = sm == std::string::npos ? 0 : std::atoi(description.c_str() + sm + 3);
-    a.workspaceBytes = (arch >= 90 ? 32u : 4u) << 20;
-  }
-  return a;
-}
-
 /// The train-step pipeline's options string for the flags.
 std::string trainStepOptions() {
   std::string options =
@@ -451,9 +351,9 @@ bool run() {
   // Parameters: GPT-2 init or the checkpoint; data stream: seeded or saved.
   Rng initRng(seed);
   int64_t parameters = 0;
-  if (!initParameters(rt.program, initRng, parameters) ||
-      !zeroStates(rt.program))
-    return false;
+  if (!initParameters(rt.program, initRng, parameters, error) ||
+      !zeroStates(rt.program, error))
+    return fail(error);
   Rng dataRng(seed ^ 0x5deece66dull);
   std::vector<StepRecord> earlier;
   if (!checkpointDir.empty()) {
@@ -591,7 +491,8 @@ bool run() {
                       ", " + optimizer.getValue() + ", lr " +
                       llvm::formatv("{0}", lr.getValue()).str();
   MemoryAnatomy anatomy =
-      anatomyOf(rt.program, compiled.artifactDir, rt.dev, parameters);
+      anatomyOf(rt.program, compiled.artifactDir, rt.dev, parameters,
+                optimizer, lossScaling);
   if (!writeFileAtomically(outDir + "/loss.svg", renderLossSvg(records, title),
                            error) ||
       !writeFileAtomically(outDir + "/memory.md", renderMemoryReport(anatomy),

@@ -1,0 +1,127 @@
+//===- ProgramSetup.cpp - a loaded train step's parameters and state ------===//
+
+#include "compiler/tools/tfc-train/ProgramSetup.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <vector>
+
+using namespace tfc::train;
+
+/// Sets `error` to `what` (and the status's message, which is freed);
+/// returns false.
+static bool failWith(std::string &error, const std::string &what,
+                     tfc_status status = nullptr) {
+  error = what;
+  if (status) {
+    error += std::string(": ") + tfc_status_message(status);
+    tfc_status_free(status);
+  }
+  return false;
+}
+
+bool tfc::train::initParameters(tfc_program *program, Rng &rng,
+                                int64_t &count, std::string &error) {
+  count = 0;
+  for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
+    tfc_binding b;
+    if (tfc_status s = tfc_program_binding(program, i, &b))
+      return failWith(error, "cannot describe a binding", s);
+    if (b.role != TFC_ROLE_PARAM)
+      continue;
+    if (b.dtype != TFC_DTYPE_F32)
+      return failWith(error, std::string("parameter '") + b.name + "' is " +
+                                 tfc_dtype_name(b.dtype) +
+                                 "; tfc-train initializes f32");
+    std::string name = b.name;
+    size_t n = b.bytes / 4;
+    count += n;
+    bool isWeight = name.size() >= 7 &&
+                    name.compare(name.size() - 7, 7, ".weight") == 0;
+    bool isNorm = name.find("ln") != std::string::npos ||
+                  name.find("norm") != std::string::npos;
+    std::vector<float> values(n, 0.0f);
+    if (b.rank == 1 && isWeight && isNorm)
+      std::fill(values.begin(), values.end(), 1.0f);
+    else if (b.rank >= 2)
+      for (float &v : values)
+        v = float(0.02 * rng.normal());
+    if (tfc_status s = tfc_program_set(program, b.name, values.data(), b.bytes))
+      return failWith(error, "cannot set '" + name + "'", s);
+  }
+  return true;
+}
+
+bool tfc::train::zeroStates(tfc_program *program, std::string &error) {
+  for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
+    tfc_binding b;
+    if (tfc_status s = tfc_program_binding(program, i, &b))
+      return failWith(error, "cannot describe a binding", s);
+    if (b.role != TFC_ROLE_STATE)
+      continue;
+    std::vector<uint8_t> zeros(b.bytes, 0);
+    if (tfc_status s = tfc_program_set(program, b.name, zeros.data(), b.bytes))
+      return failWith(error, std::string("cannot set '") + b.name + "'", s);
+  }
+  return true;
+}
+
+static uint64_t arenaBytes(const std::string &artifactDir) {
+  auto buffer = llvm::MemoryBuffer::getFile(artifactDir + "/manifest.json");
+  if (!buffer)
+    return 0;
+  llvm::Expected<llvm::json::Value> value =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return 0;
+  }
+  const llvm::json::Object *root = value->getAsObject();
+  const llvm::json::Object *arena = root ? root->getObject("arena") : nullptr;
+  std::optional<int64_t> size = arena ? arena->getInteger("size") : std::nullopt;
+  return size ? uint64_t(*size) : 0;
+}
+
+MemoryAnatomy tfc::train::anatomyOf(tfc_program *program,
+                                    const std::string &artifactDir,
+                                    tfc_device *dev, int64_t parameters,
+                                    const std::string &optimizer,
+                                    bool lossScaling) {
+  MemoryAnatomy a;
+  a.device = tfc_device_kind(dev);
+  a.optimizer = optimizer;
+  a.lossScaling = lossScaling;
+  a.parameters = parameters;
+  for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
+    tfc_binding b;
+    if (tfc_status s = tfc_program_binding(program, i, &b)) {
+      tfc_status_free(s);
+      continue;
+    }
+    if (b.role == TFC_ROLE_PARAM)
+      a.weightBytes += b.bytes;
+    else if (b.role == TFC_ROLE_STATE &&
+             llvm::StringRef(b.name).ends_with(".grad_accum"))
+      a.accumulatorBytes += b.bytes;
+    else if (b.role == TFC_ROLE_STATE)
+      a.optimizerBytes += b.bytes;
+    else
+      a.batchBytes += b.bytes;
+  }
+  a.gradientBytes = a.weightBytes;
+  a.arenaBytes = arenaBytes(artifactDir);
+  // The cuda backend's cuBLASLt workspace (docs/execution.md): 32 MiB on
+  // sm_90 and newer, 4 MiB before; the host backend's GEMMs need none.
+  if (a.device == "cuda") {
+    std::string description = tfc_device_description(dev);
+    size_t sm = description.find("sm_");
+    int arch = sm == std::string::npos ? 0 : std::atoi(description.c_str() + sm + 3);
+    a.workspaceBytes = (arch >= 90 ? 32u : 4u) << 20;
+  }
+  return a;
+}

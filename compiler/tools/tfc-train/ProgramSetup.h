@@ -1,0 +1,43 @@
+//===- ProgramSetup.h - a loaded train step's parameters and state -*- C++ -*-===//
+//
+// What tfc-train does to a compiled train-step program before and after
+// training, through libtfcrt's C API only: GPT-2 initialization of the
+// parameters, zero-filled optimizer state, and the memory anatomy of the
+// program's buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_TOOLS_TFC_TRAIN_PROGRAMSETUP_H
+#define TFC_TOOLS_TFC_TRAIN_PROGRAMSETUP_H
+
+#include "compiler/tools/tfc-train/Data.h"
+#include "compiler/tools/tfc-train/Report.h"
+
+#include "tfc/runtime.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tfc::train {
+
+/// GPT-2 initialization by name and rank: norm weights (rank 1, name with
+/// "ln" or "norm", ending in ".weight") ones, other rank-1 tensors (biases)
+/// zeros, matrices N(0, 0.02) from `rng`. Sets `count` to the number of
+/// parameter scalars. Only f32 parameters; false with `error` otherwise.
+bool initParameters(tfc_program *program, Rng &rng, int64_t &count,
+                    std::string &error);
+
+/// Zero-fills every state (moments, step counter, scaler, accumulators)
+/// explicitly.
+bool zeroStates(tfc_program *program, std::string &error);
+
+/// Where the program's memory goes: its bindings by role (gradient
+/// accumulators, P.grad_accum, count as gradients), the arena from the
+/// artifact's manifest, and the cuda backend's GEMM workspace.
+MemoryAnatomy anatomyOf(tfc_program *program, const std::string &artifactDir,
+                        tfc_device *dev, int64_t parameters,
+                        const std::string &optimizer, bool lossScaling);
+
+} // namespace tfc::train
+
+#endif // TFC_TOOLS_TFC_TRAIN_PROGRAMSETUP_H
