@@ -131,7 +131,7 @@ def schedule_rate(kind, s, lr, min_lr, warmup, total):
 
 def case_lr_schedule(args, workdir, seed):
     params, batch = init(seed)
-    lr, min_lr, warmup, total, steps = 1e-2, 1e-3, 3, 10, 14
+    lr, min_lr, warmup, total, steps = 2e-3, 2e-4, 3, 10, 14
     for kind in ("warmup-cosine", "warmup-linear"):
         feed = dict(params)
         feed.update(batch)
