@@ -9,7 +9,7 @@ where the kernel must be bit-exact (data movement, conversions, 16-bit
 rounding of a single op).
 
 usage: check_numerics.py --translate BIN --cuda-include DIR [--cxx g++]
-                         [--seed N] [--only NAME]
+                         [--seed N]
 """
 import argparse
 import os
