@@ -541,29 +541,9 @@ Status pointwiseTyped(const HostOp &op, const std::vector<const void *> &in,
 } // namespace
 
 bool isPointwiseOp(OpCode code) {
+  if (isUnaryElementwise(code) || isBinaryElementwise(code))
+    return true;
   switch (code) {
-  case OpCode::Neg:
-  case OpCode::Abs:
-  case OpCode::Exp:
-  case OpCode::Log:
-  case OpCode::Sqrt:
-  case OpCode::Rsqrt:
-  case OpCode::Cos:
-  case OpCode::Sin:
-  case OpCode::Tanh:
-  case OpCode::Sigmoid:
-  case OpCode::Relu:
-  case OpCode::Silu:
-  case OpCode::Gelu:
-  case OpCode::Pow:
-  case OpCode::Add:
-  case OpCode::Sub:
-  case OpCode::Mul:
-  case OpCode::Div:
-  case OpCode::Maximum:
-  case OpCode::Minimum:
-  case OpCode::Compare:
-  case OpCode::Select:
   case OpCode::Convert:
   case OpCode::Dropout:
   case OpCode::GeluGrad:

@@ -46,7 +46,9 @@
 namespace tfc::rt::host {
 
 /// The ops a host program may contain (the tfc ops with a kernel role other
-/// than gemm and composite).
+/// than gemm and composite). The unary and binary elementwise ops are each
+/// one contiguous range (Neg..Pow, Add..Select): isUnaryElementwise and
+/// isBinaryElementwise below rely on it, so a new one goes inside its range.
 enum class OpCode {
   // Unary elementwise.
   Neg,
@@ -113,6 +115,15 @@ enum class OpCode {
 
 /// The op's name in the text ("add", "layer_norm", ...).
 const char *opName(OpCode code);
+
+/// One operand, one result of its shape, elementwise (Neg..Pow).
+inline bool isUnaryElementwise(OpCode code) {
+  return code >= OpCode::Neg && code <= OpCode::Pow;
+}
+/// Two (Select: three) numpy-broadcast operands, elementwise (Add..Select).
+inline bool isBinaryElementwise(OpCode code) {
+  return code >= OpCode::Add && code <= OpCode::Select;
+}
 
 /// Comparison predicate of `compare`.
 enum class CompareDir { Eq, Ne, Lt, Le, Gt, Ge };

@@ -371,31 +371,11 @@ bool Checker::checkNN() {
 }
 
 bool Checker::check() {
-  switch (op.code) {
-  case OpCode::Neg:
-  case OpCode::Abs:
-  case OpCode::Exp:
-  case OpCode::Log:
-  case OpCode::Sqrt:
-  case OpCode::Rsqrt:
-  case OpCode::Cos:
-  case OpCode::Sin:
-  case OpCode::Tanh:
-  case OpCode::Sigmoid:
-  case OpCode::Relu:
-  case OpCode::Silu:
-  case OpCode::Gelu:
-  case OpCode::Pow:
+  if (isUnaryElementwise(op.code))
     return checkUnary();
-  case OpCode::Add:
-  case OpCode::Sub:
-  case OpCode::Mul:
-  case OpCode::Div:
-  case OpCode::Maximum:
-  case OpCode::Minimum:
-  case OpCode::Compare:
-  case OpCode::Select:
+  if (isBinaryElementwise(op.code))
     return checkBinary();
+  switch (op.code) {
   case OpCode::Constant:
     return checkConstant();
   case OpCode::Iota:
@@ -435,6 +415,8 @@ bool Checker::check() {
   case OpCode::AdamW8bit:
     return problem.empty() &&
            (problem = verifyAdamW8bitOp(prog, op, attrs)).empty();
+  default:
+    break; // elementwise ops: checked above
   }
   return fail("internal: unknown op code");
 }
