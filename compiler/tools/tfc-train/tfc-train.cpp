@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/jit/JitCompiler.h"
-#include "compiler/tools/common/OpenDevice.h"
+#include "runtime/tools/common/OpenDevice.h"
 #include "compiler/tools/tfc-train/Checkpoint.h"
 #include "compiler/tools/tfc-train/Data.h"
 #include "compiler/tools/tfc-train/Metrics.h"

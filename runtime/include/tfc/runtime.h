@@ -145,6 +145,26 @@ tfc_status tfc_program_load_safetensors(tfc_program *program, const char *path,
 tfc_status tfc_program_save_safetensors(tfc_program *program, const char *path,
                                         unsigned role_mask);
 
+/* ---- Kernel preparation ------------------------------------------------ */
+
+/// What tfc_program_load spent preparing the program's kernels: on cuda,
+/// NVRTC compiles (distinct sources only, on a pool of up to 16 threads)
+/// or on-disk kernel-cache hits, then module loads; on host, parsing the
+/// host programs. A cold start compiles everything; a warm one (same
+/// kernels, same TFC_CACHE_DIR) only loads.
+typedef struct tfc_compile_info {
+  size_t kernels;    /**< kernels of the artifact */
+  size_t distinct;   /**< distinct kernel sources among them */
+  size_t compiled;   /**< compiled (cuda: NVRTC runs; host: parsed) */
+  size_t cache_hits; /**< taken from the on-disk kernel cache */
+  int threads;       /**< threads that compiled them */
+  double wall_ms;    /**< wall time of the whole preparation */
+} tfc_compile_info;
+
+/// Stores what preparing `program`'s kernels cost in `*out`.
+tfc_status tfc_program_compile_info(const tfc_program *program,
+                                    tfc_compile_info *out);
+
 /* ---- Profiling ---------------------------------------------------------- */
 
 /// The measured cost of one step of an entry.

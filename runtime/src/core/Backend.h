@@ -29,6 +29,17 @@ public:
   virtual ~PreparedKernel() = default;
 };
 
+/// What preparing an artifact's kernels cost (tfc_compile_info; the
+/// executor measures the wall time).
+struct PrepareStats {
+  int64_t kernels = 0;   ///< Kernels prepared.
+  int64_t distinct = 0;  ///< Distinct sources among them.
+  int64_t compiled = 0;  ///< Compiled (NVRTC) or parsed (host) now.
+  int64_t cacheHits = 0; ///< Taken from an on-disk cache.
+  int threads = 1;       ///< Threads that compiled.
+  double wallMs = 0;
+};
+
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -47,6 +58,13 @@ public:
   /// Compiles or parses `kernel` (cached where the backend can).
   virtual Status prepareKernel(const KernelDesc &kernel,
                                std::unique_ptr<PreparedKernel> &out) = 0;
+  /// Prepares every kernel of an artifact: `out[i]` for `kernels[i]`. The
+  /// default calls prepareKernel in order (every kernel counted as
+  /// compiled); a backend with expensive compiles overrides it to compile
+  /// distinct kernels once, in parallel. Errors name the kernel.
+  virtual Status prepareKernels(const std::vector<KernelDesc> &kernels,
+                                std::vector<std::unique_ptr<PreparedKernel>> &out,
+                                PrepareStats &stats);
   /// Launches a prepared kernel. `args` are the device addresses of its
   /// inputs then outputs, `argBuffers` their descriptors (same order).
   virtual Status launch(PreparedKernel &kernel, const KernelDesc &desc,

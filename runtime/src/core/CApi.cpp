@@ -353,3 +353,16 @@ tfc_status tfc_program_profile_copy(tfc_program *program, size_t bytes,
     return program->executor->profileCopy(bytes, repeat, *median_ms);
   });
 }
+
+tfc_status tfc_program_compile_info(const tfc_program *program,
+                                    tfc_compile_info *out) {
+  return guarded([&]() -> Status {
+    TFC_RETURN_IF_ERROR(checkProgram(program));
+    if (!out)
+      return Status::error("tfc_program_compile_info: null argument");
+    const PrepareStats &p = program->executor->prepareStats();
+    *out = {size_t(p.kernels), size_t(p.distinct), size_t(p.compiled),
+            size_t(p.cacheHits), p.threads, p.wallMs};
+    return Status::ok();
+  });
+}

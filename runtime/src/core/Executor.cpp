@@ -76,16 +76,20 @@ Status Executor::init() {
     if (b.kind == BufferKind::Alias)
       addresses_[b.id] = addresses_[b.aliasOf]; // loader resolved the root
 
-  kernels_.resize(art.kernels.size());
-  for (size_t i = 0; i < art.kernels.size(); ++i) {
-    Status s = backend_->prepareKernel(art.kernels[i], kernels_[i]);
-    if (!s)
-      return Status::error("preparing kernel '" + art.kernels[i].name +
-                           "': " + s.message());
+  auto start = std::chrono::steady_clock::now();
+  TFC_RETURN_IF_ERROR(
+      backend_->prepareKernels(art.kernels, kernels_, prepareStats_));
+  prepareStats_.wallMs = std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+  if (kernels_.size() != art.kernels.size())
+    return Status::error("backend prepared " + std::to_string(kernels_.size()) +
+                         " of " + std::to_string(art.kernels.size()) +
+                         " kernels");
+  for (size_t i = 0; i < art.kernels.size(); ++i)
     if (!kernels_[i])
       return Status::error("preparing kernel '" + art.kernels[i].name +
                            "': backend returned no kernel");
-  }
   return Status::ok();
 }
 

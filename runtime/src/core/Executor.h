@@ -65,6 +65,9 @@ public:
   /// reference kernels are compared with.
   Status profileCopy(size_t bytes, int repeat, double &medianMs);
 
+  /// What preparing the kernels cost at creation.
+  const PrepareStats &prepareStats() const { return prepareStats_; }
+
   /// The device address of buffer `id` (aliases resolve to their root).
   DevicePtr address(int64_t id) const { return addresses_[id]; }
 
@@ -88,6 +91,7 @@ private:
   std::vector<DevicePtr> addresses_;   ///< Indexed by buffer id.
   std::vector<bool> written_;          ///< Indexed by buffer id (externals).
   std::vector<std::unique_ptr<PreparedKernel>> kernels_;
+  PrepareStats prepareStats_;
 };
 
 } // namespace tfc::rt

@@ -9,6 +9,7 @@
 
 #include "runtime/src/core/Backend.h"
 
+#include "runtime/src/host/HostBlas.h"
 #include "runtime/src/host/HostGemm.h"
 #include "runtime/src/host/HostInterpreter.h"
 
@@ -38,7 +39,7 @@ public:
   std::string name() const override { return "host"; }
 
   std::string deviceDescription() const override {
-    return "host CPU (reference interpreter, OpenBLAS GEMM), " +
+    return std::string("host CPU (reference interpreter, ") + host::blasName() + "), " +
            std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
            " hardware threads";
   }

@@ -1,6 +1,7 @@
-//===- HostGemm.cpp - strided-batched GEMM on OpenBLAS -------------------===//
+//===- HostGemm.cpp - strided-batched GEMM on the host --------------------===//
 //
-// Row-major CBLAS calls, one per batch entry. Batch strides of 0 broadcast an
+// Row-major BLAS calls (HostBlas.h: OpenBLAS or the portable GEMM), one per
+// batch entry. Batch strides of 0 broadcast an
 // operand, which costs nothing here: the same pointer is passed again.
 // 16-bit operands are widened once for the whole call, so every batch entry
 // runs the fast f32 kernel.
@@ -9,9 +10,8 @@
 
 #include "runtime/src/host/HostGemm.h"
 
+#include "runtime/src/host/HostBlas.h"
 #include "runtime/src/host/HostKernels.h"
-
-#include <cblas.h>
 
 #include <climits>
 #include <vector>
@@ -98,17 +98,15 @@ Status runGemm(const GemmDesc &g, const void *a, const void *b, void *c) {
   TFC_RETURN_IF_ERROR(validateGemm(g, ext));
   if (g.m == 0 || g.n == 0)
     return Status::ok();
-  CBLAS_TRANSPOSE ta = g.transposeA ? CblasTrans : CblasNoTrans;
-  CBLAS_TRANSPOSE tb = g.transposeB ? CblasTrans : CblasNoTrans;
-  int m = int(g.m), n = int(g.n), k = int(g.k);
-  int lda = int(g.lda), ldb = int(g.ldb), ldc = int(g.ldc);
+  bool ta = g.transposeA, tb = g.transposeB;
+  int64_t m = g.m, n = g.n, k = g.k, lda = g.lda, ldb = g.ldb, ldc = g.ldc;
 
   if (g.aType == DType::F64) {
     auto *A = static_cast<const double *>(a);
     auto *B = static_cast<const double *>(b);
     auto *C = static_cast<double *>(c);
     for (int64_t i = 0; i < g.batch; ++i)
-      cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, g.alpha, A + i * g.strideA,
+      dgemm(ta, tb, m, n, k, g.alpha, A + i * g.strideA,
                   lda, B + i * g.strideB, ldb, g.beta, C + i * g.strideC, ldc);
     return Status::ok();
   }
@@ -134,7 +132,7 @@ Status runGemm(const GemmDesc &g, const void *a, const void *b, void *c) {
     C = wc.data();
   }
   for (int64_t i = 0; i < g.batch; ++i)
-    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, float(g.alpha),
+    sgemm(ta, tb, m, n, k, float(g.alpha),
                 A + i * g.strideA, lda, B + i * g.strideB, ldb, float(g.beta),
                 C + i * g.strideC, ldc);
   if (g.cType != DType::F32) {

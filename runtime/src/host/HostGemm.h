@@ -1,7 +1,7 @@
-//===- HostGemm.h - strided-batched GEMM on OpenBLAS ------------*- C++ -*-===//
+//===- HostGemm.h - strided-batched GEMM on the host ------------*- C++ -*-===//
 //
 // The host backend's GEMM: a GemmDesc (docs/execution.md, section 2) run with
-// cblas_sgemm / cblas_dgemm. 16-bit operands are widened to f32 and the
+// HostBlas.h's sgemm / dgemm (OpenBLAS or the portable GEMM). 16-bit operands are widened to f32 and the
 // product accumulates in f32 (as tensor cores do); a 16-bit C is rounded to
 // nearest even once, at the end.
 //

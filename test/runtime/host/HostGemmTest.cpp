@@ -1,4 +1,4 @@
-//===- HostGemmTest.cpp - the host backend's OpenBLAS GEMM ---------------===//
+//===- HostGemmTest.cpp - the host backend's GEMM -----------------------===//
 //
 // Every GemmDesc variant (transposes, padded leading dimensions, batch
 // strides including 0, alpha/beta, 16-bit and f64 operands) against a naive

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TFC_COMPILER_TOOLS_COMMON_OPENDEVICE_H
-#define TFC_COMPILER_TOOLS_COMMON_OPENDEVICE_H
+#ifndef TFC_RUNTIME_TOOLS_COMMON_OPENDEVICE_H
+#define TFC_RUNTIME_TOOLS_COMMON_OPENDEVICE_H
 
 #include "tfc/runtime.h"
 
@@ -34,4 +34,4 @@ inline tfc_status openDevice(const char *tool, const std::string &kind,
 
 } // namespace tfc
 
-#endif // TFC_COMPILER_TOOLS_COMMON_OPENDEVICE_H
+#endif // TFC_RUNTIME_TOOLS_COMMON_OPENDEVICE_H
