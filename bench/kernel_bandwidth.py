@@ -1,10 +1,13 @@
 """Benchmark: each gpt-mini kernel's achieved bandwidth against a
-device-to-device copy, on the GPU (or any backend given with --device).
+device-to-device copy, on the GPU (or any backend given with --device), for
+the forward pass or (--train-step OPTIONS) a whole training step.
 
 Runs `tfc-run --profile` (each step timed alone, median of --repeat runs),
-prints the kernels grouped by kind and writes a JSON record with the device
-name and date under bench/results/. Usage:
+prints the kernels grouped by kind and the cold and warm kernel-compile
+times, and writes a JSON record with the device name and date under
+bench/results/. Usage:
   /usr/bin/python3 bench/kernel_bandwidth.py --tfc-run build/bin/tfc-run [--device cuda]
+      [--train-step "optimizer=adamw"]
 """
 import argparse
 import datetime
@@ -23,6 +26,7 @@ def main():
     ap.add_argument("--model", default=os.path.join(HERE, "..", "examples", "models", "gpt-mini.mlir"))
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--train-step", help="profile the training step of these options")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     args = ap.parse_args()
 
@@ -33,7 +37,8 @@ def main():
     device = probe.stdout.strip()
     with tempfile.TemporaryDirectory(prefix="tfc-bw-") as d:
         table = os.path.join(d, "profile.json")
-        proc = subprocess.run([args.tfc_run, args.model, "--seed", "0", "--int-range", "64",
+        step = ["--train-step", args.train_step] if args.train_step else []
+        proc = subprocess.run([args.tfc_run, args.model, *step, "--seed", "0", "--int-range", "64",
                                "--device", args.device, "--profile", str(args.repeat),
                                "--profile-json", table, "--quiet"], capture_output=True, text=True)
         if proc.returncode != 0:
@@ -47,7 +52,12 @@ def main():
     by_kind = {}
     for s in kernels:
         by_kind.setdefault(s["kind"], []).append(s)
-    print(f"gpt-mini kernels on {device}: device copy {copy:.1f} GB/s")
+    what = f"train step ({args.train_step})" if args.train_step else "forward"
+    print(f"gpt-mini {what} kernels on {device}: device copy {copy:.1f} GB/s")
+    for label, c in (profile.get("compile") or {}).items():
+        print(f"  kernel compile ({label}): {c['kernels']} kernels ({c['distinct']} distinct) "
+              f"in {c['wall_ms']:.0f} ms on {c['threads']} threads, {c['compiled']} compiled, "
+              f"{c['cache_hits']} cached")
     for kind, steps in sorted(by_kind.items()):
         total_bytes = sum(s["bytes"] for s in steps)
         total_ms = sum(s["median_ms"] for s in steps)
@@ -57,12 +67,14 @@ def main():
     gemm_ms = sum(s["median_ms"] for s in profile["steps"] if s["kind"] == "gemm")
     print(f"  gemm              {sum(1 for s in profile['steps'] if s['kind'] == 'gemm'):3} calls    {gemm_ms:8.3f} ms")
 
-    record = {"benchmark": "gpt-mini kernel bandwidth vs device copy",
+    record = {"benchmark": f"gpt-mini {what} kernel bandwidth vs device copy",
               "date": datetime.date.today().isoformat(), "device": device,
-              "repeat": args.repeat, "copy": profile["copy"], "steps": profile["steps"]}
+              "repeat": args.repeat, "compile": profile.get("compile"),
+              "copy": profile["copy"], "steps": profile["steps"]}
     os.makedirs(args.out, exist_ok=True)
     slug = "".join(c if c.isalnum() else "-" for c in args.device)
-    path = os.path.join(args.out, f"kernel-bandwidth-{slug}-{record['date']}.json")
+    kind = "-train-step" if args.train_step else ""
+    path = os.path.join(args.out, f"kernel-bandwidth{kind}-{slug}-{record['date']}.json")
     with open(path, "w") as f:
         json.dump(record, f, indent=2)
     print(f"-> {path}")

@@ -2,16 +2,24 @@
 tfc and by the same model with torch.optim.AdamW in PyTorch, on the same
 device (host: PyTorch 1.13 + OpenBLAS on the CPU; cuda: the GPU), in one run.
 
-tfc side: `tfc-train` on synthetic data for --steps steps, as a user runs it
-(per step: a fresh batch, the train step, the loss read back); the step time
-is the median over the steps after the first (which includes warm-up), and
-the memory anatomy comes from the run's memory.json. torch side: the median
-of --steps steps after one warm-up (torch.cuda.synchronize around each on a
-GPU). Prints step times, tokens/s, their ratio (tfc / torch; target <= 1.5)
-and the memory anatomy, and writes bench/results/train-step-<device>-<date>.json.
+tfc side, one of:
+  --tfc-train: `tfc-train` on synthetic data for --steps steps, as a user runs
+    it (per step: a fresh batch, the train step, the loss read back); the
+    step time is the median over the steps after the first (which includes
+    warm-up), and the memory anatomy comes from the run's memory.json;
+  --tfc-run: the AdamW train step run --steps times by `tfc-run --repeat` (or
+    the GPU kit's tfcrt-run) on one batch, the median step time (what the GPU
+    kit measures, where tfc-train cannot run: it needs the compiler).
+torch side: the median of --steps steps after warm-up (torch.cuda.synchronize
+around each on a GPU) of torch.optim.AdamW in eager mode; on a GPU also with
+AdamW(fused=True) (the reference the ratio uses when it exists) and, where
+torch.compile exists, of the compiled forward+backward with the fused
+optimizer. Prints step times, tokens/s, the ratio (tfc / torch; target <=
+1.5) and the memory anatomy, and writes
+bench/results/train-step-<device>-<date>.json.
 
-Usage: /usr/bin/python3 bench/train_step.py --tfc-train build/bin/tfc-train
-           [--device host|cuda] [--steps 30]
+Usage: /usr/bin/python3 bench/train_step.py (--tfc-train build/bin/tfc-train |
+           --tfc-run build/bin/tfc-run) [--device host|cuda] [--steps 30]
 """
 import argparse
 import json
@@ -30,25 +38,66 @@ import gpt_mini_model
 TOKENS_PER_STEP = gpt_mini_model.BATCH * gpt_mini_model.CONTEXT
 
 
-def torch_step_ms(device, steps):
+def torch_step_ms(device, steps, fused=False, compiled=False):
+    """Median ms of a torch AdamW step of gpt-mini (after warm-up)."""
     g = torch.Generator().manual_seed(0)
     params = gpt_mini_model.init_parameters(g)
     tokens, targets = gpt_mini_model.random_batch(g)
     tokens, targets = tokens.to(device), targets.to(device)
     weights = {k: v.to(device).requires_grad_(True) for k, v in params.items()}
-    opt = torch.optim.AdamW(weights.values(), lr=1e-4, weight_decay=0.01)
+    opt = torch.optim.AdamW(weights.values(), lr=1e-4, weight_decay=0.01,
+                            **({"fused": True} if fused else {}))
+    loss_fn = gpt_mini_model.loss
+    if compiled:
+        loss_fn = torch.compile(gpt_mini_model.loss)
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     times = []
-    for i in range(steps + 1):  # the first step is a warm-up
+    warmup = 3 if compiled else 1
+    for i in range(steps + warmup):
         sync()
         t0 = time.perf_counter()
         opt.zero_grad(set_to_none=True)
-        gpt_mini_model.loss(weights, tokens, targets).backward()
+        loss_fn(weights, tokens, targets).backward()
         opt.step()
         sync()
-        if i:
+        if i >= warmup:
             times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1e3
+
+
+def torch_variants(device, steps):
+    """{variant: median ms} of the torch steps this torch and device have."""
+    out = {"eager": torch_step_ms(device, steps)}
+    if device == "cuda":
+        try:
+            out["eager_fused_adamw"] = torch_step_ms(device, steps, fused=True)
+        except (TypeError, RuntimeError) as e:  # torch without fused AdamW
+            print(f"  (no fused AdamW: {e})")
+        if hasattr(torch, "compile"):
+            try:
+                out["compiled_fused_adamw"] = torch_step_ms(device, steps, fused=True,
+                                                            compiled=True)
+            except Exception as e:  # noqa: BLE001 - an inductor failure is a finding, not fatal
+                print(f"  (torch.compile failed: {type(e).__name__}: {str(e)[:300]})")
+    return out
+
+
+def tfc_run_step_ms(tfc_run, model, device, steps):
+    """Median ms of the AdamW train step run by tfc-run --repeat."""
+    g = torch.Generator().manual_seed(0)
+    tokens, targets = gpt_mini_model.random_batch(g)
+    feed = {**gpt_mini_model.init_parameters(g), "tokens": tokens, "targets": targets,
+            "lr": torch.tensor(1e-4, dtype=torch.float32)}
+    with tempfile.TemporaryDirectory(prefix="tfc-bench-train-") as d:
+        inputs, timing = os.path.join(d, "in.safetensors"), os.path.join(d, "timing.json")
+        bench_common.safetensors_io.save(feed, inputs)
+        proc = subprocess.run([tfc_run, model, "--train-step", "optimizer=adamw weight-decay=0.01",
+                               "--inputs", inputs, "--device", device, "--repeat", str(steps),
+                               "--timing-json", timing, "--quiet"], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"tfc-run failed: {proc.stderr.strip()[-2000:]}")
+        with open(timing) as f:
+            return json.load(f)["median_ms"]
 
 
 def tfc_run(tfc_train, model, device, steps):
@@ -70,7 +119,9 @@ def tfc_run(tfc_train, model, device, steps):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--tfc-train", required=True)
+    tool = ap.add_mutually_exclusive_group(required=True)
+    tool.add_argument("--tfc-train")
+    tool.add_argument("--tfc-run")
     ap.add_argument("--model", default=bench_common.MODEL)
     ap.add_argument("--device", choices=["host", "cuda"], default="host")
     ap.add_argument("--steps", type=int, default=30)
@@ -86,23 +137,36 @@ def main():
         gpu = torch.cuda.get_device_name()
     else:
         torch.set_num_threads(os.cpu_count())
-    torch_ms = torch_step_ms("cuda" if gpu else "cpu", args.steps)
+    variants = torch_variants("cuda" if gpu else "cpu", args.steps)
+    reference = "eager_fused_adamw" if "eager_fused_adamw" in variants else "eager"
+    memory = None
     try:
-        tfc_ms, memory = tfc_run(args.tfc_train, args.model, args.device, args.steps)
+        if args.tfc_train:
+            tfc_ms, memory = tfc_run(args.tfc_train, args.model, args.device, args.steps)
+        else:
+            tfc_ms = tfc_run_step_ms(args.tfc_run, args.model, args.device, args.steps)
     except RuntimeError as e:
         print(e, file=sys.stderr)
         return 1
-    extra = {"tokens_per_step": TOKENS_PER_STEP,
+    extra = {"tfc_measured_by": "tfc-train" if args.tfc_train else "tfc-run --repeat",
+             "torch_reference": reference,
+             "torch_variants_ms": {k: round(v, 3) for k, v in variants.items()},
+             "ratio_tfc_over_torch_variants": {k: round(tfc_ms / v, 3) for k, v in variants.items()},
+             "tokens_per_step": TOKENS_PER_STEP,
              "tfc_tokens_per_s": round(TOKENS_PER_STEP / tfc_ms * 1e3),
-             "torch_tokens_per_s": round(TOKENS_PER_STEP / torch_ms * 1e3),
-             "tfc_memory": memory}
+             "torch_tokens_per_s": round(TOKENS_PER_STEP / variants[reference] * 1e3)}
+    if memory:
+        extra["tfc_memory"] = memory
     bench_common.report(f"gpt-mini training step (AdamW), {args.device}",
                         f"train-step-{args.device}", torch.__version__, args.steps,
-                        torch_ms, tfc_ms, extra, args.out, device=args.device, gpu=gpu)
+                        variants[reference], tfc_ms, extra, args.out, device=args.device, gpu=gpu)
     print(f"  tokens/s: tfc {extra['tfc_tokens_per_s']}, torch {extra['torch_tokens_per_s']}")
-    parts = ", ".join(f"{k} {v / 2**20:.2f} MiB" for k, v in memory["bytes"].items())
-    print(f"  tfc memory: {parts}; {memory['bytes_per_param']:.2f} bytes/param "
-          "(weights + gradients + optimizer state)")
+    for name, ms in variants.items():
+        print(f"  torch {name}: {ms:.2f} ms (tfc/torch {tfc_ms / ms:.2f})")
+    if memory:
+        parts = ", ".join(f"{k} {v / 2**20:.2f} MiB" for k, v in memory["bytes"].items())
+        print(f"  tfc memory: {parts}; {memory['bytes_per_param']:.2f} bytes/param "
+              "(weights + gradients + optimizer state)")
     return 0
 
 
