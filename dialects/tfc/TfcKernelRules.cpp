@@ -6,12 +6,24 @@
 // anchor's loop. Pointwise kernels have no anchor; multi-tensor kernels
 // may hold optimizer updates (their anchors) or only pointwise ops.
 //
+// Besides which ops may share a kernel, the rules check what the kernel's
+// loop structure can compute (codegen emits whatever passes them): a
+// reduction kernel iterates over its anchors' rows or columns, so what is
+// computed from a reduction result must stay in the row or column it belongs
+// to, and every output must be one value per row (column) or per element.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialects/tfc/TfcKernelRules.h"
 
+#include "dialects/tfc/TfcOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tfc;
@@ -102,8 +114,318 @@ static std::string describe(const RowGeometry &geometry) {
          std::to_string(geometry.rowLength);
 }
 
+
+/// A shape as `4x8x1` for diagnostics (`scalar` for rank 0).
+static std::string describeShape(Type type) {
+  auto shaped = cast<ShapedType>(type);
+  if (shaped.getRank() == 0)
+    return "scalar";
+  std::string out;
+  for (int64_t d : shaped.getShape())
+    out += (out.empty() ? "" : "x") + std::to_string(d);
+  return out;
+}
+
+static int64_t numElementsOf(Value value) {
+  return cast<ShapedType>(value.getType()).getNumElements();
+}
+
+/// Whether pointwise `op` reads each operand at the numpy-broadcast
+/// coordinates of the result element it computes (ValueEmitter's
+/// `operandAt`), as opposed to moving data across positions (transpose,
+/// slice, concat, pad) or producing data from nothing (iota, constant).
+/// Reshape keeps the linear index and is handled on its own.
+static bool readsAtBroadcastCoords(Operation *op) {
+  return !isa<ReshapeOp, TransposeOp, SliceOp, ConcatOp, PadOp, IotaOp,
+              ConstantOp>(op);
+}
+
+/// Whether an operand of `operandShape` that broadcasts to `resultShape` is
+/// read at one position per leading "row" of `rows` elements: padded to the
+/// result's rank it equals the result on a prefix of dims holding `rows`
+/// elements and is 1 on the rest (a keepdim row statistic `[R, 1]` read by
+/// an element of `[R, L]`).
+static bool broadcastsPerRow(ArrayRef<int64_t> operandShape,
+                             ArrayRef<int64_t> resultShape, int64_t rows) {
+  if (operandShape.size() > resultShape.size())
+    return false;
+  SmallVector<int64_t> padded(resultShape.size() - operandShape.size(), 1);
+  padded.append(operandShape.begin(), operandShape.end());
+  int64_t prefix = 1;
+  for (size_t k = 0; k <= resultShape.size(); ++k) {
+    if (k > 0) {
+      if (padded[k - 1] != resultShape[k - 1])
+        return false;
+      prefix *= resultShape[k - 1];
+    }
+    if (prefix == rows &&
+        llvm::all_of(ArrayRef(padded).drop_front(k),
+                     [](int64_t d) { return d == 1; }))
+      return true;
+  }
+  return false;
+}
+
+namespace {
+/// Where a value computed from the row reductions of a kernel lives: one
+/// value per element of the rows (index `row * L + j`), one per row (index
+/// `row`), or after every row is reduced (a cross_entropy loss, a scalar).
+enum class RowLayout { Element, Row, Final };
+
+/// How a row-reduction anchor reads its operand #`index`: per element of the
+/// row it reduces, per row, or elsewhere (weights and biases broadcast along
+/// the row, labels and the upstream loss gradient read at other rows).
+std::optional<RowLayout> rowOperandUse(Operation *op, unsigned index) {
+  return llvm::TypeSwitch<Operation *, std::optional<RowLayout>>(op)
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, SoftmaxOp, LogSoftmaxOp,
+            LayerNormOp, RmsNormOp, CrossEntropyOp>(
+          [&](Operation *) -> std::optional<RowLayout> {
+            if (index == 0)
+              return RowLayout::Element;
+            return std::nullopt;
+          })
+      .Case<SoftmaxGradOp, LogSoftmaxGradOp>(
+          [&](Operation *) -> std::optional<RowLayout> {
+            if (index <= 1)
+              return RowLayout::Element;
+            return std::nullopt;
+          })
+      .Case([&](LayerNormGradInputOp) -> std::optional<RowLayout> {
+        if (index <= 1)
+          return RowLayout::Element;
+        if (index <= 3)
+          return RowLayout::Row;
+        return std::nullopt;
+      })
+      .Case([&](RmsNormGradInputOp) -> std::optional<RowLayout> {
+        if (index <= 1)
+          return RowLayout::Element;
+        if (index == 2)
+          return RowLayout::Row;
+        return std::nullopt;
+      })
+      .Case([&](CrossEntropyGradOp) -> std::optional<RowLayout> {
+        if (index == 1)
+          return RowLayout::Element;
+        return std::nullopt;
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The layout of result #`index` of a row-reduction anchor.
+RowLayout rowResultLayout(Operation *op, unsigned index) {
+  if (isa<CrossEntropyOp>(op))
+    return RowLayout::Final;
+  if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op))
+    return RowLayout::Row;
+  if (isa<LayerNormOp, RmsNormOp>(op))
+    return index == 0 ? RowLayout::Element : RowLayout::Row;
+  return RowLayout::Element;
+}
+} // namespace
+
+/// The dataflow rules of a row-reduction kernel: a value computed from a
+/// row statistic (or a softmax / normalized row) exists in registers of the
+/// warp or block that owns its row, so it may only reach other values and
+/// outputs at positions of the same row; a cross_entropy loss exists only
+/// after every row is reduced.
+static LogicalResult checkRowDataflow(ArrayRef<Operation *> ops,
+                                      ArrayRef<Value> outputs,
+                                      const RowGeometry &geometry,
+                                      const Reporter &report) {
+  int64_t rows = geometry.rows, perRow = geometry.rowLength;
+  int64_t elements = rows * perRow;
+  llvm::DenseMap<Value, RowLayout> layouts;
+  auto countFits = [&](RowLayout layout, int64_t n) {
+    return (layout == RowLayout::Element && n == elements) ||
+           (layout == RowLayout::Row && n == rows);
+  };
+  for (Operation *op : ops) {
+    auto role = cast<KernelRoleOpInterface>(op).getKernelRole();
+    if (role == KernelRole::RowReduction) {
+      for (OpOperand &operand : op->getOpOperands()) {
+        auto it = layouts.find(operand.get());
+        if (it == layouts.end())
+          continue;
+        std::optional<RowLayout> use =
+            rowOperandUse(op, operand.getOperandNumber());
+        if (use && it->second == *use)
+          continue;
+        return report.fail(
+            "'" + op->getName().getStringRef() + "' reads operand #" +
+                Twine(operand.getOperandNumber()) +
+                ", which is computed from a reduction of this kernel, " +
+                (it->second == RowLayout::Final
+                     ? Twine("but a loss exists only after all rows are "
+                             "reduced")
+                     : Twine("at positions outside the row it belongs to")),
+            op);
+      }
+      for (OpResult result : op->getResults())
+        layouts[result] = rowResultLayout(op, result.getResultNumber());
+      continue;
+    }
+
+    // A pointwise op: free (computed from the inputs only, at any index) or
+    // computed from the reductions.
+    SmallVector<std::pair<Value, RowLayout>> reduced;
+    for (Value operand : op->getOperands())
+      if (auto it = layouts.find(operand); it != layouts.end())
+        reduced.push_back({operand, it->second});
+    if (reduced.empty())
+      continue;
+    bool final = llvm::any_of(reduced, [](auto &entry) {
+      return entry.second == RowLayout::Final;
+    });
+    if (final) {
+      bool allFinal = llvm::all_of(reduced, [](auto &entry) {
+        return entry.second == RowLayout::Final;
+      });
+      if (!allFinal ||
+          llvm::any_of(op->getResults(),
+                       [](Value r) { return numElementsOf(r) != 1; }))
+        return report.fail(
+            "'" + op->getName().getStringRef() +
+                "' combines a cross_entropy loss with per-row values; the "
+                "loss exists only after all rows are reduced, so only "
+                "scalar ops of losses can follow it in the same kernel",
+            op);
+      for (Value r : op->getResults())
+        layouts[r] = RowLayout::Final;
+      continue;
+    }
+    Value result = op->getResult(0);
+    int64_t n = numElementsOf(result);
+    if (isa<ReshapeOp>(op)) {
+      // The linear index is unchanged, so is the row of every element.
+      layouts[result] = reduced.front().second;
+      continue;
+    }
+    std::optional<RowLayout> layout;
+    if (n == elements)
+      layout = RowLayout::Element;
+    else if (n == rows)
+      layout = RowLayout::Row;
+    bool aligned = layout && readsAtBroadcastCoords(op);
+    for (auto &[value, valueLayout] : reduced) {
+      if (!aligned)
+        break;
+      // Same element count: the operand's shape is the result's up to
+      // size-1 dims, so it is read at the same linear index.
+      if (numElementsOf(value) == n && countFits(valueLayout, n))
+        continue;
+      // A row statistic broadcast along its row.
+      aligned = valueLayout == RowLayout::Row &&
+                *layout == RowLayout::Element &&
+                broadcastsPerRow(cast<ShapedType>(value.getType()).getShape(),
+                                 cast<ShapedType>(result.getType()).getShape(),
+                                 rows);
+    }
+    if (!aligned)
+      return report.fail("'" + op->getName().getStringRef() +
+                             "' reads a value computed from a row reduction "
+                             "of this kernel at positions outside the row "
+                             "it belongs to (the kernel reduces " +
+                             describe(geometry) + ")",
+                         op);
+    layouts[result] = *layout;
+  }
+
+  for (Value output : outputs) {
+    int64_t n = numElementsOf(output);
+    auto it = layouts.find(output);
+    if (it != layouts.end() && it->second == RowLayout::Final) {
+      if (n != 1)
+        return report.fail("an output computed from a cross_entropy loss "
+                           "must be a scalar, not " +
+                           describeShape(output.getType()));
+      continue;
+    }
+    if (n != rows && n != elements)
+      return report.fail("a row_reduction output of " + Twine(n) +
+                         " elements (" + describeShape(output.getType()) +
+                         ") is neither one per row (" + Twine(rows) +
+                         ") nor one per element (" + Twine(elements) + ")");
+  }
+  return success();
+}
+
+/// The normalized dims a column-reduction anchor reduces.
+static SmallVector<int64_t> columnReducedDims(Operation *op) {
+  return llvm::TypeSwitch<Operation *, SmallVector<int64_t>>(op)
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(
+          [](auto r) { return r.getNormalizedDims(); })
+      .Default([](Operation *) { return SmallVector<int64_t>(); });
+}
+
+/// The rules of a column-reduction kernel: its threads walk the (column,
+/// reduced row) space of one input shape, so every reduction reduces the
+/// same dims of a same-shaped operand; what is computed from the column
+/// sums exists once per column after the combine, so it may only be
+/// computed per column and cannot feed another reduction.
+static LogicalResult checkColumnKernel(ArrayRef<Operation *> ops,
+                                       ArrayRef<Operation *> anchors,
+                                       ArrayRef<Value> outputs,
+                                       const Reporter &report) {
+  Operation *first = anchors.front();
+  auto firstType = cast<ShapedType>(first->getOperand(0).getType());
+  SmallVector<int64_t> dims = columnReducedDims(first);
+  for (Operation *op : anchors.drop_front()) {
+    if (op->getOperand(0).getType() == firstType &&
+        columnReducedDims(op) == dims)
+      continue;
+    return report.fail("the column reductions of one kernel must reduce the "
+                       "same dims of same-shaped operands",
+                       {first, op});
+  }
+  int64_t total = firstType.getNumElements();
+  int64_t columns = 1;
+  for (int64_t d = 0, e = firstType.getRank(); d < e; ++d)
+    if (!llvm::is_contained(dims, d))
+      columns *= firstType.getDimSize(d);
+
+  llvm::DenseSet<Value> late;
+  for (Operation *op : ops) {
+    bool isAnchor = llvm::is_contained(anchors, op);
+    bool readsLate = llvm::any_of(op->getOperands(),
+                                  [&](Value v) { return late.contains(v); });
+    if (isAnchor && readsLate)
+      return report.fail("'" + op->getName().getStringRef() +
+                             "' reduces a value computed from another column "
+                             "reduction of the same kernel",
+                         op);
+    if (!isAnchor && readsLate) {
+      Value result = op->getResult(0);
+      int64_t n = numElementsOf(result);
+      bool aligned = isa<ReshapeOp>(op) ||
+                     (readsAtBroadcastCoords(op) && n == columns &&
+                      llvm::all_of(op->getOperands(), [&](Value v) {
+                        return !late.contains(v) || numElementsOf(v) == n;
+                      }));
+      if (!aligned)
+        return report.fail("'" + op->getName().getStringRef() +
+                               "' reads a column reduction result of this "
+                               "kernel at positions other than its column",
+                           op);
+    }
+    if (isAnchor || readsLate)
+      for (Value r : op->getResults())
+        late.insert(r);
+  }
+  for (Value output : outputs) {
+    int64_t n = numElementsOf(output);
+    if (n != columns && n != total)
+      return report.fail("a column_reduction output of " + Twine(n) +
+                         " elements (" + describeShape(output.getType()) +
+                         ") is neither one per column (" + Twine(columns) +
+                         ") nor one per input element (" + Twine(total) + ")");
+  }
+  return success();
+}
+
 LogicalResult
-mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, KernelKind kind,
+mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
+                           KernelKind kind,
                            function_ref<InFlightDiagnostic()> emitError) {
   Reporter report{emitError};
   StringRef kindName = stringifyKernelKind(kind);
@@ -152,9 +474,51 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, KernelKind kind,
                            anchorName + " op, found " + Twine(anchors.size()),
                        anchors);
 
-  // One row-reduction kernel maps one warp or block to each row, so every
-  // reduction in it must walk the same rows.
-  if (kind == KernelKind::row_reduction) {
+  // Reduction kernels index every operand of their ops; a tensor without
+  // elements has no rows or columns to map threads to.
+  if (kind == KernelKind::row_reduction ||
+      kind == KernelKind::column_reduction) {
+    for (Operation *op : ops)
+      for (Value operand : op->getOperands())
+        if (numElementsOf(operand) == 0)
+          return report.fail("reductions over empty tensors are not "
+                             "supported",
+                             op);
+  }
+
+  switch (kind) {
+  case KernelKind::gemm: {
+    // cuBLASLt runs the GEMM (tfcrt.gemm); the epilogues it could fuse
+    // (bias, GELU) are not expressed by tfcrt.gemm yet.
+    SmallVector<Operation *> extra;
+    for (Operation *op : ops)
+      if (op != anchors.front())
+        extra.push_back(op);
+    if (!extra.empty())
+      return report.fail("a gemm kernel holds only its gemm op: GEMM "
+                         "prologues and epilogues (here '" +
+                             extra.front()->getName().getStringRef() +
+                             "') are not supported yet",
+                         extra);
+    if (!outputs.empty() && (outputs.size() != 1 ||
+                             outputs.front().getDefiningOp() != anchors[0]))
+      return report.fail("a gemm kernel yields exactly its gemm op's result");
+    return success();
+  }
+  case KernelKind::block_quantized:
+    // The block loop computes all results of the update at once; nothing
+    // follows it.
+    for (Value output : outputs)
+      if (output.getDefiningOp() != anchors.front())
+        return report.fail("every output of a block_quantized kernel must "
+                           "be a result of its " +
+                               anchors.front()->getName().getStringRef() +
+                               " op",
+                           anchors.front());
+    return success();
+  case KernelKind::row_reduction: {
+    // One row-reduction kernel maps one warp or block to each row, so every
+    // reduction in it must walk the same rows.
     RowGeometry first =
         cast<KernelRoleOpInterface>(anchors.front()).getRowGeometry();
     for (Operation *op : ArrayRef(anchors).drop_front()) {
@@ -169,16 +533,25 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, KernelKind kind,
                              describe(geometry),
                          {anchors.front(), op});
     }
+    return checkRowDataflow(ops, outputs, first, report);
   }
-  return success();
+  case KernelKind::column_reduction:
+    return checkColumnKernel(ops, anchors, outputs, report);
+  default:
+    return success();
+  }
 }
 
 LogicalResult
 mlir::tfc::verifyKernelBody(Block &body, KernelKind kind,
                             function_ref<InFlightDiagnostic()> emitError) {
   SmallVector<Operation *> ops;
-  for (Operation &op : body)
-    if (!op.hasTrait<OpTrait::IsTerminator>())
+  SmallVector<Value> outputs;
+  for (Operation &op : body) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      outputs.append(op.operand_begin(), op.operand_end());
+    else
       ops.push_back(&op);
-  return verifyKernelOps(ops, kind, emitError);
+  }
+  return verifyKernelOps(ops, outputs, kind, emitError);
 }

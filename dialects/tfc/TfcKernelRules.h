@@ -27,26 +27,43 @@ namespace mlir::tfc {
 /// decomposes before kernels are formed.
 std::optional<KernelKind> kernelKindForRole(KernelRole role);
 
-/// Checks that `ops` (in program order, without a terminator) can form one
-/// kernel of `kind`:
+/// Checks that `ops` (in program order, without a terminator) computing
+/// `outputs` can form one kernel of `kind` that codegen (CUDA and host) can
+/// emit:
 ///   - there is at least one op;
 ///   - every op is a tfc op with a kernel role that is not composite;
-///   - pointwise: all ops are pointwise;
+///   - pointwise: all ops are pointwise (outputs of any sizes);
 ///   - multi_tensor: optimizer updates (role multi_tensor, any number,
 ///     including none) and pointwise ops;
 ///   - row_reduction: at least one row reduction, all of them with the same
-///     RowGeometry, the other ops pointwise;
-///   - column_reduction: at least one column reduction, the others pointwise;
-///   - gather / gemm / block_quantized: exactly one gather / gemm /
-///     block-quantized update, the others pointwise.
+///     RowGeometry (R rows of L), the other ops pointwise; a value computed
+///     from a reduction result is only read in the row it belongs to (same
+///     element count, a reshape, or a keepdim row statistic broadcast along
+///     its row; never through a transpose, slice, concat or pad, nor by an
+///     anchor's weight, bias or label operands); a cross_entropy loss only
+///     feeds scalar ops of losses; every output has R or R*L elements (or
+///     is a scalar computed from a loss);
+///   - column_reduction: at least one column reduction, all reducing the
+///     same dims of same-shaped operands, the others pointwise; a value
+///     computed from a reduction result is one per column (same element
+///     count, read at the same column) and feeds no reduction; every output
+///     has one element per column or per input element;
+///   - gather: exactly one gather, the others pointwise;
+///   - gemm: exactly one GEMM and nothing else (no prologue or epilogue
+///     yet), yielding its result;
+///   - block_quantized: exactly one block-quantized update plus pointwise
+///     ops computing its operands; the outputs are results of the update;
+///   - reduction kernels read no tensor without elements.
 /// On failure reports the first violated rule through `emitError` (when
-/// given) with a note at the offending op, and fails.
+/// given) with a note at the offending op, and fails. Fusion passes call it
+/// with a null `emitError` as a cheap predicate.
 LogicalResult
-verifyKernelOps(ArrayRef<Operation *> ops, KernelKind kind,
+verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
+                KernelKind kind,
                 function_ref<InFlightDiagnostic()> emitError = {});
 
-/// verifyKernelOps over the ops of `body`, ignoring its terminator if it has
-/// one (the body of a tfc.fusion).
+/// verifyKernelOps over the ops of `body`, with the operands of its
+/// terminator (tfc.yield, tfcrt.yield) as the outputs.
 LogicalResult
 verifyKernelBody(Block &body, KernelKind kind,
                  function_ref<InFlightDiagnostic()> emitError = {});

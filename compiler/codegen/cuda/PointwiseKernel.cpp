@@ -9,6 +9,12 @@
 // scalar. Whether the pointers are 16-byte aligned is only known at launch,
 // so the source tests it and falls back to the scalar loop.
 //
+// Outputs of different sizes (a fused kernel writing a [B, T, C] value and
+// a [C] one) are grouped by element count; each group gets its own
+// grid-stride loop, one after the other, as multi-tensor kernels do. Values
+// that do not depend on the loop index (scalars, hoisted reads) are shared
+// by the loops.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/cuda/KernelEmitters.h"
@@ -28,9 +34,11 @@ constexpr int64_t kThreads = 256;
 /// grid-stride, so larger tensors just iterate.
 constexpr int64_t kMaxBlocks = 8192;
 
+/// One loop of the kernel: the outputs with `numElements` elements.
 struct PointwisePlan {
   int64_t numElements = 0;
   int64_t width = 1; ///< vector width in elements (1: scalar only)
+  SmallVector<unsigned> outputs; ///< indices into KernelInfo::outputs
 };
 
 /// Emits the loop(s) over output elements. In vector mode, block arguments
@@ -59,9 +67,10 @@ LogicalResult emitLoop(const KernelInfo &info, KernelWriter &w,
                            "const tfc_vec<{0}, {1}>*>(in{2})[v];",
                            st, width, k));
       }
-      for (auto [k, out] : llvm::enumerate(info.outputs))
+      for (unsigned k : plan.outputs)
         w.line(fmt::format("tfc_vec<{}, {}> vo{};",
-                           storageType(elementTypeOf(out)), width, k));
+                           storageType(elementTypeOf(info.outputs[k])), width,
+                           k));
     }
     w.push(
         fmt::format("#pragma unroll\nfor (int l = 0; l < {}; ++l) {{", width),
@@ -87,7 +96,8 @@ LogicalResult emitLoop(const KernelInfo &info, KernelWriter &w,
   iVar = w.addVar("i", n, w.depth());
   IndexExpr i = IndexExpr::variable(w.vars(), iVar);
 
-  for (auto [k, out] : llvm::enumerate(info.outputs)) {
+  for (unsigned k : plan.outputs) {
+    Value out = info.outputs[k];
     FailureOr<CExpr> value = ve.emit(out, ve.coordsOf(i, shapeOf(out)));
     if (failed(value))
       return failure();
@@ -100,80 +110,103 @@ LogicalResult emitLoop(const KernelInfo &info, KernelWriter &w,
   if (vector) {
     w.pop();
     if (!discovering)
-      for (auto [k, out] : llvm::enumerate(info.outputs))
+      for (unsigned k : plan.outputs)
         w.line(fmt::format("reinterpret_cast<tfc_vec<{0}, {1}>*>(out{2})[v] = "
                            "vo{2};",
-                           storageType(elementTypeOf(out)), width, k));
+                           storageType(elementTypeOf(info.outputs[k])), width,
+                           k));
   }
   w.pop();
   return success();
 }
 } // namespace
 
-FailureOr<CudaKernel> mlir::tfc::cuda::emitPointwiseKernel(KernelInfo &info) {
-  PointwisePlan plan;
-  plan.numElements = numElements(shapeOf(info.outputs.front()));
-  for (Value out : info.outputs)
-    if (numElements(shapeOf(out)) != plan.numElements)
-      return info.terminator->emitError()
-             << "codegen: the outputs of a " << stringifyKernelKind(info.kind)
-             << " kernel must have the same number of elements ("
-             << plan.numElements << " vs " << numElements(shapeOf(out)) << ")";
-
-  // Vector width: 16 bytes of the widest type among the outputs and the
-  // inputs that can be vector-loaded (those with the outputs' element count).
-  int64_t widest = 1;
-  for (Value out : info.outputs)
-    widest = std::max(widest, storageBytes(elementTypeOf(out)));
-  for (BlockArgument arg : info.body->getArguments())
-    if (numElements(shapeOf(arg)) == plan.numElements)
-      widest = std::max(widest, storageBytes(elementTypeOf(arg)));
-  int64_t width = 16 / widest;
-  if (width > 1 && plan.numElements % width == 0 && plan.numElements >= width)
-    plan.width = width;
-
-  KernelWriter w;
+/// Emits the loop(s) of one output group: a vector loop behind a run-time
+/// alignment test with the scalar loop as fallback, or the scalar loop.
+static LogicalResult emitGroup(const KernelInfo &info, KernelWriter &w,
+                               const PointwisePlan &plan, unsigned group) {
   llvm::SetVector<unsigned> vectorArgs;
-  if (plan.width > 1) {
-    // Discovery pass in a scratch writer: which inputs are read at `i`.
-    KernelWriter scratch;
-    if (failed(emitLoop(info, scratch, plan, /*vector=*/true, vectorArgs,
-                        /*discovering=*/true)))
-      return failure();
-    std::string aligned;
-    for (unsigned k : vectorArgs)
-      aligned +=
-          fmt::format("reinterpret_cast<unsigned long long>(in{}) | ", k);
-    for (unsigned k = 0; k < info.outputs.size(); ++k)
-      aligned += fmt::format("reinterpret_cast<unsigned long long>(out{}){}", k,
-                             k + 1 < info.outputs.size() ? " | " : "");
-    w.line("const bool tfc_aligned = ((" + aligned + ") & 15) == 0;");
-    w.push("if (tfc_aligned) {", "} else {");
-    if (failed(emitLoop(info, w, plan, /*vector=*/true, vectorArgs,
-                        /*discovering=*/false)))
-      return failure();
-    w.pop();
-    w.push("", "}");
-    if (failed(emitLoop(info, w, plan, /*vector=*/false, vectorArgs,
-                        /*discovering=*/false)))
-      return failure();
-    w.pop();
-  } else if (failed(emitLoop(info, w, plan, /*vector=*/false, vectorArgs,
-                             /*discovering=*/false))) {
+  if (plan.width == 1)
+    return emitLoop(info, w, plan, /*vector=*/false, vectorArgs,
+                    /*discovering=*/false);
+  // Discovery pass in a scratch writer: which inputs are read at `i`.
+  KernelWriter scratch;
+  if (failed(emitLoop(info, scratch, plan, /*vector=*/true, vectorArgs,
+                      /*discovering=*/true)))
     return failure();
+  std::string aligned;
+  for (unsigned k : vectorArgs)
+    aligned += fmt::format("reinterpret_cast<unsigned long long>(in{}) | ", k);
+  for (auto [n, k] : llvm::enumerate(plan.outputs))
+    aligned += fmt::format("reinterpret_cast<unsigned long long>(out{}){}", k,
+                           n + 1 < plan.outputs.size() ? " | " : "");
+  std::string flag =
+      group == 0 ? std::string("tfc_aligned") : fmt::format("tfc_aligned{}", group);
+  w.line("const bool " + flag + " = ((" + aligned + ") & 15) == 0;");
+  w.push("if (" + flag + ") {", "} else {");
+  if (failed(emitLoop(info, w, plan, /*vector=*/true, vectorArgs,
+                      /*discovering=*/false)))
+    return failure();
+  w.pop();
+  w.push("", "}");
+  if (failed(emitLoop(info, w, plan, /*vector=*/false, vectorArgs,
+                      /*discovering=*/false)))
+    return failure();
+  w.pop();
+  return success();
+}
+
+FailureOr<CudaKernel> mlir::tfc::cuda::emitPointwiseKernel(KernelInfo &info) {
+  // One loop per distinct output size, in order of first appearance.
+  SmallVector<PointwisePlan> plans;
+  for (auto [k, out] : llvm::enumerate(info.outputs)) {
+    int64_t n = numElements(shapeOf(out));
+    auto it = llvm::find_if(
+        plans, [&](const PointwisePlan &p) { return p.numElements == n; });
+    if (it == plans.end()) {
+      plans.emplace_back();
+      it = std::prev(plans.end());
+      it->numElements = n;
+    }
+    it->outputs.push_back(k);
   }
 
+  // Vector width: 16 bytes of the widest type among the group's outputs and
+  // the inputs that can be vector-loaded (those with its element count).
+  for (PointwisePlan &plan : plans) {
+    int64_t widest = 1;
+    for (unsigned k : plan.outputs)
+      widest = std::max(widest, storageBytes(elementTypeOf(info.outputs[k])));
+    for (BlockArgument arg : info.body->getArguments())
+      if (numElements(shapeOf(arg)) == plan.numElements)
+        widest = std::max(widest, storageBytes(elementTypeOf(arg)));
+    int64_t width = 16 / widest;
+    if (width > 1 && plan.numElements % width == 0 &&
+        plan.numElements >= width)
+      plan.width = width;
+  }
+
+  KernelWriter w;
+  for (auto [group, plan] : llvm::enumerate(plans))
+    if (failed(emitGroup(info, w, plan, group)))
+      return failure();
+
   CudaKernel kernel;
-  int64_t work =
-      plan.width > 1 ? plan.numElements / plan.width : plan.numElements;
+  int64_t work = 1;
+  for (const PointwisePlan &plan : plans)
+    work = std::max(work, plan.width > 1 ? plan.numElements / plan.width
+                                         : plan.numElements);
   kernel.grid = {std::clamp<int64_t>(ceilDivide(work, kThreads), 1, kMaxBlocks),
                  1, 1};
   kernel.block = {kThreads, 1, 1};
-  std::string summary = fmt::format(
-      "{} over {} elements, {}", stringifyKernelKind(info.kind),
-      plan.numElements,
-      plan.width > 1 ? fmt::format("vector width {} when aligned", plan.width)
-                     : std::string("scalar"));
+  std::string loops;
+  for (const PointwisePlan &plan : plans)
+    loops += fmt::format(
+        "{}{} elements, {}", loops.empty() ? "" : "; ", plan.numElements,
+        plan.width > 1 ? fmt::format("vector width {} when aligned", plan.width)
+                       : std::string("scalar"));
+  std::string summary = fmt::format("{} over {}", stringifyKernelKind(info.kind),
+                                    loops);
   kernel.source = assembleSource(info, w, kThreads, summary);
   return kernel;
 }

@@ -200,3 +200,24 @@ func.func @no_inputs() -> tensor<4xi64> {
   }
   return %r : tensor<4xi64>
 }
+
+// Outputs of two sizes (a fused bias add writing the activation and the
+// negated bias): one grid-stride loop per size, each with its own vector
+// path and alignment test, sharing nothing that depends on the index.
+// CHECK-LABEL: // ===== kernel two_sizes: kind pointwise, grid [12, 1, 1], block [256, 1, 1]
+// CHECK: // tfc kernel two_sizes: pointwise over 12288 elements, vector width 4 when aligned; 3 elements, scalar
+// CHECK: const bool tfc_aligned = ((reinterpret_cast<unsigned long long>(in0) | reinterpret_cast<unsigned long long>(out0)) & 15) == 0;
+// CHECK: for (int v = {{.*}}; v < 3072;
+// CHECK: out0[i] =
+// CHECK: for (int i = (int)blockIdx.x * blockDim.x + threadIdx.x; i < 3; i += (int)gridDim.x * blockDim.x) {
+// CHECK-NEXT: const float [[B:v[0-9]+]] = in1[i];
+// CHECK-NEXT: const float [[N:v[0-9]+]] = -[[B]];
+// CHECK-NEXT: out1[i] = [[N]];
+func.func @two_sizes(%x: tensor<4096x3xf32>, %b: tensor<3xf32>) -> (tensor<4096x3xf32>, tensor<3xf32>) {
+  %r:2 = tfc.fusion pointwise (%a = %x : tensor<4096x3xf32>, %c = %b : tensor<3xf32>) -> (tensor<4096x3xf32>, tensor<3xf32>) {
+    %0 = tfc.add %a, %c : tensor<4096x3xf32>, tensor<3xf32>
+    %1 = tfc.neg %c : tensor<3xf32>
+    tfc.yield %0, %1 : tensor<4096x3xf32>, tensor<3xf32>
+  } {kernel_name = "two_sizes"}
+  return %r#0, %r#1 : tensor<4096x3xf32>, tensor<3xf32>
+}

@@ -1756,6 +1756,197 @@ func.func @gemm_with_softmax(%x: tensor<16x128xf32>, %w: tensor<64x128xf32>) -> 
 
 // -----
 
+// A GEMM kernel holds only its GEMM: tfcrt.gemm runs it on cuBLASLt without an epilogue
+// yet, so a bias + GELU epilogue is rejected here, not when lowering to tfcrt.
+func.func @gemm_with_epilogue(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>, %b: tensor<384xf32>) -> tensor<16x384xf32> {
+  // expected-error @+1 {{'tfc.fusion' op a gemm kernel holds only its gemm op: GEMM prologues and epilogues (here 'tfc.add') are not supported yet}}
+  %r = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<384x128xf32>, %d = %b : tensor<384xf32>) -> tensor<16x384xf32> {
+    %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<384x128xf32> -> tensor<16x384xf32>
+    // expected-note @+1 {{'tfc.add' here}}
+    %0 = tfc.add %y, %d : tensor<16x384xf32>, tensor<384xf32>
+    // expected-note @+1 {{'tfc.gelu' here}}
+    %1 = tfc.gelu %0 approximate tanh : tensor<16x384xf32>
+    tfc.yield %1 : tensor<16x384xf32>
+  }
+  return %r : tensor<16x384xf32>
+}
+
+// -----
+
+// A row statistic is a register of the row being reduced: reading it at another
+// row's index (here through a transpose) cannot be emitted.
+func.func @stat_of_other_row(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'tfc.fusion' op 'tfc.transpose' reads a value computed from a row reduction of this kernel at positions outside the row it belongs to (the kernel reduces 4 rows of 4)}}
+  %r = tfc.fusion row_reduction (%a = %x : tensor<4x4xf32>) -> tensor<4x4xf32> {
+    %m = tfc.reduce_max %a dims [-1] keepdim : tensor<4x4xf32> -> tensor<4x1xf32>
+    // expected-note @+1 {{'tfc.transpose' here}}
+    %t = tfc.transpose %m, [1, 0] : tensor<4x1xf32> -> tensor<1x4xf32>
+    %0 = tfc.sub %a, %t : tensor<4x4xf32>, tensor<1x4xf32>
+    tfc.yield %0 : tensor<4x4xf32>
+  }
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+// A row statistic without keepdim broadcasts along the last dim, i.e. across rows.
+func.func @stat_broadcast_across_rows(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'tfc.fusion' op 'tfc.sub' reads a value computed from a row reduction of this kernel at positions outside the row it belongs to (the kernel reduces 4 rows of 4)}}
+  %r = tfc.fusion row_reduction (%a = %x : tensor<4x4xf32>) -> tensor<4x4xf32> {
+    %m = tfc.reduce_max %a dims [-1] : tensor<4x4xf32> -> tensor<4xf32>
+    // expected-note @+1 {{'tfc.sub' here}}
+    %0 = tfc.sub %a, %m : tensor<4x4xf32>, tensor<4xf32>
+    tfc.yield %0 : tensor<4x4xf32>
+  }
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+// A normalized row feeds a reduction of the same kernel only as the row it reduces, not
+// as a weight (read along the row, at other rows' values).
+func.func @row_value_as_weight(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'tfc.fusion' op 'tfc.layer_norm' reads operand #1, which is computed from a reduction of this kernel, at positions outside the row it belongs to}}
+  %r = tfc.fusion row_reduction (%a = %x : tensor<8x8xf32>) -> tensor<8x8xf32> {
+    %s = tfc.reduce_sum %a dims [1] : tensor<8x8xf32> -> tensor<8xf32>
+    // expected-note @+1 {{'tfc.layer_norm' here}}
+    %y, %m, %v = tfc.layer_norm %a weight %s : (tensor<8x8xf32>, tensor<8xf32>) -> (tensor<8x8xf32>, tensor<8x1xf32>, tensor<8x1xf32>)
+    tfc.yield %y : tensor<8x8xf32>
+  }
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+// The loss exists only once every row is reduced: it cannot feed per-element work of
+// the same kernel.
+func.func @loss_per_element(%logits: tensor<8x10xf32>, %labels: tensor<8xi64>) -> tensor<8x10xf32> {
+  // expected-error @+1 {{'tfc.fusion' op 'tfc.mul' combines a cross_entropy loss with per-row values; the loss exists only after all rows are reduced, so only scalar ops of losses can follow it in the same kernel}}
+  %r = tfc.fusion row_reduction (%a = %logits : tensor<8x10xf32>, %b = %labels : tensor<8xi64>) -> tensor<8x10xf32> {
+    %l = tfc.cross_entropy %a, %b : tensor<8x10xf32>, tensor<8xi64> -> tensor<f32>
+    %s = tfc.softmax %a dim -1 : tensor<8x10xf32>
+    // expected-note @+1 {{'tfc.mul' here}}
+    %0 = tfc.mul %s, %l : tensor<8x10xf32>, tensor<f32>
+    tfc.yield %0 : tensor<8x10xf32>
+  }
+  return %r : tensor<8x10xf32>
+}
+
+// -----
+
+// An output computed from a loss is a scalar: it is written once, after the last row.
+func.func @loss_broadcast_output(%logits: tensor<8x10xf32>, %labels: tensor<8xi64>) -> tensor<8x10xf32> {
+  // expected-error @+1 {{'tfc.fusion' op 'tfc.broadcast_to' combines a cross_entropy loss with per-row values}}
+  %r = tfc.fusion row_reduction (%a = %logits : tensor<8x10xf32>, %b = %labels : tensor<8xi64>) -> tensor<8x10xf32> {
+    %l = tfc.cross_entropy %a, %b : tensor<8x10xf32>, tensor<8xi64> -> tensor<f32>
+    // expected-note @+1 {{'tfc.broadcast_to' here}}
+    %0 = tfc.broadcast_to %l : tensor<f32> -> tensor<8x10xf32>
+    tfc.yield %0 : tensor<8x10xf32>
+  }
+  return %r : tensor<8x10xf32>
+}
+
+// -----
+
+// Row-reduction outputs are one per row or one per element of the rows.
+func.func @row_output_size(%x: tensor<16x128xf32>, %w: tensor<128xbf16>) -> (tensor<16x128xf32>, tensor<128xf32>) {
+  // expected-error @+1 {{'tfc.fusion' op a row_reduction output of 128 elements (128) is neither one per row (16) nor one per element (2048)}}
+  %r:2 = tfc.fusion row_reduction (%a = %x : tensor<16x128xf32>, %c = %w : tensor<128xbf16>) -> (tensor<16x128xf32>, tensor<128xf32>) {
+    %w32 = tfc.convert %c : tensor<128xbf16> -> tensor<128xf32>
+    %y, %m, %s = tfc.layer_norm %a weight %w32 : (tensor<16x128xf32>, tensor<128xf32>) -> (tensor<16x128xf32>, tensor<16x1xf32>, tensor<16x1xf32>)
+    tfc.yield %y, %w32 : tensor<16x128xf32>, tensor<128xf32>
+  }
+  return %r#0, %r#1 : tensor<16x128xf32>, tensor<128xf32>
+}
+
+// -----
+
+// The column reductions of one kernel share their (column, row) space.
+func.func @column_mismatch(%x: tensor<4x8x16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>) {
+  // expected-error @+1 {{'tfc.fusion' op the column reductions of one kernel must reduce the same dims of same-shaped operands}}
+  %r:2 = tfc.fusion column_reduction (%a = %x : tensor<4x8x16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>) {
+    // expected-note @+1 {{'tfc.reduce_sum' here}}
+    %0 = tfc.reduce_sum %a dims [0] : tensor<4x8x16xf32> -> tensor<8x16xf32>
+    // expected-note @+1 {{'tfc.reduce_sum' here}}
+    %1 = tfc.reduce_sum %a dims [0, 1] : tensor<4x8x16xf32> -> tensor<16xf32>
+    tfc.yield %0, %1 : tensor<8x16xf32>, tensor<16xf32>
+  }
+  return %r#0, %r#1 : tensor<8x16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// A column sum exists once per column after the combine; another column reduction of
+// the same kernel cannot reduce it.
+func.func @column_of_column(%x: tensor<1x8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'tfc.fusion' op 'tfc.reduce_sum' reduces a value computed from another column reduction of the same kernel}}
+  %r = tfc.fusion column_reduction (%a = %x : tensor<1x8xf32>) -> tensor<8xf32> {
+    %0 = tfc.reduce_sum %a dims [0] keepdim : tensor<1x8xf32> -> tensor<1x8xf32>
+    // expected-note @+1 {{'tfc.reduce_sum' here}}
+    %1 = tfc.reduce_sum %0 dims [0] : tensor<1x8xf32> -> tensor<8xf32>
+    tfc.yield %1 : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// What follows a column sum is computed once per column: it cannot broadcast the sum
+// back over the rows.
+func.func @column_sum_broadcast(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'tfc.fusion' op 'tfc.sub' reads a column reduction result of this kernel at positions other than its column}}
+  %r = tfc.fusion column_reduction (%a = %x : tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %0 = tfc.reduce_mean %a dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+    // expected-note @+1 {{'tfc.sub' here}}
+    %1 = tfc.sub %a, %0 : tensor<4x8xf32>, tensor<8xf32>
+    tfc.yield %1 : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// An output that is neither per column nor per input element.
+func.func @column_output_size(%x: tensor<64x16xf32>, %y: tensor<8xf32>) -> (tensor<16xf32>, tensor<8xf32>) {
+  // expected-error @+1 {{'tfc.fusion' op a column_reduction output of 8 elements (8) is neither one per column (16) nor one per input element (1024)}}
+  %r:2 = tfc.fusion column_reduction (%a = %x : tensor<64x16xf32>, %b = %y : tensor<8xf32>) -> (tensor<16xf32>, tensor<8xf32>) {
+    %0 = tfc.reduce_sum %a dims [0] : tensor<64x16xf32> -> tensor<16xf32>
+    %1 = tfc.neg %b : tensor<8xf32>
+    tfc.yield %0, %1 : tensor<16xf32>, tensor<8xf32>
+  }
+  return %r#0, %r#1 : tensor<16xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Reduction kernels map threads to rows or columns: a tensor without elements has none.
+func.func @reduce_empty(%x: tensor<4x0xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tfc.fusion' op reductions over empty tensors are not supported}}
+  %r = tfc.fusion row_reduction (%a = %x : tensor<4x0xf32>) -> tensor<4xf32> {
+    // expected-note @+1 {{'tfc.reduce_sum' here}}
+    %0 = tfc.reduce_sum %a dims [1] : tensor<4x0xf32> -> tensor<4xf32>
+    tfc.yield %0 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A block_quantized kernel's outputs are results of its adamw8bit op: the block loop
+// has no epilogue for ops that consume them.
+func.func @block_quantized_epilogue(%p: tensor<300xf32>, %m: tensor<300xui8>, %ma: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> tensor<300xbf16> {
+  // expected-error @+1 {{'tfc.fusion' op every output of a block_quantized kernel must be a result of its tfc.adamw8bit op}}
+  %r = tfc.fusion block_quantized (%a = %p : tensor<300xf32>, %c = %m : tensor<300xui8>, %d = %ma : tensor<2xf32>, %h = %lr : tensor<f32>, %i = %step : tensor<i64>) -> tensor<300xbf16> {
+    // expected-note @+1 {{'tfc.adamw8bit' here}}
+    %p1, %m1, %ma1, %v1, %va1 = tfc.adamw8bit %a, %a, %c, %d, %c, %d, %h, %i : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<2xf32>, tensor<f32>
+    %w = tfc.convert %p1 : tensor<300xf32> -> tensor<300xbf16>
+    tfc.yield %w : tensor<300xbf16>
+  }
+  return %r : tensor<300xbf16>
+}
+
+// -----
+
 // Backward ops (TfcGradOps.td). layer_norm_grad: normalized_rank lies in [1, rank(x)].
 func.func @layer_norm_grad_rank(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>) {
   // expected-error @+1 {{normalized_rank 3 must be in [1, 2] (the rank of x)}}

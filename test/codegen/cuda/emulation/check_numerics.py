@@ -173,6 +173,12 @@ def cases(run):
     yield "conversions f16", h, xi.half() * 3, True
     yield "conversions i1", z, (xi.half() * 3) != 0, True
 
+    # Outputs of two sizes: one loop per size in one launch.
+    x, b = torch.randn(4096, 3), torch.randn(3)
+    y, nb = run(pw, "two_sizes", [x, b], [(torch.float32, (4096, 3)), (torch.float32, (3,))])
+    yield "two_sizes sum", y, x + b, True
+    yield "two_sizes neg", nb, -b, True
+
     x, w, c = torch.randn(16, 64, 128), torch.randn(128), torch.randn(128)
     y, m, r = run(rr, "layer_norm", [x, w, c], [(torch.float32, (16, 64, 128)),
                                                 (torch.float32, (16, 64, 1)),
