@@ -473,3 +473,37 @@ OpFoldResult ConcatOp::fold(FoldAdaptor) {
     return getInputs()[0];
   return {};
 }
+
+namespace {
+/// embedding(table, iota) over 1-D ids 0..N-1 with N <= V reads rows 0..N-1
+/// in order: the first N rows of the table. Every id is in range, so this
+/// is exact; as a slice it is a view that fuses into its readers instead of
+/// a gather kernel (and its gradient a pad instead of a one-hot GEMM).
+struct EmbeddingOfIota : OpRewritePattern<EmbeddingOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(EmbeddingOp op,
+                                PatternRewriter &rewriter) const override {
+    auto iota = op.getIds().getDefiningOp<IotaOp>();
+    auto idsType = cast<RankedTensorType>(op.getIds().getType());
+    if (!iota || idsType.getRank() != 1)
+      return rewriter.notifyMatchFailure(op, "ids are not a 1-D iota");
+    ArrayRef<int64_t> table = op.getTable().getType().getShape();
+    int64_t n = idsType.getDimSize(0);
+    if (n > table[0])
+      return rewriter.notifyMatchFailure(op, "iota longer than the table");
+    if (n == table[0]) {
+      rewriter.replaceOp(op, op.getTable());
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<SliceOp>(
+        op, op.getType(), op.getTable(), rewriter.getDenseI64ArrayAttr({0, 0}),
+        rewriter.getDenseI64ArrayAttr({n, table[1]}), DenseI64ArrayAttr());
+    return success();
+  }
+};
+} // namespace
+
+void EmbeddingOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                              MLIRContext *context) {
+  patterns.add<EmbeddingOfIota>(context);
+}

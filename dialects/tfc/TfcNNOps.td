@@ -65,6 +65,9 @@ def Tfc_EmbeddingOp : Tfc_Op<"embedding", [Pure, InferTypeOpAdaptor,
     $table `,` $ids attr-dict `:` type($table) `,` type($ids) `->`
     type($result)
   }];
+  // embedding(table, iota(N)) with N <= V is the first N rows of the table
+  // (position embeddings): a slice, which fuses as a view.
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//

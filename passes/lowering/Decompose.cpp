@@ -250,7 +250,25 @@ void decomposeEmbeddingGrad(EmbeddingGradOp op) {
   int64_t n = idsType.getNumElements();
   int64_t vocab = tableType.getDimSize(0), width = tableType.getDimSize(1);
   Value result;
-  if (n == 0 || vocab == 0 || width == 0) {
+  // Ids 0..n-1 in row-major order (a 1-D iota, perhaps reshaped: position
+  // embeddings): row i of dy is row i of the table gradient and rows n..
+  // get nothing; no one-hot GEMM.
+  Value root = op.getIds();
+  while (auto reshape = root.getDefiningOp<ReshapeOp>())
+    root = reshape.getX();
+  auto iota = root.getDefiningOp<IotaOp>();
+  if (iota && cast<RankedTensorType>(root.getType()).getRank() == 1 &&
+      n <= vocab && n > 0) {
+    auto rows = RankedTensorType::get({n, width}, elementType);
+    result = op.getDy();
+    if (result.getType() != rows)
+      result = builder.create<ReshapeOp>(loc, rows, result);
+    if (n < vocab)
+      result = builder.create<PadOp>(
+          loc, tableType, result, builder.getDenseI64ArrayAttr({0, 0}),
+          builder.getDenseI64ArrayAttr({vocab - n, 0}),
+          builder.getF64FloatAttr(0.0));
+  } else if (n == 0 || vocab == 0 || width == 0) {
     // Nothing is scattered: an all-zero table (a GEMM with K = 0 is not
     // something every backend accepts).
     result = builder.create<ConstantOp>(

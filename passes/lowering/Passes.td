@@ -47,7 +47,9 @@ def TfcDecomposePass : Pass<"tfc-decompose", "::mlir::func::FuncOp"> {
     - `embedding_grad` becomes a one-hot GEMM: `reshape` of the ids to
       `[N, 1]`, `compare eq` against an `iota` `[1, V]`, `convert` to dy's
       type, and `matmul transpose_a` with dy reshaped to `[N, D]` (f32
-      result and a `convert` for 16-bit dy): deterministic.
+      result and a `convert` for 16-bit dy): deterministic. With 1-D
+      `iota` ids (position embeddings, ids 0..N-1 with N <= V) it is dy
+      itself, `pad`ded with zero rows up to V.
 
     Afterwards no op has the Composite role; the pass fails on one it does
     not know how to decompose.

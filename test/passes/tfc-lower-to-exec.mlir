@@ -36,26 +36,25 @@
 // MLP-NEXT: tfcrt.return
 // MLP-NOT: func.func
 
-// gpt-mini: a planned arena; kernels of each kind in program order (position ids, two
-// embedding gathers, the residual add, ln_1 as a row reduction, the QKV bias, slices and
-// head transposes, the decomposed causal attention); linear layers as flattened GEMMs
-// (m = 16 * 64), attention as 64 batched GEMMs; the loss written by the last launch.
+// gpt-mini: a planned arena; kernels of each kind in program order (the token embedding
+// gather, the residual add of the position embeddings, which canonicalization turned
+// from a gather of iota ids into the wpe table itself, ln_1 as a row reduction, the QKV
+// bias, slices and head transposes, the decomposed causal attention); linear layers as
+// flattened GEMMs (m = 16 * 64), attention as 64 batched GEMMs; the loss written by the
+// last launch.
 // GPT-LABEL: tfcrt.arena size {{[0-9]+}} alignment 256
-// GPT: tfcrt.kernel @k0 pointwise () -> tensor<64xi64>
-// GPT-NEXT: tfc.iota dim 0
-// GPT: tfcrt.kernel @k1 gather (tensor<256x128xf32>, tensor<16x64xi64>) -> tensor<16x64x128xf32>
+// GPT: tfcrt.kernel @k0 gather (tensor<256x128xf32>, tensor<16x64xi64>) -> tensor<16x64x128xf32>
 // GPT-NEXT: ^bb0
 // GPT-NEXT: tfc.embedding
-// GPT: tfcrt.kernel @k2 gather (tensor<64x128xf32>, tensor<64xi64>) -> tensor<64x128xf32>
-// GPT: tfcrt.kernel @k3 pointwise
+// GPT: tfcrt.kernel @k1 pointwise (tensor<16x64x128xf32>, tensor<64x128xf32>) -> tensor<16x64x128xf32>
 // GPT: tfc.add
-// GPT: tfcrt.kernel @k4 row_reduction
+// GPT: tfcrt.kernel @k2 row_reduction
 // GPT: tfc.layer_norm
-// GPT: tfcrt.kernel @k5 pointwise
+// GPT: tfcrt.kernel @k3 pointwise
 // GPT: tfc.add {{.*}} : tensor<16x64x384xf32>, tensor<384xf32>
-// GPT: tfcrt.kernel @k6 pointwise
+// GPT: tfcrt.kernel @k4 pointwise
 // GPT: tfc.slice
-// GPT: tfcrt.kernel @k7 pointwise
+// GPT: tfcrt.kernel @k5 pointwise
 // GPT: tfc.transpose
 // GPT: tfc.constant dense<0.176776692> : tensor<f32>
 // GPT-NEXT: tfc.mul
@@ -76,7 +75,7 @@
 // GPT: %[[TOKENS:.*]] = tfcrt.external input "tokens" : memref<16x64xi64>
 // GPT: %[[TARGETS:.*]] = tfcrt.external input "targets" : memref<16x64xi64>
 // GPT: %[[LOSS:.*]] = tfcrt.external output "loss" : memref<f32>
-// GPT: tfcrt.launch @k1 (%[[WTE]], %[[TOKENS]])
+// GPT: tfcrt.launch @k0 (%[[WTE]], %[[TOKENS]])
 // GPT: tfcrt.gemm {{.*}} transpose_b m 1024 n 384 k 128 batch 1 lda 128 ldb 128 ldc 384 stride_a 0 stride_b 0 stride_c 0
 // GPT: tfcrt.alias {{.*}} : memref<16x64x128xf32> -> memref<16x64x4x32xf32>
 // GPT: tfcrt.gemm {{.*}} transpose_b m 64 n 64 k 32 batch 64 lda 32 ldb 32 ldc 64 stride_a 2048 stride_b 2048 stride_c 4096
@@ -88,14 +87,13 @@
 // GPT-NEXT: tfcrt.gemm %{{.*}}, %[[WTE]] -> %[[LOGITS]] transpose_b m 1024 n 256 k 128 batch 1
 // GPT-NEXT: %[[FLAT:.*]] = tfcrt.alias %[[LOGITS]] : memref<16x64x256xf32> -> memref<1024x256xf32>
 // GPT-NEXT: %[[LABELS:.*]] = tfcrt.alias %[[TARGETS]] : memref<16x64xi64> -> memref<1024xi64>
-// GPT-NEXT: tfcrt.launch @k46 (%[[FLAT]], %[[LABELS]]) -> (%[[LOSS]])
+// GPT-NEXT: tfcrt.launch @k44 (%[[FLAT]], %[[LABELS]]) -> (%[[LOSS]])
 // GPT-NEXT: tfcrt.return
 // GPT-NOT: func.func
 
-// 47 kernels (2 gathers, 8 row reductions, 37 pointwise: CSE shares the causal mask
-// between the layers) and 13 GEMMs (6 per block, the
-// LM head).
-// GPT-KERNELS: 47
+// 45 kernels (1 gather, 8 row reductions, 36 pointwise: CSE shares the causal mask
+// between the layers) and 13 GEMMs (6 per block, the LM head).
+// GPT-KERNELS: 45
 // GPT-GEMMS: 13
 
 // OPTION-LABEL: tfcrt.arena

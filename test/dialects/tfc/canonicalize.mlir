@@ -508,3 +508,43 @@ func.func @sum_of_splat_kept() -> tensor<4xf32> {
   %0 = tfc.reduce_sum %c dims [1] : tensor<4x8xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// An embedding of iota ids (position embeddings) reads the table's first rows in order:
+// the table itself when the ids cover it.
+// CHECK-LABEL: func.func @embedding_of_full_iota
+// CHECK-SAME: (%[[T:.*]]: tensor<64x32xf32>)
+// CHECK-NEXT: return %[[T]] : tensor<64x32xf32>
+func.func @embedding_of_full_iota(%t: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %ids = tfc.iota dim 0 : tensor<64xi64>
+  %0 = tfc.embedding %t, %ids : tensor<64x32xf32>, tensor<64xi64> -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+}
+
+// -----
+
+// Fewer ids than table rows: a slice of the first rows.
+// CHECK-LABEL: func.func @embedding_of_short_iota
+// CHECK-NEXT: %[[S:.*]] = tfc.slice %{{.*}} [0, 0] to [10, 32] : tensor<64x32xbf16> -> tensor<10x32xbf16>
+// CHECK-NEXT: return %[[S]]
+func.func @embedding_of_short_iota(%t: tensor<64x32xbf16>) -> tensor<10x32xbf16> {
+  %ids = tfc.iota dim 0 : tensor<10xi32>
+  %0 = tfc.embedding %t, %ids : tensor<64x32xbf16>, tensor<10xi32> -> tensor<10x32xbf16>
+  return %0 : tensor<10x32xbf16>
+}
+
+// -----
+
+// Other ids stay a gather: 2-D iotas repeat rows, and ids beyond the table are not
+// rows of it.
+// CHECK-LABEL: func.func @embedding_of_other_ids
+// CHECK: tfc.embedding
+// CHECK: tfc.embedding
+func.func @embedding_of_other_ids(%t: tensor<8x4xf32>) -> (tensor<2x8x4xf32>, tensor<9x4xf32>) {
+  %ids = tfc.iota dim 1 : tensor<2x8xi64>
+  %0 = tfc.embedding %t, %ids : tensor<8x4xf32>, tensor<2x8xi64> -> tensor<2x8x4xf32>
+  %long = tfc.iota dim 0 : tensor<9xi64>
+  %1 = tfc.embedding %t, %long : tensor<8x4xf32>, tensor<9xi64> -> tensor<9x4xf32>
+  return %0, %1 : tensor<2x8x4xf32>, tensor<9x4xf32>
+}

@@ -255,6 +255,33 @@ func.func @embedding_grad(%dy: tensor<4x9x16xbf16>, %ids: tensor<4x9xi32>) -> te
 
 // -----
 
+// With iota ids (position embeddings) dy's rows are the table gradient's first rows: no
+// one-hot GEMM, dy itself padded with zero rows.
+// CHECK-LABEL: func.func @embedding_grad_iota
+// CHECK-SAME: (%[[DY:.*]]: tensor<9x16xbf16>)
+// CHECK: %[[P:.+]] = tfc.pad %[[DY]] low [0, 0] high [41, 0] value 0.000000e+00 : tensor<9x16xbf16> -> tensor<50x16xbf16>
+// CHECK-NEXT: return %[[P]]
+func.func @embedding_grad_iota(%dy: tensor<9x16xbf16>) -> tensor<50x16xbf16> {
+  %ids = tfc.iota dim 0 : tensor<9xi32>
+  %0 = tfc.embedding_grad %dy, %ids : tensor<9x16xbf16>, tensor<9xi32> -> tensor<50x16xbf16>
+  return %0 : tensor<50x16xbf16>
+}
+
+// -----
+
+// A [B, T] dy of position ids covering the table: the reshape alone.
+// CHECK-LABEL: func.func @embedding_grad_full_iota
+// CHECK: %[[R:.+]] = tfc.reshape %{{[^ ]+}} : tensor<1x8x4xf32> -> tensor<8x4xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @embedding_grad_full_iota(%dy: tensor<1x8x4xf32>) -> tensor<8x4xf32> {
+  %ids = tfc.iota dim 0 : tensor<8xi64>
+  %r = tfc.reshape %ids : tensor<8xi64> -> tensor<1x8xi64>
+  %0 = tfc.embedding_grad %dy, %r : tensor<1x8x4xf32>, tensor<1x8xi64> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
 // softmax_grad over a non-last dim: both operands are transposed.
 // CHECK-LABEL: func.func @softmax_grad_dim0
 // CHECK: %[[A:.+]] = tfc.transpose %{{[^ ]+}}, [1, 0] : tensor<6x4xf32> -> tensor<4x6xf32>
