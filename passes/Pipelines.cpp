@@ -3,6 +3,7 @@
 #include "passes/Pipelines.h"
 
 #include "passes/autodiff/Passes.h"
+#include "passes/fusion/Passes.h"
 #include "passes/lowering/Passes.h"
 #include "passes/training/Passes.h"
 
@@ -10,6 +11,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
+
+#include <vector>
 
 void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
                                    const LowerToExecOptions &options) {
@@ -27,14 +30,47 @@ void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addNestedPass<mlir::func::FuncOp>(createTfcFormKernelsPass());
+  if (options.fusion == FusionMode::All)
+    pm.addNestedPass<mlir::func::FuncOp>(createTfcFusePass());
   TfcConvertToExecPassOptions convert;
   convert.function = function;
   pm.addPass(createTfcConvertToExecPass(convert));
 }
 
-mlir::LogicalResult tfc::buildTrainPipeline(
-    mlir::OpPassManager &pm, llvm::StringRef stepOptions,
+/// Splits the lowering's `fusion=<mode>` off a --tfc-train-pipeline option
+/// string; the rest is --tfc-build-train-step's (all its values are
+/// scalars, so options are separated by whitespace).
+static mlir::LogicalResult splitFusionOption(
+    llvm::StringRef text, std::string &stepOptions, tfc::FusionMode &mode,
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
+  llvm::SmallVector<llvm::StringRef> tokens;
+  llvm::SplitString(text, tokens);
+  std::vector<std::string> rest;
+  for (llvm::StringRef token : tokens) {
+    if (!token.consume_front("fusion=")) {
+      rest.push_back(token.str());
+      continue;
+    }
+    if (token == "all")
+      mode = tfc::FusionMode::All;
+    else if (token == "none")
+      mode = tfc::FusionMode::None;
+    else
+      return errorHandler("unknown value '" + token +
+                          "' for option fusion (expected all or none)");
+  }
+  stepOptions = llvm::join(rest, " ");
+  return mlir::success();
+}
+
+mlir::LogicalResult tfc::buildTrainPipeline(
+    mlir::OpPassManager &pm, llvm::StringRef allOptions,
+    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
+  std::string stepOptions;
+  FusionMode fusion = FusionMode::All;
+  if (mlir::failed(
+          splitFusionOption(allOptions, stepOptions, fusion, errorHandler)))
+    return mlir::failure();
   // The pass parses its own options: one list of them, no copy here.
   TfcBuildTrainStepPassOptions options;
   if (mlir::failed(
@@ -44,13 +80,19 @@ mlir::LogicalResult tfc::buildTrainPipeline(
   // Every function the pass builds becomes an entry of one program.
   LowerToExecOptions lower;
   lower.function = llvm::join(trainStepFunctions(options), ",");
+  lower.fusion = fusion;
   buildLowerToExecPipeline(pm, lower);
   return mlir::success();
 }
 
 mlir::LogicalResult tfc::trainAccumulateSteps(
-    llvm::StringRef stepOptions, int64_t &accumulateSteps,
+    llvm::StringRef allOptions, int64_t &accumulateSteps,
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
+  std::string stepOptions;
+  FusionMode fusion = FusionMode::All;
+  if (mlir::failed(
+          splitFusionOption(allOptions, stepOptions, fusion, errorHandler)))
+    return mlir::failure();
   TfcBuildTrainStepPassOptions options;
   if (mlir::failed(
           parseBuildTrainStepOptions(stepOptions, options, errorHandler)))
@@ -63,13 +105,14 @@ void tfc::registerPipelines() {
   mlir::PassPipelineRegistration<LowerToExecOptions>(
       "tfc-lower-to-exec",
       "Lower a tfc function to a tfcrt module: decompose, canonicalize, "
-      "CSE, form kernels, bufferize and convert to tfcrt (docs/execution.md)",
+      "CSE, form kernels, fuse them (fusion=none: one op per kernel), "
+      "bufferize and convert to tfcrt (docs/execution.md)",
       buildLowerToExecPipeline);
   mlir::registerPassPipeline(
       "tfc-train-pipeline",
       "Build @train_step (or @accumulate_step and @apply_step) from a loss "
       "and lower them to tfcrt entries of the same names in one program; "
-      "takes the options of --tfc-build-train-step",
+      "takes the options of --tfc-build-train-step and fusion=all|none",
       [](mlir::OpPassManager &pm, llvm::StringRef options,
          llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
              errorHandler) {

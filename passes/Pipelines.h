@@ -15,6 +15,14 @@
 
 namespace tfc {
 
+/// How --tfc-lower-to-exec groups ops into kernels.
+enum class FusionMode {
+  /// --tfc-fuse after --tfc-form-kernels (the default).
+  All,
+  /// One op per kernel: differential tests and bisecting.
+  None,
+};
+
 /// Options of --tfc-lower-to-exec.
 struct LowerToExecOptions
     : public mlir::PassPipelineOptions<LowerToExecOptions> {
@@ -30,19 +38,28 @@ struct LowerToExecOptions
                      "gradient function <function>_grad (outputs: the loss, "
                      "then one gradient per tfc.param argument)"),
       llvm::cl::init(false)};
+  Option<FusionMode> fusion{
+      *this, "fusion",
+      llvm::cl::desc("Kernel grouping: `all` runs --tfc-fuse after "
+                     "--tfc-form-kernels, `none` keeps one op per kernel"),
+      llvm::cl::init(FusionMode::All),
+      llvm::cl::values(
+          clEnumValN(FusionMode::All, "all", "fuse ops into kernels"),
+          clEnumValN(FusionMode::None, "none", "one op per kernel"))};
 };
 
 /// Adds --tfc-lower-to-exec to `pm` (a pass manager on builtin.module):
 /// [tfc-autodiff,] tfc-decompose, canonicalize, tfc-form-kernels,
-/// tfc-convert-to-exec.
+/// [tfc-fuse,] tfc-convert-to-exec.
 void buildLowerToExecPipeline(mlir::OpPassManager &pm,
                               const LowerToExecOptions &options);
 
 /// Adds --tfc-train-pipeline to `pm`: --tfc-build-train-step configured by
 /// `stepOptions` in that pass's own syntax (e.g. "optimizer=sgd
 /// momentum=0.9"; its options are the single list, passes/training/Passes.td),
-/// then --tfc-lower-to-exec on @train_step (entry `train_step`). Bad options
-/// go to `errorHandler` and fail.
+/// then --tfc-lower-to-exec on @train_step (entry `train_step`). The one
+/// option of the lowering, `fusion=all|none`, may be given among them. Bad
+/// options go to `errorHandler` and fail.
 mlir::LogicalResult
 buildTrainPipeline(mlir::OpPassManager &pm, llvm::StringRef stepOptions,
                    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>

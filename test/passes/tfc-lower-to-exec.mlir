@@ -1,11 +1,20 @@
 // The whole lowering pipeline on the example models: it succeeds, the result verifies
-// and round-trips (custom and generic form), and it has the expected structure.
-// RUN: tfc-opt %tfc_src/examples/models/mlp.mlir --tfc-lower-to-exec | FileCheck %s --check-prefix=MLP
-// RUN: tfc-opt %tfc_src/examples/models/mlp.mlir --tfc-lower-to-exec --mlir-print-op-generic | tfc-opt | FileCheck %s --check-prefix=MLP
-// RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec | FileCheck %s --check-prefix=GPT
-// RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec --mlir-print-op-generic | tfc-opt | FileCheck %s --check-prefix=GPT
-// RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec | grep -c "tfcrt.kernel @" | FileCheck %s --check-prefix=GPT-KERNELS
+// and round-trips (custom and generic form), and it has the expected structure, both
+// with fusion=none (one op per kernel) and with fusion (the default, --tfc-fuse).
+// RUN: tfc-opt %tfc_src/examples/models/mlp.mlir --tfc-lower-to-exec=fusion=none | FileCheck %s --check-prefix=MLP
+// RUN: tfc-opt %tfc_src/examples/models/mlp.mlir --tfc-lower-to-exec=fusion=none --mlir-print-op-generic | tfc-opt | FileCheck %s --check-prefix=MLP
+// RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec=fusion=none | FileCheck %s --check-prefix=GPT
+// RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec=fusion=none --mlir-print-op-generic | tfc-opt | FileCheck %s --check-prefix=GPT
+// RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec=fusion=none | grep -c "tfcrt.kernel @" | FileCheck %s --check-prefix=GPT-KERNELS
+// RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec=fusion=none | grep -c "tfcrt.gemm " | FileCheck %s --check-prefix=GPT-GEMMS
+// RUN: tfc-opt %tfc_src/examples/models/mlp.mlir --tfc-lower-to-exec | FileCheck %s --check-prefix=MLP-FUSED
+// RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec | FileCheck %s --check-prefix=GPT-FUSED
+// RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec --mlir-print-op-generic | tfc-opt | FileCheck %s --check-prefix=GPT-FUSED
+// RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec | grep -c "tfcrt.kernel @" | FileCheck %s --check-prefix=GPT-FUSED-KERNELS
 // RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec | grep -c "tfcrt.gemm " | FileCheck %s --check-prefix=GPT-GEMMS
+// A bad fusion mode is one clear error.
+// RUN: not tfc-opt %tfc_src/examples/models/mlp.mlir --tfc-lower-to-exec=fusion=some 2>&1 | FileCheck %s --check-prefix=BAD-MODE
+// BAD-MODE: for the --fusion option: Cannot find option named 'some'!
 // The pipeline's function= option picks the function, as convert-to-exec's does.
 // RUN: tfc-opt %s --tfc-lower-to-exec="function=scores" | FileCheck %s --check-prefix=OPTION
 
@@ -96,11 +105,69 @@
 // GPT-KERNELS: 45
 // GPT-GEMMS: 13
 
+// mlp fused: each bias add joins the next kernel (ReLU; the loss's row reduction as its
+// prologue), so two kernels are left around the GEMMs.
+// MLP-FUSED-LABEL: tfcrt.arena
+// MLP-FUSED: tfcrt.kernel @k0 pointwise (tensor<32x128xf32>, tensor<128xf32>) -> tensor<32x128xf32>
+// MLP-FUSED-NEXT: ^bb0
+// MLP-FUSED-NEXT: tfc.add
+// MLP-FUSED-NEXT: tfc.relu
+// MLP-FUSED: tfcrt.kernel @k1 row_reduction (tensor<32x10xf32>, tensor<10xf32>, tensor<32xi64>) -> tensor<f32>
+// MLP-FUSED-NEXT: ^bb0
+// MLP-FUSED-NEXT: tfc.add
+// MLP-FUSED-NEXT: tfc.cross_entropy
+// MLP-FUSED: tfcrt.entry @forward
+// MLP-FUSED: tfcrt.gemm
+// MLP-FUSED: tfcrt.launch @k0
+// MLP-FUSED: tfcrt.gemm
+// MLP-FUSED-NEXT: tfcrt.launch @k1
+// MLP-FUSED-NEXT: tfcrt.return
+
+// gpt-mini fused: 15 kernels around the same 13 GEMMs. The embedding gather; the
+// position embeddings' add as ln_1's prologue, which also writes the residual stream;
+// per block the QKV bias + head split (one kernel, three outputs), scale + causal mask
+// (iota, compare, select duplicated into each layer) + softmax, the merge of the heads,
+// bias + residual add + ln_2 (writing the residual stream and the normalized rows), bias
+// + GELU, bias + residual add + the next layer_norm; the loss.
+// GPT-FUSED-LABEL: tfcrt.arena
+// GPT-FUSED: tfcrt.kernel @k0 gather
+// GPT-FUSED-NEXT: ^bb0
+// GPT-FUSED-NEXT: tfc.embedding
+// GPT-FUSED: tfcrt.kernel @k1 row_reduction (tensor<16x64x128xf32>, tensor<64x128xf32>, tensor<128xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x128xf32>)
+// GPT-FUSED-NEXT: ^bb0
+// GPT-FUSED-NEXT: tfc.add
+// GPT-FUSED-NEXT: tfc.layer_norm
+// GPT-FUSED: tfcrt.kernel @k2 pointwise (tensor<16x64x384xf32>, tensor<384xf32>) -> (tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32>)
+// GPT-FUSED: tfcrt.kernel @k3 row_reduction (tensor<16x4x64x64xf32>) -> tensor<16x4x64x64xf32>
+// GPT-FUSED: tfc.iota
+// GPT-FUSED: tfc.compare le
+// GPT-FUSED: tfc.select
+// GPT-FUSED-NEXT: tfc.softmax
+// GPT-FUSED: tfcrt.kernel @k4 pointwise (tensor<16x4x64x32xf32>) -> tensor<16x64x4x32xf32>
+// GPT-FUSED-NEXT: ^bb0
+// GPT-FUSED-NEXT: tfc.transpose
+// GPT-FUSED: tfcrt.kernel @k5 row_reduction (tensor<16x64x128xf32>, tensor<128xf32>, tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x128xf32>)
+// GPT-FUSED-NEXT: ^bb0
+// GPT-FUSED-NEXT: tfc.add
+// GPT-FUSED-NEXT: tfc.add
+// GPT-FUSED-NEXT: tfc.layer_norm
+// GPT-FUSED: tfcrt.kernel @k6 pointwise (tensor<16x64x512xf32>, tensor<512xf32>) -> tensor<16x64x512xf32>
+// GPT-FUSED-NEXT: ^bb0
+// GPT-FUSED-NEXT: tfc.add
+// GPT-FUSED-NEXT: tfc.gelu
+// GPT-FUSED: tfcrt.kernel @k14 row_reduction (tensor<1024x256xf32>, tensor<1024xi64>) -> tensor<f32>
+// GPT-FUSED-NEXT: ^bb0
+// GPT-FUSED-NEXT: tfc.cross_entropy
+// GPT-FUSED: tfcrt.entry @forward
+// GPT-FUSED-NOT: tfcrt.copy
+// GPT-FUSED: tfcrt.launch @k14
+// GPT-FUSED-NEXT: tfcrt.return
+// GPT-FUSED-KERNELS: 15
+
 // OPTION-LABEL: tfcrt.arena
-// OPTION: tfcrt.kernel @k0 pointwise
+// OPTION: tfcrt.kernel @k0 row_reduction
 // OPTION: tfc.mul
-// OPTION: tfcrt.kernel @k1 row_reduction
-// OPTION: tfc.softmax
+// OPTION-NEXT: tfc.softmax
 // OPTION: tfcrt.entry @forward
 // OPTION: tfcrt.external input "x" : memref<4x8xf32>
 // OPTION: tfcrt.external output "out0" : memref<4x4xf32>

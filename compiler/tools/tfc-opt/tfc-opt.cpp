@@ -8,6 +8,7 @@
 #include "dialects/Registration.h"
 #include "passes/Pipelines.h"
 #include "passes/autodiff/Passes.h"
+#include "passes/fusion/Passes.h"
 #include "passes/lowering/Passes.h"
 #include "passes/training/Passes.h"
 
@@ -20,6 +21,7 @@ int main(int argc, char **argv) {
   tfc::registerUpstreamPasses();
   tfc::registerTfcLoweringPasses();
   tfc::registerTfcAutodiffPasses();
+  tfc::registerTfcFusionPasses();
   tfc::registerTfcTrainingPasses();
   tfc::registerPipelines();
   return mlir::asMainReturnCode(mlir::MlirOptMain(

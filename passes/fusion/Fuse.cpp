@@ -1,0 +1,305 @@
+//===- Fuse.cpp - --tfc-fuse ----------------------------------------------===//
+//
+// Greedy kernel fusion over the one-op kernels of --tfc-form-kernels. The
+// rules only propose candidate groups; whether a group is one kernel is
+// decided by the kernel rules (verifyKernelOps, through mergeKernels), so
+// the pass can never form a kernel that the verifier or codegen rejects.
+//
+// Cost model, in the terms of DESIGN.md's bandwidth-bound kernels: a merge
+// saves the store and re-load of every value that becomes internal, and a
+// launch. Nothing is ever computed twice except cheap pointwise producers,
+// and only when duplicating them moves no more bytes than storing their
+// result once and reading it back once per reader.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/fusion/KernelMerge.h"
+#include "passes/fusion/Passes.h"
+
+#include "dialects/tfc/TfcOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <set>
+#include <vector>
+
+namespace tfc {
+#define GEN_PASS_DEF_TFCFUSEPASS
+#include "passes/fusion/Passes.h.inc"
+} // namespace tfc
+
+using namespace mlir;
+using namespace mlir::tfc;
+using namespace ::tfc::fusion;
+
+namespace {
+
+/// A pointwise producer is duplicated into at most this many readers...
+constexpr unsigned kMaxDuplicates = 8;
+/// ...and only when it is this small.
+constexpr unsigned kMaxDuplicatedOps = 16;
+
+class Fuser {
+public:
+  explicit Fuser(func::FuncOp func) : func(func) {}
+
+  /// Applies the rules until none merges anything. After every rule that
+  /// merged something the cheaper rules run again first: absorbing a
+  /// producer entirely (nothing stored) beats keeping its result, and what
+  /// one rule merges can let an earlier one apply (an iota absorbed into a
+  /// compare makes the compare input-free, hence worth duplicating).
+  void run() {
+    for (;;) {
+      if (absorbProducers())
+        continue;
+      if (keepProducers())
+        continue;
+      if (fuseEpilogues())
+        continue;
+      if (fuseSiblings())
+        continue;
+      break;
+    }
+  }
+
+private:
+  /// The fusions of the function in program order (a snapshot).
+  SmallVector<FusionOp> kernels() {
+    SmallVector<FusionOp> all;
+    for (Block &block : func.getBody())
+      for (auto fusion : block.getOps<FusionOp>())
+        all.push_back(fusion);
+    return all;
+  }
+
+  /// A number that names a fusion op for the failure cache; an op created
+  /// later at a reused address gets a new one.
+  uint64_t stamp(FusionOp op) {
+    auto [it, inserted] = stamps.try_emplace(op.getOperation(), nextStamp);
+    if (inserted)
+      ++nextStamp;
+    return it->second;
+  }
+
+  /// Merges `members` (duplicating `duplicated`) if the kernel rules accept
+  /// the group. A rejected group is remembered: merging only ever adds
+  /// paths between kernels and a rejected body stays rejected, so the same
+  /// group is never tried twice.
+  FusionOp merge(ArrayRef<FusionOp> members, ArrayRef<FusionOp> duplicated,
+                 bool dryRun = false) {
+    std::optional<KernelKind> kind;
+    for (FusionOp m : members)
+      kind = kind ? combinedKind(*kind, m.getKind())
+                  : std::optional<KernelKind>(m.getKind());
+    if (!kind)
+      return {};
+    std::vector<uint64_t> key;
+    for (FusionOp m : members)
+      key.push_back(stamp(m));
+    key.push_back(~uint64_t(0));
+    for (FusionOp d : duplicated)
+      key.push_back(stamp(d));
+    if (rejected.count(key))
+      return {};
+    FailureOr<FusionOp> merged =
+        mergeKernels(members, duplicated, *kind, limits, dryRun);
+    if (failed(merged)) {
+      rejected.insert(key);
+      return {};
+    }
+    if (dryRun)
+      return members.front();
+    for (FusionOp m : members)
+      if (!llvm::is_contained(duplicated, m))
+        forget(m);
+    return *merged;
+  }
+
+  void forget(FusionOp op) {
+    stamps.erase(op.getOperation());
+    dead.insert(op.getOperation());
+  }
+
+  bool isDead(FusionOp op) { return dead.contains(op.getOperation()); }
+
+  /// Rule 1a: pointwise producers whose results only kernels read join
+  /// them entirely: the one reader, or every reader by duplication.
+  bool absorbProducers() {
+    bool changed = false;
+    dead.clear();
+    SmallVector<FusionOp> all = kernels();
+    // Last to first: merging a producer into its reader leaves the merged
+    // kernel where the reader was, and the producer's own producers are
+    // visited next and find it, so a chain collapses in one sweep.
+    for (FusionOp producer : llvm::reverse(all)) {
+      if (isDead(producer) || producer.getKind() != KernelKind::pointwise)
+        continue;
+      Readers readers = readersOf(producer);
+      if (readers.external || readers.kernels.empty())
+        continue;
+      if (readers.kernels.size() == 1) {
+        changed |= bool(merge({producer, readers.kernels.front()}, {}));
+        continue;
+      }
+      changed |= duplicate(producer, readers.kernels);
+    }
+    return changed;
+  }
+
+  /// Rule 1b: a pointwise producer that must stay in memory (something
+  /// else reads it, or not every reader can take it) joins the first reader
+  /// that can: that reader is spared the re-load, the others still read the
+  /// stored result (bias + residual add writing the residual stream next to
+  /// the layer_norm it feeds).
+  bool keepProducers() {
+    bool changed = false;
+    dead.clear();
+    SmallVector<FusionOp> all = kernels();
+    for (FusionOp producer : llvm::reverse(all)) {
+      if (isDead(producer) || producer.getKind() != KernelKind::pointwise)
+        continue;
+      for (FusionOp reader : readersOf(producer).kernels) {
+        if (merge({producer, reader}, {})) {
+          changed = true;
+          break;
+        }
+      }
+    }
+    return changed;
+  }
+
+  /// Duplicates a cheap pointwise `producer` into every one of `readers`,
+  /// when that moves no more bytes than storing its results and reading
+  /// them back, and only if every reader can take it (the producer then
+  /// disappears). Returns whether anything merged.
+  bool duplicate(FusionOp producer, ArrayRef<FusionOp> readers) {
+    if (readers.size() > kMaxDuplicates ||
+        opCount(producer) > kMaxDuplicatedOps)
+      return false;
+    int64_t bytesIn = 0, bytesOut = 0;
+    for (Value input : producer.getInputs())
+      bytesIn += bytesOf(input);
+    for (Value result : producer.getResults())
+      bytesOut += bytesOf(result);
+    // Each copy reads the producer's inputs where its reader read the
+    // producer's result: no more bytes when the inputs are no larger (iota
+    // and constant chains, broadcasts of small tensors). Larger inputs would
+    // be cheaper for two readers but compound: a copy makes its reader read
+    // those inputs, and duplicating the reader's other producers later
+    // multiplies them (a residual stream recomputed from every layer).
+    if (bytesIn > bytesOut)
+      return false;
+    for (FusionOp reader : readers)
+      if (!merge({producer, reader}, {producer}, /*dryRun=*/true))
+        return false;
+    // The dry runs saw the same bodies and paths, so these succeed; should
+    // one not, the producer simply stays for the readers left.
+    for (FusionOp reader : readers)
+      if (!merge({producer, reader}, {producer}))
+        return true;
+    // The last reader took it: mergeKernels erased it.
+    forget(producer);
+    return true;
+  }
+
+  /// Rule 2: pointwise readers of a reduction or gather join it as its
+  /// epilogue; a row reduction reading another over the same rows joins it.
+  bool fuseEpilogues() {
+    bool changed = false;
+    dead.clear();
+    for (FusionOp producer : kernels()) {
+      if (isDead(producer))
+        continue;
+      KernelKind kind = producer.getKind();
+      if (kind != KernelKind::row_reduction &&
+          kind != KernelKind::column_reduction && kind != KernelKind::gather)
+        continue;
+      // The producer may grow several times; follow the merged kernel.
+      FusionOp current = producer;
+      for (FusionOp reader : readersOf(producer).kernels) {
+        KernelKind readerKind = reader.getKind();
+        bool candidate = readerKind == KernelKind::pointwise ||
+                         (kind == KernelKind::row_reduction &&
+                          readerKind == KernelKind::row_reduction);
+        if (!candidate || isDead(reader))
+          continue;
+        if (FusionOp merged = merge({current, reader}, {})) {
+          current = merged;
+          changed = true;
+        }
+      }
+    }
+    return changed;
+  }
+
+  /// Rule 3: kernels that read the same value merge, so it is read once.
+  bool fuseSiblings() {
+    bool changed = false;
+    dead.clear();
+    // Function arguments, then every kernel's results in program order; a
+    // kernel merged away meanwhile has nothing left to share.
+    for (BlockArgument argument : func.getArguments())
+      changed |= mergeReadersOf(argument);
+    for (FusionOp fusion : kernels()) {
+      if (isDead(fusion))
+        continue;
+      for (unsigned k = 0; k < fusion.getNumResults(); ++k) {
+        if (isDead(fusion))
+          break;
+        changed |= mergeReadersOf(fusion.getResult(k));
+      }
+    }
+    return changed;
+  }
+
+  /// Merges the kernels reading `value` pairwise, first to last.
+  bool mergeReadersOf(Value value) {
+    bool changed = false;
+    SmallVector<FusionOp> readers = kernelsReading(value);
+    for (size_t i = 0; i < readers.size(); ++i) {
+      if (isDead(readers[i]))
+        continue;
+      for (size_t j = i + 1; j < readers.size(); ++j) {
+        if (isDead(readers[j]) ||
+            !worthMergingSiblings(value, readers[i], readers[j]))
+          continue;
+        if (FusionOp merged = merge({readers[i], readers[j]}, {})) {
+          readers[i] = merged;
+          changed = true;
+        }
+      }
+    }
+    return changed;
+  }
+
+  /// Siblings merge when the value they share is a real part of what they
+  /// read (not a bias or a scalar shared by many kernels) and their loops
+  /// fit together: the same reduction kind, pointwise kernels of one size,
+  /// or a pointwise kernel joining a reduction.
+  bool worthMergingSiblings(Value value, FusionOp a, FusionOp b) {
+    int64_t sizeA = iterationSize(a), sizeB = iterationSize(b);
+    int64_t elements = cast<ShapedType>(value.getType()).getNumElements();
+    if (2 * elements < std::min(sizeA, sizeB))
+      return false;
+    std::optional<KernelKind> kind = combinedKind(a.getKind(), b.getKind());
+    if (!kind || *kind == KernelKind::gather)
+      return false;
+    if (*kind == KernelKind::pointwise)
+      return sizeA == sizeB;
+    return true;
+  }
+
+  func::FuncOp func;
+  MergeLimits limits;
+  llvm::DenseMap<Operation *, uint64_t> stamps;
+  uint64_t nextStamp = 0;
+  std::set<std::vector<uint64_t>> rejected;
+  llvm::DenseSet<Operation *> dead;
+};
+
+struct TfcFusePass : public ::tfc::impl::TfcFusePassBase<TfcFusePass> {
+  void runOnOperation() override { Fuser(getOperation()).run(); }
+};
+
+} // namespace

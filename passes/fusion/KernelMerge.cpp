@@ -1,0 +1,367 @@
+//===- KernelMerge.cpp - merging tfc.fusion kernels -----------------------===//
+//
+// A merge is built on the side (a detached block), checked with the kernel
+// rules, and only then swapped into the function, so a rejected candidate
+// costs a clone and leaves no trace. Member bodies are cloned in program
+// order: a block argument standing for another member's result (or a
+// reshape view of it) becomes that result's value inside the new body; any
+// other operand becomes an input of the merged kernel, once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/fusion/KernelMerge.h"
+
+#include "dialects/tfc/TfcKernelRules.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace mlir::tfc;
+
+namespace {
+
+bool isBefore(Operation *a, Operation *b) { return a->isBeforeInBlock(b); }
+
+void sortByProgramOrder(SmallVectorImpl<FusionOp> &kernels) {
+  llvm::sort(kernels, [](FusionOp a, FusionOp b) {
+    return isBefore(a.getOperation(), b.getOperation());
+  });
+  kernels.erase(std::unique(kernels.begin(), kernels.end()), kernels.end());
+}
+
+/// Adds the fusions reading `value` through any chain of reshapes to
+/// `kernels`; sets `external` for any other reader.
+void collectReaders(Value value, SmallVectorImpl<FusionOp> &kernels,
+                    bool &external) {
+  for (Operation *user : value.getUsers()) {
+    if (auto fusion = dyn_cast<FusionOp>(user))
+      kernels.push_back(fusion);
+    else if (auto reshape = dyn_cast<ReshapeOp>(user))
+      collectReaders(reshape.getResult(), kernels, external);
+    else
+      external = true;
+  }
+}
+
+/// The value a chain of reshapes views.
+Value viewRoot(Value value) {
+  while (auto reshape = value.getDefiningOp<ReshapeOp>())
+    value = reshape.getX();
+  return value;
+}
+
+/// Whether something other than the ops of `inside` reads `value`, looking
+/// through reshapes.
+bool readOutside(Value value, const llvm::DenseSet<Operation *> &inside) {
+  for (Operation *user : value.getUsers()) {
+    if (inside.contains(user))
+      continue;
+    if (auto reshape = dyn_cast<ReshapeOp>(user)) {
+      if (readOutside(reshape.getResult(), inside))
+        return true;
+      continue;
+    }
+    return true;
+  }
+  return false;
+}
+
+/// Erases the reshapes of `value` (recursively) that nothing reads.
+void eraseDeadViews(Value value) {
+  for (Operation *user : llvm::make_early_inc_range(value.getUsers())) {
+    auto reshape = dyn_cast<ReshapeOp>(user);
+    if (!reshape)
+      continue;
+    eraseDeadViews(reshape.getResult());
+    if (reshape->use_empty())
+      reshape->erase();
+  }
+}
+
+/// Where a value comes from, relative to a group being merged.
+enum class Origin {
+  Outside,    ///< unrelated to the group
+  Member,     ///< a member the merged kernel replaces (or a view of one)
+  Duplicated, ///< a duplicated member, which stays (or a view of one)
+  Dependent,  ///< an op between the members that depends on the group
+};
+
+/// Local CSE of the merged body: members cloned from one-op kernels repeat
+/// constants and, after duplication, whole producers.
+void deduplicate(Block &body) {
+  SmallVector<Operation *> seen;
+  for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
+    if (op.getNumRegions() != 0 || !isPure(&op))
+      continue;
+    Operation *same = nullptr;
+    for (Operation *other : seen) {
+      if (OperationEquivalence::isEquivalentTo(
+              &op, other, OperationEquivalence::exactValueMatch,
+              /*markEquivalent=*/nullptr,
+              OperationEquivalence::IgnoreLocations)) {
+        same = other;
+        break;
+      }
+    }
+    if (!same) {
+      seen.push_back(&op);
+      continue;
+    }
+    op.replaceAllUsesWith(same->getResults());
+    op.erase();
+  }
+}
+
+} // namespace
+
+namespace tfc::fusion {
+
+Readers readersOf(FusionOp fusion) {
+  Readers readers;
+  for (Value result : fusion.getResults())
+    collectReaders(result, readers.kernels, readers.external);
+  sortByProgramOrder(readers.kernels);
+  return readers;
+}
+
+SmallVector<FusionOp> kernelsReading(Value value) {
+  SmallVector<FusionOp> kernels;
+  bool external = false;
+  collectReaders(value, kernels, external);
+  sortByProgramOrder(kernels);
+  return kernels;
+}
+
+std::optional<KernelKind> combinedKind(KernelKind a,
+                                                    KernelKind b) {
+  auto mergeable = [](KernelKind k) {
+    return k == KernelKind::pointwise || k == KernelKind::row_reduction ||
+           k == KernelKind::column_reduction || k == KernelKind::gather;
+  };
+  if (!mergeable(a) || !mergeable(b))
+    return std::nullopt;
+  if (a == b)
+    return a;
+  if (a == KernelKind::pointwise)
+    return b;
+  if (b == KernelKind::pointwise)
+    return a;
+  return std::nullopt;
+}
+
+int64_t bytesOf(Value value) {
+  auto type = cast<ShapedType>(value.getType());
+  Type et = type.getElementType();
+  int64_t bytes = et.isInteger(1) ? 1 : (et.getIntOrFloatBitWidth() + 7) / 8;
+  return type.getNumElements() * bytes;
+}
+
+int64_t iterationSize(FusionOp fusion) {
+  int64_t size = 1;
+  for (Operation &op : fusion.getBodyBlock().without_terminator()) {
+    auto role = dyn_cast<KernelRoleOpInterface>(op);
+    if (role && role.getKernelRole() != KernelRole::Pointwise &&
+        op.getNumOperands() > 0) {
+      // Reductions iterate over their input; for cross_entropy_grad that is
+      // the logits (operand 1), for the others operand 0 or 1 have the
+      // row shape: take the largest operand.
+      for (Value operand : op.getOperands())
+        size = std::max(size, cast<ShapedType>(operand.getType())
+                                  .getNumElements());
+    }
+  }
+  for (Value result : fusion.getResults())
+    size = std::max(size, cast<ShapedType>(result.getType()).getNumElements());
+  return size;
+}
+
+unsigned opCount(FusionOp fusion) {
+  return static_cast<unsigned>(fusion.getBodyBlock().getOperations().size()) -
+         1;
+}
+
+FailureOr<FusionOp>
+mergeKernels(ArrayRef<FusionOp> membersIn,
+                          ArrayRef<FusionOp> duplicatedIn, KernelKind kind,
+                          const MergeLimits &limits, bool dryRun) {
+  SmallVector<FusionOp> members(membersIn.begin(), membersIn.end());
+  sortByProgramOrder(members);
+  if (members.size() < 2)
+    return failure();
+  Block *block = members.front()->getBlock();
+  if (llvm::any_of(members,
+                   [&](FusionOp m) { return m->getBlock() != block; }))
+    return failure();
+  // `replacedSet`: the members the merged kernel replaces (a duplicated
+  // member stays and reads like any other op outside the group).
+  llvm::DenseSet<Operation *> memberSet, duplicatedSet, replacedSet;
+  for (FusionOp m : members)
+    memberSet.insert(m);
+  for (FusionOp d : duplicatedIn)
+    duplicatedSet.insert(d);
+  for (FusionOp m : members)
+    if (!duplicatedSet.contains(m))
+      replacedSet.insert(m);
+  Operation *first = members.front(), *last = members.back();
+
+  // Classify the ops between the first and the last member. An op reading
+  // a replaced member's result (or a dependent op's) will read the merged
+  // kernel, which sits where the last member is: it moves after it, and a
+  // member must not read it (that is the cycle).
+  llvm::DenseMap<Operation *, Origin> origins;
+  auto originOf = [&](Value value) -> Origin {
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return Origin::Outside;
+    if (memberSet.contains(def))
+      return duplicatedSet.contains(def) ? Origin::Duplicated : Origin::Member;
+    auto it = origins.find(def);
+    return it == origins.end() ? Origin::Outside : it->second;
+  };
+  SmallVector<Operation *> toMove;
+  for (Operation *op = first->getNextNode(); op && op != last->getNextNode();
+       op = op->getNextNode()) {
+    if (memberSet.contains(op)) {
+      // A duplicated member stays where it is, so it must not read what the
+      // merged kernel (after it) will produce either.
+      bool stays = duplicatedSet.contains(op);
+      for (Value operand : op->getOperands()) {
+        Origin origin = originOf(operand);
+        if (origin == Origin::Dependent ||
+            (stays && origin == Origin::Member))
+          return failure();
+      }
+      continue;
+    }
+    if (isa<ReshapeOp>(op)) {
+      // A view inherits its source's origin; views of replaced members are
+      // re-pointed at the merged kernel, so they move too.
+      Origin origin = originOf(op->getOperand(0));
+      if (origin == Origin::Outside)
+        continue;
+      origins[op] = origin;
+      if (origin != Origin::Duplicated)
+        toMove.push_back(op);
+      continue;
+    }
+    bool depends = llvm::any_of(op->getOperands(), [&](Value v) {
+      Origin origin = originOf(v);
+      return origin == Origin::Member || origin == Origin::Dependent;
+    });
+    if (depends) {
+      origins[op] = Origin::Dependent;
+      toMove.push_back(op);
+    }
+  }
+
+  // Clone the member bodies into the region of a detached placeholder op
+  // (a block outside any region cannot hold ops that ask for their
+  // context through it).
+  MLIRContext *ctx = first->getContext();
+  OpBuilder detached(ctx);
+  OwningOpRef<FusionOp> holder = detached.create<FusionOp>(
+      first->getLoc(), TypeRange(), KernelKindAttr::get(ctx, kind),
+      ValueRange());
+  Block *body = new Block();
+  holder->getBody().push_back(body);
+  OpBuilder builder = OpBuilder::atBlockEnd(body);
+  IRMapping outer; // member results and their views -> values in the body
+  SmallVector<Value> inputs;
+  std::function<Value(Value)> resolve = [&](Value value) -> Value {
+    if (Value inside = outer.lookupOrNull(value))
+      return inside;
+    auto reshape = value.getDefiningOp<ReshapeOp>();
+    Operation *root = viewRoot(value).getDefiningOp();
+    if (reshape && root && memberSet.contains(root)) {
+      Value source = resolve(reshape.getX());
+      Value view =
+          builder.create<ReshapeOp>(reshape.getLoc(), reshape.getType(), source)
+              .getResult();
+      outer.map(value, view);
+      return view;
+    }
+    inputs.push_back(value);
+    Value argument = body->addArgument(value.getType(), value.getLoc());
+    outer.map(value, argument);
+    return argument;
+  };
+  SmallVector<Location> locs;
+  for (FusionOp member : members) {
+    locs.push_back(member.getLoc());
+    IRMapping inner;
+    for (auto [argument, input] :
+         llvm::zip_equal(member.getBodyBlock().getArguments(),
+                         member.getInputs()))
+      inner.map(argument, resolve(input));
+    for (Operation &op : member.getBodyBlock().without_terminator())
+      builder.clone(op, inner);
+    for (auto [result, yielded] :
+         llvm::zip_equal(member.getResults(), member.getYield().getValues()))
+      outer.map(result, inner.lookupOrDefault(yielded));
+  }
+
+  // Outputs: what outside the group still reads of the replaced members.
+  SmallVector<Value> replaced, yielded;
+  for (FusionOp member : members) {
+    if (duplicatedSet.contains(member))
+      continue;
+    for (Value result : member.getResults()) {
+      if (!readOutside(result, replacedSet))
+        continue;
+      replaced.push_back(result);
+      yielded.push_back(outer.lookup(result));
+    }
+  }
+  Location loc = FusedLoc::get(ctx, locs);
+  builder.create<YieldOp>(loc, yielded);
+  deduplicate(*body);
+
+  auto discard = [&]() -> FailureOr<FusionOp> {
+    body->dropAllDefinedValueUses();
+    return failure();
+  };
+  if (yielded.empty() || inputs.size() > limits.maxInputs ||
+      body->getOperations().size() - 1 > limits.maxOps)
+    return discard();
+  if (failed(verifyKernelBody(*body, kind)))
+    return discard();
+  if (dryRun) {
+    body->dropAllDefinedValueUses();
+    return FusionOp();
+  }
+
+  // Swap the merged kernel in.
+  OpBuilder outside(last);
+  SmallVector<Type> resultTypes;
+  for (Value v : yielded)
+    resultTypes.push_back(v.getType());
+  auto fusion = outside.create<FusionOp>(
+      loc, resultTypes, KernelKindAttr::get(ctx, kind), inputs);
+  fusion.getBody().takeBody(holder->getBody());
+  for (auto [old, now] : llvm::zip_equal(replaced, fusion.getResults()))
+    old.replaceAllUsesWith(now);
+  Operation *after = fusion;
+  for (Operation *op : toMove) {
+    op->moveAfter(after);
+    after = op;
+  }
+  for (FusionOp member : llvm::reverse(members)) {
+    for (Value result : member.getResults())
+      eraseDeadViews(result);
+    if (duplicatedSet.contains(member)) {
+      if (member->use_empty())
+        member->erase();
+      continue;
+    }
+    member->dropAllUses();
+    member->erase();
+  }
+  return fusion;
+}
+
+} // namespace tfc::fusion

@@ -1,0 +1,81 @@
+//===- KernelMerge.h - merging tfc.fusion kernels ---------------*- C++ -*-===//
+//
+// The one primitive the fusion rules build on: merge a group of tfc.fusion
+// ops of one function body into a single tfc.fusion, if the result is a
+// kernel the rules accept (verifyKernelOps) and no cycle forms; plus the
+// queries the rules ask of the kernel graph (who reads a kernel's results,
+// how many bytes a value has). tfc.reshape ops between kernels are views
+// (bufferization aliases them): the queries look through them and a merge
+// clones them into the body.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_PASSES_FUSION_KERNELMERGE_H
+#define TFC_PASSES_FUSION_KERNELMERGE_H
+
+#include "dialects/tfc/TfcOps.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace tfc::fusion {
+
+/// Bounds on what one merged kernel may hold, so that fusion never builds a
+/// kernel too large to compile without spilling or to pass as parameters.
+struct MergeLimits {
+  unsigned maxOps = 128;
+  unsigned maxInputs = 32;
+};
+
+/// The kernels that read the results of a fusion.
+struct Readers {
+  /// Fusions reading a result directly or through reshape views, each once,
+  /// in program order.
+  llvm::SmallVector<mlir::tfc::FusionOp> kernels;
+  /// Whether some result is also read by something that is not a fusion
+  /// (the function's return, another op), so it must stay in memory.
+  bool external = false;
+};
+Readers readersOf(mlir::tfc::FusionOp fusion);
+
+/// The fusions that read `value` (directly or through reshape views), each
+/// once, in program order.
+llvm::SmallVector<mlir::tfc::FusionOp> kernelsReading(mlir::Value value);
+
+/// The kernel kind a kernel of kind `a` merged with one of kind `b` has, or
+/// std::nullopt when fusion does not merge them: equal kinds keep their
+/// kind, pointwise ops join any other kind; GEMM, multi-tensor and
+/// block-quantized kernels are never merged.
+std::optional<mlir::tfc::KernelKind> combinedKind(mlir::tfc::KernelKind a,
+                                                  mlir::tfc::KernelKind b);
+
+/// Bytes of a tensor value as stored in memory.
+int64_t bytesOf(mlir::Value value);
+/// Elements a kernel iterates over: its largest output for pointwise and
+/// gather kernels, its anchors' input for reductions.
+int64_t iterationSize(mlir::tfc::FusionOp fusion);
+/// Ops in the body of `fusion` (without the terminator).
+unsigned opCount(mlir::tfc::FusionOp fusion);
+
+/// Merges `members` (fusions of one block, any order) into one tfc.fusion of
+/// `kind` placed where the last of them was. The members in `duplicated`
+/// are cloned into the merged kernel but kept for their other readers (their
+/// results are never outputs of the merged kernel; a duplicated member left
+/// without readers is erased). Every other member's result that something
+/// outside the group still reads becomes an output of the merged kernel;
+/// the ops between the members that depend on them move after it.
+///
+/// Fails, leaving the IR untouched, when the merged body breaks the kernel
+/// rules or `limits`, or when an op outside the group both depends on a
+/// member and feeds another (the merge would form a cycle). With `dryRun`
+/// only checks, and returns a null FusionOp on success.
+mlir::FailureOr<mlir::tfc::FusionOp>
+mergeKernels(llvm::ArrayRef<mlir::tfc::FusionOp> members,
+             llvm::ArrayRef<mlir::tfc::FusionOp> duplicated,
+             mlir::tfc::KernelKind kind, const MergeLimits &limits,
+             bool dryRun = false);
+
+} // namespace tfc::fusion
+
+#endif // TFC_PASSES_FUSION_KERNELMERGE_H

@@ -1,0 +1,60 @@
+//===- Passes.td - tfc fusion passes --------------------------------------===//
+//
+// Kernel fusion (issue 9): after --tfc-form-kernels has wrapped every op in
+// its own tfc.fusion, these passes merge fusions into fewer kernels. They
+// only change the grouping, so codegen and the runtime never special-case
+// fusion; every kernel they form passes the one legality predicate
+// (dialects/tfc/TfcKernelRules.h) that the tfc.fusion verifier checks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_PASSES_FUSION_PASSES_TD
+#define TFC_PASSES_FUSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TfcFusePass : Pass<"tfc-fuse", "::mlir::func::FuncOp"> {
+  let summary = "Merge one-op kernels into fused pointwise and reduction "
+                "kernels";
+  let description = [{
+    Runs after `--tfc-form-kernels` and before `--tfc-convert-to-exec`.
+    Greedily merges `tfc.fusion` regions, testing every candidate kernel
+    with `verifyKernelOps` (the predicate the `tfc.fusion` verifier uses), in
+    this order until nothing changes:
+
+    1. **Producers into consumers** (producers visited last to first, so a
+       chain collapses in one sweep): a pointwise kernel whose results only
+       one kernel reads becomes part of it (vertical pointwise chains, and
+       prologues of row/column reductions and gathers: bias + residual add +
+       layer_norm, scale + causal mask + softmax). A cheap pointwise kernel
+       (at most 16 ops) read by several kernels (at most 8) is *duplicated*
+       into each of them when its inputs have no more bytes than its results
+       (iota and constant chains, broadcasts of small tensors: every copy
+       then reads no more than its reader read before, and nothing is
+       stored), and only when every reader can take it.
+       Otherwise (rule 1b, once 1a has nothing left) it joins the first
+       reader that can take it and its result stays an output of the merged
+       kernel for the others.
+    2. **Epilogues**: pointwise kernels reading a result of a row
+       reduction, column reduction or gather join that kernel; a row
+       reduction reading another one over the same rows joins it.
+    3. **Siblings**: kernels reading the same value (at least half as many
+       elements as the smaller kernel iterates over) merge when their kinds
+       combine: column reductions of the same input (bias, gamma and beta
+       gradients), row reductions over the same rows, pointwise kernels of
+       the same size (the q/k/v split), a pointwise kernel into a reduction
+       kernel.
+
+    Reductions, gathers and GEMMs are never duplicated; GEMM, multi-tensor
+    and block-quantized kernels are left as they are. A merge never forms a
+    cycle (ops that depend on the first kernel and feed the second forbid
+    it; other ops in between move after the merged kernel), a value still
+    read outside the merged kernel stays one of its outputs, `tfc.reshape`
+    views between merged kernels are cloned into the body, and a kernel
+    holds at most 128 ops and 32 inputs. The result depends only on the
+    input IR (program order, no pointer order).
+  }];
+  let dependentDialects = ["::mlir::tfc::TfcDialect"];
+}
+
+#endif // TFC_PASSES_FUSION_PASSES_TD

@@ -1,0 +1,353 @@
+// RUN: tfc-opt %s --split-input-file --tfc-form-kernels --tfc-fuse | FileCheck %s
+// The pass is idempotent: what it formed has nothing left to merge.
+// RUN: tfc-opt %s --split-input-file --tfc-form-kernels --tfc-fuse | tfc-opt --split-input-file --tfc-fuse | FileCheck %s
+
+// Each case starts from one kernel per op (--tfc-form-kernels) and shows one fusion
+// rule of --tfc-fuse (passes/fusion/Passes.td).
+
+// A vertical pointwise chain with a broadcast, a convert, a compare and a select, a
+// constant and an iota becomes one kernel; only its final value is stored.
+// CHECK-LABEL: func.func @pointwise_chain
+// CHECK: %[[K:.*]] = tfc.fusion pointwise (%{{.*}} = %{{.*}} : tensor<4x8xbf16>, %{{.*}} = %{{.*}} : tensor<8xf32>) -> tensor<4x8xf32> {
+// CHECK-NEXT: tfc.convert
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.iota dim 1 : tensor<4x8xi32>
+// CHECK-NEXT: tfc.constant dense<4>
+// CHECK-NEXT: tfc.compare lt
+// CHECK-NEXT: tfc.constant dense<0.000000e+00>
+// CHECK-NEXT: tfc.select
+// CHECK-NEXT: tfc.yield
+// CHECK-NOT: tfc.fusion
+// CHECK: return %[[K]]
+func.func @pointwise_chain(%x: tensor<4x8xbf16>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = tfc.convert %x : tensor<4x8xbf16> -> tensor<4x8xf32>
+  %1 = tfc.add %0, %b : tensor<4x8xf32>, tensor<8xf32>
+  %i = tfc.iota dim 1 : tensor<4x8xi32>
+  %four = tfc.constant dense<4> : tensor<i32>
+  %keep = tfc.compare lt, %i, %four : tensor<4x8xi32>, tensor<i32>
+  %zero = tfc.constant dense<0.0> : tensor<f32>
+  %2 = tfc.select %keep, %1, %zero : tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>
+  return %2 : tensor<4x8xf32>
+}
+
+// -----
+
+// Views fold into the reader's indexing: the QKV bias, the slices and the head
+// transposes (through reshapes outside kernels, cloned into the body) are one kernel with
+// three outputs, so the split costs no kernel of its own.
+// CHECK-LABEL: func.func @qkv_split
+// CHECK: %[[K:.*]]:3 = tfc.fusion pointwise (%{{.*}} = %{{.*}} : tensor<2x8x48xf32>, %{{.*}} = %{{.*}} : tensor<48xf32>) -> (tensor<2x2x8x8xf32>, tensor<2x2x8x8xf32>, tensor<2x2x8x8xf32>)
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.slice
+// CHECK-NEXT: tfc.reshape
+// CHECK-NEXT: tfc.transpose
+// CHECK: tfc.yield
+// CHECK-NOT: tfc.fusion
+// CHECK-NOT: tfc.reshape
+// CHECK: return %[[K]]#0, %[[K]]#1, %[[K]]#2
+func.func @qkv_split(%mm: tensor<2x8x48xf32>, %b: tensor<48xf32>) -> (tensor<2x2x8x8xf32>, tensor<2x2x8x8xf32>, tensor<2x2x8x8xf32>) {
+  %qkv = tfc.add %mm, %b : tensor<2x8x48xf32>, tensor<48xf32>
+  %q0 = tfc.slice %qkv [0, 0, 0] to [2, 8, 16] : tensor<2x8x48xf32> -> tensor<2x8x16xf32>
+  %q1 = tfc.reshape %q0 : tensor<2x8x16xf32> -> tensor<2x8x2x8xf32>
+  %q = tfc.transpose %q1, [0, 2, 1, 3] : tensor<2x8x2x8xf32> -> tensor<2x2x8x8xf32>
+  %k0 = tfc.slice %qkv [0, 0, 16] to [2, 8, 32] : tensor<2x8x48xf32> -> tensor<2x8x16xf32>
+  %k1 = tfc.reshape %k0 : tensor<2x8x16xf32> -> tensor<2x8x2x8xf32>
+  %k = tfc.transpose %k1, [0, 2, 1, 3] : tensor<2x8x2x8xf32> -> tensor<2x2x8x8xf32>
+  %v0 = tfc.slice %qkv [0, 0, 32] to [2, 8, 48] : tensor<2x8x48xf32> -> tensor<2x8x16xf32>
+  %v1 = tfc.reshape %v0 : tensor<2x8x16xf32> -> tensor<2x8x2x8xf32>
+  %v = tfc.transpose %v1, [0, 2, 1, 3] : tensor<2x8x2x8xf32> -> tensor<2x2x8x8xf32>
+  return %q, %k, %v : tensor<2x2x8x8xf32>, tensor<2x2x8x8xf32>, tensor<2x2x8x8xf32>
+}
+
+// -----
+
+// Bias + residual add + layer_norm: the pointwise producers are the row reduction's
+// prologue, and the residual stream, which a GEMM still reads, stays an output of the
+// fused kernel next to the normalized rows.
+// CHECK-LABEL: func.func @bias_residual_layer_norm
+// CHECK: %[[K:.*]]:2 = tfc.fusion row_reduction
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: %[[Y:.*]], %{{.*}}, %{{.*}} = tfc.layer_norm
+// CHECK-NEXT: tfc.yield %{{.*}}, %[[Y]]
+// CHECK: tfc.fusion gemm (%{{.*}} = %[[K]]#0 : tensor<8x16xf32>
+func.func @bias_residual_layer_norm(%mm: tensor<8x16xf32>, %b: tensor<16xf32>, %res: tensor<8x16xf32>, %w: tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x8xf32>) {
+  %0 = tfc.add %mm, %b : tensor<8x16xf32>, tensor<16xf32>
+  %x = tfc.add %res, %0 : tensor<8x16xf32>, tensor<8x16xf32>
+  %y, %m, %r = tfc.layer_norm %x weight %w : (tensor<8x16xf32>, tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x1xf32>, tensor<8x1xf32>)
+  %1 = tfc.matmul %x, %res transpose_b : tensor<8x16xf32>, tensor<8x16xf32> -> tensor<8x8xf32>
+  return %y, %1 : tensor<8x16xf32>, tensor<8x8xf32>
+}
+
+// Scale + causal mask + softmax + cast: the mask (iota, compare) and the scale are the
+// softmax's prologue, the cast to bf16 its epilogue: one row kernel.
+// CHECK-LABEL: func.func @scale_mask_softmax
+// CHECK: tfc.fusion row_reduction (%{{.*}} = %{{.*}} : tensor<2x8x8xf32>) -> tensor<2x8x8xbf16> {
+// CHECK: tfc.mul
+// CHECK: tfc.compare le
+// CHECK: tfc.select
+// CHECK-NEXT: tfc.softmax
+// CHECK-NEXT: tfc.convert
+// CHECK-NEXT: tfc.yield
+// CHECK-NOT: tfc.fusion
+func.func @scale_mask_softmax(%s: tensor<2x8x8xf32>) -> tensor<2x8x8xbf16> {
+  %c = tfc.constant dense<0.5> : tensor<f32>
+  %0 = tfc.mul %s, %c : tensor<2x8x8xf32>, tensor<f32>
+  %i = tfc.iota dim 0 : tensor<8x8xi32>
+  %j = tfc.iota dim 1 : tensor<8x8xi32>
+  %m = tfc.compare le, %j, %i : tensor<8x8xi32>, tensor<8x8xi32>
+  %ninf = tfc.constant dense<0xFF800000> : tensor<f32>
+  %1 = tfc.select %m, %0, %ninf : tensor<8x8xi1>, tensor<2x8x8xf32>, tensor<f32>
+  %2 = tfc.softmax %1 dim -1 : tensor<2x8x8xf32>
+  %3 = tfc.convert %2 : tensor<2x8x8xf32> -> tensor<2x8x8xbf16>
+  return %3 : tensor<2x8x8xbf16>
+}
+
+// -----
+
+// An input-free producer (the causal mask) read by two kernels is duplicated into both:
+// recomputing it reads nothing, storing it would cost a buffer and a load per reader.
+// CHECK-LABEL: func.func @mask_duplicated
+// CHECK: tfc.fusion row_reduction
+// CHECK: tfc.compare le
+// CHECK: tfc.softmax
+// CHECK: tfc.fusion row_reduction
+// CHECK: tfc.compare le
+// CHECK: tfc.softmax
+// CHECK-NOT: tfc.fusion
+func.func @mask_duplicated(%a: tensor<4x8x8xf32>, %b: tensor<4x8x8xf32>) -> (tensor<4x8x8xf32>, tensor<4x8x8xf32>) {
+  %i = tfc.iota dim 0 : tensor<8x8xi64>
+  %j = tfc.iota dim 1 : tensor<8x8xi64>
+  %m = tfc.compare le, %j, %i : tensor<8x8xi64>, tensor<8x8xi64>
+  %ninf = tfc.constant dense<0xFF800000> : tensor<f32>
+  %s1 = tfc.select %m, %a, %ninf : tensor<8x8xi1>, tensor<4x8x8xf32>, tensor<f32>
+  %r1 = tfc.softmax %s1 dim -1 : tensor<4x8x8xf32>
+  %s2 = tfc.select %m, %b, %ninf : tensor<8x8xi1>, tensor<4x8x8xf32>, tensor<f32>
+  %r2 = tfc.softmax %s2 dim -1 : tensor<4x8x8xf32>
+  return %r1, %r2 : tensor<4x8x8xf32>, tensor<4x8x8xf32>
+}
+
+// -----
+
+// A producer whose inputs are larger than its result is not duplicated (each copy would
+// read more than the stored result): it joins its first reader and stays an output for
+// the second, a column reduction, which a row kernel cannot hold.
+// CHECK-LABEL: func.func @large_producer_kept
+// CHECK: %[[K:.*]]:2 = tfc.fusion row_reduction (%{{.*}} = %{{.*}} : tensor<4x8xf32>, %{{.*}} = %{{.*}} : tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.softmax
+// CHECK: tfc.fusion column_reduction (%{{.*}} = %[[K]]#0 : tensor<4x8xf32>)
+// CHECK-NEXT: tfc.reduce_sum
+func.func @large_producer_kept(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>) {
+  %x = tfc.add %a, %b : tensor<4x8xf32>, tensor<4x8xf32>
+  %0 = tfc.softmax %x dim -1 : tensor<4x8xf32>
+  %1 = tfc.reduce_sum %x dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Several row reductions over the same rows share one kernel: an explicit softmax
+// (max, subtract, exp, sum, divide) and a layer_norm of its result.
+// CHECK-LABEL: func.func @rows_chained
+// CHECK: tfc.fusion row_reduction (%{{.*}} = %{{.*}} : tensor<4x16xf32>) -> tensor<4x16xf32> {
+// CHECK-NEXT: tfc.reduce_max
+// CHECK-NEXT: tfc.sub
+// CHECK-NEXT: tfc.exp
+// CHECK-NEXT: tfc.reduce_sum
+// CHECK-NEXT: tfc.div
+// CHECK-NEXT: tfc.layer_norm
+// CHECK-NEXT: tfc.yield
+// CHECK-NOT: tfc.fusion
+func.func @rows_chained(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %m = tfc.reduce_max %x dims [1] keepdim : tensor<4x16xf32> -> tensor<4x1xf32>
+  %0 = tfc.sub %x, %m : tensor<4x16xf32>, tensor<4x1xf32>
+  %1 = tfc.exp %0 : tensor<4x16xf32>
+  %s = tfc.reduce_sum %1 dims [1] keepdim : tensor<4x16xf32> -> tensor<4x1xf32>
+  %2 = tfc.div %1, %s : tensor<4x16xf32>, tensor<4x1xf32>
+  %y, %mean, %rstd = tfc.layer_norm %2 : (tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// Row reductions of the same rows that read the same input are siblings: one kernel,
+// one read of x.
+// CHECK-LABEL: func.func @rows_siblings
+// CHECK: %[[K:.*]]:2 = tfc.fusion row_reduction (%{{.*}} = %{{.*}} : tensor<4x16xf32>) -> (tensor<4xf32>, tensor<4x16xf32>)
+// CHECK-NEXT: tfc.reduce_sum
+// CHECK-NEXT: tfc.softmax
+// CHECK-NOT: tfc.fusion
+func.func @rows_siblings(%x: tensor<4x16xf32>) -> (tensor<4xf32>, tensor<4x16xf32>) {
+  %0 = tfc.reduce_sum %x dims [1] : tensor<4x16xf32> -> tensor<4xf32>
+  %1 = tfc.softmax %x dim -1 : tensor<4x16xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// Rows of different lengths are different kernels (one warp or block per row).
+// CHECK-LABEL: func.func @rows_differ
+// CHECK: tfc.fusion row_reduction
+// CHECK-NEXT: tfc.reduce_sum
+// CHECK: tfc.fusion row_reduction
+// CHECK-NEXT: tfc.softmax
+func.func @rows_differ(%x: tensor<4x16xf32>) -> (tensor<4xf32>, tensor<64xf32>) {
+  %0 = tfc.reduce_sum %x dims [1] : tensor<4x16xf32> -> tensor<4xf32>
+  %r = tfc.reshape %x : tensor<4x16xf32> -> tensor<64xf32>
+  %1 = tfc.softmax %r dim -1 : tensor<64xf32>
+  return %0, %1 : tensor<4xf32>, tensor<64xf32>
+}
+
+// -----
+
+// Layer-norm backward's column reductions (gamma and beta gradients, with the xhat
+// prologue) read the same dy: one column kernel with two outputs; the bf16 cast of
+// one of them is its per-column epilogue.
+// CHECK-LABEL: func.func @column_siblings
+// CHECK: %[[K:.*]]:2 = tfc.fusion column_reduction
+// CHECK-DAG: tfc.reduce_sum
+// CHECK-DAG: tfc.sub
+// CHECK-DAG: tfc.mul
+// CHECK-DAG: tfc.convert
+// CHECK: tfc.yield
+// CHECK-NOT: tfc.fusion
+func.func @column_siblings(%dy: tensor<4x8x16xf32>, %x: tensor<4x8x16xf32>, %mean: tensor<4x8x1xf32>, %rstd: tensor<4x8x1xf32>) -> (tensor<16xbf16>, tensor<16xf32>) {
+  %0 = tfc.sub %x, %mean : tensor<4x8x16xf32>, tensor<4x8x1xf32>
+  %xhat = tfc.mul %0, %rstd : tensor<4x8x16xf32>, tensor<4x8x1xf32>
+  %1 = tfc.mul %dy, %xhat : tensor<4x8x16xf32>, tensor<4x8x16xf32>
+  %dgamma = tfc.reduce_sum %1 dims [0, 1] : tensor<4x8x16xf32> -> tensor<16xf32>
+  %dg16 = tfc.convert %dgamma : tensor<16xf32> -> tensor<16xbf16>
+  %dbeta = tfc.reduce_sum %dy dims [0, 1] : tensor<4x8x16xf32> -> tensor<16xf32>
+  return %dg16, %dbeta : tensor<16xbf16>, tensor<16xf32>
+}
+
+// -----
+
+// A pointwise kernel reading the same dy as a column reduction joins it: the column
+// kernel writes the per-element values in its first stage (one read of dy).
+// CHECK-LABEL: func.func @column_with_pointwise_sibling
+// CHECK: %[[K:.*]]:2 = tfc.fusion column_reduction (%{{.*}} = %{{.*}} : tensor<32x16xf32>, %{{.*}} = %{{.*}} : tensor<32x16xf32>) -> (tensor<16xf32>, tensor<32x16xf32>)
+// CHECK-NOT: tfc.fusion
+func.func @column_with_pointwise_sibling(%dy: tensor<32x16xf32>, %x: tensor<32x16xf32>) -> (tensor<16xf32>, tensor<32x16xf32>) {
+  %0 = tfc.reduce_sum %dy dims [0] : tensor<32x16xf32> -> tensor<16xf32>
+  %1 = tfc.gelu_grad %dy, %x : tensor<32x16xf32>
+  return %0, %1 : tensor<16xf32>, tensor<32x16xf32>
+}
+
+// -----
+
+// A reduction is never duplicated: its two pointwise readers join it as epilogues (the
+// first the row kernel's output per element, the second per row).
+// CHECK-LABEL: func.func @reduction_not_duplicated
+// CHECK: %[[K:.*]]:2 = tfc.fusion row_reduction
+// CHECK-COUNT-1: tfc.reduce_max
+// CHECK-NOT: tfc.fusion
+func.func @reduction_not_duplicated(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x1xf32>) {
+  %m = tfc.reduce_max %x dims [1] keepdim : tensor<4x16xf32> -> tensor<4x1xf32>
+  %0 = tfc.sub %x, %m : tensor<4x16xf32>, tensor<4x1xf32>
+  %1 = tfc.exp %m : tensor<4x1xf32>
+  return %0, %1 : tensor<4x16xf32>, tensor<4x1xf32>
+}
+
+// -----
+
+// GEMMs are left alone (no epilogues yet), and a producer read both by a GEMM and by a
+// kernel after it cannot join that kernel: the GEMM would have to run inside it (a
+// cycle). The add after the GEMM and the add reading both stay apart from the exp.
+// CHECK-LABEL: func.func @no_cycle_through_gemm
+// CHECK: %[[E:.*]] = tfc.fusion pointwise
+// CHECK-NEXT: tfc.exp
+// CHECK-NEXT: tfc.yield
+// CHECK: %[[G:.*]] = tfc.fusion gemm (%{{.*}} = %[[E]]
+// CHECK-NEXT: tfc.matmul
+// CHECK-NEXT: tfc.yield
+// CHECK: tfc.fusion pointwise (%{{.*}} = %[[E]] : tensor<4x4xf32>, %{{.*}} = %[[G]] : tensor<4x4xf32>)
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.relu
+func.func @no_cycle_through_gemm(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %e = tfc.exp %x : tensor<4x4xf32>
+  %m = tfc.matmul %e, %w : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %0 = tfc.add %e, %m : tensor<4x4xf32>, tensor<4x4xf32>
+  %1 = tfc.relu %0 : tensor<4x4xf32>
+  return %1 : tensor<4x4xf32>
+}
+
+// -----
+
+// An op between two merged kernels that depends on the first moves after the merged
+// kernel: here the GEMM reading the softmax, which sat between the softmax and the
+// sibling reduction of the same x.
+// CHECK-LABEL: func.func @dependent_moves
+// CHECK: %[[K:.*]]:2 = tfc.fusion row_reduction
+// CHECK-NEXT: tfc.softmax
+// CHECK-NEXT: tfc.reduce_sum
+// CHECK: tfc.fusion gemm (%{{.*}} = %[[K]]#0
+func.func @dependent_moves(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>) {
+  %0 = tfc.softmax %x dim -1 : tensor<4x4xf32>
+  %1 = tfc.matmul %0, %w : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %2 = tfc.reduce_sum %x dims [1] : tensor<4x4xf32> -> tensor<4xf32>
+  return %1, %2 : tensor<4x4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A producer of another size that something else still reads stays an output: the
+// converted bias is returned and added; one pointwise kernel writes both sizes.
+// CHECK-LABEL: func.func @outputs_of_two_sizes
+// CHECK: %[[K:.*]]:2 = tfc.fusion pointwise (%{{.*}} = %{{.*}} : tensor<16xbf16>, %{{.*}} = %{{.*}} : tensor<8x16xf32>) -> (tensor<16xf32>, tensor<8x16xf32>)
+// CHECK: return %[[K]]#0, %[[K]]#1
+func.func @outputs_of_two_sizes(%b: tensor<16xbf16>, %x: tensor<8x16xf32>) -> (tensor<16xf32>, tensor<8x16xf32>) {
+  %0 = tfc.convert %b : tensor<16xbf16> -> tensor<16xf32>
+  %1 = tfc.add %x, %0 : tensor<8x16xf32>, tensor<16xf32>
+  return %0, %1 : tensor<16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+// A gather's pointwise readers are its epilogue (token + position embeddings).
+// CHECK-LABEL: func.func @gather_epilogue
+// CHECK: tfc.fusion gather
+// CHECK-NEXT: tfc.embedding
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.yield
+// CHECK-NOT: tfc.fusion
+func.func @gather_epilogue(%wte: tensor<32x8xf32>, %ids: tensor<2x4xi64>, %wpe: tensor<4x8xf32>) -> tensor<2x4x8xf32> {
+  %0 = tfc.embedding %wte, %ids : tensor<32x8xf32>, tensor<2x4xi64> -> tensor<2x4x8xf32>
+  %1 = tfc.add %0, %wpe : tensor<2x4x8xf32>, tensor<4x8xf32>
+  return %1 : tensor<2x4x8xf32>
+}
+
+// -----
+
+// A value read across rows after a row reduction (a transposed softmax) cannot be the
+// row kernel's epilogue: the kernel rules reject it, and the transpose stays a kernel.
+// CHECK-LABEL: func.func @epilogue_across_rows
+// CHECK: tfc.fusion row_reduction
+// CHECK-NEXT: tfc.softmax
+// CHECK-NEXT: tfc.yield
+// CHECK: tfc.fusion pointwise
+// CHECK-NEXT: tfc.transpose
+func.func @epilogue_across_rows(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %0 = tfc.softmax %x dim -1 : tensor<8x8xf32>
+  %1 = tfc.transpose %0, [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
+  return %1 : tensor<8x8xf32>
+}
+
+// -----
+
+// A cross-entropy loss and its gradient over the same logits share one row pass; the
+// loss scaling of the gradient is its epilogue.
+// CHECK-LABEL: func.func @loss_and_grad
+// CHECK: %[[K:.*]]:2 = tfc.fusion row_reduction
+// CHECK-DAG: tfc.cross_entropy
+// CHECK-DAG: tfc.cross_entropy_grad
+// CHECK-NOT: tfc.fusion
+func.func @loss_and_grad(%logits: tensor<8x10xf32>, %labels: tensor<8xi64>) -> (tensor<f32>, tensor<8x10xf32>) {
+  %l = tfc.cross_entropy %logits, %labels : tensor<8x10xf32>, tensor<8xi64> -> tensor<f32>
+  %one = tfc.constant dense<1.0> : tensor<f32>
+  %g = tfc.cross_entropy_grad %one, %logits, %labels : tensor<f32>, tensor<8x10xf32>, tensor<8xi64> -> tensor<8x10xf32>
+  %two = tfc.constant dense<2.0> : tensor<f32>
+  %0 = tfc.mul %g, %two : tensor<8x10xf32>, tensor<f32>
+  return %l, %0 : tensor<f32>, tensor<8x10xf32>
+}
