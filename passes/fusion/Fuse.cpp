@@ -160,6 +160,8 @@ private:
       if (isDead(producer) || producer.getKind() != KernelKind::pointwise)
         continue;
       for (FusionOp reader : readersOf(producer).kernels) {
+        if (!carriesBulk(producer, reader))
+          continue;
         if (merge({producer, reader}, {})) {
           changed = true;
           break;
@@ -222,7 +224,7 @@ private:
         bool candidate = readerKind == KernelKind::pointwise ||
                          (kind == KernelKind::row_reduction &&
                           readerKind == KernelKind::row_reduction);
-        if (!candidate || isDead(reader))
+        if (!candidate || isDead(reader) || !carriesBulk(current, reader))
           continue;
         if (FusionOp merged = merge({current, reader}, {})) {
           current = merged;
@@ -271,6 +273,16 @@ private:
       }
     }
     return changed;
+  }
+
+  /// Whether what `reader` reads of `producer`'s results is a real part of
+  /// its input (at least half as many elements as it iterates over), so
+  /// that merging saves a round trip through memory. A scalar or a bias
+  /// read by a large kernel is not: merging on such an edge only chains
+  /// independent work into one launch (every kernel reading a step count
+  /// into one, with a single row for all of them).
+  bool carriesBulk(FusionOp producer, FusionOp reader) {
+    return 2 * elementsPassed(producer, reader) >= iterationSize(reader);
   }
 
   /// Siblings merge when the value they share is a real part of what they

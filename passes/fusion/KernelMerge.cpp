@@ -180,6 +180,14 @@ int64_t iterationSize(FusionOp fusion) {
   return size;
 }
 
+int64_t elementsPassed(FusionOp producer, FusionOp reader) {
+  int64_t elements = 0;
+  for (Value result : producer.getResults())
+    if (llvm::is_contained(kernelsReading(result), reader))
+      elements += cast<ShapedType>(result.getType()).getNumElements();
+  return elements;
+}
+
 unsigned opCount(FusionOp fusion) {
   return static_cast<unsigned>(fusion.getBodyBlock().getOperations().size()) -
          1;

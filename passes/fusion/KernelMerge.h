@@ -55,6 +55,10 @@ int64_t bytesOf(mlir::Value value);
 /// Elements a kernel iterates over: its largest output for pointwise and
 /// gather kernels, its anchors' input for reductions.
 int64_t iterationSize(mlir::tfc::FusionOp fusion);
+/// Elements of the results of `producer` that `reader` reads (directly or
+/// through reshape views), each result counted once.
+int64_t elementsPassed(mlir::tfc::FusionOp producer,
+                       mlir::tfc::FusionOp reader);
 /// Ops in the body of `fusion` (without the terminator).
 unsigned opCount(mlir::tfc::FusionOp fusion);
 

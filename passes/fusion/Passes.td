@@ -38,6 +38,12 @@ def TfcFusePass : Pass<"tfc-fuse", "::mlir::func::FuncOp"> {
     2. **Epilogues**: pointwise kernels reading a result of a row
        reduction, column reduction or gather join that kernel; a row
        reduction reading another one over the same rows joins it.
+
+    Rules 1b and 2 only merge along an edge that carries bulk: the reader
+    reads at least half as many elements of the producer's results as it
+    iterates over. A scalar or a bias read by a large kernel saves nothing
+    worth a merge, and merging on such edges would chain every reader of a
+    step count into one kernel.
     3. **Siblings**: kernels reading the same value (at least half as many
        elements as the smaller kernel iterates over) merge when their kinds
        combine: column reductions of the same input (bias, gamma and beta

@@ -177,6 +177,18 @@ void KernelWriter::pop() {
     appendIndented(parent, scope.footer, "");
 }
 
+void KernelWriter::setHeader(int level, const Twine &header) {
+  scopes[level].header = header.str();
+}
+
+bool KernelWriter::contains(int level, StringRef text) const {
+  for (size_t s = level; s < scopes.size(); ++s)
+    for (const std::string &l : scopes[s].lines)
+      if (StringRef(l).contains(text))
+        return true;
+  return false;
+}
+
 void KernelWriter::line(const Twine &text) { lineAt(depth(), text); }
 
 void KernelWriter::lineAt(int level, const Twine &text) {

@@ -91,6 +91,11 @@ public:
   void push(const llvm::Twine &header, const llvm::Twine &footer);
   /// Closes the innermost scope, writing it into its parent.
   void pop();
+  /// Replaces the header of the open scope at `level` (> 0).
+  void setHeader(int level, const llvm::Twine &header);
+  /// Whether a line written so far into the open scope at `level` (or a
+  /// scope nested in it) contains `text`.
+  bool contains(int level, llvm::StringRef text) const;
 
   /// Appends a statement to the innermost scope.
   void line(const llvm::Twine &text);

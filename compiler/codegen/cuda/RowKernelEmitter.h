@@ -82,6 +82,8 @@ private:
   bool warpPerRow = true;
   int64_t threads = 0, perThread = 0, grid = 0, rowsPerBlock = 1;
   int rowVar = -1, rowLevel = 1, laneLevel = 2, lanePushes = 0;
+  /// The level of the innermost lane loop (`for (int k ...)`).
+  int lanesLevel = 2;
   std::string laneId; ///< "lane" or "threadIdx.x"
 
   SmallVector<Operation *> anchors;

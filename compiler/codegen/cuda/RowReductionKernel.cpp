@@ -101,6 +101,7 @@ IndexExpr RowKernelEmitter::openLanes() {
   w.push(
       fmt::format("#pragma unroll\nfor (int k = 0; k < {}; ++k) {{", perThread),
       "}");
+  lanesLevel = w.depth();
   // Passes over register arrays only index them by k.
   w.line(fmt::format("[[maybe_unused]] const {} j = {} + {} * k;",
                      info.indexType, laneId, stride));
@@ -122,6 +123,14 @@ IndexExpr RowKernelEmitter::openLanes() {
 }
 
 void RowKernelEmitter::closeLanes() {
+  // Register arrays stay registers only in a fully unrolled loop. A pass
+  // that touches none gains nothing from full unrolling but live ranges: a
+  // fused prologue with divisions or square roots (calls to their slow
+  // paths) then spills what is live across the calls.
+  if (!w.contains(lanesLevel, "[k]"))
+    w.setHeader(lanesLevel,
+                fmt::format("#pragma unroll 4\nfor (int k = 0; k < {}; ++k) {{",
+                            perThread));
   for (int p = 0; p < lanePushes; ++p)
     w.pop();
 }

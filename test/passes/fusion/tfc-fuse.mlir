@@ -292,12 +292,31 @@ func.func @dependent_moves(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> (tensor<
 
 // -----
 
-// A producer of another size that something else still reads stays an output: the
-// converted bias is returned and added; one pointwise kernel writes both sizes.
+// A producer that something else still reads stays an output of the kernel it joins,
+// even of another size: one pointwise kernel writes the converted [8, 16] and the
+// every-other-row [4, 16] slice of it.
 // CHECK-LABEL: func.func @outputs_of_two_sizes
-// CHECK: %[[K:.*]]:2 = tfc.fusion pointwise (%{{.*}} = %{{.*}} : tensor<16xbf16>, %{{.*}} = %{{.*}} : tensor<8x16xf32>) -> (tensor<16xf32>, tensor<8x16xf32>)
+// CHECK: %[[K:.*]]:2 = tfc.fusion pointwise (%{{.*}} = %{{.*}} : tensor<8x16xbf16>) -> (tensor<8x16xf32>, tensor<4x16xf32>)
+// CHECK-NEXT: tfc.convert
+// CHECK-NEXT: tfc.slice
+// CHECK-NEXT: tfc.exp
 // CHECK: return %[[K]]#0, %[[K]]#1
-func.func @outputs_of_two_sizes(%b: tensor<16xbf16>, %x: tensor<8x16xf32>) -> (tensor<16xf32>, tensor<8x16xf32>) {
+func.func @outputs_of_two_sizes(%x: tensor<8x16xbf16>) -> (tensor<8x16xf32>, tensor<4x16xf32>) {
+  %0 = tfc.convert %x : tensor<8x16xbf16> -> tensor<8x16xf32>
+  %1 = tfc.slice %0 [0, 0] to [8, 16] step [2, 1] : tensor<8x16xf32> -> tensor<4x16xf32>
+  %2 = tfc.exp %1 : tensor<4x16xf32>
+  return %0, %2 : tensor<8x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// A small value (a converted bias) that must be stored anyway does not pull its large
+// reader into its kernel: the edge carries too little to save, and such merges would
+// chain every reader of a scalar into one kernel.
+// CHECK-LABEL: func.func @small_producer_kept_apart
+// CHECK: %[[B:.*]] = tfc.fusion pointwise (%{{.*}} = %{{.*}} : tensor<16xbf16>) -> tensor<16xf32>
+// CHECK: tfc.fusion pointwise (%{{.*}} = %{{.*}} : tensor<8x16xf32>, %{{.*}} = %[[B]] : tensor<16xf32>) -> tensor<8x16xf32>
+func.func @small_producer_kept_apart(%b: tensor<16xbf16>, %x: tensor<8x16xf32>) -> (tensor<16xf32>, tensor<8x16xf32>) {
   %0 = tfc.convert %b : tensor<16xbf16> -> tensor<16xf32>
   %1 = tfc.add %x, %0 : tensor<8x16xf32>, tensor<16xf32>
   return %0, %1 : tensor<16xf32>, tensor<8x16xf32>
