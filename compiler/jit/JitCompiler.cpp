@@ -68,14 +68,19 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
     return false;
   PassManager pm(&context);
   if (!options.trainStepOptions.empty()) {
+    std::string stepOptions = options.trainStepOptions;
+    if (!options.fusion)
+      stepOptions += " fusion=none";
     if (!parseTrainOptions(options, error, [&](auto onError) {
-          return tfc::buildTrainPipeline(pm, options.trainStepOptions, onError);
+          return tfc::buildTrainPipeline(pm, stepOptions, onError);
         }))
       return false;
   } else {
     tfc::LowerToExecOptions pipelineOptions;
     pipelineOptions.function = options.function;
     pipelineOptions.autodiff = options.grad;
+    pipelineOptions.fusion =
+        options.fusion ? tfc::FusionMode::All : tfc::FusionMode::None;
     tfc::buildLowerToExecPipeline(pm, pipelineOptions);
   }
   if (failed(pm.run(*module)))
@@ -154,6 +159,8 @@ bool tfc::compileModel(const std::string &modelPath, const JitOptions &options,
   hasher.update(options.grad ? StringRef("\0grad=1", 7) : StringRef("\0grad=0", 7));
   hasher.update(StringRef("\0train-step=", 12));
   hasher.update(options.trainStepOptions);
+  hasher.update(options.fusion ? StringRef("\0fusion=all", 11)
+                               : StringRef("\0fusion=none", 12));
   hasher.update("\0artifact-version=" + std::to_string(kArtifactVersion));
   hasher.update(compilerBuildId());
   std::string key = llvm::toHex(hasher.final(), /*LowerCase=*/true);

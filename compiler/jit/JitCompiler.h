@@ -29,6 +29,9 @@ struct JitOptions {
   /// `accumulate_step` (run K times per optimizer step) and `apply_step`;
   /// see passes/training/Passes.td for their externals.
   std::string trainStepOptions;
+  /// Fuse kernels (--tfc-fuse, the default); false keeps one op per kernel
+  /// (the pipelines' fusion=none: bisecting, differential tests).
+  bool fusion = true;
   /// Skip the on-disk cache (also when TFC_DISABLE_CACHE=1).
   bool disableCache = false;
 };

@@ -24,7 +24,8 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   tfc::tools::RunOptions run;
   run.tool = "tfc-run";
-  std::string input, function = "loss", trainStep, keepArtifact;
+  std::string input, function = "loss", trainStep, keepArtifact,
+      fusion = "all";
   bool grad = false;
   tfc::tools::FlagParser parser(
       "tfc-run",
@@ -47,6 +48,9 @@ int main(int argc, char **argv) {
       "e.g. \"optimizer=adamw max-grad-norm=1\"; the default entry becomes "
       "train_step, or with accumulate-steps=K one optimizer step: "
       "accumulate_step K times, then apply_step");
+  parser.addString("fusion", &fusion,
+                   "Kernel fusion when compiling: all (the default) or none "
+                   "(one op per kernel; bisecting, differential tests)");
   parser.addString("emit-artifact", &keepArtifact,
                    "Also write the compiled artifact to this directory "
                    "(runnable by tfcrt-run)");
@@ -64,11 +68,19 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  if (fusion != "all" && fusion != "none") {
+    std::fprintf(stderr,
+                 "tfc-run: unknown --fusion '%s' (expected all or none)\n",
+                 fusion.c_str());
+    return 1;
+  }
+
   std::string artifactDir = input;
   if (!llvm::sys::fs::is_directory(input)) {
     tfc::JitOptions options;
     options.function = function;
     options.grad = grad;
+    options.fusion = fusion == "all";
     options.trainStepOptions = trainStep;
     // A bare --train-step= still asks for a training step of --function.
     if (parser.seen("train-step") && trainStep.empty())

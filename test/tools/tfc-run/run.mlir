@@ -14,6 +14,11 @@
 // RUN: %expect-exit 1 tfc-run %t/artifact --seed 1 --device host 2>&1 | FileCheck %s --check-prefix=TRUNCATED
 // RUN: %expect-exit 1 tfc-run %S/Inputs/scale.mlir --device host 2>&1 | FileCheck %s --check-prefix=NOFUNC
 // RUN: %expect-exit 1 tfc-run %S/Inputs/scale.mlir --function scale --device host 2>&1 | FileCheck %s --check-prefix=UNSET
+// --fusion none compiles one op per kernel (a separate cache entry) with the same result.
+// RUN: env TFC_CACHE_DIR=%t/cache tfc-run %s --function f --seed 7 --device host --quiet --outputs %t/fused.safetensors
+// RUN: env TFC_CACHE_DIR=%t/cache tfc-run %s --function f --seed 7 --device host --fusion none --outputs %t/unfused.safetensors | FileCheck %s --check-prefix=UNFUSED
+// RUN: cmp %t/fused.safetensors %t/unfused.safetensors
+// RUN: %expect-exit 1 tfc-run %s --function f --fusion some --device host 2>&1 | FileCheck %s --check-prefix=BAD-FUSION
 
 // JIT: compiled {{.*}}run.mlir (fresh
 // JIT: device: host CPU
@@ -28,6 +33,8 @@
 // TRUNCATED: tfc-run: cannot load '{{.*}}artifact': {{.*}}manifest
 // NOFUNC: error: {{.*}}loss
 // UNSET: tfc-run: running 'forward' failed: {{.*}}x
+// UNFUSED: compiled {{.*}}run.mlir (fresh
+// BAD-FUSION: tfc-run: unknown --fusion 'some' (expected all or none)
 
 func.func @f(%x: tensor<4x8xf32> {tfc.input = "x"}, %b: tensor<8xf32> {tfc.input = "b"}) -> tensor<4x8xf32> {
   %0 = tfc.add %x, %b : tensor<4x8xf32>, tensor<8xf32>
