@@ -351,7 +351,10 @@ def main():
     jobs = [(args, s) for s in range(first, first + args.count)]
     failures, started = [], time.time()
     with multiprocessing.Pool(args.jobs) as pool:
-        for seed, error, notes in pool.imap(check_graph, jobs):
+        for done, (seed, error, notes) in enumerate(pool.imap(check_graph, jobs), 1):
+            if args.quiet and done % 100 == 0:
+                print(f"{done} graphs, {len(failures)} failures, {time.time() - started:.0f} s",
+                      flush=True)
             if error:
                 failures.append(seed)
                 print(f"FAIL seed {seed}: {error}", flush=True)
