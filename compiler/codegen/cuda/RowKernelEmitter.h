@@ -47,7 +47,15 @@ public:
 
 private:
   LogicalResult plan();
-  IndexExpr openLanes();
+  /// Opens the per-thread loop over the row's elements; with `withArrays`
+  /// the values held in register arrays are read from them (the loop is
+  /// then fully unrolled).
+  IndexExpr openLanes(bool withArrays = true);
+  /// Whether computing `value` (back to the inputs and the anchors' results)
+  /// involves ops whose CUDA code calls a slow path (IEEE division and
+  /// square root, transcendentals, pow): what is live across such a call is
+  /// spilled, so a fully unrolled loop over them must not hold row arrays.
+  bool callsSlowPaths(Value value);
   void closeLanes();
   std::string allReduce(const std::string &acc, Combine combine,
                         const std::string &type);

@@ -24,6 +24,7 @@
 #include "dialects/tfc/TfcShapeUtils.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -58,9 +59,11 @@ LogicalResult RowKernelEmitter::plan() {
     grid = rows;
   }
   grid = std::clamp<int64_t>(grid, 1, kMaxBlocks);
-  // Half of what __launch_bounds__(threads) leaves a thread (65536 per SM)
-  // may hold row arrays; the rest is for everything else.
-  registersLeft = std::min<int64_t>(kRegisterBudget, 65536 / threads / 2);
+  // A quarter of what __launch_bounds__(threads) leaves a thread (65536 per
+  // SM) may hold row arrays; the rest is for everything else: a fused
+  // prologue (concat selects, index math) in a fully unrolled loop needs it
+  // (half spilled at 1024 threads, where a thread has 64 registers).
+  registersLeft = std::min<int64_t>(kRegisterBudget, 65536 / threads / 4);
 
   // Values computed from a loss exist only after the last block has summed
   // all rows: they form the kernel's final stage.
@@ -86,17 +89,52 @@ std::string RowKernelEmitter::rowKey(Value value) {
 }
 
 bool RowKernelEmitter::isCurrentRow(Value value, ArrayRef<IndexExpr> coords) {
-  IndexExpr linear = linearize(coords, shapeOf(value));
+  std::string row = IndexExpr::variable(w.vars(), rowVar).render();
+  // The leading dims that number the rows: when their coordinates are the
+  // current row, the element is in it whatever the trailing coordinates are
+  // (each stays within its dim), data-dependent ones included (the logit a
+  // cross_entropy picks at its label).
+  ArrayRef<int64_t> shape = shapeOf(value);
+  int64_t prefix = 1;
+  for (size_t k = 0; k <= shape.size(); ++k) {
+    if (k > 0)
+      prefix *= shape[k - 1];
+    if (prefix == rows && numElements(shape.drop_front(k)) == length &&
+        linearize(coords.take_front(k), shape.take_front(k)).render() == row)
+      return true;
+  }
+  IndexExpr linear = linearize(coords, shape);
   SmallVector<IndexExpr> split;
   return linear.delinearize({rows, length}, split) &&
-         split[0].render() == IndexExpr::variable(w.vars(), rowVar).render();
+         split[0].render() == row;
 }
 
 CExpr RowKernelEmitter::rowStat(Type accType, const std::string &expr) {
   return w.declare(rowLevel, computeType(accType), expr, "s");
 }
 
-IndexExpr RowKernelEmitter::openLanes() {
+bool RowKernelEmitter::callsSlowPaths(Value value) {
+  llvm::SmallVector<Value> work = {value};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *op = v.getDefiningOp();
+    if (!op || !seen.insert(v).second || llvm::is_contained(anchors, op))
+      continue;
+    if (isa<DivOp, SqrtOp, RsqrtOp, ExpOp, LogOp, TanhOp, SigmoidOp, SiluOp,
+            GeluOp, GeluGradOp, SiluGradOp, CosOp, SinOp>(op))
+      return true;
+    if (auto pow = dyn_cast<PowOp>(op)) {
+      double e = pow.getExponent().convertToDouble();
+      if (e != 1.0 && e != 2.0 && e != 3.0 && e != 0.0)
+        return true;
+    }
+    work.append(op->operand_begin(), op->operand_end());
+  }
+  return false;
+}
+
+IndexExpr RowKernelEmitter::openLanes(bool withArrays) {
   int64_t stride = warpPerRow ? 32 : threads;
   w.push(
       fmt::format("#pragma unroll\nfor (int k = 0; k < {}; ++k) {{", perThread),
@@ -116,20 +154,22 @@ IndexExpr RowKernelEmitter::openLanes() {
   int j = w.addVar("j", length, laneLevel);
   IndexExpr e = IndexExpr::variable(w.vars(), rowVar) * length +
                 IndexExpr::variable(w.vars(), j);
-  for (auto &[value, array] : rowArrays)
-    w.remember(value, ve->keyOf(value, ve->coordsOf(e, shapeOf(value))),
-               CExpr{array + "[k]", laneLevel});
+  if (withArrays)
+    for (auto &[value, array] : rowArrays)
+      w.remember(value, ve->keyOf(value, ve->coordsOf(e, shapeOf(value))),
+                 CExpr{array + "[k]", laneLevel});
   return e;
 }
 
 void RowKernelEmitter::closeLanes() {
   // Register arrays stay registers only in a fully unrolled loop. A pass
-  // that touches none gains nothing from full unrolling but live ranges: a
-  // fused prologue with divisions or square roots (calls to their slow
-  // paths) then spills what is live across the calls.
+  // that touches none gains little from unrolling but live ranges: with a
+  // fused prologue's divisions or square roots (IEEE slow paths that ptxas
+  // emits as calls), what is live across a call is spilled around it, even
+  // at 32 registers. Such passes keep one iteration's values live.
   if (!w.contains(lanesLevel, "[k]"))
     w.setHeader(lanesLevel,
-                fmt::format("#pragma unroll 4\nfor (int k = 0; k < {}; ++k) {{",
+                fmt::format("#pragma unroll 1\nfor (int k = 0; k < {}; ++k) {{",
                             perThread));
   for (int p = 0; p < lanePushes; ++p)
     w.pop();
@@ -178,7 +218,10 @@ RowKernelEmitter::reduce(Value x, Combine combine, Type accType,
 }
 
 LogicalResult RowKernelEmitter::materialize(Value x, bool wanted) {
-  if (!wanted || rowArrays.count(x))
+  // A fused prologue with slow-path calls is recomputed in every pass
+  // rather than held: the array's registers would be live across the calls
+  // of a fully unrolled loop.
+  if (!wanted || rowArrays.count(x) || callsSlowPaths(x))
     return success();
   Type ct = elementTypeOf(x);
   int64_t cost = perThread * (storageBytes(ct) == 8 ? 2 : 1);
@@ -606,25 +649,52 @@ FailureOr<CudaKernel> RowKernelEmitter::run() {
   rowLevel = w.depth();
   rowVar = w.addVar("row", rows, rowLevel);
 
-  for (Operation *op : anchors)
-    if (failed(emitAnchor(op)))
-      return failure();
-
-  // One value per row: written by the row's first thread.
+  // One value per row, written by the row's first thread as soon as the
+  // reductions it needs are done: what only it needs is then dead before
+  // the next reduction's loop (fewer values live across that loop's
+  // slow-path calls, which would be spilled).
   std::string first = warpPerRow ? "lane == 0" : "threadIdx.x == 0";
+  SmallVector<llvm::SmallPtrSet<Operation *, 4>> needs(info.outputs.size());
   for (auto [k, out] : llvm::enumerate(info.outputs)) {
-    if (places[k] != Place::Row)
-      continue;
-    IndexExpr row = IndexExpr::variable(w.vars(), rowVar);
-    FailureOr<CExpr> v = ve->emit(out, ve->coordsOf(row, shapeOf(out)));
-    if (failed(v))
-      return failure();
-    w.line(fmt::format("if ({}) {}", first,
-                       storeOutput(info, k, row.render(), v->code)));
+    SmallVector<Value> work = {out};
+    llvm::DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      Operation *op = v.getDefiningOp();
+      if (!op || !seen.insert(v).second)
+        continue;
+      if (llvm::is_contained(anchors, op))
+        needs[k].insert(op);
+      work.append(op->operand_begin(), op->operand_end());
+    }
   }
-  // One value per element.
+  SmallVector<bool> stored(info.outputs.size(), false);
+  auto storeReadyRows = [&]() -> LogicalResult {
+    for (auto [k, out] : llvm::enumerate(info.outputs)) {
+      if (places[k] != Place::Row || stored[k] ||
+          llvm::any_of(needs[k],
+                       [&](Operation *op) { return !emitted.contains(op); }))
+        continue;
+      IndexExpr row = IndexExpr::variable(w.vars(), rowVar);
+      FailureOr<CExpr> v = ve->emit(out, ve->coordsOf(row, shapeOf(out)));
+      if (failed(v))
+        return failure();
+      w.line(fmt::format("if ({}) {}", first,
+                         storeOutput(info, k, row.render(), v->code)));
+      stored[k] = true;
+    }
+    return success();
+  };
+  for (Operation *op : anchors)
+    if (failed(emitAnchor(op)) || failed(storeReadyRows()))
+      return failure();
+  // One value per element. An epilogue with slow-path calls reads the row
+  // again rather than from register arrays (see callsSlowPaths).
   if (llvm::is_contained(places, Place::Element)) {
-    IndexExpr e = openLanes();
+    bool heavy = false;
+    for (auto [k, out] : llvm::enumerate(info.outputs))
+      heavy |= places[k] == Place::Element && callsSlowPaths(out);
+    IndexExpr e = openLanes(/*withArrays=*/!heavy);
     for (auto [k, out] : llvm::enumerate(info.outputs)) {
       if (places[k] != Place::Element)
         continue;
