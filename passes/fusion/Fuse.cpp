@@ -59,6 +59,8 @@ public:
         continue;
       if (fuseSiblings())
         continue;
+      if (fuseMultiTensor())
+        continue;
       break;
     }
   }
@@ -103,7 +105,7 @@ private:
     if (rejected.count(key))
       return {};
     FailureOr<FusionOp> merged =
-        mergeKernels(members, duplicated, *kind, limits, dryRun);
+        mergeKernels(members, duplicated, *kind, dryRun);
     if (failed(merged)) {
       rejected.insert(key);
       return {};
@@ -285,6 +287,32 @@ private:
     return 2 * elementsPassed(producer, reader) >= iterationSize(reader);
   }
 
+  /// Rule 4: the optimizer's multi-tensor kernels (one per parameter as
+  /// formed) become one launch over all their tensors, in program order,
+  /// as far as the parameter space allows. They share no bulk data, so the
+  /// sibling rule would not merge them; one launch instead of one per
+  /// parameter is the point of the kind.
+  bool fuseMultiTensor() {
+    bool changed = false;
+    dead.clear();
+    FusionOp current;
+    for (FusionOp fusion : kernels()) {
+      if (isDead(fusion) || fusion.getKind() != KernelKind::multi_tensor)
+        continue;
+      if (!current) {
+        current = fusion;
+        continue;
+      }
+      if (FusionOp merged = merge({current, fusion}, {})) {
+        current = merged;
+        changed = true;
+      } else {
+        current = fusion; // full: start the next launch here
+      }
+    }
+    return changed;
+  }
+
   /// Siblings merge when the value they share is a real part of what they
   /// read (not a bias or a scalar shared by many kernels) and their loops
   /// fit together: the same reduction kind, pointwise kernels of one size,
@@ -303,7 +331,6 @@ private:
   }
 
   func::FuncOp func;
-  MergeLimits limits;
   llvm::DenseMap<Operation *, uint64_t> stamps;
   uint64_t nextStamp = 0;
   std::set<std::vector<uint64_t>> rejected;

@@ -141,7 +141,8 @@ std::optional<KernelKind> combinedKind(KernelKind a,
                                                     KernelKind b) {
   auto mergeable = [](KernelKind k) {
     return k == KernelKind::pointwise || k == KernelKind::row_reduction ||
-           k == KernelKind::column_reduction || k == KernelKind::gather;
+           k == KernelKind::column_reduction || k == KernelKind::gather ||
+           k == KernelKind::multi_tensor;
   };
   if (!mergeable(a) || !mergeable(b))
     return std::nullopt;
@@ -196,7 +197,8 @@ unsigned opCount(FusionOp fusion) {
 FailureOr<FusionOp>
 mergeKernels(ArrayRef<FusionOp> membersIn,
                           ArrayRef<FusionOp> duplicatedIn, KernelKind kind,
-                          const MergeLimits &limits, bool dryRun) {
+                          bool dryRun) {
+  MergeLimits limits = MergeLimits::of(kind);
   SmallVector<FusionOp> members(membersIn.begin(), membersIn.end());
   sortByProgramOrder(members);
   if (members.size() < 2)
@@ -334,6 +336,7 @@ mergeKernels(ArrayRef<FusionOp> membersIn,
     return failure();
   };
   if (yielded.empty() || inputs.size() > limits.maxInputs ||
+      inputs.size() + yielded.size() > limits.maxParams ||
       body->getOperations().size() - 1 > limits.maxOps)
     return discard();
   if (failed(verifyKernelBody(*body, kind)))

@@ -26,6 +26,17 @@ namespace tfc::fusion {
 struct MergeLimits {
   unsigned maxOps = 128;
   unsigned maxInputs = 32;
+  /// Inputs plus outputs: kernel parameters are pointers, 4 KiB of them at
+  /// most.
+  unsigned maxParams = 64;
+
+  /// The limits of a kernel of `kind`. A multi-tensor kernel exists to
+  /// update many tensors in one launch: its bound is the parameter space.
+  static MergeLimits of(mlir::tfc::KernelKind kind) {
+    if (kind == mlir::tfc::KernelKind::multi_tensor)
+      return {/*maxOps=*/1024, /*maxInputs=*/480, /*maxParams=*/480};
+    return {};
+  }
 };
 
 /// The kernels that read the results of a fusion.
@@ -45,8 +56,8 @@ llvm::SmallVector<mlir::tfc::FusionOp> kernelsReading(mlir::Value value);
 
 /// The kernel kind a kernel of kind `a` merged with one of kind `b` has, or
 /// std::nullopt when fusion does not merge them: equal kinds keep their
-/// kind, pointwise ops join any other kind; GEMM, multi-tensor and
-/// block-quantized kernels are never merged.
+/// kind, pointwise ops join any other kind; GEMM and block-quantized
+/// kernels are never merged.
 std::optional<mlir::tfc::KernelKind> combinedKind(mlir::tfc::KernelKind a,
                                                   mlir::tfc::KernelKind b);
 
@@ -71,14 +82,13 @@ unsigned opCount(mlir::tfc::FusionOp fusion);
 /// the ops between the members that depend on them move after it.
 ///
 /// Fails, leaving the IR untouched, when the merged body breaks the kernel
-/// rules or `limits`, or when an op outside the group both depends on a
+/// rules or MergeLimits::of(kind), or when an op outside the group both depends on a
 /// member and feeds another (the merge would form a cycle). With `dryRun`
 /// only checks, and returns a null FusionOp on success.
 mlir::FailureOr<mlir::tfc::FusionOp>
 mergeKernels(llvm::ArrayRef<mlir::tfc::FusionOp> members,
              llvm::ArrayRef<mlir::tfc::FusionOp> duplicated,
-             mlir::tfc::KernelKind kind, const MergeLimits &limits,
-             bool dryRun = false);
+             mlir::tfc::KernelKind kind, bool dryRun = false);
 
 } // namespace tfc::fusion
 

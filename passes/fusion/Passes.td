@@ -50,14 +50,18 @@ def TfcFusePass : Pass<"tfc-fuse", "::mlir::func::FuncOp"> {
        gradients), row reductions over the same rows, pointwise kernels of
        the same size (the q/k/v split), a pointwise kernel into a reduction
        kernel.
+    4. **Optimizer updates**: the multi-tensor kernels (one AdamW/Adam/SGD
+       update per parameter as formed) merge into one launch over all their
+       tensors, as far as the kernel parameter space allows (480 pointers).
 
-    Reductions, gathers and GEMMs are never duplicated; GEMM, multi-tensor
-    and block-quantized kernels are left as they are. A merge never forms a
+    Reductions, gathers and GEMMs are never duplicated; GEMM and
+    block-quantized kernels are left as they are. A merge never forms a
     cycle (ops that depend on the first kernel and feed the second forbid
     it; other ops in between move after the merged kernel), a value still
     read outside the merged kernel stays one of its outputs, `tfc.reshape`
     views between merged kernels are cloned into the body, and a kernel
-    holds at most 128 ops and 32 inputs. The result depends only on the
+    holds at most 128 ops and 32 inputs (multi-tensor kernels: 1024 ops,
+    480 inputs and outputs). The result depends only on the
     input IR (program order, no pointer order).
   }];
   let dependentDialects = ["::mlir::tfc::TfcDialect"];

@@ -1,9 +1,11 @@
 """Differential testing of kernel fusion on random training graphs.
 
 For every seed, random_graph.generate(seed) builds a @loss function; its
-gradient program (--tfc-autodiff: the loss and one gradient per parameter)
-is compiled twice, with fusion (the default) and with fusion=none, and both
-run on the host backend from the same seeded inputs. The host interpreter
+gradient program (--tfc-autodiff: the loss and one gradient per parameter),
+or for every third seed a training step with an optimizer picked by the
+seed (two steps; parameters and optimizer state compared too), is compiled
+twice, with fusion (the default) and with fusion=none, and both run on the
+host backend from the same seeded inputs. The host interpreter
 computes every op the same way whatever the grouping (no reassociation), so
 every output must be bit-identical (NaNs equal).
 
@@ -255,6 +257,20 @@ def emulate_kernel(args, workdir, seed, index, kernel, int_range):
 
 # --- one graph -------------------------------------------------------------
 
+TRAIN_OPTIONS = ("optimizer=adamw", "optimizer=adam weight-decay=0.01",
+                 "optimizer=sgd momentum=0.9", "optimizer=sgd",
+                 "optimizer=adamw max-grad-norm=1", "optimizer=adamw loss-scaling=true",
+                 "optimizer=adafactor", "optimizer=adamw8bit block-size=64")
+
+
+def train_options(seed):
+    """Every third graph is compiled as a training step (two steps run, the
+    parameters and state compared too), with an optimizer picked by seed;
+    the others as their gradient program."""
+    if seed % 3 != 0:
+        return None
+    return TRAIN_OPTIONS[(seed // 3) % len(TRAIN_OPTIONS)]
+
 def check_graph(job):
     args, seed = job
     try:
@@ -272,25 +288,33 @@ def check_graph_or_raise(args, seed):
     with open(model, "w") as f:
         f.write(text)
     notes = []
+    train = train_options(seed)
     try:
         outs = {}
         for mode in ("all", "none"):
             out = os.path.join(workdir, f"{mode}.safetensors")
-            ran = run([os.path.join(args.bin, "tfc-run"), model, "--grad", "--fusion", mode,
+            state = os.path.join(workdir, f"{mode}-state.safetensors")
+            what = (["--train-step", train, "--steps", "2", "--state-out", state]
+                    if train else ["--grad"])
+            ran = run([os.path.join(args.bin, "tfc-run"), model, *what, "--fusion", mode,
                        "--device", "host", "--seed", str(seed), "--int-range", str(int_range),
                        "--outputs", out, "--quiet"], env=env)
             if ran.returncode != 0:
                 return seed, f"fusion={mode}: tfc-run failed: {ran.stderr.strip()[-2000:]}", notes
-            outs[mode] = out
-        diff = same_bits(outs["all"], outs["none"])
-        if diff:
-            return seed, f"host results differ with fusion: {diff}", notes
+            outs[mode] = (out, state)
+        for k in range(2 if train else 1):
+            diff = same_bits(outs["all"][k], outs["none"][k])
+            if diff:
+                return seed, f"host results differ with fusion: {diff}", notes
+        if train:
+            notes.append(f"train-step {train}")
 
         want_nvrtc = args.nvrtc_every and seed % args.nvrtc_every == 0 and args.ptxas
         want_emu = args.emulate_every and seed % args.emulate_every == 0 and args.cuda_include
         if want_nvrtc or want_emu:
-            lowered = run([os.path.join(args.bin, "tfc-opt"), model,
-                           "--tfc-lower-to-exec=autodiff=true"])
+            pipeline = (f"--tfc-train-pipeline={train}" if train
+                        else "--tfc-lower-to-exec=autodiff=true")
+            lowered = run([os.path.join(args.bin, "tfc-opt"), model, pipeline])
             if lowered.returncode != 0:
                 return seed, f"tfc-opt failed: {lowered.stderr[-2000:]}", notes
         if want_nvrtc:

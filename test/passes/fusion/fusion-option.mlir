@@ -8,9 +8,10 @@
 
 // The mlp's training step fused: bias + ReLU, the loss with its gradient in one row pass,
 // the ReLU backward as the prologue of the bias gradient's column reduction (which
-// also writes the masked gradient the GEMMs read).
+// also writes the masked gradient the GEMMs read), the four SGD updates in one
+// multi-tensor launch.
 // FUSED-LABEL: tfcrt.entry @train_step
-// FUSED-COUNT-9: tfcrt.launch
+// FUSED-COUNT-6: tfcrt.launch
 // FUSED-NOT: tfcrt.launch
 // FUSED: tfcrt.return
 

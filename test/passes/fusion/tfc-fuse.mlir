@@ -370,3 +370,21 @@ func.func @loss_and_grad(%logits: tensor<8x10xf32>, %labels: tensor<8xi64>) -> (
   %0 = tfc.mul %g, %two : tensor<8x10xf32>, tensor<f32>
   return %l, %0 : tensor<f32>, tensor<8x10xf32>
 }
+
+// -----
+
+// The optimizer's per-parameter updates become one multi-tensor launch, with the
+// pointwise producer of a gradient (two contributions of a tied weight) as its prologue.
+// CHECK-LABEL: func.func @one_optimizer_launch
+// CHECK: %[[K:.*]]:6 = tfc.fusion multi_tensor
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.adamw
+// CHECK-NEXT: tfc.adamw
+// CHECK-NEXT: tfc.yield
+// CHECK-NOT: tfc.fusion
+func.func @one_optimizer_launch(%p: tensor<128x64xf32>, %g1: tensor<128x64xf32>, %g2: tensor<128x64xf32>, %m: tensor<128x64xf32>, %v: tensor<128x64xf32>, %q: tensor<7xf32>, %h: tensor<7xf32>, %n: tensor<7xf32>, %w: tensor<7xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<7xf32>, tensor<7xf32>, tensor<7xf32>) {
+  %g = tfc.add %g1, %g2 : tensor<128x64xf32>, tensor<128x64xf32>
+  %p1, %m1, %v1 = tfc.adamw %p, %g, %m, %v, %lr, %step : tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>
+  %q1, %n1, %w1 = tfc.adamw %q, %h, %n, %w, %lr, %step : tensor<7xf32>, tensor<7xf32>, tensor<f32>
+  return %p1, %m1, %v1, %q1, %n1, %w1 : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<7xf32>, tensor<7xf32>, tensor<7xf32>
+}

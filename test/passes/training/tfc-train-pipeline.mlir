@@ -25,7 +25,8 @@
 // CHECK: tfcrt.external output "loss" : memref<f32>
 // CHECK: tfcrt.external output "found_inf" : memref<i1>
 // CHECK-NOT: tfcrt.external
-// CHECK: tfcrt.launch @{{.*}} -> (%{{.*}}, %{{.*}}, %{{.*}}) : (memref<4x8xf32>, memref<4x8xf32>, memref<4x8xf32>, memref<4x8xf32>, memref<f32>, memref<i64>)
+// Both parameters' AdamW updates are one multi-tensor launch (--tfc-fuse).
+// CHECK: tfcrt.launch @{{.*}} -> (%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : ({{.*}}) -> (memref<4x8xf32>, memref<4x8xf32>, memref<4x8xf32>, memref<4xf32>, memref<4xf32>, memref<4xf32>)
 // CHECK: tfcrt.copy %{{.*}} -> %[[W]] : memref<4x8xf32>
 // CHECK-NEXT: tfcrt.copy %{{.*}} -> %[[B]] : memref<4xf32>
 // CHECK-NEXT: tfcrt.copy %{{.*}} -> %[[WM]] : memref<4x8xf32>
