@@ -224,6 +224,11 @@ LogicalResult RowKernelEmitter::materialize(Value x, bool wanted) {
   if (!wanted || rowArrays.count(x) || callsSlowPaths(x))
     return success();
   Type ct = elementTypeOf(x);
+  // f64 math (exp, log, division) is long inline code with slow-path calls;
+  // with several reductions fused, f64 rows held in registers across it
+  // spill. Such kernels re-read their rows.
+  if (ct.isF64() && anchors.size() > 1)
+    return success();
   int64_t cost = perThread * (storageBytes(ct) == 8 ? 2 : 1);
   if (cost > registersLeft)
     return success(); // re-read in every pass instead
