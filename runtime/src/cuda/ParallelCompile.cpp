@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <new>
+#include <sched.h>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
@@ -34,6 +35,16 @@ struct JoinAll {
 
 } // namespace
 
+unsigned availableCores() {
+  // hardware_concurrency counts every core of the machine, also those a
+  // container or taskset keeps this process off.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+    return unsigned(CPU_COUNT(&set));
+  return std::max(std::thread::hardware_concurrency(), 1u);
+}
+
 int compileThreadCount(size_t distinct, unsigned hardware) {
   size_t n = std::min<size_t>(
       {std::max(hardware, 1u), size_t(kMaxCompileThreads), distinct});
@@ -60,7 +71,7 @@ Status compileDistinct(const std::vector<CompileRequest> &requests,
   out.outcomes.assign(distinct, CacheOutcome::Disabled);
   std::vector<Result> results(distinct);
 
-  int n = compileThreadCount(distinct, std::thread::hardware_concurrency());
+  int n = compileThreadCount(distinct, availableCores());
   if (threads > 0)
     n = int(std::max<size_t>(
         1, std::min<size_t>(

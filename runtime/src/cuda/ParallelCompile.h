@@ -34,6 +34,10 @@ namespace tfc::rt::cuda {
 /// of MiB on large kernels).
 constexpr int kMaxCompileThreads = 16;
 
+/// Cores this process may run on: its CPU affinity mask (taskset, cgroup
+/// cpusets), else std::thread::hardware_concurrency(); at least 1.
+unsigned availableCores();
+
 /// Threads that compile `distinct` sources on a machine with `hardware`
 /// cores: min(hardware, kMaxCompileThreads, distinct), at least 1 (the
 /// calling thread). `hardware` 0 (unknown) counts as 1.
@@ -70,7 +74,8 @@ using CompileOneFn = std::function<Status(
 
 /// Groups `requests` by identical source and runs `compileOne` once per
 /// distinct source (on the first request carrying it) on `threads` threads,
-/// the calling one included: 0 picks compileThreadCount(distinct, cores),
+/// the calling one included: 0 picks compileThreadCount(distinct,
+/// availableCores()),
 /// anything else is clamped to [1, min(kMaxCompileThreads, distinct)]. Every
 /// thread has been joined when this returns.
 ///

@@ -114,7 +114,7 @@ TEST_F(CudaPrepareGpuTest, PreparesProgramOnPool) {
   EXPECT_EQ(stats.compiled, 24);
   EXPECT_EQ(stats.cacheHits, 0);
   EXPECT_EQ(stats.threads,
-            cuda::compileThreadCount(24, std::thread::hardware_concurrency()));
+            cuda::compileThreadCount(24, cuda::availableCores()));
   EXPECT_EQ(cacheEntries(), 24);
   ASSERT_EQ(prepared.size(), kernels.size());
   for (size_t i = 0; i < kernels.size(); ++i) {
