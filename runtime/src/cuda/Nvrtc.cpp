@@ -168,7 +168,7 @@ Status NvrtcCompiler::compile(const std::string &source,
   std::vector<const char *> argv;
   for (const std::string &o : opts)
     argv.push_back(o.c_str());
-  ++compileCount_;
+  compileCount_.fetch_add(1, std::memory_order_relaxed);
   r = api.nvrtcCompileProgram(prog, int(argv.size()), argv.data());
 
   std::string log;
