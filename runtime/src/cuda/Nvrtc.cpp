@@ -81,7 +81,8 @@ NvrtcCompiler::~NvrtcCompiler() = default;
 
 Status NvrtcCompiler::load(std::unique_ptr<NvrtcCompiler> &out) {
   std::unique_ptr<NvrtcCompiler> c(new NvrtcCompiler());
-  if (Status s = c->library_.open({"libnvrtc.so.13", "libnvrtc.so"}); !s)
+  if (Status s = c->library_.open({"libnvrtc.so.13", "libnvrtc.so"},
+                                     /*searchToolkit=*/true); !s)
     return Status::error("NVRTC not found (" + s.message() + ")");
   NvrtcApi &api = *c->api_;
   const DynamicLibrary &lib = c->library_;
