@@ -34,21 +34,23 @@ _NEVER_FOLD = ("aten.native_dropout", "aten.dropout", "aten.bernoulli", "aten.ra
 
 class Missing:
     """An output a lowering cannot provide (e.g. the indices of max.dim);
-    using it is an error naming `reason`."""
+    using it is an error naming the op that produced it and `reason`."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, hint: str = ""):
         self.reason = reason
+        self.hint = hint
+        self.op = ""  # the producing aten op, set by the importer
 
 
 def tensor_type(t: torch.Tensor, frame=None, what: str = "tensor") -> TensorType:
     try:
         return TensorType(tuple(t.shape), dtypes.tfc_dtype(t.dtype))
     except ValueError as e:
-        hint = ""
         if t.is_complex():
-            hint = ("write rotary embeddings with real cos/sin tables and rotate_half "
-                    "instead of torch.view_as_complex / torch.polar")
-        raise ModelError(f"{what} has dtype {t.dtype}: {e}", frame, hint) from None
+            raise ModelError(f"{what} is a complex tensor ({t.dtype}); tfc has no complex types",
+                             frame, "write rotary embeddings with real cos/sin tables and "
+                             "rotate_half instead of torch.view_as_complex / torch.polar") from None
+        raise ModelError(f"{what} has dtype {t.dtype}: {e}", frame) from None
 
 
 class Context:
@@ -80,7 +82,7 @@ class Context:
         """`x` (a Value, a Known tensor or a Python scalar) as a Value of
         element type `dtype` (converted when it differs)."""
         if isinstance(x, Missing):
-            self.unsupported(x.reason)
+            self.missing(x)
         if isinstance(x, Value):
             return self.b.convert(x, dtype) if dtype else x
         if isinstance(x, Known):
@@ -113,6 +115,11 @@ class Context:
 
     def unsupported(self, reason: str, hint: str = ""):
         raise UnsupportedOpError(self.name, self.frame, reason, hint)
+
+    def missing(self, m: "Missing"):
+        """Raises the error for using a result tfc cannot compute."""
+        raise UnsupportedOpError(m.op or self.name, self.frame,
+                                 f"{m.reason}, and {self.name} uses it here", m.hint)
 
     def batch_input(self, key: str, type: TensorType) -> Value:
         """An extra `tfc.input` argument (e.g. the dropout seed)."""
@@ -185,11 +192,12 @@ def _check_types(name, produced, traced, frame):
                 _check_types(name, p, t, frame)
 
 
-def _traced_types(value, frame) -> List[Optional[TensorType]]:
+def _traced_types(value, frame, name) -> List[Optional[TensorType]]:
+    what = f"the result of {name}"
     if isinstance(value, torch.Tensor):
-        return [tensor_type(value, frame, "a traced tensor")]
+        return [tensor_type(value, frame, what)]
     if isinstance(value, (list, tuple)):
-        return [tensor_type(v, frame, "a traced tensor") if isinstance(v, torch.Tensor) else None
+        return [tensor_type(v, frame, what) if isinstance(v, torch.Tensor) else None
                 for v in value]
     return []
 
@@ -284,6 +292,7 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
         elif _is_known((args, kwargs)) and not name.startswith(_NEVER_FOLD):
             env[node] = _as_known(value)
         else:
+            out_types = _traced_types(value, frame, name)
             lowering = registry.lookup(name)
             if lowering is None:
                 refused = registry.refusal(name)
@@ -292,12 +301,12 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                     raise DataDependentError(f"{name}: {refused[0]}", frame, refused[1])
                 raise UnsupportedOpError(name, frame)
             ctx.node, ctx.name, ctx.frame = node, name, frame
-            ctx.out_types = _traced_types(value, frame)
+            ctx.out_types = out_types
             ctx.real_args = real_args
             b.source, b.hint = frame, node.name
             for x in _flat_nodes((node.args, node.kwargs)):
                 if isinstance(env[x], Missing):
-                    ctx.unsupported(env[x].reason)
+                    ctx.missing(env[x])
             try:
                 lowered = lowering(ctx, *args, **kwargs)
             except FrontendError:
@@ -305,6 +314,9 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
             except ValueError as e:  # e.g. a known tensor with no tfc form
                 raise UnsupportedOpError(name, frame, str(e)) from e
             _check_types(name, lowered, value, frame)
+            for m in (lowered if isinstance(lowered, (list, tuple)) else [lowered]):
+                if isinstance(m, Missing):
+                    m.op = name
             env[node] = lowered
         # Free example values nothing needs any more.
         for m in node.all_input_nodes:

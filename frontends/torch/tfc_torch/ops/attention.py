@@ -43,7 +43,7 @@ def _attention(ctx, q, k, v, mask, dropout_p, is_causal, scale, enable_gqa=False
 
 
 def _with_missing(ctx, out):
-    rest = [Missing("attention statistics (log-sum-exp, RNG state) are not produced by tfc")
+    rest = [Missing("its log-sum-exp and RNG-state results are not computed by tfc")
             for _ in ctx.out_types[1:]]
     return (out, *rest) if rest else out
 

@@ -34,7 +34,7 @@ def native_dropout(ctx, x, p, train):
     v = ctx.tensor(x)
     if not train or p == 0:
         from ..importer import Missing
-        return v, Missing("the dropout mask is only used by autograd")
+        return v, Missing("its mask is not computed by tfc")
     scalar = TensorType((), "i64")
     seed = ctx.batch_input("dropout_seed", scalar)
     base = ctx.batch_input("dropout_offset", scalar)
@@ -43,7 +43,7 @@ def native_dropout(ctx, x, p, train):
     ctx.dropout_counters = used + v.type.numel
     from ..importer import Missing
     return ctx.b.dropout(v, seed, offset, p), Missing(
-        "the dropout mask is not materialized by tfc.dropout")
+        "its mask is not computed by tfc (tfc.dropout regenerates it)")
 
 
 @lowers("aten.embedding.default")
@@ -110,7 +110,7 @@ def _stat_outputs(ctx, y, mu, rstd, count):
         elif i == 2 and t is not None and t.shape == rstd.shape:
             outs.append(rstd)
         else:
-            outs.append(Missing("batch-norm running statistics are not updated by tfc"))
+            outs.append(Missing("its running-statistic results are not computed by tfc"))
     return tuple(outs)
 
 

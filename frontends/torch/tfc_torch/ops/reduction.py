@@ -25,25 +25,32 @@ def mean(ctx, x, dims=None, keepdim=False, dtype=None):
     return ctx.b.reduce("mean", v, norm_dims(dims, v.rank), keepdim)
 
 
+def _max(ctx, x, dims, keepdim, dtype, negate=False):
+    b = ctx.b
+    v = _input(ctx, x, dtype)
+    if negate:
+        return b.unary("neg", b.reduce("max", b.unary("neg", v), norm_dims(dims, v.rank), keepdim))
+    return b.reduce("max", v, norm_dims(dims, v.rank), keepdim)
+
+
 @lowers("aten.amax.default", "aten.max.default")
 def amax(ctx, x, dims=None, keepdim=False):
-    v = _input(ctx, x, ctx.out().dtype)
-    return ctx.b.reduce("max", v, norm_dims(dims, v.rank), keepdim)
+    return _max(ctx, x, dims, keepdim, ctx.out().dtype)
 
 
 @lowers("aten.amin.default", "aten.min.default")
 def amin(ctx, x, dims=None, keepdim=False):
-    b = ctx.b
-    v = _input(ctx, x, ctx.out().dtype)
-    return b.unary("neg", b.reduce("max", b.unary("neg", v), norm_dims(dims, v.rank), keepdim))
+    return _max(ctx, x, dims, keepdim, ctx.out().dtype, negate=True)
 
 
 @lowers("aten.max.dim", "aten.min.dim")
 def max_dim(ctx, x, dim, keepdim=False):
-    values = (amax if ctx.name == "aten.max.dim" else amin)(ctx, x, [dim], keepdim)
-    which = "argmax" if ctx.name == "aten.max.dim" else "argmin"
-    return values, Missing(f"the indices of max/min ({which}) have no tfc op; "
-                           "use amax/amin when only the values are needed")
+    is_max = ctx.name == "aten.max.dim"
+    values = _max(ctx, x, [dim], keepdim, ctx.out(0).dtype, negate=not is_max)
+    which = "argmax" if is_max else "argmin"
+    return values, Missing(f"its indices ({which}) have no tfc op",
+                           "use torch.amax / torch.amin when only the values are needed; "
+                           "compute argmax-based metrics outside the loss")
 
 
 def _variance(ctx, x, dims, correction, keepdim):
