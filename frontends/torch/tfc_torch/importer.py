@@ -42,6 +42,20 @@ class Missing:
         self.op = ""  # the producing aten op, set by the importer
 
 
+class Masked:
+    """x[mask] (masked_select, boolean-mask indexing): a number of elements
+    that depends on the data. It is kept as the full `values` and the
+    broadcast i1 `mask`, which is enough for the consumers that do not
+    need the selection's shape: a sum or mean of all its elements (and a
+    gather by it); any other use is an error naming `op`."""
+
+    def __init__(self, values: Value, mask: Value, op: str = ""):
+        assert values.shape == mask.shape and mask.dtype == "i1"
+        self.values = values
+        self.mask = mask
+        self.op = op
+
+
 def tensor_type(t: torch.Tensor, frame=None, what: str = "tensor") -> TensorType:
     try:
         return TensorType(tuple(t.shape), dtypes.tfc_dtype(t.dtype))
@@ -83,6 +97,8 @@ class Context:
         element type `dtype` (converted when it differs)."""
         if isinstance(x, Missing):
             self.missing(x)
+        if isinstance(x, Masked):
+            self.masked(x)
         if isinstance(x, Value):
             return self.b.convert(x, dtype) if dtype else x
         if isinstance(x, Known):
@@ -111,10 +127,21 @@ class Context:
         return self.real_args[i] if i < len(self.real_args) else None
 
     def is_static(self, x) -> bool:
-        return not isinstance(x, (Value, Missing))
+        return not isinstance(x, (Value, Missing, Masked))
 
     def unsupported(self, reason: str, hint: str = ""):
         raise UnsupportedOpError(self.name, self.frame, reason, hint)
+
+    def masked(self, m: "Masked"):
+        """Raises the error for a use of a masked selection that needs its
+        (data-dependent) shape."""
+        from .errors import DataDependentError
+        raise DataDependentError(
+            f"{m.op} selects a data-dependent number of elements (boolean mask), and "
+            f"{self.name} needs that shape", self.frame,
+            "tfc keeps a masked selection only for an immediate .sum() or .mean() of all "
+            "of it; otherwise keep the shape static with torch.where(mask, x, 0) or "
+            "masked_fill and reduce with a mask-weighted sum")
 
     def missing(self, m: "Missing"):
         """Raises the error for using a result tfc cannot compute."""
@@ -164,7 +191,7 @@ def _map(args, fn):
 def _is_known(x) -> bool:
     if isinstance(x, (list, tuple)):
         return all(_is_known(e) for e in x)
-    return not isinstance(x, (Value, Missing))
+    return not isinstance(x, (Value, Missing, Masked))
 
 
 def _as_known(value):
@@ -177,6 +204,11 @@ def _as_known(value):
 
 def _check_types(name, produced, traced, frame):
     """Asserts a lowering produced the traced result types."""
+    if isinstance(produced, Masked):
+        if produced.values.dtype != tensor_type(traced, frame).dtype:
+            raise AssertionError(f"lowering of {name} selected {produced.values.type}, "
+                                 f"traced {traced.dtype}")
+        return
     if isinstance(traced, torch.Tensor):
         if not isinstance(produced, Value):
             raise AssertionError(f"lowering of {name} returned {produced!r} for a tensor result")
@@ -315,7 +347,7 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                 raise UnsupportedOpError(name, frame, str(e)) from e
             _check_types(name, lowered, value, frame)
             for m in (lowered if isinstance(lowered, (list, tuple)) else [lowered]):
-                if isinstance(m, Missing):
+                if isinstance(m, (Missing, Masked)) and not m.op:
                     m.op = name
             env[node] = lowered
         # Free example values nothing needs any more.

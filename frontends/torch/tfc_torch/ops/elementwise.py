@@ -165,6 +165,17 @@ def leaky_relu(ctx, x, negative_slope=0.01):
     return ctx.b.select(positive, y, ctx.b.mul(y, ctx.tensor(negative_slope, dt)))
 
 
+@lowers("aten.elu.default")
+def elu(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
+    dt = ctx.out().dtype
+    b = ctx.b
+    y = ctx.tensor(x, dt)
+    negative = b.mul(ctx.tensor(alpha, dt),
+                     b.sub(b.unary("exp", b.mul(y, ctx.tensor(input_scale, dt))), ctx.tensor(1.0, dt)))
+    out = b.select(b.compare("gt", y, ctx.tensor(0.0, dt)), y, negative)
+    return out if scale == 1 else b.mul(out, ctx.tensor(scale, dt))
+
+
 @lowers("aten.softplus.default")
 def softplus(ctx, x, beta=1, threshold=20):
     dt = ctx.out().dtype
@@ -204,18 +215,26 @@ def pow_scalar(ctx, x, exponent):
 def pow_tensor(ctx, base, exponent):
     dt = ctx.out().dtype
     b = ctx.b
-    if ctx.is_static(exponent):
-        e = ctx.static(exponent, "the exponent")
-        e = e.reshape(-1) if hasattr(e, "reshape") else None
-        if e is not None and e.numel() >= 1 and bool((e == e[0]).all()):
-            return b.broadcast_to(b.pow(ctx.tensor(base, dt), float(e[0])), ctx.out().shape)
-    if ctx.is_static(base):
-        value = ctx.static(base, "the base")
-        value = float(value) if not hasattr(value, "reshape") else None
-        if value is not None and value > 0:
+    def constant(x, what):
+        """The one value of a scalar or a known tensor of equal elements."""
+        if not ctx.is_static(x):
+            return None
+        v = ctx.static(x, what)
+        if hasattr(v, "reshape"):
+            flat = v.reshape(-1)
+            return float(flat[0]) if flat.numel() >= 1 and bool((flat == flat[0]).all()) else None
+        return float(v)
+
+    e = constant(exponent, "the exponent")
+    if e is not None:
+        return b.broadcast_to(b.pow(ctx.tensor(base, dt), e), ctx.out().shape)
+    value = constant(base, "the base")
+    if value is not None:
+        if value > 0:
             # base ** e = exp(e * ln(base)) for a positive constant base.
             e = ctx.tensor(exponent, dt)
-            return b.unary("exp", b.mul(e, ctx.tensor(math.log(value), dt)))
+            return b.broadcast_to(b.unary("exp", b.mul(e, ctx.tensor(math.log(value), dt))),
+                                  ctx.out().shape)
     ctx.unsupported("a tensor exponent has no tfc op (tfc.pow takes a constant exponent)",
                     "use a Python number as the exponent")
 

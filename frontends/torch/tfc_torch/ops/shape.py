@@ -2,6 +2,8 @@
 slicing (slice/select/split/narrow), concatenation, padding, repetition,
 gathers by index (index, index_select, gather, embedding-like) and the
 scatter ops functionalization produces for slice assignments."""
+from ..builder import broadcast_shapes
+from ..importer import Masked
 from ..registry import lowers, refuse
 from .common import norm_dim
 
@@ -188,17 +190,34 @@ def index_select(ctx, x, dim, index):
     return ctx.b.transpose(picked, inverse)
 
 
+def _masked(ctx, v, mask):
+    """Masked(v, mask) for a mask over v's leading dims."""
+    b = ctx.b
+    mask = b.reshape(mask, mask.shape + (1,) * (v.rank - mask.rank))
+    return Masked(v, b.broadcast_to(mask, v.shape))
+
+
+@lowers("aten.masked_select.default")
+def masked_select(ctx, x, mask):
+    b = ctx.b
+    v, m = ctx.tensor(x), ctx.tensor(mask, "i1")
+    shape = broadcast_shapes(v.shape, m.shape)
+    return Masked(b.broadcast_to(v, shape), b.broadcast_to(m, shape))
+
+
 @lowers("aten.index.Tensor")
 def index(ctx, x, indices):
     v = ctx.tensor(x)
     present = [(d, i) for d, i in enumerate(indices) if i is not None]
-    for _, i in present:
+    for d, i in present:
         idx = ctx.tensor(i) if not isinstance(i, (int, bool)) else None
         if idx is not None and idx.dtype == "i1":
-            ctx.unsupported("indexing with a boolean mask gives a shape that depends on the "
-                            "mask's values",
-                            "keep the shape static: torch.where(mask, x, 0) or masked_fill, "
-                            "and reduce with a mask-weighted sum")
+            if len(present) != 1 or d != 0 or idx.shape != v.shape[:idx.rank]:
+                ctx.unsupported("boolean-mask indexing other than x[mask] with the mask over "
+                                "x's leading dims",
+                                "keep the shape static: torch.where(mask, x, 0) or masked_fill, "
+                                "and reduce with a mask-weighted sum")
+            return _masked(ctx, v, idx)
     if len(present) != 1:
         ctx.unsupported("advanced indexing with several index tensors has no tfc form",
                         "index one dimension at a time, or use torch.gather / one-hot masks")
@@ -213,12 +232,39 @@ def index(ctx, x, indices):
     return ctx.b.transpose(picked, order)
 
 
+@lowers("aten.index_put.default")
+def index_put(ctx, x, indices, values, accumulate=False):
+    """x[mask] = values (or += with accumulate) for one boolean mask: a
+    select; integer-indexed assignment is a scatter tfc lacks."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    present = [i for i in indices if i is not None]
+    if len(indices) != 1 or len(present) != 1:
+        ctx.unsupported("indexed assignment other than x[mask] = values has no tfc form",
+                        "use torch.where(mask, values, x)")
+    mask = ctx.tensor(present[0])
+    if mask.dtype != "i1":
+        ctx.unsupported("assignment at integer indices is a scatter, which tfc has no op for",
+                        "use torch.where with a mask, or one-hot arithmetic")
+    mask = b.reshape(mask, mask.shape + (1,) * (v.rank - mask.rank))
+    new = ctx.tensor(values, v.dtype)
+    if accumulate:
+        new = b.add(v, new)
+    return b.broadcast_to(b.select(mask, new, v), ctx.out().shape)
+
+
 @lowers("aten.gather.default")
 def gather(ctx, x, dim, index, sparse_grad=False):
     """x.gather(dim, index) as a one-hot selection (no gather op in tfc):
     out[..., k] = sum_c x[..., c] * (index[..., k] == c) along `dim`."""
     b = ctx.b
     v = ctx.tensor(x)
+    if isinstance(index, Masked) and v.rank == 1 and norm_dim(dim, 1) == 0:
+        # w.gather(0, ids[mask]): the gathered values under the same mask
+        # (masked-out ids replaced by 0, so the lookup stays in range).
+        ids = b.select(index.mask, index.values, ctx.tensor(0, index.values.dtype))
+        picked = _gather_rows(ctx, b.reshape(v, (v.shape[0], 1)), ids)
+        return Masked(b.reshape(picked, ids.shape), index.mask)
     ids = ctx.tensor(index, "i64")
     dim = norm_dim(dim, v.rank)
     last = v.rank - 1
@@ -283,7 +329,7 @@ def triangle(ctx, x, diagonal=0):
     return b.select(keep, v, zero)
 
 
-refuse(["aten.nonzero.default", "aten.masked_select.default", "aten.unique.default",
+refuse(["aten.nonzero.default", "aten.unique.default",
         "aten._unique2.default", "aten.unique_dim.default", "aten.unique_consecutive.default",
         "aten.repeat_interleave.Tensor", "aten.argwhere.default",
         "aten.masked_scatter.default"],
