@@ -233,8 +233,12 @@ class Builder:
                             "label_smoothing": float(label_smoothing), "reduction": reduction},
                            [TensorType((), dtypes.accumulation_type(logits.dtype))]).result
 
-    def attention(self, q: Value, k: Value, v: Value, causal: bool, scale: Optional[float]) -> Value:
-        return self.create("tfc.attention", [q, k, v], {"causal": causal, "scale": scale},
+    def attention(self, q: Value, k: Value, v: Value, causal: bool, scale: Optional[float],
+                  dropout: float = 0.0, seed: Optional[Value] = None,
+                  offset: Optional[Value] = None) -> Value:
+        operands = [q, k, v] + ([seed, offset] if dropout else [])
+        return self.create("tfc.attention", operands,
+                           {"causal": causal, "scale": scale, "dropout": float(dropout)},
                            [q.type.with_shape(q.shape[:-1] + v.shape[-1:])]).result
 
     def dropout(self, x: Value, seed: Value, offset: Value, p: float) -> Value:

@@ -356,4 +356,6 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                 del real[m]
 
     fn.returns = [result]
+    for key, arg in ctx._extra_inputs.items():  # e.g. dropout_seed: example value 0
+        inputs[key] = torch.zeros(arg.shape, dtype=dtypes.torch_dtype(arg.dtype))
     return Imported(fn, params, inputs, dict(traced.aliases), buffers)

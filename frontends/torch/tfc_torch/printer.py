@@ -151,6 +151,10 @@ def _attention(op, n):
         text += " causal"
     if op.attrs.get("scale") is not None:
         text += f" scale {dtypes.attr_float_text(op.attrs['scale'])}"
+    if op.attrs.get("dropout"):
+        seed, offset = op.operands[3:]
+        text += (f" dropout {dtypes.attr_float_text(op.attrs['dropout'])}"
+                 f" seed {n(seed)} offset {n(offset)}")
     return f"{text} : {q.type}, {k.type}, {v.type} -> {op.result.type}"
 
 

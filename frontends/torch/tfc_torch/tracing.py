@@ -182,9 +182,15 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     assert _tfc_traced_loss.__name__ == TRACE_ENTRY
     args = ([param_tensors[n] for n in params], [buffer_tensors[n] for n in buffers],
             *example_args)
+    options = {}
+    try:  # newer torch 2.x takes the flag itself (and sets it on its tracer)
+        if "record_stack_traces" in inspect.signature(make_fx).parameters:
+            options["record_stack_traces"] = True
+    except (TypeError, ValueError):
+        pass
     try:
         with _recording_stack_traces():
-            gm = make_fx(_functionalize(_tfc_traced_loss))(*args)
+            gm = make_fx(_functionalize(_tfc_traced_loss), **options)(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
         text = f"{type(e).__name__}: {e}"
         if any(m in text for m in _DATA_DEPENDENT_MARKERS):

@@ -1,8 +1,13 @@
 """Neural-network aten ops: layer norm, batch norm (training statistics or
-running statistics), softmax / log_softmax, dropout, embedding."""
+running statistics), softmax / log_softmax, dropout (native_dropout, or
+the bernoulli mask F.dropout traces to on the CPU), embedding.
+
+Random draws use tfc.dropout's counter-based Philox stream, keyed by two
+0-d i64 batch inputs the import adds: `dropout_seed` and `dropout_offset`
+(each draw takes numel counters after the previous ones)."""
 from .. import dtypes
 from ..ir import TensorType
-from ..registry import lowers
+from ..registry import expands, lowers
 from .common import norm_dim
 
 
@@ -26,24 +31,54 @@ def softmax(ctx, x, dim, half_to_float=False):
     return ctx.b.softmax(v, norm_dim(dim, v.rank), log=log)
 
 
-@lowers("aten.native_dropout.default")
-def native_dropout(ctx, x, p, train):
-    """Identity when p is 0 or not training; otherwise tfc.dropout with a
-    seed and a Philox offset taken from batch inputs `dropout_seed` and
-    `dropout_offset` (each dropout advances the offset by its size)."""
-    v = ctx.tensor(x)
-    if not train or p == 0:
-        from ..importer import Missing
-        return v, Missing("its mask is not computed by tfc")
+def _philox_stream(ctx, numel):
+    """(seed, offset) for a random draw of `numel` elements: the batch
+    inputs `dropout_seed` and `dropout_offset`, the offset advanced past
+    the draws made before it in the model."""
     scalar = TensorType((), "i64")
     seed = ctx.batch_input("dropout_seed", scalar)
     base = ctx.batch_input("dropout_offset", scalar)
     used = ctx.dropout_counters
-    offset = ctx.b.add(base, ctx.tensor(used, "i64")) if used else base
-    ctx.dropout_counters = used + v.type.numel
+    ctx.dropout_counters = used + numel
+    return seed, (ctx.b.add(base, ctx.tensor(used, "i64")) if used else base)
+
+
+@lowers("aten.native_dropout.default")
+def native_dropout(ctx, x, p, train):
+    """Identity when p is 0 or not training; otherwise tfc.dropout (its
+    masks are tfc's Philox stream, not torch's: same distribution, other
+    draws)."""
     from ..importer import Missing
+    v = ctx.tensor(x)
+    if not train or p == 0:
+        return v, Missing("its mask is not computed by tfc")
+    seed, offset = _philox_stream(ctx, v.type.numel)
     return ctx.b.dropout(v, seed, offset, p), Missing(
         "its mask is not computed by tfc (tfc.dropout regenerates it)")
+
+
+@lowers("aten.bernoulli_.float", "aten.bernoulli.p")
+def bernoulli(ctx, x, p=0.5, generator=None):
+    """A {0, 1} mask with P(1) = p: F.dropout on the CPU traces to
+    x * (bernoulli(p) / p), which passes/dropout.py turns into tfc.dropout;
+    elsewhere the expansion below draws the mask with tfc.dropout."""
+    t = ctx.out()
+    if not (0.0 < p <= 1.0) or not isinstance(p, float) and not isinstance(p, int):
+        ctx.unsupported(f"bernoulli with probability {p!r}")
+    seed, offset = _philox_stream(ctx, t.numel)
+    return ctx.b.frontend("bernoulli", [seed, offset], {"p": float(p)}, [t]).result
+
+
+@expands("torch.bernoulli")
+def expand_bernoulli(b, op):
+    t = op.results[0].type
+    seed, offset = op.operands
+    p = op.attrs["p"]
+    ones = b.splat(1.0, "f32", t.shape)
+    if p >= 1.0:
+        return [b.convert(ones, t.dtype)]
+    kept = b.dropout(ones, seed, offset, 1.0 - p)
+    return [b.convert(b.compare("ne", kept, b.splat(0.0, "f32")), t.dtype)]
 
 
 @lowers("aten.embedding.default")

@@ -7,18 +7,20 @@
   rms_norm        x * rsqrt(mean(x^2) + eps) [* w]   -> tfc.rms_norm
   gelu            x * 0.5 * (1 + erf(x / sqrt(2)))   -> tfc.gelu
   cross_entropy   nll_loss(log_softmax(x))           -> tfc.cross_entropy
-  attention       softmax(q k^T * s [+ causal mask]) v -> tfc.attention
-  legalize        expands the remaining frontend ops (nll_loss) into tfc
+  dropout         x * (bernoulli(1 - p) / (1 - p))   -> tfc.dropout
+  attention       softmax(q k^T * s [+ causal mask]) [dropout] v -> tfc.attention
+  legalize        expands the remaining frontend ops (nll_loss, bernoulli) into tfc
                   ops, refuses the others (erf outside a GELU)
 and dead-code elimination after each.
 """
-from . import attention, canonicalize, cross_entropy, gelu, legalize, rms_norm
+from . import attention, canonicalize, cross_entropy, dropout, gelu, legalize, rms_norm
 
 PIPELINE = (
     ("canonicalize", canonicalize.run),
     ("rms_norm", rms_norm.run),
     ("gelu", gelu.run),
     ("cross_entropy", cross_entropy.run),
+    ("dropout", dropout.run),
     ("attention", attention.run),
     ("legalize", legalize.run),
     ("canonicalize", canonicalize.run),

@@ -4,6 +4,7 @@
     s = s * c | s / c                      optional, c a splat: scale
     s = masked by a causal mask            optional (see below)
     p = softmax(s, dim -1)
+    p = dropout(p, seed, offset)           optional: tfc.attention's dropout
     o = matmul(p, v)                       v [..., S, Dv]
 
 (scaling and masking in either order). A causal mask is a mask known at
@@ -106,8 +107,14 @@ def run(fn) -> int:
     for sm in list(fn.ops):
         if sm.name != "tfc.softmax" or sm.attrs["dim"] not in (-1, sm.result.rank - 1):
             continue
-        pv = single_use(uses, sm.result)
-        if pv is None or pv.name != "tfc.matmul" or pv.operands[0] is not sm.result \
+        probs, drop = sm.result, None
+        pv = single_use(uses, probs)
+        if pv is not None and pv.name == "tfc.dropout":
+            # Dropout of the probabilities: tfc.attention's own dropout draws
+            # the same Philox counters (offset + row-major index).
+            drop, probs = pv, pv.result
+            pv = single_use(uses, probs)
+        if pv is None or pv.name != "tfc.matmul" or pv.operands[0] is not probs \
                 or pv.attrs.get("transpose_a") or pv.attrs.get("transpose_b"):
             continue
         s = sm.operands[0]
@@ -126,7 +133,10 @@ def run(fn) -> int:
         if qk.result.type != s.type or pv.result.type != q.type.with_shape(q.shape[:-1] + v.shape[-1:]):
             continue
         b = collect_before(fn, pv)
-        o = b.attention(q, k, v, causal, scale)
+        if drop is not None:
+            o = b.attention(q, k, v, causal, scale, drop.attrs["p"], *drop.operands[1:])
+        else:
+            o = b.attention(q, k, v, causal, scale)
         splice(fn, pv, b)
         replace(fn, pv.result, o)
         fired += 1

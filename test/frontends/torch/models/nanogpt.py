@@ -107,3 +107,12 @@ def make_model():
     targets = torch.randint(0, 64, (2, 16), generator=g)
     targets[0, :3] = -1
     return model, (idx, targets)
+
+
+def make_model_with_dropout():
+    """The model with dropout 0.1 (attention, residual, embedding)."""
+    torch.manual_seed(0)
+    model = GPT(dropout=0.1)
+    g = torch.Generator().manual_seed(0)
+    idx = torch.randint(0, 64, (2, 16), generator=g)
+    return model, (idx, torch.randint(0, 64, (2, 16), generator=g))
