@@ -16,7 +16,10 @@ def native_layer_norm(ctx, x, normalized_shape, weight, bias, eps):
     v = ctx.tensor(x)
     w = ctx.tensor(weight) if weight is not None else None
     bb = ctx.tensor(bias) if bias is not None else None
-    return ctx.b.layer_norm(v, w, bb, len(normalized_shape), eps)
+    y, mean, rstd = ctx.b.layer_norm(v, w, bb, len(normalized_shape), eps)
+    # tfc keeps the statistics in the accumulation type; torch's CPU kernel
+    # returns them in the input's (16-bit) type.
+    return y, ctx.b.convert(mean, ctx.out(1).dtype), ctx.b.convert(rstd, ctx.out(2).dtype)
 
 
 @lowers("aten._softmax.default", "aten._log_softmax.default", "aten.softmax.int",

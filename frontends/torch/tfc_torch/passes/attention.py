@@ -7,7 +7,9 @@
     p = dropout(p, seed, offset)           optional: tfc.attention's dropout
     o = matmul(p, v)                       v [..., S, Dv]
 
-(scaling and masking in either order). A causal mask is a mask known at
+(scaling and masking in either order; with 16-bit q, k, v the two GEMM
+results may be rounded from f32 to that type, which tfc.attention, keeping
+scores and probabilities in f32, does once at the end). A causal mask is a mask known at
 trace time (a registered tril buffer, or one built in forward from
 constants) that hides exactly the keys after each query: select(mask,
 fill, s) / select(mask, s, fill) with fill = -inf (or any value <= -1e4,
@@ -61,6 +63,14 @@ def _peel(v, uses):
             if op.attrs.get("transpose_a") or not op.attrs.get("transpose_b"):
                 return None
             return op, scale, causal
+        if op.name == "tfc.convert":
+            # 16-bit scores: the f32 GEMM result rounded to the operands' type.
+            mm = defining(op.operands[0], "tfc.matmul")
+            if mm is None or mm.operands[0].dtype != op.result.dtype \
+                    or single_use(uses, op.operands[0]) is not op:
+                return None
+            v = op.operands[0]
+            continue
         # Every intermediate must feed only the next op of the chain.
         if op.name in ("tfc.mul", "tfc.div"):
             a, b = op.operands
@@ -117,6 +127,12 @@ def run(fn) -> int:
         if pv is None or pv.name != "tfc.matmul" or pv.operands[0] is not probs \
                 or pv.attrs.get("transpose_a") or pv.attrs.get("transpose_b"):
             continue
+        out = pv.result
+        if out.dtype != probs.dtype:  # 16-bit: the f32 GEMM result rounded back
+            back = single_use(uses, out)
+            if back is None or back.name != "tfc.convert" or back.result.dtype != probs.dtype:
+                continue
+            out = back.result
         s = sm.operands[0]
         if single_use(uses, s) is not sm:
             continue
@@ -130,15 +146,17 @@ def run(fn) -> int:
             continue
         if q.shape[:-2] != k.shape[:-2] or k.shape[:-2] != v.shape[:-2]:
             continue
-        if qk.result.type != s.type or pv.result.type != q.type.with_shape(q.shape[:-1] + v.shape[-1:]):
+        if out.type != q.type.with_shape(q.shape[:-1] + v.shape[-1:]):
             continue
-        b = collect_before(fn, pv)
+        if qk.result.type != s.type and not (qk.result.dtype == "f32" and s.dtype == q.dtype):
+            continue
+        b = collect_before(fn, out.op)
         if drop is not None:
             o = b.attention(q, k, v, causal, scale, drop.attrs["p"], *drop.operands[1:])
         else:
             o = b.attention(q, k, v, causal, scale)
-        splice(fn, pv, b)
-        replace(fn, pv.result, o)
+        splice(fn, out.op, b)
+        replace(fn, out, o)
         fired += 1
         uses = fn.uses()
     return fired

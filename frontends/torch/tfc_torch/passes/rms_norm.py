@@ -8,6 +8,9 @@ Matched, with either operand order of the commutative ops:
     den = add(ms, eps)                 eps a splat constant
     n   = mul(x, rsqrt(den)) | div(x, sqrt(den))
     y   = mul(n, w)                    optional; w of shape [D]
+and the upcast form x = convert(x16), y = mul(convert(n, x16's type), w)
+(Hugging Face's LlamaRMSNorm in 16 bit). tfc.rms_norm computes in f32 and
+rounds once, where 16-bit PyTorch code rounds after every op.
 """
 from .match import collect_before, defining, other, replace, single_use, splat, splice
 
@@ -48,7 +51,7 @@ def _match(op):
                 continue
             if _squared_input(mean.operands[0]) is not x or x.rank < 1:
                 continue
-            if x.dtype not in ("f32", "f64") or op.result.type != x.type:
+            if op.result.type != x.type:
                 continue
             return x, float(eps_value)
     return None
@@ -65,6 +68,13 @@ def run(fn) -> int:
         normed = op.result
         anchor, target, weight = op, normed, None
         user = single_use(uses, normed)
+        # Upcast form (Hugging Face's LlamaRMSNorm in 16 bit): x.to(f32) is
+        # normalized, then rounded back before the weight multiply.
+        up = defining(x, "tfc.convert")
+        if up is not None and up.operands[0].dtype in ("f16", "bf16") and user is not None \
+                and user.name == "tfc.convert" and user.result.dtype == up.operands[0].dtype:
+            x, anchor, target = up.operands[0], user, user.result
+            user = single_use(uses, target)
         if user is not None and user.name == "tfc.mul":
             w = other(user, normed)
             if w.rank == 1 and w.shape[0] == x.shape[-1] and w.dtype == x.dtype \
