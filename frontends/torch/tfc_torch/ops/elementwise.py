@@ -291,7 +291,7 @@ def isinf(ctx, x):
 
 
 @lowers("aten._to_copy.default", "aten.to.dtype", "aten.to.dtype_layout", "aten.to.device",
-        "aten.to.other", "aten._to_copy", "aten.type_as.default")
+        "aten.to.other", "aten.type_as.default")
 def to_copy(ctx, x, *args, **kwargs):
     return ctx.tensor(x, ctx.out().dtype)
 
