@@ -25,13 +25,10 @@ def native_layer_norm(ctx, x, normalized_shape, weight, bias, eps):
 @lowers("aten._softmax.default", "aten._log_softmax.default", "aten.softmax.int",
         "aten.log_softmax.int")
 def softmax(ctx, x, dim, half_to_float=False):
-    dt = ctx.out().dtype
-    log = "log_softmax" in ctx.name
-    if isinstance(half_to_float, bool) or half_to_float is None:
-        v = ctx.tensor(x, dt)  # half_to_float: compute (and return) in f32
-    else:  # softmax.int(x, dim, dtype)
-        v = ctx.tensor(x, dt)
-    return ctx.b.softmax(v, norm_dim(dim, v.rank), log=log)
+    # half_to_float (or softmax.int's dtype) shows in the traced result type:
+    # the input is converted to it first.
+    v = ctx.tensor(x, ctx.out().dtype)
+    return ctx.b.softmax(v, norm_dim(dim, v.rank), log="log_softmax" in ctx.name)
 
 
 def _philox_stream(ctx, numel):
@@ -66,8 +63,10 @@ def bernoulli(ctx, x, p=0.5, generator=None):
     x * (bernoulli(p) / p), which passes/dropout.py turns into tfc.dropout;
     elsewhere the expansion below draws the mask with tfc.dropout."""
     t = ctx.out()
-    if not (0.0 < p <= 1.0) or not isinstance(p, float) and not isinstance(p, int):
-        ctx.unsupported(f"bernoulli with probability {p!r}")
+    if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        ctx.unsupported(f"bernoulli with probability {p!r} (a number in [0, 1] is lowered)")
+    if p == 0:
+        return ctx.tensor(0, t.dtype, t.shape)
     seed, offset = _philox_stream(ctx, t.numel)
     return ctx.b.frontend("bernoulli", [seed, offset], {"p": float(p)}, [t]).result
 

@@ -2,7 +2,10 @@
 slicing (slice/select/split/narrow), concatenation, padding, repetition,
 gathers by index (index, index_select, gather, embedding-like) and the
 scatter ops functionalization produces for slice assignments."""
+import torch
+
 from ..builder import broadcast_shapes
+from ..constants import Known
 from ..importer import Masked
 from ..registry import lowers, refuse
 from .common import norm_dim
@@ -164,6 +167,17 @@ def repeat(ctx, x, repeats):
     return b.reshape(v, ctx.out().shape)
 
 
+def _ids(ctx, index, size, dtype=None):
+    """An index tensor as a Value; known indices have negative entries
+    wrapped (torch counts them from the back, tfc.embedding does not)."""
+    if ctx.is_static(index) and hasattr(ctx.static(index, "the index"), "dtype"):
+        t = ctx.static(index, "the index")
+        if not t.is_floating_point() and t.dtype != torch.bool:
+            t = t.remainder(size) if bool((t < 0).any()) else t
+            index = Known(t)
+    return ctx.tensor(index, dtype)
+
+
 def _gather_rows(ctx, table, ids):
     """table[ids] along dim 0 of `table` (any rank >= 1) with an embedding."""
     b = ctx.b
@@ -182,7 +196,7 @@ def _gather_rows(ctx, table, ids):
 def index_select(ctx, x, dim, index):
     v = ctx.tensor(x)
     dim = norm_dim(dim, v.rank)
-    ids = ctx.tensor(index)
+    ids = _ids(ctx, index, v.shape[dim])
     perm = [dim] + [d for d in range(v.rank) if d != dim]
     moved = ctx.b.transpose(v, perm)
     picked = _gather_rows(ctx, moved, ids)  # [n, rest...]
@@ -222,7 +236,7 @@ def index(ctx, x, indices):
         ctx.unsupported("advanced indexing with several index tensors has no tfc form",
                         "index one dimension at a time, or use torch.gather / one-hot masks")
     d, i = present[0]
-    ids = ctx.tensor(i)
+    ids = _ids(ctx, i, v.shape[d])
     perm = [d] + [e for e in range(v.rank) if e != d]
     moved = ctx.b.transpose(v, perm)
     picked = _gather_rows(ctx, moved, ids)  # ids.shape + other dims
@@ -265,8 +279,8 @@ def gather(ctx, x, dim, index, sparse_grad=False):
         ids = b.select(index.mask, index.values, ctx.tensor(0, index.values.dtype))
         picked = _gather_rows(ctx, b.reshape(v, (v.shape[0], 1)), ids)
         return Masked(b.reshape(picked, ids.shape), index.mask)
-    ids = ctx.tensor(index, "i64")
     dim = norm_dim(dim, v.rank)
+    ids = _ids(ctx, index, v.shape[dim], "i64")
     last = v.rank - 1
     if dim != last:
         v = b.swap(v, dim, last)

@@ -81,7 +81,8 @@ CASES = {
     "gather-index": _case(lambda h, idx, rows: (h.gather(1, idx).pow(2).sum()
                                                 + h.index_select(1, idx[0]).sum()
                                                 + h[rows].exp().sum() + h[:, idx[1]].sum()
-                                                + h[rows, 2:5].tanh().sum()),
+                                                + h[rows, 2:5].tanh().sum()
+                                                + h[:, torch.tensor([-1, 0, -3])].sum()),
                           extra=(torch.tensor([[0, 3], [7, 1], [2, 2], [5, 6]]),
                                  torch.tensor([[3, 0], [1, 1], [2, 0]]))),
     "masked-reductions": _case(lambda h: (h[h > 0].sum() + h[h[:, 0] > 0].mean()
