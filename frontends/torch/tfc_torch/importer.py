@@ -15,11 +15,12 @@ from typing import Dict, List, Optional
 
 import torch
 import torch.fx
+import torch.utils._pytree as pytree
 
 from . import constants, dtypes, registry
 from .builder import Builder
 from .constants import Known
-from .errors import FrontendError, ModelError, UnsupportedOpError
+from .errors import DataDependentError, FrontendError, ModelError, UnsupportedOpError
 from .ir import Argument, Function, TensorType, Value
 from .source import node_frame
 from .tracing import Traced
@@ -135,7 +136,6 @@ class Context:
     def masked(self, m: "Masked"):
         """Raises the error for a use of a masked selection that needs its
         (data-dependent) shape."""
-        from .errors import DataDependentError
         raise DataDependentError(
             f"{m.op} selects a data-dependent number of elements (boolean mask), and "
             f"{self.name} needs that shape", self.frame,
@@ -288,7 +288,7 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
             env[node] = Known(value.detach()) if isinstance(value, torch.Tensor) else value
             continue
         if node.op == "output":
-            outs = [x for x in torch.utils._pytree.tree_flatten(node.args[0])[0]]
+            outs = pytree.tree_flatten(node.args[0])[0]
             if len(outs) != 1 or not isinstance(outs[0], torch.fx.Node):
                 raise ModelError(f"the traced function returns {len(outs)} values; it must "
                                  "return the scalar loss alone",
@@ -329,7 +329,6 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
             if lowering is None:
                 refused = registry.refusal(name)
                 if refused:
-                    from .errors import DataDependentError
                     raise DataDependentError(f"{name}: {refused[0]}", frame, refused[1])
                 raise UnsupportedOpError(name, frame)
             ctx.node, ctx.name, ctx.frame = node, name, frame

@@ -16,7 +16,7 @@ import contextlib
 import inspect
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence
 
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx

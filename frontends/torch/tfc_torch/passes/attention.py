@@ -22,7 +22,7 @@ any chain whose intermediate values have other users.
 """
 import torch
 
-from .match import collect_before, defining, other, replace, single_use, splat, splice
+from .match import collect_before, defining, replace, single_use, splat, splice
 
 _FILL_LIMIT = -1e4
 

@@ -2,7 +2,7 @@
 becomes tfc.dropout(x, seed, offset, p): one pointwise op whose backward
 regenerates the mask instead of storing it. The bernoulli is the frontend
 op `torch.bernoulli` (ops/nn.py), used by nothing else."""
-from .match import collect_before, defining, is_splat, other, replace, single_use, splice
+from .match import collect_before, is_splat, other, replace, single_use, splice
 
 
 def run(fn) -> int:

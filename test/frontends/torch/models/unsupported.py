@@ -3,7 +3,6 @@ that causes the error carries a trailing `# error here` comment, which
 check_errors.py uses to check the reported source line."""
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 
 class Base(nn.Module):
