@@ -130,6 +130,14 @@ def main():
         result["machine"] = machine_facts(tfcrt_run, args.device)
         log(f"device: {result['machine'].get('tfc_device')}")
 
+    # The scripts run kit/tfc-run as an executable: let it use this Python.
+    shim = os.path.join(kit, "kit", "tfc-run")
+    with open(shim) as f:
+        body = f.read().split("\n", 1)[1]
+    with open(shim, "w") as f:
+        f.write(f"#!{sys.executable}\n" + body)
+    os.chmod(shim, 0o755)
+
     cache = os.path.join(kit, "cache")
     shutil.rmtree(cache, ignore_errors=True)  # the first compile of each kernel is cold
     env = dict(os.environ, TFC_KIT_MODE="replay", TFC_KIT_TFCRT_RUN=tfcrt_run,
