@@ -129,4 +129,35 @@ def TfcConvertToExecPass : Pass<"tfc-convert-to-exec", "::mlir::ModuleOp"> {
   ];
 }
 
+def TfcDedupeKernelsPass : Pass<"tfc-dedupe-kernels", "::mlir::ModuleOp"> {
+  let summary = "Keep one tfcrt.kernel of each distinct body and launch it "
+                "many times";
+  let description = [{
+    Merges the `tfcrt.kernel` symbols of a lowered module that differ in
+    nothing but their name: the same kind, signature and other attributes
+    (`in_place`, and any a later pass adds, such as a launch schedule) and
+    bodies that are equivalent op for op (same ops, attributes, types and
+    use-def structure; locations ignored). The first kernel of each class in
+    module order is kept, every `tfcrt.launch` of the others is rewritten to
+    launch it, and the others are erased, so the artifact holds, and NVRTC
+    compiles, each distinct kernel once. Unfused compilation makes many
+    kernels alike: every layer of a transformer repeats the same shapes
+    (gpt2-small's train step: 761 kernels, of which far fewer differ).
+    Part of --tfc-lower-to-exec. Kernel symbols are `@k<N>` from
+    --tfc-convert-to-exec and keep their numbers (with gaps afterwards).
+
+    ```mlir
+    tfcrt.kernel @k0 pointwise (tensor<4xf32>) -> tensor<4xf32> { ... tfc.relu ... }
+    tfcrt.kernel @k1 pointwise (tensor<4xf32>) -> tensor<4xf32> { ... tfc.relu ... }
+    tfcrt.launch @k0 (%a) -> (%b) ...
+    tfcrt.launch @k1 (%b) -> (%c) ...
+    // becomes
+    tfcrt.kernel @k0 pointwise (tensor<4xf32>) -> tensor<4xf32> { ... tfc.relu ... }
+    tfcrt.launch @k0 (%a) -> (%b) ...
+    tfcrt.launch @k0 (%b) -> (%c) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::tfcrt::TfcrtDialect"];
+}
+
 #endif // TFC_PASSES_LOWERING_PASSES_TD
