@@ -96,12 +96,20 @@ def TfcConvertToExecPass : Pass<"tfc-convert-to-exec", "::mlir::ModuleOp"> {
       by its kernel directly into the output buffer;
     - training steps (--tfc-build-train-step): `tfc.state` arguments
       become externals of role `state`; a result marked `{tfc.update =
-      "X"}` gets no output buffer: it is copied over the external X after
-      the last launch (so no launch reads an overwritten value; copies of
-      arguments go first so they read the old values); a result marked
-      `{tfc.output = "N"}` is the output external N. The entry is named
-      after the function when that is `train_step`, `accumulate_step` or
-      `apply_step`, `forward` otherwise;
+      "X"}` gets no output buffer. Its kernel writes it straight into the
+      external X (in place) when that kernel is the last step that reads
+      X's old value and reads it only at the index of the element it
+      writes (tfcrt::checkInPlaceOutput: elementwise and optimizer ops, no
+      broadcast, view, reduction, gather or GEMM); the kernel then declares
+      the pair in `in_place`. An update computed by a kernel without inputs
+      (the zeros accumulators are reset to) is recomputed by its own clone
+      of that kernel after the last launch, so it is written in place too.
+      Any other update is copied over X after the last launch (so no
+      launch reads an overwritten value; copies of arguments go first so
+      they read the old values); a result marked `{tfc.output = "N"}` is
+      the output external N. The entry is named after the function when
+      that is `train_step`, `accumulate_step` or `apply_step`, `forward`
+      otherwise;
     - `function=a,b` lowers several functions, in that order, into entries
       of ONE program (gradient accumulation's `accumulate_step` and
       `apply_step`): kernel symbols are numbered across all entries, each
@@ -126,6 +134,10 @@ def TfcConvertToExecPass : Pass<"tfc-convert-to-exec", "::mlir::ModuleOp"> {
            "program">,
     Option<"alignment", "alignment", "int64_t", /*default=*/"256",
            "Byte alignment of every arena offset (a power of two)">,
+    Option<"inPlace", "in-place", "bool", /*default=*/"true",
+           "Write updated params and state straight into their externals "
+           "where that is safe (false: always copy them after the last "
+           "launch, for differential tests)">,
   ];
 }
 
