@@ -172,4 +172,46 @@ def TfcDedupeKernelsPass : Pass<"tfc-dedupe-kernels", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tfcrt::TfcrtDialect"];
 }
 
+def TfcKernelReportPass : Pass<"tfc-kernel-report", "::mlir::ModuleOp"> {
+  let summary = "Print the kernels, launches, GEMMs, copies and bytes moved "
+                "of a lowered module";
+  let description = [{
+    An analysis of a lowered (tfcrt) module; the IR is left unchanged. It
+    reads the tfcrt level rather than the graph because only there is what
+    runs decided: the grouping into kernels, which launches share a kernel,
+    the GEMMs, the copies that remain and the buffers each step touches.
+    For each `tfcrt.entry`, in module order, it prints one line per kernel
+    the entry launches (in order of first launch): the symbol, its kind,
+    the tfc ops its body holds, the bytes it reads and writes per launch
+    (the sizes of its input and output buffers) and how many times the
+    entry launches it; then the entry's totals: launches, distinct kernel
+    symbols launched and, among them, distinct bodies (kernels that
+    --tfc-dedupe-kernels would merge count once), GEMMs, copies, and the
+    MiB moved (2^20 bytes): non-GEMM traffic (launch operands and results,
+    plus each copy's source and destination) and GEMM traffic (a, b and c
+    of each tfcrt.gemm) separately.
+
+    ```
+    tfc kernel report: entry @forward
+      kernel  kind       launches  read/launch  written/launch  ops
+      @k0     pointwise         1          128             128  tfc.relu
+    totals @forward: 1 launches of 1 kernels (1 distinct bodies), 0 GEMMs, 0 copies; moved 0.00 MiB non-GEMM (0.00 launches + 0.00 copies), 0.00 MiB GEMM
+    ```
+
+    `format=json` prints the same as one JSON object (`entries`, each with
+    `name`, `kernels` and `totals`; byte counts exact). The report goes to
+    stderr by default, to stdout with `output=-`, or to the file `output`
+    names. Fails with a diagnostic on a module without a `tfcrt.entry`, an
+    unknown format or a file it cannot write.
+  }];
+  let dependentDialects = ["::mlir::tfcrt::TfcrtDialect"];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"text\"",
+           "text (a table per entry) or json">,
+    Option<"output", "output", "std::string", /*default=*/"\"\"",
+           "Where the report goes: empty for stderr, - for stdout, or a "
+           "file path">,
+  ];
+}
+
 #endif // TFC_PASSES_LOWERING_PASSES_TD
