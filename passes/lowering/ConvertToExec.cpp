@@ -253,19 +253,22 @@ private:
                         const llvm::DenseMap<Operation *, int64_t> &stepOf) {
     auto result = dyn_cast<OpResult>(value);
     auto fusion = result ? dyn_cast<FusionOp>(result.getOwner()) : FusionOp();
-    if (!fusion || fusion.getKind() == KernelKind::gemm ||
-        outputOf.count(value) || inPlaceOf.count(value))
+    if (!fusion || outputOf.count(value) || inPlaceOf.count(value))
       return false;
     BlockArgument old = func.getArgument(arg);
     auto it = lastRead.find(old);
     if (it != lastRead.end() && it->second > stepOf.lookup(fusion))
       return false;
     std::optional<unsigned> input;
+    // The kernel may read the old value through one input, the one its
+    // launch passes the external for; a second input or a view of it (read
+    // at other indices) would see the new values.
     for (auto [index, operand] : llvm::enumerate(fusion.getInputs())) {
-      if (operand == old)
-        input = index;
-      else if (rootOf(operand) == old)
-        return false; // A view of the old value, read at other indices.
+      if (rootOf(operand) != old)
+        continue;
+      if (operand != old || input)
+        return false;
+      input = index;
     }
     if (input && failed(tfcrt::checkInPlaceOutput(
                      fusion.getBodyBlock(), fusion.getKind(), *input,

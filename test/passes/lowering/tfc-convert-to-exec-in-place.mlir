@@ -243,3 +243,22 @@ func.func @train_step(%p: tensor<40x130xf32> {tfc.param = "p"}, %m: tensor<40x13
   }
   return %r#0, %r#1, %r#2, %r#3, %r#4 : tensor<40x130xf32>, tensor<40x130xui8>, tensor<21xf32>, tensor<40x130xui8>, tensor<21xf32>
 }
+
+// -----
+
+// The old value bound to two inputs of the kernel: the launch could pass the
+// external as the output for only one of them, and the other would read
+// overwritten elements, so the update is copied.
+// CHECK-LABEL: tfcrt.arena size 256
+// CHECK: tfcrt.kernel @k0 pointwise (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+// CHECK: %[[P:.*]] = tfcrt.external param "p"
+// CHECK: %[[V:.*]] = tfcrt.arena_view offset 0 : memref<4xf32>
+// CHECK-NEXT: tfcrt.launch @k0 (%[[P]], %[[P]]) -> (%[[V]])
+// CHECK-NEXT: tfcrt.copy %[[V]] -> %[[P]] : memref<4xf32>
+func.func @train_step(%p: tensor<4xf32> {tfc.param = "p"}) -> (tensor<4xf32> {tfc.update = "p"}) {
+  %new = tfc.fusion pointwise (%a = %p : tensor<4xf32>, %b = %p : tensor<4xf32>) -> tensor<4xf32> {
+    %d = tfc.mul %a, %b : tensor<4xf32>, tensor<4xf32>
+    tfc.yield %d : tensor<4xf32>
+  }
+  return %new : tensor<4xf32>
+}
