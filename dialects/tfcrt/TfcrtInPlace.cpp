@@ -23,9 +23,9 @@ namespace {
 /// whose results all have the operand's shape, so it is not broadcast.
 bool readsAtResultIndex(Operation *op, OpOperand &operand) {
   if (!isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, CosOp, SinOp, TanhOp,
-           SigmoidOp, ReluOp, SiluOp, GeluOp, PowOp, AddOp, SubOp, MulOp,
-           DivOp, MaximumOp, MinimumOp, CompareOp, SelectOp, ConvertOp,
-           DropoutOp, GeluGradOp, SiluGradOp, AdamWOp, AdamOp, SgdOp>(op))
+           SigmoidOp, ReluOp, SiluOp, GeluOp, PowOp, AddOp, SubOp, MulOp, DivOp,
+           MaximumOp, MinimumOp, CompareOp, SelectOp, ConvertOp, DropoutOp,
+           GeluGradOp, SiluGradOp, AdamWOp, AdamOp, SgdOp>(op))
     return false;
   auto type = dyn_cast<ShapedType>(operand.get().getType());
   if (!type || !type.hasRank())
@@ -45,8 +45,9 @@ LogicalResult fail(function_ref<InFlightDiagnostic()> emitError,
 
 /// The pointwise / multi_tensor rule: every use of `input`, followed through
 /// the body, is read at the index of the element being computed.
-LogicalResult checkSameIndexReads(BlockArgument input, Operation *terminator,
-                                  function_ref<InFlightDiagnostic()> emitError) {
+LogicalResult
+checkSameIndexReads(BlockArgument input, Operation *terminator,
+                    function_ref<InFlightDiagnostic()> emitError) {
   SmallVector<Value> worklist{input};
   llvm::SmallPtrSet<Operation *, 8> visited;
   while (!worklist.empty()) {
@@ -76,8 +77,9 @@ LogicalResult checkSameIndexReads(BlockArgument input, Operation *terminator,
 
 /// The block_quantized rule: `input` feeds only the adamw8bit op, as the
 /// state operand whose updated value is output `output`.
-LogicalResult checkQuantizedState(BlockArgument input, Value output,
-                                  function_ref<InFlightDiagnostic()> emitError) {
+LogicalResult
+checkQuantizedState(BlockArgument input, Value output,
+                    function_ref<InFlightDiagnostic()> emitError) {
   // adamw8bit's state operands and the results that replace them.
   static constexpr std::pair<unsigned, unsigned> kStatePairs[] = {
       {0, 0}, {2, 1}, {3, 2}, {4, 3}, {5, 4}};

@@ -222,11 +222,11 @@ static DictionaryAttr attributesIgnoringName(KernelOp kernel) {
 llvm::hash_code KernelOp::hashIgnoringName() {
   llvm::hash_code hash = hash_value(attributesIgnoringName(*this));
   for (Operation &op : getBodyBlock())
-    hash = llvm::hash_combine(
-        hash, OperationEquivalence::computeHash(
-                  &op, OperationEquivalence::ignoreHashValue,
-                  OperationEquivalence::ignoreHashValue,
-                  OperationEquivalence::IgnoreLocations));
+    hash =
+        llvm::hash_combine(hash, OperationEquivalence::computeHash(
+                                     &op, OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::IgnoreLocations));
   return hash;
 }
 

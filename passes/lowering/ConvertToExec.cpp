@@ -270,9 +270,9 @@ private:
         return false;
       input = index;
     }
-    if (input && failed(tfcrt::checkInPlaceOutput(
-                     fusion.getBodyBlock(), fusion.getKind(), *input,
-                     result.getResultNumber())))
+    if (input && failed(tfcrt::checkInPlaceOutput(fusion.getBodyBlock(),
+                                                  fusion.getKind(), *input,
+                                                  result.getResultNumber())))
       return false;
     inPlaceOf[value] = arg;
     if (input)

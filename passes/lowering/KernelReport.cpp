@@ -64,8 +64,7 @@ struct EntryReport {
 };
 
 int64_t bytesOf(Value buffer) {
-  return tfcrt::getBufferBytes(cast<ShapedType>(buffer.getType()))
-      .value_or(0);
+  return tfcrt::getBufferBytes(cast<ShapedType>(buffer.getType())).value_or(0);
 }
 
 int64_t bytesOf(ValueRange buffers) {
@@ -130,8 +129,9 @@ void printText(llvm::raw_ostream &os, ArrayRef<EntryReport> reports) {
     size_t nameWidth = 6, kindWidth = 4;
     for (auto &[op, use] : report.kernels) {
       nameWidth = std::max(nameWidth, use.kernel.getSymName().size() + 1);
-      kindWidth = std::max(
-          kindWidth, mlir::tfc::stringifyKernelKind(use.kernel.getKind()).size());
+      kindWidth =
+          std::max(kindWidth,
+                   mlir::tfc::stringifyKernelKind(use.kernel.getKind()).size());
     }
     auto row = [&](StringRef name, StringRef kind, StringRef launches,
                    StringRef read, StringRef written, StringRef ops) {
@@ -189,9 +189,8 @@ void printJson(llvm::raw_ostream &os, ArrayRef<EntryReport> reports) {
              {"non_gemm_bytes", report.launchBytes + report.copyBytes},
              {"gemm_bytes", report.gemmBytes}}}});
   }
-  os << llvm::formatv("{0:2}",
-                      llvm::json::Value(llvm::json::Object{
-                          {"entries", std::move(entries)}}))
+  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                   {"entries", std::move(entries)}}))
      << "\n";
 }
 
