@@ -30,6 +30,8 @@ void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
   TfcConvertToExecPassOptions convert;
   convert.function = function;
   pm.addPass(createTfcConvertToExecPass(convert));
+  // Layers repeat the same kernels: compile each distinct one once.
+  pm.addPass(createTfcDedupeKernelsPass());
 }
 
 mlir::LogicalResult tfc::buildTrainPipeline(
@@ -63,7 +65,8 @@ void tfc::registerPipelines() {
   mlir::PassPipelineRegistration<LowerToExecOptions>(
       "tfc-lower-to-exec",
       "Lower a tfc function to a tfcrt module: decompose, canonicalize, "
-      "CSE, form kernels, bufferize and convert to tfcrt (docs/execution.md)",
+      "CSE, form kernels, bufferize and convert to tfcrt, merge identical "
+      "kernels (docs/execution.md)",
       buildLowerToExecPipeline);
   mlir::registerPassPipeline(
       "tfc-train-pipeline",

@@ -4,6 +4,7 @@
 // RUN: tfc-opt %tfc_src/examples/models/mlp.mlir --tfc-lower-to-exec --mlir-print-op-generic | tfc-opt | FileCheck %s --check-prefix=MLP
 // RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec | FileCheck %s --check-prefix=GPT
 // RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec --mlir-print-op-generic | tfc-opt | FileCheck %s --check-prefix=GPT
+// RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec | grep -c "tfcrt.launch @" | FileCheck %s --check-prefix=GPT-LAUNCHES
 // RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec | grep -c "tfcrt.kernel @" | FileCheck %s --check-prefix=GPT-KERNELS
 // RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec | grep -c "tfcrt.gemm " | FileCheck %s --check-prefix=GPT-GEMMS
 // The pipeline's function= option picks the function, as convert-to-exec's does.
@@ -92,10 +93,11 @@
 // GPT-NEXT: tfcrt.return
 // GPT-NOT: func.func
 
-// 47 kernels (2 gathers, 8 row reductions, 37 pointwise: CSE shares the causal mask
-// between the layers) and 13 GEMMs (6 per block, the
-// LM head).
-// GPT-KERNELS: 47
+// 47 launches (2 gathers, 8 row reductions, 37 pointwise: CSE shares the causal mask
+// between the layers) of 22 distinct kernels (the second block launches the first
+// block's kernels again), and 13 GEMMs (6 per block, the LM head).
+// GPT-LAUNCHES: 47
+// GPT-KERNELS: 22
 // GPT-GEMMS: 13
 
 // OPTION-LABEL: tfcrt.arena
