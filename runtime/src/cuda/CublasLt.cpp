@@ -4,6 +4,7 @@
 
 #include "runtime/src/cuda/DebugLog.h"
 
+#include <cstdint>
 #include <cublasLt.h>
 
 namespace tfc::rt::cuda {

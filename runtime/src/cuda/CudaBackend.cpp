@@ -16,6 +16,7 @@
 #include "runtime/src/cuda/Nvrtc.h"
 #include "runtime/src/cuda/ParallelCompile.h"
 
+#include <cstdint>
 #include <limits>
 
 namespace tfc::rt {

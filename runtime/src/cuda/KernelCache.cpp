@@ -6,6 +6,7 @@
 #include "runtime/src/cuda/DebugLog.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>

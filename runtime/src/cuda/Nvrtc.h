@@ -15,6 +15,7 @@
 #include "runtime/src/cuda/KernelCache.h"
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>

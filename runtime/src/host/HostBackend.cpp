@@ -13,6 +13,7 @@
 #include "runtime/src/host/HostGemm.h"
 #include "runtime/src/host/HostInterpreter.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>

@@ -20,6 +20,7 @@
 
 #include "runtime/src/host/HostKernels.h"
 
+#include <cstdint>
 #include <cstring>
 #include <new>
 

@@ -3,6 +3,7 @@
 #include "runtime/tools/tfcrt-run/Flags.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 

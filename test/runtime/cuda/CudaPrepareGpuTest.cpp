@@ -13,6 +13,7 @@
 #include "runtime/src/cuda/Nvrtc.h"
 #include "runtime/src/cuda/ParallelCompile.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
