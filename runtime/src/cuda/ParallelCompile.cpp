@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <new>
+#include <pthread.h>
 #include <sched.h>
 #include <string_view>
 #include <thread>
@@ -121,7 +122,10 @@ Status compileDistinct(const std::vector<CompileRequest> &requests,
     try {
       pool.reserve(size_t(n - 1));
       for (int t = 1; t < n; ++t)
-        pool.emplace_back(work);
+        pool.emplace_back([&work] {
+          pthread_setname_np(pthread_self(), kCompileThreadName);
+          work();
+        });
     } catch (...) {
     }
     out.threads = int(pool.size()) + 1;

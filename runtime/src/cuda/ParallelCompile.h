@@ -34,6 +34,10 @@ namespace tfc::rt::cuda {
 /// of MiB on large kernels).
 constexpr int kMaxCompileThreads = 16;
 
+/// The name (/proc/self/task/*/comm) of the pool's threads, so tools and
+/// tests can tell them from threads that NVRTC or the driver start.
+constexpr const char *kCompileThreadName = "tfc-compile";
+
 /// Cores this process may run on: its CPU affinity mask (taskset, cgroup
 /// cpusets), else std::thread::hardware_concurrency(); at least 1.
 unsigned availableCores();
