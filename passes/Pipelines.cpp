@@ -35,6 +35,8 @@ void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
   TfcConvertToExecPassOptions convert;
   convert.function = function;
   pm.addPass(createTfcConvertToExecPass(convert));
+  // Layers repeat the same kernels: compile each distinct one once.
+  pm.addPass(createTfcDedupeKernelsPass());
 }
 
 /// Splits the lowering's `fusion=<mode>` off a --tfc-train-pipeline option
@@ -106,7 +108,8 @@ void tfc::registerPipelines() {
       "tfc-lower-to-exec",
       "Lower a tfc function to a tfcrt module: decompose, canonicalize, "
       "CSE, form kernels, fuse them (fusion=none: one op per kernel), "
-      "bufferize and convert to tfcrt (docs/execution.md)",
+      "bufferize and convert to tfcrt, merge identical kernels "
+      "(docs/execution.md)",
       buildLowerToExecPipeline);
   mlir::registerPassPipeline(
       "tfc-train-pipeline",

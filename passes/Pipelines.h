@@ -50,7 +50,7 @@ struct LowerToExecOptions
 
 /// Adds --tfc-lower-to-exec to `pm` (a pass manager on builtin.module):
 /// [tfc-autodiff,] tfc-decompose, canonicalize, tfc-form-kernels,
-/// [tfc-fuse,] tfc-convert-to-exec.
+/// [tfc-fuse,] tfc-convert-to-exec, tfc-dedupe-kernels.
 void buildLowerToExecPipeline(mlir::OpPassManager &pm,
                               const LowerToExecOptions &options);
 

@@ -24,4 +24,4 @@ config.substitutions.append(
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["tfc-opt", "tfc-translate", "tfc-run", "tfc-train", "tfc-nvrtc-check"], [config.tfc_tools_dir])
+    ["tfc-opt", "tfc-translate", "tfc-run", "tfcrt-run", "tfc-train", "tfc-nvrtc-check"], [config.tfc_tools_dir])

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/tfcrt/TfcrtOps.h"
+#include "dialects/tfcrt/TfcrtInPlace.h"
 
 #include "dialects/tfc/TfcKernelRules.h"
 #include "dialects/tfc/TfcShapeUtils.h"
@@ -204,13 +205,73 @@ LogicalResult KernelOp::verify() {
   return success();
 }
 
+std::optional<unsigned> KernelOp::getInPlaceInput(unsigned output) {
+  std::optional<ArrayRef<int64_t>> inPlace = getInPlace();
+  if (!inPlace || output >= inPlace->size() || (*inPlace)[output] < 0)
+    return std::nullopt;
+  return static_cast<unsigned>((*inPlace)[output]);
+}
+
+/// Every attribute of `kernel` (inherent ones included) except its name.
+static DictionaryAttr attributesIgnoringName(KernelOp kernel) {
+  NamedAttrList attributes(kernel->getAttrDictionary());
+  attributes.erase(kernel.getSymNameAttrName());
+  return attributes.getDictionary(kernel.getContext());
+}
+
+llvm::hash_code KernelOp::hashIgnoringName() {
+  llvm::hash_code hash = hash_value(attributesIgnoringName(*this));
+  for (Operation &op : getBodyBlock())
+    hash =
+        llvm::hash_combine(hash, OperationEquivalence::computeHash(
+                                     &op, OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::IgnoreLocations));
+  return hash;
+}
+
+bool KernelOp::isEquivalentIgnoringName(KernelOp other) {
+  return attributesIgnoringName(*this) == attributesIgnoringName(other) &&
+         OperationEquivalence::isRegionEquivalentTo(
+             &getBody(), &other.getBody(),
+             OperationEquivalence::IgnoreLocations);
+}
+
 // The kernel rules query the body ops' interfaces, which is only safe once
-// those ops have verified themselves.
+// those ops have verified themselves; so does the in-place rule.
 LogicalResult KernelOp::verifyRegions() {
   if (!isa<YieldOp>(getBodyBlock().getTerminator()))
     return emitOpError("body must end with tfcrt.yield");
-  return tfc::verifyKernelBody(getBodyBlock(), getKind(),
-                               [&] { return emitOpError(); });
+  if (failed(tfc::verifyKernelBody(getBodyBlock(), getKind(),
+                                   [&] { return emitOpError(); })))
+    return failure();
+  std::optional<ArrayRef<int64_t>> inPlace = getInPlace();
+  if (!inPlace)
+    return success();
+  FunctionType type = getFunctionType();
+  if (inPlace->size() != type.getNumResults())
+    return emitOpError("in_place has ")
+           << inPlace->size() << " entries but the kernel has "
+           << type.getNumResults() << " outputs";
+  llvm::SmallDenseMap<int64_t, unsigned> outputOf;
+  for (auto [output, input] : llvm::enumerate(*inPlace)) {
+    if (input == -1)
+      continue;
+    if (input < 0 || input >= static_cast<int64_t>(type.getNumInputs()))
+      return emitOpError("in_place entry #")
+             << output << " is " << input << ", neither -1 nor an input "
+             << "index (the kernel has " << type.getNumInputs() << " inputs)";
+    // Two outputs written into one buffer would race.
+    auto [it, inserted] = outputOf.try_emplace(input, output);
+    if (!inserted)
+      return emitOpError("outputs #")
+             << it->second << " and #" << output << " both update input #"
+             << input << " in place";
+    if (failed(checkInPlaceOutput(getBodyBlock(), getKind(), input, output,
+                                  [&] { return emitOpError(); })))
+      return failure();
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -309,6 +370,34 @@ LogicalResult AliasOp::verify() {
 // LaunchOp
 //===----------------------------------------------------------------------===//
 
+/// The buffer `buffer` is a view of: aliases are followed to their source.
+static Value rootBuffer(Value buffer) {
+  while (auto alias = buffer.getDefiningOp<AliasOp>())
+    buffer = alias.getSource();
+  return buffer;
+}
+
+/// Whether two buffers of an entry may share bytes: views of one root, or
+/// arena views whose byte ranges intersect. Externals are distinct buffers
+/// of the caller (one per name).
+static bool buffersMayOverlap(Value a, Value b) {
+  a = rootBuffer(a);
+  b = rootBuffer(b);
+  if (a == b)
+    return true;
+  auto viewA = a.getDefiningOp<ArenaViewOp>();
+  auto viewB = b.getDefiningOp<ArenaViewOp>();
+  if (!viewA || !viewB)
+    return false;
+  std::optional<int64_t> bytesA = getBufferBytes(viewA.getType());
+  std::optional<int64_t> bytesB = getBufferBytes(viewB.getType());
+  if (!bytesA || !bytesB || *bytesA == 0 || *bytesB == 0)
+    return false;
+  auto offsetA = static_cast<int64_t>(viewA.getOffset());
+  auto offsetB = static_cast<int64_t>(viewB.getOffset());
+  return offsetA < offsetB + *bytesB && offsetB < offsetA + *bytesA;
+}
+
 LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto kernel =
       symbolTable.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
@@ -332,12 +421,29 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (failed(check("input", getInputs(), type.getInputs())) ||
       failed(check("output", getOutputs(), type.getResults())))
     return failure();
-  // Two outputs written to one buffer would race on the device.
-  for (auto [i, first] : llvm::enumerate(getOutputs()))
+  // Two outputs written to one buffer would race on the device, and an
+  // output over an input is only safe where the kernel says so.
+  for (auto [i, first] : llvm::enumerate(getOutputs())) {
     for (auto [j, second] : llvm::enumerate(getOutputs().drop_front(i + 1)))
-      if (first == second)
+      if (buffersMayOverlap(first, second))
         return emitOpError("outputs #")
-               << i << " and #" << i + 1 + j << " are the same buffer";
+               << i << " and #" << i + 1 + j
+               << (first == second ? " are the same buffer"
+                                   : " overlap in memory");
+    std::optional<unsigned> inPlace = kernel.getInPlaceInput(i);
+    for (auto [j, input] : llvm::enumerate(getInputs())) {
+      if (!buffersMayOverlap(first, input))
+        continue;
+      if (first == input && inPlace == j)
+        continue;
+      InFlightDiagnostic diag = emitOpError("output #")
+                                << i << " overlaps input #" << j;
+      if (first == input)
+        diag << ", which kernel @" << getKernel()
+             << " does not declare in_place for it";
+      return diag;
+    }
+  }
   return success();
 }
 

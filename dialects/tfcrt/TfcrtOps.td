@@ -81,13 +81,30 @@ def Tfcrt_KernelOp : Tfcrt_Op<"kernel", [Symbol, IsolatedFromAbove,
       tfcrt.yield %0 : tensor<16x64x128xf32>
     }
     ```
+
+    `in_place`, when present, has one entry per output: the index of the
+    input whose buffer a launch may also pass for that output (an updated
+    parameter or moment written over its old value), or -1. Each pair must
+    satisfy checkInPlaceOutput (TfcrtInPlace.h: same type, and the kernel
+    reads that input only at the index of the output element it writes, or
+    the adamw8bit state rule), and no two outputs name one input. Codegen
+    drops `__restrict__` from both parameters of a pair. Example (an AdamW
+    step updating the parameter and both moments in place):
+    ```mlir
+    tfcrt.kernel @k7 multi_tensor (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<f32>, tensor<i64>) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) in_place [0, 2, 3] {
+    ^bb0(%p: tensor<64xf32>, %g: tensor<64xf32>, %m: tensor<64xf32>, %v: tensor<64xf32>, %lr: tensor<f32>, %t: tensor<i64>):
+      %p2, %m2, %v2 = tfc.adamw %p, %g, %m, %v, %lr, %t : tensor<64xf32>, tensor<64xf32>, tensor<f32>
+      tfcrt.yield %p2, %m2, %v2 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
+    }
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Tfc_KernelKindAttr:$kind,
-                       TypeAttrOf<FunctionType>:$function_type);
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DenseI64ArrayAttr>:$in_place);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `` $kind custom<KernelSignature>($function_type)
-    attr-dict-with-keyword $body
+    (`in_place` $in_place^)? attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
@@ -111,6 +128,16 @@ def Tfcrt_KernelOp : Tfcrt_Op<"kernel", [Symbol, IsolatedFromAbove,
     ::llvm::ArrayRef<::mlir::Type> getOutputTypes() {
       return getFunctionType().getResults();
     }
+    /// The input whose buffer output `output` may share (`in_place`), or
+    /// std::nullopt.
+    ::std::optional<unsigned> getInPlaceInput(unsigned output);
+    /// A hash of everything but the name: attributes, signature and body
+    /// (locations ignored). Equivalent kernels hash alike.
+    ::llvm::hash_code hashIgnoringName();
+    /// Whether `other` is this kernel but for its name: the same attributes
+    /// other than `sym_name` and an equivalent body (same ops, attributes,
+    /// types and use-def structure; locations ignored).
+    bool isEquivalentIgnoringName(KernelOp other);
   }];
 }
 
@@ -254,7 +281,10 @@ def Tfcrt_LaunchOp : Tfcrt_Op<"launch", [HasParent<"EntryOp">,
     buffer corresponds to the kernel's tensor of the same position (inputs
     to block arguments, outputs to yielded values) and has its shape and
     element type; the verifier checks that the kernel exists and that the
-    signatures agree. Example:
+    signatures agree. An output buffer never overlaps another output or an
+    input (the same buffer, views of one root, or overlapping arena bytes),
+    except that output k may be the very buffer of input `in_place[k]` of
+    the kernel (an update in place). Example:
     ```mlir
     tfcrt.launch @k0 (%x, %b) -> (%y) : (memref<16x64x128xf32>, memref<128xf32>) -> memref<16x64x128xf32>
     ```

@@ -17,10 +17,14 @@
 #include "passes/fusion/Passes.h"
 
 #include "dialects/tfc/TfcOps.h"
+#include "dialects/tfcrt/TfcrtInPlace.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <functional>
 #include <set>
 #include <vector>
 
@@ -104,8 +108,12 @@ private:
       key.push_back(stamp(d));
     if (rejected.count(key))
       return {};
+    auto keepsInPlaceUpdates = [&](Block &body, ArrayRef<Value> inputs,
+                                   ArrayRef<Value> outputs) {
+      return keepsUpdatesInPlace(members, body, *kind, inputs, outputs);
+    };
     FailureOr<FusionOp> merged =
-        mergeKernels(members, duplicated, *kind, dryRun);
+        mergeKernels(members, duplicated, *kind, dryRun, keepsInPlaceUpdates);
     if (failed(merged)) {
       rejected.insert(key);
       return {};
@@ -116,6 +124,145 @@ private:
       if (!llvm::is_contained(duplicated, m))
         forget(m);
     return *merged;
+  }
+
+  /// A kernel that computes a parameter's or state's new value from the
+  /// old one (a gradient accumulator, a step counter, an optimizer update)
+  /// writes it in place when the in-place rule (TfcrtInPlace.h) allows.
+  /// A merge must not take that away, which would cost a copy of the value
+  /// after the step: every update a member could write in place, the
+  /// merged body (of `kind`, binding `inputs`, yielding `outputs`) can too.
+  /// A reduction kind never can; a member reading the old value at other
+  /// indices (a step count broadcast over a parameter) breaks it too.
+  LogicalResult keepsUpdatesInPlace(ArrayRef<FusionOp> members, Block &body,
+                                    KernelKind kind, ArrayRef<Value> inputs,
+                                    ArrayRef<Value> outputs) {
+    if (failed(addsNoLateRead(members, inputs)))
+      return failure();
+    for (FusionOp m : members)
+      for (auto [result, argument] : updatesOf(m)) {
+        auto input = llvm::find(m.getInputs(), argument);
+        if (input == m.getInputs().end() ||
+            failed(mlir::tfcrt::checkInPlaceOutput(
+                m.getBodyBlock(), m.getKind(),
+                input - m.getInputs().begin(), result.getResultNumber())))
+          continue; // a copy before the merge already
+        if (readerMovesAfter(argument, m, members))
+          return failure();
+        auto mergedInput = llvm::find(inputs, argument);
+        auto mergedOutput = llvm::find(outputs, Value(result));
+        if (mergedInput == inputs.end() || mergedOutput == outputs.end() ||
+            failed(mlir::tfcrt::checkInPlaceOutput(
+                body, kind, mergedInput - inputs.begin(),
+                mergedOutput - outputs.begin())))
+          return failure();
+      }
+    return success();
+  }
+
+  /// The merged kernel sits where the last member is. If it reads an
+  /// argument that a kernel outside the group updates in place before that
+  /// point, and no member read it there already (a producer of `step + 1`
+  /// duplicated into the optimizer kernel after the step's update), the
+  /// update would be read after it is written: the lowering would copy.
+  LogicalResult addsNoLateRead(ArrayRef<FusionOp> members,
+                               ArrayRef<Value> inputs) {
+    Operation *last = members.front();
+    for (FusionOp m : members)
+      if (last->isBeforeInBlock(m))
+        last = m;
+    for (Value input : inputs) {
+      auto argument = dyn_cast<BlockArgument>(input);
+      if (!argument || argument.getOwner()->getParentOp() != func)
+        continue;
+      for (Operation *user : argument.getUsers()) {
+        auto updater = dyn_cast<FusionOp>(user);
+        if (!updater || llvm::is_contained(members, updater) ||
+            !updater->isBeforeInBlock(last))
+          continue;
+        bool updatesIt = llvm::any_of(updatesOf(updater), [&](auto &update) {
+          return update.second == input;
+        });
+        if (!updatesIt)
+          continue;
+        bool readLateAlready = llvm::any_of(members, [&](FusionOp m) {
+          return updater->isBeforeInBlock(m) &&
+                 llvm::is_contained(m.getInputs(), input);
+        });
+        if (!readLateAlready)
+          return failure();
+      }
+    }
+    return success();
+  }
+
+  /// Whether a kernel outside `members` that reads `argument` before
+  /// `updater` (so the update could be written in place) would read it
+  /// after the merged kernel: it sits where the last member is, and what
+  /// depends on a member moves after it (the multi-tensor optimizer kernel
+  /// reads the old step and the found_inf flag computed with the new one).
+  bool readerMovesAfter(Value argument, FusionOp updater,
+                        ArrayRef<FusionOp> members) {
+    Operation *last = members.front();
+    for (FusionOp m : members)
+      if (last->isBeforeInBlock(m))
+        last = m;
+    llvm::DenseSet<Operation *> memberSet;
+    for (FusionOp m : members)
+      memberSet.insert(m);
+    // Whether `op` reads, through any chain of ops, a member's result.
+    llvm::DenseMap<Operation *, bool> memo;
+    std::function<bool(Operation *)> dependsOnMembers = [&](Operation *op) {
+      auto [it, inserted] = memo.try_emplace(op, false);
+      if (!inserted)
+        return it->second;
+      bool depends = false;
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && (memberSet.contains(def) || dependsOnMembers(def))) {
+          depends = true;
+          break;
+        }
+      }
+      return memo[op] = depends;
+    };
+    SmallVector<Value> views{argument};
+    for (size_t i = 0; i < views.size(); ++i)
+      for (Operation *user : views[i].getUsers()) {
+        if (isa<ReshapeOp>(user)) {
+          views.push_back(user->getResult(0));
+          continue;
+        }
+        if (memberSet.contains(user) || !user->isBeforeInBlock(updater))
+          continue; // a member itself, or a reader that was later already
+        if (last->isBeforeInBlock(user) || dependsOnMembers(user))
+          return true;
+      }
+    return false;
+  }
+
+  /// The results of `op` that the function returns as the new value
+  /// (tfc.update) of a parameter or state argument, with that argument.
+  SmallVector<std::pair<OpResult, Value>> updatesOf(FusionOp op) {
+    SmallVector<std::pair<OpResult, Value>> updates;
+    auto returnOp = dyn_cast<func::ReturnOp>(func.getBody().front().back());
+    if (!returnOp)
+      return updates;
+    for (OpOperand &use : op->getUses()) {
+      if (use.getOwner() != returnOp.getOperation())
+        continue;
+      auto target = func.getResultAttrOfType<StringAttr>(
+          use.getOperandNumber(), TfcDialect::kUpdateAttrName);
+      if (!target)
+        continue;
+      for (BlockArgument argument : func.getArguments())
+        for (StringRef attr :
+             {TfcDialect::kParamAttrName, TfcDialect::kStateAttrName})
+          if (func.getArgAttrOfType<StringAttr>(argument.getArgNumber(),
+                                                attr) == target)
+            updates.push_back({cast<OpResult>(use.get()), argument});
+    }
+    return updates;
   }
 
   void forget(FusionOp op) {

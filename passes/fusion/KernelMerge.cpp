@@ -197,7 +197,7 @@ unsigned opCount(FusionOp fusion) {
 FailureOr<FusionOp>
 mergeKernels(ArrayRef<FusionOp> membersIn,
                           ArrayRef<FusionOp> duplicatedIn, KernelKind kind,
-                          bool dryRun) {
+                          bool dryRun, MergeCheck accept) {
   MergeLimits limits = MergeLimits::of(kind);
   SmallVector<FusionOp> members(membersIn.begin(), membersIn.end());
   sortByProgramOrder(members);
@@ -340,6 +340,8 @@ mergeKernels(ArrayRef<FusionOp> membersIn,
       body->getOperations().size() - 1 > limits.maxOps)
     return discard();
   if (failed(verifyKernelBody(*body, kind)))
+    return discard();
+  if (accept && failed(accept(*body, inputs, replaced)))
     return discard();
   if (dryRun) {
     body->dropAllDefinedValueUses();

@@ -83,12 +83,19 @@ unsigned opCount(mlir::tfc::FusionOp fusion);
 ///
 /// Fails, leaving the IR untouched, when the merged body breaks the kernel
 /// rules or MergeLimits::of(kind), or when an op outside the group both depends on a
-/// member and feeds another (the merge would form a cycle). With `dryRun`
-/// only checks, and returns a null FusionOp on success.
+/// member and feeds another (the merge would form a cycle), or when
+/// `accept` (when given) rejects the merged body: it sees the body, the
+/// values outside that its arguments bind and the member results its
+/// outputs replace. With `dryRun` only checks, and returns a null FusionOp
+/// on success.
+using MergeCheck = llvm::function_ref<mlir::LogicalResult(
+    mlir::Block &body, llvm::ArrayRef<mlir::Value> inputs,
+    llvm::ArrayRef<mlir::Value> outputs)>;
 mlir::FailureOr<mlir::tfc::FusionOp>
 mergeKernels(llvm::ArrayRef<mlir::tfc::FusionOp> members,
              llvm::ArrayRef<mlir::tfc::FusionOp> duplicated,
-             mlir::tfc::KernelKind kind, bool dryRun = false);
+             mlir::tfc::KernelKind kind, bool dryRun = false,
+             MergeCheck accept = {});
 
 } // namespace tfc::fusion
 

@@ -14,6 +14,7 @@
 
 #include "dialects/tfc/TfcOps.h"
 #include "dialects/tfc/TfcShapeUtils.h"
+#include "dialects/tfcrt/TfcrtInPlace.h"
 #include "dialects/tfcrt/TfcrtOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -23,6 +24,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace tfc {
 #define GEN_PASS_DEF_TFCCONVERTTOEXECPASS
@@ -130,9 +132,9 @@ public:
   /// `symbols` and `kernelCounter` are shared by the lowerings of one
   /// module, so kernel symbols stay unique across its entries.
   ExecLowering(ModuleOp module, func::FuncOp func, int64_t alignment,
-               SymbolTable &symbols, unsigned &kernelCounter)
-      : module(module), func(func), alignment(alignment), symbols(symbols),
-        kernelCounter(kernelCounter) {}
+               bool inPlace, SymbolTable &symbols, unsigned &kernelCounter)
+      : module(module), func(func), alignment(alignment), inPlace(inPlace),
+        symbols(symbols), kernelCounter(kernelCounter) {}
 
   /// The entry a function lowers to: the functions of a training step keep
   /// their name, anything else is @forward.
@@ -146,7 +148,11 @@ public:
 
   /// Lowers the function into a tfcrt.entry and erases it.
   LogicalResult run() {
-    if (failed(checkFunction()) || failed(planBuffers()))
+    if (failed(checkFunction()))
+      return failure();
+    if (inPlace)
+      regenerateUpdates();
+    if (failed(planBuffers()))
       return failure();
     emit();
     symbols.erase(func);
@@ -214,6 +220,66 @@ private:
     return success();
   }
 
+  /// An update computed by a kernel without inputs (the zeros gradient
+  /// accumulators are reset to) is recomputed, by a clone of that kernel,
+  /// just before the return: one clone per update, so each writes straight
+  /// into its external after every read of the old value (CSE shares one
+  /// zero tensor between all accumulators of a shape, and it comes first).
+  void regenerateUpdates() {
+    auto returnOp = cast<func::ReturnOp>(func.getBody().front().back());
+    OpBuilder builder(returnOp);
+    for (OpOperand &operand : returnOp->getOpOperands()) {
+      if (!func.getResultAttr(operand.getOperandNumber(),
+                              TfcDialect::kUpdateAttrName))
+        continue;
+      auto fusion = operand.get().getDefiningOp<FusionOp>();
+      if (!fusion || !fusion.getInputs().empty() ||
+          fusion.getKind() == KernelKind::gemm)
+        continue;
+      unsigned resultNumber = cast<OpResult>(operand.get()).getResultNumber();
+      operand.set(builder.clone(*fusion)->getResult(resultNumber));
+      if (fusion->use_empty())
+        fusion->erase();
+    }
+  }
+
+  /// Whether `value`, the new value of argument `arg`, is written by its
+  /// kernel straight into the argument's external: the kernel is the last
+  /// reader of the old value (`lastRead`: the step of the last launch that
+  /// reads it, or `kReadAtEnd` when a copy does) and reads it only where
+  /// checkInPlaceOutput allows. Records the kernel's in_place pair.
+  bool tryUpdateInPlace(Value value, unsigned arg,
+                        const llvm::DenseMap<Value, int64_t> &lastRead,
+                        const llvm::DenseMap<Operation *, int64_t> &stepOf) {
+    auto result = dyn_cast<OpResult>(value);
+    auto fusion = result ? dyn_cast<FusionOp>(result.getOwner()) : FusionOp();
+    if (!fusion || outputOf.count(value) || inPlaceOf.count(value))
+      return false;
+    BlockArgument old = func.getArgument(arg);
+    auto it = lastRead.find(old);
+    if (it != lastRead.end() && it->second > stepOf.lookup(fusion))
+      return false;
+    std::optional<unsigned> input;
+    // The kernel may read the old value through one input, the one its
+    // launch passes the external for; a second input or a view of it (read
+    // at other indices) would see the new values.
+    for (auto [index, operand] : llvm::enumerate(fusion.getInputs())) {
+      if (rootOf(operand) != old)
+        continue;
+      if (operand != old || input)
+        return false;
+      input = index;
+    }
+    if (input && failed(tfcrt::checkInPlaceOutput(fusion.getBodyBlock(),
+                                                  fusion.getKind(), *input,
+                                                  result.getResultNumber())))
+      return false;
+    inPlaceOf[value] = arg;
+    if (input)
+      inPlacePairs[fusion].push_back({result.getResultNumber(), *input});
+    return true;
+  }
+
   /// Decides where every value lives and plans the arena.
   LogicalResult planBuffers() {
     auto returnOp = cast<func::ReturnOp>(func.getBody().front().back());
@@ -245,6 +311,32 @@ private:
         copies.push_back({value, static_cast<unsigned>(index)});
     }
 
+    // Updates written in place by their kernel need no copy. Where an
+    // argument is read last decides which can be: launches read it at
+    // their step, the copies after the last launch.
+    if (inPlace) {
+      llvm::DenseMap<Operation *, int64_t> stepOf;
+      llvm::DenseMap<Value, int64_t> lastRead;
+      auto noteRead = [&](Value value, int64_t at) {
+        if (auto argument = dyn_cast<BlockArgument>(rootOf(value)))
+          lastRead[argument] = std::max(lastRead.lookup(argument), at);
+      };
+      int64_t at = 0;
+      for (auto fusion : func.getBody().front().getOps<FusionOp>()) {
+        stepOf[fusion] = at;
+        for (Value input : fusion.getInputs())
+          noteRead(input, at);
+        ++at;
+      }
+      for (auto [value, index] : copies)
+        noteRead(value, kReadAtEnd);
+      for (auto [value, arg] : updates)
+        noteRead(value, kReadAtEnd);
+      llvm::erase_if(updates, [&](const std::pair<Value, unsigned> &update) {
+        return tryUpdateInPlace(update.first, update.second, lastRead, stepOf);
+      });
+    }
+
     std::vector<int64_t> sizes;
     std::vector<::tfc::BufferLifetime> lifetimes;
     int64_t step = 0;
@@ -260,7 +352,7 @@ private:
       for (Value input : fusion.getInputs())
         use(input, step);
       for (Value result : fusion.getResults()) {
-        if (outputOf.count(result))
+        if (outputOf.count(result) || inPlaceOf.count(result))
           continue;
         std::optional<int64_t> bytes =
             tfcrt::getBufferBytes(cast<ShapedType>(result.getType()));
@@ -373,6 +465,8 @@ private:
                     tfcrt::BufferRole::output, outputName(index)));
     for (auto [value, index] : outputOf)
       buffers[value] = outputs[index];
+    for (auto [value, arg] : inPlaceOf)
+      buffers[value] = buffers.lookup(func.getArgument(arg));
 
     for (Operation &op : body) {
       if (auto reshape = dyn_cast<ReshapeOp>(op)) {
@@ -437,6 +531,13 @@ private:
     // The body moves unchanged; only the terminator changes dialect,
     // because tfc.yield belongs to tfc.fusion.
     kernel.getBody().takeBody(fusion.getBody());
+    auto pairs = inPlacePairs.find(fusion);
+    if (pairs != inPlacePairs.end()) {
+      SmallVector<int64_t> inPlaceInputs(fusion.getNumResults(), -1);
+      for (auto [output, input] : pairs->second)
+        inPlaceInputs[output] = input;
+      kernel.setInPlace(ArrayRef<int64_t>(inPlaceInputs));
+    }
     YieldOp yield = cast<YieldOp>(kernel.getBodyBlock().getTerminator());
     OpBuilder(yield).create<tfcrt::YieldOp>(yield.getLoc(), yield.getValues());
     yield.erase();
@@ -445,9 +546,13 @@ private:
                                     inputs, results);
   }
 
+  /// The step of the copies that run after the last launch.
+  static constexpr int64_t kReadAtEnd = std::numeric_limits<int64_t>::max();
+
   ModuleOp module;
   func::FuncOp func;
   int64_t alignment;
+  bool inPlace;
   SymbolTable &symbols;
   unsigned &kernelCounter;
 
@@ -458,6 +563,12 @@ private:
   SmallVector<std::pair<Value, unsigned>> copies;
   /// tfc.update results copied over argument `index` after the copies.
   SmallVector<std::pair<Value, unsigned>> updates;
+  /// tfc.update results their kernel writes into argument `index`'s
+  /// external directly.
+  llvm::DenseMap<Value, unsigned> inPlaceOf;
+  /// Per kernel, the (output, input) pairs that share one buffer.
+  llvm::DenseMap<Operation *, SmallVector<std::pair<unsigned, unsigned>>>
+      inPlacePairs;
   /// Arena-backed values: their index into the planner's vectors.
   llvm::DenseMap<Value, size_t> arenaIndex;
   ::tfc::ArenaPlan arenaPlan;
@@ -511,7 +622,8 @@ struct TfcConvertToExecPass
     unsigned kernelCounter = 0;
     int64_t arenaSize = 0;
     for (func::FuncOp func : funcs) {
-      ExecLowering lowering(module, func, align, symbols, kernelCounter);
+      ExecLowering lowering(module, func, align, inPlace, symbols,
+                            kernelCounter);
       if (failed(lowering.run()))
         return signalPassFailure();
       arenaSize = std::max(arenaSize, lowering.arenaSize());

@@ -98,12 +98,20 @@ def TfcConvertToExecPass : Pass<"tfc-convert-to-exec", "::mlir::ModuleOp"> {
       by its kernel directly into the output buffer;
     - training steps (--tfc-build-train-step): `tfc.state` arguments
       become externals of role `state`; a result marked `{tfc.update =
-      "X"}` gets no output buffer: it is copied over the external X after
-      the last launch (so no launch reads an overwritten value; copies of
-      arguments go first so they read the old values); a result marked
-      `{tfc.output = "N"}` is the output external N. The entry is named
-      after the function when that is `train_step`, `accumulate_step` or
-      `apply_step`, `forward` otherwise;
+      "X"}` gets no output buffer. Its kernel writes it straight into the
+      external X (in place) when that kernel is the last step that reads
+      X's old value and reads it only at the index of the element it
+      writes (tfcrt::checkInPlaceOutput: elementwise and optimizer ops, no
+      broadcast, view, reduction, gather or GEMM); the kernel then declares
+      the pair in `in_place`. An update computed by a kernel without inputs
+      (the zeros accumulators are reset to) is recomputed by its own clone
+      of that kernel after the last launch, so it is written in place too.
+      Any other update is copied over X after the last launch (so no
+      launch reads an overwritten value; copies of arguments go first so
+      they read the old values); a result marked `{tfc.output = "N"}` is
+      the output external N. The entry is named after the function when
+      that is `train_step`, `accumulate_step` or `apply_step`, `forward`
+      otherwise;
     - `function=a,b` lowers several functions, in that order, into entries
       of ONE program (gradient accumulation's `accumulate_step` and
       `apply_step`): kernel symbols are numbered across all entries, each
@@ -128,6 +136,83 @@ def TfcConvertToExecPass : Pass<"tfc-convert-to-exec", "::mlir::ModuleOp"> {
            "program">,
     Option<"alignment", "alignment", "int64_t", /*default=*/"256",
            "Byte alignment of every arena offset (a power of two)">,
+    Option<"inPlace", "in-place", "bool", /*default=*/"true",
+           "Write updated params and state straight into their externals "
+           "where that is safe (false: always copy them after the last "
+           "launch, for differential tests)">,
+  ];
+}
+
+def TfcDedupeKernelsPass : Pass<"tfc-dedupe-kernels", "::mlir::ModuleOp"> {
+  let summary = "Keep one tfcrt.kernel of each distinct body and launch it "
+                "many times";
+  let description = [{
+    Merges the `tfcrt.kernel` symbols of a lowered module that differ in
+    nothing but their name: the same kind, signature and other attributes
+    (`in_place`, and any a later pass adds, such as a launch schedule) and
+    bodies that are equivalent op for op (same ops, attributes, types and
+    use-def structure; locations ignored). The first kernel of each class in
+    module order is kept, every `tfcrt.launch` of the others is rewritten to
+    launch it, and the others are erased, so the artifact holds, and NVRTC
+    compiles, each distinct kernel once. Unfused compilation makes many
+    kernels alike: every layer of a transformer repeats the same shapes
+    (gpt2-small's train step: 761 kernels, 54 distinct).
+    Part of --tfc-lower-to-exec. Kernel symbols are `@k<N>` from
+    --tfc-convert-to-exec and keep their numbers (with gaps afterwards).
+
+    ```mlir
+    tfcrt.kernel @k0 pointwise (tensor<4xf32>) -> tensor<4xf32> { ... tfc.relu ... }
+    tfcrt.kernel @k1 pointwise (tensor<4xf32>) -> tensor<4xf32> { ... tfc.relu ... }
+    tfcrt.launch @k0 (%a) -> (%b) ...
+    tfcrt.launch @k1 (%b) -> (%c) ...
+    // becomes
+    tfcrt.kernel @k0 pointwise (tensor<4xf32>) -> tensor<4xf32> { ... tfc.relu ... }
+    tfcrt.launch @k0 (%a) -> (%b) ...
+    tfcrt.launch @k0 (%b) -> (%c) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::tfcrt::TfcrtDialect"];
+}
+
+def TfcKernelReportPass : Pass<"tfc-kernel-report", "::mlir::ModuleOp"> {
+  let summary = "Print the kernels, launches, GEMMs, copies and bytes moved "
+                "of a lowered module";
+  let description = [{
+    An analysis of a lowered (tfcrt) module; the IR is left unchanged. It
+    reads the tfcrt level rather than the graph because only there is what
+    runs decided: the grouping into kernels, which launches share a kernel,
+    the GEMMs, the copies that remain and the buffers each step touches.
+    For each `tfcrt.entry`, in module order, it prints one line per kernel
+    the entry launches (in order of first launch): the symbol, its kind,
+    the tfc ops its body holds, the bytes it reads and writes per launch
+    (the sizes of its input and output buffers) and how many times the
+    entry launches it; then the entry's totals: launches, distinct kernel
+    symbols launched and, among them, distinct bodies (kernels that
+    --tfc-dedupe-kernels would merge count once), GEMMs, copies, and the
+    MiB moved (2^20 bytes): non-GEMM traffic (launch operands and results,
+    plus each copy's source and destination) and GEMM traffic (a, b and c
+    of each tfcrt.gemm) separately.
+
+    ```
+    tfc kernel report: entry @forward
+      kernel  kind       launches  read/launch  written/launch  ops
+      @k0     pointwise         1          128             128  tfc.relu
+    totals @forward: 1 launches of 1 kernels (1 distinct bodies), 0 GEMMs, 0 copies; moved 0.00 MiB non-GEMM (0.00 launches + 0.00 copies), 0.00 MiB GEMM
+    ```
+
+    `format=json` prints the same as one JSON object (`entries`, each with
+    `name`, `kernels` and `totals`; byte counts exact). The report goes to
+    stderr by default, to stdout with `output=-`, or to the file `output`
+    names. Fails with a diagnostic on a module without a `tfcrt.entry`, an
+    unknown format or a file it cannot write.
+  }];
+  let dependentDialects = ["::mlir::tfcrt::TfcrtDialect"];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"text\"",
+           "text (a table per entry) or json">,
+    Option<"output", "output", "std::string", /*default=*/"\"\"",
+           "Where the report goes: empty for stderr, - for stdout, or a "
+           "file path">,
   ];
 }
 

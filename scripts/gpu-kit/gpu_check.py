@@ -13,9 +13,10 @@
    benches' records) and prints a summary. Exit 0 when nothing failed.
 
 Usage: gpu-check [--device cuda|host] [--out FILE] [--quick] [--case NAME]
-                 [--skip-build] [--cmake-arg=-DX=Y]
+                 [--skip-build] [--jobs N] [--cmake-arg=-DX=Y]
 """
 import argparse
+import concurrent.futures
 import datetime
 import json
 import os
@@ -94,6 +95,30 @@ def expand(argv, kit, device):
              .replace("{device}", device) for a in argv]
 
 
+def save(result, ok, device, out_path):
+    """Summarizes RESULT and writes it to OUT_PATH; returns the failures.
+
+    Called after every case and bench, so a run stopped part way (a lent
+    machine's time limit) still leaves the JSON of what it finished."""
+    failed = [c["name"] for c in result.get("cases", []) if c["status"] == "fail"]
+    failed += [f"bench {b['name']}" for b in result.get("benches", []) if b["rc"] != 0]
+    tests = result.get("runtime", {}).get("tests", {})
+    if not ok or tests.get("rc", 0) != 0:
+        failed.append("runtime build/tests")
+    if ok and not result.get("machine", {}).get("tfc_device"):
+        failed.append(f"device '{device}' unavailable")
+    cases = result.get("cases", [])
+    result["summary"] = {"cases": len(cases),
+                         "passed": sum(c["status"] == "pass" for c in cases),
+                         "skipped": sum(c["status"] == "skip" for c in cases),
+                         "failed": failed}
+    os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
+    with open(out_path + ".tmp", "w") as f:
+        json.dump(result, f, indent=1)
+    os.replace(out_path + ".tmp", out_path)
+    return failed
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kit", required=True)
@@ -102,6 +127,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="skip the benches' long runs")
     ap.add_argument("--case", action="append", help="run only these cases (and no benches)")
     ap.add_argument("--skip-build", action="store_true", help="reuse KIT/build as it is")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="run this many cases at once (the benches always run alone)")
     ap.add_argument("--cmake-arg", action="append", default=[],
                     help="pass to the runtime's cmake configure, e.g. -DTFCRT_OPENBLAS=OFF")
     args = ap.parse_args()
@@ -129,6 +156,15 @@ def main():
         log(f"runtime tests ({t.get('labels')}): {t.get('summary')}")
         result["machine"] = machine_facts(tfcrt_run, args.device)
         log(f"device: {result['machine'].get('tfc_device')}")
+    save(result, ok, args.device, out_path)
+
+    # The scripts run kit/tfc-run as an executable: let it use this Python.
+    shim = os.path.join(kit, "kit", "tfc-run")
+    with open(shim) as f:
+        body = f.read().split("\n", 1)[1]
+    with open(shim, "w") as f:
+        f.write(f"#!{sys.executable}\n" + body)
+    os.chmod(shim, 0o755)
 
     cache = os.path.join(kit, "cache")
     shutil.rmtree(cache, ignore_errors=True)  # the first compile of each kernel is cold
@@ -136,14 +172,21 @@ def main():
                TFC_KIT_ARTIFACTS=os.path.join(kit, "kit", "artifacts"), TFC_CACHE_DIR=cache)
     cases = [c for c in plan["cases"] if not args.case or c["name"] in args.case]
     result["cases"] = []
-    for i, case in enumerate(cases if ok else []):
+
+    def run_case(case):
         rc, out, secs = run(expand(case["argv"], kit, args.device), timeout=1800, env=env, cwd=kit)
         status = "pass" if rc == 0 else "skip" if rc == SKIP else "fail"
         seed = re.search(r"seed (\d+)", out)
-        result["cases"].append({"name": case["name"], "status": status, "rc": rc, "seconds": secs,
-                                "seed": int(seed.group(1)) if seed else None,
-                                "output": out[-6000:] if status != "pass" else out[-800:]})
-        log(f"[{i + 1}/{len(cases)}] {status:4} {case['name']} ({secs:.1f} s)")
+        return {"name": case["name"], "status": status, "rc": rc, "seconds": secs,
+                "seed": int(seed.group(1)) if seed else None,
+                "output": out[-6000:] if status != "pass" else out[-800:]}
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        for i, record in enumerate(pool.map(run_case, cases if ok else [])):
+            result["cases"].append(record)
+            log(f"[{i + 1}/{len(cases)}] {record['status']:4} {record['name']} "
+                f"({record['seconds']:.1f} s)")
+            save(result, ok, args.device, out_path)
 
     result["benches"] = []
     for bench in ([] if args.case or not ok else plan["benches"]):
@@ -153,6 +196,7 @@ def main():
         result["benches"].append({"name": bench["name"], "rc": rc, "seconds": secs, "output": out[-6000:]})
         log(f"bench {bench['name']}: {'ok' if rc == 0 else 'FAILED'} ({secs:.1f} s)")
         print(out.strip()[-2500:])
+        save(result, ok, args.device, out_path)
     records = {}
     results_dir = os.path.join(kit, "results")
     for name in sorted(os.listdir(results_dir)) if os.path.isdir(results_dir) else []:
@@ -160,21 +204,7 @@ def main():
             with open(os.path.join(results_dir, name)) as f:
                 records[name] = json.load(f)
     result["bench_records"] = records
-
-    failed = [c["name"] for c in result["cases"] if c["status"] == "fail"]
-    failed += [f"bench {b['name']}" for b in result["benches"] if b["rc"] != 0]
-    tests = result.get("runtime", {}).get("tests", {})
-    if not ok or tests.get("rc", 0) != 0:
-        failed.append("runtime build/tests")
-    if ok and not result["machine"].get("tfc_device"):
-        failed.append(f"device '{args.device}' unavailable")
-    result["summary"] = {"cases": len(result["cases"]),
-                         "passed": sum(c["status"] == "pass" for c in result["cases"]),
-                         "skipped": sum(c["status"] == "skip" for c in result["cases"]),
-                         "failed": failed}
-    os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
-    with open(out_path, "w") as f:
-        json.dump(result, f, indent=1)
+    failed = save(result, ok, args.device, out_path)
     s = result["summary"]
     log(f"{s['passed']}/{s['cases']} cases passed, {s['skipped']} skipped, "
         f"{len(failed)} failures{': ' + ', '.join(failed) if failed else ''} -> {out_path}")

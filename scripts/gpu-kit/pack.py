@@ -111,6 +111,17 @@ def bench_commands():
     ]
 
 
+def set_shebang(script, python=sys.executable):
+    """Points the shim's first line at this Python: the numerics scripts run
+    it as an executable, and `env python3` may find a slow wrapper (pyenv)
+    or none. gpu-check does the same with its own Python."""
+    with open(script) as f:
+        lines = f.read().split("\n", 1)
+    with open(script, "w") as f:
+        f.write(f"#!{python}\n" + lines[1])
+    os.chmod(script, 0o755)
+
+
 def tree_bytes(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
 
@@ -146,6 +157,7 @@ def main():
                     ignore=shutil.ignore_patterns("*.pyc", "__pycache__"))
     os.makedirs(os.path.join(kit, "kit", "artifacts"))
     shutil.copy2(os.path.join(KIT_DIR, "tfc_run_shim.py"), os.path.join(kit, "kit", "tfc-run"))
+    set_shebang(os.path.join(kit, "kit", "tfc-run"))
     shutil.copy2(os.path.join(KIT_DIR, "gpu_check.py"), os.path.join(kit, "kit", "gpu_check.py"))
     shutil.copy2(os.path.join(KIT_DIR, "gpu-check"), os.path.join(kit, "gpu-check"))
     shutil.copy2(os.path.join(KIT_DIR, "README.md"), os.path.join(kit, "README.md"))

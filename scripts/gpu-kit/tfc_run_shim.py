@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sys
 
 COMPILE_FLAGS = {"function": True, "train-step": True, "grad": False, "emit-artifact": True}
@@ -65,6 +66,12 @@ def fail(message):
     return 1
 
 
+def emit_copy(artifact, target):
+    """--emit-artifact TARGET: the recorded artifact, as tfc-run writes it."""
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(artifact, target, ignore=shutil.ignore_patterns("kit.json"))
+
+
 def main(argv):
     mode = os.environ.get("TFC_KIT_MODE")
     artifacts = os.environ.get("TFC_KIT_ARTIFACTS")
@@ -99,12 +106,16 @@ def main(argv):
                 json.dump({"model": os.path.basename(model), "function": opts.get("function", "loss"),
                            "grad": opts.get("grad") == "true", "train_step": opts.get("train-step"),
                            "accumulate": int(steps.group(1)) if steps else 1}, f)
+        if proc_rc == 0 and opts.get("emit-artifact"):
+            emit_copy(artifact, opts["emit-artifact"])
         return proc_rc
     if not os.path.exists(info_path):
         return fail(f"no recorded artifact for {os.path.basename(model)} with {opts or 'no compile flags'} "
                     f"(key {key}): the kit was packed without this compile; run scripts/gpu-pack again")
     with open(info_path) as f:
         info = json.load(f)
+    if opts.get("emit-artifact"):
+        emit_copy(artifact, opts["emit-artifact"])
     extra = []
     if info["accumulate"] > 1 and not any(a.split("=")[0].lstrip("-") in ("entry", "accumulate")
                                           for a in rest if a.startswith("-")):

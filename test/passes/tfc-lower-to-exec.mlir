@@ -5,12 +5,14 @@
 // RUN: tfc-opt %tfc_src/examples/models/mlp.mlir --tfc-lower-to-exec=fusion=none --mlir-print-op-generic | tfc-opt | FileCheck %s --check-prefix=MLP
 // RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec=fusion=none | FileCheck %s --check-prefix=GPT
 // RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec=fusion=none --mlir-print-op-generic | tfc-opt | FileCheck %s --check-prefix=GPT
+// RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec=fusion=none | grep -c "tfcrt.launch @" | FileCheck %s --check-prefix=GPT-LAUNCHES
 // RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec=fusion=none | grep -c "tfcrt.kernel @" | FileCheck %s --check-prefix=GPT-KERNELS
 // RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec=fusion=none | grep -c "tfcrt.gemm " | FileCheck %s --check-prefix=GPT-GEMMS
 // RUN: tfc-opt %tfc_src/examples/models/mlp.mlir --tfc-lower-to-exec | FileCheck %s --check-prefix=MLP-FUSED
 // RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec | FileCheck %s --check-prefix=GPT-FUSED
 // RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec --mlir-print-op-generic | tfc-opt | FileCheck %s --check-prefix=GPT-FUSED
 // RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec | grep -c "tfcrt.kernel @" | FileCheck %s --check-prefix=GPT-FUSED-KERNELS
+// RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec | grep -c "tfcrt.launch @" | FileCheck %s --check-prefix=GPT-FUSED-LAUNCHES
 // RUN: tfc-opt %tfc_src/examples/models/gpt-mini.mlir --tfc-lower-to-exec | grep -c "tfcrt.gemm " | FileCheck %s --check-prefix=GPT-GEMMS
 // A bad fusion mode is one clear error.
 // RUN: not tfc-opt %tfc_src/examples/models/mlp.mlir --tfc-lower-to-exec=fusion=some 2>&1 | FileCheck %s --check-prefix=BAD-MODE
@@ -100,9 +102,12 @@
 // GPT-NEXT: tfcrt.return
 // GPT-NOT: func.func
 
-// 45 kernels (1 gather, 8 row reductions, 36 pointwise: CSE shares the causal mask
-// between the layers) and 13 GEMMs (6 per block, the LM head).
-// GPT-KERNELS: 45
+// fusion=none: 45 launches (1 gather: the position embedding is its table's first
+// rows, 8 row reductions, 36 pointwise: CSE shares the causal mask between the
+// layers) of 20 distinct kernels (the second block launches the first block's
+// kernels again), and 13 GEMMs (6 per block, the LM head).
+// GPT-LAUNCHES: 45
+// GPT-KERNELS: 20
 // GPT-GEMMS: 13
 
 // mlp fused: each bias add joins the next kernel (ReLU; the loss's row reduction as its
@@ -123,7 +128,8 @@
 // MLP-FUSED-NEXT: tfcrt.launch @k1
 // MLP-FUSED-NEXT: tfcrt.return
 
-// gpt-mini fused: 15 kernels around the same 13 GEMMs. The embedding gather; the
+// gpt-mini fused: 15 launches of 9 distinct kernels around the same 13 GEMMs (the
+// second block launches the first block's kernels again). The embedding gather; the
 // position embeddings' add as ln_1's prologue, which also writes the residual stream;
 // per block the QKV bias + head split (one kernel, three outputs), scale + causal mask
 // (iota, compare, select duplicated into each layer) + softmax, the merge of the heads,
@@ -162,7 +168,8 @@
 // GPT-FUSED-NOT: tfcrt.copy
 // GPT-FUSED: tfcrt.launch @k14
 // GPT-FUSED-NEXT: tfcrt.return
-// GPT-FUSED-KERNELS: 15
+// GPT-FUSED-LAUNCHES: 15
+// GPT-FUSED-KERNELS: 9
 
 // OPTION-LABEL: tfcrt.arena
 // OPTION: tfcrt.kernel @k0 row_reduction

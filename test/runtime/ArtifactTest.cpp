@@ -9,6 +9,7 @@
 
 #include "test/runtime/TestUtil.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 #include <functional>

@@ -12,6 +12,7 @@
 #include "test/runtime/FakeBackend.h"
 #include "test/runtime/TestUtil.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 #include <cstring>

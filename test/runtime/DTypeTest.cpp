@@ -2,6 +2,7 @@
 
 #include "runtime/src/core/DType.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 #include <cmath>

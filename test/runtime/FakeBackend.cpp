@@ -2,6 +2,7 @@
 
 #include "test/runtime/FakeBackend.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>

@@ -5,6 +5,7 @@
 
 #include "test/runtime/TestUtil.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 #include <cstring>

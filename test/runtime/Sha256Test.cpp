@@ -2,6 +2,7 @@
 
 #include "runtime/src/core/Sha256.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 using namespace tfc::rt;

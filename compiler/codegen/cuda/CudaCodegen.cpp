@@ -14,6 +14,7 @@
 #include "dialects/tfc/TfcKernelRules.h"
 #include "dialects/tfc/TfcOps.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringExtras.h"
@@ -30,11 +31,19 @@ std::string mlir::tfc::cuda::kernelSignature(const KernelInfo &info,
   auto add = [&](const std::string &param) {
     params += (params.empty() ? "" : ", ") + param;
   };
+  // An output written over an input (an update in place) aliases it, so
+  // neither pointer of the pair may promise exclusive access.
+  auto aliased = [&](unsigned input) {
+    return llvm::is_contained(info.inPlace, static_cast<int64_t>(input));
+  };
+  auto qualifier = [](bool alias) { return alias ? "" : " __restrict__"; };
   for (BlockArgument arg : info.body->getArguments())
-    add(fmt::format("const {}* __restrict__ in{}",
-                    storageType(elementTypeOf(arg)), arg.getArgNumber()));
+    add(fmt::format("const {}*{} in{}", storageType(elementTypeOf(arg)),
+                    qualifier(aliased(arg.getArgNumber())),
+                    arg.getArgNumber()));
   for (auto [k, out] : llvm::enumerate(info.outputs))
-    add(fmt::format("{}* __restrict__ out{}", storageType(elementTypeOf(out)),
+    add(fmt::format("{}*{} out{}", storageType(elementTypeOf(out)),
+                    qualifier(k < info.inPlace.size() && info.inPlace[k] >= 0),
                     k));
   return fmt::format(
       "extern \"C\" __global__ void __launch_bounds__({}) {}({})", threads,
@@ -114,6 +123,12 @@ FailureOr<CudaKernel> mlir::tfc::emitCudaKernel(Block &body, KernelKind kind,
   info.kind = kind;
   info.name = name.str();
   info.outputs.assign(terminator->operand_begin(), terminator->operand_end());
+  // Read by name, as findKernels matches tfcrt.kernel: codegen does not
+  // depend on the exec dialect's C++ API.
+  if (Operation *parent = body.getParentOp())
+    if (auto inPlace = parent->getAttrOfType<DenseI64ArrayAttr>("in_place"))
+      info.inPlace.assign(inPlace.asArrayRef().begin(),
+                          inPlace.asArrayRef().end());
 
   // Types, 16-bit needs and the index width, from every value in the body.
   int64_t largest = 0;

@@ -30,6 +30,9 @@ struct KernelInfo {
   std::string indexType = "int";
   /// Device-library parts the body's types and ops need.
   DeviceLibraryNeeds needs;
+  /// Per output, the input a launch may pass the same buffer for (the
+  /// kernel's `in_place` attribute), or -1; empty when there is none.
+  SmallVector<int64_t> inPlace;
 };
 
 /// `extern "C" __global__ void __launch_bounds__(threads) name(params)`.

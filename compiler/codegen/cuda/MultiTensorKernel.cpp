@@ -26,7 +26,6 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <fmt/format.h>
-#include <map>
 
 using namespace mlir;
 using namespace mlir::tfc;
@@ -195,19 +194,8 @@ private:
                       op.getEps().convertToDouble(),
                       op.getWeightDecay().convertToDouble(),
                       ct};
-    // The updates of one launch share their per-step scalars (bias
-    // corrections, -lr / bc1): computed once, not once per parameter.
-    std::string key = fmt::format(
-        "{} {} {} {} {} {} {} {}", decoupled, params.beta1, params.beta2,
-        params.eps, params.weightDecay, computeType(ct),
-        op.getLr().getAsOpaquePointer(), op.getStep().getAsOpaquePointer());
-    auto known = sharedScalars.find(key);
     FailureOr<AdamScalars> scalars =
-        known != sharedScalars.end()
-            ? FailureOr<AdamScalars>(known->second)
-            : emitAdamScalars(ve, params, op.getLr(), op.getStep());
-    if (succeeded(scalars))
-      sharedScalars.try_emplace(key, *scalars);
+        emitAdamScalars(ve, params, op.getLr(), op.getStep());
     FailureOr<CExpr> p = load(op.getParam(), coords, ct);
     FailureOr<CExpr> g = gradient(op.getGrad(), op.getMaximize(), coords, ct);
     FailureOr<CExpr> m = load(op.getExpAvg(), coords, ct);
@@ -276,36 +264,24 @@ private:
 
   ValueEmitter &ve;
   KernelWriter &w;
-  std::map<std::string, AdamScalars> sharedScalars;
 };
 } // namespace
 
 FailureOr<CudaKernel>
 mlir::tfc::cuda::emitMultiTensorKernel(KernelInfo &info) {
-  // One loop per optimizer update (its results share a shape and are
-  // computed together) and one per distinct shape of the other outputs, in
-  // output order. Each update's loop is emitted on its own, so what it
-  // computes (hoisted when its tensors are 0-d) is dead before the next
-  // update's: a launch over many parameters keeps one update live at a time.
+  // One loop per distinct output shape, in output order.
   SmallVector<SmallVector<unsigned>> groups;
-  SmallVector<std::pair<ArrayRef<int64_t>, Operation *>> groupKeys;
-  for (auto [k, out] : llvm::enumerate(info.outputs)) {
-    Operation *owner = out.getDefiningOp();
-    auto role = dyn_cast_or_null<KernelRoleOpInterface>(owner);
-    if (!role || role.getKernelRole() != KernelRole::MultiTensor)
-      owner = nullptr;
-    auto key = std::make_pair(shapeOf(out), owner);
-    auto *it = llvm::find(groupKeys, key);
-    if (it == groupKeys.end()) {
-      groupKeys.push_back(key);
-      groups.emplace_back();
-      it = groupKeys.end() - 1;
-    }
-    groups[it - groupKeys.begin()].push_back(k);
-  }
   SmallVector<ArrayRef<int64_t>> groupShapes;
-  for (auto &key : groupKeys)
-    groupShapes.push_back(key.first);
+  for (auto [k, out] : llvm::enumerate(info.outputs)) {
+    ArrayRef<int64_t> shape = shapeOf(out);
+    auto *it = llvm::find(groupShapes, shape);
+    if (it == groupShapes.end()) {
+      groupShapes.push_back(shape);
+      groups.emplace_back();
+      it = groupShapes.end() - 1;
+    }
+    groups[it - groupShapes.begin()].push_back(k);
+  }
 
   KernelWriter w;
   ValueEmitter ve(w, *info.body, info.indexType);
@@ -342,7 +318,7 @@ mlir::tfc::cuda::emitMultiTensorKernel(KernelInfo &info) {
       std::clamp<int64_t>(ceilDivide(largest, kThreads), 1, kMaxBlocks), 1, 1};
   kernel.block = {kThreads, 1, 1};
   std::string summary =
-      fmt::format("multi_tensor over {} tensor group(s), {} elements",
+      fmt::format("multi_tensor over {} tensor shape(s), {} elements",
                   groups.size(), total);
   kernel.source = assembleSource(info, w, kThreads, summary);
   return kernel;

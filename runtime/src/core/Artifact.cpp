@@ -14,6 +14,7 @@
 #include "runtime/src/core/Sha256.h"
 
 #include <cctype>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <set>

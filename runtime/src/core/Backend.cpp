@@ -2,6 +2,7 @@
 
 #include "runtime/src/core/Backend.h"
 
+#include <cstdint>
 #include <set>
 
 namespace tfc::rt {

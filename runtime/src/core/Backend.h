@@ -13,6 +13,7 @@
 #include "runtime/src/core/Status.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>

@@ -10,6 +10,7 @@
 #include "runtime/src/core/Executor.h"
 #include "runtime/src/core/Safetensors.h"
 
+#include <cstdint>
 #include <cstring>
 #include <new>
 

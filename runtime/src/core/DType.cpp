@@ -8,6 +8,7 @@
 
 #include "runtime/src/core/DType.h"
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
 

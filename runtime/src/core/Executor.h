@@ -15,6 +15,7 @@
 #include "runtime/src/core/Backend.h"
 #include "runtime/src/core/Status.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>

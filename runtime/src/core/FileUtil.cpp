@@ -3,6 +3,7 @@
 #include "runtime/src/core/FileUtil.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>

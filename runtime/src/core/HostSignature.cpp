@@ -9,6 +9,7 @@
 
 #include "runtime/src/core/Artifact.h"
 
+#include <cstdint>
 #include <map>
 #include <sstream>
 

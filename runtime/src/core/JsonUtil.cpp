@@ -3,6 +3,7 @@
 #include "runtime/src/core/JsonUtil.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <set>
 

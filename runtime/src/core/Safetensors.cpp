@@ -6,6 +6,7 @@
 #include "runtime/src/core/JsonUtil.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <set>

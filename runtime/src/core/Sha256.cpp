@@ -3,6 +3,7 @@
 #include "runtime/src/core/Sha256.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace tfc::rt {

@@ -4,6 +4,7 @@
 
 #include "runtime/src/cuda/DebugLog.h"
 
+#include <cstdint>
 #include <cublasLt.h>
 
 namespace tfc::rt::cuda {
@@ -100,7 +101,8 @@ Status CublasLtGemm::create(std::shared_ptr<CudaDriver> driver, int deviceArch,
   std::unique_ptr<CublasLtGemm> g(new CublasLtGemm());
   g->driver_ = std::move(driver);
   g->stream_ = stream;
-  if (Status s = g->library_.open({"libcublasLt.so.13", "libcublasLt.so"}); !s)
+  if (Status s = g->library_.open({"libcublasLt.so.13", "libcublasLt.so"},
+                                     /*searchToolkit=*/true); !s)
     return Status::error("cuBLASLt not found (" + s.message() + ")");
   CublasLtApi &api = *g->api_;
   const DynamicLibrary &lib = g->library_;

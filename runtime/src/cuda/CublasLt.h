@@ -17,6 +17,7 @@
 #include "runtime/src/cuda/CudaDriver.h"
 #include "runtime/src/cuda/GemmMapping.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_map>

@@ -2,8 +2,9 @@
 //
 // Backend.h over the CUDA driver API: the device's primary context (shared
 // with cuBLASLt and any other CUDA user in the process), one stream for all
-// work, kernels compiled by NVRTC through the on-disk KernelCache and loaded
-// as cubins, GEMMs on cuBLASLt. Every driver library is dlopen'd.
+// work, kernels compiled by NVRTC through the on-disk KernelCache (a
+// program's distinct kernels in parallel, ParallelCompile.h) and loaded as
+// cubins, GEMMs on cuBLASLt. Every driver library is dlopen'd.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,7 +14,9 @@
 #include "runtime/src/cuda/DebugLog.h"
 #include "runtime/src/cuda/KernelCache.h"
 #include "runtime/src/cuda/Nvrtc.h"
+#include "runtime/src/cuda/ParallelCompile.h"
 
+#include <cstdint>
 #include <limits>
 
 namespace tfc::rt {
@@ -75,6 +78,9 @@ public:
   Status copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes) override;
   Status prepareKernel(const KernelDesc &kernel,
                        std::unique_ptr<PreparedKernel> &out) override;
+  Status prepareKernels(const std::vector<KernelDesc> &kernels,
+                        std::vector<std::unique_ptr<PreparedKernel>> &out,
+                        PrepareStats &stats) override;
   Status launch(PreparedKernel &kernel, const KernelDesc &desc,
                 const std::vector<DevicePtr> &args,
                 const std::vector<const BufferDesc *> &argBuffers) override;
@@ -90,6 +96,14 @@ private:
   }
   Status loadModule(const std::string &cubin, const KernelDesc &kernel,
                     CUmodule &module);
+  /// Makes the prepared kernel of `kernel` from its `cubin`, which the cache
+  /// lookup found as `outcome`. A cached cubin that does not load is
+  /// recompiled and replaced, in the cache and in `cubin` (then `outcome`
+  /// becomes Miss), so kernels sharing the source load the fresh one. Runs
+  /// on the thread whose context is current.
+  Status loadKernel(const KernelDesc &kernel, std::string &cubin,
+                    CacheOutcome &outcome,
+                    std::unique_ptr<PreparedKernel> &out);
 
   std::shared_ptr<DeviceContext> ctx_;
   CUstream stream_ = nullptr;
@@ -251,16 +265,71 @@ Status CudaBackend::loadModule(const std::string &cubin,
   return Status::ok();
 }
 
-Status CudaBackend::prepareKernel(const KernelDesc &kernel,
-                                  std::unique_ptr<PreparedKernel> &out) {
+static Status checkKernel(const KernelDesc &kernel) {
   if (kernel.name.empty() || kernel.cudaSource.empty())
     return Status::error("cuda backend: kernel '" + kernel.name +
                          "' has no name or no CUDA source");
+  return Status::ok();
+}
+
+Status CudaBackend::prepareKernel(const KernelDesc &kernel,
+                                  std::unique_ptr<PreparedKernel> &out) {
+  TFC_RETURN_IF_ERROR(checkKernel(kernel));
   TFC_RETURN_IF_ERROR(ctx_->makeCurrent());
   std::string cubin;
   CacheOutcome outcome = CacheOutcome::Disabled;
   TFC_RETURN_IF_ERROR(nvrtc_->compileCached(
       cache_, kernel.cudaSource, kernel.name, compileArch_, cubin, &outcome));
+  return loadKernel(kernel, cubin, outcome, out);
+}
+
+Status
+CudaBackend::prepareKernels(const std::vector<KernelDesc> &kernels,
+                            std::vector<std::unique_ptr<PreparedKernel>> &out,
+                            PrepareStats &stats) {
+  out.clear();
+  std::vector<CompileRequest> requests;
+  requests.reserve(kernels.size());
+  for (const KernelDesc &kernel : kernels) {
+    TFC_RETURN_IF_ERROR(checkKernel(kernel));
+    requests.push_back({kernel.name, kernel.cudaSource});
+  }
+  // NVRTC needs no context, so the pool's threads never touch the driver;
+  // modules are loaded below on this thread, where the context is current.
+  CompiledKernels compiled;
+  TFC_RETURN_IF_ERROR(
+      compileKernels(*nvrtc_, cache_, compileArch_, requests, compiled));
+  TFC_RETURN_IF_ERROR(ctx_->makeCurrent());
+  out.resize(kernels.size());
+  int64_t recompiled = 0;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    size_t d = compiled.distinctOf[i];
+    bool wasHit = compiled.outcomes[d] == CacheOutcome::Hit;
+    if (Status s = loadKernel(kernels[i], compiled.cubins[d],
+                              compiled.outcomes[d], out[i]);
+        !s) {
+      out.clear(); // unloads the modules loaded so far
+      return Status::error("preparing kernel '" + kernels[i].name +
+                           "': " + s.message());
+    }
+    recompiled += wasHit && compiled.outcomes[d] != CacheOutcome::Hit;
+  }
+  stats.kernels = int64_t(kernels.size());
+  stats.distinct = int64_t(compiled.distinct());
+  stats.compiled = compiled.compiled + recompiled;
+  stats.cacheHits = compiled.cacheHits - recompiled;
+  stats.threads = compiled.threads;
+  debugLog("prepared " + std::to_string(stats.kernels) +
+           " kernels: " + std::to_string(stats.distinct) + " distinct, " +
+           std::to_string(stats.compiled) + " compiled, " +
+           std::to_string(stats.cacheHits) + " from the cache, on " +
+           std::to_string(stats.threads) + " threads");
+  return Status::ok();
+}
+
+Status CudaBackend::loadKernel(const KernelDesc &kernel, std::string &cubin,
+                               CacheOutcome &outcome,
+                               std::unique_ptr<PreparedKernel> &out) {
   CUmodule module = nullptr;
   Status loaded = loadModule(cubin, kernel, module);
   if (!loaded && outcome == CacheOutcome::Hit) {
@@ -270,6 +339,7 @@ Status CudaBackend::prepareKernel(const KernelDesc &kernel,
              loaded.message() + "); recompiling");
     TFC_RETURN_IF_ERROR(
         nvrtc_->compile(kernel.cudaSource, kernel.name, compileArch_, cubin));
+    outcome = CacheOutcome::Miss;
     std::string key = KernelCache::makeKey(
         kernel.cudaSource, nvrtc_->options(compileArch_),
         "nvrtc-" + nvrtc_->version(), "sm_" + std::to_string(compileArch_));

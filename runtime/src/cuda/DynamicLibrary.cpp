@@ -2,8 +2,10 @@
 
 #include "runtime/src/cuda/DynamicLibrary.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
 #include <utility>
+#include <vector>
 
 namespace tfc::rt::cuda {
 
@@ -26,12 +28,34 @@ DynamicLibrary &DynamicLibrary::operator=(DynamicLibrary &&other) noexcept {
   return *this;
 }
 
-Status DynamicLibrary::open(std::initializer_list<const char *> names) {
+namespace {
+
+/// Where a CUDA toolkit keeps its libraries, in search order.
+std::vector<std::string> toolkitLibraryDirs() {
+  std::vector<std::string> dirs;
+  if (const char *lib = std::getenv("TFC_CUDA_LIB"); lib && *lib)
+    dirs.push_back(lib);
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *root = std::getenv(var); root && *root)
+      dirs.push_back(std::string(root) + "/lib64");
+  dirs.push_back("/usr/local/cuda/lib64");
+  return dirs;
+}
+
+} // namespace
+
+Status DynamicLibrary::open(std::initializer_list<const char *> names,
+                            bool searchToolkit) {
+  std::vector<std::string> candidates(names.begin(), names.end());
+  if (searchToolkit)
+    for (const std::string &dir : toolkitLibraryDirs())
+      for (const char *name : names)
+        candidates.push_back(dir + "/" + name);
   std::string tried, lastError;
-  for (const char *name : names) {
+  for (const std::string &name : candidates) {
     // RTLD_LOCAL: the CUDA libraries must not leak symbols into the process
     // namespace, where another copy (e.g. PyTorch's) may live.
-    if (void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL)) {
+    if (void *h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) {
       if (handle_)
         dlclose(handle_);
       handle_ = h;
@@ -40,7 +64,7 @@ Status DynamicLibrary::open(std::initializer_list<const char *> names) {
     }
     const char *err = dlerror();
     lastError = err ? err : "unknown dlopen error";
-    tried += tried.empty() ? name : std::string(", ") + name;
+    tried += tried.empty() ? name : ", " + name;
   }
   return Status::error("could not load " + tried + " (" + lastError + ")");
 }

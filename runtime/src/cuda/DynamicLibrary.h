@@ -27,8 +27,14 @@ public:
   DynamicLibrary &operator=(DynamicLibrary &&other) noexcept;
 
   /// Opens the first of `names` that dlopen can load (RTLD_NOW | RTLD_LOCAL).
-  /// On failure the error names every candidate and the last dlerror().
-  Status open(std::initializer_list<const char *> names);
+  /// With `searchToolkit` (NVRTC, cuBLASLt: toolkit libraries, which a
+  /// machine may have without registering them with the loader), names the
+  /// loader cannot find are also tried in the CUDA toolkit's library
+  /// directories: $TFC_CUDA_LIB, $CUDA_HOME/lib64, $CUDA_PATH/lib64,
+  /// /usr/local/cuda/lib64. On failure the error names every candidate and
+  /// the last dlerror().
+  Status open(std::initializer_list<const char *> names,
+              bool searchToolkit = false);
   bool isOpen() const { return handle_ != nullptr; }
   /// The file name that was loaded ("libnvrtc.so.13").
   const std::string &loadedName() const { return name_; }

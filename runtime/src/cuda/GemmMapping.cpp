@@ -3,6 +3,7 @@
 #include "runtime/src/cuda/GemmMapping.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace tfc::rt::cuda {

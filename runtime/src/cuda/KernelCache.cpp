@@ -6,6 +6,7 @@
 #include "runtime/src/cuda/DebugLog.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -21,7 +22,19 @@ constexpr const char *kEntrySuffix = ".entry";
 /// Entries larger than this are not believed (a cubin is at most a few MiB).
 constexpr int64_t kMaxPayloadBytes = int64_t(1) << 30;
 
-std::string errnoText() { return std::strerror(errno); }
+/// strerror_r: lookups and stores run on the compile pool's threads, and
+/// POSIX does not promise that strerror's buffer is per thread.
+std::string errnoText() {
+  int err = errno;
+  char buf[256] = {0};
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+  return strerror_r(err, buf, sizeof(buf)); // GNU: returns the text
+#else
+  return strerror_r(err, buf, sizeof(buf)) == 0
+             ? std::string(buf)
+             : "errno " + std::to_string(err);
+#endif
+}
 
 bool isHexKey(const std::string &key) {
   if (key.size() != 64)
@@ -253,11 +266,22 @@ std::string KernelCache::entryPath(const std::string &key) const {
   return directory_ + "/" + key + kEntrySuffix;
 }
 
+KernelCacheStats KernelCache::stats() const {
+  KernelCacheStats s;
+  s.hits = stats_.hits.load();
+  s.misses = stats_.misses.load();
+  s.corrupt = stats_.corrupt.load();
+  s.compiles = stats_.compiles.load();
+  s.stores = stats_.stores.load();
+  s.storeFailures = stats_.storeFailures.load();
+  return s;
+}
+
 Status KernelCache::ensureDirectory() {
-  if (directoryReady_)
+  if (directoryReady_.load(std::memory_order_acquire))
     return Status::ok();
   TFC_RETURN_IF_ERROR(makeDirectories(directory_));
-  directoryReady_ = true;
+  directoryReady_.store(true, std::memory_order_release);
   return Status::ok();
 }
 

@@ -28,6 +28,7 @@
 
 #include "runtime/src/core/Status.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -48,7 +49,8 @@ enum class CacheOutcome {
 /// Returns "disabled", "hit", "miss" or "corrupt".
 const char *cacheOutcomeName(CacheOutcome outcome);
 
-/// Counters of one cache object (for tests and TFC_LOG=debug summaries).
+/// Counters of one cache object (for tests and TFC_LOG=debug summaries): a
+/// snapshot, taken while other threads may still be counting.
 struct KernelCacheStats {
   int64_t hits = 0;
   int64_t misses = 0;
@@ -59,13 +61,19 @@ struct KernelCacheStats {
 };
 
 /// An on-disk, content-addressed cache of compiled kernel binaries. Safe to
-/// share the directory between concurrent processes; one object is not
-/// meant to be used from several threads at once.
+/// share the directory between concurrent processes, and one object between
+/// threads (the parallel NVRTC compile looks up and stores from a pool):
+/// lookup, store and getOrCompile may run concurrently, on distinct keys or
+/// the same one (every store writes its own temporary file and renames it
+/// into place, so the last complete entry wins). Not copyable: the counters
+/// belong to one object.
 class KernelCache {
 public:
   /// A cache in `directory` (created with mode 0700 on first store). With
   /// `enabled` false every lookup reports Disabled and nothing is written.
   explicit KernelCache(std::string directory, bool enabled = true);
+  KernelCache(const KernelCache &) = delete;
+  KernelCache &operator=(const KernelCache &) = delete;
 
   /// The cache the environment asks for: TFC_CACHE_DIR or ~/.cache/tfc,
   /// disabled when TFC_DISABLE_CACHE is set to anything but "" or "0", or
@@ -108,11 +116,13 @@ public:
   Status getOrCompile(const std::string &key, const CompileFn &compile,
                       std::string &payload, CacheOutcome *outcome = nullptr);
 
-  const KernelCacheStats &stats() const { return stats_; }
+  /// The counters so far.
+  KernelCacheStats stats() const;
 
   /// Test hook: makes the next stores fail after writing `bytes` bytes of
   /// the entry (std::nullopt turns it off), to check that a failed write
-  /// leaves neither a partial entry nor a temporary file.
+  /// leaves neither a partial entry nor a temporary file. Not to be called
+  /// while another thread uses the cache.
   void setWriteFaultForTesting(std::optional<size_t> bytes) {
     writeFault_ = bytes;
   }
@@ -120,10 +130,18 @@ public:
 private:
   Status ensureDirectory();
 
+  /// KernelCacheStats, counted from several threads.
+  struct Counters {
+    std::atomic<int64_t> hits{0}, misses{0}, corrupt{0}, compiles{0}, stores{0},
+        storeFailures{0};
+  };
+
   std::string directory_;
   bool enabled_;
-  bool directoryReady_ = false;
-  KernelCacheStats stats_;
+  /// Set once the directory exists. Two threads racing to create it both
+  /// succeed (mkdir's EEXIST is accepted), so no lock is needed.
+  std::atomic<bool> directoryReady_{false};
+  Counters stats_;
   std::optional<size_t> writeFault_;
 };
 

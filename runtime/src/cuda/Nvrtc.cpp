@@ -81,7 +81,8 @@ NvrtcCompiler::~NvrtcCompiler() = default;
 
 Status NvrtcCompiler::load(std::unique_ptr<NvrtcCompiler> &out) {
   std::unique_ptr<NvrtcCompiler> c(new NvrtcCompiler());
-  if (Status s = c->library_.open({"libnvrtc.so.13", "libnvrtc.so"}); !s)
+  if (Status s = c->library_.open({"libnvrtc.so.13", "libnvrtc.so"},
+                                     /*searchToolkit=*/true); !s)
     return Status::error("NVRTC not found (" + s.message() + ")");
   NvrtcApi &api = *c->api_;
   const DynamicLibrary &lib = c->library_;
@@ -168,7 +169,7 @@ Status NvrtcCompiler::compile(const std::string &source,
   std::vector<const char *> argv;
   for (const std::string &o : opts)
     argv.push_back(o.c_str());
-  ++compileCount_;
+  compileCount_.fetch_add(1, std::memory_order_relaxed);
   r = api.nvrtcCompileProgram(prog, int(argv.size()), argv.data());
 
   std::string log;

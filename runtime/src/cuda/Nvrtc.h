@@ -14,6 +14,8 @@
 #include "runtime/src/cuda/DynamicLibrary.h"
 #include "runtime/src/cuda/KernelCache.h"
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,8 +24,11 @@ namespace tfc::rt::cuda {
 
 struct NvrtcApi;
 
-/// A loaded NVRTC. Compiles are independent; one object may be used from one
-/// thread at a time.
+/// A loaded NVRTC. Thread-safe after load(): compile() and compileCached()
+/// may run concurrently from several threads (the parallel kernel compile
+/// does), because every call creates and destroys its own nvrtcProgram
+/// (NVRTC allows concurrent calls on distinct programs), everything else the
+/// object holds is fixed at load, and the compile counter is atomic.
 class NvrtcCompiler {
 public:
   ~NvrtcCompiler();
@@ -64,8 +69,9 @@ public:
                        const std::string &name, int arch, std::string &cubin,
                        CacheOutcome *outcome = nullptr);
 
-  /// Number of real NVRTC compiles run by this object (tests).
-  int64_t compileCount() const { return compileCount_; }
+  /// Number of real NVRTC compiles run by this object, from all threads
+  /// (tests).
+  int64_t compileCount() const { return compileCount_.load(); }
 
 private:
   NvrtcCompiler();
@@ -75,7 +81,7 @@ private:
   std::string version_;
   std::vector<int> archs_;
   std::string includeDir_;
-  int64_t compileCount_ = 0;
+  std::atomic<int64_t> compileCount_{0};
 };
 
 } // namespace tfc::rt::cuda

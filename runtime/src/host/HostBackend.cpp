@@ -12,7 +12,9 @@
 #include "runtime/src/host/HostBlas.h"
 #include "runtime/src/host/HostGemm.h"
 #include "runtime/src/host/HostInterpreter.h"
+#include "runtime/src/host/HostMemory.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -50,7 +52,9 @@ public:
     if (rounded < bytes)
       return Status::error("host backend: allocation of " +
                            std::to_string(bytes) + " bytes overflows");
-    void *p = std::aligned_alloc(kAlignment, rounded);
+    void *p = host::fitsInMemory(rounded)
+                  ? std::aligned_alloc(kAlignment, rounded)
+                  : nullptr;
     if (!p)
       return Status::error("host backend: out of memory allocating " +
                            std::to_string(bytes) + " bytes");

@@ -13,6 +13,7 @@
 #include "runtime/src/host/HostBlas.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <thread>
 #include <vector>
 

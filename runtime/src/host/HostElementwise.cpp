@@ -13,6 +13,7 @@
 #include "runtime/src/host/Philox.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>

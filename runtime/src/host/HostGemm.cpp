@@ -14,6 +14,7 @@
 #include "runtime/src/host/HostKernels.h"
 
 #include <climits>
+#include <cstdint>
 #include <vector>
 
 namespace tfc::rt::host {

@@ -19,7 +19,9 @@
 #include "runtime/src/host/HostInterpreter.h"
 
 #include "runtime/src/host/HostKernels.h"
+#include "runtime/src/host/HostMemory.h"
 
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -90,7 +92,16 @@ Interpreter::Interpreter(HostProgram program, int64_t chunkElements)
   for (size_t i = 0; i < prog_.outputs.size(); ++i)
     p.outputIndices[prog_.outputs[i]].push_back(int(i));
 
-  // Statics are evaluated now; they behave like inputs afterwards.
+  // Statics are evaluated now; they behave like inputs afterwards. All of
+  // them must fit in memory (see HostMemory.h: overcommit hides failures).
+  uint64_t staticBytes = 0;
+  for (const HostOp &op : prog_.ops)
+    if (op.code == OpCode::Constant || op.code == OpCode::Iota) {
+      const ValueType &t = prog_.values[op.results[0]];
+      staticBytes += uint64_t(std::max<int64_t>(1, t.numel)) *
+                     computeSize(t.dtype);
+    }
+  requireFitsInMemory(staticBytes);
   for (const HostOp &op : prog_.ops) {
     if (op.code != OpCode::Constant && op.code != OpCode::Iota)
       continue;
@@ -369,6 +380,7 @@ Status Interpreter::runImpl(const std::vector<const void *> &inputs,
 
   // Where every value's whole compute data lives for this run.
   st.whole.assign(prog_.values.size(), nullptr);
+  uint64_t wholeBytes = 0; // all whole intermediates together must fit
   for (size_t v = 0; v < prog_.values.size(); ++v) {
     const ValueType &t = prog_.values[v];
     if (p.isStatic[v]) {
@@ -391,7 +403,11 @@ Status Interpreter::runImpl(const std::vector<const void *> &inputs,
       continue;
     }
     auto &buf = p.wholeData[v];
-    buf.resize(std::max<int64_t>(1, t.numel) * computeSize(t.dtype));
+    uint64_t bytes = uint64_t(std::max<int64_t>(1, t.numel)) *
+                     computeSize(t.dtype);
+    wholeBytes += bytes;
+    requireFitsInMemory(wholeBytes);
+    buf.resize(bytes);
     st.whole[v] = buf.data();
     if (p.inputIndex[v] >= 0)
       loadStorage(t.dtype, inputs[p.inputIndex[v]], buf.data(), t.numel);

@@ -16,6 +16,7 @@
 
 #include "runtime/src/host/HostProgram.h"
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 

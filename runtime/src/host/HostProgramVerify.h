@@ -10,6 +10,7 @@
 
 #include "runtime/src/host/HostProgram.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>

@@ -17,6 +17,7 @@
 #include "runtime/src/host/HostMath.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>

@@ -10,6 +10,7 @@
 
 #include "runtime/src/host/HostKernels.h"
 
+#include <cstdint>
 #include <cstring>
 
 namespace tfc::rt::host {

@@ -3,6 +3,7 @@
 #include "runtime/tools/tfcrt-run/Flags.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -71,14 +72,31 @@ bool FlagParser::set(const Flag &flag, const std::string &text) {
 }
 
 void FlagParser::printHelp() const {
+  // Flag names in a column of 26, help text wrapped at 80 columns beside it.
+  const size_t column = 27, width = 80;
+  auto print = [&](std::string head, const std::string &help) {
+    std::string line = head + std::string(head.size() < column ? column - head.size() : 1, ' ');
+    size_t start = 0;
+    while (start < help.size()) {
+      size_t room = width - column, end = help.size();
+      if (end - start > room) {
+        end = help.rfind(' ', start + room);
+        if (end == std::string::npos || end <= start)
+          end = start + room;
+      }
+      std::printf("%s%s\n", line.c_str(), help.substr(start, end - start).c_str());
+      line.assign(column, ' ');
+      start = end < help.size() && help[end] == ' ' ? end + 1 : end;
+    }
+  };
   std::printf("%s\nOptions:\n", usage_.c_str());
-  for (const Flag &f : flags_) {
-    std::string head = "  --" + f.name;
-    if (f.kind != Kind::Bool)
-      head += f.kind == Kind::String ? "=VALUE" : "=N";
-    std::printf("%-26s %s\n", head.c_str(), f.help.c_str());
-  }
-  std::printf("  %-24s %s\n", "--help", "Print this help");
+  for (const Flag &f : flags_)
+    print("  --" + f.name +
+              (f.kind == Kind::Bool     ? ""
+               : f.kind == Kind::String ? "=VALUE"
+                                        : "=N"),
+          f.help);
+  print("  --help", "Print this help");
 }
 
 bool FlagParser::parse(int argc, char **argv, int &exitCode) {

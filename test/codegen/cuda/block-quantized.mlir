@@ -56,3 +56,17 @@ func.func @adamw8bit(%p: tensor<40x130xf32>, %g: tensor<40x130xbf16>, %m: tensor
   } {kernel_name = "adamw8bit"}
   return %r#0, %r#1, %r#2, %r#3, %r#4 : tensor<40x130xf32>, tensor<40x130xui8>, tensor<21xf32>, tensor<40x130xui8>, tensor<21xf32>
 }
+
+// -----
+
+// The same update in place (tfcrt.kernel in_place [0, 2, 3, 4, 5]): the
+// parameter, codes and absmax pointers alias their outputs and lose
+// __restrict__; the gradient, lr and step keep it. The block's scales are
+// still read before the barriers of its reductions and written after.
+// CHECK-LABEL: // ===== kernel adamw8bit_in_place: kind block_quantized
+// CHECK: adamw8bit_in_place(const float* in0, const __nv_bfloat16* __restrict__ in1, const unsigned char* in2, const float* in3, const unsigned char* in4, const float* in5, const float* __restrict__ in6, const long long* __restrict__ in7, float* out0, unsigned char* out1, float* out2, unsigned char* out3, float* out4)
+tfcrt.kernel @adamw8bit_in_place block_quantized (tensor<40x130xf32>, tensor<40x130xbf16>, tensor<40x130xui8>, tensor<21xf32>, tensor<40x130xui8>, tensor<21xf32>, tensor<f32>, tensor<i64>) -> (tensor<40x130xf32>, tensor<40x130xui8>, tensor<21xf32>, tensor<40x130xui8>, tensor<21xf32>) in_place [0, 2, 3, 4, 5] {
+^bb0(%p: tensor<40x130xf32>, %g: tensor<40x130xbf16>, %m: tensor<40x130xui8>, %ma: tensor<21xf32>, %v: tensor<40x130xui8>, %va: tensor<21xf32>, %lr: tensor<f32>, %step: tensor<i64>):
+  %0:5 = tfc.adamw8bit %p, %g, %m, %ma, %v, %va, %lr, %step beta1 8.500000e-01 weight_decay 1.000000e-01 : tensor<40x130xf32>, tensor<40x130xbf16>, tensor<40x130xui8>, tensor<21xf32>, tensor<f32>
+  tfcrt.yield %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<40x130xf32>, tensor<40x130xui8>, tensor<21xf32>, tensor<40x130xui8>, tensor<21xf32>
+}

@@ -64,3 +64,19 @@ func.func @sgd_pair(%p: tensor<64x32xf32>, %g: tensor<64x32xf32>, %buf: tensor<6
   } {kernel_name = "sgd_pair"}
   return %r#0, %r#1, %r#2, %r#3 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<64xbf16>
 }
+
+// -----
+
+// An AdamW kernel that updates in place (tfcrt.kernel in_place [0, 2, 3]): the
+// parameter and moment pointers alias their outputs, so neither side of a
+// pair is __restrict__; the gradient, lr and step keep it. Each element is
+// loaded before its update is stored, by the same thread.
+// CHECK-LABEL: // ===== kernel adamw_in_place: kind multi_tensor
+// CHECK: adamw_in_place(const float* in0, const float* __restrict__ in1, const float* in2, const float* in3, const float* __restrict__ in4, const long long* __restrict__ in5, float* out0, float* out1, float* out2)
+// CHECK: const float [[P:v[0-9]+]] = in0[i];
+// CHECK: out0[i] =
+tfcrt.kernel @adamw_in_place multi_tensor (tensor<1000xf32>, tensor<1000xf32>, tensor<1000xf32>, tensor<1000xf32>, tensor<f32>, tensor<i64>) -> (tensor<1000xf32>, tensor<1000xf32>, tensor<1000xf32>) in_place [0, 2, 3] {
+^bb0(%p: tensor<1000xf32>, %g: tensor<1000xf32>, %m: tensor<1000xf32>, %v: tensor<1000xf32>, %lr: tensor<f32>, %t: tensor<i64>):
+  %p2, %m2, %v2 = tfc.adamw %p, %g, %m, %v, %lr, %t : tensor<1000xf32>, tensor<1000xf32>, tensor<f32>
+  tfcrt.yield %p2, %m2, %v2 : tensor<1000xf32>, tensor<1000xf32>, tensor<1000xf32>
+}

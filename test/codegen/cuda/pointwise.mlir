@@ -221,3 +221,15 @@ func.func @two_sizes(%x: tensor<4096x3xf32>, %b: tensor<3xf32>) -> (tensor<4096x
   } {kernel_name = "two_sizes"}
   return %r#0, %r#1 : tensor<4096x3xf32>, tensor<3xf32>
 }
+
+// The select that keeps a parameter on a skipped step, written in place over
+// it (tfcrt.kernel in_place [1]): that input and the output drop
+// __restrict__; each element of in1 is loaded by the thread that stores out0
+// there, in the vector path and the scalar one.
+// CHECK-LABEL: // ===== kernel keep_on_skip: kind pointwise
+// CHECK: keep_on_skip(const unsigned char* __restrict__ in0, const float* in1, const float* __restrict__ in2, float* out0)
+tfcrt.kernel @keep_on_skip pointwise (tensor<i1>, tensor<1000x130xf32>, tensor<1000x130xf32>) -> tensor<1000x130xf32> in_place [1] {
+^bb0(%f: tensor<i1>, %old: tensor<1000x130xf32>, %new: tensor<1000x130xf32>):
+  %0 = tfc.select %f, %old, %new : tensor<i1>, tensor<1000x130xf32>, tensor<1000x130xf32>
+  tfcrt.yield %0 : tensor<1000x130xf32>
+}

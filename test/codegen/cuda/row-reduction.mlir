@@ -147,16 +147,17 @@ func.func @cross_entropy_sum_f64(%logits: tensor<8x10xf64>, %labels: tensor<8xi3
 }
 
 // reduce_sum and reduce_max over trailing dims of equal geometry (4 rows of
-// 8) share one kernel; an input reduced once is streamed, not kept.
+// 8) share one kernel; an input reduced once is streamed, not kept. Each row
+// output is stored as soon as it is known (nothing stays live for the end).
 // CHECK-LABEL: // ===== kernel trailing_reductions: kind row_reduction
 // CHECK-NOT: float x{{[0-9]+}}[
 // CHECK: [[S:acc[0-9]+]] = [[S]] + ({{v[0-9]+}});
 // CHECK: [[S]] = tfc_warp_allreduce([[S]], tfc_sum_op());
 // CHECK-NEXT: const float [[RS:s[0-9]+]] = [[S]];
+// CHECK-NEXT: if (lane == 0) out0[row] = [[RS]];
 // CHECK: const float {{v[0-9]+}} = in1[row * 8 + j];
 // CHECK: [[M:acc[0-9]+]] = tfc_warp_allreduce([[M]], tfc_max_op());
 // CHECK-NEXT: const float [[RM:s[0-9]+]] = [[M]];
-// CHECK-NEXT: if (lane == 0) out0[row] = [[RS]];
 // CHECK-NEXT: if (lane == 0) out1[row] = [[RM]];
 func.func @trailing_reductions(%x: tensor<4x8xf32>, %y: tensor<4x2x4xf32>) -> (tensor<4xf32>, tensor<4x1x1xf32>) {
   %r:2 = tfc.fusion row_reduction (%a = %x : tensor<4x8xf32>, %b = %y : tensor<4x2x4xf32>) -> (tensor<4xf32>, tensor<4x1x1xf32>) {
@@ -168,18 +169,23 @@ func.func @trailing_reductions(%x: tensor<4x8xf32>, %y: tensor<4x2x4xf32>) -> (t
 }
 
 // A softmax written out of reduce_max, sub, exp, reduce_sum and div: the
-// per-row statistics are registers read at the row's index, exp(x - max) is
-// kept in registers for the sum and the division.
+// per-row statistics are registers read at the row's index; the row is kept
+// in registers for the max and the sum. The final pass calls the division's
+// slow path, and a register array indexed across a call would be spilled to
+// local memory, so that pass (not unrolled) re-reads the row and recomputes
+// exp(x - max) instead.
 // CHECK-LABEL: // ===== kernel manual_softmax: kind row_reduction
 // CHECK: float [[X:x[0-9]+]][2];
 // CHECK: [[M:acc[0-9]+]] = tfc_warp_allreduce([[M]], tfc_max_op());
 // CHECK-NEXT: const float [[RM:s[0-9]+]] = [[M]];
-// CHECK-NEXT: float [[E:x[0-9]+]][2];
 // CHECK: const float [[D:v[0-9]+]] = [[X]][k] - [[RM]];
 // CHECK-NEXT: const float [[EX:v[0-9]+]] = expf([[D]]);
-// CHECK-NEXT: [[E]][k] = [[EX]];
 // CHECK: const float [[RS:s[0-9]+]] = {{acc[0-9]+}};
-// CHECK: const float [[P:v[0-9]+]] = [[E]][k] / [[RS]];
+// CHECK: #pragma unroll 1
+// CHECK: const float [[R:v[0-9]+]] = in0[row * 64 + j];
+// CHECK-NEXT: const float [[D2:v[0-9]+]] = [[R]] - [[RM]];
+// CHECK-NEXT: const float [[EX2:v[0-9]+]] = expf([[D2]]);
+// CHECK-NEXT: const float [[P:v[0-9]+]] = [[EX2]] / [[RS]];
 // CHECK-NEXT: out0[row * 64 + j] = [[P]];
 func.func @manual_softmax(%x: tensor<32x64xf32>) -> tensor<32x64xf32> {
   %r = tfc.fusion row_reduction (%a = %x : tensor<32x64xf32>) -> tensor<32x64xf32> {

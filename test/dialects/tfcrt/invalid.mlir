@@ -100,6 +100,91 @@ tfcrt.kernel @k pointwise (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 
 // -----
 
+// in_place has one entry per output.
+// expected-error @+1 {{'tfcrt.kernel' op in_place has 2 entries but the kernel has 1 outputs}}
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf32> in_place [0, -1] {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}
+
+// -----
+
+// An in_place entry is -1 or an input index.
+// expected-error @+1 {{'tfcrt.kernel' op in_place entry #0 is 1, neither -1 nor an input index (the kernel has 1 inputs)}}
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf32> in_place [1] {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}
+
+// -----
+
+// Two outputs written over one input would race.
+// expected-error @+1 {{'tfcrt.kernel' op outputs #0 and #1 both update input #0 in place}}
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) in_place [0, 0] {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  %1 = tfc.abs %x : tensor<4xf32>
+  tfcrt.yield %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// One buffer holds both: the types must agree.
+// expected-error @+1 {{'tfcrt.kernel' op output #0 ('tensor<4xf16>') cannot share the buffer of input #0 ('tensor<4xf32>'): the types differ}}
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf16> in_place [0] {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.convert %x : tensor<4xf32> -> tensor<4xf16>
+  tfcrt.yield %0 : tensor<4xf16>
+}
+
+// -----
+
+// An input read at other indices (here broadcast along a row) may already be
+// overwritten by another thread when it is read.
+// expected-error @+1 {{'tfcrt.kernel' op input #0 is read by 'tfc.add' at other indices than the element it computes (a broadcast, view, reduction or gather), so it cannot be overwritten while the kernel runs}}
+tfcrt.kernel @k pointwise (tensor<1x4xf32>, tensor<4x4xf32>) -> (tensor<1x4xf32>, tensor<4x4xf32>) in_place [0, -1] {
+^bb0(%x: tensor<1x4xf32>, %y: tensor<4x4xf32>):
+  %0 = tfc.neg %x : tensor<1x4xf32>
+  // expected-note @+1 {{read here}}
+  %1 = tfc.add %x, %y : tensor<1x4xf32>, tensor<4x4xf32>
+  tfcrt.yield %0, %1 : tensor<1x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// A view reads other elements too.
+// expected-error @+1 {{'tfcrt.kernel' op input #0 is read by 'tfc.transpose' at other indices}}
+tfcrt.kernel @k pointwise (tensor<4x4xf32>) -> tensor<4x4xf32> in_place [0] {
+^bb0(%x: tensor<4x4xf32>):
+  // expected-note @+1 {{read here}}
+  %0 = tfc.transpose %x, [1, 0] : tensor<4x4xf32> -> tensor<4x4xf32>
+  tfcrt.yield %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// Reductions re-read their rows across threads: never in place.
+// expected-error @+1 {{'tfcrt.kernel' op a row_reduction kernel never writes over its inputs (only pointwise, multi_tensor and block_quantized kernels update in place)}}
+tfcrt.kernel @k row_reduction (tensor<4x8xf32>) -> tensor<4x8xf32> in_place [0] {
+^bb0(%x: tensor<4x8xf32>):
+  %0 = tfc.softmax %x dim -1 : tensor<4x8xf32>
+  tfcrt.yield %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// In a block_quantized kernel a state operand pairs only with its own result.
+// expected-error @+1 {{'tfcrt.kernel' op in a block_quantized kernel only a state operand of the tfc.adamw8bit op (param, a moment's codes or absmax), used by nothing else, may share its buffer with the result that updates it}}
+tfcrt.kernel @k block_quantized (tensor<512xf32>, tensor<512xf32>, tensor<512xui8>, tensor<2xf32>, tensor<512xui8>, tensor<2xf32>, tensor<f32>, tensor<i64>) -> (tensor<512xf32>, tensor<512xui8>, tensor<2xf32>, tensor<512xui8>, tensor<2xf32>) in_place [1, -1, -1, -1, -1] {
+^bb0(%p: tensor<512xf32>, %g: tensor<512xf32>, %m: tensor<512xui8>, %ma: tensor<2xf32>, %v: tensor<512xui8>, %va: tensor<2xf32>, %lr: tensor<f32>, %t: tensor<i64>):
+  %0:5 = tfc.adamw8bit %p, %g, %m, %ma, %v, %va, %lr, %t : tensor<512xf32>, tensor<512xf32>, tensor<512xui8>, tensor<2xf32>, tensor<f32>
+  tfcrt.yield %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<512xf32>, tensor<512xui8>, tensor<2xf32>, tensor<512xui8>, tensor<2xf32>
+}
+
+// -----
+
 // Yielded values have the outputs' types.
 tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf16> {
 ^bb0(%x: tensor<4xf32>):
@@ -286,6 +371,73 @@ tfcrt.entry @forward {
   %b = tfcrt.external output "y" : memref<4xf32>
   // expected-error @+1 {{'tfcrt.launch' op outputs #0 and #1 are the same buffer}}
   tfcrt.launch @two (%a) -> (%b, %b) : (memref<4xf32>) -> (memref<4xf32>, memref<4xf32>)
+  tfcrt.return
+}
+
+// -----
+
+// An output over an input is a race unless the kernel declares it in place.
+tfcrt.kernel @neg pointwise (tensor<4xf32>) -> tensor<4xf32> {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}
+tfcrt.entry @forward {
+  %a = tfcrt.external param "p" : memref<4xf32>
+  // expected-error @+1 {{'tfcrt.launch' op output #0 overlaps input #0, which kernel @neg does not declare in_place for it}}
+  tfcrt.launch @neg (%a) -> (%a) : (memref<4xf32>) -> memref<4xf32>
+  tfcrt.return
+}
+
+// -----
+
+// Declared in place for another input: the output still overlaps this one.
+tfcrt.kernel @sub pointwise (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> in_place [0] {
+^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
+  %0 = tfc.sub %x, %y : tensor<4xf32>, tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}
+tfcrt.entry @forward {
+  %a = tfcrt.external param "p" : memref<4xf32>
+  %b = tfcrt.external input "g" : memref<4xf32>
+  // expected-error @+1 {{'tfcrt.launch' op output #0 overlaps input #1, which kernel @sub does not declare in_place for it}}
+  tfcrt.launch @sub (%b, %a) -> (%a) : (memref<4xf32>, memref<4xf32>) -> memref<4xf32>
+  tfcrt.return
+}
+
+// -----
+
+// In place means the very buffer: a view of it (an alias) or overlapping
+// arena bytes are rejected.
+tfcrt.arena size 1024 alignment 64
+tfcrt.kernel @neg pointwise (tensor<4xf32>) -> tensor<4xf32> in_place [0] {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}
+tfcrt.entry @forward {
+  %a = tfcrt.arena_view offset 0 : memref<4xf32>
+  %b = tfcrt.alias %a : memref<4xf32> -> memref<4xf32>
+  // expected-error @+1 {{'tfcrt.launch' op output #0 overlaps input #0}}
+  tfcrt.launch @neg (%a) -> (%b) : (memref<4xf32>) -> memref<4xf32>
+  tfcrt.return
+}
+
+// -----
+
+// Arena views whose bytes intersect are one buffer to the device.
+tfcrt.arena size 1024 alignment 8
+tfcrt.kernel @two pointwise (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0, %x : tensor<4xf32>, tensor<4xf32>
+}
+tfcrt.entry @forward {
+  %a = tfcrt.external input "x" : memref<4xf32>
+  %b = tfcrt.arena_view offset 0 : memref<4xf32>
+  %c = tfcrt.arena_view offset 8 : memref<4xf32>
+  // expected-error @+1 {{'tfcrt.launch' op outputs #0 and #1 overlap in memory}}
+  tfcrt.launch @two (%a) -> (%b, %c) : (memref<4xf32>) -> (memref<4xf32>, memref<4xf32>)
   tfcrt.return
 }
 

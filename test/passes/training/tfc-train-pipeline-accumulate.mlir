@@ -13,6 +13,10 @@
 // the entries never run together), kernel symbols numbered across both
 // entries, and each entry declaring the externals it binds; the ones both
 // bind (params, accumulators, loss_scale) have the same name, role and type.
+// Each accumulator is updated in place: accumulate_step's add writes the sum
+// over it, apply_step's reset writes the zeros straight into it after its
+// last read; no copies remain. apply_step launches kernels accumulate_step
+// launched first (identical kernels are kept once).
 // CHECK: tfcrt.arena size {{[0-9]+}} alignment 256
 // CHECK-NOT: tfcrt.arena
 // CHECK: tfcrt.kernel @k0
@@ -26,8 +30,9 @@
 // CHECK: tfcrt.external input "arg3" : memref<2x4xf32>
 // CHECK: tfcrt.external output "loss" : memref<f32>
 // CHECK-NOT: tfcrt.external
-// CHECK: tfcrt.copy %{{.*}} -> %[[WA]] : memref<4x8xf32>
-// CHECK-NEXT: tfcrt.copy %{{.*}} -> %[[BA]] : memref<4xf32>
+// CHECK-NOT: tfcrt.copy
+// CHECK: tfcrt.launch @{{.*}} (%[[WA]], %{{.*}}) -> (%[[WA]])
+// CHECK-NEXT: tfcrt.launch @{{.*}} (%[[BA]], %{{.*}}) -> (%[[BA]])
 // CHECK-NEXT: tfcrt.return
 // CHECK-NOT: tfcrt.kernel @k0
 // CHECK-LABEL: tfcrt.entry @apply_step
@@ -43,8 +48,11 @@
 // CHECK: %[[BA:.*]] = tfcrt.external state "b.grad_accum" : memref<4xf32>
 // CHECK: tfcrt.external output "found_inf" : memref<i1>
 // CHECK-NOT: tfcrt.external
-// CHECK: tfcrt.copy %{{.*}} -> %[[WA]] : memref<4x8xf32>
-// CHECK-NEXT: tfcrt.copy %{{.*}} -> %[[BA]] : memref<4xf32>
+// CHECK-NOT: tfcrt.copy
+// CHECK: tfcrt.launch @k4 (
+// CHECK-NOT: tfcrt.copy
+// CHECK: tfcrt.launch @{{.*}} () -> (%[[WA]])
+// CHECK-NEXT: tfcrt.launch @{{.*}} () -> (%[[BA]])
 // CHECK-NEXT: tfcrt.return
 // CHECK-NOT: func.func @accumulate_step
 // CHECK-NOT: func.func @apply_step

@@ -6,9 +6,12 @@
 
 // --tfc-train-pipeline = --tfc-build-train-step + --tfc-lower-to-exec on
 // @train_step. State arguments become externals of role state; updated
-// params and state get no output buffer but a tfcrt.copy over their external
-// after the last launch (in place); tfc.output results are outputs named by
-// the attribute; the entry is @train_step.
+// params and state get no output buffer: the kernel computing each new value
+// writes it straight into its external (in place, no copies), here the
+// select that keeps the old value on a skipped step, after AdamW computed the
+// new one into the arena; identical select kernels are launched again rather
+// than emitted twice; tfc.output results are outputs named by the attribute;
+// the entry is @train_step.
 // CHECK-LABEL: tfcrt.entry @train_step
 // CHECK: %[[W:.*]] = tfcrt.external param "w" : memref<4x8xf32>
 // CHECK: %[[B:.*]] = tfcrt.external param "b" : memref<4xf32>
@@ -23,19 +26,20 @@
 // CHECK: tfcrt.external input "x" : memref<2x8xf32>
 // CHECK: tfcrt.external input "arg3" : memref<2x4xf32>
 // CHECK: tfcrt.external output "loss" : memref<f32>
-// CHECK: tfcrt.external output "found_inf" : memref<i1>
+// CHECK: %[[F:.*]] = tfcrt.external output "found_inf" : memref<i1>
 // CHECK-NOT: tfcrt.external
-// Both parameters' AdamW updates are one multi-tensor launch (--tfc-fuse).
+// CHECK-NOT: tfcrt.copy
+// Both parameters' AdamW updates are one multi-tensor launch (--tfc-fuse)
+// into the arena; the found_inf flag, step, scale and tracker updates one
+// kernel writing the three states in place; then the selects in place.
 // CHECK: tfcrt.launch @{{.*}} -> (%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : ({{.*}}) -> (memref<4x8xf32>, memref<4x8xf32>, memref<4x8xf32>, memref<4xf32>, memref<4xf32>, memref<4xf32>)
-// CHECK: tfcrt.copy %{{.*}} -> %[[W]] : memref<4x8xf32>
-// CHECK-NEXT: tfcrt.copy %{{.*}} -> %[[B]] : memref<4xf32>
-// CHECK-NEXT: tfcrt.copy %{{.*}} -> %[[WM]] : memref<4x8xf32>
-// CHECK-NEXT: tfcrt.copy %{{.*}} -> %[[WV]] : memref<4x8xf32>
-// CHECK-NEXT: tfcrt.copy %{{.*}} -> %[[BM]] : memref<4xf32>
-// CHECK-NEXT: tfcrt.copy %{{.*}} -> %[[BV]] : memref<4xf32>
-// CHECK-NEXT: tfcrt.copy %{{.*}} -> %[[STEP]] : memref<i64>
-// CHECK-NEXT: tfcrt.copy %{{.*}} -> %[[SCALE]] : memref<f32>
-// CHECK-NEXT: tfcrt.copy %{{.*}} -> %[[TRACK]] : memref<i64>
+// CHECK-NEXT: tfcrt.launch @{{.*}} -> (%[[F]], %[[STEP]], %[[SCALE]], %[[TRACK]])
+// CHECK-NEXT: tfcrt.launch @[[SEL2:k[0-9]+]] (%[[F]], %[[W]], %{{[0-9]+}}) -> (%[[W]])
+// CHECK-NEXT: tfcrt.launch @[[SEL1:k[0-9]+]] (%[[F]], %[[B]], %{{[0-9]+}}) -> (%[[B]])
+// CHECK-NEXT: tfcrt.launch @[[SEL2]] (%[[F]], %[[WM]], %{{[0-9]+}}) -> (%[[WM]])
+// CHECK-NEXT: tfcrt.launch @[[SEL2]] (%[[F]], %[[WV]], %{{[0-9]+}}) -> (%[[WV]])
+// CHECK-NEXT: tfcrt.launch @[[SEL1]] (%[[F]], %[[BM]], %{{[0-9]+}}) -> (%[[BM]])
+// CHECK-NEXT: tfcrt.launch @[[SEL1]] (%[[F]], %[[BV]], %{{[0-9]+}}) -> (%[[BV]])
 // CHECK-NEXT: tfcrt.return
 
 // The artifact records the state role; the runtime zero-fills state, so the

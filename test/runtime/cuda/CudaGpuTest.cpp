@@ -12,6 +12,7 @@
 #include "runtime/src/core/Backend.h"
 #include "runtime/src/core/DType.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 #include <cmath>

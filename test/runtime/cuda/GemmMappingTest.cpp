@@ -10,6 +10,7 @@
 
 #include "GemmReference.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 #include <random>

@@ -6,6 +6,7 @@
 #include "runtime/src/core/Artifact.h"
 #include "runtime/src/cuda/GemmMapping.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace tfc::rt::cuda::testing {

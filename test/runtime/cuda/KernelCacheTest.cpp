@@ -3,8 +3,8 @@
 // Cache behaviour with a counting fake compiler (no CUDA at all): keys, miss
 // then hit, private directory creation, corrupt entries of every kind
 // detected, reported and recompiled, failed writes leaving nothing behind,
-// concurrent writers never exposing a partial entry, TFC_DISABLE_CACHE and
-// TFC_CACHE_DIR.
+// concurrent writers never exposing a partial entry, one object shared by
+// threads, TFC_DISABLE_CACHE and TFC_CACHE_DIR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -288,6 +288,58 @@ TEST_F(KernelCacheTest, ConcurrentWritersNeverExposePartialEntries) {
   reader.join();
   EXPECT_EQ(corrupt, 0);
   EXPECT_EQ(files(), std::vector<std::string>{key() + ".entry"});
+}
+
+// One cache object shared by 8 threads (as the parallel NVRTC compile uses
+// it), each getting 16 distinct keys and one key they all share, twice: the
+// first pass creates the directory from several threads at once, every
+// payload comes back intact, and the counters add up exactly.
+TEST_F(KernelCacheTest, OneObjectSharedByThreads) {
+  KernelCache cache(dir_);
+  constexpr int kThreads = 8, kKeys = 16;
+  std::atomic<int> compiles{0}, wrong{0}, failed{0};
+  auto work = [&](int t) {
+    for (int i = 0; i <= kKeys; ++i) {
+      // i == kKeys: the key every thread shares.
+      std::string source =
+          i == kKeys ? "shared"
+                     : "k" + std::to_string(t) + "_" + std::to_string(i);
+      std::string expected = kPayload + source, out;
+      Status s = cache.getOrCompile(
+          key(source),
+          [&](std::string &payload) {
+            ++compiles;
+            payload = expected;
+            return Status::ok();
+          },
+          out);
+      if (!s)
+        ++failed;
+      else if (out != expected)
+        ++wrong;
+    }
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back(work, t);
+    for (std::thread &t : threads)
+      t.join();
+  }
+  EXPECT_EQ(failed, 0);
+  EXPECT_EQ(wrong, 0);
+  // Private keys compile once each; the shared one at least once and at
+  // most once per thread (first-pass threads may all miss it together).
+  EXPECT_GE(compiles, kThreads * kKeys + 1);
+  EXPECT_LE(compiles, kThreads * kKeys + kThreads);
+  KernelCacheStats stats = cache.stats();
+  EXPECT_EQ(stats.compiles, compiles);
+  EXPECT_EQ(stats.stores, compiles);
+  EXPECT_EQ(stats.hits + stats.misses, 2 * kThreads * (kKeys + 1));
+  EXPECT_EQ(stats.misses, compiles);
+  EXPECT_EQ(stats.corrupt, 0);
+  EXPECT_EQ(stats.storeFailures, 0);
+  EXPECT_EQ(files().size(), size_t(kThreads * kKeys + 1));
 }
 
 // TFC_DISABLE_CACHE=1 bypasses the cache: every request compiles and nothing

@@ -10,6 +10,7 @@
 
 #include "runtime/src/host/HostBlas.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 #include <cmath>

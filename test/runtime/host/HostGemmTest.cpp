@@ -11,6 +11,7 @@
 #include "runtime/src/core/Backend.h"
 
 #include <cmath>
+#include <cstdint>
 
 using namespace tfc::rt;
 using namespace tfc::rt::host::test;

@@ -12,6 +12,7 @@
 #include "runtime/src/host/Philox.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 using namespace tfc::rt;

@@ -8,6 +8,7 @@
 
 #include "runtime/src/host/HostProgram.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 #include <string>

@@ -6,6 +6,7 @@
 #include "runtime/src/core/DType.h"
 #include "runtime/src/host/HostInterpreter.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 #include <cstring>

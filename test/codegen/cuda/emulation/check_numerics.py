@@ -66,9 +66,12 @@ class Runner:
         end = text.find("// ===== kernel", start + 1)
         return text[start:end if end >= 0 else len(text)]
 
-    def run(self, file, name, inputs, outputs):
+    def run(self, file, name, inputs, outputs, in_place=None):
         """Runs kernel `name` of `file` on `inputs` (tensors); `outputs` are
-        (dtype, shape) pairs. Returns the output tensors."""
+        (dtype, shape) pairs. `in_place` maps output k to input j: the kernel
+        gets input j's buffer for output k too, as a launch that updates in
+        place passes it. Returns the output tensors."""
+        in_place = in_place or {}
         source = self.kernel_source(file, name)
         launch = re.search(r"grid \[(\d+), (\d+), (\d+)\], block \[(\d+), (\d+), (\d+)\]",
                            source).groups()
@@ -91,13 +94,16 @@ class Runner:
                 count *= s
             size = count * torch.empty(0, dtype=dtype).element_size()
             sizes.append(size)
-            main.append(f"  std::vector<char> out{k}({size} + 16);")
-            params.append(f"({C_TYPES[dtype]}*)out{k}.data()")
+            buffer = f"in{in_place[k]}" if k in in_place else f"out{k}"
+            if k not in in_place:
+                main.append(f"  std::vector<char> out{k}({size} + 16);")
+            params.append(f"({C_TYPES[dtype]}*){buffer}.data()")
         main.append(f"  emu_launch({name}, emu_dim3{{{launch[0]}, {launch[1]}, {launch[2]}}}, "
                     f"emu_dim3{{{launch[3]}, {launch[4]}, {launch[5]}}}, {', '.join(params)});")
         for k, size in enumerate(sizes):
             path = os.path.join(work, f"out{k}.bin")
-            main.append(f'  std::ofstream o{k}("{path}", std::ios::binary); o{k}.write(out{k}.data(), {size});')
+            buffer = f"in{in_place[k]}" if k in in_place else f"out{k}"
+            main.append(f'  std::ofstream o{k}("{path}", std::ios::binary); o{k}.write({buffer}.data(), {size});')
         main.append("}")
         with open(os.path.join(work, "main.cpp"), "w") as f:
             f.write("\n".join(main))
@@ -273,6 +279,7 @@ def cases(run):
     # backward kernels, computed in float64 and rounded once.
     yield from backward_cases(run)
     yield from block_quantized_cases(run)
+    yield from in_place_cases(run)
 
 
 def block_quantized_cases(run):
@@ -295,6 +302,41 @@ def block_quantized_cases(run):
     names = ["param", "exp_avg codes", "exp_avg absmax", "exp_avg_sq codes", "exp_avg_sq absmax"]
     for name, o, w in zip(names, outs, want):
         yield f"adamw8bit {name}", o.flatten(), w, "codes" in name
+
+
+def in_place_cases(run):
+    """Kernels that update in place (tfcrt.kernel in_place), run with one
+    buffer for each (output, input) pair as their launches do, give bit for
+    bit what they give with separate buffers (and the reference)."""
+    for skip in (False, True):
+        old, new = torch.randn(1000, 130), torch.randn(1000, 130)
+        o, = run("pointwise.mlir", "keep_on_skip", [torch.tensor(skip), old, new],
+                 [(torch.float32, (1000, 130))], in_place={0: 1})
+        yield f"keep_on_skip in place (skip={skip})", o, old if skip else new, True
+
+    n = 1000
+    inputs = [torch.randn(n), torch.randn(n), torch.randn(n) * 0.1, torch.rand(n) * 0.01,
+              torch.tensor(1e-3, dtype=torch.float32), torch.tensor(3)]
+    outputs = [(torch.float32, (n,))] * 3
+    apart = run("multi-tensor.mlir", "adamw_in_place", inputs, outputs)
+    shared = run("multi-tensor.mlir", "adamw_in_place", inputs, outputs,
+                 in_place={0: 0, 1: 2, 2: 3})
+    for name, got, want in zip(["param", "exp_avg", "exp_avg_sq"], shared, apart):
+        yield f"adamw in place {name}", got, want, True
+
+    blocks = 21
+    inputs = [torch.randn(40, 130), (torch.randn(40, 130) * 0.1).bfloat16(),
+              torch.randint(0, 256, (40, 130), dtype=torch.uint8), torch.rand(blocks) * 0.05,
+              torch.randint(0, 256, (40, 130), dtype=torch.uint8), torch.rand(blocks) * 0.01,
+              torch.tensor(1e-3, dtype=torch.float32), torch.tensor(7)]
+    outputs = [(torch.float32, (40, 130)), (torch.uint8, (40, 130)), (torch.float32, (blocks,)),
+               (torch.uint8, (40, 130)), (torch.float32, (blocks,))]
+    apart = run("block-quantized.mlir", "adamw8bit", inputs, outputs)
+    shared = run("block-quantized.mlir", "adamw8bit_in_place", inputs, outputs,
+                 in_place={0: 0, 1: 2, 2: 3, 3: 4, 4: 5})
+    names = ["param", "exp_avg codes", "exp_avg absmax", "exp_avg_sq codes", "exp_avg_sq absmax"]
+    for name, got, want in zip(names, shared, apart):
+        yield f"adamw8bit in place {name}", got, want, True
 
 
 def vjp(fn, inputs, cotangent, wrt):

@@ -1,0 +1,100 @@
+"""The frontend's entry points: trace, import, run the passes, print, and
+write the weights.
+
+    exported = tfc_torch.import_module(model, example_args)   # in memory
+    tfc_torch.export(model, example_args, "model.mlir", weights="w.safetensors")
+"""
+import os
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence
+
+import torch
+
+from . import safetensors
+from .importer import import_traced
+from .ir import Function
+from .passes import run_pipeline
+from .printer import print_function
+from .tracing import trace
+
+
+@dataclass
+class Exported:
+    """An imported model: its tfc function (text and IR) and the tensors
+    its arguments bind to, by name."""
+    mlir: str
+    function: Function
+    params: "OrderedDict[str, torch.Tensor]"   # argument order = state_dict order
+    inputs: "OrderedDict[str, torch.Tensor]"   # the example batch
+    aliases: Dict[str, str] = field(default_factory=dict)  # tied name -> param name
+    buffers: List[str] = field(default_factory=list)       # folded into constants
+    patterns: Dict[str, int] = field(default_factory=dict)  # pass -> rewrites
+
+    def save(self, path: str) -> None:
+        with open(path, "w") as f:
+            f.write(self.mlir)
+
+    def save_weights(self, path: str) -> None:
+        """The parameters (one tensor per `tfc.param` argument)."""
+        safetensors.save(OrderedDict((k, v.detach()) for k, v in self.params.items()), path)
+
+    def save_inputs(self, path: str) -> None:
+        """The example batch (one tensor per `tfc.input` argument)."""
+        safetensors.save(OrderedDict((k, v.detach()) for k, v in self.inputs.items()), path)
+
+
+def _header(model_name: str, exported: Exported) -> List[str]:
+    floats = sum(t.numel() for t in exported.params.values())
+    lines = [f"Imported from PyTorch {torch.__version__} by tfc_torch: {model_name}.",
+             f"{len(exported.params)} parameters ({floats} elements), named as in the "
+             "module's state_dict;"]
+    batch = ", ".join(f"{k} {list(v.shape)} {str(v.dtype).replace('torch.', '')}"
+                      for k, v in exported.inputs.items())
+    lines.append(f"batch inputs: {batch}.")
+    if exported.aliases:
+        tied = ", ".join(f"{a} = {n}" for a, n in exported.aliases.items())
+        lines.append(f"tied parameters (one argument): {tied}.")
+    if exported.buffers:
+        lines.append(f"buffers folded into constants: {', '.join(exported.buffers)}.")
+    fired = ", ".join(f"{k} {v}" for k, v in exported.patterns.items()
+                      if v and k not in ("canonicalize", "legalize"))
+    if fired:
+        lines.append(f"recognized patterns: {fired}.")
+    return lines
+
+
+def import_module(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
+                  loss_fn: Optional[Callable] = None, input_names: Optional[Sequence[str]] = None,
+                  function_name: str = "loss", patterns: bool = True,
+                  locations: bool = True) -> Exported:
+    """Traces `model` (forward returns the loss, or `loss_fn(model(*args),
+    *args)` does) and imports it as the tfc function `@function_name`.
+    `patterns=False` keeps decomposed forms (no rms_norm / cross_entropy /
+    attention / gelu recognition); `locations=False` omits the MLIR
+    locations that point at the Python source."""
+    traced = trace(model, example_args, loss_fn, input_names)
+    imported = import_traced(traced, function_name)
+    stats = run_pipeline(imported.function, patterns)
+    exported = Exported("", imported.function, imported.params, imported.inputs,
+                        imported.aliases, imported.buffers, stats)
+    imported.function.comments = _header(traced.model_name, exported)
+    exported.mlir = print_function(imported.function, locations)
+    return exported
+
+
+def export(model: torch.nn.Module, example_args: Sequence[torch.Tensor], path: str,
+           weights: Optional[str] = None, loss_fn: Optional[Callable] = None,
+           inputs: Optional[str] = None, **options) -> Exported:
+    """Writes the tfc module of `model`'s loss to `path`, its initial
+    parameters to `weights` and the example batch to `inputs` (safetensors)
+    when given; returns the Exported model. Options as import_module."""
+    exported = import_module(model, example_args, loss_fn, **options)
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    exported.save(path)
+    if weights:
+        exported.save_weights(weights)
+    if inputs:
+        exported.save_inputs(inputs)
+    return exported

@@ -1,0 +1,360 @@
+"""From a traced aten graph to a tfc Function.
+
+Walks the graph in order, running every live node on the example tensors
+(which gives each node's exact type, and the value of every node computed
+only from tensors known at trace time: buffers, constants, factory ops).
+Such known nodes are folded; the others are lowered by their registry
+entry (registry.py, ops/). Each lowering's result types are checked
+against the traced tensors, so a wrong lowering fails here, naming the op,
+instead of producing IR that computes something else.
+"""
+import operator
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+import torch
+import torch.fx
+import torch.utils._pytree as pytree
+
+from . import constants, dtypes, registry
+from .builder import Builder
+from .constants import Known
+from .errors import DataDependentError, FrontendError, ModelError, UnsupportedOpError
+from .ir import Argument, Function, TensorType, Value
+from .source import node_frame
+from .tracing import Traced
+
+# Ops never folded even when their inputs are known: they draw random
+# numbers (their lowering decides what to do).
+_NEVER_FOLD = ("aten.native_dropout", "aten.dropout", "aten.bernoulli", "aten.rand",
+               "aten.randn", "aten.randint", "aten.normal", "aten.uniform",
+               "aten.multinomial", "aten.randperm", "aten.rand_like", "aten.randn_like",
+               "aten.randint_like")
+
+
+class Missing:
+    """An output a lowering cannot provide (e.g. the indices of max.dim);
+    using it is an error naming the op that produced it and `reason`."""
+
+    def __init__(self, reason: str, hint: str = ""):
+        self.reason = reason
+        self.hint = hint
+        self.op = ""  # the producing aten op, set by the importer
+
+
+class Masked:
+    """x[mask] (masked_select, boolean-mask indexing): a number of elements
+    that depends on the data. It is kept as the full `values` and the
+    broadcast i1 `mask`, which is enough for the consumers that do not
+    need the selection's shape: a sum or mean of all its elements (and a
+    gather by it); any other use is an error naming `op`."""
+
+    def __init__(self, values: Value, mask: Value, op: str = ""):
+        assert values.shape == mask.shape and mask.dtype == "i1"
+        self.values = values
+        self.mask = mask
+        self.op = op
+
+
+def tensor_type(t: torch.Tensor, frame=None, what: str = "tensor") -> TensorType:
+    try:
+        return TensorType(tuple(t.shape), dtypes.tfc_dtype(t.dtype))
+    except ValueError as e:
+        if t.is_complex():
+            raise ModelError(f"{what} is a complex tensor ({t.dtype}); tfc has no complex types",
+                             frame, "write rotary embeddings with real cos/sin tables and "
+                             "rotate_half instead of torch.view_as_complex / torch.polar") from None
+        raise ModelError(f"{what} has dtype {t.dtype}: {e}", frame) from None
+
+
+class Context:
+    """What a lowering sees: the builder, the node being lowered and helpers
+    to turn its arguments into Values."""
+
+    def __init__(self, fn: Function, b: Builder):
+        self.fn = fn
+        self.b = b
+        self.node: Optional[torch.fx.Node] = None
+        self.name = ""
+        self.frame = None
+        self.out_types: List[Optional[TensorType]] = []
+        self.real_args: tuple = ()
+        self.dropout_counters = 0
+        self._materialized: Dict[tuple, Value] = {}
+        self._extra_inputs: Dict[str, Argument] = {}
+
+    # -- the node's result types -------------------------------------------------------
+    def out(self, i: Optional[int] = None) -> TensorType:
+        """The traced type of the node's result (or of its i-th result)."""
+        if i is None:
+            assert len(self.out_types) == 1, f"{self.name} has {len(self.out_types)} results"
+            i = 0
+        return self.out_types[i]
+
+    # -- arguments -------------------------------------------------------------------------
+    def tensor(self, x, dtype: Optional[str] = None, shape=None) -> Value:
+        """`x` (a Value, a Known tensor or a Python scalar) as a Value of
+        element type `dtype` (converted when it differs)."""
+        if isinstance(x, Missing):
+            self.missing(x)
+        if isinstance(x, Masked):
+            self.masked(x)
+        if isinstance(x, Value):
+            return self.b.convert(x, dtype) if dtype else x
+        if isinstance(x, Known):
+            key = (id(x), dtype)
+            if key not in self._materialized:
+                v = constants.materialize(self.b, x.tensor, dtype)
+                v.known = x.tensor
+                self._materialized[key] = v
+            return self._materialized[key]
+        if isinstance(x, (bool, int, float)):
+            assert dtype is not None, "a scalar needs an element type"
+            return self.b.splat(x, dtype, shape or ())
+        raise AssertionError(f"{self.name}: cannot use {x!r} as a tensor")
+
+    def static(self, x, what: str):
+        """`x` as a value known at trace time (Known -> torch tensor)."""
+        if isinstance(x, Known):
+            return x.tensor
+        if isinstance(x, Value):
+            self.unsupported(f"{what} must be known at trace time, but it is computed "
+                             "from the parameters or the batch")
+        return x
+
+    def example(self, i: int):
+        """The example value of the node's i-th positional argument."""
+        return self.real_args[i] if i < len(self.real_args) else None
+
+    def is_static(self, x) -> bool:
+        return not isinstance(x, (Value, Missing, Masked))
+
+    def unsupported(self, reason: str, hint: str = ""):
+        raise UnsupportedOpError(self.name, self.frame, reason, hint)
+
+    def masked(self, m: "Masked"):
+        """Raises the error for a use of a masked selection that needs its
+        (data-dependent) shape."""
+        raise DataDependentError(
+            f"{m.op} selects a data-dependent number of elements (boolean mask), and "
+            f"{self.name} needs that shape", self.frame,
+            "tfc keeps a masked selection only for an immediate .sum() or .mean() of all "
+            "of it; otherwise keep the shape static with torch.where(mask, x, 0) or "
+            "masked_fill and reduce with a mask-weighted sum")
+
+    def missing(self, m: "Missing"):
+        """Raises the error for using a result tfc cannot compute."""
+        raise UnsupportedOpError(m.op or self.name, self.frame,
+                                 f"{m.reason}, and {self.name} uses it here", m.hint)
+
+    def batch_input(self, key: str, type: TensorType) -> Value:
+        """An extra `tfc.input` argument (e.g. the dropout seed)."""
+        if key not in self._extra_inputs:
+            hint = key
+            self._extra_inputs[key] = self.fn.add_argument(type, "input", key, hint)
+        return self._extra_inputs[key]
+
+
+@dataclass
+class Imported:
+    """The imported function and the tensors its arguments bind to."""
+    function: Function
+    params: "OrderedDict[str, torch.Tensor]"
+    inputs: "OrderedDict[str, torch.Tensor]"
+    aliases: Dict[str, str] = field(default_factory=dict)
+    buffers: List[str] = field(default_factory=list)
+
+
+def _live_nodes(graph: torch.fx.Graph) -> set:
+    out = [n for n in graph.nodes if n.op == "output"]
+    live, stack = set(), list(out)
+    while stack:
+        n = stack.pop()
+        if n in live:
+            continue
+        live.add(n)
+        stack.extend(n.all_input_nodes)
+    return live
+
+
+def _flat_nodes(args) -> List[torch.fx.Node]:
+    found = []
+    torch.fx.node.map_arg(args, lambda n: found.append(n))
+    return found
+
+
+def _map(args, fn):
+    return torch.fx.node.map_arg(args, fn)
+
+
+def _is_known(x) -> bool:
+    if isinstance(x, (list, tuple)):
+        return all(_is_known(e) for e in x)
+    return not isinstance(x, (Value, Missing, Masked))
+
+
+def _as_known(value):
+    if isinstance(value, torch.Tensor):
+        return Known(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_as_known(v) for v in value)
+    return value
+
+
+def _check_types(name, produced, traced, frame):
+    """Asserts a lowering produced the traced result types."""
+    if isinstance(produced, Masked):
+        if produced.values.dtype != tensor_type(traced, frame).dtype:
+            raise AssertionError(f"lowering of {name} selected {produced.values.type}, "
+                                 f"traced {traced.dtype}")
+        return
+    if isinstance(traced, torch.Tensor):
+        if not isinstance(produced, Value):
+            raise AssertionError(f"lowering of {name} returned {produced!r} for a tensor result")
+        want = tensor_type(traced, frame)
+        if produced.type != want:
+            raise AssertionError(f"lowering of {name} produced {produced.type}, traced {want}"
+                                 f" (at {frame})")
+    elif isinstance(traced, (list, tuple)):
+        if not isinstance(produced, (list, tuple)) or len(produced) != len(traced):
+            raise AssertionError(f"lowering of {name} returned {produced!r} for {len(traced)} results")
+        for p, t in zip(produced, traced):
+            if not isinstance(p, Missing):
+                _check_types(name, p, t, frame)
+
+
+def _traced_types(value, frame, name) -> List[Optional[TensorType]]:
+    what = f"the result of {name}"
+    if isinstance(value, torch.Tensor):
+        return [tensor_type(value, frame, what)]
+    if isinstance(value, (list, tuple)):
+        return [tensor_type(v, frame, what) if isinstance(v, torch.Tensor) else None
+                for v in value]
+    return []
+
+
+def _hint(name: str) -> str:
+    return name.replace(".", "_")
+
+
+def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
+    """Lowers the traced graph to a tfc Function (before the passes)."""
+    from . import ops  # noqa: F401 - fills the registry
+
+    gm = traced.graph_module
+    fn = Function(function_name)
+    b = Builder(fn)
+    ctx = Context(fn, b)
+    env: Dict[torch.fx.Node, object] = {}
+    real: Dict[torch.fx.Node, object] = {}
+    live = _live_nodes(gm.graph)
+    nodes = list(gm.graph.nodes)
+    last_use = {}
+    for i, n in enumerate(nodes):
+        for m in n.all_input_nodes:
+            last_use[m] = i
+    params, inputs, buffers = OrderedDict(), OrderedDict(), []
+    placeholders = iter(traced.placeholders)
+    result = None
+
+    for i, node in enumerate(nodes):
+        if node.op == "placeholder":
+            ph = next(placeholders)
+            real[node] = ph.tensor
+            if node not in live:
+                if ph.role == "param":  # unused parameters stay arguments
+                    params[ph.key] = ph.tensor
+                    fn.add_argument(tensor_type(ph.tensor, None, f"parameter {ph.key}"),
+                                    "param", ph.key, _hint(ph.key))
+                continue
+            if ph.role == "buffer":
+                env[node] = Known(ph.tensor.detach())
+                buffers.append(ph.key)
+                continue
+            what = f"parameter {ph.key}" if ph.role == "param" else f"input {ph.key}"
+            t = tensor_type(ph.tensor, None, what)
+            if ph.role == "param" and not dtypes.is_float(t.dtype):
+                raise ModelError(f"{what} has dtype {ph.tensor.dtype}; tfc parameters are floats",
+                                 hint="register integer tensors as buffers")
+            env[node] = fn.add_argument(t, ph.role, ph.key, _hint(ph.key))
+            (params if ph.role == "param" else inputs)[ph.key] = ph.tensor
+            continue
+        if node not in live:
+            continue
+        if node.op == "get_attr":
+            value = getattr(gm, node.target)
+            real[node] = value
+            env[node] = Known(value.detach()) if isinstance(value, torch.Tensor) else value
+            continue
+        if node.op == "output":
+            outs = pytree.tree_flatten(node.args[0])[0]
+            if len(outs) != 1 or not isinstance(outs[0], torch.fx.Node):
+                raise ModelError(f"the traced function returns {len(outs)} values; it must "
+                                 "return the scalar loss alone",
+                                 hint="return only the loss from forward, or pass "
+                                      "loss_fn=lambda out, *args: out[i] to pick it")
+            result = env[outs[0]]
+            frame = node_frame(outs[0])
+            if isinstance(result, Known) or not isinstance(result, Value):
+                raise ModelError("the loss does not depend on the parameters or the batch",
+                                 frame)
+            if result.rank != 0 or not dtypes.is_float(result.dtype):
+                raise ModelError(f"the model returns {result.type}, not a scalar loss", frame,
+                                 "forward must return the loss (a 0-d float tensor); pass "
+                                 "loss_fn=(output, *batch) -> loss to compute it from the output")
+            break
+        if node.op != "call_function":
+            raise ModelError(f"unexpected fx node kind {node.op} ({node.target})",
+                             node_frame(node))
+
+        frame = node_frame(node)
+        name = registry.op_name(node.target)
+        real_args = _map(node.args, lambda n: real[n])
+        real_kwargs = _map(node.kwargs, lambda n: real[n])
+        with torch.no_grad():
+            value = node.target(*real_args, **real_kwargs)
+        real[node] = value
+        args = _map(node.args, lambda n: env[n])
+        kwargs = _map(node.kwargs, lambda n: env[n])
+
+        if node.target is operator.getitem:
+            container, index = args
+            env[node] = container[index]
+        elif _is_known((args, kwargs)) and not name.startswith(_NEVER_FOLD):
+            env[node] = _as_known(value)
+        else:
+            out_types = _traced_types(value, frame, name)
+            lowering = registry.lookup(name)
+            if lowering is None:
+                refused = registry.refusal(name)
+                if refused:
+                    raise DataDependentError(f"{name}: {refused[0]}", frame, refused[1])
+                raise UnsupportedOpError(name, frame)
+            ctx.node, ctx.name, ctx.frame = node, name, frame
+            ctx.out_types = out_types
+            ctx.real_args = real_args
+            b.source, b.hint = frame, node.name
+            for x in _flat_nodes((node.args, node.kwargs)):
+                if isinstance(env[x], Missing):
+                    ctx.missing(env[x])
+            try:
+                lowered = lowering(ctx, *args, **kwargs)
+            except FrontendError:
+                raise
+            except ValueError as e:  # e.g. a known tensor with no tfc form
+                raise UnsupportedOpError(name, frame, str(e)) from e
+            _check_types(name, lowered, value, frame)
+            for m in (lowered if isinstance(lowered, (list, tuple)) else [lowered]):
+                if isinstance(m, (Missing, Masked)) and not m.op:
+                    m.op = name
+            env[node] = lowered
+        # Free example values nothing needs any more.
+        for m in node.all_input_nodes:
+            if last_use.get(m) == i and m in real:
+                del real[m]
+
+    fn.returns = [result]
+    for key, arg in ctx._extra_inputs.items():  # e.g. dropout_seed: example value 0
+        inputs[key] = torch.zeros(arg.shape, dtype=dtypes.torch_dtype(arg.dtype))
+    return Imported(fn, params, inputs, dict(traced.aliases), buffers)

@@ -1,0 +1,36 @@
+"""Helpers shared by the lowerings: type promotion over lowered arguments
+and dimension arithmetic."""
+import torch
+
+from ..builder import torch_result_type
+from ..constants import Known
+from ..dtypes import tfc_dtype
+from ..ir import Value
+
+
+def promoted(*xs) -> str:
+    """torch's promoted element type of lowered arguments (Values, Known
+    tensors, Python scalars), as a tfc element type."""
+    reps = []
+    for x in xs:
+        if isinstance(x, Known):
+            reps.append(x.tensor)
+        elif isinstance(x, (Value, bool, int, float)):
+            reps.append(x)
+    if not reps:
+        raise AssertionError("no operands to promote")
+    tensors = [torch.empty((1,) * r.dim() if r.dim() else (), dtype=r.dtype)
+               if isinstance(r, torch.Tensor) else r for r in reps]
+    return tfc_dtype(torch_result_type(*tensors))
+
+
+def norm_dim(dim: int, rank: int) -> int:
+    return dim + rank if dim < 0 else dim
+
+
+def norm_dims(dims, rank: int):
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        return list(range(rank))
+    if isinstance(dims, int):
+        dims = [dims]
+    return sorted({norm_dim(d, rank) for d in dims})

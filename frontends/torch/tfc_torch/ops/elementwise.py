@@ -1,0 +1,336 @@
+"""Elementwise aten ops: arithmetic, comparisons, selections, activations
+and dtype conversions. Operands are converted to the traced result's
+element type first (torch's type promotion made explicit, since tfc never
+promotes implicitly); Python scalars become 0-d splat constants rounded to
+that type, as torch rounds them."""
+import math
+
+from ..registry import lowers
+from .common import promoted
+
+
+def _operands(ctx, *xs, dtype=None):
+    dtype = dtype or ctx.out().dtype
+    return [ctx.tensor(x, dtype) for x in xs]
+
+
+def _scaled(ctx, y, alpha, dtype):
+    if alpha == 1:
+        return y
+    return ctx.b.mul(y, ctx.tensor(alpha, dtype))
+
+
+@lowers("aten.add.Tensor", "aten.add.Scalar")
+def add(ctx, a, b, alpha=1):
+    dt = ctx.out().dtype
+    x, y = _operands(ctx, a, b)
+    return ctx.b.add(x, _scaled(ctx, y, alpha, dt))
+
+
+@lowers("aten.sub.Tensor", "aten.sub.Scalar")
+def sub(ctx, a, b, alpha=1):
+    dt = ctx.out().dtype
+    x, y = _operands(ctx, a, b)
+    return ctx.b.sub(x, _scaled(ctx, y, alpha, dt))
+
+
+@lowers("aten.rsub.Scalar", "aten.rsub.Tensor")
+def rsub(ctx, a, b, alpha=1):
+    dt = ctx.out().dtype
+    x, y = _operands(ctx, a, b)
+    return ctx.b.sub(y, _scaled(ctx, x, alpha, dt))
+
+
+@lowers("aten.mul.Tensor", "aten.mul.Scalar")
+def mul(ctx, a, b):
+    x, y = _operands(ctx, a, b)
+    return ctx.b.mul(x, y)
+
+
+@lowers("aten.div.Tensor", "aten.div.Scalar")
+def div(ctx, a, b):
+    x, y = _operands(ctx, a, b)
+    return ctx.b.div(x, y)
+
+
+@lowers("aten.div.Tensor_mode", "aten.div.Scalar_mode")
+def div_mode(ctx, a, b, rounding_mode=None):
+    dt = ctx.out().dtype
+    if rounding_mode is None or (rounding_mode == "trunc" and dt in ("i32", "i64")):
+        x, y = _operands(ctx, a, b)
+        return ctx.b.div(x, y)
+    ctx.unsupported(f"rounding_mode={rounding_mode!r} on {dt} has no tfc op",
+                    "tfc divides floats exactly and integers truncating; use true division")
+
+
+@lowers("aten.maximum.default")
+def maximum(ctx, a, b):
+    return ctx.b.binary("maximum", *_operands(ctx, a, b))
+
+
+@lowers("aten.minimum.default")
+def minimum(ctx, a, b):
+    return ctx.b.binary("minimum", *_operands(ctx, a, b))
+
+
+@lowers("aten.clamp.default", "aten.clamp.Tensor", "aten.clamp_min.default",
+        "aten.clamp_max.default", "aten.clamp_min.Tensor", "aten.clamp_max.Tensor",
+        "aten.hardtanh.default")
+def clamp(ctx, x, lo=None, hi=None):
+    dt = ctx.out().dtype
+    y = ctx.tensor(x, dt)
+    if ctx.name.startswith("aten.clamp_max"):
+        lo, hi = None, lo
+    if ctx.name == "aten.hardtanh.default":
+        lo = -1.0 if lo is None else lo
+        hi = 1.0 if hi is None else hi
+    if lo is not None:
+        y = ctx.b.binary("maximum", y, ctx.tensor(lo, dt))
+    if hi is not None:
+        y = ctx.b.binary("minimum", y, ctx.tensor(hi, dt))
+    return y
+
+
+_DIRECTIONS = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
+
+
+def _compare(direction):
+    def lower(ctx, a, b):
+        dt = promoted(a, b)
+        x, y = ctx.tensor(a, dt), ctx.tensor(b, dt)
+        return ctx.b.compare(direction, x, y)
+    lower.__name__ = f"compare_{direction}"
+    return lower
+
+
+for _d in _DIRECTIONS:
+    lowers(f"aten.{_d}.Tensor", f"aten.{_d}.Scalar")(_compare(_d))
+
+
+@lowers("aten.where.self", "aten.where.ScalarSelf", "aten.where.ScalarOther", "aten.where.Scalar")
+def where(ctx, cond, a, b):
+    dt = ctx.out().dtype
+    c = ctx.tensor(cond, "i1")
+    return ctx.b.broadcast_to(ctx.b.select(c, *_operands(ctx, a, b, dtype=dt)), ctx.out().shape)
+
+
+@lowers("aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
+def masked_fill(ctx, x, mask, value):
+    dt = ctx.out().dtype
+    y = ctx.tensor(x, dt)
+    v = ctx.tensor(value, dt)
+    return ctx.b.broadcast_to(ctx.b.select(ctx.tensor(mask, "i1"), v, y), ctx.out().shape)
+
+
+def _unary(name):
+    def lower(ctx, x):
+        return ctx.b.unary(name, ctx.tensor(x, ctx.out().dtype))
+    lower.__name__ = name
+    return lower
+
+
+for _name in ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
+              "relu", "silu"):
+    lowers(f"aten.{_name}.default")(_unary(_name))
+
+
+@lowers("aten.reciprocal.default")
+def reciprocal(ctx, x):
+    dt = ctx.out().dtype
+    return ctx.b.div(ctx.tensor(1.0, dt), ctx.tensor(x, dt))
+
+
+@lowers("aten.log1p.default")
+def log1p(ctx, x):
+    dt = ctx.out().dtype
+    return ctx.b.unary("log", ctx.b.add(ctx.tensor(x, dt), ctx.tensor(1.0, dt)))
+
+
+@lowers("aten.expm1.default")
+def expm1(ctx, x):
+    dt = ctx.out().dtype
+    return ctx.b.sub(ctx.b.unary("exp", ctx.tensor(x, dt)), ctx.tensor(1.0, dt))
+
+
+@lowers("aten.gelu.default")
+def gelu(ctx, x, approximate="none"):
+    return ctx.b.gelu(ctx.tensor(x, ctx.out().dtype), approximate)
+
+
+@lowers("aten.leaky_relu.default")
+def leaky_relu(ctx, x, negative_slope=0.01):
+    dt = ctx.out().dtype
+    y = ctx.tensor(x, dt)
+    positive = ctx.b.compare("gt", y, ctx.tensor(0.0, dt))
+    return ctx.b.select(positive, y, ctx.b.mul(y, ctx.tensor(negative_slope, dt)))
+
+
+@lowers("aten.elu.default")
+def elu(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
+    dt = ctx.out().dtype
+    b = ctx.b
+    y = ctx.tensor(x, dt)
+    negative = b.mul(ctx.tensor(alpha, dt),
+                     b.sub(b.unary("exp", b.mul(y, ctx.tensor(input_scale, dt))), ctx.tensor(1.0, dt)))
+    out = b.select(b.compare("gt", y, ctx.tensor(0.0, dt)), y, negative)
+    return out if scale == 1 else b.mul(out, ctx.tensor(scale, dt))
+
+
+@lowers("aten.softplus.default")
+def softplus(ctx, x, beta=1, threshold=20):
+    dt = ctx.out().dtype
+    b = ctx.b
+    y = ctx.tensor(x, dt)
+    scaled = b.mul(y, ctx.tensor(beta, dt))
+    soft = b.div(b.unary("log", b.add(b.unary("exp", scaled), ctx.tensor(1.0, dt))),
+                 ctx.tensor(beta, dt))
+    return b.select(b.compare("gt", scaled, ctx.tensor(threshold, dt)), y, soft)
+
+
+@lowers("aten.hardsigmoid.default")
+def hardsigmoid(ctx, x):
+    dt = ctx.out().dtype
+    b = ctx.b
+    y = b.add(b.div(ctx.tensor(x, dt), ctx.tensor(6.0, dt)), ctx.tensor(0.5, dt))
+    return b.binary("minimum", b.binary("maximum", y, ctx.tensor(0.0, dt)), ctx.tensor(1.0, dt))
+
+
+@lowers("aten.hardswish.default")
+def hardswish(ctx, x):
+    dt = ctx.out().dtype
+    b = ctx.b
+    y = ctx.tensor(x, dt)
+    r6 = b.binary("minimum", b.binary("maximum", b.add(y, ctx.tensor(3.0, dt)),
+                                      ctx.tensor(0.0, dt)), ctx.tensor(6.0, dt))
+    return b.div(b.mul(y, r6), ctx.tensor(6.0, dt))
+
+
+@lowers("aten.pow.Tensor_Scalar")
+def pow_scalar(ctx, x, exponent):
+    dt = ctx.out().dtype
+    return ctx.b.pow(ctx.tensor(x, dt), float(exponent))
+
+
+@lowers("aten.pow.Tensor_Tensor", "aten.pow.Scalar")
+def pow_tensor(ctx, base, exponent):
+    dt = ctx.out().dtype
+    b = ctx.b
+    def constant(x, what):
+        """The one value of a scalar or a known tensor of equal elements."""
+        if not ctx.is_static(x):
+            return None
+        v = ctx.static(x, what)
+        if hasattr(v, "reshape"):
+            flat = v.reshape(-1)
+            return float(flat[0]) if flat.numel() >= 1 and bool((flat == flat[0]).all()) else None
+        return float(v)
+
+    e = constant(exponent, "the exponent")
+    if e is not None:
+        return b.broadcast_to(b.pow(ctx.tensor(base, dt), e), ctx.out().shape)
+    value = constant(base, "the base")
+    if value is not None:
+        if value > 0:
+            # base ** e = exp(e * ln(base)) for a positive constant base.
+            e = ctx.tensor(exponent, dt)
+            return b.broadcast_to(b.unary("exp", b.mul(e, ctx.tensor(math.log(value), dt))),
+                                  ctx.out().shape)
+    ctx.unsupported("a tensor exponent has no tfc op (tfc.pow takes a constant exponent)",
+                    "use a Python number as the exponent")
+
+
+@lowers("aten.erf.default")
+def erf(ctx, x):
+    # No tfc.erf: kept as a frontend op for the GELU pattern (passes/gelu.py);
+    # legalize refuses any erf that is not part of an exact GELU.
+    y = ctx.tensor(x, ctx.out().dtype)
+    return ctx.b.frontend("erf", [y], {}, [y.type]).result
+
+
+@lowers("aten.logical_not.default", "aten.bitwise_not.default")
+def logical_not(ctx, x):
+    if ctx.out().dtype != "i1":
+        ctx.unsupported("bitwise not of integers has no tfc op")
+    c = ctx.tensor(x, "i1")
+    return ctx.b.select(c, ctx.tensor(False, "i1"), ctx.tensor(True, "i1"))
+
+
+@lowers("aten.logical_and.default", "aten.bitwise_and.Tensor")
+def logical_and(ctx, a, b):
+    if ctx.out().dtype != "i1":
+        ctx.unsupported("bitwise and of integers has no tfc op")
+    x, y = ctx.tensor(a, "i1"), ctx.tensor(b, "i1")
+    return ctx.b.broadcast_to(ctx.b.select(x, y, ctx.tensor(False, "i1")), ctx.out().shape)
+
+
+@lowers("aten.logical_or.default", "aten.bitwise_or.Tensor")
+def logical_or(ctx, a, b):
+    if ctx.out().dtype != "i1":
+        ctx.unsupported("bitwise or of integers has no tfc op")
+    x, y = ctx.tensor(a, "i1"), ctx.tensor(b, "i1")
+    return ctx.b.broadcast_to(ctx.b.select(x, ctx.tensor(True, "i1"), y), ctx.out().shape)
+
+
+@lowers("aten.logical_xor.default", "aten.bitwise_xor.Tensor")
+def logical_xor(ctx, a, b):
+    if ctx.out().dtype != "i1":
+        ctx.unsupported("bitwise xor of integers has no tfc op")
+    return ctx.b.compare("ne", ctx.tensor(a, "i1"), ctx.tensor(b, "i1"))
+
+
+@lowers("aten.isnan.default")
+def isnan(ctx, x):
+    y = ctx.tensor(x)
+    return ctx.b.compare("ne", y, y)
+
+
+@lowers("aten.isinf.default")
+def isinf(ctx, x):
+    y = ctx.tensor(x)
+    return ctx.b.compare("eq", ctx.b.unary("abs", y), ctx.tensor(float("inf"), y.dtype))
+
+
+@lowers("aten._to_copy.default", "aten.to.dtype", "aten.to.dtype_layout", "aten.to.device",
+        "aten.to.other", "aten.type_as.default")
+def to_copy(ctx, x, *args, **kwargs):
+    return ctx.tensor(x, ctx.out().dtype)
+
+
+@lowers("aten.clone.default", "aten.detach.default", "aten.alias.default",
+        "aten.lift_fresh_copy.default", "aten.lift_fresh.default", "aten.contiguous.default",
+        "aten.positive.default", "aten.dropout.default", "aten.feature_dropout.default")
+def identity(ctx, x, *args, **kwargs):
+    if ctx.name in ("aten.dropout.default", "aten.feature_dropout.default"):
+        p, train = args[0], args[1]
+        if p != 0 and train:
+            ctx.unsupported("dropout reached the trace undecomposed")
+    return ctx.tensor(x, ctx.out().dtype)
+
+
+@lowers("aten.copy.default")
+def copy(ctx, target, src, non_blocking=False):
+    t = ctx.out()
+    return ctx.b.broadcast_to(ctx.tensor(src, t.dtype), t.shape)
+
+
+@lowers("aten.fill.Scalar", "aten.fill.Tensor")
+def fill(ctx, x, value):
+    t = ctx.out()
+    return ctx.b.broadcast_to(ctx.tensor(value, t.dtype), t.shape)
+
+
+@lowers("aten.zeros_like.default", "aten.ones_like.default", "aten.full_like.default",
+        "aten.empty_like.default", "aten.new_zeros.default", "aten.new_ones.default",
+        "aten.new_full.default", "aten.new_empty.default", "aten.zero.default")
+def like(ctx, x, *args, **kwargs):
+    t = ctx.out()
+    op = ctx.name.split(".")[1]
+    if op in ("ones_like", "new_ones"):
+        value = 1
+    elif op in ("full_like",):
+        value = args[0] if args else kwargs["fill_value"]
+    elif op == "new_full":
+        value = args[1] if len(args) > 1 else kwargs["fill_value"]
+    else:
+        value = 0
+    return ctx.tensor(ctx.static(value, "the fill value"), t.dtype, t.shape)

@@ -1,0 +1,143 @@
+"""Loss functions. nll_loss becomes the frontend op `torch.nll_loss`:
+next to a log_softmax over the classes, passes/cross_entropy.py turns the
+pair into tfc.cross_entropy; anywhere else the expansion below computes it
+with a one-hot selection (tfc has no gather). mse, l1, smooth-l1, huber
+and the binary cross-entropies are elementwise formulas and a reduction."""
+from ..ir import TensorType
+from ..registry import expands, lowers
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _reduce(ctx, losses, reduction):
+    b = ctx.b
+    r = _REDUCTIONS[reduction]
+    if r == "none":
+        return losses
+    return b.reduce("mean" if r == "mean" else "sum", losses, list(range(losses.rank)))
+
+
+@lowers("aten.nll_loss_forward.default", "aten.nll_loss2d_forward.default",
+        "aten.nll_loss_nd.default")
+def nll_loss(ctx, logp, target, weight=None, reduction=1, ignore_index=-100):
+    b = ctx.b
+    dt = ctx.out(0).dtype
+    x = ctx.tensor(logp, dt)
+    t = ctx.tensor(target)
+    if t.dtype not in ("i32", "i64"):
+        t = b.convert(t, "i64")
+    if x.rank > 2:
+        # [N, C, d1, ...] -> [N * d1 * ..., C]: the classes become the rows' last dim.
+        perm = [0] + list(range(2, x.rank)) + [1]
+        x = b.reshape(b.transpose(x, perm), (t.type.numel, x.shape[1]))
+        t = b.reshape(t, (t.type.numel,))
+    operands = [x, t] + ([ctx.tensor(weight, dt)] if weight is not None else [])
+    r = _REDUCTIONS[reduction]
+    loss_type = TensorType(t.shape if r == "none" else (), dt)
+    op = b.frontend("nll_loss", operands,
+                    {"reduction": r, "ignore_index": int(ignore_index),
+                     "has_weight": weight is not None},
+                    [loss_type, TensorType((), dt)])
+    loss, total = op.results
+    return b.reshape(loss, ctx.out(0).shape), total
+
+
+@expands("torch.nll_loss")
+def expand_nll_loss(b, op):
+    """-logp[n, target[n]] * w[n] with w the class weight (1 without) and 0
+    for ignored rows; mean divides by the sum of w, as torch."""
+    logp, target = op.operands[:2]
+    weight = op.operands[2] if op.attrs["has_weight"] else None
+    dt = logp.dtype
+    if logp.rank == 1:
+        logp = b.reshape(logp, (1, logp.shape[0]))
+        target = b.reshape(target, (1,))
+    n, c = logp.shape
+    zero = b.splat(0.0, dt)
+    onehot = b.compare("eq", b.iota((n, c), 1, target.dtype), b.reshape(target, (n, 1)))
+    picked = b.reduce("sum", b.select(onehot, logp, zero), [1])
+    valid = b.compare("ne", target, b.splat(op.attrs["ignore_index"], target.dtype))
+    if weight is not None:
+        w = b.reduce("sum", b.select(onehot, b.reshape(weight, (1, c)), zero), [1])
+        w = b.select(valid, w, zero)
+    else:
+        w = b.convert(valid, dt)
+    losses = b.unary("neg", b.mul(picked, w))
+    total = b.reduce("sum", w, [0])
+    reduction = op.attrs["reduction"]
+    if reduction == "none":
+        loss = b.reshape(losses, op.results[0].shape)
+    elif reduction == "sum":
+        loss = b.reduce("sum", losses, [0])
+    else:
+        loss = b.div(b.reduce("sum", losses, [0]), total)
+    return [loss, total]
+
+
+def _difference(ctx, a, b_):
+    dt = ctx.out().dtype
+    return ctx.b.sub(ctx.tensor(a, dt), ctx.tensor(b_, dt))
+
+
+@lowers("aten.mse_loss.default")
+def mse_loss(ctx, a, b_, reduction=1):
+    d = _difference(ctx, a, b_)
+    return _reduce(ctx, ctx.b.mul(d, d), reduction)
+
+
+@lowers("aten.l1_loss.default")
+def l1_loss(ctx, a, b_, reduction=1):
+    return _reduce(ctx, ctx.b.unary("abs", _difference(ctx, a, b_)), reduction)
+
+
+@lowers("aten.smooth_l1_loss.default", "aten.huber_loss.default")
+def smooth_l1_loss(ctx, a, b_, reduction=1, beta=1.0):
+    b = ctx.b
+    dt = ctx.out().dtype
+    d = _difference(ctx, a, b_)
+    ad = b.unary("abs", d)
+    half = ctx.tensor(0.5, dt)
+    if ctx.name.startswith("aten.huber"):
+        delta = beta
+        quad = b.mul(half, b.mul(d, d))
+        lin = b.mul(ctx.tensor(delta, dt), b.sub(ad, ctx.tensor(0.5 * delta, dt)))
+    else:
+        if beta == 0:
+            return _reduce(ctx, ad, reduction)
+        quad = b.div(b.mul(half, b.mul(d, d)), ctx.tensor(beta, dt))
+        lin = b.sub(ad, ctx.tensor(0.5 * beta, dt))
+    small = b.compare("lt", ad, ctx.tensor(beta, dt))
+    return _reduce(ctx, b.select(small, quad, lin), reduction)
+
+
+@lowers("aten.binary_cross_entropy_with_logits.default")
+def bce_with_logits(ctx, x, y, weight=None, pos_weight=None, reduction=1):
+    b = ctx.b
+    dt = ctx.out().dtype
+    xv, yv = ctx.tensor(x, dt), ctx.tensor(y, dt)
+    one, zero = ctx.tensor(1.0, dt), ctx.tensor(0.0, dt)
+    # log(1 + exp(-x)) computed stably as log(1 + exp(-|x|)) + max(-x, 0).
+    softplus_neg = b.add(b.unary("log", b.add(one, b.unary("exp", b.unary("neg", b.unary("abs", xv))))),
+                         b.binary("maximum", b.unary("neg", xv), zero))
+    if pos_weight is not None:
+        coeff = b.add(one, b.mul(b.sub(ctx.tensor(pos_weight, dt), one), yv))
+        losses = b.add(b.mul(b.sub(one, yv), xv), b.mul(coeff, softplus_neg))
+    else:
+        losses = b.add(b.mul(b.sub(one, yv), xv), softplus_neg)
+    if weight is not None:
+        losses = b.mul(losses, ctx.tensor(weight, dt))
+    return b.broadcast_to(_reduce(ctx, losses, reduction), ctx.out().shape)
+
+
+@lowers("aten.binary_cross_entropy.default")
+def binary_cross_entropy(ctx, p, y, weight=None, reduction=1):
+    b = ctx.b
+    dt = ctx.out().dtype
+    pv, yv = ctx.tensor(p, dt), ctx.tensor(y, dt)
+    one, floor = ctx.tensor(1.0, dt), ctx.tensor(-100.0, dt)
+    log_p = b.binary("maximum", b.unary("log", pv), floor)
+    log_q = b.binary("maximum", b.unary("log", b.sub(one, pv)), floor)
+    losses = b.unary("neg", b.add(b.mul(yv, log_p), b.mul(b.sub(one, yv), log_q)))
+    if weight is not None:
+        losses = b.mul(losses, ctx.tensor(weight, dt))
+    return _reduce(ctx, losses, reduction)

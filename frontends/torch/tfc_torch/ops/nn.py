@@ -1,0 +1,169 @@
+"""Neural-network aten ops: layer norm, batch norm (training statistics or
+running statistics), softmax / log_softmax, dropout (native_dropout, or
+the bernoulli mask F.dropout traces to on the CPU), embedding.
+
+Random draws use tfc.dropout's counter-based Philox stream, keyed by two
+0-d i64 batch inputs the import adds: `dropout_seed` and `dropout_offset`
+(each draw takes numel counters after the previous ones)."""
+from .. import dtypes
+from ..ir import TensorType
+from ..registry import expands, lowers
+from .common import norm_dim
+
+
+@lowers("aten.native_layer_norm.default")
+def native_layer_norm(ctx, x, normalized_shape, weight, bias, eps):
+    v = ctx.tensor(x)
+    w = ctx.tensor(weight) if weight is not None else None
+    bb = ctx.tensor(bias) if bias is not None else None
+    y, mean, rstd = ctx.b.layer_norm(v, w, bb, len(normalized_shape), eps)
+    # tfc keeps the statistics in the accumulation type; torch's CPU kernel
+    # returns them in the input's (16-bit) type.
+    return y, ctx.b.convert(mean, ctx.out(1).dtype), ctx.b.convert(rstd, ctx.out(2).dtype)
+
+
+@lowers("aten._softmax.default", "aten._log_softmax.default", "aten.softmax.int",
+        "aten.log_softmax.int")
+def softmax(ctx, x, dim, half_to_float=False):
+    # half_to_float (or softmax.int's dtype) shows in the traced result type:
+    # the input is converted to it first.
+    v = ctx.tensor(x, ctx.out().dtype)
+    return ctx.b.softmax(v, norm_dim(dim, v.rank), log="log_softmax" in ctx.name)
+
+
+def _philox_stream(ctx, numel):
+    """(seed, offset) for a random draw of `numel` elements: the batch
+    inputs `dropout_seed` and `dropout_offset`, the offset advanced past
+    the draws made before it in the model."""
+    scalar = TensorType((), "i64")
+    seed = ctx.batch_input("dropout_seed", scalar)
+    base = ctx.batch_input("dropout_offset", scalar)
+    used = ctx.dropout_counters
+    ctx.dropout_counters = used + numel
+    return seed, (ctx.b.add(base, ctx.tensor(used, "i64")) if used else base)
+
+
+@lowers("aten.native_dropout.default")
+def native_dropout(ctx, x, p, train):
+    """Identity when p is 0 or not training; otherwise tfc.dropout (its
+    masks are tfc's Philox stream, not torch's: same distribution, other
+    draws)."""
+    from ..importer import Missing
+    v = ctx.tensor(x)
+    if not train or p == 0:
+        return v, Missing("its mask is not computed by tfc")
+    seed, offset = _philox_stream(ctx, v.type.numel)
+    return ctx.b.dropout(v, seed, offset, p), Missing(
+        "its mask is not computed by tfc (tfc.dropout regenerates it)")
+
+
+@lowers("aten.bernoulli_.float", "aten.bernoulli.p")
+def bernoulli(ctx, x, p=0.5, generator=None):
+    """A {0, 1} mask with P(1) = p: F.dropout on the CPU traces to
+    x * (bernoulli(p) / p), which passes/dropout.py turns into tfc.dropout;
+    elsewhere the expansion below draws the mask with tfc.dropout."""
+    t = ctx.out()
+    if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        ctx.unsupported(f"bernoulli with probability {p!r} (a number in [0, 1] is lowered)")
+    if p == 0:
+        return ctx.tensor(0, t.dtype, t.shape)
+    seed, offset = _philox_stream(ctx, t.numel)
+    return ctx.b.frontend("bernoulli", [seed, offset], {"p": float(p)}, [t]).result
+
+
+@expands("torch.bernoulli")
+def expand_bernoulli(b, op):
+    t = op.results[0].type
+    seed, offset = op.operands
+    p = op.attrs["p"]
+    ones = b.splat(1.0, "f32", t.shape)
+    if p >= 1.0:
+        return [b.convert(ones, t.dtype)]
+    kept = b.dropout(ones, seed, offset, 1.0 - p)
+    return [b.convert(b.compare("ne", kept, b.splat(0.0, "f32")), t.dtype)]
+
+
+@lowers("aten.embedding.default")
+def embedding(ctx, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    if scale_grad_by_freq:
+        ctx.unsupported("scale_grad_by_freq changes the gradient; tfc.embedding's is plain")
+    b = ctx.b
+    table = ctx.tensor(weight)
+    ids = ctx.tensor(indices)
+    if ids.dtype not in ("i32", "i64"):
+        ids = b.convert(ids, "i64")
+    out = b.embedding(table, ids)
+    if padding_idx is not None and padding_idx >= 0:
+        # torch never updates the padding row (its gradient is zero). With
+        # that row zero, as nn.Embedding initializes it, masking the
+        # lookups of padding_idx gives the same values and gradients.
+        row = ctx.example(0)
+        if row is not None and bool(row[padding_idx].ne(0).any()):
+            ctx.unsupported(f"padding_idx={padding_idx} with a nonzero padding row",
+                            "zero the padding row (as nn.Embedding does at init)")
+        keep = b.compare("ne", ids, b.splat(padding_idx, ids.dtype))
+        keep = b.reshape(keep, ids.shape + (1,))
+        out = b.select(keep, out, ctx.tensor(0.0, out.dtype))
+    return out
+
+
+def _batch_norm(ctx, x, weight, bias, mean, var, training, eps):
+    """y = (x - mean) * rsqrt(var + eps) * weight + bias over dim 1;
+    training mode uses the batch's biased statistics."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    if v.rank < 2:
+        ctx.unsupported("batch norm of a tensor of rank < 2")
+    acc = dtypes.accumulation_type(v.dtype)
+    xa = b.convert(v, acc)
+    dims = [0] + list(range(2, v.rank))
+    stat_shape = [1, v.shape[1]] + [1] * (v.rank - 2)
+    if training:
+        mu = b.reduce("mean", xa, dims, keepdim=True)
+        centered = b.sub(xa, mu)
+        variance = b.reduce("mean", b.mul(centered, centered), dims, keepdim=True)
+    else:
+        mu = b.reshape(ctx.tensor(mean, acc), stat_shape)
+        variance = b.reshape(ctx.tensor(var, acc), stat_shape)
+        centered = b.sub(xa, mu)
+    rstd = b.unary("rsqrt", b.add(variance, ctx.tensor(eps, acc)))
+    y = b.mul(centered, rstd)
+    if weight is not None:
+        y = b.mul(y, b.reshape(ctx.tensor(weight, acc), stat_shape))
+    if bias is not None:
+        y = b.add(y, b.reshape(ctx.tensor(bias, acc), stat_shape))
+    return b.convert(y, v.dtype), b.reshape(mu, [v.shape[1]]), b.reshape(rstd, [v.shape[1]])
+
+
+def _stat_outputs(ctx, y, mu, rstd, count):
+    """Pads the batch-norm results to the op's traced result count with
+    Missing values (running-statistic updates, reserve buffers)."""
+    from ..importer import Missing
+    outs = [y]
+    for i in range(1, count):
+        t = ctx.out_types[i] if i < len(ctx.out_types) else None
+        if i == 1 and t is not None and t.shape == mu.shape:
+            outs.append(mu)
+        elif i == 2 and t is not None and t.shape == rstd.shape:
+            outs.append(rstd)
+        else:
+            outs.append(Missing("its running-statistic results are not computed by tfc"))
+    return tuple(outs)
+
+
+@lowers("aten.native_batch_norm.default", "aten._native_batch_norm_legit_functional.default",
+        "aten._native_batch_norm_legit.default", "aten._native_batch_norm_legit.no_stats",
+        "aten._native_batch_norm_legit_no_training.default")
+def native_batch_norm(ctx, x, weight, bias, running_mean, running_var, *args):
+    # Signatures: (x, w, b, rm, rv, training, momentum, eps), legit.no_stats
+    # (x, w, b, training, momentum, eps), legit_no_training (x, w, b, rm, rv,
+    # momentum, eps).
+    if ctx.name.endswith("no_stats"):
+        training, eps = running_mean, args[1]
+        running_mean = running_var = None
+    elif ctx.name.endswith("no_training.default"):
+        training, eps = False, args[1]
+    else:
+        training, eps = args[0], args[2]
+    y, mu, rstd = _batch_norm(ctx, x, weight, bias, running_mean, running_var, training, eps)
+    return _stat_outputs(ctx, y, mu, rstd, len(ctx.out_types))

@@ -1,0 +1,141 @@
+"""Reductions: sum, mean, amax/amin, max/min (values only), var/std,
+logsumexp and vector norms. Reductions over every dimension are tfc
+reductions over all dims; integer and boolean sums accumulate in the
+traced result type."""
+from ..importer import Masked, Missing
+from ..registry import lowers
+from .common import norm_dims
+
+
+def _input(ctx, x, dtype):
+    return ctx.tensor(x, dtype)
+
+
+def _masked_total(ctx, m: Masked, dims, dtype):
+    """The sum of a masked selection's elements (all of them: a selection
+    is 1-d, so dims can only name that one dim)."""
+    if dims not in (None, [], [0], [-1], 0, -1):
+        ctx.masked(m)
+    b = ctx.b
+    values = b.convert(m.values, dtype)
+    picked = b.select(m.mask, values, ctx.tensor(0, dtype))
+    return b.reduce("sum", picked, list(range(picked.rank)))
+
+
+@lowers("aten.sum.default", "aten.sum.dim_IntList", "aten.sum.dim_DimnameList")
+def sum_(ctx, x, dims=None, keepdim=False, dtype=None):
+    t = ctx.out()
+    if isinstance(x, Masked):
+        return ctx.b.reshape(_masked_total(ctx, x, dims, t.dtype), t.shape)
+    v = _input(ctx, x, t.dtype)
+    return ctx.b.reduce("sum", v, norm_dims(dims, v.rank), keepdim)
+
+
+@lowers("aten.mean.default", "aten.mean.dim")
+def mean(ctx, x, dims=None, keepdim=False, dtype=None):
+    t = ctx.out()
+    if isinstance(x, Masked):
+        b = ctx.b
+        total = _masked_total(ctx, x, dims, t.dtype)
+        count = b.reduce("sum", b.convert(x.mask, t.dtype), list(range(x.mask.rank)))
+        return b.reshape(b.div(total, count), t.shape)
+    v = _input(ctx, x, t.dtype)
+    return ctx.b.reduce("mean", v, norm_dims(dims, v.rank), keepdim)
+
+
+def _max(ctx, x, dims, keepdim, dtype, negate=False):
+    b = ctx.b
+    v = _input(ctx, x, dtype)
+    if negate:
+        return b.unary("neg", b.reduce("max", b.unary("neg", v), norm_dims(dims, v.rank), keepdim))
+    return b.reduce("max", v, norm_dims(dims, v.rank), keepdim)
+
+
+@lowers("aten.amax.default", "aten.max.default")
+def amax(ctx, x, dims=None, keepdim=False):
+    return _max(ctx, x, dims, keepdim, ctx.out().dtype)
+
+
+@lowers("aten.amin.default", "aten.min.default")
+def amin(ctx, x, dims=None, keepdim=False):
+    return _max(ctx, x, dims, keepdim, ctx.out().dtype, negate=True)
+
+
+@lowers("aten.max.dim", "aten.min.dim")
+def max_dim(ctx, x, dim, keepdim=False):
+    is_max = ctx.name == "aten.max.dim"
+    values = _max(ctx, x, [dim], keepdim, ctx.out(0).dtype, negate=not is_max)
+    which = "argmax" if is_max else "argmin"
+    return values, Missing(f"its indices ({which}) have no tfc op",
+                           "use torch.amax / torch.amin when only the values are needed; "
+                           "compute argmax-based metrics outside the loss")
+
+
+def _variance(ctx, x, dims, correction, keepdim):
+    b = ctx.b
+    v = _input(ctx, x, ctx.out(0).dtype if len(ctx.out_types) > 1 else ctx.out().dtype)
+    dims = norm_dims(dims, v.rank)
+    mean = b.reduce("mean", v, dims, keepdim=True)
+    centered = b.sub(v, mean)
+    squares = b.reduce("sum", b.mul(centered, centered), dims, keepdim)
+    n = 1
+    for d in dims:
+        n *= v.shape[d]
+    denominator = max(n - (1 if correction is None else correction), 0)
+    return b.div(squares, ctx.tensor(float(denominator), v.dtype)), (mean if keepdim else
+                                                                      b.reshape(mean, squares.shape))
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+@lowers("aten.var.correction", "aten.var.dim", "aten.var.default")
+def var(ctx, x, dims=None, unbiased=None, keepdim=False, correction=None):
+    if isinstance(dims, bool):  # var.default(x, unbiased)
+        dims, unbiased = None, dims
+    return _variance(ctx, x, dims, _correction(unbiased, correction), keepdim)[0]
+
+
+@lowers("aten.std.correction", "aten.std.dim", "aten.std.default")
+def std(ctx, x, dims=None, unbiased=None, keepdim=False, correction=None):
+    if isinstance(dims, bool):
+        dims, unbiased = None, dims
+    return ctx.b.unary("sqrt", _variance(ctx, x, dims, _correction(unbiased, correction), keepdim)[0])
+
+
+@lowers("aten.var_mean.correction", "aten.var_mean.dim")
+def var_mean(ctx, x, dims=None, unbiased=None, keepdim=False, correction=None):
+    variance, mean = _variance(ctx, x, dims, _correction(unbiased, correction), keepdim)
+    return variance, mean
+
+
+@lowers("aten.logsumexp.default")
+def logsumexp(ctx, x, dims, keepdim=False):
+    b = ctx.b
+    v = _input(ctx, x, ctx.out().dtype)
+    dims = norm_dims(dims, v.rank)
+    peak = b.reduce("max", v, dims, keepdim=True)
+    # A row of -inf has peak -inf; shift by 0 there, as torch does.
+    finite = b.compare("ne", b.unary("abs", peak), ctx.tensor(float("inf"), v.dtype))
+    shift = b.select(finite, peak, ctx.tensor(0.0, v.dtype))
+    total = b.reduce("sum", b.unary("exp", b.sub(v, shift)), dims, keepdim=True)
+    out = b.add(b.unary("log", total), shift)
+    return out if keepdim else b.reshape(out, ctx.out().shape)
+
+
+@lowers("aten.linalg_vector_norm.default", "aten.norm.ScalarOpt_dim", "aten.norm.Scalar")
+def vector_norm(ctx, x, ord=2, dims=None, keepdim=False, dtype=None):
+    b = ctx.b
+    v = _input(ctx, x, ctx.out().dtype)
+    dims = norm_dims(dims, v.rank)
+    ord = 2 if ord is None else ord
+    if ord == 2:
+        return b.unary("sqrt", b.reduce("sum", b.mul(v, v), dims, keepdim))
+    if ord == 1:
+        return b.reduce("sum", b.unary("abs", v), dims, keepdim)
+    if ord == float("inf"):
+        return b.reduce("max", b.unary("abs", v), dims, keepdim)
+    ctx.unsupported(f"norm of order {ord} is not lowered (orders 1, 2 and inf are)")

@@ -1,0 +1,352 @@
+"""Shape and data-movement aten ops: views and reshapes, transposes,
+slicing (slice/select/split/narrow), concatenation, padding, repetition,
+gathers by index (index, index_select, gather, embedding-like) and the
+scatter ops functionalization produces for slice assignments."""
+import torch
+
+from ..builder import broadcast_shapes
+from ..constants import Known
+from ..importer import Masked
+from ..registry import lowers, refuse
+from .common import norm_dim
+
+
+@lowers("aten.view.default", "aten._unsafe_view.default", "aten._reshape_alias.default",
+        "aten.reshape.default", "aten.view_copy.default", "aten._reshape_alias_copy.default",
+        "aten.unsqueeze.default", "aten.squeeze.dim", "aten.squeeze.default", "aten.squeeze.dims",
+        "aten.flatten.using_ints", "aten.unflatten.int", "aten.unsqueeze_copy.default",
+        "aten.squeeze_copy.dim", "aten.view.dtype")
+def reshape(ctx, x, *args, **kwargs):
+    t = ctx.out()
+    v = ctx.tensor(x)
+    if v.dtype != t.dtype:
+        ctx.unsupported("reinterpreting a tensor's bits as another dtype has no tfc op")
+    return ctx.b.reshape(v, t.shape)
+
+
+@lowers("aten.expand.default", "aten.expand_copy.default", "aten.broadcast_to.default")
+def expand(ctx, x, size, implicit=False):
+    return ctx.b.broadcast_to(ctx.tensor(x), ctx.out().shape)
+
+
+@lowers("aten.t.default", "aten.numpy_T.default", "aten.t_copy.default")
+def t(ctx, x):
+    v = ctx.tensor(x)
+    return ctx.b.transpose(v, list(reversed(range(v.rank))))
+
+
+@lowers("aten.transpose.int", "aten.transpose_copy.int", "aten.swapaxes.default",
+        "aten.swapdims.default")
+def transpose(ctx, x, d0, d1):
+    v = ctx.tensor(x)
+    if v.rank == 0:
+        return v
+    return ctx.b.swap(v, d0, d1)
+
+
+@lowers("aten.permute.default", "aten.permute_copy.default")
+def permute(ctx, x, dims):
+    v = ctx.tensor(x)
+    return ctx.b.transpose(v, [norm_dim(d, v.rank) for d in dims])
+
+
+def _slice_bounds(size, start, end, step):
+    start = 0 if start is None else start
+    end = size if end is None else end
+    start = start + size if start < 0 else start
+    end = end + size if end < 0 else end
+    start = min(max(start, 0), size)
+    end = min(max(end, start), size)
+    return start, end, step or 1
+
+
+@lowers("aten.slice.Tensor", "aten.slice_copy.Tensor")
+def slice_(ctx, x, dim=0, start=None, end=None, step=1):
+    v = ctx.tensor(x)
+    dim = norm_dim(dim, v.rank)
+    s, e, st = _slice_bounds(v.shape[dim], start, end, step)
+    if e <= s:
+        ctx.unsupported("the slice is empty; tfc tensors have no zero-sized dimensions")
+    return ctx.b.slice_dim(v, dim, s, e, st)
+
+
+@lowers("aten.narrow.default")
+def narrow(ctx, x, dim, start, length):
+    v = ctx.tensor(x)
+    dim = norm_dim(dim, v.rank)
+    start = start + v.shape[dim] if start < 0 else start
+    return ctx.b.slice_dim(v, dim, start, start + length)
+
+
+def _select(ctx, v, dim, index):
+    dim = norm_dim(dim, v.rank)
+    index = index + v.shape[dim] if index < 0 else index
+    part = ctx.b.slice_dim(v, dim, index, index + 1)
+    return ctx.b.reshape(part, v.shape[:dim] + v.shape[dim + 1:])
+
+
+@lowers("aten.select.int", "aten.select_copy.int")
+def select(ctx, x, dim, index):
+    return _select(ctx, ctx.tensor(x), dim, ctx.static(index, "the index"))
+
+
+@lowers("aten.split.Tensor", "aten.split_with_sizes.default", "aten.split_copy.Tensor",
+        "aten.split_with_sizes_copy.default")
+def split(ctx, x, sizes, dim=0):
+    v = ctx.tensor(x)
+    dim = norm_dim(dim, v.rank)
+    total = v.shape[dim]
+    if isinstance(sizes, int):
+        sizes = [min(sizes, total - s) for s in range(0, total, sizes)] if total else []
+    parts, start = [], 0
+    for size in sizes:
+        parts.append(ctx.b.slice_dim(v, dim, start, start + size))
+        start += size
+    return parts
+
+
+@lowers("aten.unbind.int", "aten.unbind_copy.int")
+def unbind(ctx, x, dim=0):
+    v = ctx.tensor(x)
+    dim = norm_dim(dim, v.rank)
+    return [_select(ctx, v, dim, i) for i in range(v.shape[dim])]
+
+
+@lowers("aten.cat.default", "aten.concat.default")
+def cat(ctx, tensors, dim=0):
+    t = ctx.out()
+    values = [ctx.tensor(x, t.dtype) for x in tensors]
+    values = [v for v in values if not (v.rank == 1 and v.shape[0] == 0)]
+    return ctx.b.concat(values, norm_dim(dim, t.rank))
+
+
+@lowers("aten.stack.default")
+def stack(ctx, tensors, dim=0):
+    t = ctx.out()
+    dim = norm_dim(dim, t.rank)
+    values = []
+    for x in tensors:
+        v = ctx.tensor(x, t.dtype)
+        values.append(ctx.b.reshape(v, v.shape[:dim] + (1,) + v.shape[dim:]))
+    return ctx.b.concat(values, dim)
+
+
+@lowers("aten.constant_pad_nd.default")
+def constant_pad_nd(ctx, x, pad, value=0):
+    v = ctx.tensor(x)
+    low, high = [0] * v.rank, [0] * v.rank
+    for i in range(len(pad) // 2):
+        d = v.rank - 1 - i
+        low[d], high[d] = pad[2 * i], pad[2 * i + 1]
+    # Negative padding crops.
+    if any(p < 0 for p in low + high):
+        starts = [max(-l, 0) for l in low]
+        limits = [s - max(-h, 0) for s, h in zip(v.shape, high)]
+        v = ctx.b.slice(v, starts, limits)
+        low, high = [max(l, 0) for l in low], [max(h, 0) for h in high]
+    if not any(low + high):
+        return v
+    return ctx.b.pad(v, low, high, float(value))
+
+
+@lowers("aten.repeat.default")
+def repeat(ctx, x, repeats):
+    b = ctx.b
+    v = ctx.tensor(x)
+    lead = len(repeats) - v.rank
+    shape = (1,) * lead + v.shape
+    v = b.reshape(v, shape)
+    interleaved = []
+    for s in shape:
+        interleaved += [1, s]
+    v = b.reshape(v, interleaved)
+    target = []
+    for r, s in zip(repeats, shape):
+        target += [r, s]
+    v = b.broadcast_to(v, target)
+    return b.reshape(v, ctx.out().shape)
+
+
+def _ids(ctx, index, size, dtype=None):
+    """An index tensor as a Value; known indices have negative entries
+    wrapped (torch counts them from the back, tfc.embedding does not)."""
+    if ctx.is_static(index) and hasattr(ctx.static(index, "the index"), "dtype"):
+        t = ctx.static(index, "the index")
+        if not t.is_floating_point() and t.dtype != torch.bool:
+            t = t.remainder(size) if bool((t < 0).any()) else t
+            index = Known(t)
+    return ctx.tensor(index, dtype)
+
+
+def _gather_rows(ctx, table, ids):
+    """table[ids] along dim 0 of `table` (any rank >= 1) with an embedding."""
+    b = ctx.b
+    rest = table.shape[1:]
+    width = 1
+    for s in rest:
+        width *= s
+    rows = b.reshape(table, (table.shape[0], width))
+    if ids.dtype not in ("i32", "i64"):
+        ids = b.convert(ids, "i64")
+    picked = b.embedding(rows, ids)
+    return b.reshape(picked, ids.shape + rest)
+
+
+@lowers("aten.index_select.default")
+def index_select(ctx, x, dim, index):
+    v = ctx.tensor(x)
+    dim = norm_dim(dim, v.rank)
+    ids = _ids(ctx, index, v.shape[dim])
+    perm = [dim] + [d for d in range(v.rank) if d != dim]
+    moved = ctx.b.transpose(v, perm)
+    picked = _gather_rows(ctx, moved, ids)  # [n, rest...]
+    inverse = [perm.index(d) for d in range(v.rank)]
+    return ctx.b.transpose(picked, inverse)
+
+
+def _masked(ctx, v, mask):
+    """Masked(v, mask) for a mask over v's leading dims."""
+    b = ctx.b
+    mask = b.reshape(mask, mask.shape + (1,) * (v.rank - mask.rank))
+    return Masked(v, b.broadcast_to(mask, v.shape))
+
+
+@lowers("aten.masked_select.default")
+def masked_select(ctx, x, mask):
+    b = ctx.b
+    v, m = ctx.tensor(x), ctx.tensor(mask, "i1")
+    shape = broadcast_shapes(v.shape, m.shape)
+    return Masked(b.broadcast_to(v, shape), b.broadcast_to(m, shape))
+
+
+@lowers("aten.index.Tensor")
+def index(ctx, x, indices):
+    v = ctx.tensor(x)
+    present = [(d, i) for d, i in enumerate(indices) if i is not None]
+    for d, i in present:
+        idx = ctx.tensor(i) if not isinstance(i, (int, bool)) else None
+        if idx is not None and idx.dtype == "i1":
+            if len(present) != 1 or d != 0 or idx.shape != v.shape[:idx.rank]:
+                ctx.unsupported("boolean-mask indexing other than x[mask] with the mask over "
+                                "x's leading dims",
+                                "keep the shape static: torch.where(mask, x, 0) or masked_fill, "
+                                "and reduce with a mask-weighted sum")
+            return _masked(ctx, v, idx)
+    if len(present) != 1:
+        ctx.unsupported("advanced indexing with several index tensors has no tfc form",
+                        "index one dimension at a time, or use torch.gather / one-hot masks")
+    d, i = present[0]
+    ids = _ids(ctx, i, v.shape[d])
+    perm = [d] + [e for e in range(v.rank) if e != d]
+    moved = ctx.b.transpose(v, perm)
+    picked = _gather_rows(ctx, moved, ids)  # ids.shape + other dims
+    # torch puts the indexed dims where the index was (a single index tensor).
+    k = ids.rank
+    order = list(range(k, k + d)) + list(range(k)) + list(range(k + d, picked.rank))
+    return ctx.b.transpose(picked, order)
+
+
+@lowers("aten.index_put.default")
+def index_put(ctx, x, indices, values, accumulate=False):
+    """x[mask] = values (or += with accumulate) for one boolean mask: a
+    select; integer-indexed assignment is a scatter tfc lacks."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    present = [i for i in indices if i is not None]
+    if len(indices) != 1 or len(present) != 1:
+        ctx.unsupported("indexed assignment other than x[mask] = values has no tfc form",
+                        "use torch.where(mask, values, x)")
+    mask = ctx.tensor(present[0])
+    if mask.dtype != "i1":
+        ctx.unsupported("assignment at integer indices is a scatter, which tfc has no op for",
+                        "use torch.where with a mask, or one-hot arithmetic")
+    mask = b.reshape(mask, mask.shape + (1,) * (v.rank - mask.rank))
+    new = ctx.tensor(values, v.dtype)
+    if accumulate:
+        new = b.add(v, new)
+    return b.broadcast_to(b.select(mask, new, v), ctx.out().shape)
+
+
+@lowers("aten.gather.default")
+def gather(ctx, x, dim, index, sparse_grad=False):
+    """x.gather(dim, index) as a one-hot selection (no gather op in tfc):
+    out[..., k] = sum_c x[..., c] * (index[..., k] == c) along `dim`."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    if isinstance(index, Masked) and v.rank == 1 and norm_dim(dim, 1) == 0:
+        # w.gather(0, ids[mask]): the gathered values under the same mask
+        # (masked-out ids replaced by 0, so the lookup stays in range).
+        ids = b.select(index.mask, index.values, ctx.tensor(0, index.values.dtype))
+        picked = _gather_rows(ctx, b.reshape(v, (v.shape[0], 1)), ids)
+        return Masked(b.reshape(picked, ids.shape), index.mask)
+    dim = norm_dim(dim, v.rank)
+    ids = _ids(ctx, index, v.shape[dim], "i64")
+    last = v.rank - 1
+    if dim != last:
+        v = b.swap(v, dim, last)
+        ids = b.swap(ids, dim, last)
+    lead_v, lead_i = v.shape[:-1], ids.shape[:-1]
+    if any(a < i for a, i in zip(lead_v, lead_i)):
+        ctx.unsupported("the index is larger than the input outside the gathered dimension")
+    if lead_v != lead_i:
+        v = b.slice(v, [0] * v.rank, list(lead_i) + [v.shape[-1]])
+    classes = v.shape[-1]
+    onehot_shape = ids.shape + (classes,)
+    onehot = b.compare("eq", b.iota(onehot_shape, -1),
+                       b.reshape(ids, ids.shape + (1,)))
+    expanded = b.reshape(v, v.shape[:-1] + (1, classes))
+    picked = b.select(onehot, expanded, ctx.tensor(0.0 if v.dtype.startswith(("f", "b")) else 0,
+                                                    v.dtype))
+    out = b.reduce("sum", picked, [-1])
+    if dim != last:
+        out = b.swap(out, dim, last)
+    return out
+
+
+@lowers("aten.slice_scatter.default")
+def slice_scatter(ctx, x, src, dim=0, start=None, end=None, step=1):
+    b = ctx.b
+    v = ctx.tensor(x)
+    s = ctx.tensor(src, v.dtype)
+    dim = norm_dim(dim, v.rank)
+    lo, hi, st = _slice_bounds(v.shape[dim], start, end, step)
+    if st != 1:
+        ctx.unsupported("strided slice assignment has no tfc form")
+    parts = []
+    if lo > 0:
+        parts.append(b.slice_dim(v, dim, 0, lo))
+    parts.append(s)
+    if hi < v.shape[dim]:
+        parts.append(b.slice_dim(v, dim, hi, v.shape[dim]))
+    return b.concat(parts, dim)
+
+
+@lowers("aten.select_scatter.default")
+def select_scatter(ctx, x, src, dim, index):
+    v = ctx.tensor(x)
+    dim = norm_dim(dim, v.rank)
+    index = index + v.shape[dim] if index < 0 else index
+    s = ctx.tensor(src, v.dtype)
+    s = ctx.b.reshape(s, s.shape[:dim] + (1,) + s.shape[dim:])
+    return slice_scatter(ctx, v, s, dim, index, index + 1)
+
+
+@lowers("aten.tril.default", "aten.triu.default")
+def triangle(ctx, x, diagonal=0):
+    b = ctx.b
+    v = ctx.tensor(x)
+    rows, cols = v.shape[-2:]
+    i, j = b.iota((rows, cols), 0), b.iota((rows, cols), 1)
+    direction = "le" if ctx.name.startswith("aten.tril") else "ge"
+    keep = b.compare(direction, b.sub(j, i), b.splat(diagonal, "i64"))
+    zero = ctx.tensor(False if v.dtype == "i1" else 0, v.dtype)
+    return b.select(keep, v, zero)
+
+
+refuse(["aten.nonzero.default", "aten.unique.default",
+        "aten._unique2.default", "aten.unique_dim.default", "aten.unique_consecutive.default",
+        "aten.repeat_interleave.Tensor", "aten.argwhere.default",
+        "aten.masked_scatter.default"],
+       "its output shape depends on tensor values",
+       "tfc compiles static shapes: keep every tensor's shape independent of the data "
+       "(torch.where / masked_fill instead of boolean indexing or nonzero)")

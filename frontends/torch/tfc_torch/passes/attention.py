@@ -1,0 +1,162 @@
+"""Scaled dot-product attention written out becomes tfc.attention:
+
+    s = matmul(q, k, transpose_b)          q [..., T, D], k [..., S, D]
+    s = s * c | s / c                      optional, c a splat: scale
+    s = masked by a causal mask            optional (see below)
+    p = softmax(s, dim -1)
+    p = dropout(p, seed, offset)           optional: tfc.attention's dropout
+    o = matmul(p, v)                       v [..., S, Dv]
+
+(scaling and masking in either order; with 16-bit q, k, v the two GEMM
+results may be rounded from f32 to that type, which tfc.attention, keeping
+scores and probabilities in f32, does once at the end). A causal mask is a mask known at
+trace time (a registered tril buffer, or one built in forward from
+constants) that hides exactly the keys after each query: select(mask,
+fill, s) / select(mask, s, fill) with fill = -inf (or any value <= -1e4,
+which softmax turns into an exact 0), or add(s, m) with m 0 on and below
+the diagonal and such a fill above it.
+
+tfc.attention has no mask operand, so attention under a mask computed from
+the batch (e.g. BERT's padding mask) keeps its decomposed form; so does
+any chain whose intermediate values have other users.
+"""
+import torch
+
+from .match import collect_before, defining, replace, single_use, splat, splice
+
+_FILL_LIMIT = -1e4
+
+
+def _is_fill(v) -> bool:
+    s = splat(v)
+    return s is not None and float(s) <= _FILL_LIMIT
+
+
+def _causal_bool(mask: torch.Tensor, masked_value: bool) -> bool:
+    """mask[..., i, j] == masked_value exactly when j > i."""
+    if mask is None or mask.dim() < 2 or mask.dtype != torch.bool:
+        return False
+    t, s = mask.shape[-2:]
+    future = torch.ones(t, s, dtype=torch.bool).triu(1)
+    want = future if masked_value else ~future
+    return bool((mask == want).all())
+
+
+def _causal_additive(mask: torch.Tensor) -> bool:
+    if mask is None or mask.dim() < 2 or not mask.is_floating_point():
+        return False
+    t, s = mask.shape[-2:]
+    future = torch.ones(t, s, dtype=torch.bool).triu(1)
+    m = mask.reshape(-1, t, s)
+    return bool((m[:, ~future] == 0).all()) and bool((m[:, future] <= _FILL_LIMIT).all())
+
+
+def _peel(v, uses):
+    """Walks from the softmax input back to the scores matmul; returns
+    (matmul op, scale factor, causal) or None."""
+    scale, causal = 1.0, False
+    while True:
+        op = v.op
+        if op is None:
+            return None
+        if op.name == "tfc.matmul":
+            if op.attrs.get("transpose_a") or not op.attrs.get("transpose_b"):
+                return None
+            return op, scale, causal
+        if op.name == "tfc.convert":
+            # 16-bit scores: the f32 GEMM result rounded to the operands' type.
+            mm = defining(op.operands[0], "tfc.matmul")
+            if mm is None or mm.operands[0].dtype != op.result.dtype \
+                    or single_use(uses, op.operands[0]) is not op:
+                return None
+            v = op.operands[0]
+            continue
+        # Every intermediate must feed only the next op of the chain.
+        if op.name in ("tfc.mul", "tfc.div"):
+            a, b = op.operands
+            c, inner = splat(b), a
+            if c is None and op.name == "tfc.mul":
+                c, inner = splat(a), b
+            if c is None or float(c) <= 0:
+                return None
+            if inner.type != op.result.type:
+                return None
+            scale *= float(c) if op.name == "tfc.mul" else 1.0 / float(c)
+        elif op.name == "tfc.select" and not causal:
+            cond, on_true, on_false = op.operands
+            if _is_fill(on_true) and _causal_bool(cond.known, True):
+                inner = on_false
+            elif _is_fill(on_false) and _causal_bool(cond.known, False):
+                inner = on_true
+            else:
+                return None
+            if inner.type != op.result.type:
+                return None
+            causal = True
+        elif op.name == "tfc.add" and not causal:
+            a, b = op.operands
+            if _causal_additive(b.known):
+                inner = a
+            elif _causal_additive(a.known):
+                inner = b
+            else:
+                return None
+            if inner.type != op.result.type:
+                return None
+            causal = True
+        else:
+            return None
+        if single_use(uses, inner) is not op:
+            return None
+        v = inner
+
+
+def run(fn) -> int:
+    fired = 0
+    uses = fn.uses()
+    for sm in list(fn.ops):
+        if sm.name != "tfc.softmax" or sm.attrs["dim"] not in (-1, sm.result.rank - 1):
+            continue
+        probs, drop = sm.result, None
+        pv = single_use(uses, probs)
+        if pv is not None and pv.name == "tfc.dropout":
+            # Dropout of the probabilities: tfc.attention's own dropout draws
+            # the same Philox counters (offset + row-major index).
+            drop, probs = pv, pv.result
+            pv = single_use(uses, probs)
+        if pv is None or pv.name != "tfc.matmul" or pv.operands[0] is not probs \
+                or pv.attrs.get("transpose_a") or pv.attrs.get("transpose_b"):
+            continue
+        out = pv.result
+        if out.dtype != probs.dtype:  # 16-bit: the f32 GEMM result rounded back
+            back = single_use(uses, out)
+            if back is None or back.name != "tfc.convert" or back.result.dtype != probs.dtype:
+                continue
+            out = back.result
+        s = sm.operands[0]
+        if single_use(uses, s) is not sm:
+            continue
+        found = _peel(s, uses)
+        if found is None:
+            continue
+        qk, scale, causal = found
+        q, k = qk.operands
+        v = pv.operands[1]
+        if not (q.rank == k.rank == v.rank >= 2) or q.dtype != k.dtype or k.dtype != v.dtype:
+            continue
+        if q.shape[:-2] != k.shape[:-2] or k.shape[:-2] != v.shape[:-2]:
+            continue
+        if out.type != q.type.with_shape(q.shape[:-1] + v.shape[-1:]):
+            continue
+        if qk.result.type != s.type and not (qk.result.dtype == "f32" and s.dtype == q.dtype):
+            continue
+        b = collect_before(fn, out.op)
+        if drop is not None:
+            o = b.attention(q, k, v, causal, scale, drop.attrs["p"], *drop.operands[1:])
+        else:
+            o = b.attention(q, k, v, causal, scale)
+        splice(fn, out.op, b)
+        replace(fn, out, o)
+        fired += 1
+        uses = fn.uses()
+    return fired

@@ -1,0 +1,266 @@
+"""Prints a Function as MLIR text in the tfc dialect's custom assembly
+formats (dialects/tfc/*.td; build/docs/tfc/TfcOps.md), one syntax rule per
+op name in SYNTAX. Values get readable names from their hints (the fx node
+or parameter they come from); locations point at the user's Python source.
+"""
+import re
+from typing import Callable, Dict, List
+
+from . import dtypes
+from .ir import Function, Op, Value
+
+_UNARY = ("abs", "exp", "log", "neg", "relu", "rsqrt", "sigmoid", "silu", "sin",
+          "cos", "sqrt", "tanh")
+_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum")
+_REDUCE = ("reduce_sum", "reduce_mean", "reduce_max")
+
+
+def _ints(values) -> str:
+    return "[" + ", ".join(str(int(v)) for v in values) + "]"
+
+
+def _types(values: List[Value]) -> str:
+    return ", ".join(str(v.type) for v in values)
+
+
+def _functional(op: Op, n) -> str:
+    ins = ", ".join(str(v.type) for v in op.operands)
+    outs = ", ".join(str(r.type) for r in op.results)
+    if len(op.results) > 1:
+        outs = f"({outs})"
+    return f"({ins}) -> {outs}"
+
+
+def _unary(op, n):
+    return f"{op.name} {n(op.operands[0])} : {op.operands[0].type}"
+
+
+def _binary(op, n):
+    a, b = op.operands
+    return f"{op.name} {n(a)}, {n(b)} : {a.type}, {b.type}"
+
+
+def _reduce(op, n):
+    x = op.operands[0]
+    keep = " keepdim" if op.attrs.get("keepdim") else ""
+    return f"{op.name} {n(x)} dims {_ints(op.attrs['dims'])}{keep} : {x.type} -> {op.result.type}"
+
+
+def _arrow(op, n):
+    x = op.operands[0]
+    return f"{op.name} {n(x)} : {x.type} -> {op.result.type}"
+
+
+def _constant(op, n):
+    return f"tfc.constant {op.attrs['value']} : {op.result.type}"
+
+
+def _gelu(op, n):
+    x = op.operands[0]
+    approx = " approximate tanh" if op.attrs.get("approximate") == "tanh" else ""
+    return f"tfc.gelu {n(x)}{approx} : {x.type}"
+
+
+def _pow(op, n):
+    x = op.operands[0]
+    return f"tfc.pow {n(x)}, {dtypes.attr_float_text(op.attrs['exponent'])} : {x.type}"
+
+
+def _compare(op, n):
+    a, b = op.operands
+    return f"tfc.compare {op.attrs['direction']}, {n(a)}, {n(b)} : {a.type}, {b.type}"
+
+
+def _select(op, n):
+    c, t, f = op.operands
+    return f"tfc.select {n(c)}, {n(t)}, {n(f)} : {c.type}, {t.type}, {f.type}"
+
+
+def _transpose(op, n):
+    x = op.operands[0]
+    return f"tfc.transpose {n(x)}, {_ints(op.attrs['permutation'])} : {x.type} -> {op.result.type}"
+
+
+def _slice(op, n):
+    x = op.operands[0]
+    step = op.attrs.get("step")
+    step_text = f" step {_ints(step)}" if step and any(s != 1 for s in step) else ""
+    return (f"tfc.slice {n(x)} {_ints(op.attrs['start'])} to {_ints(op.attrs['limit'])}"
+            f"{step_text} : {x.type} -> {op.result.type}")
+
+
+def _concat(op, n):
+    return (f"tfc.concat {', '.join(n(v) for v in op.operands)} dim {op.attrs['dim']}"
+            f" : {_types(op.operands)} -> {op.result.type}")
+
+
+def _pad(op, n):
+    x = op.operands[0]
+    return (f"tfc.pad {n(x)} low {_ints(op.attrs['low'])} high {_ints(op.attrs['high'])}"
+            f" value {dtypes.attr_float_text(op.attrs['value'])} : {x.type} -> {op.result.type}")
+
+
+def _iota(op, n):
+    return f"tfc.iota dim {op.attrs['dim']} : {op.result.type}"
+
+
+def _matmul(op, n):
+    a, b = op.operands
+    flags = "".join(f" {f}" for f in ("transpose_a", "transpose_b") if op.attrs.get(f))
+    return f"tfc.matmul {n(a)}, {n(b)}{flags} : {a.type}, {b.type} -> {op.result.type}"
+
+
+def _softmax(op, n):
+    x = op.operands[0]
+    return f"{op.name} {n(x)} dim {op.attrs['dim']} : {x.type}"
+
+
+def _norm(op, n):
+    x, rest = op.operands[0], list(op.operands[1:])
+    text = f"{op.name} {n(x)}"
+    for role in ("weight", "bias"):
+        if op.attrs.get(f"has_{role}"):
+            text += f" {role} {n(rest.pop(0))}"
+    if op.attrs.get("normalized_rank", 1) != 1:
+        text += f" normalized_rank {op.attrs['normalized_rank']}"
+    text += f" eps {dtypes.attr_float_text(op.attrs['eps'])}"
+    return f"{text} : {_functional(op, n)}"
+
+
+def _embedding(op, n):
+    t, ids = op.operands
+    return f"tfc.embedding {n(t)}, {n(ids)} : {t.type}, {ids.type} -> {op.result.type}"
+
+
+def _cross_entropy(op, n):
+    logits, labels = op.operands
+    text = f"tfc.cross_entropy {n(logits)}, {n(labels)}"
+    if op.attrs.get("ignore_index", -100) != -100:
+        text += f" ignore_index {op.attrs['ignore_index']}"
+    if op.attrs.get("label_smoothing", 0.0):
+        text += f" label_smoothing {dtypes.attr_float_text(op.attrs['label_smoothing'])}"
+    if op.attrs.get("reduction", "mean") != "mean":
+        text += f" reduction {op.attrs['reduction']}"
+    return f"{text} : {logits.type}, {labels.type} -> {op.result.type}"
+
+
+def _attention(op, n):
+    q, k, v = op.operands[:3]
+    text = f"tfc.attention {n(q)}, {n(k)}, {n(v)}"
+    if op.attrs.get("causal"):
+        text += " causal"
+    if op.attrs.get("scale") is not None:
+        text += f" scale {dtypes.attr_float_text(op.attrs['scale'])}"
+    if op.attrs.get("dropout"):
+        seed, offset = op.operands[3:]
+        text += (f" dropout {dtypes.attr_float_text(op.attrs['dropout'])}"
+                 f" seed {n(seed)} offset {n(offset)}")
+    return f"{text} : {q.type}, {k.type}, {v.type} -> {op.result.type}"
+
+
+def _dropout(op, n):
+    x, seed, offset = op.operands
+    return (f"tfc.dropout {n(x)}, {n(seed)}, {n(offset)} p "
+            f"{dtypes.attr_float_text(op.attrs['p'])} : {x.type}")
+
+
+SYNTAX: Dict[str, Callable] = {
+    **{f"tfc.{u}": _unary for u in _UNARY},
+    **{f"tfc.{b}": _binary for b in _BINARY},
+    **{f"tfc.{r}": _reduce for r in _REDUCE},
+    "tfc.constant": _constant,
+    "tfc.gelu": _gelu,
+    "tfc.pow": _pow,
+    "tfc.compare": _compare,
+    "tfc.select": _select,
+    "tfc.convert": _arrow,
+    "tfc.reshape": _arrow,
+    "tfc.broadcast_to": _arrow,
+    "tfc.transpose": _transpose,
+    "tfc.slice": _slice,
+    "tfc.concat": _concat,
+    "tfc.pad": _pad,
+    "tfc.iota": _iota,
+    "tfc.matmul": _matmul,
+    "tfc.softmax": _softmax,
+    "tfc.log_softmax": _softmax,
+    "tfc.layer_norm": _norm,
+    "tfc.rms_norm": _norm,
+    "tfc.embedding": _embedding,
+    "tfc.cross_entropy": _cross_entropy,
+    "tfc.attention": _attention,
+    "tfc.dropout": _dropout,
+}
+
+
+class _Names:
+    """Unique, readable SSA names from value hints."""
+
+    def __init__(self):
+        self.names: Dict[Value, str] = {}
+        self.taken = set()
+
+    def assign(self, value: Value) -> str:
+        base = re.sub(r"[^A-Za-z0-9_]", "_", value.hint) or "v"
+        if base[0].isdigit():
+            base = "v" + base
+        name, i = base, 1
+        while name in self.taken:
+            name = f"{base}_{i}"
+            i += 1
+        self.taken.add(name)
+        self.names[value] = "%" + name
+        return self.names[value]
+
+    def __call__(self, value: Value) -> str:
+        return self.names[value]
+
+
+class _Locations:
+    """Location aliases (#locN) for user source frames, printed at the end."""
+
+    def __init__(self):
+        self.aliases: Dict[tuple, str] = {}
+
+    def __call__(self, frame) -> str:
+        if frame is None:
+            return ""
+        key = (frame.file, frame.line)
+        if key not in self.aliases:
+            self.aliases[key] = f"#loc{len(self.aliases) + 1}"
+        return f" loc({self.aliases[key]})"
+
+    def definitions(self) -> List[str]:
+        return [f'{alias} = loc("{file}":{line}:0)'
+                for (file, line), alias in self.aliases.items()]
+
+
+def print_function(fn: Function, locations: bool = True) -> str:
+    """The MLIR text of `fn` (a top-level func.func, as examples/models)."""
+    names, locs = _Names(), _Locations()
+    lines = [f"// {c}" if c else "//" for c in fn.comments]
+    args = []
+    for a in fn.arguments:
+        attr = "tfc.param" if a.role == "param" else "tfc.input"
+        args.append(f"    {names.assign(a)}: {a.type} {{{attr} = \"{a.key}\"}}")
+    result_types = ", ".join(str(v.type) for v in fn.returns)
+    if len(fn.returns) != 1:
+        result_types = f"({result_types})"
+    lines.append(f"func.func @{fn.name}(\n" + ",\n".join(args) + f") -> {result_types} {{")
+    for op in fn.ops:
+        if op.name not in SYNTAX:
+            raise AssertionError(f"no syntax for {op.name} (a frontend op left unlegalized?)")
+        body = SYNTAX[op.name](op, lambda v: names(v) if v in names.names else _undefined(v))
+        results = ", ".join(names.assign(r) for r in op.results)
+        loc = locs(op.source) if locations else ""
+        lines.append(f"  {results} = {body}{loc}")
+    rets = ", ".join(names(v) for v in fn.returns)
+    lines.append(f"  return {rets} : {', '.join(str(v.type) for v in fn.returns)}")
+    lines.append("}")
+    if locations:
+        lines.extend(locs.definitions())
+    return "\n".join(lines) + "\n"
+
+
+def _undefined(v: Value) -> str:
+    raise AssertionError(f"value {v!r} used before its definition")

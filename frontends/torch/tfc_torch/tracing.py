@@ -1,0 +1,212 @@
+"""Tracing an nn.Module's loss into an aten graph.
+
+`trace(model, example_args, loss_fn)` runs
+    loss = model(*args)                       (loss_fn None), or
+    loss = loss_fn(model(*model_args), *args)
+under make_fx (real tensors), with the module's parameters and buffers
+swapped for traced placeholders by functional_call and the whole function
+functionalized, so the graph holds no in-place ops or aliasing. Tied
+parameters (one tensor under several state_dict names) become one
+placeholder, named by their first name in `named_parameters()` order.
+
+The same code runs on torch 1.13 (functorch.functionalize,
+torch.nn.utils.stateless.functional_call) and torch 2.x (torch.func).
+"""
+import contextlib
+import inspect
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence
+
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+
+from .errors import DataDependentError, ModelError
+from .source import TRACE_ENTRY, exception_frame
+
+try:  # torch >= 2.0
+    from torch.func import functional_call as _functional_call
+    from torch.func import functionalize as _functionalize
+except ImportError:  # torch 1.13
+    from torch.nn.utils.stateless import functional_call as _functional_call
+    from functorch import functionalize as _functionalize
+
+
+@dataclass
+class Placeholder:
+    """What one placeholder of the traced graph stands for."""
+    role: str            # "param", "buffer" or "input"
+    key: str             # state_dict name (params, buffers) or input name
+    tensor: torch.Tensor  # the example value
+
+
+@dataclass
+class Traced:
+    """An aten graph of the loss and what its placeholders are."""
+    graph_module: torch.fx.GraphModule
+    placeholders: List[Placeholder]
+    aliases: Dict[str, str] = field(default_factory=dict)  # tied name -> argument name
+    model_name: str = ""
+
+
+_DATA_DEPENDENT_MARKERS = (
+    "get value out of a tracing tensor",      # torch 1.13 / 2.x real-mode tracing
+    "data-dependent",                          # torch 2.x
+    "Data dependent",
+    "DataDependentOutputException",
+)
+
+
+def _alias_groups(model: torch.nn.Module, kind: str) -> "OrderedDict[str, List[str]]":
+    """First name -> all names of each distinct parameter (or buffer)."""
+    named = model.named_parameters() if kind == "param" else model.named_buffers()
+    first = OrderedDict((id(t), name) for name, t in named)
+    groups = OrderedDict((name, []) for name in first.values())
+    for prefix, module in model.named_modules(remove_duplicate=False):
+        table = module._parameters if kind == "param" else module._buffers
+        for local, t in table.items():
+            if t is None or id(t) not in first:
+                continue
+            full = f"{prefix}.{local}" if prefix else local
+            names = groups[first[id(t)]]
+            if full not in names:
+                names.append(full)
+    return groups
+
+
+def _positional_names(fn, skip: int = 0) -> List[str]:
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return []
+    names = [p.name for p in params
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return names[skip:]
+
+
+def _accepts(fn) -> Optional[int]:
+    """How many positional arguments `fn` takes (None: any number)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return None
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+
+
+def input_names(model, n: int, loss_fn=None, given: Optional[Sequence[str]] = None) -> List[str]:
+    """Names of the `n` batch tensors: `given`, else forward's parameter
+    names (then loss_fn's, after its first), else arg0, arg1, ..."""
+    if given is not None:
+        names = list(given)
+        if len(names) != n:
+            raise ModelError(f"input_names has {len(names)} names for {n} example tensors")
+    else:
+        names = _positional_names(model.forward)
+        if loss_fn is not None:
+            # loss_fn(output, *args) names every batch tensor when it spells
+            # them out; otherwise the model's names come first.
+            from_loss = _positional_names(loss_fn, skip=1)
+            if len(from_loss) >= n:
+                names = from_loss
+            else:
+                names = names[:_accepts(model.forward) or n]
+                names += from_loss[len(names):]
+        names = (names + [f"arg{i}" for i in range(len(names), n)])[:n]
+    if len(set(names)) != n:
+        raise ModelError(f"batch tensor names are not unique: {names}; pass input_names=")
+    return names
+
+
+@contextlib.contextmanager
+def _recording_stack_traces():
+    """Makes make_fx's tracer record each node's Python stack."""
+    from torch.fx.experimental import proxy_tensor
+    tracer = proxy_tensor.PythonKeyTracer
+    had = "record_stack_traces" in tracer.__dict__
+    old = tracer.__dict__.get("record_stack_traces")
+    tracer.record_stack_traces = True
+    try:
+        yield
+    finally:
+        if had:
+            tracer.record_stack_traces = old
+        else:
+            del tracer.record_stack_traces
+
+
+def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
+          loss_fn: Optional[Callable] = None,
+          names: Optional[Sequence[str]] = None) -> Traced:
+    """Traces the scalar loss of `model` on `example_args` (see the module
+    docstring); raises ModelError / DataDependentError with the user's
+    source line when the model cannot be traced into one static graph."""
+    if isinstance(example_args, torch.Tensor):
+        example_args = (example_args,)
+    example_args = tuple(example_args)
+    for i, a in enumerate(example_args):
+        if not isinstance(a, torch.Tensor):
+            raise ModelError(f"example argument {i} is a {type(a).__name__}, not a tensor",
+                             hint="close over non-tensor arguments (functools.partial or a "
+                                  "wrapper module); tfc inputs are tensors")
+    params = _alias_groups(model, "param")
+    buffers = _alias_groups(model, "buffer")
+    param_tensors = dict(model.named_parameters())
+    buffer_tensors = dict(model.named_buffers())
+    batch_names = input_names(model, len(example_args), loss_fn, names)
+    taken = set(params) | set(buffers)
+    for n in batch_names:
+        if n in taken:
+            raise ModelError(f"batch tensor name '{n}' is also a parameter or buffer name; "
+                             "pass input_names=")
+    model_argc = len(example_args)
+    if loss_fn is not None:
+        accepted = _accepts(model.forward)
+        model_argc = min(accepted, model_argc) if accepted is not None else model_argc
+
+    def _tfc_traced_loss(param_list, buffer_list, *batch):
+        state = {}
+        for aliases, t in zip(params.values(), param_list):
+            for name in aliases:
+                state[name] = t
+        for aliases, t in zip(buffers.values(), buffer_list):
+            for name in aliases:
+                state[name] = t
+        out = _functional_call(model, state, tuple(batch[:model_argc]))
+        if loss_fn is not None:
+            out = loss_fn(out, *batch)
+        return out
+
+    # The function's name marks the model's side of recorded stacks (source.py).
+    assert _tfc_traced_loss.__name__ == TRACE_ENTRY
+    args = ([param_tensors[n] for n in params], [buffer_tensors[n] for n in buffers],
+            *example_args)
+    options = {}
+    try:  # newer torch 2.x takes the flag itself (and sets it on its tracer)
+        if "record_stack_traces" in inspect.signature(make_fx).parameters:
+            options["record_stack_traces"] = True
+    except (TypeError, ValueError):
+        pass
+    try:
+        with _recording_stack_traces():
+            gm = make_fx(_functionalize(_tfc_traced_loss), **options)(*args)
+    except Exception as e:  # noqa: BLE001 - re-raised with context below
+        text = f"{type(e).__name__}: {e}"
+        if any(m in text for m in _DATA_DEPENDENT_MARKERS):
+            raise DataDependentError(
+                "the model's Python control flow depends on a tensor's value "
+                "(an `if`/`while` on a tensor, .item(), .tolist(), int()/bool() of a tensor)",
+                exception_frame(e),
+                "tfc compiles one static graph per shape: compute both branches and pick "
+                "with torch.where / masked_fill, or move the decision out of the model "
+                "(e.g. into a constructor argument)") from e
+        raise ModelError(f"tracing the model with make_fx failed: {text.splitlines()[0]}",
+                         exception_frame(e)) from e
+
+    placeholders = [Placeholder("param", n, param_tensors[n]) for n in params]
+    placeholders += [Placeholder("buffer", n, buffer_tensors[n]) for n in buffers]
+    placeholders += [Placeholder("input", n, t) for n, t in zip(batch_names, example_args)]
+    aliases = {a: n for n, group in params.items() for a in group if a != n}
+    aliases.update({a: n for n, group in buffers.items() for a in group if a != n})
+    return Traced(gm, placeholders, aliases, type(model).__name__)

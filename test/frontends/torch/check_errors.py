@@ -1,0 +1,77 @@
+"""tfc_torch's errors for models it cannot import: each names the problem
+(the aten op, or what in the model's Python is data-dependent), points at
+the model's source line (file:line and the code) and says what to change.
+
+Usage: check_errors.py   (no tfc build needed; exit 0 pass, 1 failure)
+"""
+import importlib.util
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.join(ROOT, "frontends", "torch"))
+MODELS = os.path.join(HERE, "models", "unsupported.py")
+
+# model class -> (exception class name, substrings the message must hold)
+CASES = {
+    "CumulativeSum": ("UnsupportedOpError", ["unsupported PyTorch op aten.cumsum.default",
+                                             "h.cumsum(dim=-1)", "supported_ops()"]),
+    "BranchOnValue": ("DataDependentError", ["control flow depends on a tensor's value",
+                                             "if h.sum() > 0", "torch.where"]),
+    "BooleanMask": ("DataDependentError", ["aten.index.Tensor selects a data-dependent number",
+                                           "aten.mul.Tensor needs that shape",
+                                           "(h[h > 0] * 2.0).sum()", ".sum() or .mean()"]),
+    "Nonzero": ("DataDependentError", ["aten.nonzero.default", "depends on tensor values",
+                                       "torch.nonzero(h)"]),
+    "ReturnsLogits": ("ModelError", ["returns tensor<6x4xf32>, not a scalar loss", "loss_fn"]),
+    "ComplexRotary": ("ModelError", ["complex", "rotate_half"]),
+    "BareErf": ("UnsupportedOpError", ["aten.erf.default", "exact GELU", "torch.erf(self.fc(x))"]),
+    "ArgmaxInLoss": ("UnsupportedOpError", ["argmax", "(values * indices).mean()"]),
+}
+
+
+def marked_lines():
+    """class name -> line number of its `# error here` comment."""
+    found, current = {}, None
+    with open(MODELS) as f:
+        for number, line in enumerate(f, start=1):
+            if line.startswith("class "):
+                current = line.split()[1].split("(")[0]
+            if "# error here" in line:
+                found[current] = number
+    return found
+
+
+def main():
+    import tfc_torch
+    spec = importlib.util.spec_from_file_location("unsupported", MODELS)
+    models = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(models)
+    lines = marked_lines()
+    failures = 0
+    for name, (kind, needles) in CASES.items():
+        model = getattr(models, name)()
+        problem = None
+        try:
+            tfc_torch.import_module(model, models.example_batch())
+            problem = "imported without an error"
+        except tfc_torch.FrontendError as e:
+            text = str(e)
+            if type(e).__name__ != kind:
+                problem = f"raised {type(e).__name__}, expected {kind}: {text}"
+            missing = [n for n in needles if n not in text]
+            if missing and not problem:
+                problem = f"message lacks {missing}: {text}"
+            where = f"{MODELS}:{lines[name]}"
+            if not problem and (e.frame is None or f"{e.frame.file}:{e.frame.line}" != where):
+                problem = f"points at {e.frame}, expected {where}: {text}"
+            if not problem:
+                print(f"  {name}: {text.splitlines()[0]}")
+        print(f"{'FAIL' if problem else 'ok  '} {name}" + (f": {problem}" if problem else ""))
+        failures += bool(problem)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""The frontend's aten lowerings one group at a time: each module of
+models/ops.py is imported and run by `tfc-run --grad`; its loss and every
+gradient must equal torch.autograd's (rtol 1e-5 for the loss, 1e-4 of the
+largest magnitude for each gradient), and the patterns listed in
+models/ops.py's PATTERNS must be recognized.
+
+Usage: check_ops.py --tfc-run BIN [--case NAME ...] [--device host|cuda]
+Exit codes: 0 pass, 1 failure, 77 device unavailable.
+"""
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import check_models  # noqa: E402  (sets up the import path of tfc_torch)
+
+
+def load_cases():
+    """(CASES, PATTERNS) of models/ops.py."""
+    spec = importlib.util.spec_from_file_location("frontend_ops", os.path.join(HERE, "models", "ops.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.CASES, module.PATTERNS
+
+
+def check(name, factory, tfc_run, device, workdir, patterns):
+    import torch
+    import tfc_torch
+    model, batch = factory()
+    stem = os.path.join(workdir, name)
+    exported = tfc_torch.export(model, batch, stem + ".mlir")
+    for pattern, count in patterns.get(name, {}).items():
+        if exported.patterns.get(pattern, 0) != count:
+            return f"pattern {pattern} fired {exported.patterns.get(pattern, 0)} times, expected {count}"
+    feed = stem + "-in.safetensors"
+    tfc_torch.safetensors.save({**exported.params, **exported.inputs}, feed)
+    want_loss, want_grads = check_models.torch_loss_and_grads(model, batch, None)
+    check_models.run_tfc(tfc_run, stem + ".mlir", feed, stem + "-out.safetensors", device, grad=True)
+    got = tfc_torch.safetensors.load(stem + "-out.safetensors")
+    problems = []
+    loss = got["out0"]
+    if not torch.allclose(loss.double(), want_loss.double(), rtol=check_models.LOSS_RTOL,
+                          atol=check_models.LOSS_ATOL):
+        problems.append(f"loss {loss.item()} != {want_loss.item()}")
+    worst = 0.0
+    for i, (pname, want) in enumerate(zip(exported.params, want_grads), start=1):
+        have = got[f"out{i}"]
+        scale, err = want.abs().max().item(), (have - want).abs().max().item()
+        worst = max(worst, err / (scale + check_models.GRAD_ATOL / check_models.GRAD_RTOL))
+        if err > check_models.GRAD_RTOL * scale + check_models.GRAD_ATOL:
+            problems.append(f"gradient of {pname}: max |diff| {err:.3e} (max |grad| {scale:.3e})")
+    print(f"  {name}: loss |diff| {abs(loss.item() - want_loss.item()):.2e}, "
+          f"worst gradient max|diff| / (max|grad| + 1e-3) {worst:.2e}")
+    return "; ".join(problems) or None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tfc-run", required=True)
+    ap.add_argument("--case", action="append")
+    ap.add_argument("--device", default="host")
+    args = ap.parse_args()
+    if args.device != "host":
+        probe = subprocess.run([args.tfc_run, "--probe-device", args.device],
+                               capture_output=True, text=True)
+        if probe.returncode != 0:
+            print(f"SKIP: device '{args.device}' unavailable")
+            return check_models.SKIP
+    cases, patterns = load_cases()
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="tfc-frontend-ops-") as workdir:
+        for name in args.case or cases:
+            if name not in cases:
+                print(f"unknown case '{name}' (known: {', '.join(cases)})")
+                return 1
+            try:
+                problem = check(name, cases[name], args.tfc_run, args.device, workdir, patterns)
+            except Exception as e:  # noqa: BLE001 - report and go on
+                problem = f"{type(e).__name__}: {e}"
+            print(f"{'FAIL' if problem else 'ok  '} {name}" + (f": {problem}" if problem else ""))
+            failures += bool(problem)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+"""One small module per group of aten ops the frontend lowers, each
+returning a scalar loss that depends on its parameters through the ops
+under test (check_ops.py compares loss and gradients with PyTorch).
+CASES maps a case name to a factory returning (module, example batch);
+PATTERNS, the patterns a case's import must recognize."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def _g(seed):
+    return torch.Generator().manual_seed(seed)
+
+
+class Lambda(nn.Module):
+    """A linear layer whose output `fn(h, *batch)` turns into the loss."""
+
+    def __init__(self, fn, width=6, out=8):
+        super().__init__()
+        self.fc = nn.Linear(width, out)
+        self.fn = fn
+
+    def forward(self, x, *rest):
+        return self.fn(self.fc(x), *rest)
+
+
+def _case(fn, rows=4, width=6, out=8, extra=()):
+    def make():
+        torch.manual_seed(0)
+        x = torch.randn(rows, width, generator=_g(1))
+        return Lambda(fn, width, out), (x, *extra)
+    return make
+
+
+CASES = {
+    # Elementwise arithmetic, comparisons and activations.
+    "arith": _case(lambda h: ((h * 2.5 - 1.0) / 3.0 + (1.0 - h) * h.exp() / (h.abs() + 1)).sum()),
+    "unary": _case(lambda h: (h.sigmoid() + h.tanh() + F.silu(h) + F.relu(h) + h.sin() * h.cos()
+                              + (h.abs() + 0.5).log() + (h.abs() + 0.5).sqrt()
+                              + (h.abs() + 0.5).rsqrt() + (h.abs() + 1).reciprocal()
+                              + torch.log1p(h.abs()) + torch.expm1(h * 0.1) - h.neg()).mean()),
+    "activations": _case(lambda h: (F.gelu(h) + F.gelu(h, approximate="tanh") + F.leaky_relu(h, 0.2)
+                                    + F.softplus(h) + F.softplus(h, beta=2.0, threshold=1.0)
+                                    + F.hardsigmoid(h) + F.hardswish(h) + F.hardtanh(h, -0.5, 0.5)
+                                    + F.elu(h).clamp(max=10.0)).mean()),
+    "clamp-minmax": _case(lambda h: (h.clamp(-0.3, 0.4) + h.clamp(min=0.1) + h.clamp(max=-0.1)
+                                     + torch.maximum(h, h.flip(0) if False else h * 0.5)
+                                     + torch.minimum(h, -h)).sum()),
+    "pow": _case(lambda h: (h.pow(2) + h.abs().pow(1.5) + h.pow(3.0) + 2.0 ** h
+                            + torch.pow(h.abs() + 1, torch.tensor(2.0))).mean()),
+    "where-compare": _case(lambda h: (torch.where(h > 0, h, h * 0.1)
+                                      + torch.where(h <= 0.2, 1.0, h)
+                                      + h.masked_fill(h < -0.5, 0.0)
+                                      + (h >= 0.1).float() * h + (h == h).float()
+                                      + ((h > 0) & (h < 0.5)).float() * h
+                                      + ((h > 0) | ~(h < 0.5)).float() * h).sum()),
+    # Reductions.
+    "reductions": _case(lambda h: (h.sum(0).mean() + h.mean(dim=1, keepdim=True).sum()
+                                   + h.amax(dim=1).sum() + h.amin(dim=0).sum() + h.max()
+                                   + h.min() + h.max(dim=1).values.sum()
+                                   + torch.logsumexp(h, dim=1).sum())),
+    "var-std-norm": _case(lambda h: (h.var(dim=1).sum() + h.std(dim=0, unbiased=False).sum()
+                                     + h.var() + torch.linalg.vector_norm(h, dim=1).sum()
+                                     + h.norm(p=1) + torch.linalg.vector_norm(h, ord=float("inf")))),
+    # Shapes and data movement.
+    "shapes": _case(lambda h: (h.view(2, 2, 8).transpose(0, 2).reshape(8, 4).t()
+                               .unsqueeze(0).squeeze(0).permute(1, 0).flatten() * torch.arange(32.0)
+                               ).sum()),
+    "slicing": _case(lambda h: (h[1:3, ::2].sum() + h[:, -1].sum() * 2 + h[2].sum()
+                                + torch.cat([h[:, :3], h[:, 5:]], dim=1).pow(2).sum()
+                                + torch.stack([h[0], h[1]], dim=1).exp().sum()
+                                + sum(p.mean() for p in h.split(3, dim=1))
+                                + sum(p.sum() for p in h.chunk(2, dim=0))
+                                + sum(p.max() for p in h.unbind(0)) + h.narrow(1, 2, 3).sum())),
+    "pad-repeat": _case(lambda h: (F.pad(h, (1, 2, 0, 1), value=0.5).pow(2).sum()
+                                   + F.pad(h, (-1, -2)).sum() + h.repeat(2, 3).sigmoid().sum()
+                                   + h.expand(3, 4, 8).tanh().sum())),
+    "tril-triu": _case(lambda h: (h.view(4, 8)[:, :4].tril().pow(2).sum()
+                                  + h[:, 4:].triu(1).exp().sum()), out=8),
+    "slice-assign": _case(lambda h: _slice_assign(h)),
+    "gather-index": _case(lambda h, idx, rows: (h.gather(1, idx).pow(2).sum()
+                                                + h.index_select(1, idx[0]).sum()
+                                                + h[rows].exp().sum() + h[:, idx[1]].sum()
+                                                + h[rows, 2:5].tanh().sum()
+                                                + h[:, torch.tensor([-1, 0, -3])].sum()),
+                          extra=(torch.tensor([[0, 3], [7, 1], [2, 2], [5, 6]]),
+                                 torch.tensor([[3, 0], [1, 1], [2, 0]]))),
+    "masked-reductions": _case(lambda h: (h[h > 0].sum() + h[h[:, 0] > 0].mean()
+                                          + torch.masked_select(h, h < 0.1).mean())),
+    # Losses.
+    "losses": _case(lambda h, y: (F.mse_loss(h, y) + F.l1_loss(h, y, reduction="sum")
+                                  + F.smooth_l1_loss(h, y, beta=0.5)
+                                  + F.huber_loss(h, y, delta=0.7)
+                                  + F.binary_cross_entropy_with_logits(h, (y > 0).float())
+                                  + F.binary_cross_entropy_with_logits(
+                                      h, (y > 0).float(), pos_weight=torch.full((8,), 2.0))
+                                  + F.binary_cross_entropy(h.sigmoid(), (y > 0).float())),
+                    extra=(torch.randn(4, 8, generator=_g(2)),)),
+    "nll-variants": _case(lambda h, t: (F.cross_entropy(h, t, weight=torch.linspace(0.5, 2.0, 8))
+                                        + F.cross_entropy(h, t, ignore_index=3, reduction="sum")
+                                        + F.cross_entropy(h, t, label_smoothing=0.1)
+                                        + F.nll_loss(F.log_softmax(h, 1), t, reduction="none").sum()
+                                        + F.cross_entropy(h.view(2, 2, 8).transpose(1, 2),
+                                                          t.view(2, 2))),
+                          extra=(torch.tensor([3, 0, 7, 3]),)),
+    # Normalization.
+    "norms": lambda: _norms(),
+    "batch-norm-train": lambda: _batch_norm(train=True),
+    "batch-norm-eval": lambda: _batch_norm(train=False),
+    "embedding-padding": lambda: _embedding_padding(),
+    "softmax-dims": _case(lambda h: (F.softmax(h.view(2, 2, 8), dim=1) * h.view(2, 2, 8)).sum()
+                          + (F.log_softmax(h, dim=0) * h).sum()),
+    "matmul-forms": lambda: _matmuls(),
+}
+
+
+# RMSNorm without weight and with x / sqrt(...); cross_entropy for the
+# unweighted mean/sum nll_loss of a log_softmax (ignore_index, and the nll
+# part of label smoothing), not for the weighted, per-row or 2-d ones.
+PATTERNS = {"norms": {"rms_norm": 2}, "nll-variants": {"cross_entropy": 2}}
+
+
+def _slice_assign(h):
+    z = h.clone()
+    z[:, 0] = 0.0
+    z[1:3, 2:5] = h[1:3, 2:5] * 2
+    z += 1
+    return (z * h).sum()
+
+
+class _Norms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 12)
+        self.ln = nn.LayerNorm(12)
+        self.ln2 = nn.LayerNorm((3, 4), elementwise_affine=False)
+        self.w = nn.Parameter(torch.randn(12))
+
+    def forward(self, x):
+        h = self.fc(x)
+        a = self.ln(h)
+        b = self.ln2(h.view(-1, 3, 4)).view(-1, 12)
+        r = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-5)   # RMSNorm, no weight
+        s = self.w * (h / torch.sqrt((h * h).mean(-1, keepdim=True) + 1e-6))
+        return (a * b + r + s.tanh()).sum()
+
+
+def _norms():
+    torch.manual_seed(0)
+    return _Norms(), (torch.randn(5, 6, generator=_g(1)),)
+
+
+class _BatchNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.bn = nn.BatchNorm1d(8)
+        self.conv_like = nn.BatchNorm2d(2)
+
+    def forward(self, x):
+        h = self.bn(self.fc(x))
+        g = self.conv_like(self.fc(x).view(-1, 2, 2, 2))
+        return (h.pow(2).sum() + g.tanh().sum())
+
+
+def _batch_norm(train):
+    torch.manual_seed(0)
+    model = _BatchNorm()
+    with torch.no_grad():
+        for bn in (model.bn, model.conv_like):
+            bn.running_mean.uniform_(-0.5, 0.5)
+            bn.running_var.uniform_(0.5, 1.5)
+            bn.weight.uniform_(0.5, 1.5)
+            bn.bias.uniform_(-0.5, 0.5)
+    model.train(train)
+    return model, (torch.randn(5, 6, generator=_g(1)),)
+
+
+class _Embedding(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4, padding_idx=0)
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, ids):
+        return self.fc(self.emb(ids)).pow(2).mean()
+
+
+def _embedding_padding():
+    torch.manual_seed(0)
+    return _Embedding(), (torch.tensor([[0, 3, 9], [2, 0, 0]]),)
+
+
+class _Matmuls(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Parameter(torch.randn(2, 3, 4))
+        self.b = nn.Parameter(torch.randn(4, 5))
+        self.v = nn.Parameter(torch.randn(4))
+        self.c = nn.Parameter(torch.randn(2, 3, 5))
+
+    def forward(self, x):
+        y = self.a @ self.b                               # broadcast batch matmul
+        z = torch.baddbmm(self.c, self.a, self.b.expand(2, 4, 5), beta=0.5, alpha=2.0)
+        w = torch.einsum("bij,jk->bik", self.a, self.b)
+        u = self.a @ self.v                               # matrix @ vector
+        d = torch.dot(self.v, self.v)
+        o = torch.outer(self.v, self.v)
+        return (y * z).sum() + w.sum() + u.sum() + d + o.sum() + (x @ self.b).sum()
+
+
+def _matmuls():
+    torch.manual_seed(0)
+    return _Matmuls(), (torch.randn(3, 4, generator=_g(1)),)

@@ -1,0 +1,84 @@
+"""Models tfc_torch must refuse, each with the error it must give. The line
+that causes the error carries a trailing `# error here` comment, which
+check_errors.py uses to check the reported source line."""
+import torch
+import torch.nn as nn
+
+
+class Base(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+
+class CumulativeSum(Base):
+    """aten.cumsum has no tfc lowering."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        return h.cumsum(dim=-1).mean()  # error here
+
+
+class BranchOnValue(Base):
+    """Python control flow on a tensor's value."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        if h.sum() > 0:  # error here
+            return h.mean()
+        return -h.mean()
+
+
+class BooleanMask(Base):
+    """Boolean-mask indexing whose result is used with its data-dependent
+    shape (a sum or mean of it alone would be fine)."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        return (h[h > 0] * 2.0).sum()  # error here
+
+
+class Nonzero(Base):
+    """nonzero: the result's shape depends on the data."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        return torch.nonzero(h).float().sum() * h.mean()  # error here
+
+
+class ReturnsLogits(Base):
+    """forward returns logits, not the loss."""
+
+    def forward(self, x):
+        return self.fc(x)  # error here
+
+
+class ComplexRotary(Base):
+    """Rotary embeddings with complex numbers (Meta's Llama code)."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        angles = torch.outer(torch.arange(h.shape[0]).float(), torch.ones(2))
+        freqs = torch.polar(torch.ones_like(angles), angles)
+        z = torch.view_as_complex(h.reshape(h.shape[0], 2, 2))  # error here
+        return torch.view_as_real(z * freqs).sum()
+
+
+class BareErf(Base):
+    """erf outside an exact GELU: no tfc op computes it."""
+
+    def forward(self, x):
+        return torch.erf(self.fc(x)).mean()  # error here
+
+
+class ArgmaxInLoss(Base):
+    """The indices of max: no tfc op computes argmax."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        values, indices = h.max(dim=-1)
+        return (values * indices).mean()  # error here
+
+
+def example_batch():
+    return (torch.randn(6, 8, generator=torch.Generator().manual_seed(0)),)
