@@ -61,8 +61,13 @@ def TfcFusePass : Pass<"tfc-fuse", "::mlir::func::FuncOp"> {
     read outside the merged kernel stays one of its outputs, `tfc.reshape`
     views between merged kernels are cloned into the body, and a kernel
     holds at most 128 ops and 32 inputs (multi-tensor kernels: 1024 ops,
-    480 inputs and outputs). The result depends only on the
-    input IR (program order, no pointer order).
+    480 inputs and outputs). A merge never costs an in-place update: a
+    kernel that computes a parameter's or state's new value (a `tfc.update`
+    result) from the old one, and could write it in place
+    (dialects/tfcrt/TfcrtInPlace.h), keeps that ability, so an accumulator's
+    add stays out of a reduction's epilogue and a step increment out of a
+    kernel that reads the old step broadcast or after the update. The
+    result depends only on the input IR (program order, no pointer order).
   }];
   let dependentDialects = ["::mlir::tfc::TfcDialect"];
 }

@@ -388,3 +388,31 @@ func.func @one_optimizer_launch(%p: tensor<128x64xf32>, %g1: tensor<128x64xf32>,
   %q1, %n1, %w1 = tfc.adamw %q, %h, %n, %w, %lr, %step : tensor<7xf32>, tensor<7xf32>, tensor<f32>
   return %p1, %m1, %v1, %q1, %n1, %w1 : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<7xf32>, tensor<7xf32>, tensor<7xf32>
 }
+
+// -----
+
+// A gradient accumulator is written in place by the kernel that adds to it. The
+// column reduction's epilogue would be a natural home for that add, but a reduction
+// never writes over its inputs (dialects/tfcrt/TfcrtInPlace.h), so the merge would
+// cost a copy of the accumulator after the step: the add stays a pointwise kernel.
+// Likewise the step counter's increment stays out of the kernel that reads the old
+// step broadcast over the parameter (that read would race with the in-place write).
+// CHECK-LABEL: func.func @keeps_in_place_updates
+// CHECK: %[[R:.*]] = tfc.fusion column_reduction
+// CHECK-NEXT: tfc.reduce_sum
+// CHECK-NEXT: tfc.yield
+// CHECK: %[[A:.*]] = tfc.fusion pointwise (%{{.*}} = %arg1 : tensor<8xf32>, %{{.*}} = %[[R]] : tensor<8xf32>)
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.yield
+// CHECK: %[[P:.*]] = tfc.fusion pointwise (%{{.*}} = %arg3 : tensor<i64>, %{{.*}} = %arg2 : tensor<8xf32>)
+// CHECK: %[[S:.*]] = tfc.fusion pointwise (%{{.*}} = %arg3 : tensor<i64>)
+// CHECK: return %[[A]], %[[S]], %[[P]]
+func.func @keeps_in_place_updates(%g: tensor<4x8xf32>, %acc: tensor<8xf32> {tfc.state = "acc"}, %p: tensor<8xf32> {tfc.param = "p"}, %step: tensor<i64> {tfc.state = "step"}) -> (tensor<8xf32> {tfc.update = "acc"}, tensor<i64> {tfc.update = "step"}, tensor<8xf32> {tfc.update = "p"}) {
+  %s = tfc.reduce_sum %g dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+  %a = tfc.add %acc, %s : tensor<8xf32>, tensor<8xf32>
+  %f = tfc.convert %step : tensor<i64> -> tensor<f32>
+  %q = tfc.mul %p, %f : tensor<8xf32>, tensor<f32>
+  %one = tfc.constant dense<1> : tensor<i64>
+  %next = tfc.add %step, %one : tensor<i64>, tensor<i64>
+  return %a, %next, %q : tensor<8xf32>, tensor<i64>, tensor<8xf32>
+}
