@@ -25,12 +25,10 @@ usage: fuzz_fusion.py --bin DIR [--count N] [--seed S] [--jobs J]
                       [--cuda-include DIR] [--ptxas PATH] [--keep DIR]
 """
 import argparse
-import json
 import multiprocessing
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -40,27 +38,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import random_graph  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "numerics"))
+from safetensors_io import load_raw  # noqa: E402
+
 EMULATION = os.path.join(os.path.dirname(HERE), "codegen", "cuda", "emulation")
 
 
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
-
-
-def read_safetensors_raw(path):
-    """{name: (dtype, shape, bytes)} without torch (fast path)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
-    body = data[8 + n:]
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        b, e = info["data_offsets"]
-        out[name] = (info["dtype"], tuple(info["shape"]), body[b:e])
-    return out
 
 
 def describe_difference(a_path, b_path, name):
@@ -82,7 +67,7 @@ def describe_difference(a_path, b_path, name):
 
 def same_bits(a_path, b_path):
     """None if equal (NaN payloads aside), else the first differing output."""
-    a, b = read_safetensors_raw(a_path), read_safetensors_raw(b_path)
+    a, b = load_raw(a_path), load_raw(b_path)
     if a.keys() != b.keys():
         return f"outputs {sorted(a)} vs {sorted(b)}"
     for name in sorted(a):

@@ -41,7 +41,8 @@ def save(tensors: dict, path: str) -> None:
             f.write(b)
 
 
-def load(path: str) -> dict:
+def load_raw(path: str) -> dict:
+    """{name: (dtype string, shape tuple, raw bytes)}: the file as stored."""
     with open(path, "rb") as f:
         data = f.read()
     (n,) = struct.unpack("<Q", data[:8])
@@ -52,13 +53,20 @@ def load(path: str) -> dict:
         if name == "__metadata__":
             continue
         begin, end = info["data_offsets"]
-        dtype = _TORCH[info["dtype"]]
-        raw = bytearray(body[begin:end])
+        out[name] = (info["dtype"], tuple(info["shape"]), body[begin:end])
+    return out
+
+
+def load(path: str) -> dict:
+    out = {}
+    for name, (dtype_name, shape, data) in load_raw(path).items():
+        dtype = _TORCH[dtype_name]
+        raw = bytearray(data)
         if dtype in (torch.bfloat16, torch.float16):
             t = torch.frombuffer(raw, dtype=torch.int16).view(dtype) if raw else torch.empty(0, dtype=dtype)
         elif dtype == torch.bool:
             t = torch.frombuffer(raw, dtype=torch.uint8).to(torch.bool) if raw else torch.empty(0, dtype=dtype)
         else:
             t = torch.frombuffer(raw, dtype=dtype) if raw else torch.empty(0, dtype=dtype)
-        out[name] = t.reshape(info["shape"]).clone()
+        out[name] = t.reshape(shape).clone()
     return out
