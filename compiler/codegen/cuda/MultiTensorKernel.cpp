@@ -26,6 +26,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <fmt/format.h>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::tfc;
@@ -194,8 +195,21 @@ private:
                       op.getEps().convertToDouble(),
                       op.getWeightDecay().convertToDouble(),
                       ct};
+    // The updates of one launch share their per-step scalars (bias
+    // corrections, -lr / bc1, the decay factor): declared once at the
+    // kernel's top level, not once per parameter, which kept one set per
+    // parameter live through the loops (and spilled).
+    std::string key = fmt::format(
+        "{} {} {} {} {} {} {} {}", params.decoupled, params.beta1,
+        params.beta2, params.eps, params.weightDecay, computeType(ct),
+        op.getLr().getAsOpaquePointer(), op.getStep().getAsOpaquePointer());
+    auto known = sharedScalars.find(key);
     FailureOr<AdamScalars> scalars =
-        emitAdamScalars(ve, params, op.getLr(), op.getStep());
+        known != sharedScalars.end()
+            ? FailureOr<AdamScalars>(known->second)
+            : emitAdamScalars(ve, params, op.getLr(), op.getStep());
+    if (succeeded(scalars))
+      sharedScalars.try_emplace(key, *scalars);
     FailureOr<CExpr> p = load(op.getParam(), coords, ct);
     FailureOr<CExpr> g = gradient(op.getGrad(), op.getMaximize(), coords, ct);
     FailureOr<CExpr> m = load(op.getExpAvg(), coords, ct);
@@ -264,6 +278,8 @@ private:
 
   ValueEmitter &ve;
   KernelWriter &w;
+  /// Per-step scalars already declared, by what they are computed from.
+  std::map<std::string, AdamScalars> sharedScalars;
 };
 } // namespace
 
