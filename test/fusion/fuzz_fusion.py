@@ -357,6 +357,10 @@ def main():
     ap.add_argument("--keep", default=None, help="keep failing graphs' files here")
     ap.add_argument("--tmp", default=None)
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--xfail", type=int, action="append", default=[],
+                    help="a seed with a known, tracked failure: reported as "
+                         "'xfail', not counted (an xfail seed that passes is "
+                         "an error: drop it from the list)")
     args = ap.parse_args()
     if args.nvrtc_every and not (args.ptxas and args.cuda_include and
                                  os.path.exists(os.path.join(args.bin, "tfc-nvrtc-check"))):
@@ -377,7 +381,12 @@ def main():
             if args.quiet and done % 100 == 0:
                 print(f"{done} graphs, {len(failures)} failures, {time.time() - started:.0f} s",
                       flush=True)
-            if error:
+            if error and seed in args.xfail:
+                print(f"xfail seed {seed} (known): {error.splitlines()[0]}", flush=True)
+            elif not error and seed in args.xfail:
+                failures.append(seed)
+                print(f"FAIL seed {seed}: passes but is listed as --xfail", flush=True)
+            elif error:
                 failures.append(seed)
                 print(f"FAIL seed {seed}: {error}", flush=True)
                 if keep_all:
