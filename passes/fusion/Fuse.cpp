@@ -160,6 +160,15 @@ private:
     return success();
   }
 
+  /// The member latest in program order: where the merged kernel sits.
+  static Operation *lastOf(ArrayRef<FusionOp> members) {
+    Operation *last = members.front();
+    for (FusionOp m : members)
+      if (last->isBeforeInBlock(m))
+        last = m;
+    return last;
+  }
+
   /// The merged kernel sits where the last member is. If it reads an
   /// argument that a kernel outside the group updates in place before that
   /// point, and no member read it there already (a producer of `step + 1`
@@ -167,10 +176,7 @@ private:
   /// update would be read after it is written: the lowering would copy.
   LogicalResult addsNoLateRead(ArrayRef<FusionOp> members,
                                ArrayRef<Value> inputs) {
-    Operation *last = members.front();
-    for (FusionOp m : members)
-      if (last->isBeforeInBlock(m))
-        last = m;
+    Operation *last = lastOf(members);
     for (Value input : inputs) {
       auto argument = dyn_cast<BlockArgument>(input);
       if (!argument || argument.getOwner()->getParentOp() != func)
@@ -203,10 +209,7 @@ private:
   /// reads the old step and the found_inf flag computed with the new one).
   bool readerMovesAfter(Value argument, FusionOp updater,
                         ArrayRef<FusionOp> members) {
-    Operation *last = members.front();
-    for (FusionOp m : members)
-      if (last->isBeforeInBlock(m))
-        last = m;
+    Operation *last = lastOf(members);
     llvm::DenseSet<Operation *> memberSet;
     for (FusionOp m : members)
       memberSet.insert(m);
