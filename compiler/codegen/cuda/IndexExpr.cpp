@@ -187,9 +187,14 @@ bool IndexExpr::delinearize(llvm::ArrayRef<int64_t> shape,
     return false;
   // Digits sorted by scale must form a dense mixed-radix number: scale 1,
   // then each scale the previous one times its modulus.
+  // An opaque term is a digit too, of width its range: it cannot be split
+  // (its value is not known to codegen), only taken whole, alone or with
+  // neighbouring digits (the class a cross_entropy picks at its label, read
+  // through a reshape of the logits).
   llvm::SmallVector<IndexTerm> digits(terms.begin(), terms.end());
-  if (llvm::any_of(digits, [](const IndexTerm &t) { return !t.isVar(); }))
-    return false;
+  auto width = [](const IndexTerm &t) {
+    return t.isVar() ? t.mod : t.opaqueRange;
+  };
   llvm::sort(digits, [](const IndexTerm &a, const IndexTerm &b) {
     return a.scale < b.scale;
   });
@@ -197,7 +202,7 @@ bool IndexExpr::delinearize(llvm::ArrayRef<int64_t> shape,
   for (const IndexTerm &t : digits) {
     if (t.scale != expected)
       return false;
-    expected = t.scale * t.mod;
+    expected = t.scale * width(t);
   }
   int64_t top = expected;
 
@@ -209,7 +214,7 @@ bool IndexExpr::delinearize(llvm::ArrayRef<int64_t> shape,
     // The digit holding position `st`.
     size_t a = 0;
     while (a < digits.size() &&
-           !(digits[a].scale <= st && st < digits[a].scale * digits[a].mod))
+           !(digits[a].scale <= st && st < digits[a].scale * width(digits[a])))
       ++a;
     if (a == digits.size())
       return false;
@@ -218,10 +223,27 @@ bool IndexExpr::delinearize(llvm::ArrayRef<int64_t> shape,
       return false;
     int64_t q = st / da.scale;
     bool isTop = a + 1 == digits.size();
-    bool wraps = da.div * da.mod < (*table)[da.var].extent;
+    if (!da.isVar()) {
+      // An opaque digit starts no dimension inside it; at the top it is the
+      // whole coordinate (in-bounds indices keep it below `size`).
+      if (q != 1)
+        return false;
+      if (isTop) {
+        IndexTerm c = da;
+        c.scale = 1;
+        IndexExpr coord;
+        coord.table = table;
+        coord.terms.push_back(c);
+        coord.normalize();
+        coords[d] = coord;
+        continue;
+      }
+    }
+    bool wraps = da.isVar() && da.div * da.mod < (*table)[da.var].extent;
     // Inside one digit: exact when the digit's modulus is a multiple of the
     // dimension's span, or when nothing above it can wrap around.
-    if ((isTop && !wraps) || (q * size <= da.mod && da.mod % (q * size) == 0)) {
+    if (da.isVar() && ((isTop && !wraps) ||
+                       (q * size <= da.mod && da.mod % (q * size) == 0))) {
       IndexTerm c = da;
       c.div = da.div * q;
       c.mod = size;
@@ -237,9 +259,10 @@ bool IndexExpr::delinearize(llvm::ArrayRef<int64_t> shape,
     if (q != 1)
       return false;
     size_t b = a;
-    while (b + 1 < digits.size() && digits[b].scale * digits[b].mod < st * size)
+    while (b + 1 < digits.size() &&
+           digits[b].scale * width(digits[b]) < st * size)
       ++b;
-    int64_t covered = digits[b].scale * digits[b].mod;
+    int64_t covered = digits[b].scale * width(digits[b]);
     if (covered != st * size &&
         !(b + 1 == digits.size() && covered < st * size))
       return false;

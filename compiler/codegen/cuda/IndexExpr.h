@@ -85,11 +85,11 @@ public:
   /// equal strings mean equal indices.
   std::string render() const;
 
-  /// When the expression is a dense mixed-radix number of variable digits
-  /// (no constant, no opaque term), returns its coordinates in `shape`
-  /// (row-major) in `coords` as digits of the same variables and returns
-  /// true; false otherwise (the caller then binds the expression to a fresh
-  /// variable first).
+  /// When the expression is a dense mixed-radix number of digits (no
+  /// constant; an opaque term is a digit that is never split), returns its
+  /// coordinates in `shape` (row-major) in `coords` as digits of the same
+  /// variables and returns true; false otherwise (the caller then binds the
+  /// expression to a fresh variable first).
   bool delinearize(llvm::ArrayRef<int64_t> shape,
                    llvm::SmallVectorImpl<IndexExpr> &coords) const;
 

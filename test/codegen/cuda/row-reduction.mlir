@@ -146,6 +146,27 @@ func.func @cross_entropy_sum_f64(%logits: tensor<8x10xf64>, %labels: tensor<8xi3
   return %l : tensor<f64>
 }
 
+// layer_norm, then a reshape of its output to the logits of a cross_entropy
+// over the same rows: the logit picked at the label is the normalized
+// element recomputed at (row, label) from the row's statistics, the label an
+// opaque digit of the index that the reshape carries through whole (fuzz seed
+// 1503286 once failed here as "read outside the row being reduced").
+// CHECK-LABEL: // ===== kernel layer_norm_cross_entropy: kind row_reduction
+// CHECK: const int [[LAB:label[0-9]+]] = tfc_clamp<int>({{v[0-9]+}}, 0, 126);
+// CHECK-NEXT: const float [[X:v[0-9]+]] = in0[row * 127 + ([[LAB]])];
+// CHECK-NEXT: const float [[W:v[0-9]+]] = in1[([[LAB]])];
+// CHECK-NEXT: const float [[B:v[0-9]+]] = in2[([[LAB]])];
+// CHECK-NEXT: const float {{v[0-9]+}} = (([[X]] - {{s[0-9]+}}) * {{s[0-9]+}}) * [[W]] + [[B]];
+func.func @layer_norm_cross_entropy(%x: tensor<3x4x5x127xf32>, %w: tensor<127xf32>, %b: tensor<127xf32>, %labels: tensor<60xi64>) -> tensor<f32> {
+  %l = tfc.fusion row_reduction (%a = %x : tensor<3x4x5x127xf32>, %c = %w : tensor<127xf32>, %d = %b : tensor<127xf32>, %e = %labels : tensor<60xi64>) -> tensor<f32> {
+    %y, %m, %s = tfc.layer_norm %a weight %c bias %d : (tensor<3x4x5x127xf32>, tensor<127xf32>, tensor<127xf32>) -> (tensor<3x4x5x127xf32>, tensor<3x4x5x1xf32>, tensor<3x4x5x1xf32>)
+    %z = tfc.reshape %y : tensor<3x4x5x127xf32> -> tensor<60x127xf32>
+    %0 = tfc.cross_entropy %z, %e reduction sum : tensor<60x127xf32>, tensor<60xi64> -> tensor<f32>
+    tfc.yield %0 : tensor<f32>
+  } {kernel_name = "layer_norm_cross_entropy"}
+  return %l : tensor<f32>
+}
+
 // reduce_sum and reduce_max over trailing dims of equal geometry (4 rows of
 // 8) share one kernel; an input reduced once is streamed, not kept. Each row
 // output is stored as soon as it is known (nothing stays live for the end).
