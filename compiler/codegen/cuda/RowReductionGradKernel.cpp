@@ -121,7 +121,10 @@ LogicalResult RowKernelEmitter::emitGradAnchor(Operation *op) {
   if (isa<SoftmaxGradOp, LogSoftmaxGradOp>(op)) {
     Value dy = op->getOperand(0);
     bool log = isa<LogSoftmaxGradOp>(op);
-    if (failed(materialize(dy, true)) || failed(materialize(x, true)))
+    // Each of dy and x is read in the passes that recompute the other: an
+    // array of one must not be live across the other's slow-path calls.
+    if (failed(materialize(dy, !callsSlowPaths(x))) ||
+        failed(materialize(x, !callsSlowPaths(dy))))
       return failure();
     FailureOr<std::string> s =
         reduceWith(acc, [&](const IndexExpr &e) -> FailureOr<std::string> {
@@ -142,8 +145,9 @@ LogicalResult RowKernelEmitter::emitGradAnchor(Operation *op) {
 
   if (isa<LayerNormGradInputOp, RmsNormGradInputOp>(op)) {
     bool ln = isa<LayerNormGradInputOp>(op);
-    if (failed(materialize(op->getOperand(0), true)) ||
-        failed(materialize(x, true)))
+    Value dy = op->getOperand(0);
+    if (failed(materialize(dy, !callsSlowPaths(x))) ||
+        failed(materialize(x, !callsSlowPaths(dy))))
       return failure();
     // The forward's statistics: one value per row.
     std::string mu;

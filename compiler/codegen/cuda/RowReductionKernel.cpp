@@ -134,6 +134,21 @@ bool RowKernelEmitter::callsSlowPaths(Value value) {
   return false;
 }
 
+bool RowKernelEmitter::readsMemory(Value value) {
+  llvm::SmallVector<Value> work = {value};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    Operation *op = v.getDefiningOp();
+    if (!op || llvm::is_contained(anchors, op))
+      return true;
+    work.append(op->operand_begin(), op->operand_end());
+  }
+  return false;
+}
+
 IndexExpr RowKernelEmitter::openLanes(bool withArrays) {
   int64_t stride = warpPerRow ? 32 : threads;
   w.push(
@@ -222,6 +237,10 @@ LogicalResult RowKernelEmitter::materialize(Value x, bool wanted) {
   // rather than held: the array's registers would be live across the calls
   // of a fully unrolled loop.
   if (!wanted || rowArrays.count(x) || callsSlowPaths(x))
+    return success();
+  // Constants and indices cost nothing to recompute; an array of them only
+  // takes registers (and spills next to slow-path calls).
+  if (!readsMemory(x))
     return success();
   Type ct = elementTypeOf(x);
   // f64 math (exp, log, division) is long inline code with slow-path calls;

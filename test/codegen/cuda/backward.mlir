@@ -94,3 +94,28 @@ func.func @cross_entropy_grad_smooth(%dl: tensor<f32>, %x: tensor<8x10xbf16>, %y
   } {kernel_name = "cross_entropy_grad_smooth"}
   return %r : tensor<8x10xbf16>
 }
+
+// -----
+
+// rms_norm_grad_input whose x is recomputed from a sigmoid (a slow-path call)
+// and whose dy is a constant: neither is held in a register array, since an
+// array live across the sigmoid's calls spills (fuzz seed 1503150 did, with
+// dy's array of 32 floats per lane) and a constant costs nothing to
+// recompute. The NVRTC check of this file fails on any spill.
+// CHECK-LABEL: // ===== kernel rms_norm_grad_recomputed: kind row_reduction
+// CHECK-NOT: [32];
+// CHECK: expf(
+// CHECK-NOT: [32];
+// CHECK: out0[j] =
+func.func @rms_norm_grad_recomputed(%x: tensor<1000xbf16>) -> tensor<1000xbf16> {
+  %r = tfc.fusion row_reduction (%a = %x : tensor<1000xbf16>) -> tensor<1000xbf16> {
+    %0 = tfc.sigmoid %a : tensor<1000xbf16>
+    %1 = tfc.constant dense<3.000000e+00> : tensor<1000xbf16>
+    %2 = tfc.add %0, %1 : tensor<1000xbf16>, tensor<1000xbf16>
+    %y, %s = tfc.rms_norm %2 : (tensor<1000xbf16>) -> (tensor<1000xbf16>, tensor<1xf32>)
+    %3 = tfc.constant dense<1.000000e+00> : tensor<1000xbf16>
+    %4 = tfc.rms_norm_grad_input %3, %2, %s : (tensor<1000xbf16>, tensor<1000xbf16>, tensor<1xf32>) -> tensor<1000xbf16>
+    tfc.yield %4 : tensor<1000xbf16>
+  } {kernel_name = "rms_norm_grad_recomputed"}
+  return %r : tensor<1000xbf16>
+}
