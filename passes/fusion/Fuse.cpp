@@ -57,9 +57,9 @@ public:
     for (;;) {
       if (absorbProducers())
         continue;
-      if (keepProducers())
-        continue;
       if (fuseEpilogues())
+        continue;
+      if (keepProducers())
         continue;
       if (fuseSiblings())
         continue;
@@ -337,12 +337,17 @@ private:
     for (Value result : producer.getResults())
       bytesOut += bytesOf(result);
     // Each copy reads the producer's inputs where its reader read the
-    // producer's result: no more bytes when the inputs are no larger (iota
-    // and constant chains, broadcasts of small tensors). Larger inputs would
-    // be cheaper for two readers but compound: a copy makes its reader read
-    // those inputs, and duplicating the reader's other producers later
-    // multiplies them (a residual stream recomputed from every layer).
-    if (bytesIn > bytesOut)
+    // producer's result, and the result is never stored: with N readers,
+    // N * bytesIn against (N + 1) * bytesOut. Inputs at most an eighth
+    // larger than the result (iota and constant chains, broadcasts of small
+    // tensors, a bias added to a GEMM's output that the forward and the
+    // backward both read) always win for N <= kMaxDuplicates. Larger inputs
+    // would be cheaper for two readers but compound: a copy makes its
+    // reader read those inputs, and duplicating the reader's other
+    // producers later multiplies them (a residual stream recomputed from
+    // every layer).
+    static_assert(kMaxDuplicates <= 8, "the 9/8 bound below assumes it");
+    if (8 * bytesIn > 9 * bytesOut)
       return false;
     for (FusionOp reader : readers)
       if (!merge({producer, reader}, {producer}, /*dryRun=*/true))

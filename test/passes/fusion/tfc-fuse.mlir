@@ -147,6 +147,51 @@ func.func @large_producer_kept(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> (ten
 
 // -----
 
+// A bias added to a GEMM output, read by the forward's GELU and by the backward's
+// gelu_grad: its inputs are barely larger than its result (the bias is small), so the
+// add is recomputed in both readers and its result is never stored (one store saved;
+// each reader reads the GEMM output where it read the sum).
+// CHECK-LABEL: func.func @bias_add_recomputed
+// CHECK: tfc.fusion pointwise (%{{.*}} = %{{.*}} : tensor<8x64xf32>, %{{.*}} = %{{.*}} : tensor<64xf32>) -> tensor<8x64xf32>
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.gelu
+// CHECK: tfc.fusion gemm
+// CHECK: tfc.fusion column_reduction
+// CHECK: tfc.add
+// CHECK: tfc.gelu_grad
+// CHECK: tfc.reduce_sum
+// CHECK-NOT: tfc.fusion
+func.func @bias_add_recomputed(%mm: tensor<8x64xf32>, %b: tensor<64xf32>, %w: tensor<64x64xf32>) -> (tensor<8x64xf32>, tensor<64xf32>) {
+  %h = tfc.add %mm, %b : tensor<8x64xf32>, tensor<64xf32>
+  %g = tfc.gelu %h approximate tanh : tensor<8x64xf32>
+  %dy = tfc.matmul %g, %w : tensor<8x64xf32>, tensor<64x64xf32> -> tensor<8x64xf32>
+  %dh = tfc.gelu_grad %dy, %h approximate tanh : tensor<8x64xf32>
+  %db = tfc.reduce_sum %dh dims [0] : tensor<8x64xf32> -> tensor<64xf32>
+  return %dh, %db : tensor<8x64xf32>, tensor<64xf32>
+}
+
+// -----
+
+// The residual gradient add after a layer_norm backward joins the row kernel as its
+// epilogue, not the column reduction reading the sum (a bias gradient): the row kernel
+// then stores the sum instead of its own dx, which nothing else reads, and the column
+// reduction reads one tensor instead of two. Epilogues are tried before a kept producer
+// joins a reader, since they save a store and a load instead of a load.
+// CHECK-LABEL: func.func @residual_add_as_epilogue
+// CHECK: %[[R:.*]] = tfc.fusion row_reduction
+// CHECK: tfc.layer_norm_grad_input
+// CHECK-NEXT: tfc.add
+// CHECK: tfc.fusion column_reduction (%{{.*}} = %[[R]] : tensor<8x16xf32>) -> tensor<16xf32>
+// CHECK-NEXT: tfc.reduce_sum
+func.func @residual_add_as_epilogue(%dy: tensor<8x16xf32>, %x: tensor<8x16xf32>, %mean: tensor<8x1xf32>, %rstd: tensor<8x1xf32>, %w: tensor<16xf32>, %res: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>) {
+  %dx = tfc.layer_norm_grad_input %dy, %x, %mean, %rstd weight %w : (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x1xf32>, tensor<8x1xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  %sum = tfc.add %res, %dx : tensor<8x16xf32>, tensor<8x16xf32>
+  %db = tfc.reduce_sum %sum dims [0] : tensor<8x16xf32> -> tensor<16xf32>
+  return %sum, %db : tensor<8x16xf32>, tensor<16xf32>
+}
+
+// -----
+
 // Several row reductions over the same rows share one kernel: an explicit softmax
 // (max, subtract, exp, sum, divide) and a layer_norm of its result.
 // CHECK-LABEL: func.func @rows_chained
