@@ -114,7 +114,6 @@ static std::string describe(const RowGeometry &geometry) {
          std::to_string(geometry.rowLength);
 }
 
-
 /// A shape as `4x8x1` for diagnostics (`scalar` for rank 0).
 static std::string describeShape(Type type) {
   auto shaped = cast<ShapedType>(type);
@@ -158,9 +157,8 @@ static bool broadcastsPerRow(ArrayRef<int64_t> operandShape,
         return false;
       prefix *= resultShape[k - 1];
     }
-    if (prefix == rows &&
-        llvm::all_of(ArrayRef(padded).drop_front(k),
-                     [](int64_t d) { return d == 1; }))
+    if (prefix == rows && llvm::all_of(ArrayRef(padded).drop_front(k),
+                                       [](int64_t d) { return d == 1; }))
       return true;
   }
   return false;
@@ -170,7 +168,7 @@ namespace {
 /// Where a value computed from the row reductions of a kernel lives: one
 /// value per element of the rows (index `row * L + j`), one per row (index
 /// `row`), or after every row is reduced (a cross_entropy loss, a scalar).
-enum class RowLayout { Element, Row, Final };
+enum class RowLayout { Element, Row, Final, Column };
 
 /// How a row-reduction anchor reads its operand #`index`: per element of the
 /// row it reduces, per row, or elsewhere (weights and biases broadcast along
@@ -224,12 +222,36 @@ RowLayout rowResultLayout(Operation *op, unsigned index) {
 }
 } // namespace
 
+/// The normalized dims a column-reduction anchor reduces.
+static SmallVector<int64_t> columnReducedDims(Operation *op);
+
+/// Whether column reduction `op` sums a value of `geometry`'s R*L elements
+/// over the leading dims that number its rows, leaving one value per
+/// position of the row.
+static bool sumsOverRows(Operation *op, const RowGeometry &geometry) {
+  if (!isa<ReduceSumOp, ReduceMeanOp>(op))
+    return false;
+  auto type = cast<ShapedType>(op->getOperand(0).getType());
+  if (type.getNumElements() != geometry.rows * geometry.rowLength)
+    return false;
+  SmallVector<int64_t> dims = columnReducedDims(op);
+  int64_t reduced = 1;
+  for (auto [k, d] : llvm::enumerate(dims)) {
+    if (d != static_cast<int64_t>(k))
+      return false;
+    reduced *= type.getDimSize(d);
+  }
+  return reduced == geometry.rows;
+}
+
 /// The dataflow rules of a row-reduction kernel: a value computed from a
 /// row statistic (or a softmax / normalized row) exists in registers of the
 /// warp or block that owns its row, so it may only reach other values and
 /// outputs at positions of the same row; a cross_entropy loss exists only
-/// after every row is reduced.
+/// after every row is reduced, and so do column sums over the rows, which
+/// only per-column ops may read.
 static LogicalResult checkRowDataflow(ArrayRef<Operation *> ops,
+                                      ArrayRef<Operation *> columnSums,
                                       ArrayRef<Value> outputs,
                                       const RowGeometry &geometry,
                                       const Reporter &report) {
@@ -240,8 +262,41 @@ static LogicalResult checkRowDataflow(ArrayRef<Operation *> ops,
     return (layout == RowLayout::Element && n == elements) ||
            (layout == RowLayout::Row && n == rows);
   };
+  if (!columnSums.empty()) {
+    int64_t registers = 0;
+    for (Operation *op : columnSums) {
+      if (!sumsOverRows(op, geometry))
+        return report.fail("'" + op->getName().getStringRef() +
+                               "' in a row_reduction kernel must sum a value "
+                               "of the kernel's rows over the leading dims "
+                               "that number them (the kernel reduces " +
+                               describe(geometry) + ")",
+                           op);
+      auto et = cast<ShapedType>(op->getResult(0).getType()).getElementType();
+      registers +=
+          (perRow + 31) / 32 * (et.getIntOrFloatBitWidth() > 32 ? 2 : 1);
+    }
+    if (perRow > 1024 || registers > kRowKernelColumnAccumulators)
+      return report.fail(
+          "a row_reduction kernel holds column sums only over rows of at "
+          "most 1024 elements and in at most " +
+              Twine(kRowKernelColumnAccumulators) +
+              " registers per thread; these need " + Twine(registers) +
+              " (the kernel reduces " + describe(geometry) + ")",
+          columnSums);
+  }
   for (Operation *op : ops) {
     auto role = cast<KernelRoleOpInterface>(op).getKernelRole();
+    if (role == KernelRole::ColumnReduction) {
+      auto it = layouts.find(op->getOperand(0));
+      if (it != layouts.end() && it->second != RowLayout::Element)
+        return report.fail("'" + op->getName().getStringRef() +
+                               "' sums a value that exists once per row or "
+                               "after all rows, not once per element",
+                           op);
+      layouts[op->getResult(0)] = RowLayout::Column;
+      continue;
+    }
     if (role == KernelRole::RowReduction) {
       for (OpOperand &operand : op->getOpOperands()) {
         auto it = layouts.find(operand.get());
@@ -255,9 +310,10 @@ static LogicalResult checkRowDataflow(ArrayRef<Operation *> ops,
             "'" + op->getName().getStringRef() + "' reads operand #" +
                 Twine(operand.getOperandNumber()) +
                 ", which is computed from a reduction of this kernel, " +
-                (it->second == RowLayout::Final
-                     ? Twine("but a loss exists only after all rows are "
-                             "reduced")
+                (it->second == RowLayout::Final ||
+                         it->second == RowLayout::Column
+                     ? Twine("but a loss or a column sum exists only after "
+                             "all rows are reduced")
                      : Twine("at positions outside the row it belongs to")),
             op);
       }
@@ -274,16 +330,38 @@ static LogicalResult checkRowDataflow(ArrayRef<Operation *> ops,
         reduced.push_back({operand, it->second});
     if (reduced.empty())
       continue;
-    bool final = llvm::any_of(reduced, [](auto &entry) {
-      return entry.second == RowLayout::Final;
-    });
+    bool column = llvm::any_of(
+        reduced, [](auto &entry) { return entry.second == RowLayout::Column; });
+    if (column) {
+      // One value per position of the row, after all rows: only per-column
+      // pointwise ops of column sums (and of free values) follow.
+      Value result = op->getResult(0);
+      bool aligned = numElementsOf(result) == perRow &&
+                     (isa<ReshapeOp>(op) || readsAtBroadcastCoords(op)) &&
+                     llvm::all_of(reduced, [&](auto &entry) {
+                       return entry.second == RowLayout::Column &&
+                              numElementsOf(entry.first) == perRow;
+                     });
+      if (!aligned)
+        return report.fail(
+            "'" + op->getName().getStringRef() +
+                "' reads a column sum of this kernel other than per column "
+                "(a column sum exists only after all rows are reduced, once "
+                "per position of the row)",
+            op);
+      for (Value r : op->getResults())
+        layouts[r] = RowLayout::Column;
+      continue;
+    }
+    bool final = llvm::any_of(
+        reduced, [](auto &entry) { return entry.second == RowLayout::Final; });
     if (final) {
       bool allFinal = llvm::all_of(reduced, [](auto &entry) {
         return entry.second == RowLayout::Final;
       });
-      if (!allFinal ||
-          llvm::any_of(op->getResults(),
-                       [](Value r) { return numElementsOf(r) != 1; }))
+      if (!allFinal || llvm::any_of(op->getResults(), [](Value r) {
+            return numElementsOf(r) != 1;
+          }))
         return report.fail(
             "'" + op->getName().getStringRef() +
                 "' combines a cross_entropy loss with per-row values; the "
@@ -315,11 +393,10 @@ static LogicalResult checkRowDataflow(ArrayRef<Operation *> ops,
       if (numElementsOf(value) == n && countFits(valueLayout, n))
         continue;
       // A row statistic broadcast along its row.
-      aligned = valueLayout == RowLayout::Row &&
-                *layout == RowLayout::Element &&
-                broadcastsPerRow(cast<ShapedType>(value.getType()).getShape(),
-                                 cast<ShapedType>(result.getType()).getShape(),
-                                 rows);
+      aligned =
+          valueLayout == RowLayout::Row && *layout == RowLayout::Element &&
+          broadcastsPerRow(cast<ShapedType>(value.getType()).getShape(),
+                           cast<ShapedType>(result.getType()).getShape(), rows);
     }
     if (!aligned)
       return report.fail("'" + op->getName().getStringRef() +
@@ -334,6 +411,8 @@ static LogicalResult checkRowDataflow(ArrayRef<Operation *> ops,
   for (Value output : outputs) {
     int64_t n = numElementsOf(output);
     auto it = layouts.find(output);
+    if (it != layouts.end() && it->second == RowLayout::Column)
+      continue; // one per position of the row, checked above
     if (it != layouts.end() && it->second == RowLayout::Final) {
       if (n != 1)
         return report.fail("an output computed from a cross_entropy loss "
@@ -434,7 +513,7 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
                        "terminator");
 
   std::optional<KernelRole> anchor = anchorRole(kind);
-  SmallVector<Operation *> anchors;
+  SmallVector<Operation *> anchors, columnSums;
   for (Operation *op : ops) {
     StringRef name = op->getName().getStringRef();
     if (!isa_and_nonnull<TfcDialect>(op->getDialect()))
@@ -456,6 +535,11 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
                              "' is a composite op; lowering decomposes it "
                              "before kernels are formed",
                          op);
+    if (kind == KernelKind::row_reduction &&
+        role == KernelRole::ColumnReduction) {
+      columnSums.push_back(op); // sums over the rows, checked below
+      continue;
+    }
     if (role != anchor)
       return report.fail("a " + kindName + " kernel cannot hold '" + name +
                              "' (role " + stringifyKernelRole(role) + ")",
@@ -500,8 +584,8 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
                              extra.front()->getName().getStringRef() +
                              "') are not supported yet",
                          extra);
-    if (!outputs.empty() && (outputs.size() != 1 ||
-                             outputs.front().getDefiningOp() != anchors[0]))
+    if (!outputs.empty() &&
+        (outputs.size() != 1 || outputs.front().getDefiningOp() != anchors[0]))
       return report.fail("a gemm kernel yields exactly its gemm op's result");
     return success();
   }
@@ -533,7 +617,7 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
                              describe(geometry),
                          {anchors.front(), op});
     }
-    return checkRowDataflow(ops, outputs, first, report);
+    return checkRowDataflow(ops, columnSums, outputs, first, report);
   }
   case KernelKind::column_reduction:
     return checkColumnKernel(ops, anchors, outputs, report);

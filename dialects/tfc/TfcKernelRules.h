@@ -27,6 +27,11 @@ namespace mlir::tfc {
 /// decomposes before kernels are formed.
 std::optional<KernelKind> kernelKindForRole(KernelRole role);
 
+/// Registers a thread of a row_reduction kernel may spend on the column
+/// sums it holds across the rows it walks (warp per row: ceil(L / 32) per
+/// column sum, twice that in f64); more would spill.
+constexpr int64_t kRowKernelColumnAccumulators = 16;
+
 /// Checks that `ops` (in program order, without a terminator) computing
 /// `outputs` can form one kernel of `kind` that codegen (CUDA and host) can
 /// emit:
@@ -41,8 +46,14 @@ std::optional<KernelKind> kernelKindForRole(KernelRole role);
 ///     element count, a reshape, or a keepdim row statistic broadcast along
 ///     its row; never through a transpose, slice, concat or pad, nor by an
 ///     anchor's weight, bias or label operands); a cross_entropy loss only
-///     feeds scalar ops of losses; every output has R or R*L elements (or
-///     is a scalar computed from a loss);
+///     feeds scalar ops of losses; it may also hold column sums over its
+///     rows (reduce_sum / reduce_mean of a value of R*L elements over the
+///     leading dims that number the rows: a layer_norm backward's weight
+///     and bias gradients next to its dx), at most
+///     kRowKernelColumnAccumulators per thread (ceil(L / 32) each, twice
+///     that in f64) and only with L <= 1024, read only by per-column ops;
+///     every output has R or R*L elements, L if computed from a column sum
+///     (or is a scalar computed from a loss);
 ///   - column_reduction: at least one column reduction, all reducing the
 ///     same dims of same-shaped operands, the others pointwise; a value
 ///     computed from a reduction result is one per column (same element

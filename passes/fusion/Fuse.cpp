@@ -144,8 +144,8 @@ private:
         auto input = llvm::find(m.getInputs(), argument);
         if (input == m.getInputs().end() ||
             failed(mlir::tfcrt::checkInPlaceOutput(
-                m.getBodyBlock(), m.getKind(),
-                input - m.getInputs().begin(), result.getResultNumber())))
+                m.getBodyBlock(), m.getKind(), input - m.getInputs().begin(),
+                result.getResultNumber())))
           continue; // a copy before the merge already
         if (readerMovesAfter(argument, m, members))
           return failure();
@@ -363,7 +363,9 @@ private:
   }
 
   /// Rule 2: pointwise readers of a reduction or gather join it as its
-  /// epilogue; a row reduction reading another over the same rows joins it.
+  /// epilogue; a row reduction reading another over the same rows joins
+  /// it, and so does a column sum over its rows (the bias gradient of the
+  /// residual-stream gradient a layer_norm backward writes).
   bool fuseEpilogues() {
     bool changed = false;
     dead.clear();
@@ -380,7 +382,8 @@ private:
         KernelKind readerKind = reader.getKind();
         bool candidate = readerKind == KernelKind::pointwise ||
                          (kind == KernelKind::row_reduction &&
-                          readerKind == KernelKind::row_reduction);
+                          (readerKind == KernelKind::row_reduction ||
+                           readerKind == KernelKind::column_reduction));
         if (!candidate || isDead(reader) || !carriesBulk(current, reader))
           continue;
         if (FusionOp merged = merge({current, reader}, {})) {

@@ -14,9 +14,9 @@
 #include "dialects/tfc/TfcKernelRules.h"
 
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -137,8 +137,7 @@ SmallVector<FusionOp> kernelsReading(Value value) {
   return kernels;
 }
 
-std::optional<KernelKind> combinedKind(KernelKind a,
-                                                    KernelKind b) {
+std::optional<KernelKind> combinedKind(KernelKind a, KernelKind b) {
   auto mergeable = [](KernelKind k) {
     return k == KernelKind::pointwise || k == KernelKind::row_reduction ||
            k == KernelKind::column_reduction || k == KernelKind::gather ||
@@ -152,6 +151,11 @@ std::optional<KernelKind> combinedKind(KernelKind a,
     return b;
   if (b == KernelKind::pointwise)
     return a;
+  // A row kernel holds column sums over its rows (the kernel rules decide
+  // whether these reductions are such sums).
+  if ((a == KernelKind::row_reduction && b == KernelKind::column_reduction) ||
+      (a == KernelKind::column_reduction && b == KernelKind::row_reduction))
+    return KernelKind::row_reduction;
   return std::nullopt;
 }
 
@@ -172,8 +176,8 @@ int64_t iterationSize(FusionOp fusion) {
       // the logits (operand 1), for the others operand 0 or 1 have the
       // row shape: take the largest operand.
       for (Value operand : op.getOperands())
-        size = std::max(size, cast<ShapedType>(operand.getType())
-                                  .getNumElements());
+        size = std::max(size,
+                        cast<ShapedType>(operand.getType()).getNumElements());
     }
   }
   for (Value result : fusion.getResults())
@@ -194,18 +198,17 @@ unsigned opCount(FusionOp fusion) {
          1;
 }
 
-FailureOr<FusionOp>
-mergeKernels(ArrayRef<FusionOp> membersIn,
-                          ArrayRef<FusionOp> duplicatedIn, KernelKind kind,
-                          bool dryRun, MergeCheck accept) {
+FailureOr<FusionOp> mergeKernels(ArrayRef<FusionOp> membersIn,
+                                 ArrayRef<FusionOp> duplicatedIn,
+                                 KernelKind kind, bool dryRun,
+                                 MergeCheck accept) {
   MergeLimits limits = MergeLimits::of(kind);
   SmallVector<FusionOp> members(membersIn.begin(), membersIn.end());
   sortByProgramOrder(members);
   if (members.size() < 2)
     return failure();
   Block *block = members.front()->getBlock();
-  if (llvm::any_of(members,
-                   [&](FusionOp m) { return m->getBlock() != block; }))
+  if (llvm::any_of(members, [&](FusionOp m) { return m->getBlock() != block; }))
     return failure();
   // `replacedSet`: the members the merged kernel replaces (a duplicated
   // member stays and reads like any other op outside the group).
@@ -242,8 +245,7 @@ mergeKernels(ArrayRef<FusionOp> membersIn,
       bool stays = duplicatedSet.contains(op);
       for (Value operand : op->getOperands()) {
         Origin origin = originOf(operand);
-        if (origin == Origin::Dependent ||
-            (stays && origin == Origin::Member))
+        if (origin == Origin::Dependent || (stays && origin == Origin::Member))
           return failure();
       }
       continue;
@@ -274,9 +276,9 @@ mergeKernels(ArrayRef<FusionOp> membersIn,
   // context through it).
   MLIRContext *ctx = first->getContext();
   OpBuilder detached(ctx);
-  OwningOpRef<FusionOp> holder = detached.create<FusionOp>(
-      first->getLoc(), TypeRange(), KernelKindAttr::get(ctx, kind),
-      ValueRange());
+  OwningOpRef<FusionOp> holder =
+      detached.create<FusionOp>(first->getLoc(), TypeRange(),
+                                KernelKindAttr::get(ctx, kind), ValueRange());
   Block *body = new Block();
   holder->getBody().push_back(body);
   OpBuilder builder = OpBuilder::atBlockEnd(body);
@@ -304,9 +306,8 @@ mergeKernels(ArrayRef<FusionOp> membersIn,
   for (FusionOp member : members) {
     locs.push_back(member.getLoc());
     IRMapping inner;
-    for (auto [argument, input] :
-         llvm::zip_equal(member.getBodyBlock().getArguments(),
-                         member.getInputs()))
+    for (auto [argument, input] : llvm::zip_equal(
+             member.getBodyBlock().getArguments(), member.getInputs()))
       inner.map(argument, resolve(input));
     for (Operation &op : member.getBodyBlock().without_terminator())
       builder.clone(op, inner);

@@ -56,8 +56,9 @@ llvm::SmallVector<mlir::tfc::FusionOp> kernelsReading(mlir::Value value);
 
 /// The kernel kind a kernel of kind `a` merged with one of kind `b` has, or
 /// std::nullopt when fusion does not merge them: equal kinds keep their
-/// kind, pointwise ops join any other kind; GEMM and block-quantized
-/// kernels are never merged.
+/// kind, pointwise ops join any other kind, a column reduction joins a row
+/// reduction as a sum over its rows (when the kernel rules accept it); GEMM
+/// and block-quantized kernels are never merged.
 std::optional<mlir::tfc::KernelKind> combinedKind(mlir::tfc::KernelKind a,
                                                   mlir::tfc::KernelKind b);
 

@@ -28,8 +28,8 @@ constexpr int64_t kRegisterBudget = 64;
 /// Rows (warps) per block in warp-per-row mode.
 constexpr int64_t kWarpsPerBlock = 8;
 constexpr int64_t kMaxBlocks = 65535;
-/// Blocks of a kernel with a cross-block loss stage: the last block sums
-/// one partial per block sequentially.
+/// Blocks of a kernel with a cross-block stage (a loss, column sums over
+/// the rows): the last block sums one partial per block sequentially.
 constexpr int64_t kMaxLossBlocks = 512;
 
 enum class Combine { Sum, Max };
@@ -104,6 +104,14 @@ private:
   int64_t registersLeft = kRegisterBudget;
   std::set<std::string> sharedTypes;
   SmallVector<LossAccumulator> losses;
+  /// Column sums over the rows (a layer_norm backward's weight and bias
+  /// gradients): each thread accumulates its positions of the row in
+  /// registers (`colAccs[n][k]`) over the rows it walks; blocks combine
+  /// their warps in order, and the last block sums the blocks' partials.
+  SmallVector<Operation *> columnSums;
+  SmallVector<std::string> colAccs;
+  llvm::DenseSet<Value> perColumn; ///< values computed from column sums
+  LogicalResult emitColumnStage();
   llvm::DenseSet<Value> afterAllRows; ///< values that need every row's loss
   /// cross_entropy_grad (mean): the number of rows not ignored, a kernel-wide
   /// value every warp (or block) counts before the row loop.

@@ -78,7 +78,24 @@ LogicalResult RowKernelEmitter::plan() {
     if (auto ce = dyn_cast<CrossEntropyOp>(op))
       losses.push_back({ce, "", ""});
   }
-  if (!losses.empty())
+  // Column sums over the rows, and what is computed from them: they exist
+  // after the last block has summed all blocks' partials (the kernel rules
+  // bound their registers and keep rows within one warp).
+  for (Operation &op : info.body->without_terminator()) {
+    auto role = dyn_cast<KernelRoleOpInterface>(op);
+    bool sum = role && role.getKernelRole() == KernelRole::ColumnReduction;
+    if (sum)
+      columnSums.push_back(&op);
+    if (sum || llvm::any_of(op.getOperands(),
+                            [&](Value v) { return perColumn.contains(v); }))
+      for (Value r : op.getResults())
+        perColumn.insert(r);
+  }
+  if (!columnSums.empty() && !warpPerRow)
+    return columnSums.front()->emitError(
+        "codegen: column sums over rows longer than 1024 elements are not "
+        "supported (the kernel rules reject them)");
+  if (!losses.empty() || !columnSums.empty())
     grid = std::min(grid, kMaxLossBlocks);
   return success();
 }
@@ -105,8 +122,7 @@ bool RowKernelEmitter::isCurrentRow(Value value, ArrayRef<IndexExpr> coords) {
   }
   IndexExpr linear = linearize(coords, shape);
   SmallVector<IndexExpr> split;
-  return linear.delinearize({rows, length}, split) &&
-         split[0].render() == row;
+  return linear.delinearize({rows, length}, split) && split[0].render() == row;
 }
 
 CExpr RowKernelEmitter::rowStat(Type accType, const std::string &expr) {
@@ -451,6 +467,11 @@ LogicalResult RowKernelEmitter::emitAnchor(Operation *op) {
 FailureOr<CExpr> RowKernelEmitter::anchorResult(OpResult result,
                                                 ArrayRef<IndexExpr> coords) {
   Operation *op = result.getOwner();
+  if (llvm::is_contained(columnSums, op)) {
+    op->emitError("codegen: a column sum over the rows is read before all "
+                  "rows are reduced");
+    return failure();
+  }
   if (!emitted.contains(op)) {
     op->emitError() << "codegen: '" << op->getName()
                     << "' is used before its row statistics exist";
@@ -524,10 +545,9 @@ FailureOr<CExpr> RowKernelEmitter::anchorResult(OpResult result,
 }
 
 LogicalResult RowKernelEmitter::emitGridStage() {
-  if (losses.empty())
+  if (losses.empty() && columnSums.empty())
     return success();
   // Per-block sums in warp order, then one partial per block.
-  SmallVector<std::string> blockLoss, blockCount;
   for (auto [n, l] : llvm::enumerate(losses)) {
     Type lacc = accumulationType(elementTypeOf(l.op.getLogits()));
     std::string t = computeType(lacc);
@@ -542,10 +562,35 @@ LogicalResult RowKernelEmitter::emitGridStage() {
                          n, l.loss, l.count));
     }
   }
+  // Column sums: the block's warps add their positions into shared memory
+  // one warp after the other, then the block writes its partial row.
+  for (auto [n, sum] : llvm::enumerate(columnSums)) {
+    Type acc = accumulationType(elementTypeOf(sum->getOperand(0)));
+    std::string t = computeType(acc);
+    w.global(fmt::format("__device__ {} tfc_partial_col{}[{}];", t, n,
+                         grid * length));
+    w.line(fmt::format("__shared__ {} tfc_block_col{}[{}];", t, n, length));
+    w.push(fmt::format("for (int q = 0; q < {}; ++q) {{", rowsPerBlock), "}");
+    w.push("if (warp == q) {", "}");
+    w.line(fmt::format(
+        "#pragma unroll\nfor (int k = 0; k < {0}; ++k) {{ const int j = lane "
+        "+ 32 * k; if (j < {1}) tfc_block_col{2}[j] = (q == 0 ? {3} : "
+        "tfc_block_col{2}[j]) + {4}[k]; }}",
+        perThread, length, n, floatLiteral(acc, 0.0), colAccs[n]));
+    w.pop();
+    w.line("__syncthreads();");
+    w.pop();
+    w.line(fmt::format("for (int j = threadIdx.x; j < {0}; j += blockDim.x) "
+                       "tfc_partial_col{1}[blockIdx.x * {0} + j] = "
+                       "tfc_block_col{1}[j];",
+                       length, n));
+  }
   w.global("__device__ unsigned int tfc_blocks_done;");
   if (warpPerRow)
     w.line("__syncthreads();");
-  w.push("if (threadIdx.x == 0) {", "}");
+  w.line("__shared__ bool tfc_last_block;");
+  if (!losses.empty())
+    w.push("if (threadIdx.x == 0) {", "}");
   for (auto [n, l] : llvm::enumerate(losses)) {
     Type lacc = accumulationType(elementTypeOf(l.op.getLogits()));
     std::string t = computeType(lacc);
@@ -565,12 +610,20 @@ LogicalResult RowKernelEmitter::emitGridStage() {
     w.line(
         fmt::format("tfc_partial_count{0}[blockIdx.x] = block_count{0};", n));
   }
-  // Publish the partials, then the last block to finish sums them in
-  // block order: deterministic whatever the blocks' completion order.
+  if (!losses.empty())
+    w.pop();
+  // Publish the partials (every thread wrote some), then the last block to
+  // finish sums them in block order: deterministic whatever the blocks'
+  // completion order.
   w.line("__threadfence();");
-  w.line("const unsigned int tfc_finished = atomicAdd(&tfc_blocks_done, 1u);");
-  w.push("if (tfc_finished == gridDim.x - 1) {", "}");
+  w.line("__syncthreads();");
+  w.line("if (threadIdx.x == 0) tfc_last_block = atomicAdd(&tfc_blocks_done, "
+         "1u) == gridDim.x - 1;");
+  w.line("__syncthreads();");
+  w.push("if (tfc_last_block) {", "}");
   w.line("__threadfence();");
+  if (!losses.empty())
+    w.push("if (threadIdx.x == 0) {", "}");
   for (auto [n, l] : llvm::enumerate(losses)) {
     Type lacc = accumulationType(elementTypeOf(l.op.getLogits()));
     std::string t = computeType(lacc);
@@ -590,7 +643,7 @@ LogicalResult RowKernelEmitter::emitGridStage() {
     w.remember(r, ve->keyOf(r, {}), loss);
   }
   for (auto [k, out] : llvm::enumerate(info.outputs)) {
-    if (!afterAllRows.contains(out))
+    if (!afterAllRows.contains(out) || perColumn.contains(out))
       continue;
     SmallVector<IndexExpr> zeros(shapeOf(out).size(), IndexExpr::constant(0));
     FailureOr<CExpr> v = ve->emit(out, zeros);
@@ -598,9 +651,51 @@ LogicalResult RowKernelEmitter::emitGridStage() {
       return failure();
     w.line(storeOutput(info, k, "0", v->code));
   }
+  if (!losses.empty())
+    w.pop();
+  if (failed(emitColumnStage()))
+    return failure();
   // Re-arm the counter for the next launch.
-  w.line("tfc_blocks_done = 0u;");
+  w.line("if (threadIdx.x == 0) tfc_blocks_done = 0u;");
   w.pop();
+  return success();
+}
+
+LogicalResult RowKernelEmitter::emitColumnStage() {
+  if (columnSums.empty())
+    return success();
+  // Each thread of the last block owns positions jc of the row: the sum of
+  // the blocks' partials in block order, then the per-column outputs.
+  w.push(fmt::format("for (int jc = threadIdx.x; jc < {}; jc += blockDim.x) {{",
+                     length),
+         "}");
+  IndexExpr jc =
+      IndexExpr::variable(w.vars(), w.addVar("jc", length, w.depth()));
+  for (auto [n, sum] : llvm::enumerate(columnSums)) {
+    Type acc = accumulationType(elementTypeOf(sum->getOperand(0)));
+    std::string t = computeType(acc);
+    std::string total = w.fresh("coltotal");
+    w.line(fmt::format("{} {} = {};", t, total, floatLiteral(acc, 0.0)));
+    w.line(fmt::format("for (int b = 0; b < {0}; ++b) {1} += "
+                       "__ldcg(&tfc_partial_col{2}[b * {3} + jc]);",
+                       grid, total, n, length));
+    std::string value = total;
+    if (isa<ReduceMeanOp>(sum))
+      value = fmt::format("{} / {}", total, floatLiteral(acc, (double)rows));
+    Value r = sum->getResult(0);
+    Type et = elementTypeOf(r);
+    CExpr result =
+        w.declare(w.depth(), computeType(et), roundToStorage(et, value), "col");
+    w.remember(r, ve->keyOf(r, ve->coordsOf(jc, shapeOf(r))), result);
+  }
+  for (auto [k, out] : llvm::enumerate(info.outputs)) {
+    if (!perColumn.contains(out))
+      continue;
+    FailureOr<CExpr> v = ve->emit(out, ve->coordsOf(jc, shapeOf(out)));
+    if (failed(v))
+      return failure();
+    w.line(storeOutput(info, k, jc.render(), v->code));
+  }
   w.pop();
   return success();
 }
@@ -615,11 +710,13 @@ FailureOr<CudaKernel> RowKernelEmitter::run() {
 
   // Classify the outputs: after all rows (losses), one per row, or one per
   // element of the rows.
-  enum class Place { Final, Row, Element };
+  enum class Place { Final, Row, Element, Column };
   SmallVector<Place> places;
   for (Value out : info.outputs) {
     int64_t n = numElements(shapeOf(out));
-    if (afterAllRows.contains(out)) {
+    if (perColumn.contains(out)) {
+      places.push_back(Place::Column);
+    } else if (afterAllRows.contains(out)) {
       if (n != 1)
         return info.terminator->emitError()
                << "codegen: an output computed from a cross_entropy loss "
@@ -644,10 +741,19 @@ FailureOr<CudaKernel> RowKernelEmitter::run() {
   } else {
     laneId = "(int)threadIdx.x";
   }
-  if (!losses.empty())
+  if (!losses.empty() || !columnSums.empty())
     w.line(fmt::format("if (gridDim.x != {}) __trap(); // partials are sized "
                        "for the generated grid",
                        grid));
+  for (Operation *sum : columnSums) {
+    Type acc = accumulationType(elementTypeOf(sum->getOperand(0)));
+    std::string array = w.fresh("colacc");
+    w.line(fmt::format("{} {}[{}];", computeType(acc), array, perThread));
+    w.line(fmt::format("#pragma unroll\nfor (int k = 0; k < {}; ++k) {}[k] "
+                       "= {};",
+                       perThread, array, floatLiteral(acc, 0.0)));
+    colAccs.push_back(array);
+  }
   for (auto [n, l] : llvm::enumerate(losses)) {
     Type lacc = accumulationType(elementTypeOf(l.op.getLogits()));
     l.loss = fmt::format("run_loss{}", n);
@@ -714,10 +820,14 @@ FailureOr<CudaKernel> RowKernelEmitter::run() {
       return failure();
   // One value per element. An epilogue with slow-path calls reads the row
   // again rather than from register arrays (see callsSlowPaths).
-  if (llvm::is_contained(places, Place::Element)) {
+  // The column sums accumulate in the same pass (a thread always holds the
+  // same positions of the row: j = lane + 32 * k).
+  if (llvm::is_contained(places, Place::Element) || !columnSums.empty()) {
     bool heavy = false;
     for (auto [k, out] : llvm::enumerate(info.outputs))
       heavy |= places[k] == Place::Element && callsSlowPaths(out);
+    for (Operation *sum : columnSums)
+      heavy |= callsSlowPaths(sum->getOperand(0));
     IndexExpr e = openLanes(/*withArrays=*/!heavy);
     for (auto [k, out] : llvm::enumerate(info.outputs)) {
       if (places[k] != Place::Element)
@@ -726,6 +836,13 @@ FailureOr<CudaKernel> RowKernelEmitter::run() {
       if (failed(v))
         return failure();
       w.line(storeOutput(info, k, e.render(), v->code));
+    }
+    for (auto [n, sum] : llvm::enumerate(columnSums)) {
+      Value x = sum->getOperand(0);
+      FailureOr<CExpr> v = ve->emit(x, ve->coordsOf(e, shapeOf(x)));
+      if (failed(v))
+        return failure();
+      w.line(fmt::format("{0}[k] = {0}[k] + {1};", colAccs[n], v->code));
     }
     closeLanes();
   }
@@ -737,11 +854,13 @@ FailureOr<CudaKernel> RowKernelEmitter::run() {
   CudaKernel kernel;
   kernel.grid = {grid, 1, 1};
   kernel.block = {threads, 1, 1};
-  std::string summary = fmt::format(
-      "row_reduction, {} rows of {}, one {} per row{}{}", rows, length,
-      warpPerRow ? "warp" : "block",
-      rowArrays.empty() ? "" : ", row in registers",
-      losses.empty() ? "" : ", deterministic cross-block loss stage");
+  std::string summary =
+      fmt::format("row_reduction, {} rows of {}, one {} per row{}{}", rows,
+                  length, warpPerRow ? "warp" : "block",
+                  rowArrays.empty() ? "" : ", row in registers",
+                  losses.empty() && columnSums.empty()
+                      ? ""
+                      : ", deterministic cross-block stage");
   kernel.source = assembleSource(info, w, threads, summary);
   return kernel;
 }

@@ -119,3 +119,60 @@ func.func @rms_norm_grad_recomputed(%x: tensor<1000xbf16>) -> tensor<1000xbf16> 
   } {kernel_name = "rms_norm_grad_recomputed"}
   return %r : tensor<1000xbf16>
 }
+
+// -----
+
+// layer_norm backward with the weight and bias gradients and the residual
+// gradient's bias gradient in the row kernel: column sums over the rows.
+// Each lane accumulates its 4 positions of the row (j = lane + 32 k) over
+// the rows its warp walks, in registers; the block's warps add theirs into
+// shared memory one after the other, the block writes its partial row, and
+// the last block to finish sums the 128 partials in block order
+// (deterministic), then writes the per-column outputs.
+// CHECK-LABEL: // ===== kernel layer_norm_backward_param_grads: kind row_reduction, grid [128, 1, 1], block [256, 1, 1]
+// CHECK: __device__ float tfc_partial_col0[16384];
+// CHECK: if (gridDim.x != 128) __trap();
+// CHECK: float [[ACC:colacc[0-9]+]][4];
+// CHECK: for (int row =
+// CHECK: [[ACC]][k] = [[ACC]][k] +
+// CHECK: __shared__ float tfc_block_col0[128];
+// CHECK: if (warp == q) {
+// CHECK: tfc_partial_col0[blockIdx.x * 128 + j] = tfc_block_col0[j];
+// CHECK: tfc_last_block = atomicAdd(&tfc_blocks_done, 1u) == gridDim.x - 1;
+// CHECK: if (tfc_last_block) {
+// CHECK: for (int jc = threadIdx.x; jc < 128; jc += blockDim.x) {
+// CHECK: for (int b = 0; b < 128; ++b) {{coltotal[0-9]+}} += __ldcg(&tfc_partial_col0[b * 128 + jc]);
+// CHECK: if (threadIdx.x == 0) tfc_blocks_done = 0u;
+func.func @layer_norm_backward_param_grads(%dy: tensor<16x64x128xf32>, %x: tensor<16x64x128xf32>, %m: tensor<16x64x1xf32>, %s: tensor<16x64x1xf32>, %w: tensor<128xf32>, %res: tensor<16x64x128xf32>) -> (tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) {
+  %r:4 = tfc.fusion row_reduction (%a = %dy : tensor<16x64x128xf32>, %b = %x : tensor<16x64x128xf32>, %c = %m : tensor<16x64x1xf32>, %d = %s : tensor<16x64x1xf32>, %e = %w : tensor<128xf32>, %f = %res : tensor<16x64x128xf32>) -> (tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) {
+    %dx = tfc.layer_norm_grad_input %a, %b, %c, %d weight %e : (tensor<16x64x128xf32>, tensor<16x64x128xf32>, tensor<16x64x1xf32>, tensor<16x64x1xf32>, tensor<128xf32>) -> tensor<16x64x128xf32>
+    %sum = tfc.add %f, %dx : tensor<16x64x128xf32>, tensor<16x64x128xf32>
+    %xc = tfc.sub %b, %c : tensor<16x64x128xf32>, tensor<16x64x1xf32>
+    %xhat = tfc.mul %xc, %d : tensor<16x64x128xf32>, tensor<16x64x1xf32>
+    %g = tfc.mul %a, %xhat : tensor<16x64x128xf32>, tensor<16x64x128xf32>
+    %dw = tfc.reduce_sum %g dims [0, 1] : tensor<16x64x128xf32> -> tensor<128xf32>
+    %db = tfc.reduce_sum %a dims [0, 1] : tensor<16x64x128xf32> -> tensor<128xf32>
+    %dbias = tfc.reduce_sum %sum dims [0, 1] : tensor<16x64x128xf32> -> tensor<128xf32>
+    tfc.yield %sum, %dw, %db, %dbias : tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>
+  } {kernel_name = "layer_norm_backward_param_grads"}
+  return %r#0, %r#1, %r#2, %r#3 : tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>
+}
+
+// -----
+
+// Column sums with a mean and a bf16 result computed per column after the
+// combine, over 37 rows of 96 (5 blocks, the last one partly idle).
+// CHECK-LABEL: // ===== kernel row_max_and_column_mean: kind row_reduction, grid [5, 1, 1]
+// CHECK: if (tfc_last_block) {
+// CHECK: / 37.0f
+// CHECK: __float2bfloat16_rn(
+func.func @row_max_and_column_mean(%x: tensor<37x96xf32>) -> (tensor<37xf32>, tensor<96xbf16>) {
+  %r:2 = tfc.fusion row_reduction (%a = %x : tensor<37x96xf32>) -> (tensor<37xf32>, tensor<96xbf16>) {
+    %0 = tfc.reduce_max %a dims [1] : tensor<37x96xf32> -> tensor<37xf32>
+    %1 = tfc.mul %a, %a : tensor<37x96xf32>, tensor<37x96xf32>
+    %2 = tfc.reduce_mean %1 dims [0] : tensor<37x96xf32> -> tensor<96xf32>
+    %3 = tfc.convert %2 : tensor<96xf32> -> tensor<96xbf16>
+    tfc.yield %0, %3 : tensor<37xf32>, tensor<96xbf16>
+  } {kernel_name = "row_max_and_column_mean"}
+  return %r#0, %r#1 : tensor<37xf32>, tensor<96xbf16>
+}

@@ -113,12 +113,14 @@ func.func @rms_norm_bf16(%x: tensor<32x256xbf16>, %w: tensor<256xf32>) -> (tenso
 // CHECK-NEXT: run_loss0 = run_loss0 + [[LOSS]];
 // CHECK-NEXT: run_count0 = run_count0 + ([[IGN]] ? 0.0f : 1.0f);
 // CHECK-NOT: atomicAdd(&tfc_partial
-// CHECK: const unsigned int tfc_finished = atomicAdd(&tfc_blocks_done, 1u);
-// CHECK-NEXT: if (tfc_finished == gridDim.x - 1) {
+// CHECK: if (threadIdx.x == 0) tfc_last_block = atomicAdd(&tfc_blocks_done, 1u) == gridDim.x - 1;
+// CHECK-NEXT: __syncthreads();
+// CHECK-NEXT: if (tfc_last_block) {
 // CHECK: for (int b = 0; b < 128; ++b) { total_loss0 += __ldcg(&tfc_partial_loss0[b]); total_count0 += __ldcg(&tfc_partial_count0[b]); }
 // CHECK-NEXT: const float [[T:loss[0-9]+]] = total_loss0 / total_count0;
 // CHECK-NEXT: out0[0] = [[T]];
-// CHECK-NEXT: tfc_blocks_done = 0u;
+// CHECK-NEXT: }
+// CHECK-NEXT: if (threadIdx.x == 0) tfc_blocks_done = 0u;
 func.func @cross_entropy(%logits: tensor<1024x256xf32>, %labels: tensor<1024xi64>) -> tensor<f32> {
   %l = tfc.fusion row_reduction (%a = %logits : tensor<1024x256xf32>, %b = %labels : tensor<1024xi64>) -> tensor<f32> {
     %0 = tfc.cross_entropy %a, %b ignore_index 7 label_smoothing 1.000000e-01 : tensor<1024x256xf32>, tensor<1024xi64> -> tensor<f32>

@@ -697,15 +697,60 @@ func.func @row_in_column_kernel(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 // -----
 
 // Kernel role: keeping the last dim makes a column reduction, even when the
-// reduced dim is not the first.
+// reduced dim is not the first. A row kernel holds it only as a sum over its
+// rows: here it has no row reduction at all.
 func.func @column_in_row_kernel(%x: tensor<4x8x2xf32>) -> tensor<4x2xf32> {
-  // expected-error @+1 {{a row_reduction kernel cannot hold 'tfc.reduce_mean' (role column_reduction)}}
+  // expected-error @+1 {{a row_reduction kernel needs at least one row_reduction op}}
   %r = tfc.fusion row_reduction (%a = %x : tensor<4x8x2xf32>) -> tensor<4x2xf32> {
-    // expected-note @+1 {{'tfc.reduce_mean' here}}
     %0 = tfc.reduce_mean %a dims [1] : tensor<4x8x2xf32> -> tensor<4x2xf32>
     tfc.yield %0 : tensor<4x2xf32>
   }
   return %r : tensor<4x2xf32>
+}
+
+// -----
+
+// A column reduction in a row kernel must sum over the kernel's rows (the leading
+// dims that number them): reducing dim 1 of rows numbered by dims 0 and 1 is not.
+func.func @column_sum_not_over_rows(%x: tensor<4x8x2xf32>) -> (tensor<4x8xf32>, tensor<4x2xf32>) {
+  // expected-error @+1 {{'tfc.reduce_mean' in a row_reduction kernel must sum a value of the kernel's rows over the leading dims that number them (the kernel reduces 32 rows of 2)}}
+  %r:2 = tfc.fusion row_reduction (%a = %x : tensor<4x8x2xf32>) -> (tensor<4x8xf32>, tensor<4x2xf32>) {
+    %0 = tfc.reduce_sum %a dims [2] : tensor<4x8x2xf32> -> tensor<4x8xf32>
+    // expected-note @+1 {{'tfc.reduce_mean' here}}
+    %1 = tfc.reduce_mean %a dims [1] : tensor<4x8x2xf32> -> tensor<4x2xf32>
+    tfc.yield %0, %1 : tensor<4x8xf32>, tensor<4x2xf32>
+  }
+  return %r#0, %r#1 : tensor<4x8xf32>, tensor<4x2xf32>
+}
+
+// -----
+
+// Column sums over the rows are held in registers across the rows a thread walks:
+// rows of 1024 need 32 per f32 sum, more than a row kernel allows.
+func.func @column_sums_too_wide(%x: tensor<4x1024xf32>) -> (tensor<4xf32>, tensor<1024xf32>) {
+  // expected-error @+1 {{a row_reduction kernel holds column sums only over rows of at most 1024 elements and in at most 16 registers per thread; these need 32 (the kernel reduces 4 rows of 1024)}}
+  %r:2 = tfc.fusion row_reduction (%a = %x : tensor<4x1024xf32>) -> (tensor<4xf32>, tensor<1024xf32>) {
+    %0 = tfc.reduce_sum %a dims [1] : tensor<4x1024xf32> -> tensor<4xf32>
+    // expected-note @+1 {{'tfc.reduce_sum' here}}
+    %1 = tfc.reduce_sum %a dims [0] : tensor<4x1024xf32> -> tensor<1024xf32>
+    tfc.yield %0, %1 : tensor<4xf32>, tensor<1024xf32>
+  }
+  return %r#0, %r#1 : tensor<4xf32>, tensor<1024xf32>
+}
+
+// -----
+
+// A column sum exists only after all rows are reduced: a per-element op cannot read it.
+func.func @column_sum_read_per_row(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
+  // expected-error @+1 {{'tfc.add' reads a column sum of this kernel other than per column}}
+  %r:2 = tfc.fusion row_reduction (%a = %x : tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
+    %0 = tfc.reduce_sum %a dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    %1 = tfc.reduce_sum %a dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+    // expected-note @+1 {{'tfc.add' here}}
+    %2 = tfc.add %a, %1 : tensor<4x8xf32>, tensor<8xf32>
+    tfc.yield %0, %2 : tensor<4xf32>, tensor<4x8xf32>
+  }
+  return %r#0, %r#1 : tensor<4xf32>, tensor<4x8xf32>
 }
 
 // -----
@@ -1629,20 +1674,6 @@ func.func @row_geometry_mismatch(%x: tensor<16x64xf32>, %y: tensor<4x8xf32>) -> 
     tfc.yield %p, %s : tensor<16x64xf32>, tensor<4xf32>
   }
   return %r#0, %r#1 : tensor<16x64xf32>, tensor<4xf32>
-}
-
-// -----
-
-// A row-reduction kernel cannot also reduce columns.
-func.func @row_reduction_with_column(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<8xf32>) {
-  // expected-error @+1 {{'tfc.fusion' op a row_reduction kernel cannot hold 'tfc.reduce_sum' (role column_reduction)}}
-  %r:2 = tfc.fusion row_reduction (%a = %x : tensor<4x8xf32>) -> (tensor<4xf32>, tensor<8xf32>) {
-    %0 = tfc.reduce_sum %a dims [1] : tensor<4x8xf32> -> tensor<4xf32>
-    // expected-note @+1 {{'tfc.reduce_sum' here}}
-    %1 = tfc.reduce_sum %a dims [0] : tensor<4x8xf32> -> tensor<8xf32>
-    tfc.yield %0, %1 : tensor<4xf32>, tensor<8xf32>
-  }
-  return %r#0, %r#1 : tensor<4xf32>, tensor<8xf32>
 }
 
 // -----

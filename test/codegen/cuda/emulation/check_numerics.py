@@ -10,7 +10,7 @@ rounding of a single op), or an explicit (rtol, atol) where the default is
 not a bound of the arithmetic (long f32 sums of mixed signs).
 
 usage: check_numerics.py --translate BIN --cuda-include DIR [--cxx g++]
-                         [--seed N]
+                         [--seed N] [--only NAME,...]
 """
 import argparse
 import os
@@ -53,6 +53,10 @@ class Runner:
         self.args = args
         self.sources = {}
 
+    def wanted(self, name):
+        only = getattr(self.args, "only", None)
+        return not only or any(o in name for o in only.split(","))
+
     def kernel_source(self, file, name):
         if file not in self.sources:
             out = subprocess.run([self.args.translate, "--emit-cuda",
@@ -72,6 +76,8 @@ class Runner:
         gets input j's buffer for output k too, as a launch that updates in
         place passes it. Returns the output tensors."""
         in_place = in_place or {}
+        if not self.wanted(name):  # --only: not compiled, zeros
+            return [torch.zeros(shape, dtype=dtype) for dtype, shape in outputs]
         source = self.kernel_source(file, name)
         launch = re.search(r"grid \[(\d+), (\d+), (\d+)\], block \[(\d+), (\d+), (\d+)\]",
                            source).groups()
@@ -376,6 +382,28 @@ def backward_cases(run):
     ref, = vjp(lambda x, w: F.layer_norm(x, (128,), w, None, 1e-5), [x, w], dy.double(), [0])
     yield "layer_norm_grad_input", o, ref.bfloat16(), False
 
+    # Column sums over the rows in a row kernel (cross-block stage).
+    dy, x, res = torch.randn(16, 64, 128), torch.randn(16, 64, 128), torch.randn(16, 64, 128)
+    w = torch.randn(128)
+    mean = x.mean(-1, keepdim=True)
+    rstd = torch.rsqrt(x.var(-1, unbiased=False, keepdim=True) + 1e-5)
+    o, dw, db, dbias = run(bw, "layer_norm_backward_param_grads", [dy, x, mean, rstd, w, res],
+                           [(torch.float32, (16, 64, 128))] + [(torch.float32, (128,))] * 3)
+    dx, = vjp(lambda x: F.layer_norm(x, (128,), w.double(), None, 1e-5), [x], dy.double(), [0])
+    xhat = (x.double() - mean.double()) * rstd.double()
+    yield "layer_norm_backward: dx + residual", o, (res.double() + dx).float(), (1e-4, 1e-4)
+    yield "layer_norm_backward: weight grad", dw, (dy.double() * xhat).sum((0, 1)).float(), \
+        (1e-4, 1e-4)
+    yield "layer_norm_backward: bias grad", db, dy.double().sum((0, 1)).float(), (1e-4, 1e-4)
+    yield "layer_norm_backward: residual bias grad", dbias, \
+        (res.double() + dx).sum((0, 1)).float(), (1e-4, 1e-4)
+
+    x = torch.randn(37, 96)
+    mx, cm = run(bw, "row_max_and_column_mean", [x],
+                 [(torch.float32, (37,)), (torch.bfloat16, (96,))])
+    yield "row_max_and_column_mean: row max", mx, x.amax(1), True
+    yield "row_max_and_column_mean: column mean", cm, (x.double() ** 2).mean(0).bfloat16(), False
+
     dy, x = torch.randn(32, 96, dtype=torch.float64), torch.randn(32, 96, dtype=torch.float64)
     rstd = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5)
     o, = run(bw, "rms_norm_grad_input", [dy, x, rstd], [(torch.float64, (32, 96))])
@@ -404,6 +432,9 @@ def main():
     parser.add_argument("--cuda-include", required=True)
     parser.add_argument("--cxx", default="g++")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--only", default=None,
+                        help="comma-separated substrings: run only the kernels and "
+                             "check only the cases whose names contain one")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     print(f"seed {seed}")
@@ -411,6 +442,8 @@ def main():
     runner = Runner(args)
     failures = 0
     for name, got, expected, check in cases(runner.run):
+        if not runner.wanted(name):
+            continue
         try:
             if isinstance(check, tuple):
                 torch.testing.assert_close(got, expected, rtol=check[0], atol=check[1],
