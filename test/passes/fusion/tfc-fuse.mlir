@@ -202,3 +202,275 @@ func.func @layer_norm_backward_in_one_kernel(%dy: tensor<8x16xf32>, %x: tensor<8
   %dbeta = tfc.reduce_sum %dy dims [0] : tensor<8x16xf32> -> tensor<16xf32>
   return %sum, %db, %dw, %dbeta : tensor<8x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
 }
+
+// -----
+
+// Several row reductions over the same rows share one kernel: an explicit softmax
+// (max, subtract, exp, sum, divide) and a layer_norm of its result.
+// CHECK-LABEL: func.func @rows_chained
+// CHECK: tfc.fusion row_reduction (%{{.*}} = %{{.*}} : tensor<4x16xf32>) -> tensor<4x16xf32> {
+// CHECK-NEXT: tfc.reduce_max
+// CHECK-NEXT: tfc.sub
+// CHECK-NEXT: tfc.exp
+// CHECK-NEXT: tfc.reduce_sum
+// CHECK-NEXT: tfc.div
+// CHECK-NEXT: tfc.layer_norm
+// CHECK-NEXT: tfc.yield
+// CHECK-NOT: tfc.fusion
+func.func @rows_chained(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %m = tfc.reduce_max %x dims [1] keepdim : tensor<4x16xf32> -> tensor<4x1xf32>
+  %0 = tfc.sub %x, %m : tensor<4x16xf32>, tensor<4x1xf32>
+  %1 = tfc.exp %0 : tensor<4x16xf32>
+  %s = tfc.reduce_sum %1 dims [1] keepdim : tensor<4x16xf32> -> tensor<4x1xf32>
+  %2 = tfc.div %1, %s : tensor<4x16xf32>, tensor<4x1xf32>
+  %y, %mean, %rstd = tfc.layer_norm %2 : (tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// Row reductions of the same rows that read the same input are siblings: one kernel,
+// one read of x.
+// CHECK-LABEL: func.func @rows_siblings
+// CHECK: %[[K:.*]]:2 = tfc.fusion row_reduction (%{{.*}} = %{{.*}} : tensor<4x16xf32>) -> (tensor<4xf32>, tensor<4x16xf32>)
+// CHECK-NEXT: tfc.reduce_sum
+// CHECK-NEXT: tfc.softmax
+// CHECK-NOT: tfc.fusion
+func.func @rows_siblings(%x: tensor<4x16xf32>) -> (tensor<4xf32>, tensor<4x16xf32>) {
+  %0 = tfc.reduce_sum %x dims [1] : tensor<4x16xf32> -> tensor<4xf32>
+  %1 = tfc.softmax %x dim -1 : tensor<4x16xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// Rows of different lengths are different kernels (one warp or block per row).
+// CHECK-LABEL: func.func @rows_differ
+// CHECK: tfc.fusion row_reduction
+// CHECK-NEXT: tfc.reduce_sum
+// CHECK: tfc.fusion row_reduction
+// CHECK-NEXT: tfc.softmax
+func.func @rows_differ(%x: tensor<4x16xf32>) -> (tensor<4xf32>, tensor<64xf32>) {
+  %0 = tfc.reduce_sum %x dims [1] : tensor<4x16xf32> -> tensor<4xf32>
+  %r = tfc.reshape %x : tensor<4x16xf32> -> tensor<64xf32>
+  %1 = tfc.softmax %r dim -1 : tensor<64xf32>
+  return %0, %1 : tensor<4xf32>, tensor<64xf32>
+}
+
+// -----
+
+// Layer-norm backward's column reductions (gamma and beta gradients, with the xhat
+// prologue) read the same dy: one column kernel with two outputs; the bf16 cast of
+// one of them is its per-column epilogue.
+// CHECK-LABEL: func.func @column_siblings
+// CHECK: %[[K:.*]]:2 = tfc.fusion column_reduction
+// CHECK-DAG: tfc.reduce_sum
+// CHECK-DAG: tfc.sub
+// CHECK-DAG: tfc.mul
+// CHECK-DAG: tfc.convert
+// CHECK: tfc.yield
+// CHECK-NOT: tfc.fusion
+func.func @column_siblings(%dy: tensor<4x8x16xf32>, %x: tensor<4x8x16xf32>, %mean: tensor<4x8x1xf32>, %rstd: tensor<4x8x1xf32>) -> (tensor<16xbf16>, tensor<16xf32>) {
+  %0 = tfc.sub %x, %mean : tensor<4x8x16xf32>, tensor<4x8x1xf32>
+  %xhat = tfc.mul %0, %rstd : tensor<4x8x16xf32>, tensor<4x8x1xf32>
+  %1 = tfc.mul %dy, %xhat : tensor<4x8x16xf32>, tensor<4x8x16xf32>
+  %dgamma = tfc.reduce_sum %1 dims [0, 1] : tensor<4x8x16xf32> -> tensor<16xf32>
+  %dg16 = tfc.convert %dgamma : tensor<16xf32> -> tensor<16xbf16>
+  %dbeta = tfc.reduce_sum %dy dims [0, 1] : tensor<4x8x16xf32> -> tensor<16xf32>
+  return %dg16, %dbeta : tensor<16xbf16>, tensor<16xf32>
+}
+
+// -----
+
+// A pointwise kernel reading the same dy as a column reduction joins it: the column
+// kernel writes the per-element values in its first stage (one read of dy).
+// CHECK-LABEL: func.func @column_with_pointwise_sibling
+// CHECK: %[[K:.*]]:2 = tfc.fusion column_reduction (%{{.*}} = %{{.*}} : tensor<32x16xf32>, %{{.*}} = %{{.*}} : tensor<32x16xf32>) -> (tensor<16xf32>, tensor<32x16xf32>)
+// CHECK-NOT: tfc.fusion
+func.func @column_with_pointwise_sibling(%dy: tensor<32x16xf32>, %x: tensor<32x16xf32>) -> (tensor<16xf32>, tensor<32x16xf32>) {
+  %0 = tfc.reduce_sum %dy dims [0] : tensor<32x16xf32> -> tensor<16xf32>
+  %1 = tfc.gelu_grad %dy, %x : tensor<32x16xf32>
+  return %0, %1 : tensor<16xf32>, tensor<32x16xf32>
+}
+
+// -----
+
+// A reduction is never duplicated: its two pointwise readers join it as epilogues (the
+// first the row kernel's output per element, the second per row).
+// CHECK-LABEL: func.func @reduction_not_duplicated
+// CHECK: %[[K:.*]]:2 = tfc.fusion row_reduction
+// CHECK-COUNT-1: tfc.reduce_max
+// CHECK-NOT: tfc.fusion
+func.func @reduction_not_duplicated(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x1xf32>) {
+  %m = tfc.reduce_max %x dims [1] keepdim : tensor<4x16xf32> -> tensor<4x1xf32>
+  %0 = tfc.sub %x, %m : tensor<4x16xf32>, tensor<4x1xf32>
+  %1 = tfc.exp %m : tensor<4x1xf32>
+  return %0, %1 : tensor<4x16xf32>, tensor<4x1xf32>
+}
+
+// -----
+
+// GEMMs are left alone (no epilogues yet), and a producer read both by a GEMM and by a
+// kernel after it cannot join that kernel: the GEMM would have to run inside it (a
+// cycle). The add after the GEMM and the add reading both stay apart from the exp.
+// CHECK-LABEL: func.func @no_cycle_through_gemm
+// CHECK: %[[E:.*]] = tfc.fusion pointwise
+// CHECK-NEXT: tfc.exp
+// CHECK-NEXT: tfc.yield
+// CHECK: %[[G:.*]] = tfc.fusion gemm (%{{.*}} = %[[E]]
+// CHECK-NEXT: tfc.matmul
+// CHECK-NEXT: tfc.yield
+// CHECK: tfc.fusion pointwise (%{{.*}} = %[[E]] : tensor<4x4xf32>, %{{.*}} = %[[G]] : tensor<4x4xf32>)
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.relu
+func.func @no_cycle_through_gemm(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %e = tfc.exp %x : tensor<4x4xf32>
+  %m = tfc.matmul %e, %w : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %0 = tfc.add %e, %m : tensor<4x4xf32>, tensor<4x4xf32>
+  %1 = tfc.relu %0 : tensor<4x4xf32>
+  return %1 : tensor<4x4xf32>
+}
+
+// -----
+
+// An op between two merged kernels that depends on the first moves after the merged
+// kernel: here the GEMM reading the softmax, which sat between the softmax and the
+// sibling reduction of the same x.
+// CHECK-LABEL: func.func @dependent_moves
+// CHECK: %[[K:.*]]:2 = tfc.fusion row_reduction
+// CHECK-NEXT: tfc.softmax
+// CHECK-NEXT: tfc.reduce_sum
+// CHECK: tfc.fusion gemm (%{{.*}} = %[[K]]#0
+func.func @dependent_moves(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>) {
+  %0 = tfc.softmax %x dim -1 : tensor<4x4xf32>
+  %1 = tfc.matmul %0, %w : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %2 = tfc.reduce_sum %x dims [1] : tensor<4x4xf32> -> tensor<4xf32>
+  return %1, %2 : tensor<4x4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A producer that something else still reads stays an output of the kernel it joins,
+// even of another size: one pointwise kernel writes the converted [8, 16] and the
+// every-other-row [4, 16] slice of it.
+// CHECK-LABEL: func.func @outputs_of_two_sizes
+// CHECK: %[[K:.*]]:2 = tfc.fusion pointwise (%{{.*}} = %{{.*}} : tensor<8x16xbf16>) -> (tensor<8x16xf32>, tensor<4x16xf32>)
+// CHECK-NEXT: tfc.convert
+// CHECK-NEXT: tfc.slice
+// CHECK-NEXT: tfc.exp
+// CHECK: return %[[K]]#0, %[[K]]#1
+func.func @outputs_of_two_sizes(%x: tensor<8x16xbf16>) -> (tensor<8x16xf32>, tensor<4x16xf32>) {
+  %0 = tfc.convert %x : tensor<8x16xbf16> -> tensor<8x16xf32>
+  %1 = tfc.slice %0 [0, 0] to [8, 16] step [2, 1] : tensor<8x16xf32> -> tensor<4x16xf32>
+  %2 = tfc.exp %1 : tensor<4x16xf32>
+  return %0, %2 : tensor<8x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// A small value (a converted bias) that must be stored anyway does not pull its large
+// reader into its kernel: the edge carries too little to save, and such merges would
+// chain every reader of a scalar into one kernel.
+// CHECK-LABEL: func.func @small_producer_kept_apart
+// CHECK: %[[B:.*]] = tfc.fusion pointwise (%{{.*}} = %{{.*}} : tensor<16xbf16>) -> tensor<16xf32>
+// CHECK: tfc.fusion pointwise (%{{.*}} = %{{.*}} : tensor<8x16xf32>, %{{.*}} = %[[B]] : tensor<16xf32>) -> tensor<8x16xf32>
+func.func @small_producer_kept_apart(%b: tensor<16xbf16>, %x: tensor<8x16xf32>) -> (tensor<16xf32>, tensor<8x16xf32>) {
+  %0 = tfc.convert %b : tensor<16xbf16> -> tensor<16xf32>
+  %1 = tfc.add %x, %0 : tensor<8x16xf32>, tensor<16xf32>
+  return %0, %1 : tensor<16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+// A gather's pointwise readers are its epilogue (token + position embeddings).
+// CHECK-LABEL: func.func @gather_epilogue
+// CHECK: tfc.fusion gather
+// CHECK-NEXT: tfc.embedding
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.yield
+// CHECK-NOT: tfc.fusion
+func.func @gather_epilogue(%wte: tensor<32x8xf32>, %ids: tensor<2x4xi64>, %wpe: tensor<4x8xf32>) -> tensor<2x4x8xf32> {
+  %0 = tfc.embedding %wte, %ids : tensor<32x8xf32>, tensor<2x4xi64> -> tensor<2x4x8xf32>
+  %1 = tfc.add %0, %wpe : tensor<2x4x8xf32>, tensor<4x8xf32>
+  return %1 : tensor<2x4x8xf32>
+}
+
+// -----
+
+// A value read across rows after a row reduction (a transposed softmax) cannot be the
+// row kernel's epilogue: the kernel rules reject it, and the transpose stays a kernel.
+// CHECK-LABEL: func.func @epilogue_across_rows
+// CHECK: tfc.fusion row_reduction
+// CHECK-NEXT: tfc.softmax
+// CHECK-NEXT: tfc.yield
+// CHECK: tfc.fusion pointwise
+// CHECK-NEXT: tfc.transpose
+func.func @epilogue_across_rows(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %0 = tfc.softmax %x dim -1 : tensor<8x8xf32>
+  %1 = tfc.transpose %0, [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
+  return %1 : tensor<8x8xf32>
+}
+
+// -----
+
+// A cross-entropy loss and its gradient over the same logits share one row pass; the
+// loss scaling of the gradient is its epilogue.
+// CHECK-LABEL: func.func @loss_and_grad
+// CHECK: %[[K:.*]]:2 = tfc.fusion row_reduction
+// CHECK-DAG: tfc.cross_entropy
+// CHECK-DAG: tfc.cross_entropy_grad
+// CHECK-NOT: tfc.fusion
+func.func @loss_and_grad(%logits: tensor<8x10xf32>, %labels: tensor<8xi64>) -> (tensor<f32>, tensor<8x10xf32>) {
+  %l = tfc.cross_entropy %logits, %labels : tensor<8x10xf32>, tensor<8xi64> -> tensor<f32>
+  %one = tfc.constant dense<1.0> : tensor<f32>
+  %g = tfc.cross_entropy_grad %one, %logits, %labels : tensor<f32>, tensor<8x10xf32>, tensor<8xi64> -> tensor<8x10xf32>
+  %two = tfc.constant dense<2.0> : tensor<f32>
+  %0 = tfc.mul %g, %two : tensor<8x10xf32>, tensor<f32>
+  return %l, %0 : tensor<f32>, tensor<8x10xf32>
+}
+
+// -----
+
+// The optimizer's per-parameter updates become one multi-tensor launch, with the
+// pointwise producer of a gradient (two contributions of a tied weight) as its prologue.
+// CHECK-LABEL: func.func @one_optimizer_launch
+// CHECK: %[[K:.*]]:6 = tfc.fusion multi_tensor
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.adamw
+// CHECK-NEXT: tfc.adamw
+// CHECK-NEXT: tfc.yield
+// CHECK-NOT: tfc.fusion
+func.func @one_optimizer_launch(%p: tensor<128x64xf32>, %g1: tensor<128x64xf32>, %g2: tensor<128x64xf32>, %m: tensor<128x64xf32>, %v: tensor<128x64xf32>, %q: tensor<7xf32>, %h: tensor<7xf32>, %n: tensor<7xf32>, %w: tensor<7xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<7xf32>, tensor<7xf32>, tensor<7xf32>) {
+  %g = tfc.add %g1, %g2 : tensor<128x64xf32>, tensor<128x64xf32>
+  %p1, %m1, %v1 = tfc.adamw %p, %g, %m, %v, %lr, %step : tensor<128x64xf32>, tensor<128x64xf32>, tensor<f32>
+  %q1, %n1, %w1 = tfc.adamw %q, %h, %n, %w, %lr, %step : tensor<7xf32>, tensor<7xf32>, tensor<f32>
+  return %p1, %m1, %v1, %q1, %n1, %w1 : tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<7xf32>, tensor<7xf32>, tensor<7xf32>
+}
+
+// -----
+
+// A gradient accumulator is written in place by the kernel that adds to it. The
+// column reduction's epilogue would be a natural home for that add, but a reduction
+// never writes over its inputs (dialects/tfcrt/TfcrtInPlace.h), so the merge would
+// cost a copy of the accumulator after the step: the add stays a pointwise kernel.
+// Likewise the step counter's increment stays out of the kernel that reads the old
+// step broadcast over the parameter (that read would race with the in-place write).
+// CHECK-LABEL: func.func @keeps_in_place_updates
+// CHECK: %[[R:.*]] = tfc.fusion column_reduction
+// CHECK-NEXT: tfc.reduce_sum
+// CHECK-NEXT: tfc.yield
+// CHECK: %[[A:.*]] = tfc.fusion pointwise (%{{.*}} = %arg1 : tensor<8xf32>, %{{.*}} = %[[R]] : tensor<8xf32>)
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.yield
+// CHECK: %[[P:.*]] = tfc.fusion pointwise (%{{.*}} = %arg3 : tensor<i64>, %{{.*}} = %arg2 : tensor<8xf32>)
+// CHECK: %[[S:.*]] = tfc.fusion pointwise (%{{.*}} = %arg3 : tensor<i64>)
+// CHECK: return %[[A]], %[[S]], %[[P]]
+func.func @keeps_in_place_updates(%g: tensor<4x8xf32>, %acc: tensor<8xf32> {tfc.state = "acc"}, %p: tensor<8xf32> {tfc.param = "p"}, %step: tensor<i64> {tfc.state = "step"}) -> (tensor<8xf32> {tfc.update = "acc"}, tensor<i64> {tfc.update = "step"}, tensor<8xf32> {tfc.update = "p"}) {
+  %s = tfc.reduce_sum %g dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+  %a = tfc.add %acc, %s : tensor<8xf32>, tensor<8xf32>
+  %f = tfc.convert %step : tensor<i64> -> tensor<f32>
+  %q = tfc.mul %p, %f : tensor<8xf32>, tensor<f32>
+  %one = tfc.constant dense<1> : tensor<i64>
+  %next = tfc.add %step, %one : tensor<i64>, tensor<i64>
+  return %a, %next, %q : tensor<8xf32>, tensor<i64>, tensor<8xf32>
+}
