@@ -38,18 +38,20 @@ import gpt_mini_model
 TOKENS_PER_STEP = gpt_mini_model.BATCH * gpt_mini_model.CONTEXT
 
 
-def torch_step_ms(device, steps, fused=False, compiled=False):
-    """Median ms of a torch AdamW step of gpt-mini (after warm-up)."""
+def torch_step_ms(device, steps, fused=False, compiled=False, cfg=gpt_mini_model.GPT_MINI):
+    """Median ms of a torch AdamW step of the GPT `cfg` (default gpt-mini)
+    after warm-up."""
     g = torch.Generator().manual_seed(0)
-    params = gpt_mini_model.init_parameters(g)
-    tokens, targets = gpt_mini_model.random_batch(g)
+    params = gpt_mini_model.init_parameters(g, cfg)
+    tokens, targets = gpt_mini_model.random_batch(g, cfg)
     tokens, targets = tokens.to(device), targets.to(device)
     weights = {k: v.to(device).requires_grad_(True) for k, v in params.items()}
     opt = torch.optim.AdamW(weights.values(), lr=1e-4, weight_decay=0.01,
                             **({"fused": True} if fused else {}))
-    loss_fn = gpt_mini_model.loss
+    def loss_fn(w, x, y):
+        return gpt_mini_model.loss(w, x, y, cfg)
     if compiled:
-        loss_fn = torch.compile(gpt_mini_model.loss)
+        loss_fn = torch.compile(loss_fn)
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     times = []
     warmup = 3 if compiled else 1

@@ -502,6 +502,49 @@ static LogicalResult checkColumnKernel(ArrayRef<Operation *> ops,
   return success();
 }
 
+bool mlir::tfc::isTensorSum(Operation *op) {
+  if (!isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op))
+    return false;
+  auto type = cast<ShapedType>(op->getOperand(0).getType());
+  if (!isa<FloatType>(type.getElementType()))
+    return false;
+  return numElementsOf(op->getResult(0)) == 1 &&
+         static_cast<int64_t>(columnReducedDims(op).size()) == type.getRank() &&
+         type.getNumElements() > 0;
+}
+
+/// The rules of whole-tensor sums in a multi-tensor launch: every block
+/// sums its share of each tensor, and the last block to finish combines the
+/// blocks' partials, so a sum and what is computed from it exist only then:
+/// scalar ops may follow, but no update and no other sum of the launch may
+/// read them.
+static LogicalResult checkTensorSums(ArrayRef<Operation *> ops,
+                                     ArrayRef<Operation *> sums,
+                                     const Reporter &report) {
+  llvm::DenseSet<Value> late;
+  for (Operation *op : ops) {
+    bool isSum = llvm::is_contained(sums, op);
+    bool readsLate = llvm::any_of(op->getOperands(),
+                                  [&](Value v) { return late.contains(v); });
+    if (readsLate) {
+      auto role = cast<KernelRoleOpInterface>(op).getKernelRole();
+      if (isSum || role != KernelRole::Pointwise ||
+          llvm::any_of(op->getResults(),
+                       [](Value r) { return numElementsOf(r) != 1; }))
+        return report.fail(
+            "'" + op->getName().getStringRef() +
+                "' reads a whole-tensor sum of this multi_tensor kernel, "
+                "which exists only after every block has finished: only "
+                "scalar pointwise ops may follow it in the same launch",
+            op);
+    }
+    if (isSum || readsLate)
+      for (Value r : op->getResults())
+        late.insert(r);
+  }
+  return success();
+}
+
 LogicalResult
 mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
                            KernelKind kind,
@@ -513,7 +556,7 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
                        "terminator");
 
   std::optional<KernelRole> anchor = anchorRole(kind);
-  SmallVector<Operation *> anchors, columnSums;
+  SmallVector<Operation *> anchors, columnSums, tensorSums;
   for (Operation *op : ops) {
     StringRef name = op->getName().getStringRef();
     if (!isa_and_nonnull<TfcDialect>(op->getDialect()))
@@ -538,6 +581,10 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
     if (kind == KernelKind::row_reduction &&
         role == KernelRole::ColumnReduction) {
       columnSums.push_back(op); // sums over the rows, checked below
+      continue;
+    }
+    if (kind == KernelKind::multi_tensor && isTensorSum(op)) {
+      tensorSums.push_back(op); // whole-tensor sums, checked below
       continue;
     }
     if (role != anchor)
@@ -621,6 +668,8 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
   }
   case KernelKind::column_reduction:
     return checkColumnKernel(ops, anchors, outputs, report);
+  case KernelKind::multi_tensor:
+    return checkTensorSums(ops, tensorSums, report);
   default:
     return success();
   }

@@ -27,6 +27,12 @@ namespace mlir::tfc {
 /// decomposes before kernels are formed.
 std::optional<KernelKind> kernelKindForRole(KernelRole role);
 
+/// Whether `op` reduces a whole non-empty tensor to one value
+/// (reduce_sum / reduce_mean / reduce_max over all dims): as a kernel of
+/// its own a row reduction of one row; a multi_tensor kernel holds any
+/// number of them, one sweep over all their tensors.
+bool isTensorSum(Operation *op);
+
 /// Registers a thread of a row_reduction kernel may spend on the column
 /// sums it holds across the rows it walks (warp per row: ceil(L / 32) per
 /// column sum, twice that in f64); more would spill.
@@ -39,7 +45,9 @@ constexpr int64_t kRowKernelColumnAccumulators = 16;
 ///   - every op is a tfc op with a kernel role that is not composite;
 ///   - pointwise: all ops are pointwise (outputs of any sizes);
 ///   - multi_tensor: optimizer updates (role multi_tensor, any number,
-///     including none) and pointwise ops;
+///     including none), pointwise ops and whole-tensor sums (isTensorSum:
+///     a gradient norm's sums of squares, an inf/NaN check), which only
+///     scalar pointwise ops may read (they exist after all blocks finish);
 ///   - row_reduction: at least one row reduction, all of them with the same
 ///     RowGeometry (R rows of L), the other ops pointwise; a value computed
 ///     from a reduction result is only read in the row it belongs to (same

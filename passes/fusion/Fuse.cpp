@@ -16,6 +16,7 @@
 #include "passes/fusion/KernelMerge.h"
 #include "passes/fusion/Passes.h"
 
+#include "dialects/tfc/TfcKernelRules.h"
 #include "dialects/tfc/TfcOps.h"
 #include "dialects/tfcrt/TfcrtInPlace.h"
 
@@ -59,11 +60,11 @@ public:
         continue;
       if (fuseEpilogues())
         continue;
+      if (fuseMultiTensor())
+        continue;
       if (keepProducers())
         continue;
       if (fuseSiblings())
-        continue;
-      if (fuseMultiTensor())
         continue;
       break;
     }
@@ -93,11 +94,15 @@ private:
   /// paths between kernels and a rejected body stays rejected, so the same
   /// group is never tried twice.
   FusionOp merge(ArrayRef<FusionOp> members, ArrayRef<FusionOp> duplicated,
-                 bool dryRun = false) {
-    std::optional<KernelKind> kind;
-    for (FusionOp m : members)
+                 bool dryRun = false,
+                 std::optional<KernelKind> forcedKind = std::nullopt) {
+    std::optional<KernelKind> kind = forcedKind;
+    for (FusionOp m : members) {
+      if (forcedKind)
+        break;
       kind = kind ? combinedKind(*kind, m.getKind())
                   : std::optional<KernelKind>(m.getKind());
+    }
     if (!kind)
       return {};
     std::vector<uint64_t> key;
@@ -445,23 +450,54 @@ private:
     return 2 * elementsPassed(producer, reader) >= iterationSize(reader);
   }
 
+  /// Whether `fusion` is a kernel of whole-tensor sums (a gradient's sum of
+  /// squares for the global norm, its inf/NaN check) and scalar ops: formed
+  /// as a row reduction of one row, it belongs in a multi-tensor launch.
+  static bool sumsWholeTensors(FusionOp fusion) {
+    if (fusion.getKind() != KernelKind::row_reduction)
+      return false;
+    bool any = false;
+    for (Operation &op : fusion.getBodyBlock().without_terminator()) {
+      auto role = dyn_cast<KernelRoleOpInterface>(op);
+      if (role && role.getKernelRole() == KernelRole::Pointwise)
+        continue;
+      if (!isTensorSum(&op))
+        return false;
+      any = true;
+    }
+    return any;
+  }
+
+  static bool holdsTensorSums(FusionOp fusion) {
+    return llvm::any_of(fusion.getBodyBlock().without_terminator(),
+                        [](Operation &op) { return isTensorSum(&op); });
+  }
+
   /// Rule 4: the optimizer's multi-tensor kernels (one per parameter as
   /// formed) become one launch over all their tensors, in program order,
-  /// as far as the parameter space allows. They share no bulk data, so the
-  /// sibling rule would not merge them; one launch instead of one per
-  /// parameter is the point of the kind.
+  /// as far as the parameter space allows; so do the whole-tensor sums of
+  /// the gradients (global norm, inf/NaN check), which the update cannot
+  /// share a launch with (it needs their total): one launch reads every
+  /// gradient for the sums, one for the update. They share no bulk data,
+  /// so the sibling rule would not merge them; one launch instead of one
+  /// per parameter is the point of the kind.
   bool fuseMultiTensor() {
     bool changed = false;
     dead.clear();
     FusionOp current;
     for (FusionOp fusion : kernels()) {
-      if (isDead(fusion) || fusion.getKind() != KernelKind::multi_tensor)
+      if (isDead(fusion) || (fusion.getKind() != KernelKind::multi_tensor &&
+                             !sumsWholeTensors(fusion)))
         continue;
-      if (!current) {
+      // Sums and updates go to separate launches: an update reading a sum's
+      // total (the clip coefficient, found_inf) could not share one, nor
+      // could what reads the update and a total (the skip-step select).
+      if (!current || holdsTensorSums(current) != holdsTensorSums(fusion)) {
         current = fusion;
         continue;
       }
-      if (FusionOp merged = merge({current, fusion}, {})) {
+      if (FusionOp merged =
+              merge({current, fusion}, {}, false, KernelKind::multi_tensor)) {
         current = merged;
         changed = true;
       } else {

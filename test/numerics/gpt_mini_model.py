@@ -1,7 +1,10 @@
 """gpt-mini in plain PyTorch 1.13, op for op the model of
 examples/models/gpt-mini.mlir (same parameter names and shapes, GELU tanh,
-pre-LayerNorm, causal attention, LM head tied to wte, mean cross-entropy)."""
+pre-LayerNorm, causal attention, LM head tied to wte, mean cross-entropy).
+Every function takes an optional Config for the other sizes of
+examples/models/gen_gpt.py's family (default: gpt-mini)."""
 import math
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -9,7 +12,21 @@ import torch.nn.functional as F
 VOCAB, CONTEXT, LAYERS, WIDTH, HEADS, MLP, BATCH = 256, 64, 2, 128, 4, 512, 16
 
 
-def parameter_shapes():
+class Config(NamedTuple):
+    """A GPT of examples/models/gen_gpt.py's family (MLP width 4x)."""
+    vocab: int = VOCAB
+    context: int = CONTEXT
+    width: int = WIDTH
+    heads: int = HEADS
+    layers: int = LAYERS
+    batch: int = BATCH
+
+
+GPT_MINI = Config()
+
+
+def parameter_shapes(cfg: Config = GPT_MINI):
+    VOCAB, CONTEXT, WIDTH, LAYERS, MLP = cfg.vocab, cfg.context, cfg.width, cfg.layers, 4 * cfg.width
     shapes = {"wte.weight": (VOCAB, WIDTH), "wpe.weight": (CONTEXT, WIDTH)}
     for i in range(LAYERS):
         p = f"h.{i}."
@@ -25,10 +42,10 @@ def parameter_shapes():
     return shapes
 
 
-def init_parameters(generator: torch.Generator) -> dict:
+def init_parameters(generator: torch.Generator, cfg: Config = GPT_MINI) -> dict:
     """GPT-2-style init, with norm parameters perturbed so they matter."""
     params = {}
-    for name, shape in parameter_shapes().items():
+    for name, shape in parameter_shapes(cfg).items():
         if name.endswith(("ln_1.weight", "ln_2.weight", "ln_f.weight")):
             t = 1 + 0.1 * torch.randn(shape, generator=generator)
         elif len(shape) == 1:
@@ -39,8 +56,10 @@ def init_parameters(generator: torch.Generator) -> dict:
     return params
 
 
-def loss(params: dict, tokens: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+def loss(params: dict, tokens: torch.Tensor, targets: torch.Tensor,
+         cfg: Config = GPT_MINI) -> torch.Tensor:
     p = params
+    VOCAB, WIDTH, HEADS, LAYERS = cfg.vocab, cfg.width, cfg.heads, cfg.layers
     b, t = tokens.shape
     x = F.embedding(tokens, p["wte.weight"]) + F.embedding(torch.arange(t, device=tokens.device), p["wpe.weight"])
     for i in range(LAYERS):
@@ -61,7 +80,8 @@ def loss(params: dict, tokens: torch.Tensor, targets: torch.Tensor) -> torch.Ten
     return F.cross_entropy(logits.reshape(-1, VOCAB), targets.reshape(-1))
 
 
-def random_batch(generator: torch.Generator):
-    tokens = torch.randint(0, VOCAB, (BATCH, CONTEXT), generator=generator)
-    targets = torch.randint(0, VOCAB, (BATCH, CONTEXT), generator=generator)
+def random_batch(generator: torch.Generator, cfg: Config = GPT_MINI):
+    shape = (cfg.batch, cfg.context)
+    tokens = torch.randint(0, cfg.vocab, shape, generator=generator)
+    targets = torch.randint(0, cfg.vocab, shape, generator=generator)
     return tokens, targets

@@ -21,10 +21,13 @@
 #include "compiler/codegen/cuda/KernelEmitters.h"
 #include "compiler/codegen/cuda/ValueEmitter.h"
 
+#include "dialects/tfc/TfcKernelRules.h"
 #include "dialects/tfc/TfcOps.h"
+#include "dialects/tfc/TfcShapeUtils.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 
@@ -150,9 +153,8 @@ private:
   /// Operand `v` at `coords` (or at no coordinates for a 0-d value),
   /// converted to the compute type `ct` of the parameter.
   FailureOr<CExpr> load(Value v, ArrayRef<IndexExpr> coords, Type ct) {
-    FailureOr<CExpr> e = ve.emit(v, shapeOf(v).empty()
-                                        ? ArrayRef<IndexExpr>()
-                                        : coords);
+    FailureOr<CExpr> e =
+        ve.emit(v, shapeOf(v).empty() ? ArrayRef<IndexExpr>() : coords);
     if (failed(e) || elementTypeOf(v) == ct)
       return e;
     if (computeType(elementTypeOf(v)) == computeType(ct))
@@ -200,8 +202,8 @@ private:
     // kernel's top level, not once per parameter, which kept one set per
     // parameter live through the loops (and spilled).
     std::string key = fmt::format(
-        "{} {} {} {} {} {} {} {}", params.decoupled, params.beta1,
-        params.beta2, params.eps, params.weightDecay, computeType(ct),
+        "{} {} {} {} {} {} {} {}", params.decoupled, params.beta1, params.beta2,
+        params.eps, params.weightDecay, computeType(ct),
         op.getLr().getAsOpaquePointer(), op.getStep().getAsOpaquePointer());
     auto known = sharedScalars.find(key);
     FailureOr<AdamScalars> scalars =
@@ -238,13 +240,13 @@ private:
     if (failed(lr) || failed(step) || failed(p) || failed(d))
       return failure();
     // -lr as torch's alpha=-lr: rounded from double once.
-    CExpr negLr = w.declare(
-        lr->level, t, fmt::format("({})(-(double){})", t, lr->code), "s");
+    CExpr negLr = w.declare(lr->level, t,
+                            fmt::format("({})(-(double){})", t, lr->code), "s");
     int el = std::max({p->level, d->level, negLr.level, step->level});
     std::string dc = d->code;
     if (wd != 0.0) // d_p = d_p.add(param, alpha=weight_decay)
-      dc = w.declare(el, t, fmt::format("{}({}, {}, {})", fmaFn, p->code,
-                                        f(wd), dc))
+      dc = w.declare(el, t,
+                     fmt::format("{}({}, {}, {})", fmaFn, p->code, f(wd), dc))
                .code;
     SmallVector<CExpr> results;
     CExpr buf2;
@@ -258,12 +260,10 @@ private:
       buf2 = w.declare(el, t,
                        fmt::format("{} == 1LL ? {} : {}({}, {}, {} * {})",
                                    step->code, dc, fmaFn, dc,
-                                   f(1.0 - dampening), buf->code,
-                                   f(momentum)));
+                                   f(1.0 - dampening), buf->code, f(momentum)));
       dc = op.getNesterov() ? w.declare(el, t,
                                         fmt::format("{}({}, {}, {})", fmaFn,
-                                                    buf2.code, f(momentum),
-                                                    dc))
+                                                    buf2.code, f(momentum), dc))
                                   .code
                             : buf2.code;
     }
@@ -281,32 +281,154 @@ private:
   /// Per-step scalars already declared, by what they are computed from.
   std::map<std::string, AdamScalars> sharedScalars;
 };
+
+/// Blocks of a launch with whole-tensor sums (one partial per block and
+/// sum, combined sequentially by the last block).
+constexpr int64_t kMaxSumBlocks = 512;
+
+/// After the loops: each block reduces its threads' partial sums (in a
+/// fixed tree order) and writes one partial per sum; the last block to
+/// finish adds the partials in block order (deterministic whatever the
+/// blocks' completion order) and computes the outputs that depend on them.
+LogicalResult emitTensorSumStage(KernelInfo &info, KernelWriter &w,
+                                 ValueEmitter &ve, ArrayRef<Operation *> sums,
+                                 const llvm::DenseSet<Value> &late,
+                                 ArrayRef<std::string> accs, int64_t grid) {
+  if (sums.empty())
+    return success();
+  for (auto [n, sum] : llvm::enumerate(sums)) {
+    Type acc = accumulationType(elementTypeOf(sum->getOperand(0)));
+    std::string t = computeType(acc);
+    StringRef op = isa<ReduceMaxOp>(sum) ? "tfc_max_op" : "tfc_sum_op";
+    w.global(fmt::format("__device__ {} tfc_partial_sum{}[{}];", t, n, grid));
+    w.line(
+        fmt::format("__shared__ {} tfc_sum_shm{}[{}];", t, n, kThreads / 32));
+    w.line(fmt::format("{0} = tfc_block_allreduce({0}, {1}(), tfc_sum_shm{2});",
+                       accs[n], op, n));
+    w.line(fmt::format("if (threadIdx.x == 0) tfc_partial_sum{}[blockIdx.x] = "
+                       "{};",
+                       n, accs[n]));
+  }
+  w.global("__device__ unsigned int tfc_blocks_done;");
+  w.line("__shared__ bool tfc_last_block;");
+  w.line("__threadfence();");
+  w.line("__syncthreads();");
+  w.line("if (threadIdx.x == 0) tfc_last_block = atomicAdd(&tfc_blocks_done, "
+         "1u) == gridDim.x - 1;");
+  w.line("__syncthreads();");
+  w.push("if (tfc_last_block && threadIdx.x == 0) {", "}");
+  w.line("__threadfence();");
+  for (auto [n, sum] : llvm::enumerate(sums)) {
+    Type acc = accumulationType(elementTypeOf(sum->getOperand(0)));
+    std::string t = computeType(acc);
+    bool max = isa<ReduceMaxOp>(sum);
+    std::string total = w.fresh("total");
+    w.line(fmt::format("{} {} = __ldcg(&tfc_partial_sum{}[0]);", t, total, n));
+    w.line(fmt::format(
+        "for (int b = 1; b < {}; ++b) {} = {};", grid, total,
+        max ? fmt::format("tfc_max({}, __ldcg(&tfc_partial_sum"
+                          "{}[b]))",
+                          total, n)
+            : fmt::format("{} + __ldcg(&tfc_partial_sum{}[b])", total, n)));
+    std::string value = total;
+    if (isa<ReduceMeanOp>(sum))
+      value = fmt::format(
+          "{} / {}", total,
+          floatLiteral(acc, (double)numElements(shapeOf(sum->getOperand(0)))));
+    Value r = sum->getResult(0);
+    Type et = elementTypeOf(r);
+    CExpr result =
+        w.declare(w.depth(), computeType(et), roundToStorage(et, value), "sum");
+    SmallVector<IndexExpr> zeros(shapeOf(r).size(), IndexExpr::constant(0));
+    w.remember(r, ve.keyOf(r, zeros), result);
+  }
+  for (auto [k, out] : llvm::enumerate(info.outputs)) {
+    if (!late.contains(out))
+      continue;
+    SmallVector<IndexExpr> zeros(shapeOf(out).size(), IndexExpr::constant(0));
+    FailureOr<CExpr> v = ve.emit(out, zeros);
+    if (failed(v))
+      return failure();
+    w.line(storeOutput(info, k, "0", v->code));
+  }
+  // Re-arm the counter for the next launch.
+  w.line("tfc_blocks_done = 0u;");
+  w.pop();
+  return success();
+}
 } // namespace
 
-FailureOr<CudaKernel>
-mlir::tfc::cuda::emitMultiTensorKernel(KernelInfo &info) {
-  // One loop per distinct output shape, in output order.
+FailureOr<CudaKernel> mlir::tfc::cuda::emitMultiTensorKernel(KernelInfo &info) {
+  // Whole-tensor sums (a gradient norm's sums of squares, an inf/NaN check)
+  // and what is computed from them exist after the last block combined the
+  // blocks' partials.
+  SmallVector<Operation *> sums;
+  llvm::DenseSet<Value> late;
+  for (Operation &op : info.body->without_terminator()) {
+    bool sum = isTensorSum(&op);
+    if (sum)
+      sums.push_back(&op);
+    if (sum || llvm::any_of(op.getOperands(),
+                            [&](Value v) { return late.contains(v); }))
+      for (Value r : op.getResults())
+        late.insert(r);
+  }
+
+  // One loop per distinct shape of an output or a summed tensor, in output
+  // order, then the summed tensors' shapes.
   SmallVector<SmallVector<unsigned>> groups;
   SmallVector<ArrayRef<int64_t>> groupShapes;
-  for (auto [k, out] : llvm::enumerate(info.outputs)) {
-    ArrayRef<int64_t> shape = shapeOf(out);
+  auto groupOf = [&](ArrayRef<int64_t> shape) {
     auto *it = llvm::find(groupShapes, shape);
     if (it == groupShapes.end()) {
       groupShapes.push_back(shape);
       groups.emplace_back();
       it = groupShapes.end() - 1;
     }
-    groups[it - groupShapes.begin()].push_back(k);
-  }
+    return it - groupShapes.begin();
+  };
+  for (auto [k, out] : llvm::enumerate(info.outputs))
+    if (!late.contains(out))
+      groups[groupOf(shapeOf(out))].push_back(k);
+  for (Operation *sum : sums)
+    (void)groupOf(shapeOf(sum->getOperand(0)));
 
   KernelWriter w;
   ValueEmitter ve(w, *info.body, info.indexType);
   OptimizerEmitter optimizer(ve);
   ve.anchorHook = [&](OpResult r, ArrayRef<IndexExpr> coords) {
+    if (llvm::is_contained(sums, r.getOwner())) {
+      r.getOwner()->emitError("codegen: a whole-tensor sum is read before "
+                              "every block has finished");
+      return FailureOr<CExpr>(failure());
+    }
     return optimizer.emit(r, coords);
   };
   const std::string &idx = info.indexType;
   int64_t largest = 1, total = 0;
+  for (Operation *sum : sums)
+    largest = std::max(largest, numElements(shapeOf(sum->getOperand(0))));
+  for (auto [shape, outs] : llvm::zip(groupShapes, groups))
+    largest = std::max(largest, numElements(shape));
+  // A launch with sums keeps one partial per block and sum: its grid is
+  // fixed by the source.
+  int64_t grid = std::clamp<int64_t>(ceilDivide(largest, kThreads), 1,
+                                     sums.empty() ? kMaxBlocks : kMaxSumBlocks);
+  SmallVector<std::string> accs;
+  if (!sums.empty()) {
+    info.needs.reductions = true;
+    w.line(fmt::format("if (gridDim.x != {}) __trap(); // partials are sized "
+                       "for the generated grid",
+                       grid));
+  }
+  for (Operation *sum : sums) {
+    Type acc = accumulationType(elementTypeOf(sum->getOperand(0)));
+    std::string a = w.fresh("tsum");
+    w.line(fmt::format(
+        "{} {} = {};", computeType(acc), a,
+        floatLiteral(acc, isa<ReduceMaxOp>(sum) ? -INFINITY : 0.0)));
+    accs.push_back(a);
+  }
   for (auto [shape, outs] : llvm::zip(groupShapes, groups)) {
     int64_t n = numElements(shape);
     largest = std::max(largest, n);
@@ -325,17 +447,33 @@ mlir::tfc::cuda::emitMultiTensorKernel(KernelInfo &info) {
         return failure();
       w.line(storeOutput(info, k, "i", value->code));
     }
+    for (auto [n, sum] : llvm::enumerate(sums)) {
+      Value x = sum->getOperand(0);
+      if (shapeOf(x) != shape)
+        continue;
+      FailureOr<CExpr> value = ve.emit(x, coords);
+      if (failed(value))
+        return failure();
+      w.line(isa<ReduceMaxOp>(sum)
+                 ? fmt::format("{0} = tfc_max({0}, {1});", accs[n], value->code)
+                 : fmt::format("{0} = {0} + {1};", accs[n], value->code));
+    }
     w.pop();
   }
+  if (failed(emitTensorSumStage(info, w, ve, sums, late, accs, grid)))
+    return failure();
 
   CudaKernel kernel;
   // Enough threads for the largest tensor (each loop is grid-stride).
-  kernel.grid = {
-      std::clamp<int64_t>(ceilDivide(largest, kThreads), 1, kMaxBlocks), 1, 1};
+  kernel.grid = {grid, 1, 1};
   kernel.block = {kThreads, 1, 1};
   std::string summary =
-      fmt::format("multi_tensor over {} tensor shape(s), {} elements",
-                  groups.size(), total);
+      fmt::format("multi_tensor over {} tensor shape(s), {} elements{}",
+                  groups.size(), total,
+                  sums.empty() ? ""
+                               : fmt::format(", {} whole-tensor sum(s) with a "
+                                             "deterministic cross-block stage",
+                                             sums.size()));
   kernel.source = assembleSource(info, w, kThreads, summary);
   return kernel;
 }

@@ -80,3 +80,52 @@ tfcrt.kernel @adamw_in_place multi_tensor (tensor<1000xf32>, tensor<1000xf32>, t
   %p2, %m2, %v2 = tfc.adamw %p, %g, %m, %v, %lr, %t : tensor<1000xf32>, tensor<1000xf32>, tensor<f32>
   tfcrt.yield %p2, %m2, %v2 : tensor<1000xf32>, tensor<1000xf32>, tensor<1000xf32>
 }
+
+// -----
+
+// Whole-tensor sums of several gradients in one launch (the global norm's sums
+// of squares after unscaling, and an inf/NaN check: a sum of g * 0 is NaN iff a
+// gradient is inf or NaN), with the clip coefficient computed from them: each
+// thread accumulates its share of every tensor in the tensors' grid-stride
+// loops, each block reduces its threads (fixed tree order) and writes one
+// partial per sum, and the last block to finish adds the partials in block
+// order and computes the scalar outputs. The grid is fixed (partials).
+// CHECK-LABEL: // ===== kernel grad_norm: kind multi_tensor, grid [40, 1, 1], block [256, 1, 1]
+// CHECK: __device__ float tfc_partial_sum0[40];
+// CHECK: __device__ float tfc_partial_sum2[40];
+// CHECK: if (gridDim.x != 40) __trap();
+// CHECK: for (int i = (int)blockIdx.x * blockDim.x + threadIdx.x; i < 10240; i += (int)gridDim.x * blockDim.x) {
+// CHECK: [[A:tsum[0-9]+]] = [[A]] +
+// CHECK: for (int i = (int)blockIdx.x * blockDim.x + threadIdx.x; i < 300; i += (int)gridDim.x * blockDim.x) {
+// CHECK: [[A]] = tfc_block_allreduce([[A]], tfc_sum_op(), tfc_sum_shm0);
+// CHECK: if (threadIdx.x == 0) tfc_partial_sum0[blockIdx.x] = [[A]];
+// CHECK: if (tfc_last_block && threadIdx.x == 0) {
+// CHECK: for (int b = 1; b < 40; ++b) {{total[0-9]+}} = {{total[0-9]+}} + __ldcg(&tfc_partial_sum0[b]);
+// CHECK: sqrtf(
+// CHECK: out0[0] =
+// CHECK: out1[0] =
+// CHECK: tfc_blocks_done = 0u;
+func.func @grad_norm(%g1: tensor<80x128xf32>, %g2: tensor<300xbf16>, %inv: tensor<f32>) -> (tensor<f32>, tensor<i1>) {
+  %r:2 = tfc.fusion multi_tensor (%a = %g1 : tensor<80x128xf32>, %b = %g2 : tensor<300xbf16>, %s = %inv : tensor<f32>) -> (tensor<f32>, tensor<i1>) {
+    %u1 = tfc.mul %a, %s : tensor<80x128xf32>, tensor<f32>
+    %q1 = tfc.mul %u1, %u1 : tensor<80x128xf32>, tensor<80x128xf32>
+    %s1 = tfc.reduce_sum %q1 dims [0, 1] : tensor<80x128xf32> -> tensor<f32>
+    %b32 = tfc.convert %b : tensor<300xbf16> -> tensor<300xf32>
+    %u2 = tfc.mul %b32, %s : tensor<300xf32>, tensor<f32>
+    %q2 = tfc.mul %u2, %u2 : tensor<300xf32>, tensor<300xf32>
+    %s2 = tfc.reduce_sum %q2 dims [0] : tensor<300xf32> -> tensor<f32>
+    %zero = tfc.constant dense<0.0> : tensor<f32>
+    %z1 = tfc.mul %a, %zero : tensor<80x128xf32>, tensor<f32>
+    %n1 = tfc.reduce_sum %z1 dims [0, 1] : tensor<80x128xf32> -> tensor<f32>
+    %total = tfc.add %s1, %s2 : tensor<f32>, tensor<f32>
+    %norm = tfc.sqrt %total : tensor<f32>
+    %one = tfc.constant dense<1.0> : tensor<f32>
+    %eps = tfc.constant dense<1.0e-6> : tensor<f32>
+    %d = tfc.add %norm, %eps : tensor<f32>, tensor<f32>
+    %c = tfc.div %one, %d : tensor<f32>, tensor<f32>
+    %coef = tfc.minimum %c, %one : tensor<f32>, tensor<f32>
+    %bad = tfc.compare ne, %n1, %zero : tensor<f32>, tensor<f32>
+    tfc.yield %coef, %bad : tensor<f32>, tensor<i1>
+  } {kernel_name = "grad_norm"}
+  return %r#0, %r#1 : tensor<f32>, tensor<i1>
+}

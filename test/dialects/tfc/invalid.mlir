@@ -2495,3 +2495,21 @@ func.func @block_quantized_two(%p: tensor<300xf32>, %m: tensor<300xui8>, %ma: te
   }
   return %r : tensor<300xf32>
 }
+
+// -----
+
+// A whole-tensor sum in a multi_tensor kernel exists only after every block has
+// finished: an update of the same launch cannot read it (the clip coefficient of a
+// global norm needs its own launch before the update).
+func.func @update_reads_tensor_sum(%p: tensor<64xf32>, %g: tensor<64xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> tensor<64xf32> {
+  // expected-error @+1 {{'tfc.mul' reads a whole-tensor sum of this multi_tensor kernel, which exists only after every block has finished: only scalar pointwise ops may follow it in the same launch}}
+  %r = tfc.fusion multi_tensor (%a = %p : tensor<64xf32>, %b = %g : tensor<64xf32>, %c = %lr : tensor<f32>, %d = %step : tensor<i64>) -> tensor<64xf32> {
+    %sq = tfc.mul %b, %b : tensor<64xf32>, tensor<64xf32>
+    %n = tfc.reduce_sum %sq dims [0] : tensor<64xf32> -> tensor<f32>
+    // expected-note @+1 {{'tfc.mul' here}}
+    %scaled = tfc.mul %b, %n : tensor<64xf32>, tensor<f32>
+    %p2 = tfc.sgd %a, %scaled, %c, %d : tensor<64xf32>, tensor<64xf32>, tensor<f32>
+    tfc.yield %p2 : tensor<64xf32>
+  }
+  return %r : tensor<64xf32>
+}

@@ -24,16 +24,18 @@
 // CHECK: tfcrt.external input "lr" : memref<f32>
 // CHECK: tfcrt.external input "x" : memref<2x8xf32>
 // CHECK: tfcrt.external input "arg3" : memref<2x4xf32>
-// CHECK: tfcrt.external output "loss" : memref<f32>
+// CHECK: %[[LOSS:.*]] = tfcrt.external output "loss" : memref<f32>
 // CHECK: %[[F:.*]] = tfcrt.external output "found_inf" : memref<i1>
 // CHECK-NOT: tfcrt.external
 // CHECK-NOT: tfcrt.copy
-// Both parameters' AdamW updates and the selects that keep the old values on
-// a skipped step are one multi-tensor launch (--tfc-fuse) writing the six
-// parameters and moments in place, after the kernel computing found_inf;
-// then the step, scale and tracker updates in one kernel, in place too.
-// CHECK: tfcrt.launch @{{.*}} -> (%[[F]]) :
-// CHECK-NEXT: tfcrt.launch @{{.*}} (%{{.*}}) -> (%[[W]], %[[WM]], %[[WV]], %[[B]], %[[BM]], %[[BV]]) :
+// The whole-tensor sums (the mean-squared loss, the inf/NaN check of both
+// gradients) are one multi-tensor launch writing the loss and found_inf; both
+// parameters' AdamW updates and the selects that keep the old values on a
+// skipped step are a second one (--tfc-fuse) writing the six parameters and
+// moments in place; then the step, scale and tracker updates in one kernel,
+// in place too.
+// CHECK: tfcrt.launch @{{.*}} -> (%[[LOSS]], %[[F]]) :
+// CHECK-NEXT: tfcrt.launch @{{.*}} (%{{.*}}) -> (%[[W]], %[[B]], %[[WM]], %[[WV]], %[[BM]], %[[BV]]) :
 // CHECK-NEXT: tfcrt.launch @{{.*}} (%[[STEP]], %[[F]], %[[TRACK]], %[[SCALE]]) -> (%[[STEP]], %[[SCALE]], %[[TRACK]])
 // CHECK-NEXT: tfcrt.return
 

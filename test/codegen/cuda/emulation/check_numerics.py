@@ -382,6 +382,18 @@ def backward_cases(run):
     ref, = vjp(lambda x, w: F.layer_norm(x, (128,), w, None, 1e-5), [x, w], dy.double(), [0])
     yield "layer_norm_grad_input", o, ref.bfloat16(), False
 
+    # Whole-tensor sums of a multi-tensor launch (global norm, inf/NaN check).
+    g1, g2, inv = torch.randn(80, 128), torch.randn(300).bfloat16(), torch.tensor(0.5)
+    for bad in (False, True):
+        if bad:
+            g1[3, 7] = float("inf")
+        coef, found = run("multi-tensor.mlir", "grad_norm", [g1, g2, inv],
+                          [(torch.float32, ()), (torch.bool, ())])
+        norm = torch.sqrt(((g1.double() * 0.5) ** 2).sum() + ((g2.double() * 0.5) ** 2).sum())
+        yield f"grad_norm (inf: {bad}): clip coefficient", coef, \
+            torch.clamp(1.0 / (norm + 1e-6), max=1.0).float(), (1e-5, 1e-6)
+        yield f"grad_norm (inf: {bad}): found_inf", found, torch.tensor(bad), True
+
     # Column sums over the rows in a row kernel (cross-block stage).
     dy, x, res = torch.randn(16, 64, 128), torch.randn(16, 64, 128), torch.randn(16, 64, 128)
     w = torch.randn(128)
