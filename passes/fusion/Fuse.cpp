@@ -504,6 +504,16 @@ private:
         current = fusion; // full: start the next launch here
       }
     }
+    // Whole-tensor sums left alone (a mean-squared-error loss) become a
+    // multi-tensor launch too: as a row reduction of one row they would run
+    // in a single block.
+    for (FusionOp fusion : kernels())
+      if (!isDead(fusion) && sumsWholeTensors(fusion) &&
+          succeeded(verifyKernelBody(fusion.getBodyBlock(),
+                                     KernelKind::multi_tensor))) {
+        fusion.setKind(KernelKind::multi_tensor);
+        changed = true;
+      }
     return changed;
   }
 

@@ -13,6 +13,9 @@
 #include "dialects/tfc/TfcShapeUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Rewrite/PatternApplicator.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
@@ -55,8 +58,8 @@ Value floatScalar(OpBuilder &builder, Location loc, Type elementType,
 /// probabilities stay in accumulationType (f32 for 16-bit q), the mask is
 /// -inf above the top-left diagonal (query t sees keys s <= t), and the
 /// probabilities are rounded to q's type once, for the second GEMM.
-void decomposeAttention(AttentionOp op) {
-  OpBuilder builder(op);
+void decomposeAttention(AttentionOp op, PatternRewriter &builder) {
+  builder.setInsertionPoint(op);
   Location loc = op.getLoc();
   auto qType = cast<RankedTensorType>(op.getQ().getType());
   auto kType = cast<RankedTensorType>(op.getK().getType());
@@ -99,8 +102,7 @@ void decomposeAttention(AttentionOp op) {
   Value result = builder.create<MatmulOp>(loc, op.getType(), probs, op.getV(),
                                           /*transpose_a=*/false,
                                           /*transpose_b=*/false);
-  op.replaceAllUsesWith(result);
-  op.erase();
+  builder.replaceOp(op, result);
 }
 
 //===----------------------------------------------------------------------===//
@@ -109,8 +111,9 @@ void decomposeAttention(AttentionOp op) {
 
 /// Swaps `dim` with the last dimension, applies the op over the last one
 /// (a row reduction) and swaps back; the permutation is its own inverse.
-template <typename OpTy> void decomposeSoftmax(OpTy op) {
-  OpBuilder builder(op);
+template <typename OpTy>
+void decomposeSoftmax(OpTy op, PatternRewriter &builder) {
+  builder.setInsertionPoint(op);
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(op.getType());
   int64_t rank = type.getRank();
@@ -127,14 +130,14 @@ template <typename OpTy> void decomposeSoftmax(OpTy op) {
   x = builder.create<OpTy>(loc, transposedType, x,
                            builder.getI64IntegerAttr(-1));
   Value result = builder.create<TransposeOp>(loc, type, x, permutation);
-  op.replaceAllUsesWith(result);
-  op.erase();
+  builder.replaceOp(op, result);
 }
 
 /// softmax_grad / log_softmax_grad over a non-last dimension: the same
 /// transpose sandwich, applied to both operands.
-template <typename OpTy> void decomposeSoftmaxGrad(OpTy op) {
-  OpBuilder builder(op);
+template <typename OpTy>
+void decomposeSoftmaxGrad(OpTy op, PatternRewriter &builder) {
+  builder.setInsertionPoint(op);
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(op.getType());
   int64_t rank = type.getRank();
@@ -153,8 +156,7 @@ template <typename OpTy> void decomposeSoftmaxGrad(OpTy op) {
   Value dx = builder.create<OpTy>(loc, transposedType, dy, y,
                                   builder.getI64IntegerAttr(-1));
   Value result = builder.create<TransposeOp>(loc, type, dx, permutation);
-  op.replaceAllUsesWith(result);
-  op.erase();
+  builder.replaceOp(op, result);
 }
 
 //===----------------------------------------------------------------------===//
@@ -186,8 +188,9 @@ Value sumLeadingDims(OpBuilder &builder, Location loc, Value x, int64_t count,
 /// that neither the product nor the partial sums are rounded to 16 bits.
 /// xhat is (x - mean) * rstd for layer_norm and x * rstd for rms_norm, with
 /// the statistics the forward stored.
-template <typename OpTy, typename InputOpTy> void decomposeNormGrad(OpTy op) {
-  OpBuilder builder(op);
+template <typename OpTy, typename InputOpTy>
+void decomposeNormGrad(OpTy op, PatternRewriter &builder) {
+  builder.setInsertionPoint(op);
   Location loc = op.getLoc();
   auto xType = cast<RankedTensorType>(op.getX().getType());
   constexpr bool isLayerNorm = std::is_same_v<OpTy, LayerNormGradOp>;
@@ -203,7 +206,7 @@ template <typename OpTy, typename InputOpTy> void decomposeNormGrad(OpTy op) {
   Value dx = builder.create<InputOpTy>(
       loc, TypeRange{xType}, operands,
       builder.getNamedAttr("normalized_rank", op.getNormalizedRankAttr()));
-  op.getDx().replaceAllUsesWith(dx);
+  builder.replaceAllUsesWith(op.getDx(), dx);
 
   if (Value weight = op.getWeight()) {
     Type acc = accumulationType(xType.getElementType());
@@ -222,13 +225,15 @@ template <typename OpTy, typename InputOpTy> void decomposeNormGrad(OpTy op) {
     Type weightElement =
         cast<RankedTensorType>(weight.getType()).getElementType();
     ValueRange paramGrads = op.getParamGrads();
-    paramGrads[0].replaceAllUsesWith(
+    builder.replaceAllUsesWith(
+        paramGrads[0],
         sumLeadingDims(builder, loc, prod, leading, weightElement));
     if (paramGrads.size() > 1)
-      paramGrads[1].replaceAllUsesWith(
+      builder.replaceAllUsesWith(
+          paramGrads[1],
           sumLeadingDims(builder, loc, dy, leading, weightElement));
   }
-  op.erase();
+  builder.eraseOp(op);
 }
 
 //===----------------------------------------------------------------------===//
@@ -240,8 +245,8 @@ template <typename OpTy, typename InputOpTy> void decomposeNormGrad(OpTy op) {
 /// in a fixed order, so the result is deterministic, unlike an atomic
 /// scatter-add, and runs on tensor cores. 16-bit dy accumulates into an f32
 /// GEMM result rounded once. Ids outside [0, V) match no column.
-void decomposeEmbeddingGrad(EmbeddingGradOp op) {
-  OpBuilder builder(op);
+void decomposeEmbeddingGrad(EmbeddingGradOp op, PatternRewriter &builder) {
+  builder.setInsertionPoint(op);
   Location loc = op.getLoc();
   auto dyType = cast<RankedTensorType>(op.getDy().getType());
   auto idsType = cast<RankedTensorType>(op.getIds().getType());
@@ -294,8 +299,7 @@ void decomposeEmbeddingGrad(EmbeddingGradOp op) {
     if (acc != elementType)
       result = builder.create<ConvertOp>(loc, tableType, result);
   }
-  op.replaceAllUsesWith(result);
-  op.erase();
+  builder.replaceOp(op, result);
 }
 
 //===----------------------------------------------------------------------===//
@@ -321,8 +325,9 @@ RankedTensorType reducedType(RankedTensorType type, ArrayRef<int64_t> dims,
 /// not among them (a column reduction). Sums, means (over equal-size
 /// groups) and maxima compose exactly; 16-bit sums and means go through f32
 /// so that the intermediate result is not rounded to 16 bits.
-template <typename OpTy> void decomposeReduction(OpTy op) {
-  OpBuilder builder(op);
+template <typename OpTy>
+void decomposeReduction(OpTy op, PatternRewriter &builder) {
+  builder.setInsertionPoint(op);
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(op.getX().getType());
   int64_t rank = type.getRank();
@@ -350,8 +355,7 @@ template <typename OpTy> void decomposeReduction(OpTy op) {
       builder.create<OpTy>(loc, columnType, partial, columnDims, keepdim);
   if (widen)
     result = builder.create<ConvertOp>(loc, op.getType(), result);
-  op.replaceAllUsesWith(result);
-  op.erase();
+  builder.replaceOp(op, result);
 }
 
 //===----------------------------------------------------------------------===//
@@ -372,10 +376,10 @@ bool isStridable(ArrayRef<int64_t> batch, ArrayRef<int64_t> full) {
 
 /// Broadcasts each operand whose batch dims are not stridable to the full
 /// batch shape; returns whether anything changed.
-bool makeBatchStridable(MatmulOp op) {
+bool makeBatchStridable(MatmulOp op, PatternRewriter &builder) {
   auto resultType = cast<RankedTensorType>(op.getType());
   ArrayRef<int64_t> full = resultType.getShape().drop_back(2);
-  OpBuilder builder(op);
+  builder.setInsertionPoint(op);
   bool changed = false;
   for (OpOperand *operand : {&op.getAMutable(), &op.getBMutable()}) {
     auto type = cast<RankedTensorType>(operand->get().getType());
@@ -385,54 +389,70 @@ bool makeBatchStridable(MatmulOp op) {
     SmallVector<int64_t> shape(full);
     shape.append(type.getShape().take_back(2).begin(),
                  type.getShape().take_back(2).end());
-    operand->set(builder.create<BroadcastToOp>(
-        op.getLoc(), withShape(type, shape), operand->get()));
+    Value wide = builder.create<BroadcastToOp>(
+        op.getLoc(), withShape(type, shape), operand->get());
+    builder.modifyOpInPlace(op, [&] { operand->set(wide); });
     changed = true;
   }
   return changed;
 }
 
+/// One pattern per composite op (and for matmul's batch broadcasting): it
+/// applies the decomposition of that op type above, when the op is
+/// composite (softmax over the last dim, say, is a row reduction already).
+template <typename OpTy> struct Decomposition : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if constexpr (std::is_same_v<OpTy, MatmulOp>) {
+      return success(makeBatchStridable(op, rewriter));
+    } else {
+      auto role = cast<KernelRoleOpInterface>(op.getOperation());
+      if (role.getKernelRole() != KernelRole::Composite)
+        return failure();
+      if constexpr (std::is_same_v<OpTy, AttentionOp>)
+        decomposeAttention(op, rewriter);
+      else if constexpr (std::is_same_v<OpTy, SoftmaxOp> ||
+                         std::is_same_v<OpTy, LogSoftmaxOp>)
+        decomposeSoftmax(op, rewriter);
+      else if constexpr (std::is_same_v<OpTy, SoftmaxGradOp> ||
+                         std::is_same_v<OpTy, LogSoftmaxGradOp>)
+        decomposeSoftmaxGrad(op, rewriter);
+      else if constexpr (std::is_same_v<OpTy, LayerNormGradOp>)
+        decomposeNormGrad<LayerNormGradOp, LayerNormGradInputOp>(op, rewriter);
+      else if constexpr (std::is_same_v<OpTy, RmsNormGradOp>)
+        decomposeNormGrad<RmsNormGradOp, RmsNormGradInputOp>(op, rewriter);
+      else if constexpr (std::is_same_v<OpTy, EmbeddingGradOp>)
+        decomposeEmbeddingGrad(op, rewriter);
+      else
+        decomposeReduction(op, rewriter);
+      return success();
+    }
+  }
+};
+
 struct TfcDecomposePass
     : public ::tfc::impl::TfcDecomposePassBase<TfcDecomposePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    // Collect first: every rewrite replaces the op it visits.
+    RewritePatternSet patterns(&getContext());
+    populateDecompositionPatterns(patterns);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    PatternApplicator applicator(frozen);
+    applicator.applyDefaultCostModel();
+    // Each op of the function once, in program order (collected first: a
+    // rewrite replaces the op it visits): the decompositions produce only
+    // ops with a kernel role and matmuls with stridable batches, so nothing
+    // they create needs a second visit, and no folding happens here (the
+    // pipeline canonicalizes next).
     SmallVector<Operation *> worklist;
-    func.walk([&](Operation *op) {
-      auto role = dyn_cast<KernelRoleOpInterface>(op);
-      if ((role && role.getKernelRole() == KernelRole::Composite) ||
-          isa<MatmulOp>(op))
-        worklist.push_back(op);
-    });
+    func.walk([&](Operation *op) { worklist.push_back(op); });
+    PatternRewriter rewriter(&getContext());
     for (Operation *op : worklist) {
-      if (auto attention = dyn_cast<AttentionOp>(op))
-        decomposeAttention(attention);
-      else if (auto softmax = dyn_cast<SoftmaxOp>(op))
-        decomposeSoftmax(softmax);
-      else if (auto logSoftmax = dyn_cast<LogSoftmaxOp>(op))
-        decomposeSoftmax(logSoftmax);
-      else if (auto sum = dyn_cast<ReduceSumOp>(op))
-        decomposeReduction(sum);
-      else if (auto mean = dyn_cast<ReduceMeanOp>(op))
-        decomposeReduction(mean);
-      else if (auto max = dyn_cast<ReduceMaxOp>(op))
-        decomposeReduction(max);
-      else if (auto matmul = dyn_cast<MatmulOp>(op))
-        makeBatchStridable(matmul);
-      else if (auto grad = dyn_cast<SoftmaxGradOp>(op))
-        decomposeSoftmaxGrad(grad);
-      else if (auto grad = dyn_cast<LogSoftmaxGradOp>(op))
-        decomposeSoftmaxGrad(grad);
-      else if (auto grad = dyn_cast<LayerNormGradOp>(op))
-        decomposeNormGrad<LayerNormGradOp, LayerNormGradInputOp>(grad);
-      else if (auto grad = dyn_cast<RmsNormGradOp>(op))
-        decomposeNormGrad<RmsNormGradOp, RmsNormGradInputOp>(grad);
-      else if (auto grad = dyn_cast<EmbeddingGradOp>(op))
-        decomposeEmbeddingGrad(grad);
+      rewriter.setInsertionPoint(op);
+      (void)applicator.matchAndRewrite(op, rewriter);
     }
-    // The decompositions above only produce ops with a kernel role, and the
-    // attention's matmuls have equal batch dims; what is left is an op this
-    // pass does not know.
+    // What is left composite is an op this pass does not know.
     WalkResult result = func.walk([&](KernelRoleOpInterface op) {
       if (op.getKernelRole() != KernelRole::Composite)
         return WalkResult::advance();
@@ -446,3 +466,13 @@ struct TfcDecomposePass
 };
 
 } // namespace
+
+void mlir::tfc::populateDecompositionPatterns(RewritePatternSet &patterns) {
+  patterns.add<Decomposition<AttentionOp>, Decomposition<SoftmaxOp>,
+               Decomposition<LogSoftmaxOp>, Decomposition<ReduceSumOp>,
+               Decomposition<ReduceMeanOp>, Decomposition<ReduceMaxOp>,
+               Decomposition<MatmulOp>, Decomposition<SoftmaxGradOp>,
+               Decomposition<LogSoftmaxGradOp>, Decomposition<LayerNormGradOp>,
+               Decomposition<RmsNormGradOp>, Decomposition<EmbeddingGradOp>>(
+      patterns.getContext());
+}

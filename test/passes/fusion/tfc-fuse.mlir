@@ -474,3 +474,21 @@ func.func @keeps_in_place_updates(%g: tensor<4x8xf32>, %acc: tensor<8xf32> {tfc.
   %next = tfc.add %step, %one : tensor<i64>, tensor<i64>
   return %a, %next, %q : tensor<8xf32>, tensor<i64>, tensor<8xf32>
 }
+
+// -----
+
+// A whole-tensor sum on its own (a mean-squared-error loss) becomes a multi-tensor
+// kernel: as a row reduction of one row it would run in a single block, as a
+// multi-tensor sum every block sums a share and the last one combines them.
+// CHECK-LABEL: func.func @lone_tensor_sum
+// CHECK: tfc.fusion multi_tensor
+// CHECK: tfc.sub
+// CHECK: tfc.mul
+// CHECK: tfc.reduce_mean %{{.*}} dims [0, 1] : tensor<512x300xf32> -> tensor<f32>
+// CHECK-NOT: tfc.fusion
+func.func @lone_tensor_sum(%y: tensor<512x300xf32>, %t: tensor<512x300xf32>) -> tensor<f32> {
+  %d = tfc.sub %y, %t : tensor<512x300xf32>, tensor<512x300xf32>
+  %sq = tfc.mul %d, %d : tensor<512x300xf32>, tensor<512x300xf32>
+  %l = tfc.reduce_mean %sq dims [0, 1] : tensor<512x300xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
