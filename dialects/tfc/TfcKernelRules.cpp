@@ -330,46 +330,39 @@ static LogicalResult checkRowDataflow(ArrayRef<Operation *> ops,
         reduced.push_back({operand, it->second});
     if (reduced.empty())
       continue;
-    bool column = llvm::any_of(
-        reduced, [](auto &entry) { return entry.second == RowLayout::Column; });
-    if (column) {
-      // One value per position of the row, after all rows: only per-column
-      // pointwise ops of column sums (and of free values) follow.
-      Value result = op->getResult(0);
-      bool aligned = numElementsOf(result) == perRow &&
-                     (isa<ReshapeOp>(op) || readsAtBroadcastCoords(op)) &&
-                     llvm::all_of(reduced, [&](auto &entry) {
-                       return entry.second == RowLayout::Column &&
-                              numElementsOf(entry.first) == perRow;
-                     });
+    // After all rows: a loss (scalar ops of losses follow it) or a column
+    // sum (per-column ops of column sums follow it, once per position of
+    // the row), mixed with nothing computed per row.
+    auto late = llvm::find_if(reduced, [](auto &entry) {
+      return entry.second == RowLayout::Final ||
+             entry.second == RowLayout::Column;
+    });
+    if (late != reduced.end()) {
+      RowLayout layout = late->second;
+      bool column = layout == RowLayout::Column;
+      int64_t count = column ? perRow : 1;
+      bool aligned =
+          (!column || isa<ReshapeOp>(op) || readsAtBroadcastCoords(op)) &&
+          llvm::all_of(op->getResults(),
+                       [&](Value r) { return numElementsOf(r) == count; }) &&
+          llvm::all_of(reduced, [&](auto &entry) {
+            return entry.second == layout &&
+                   (!column || numElementsOf(entry.first) == perRow);
+          });
       if (!aligned)
         return report.fail(
             "'" + op->getName().getStringRef() +
-                "' reads a column sum of this kernel other than per column "
-                "(a column sum exists only after all rows are reduced, once "
-                "per position of the row)",
+                (column ? Twine("' reads a column sum of this kernel other "
+                                "than per column (a column sum exists only "
+                                "after all rows are reduced, once per "
+                                "position of the row)")
+                        : Twine("' combines a cross_entropy loss with "
+                                "per-row values; the loss exists only after "
+                                "all rows are reduced, so only scalar ops of "
+                                "losses can follow it in the same kernel")),
             op);
       for (Value r : op->getResults())
-        layouts[r] = RowLayout::Column;
-      continue;
-    }
-    bool final = llvm::any_of(
-        reduced, [](auto &entry) { return entry.second == RowLayout::Final; });
-    if (final) {
-      bool allFinal = llvm::all_of(reduced, [](auto &entry) {
-        return entry.second == RowLayout::Final;
-      });
-      if (!allFinal || llvm::any_of(op->getResults(), [](Value r) {
-            return numElementsOf(r) != 1;
-          }))
-        return report.fail(
-            "'" + op->getName().getStringRef() +
-                "' combines a cross_entropy loss with per-row values; the "
-                "loss exists only after all rows are reduced, so only "
-                "scalar ops of losses can follow it in the same kernel",
-            op);
-      for (Value r : op->getResults())
-        layouts[r] = RowLayout::Final;
+        layouts[r] = layout;
       continue;
     }
     Value result = op->getResult(0);

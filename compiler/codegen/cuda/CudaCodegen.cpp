@@ -50,6 +50,22 @@ std::string mlir::tfc::cuda::kernelSignature(const KernelInfo &info,
       info.name, params);
 }
 
+void mlir::tfc::cuda::emitGridGuard(KernelWriter &w, int64_t grid) {
+  w.line(fmt::format("if (gridDim.x != {}) __trap(); // partials are sized "
+                     "for the generated grid",
+                     grid));
+}
+
+void mlir::tfc::cuda::emitLastBlockElection(KernelWriter &w) {
+  w.global("__device__ unsigned int tfc_blocks_done;");
+  w.line("__shared__ bool tfc_last_block;");
+  w.line("__threadfence();");
+  w.line("__syncthreads();");
+  w.line("if (threadIdx.x == 0) tfc_last_block = atomicAdd(&tfc_blocks_done, "
+         "1u) == gridDim.x - 1;");
+  w.line("__syncthreads();");
+}
+
 std::string mlir::tfc::cuda::storeOutput(const KernelInfo &info, unsigned k,
                                          StringRef index, StringRef value) {
   Type et = elementTypeOf(info.outputs[k]);

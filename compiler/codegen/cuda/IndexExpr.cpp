@@ -206,6 +206,14 @@ bool IndexExpr::delinearize(llvm::ArrayRef<int64_t> shape,
   }
   int64_t top = expected;
 
+  // A coordinate of one term (a digit of a variable, or an opaque value).
+  auto single = [&](const IndexTerm &term) {
+    IndexExpr coord;
+    coord.table = table;
+    coord.terms.push_back(term);
+    coord.normalize();
+    return coord;
+  };
   llvm::SmallVector<int64_t> strides = stridesOf(shape);
   for (size_t d = 0; d < shape.size(); ++d) {
     int64_t st = strides[d], size = shape[d];
@@ -231,11 +239,7 @@ bool IndexExpr::delinearize(llvm::ArrayRef<int64_t> shape,
       if (isTop) {
         IndexTerm c = da;
         c.scale = 1;
-        IndexExpr coord;
-        coord.table = table;
-        coord.terms.push_back(c);
-        coord.normalize();
-        coords[d] = coord;
+        coords[d] = single(c);
         continue;
       }
     }
@@ -248,11 +252,7 @@ bool IndexExpr::delinearize(llvm::ArrayRef<int64_t> shape,
       c.div = da.div * q;
       c.mod = size;
       c.scale = 1;
-      IndexExpr coord;
-      coord.table = table;
-      coord.terms.push_back(c);
-      coord.normalize();
-      coords[d] = coord;
+      coords[d] = single(c);
       continue;
     }
     // The dimension spans several whole digits.

@@ -42,6 +42,16 @@ std::string kernelSignature(const KernelInfo &info, int64_t threads);
 std::string storeOutput(const KernelInfo &info, unsigned k,
                         llvm::StringRef index, llvm::StringRef value);
 
+/// Cross-block stages (a loss, column sums over rows, whole-tensor sums):
+/// every block writes partials into `__device__` arrays sized for the
+/// generated grid, and the last block to finish combines them in block
+/// order. The guard traps a launch with another grid.
+void emitGridGuard(KernelWriter &w, int64_t grid);
+/// After every thread wrote its partials: publishes them and elects the
+/// last block to finish into the shared `tfc_last_block`, counting blocks
+/// in `__device__ tfc_blocks_done` (which that block re-arms to 0).
+void emitLastBlockElection(KernelWriter &w);
+
 /// The complete source: header comment, device library, globals, kernel.
 std::string assembleSource(const KernelInfo &info, const KernelWriter &writer,
                            int64_t threads, llvm::StringRef summary);

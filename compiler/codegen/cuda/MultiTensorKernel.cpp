@@ -309,13 +309,7 @@ LogicalResult emitTensorSumStage(KernelInfo &info, KernelWriter &w,
                        "{};",
                        n, accs[n]));
   }
-  w.global("__device__ unsigned int tfc_blocks_done;");
-  w.line("__shared__ bool tfc_last_block;");
-  w.line("__threadfence();");
-  w.line("__syncthreads();");
-  w.line("if (threadIdx.x == 0) tfc_last_block = atomicAdd(&tfc_blocks_done, "
-         "1u) == gridDim.x - 1;");
-  w.line("__syncthreads();");
+  emitLastBlockElection(w);
   w.push("if (tfc_last_block && threadIdx.x == 0) {", "}");
   w.line("__threadfence();");
   for (auto [n, sum] : llvm::enumerate(sums)) {
@@ -417,9 +411,7 @@ FailureOr<CudaKernel> mlir::tfc::cuda::emitMultiTensorKernel(KernelInfo &info) {
   SmallVector<std::string> accs;
   if (!sums.empty()) {
     info.needs.reductions = true;
-    w.line(fmt::format("if (gridDim.x != {}) __trap(); // partials are sized "
-                       "for the generated grid",
-                       grid));
+    emitGridGuard(w, grid);
   }
   for (Operation *sum : sums) {
     Type acc = accumulationType(elementTypeOf(sum->getOperand(0)));

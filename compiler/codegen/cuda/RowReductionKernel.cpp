@@ -585,10 +585,8 @@ LogicalResult RowKernelEmitter::emitGridStage() {
                        "tfc_block_col{1}[j];",
                        length, n));
   }
-  w.global("__device__ unsigned int tfc_blocks_done;");
   if (warpPerRow)
     w.line("__syncthreads();");
-  w.line("__shared__ bool tfc_last_block;");
   if (!losses.empty())
     w.push("if (threadIdx.x == 0) {", "}");
   for (auto [n, l] : llvm::enumerate(losses)) {
@@ -615,11 +613,7 @@ LogicalResult RowKernelEmitter::emitGridStage() {
   // Publish the partials (every thread wrote some), then the last block to
   // finish sums them in block order: deterministic whatever the blocks'
   // completion order.
-  w.line("__threadfence();");
-  w.line("__syncthreads();");
-  w.line("if (threadIdx.x == 0) tfc_last_block = atomicAdd(&tfc_blocks_done, "
-         "1u) == gridDim.x - 1;");
-  w.line("__syncthreads();");
+  emitLastBlockElection(w);
   w.push("if (tfc_last_block) {", "}");
   w.line("__threadfence();");
   if (!losses.empty())
@@ -742,9 +736,7 @@ FailureOr<CudaKernel> RowKernelEmitter::run() {
     laneId = "(int)threadIdx.x";
   }
   if (!losses.empty() || !columnSums.empty())
-    w.line(fmt::format("if (gridDim.x != {}) __trap(); // partials are sized "
-                       "for the generated grid",
-                       grid));
+    emitGridGuard(w, grid);
   for (Operation *sum : columnSums) {
     Type acc = accumulationType(elementTypeOf(sum->getOperand(0)));
     std::string array = w.fresh("colacc");
