@@ -158,7 +158,7 @@ def Tfc_AdamW8bitOp : Tfc_Op<"adamw8bit", [Pure,
     via Block-wise Quantization"). `exp_avg` and `exp_avg_sq` hold one ui8
     code per element of `param`: an index into a 256-entry dynamic tree
     quantization map (signed for exp_avg, unsigned for exp_avg_sq;
-    runtime/src/core/QuantMap.h builds both and documents them).
+    common/QuantMap.h builds both and documents them).
     `exp_avg_absmax` / `exp_avg_sq_absmax` hold one f32 scale per block of
     `block_size` consecutive elements (row-major), ceil(numel / block_size)
     of them. For each block:

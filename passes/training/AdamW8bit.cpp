@@ -11,6 +11,7 @@
 
 #include "passes/training/OptimizerRule.h"
 
+#include "common/QuantMap.h"
 #include "dialects/tfc/TfcOps.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -21,10 +22,8 @@ using namespace mlir::tfc;
 namespace tfc {
 namespace {
 
-/// bitsandbytes' min_8bit_size: smaller tensors keep f32 moments. The
-/// runtime's QuantMap.h holds the same constant (kMin8BitElements); passes
-/// may not include the runtime, so it is repeated here.
-constexpr int64_t kMin8BitElements = 4096;
+/// bitsandbytes' min_8bit_size: smaller tensors keep f32 moments.
+using ::tfc::quant::kMin8BitElements;
 
 class AdamW8bitRule : public OptimizerRule {
 public:

@@ -37,7 +37,7 @@ LIMIT_BYTES = 64 << 20
 QUICK = ("gpu/numerics/add", "gpu/numerics/layer_norm", "gpu/numerics/gpt-mini-loss",
          "gpu/numerics/gpt-mini-grads", "gpu/numerics/train-step")
 # Trees copied as they are (tracked and untracked-but-not-ignored files).
-TREES = ("runtime", "test/runtime", "test/numerics", "bench", "examples/models",
+TREES = ("common", "runtime", "test/runtime", "test/numerics", "bench", "examples/models",
          "examples/data")
 
 

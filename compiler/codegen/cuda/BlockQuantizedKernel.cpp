@@ -3,7 +3,7 @@
 // tfc.adamw8bit: one thread block per quantization block, one thread per
 // element (blockDim = block_size). Each thread decodes its two moments
 // (map[code] * absmax, the maps being __constant__ tables printed from
-// runtime/src/core/QuantMap.h), runs the shared AdamW element update
+// common/QuantMap.h), runs the shared AdamW element update
 // (emitAdamElement, the multi_tensor kernels' formula) and writes the new
 // parameter; a block all-reduce (warp shuffles, then one value per warp in
 // shared memory) gives the new absmax of each moment; then every thread

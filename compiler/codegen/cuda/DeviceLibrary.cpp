@@ -7,7 +7,7 @@
 
 #include "compiler/codegen/cuda/DeviceLibrary.h"
 
-#include "runtime/src/core/QuantMap.h"
+#include "common/QuantMap.h"
 
 #include <fmt/format.h>
 

@@ -22,7 +22,7 @@ struct DeviceLibraryNeeds {
   bool bf16 = false;       ///< <cuda_bf16.h> and tfc_round_bf16
   bool philox = false;     ///< tfc_philox4x32_10, tfc_dropout_keep
   bool reductions = false; ///< warp and block all-reduce
-  /// The 8-bit dynamic quantization maps (runtime/src/core/QuantMap.h) as
+  /// The 8-bit dynamic quantization maps (common/QuantMap.h) as
   /// __constant__ tables, tfc_quantize and tfc_absmax_op.
   bool quantMaps = false;
 };

@@ -15,7 +15,7 @@
 #include "runtime/src/host/HostKernels.h"
 #include "runtime/src/host/HostProgramVerify.h"
 
-#include "runtime/src/core/QuantMap.h"
+#include "common/QuantMap.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,9 +2,10 @@
 //
 // The two 256-entry code books of 8-bit optimizer state (Dettmers et al.
 // 2021, "8-bit Optimizers via Block-wise Quantization", section 2 and
-// appendix: dynamic tree quantization). Header-only and dependency-free:
-// the host interpreter decodes/encodes with it, CUDA codegen prints the same
-// tables as __constant__ arrays, and the tests compare against it.
+// appendix: dynamic tree quantization). Header-only and dependency-free
+// (common/): the host interpreter decodes/encodes with it, CUDA codegen
+// prints the same tables as __constant__ arrays, the train-step builder
+// reads its size threshold, and the tests compare against it.
 //
 // An 8-bit dynamic tree code is [sign] [e zeros] [1] [fraction bits]: the
 // run of e leading zeros is a decimal exponent (10^-e), the indicator bit
@@ -19,8 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TFC_RUNTIME_CORE_QUANTMAP_H
-#define TFC_RUNTIME_CORE_QUANTMAP_H
+#ifndef TFC_COMMON_QUANTMAP_H
+#define TFC_COMMON_QUANTMAP_H
 
 #include <algorithm>
 #include <array>
@@ -105,4 +106,4 @@ inline int64_t numBlocks(int64_t numel, int64_t blockSize) {
 
 } // namespace tfc::quant
 
-#endif // TFC_RUNTIME_CORE_QUANTMAP_H
+#endif // TFC_COMMON_QUANTMAP_H
