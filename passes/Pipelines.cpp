@@ -2,6 +2,7 @@
 
 #include "passes/Pipelines.h"
 
+#include "dialects/tfc/TfcKernelSchedule.h"
 #include "passes/autodiff/Passes.h"
 #include "passes/fusion/Passes.h"
 #include "passes/lowering/Passes.h"
@@ -37,26 +38,39 @@ void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
   pm.addPass(createTfcConvertToExecPass(convert));
   // Layers repeat the same kernels: compile each distinct one once.
   pm.addPass(createTfcDedupeKernelsPass());
+  TfcScheduleKernelsPassOptions schedule;
+  schedule.target = options.target;
+  pm.addPass(createTfcScheduleKernelsPass(schedule));
 }
 
-/// Splits the lowering's `fusion=<mode>` off a --tfc-train-pipeline option
-/// string; the rest is --tfc-build-train-step's (all its values are
-/// scalars, so options are separated by whitespace).
-static mlir::LogicalResult splitFusionOption(
-    llvm::StringRef text, std::string &stepOptions, tfc::FusionMode &mode,
+/// Splits the lowering's options (`fusion=<mode>`, `target=<machine>`) off
+/// a --tfc-train-pipeline option string; the rest is
+/// --tfc-build-train-step's (all its values are scalars, so options are
+/// separated by whitespace).
+static mlir::LogicalResult splitLoweringOptions(
+    llvm::StringRef text, std::string &stepOptions,
+    tfc::LowerToExecOptions &lower,
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
   llvm::SmallVector<llvm::StringRef> tokens;
   llvm::SplitString(text, tokens);
   std::vector<std::string> rest;
   for (llvm::StringRef token : tokens) {
+    if (token.consume_front("target=")) {
+      if (!mlir::tfc::parseKernelTarget(token))
+        return errorHandler("unknown value '" + token +
+                            "' for option target (expected " +
+                            mlir::tfc::kernelTargetNames() + ")");
+      lower.target = token.str();
+      continue;
+    }
     if (!token.consume_front("fusion=")) {
       rest.push_back(token.str());
       continue;
     }
     if (token == "all")
-      mode = tfc::FusionMode::All;
+      lower.fusion = tfc::FusionMode::All;
     else if (token == "none")
-      mode = tfc::FusionMode::None;
+      lower.fusion = tfc::FusionMode::None;
     else
       return errorHandler("unknown value '" + token +
                           "' for option fusion (expected all or none)");
@@ -69,9 +83,9 @@ mlir::LogicalResult tfc::buildTrainPipeline(
     mlir::OpPassManager &pm, llvm::StringRef allOptions,
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
   std::string stepOptions;
-  FusionMode fusion = FusionMode::All;
+  LowerToExecOptions lower;
   if (mlir::failed(
-          splitFusionOption(allOptions, stepOptions, fusion, errorHandler)))
+          splitLoweringOptions(allOptions, stepOptions, lower, errorHandler)))
     return mlir::failure();
   // The pass parses its own options: one list of them, no copy here.
   TfcBuildTrainStepPassOptions options;
@@ -80,9 +94,7 @@ mlir::LogicalResult tfc::buildTrainPipeline(
     return mlir::failure();
   pm.addPass(createTfcBuildTrainStepPass(options));
   // Every function the pass builds becomes an entry of one program.
-  LowerToExecOptions lower;
   lower.function = llvm::join(trainStepFunctions(options), ",");
-  lower.fusion = fusion;
   buildLowerToExecPipeline(pm, lower);
   return mlir::success();
 }
@@ -91,9 +103,9 @@ mlir::LogicalResult tfc::trainAccumulateSteps(
     llvm::StringRef allOptions, int64_t &accumulateSteps,
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
   std::string stepOptions;
-  FusionMode fusion = FusionMode::All;
+  LowerToExecOptions lower;
   if (mlir::failed(
-          splitFusionOption(allOptions, stepOptions, fusion, errorHandler)))
+          splitLoweringOptions(allOptions, stepOptions, lower, errorHandler)))
     return mlir::failure();
   TfcBuildTrainStepPassOptions options;
   if (mlir::failed(
@@ -108,14 +120,15 @@ void tfc::registerPipelines() {
       "tfc-lower-to-exec",
       "Lower a tfc function to a tfcrt module: decompose, canonicalize, "
       "CSE, form kernels, fuse them (fusion=none: one op per kernel), "
-      "bufferize and convert to tfcrt, merge identical kernels "
-      "(docs/execution.md)",
+      "bufferize and convert to tfcrt, merge identical kernels, schedule "
+      "them for `target` (docs/execution.md)",
       buildLowerToExecPipeline);
   mlir::registerPassPipeline(
       "tfc-train-pipeline",
       "Build @train_step (or @accumulate_step and @apply_step) from a loss "
       "and lower them to tfcrt entries of the same names in one program; "
-      "takes the options of --tfc-build-train-step and fusion=all|none",
+      "takes the options of --tfc-build-train-step, fusion=all|none and "
+      "target=sm_80|sm_90|host",
       [](mlir::OpPassManager &pm, llvm::StringRef options,
          llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
              errorHandler) {

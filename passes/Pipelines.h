@@ -46,20 +46,25 @@ struct LowerToExecOptions
       llvm::cl::values(
           clEnumValN(FusionMode::All, "all", "fuse ops into kernels"),
           clEnumValN(FusionMode::None, "none", "one op per kernel"))};
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("The machine kernels are scheduled for: sm_80, sm_90 "
+                     "or host (--tfc-schedule-kernels)"),
+      llvm::cl::init("sm_90")};
 };
 
 /// Adds --tfc-lower-to-exec to `pm` (a pass manager on builtin.module):
 /// [tfc-autodiff,] tfc-decompose, canonicalize, tfc-form-kernels,
-/// [tfc-fuse,] tfc-convert-to-exec, tfc-dedupe-kernels.
+/// [tfc-fuse,] tfc-convert-to-exec, tfc-dedupe-kernels, tfc-schedule-kernels.
 void buildLowerToExecPipeline(mlir::OpPassManager &pm,
                               const LowerToExecOptions &options);
 
 /// Adds --tfc-train-pipeline to `pm`: --tfc-build-train-step configured by
 /// `stepOptions` in that pass's own syntax (e.g. "optimizer=sgd
 /// momentum=0.9"; its options are the single list, passes/training/Passes.td),
-/// then --tfc-lower-to-exec on @train_step (entry `train_step`). The one
-/// option of the lowering, `fusion=all|none`, may be given among them. Bad
-/// options go to `errorHandler` and fail.
+/// then --tfc-lower-to-exec on @train_step (entry `train_step`). The
+/// lowering's options `fusion=all|none` and `target=sm_80|sm_90|host` may be
+/// given among them. Bad options go to `errorHandler` and fail.
 mlir::LogicalResult
 buildTrainPipeline(mlir::OpPassManager &pm, llvm::StringRef stepOptions,
                    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>

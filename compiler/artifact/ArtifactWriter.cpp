@@ -73,31 +73,36 @@ public:
   LogicalResult addKernel(tfcrt::KernelOp kernel) {
     Block &body = kernel.getBodyBlock();
     StringRef name = kernel.getSymName();
-    FailureOr<mlir::tfc::CudaKernel> cuda =
-        mlir::tfc::emitCudaKernel(body, kernel.getKind(), name);
-    if (failed(cuda))
-      return failure();
     FailureOr<std::string> host =
         mlir::tfc::emitHostProgram(body, kernel.getKind());
     if (failed(host))
       return failure();
-    std::string cudaPath = ("kernels/" + name + ".cu").str();
     std::string hostPath = ("kernels/" + name + ".host").str();
-    if (failed(writeFile(kernel, tmpDir + "/" + cudaPath,
-                         cuda->source)) ||
-        failed(writeFile(kernel, tmpDir + "/" + hostPath, *host)))
+    if (failed(writeFile(kernel, tmpDir + "/" + hostPath, *host)))
       return failure();
+    json::Object entry{{"name", name},
+                       {"kind", mlir::tfc::stringifyKernelKind(kernel.getKind())},
+                       {"host", hostPath}};
+    json::Object sha{{"host", sha256Hex(*host)}};
+    // A kernel scheduled for the host gets no CUDA source (and no launch).
+    mlir::tfc::KernelScheduleAttr schedule = kernel.getScheduleAttr();
+    if (!schedule || schedule.getTarget() != mlir::tfc::KernelTarget::host) {
+      FailureOr<mlir::tfc::CudaKernel> cuda =
+          mlir::tfc::emitCudaKernel(body, kernel.getKind(), name);
+      if (failed(cuda))
+        return failure();
+      std::string cudaPath = ("kernels/" + name + ".cu").str();
+      if (failed(writeFile(kernel, tmpDir + "/" + cudaPath, cuda->source)))
+        return failure();
+      entry["cuda"] = cudaPath;
+      entry["grid"] = json::Array(cuda->grid);
+      entry["block"] = json::Array(cuda->block);
+      entry["shared_bytes"] = cuda->sharedBytes;
+      sha["cuda"] = sha256Hex(cuda->source);
+    }
+    entry["sha256"] = std::move(sha);
     kernelIndex[name] = kernels.size();
-    kernels.push_back(json::Object{
-        {"name", name},
-        {"kind", mlir::tfc::stringifyKernelKind(kernel.getKind())},
-        {"cuda", cudaPath},
-        {"host", hostPath},
-        {"grid", json::Array(cuda->grid)},
-        {"block", json::Array(cuda->block)},
-        {"shared_bytes", cuda->sharedBytes},
-        {"sha256", json::Object{{"cuda", sha256Hex(cuda->source)},
-                                {"host", sha256Hex(*host)}}}});
+    kernels.push_back(std::move(entry));
     return success();
   }
 

@@ -71,6 +71,7 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
     std::string stepOptions = options.trainStepOptions;
     if (!options.fusion)
       stepOptions += " fusion=none";
+    stepOptions += " target=" + options.target;
     if (!parseTrainOptions(options, error, [&](auto onError) {
           return tfc::buildTrainPipeline(pm, stepOptions, onError);
         }))
@@ -81,6 +82,7 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
     pipelineOptions.autodiff = options.grad;
     pipelineOptions.fusion =
         options.fusion ? tfc::FusionMode::All : tfc::FusionMode::None;
+    pipelineOptions.target = options.target;
     tfc::buildLowerToExecPipeline(pm, pipelineOptions);
   }
   if (failed(pm.run(*module)))
@@ -161,6 +163,8 @@ bool tfc::compileModel(const std::string &modelPath, const JitOptions &options,
   hasher.update(options.trainStepOptions);
   hasher.update(options.fusion ? StringRef("\0fusion=all", 11)
                                : StringRef("\0fusion=none", 12));
+  hasher.update(StringRef("\0target=", 8));
+  hasher.update(options.target);
   hasher.update("\0artifact-version=" + std::to_string(kArtifactVersion));
   hasher.update(compilerBuildId());
   std::string key = llvm::toHex(hasher.final(), /*LowerCase=*/true);
@@ -181,4 +185,8 @@ bool tfc::compileModel(const std::string &modelPath, const JitOptions &options,
   }
   result.cacheHit = false;
   return compileSource(sourceMgr, options, result.artifactDir, error);
+}
+
+std::string tfc::targetForDevice(const std::string &device) {
+  return device == "host" ? "host" : "sm_90";
 }

@@ -32,6 +32,10 @@ struct JitOptions {
   /// Fuse kernels (--tfc-fuse, the default); false keeps one op per kernel
   /// (the pipelines' fusion=none: bisecting, differential tests).
   bool fusion = true;
+  /// The machine kernels are scheduled for (the pipelines' target=):
+  /// sm_80, sm_90 or host (no CUDA sources: the artifact runs on the host
+  /// backend only). See targetForDevice.
+  std::string target = "sm_90";
   /// Skip the on-disk cache (also when TFC_DISABLE_CACHE=1).
   bool disableCache = false;
 };
@@ -51,6 +55,11 @@ struct JitResult {
 /// $TFC_CACHE_DIR/artifacts/<sha256 of source, options and format> (default
 /// cache dir ~/.cache/tfc, created mode 0700). On failure returns false and
 /// sets `error` to the diagnostics (file:line:col: error: ...).
+/// The target a tool compiles for when the user gave none (`--target
+/// auto`): `host` for `--device host`, else sm_90 (whose schedules also
+/// run correctly, if not tuned, on other GPUs).
+std::string targetForDevice(const std::string &device);
+
 bool compileModel(const std::string &modelPath, const JitOptions &options,
                   JitResult &result, std::string &error);
 

@@ -139,6 +139,47 @@ def Tfc_KernelKind : I32EnumAttr<"KernelKind",
 }
 def Tfc_KernelKindAttr : EnumAttr<Tfc_Dialect, Tfc_KernelKind, "kernel_kind">;
 
+def Tfc_KernelTarget : I32EnumAttr<"KernelTarget",
+    "the machines kernels are scheduled for (--tfc-target)", [
+      I32EnumAttrCase<"sm_80", 0>,
+      I32EnumAttrCase<"sm_90", 1>,
+      I32EnumAttrCase<"host", 2>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tfc";
+}
+
+def Tfc_KernelScheduleAttr : AttrDef<Tfc_Dialect, "KernelSchedule"> {
+  let mnemonic = "schedule";
+  let summary = "how one kernel is launched on its target";
+  let description = [{
+    The launch schedule --tfc-schedule-kernels chose for a kernel and the
+    CUDA emitters read (TfcKernelSchedule.h has the choice and the rules):
+    - `target`: `sm_80` (A100 class), `sm_90` (H100 class) or `host` (the
+      host interpreter; no CUDA source is generated, and the other
+      parameters are absent);
+    - `threads`: threads per block (a multiple of 32, at most 1024);
+    - `rows_per_block`: rows a block walks at once: in a row_reduction,
+      `threads / 32` rows of one warp each, or 1 (one block per row); in a
+      column_reduction, the row groups a block's threads are split into;
+      1 for the other kinds;
+    - `vector_bytes`: the widest vector access (16: 128-bit loads and
+      stores where contiguous and aligned); 0 for scalar code;
+    - `max_blocks`: the grid cap (grid-stride loops cover the rest; 0: no
+      cap); a column_reduction splits its rows until its grid reaches it.
+    Example: `#tfc.schedule<target = sm_90, threads = 256, rows_per_block =
+    8, max_blocks = 65535>`; parameters equal to their defaults (1 for
+    `rows_per_block`, 0 otherwise) are omitted.
+  }];
+  let parameters = (ins
+    EnumParameter<Tfc_KernelTarget>:$target,
+    DefaultValuedParameter<"int64_t", "0">:$threads,
+    DefaultValuedParameter<"int64_t", "1">:$rows_per_block,
+    DefaultValuedParameter<"int64_t", "0">:$vector_bytes,
+    DefaultValuedParameter<"int64_t", "0">:$max_blocks);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Op base class
 //===----------------------------------------------------------------------===//

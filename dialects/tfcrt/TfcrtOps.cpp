@@ -11,6 +11,7 @@
 #include "dialects/tfcrt/TfcrtInPlace.h"
 
 #include "dialects/tfc/TfcKernelRules.h"
+#include "dialects/tfc/TfcKernelSchedule.h"
 #include "dialects/tfc/TfcShapeUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -245,6 +246,10 @@ LogicalResult KernelOp::verifyRegions() {
   if (failed(tfc::verifyKernelBody(getBodyBlock(), getKind(),
                                    [&] { return emitOpError(); })))
     return failure();
+  if (tfc::KernelScheduleAttr schedule = getScheduleAttr())
+    if (failed(tfc::verifyKernelSchedule(getKind(), getBodyBlock(), schedule,
+                                         [&] { return emitOpError(); })))
+      return failure();
   std::optional<ArrayRef<int64_t>> inPlace = getInPlace();
   if (!inPlace)
     return success();

@@ -82,6 +82,14 @@ def Tfcrt_KernelOp : Tfcrt_Op<"kernel", [Symbol, IsolatedFromAbove,
     }
     ```
 
+    `schedule`, when present, is the launch --tfc-schedule-kernels chose
+    for the target (`#tfc.schedule<...>`, TfcKernelSchedule.h); the
+    verifier checks that codegen can emit the body with it, and a kernel
+    without one is emitted with the default target's choice. Example:
+    `tfcrt.kernel @k3 row_reduction (...) -> ... schedule
+    #tfc.schedule<target = sm_90, threads = 256, rows_per_block = 8,
+    max_blocks = 65535> { ... }`.
+
     `in_place`, when present, has one entry per output: the index of the
     input whose buffer a launch may also pass for that output (an updated
     parameter or moment written over its old value), or -1. Each pair must
@@ -100,11 +108,13 @@ def Tfcrt_KernelOp : Tfcrt_Op<"kernel", [Symbol, IsolatedFromAbove,
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Tfc_KernelKindAttr:$kind,
                        TypeAttrOf<FunctionType>:$function_type,
-                       OptionalAttr<DenseI64ArrayAttr>:$in_place);
+                       OptionalAttr<DenseI64ArrayAttr>:$in_place,
+                       OptionalAttr<Tfc_KernelScheduleAttr>:$schedule);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `` $kind custom<KernelSignature>($function_type)
-    (`in_place` $in_place^)? attr-dict-with-keyword $body
+    (`in_place` $in_place^)? (`schedule` $schedule^)? attr-dict-with-keyword
+    $body
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

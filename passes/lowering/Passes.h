@@ -2,7 +2,8 @@
 //
 // The passes of --tfc-lower-to-exec (see Passes.td for what each does):
 // createTfcDecomposePass(), createTfcFormKernelsPass(),
-// createTfcConvertToExecPass(options), and registerTfcLoweringPasses(); and
+// createTfcConvertToExecPass(options), createTfcDedupeKernelsPass(),
+// createTfcScheduleKernelsPass(options), and registerTfcLoweringPasses(); and
 // populateDecompositionPatterns(), the decompositions as rewrite patterns.
 //
 //===----------------------------------------------------------------------===//

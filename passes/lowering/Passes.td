@@ -174,6 +174,33 @@ def TfcDedupeKernelsPass : Pass<"tfc-dedupe-kernels", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tfcrt::TfcrtDialect"];
 }
 
+def TfcScheduleKernelsPass : Pass<"tfc-schedule-kernels", "::mlir::ModuleOp"> {
+  let summary = "Choose each tfcrt.kernel's launch schedule for a target";
+  let description = [{
+    Sets the `schedule` of every `tfcrt.kernel` of a lowered module to what
+    `chooseKernelSchedule` (dialects/tfc/TfcKernelSchedule.h) picks for
+    `target`: threads per block, rows per block, vector width and grid cap
+    on `sm_80` or `sm_90`; `#tfc.schedule<target = host>` for the host
+    interpreter, for which no CUDA source is generated. The CUDA emitters
+    read the schedule, so the IR shows how every kernel will launch. A
+    schedule already present is replaced. Part of --tfc-lower-to-exec
+    (option `target`, default sm_90). Fails with a diagnostic on an
+    unknown target.
+    ```mlir
+    tfcrt.kernel @k0 pointwise (tensor<1024xf32>) -> tensor<1024xf32> { ... }
+    // becomes, with target=sm_90
+    tfcrt.kernel @k0 pointwise (tensor<1024xf32>) -> tensor<1024xf32>
+        schedule #tfc.schedule<target = sm_90, threads = 256,
+                               vector_bytes = 16, max_blocks = 8448> { ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::tfcrt::TfcrtDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
+           "The machine to schedule for: sm_80, sm_90 or host">,
+  ];
+}
+
 def TfcKernelReportPass : Pass<"tfc-kernel-report", "::mlir::ModuleOp"> {
   let summary = "Print the kernels, launches, GEMMs, copies and bytes moved "
                 "of a lowered module";

@@ -295,6 +295,31 @@ TEST(Artifact, KernelFiles) {
                       {"kernels[0].sha256.host: missing field"});
 }
 
+// A kernel compiled for the host (target=host) has no CUDA source and no
+// launch geometry; geometry without a source is an error.
+TEST(Artifact, HostOnlyKernel) {
+  auto hostOnly = [](TestArtifact &t) {
+    json &k = t.manifest["kernels"][0];
+    for (const char *key : {"cuda", "grid", "block", "shared_bytes"})
+      k.erase(key);
+    k["sha256"].erase("cuda");
+    t.files.erase("kernels/k_add.cu");
+  };
+  TestArtifact t = TestArtifact::valid();
+  hostOnly(t);
+  Artifact a;
+  Status s = load(t, a);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_TRUE(a.kernels[0].cudaSource.empty());
+  EXPECT_FALSE(a.kernels[0].hostProgram.empty());
+  expectError(
+      [&](TestArtifact &t) {
+        hostOnly(t);
+        t.manifest["kernels"][0]["grid"] = {1, 1, 1};
+      },
+      {"kernels[0].grid", "present without a CUDA source"});
+}
+
 // Host programs: the signature is read and checked against the manifest.
 TEST(Artifact, HostProgramSignature) {
   auto withHost = [](const std::string &program) {

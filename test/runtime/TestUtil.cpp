@@ -137,6 +137,8 @@ TestArtifact TestArtifact::valid() {
 void TestArtifact::rehash() {
   for (auto &k : manifest["kernels"]) {
     for (const char *key : {"cuda", "host"}) {
+      if (!k.contains(key))
+        continue;
       auto it = files.find(k[key].get<std::string>());
       if (it != files.end())
         k["sha256"][key] = sha256Hex(it->second);

@@ -30,13 +30,11 @@ using namespace mlir::tfc;
 using namespace mlir::tfc::cuda;
 
 namespace {
+/// Columns of a block: one warp wide, so a row group reads 32 consecutive
+/// elements (the schedule's threads are 32 x rows_per_block row groups).
 constexpr int64_t kColumnsPerBlock = 32;
-constexpr int64_t kRowGroups = 8;
-/// Blocks worth launching before splitting rows stops paying (a few waves
-/// on an H100's 132 SMs).
-constexpr int64_t kTargetBlocks = 528;
-/// Rows a split should at least have (8 per row group).
-constexpr int64_t kMinRowsPerSplit = 64;
+/// Rows a split should at least have, per row group.
+constexpr int64_t kMinRowsPerGroupSplit = 8;
 
 /// The normalized reduced dims of a column-reduction op.
 SmallVector<int64_t> reducedDims(Operation *op) {
@@ -107,10 +105,14 @@ mlir::tfc::cuda::emitColumnReductionKernel(KernelInfo &info) {
     }
   }
 
+  // The schedule: row groups per block, and the blocks the grid aims for
+  // (rows are split into more partials until it is reached).
+  const int64_t kRowGroups = info.schedule.getRowsPerBlock();
   int64_t tiles = ceilDivide(columns, kColumnsPerBlock);
-  int64_t splits =
-      std::clamp<int64_t>(ceilDivide(kTargetBlocks, tiles), 1,
-                          std::max<int64_t>(1, rowCount / kMinRowsPerSplit));
+  int64_t splits = std::clamp<int64_t>(
+      ceilDivide(info.schedule.getMaxBlocks(), tiles), 1,
+      std::clamp<int64_t>(rowCount / (kMinRowsPerGroupSplit * kRowGroups), 1,
+                          65535));
   int64_t chunk = ceilDivide(std::max<int64_t>(rowCount, 1), splits);
   splits = ceilDivide(std::max<int64_t>(rowCount, 1), chunk);
 

@@ -141,10 +141,27 @@ FailureOr<CudaKernel> mlir::tfc::emitCudaKernel(Block &body, KernelKind kind,
   info.outputs.assign(terminator->operand_begin(), terminator->operand_end());
   // Read by name, as findKernels matches tfcrt.kernel: codegen does not
   // depend on the exec dialect's C++ API.
-  if (Operation *parent = body.getParentOp())
+  Operation *parent = body.getParentOp();
+  if (parent)
     if (auto inPlace = parent->getAttrOfType<DenseI64ArrayAttr>("in_place"))
       info.inPlace.assign(inPlace.asArrayRef().begin(),
                           inPlace.asArrayRef().end());
+  // The launch schedule: the kernel's own (--tfc-schedule-kernels), else
+  // the default target's choice.
+  if (parent)
+    info.schedule = parent->getAttrOfType<KernelScheduleAttr>("schedule");
+  if (info.schedule && info.schedule.getTarget() == KernelTarget::host)
+    return emitError(loc) << "codegen: kernel '" << name
+                          << "' is scheduled for the host (target = host); "
+                             "no CUDA source is generated for it";
+  if (!info.schedule)
+    info.schedule = chooseKernelSchedule(loc.getContext(), kind, body,
+                                         kDefaultKernelTarget);
+  if (info.schedule &&
+      failed(verifyKernelSchedule(kind, body, info.schedule, [&]() {
+        return emitError(loc) << "codegen: ";
+      })))
+    return failure();
 
   // Types, 16-bit needs and the index width, from every value in the body.
   int64_t largest = 0;

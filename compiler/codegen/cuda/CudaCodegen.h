@@ -11,21 +11,25 @@
 // with parameters in block-argument then yield order, shapes as compile-time
 // constants, storage types f32 float, f64 double, f16 __half,
 // bf16 __nv_bfloat16, i1 unsigned char (0/1), i32 int, i64 long long, and
-// math in fp32 (f64 for f64). Kinds and their CUDA mapping:
+// math in fp32 (f64 for f64). Launch geometry (threads, rows per block,
+// vector width, grid cap) comes from the kernel's `schedule` attribute
+// (dialects/tfc/TfcKernelSchedule.h), else from the default target's choice;
+// a kernel scheduled for the host has no CUDA source. Kinds and their CUDA
+// mapping, with the default schedules:
 //
 //   pointwise         grid-stride loop over the output elements; each
 //                     element computes the indices of its inputs; 16-byte
 //                     vector loads/stores (tfc_vec) when every full-size
 //                     access is contiguous and the pointers are aligned
 //                     (checked at run time, scalar loop otherwise)
-//   row_reduction     one warp per row when the row has <= 1024 elements,
-//                     else one block per row; the row is held in registers
+//   row_reduction     one warp per row (rows_per_block warps per block) or
+//                     one block per row; the row is held in registers
 //                     (re-read when it would not fit); warp-shuffle
 //                     reductions; pointwise ops before and after. A
 //                     cross_entropy loss is reduced over rows with a fixed-
 //                     order per-block sum plus a last-block stage (no float
 //                     atomics): deterministic run to run.
-//   column_reduction  blocks of 32 columns x 8 row-groups, fixed-order
+//   column_reduction  blocks of 32 columns x rows_per_block row groups, fixed-order
 //                     shared-memory combine, then (for long columns) a
 //                     second stage over per-split partials by the last block
 //                     of each column tile: deterministic, no float atomics

@@ -13,6 +13,8 @@
 #include "compiler/codegen/cuda/DeviceLibrary.h"
 #include "compiler/codegen/cuda/KernelWriter.h"
 
+#include "dialects/tfc/TfcKernelSchedule.h"
+
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -33,7 +35,15 @@ struct KernelInfo {
   /// Per output, the input a launch may pass the same buffer for (the
   /// kernel's `in_place` attribute), or -1; empty when there is none.
   SmallVector<int64_t> inPlace;
+  /// How the kernel launches (TfcKernelSchedule.h): the kernel's
+  /// `schedule` attribute, or the default target's choice.
+  KernelScheduleAttr schedule;
 };
+
+/// The schedule's grid cap (`max_blocks`; 0: CUDA's grid.x limit).
+inline int64_t maxGridBlocks(KernelScheduleAttr schedule) {
+  return schedule.getMaxBlocks() > 0 ? schedule.getMaxBlocks() : 0x7fffffff;
+}
 
 /// `extern "C" __global__ void __launch_bounds__(threads) name(params)`.
 std::string kernelSignature(const KernelInfo &info, int64_t threads);

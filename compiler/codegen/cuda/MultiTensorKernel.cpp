@@ -117,8 +117,6 @@ AdamElement mlir::tfc::cuda::emitAdamElement(KernelWriter &w,
 }
 
 namespace {
-constexpr int64_t kThreads = 256;
-constexpr int64_t kMaxBlocks = 4096;
 
 /// Emits the optimizer updates of one element, memoizing every result.
 class OptimizerEmitter {
@@ -282,10 +280,6 @@ private:
   std::map<std::string, AdamScalars> sharedScalars;
 };
 
-/// Blocks of a launch with whole-tensor sums (one partial per block and
-/// sum, combined sequentially by the last block).
-constexpr int64_t kMaxSumBlocks = 512;
-
 /// After the loops: each block reduces its threads' partial sums (in a
 /// fixed tree order) and writes one partial per sum; the last block to
 /// finish adds the partials in block order (deterministic whatever the
@@ -302,7 +296,8 @@ LogicalResult emitTensorSumStage(KernelInfo &info, KernelWriter &w,
     StringRef op = isa<ReduceMaxOp>(sum) ? "tfc_max_op" : "tfc_sum_op";
     w.global(fmt::format("__device__ {} tfc_partial_sum{}[{}];", t, n, grid));
     w.line(
-        fmt::format("__shared__ {} tfc_sum_shm{}[{}];", t, n, kThreads / 32));
+        fmt::format("__shared__ {} tfc_sum_shm{}[{}];", t, n,
+                    info.schedule.getThreads() / 32));
     w.line(fmt::format("{0} = tfc_block_allreduce({0}, {1}(), tfc_sum_shm{2});",
                        accs[n], op, n));
     w.line(fmt::format("if (threadIdx.x == 0) tfc_partial_sum{}[blockIdx.x] = "
@@ -406,8 +401,11 @@ FailureOr<CudaKernel> mlir::tfc::cuda::emitMultiTensorKernel(KernelInfo &info) {
     largest = std::max(largest, numElements(shape));
   // A launch with sums keeps one partial per block and sum: its grid is
   // fixed by the source.
-  int64_t grid = std::clamp<int64_t>(ceilDivide(largest, kThreads), 1,
-                                     sums.empty() ? kMaxBlocks : kMaxSumBlocks);
+  // (The schedule caps a launch with sums lower: its last block combines
+  // one partial per block.)
+  const int64_t threads = info.schedule.getThreads();
+  int64_t grid = std::clamp<int64_t>(ceilDivide(largest, threads), 1,
+                                     maxGridBlocks(info.schedule));
   SmallVector<std::string> accs;
   if (!sums.empty()) {
     info.needs.reductions = true;
@@ -458,7 +456,7 @@ FailureOr<CudaKernel> mlir::tfc::cuda::emitMultiTensorKernel(KernelInfo &info) {
   CudaKernel kernel;
   // Enough threads for the largest tensor (each loop is grid-stride).
   kernel.grid = {grid, 1, 1};
-  kernel.block = {kThreads, 1, 1};
+  kernel.block = {threads, 1, 1};
   std::string summary =
       fmt::format("multi_tensor over {} tensor shape(s), {} elements{}",
                   groups.size(), total,
@@ -466,6 +464,6 @@ FailureOr<CudaKernel> mlir::tfc::cuda::emitMultiTensorKernel(KernelInfo &info) {
                                : fmt::format(", {} whole-tensor sum(s) with a "
                                              "deterministic cross-block stage",
                                              sums.size()));
-  kernel.source = assembleSource(info, w, kThreads, summary);
+  kernel.source = assembleSource(info, w, threads, summary);
   return kernel;
 }

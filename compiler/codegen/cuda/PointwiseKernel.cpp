@@ -29,11 +29,6 @@ using namespace mlir::tfc;
 using namespace mlir::tfc::cuda;
 
 namespace {
-constexpr int64_t kThreads = 256;
-/// Enough blocks to fill any current GPU several times; the loops are
-/// grid-stride, so larger tensors just iterate.
-constexpr int64_t kMaxBlocks = 8192;
-
 /// One loop of the kernel: the outputs with `numElements` elements.
 struct PointwisePlan {
   int64_t numElements = 0;
@@ -171,8 +166,9 @@ FailureOr<CudaKernel> mlir::tfc::cuda::emitPointwiseKernel(KernelInfo &info) {
     it->outputs.push_back(k);
   }
 
-  // Vector width: 16 bytes of the widest type among the group's outputs and
-  // the inputs that can be vector-loaded (those with its element count).
+  // Vector width: the schedule's vector bytes of the widest type among the
+  // group's outputs and the inputs that can be vector-loaded (those with
+  // its element count).
   for (PointwisePlan &plan : plans) {
     int64_t widest = 1;
     for (unsigned k : plan.outputs)
@@ -180,7 +176,7 @@ FailureOr<CudaKernel> mlir::tfc::cuda::emitPointwiseKernel(KernelInfo &info) {
     for (BlockArgument arg : info.body->getArguments())
       if (numElements(shapeOf(arg)) == plan.numElements)
         widest = std::max(widest, storageBytes(elementTypeOf(arg)));
-    int64_t width = 16 / widest;
+    int64_t width = info.schedule.getVectorBytes() / widest;
     if (width > 1 && plan.numElements % width == 0 &&
         plan.numElements >= width)
       plan.width = width;
@@ -196,9 +192,11 @@ FailureOr<CudaKernel> mlir::tfc::cuda::emitPointwiseKernel(KernelInfo &info) {
   for (const PointwisePlan &plan : plans)
     work = std::max(work, plan.width > 1 ? plan.numElements / plan.width
                                          : plan.numElements);
-  kernel.grid = {std::clamp<int64_t>(ceilDivide(work, kThreads), 1, kMaxBlocks),
+  int64_t threads = info.schedule.getThreads();
+  kernel.grid = {std::clamp<int64_t>(ceilDivide(work, threads), 1,
+                                     maxGridBlocks(info.schedule)),
                  1, 1};
-  kernel.block = {kThreads, 1, 1};
+  kernel.block = {threads, 1, 1};
   std::string loops;
   for (const PointwisePlan &plan : plans)
     loops += fmt::format(
@@ -207,6 +205,6 @@ FailureOr<CudaKernel> mlir::tfc::cuda::emitPointwiseKernel(KernelInfo &info) {
                        : std::string("scalar"));
   std::string summary = fmt::format("{} over {}", stringifyKernelKind(info.kind),
                                     loops);
-  kernel.source = assembleSource(info, w, kThreads, summary);
+  kernel.source = assembleSource(info, w, threads, summary);
   return kernel;
 }

@@ -25,12 +25,6 @@ namespace mlir::tfc::cuda {
 
 /// Registers (32-bit) a thread may spend on row arrays; more spills.
 constexpr int64_t kRegisterBudget = 64;
-/// Rows (warps) per block in warp-per-row mode.
-constexpr int64_t kWarpsPerBlock = 8;
-constexpr int64_t kMaxBlocks = 65535;
-/// Blocks of a kernel with a cross-block stage (a loss, column sums over
-/// the rows): the last block sums one partial per block sequentially.
-constexpr int64_t kMaxLossBlocks = 512;
 
 enum class Combine { Sum, Max };
 

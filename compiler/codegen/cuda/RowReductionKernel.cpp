@@ -44,26 +44,22 @@ LogicalResult RowKernelEmitter::plan() {
       cast<KernelRoleOpInterface>(anchors.front()).getRowGeometry();
   rows = geometry.rows;
   length = geometry.rowLength;
-  warpPerRow = length <= 1024;
-  if (warpPerRow) {
-    threads = 32 * kWarpsPerBlock;
-    rowsPerBlock = kWarpsPerBlock;
-    perThread = ceilDivide(length, 32);
-    grid = ceilDivide(rows, rowsPerBlock);
-  } else {
-    // Enough threads that each holds at most ~16 elements of the row.
-    threads = 128;
-    while (threads < 1024 && ceilDivide(length, threads) > 16)
-      threads *= 2;
-    perThread = ceilDivide(length, threads);
-    grid = rows;
-  }
-  grid = std::clamp<int64_t>(grid, 1, kMaxBlocks);
-  // A quarter of what __launch_bounds__(threads) leaves a thread (65536 per
-  // SM) may hold row arrays; the rest is for everything else: a fused
-  // prologue (concat selects, index math) in a fully unrolled loop needs it
-  // (half spilled at 1024 threads, where a thread has 64 registers).
-  registersLeft = std::min<int64_t>(kRegisterBudget, 65536 / threads / 4);
+  // The schedule (TfcKernelSchedule.h) says how rows map onto blocks: a
+  // warp per row, rows_per_block of them per block, or a block per row.
+  KernelScheduleAttr schedule = info.schedule;
+  threads = schedule.getThreads();
+  warpPerRow = isWarpPerRow(schedule);
+  rowsPerBlock = warpPerRow ? schedule.getRowsPerBlock() : 1;
+  perThread = ceilDivide(length, warpPerRow ? 32 : threads);
+  grid = std::clamp<int64_t>(ceilDivide(rows, rowsPerBlock), 1,
+                             maxGridBlocks(schedule));
+  // A quarter of what __launch_bounds__(threads) leaves a thread may hold
+  // row arrays; the rest is for everything else: a fused prologue (concat
+  // selects, index math) in a fully unrolled loop needs it (half spilled at
+  // 1024 threads, where a thread has 64 registers).
+  int64_t registers =
+      describeTarget(schedule.getTarget()).registersPerMultiprocessor;
+  registersLeft = std::min<int64_t>(kRegisterBudget, registers / threads / 4);
 
   // Values computed from a loss exist only after the last block has summed
   // all rows: they form the kernel's final stage.
@@ -93,10 +89,8 @@ LogicalResult RowKernelEmitter::plan() {
   }
   if (!columnSums.empty() && !warpPerRow)
     return columnSums.front()->emitError(
-        "codegen: column sums over rows longer than 1024 elements are not "
-        "supported (the kernel rules reject them)");
-  if (!losses.empty() || !columnSums.empty())
-    grid = std::min(grid, kMaxLossBlocks);
+        "codegen: column sums over rows need one warp per row (the schedule "
+        "rules reject this schedule)");
   return success();
 }
 

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/jit/JitCompiler.h"
+#include "dialects/tfc/TfcKernelSchedule.h"
 #include "runtime/tools/tfcrt-run/Runner.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -25,7 +26,7 @@ int main(int argc, char **argv) {
   tfc::tools::RunOptions run;
   run.tool = "tfc-run";
   std::string input, function = "loss", trainStep, keepArtifact,
-      fusion = "all";
+      fusion = "all", target = "auto";
   bool grad = false;
   tfc::tools::FlagParser parser(
       "tfc-run",
@@ -51,6 +52,10 @@ int main(int argc, char **argv) {
   parser.addString("fusion", &fusion,
                    "Kernel fusion when compiling: all (the default) or none "
                    "(one op per kernel; bisecting, differential tests)");
+  parser.addString("target", &target,
+                   "Machine the kernels are scheduled for when compiling: "
+                   "sm_80, sm_90, host (no CUDA sources) or auto (the "
+                   "default: host for --device host, else sm_90)");
   parser.addString("emit-artifact", &keepArtifact,
                    "Also write the compiled artifact to this directory "
                    "(runnable by tfcrt-run)");
@@ -74,6 +79,13 @@ int main(int argc, char **argv) {
                  fusion.c_str());
     return 1;
   }
+  if (target == "auto")
+    target = tfc::targetForDevice(run.device);
+  if (!mlir::tfc::parseKernelTarget(target)) {
+    std::fprintf(stderr, "tfc-run: unknown --target '%s' (expected auto, %s)\n",
+                 target.c_str(), mlir::tfc::kernelTargetNames().c_str());
+    return 1;
+  }
 
   std::string artifactDir = input;
   if (!llvm::sys::fs::is_directory(input)) {
@@ -81,6 +93,7 @@ int main(int argc, char **argv) {
     options.function = function;
     options.grad = grad;
     options.fusion = fusion == "all";
+    options.target = target;
     options.trainStepOptions = trainStep;
     // A bare --train-step= still asks for a training step of --function.
     if (parser.seen("train-step") && trainStep.empty())

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/jit/JitCompiler.h"
+#include "dialects/tfc/TfcKernelSchedule.h"
 #include "runtime/tools/common/OpenDevice.h"
 #include "compiler/tools/tfc-train/Checkpoint.h"
 #include "compiler/tools/tfc-train/Data.h"
@@ -81,6 +82,12 @@ static cl::opt<bool> lossScaling("loss-scaling",
                                  cl::cat(category));
 static cl::opt<std::string> device("device", cl::desc("host, cuda or auto"),
                                    cl::init("auto"), cl::cat(category));
+static cl::opt<std::string>
+    target("target",
+           cl::desc("Machine the kernels are scheduled for: sm_80, sm_90, "
+                    "host (no CUDA sources) or auto (host for --device host, "
+                    "else sm_90); not recorded in checkpoints"),
+           cl::init("auto"), cl::cat(category));
 static cl::opt<std::string>
     outDir("out", cl::desc("Output directory (default: the --resume one)"),
            cl::cat(category));
@@ -314,13 +321,19 @@ bool run() {
   tfc::JitOptions jitOptions;
   jitOptions.function = function;
   jitOptions.trainStepOptions = trainStepOptions();
+  jitOptions.target =
+      target == "auto" ? tfc::targetForDevice(device) : target.getValue();
+  if (!mlir::tfc::parseKernelTarget(jitOptions.target))
+    return fail("unknown --target '" + target + "' (expected auto, " +
+                mlir::tfc::kernelTargetNames() + ")");
   tfc::JitResult compiled;
   auto compileStart = std::chrono::steady_clock::now();
   if (!tfc::compileModel(model, jitOptions, compiled, error)) {
     std::fprintf(stderr, "%s", error.c_str());
     return fail("compilation of '" + model + "' failed");
   }
-  std::printf("compiled %s train step (%s, %.1f s): %s\n", model.c_str(),
+  std::printf("compiled %s train step for %s (%s, %.1f s): %s\n",
+              model.c_str(), jitOptions.target.c_str(),
               compiled.cacheHit ? "cached" : "fresh",
               std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                             compileStart)

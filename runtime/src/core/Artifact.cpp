@@ -286,6 +286,37 @@ private:
     return Status::ok();
   }
 
+  /// The CUDA half of a kernel entry: its source and launch geometry.
+  Status loadLaunch(const Json &j, const std::string &path, const Json &sha,
+                    KernelDesc &k) {
+    TFC_RETURN_IF_ERROR(readKernelFile(j, path, "cuda", sha, k.cudaSource));
+    // CUDA's launch limits: grid.x < 2^31, grid.y/z <= 65535, at most 1024
+    // threads per block with block.z <= 64.
+    std::vector<int64_t> grid, block;
+    TFC_RETURN_IF_ERROR(json::getIntArray(j, path, "grid", 1, kMaxInt, grid));
+    TFC_RETURN_IF_ERROR(
+        json::getIntArray(j, path, "block", 1, kMaxInt, block));
+    if (grid.size() != 3 || block.size() != 3)
+      return Status::error(path + (grid.size() != 3 ? ".grid" : ".block") +
+                           ": expected 3 dimensions");
+    if (grid[0] > 0x7fffffff || grid[1] > 65535 || grid[2] > 65535)
+      return Status::error(path + ".grid: exceeds CUDA grid limits");
+    if (block[0] > 1024 || block[1] > 1024 || block[2] > 64 ||
+        block[0] * block[1] * block[2] > 1024)
+      return Status::error(path + ".block: exceeds 1024 threads per block");
+    for (int d = 0; d < 3; ++d) {
+      k.grid[d] = static_cast<uint32_t>(grid[d]);
+      k.block[d] = static_cast<uint32_t>(block[d]);
+    }
+    int64_t shared;
+    TFC_RETURN_IF_ERROR(json::getInt(j, path, "shared_bytes", shared));
+    if (shared < 0 || shared > 0xffffffffLL)
+      return Status::error(path + ".shared_bytes: " + std::to_string(shared) +
+                           " out of range");
+    k.sharedBytes = static_cast<uint32_t>(shared);
+    return Status::ok();
+  }
+
   Status loadKernels(const Json &doc) {
     const Json *list;
     TFC_RETURN_IF_ERROR(json::member(doc, "", "kernels", list));
@@ -316,33 +347,16 @@ private:
       TFC_RETURN_IF_ERROR(json::member(j, path, "sha256", sha));
       if (!sha->is_object())
         return Status::error(path + ".sha256: expected an object");
-      TFC_RETURN_IF_ERROR(readKernelFile(j, path, "cuda", *sha, k.cudaSource));
       TFC_RETURN_IF_ERROR(readKernelFile(j, path, "host", *sha, k.hostProgram));
-
-      // CUDA's launch limits: grid.x < 2^31, grid.y/z <= 65535, at most 1024
-      // threads per block with block.z <= 64.
-      std::vector<int64_t> grid, block;
-      TFC_RETURN_IF_ERROR(json::getIntArray(j, path, "grid", 1, kMaxInt, grid));
-      TFC_RETURN_IF_ERROR(
-          json::getIntArray(j, path, "block", 1, kMaxInt, block));
-      if (grid.size() != 3 || block.size() != 3)
-        return Status::error(path + (grid.size() != 3 ? ".grid" : ".block") +
-                             ": expected 3 dimensions");
-      if (grid[0] > 0x7fffffff || grid[1] > 65535 || grid[2] > 65535)
-        return Status::error(path + ".grid: exceeds CUDA grid limits");
-      if (block[0] > 1024 || block[1] > 1024 || block[2] > 64 ||
-          block[0] * block[1] * block[2] > 1024)
-        return Status::error(path + ".block: exceeds 1024 threads per block");
-      for (int d = 0; d < 3; ++d) {
-        k.grid[d] = static_cast<uint32_t>(grid[d]);
-        k.block[d] = static_cast<uint32_t>(block[d]);
-      }
-      int64_t shared;
-      TFC_RETURN_IF_ERROR(json::getInt(j, path, "shared_bytes", shared));
-      if (shared < 0 || shared > 0xffffffffLL)
-        return Status::error(path + ".shared_bytes: " + std::to_string(shared) +
-                             " out of range");
-      k.sharedBytes = static_cast<uint32_t>(shared);
+      // A kernel compiled for the host (target=host) has no CUDA source and
+      // no launch geometry; the cuda backend refuses it at load.
+      bool hostOnly = !j.contains("cuda");
+      for (const char *key : {"grid", "block", "shared_bytes"})
+        if (hostOnly && j.contains(key))
+          return Status::error(path + "." + key +
+                               ": present without a CUDA source");
+      if (!hostOnly)
+        TFC_RETURN_IF_ERROR(loadLaunch(j, path, *sha, k));
 
       std::string hostKind;
       Status s = readHostProgramSignature(k.hostProgram, hostKind, k.inputs,

@@ -266,9 +266,14 @@ Status CudaBackend::loadModule(const std::string &cubin,
 }
 
 static Status checkKernel(const KernelDesc &kernel) {
-  if (kernel.name.empty() || kernel.cudaSource.empty())
-    return Status::error("cuda backend: kernel '" + kernel.name +
-                         "' has no name or no CUDA source");
+  if (kernel.name.empty())
+    return Status::error("cuda backend: a kernel has no name");
+  if (kernel.cudaSource.empty())
+    return Status::error(
+        "cuda backend: kernel '" + kernel.name +
+        "' has no CUDA source: the artifact was compiled for the host "
+        "(target=host); compile it for a GPU target (sm_80, sm_90) to run "
+        "it on a GPU");
   return Status::ok();
 }
 

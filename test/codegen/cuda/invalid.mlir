@@ -35,3 +35,29 @@ func.func @bad_name(%x: tensor<4xf32>) -> tensor<4xf32> {
   } {kernel_name = "my-kernel"}
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A kernel scheduled for the host interpreter has no CUDA source.
+func.func @host_only(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{codegen: kernel 'host_only' is scheduled for the host (target = host); no CUDA source is generated for it}}
+  %r = tfc.fusion pointwise (%a = %x : tensor<4xf32>) -> tensor<4xf32> {
+    %0 = tfc.neg %a : tensor<4xf32>
+    tfc.yield %0 : tensor<4xf32>
+  } {kernel_name = "host_only", schedule = #tfc.schedule<target = host>}
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A schedule codegen cannot follow (two rows per block of 128 threads is
+// neither a warp nor a block per row) is rejected, as the tfcrt.kernel
+// verifier rejects it.
+func.func @bad_row_schedule(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{codegen: a row_reduction schedule walks one row per warp (threads = 32 * rows_per_block) or per block (rows_per_block = 1); got threads = 128, rows_per_block = 2}}
+  %r = tfc.fusion row_reduction (%a = %x : tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %0 = tfc.softmax %a dim -1 : tensor<4x8xf32>
+    tfc.yield %0 : tensor<4x8xf32>
+  } {kernel_name = "bad_row_schedule", schedule = #tfc.schedule<target = sm_90, threads = 128, rows_per_block = 2>}
+  return %r : tensor<4x8xf32>
+}

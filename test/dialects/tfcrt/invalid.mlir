@@ -185,6 +185,88 @@ tfcrt.kernel @k block_quantized (tensor<512xf32>, tensor<512xf32>, tensor<512xui
 
 // -----
 
+// A schedule's threads are whole warps of one block.
+// expected-error @+1 {{threads must be a multiple of 32 in [32, 1024], got 48}}
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf32> schedule <target = sm_90, threads = 48> {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}
+
+// -----
+
+// The host interpreter takes no launch parameters.
+// expected-error @+1 {{a host schedule has no launch parameters}}
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf32> schedule <target = host, threads = 256> {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}
+
+// -----
+
+// Vector accesses are 4, 8 or 16 bytes wide.
+// expected-error @+1 {{vector_bytes must be 0 (scalar), 4, 8 or 16, got 12}}
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf32> schedule <target = sm_80, threads = 256, vector_bytes = 12> {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}
+
+// -----
+
+// Only reductions walk several rows per block.
+// expected-error @+1 {{'tfcrt.kernel' op rows_per_block applies to row and column reductions; a pointwise kernel's must be 1, got 4}}
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf32> schedule <target = sm_90, threads = 256, rows_per_block = 4> {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}
+
+// -----
+
+// A row kernel gives each row a warp or a block; 128 threads for 2 rows is
+// neither.
+// expected-error @+1 {{'tfcrt.kernel' op a row_reduction schedule walks one row per warp (threads = 32 * rows_per_block) or per block (rows_per_block = 1); got threads = 128, rows_per_block = 2}}
+tfcrt.kernel @k row_reduction (tensor<4x8xf32>) -> tensor<4x8xf32> schedule <target = sm_90, threads = 128, rows_per_block = 2> {
+^bb0(%x: tensor<4x8xf32>):
+  %0 = tfc.softmax %x dim -1 : tensor<4x8xf32>
+  tfcrt.yield %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Column sums over the rows are held per lane of a warp-per-row kernel.
+// expected-error @+1 {{'tfcrt.kernel' op column sums over the rows of a row_reduction need one warp per row (threads = 32 * rows_per_block)}}
+tfcrt.kernel @k row_reduction (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>) schedule <target = sm_90, threads = 64> {
+^bb0(%x: tensor<4x8xf32>):
+  %0 = tfc.softmax %x dim -1 : tensor<4x8xf32>
+  %1 = tfc.reduce_sum %x dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+  tfcrt.yield %0, %1 : tensor<4x8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A column-reduction block is 32 columns wide.
+// expected-error @+1 {{'tfcrt.kernel' op a column_reduction block is 32 columns x rows_per_block row groups: threads must be 256, got 128}}
+tfcrt.kernel @k column_reduction (tensor<64x8xf32>) -> tensor<8xf32> schedule <target = sm_90, threads = 128, rows_per_block = 8> {
+^bb0(%x: tensor<64x8xf32>):
+  %0 = tfc.reduce_sum %x dims [0] : tensor<64x8xf32> -> tensor<8xf32>
+  tfcrt.yield %0 : tensor<8xf32>
+}
+
+// -----
+
+// A block_quantized kernel runs one thread per element of a quantization block.
+// expected-error @+1 {{'tfcrt.kernel' op a block_quantized kernel runs one thread per element of a quantization block: threads must be the block_size 256, got 128}}
+tfcrt.kernel @k block_quantized (tensor<512xf32>, tensor<512xf32>, tensor<512xui8>, tensor<2xf32>, tensor<512xui8>, tensor<2xf32>, tensor<f32>, tensor<i64>) -> (tensor<512xf32>, tensor<512xui8>, tensor<2xf32>, tensor<512xui8>, tensor<2xf32>) schedule <target = sm_90, threads = 128> {
+^bb0(%p: tensor<512xf32>, %g: tensor<512xf32>, %m: tensor<512xui8>, %ma: tensor<2xf32>, %v: tensor<512xui8>, %va: tensor<2xf32>, %lr: tensor<f32>, %t: tensor<i64>):
+  %0:5 = tfc.adamw8bit %p, %g, %m, %ma, %v, %va, %lr, %t : tensor<512xf32>, tensor<512xf32>, tensor<512xui8>, tensor<2xf32>, tensor<f32>
+  tfcrt.yield %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<512xf32>, tensor<512xui8>, tensor<2xf32>, tensor<512xui8>, tensor<2xf32>
+}
+
+// -----
+
 // Yielded values have the outputs' types.
 tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf16> {
 ^bb0(%x: tensor<4xf32>):

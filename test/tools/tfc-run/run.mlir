@@ -19,6 +19,14 @@
 // RUN: env TFC_CACHE_DIR=%t/cache tfc-run %s --function f --seed 7 --device host --fusion none --outputs %t/unfused.safetensors | FileCheck %s --check-prefix=UNFUSED
 // RUN: cmp %t/fused.safetensors %t/unfused.safetensors
 // RUN: %expect-exit 1 tfc-run %s --function f --fusion some --device host 2>&1 | FileCheck %s --check-prefix=BAD-FUSION
+// --target picks the machine the kernels are scheduled for (auto: host for
+// --device host); the host backend runs every target's artifact alike.
+// RUN: env TFC_CACHE_DIR=%t/cache tfc-run %s --function f --seed 7 --device host --target sm_80 --quiet --outputs %t/sm80.safetensors --emit-artifact %t/sm80
+// RUN: cmp %t/fused.safetensors %t/sm80.safetensors
+// RUN: grep -q '"cuda"' %t/sm80/manifest.json
+// RUN: env TFC_CACHE_DIR=%t/cache tfc-run %s --function f --seed 7 --device host --quiet --emit-artifact %t/auto
+// RUN: not grep -q '"cuda"' %t/auto/manifest.json
+// RUN: %expect-exit 1 tfc-run %s --function f --target sm_75 --device host 2>&1 | FileCheck %s --check-prefix=BAD-TARGET
 
 // JIT: compiled {{.*}}run.mlir (fresh
 // JIT: device: host CPU
@@ -35,6 +43,7 @@
 // UNSET: tfc-run: running 'forward' failed: {{.*}}x
 // UNFUSED: compiled {{.*}}run.mlir (fresh
 // BAD-FUSION: tfc-run: unknown --fusion 'some' (expected all or none)
+// BAD-TARGET: tfc-run: unknown --target 'sm_75' (expected auto, sm_80, sm_90 or host)
 
 func.func @f(%x: tensor<4x8xf32> {tfc.input = "x"}, %b: tensor<8xf32> {tfc.input = "b"}) -> tensor<4x8xf32> {
   %0 = tfc.add %x, %b : tensor<4x8xf32>, tensor<8xf32>

@@ -286,6 +286,52 @@ def cases(run):
     yield from backward_cases(run)
     yield from block_quantized_cases(run)
     yield from in_place_cases(run)
+    yield from schedule_cases(run)
+
+
+def schedule_cases(run):
+    """Kernels of schedules.mlir: launch schedules other than the default
+    target's (block per row, few blocks, narrow vectors, other row groups)."""
+    F = torch.nn.functional
+    sc = "schedules.mlir"
+
+    x = torch.randn(64, 64)
+    o, = run(sc, "softmax_block_rows", [x], [(torch.float32, (64, 64))])
+    yield "softmax_block_rows", o, torch.softmax(x, -1), False
+
+    x, w, b = torch.randn(16, 64, 128), torch.randn(128), torch.randn(128)
+    y, m, r = run(sc, "layer_norm_two_rows", [x, w, b],
+                  [(torch.float32, (16, 64, 128)), (torch.float32, (16, 64, 1)),
+                   (torch.float32, (16, 64, 1))])
+    yield "layer_norm_two_rows", y, F.layer_norm(x, (128,), w, b, 1e-5), False
+    yield "layer_norm_two_rows: mean", m, x.mean(-1, keepdim=True), False
+
+    logits, labels = torch.randn(1000, 96), torch.randint(0, 96, (1000,))
+    o, = run(sc, "cross_entropy_seven_blocks", [logits, labels], [(torch.float32, ())])
+    yield "cross_entropy_seven_blocks", o, F.cross_entropy(logits, labels), False
+
+    x = torch.randn(300, 96)
+    mx, cs = run(sc, "column_sums_one_warp", [x],
+                 [(torch.float32, (300,)), (torch.float32, (96,))])
+    yield "column_sums_one_warp: row max", mx, x.amax(1), True
+    yield "column_sums_one_warp: column sum", cs, x.double().sum(0).float(), (1e-5, 1e-5)
+
+    x = torch.randn(1000)
+    o, = run(sc, "gelu_scalar", [x], [(torch.float32, (1000,))])
+    yield "gelu_scalar", o, F.gelu(x), False
+
+    a, c = torch.randn(4096).half(), torch.randn(4096).half()
+    o, = run(sc, "add_f16_vec8", [a, c], [(torch.float16, (4096,))])
+    yield "add_f16_vec8", o, a + c, True
+
+    x = torch.randn(4096, 64)
+    o, = run(sc, "column_sum_four_groups", [x], [(torch.float32, (64,))])
+    yield "column_sum_four_groups", o, x.double().sum(0).float(), (1e-5, 1e-4)
+
+    x, y = torch.randn(5000), torch.randn(77, 3)
+    s, m = run(sc, "sums_three_blocks", [x, y], [(torch.float32, ()), (torch.float32, ())])
+    yield "sums_three_blocks: sum", s, x.double().sum().float(), (1e-5, 1e-4)
+    yield "sums_three_blocks: max", m, y.max(), True
 
 
 def block_quantized_cases(run):
