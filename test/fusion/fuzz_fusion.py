@@ -94,8 +94,11 @@ def same_bits(a_path, b_path):
 # --- CPU emulation of one fused kernel ------------------------------------
 
 # A kernel's in_place pairs are dropped: the emulation runs it with separate
-# buffers (the emulation tests check in-place execution itself).
-KERNEL_RE = re.compile(r"^  tfcrt\.kernel @(\w+) (\w+) \((.*?)\) -> (.*?)(?: in_place \[[-0-9, ]*\])? \{$")
+# buffers (the emulation tests check in-place execution itself). Its schedule
+# is dropped too: re-lowering the one-kernel program schedules it again, for
+# the same default target.
+KERNEL_RE = re.compile(r"^  tfcrt\.kernel @(\w+) (\w+) \((.*?)\) -> (.*?)"
+                       r"(?: in_place \[[-0-9, ]*\])?(?: schedule <[^<>]*>)? \{$")
 
 
 def kernels_of(lowered):

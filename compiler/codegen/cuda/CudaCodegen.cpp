@@ -182,8 +182,10 @@ FailureOr<CudaKernel> mlir::tfc::emitCudaKernel(Block &body, KernelKind kind,
     for (Value result : op.getResults())
       if (failed(visit(result, op.getLoc())))
         return failure();
+    // Ops whose element formula lives in common/ScalarOps.h.
     if (auto dropout = dyn_cast<DropoutOp>(op))
-      info.needs.philox |= !dropout.getP().isZero();
+      info.needs.scalarOps |= !dropout.getP().isZero();
+    info.needs.scalarOps |= isa<GeluOp, GeluGradOp, SiluOp, SiluGradOp>(op);
   }
   if (kind == KernelKind::row_reduction ||
       kind == KernelKind::column_reduction) {

@@ -47,32 +47,21 @@ TFC_INLINE float tfc_round_bf16(float x) { return __bfloat162float(__float2bfloa
 #endif
 )cuda";
 
-// Philox4x32-10 (Salmon et al., SC'11; Random123's philox4x32_10): key
-// (lo32(seed), hi32(seed)), counter (lo32(c), hi32(c), 0, 0); the host
-// backend implements the same function, so masks are bit-identical.
-static const char *const kPhilox = R"cuda(#ifndef TFC_DEVLIB_PHILOX
-#define TFC_DEVLIB_PHILOX
-TFC_INLINE unsigned int tfc_philox4x32_10(unsigned long long seed, unsigned long long counter) {
-  unsigned int c0 = (unsigned int)counter, c1 = (unsigned int)(counter >> 32), c2 = 0u, c3 = 0u;
-  unsigned int k0 = (unsigned int)seed, k1 = (unsigned int)(seed >> 32);
-#pragma unroll
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    const unsigned int hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
-    const unsigned int hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
-    const unsigned int n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
-    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
-  }
-  return c0;
-}
-// tfc.dropout keeps element i iff the first Philox word of counter
-// offset + i (mod 2^64) is >= floor(p * 2^32).
-TFC_INLINE bool tfc_dropout_keep(long long seed, long long offset, unsigned long long i, unsigned int threshold) {
-  return tfc_philox4x32_10((unsigned long long)seed, (unsigned long long)offset + i) >= threshold;
-}
+// The element formulas of tfc ops (common/ScalarOps.h, pasted verbatim) and
+// the math policy they call on the device: CUDA's libdevice functions.
+static const char *const kScalarOps =
+#include "ScalarOpsSource.inc"
+    ;
+static const char *const kDeviceMath = R"cuda(#ifndef TFC_DEVLIB_MATH
+#define TFC_DEVLIB_MATH
+struct tfc_math {
+  static TFC_INLINE float exp(float x) { return expf(x); }
+  static TFC_INLINE double exp(double x) { return ::exp(x); }
+  static TFC_INLINE float tanh(float x) { return tanhf(x); }
+  static TFC_INLINE double tanh(double x) { return ::tanh(x); }
+  static TFC_INLINE float erf(float x) { return erff(x); }
+  static TFC_INLINE double erf(double x) { return ::erf(x); }
+};
 #endif
 )cuda";
 
@@ -145,8 +134,10 @@ std::string mlir::tfc::cuda::deviceLibrary(const DeviceLibraryNeeds &needs) {
     out += kF16;
   if (needs.bf16)
     out += kBF16;
-  if (needs.philox)
-    out += kPhilox;
+  if (needs.scalarOps) {
+    out += kScalarOps;
+    out += kDeviceMath;
+  }
   if (needs.reductions)
     out += kReductions;
   if (needs.quantMaps)

@@ -2,8 +2,9 @@
 //
 // The small CUDA library every generated source starts with: 16-bit
 // rounding, NaN-propagating max/min, index clamping, aligned vector types,
-// warp/block reductions, the Philox4x32-10 generator of tfc.dropout and the
-// 8-bit quantization maps of tfc.adamw8bit. Each
+// warp/block reductions, the element formulas shared with the host
+// (common/ScalarOps.h: activations, the Philox4x32-10 generator of
+// tfc.dropout) and the 8-bit quantization maps of tfc.adamw8bit. Each
 // kernel source is self-contained (one NVRTC program per kernel), so only the
 // parts a kernel uses are included.
 //
@@ -20,7 +21,10 @@ namespace mlir::tfc::cuda {
 struct DeviceLibraryNeeds {
   bool f16 = false;        ///< <cuda_fp16.h> and tfc_round_f16
   bool bf16 = false;       ///< <cuda_bf16.h> and tfc_round_bf16
-  bool philox = false;     ///< tfc_philox4x32_10, tfc_dropout_keep
+  /// common/ScalarOps.h (tfc::scalar: gelu, silu and their gradients,
+  /// Philox and dropout's keep test) and `tfc_math`, the device math
+  /// policy its formulas call.
+  bool scalarOps = false;
   bool reductions = false; ///< warp and block all-reduce
   /// The 8-bit dynamic quantization maps (common/QuantMap.h) as
   /// __constant__ tables, tfc_quantize and tfc_absmax_op.

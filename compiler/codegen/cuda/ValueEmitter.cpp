@@ -12,10 +12,13 @@
 
 #include "compiler/codegen/cuda/ValueEmitter.h"
 
+#include "common/ScalarOps.h"
+
 #include "dialects/tfc/TfcOps.h"
 #include "dialects/tfc/TfcShapeUtils.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -124,6 +127,14 @@ namespace {
 /// The math-library name for the compute type ("expf" or "exp").
 std::string fn(StringRef name, Type et) {
   return et.isF64() ? name.str() : (name + "f").str();
+}
+
+/// A call of the element formula `name` of common/ScalarOps.h with the
+/// device math policy, in compute type `ct`.
+std::string scalarCall(StringRef name, StringRef ct,
+                       std::initializer_list<std::string> args) {
+  return fmt::format("tfc::scalar::{}<tfc_math, {}>({})", name.str(), ct.str(),
+                     llvm::join(args, ", "));
 }
 
 /// A C literal of `value` in the compute type of float type `et`.
@@ -254,71 +265,29 @@ FailureOr<CExpr> ValueEmitter::emitOp(OpResult result,
                  x + ")";
         });
       })
+      // Activations and their gradients: the formulas of common/ScalarOps.h
+      // (shared with the host interpreter) in the compute type, rounded
+      // once.
       .Case([&](SiluOp) {
-        return unary([&](auto x) {
-          return x + " / (" + lit(et, 1.0) + " + " + fn("exp", et) + "(-" + x +
-                 "))";
-        });
+        return unary([&](auto x) { return scalarCall("silu", ct, {x}); });
       })
       .Case([&](GeluOp g) {
         bool tanhForm = g.getApproximate() == GeluApproximation::tanh;
         return unary([&](auto x) {
-          if (tanhForm)
-            return lit(et, 0.5) + " * " + x + " * (" + lit(et, 1.0) + " + " +
-                   fn("tanh", et) + "(" + lit(et, 0.7978845608028654) + " * (" +
-                   x + " + " + lit(et, 0.044715) + " * " + x + " * " + x +
-                   " * " + x + ")))";
-          return lit(et, 0.5) + " * " + x + " * (" + lit(et, 1.0) + " + " +
-                 fn("erf", et) + "(" + x + " * " +
-                 lit(et, 0.70710678118654752440) + "))";
+          return scalarCall(tanhForm ? "geluTanh" : "geluErf", ct, {x});
         });
       })
-      // Backward activations: dy * f'(x), PyTorch's gelu_backward and
-      // silu_backward formulas, computed in the compute type and rounded
-      // once.
-      .Case([&](SiluGradOp) -> FailureOr<CExpr> {
-        FailureOr<CExpr> dy = operandAt(0), x = failure();
-        if (failed(dy) || failed(x = operandAt(1)))
-          return failure();
-        // Constants in the compute type, not rounded to a 16-bit dtype.
-        Type at = accumulationType(et);
-        CExpr s = w.declare(x->level, ct,
-                            lit(at, 1.0) + " / (" + lit(at, 1.0) + " + " +
-                                fn("exp", et) + "(-" + x->code + "))");
-        return define(dy->code + " * " + s.code + " * (" + lit(at, 1.0) +
-                          " + " + x->code + " * (" + lit(at, 1.0) + " - " +
-                          s.code + "))",
-                      {dy->level, x->level});
+      .Case([&](SiluGradOp) {
+        return binary([&](auto dy, auto x) {
+          return scalarCall("siluGrad", ct, {dy, x});
+        });
       })
-      .Case([&](GeluGradOp g) -> FailureOr<CExpr> {
-        FailureOr<CExpr> dy = operandAt(0), x = failure();
-        if (failed(dy) || failed(x = operandAt(1)))
-          return failure();
-        // Constants in the compute type, not rounded to a 16-bit dtype.
-        Type at = accumulationType(et);
-        const std::string &v = x->code;
-        std::string derivative;
-        if (g.getApproximate() == GeluApproximation::tanh) {
-          std::string beta = lit(at, 0.7978845608028654);
-          std::string kappa = lit(at, 0.044715);
-          CExpr t =
-              w.declare(x->level, ct,
-                        fn("tanh", et) + "(" + beta + " * (" + v + " + " +
-                            kappa + " * " + v + " * " + v + " * " + v + "))");
-          derivative = lit(at, 0.5) + " * (" + lit(at, 1.0) + " + " + t.code +
-                       ") + " + lit(at, 0.5) + " * " + v + " * (" +
-                       lit(at, 1.0) + " - " + t.code + " * " + t.code + ") * " +
-                       beta + " * (" + lit(at, 1.0) + " + " +
-                       lit(at, 3.0 * 0.044715) + " * " + v + " * " + v + ")";
-        } else {
-          derivative = lit(at, 0.5) + " * (" + lit(at, 1.0) + " + " +
-                       fn("erf", et) + "(" + v + " * " +
-                       lit(at, 0.70710678118654752440) + ")) + " + v + " * " +
-                       lit(at, 0.3989422804014327) + " * " + fn("exp", et) +
-                       "(" + lit(at, -0.5) + " * " + v + " * " + v + ")";
-        }
-        return define(dy->code + " * (" + derivative + ")",
-                      {dy->level, x->level});
+      .Case([&](GeluGradOp g) {
+        bool tanhForm = g.getApproximate() == GeluApproximation::tanh;
+        return binary([&](auto dy, auto x) {
+          return scalarCall(tanhForm ? "geluTanhGrad" : "geluErfGrad", ct,
+                            {dy, x});
+        });
       })
       .Case([&](PowOp p) {
         double e = p.getExponent().convertToDouble();
@@ -535,10 +504,10 @@ FailureOr<CExpr> ValueEmitter::emitOp(OpResult result,
           return failure();
         IndexExpr linear = linearize(coords, shape);
         // Keep iff the first Philox word >= floor(p * 2^32) (TfcNNOps.td).
-        auto threshold = static_cast<uint64_t>(std::floor(p * 4294967296.0));
+        unsigned long long threshold = ::tfc::scalar::dropoutThreshold(p);
         Type acc = accumulationType(et);
         std::string keep = fmt::format(
-            "tfc_dropout_keep({}, {}, (unsigned long long)({}), {}u)",
+            "tfc::scalar::dropoutKeep({}, {}, (unsigned long long)({}), {}ull)",
             seed->code, offset->code, linear.render(), threshold);
         std::string scaled = roundToStorage(
             et, x->code + " * " + floatLiteral(acc, 1.0 / (1.0 - p)));

@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "common/ScalarOps.h"
 #include "runtime/src/host/HostKernels.h"
 #include "runtime/src/host/HostMath.h"
-#include "runtime/src/host/Philox.h"
 
 #include <cmath>
 #include <cstdint>
@@ -261,22 +261,19 @@ void unaryFloat(OpCode code, const HostOp &op, const T *x, T *y, int64_t n) {
     for (int64_t i = 0; i < n; ++i)
       y[i] = (x[i] > T(0) || std::isnan(x[i])) ? x[i] : T(0);
     return;
+  // Activations: the formulas of common/ScalarOps.h, shared with CUDA
+  // codegen.
   case OpCode::Silu:
     for (int64_t i = 0; i < n; ++i)
-      y[i] = x[i] / (T(1) + vexp(-x[i]));
+      y[i] = scalar::silu<HostMath>(x[i]);
     return;
   case OpCode::Gelu:
     if (op.geluTanh) {
-      // PyTorch: kBeta = sqrt(2) * (2/sqrt(pi)) * 0.5 = sqrt(2/pi).
-      const T kBeta = T(M_SQRT2 * M_2_SQRTPI * 0.5), kKappa = T(0.044715);
-      for (int64_t i = 0; i < n; ++i) {
-        T v = x[i];
-        T inner = kBeta * (v + kKappa * v * v * v);
-        y[i] = T(0.5) * v * (T(1) + vtanh(inner));
-      }
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = scalar::geluTanh<HostMath>(x[i]);
     } else {
       for (int64_t i = 0; i < n; ++i)
-        y[i] = x[i] * T(0.5) * (T(1) + verf(x[i] * T(M_SQRT1_2)));
+        y[i] = scalar::geluErf<HostMath>(x[i]);
     }
     return;
   case OpCode::Pow: {
@@ -491,13 +488,13 @@ void dropout(const HostOp &op, const T *x, T *y, int64_t start, int64_t n,
     std::copy(x, x + n, y);
     return;
   }
-  uint64_t threshold = dropoutThreshold(p);
+  uint64_t threshold = scalar::dropoutThreshold(p);
   T scale = T(1.0 / (1.0 - p));
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t r =
-        dropoutDraw(uint64_t(seed), uint64_t(offset), uint64_t(start + i));
-    y[i] = uint64_t(r) >= threshold ? x[i] * scale : T(0);
-  }
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = scalar::dropoutKeep(uint64_t(seed), uint64_t(offset),
+                               uint64_t(start + i), threshold)
+               ? x[i] * scale
+               : T(0);
 }
 
 template <typename T>

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "common/ScalarOps.h"
 #include "runtime/src/host/HostKernels.h"
 #include "runtime/src/host/HostMath.h"
 #include "runtime/src/host/HostOpChecker.h"
@@ -302,34 +303,20 @@ Status runTyped(const HostProgram &prog, const HostOp &op,
   }
 }
 
-/// gelu'(x) and silu'(x) times dy, PyTorch's GeluBackward / silu_backward.
+/// gelu'(x) and silu'(x) times dy: the formulas of common/ScalarOps.h
+/// (PyTorch's GeluBackward / silu_backward), which CUDA codegen emits too.
 template <typename T>
 void activationGradT(const HostOp &op, const T *dy, const T *x, T *dx,
                      int64_t n) {
   if (op.code == OpCode::SiluGrad) {
-    for (int64_t i = 0; i < n; ++i) {
-      T s = T(1) / (T(1) + vexp(-x[i]));
-      dx[i] = dy[i] * s * (T(1) + x[i] * (T(1) - s));
-    }
+    for (int64_t i = 0; i < n; ++i)
+      dx[i] = scalar::siluGrad<HostMath>(dy[i], x[i]);
   } else if (op.geluTanh) {
-    const T kBeta = T(M_SQRT2 * M_2_SQRTPI * 0.5), kKappa = T(0.044715);
-    for (int64_t i = 0; i < n; ++i) {
-      T v = x[i], v2 = v * v;
-      T t = vtanh(kBeta * (v + kKappa * v2 * v));
-      T left = T(0.5) * v, right = T(1) + t;
-      T dLeft = T(0.5) * right;
-      T dRight = left * (T(1) - t * t) * kBeta * (T(1) + T(3) * kKappa * v2);
-      dx[i] = dy[i] * (dLeft + dRight);
-    }
+    for (int64_t i = 0; i < n; ++i)
+      dx[i] = scalar::geluTanhGrad<HostMath>(dy[i], x[i]);
   } else {
-    // kAlpha = 1/sqrt(2), kBeta = 1/sqrt(2 pi).
-    const T kAlpha = T(M_SQRT1_2), kBeta = T(M_2_SQRTPI * M_SQRT1_2 * 0.5);
-    for (int64_t i = 0; i < n; ++i) {
-      T v = x[i];
-      T cdf = T(0.5) * (T(1) + verf(v * kAlpha));
-      T pdf = kBeta * vexp(T(-0.5) * v * v);
-      dx[i] = dy[i] * (cdf + v * pdf);
-    }
+    for (int64_t i = 0; i < n; ++i)
+      dx[i] = scalar::geluErfGrad<HostMath>(dy[i], x[i]);
   }
 }
 

@@ -115,6 +115,14 @@ inline double vtanh(double x) { return std::tanh(x); }
 inline float verf(float x) { return erfFast(x); }
 inline double verf(double x) { return std::erf(x); }
 
+/// The math policy of the element formulas in common/ScalarOps.h on the
+/// host: the fast float versions above, libm for double.
+struct HostMath {
+  template <typename T> static T exp(T x) { return vexp(x); }
+  template <typename T> static T tanh(T x) { return vtanh(x); }
+  template <typename T> static T erf(T x) { return verf(x); }
+};
+
 } // namespace tfc::rt::host
 
 #endif // TFC_RUNTIME_HOST_HOSTMATH_H

@@ -4,10 +4,11 @@
 // also compiles every kernel here with NVRTC for sm_80 and sm_90.
 
 // gelu_grad and silu_grad are pointwise: dy * f'(x) per element, fused
-// with each other.
+// with each other; the derivatives are common/ScalarOps.h's, as on the host.
 // CHECK-LABEL: // ===== kernel activation_grads: kind pointwise
-// CHECK: erff(
-// CHECK: tanhf(
+// CHECK: = tfc::scalar::geluErfGrad<tfc_math, float>(
+// CHECK: = tfc::scalar::geluTanhGrad<tfc_math, float>(
+// CHECK: = tfc::scalar::siluGrad<tfc_math, float>(
 func.func @activation_grads(%dy: tensor<16x64x512xf32>, %x: tensor<16x64x512xf32>) -> tensor<16x64x512xf32> {
   %r = tfc.fusion pointwise (%a = %dy : tensor<16x64x512xf32>, %b = %x : tensor<16x64x512xf32>) -> tensor<16x64x512xf32> {
     %0 = tfc.gelu_grad %a, %b : tensor<16x64x512xf32>

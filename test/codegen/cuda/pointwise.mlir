@@ -2,8 +2,13 @@
 
 // Bias add + GELU(tanh): the same-shape operand comes from a 16-byte vector
 // load at `i`, the bias is a scalar read at `i % 128`, and the scalar loop
-// is the fallback when a pointer is not 16-byte aligned.
+// is the fallback when a pointer is not 16-byte aligned. GELU is the formula
+// of common/ScalarOps.h, pasted into the source with the device math policy.
 // CHECK-LABEL: // ===== kernel bias_gelu: kind pointwise, grid [128, 1, 1], block [256, 1, 1]
+// CHECK: #define TFC_COMMON_SCALAROPS_H
+// CHECK: template <class M, class T> TFC_SCALAR_FN T geluTanh(T x) {
+// CHECK: struct tfc_math {
+// CHECK: static TFC_INLINE float tanh(float x) { return tanhf(x); }
 // CHECK: extern "C" __global__ void __launch_bounds__(256) bias_gelu(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0)
 // CHECK: const bool tfc_aligned = ((reinterpret_cast<unsigned long long>(in0) | reinterpret_cast<unsigned long long>(out0)) & 15) == 0;
 // CHECK: for (int v = (int)blockIdx.x * blockDim.x + threadIdx.x; v < 32768; v += (int)gridDim.x * blockDim.x)
@@ -11,7 +16,7 @@
 // CHECK: const int i = v * 4 + l;
 // CHECK-NEXT: const float [[B:v[0-9]+]] = in1[i % 128];
 // CHECK-NEXT: const float [[S:v[0-9]+]] = va0.v[l] + [[B]];
-// CHECK-NEXT: tanhf(0.7978846f * ([[S]] + 0.044715f * [[S]] * [[S]] * [[S]]))
+// CHECK-NEXT: const float {{v[0-9]+}} = tfc::scalar::geluTanh<tfc_math, float>([[S]]);
 // CHECK: reinterpret_cast<tfc_vec<float, 4>*>(out0)[v] = vo0;
 // CHECK: } else {
 // CHECK-NEXT: for (int i = (int)blockIdx.x * blockDim.x + threadIdx.x; i < 131072;
@@ -29,7 +34,7 @@ func.func @bias_gelu(%x: tensor<16x64x128xf32>, %b: tensor<128xf32>) -> tensor<1
 // f64 computes in double: two doubles per 16-byte access, exact-erf GELU.
 // CHECK-LABEL: // ===== kernel gelu_f64: kind pointwise
 // CHECK: const tfc_vec<double, 2> va0 = reinterpret_cast<const tfc_vec<double, 2>*>(in0)[v];
-// CHECK: const double [[X:v[0-9]+]] = 0.5 * va0.v[l] * (1.0 + erf(va0.v[l] * 0.7071067811865476));
+// CHECK: const double [[X:v[0-9]+]] = tfc::scalar::geluErf<tfc_math, double>(va0.v[l]);
 // CHECK: vo0.v[l] = [[X]];
 func.func @gelu_f64(%x: tensor<64x32xf64>) -> tensor<64x32xf64> {
   %r = tfc.fusion pointwise (%a = %x : tensor<64x32xf64>) -> tensor<64x32xf64> {
@@ -129,21 +134,22 @@ func.func @concat_pad(%a: tensor<4x5xf32>, %b: tensor<4x3xf32>) -> tensor<5x10xf
   return %r : tensor<5x10xf32>
 }
 
-// Dropout: Philox4x32-10 at counter offset + i, kept iff the first word is
-// >= floor(0.1 * 2^32), kept values scaled by 1/(1-p) in f32 and rounded to
-// bf16 once; seed and offset are read once, before the loop.
+// Dropout: Philox4x32-10 at counter offset + i (common/ScalarOps.h, the
+// host's generator too), kept iff the first word is >= floor(0.1 * 2^32),
+// kept values scaled by 1/(1-p) in f32 and rounded to bf16 once; seed and
+// offset are read once, before the loop.
 // CHECK-LABEL: // ===== kernel dropout_bf16: kind pointwise
-// CHECK: TFC_INLINE unsigned int tfc_philox4x32_10(unsigned long long seed, unsigned long long counter)
+// CHECK: TFC_SCALAR_FN void philox4x32_10(unsigned int c[4], unsigned int k0,
 // CHECK: k0 += 0x9E3779B9u;
 // CHECK: k1 += 0xBB67AE85u;
-// CHECK: __umulhi(0xD2511F53u, c0)
-// CHECK: __umulhi(0xCD9E8D57u, c2)
+// CHECK: unsigned long long p0 = 0xD2511F53ull * c[0];
+// CHECK: unsigned long long p1 = 0xCD9E8D57ull * c[2];
 // CHECK: dropout_bf16(const __nv_bfloat16* __restrict__ in0, const long long* __restrict__ in1, const long long* __restrict__ in2, __nv_bfloat16* __restrict__ out0)
 // CHECK: const bool tfc_aligned
 // CHECK-NEXT: const long long [[SEED:v[0-9]+]] = in1[0];
 // CHECK-NEXT: const long long [[OFF:v[0-9]+]] = in2[0];
 // CHECK-NEXT: if (tfc_aligned) {
-// CHECK: tfc_dropout_keep([[SEED]], [[OFF]], (unsigned long long)(i), 429496729u) ? tfc_round_bf16(__bfloat162float(va0.v[l]) * 1.1111112f) : 0.0f;
+// CHECK: tfc::scalar::dropoutKeep([[SEED]], [[OFF]], (unsigned long long)(i), 429496729ull) ? tfc_round_bf16(__bfloat162float(va0.v[l]) * 1.1111112f) : 0.0f;
 func.func @dropout_bf16(%x: tensor<16x64x128xbf16>, %seed: tensor<i64>, %offset: tensor<i64>) -> tensor<16x64x128xbf16> {
   %r = tfc.fusion pointwise (%a = %x : tensor<16x64x128xbf16>, %s = %seed : tensor<i64>, %o = %offset : tensor<i64>) -> tensor<16x64x128xbf16> {
     %0 = tfc.dropout %a, %s, %o p 1.000000e-01 : tensor<16x64x128xbf16>

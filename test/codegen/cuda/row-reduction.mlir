@@ -229,7 +229,7 @@ func.func @manual_softmax(%x: tensor<32x64xf32>) -> tensor<32x64xf32> {
 // CHECK: const long long [[SEED:v[0-9]+]] = in3[0];
 // CHECK-NEXT: const long long [[OFF:v[0-9]+]] = in4[0];
 // CHECK-NEXT: for (int row
-// CHECK: tfc_dropout_keep([[SEED]], [[OFF]], (unsigned long long)(row * 128 + j), 429496729u)
+// CHECK: tfc::scalar::dropoutKeep([[SEED]], [[OFF]], (unsigned long long)(row * 128 + j), 429496729ull)
 // CHECK: = tfc_warp_allreduce({{acc[0-9]+}}, tfc_sum_op());
 // CHECK: = tfc_warp_allreduce({{acc[0-9]+}}, tfc_sum_op());
 // CHECK: = tfc_warp_allreduce({{acc[0-9]+}}, tfc_max_op());

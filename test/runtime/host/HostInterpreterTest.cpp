@@ -9,8 +9,9 @@
 
 #include "HostTestUtil.h"
 
-#include "runtime/src/host/Philox.h"
+#include "common/ScalarOps.h"
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -504,7 +505,14 @@ TEST(HostInterpreter, Embedding) {
 //===----------------------------------------------------------------------===//
 
 TEST(HostInterpreter, Philox4x32KnownAnswers) {
-  // Random123's known-answer vectors for philox4x32_10.
+  // Random123's known-answer vectors for philox4x32_10 (common/ScalarOps.h,
+  // which CUDA codegen embeds too).
+  auto philox4x32_10 = [](std::array<uint32_t, 4> c,
+                          std::array<uint32_t, 2> k) {
+    unsigned int v[4] = {c[0], c[1], c[2], c[3]};
+    tfc::scalar::philox4x32_10(v, k[0], k[1]);
+    return std::array<uint32_t, 4>{v[0], v[1], v[2], v[3]};
+  };
   auto r = philox4x32_10({0, 0, 0, 0}, {0, 0});
   EXPECT_EQ(r, (std::array<uint32_t, 4>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c,
                                         0x9b00dbd8}));
@@ -533,7 +541,8 @@ TEST(HostInterpreter, DropoutFollowsThePhiloxRule) {
   uint64_t threshold = uint64_t(0.25 * 4294967296.0);
   int kept = 0;
   for (int i = 0; i < n; ++i) {
-    uint32_t r = dropoutDraw(uint64_t(seed), uint64_t(offset), uint64_t(i));
+    uint32_t r =
+        tfc::scalar::dropoutDraw(uint64_t(seed), uint64_t(offset), uint64_t(i));
     bool keep = r >= threshold;
     kept += keep;
     EXPECT_EQ(y[i], keep ? double(float(x[i]) * float(1 / 0.75)) : 0.0)

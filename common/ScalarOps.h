@@ -1,0 +1,140 @@
+//===- ScalarOps.h - element formulas of tfc ops, host and device -*- C++ -*-===//
+//
+// The scalar math that defines tfc ops element by element, written once for
+// both backends. The host interpreter calls these functions from its loops;
+// CUDA codegen embeds this very file in every NVRTC source that needs it (the
+// build turns it into a string literal, compiler/codegen/cuda/CMakeLists.txt)
+// and emits calls to it. Formulas follow PyTorch's (ATen's gelu, gelu_backward,
+// silu, silu_backward), step for step, in the value type T (float for f32 and
+// the 16-bit types, double for f64).
+//
+// Transcendentals come from a math policy M with static `exp`, `tanh` and
+// `erf` overloads for float and double: the host's vectorizable versions
+// (runtime/src/host/HostMath.h, `HostMath`) or CUDA's (`tfc_math` in the
+// device library), so each backend keeps its accuracy/speed trade-off while
+// the formula around them is the same text.
+//
+// NVRTC compiles this file with no standard headers: it includes nothing,
+// spells 32/64-bit unsigned integers as `unsigned int` / `unsigned long long`
+// and uses only C++17 core language.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFC_COMMON_SCALAROPS_H
+#define TFC_COMMON_SCALAROPS_H
+
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+#define TFC_SCALAR_FN __device__ __forceinline__
+#define TFC_SCALAR_UNROLL _Pragma("unroll")
+#else
+#define TFC_SCALAR_FN inline
+#define TFC_SCALAR_UNROLL
+#endif
+
+namespace tfc {
+namespace scalar {
+
+/// sqrt(2 / pi) (ATen's kBeta of the tanh form: M_SQRT2 * M_2_SQRTPI * 0.5).
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+/// The cubic coefficient of GELU's tanh form.
+constexpr double kGeluKappa = 0.044715;
+/// 1 / sqrt(2).
+constexpr double kSqrtHalf = 0.70710678118654752440;
+/// 1 / sqrt(2 pi) (ATen's kBeta of the erf form's derivative).
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+
+/// gelu(x), approximate="tanh": 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+template <class M, class T> TFC_SCALAR_FN T geluTanh(T x) {
+  T inner = T(kSqrt2OverPi) * (x + T(kGeluKappa) * x * x * x);
+  return T(0.5) * x * (T(1) + M::tanh(inner));
+}
+
+/// gelu(x), approximate="none": x * 0.5 * (1 + erf(x / sqrt(2))).
+template <class M, class T> TFC_SCALAR_FN T geluErf(T x) {
+  return x * T(0.5) * (T(1) + M::erf(x * T(kSqrtHalf)));
+}
+
+/// dy * gelu'(x) of the tanh form (ATen's GeluBackward, tanh branch).
+template <class M, class T> TFC_SCALAR_FN T geluTanhGrad(T dy, T x) {
+  T x2 = x * x;
+  T t = M::tanh(T(kSqrt2OverPi) * (x + T(kGeluKappa) * x2 * x));
+  T left = T(0.5) * x, right = T(1) + t;
+  T dLeft = T(0.5) * right;
+  T dRight = left * (T(1) - t * t) * T(kSqrt2OverPi) *
+             (T(1) + T(3) * T(kGeluKappa) * x2);
+  return dy * (dLeft + dRight);
+}
+
+/// dy * gelu'(x) of the erf form: dy * (cdf(x) + x pdf(x)).
+template <class M, class T> TFC_SCALAR_FN T geluErfGrad(T dy, T x) {
+  T cdf = T(0.5) * (T(1) + M::erf(x * T(kSqrtHalf)));
+  T pdf = T(kInvSqrt2Pi) * M::exp(T(-0.5) * x * x);
+  return dy * (cdf + x * pdf);
+}
+
+/// silu(x) = x / (1 + e^-x).
+template <class M, class T> TFC_SCALAR_FN T silu(T x) {
+  return x / (T(1) + M::exp(-x));
+}
+
+/// dy * silu'(x) = dy * s (1 + x (1 - s)), s = sigmoid(x).
+template <class M, class T> TFC_SCALAR_FN T siluGrad(T dy, T x) {
+  T s = T(1) / (T(1) + M::exp(-x));
+  return dy * s * (T(1) + x * (T(1) - s));
+}
+
+/// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2,
+/// 3", SC'11; the constants of Random123 and cuRAND) of the counter `c`
+/// under key (k0, k1), in place: 10 rounds, the key bumped by the Weyl
+/// constants between rounds.
+TFC_SCALAR_FN void philox4x32_10(unsigned int c[4], unsigned int k0,
+                                 unsigned int k1) {
+  TFC_SCALAR_UNROLL
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    unsigned long long p0 = 0xD2511F53ull * c[0];
+    unsigned long long p1 = 0xCD9E8D57ull * c[2];
+    unsigned int hi0 = (unsigned int)(p0 >> 32), lo0 = (unsigned int)p0;
+    unsigned int hi1 = (unsigned int)(p1 >> 32), lo1 = (unsigned int)p1;
+    unsigned int n0 = hi1 ^ c[1] ^ k0, n2 = hi0 ^ c[3] ^ k1;
+    c[0] = n0;
+    c[1] = lo1;
+    c[2] = n2;
+    c[3] = lo0;
+  }
+}
+
+/// tfc.dropout's 32-bit draw for element `index` (TfcNNOps.td): the first
+/// Philox4x32-10 word with key (lo32(seed), hi32(seed)) and counter
+/// (lo32(c), hi32(c), 0, 0), c = offset + index (mod 2^64).
+TFC_SCALAR_FN unsigned int dropoutDraw(unsigned long long seed,
+                                       unsigned long long offset,
+                                       unsigned long long index) {
+  unsigned long long counter = offset + index;
+  unsigned int c[4] = {(unsigned int)counter, (unsigned int)(counter >> 32),
+                       0u, 0u};
+  philox4x32_10(c, (unsigned int)seed, (unsigned int)(seed >> 32));
+  return c[0];
+}
+
+/// The keep threshold of dropout probability p in [0, 1): an element is kept
+/// iff its draw is >= floor(p * 2^32).
+TFC_SCALAR_FN unsigned long long dropoutThreshold(double p) {
+  return (unsigned long long)(p * 4294967296.0);
+}
+
+/// Whether tfc.dropout keeps element `index`.
+TFC_SCALAR_FN bool dropoutKeep(unsigned long long seed,
+                               unsigned long long offset,
+                               unsigned long long index,
+                               unsigned long long threshold) {
+  return dropoutDraw(seed, offset, index) >= threshold;
+}
+
+} // namespace scalar
+} // namespace tfc
+
+#endif // TFC_COMMON_SCALAROPS_H
