@@ -6,6 +6,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -60,6 +62,16 @@ LogicalResult TfcDialect::verifyRegionArgAttribute(Operation *op,
   if (!name || name.getValue().empty())
     return op->emitError() << "'" << attrName << "' on argument #" << argIndex
                            << " must be a non-empty string";
+  // Names travel into safetensors headers, manifests and error messages as
+  // text: no control characters (a NUL would cut them short), no DEL.
+  for (auto [pos, c] : llvm::enumerate(name.getValue()))
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      return op->emitError()
+             << "'" << attrName << "' on argument #" << argIndex
+             << " has the control character 0x"
+             << llvm::hexdigit(static_cast<unsigned char>(c) >> 4, true)
+             << llvm::hexdigit(c & 0xf, true) << " at byte " << pos
+             << "; names must be printable";
   auto func = dyn_cast<FunctionOpInterface>(op);
   if (!func || regionIndex != 0)
     return op->emitError() << "'" << attrName

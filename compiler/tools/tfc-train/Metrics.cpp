@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
+#include <unistd.h>
 
 using namespace tfc::train;
 
@@ -86,16 +88,28 @@ MetricsWriter::~MetricsWriter() {
 bool MetricsWriter::open(const std::string &path,
                          const std::vector<StepRecord> &earlier,
                          std::string &error) {
-  file_ = std::fopen(path.c_str(), "w");
+  // The earlier records go to a file beside `path` that replaces it by
+  // rename once complete and on disk: a kill at any moment leaves either
+  // the old history or the new one, never a truncated file.
+  std::string aside = path + ".tmp";
+  file_ = std::fopen(aside.c_str(), "w");
+  bool ok = file_ != nullptr;
+  for (const StepRecord &record : earlier)
+    ok = ok && append(record);
+  ok = ok && ::fsync(fileno(file_)) == 0;
+  if (file_ && std::fclose(file_) != 0)
+    ok = false;
+  file_ = nullptr;
+  if (!ok || std::rename(aside.c_str(), path.c_str()) != 0) {
+    std::remove(aside.c_str());
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  file_ = std::fopen(path.c_str(), "a");
   if (!file_) {
     error = "cannot write '" + path + "'";
     return false;
   }
-  for (const StepRecord &record : earlier)
-    if (!append(record)) {
-      error = "cannot write '" + path + "'";
-      return false;
-    }
   return true;
 }
 

@@ -42,8 +42,10 @@ bool readMetrics(const std::string &path, std::vector<StepRecord> &records,
 class MetricsWriter {
 public:
   ~MetricsWriter();
-  /// Creates (truncates) `path` and writes `earlier` first (the records of
-  /// the run a resume continues).
+  /// Replaces `path` with a file holding `earlier` (the records of the run a
+  /// resume continues), atomically: written aside, synced and renamed over
+  /// `path`, so a kill leaves the old or the new history whole; later
+  /// records are appended.
   bool open(const std::string &path, const std::vector<StepRecord> &earlier,
             std::string &error);
   bool append(const StepRecord &record);

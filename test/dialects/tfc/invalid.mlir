@@ -27,6 +27,22 @@ func.func @empty_name(%w: tensor<4xf32> {tfc.param = "w"}, %x: tensor<4xf32> {tf
 
 // -----
 
+// Names are printable: a NUL would cut them short in every file and message
+// that carries them.
+// expected-error @+1 {{'tfc.input' on argument #0 has the control character 0x00 at byte 3; names must be printable}}
+func.func @nul_name(%x: tensor<4xf32> {tfc.input = "tok\00ens"}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfc.param' on argument #0 has the control character 0x0a at byte 2; names must be printable}}
+func.func @newline_name(%w: tensor<4xf32> {tfc.param = "fc\nweight"}) {
+  return
+}
+
+// -----
+
 // Trainable parameters are floating-point tensors.
 // expected-error @+1 {{parameter 'step' (argument #0) must be a floating-point tensor, got 'tensor<i64>'}}
 func.func @int_param(%s: tensor<i64> {tfc.param = "step"}) {
