@@ -30,8 +30,6 @@ constexpr int64_t kMaxMultiTensorBlocks = 4096;
 constexpr int64_t kPointwiseWaves = 8;
 /// Waves of blocks a column reduction aims for when it splits its rows.
 constexpr int64_t kColumnReductionWaves = 4;
-/// Columns of a column_reduction block (one warp wide).
-constexpr int64_t kColumnsPerBlock = 32;
 /// Row groups of a column_reduction block.
 constexpr int64_t kColumnRowGroups = 8;
 
@@ -72,7 +70,17 @@ std::optional<KernelTarget> mlir::tfc::parseKernelTarget(llvm::StringRef name) {
   return symbolizeKernelTarget(name);
 }
 
-std::string mlir::tfc::kernelTargetNames() { return "sm_80, sm_90 or host"; }
+std::string mlir::tfc::kernelTargetNames() {
+  // From the enum, so a new target shows up in every message.
+  std::string names;
+  uint32_t last = getMaxEnumValForKernelTarget();
+  for (uint32_t i = 0; i <= last; ++i) {
+    if (i > 0)
+      names += i == last ? " or " : ", ";
+    names += stringifyKernelTarget(static_cast<KernelTarget>(i)).str();
+  }
+  return names;
+}
 
 KernelScheduleAttr mlir::tfc::chooseKernelSchedule(MLIRContext *context,
                                                    KernelKind kind,
@@ -113,7 +121,7 @@ KernelScheduleAttr mlir::tfc::chooseKernelSchedule(MLIRContext *context,
     return make(threads, 1, 0, maxBlocks);
   }
   case KernelKind::column_reduction:
-    return make(kColumnsPerBlock * kColumnRowGroups, kColumnRowGroups, 0,
+    return make(kColumnReductionBlockColumns * kColumnRowGroups, kColumnRowGroups, 0,
                 t.multiprocessors * kColumnReductionWaves);
   case KernelKind::multi_tensor: {
     bool sums = llvm::any_of(body.without_terminator(),
@@ -159,11 +167,13 @@ LogicalResult mlir::tfc::verifyKernelSchedule(
     return success();
   }
   case KernelKind::column_reduction:
-    if (threads != kColumnsPerBlock * rowsPerBlock)
-      return emitError() << "a column_reduction block is " << kColumnsPerBlock
+    if (threads != kColumnReductionBlockColumns * rowsPerBlock)
+      return emitError() << "a column_reduction block is "
+                         << kColumnReductionBlockColumns
                          << " columns x rows_per_block row groups: threads "
                             "must be "
-                         << kColumnsPerBlock * rowsPerBlock << ", got "
+                         << kColumnReductionBlockColumns * rowsPerBlock
+                         << ", got "
                          << threads;
     return success();
   case KernelKind::block_quantized:

@@ -42,6 +42,10 @@ struct TargetDescription {
   int64_t vectorBytes = 0;
 };
 
+/// Columns of a column_reduction block: one warp wide, so each row group
+/// reads 32 consecutive elements (threads = 32 x rows_per_block).
+constexpr int64_t kColumnReductionBlockColumns = 32;
+
 /// The target a kernel without a schedule is emitted for, and the default
 /// of --tfc-target: sm_90 (H100).
 constexpr KernelTarget kDefaultKernelTarget = KernelTarget::sm_90;

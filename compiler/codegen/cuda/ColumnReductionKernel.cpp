@@ -30,9 +30,8 @@ using namespace mlir::tfc;
 using namespace mlir::tfc::cuda;
 
 namespace {
-/// Columns of a block: one warp wide, so a row group reads 32 consecutive
-/// elements (the schedule's threads are 32 x rows_per_block row groups).
-constexpr int64_t kColumnsPerBlock = 32;
+/// Columns of a block (TfcKernelSchedule.h).
+constexpr int64_t kColumnsPerBlock = kColumnReductionBlockColumns;
 /// Rows a split should at least have, per row group.
 constexpr int64_t kMinRowsPerGroupSplit = 8;
 
@@ -107,11 +106,11 @@ mlir::tfc::cuda::emitColumnReductionKernel(KernelInfo &info) {
 
   // The schedule: row groups per block, and the blocks the grid aims for
   // (rows are split into more partials until it is reached).
-  const int64_t kRowGroups = info.schedule.getRowsPerBlock();
+  const int64_t rowGroups = info.schedule.getRowsPerBlock();
   int64_t tiles = ceilDivide(columns, kColumnsPerBlock);
   int64_t splits = std::clamp<int64_t>(
       ceilDivide(info.schedule.getMaxBlocks(), tiles), 1,
-      std::clamp<int64_t>(rowCount / (kMinRowsPerGroupSplit * kRowGroups), 1,
+      std::clamp<int64_t>(rowCount / (kMinRowsPerGroupSplit * rowGroups), 1,
                           65535));
   int64_t chunk = ceilDivide(std::max<int64_t>(rowCount, 1), splits);
   splits = ceilDivide(std::max<int64_t>(rowCount, 1), chunk);
@@ -170,7 +169,7 @@ mlir::tfc::cuda::emitColumnReductionKernel(KernelInfo &info) {
   w.push(fmt::format("if (o < {}) {{", columns), "}");
   int oVar = w.addVar("o", columns, w.depth());
   w.push(fmt::format("for ({0} r = r_begin + ty; r < r_end; r += {1}) {{", idx,
-                     kRowGroups),
+                     rowGroups),
          "}");
   int rVar = w.addVar("r", std::max<int64_t>(rowCount, 1), w.depth());
   {
@@ -204,7 +203,7 @@ mlir::tfc::cuda::emitColumnReductionKernel(KernelInfo &info) {
   // Combine the row groups in order.
   for (auto [n, a] : llvm::enumerate(accs)) {
     w.line(fmt::format("__shared__ {} tfc_groups{}[{}][{}];", a.type, n,
-                       kRowGroups, kColumnsPerBlock + 1));
+                       rowGroups, kColumnsPerBlock + 1));
     w.line(fmt::format("tfc_groups{}[ty][tx] = {};", n, a.name));
   }
   w.line("__syncthreads();");
@@ -243,7 +242,7 @@ mlir::tfc::cuda::emitColumnReductionKernel(KernelInfo &info) {
     std::string total = w.fresh("total");
     w.line(fmt::format("{} {} = tfc_groups{}[0][tx];", a.type, total, n));
     w.line(
-        fmt::format("for (int g = 1; g < {}; ++g) {} = {};", kRowGroups, total,
+        fmt::format("for (int g = 1; g < {}; ++g) {} = {};", rowGroups, total,
                     combine(a, total, fmt::format("tfc_groups{}[g][tx]", n))));
     blockTotals.push_back(total);
   }
@@ -292,13 +291,13 @@ mlir::tfc::cuda::emitColumnReductionKernel(KernelInfo &info) {
 
   CudaKernel kernel;
   kernel.grid = {tiles, splits, 1};
-  kernel.block = {kColumnsPerBlock, kRowGroups, 1};
+  kernel.block = {kColumnsPerBlock, rowGroups, 1};
   std::string summary = fmt::format(
       "column_reduction, {} columns of {} rows, {}", columns, rowCount,
       splits > 1
           ? fmt::format("{} splits + deterministic last-block stage", splits)
           : std::string("one stage"));
   kernel.source =
-      assembleSource(info, w, kColumnsPerBlock * kRowGroups, summary);
+      assembleSource(info, w, kColumnsPerBlock * rowGroups, summary);
   return kernel;
 }
