@@ -12,6 +12,7 @@
 #include "runtime/src/host/HostBlas.h"
 #include "runtime/src/host/HostGemm.h"
 #include "runtime/src/host/HostInterpreter.h"
+#include "runtime/src/host/HostIsa.h"
 #include "runtime/src/host/HostMemory.h"
 
 #include <cstdint>
@@ -41,7 +42,8 @@ public:
   std::string name() const override { return "host"; }
 
   std::string deviceDescription() const override {
-    return std::string("host CPU (reference interpreter, ") + host::blasName() + "), " +
+    return std::string("host CPU (reference interpreter for ") +
+           host::hostIsaName() + ", " + host::blasName() + "), " +
            std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
            " hardware threads";
   }

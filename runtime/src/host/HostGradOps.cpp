@@ -17,6 +17,7 @@
 #include "runtime/src/host/HostMath.h"
 #include "runtime/src/host/HostOpChecker.h"
 #include "runtime/src/host/HostProgramVerify.h"
+#include "runtime/src/host/HostRowMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -142,19 +143,6 @@ bool GradChecker::check() {
 // Evaluation
 //===----------------------------------------------------------------------===//
 
-template <typename T> T rowSum(const T *x, int64_t n) {
-  // Eight partial sums combined pairwise, as HostReductionOps' row sums.
-  T a[8] = {};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int j = 0; j < 8; ++j)
-      a[j] += x[i + j];
-  T s = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
-  for (; i < n; ++i)
-    s += x[i];
-  return s;
-}
-
 /// A float operand of either compute kind as T (the weight may be f32 while
 /// x is f64, or the reverse).
 template <typename T>
@@ -268,13 +256,8 @@ Status crossEntropyGrad(const HostProgram &prog, const HostOp &op,
       std::fill(dr, dr + classes, T(0));
       continue;
     }
-    T m = -std::numeric_limits<T>::infinity();
-    for (int64_t c = 0; c < classes; ++c)
-      m = std::isnan(xr[c]) || std::isnan(m) ? xr[c] + m
-                                             : (xr[c] > m ? xr[c] : m);
-    for (int64_t c = 0; c < classes; ++c)
-      p[c] = vexp(xr[c] - m);
-    T inv = T(1) / rowSum(p.data(), classes);
+    T m = rowMax(xr, classes);
+    T inv = T(1) / expShiftedRow(xr, m, p.data(), classes);
     for (int64_t c = 0; c < classes; ++c)
       dr[c] = scale * (p[c] * inv - uniform);
     dr[labels[r]] -= scale * (T(1) - e);

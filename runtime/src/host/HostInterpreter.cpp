@@ -64,6 +64,9 @@ struct Interpreter::Plan {
   std::vector<std::vector<int>> outputIndices; ///< per value
   std::vector<std::vector<uint8_t>> staticData;
   std::vector<std::vector<uint8_t>> wholeData; ///< per value, lazily sized
+  /// Per output, where it is staged when outputs overlap inputs (kept
+  /// between runs: an in-place update stages every step).
+  std::vector<std::vector<uint8_t>> stage;
   std::vector<uint8_t> scratch;
   int maxSlots = 0;
 };
@@ -366,15 +369,14 @@ Status Interpreter::runImpl(const std::vector<const void *> &inputs,
       staged |=
           overlaps(outputs[o], no, outputs[o2], bytesOf(prog_.outputs[o2]));
   }
-  std::vector<std::vector<uint8_t>> stage;
   RunState st;
   st.inputs = &inputs;
   st.outStorage.assign(outputs.begin(), outputs.end());
   if (staged) {
-    stage.resize(outputs.size());
+    p.stage.resize(outputs.size());
     for (size_t o = 0; o < outputs.size(); ++o) {
-      stage[o].resize(std::max<int64_t>(1, bytesOf(prog_.outputs[o])));
-      st.outStorage[o] = stage[o].data();
+      p.stage[o].resize(std::max<int64_t>(1, bytesOf(prog_.outputs[o])));
+      st.outStorage[o] = p.stage[o].data();
     }
   }
 
@@ -428,7 +430,7 @@ Status Interpreter::runImpl(const std::vector<const void *> &inputs,
   }
   if (staged)
     for (size_t o = 0; o < outputs.size(); ++o)
-      std::memcpy(outputs[o], stage[o].data(), bytesOf(prog_.outputs[o]));
+      std::memcpy(outputs[o], p.stage[o].data(), bytesOf(prog_.outputs[o]));
   return Status::ok();
 }
 

@@ -2,9 +2,8 @@
 //---===//
 //
 // Row ops work one row at a time on contiguous memory, accumulating in the
-// accumulation type (float for f32/f16/bf16, double for f64). Sums use eight
-// partial accumulators combined pairwise: faster than one serial chain and
-// closer to PyTorch's vectorized cascade sums in accuracy. Statistics follow
+// accumulation type (float for f32/f16/bf16, double for f64), with the row
+// primitives of HostRowMath.h (sums in eight lanes). Statistics follow
 // PyTorch: biased variance, eps inside the square root, max subtracted
 // before exp, cross-entropy's mean over rows that are not ignored.
 //
@@ -15,6 +14,7 @@
 
 #include "runtime/src/host/HostKernels.h"
 #include "runtime/src/host/HostMath.h"
+#include "runtime/src/host/HostRowMath.h"
 
 #include <cmath>
 #include <cstdint>
@@ -25,46 +25,6 @@
 namespace tfc::rt::host {
 
 namespace {
-
-template <typename T> T rowSum(const T *x, int64_t n) {
-  if constexpr (std::is_integral_v<T>) {
-    uint64_t s = 0; // wraps like PyTorch's integer sums
-    for (int64_t i = 0; i < n; ++i)
-      s += uint64_t(x[i]);
-    return T(s);
-  } else {
-    T a[8] = {};
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-      for (int j = 0; j < 8; ++j)
-        a[j] += x[i + j];
-    T s = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
-    for (; i < n; ++i)
-      s += x[i];
-    return s;
-  }
-}
-
-template <typename T> T maxInit() {
-  if constexpr (std::is_integral_v<T>)
-    return std::numeric_limits<T>::min();
-  else
-    return -std::numeric_limits<T>::infinity();
-}
-
-template <typename T> T maxStep(T m, T v) {
-  if constexpr (!std::is_integral_v<T>)
-    if (std::isnan(m) || std::isnan(v))
-      return std::numeric_limits<T>::quiet_NaN();
-  return v > m ? v : m;
-}
-
-template <typename T> T rowMax(const T *x, int64_t n) {
-  T m = maxInit<T>();
-  for (int64_t i = 0; i < n; ++i)
-    m = maxStep(m, x[i]);
-  return m;
-}
 
 /// Copies a float operand of another compute kind into `tmp` as T.
 template <typename T>
@@ -140,9 +100,7 @@ Status reduce(const HostProgram &prog, const HostOp &op, const T *x, T *y) {
 /// softmax / log_softmax of one contiguous row, in place in `y`.
 template <typename T> void softmaxRow(const T *x, T *y, int64_t n, bool log) {
   T m = rowMax(x, n);
-  for (int64_t i = 0; i < n; ++i)
-    y[i] = vexp(x[i] - m);
-  T s = rowSum(y, n);
+  T s = expShiftedRow(x, m, y, n);
   if (log) {
     T lse = std::log(s);
     for (int64_t i = 0; i < n; ++i)
@@ -241,6 +199,7 @@ Status crossEntropy(const HostProgram &prog, const HostOp &op, const T *x,
   T e = T(op.labelSmoothing);
   T total = T(0);
   int64_t counted = 0;
+  std::vector<T> exps(classes);
   for (int64_t r = 0; r < rows; ++r) {
     int64_t label = labels[r];
     if (label == op.ignoreIndex)
@@ -251,9 +210,7 @@ Status crossEntropy(const HostProgram &prog, const HostOp &op, const T *x,
                            std::to_string(classes) + ")");
     const T *xr = x + r * classes;
     T m = rowMax(xr, classes);
-    T s = T(0);
-    for (int64_t c = 0; c < classes; ++c)
-      s += vexp(xr[c] - m);
+    T s = expShiftedRow(xr, m, exps.data(), classes);
     T lse = m + std::log(s);
     T loss = -(xr[label] - lse);
     if (op.labelSmoothing != 0.0) {

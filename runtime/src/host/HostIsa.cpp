@@ -1,0 +1,51 @@
+//===- HostIsa.cpp - checks the CPU runs the host kernels' ISA -----------===//
+//
+// The check runs as a load-time constructor compiled for the x86-64 baseline
+// (target attribute), before any code of this library that may use the
+// wider instructions (HostIsa.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/src/host/HostIsa.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#ifndef TFCRT_HOST_ISA
+#define TFCRT_HOST_ISA ""
+#endif
+
+namespace tfc::rt::host {
+
+std::string hostIsaName() {
+  return TFCRT_HOST_ISA[0] ? TFCRT_HOST_ISA : "compiler default";
+}
+
+} // namespace tfc::rt::host
+
+#if defined(__x86_64__) && defined(__GNUC__)
+namespace {
+/// True when the CPU supports the level the kernels were compiled for.
+__attribute__((target("arch=x86-64"))) bool cpuHasHostIsa(const char *isa) {
+  __builtin_cpu_init();
+  if (__builtin_strcmp(isa, "x86-64-v3") == 0)
+    return __builtin_cpu_supports("x86-64-v3");
+  if (__builtin_strcmp(isa, "x86-64-v2") == 0)
+    return __builtin_cpu_supports("x86-64-v2");
+  if (__builtin_strcmp(isa, "x86-64-v4") == 0)
+    return __builtin_cpu_supports("x86-64-v4");
+  return true; // "x86-64", empty, or a level the build checked itself
+}
+
+__attribute__((constructor(101), target("arch=x86-64"))) void checkHostIsa() {
+  if (cpuHasHostIsa(TFCRT_HOST_ISA))
+    return;
+  std::fprintf(stderr,
+               "libtfcrt: this library's host kernels were compiled for %s, "
+               "which this CPU does not support; rebuild the runtime with "
+               "-DTFCRT_HOST_ISA=x86-64 (or an older level)\n",
+               TFCRT_HOST_ISA);
+  std::_Exit(1);
+}
+} // namespace
+#endif
