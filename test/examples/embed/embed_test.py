@@ -5,7 +5,9 @@ compiles gpt-mini's AdamW training step to an artifact (tfc-opt
 steps on the host from GPT-2-style initial weights and a batch of the bundled
 text, and checks that its per-step losses and final weights equal what
 `tfc-run --train-step` computes from the same .mlir, weights and batch (the
-same kernels on the same backend: bit-identical).
+same kernels on the same backend: bit-identical, although the installed
+runtime's host kernels are built for the x86-64 baseline and tfc-run's for
+x86-64-v3, see runtime/src/host/HostIsa.h).
 
 Usage: embed_test.py --tfc-opt BIN --tfc-translate BIN --tfc-run BIN
                      --prefix DIR --repo DIR --work DIR [--seed N]

@@ -54,6 +54,12 @@ TEST(HostMath, ExpAccuracy) {
     double want = std::exp(double(x));
     EXPECT_NEAR(expFast(x), want, 1.5e-45 + want * 1e-3) << x;
   }
+  // Around -104, where the result is selected as 0 instead of computed:
+  // libm's float result on both sides (0 or the smallest subnormal).
+  for (float x = -104.5f; x <= -103.5f; x += 1.0f / 64) {
+    EXPECT_EQ(expFast(x), std::exp(x)) << x;
+  }
+  EXPECT_EQ(expFast(-std::numeric_limits<float>::max()), 0.0f);
 }
 
 TEST(HostMath, TanhAccuracy) {

@@ -7,7 +7,10 @@
 # MLIR, runs the unit tests, and installs into WORK/prefix (headers,
 # libraries, tfcrt-run, the CMake package). OpenBLAS stays on so the embed
 # example built against the install computes bit for bit what tfc-run does;
-# the build without it runs in test/scripts/gpu-kit-test.sh.
+# the build without it runs in test/scripts/gpu-kit-test.sh. Its host kernels
+# are built for the x86-64 baseline (SSE2) while the main build's default to
+# x86-64-v3 (AVX2), so that comparison also checks that results do not depend
+# on the instruction set (runtime/src/host/HostIsa.h).
 #
 # Usage: standalone-build.sh REPO_ROOT WORK
 set -euo pipefail
@@ -31,7 +34,8 @@ cmake -S "$root/runtime" -B "$build" "${gen[@]}" \
   -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON \
   -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON \
   -DCMAKE_IGNORE_PREFIX_PATH=/usr/lib/llvm-19 \
-  -DTFCRT_JSON_INCLUDE_DIR="$json_dir"
+  -DTFCRT_JSON_INCLUDE_DIR="$json_dir" \
+  -DTFCRT_HOST_ISA=x86-64
 cmake --build "$build" -j "$(nproc)"
 
 if grep -Eiq 'llvm|mlir' "$build/compile_commands.json"; then
