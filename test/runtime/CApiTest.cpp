@@ -156,6 +156,44 @@ TEST(CApi, Safetensors) {
       << m;
 }
 
+// Restoring needs exactly the externals of the roles asked for: a missing
+// parameter, an extra input or an unknown tensor is an error naming it and
+// sets nothing; the exact set restores.
+TEST(CApi, RestoreNeedsExactlyTheRoles) {
+  CFixture f;
+  SafeTensor x{"x", DType::F32, {2, 3}, std::vector<uint8_t>(24)};
+  std::memcpy(x.data.data(), kX, 24);
+  SafeTensor w{"w", DType::F32, {3, 2}, std::vector<uint8_t>(24)};
+  std::memcpy(w.data.data(), kW, 24);
+  std::string path = f.dir.path() + "/state.safetensors";
+  auto restore = [&](std::vector<SafeTensor> tensors, unsigned mask) {
+    SafetensorsFile file;
+    file.tensors = std::move(tensors);
+    EXPECT_TRUE(writeSafetensors(path, file).isOk());
+    return consume(tfc_program_restore_safetensors(f.program, path.c_str(),
+                                                   mask));
+  };
+  std::string m = restore({}, TFC_ROLE_PARAM);
+  EXPECT_NE(m.find("lacks the parameter 'w'"), std::string::npos) << m;
+  m = restore({w, x}, TFC_ROLE_PARAM);
+  EXPECT_NE(m.find("tensor 'x' is the program's input, not one of the roles"), std::string::npos)
+      << m;
+  // Nothing was set by the failed restores.
+  ASSERT_EQ(consume(tfc_program_set(f.program, "x", kX, sizeof(kX))), "");
+  m = consume(tfc_program_run(f.program, "forward"));
+  EXPECT_NE(m.find("parameter 'w' was never set"), std::string::npos) << m;
+  SafeTensor unknown{"zz", DType::F32, {1}, std::vector<uint8_t>(4)};
+  m = restore({w, unknown}, TFC_ROLE_PARAM);
+  EXPECT_NE(m.find("'zz' names no external"), std::string::npos) << m;
+  EXPECT_NE(restore({w}, 0), "");
+  ASSERT_EQ(restore({w}, TFC_ROLE_PARAM), "");
+  ASSERT_EQ(consume(tfc_program_run(f.program, "forward")), "");
+  ASSERT_EQ(restore({w, x}, TFC_ROLE_PARAM | TFC_ROLE_INPUT), "");
+  EXPECT_NE(consume(tfc_program_restore_safetensors(nullptr, path.c_str(),
+                                                    TFC_ROLE_PARAM)),
+            "");
+}
+
 // The program keeps its device alive: destroying the device first is safe.
 TEST(CApi, DeviceOutlivedByProgram) {
   CFixture f;

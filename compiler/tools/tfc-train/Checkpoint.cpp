@@ -3,15 +3,53 @@
 #include "compiler/tools/tfc-train/Checkpoint.h"
 #include "compiler/tools/tfc-train/Report.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace tfc::train;
 namespace fs = llvm::sys::fs;
+
+namespace {
+/// The files of a checkpoint its SHA256SUMS covers, in the order listed.
+const char *const kDigestedFiles[] = {"meta.json", kCheckpointTensors};
+
+/// Lowercase hex SHA-256 of the file at `path`; false when unreadable.
+bool fileSha256(const std::string &path, std::string &hex,
+                std::string &error) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    error = "cannot read '" + path + "': " + buffer.getError().message();
+    return false;
+  }
+  llvm::StringRef data = (*buffer)->getBuffer();
+  hex = llvm::toHex(llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(
+                        reinterpret_cast<const uint8_t *>(data.data()),
+                        data.size())),
+                    /*LowerCase=*/true);
+  return true;
+}
+
+/// SHA256SUMS text (sha256sum's format) of the checkpoint files in `dir`.
+bool formatSums(const std::string &dir, std::string &sums,
+                std::string &error) {
+  sums.clear();
+  for (const char *name : kDigestedFiles) {
+    std::string hex;
+    if (!fileSha256(dir + "/" + name, hex, error))
+      return false;
+    sums += hex + "  " + name + "\n";
+  }
+  return true;
+}
+} // namespace
 
 std::string tfc::train::formatMeta(const CheckpointMeta &meta) {
   llvm::json::Object options;
@@ -95,6 +133,10 @@ bool tfc::train::writeCheckpoint(
     return false;
   if (!writeFileAtomically(tmp + "/meta.json", formatMeta(meta), error))
     return false;
+  std::string sums;
+  if (!formatSums(tmp, sums, error) ||
+      !writeFileAtomically(tmp + "/" + kCheckpointSums, sums, error))
+    return false;
   fs::remove_directories(old);
   if (fs::exists(final))
     if (std::error_code ec = fs::rename(final, old)) {
@@ -122,6 +164,36 @@ bool tfc::train::readCheckpoint(const std::string &dir, CheckpointMeta &meta,
   if (checkpointDir.empty()) {
     error = "no checkpoint in '" + dir + "' (expected " + dir +
             "/checkpoint/meta.json)";
+    return false;
+  }
+  // The digests first: a checkpoint whose files changed after it was written
+  // (disk corruption, a stray edit, a partial copy) is never resumed.
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> recorded =
+      llvm::MemoryBuffer::getFile(checkpointDir + "/" + kCheckpointSums);
+  if (!recorded) {
+    error = "checkpoint '" + checkpointDir + "' has no readable " +
+            std::string(kCheckpointSums) +
+            " (damaged, or written by a tfc-train that did not record "
+            "digests): refusing to resume from unverified files";
+    return false;
+  }
+  std::string expected;
+  if (!formatSums(checkpointDir, expected, error))
+    return false;
+  if ((*recorded)->getBuffer() != expected) {
+    llvm::SmallVector<llvm::StringRef> lines, want;
+    (*recorded)->getBuffer().split(lines, '\n', -1, false);
+    llvm::StringRef(expected).split(want, '\n', -1, false);
+    std::string which;
+    for (size_t i = 0; i < want.size(); ++i)
+      if (i >= lines.size() || lines[i] != want[i])
+        which += (which.empty() ? "" : ", ") +
+                 std::string(kDigestedFiles[i]);
+    if (which.empty())
+      which = kCheckpointSums;
+    error = "checkpoint '" + checkpointDir + "': " + which +
+            " does not match its SHA-256 in " + kCheckpointSums +
+            " (corrupt or modified): refusing to resume";
     return false;
   }
   std::string metaPath = checkpointDir + "/meta.json";

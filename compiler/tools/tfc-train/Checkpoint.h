@@ -3,6 +3,8 @@
 // A checkpoint is the directory OUT/checkpoint/ holding
 //   tensors.safetensors  parameters and optimizer/scaler state (by name),
 //   meta.json            step, data RNG state, data position, options.
+//   SHA256SUMS           the SHA-256 of both (sha256sum's format), checked
+//                        before a resume reads anything else.
 // It is replaced atomically: written to checkpoint.tmp/, the old one renamed
 // to checkpoint.old/, the new one renamed into place, the old one removed.
 // A crash at any point leaves checkpoint/ or checkpoint.old/ complete.
@@ -38,6 +40,8 @@ bool parseMeta(const std::string &text, CheckpointMeta &meta,
 
 /// The tensor file name inside a checkpoint directory.
 inline const char *kCheckpointTensors = "tensors.safetensors";
+/// The digest file name inside a checkpoint directory.
+inline const char *kCheckpointSums = "SHA256SUMS";
 
 /// Atomically replaces `outDir`/checkpoint with a new checkpoint: creates
 /// `outDir`/checkpoint.tmp, writes meta.json there, calls `writeTensors`
@@ -50,7 +54,9 @@ bool writeCheckpoint(
 
 /// Finds the checkpoint of `dir`: `dir`/checkpoint, else (a crash between
 /// the renames) `dir`/checkpoint.old, else `dir` itself when it holds
-/// meta.json. Reads its meta; sets `checkpointDir` to the directory found.
+/// meta.json. Checks SHA256SUMS against meta.json and the tensor file (a
+/// mismatch or a missing SHA256SUMS is an error), then reads the meta; sets
+/// `checkpointDir` to the directory found.
 bool readCheckpoint(const std::string &dir, CheckpointMeta &meta,
                     std::string &checkpointDir, std::string &error);
 

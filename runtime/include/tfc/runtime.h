@@ -140,6 +140,13 @@ tfc_status tfc_program_get(tfc_program *program, const char *name, void *data,
 /// error unless `ignore_unknown` is non-zero.
 tfc_status tfc_program_load_safetensors(tfc_program *program, const char *path,
                                         int ignore_unknown);
+/// Restores a saved state: sets the externals whose role is in `role_mask`
+/// from the safetensors file `path`, which must hold exactly those externals
+/// (each of the same dtype and shape). A missing, extra, unknown or
+/// mistyped tensor is an error naming it, and then nothing is set.
+tfc_status tfc_program_restore_safetensors(tfc_program *program,
+                                           const char *path,
+                                           unsigned role_mask);
 /// Writes the externals whose role is in `role_mask` (tfc_role bits OR-ed
 /// together) to the safetensors file `path` (atomically).
 tfc_status tfc_program_save_safetensors(tfc_program *program, const char *path,

@@ -147,6 +147,9 @@ public:
   void loadSafetensors(const std::string &path, bool ignoreUnknown = false) {
     check(tfc_program_load_safetensors(program_, path.c_str(), ignoreUnknown));
   }
+  void restoreSafetensors(const std::string &path, unsigned roleMask) {
+    check(tfc_program_restore_safetensors(program_, path.c_str(), roleMask));
+  }
   void saveSafetensors(const std::string &path, unsigned roleMask) {
     check(tfc_program_save_safetensors(program_, path.c_str(), roleMask));
   }

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <set>
+#include <string>
 
 using namespace tfc::rt;
 
@@ -64,6 +66,20 @@ tfc_dtype toC(DType d) {
     return TFC_DTYPE_U8;
   }
   return TFC_DTYPE_F32;
+}
+
+/// The role as the error messages name it.
+const char *roleName(BufferRole r) {
+  switch (r) {
+  case BufferRole::Param:
+    return "parameter";
+  case BufferRole::Input:
+    return "input";
+  case BufferRole::State:
+    return "state tensor";
+  default:
+    return "output";
+  }
 }
 
 tfc_role toC(BufferRole r) {
@@ -259,42 +275,82 @@ tfc_status tfc_program_get(tfc_program *program, const char *name, void *data,
   });
 }
 
+} // extern "C"
+
+namespace {
+/// Sets externals from the safetensors file `path`. Tensors naming no
+/// external are an error unless `ignoreUnknown`; with `exactMask` non-zero
+/// the file must hold exactly the externals whose role is in it (no more,
+/// none missing). Everything is checked before anything is set, so a bad
+/// file changes nothing.
+Status loadTensors(tfc_program *program, const char *path, bool ignoreUnknown,
+                   unsigned exactMask, const char *api) {
+  TFC_RETURN_IF_ERROR(checkProgram(program));
+  if (!path)
+    return Status::error(std::string(api) + ": null path");
+  SafetensorsFile file;
+  TFC_RETURN_IF_ERROR(readSafetensors(path, file));
+  std::set<std::string> present;
+  for (const SafeTensor &t : file.tensors) {
+    const BufferDesc *b = program->artifact->findExternal(t.name);
+    if (!b) {
+      if (ignoreUnknown)
+        continue;
+      return Status::error(std::string(path) + ": tensor '" + t.name +
+                           "' names no external of the program");
+    }
+    if (exactMask && !(exactMask & static_cast<unsigned>(toC(b->role))))
+      return Status::error(std::string(path) + ": tensor '" + t.name +
+                           "' is the program's " + roleName(b->role) +
+                           ", not one of the roles restored");
+    if (b->dtype != t.dtype || b->shape != t.shape) {
+      auto str = [](DType d, const std::vector<int64_t> &s) {
+        std::string r = dtypeName(d);
+        r += " [";
+        for (size_t i = 0; i < s.size(); ++i)
+          r += (i ? "," : "") + std::to_string(s[i]);
+        return r + "]";
+      };
+      return Status::error(std::string(path) + ": tensor '" + t.name +
+                           "' is " + str(t.dtype, t.shape) +
+                           ", the program expects " + str(b->dtype, b->shape));
+    }
+    present.insert(t.name);
+  }
+  if (exactMask)
+    for (int64_t id : program->externals) {
+      const BufferDesc &b = program->artifact->buffers[id];
+      if ((exactMask & static_cast<unsigned>(toC(b.role))) &&
+          !present.count(b.name))
+        return Status::error(std::string(path) + ": lacks the " +
+                             roleName(b.role) + " '" + b.name + "'");
+    }
+  for (const SafeTensor &t : file.tensors)
+    if (program->artifact->findExternal(t.name))
+      TFC_RETURN_IF_ERROR(program->executor->setExternal(
+          t.name, t.data.data(), t.data.size()));
+  return Status::ok();
+}
+} // namespace
+
+extern "C" {
+
 tfc_status tfc_program_load_safetensors(tfc_program *program, const char *path,
                                         int ignore_unknown) {
   return guarded([&]() -> Status {
-    TFC_RETURN_IF_ERROR(checkProgram(program));
-    if (!path)
-      return Status::error("tfc_program_load_safetensors: null path");
-    SafetensorsFile file;
-    TFC_RETURN_IF_ERROR(readSafetensors(path, file));
-    // Check everything before setting anything, so a bad file changes nothing.
-    for (const SafeTensor &t : file.tensors) {
-      const BufferDesc *b = program->artifact->findExternal(t.name);
-      if (!b) {
-        if (ignore_unknown)
-          continue;
-        return Status::error(std::string(path) + ": tensor '" + t.name +
-                             "' names no external of the program");
-      }
-      if (b->dtype != t.dtype || b->shape != t.shape) {
-        auto str = [](DType d, const std::vector<int64_t> &s) {
-          std::string r = dtypeName(d);
-          r += " [";
-          for (size_t i = 0; i < s.size(); ++i)
-            r += (i ? "," : "") + std::to_string(s[i]);
-          return r + "]";
-        };
-        return Status::error(std::string(path) + ": tensor '" + t.name +
-                             "' is " + str(t.dtype, t.shape) +
-                             ", the program expects " +
-                             str(b->dtype, b->shape));
-      }
-    }
-    for (const SafeTensor &t : file.tensors)
-      if (program->artifact->findExternal(t.name))
-        TFC_RETURN_IF_ERROR(program->executor->setExternal(
-            t.name, t.data.data(), t.data.size()));
-    return Status::ok();
+    return loadTensors(program, path, ignore_unknown != 0, 0,
+                       "tfc_program_load_safetensors");
+  });
+}
+
+tfc_status tfc_program_restore_safetensors(tfc_program *program,
+                                           const char *path,
+                                           unsigned role_mask) {
+  return guarded([&]() -> Status {
+    if (role_mask == 0)
+      return Status::error("tfc_program_restore_safetensors: empty role mask");
+    return loadTensors(program, path, false, role_mask,
+                       "tfc_program_restore_safetensors");
   });
 }
 

@@ -331,4 +331,52 @@ TEST(Checkpoint, AtomicReplace) {
   EXPECT_NE(error.find("no checkpoint in"), std::string::npos);
 }
 
+// SHA256SUMS covers meta.json and the tensors: any change to either, a
+// damaged digest file or none at all is an error naming what differs, and
+// the checkpoint is not read.
+TEST(Checkpoint, DigestsGuardEveryFile) {
+  TempDir dir;
+  CheckpointMeta meta, read;
+  meta.step = 4;
+  meta.dataRng = Rng(3).serialize();
+  std::string error, found;
+  ASSERT_TRUE(writeCheckpoint(
+      dir.path, meta,
+      [](const std::string &path, std::string &) {
+        writeFile(path, "tensor bytes");
+        return true;
+      },
+      error))
+      << error;
+  std::string ckpt = dir.path + "/checkpoint";
+  std::string sums = readFile(ckpt + "/" + kCheckpointSums);
+  EXPECT_NE(sums.find("  meta.json\n"), std::string::npos) << sums;
+  EXPECT_NE(sums.find(std::string("  ") + kCheckpointTensors + "\n"),
+            std::string::npos)
+      << sums;
+  ASSERT_TRUE(readCheckpoint(dir.path, read, found, error)) << error;
+
+  auto expectRefused = [&](const std::string &what) {
+    EXPECT_FALSE(readCheckpoint(dir.path, read, found, error));
+    EXPECT_NE(error.find(what), std::string::npos) << error;
+  };
+  std::string metaText = readFile(ckpt + "/meta.json");
+  // meta.json's step changed from 4 to 1.
+  std::string edited = metaText;
+  edited.replace(edited.find("\"step\": 4"), 10, "\"step\": 1");
+  writeFile(ckpt + "/meta.json", edited);
+  expectRefused("meta.json does not match its SHA-256");
+  writeFile(ckpt + "/meta.json", metaText);
+  // One byte of the tensors flipped.
+  writeFile(ckpt + "/" + kCheckpointTensors, "tensor bytez");
+  expectRefused(std::string(kCheckpointTensors) + " does not match");
+  writeFile(ckpt + "/" + kCheckpointTensors, "tensor bytes");
+  ASSERT_TRUE(readCheckpoint(dir.path, read, found, error)) << error;
+  // The digest file itself damaged, then missing.
+  writeFile(ckpt + "/" + kCheckpointSums, sums.substr(0, sums.size() / 2));
+  expectRefused("does not match its SHA-256");
+  llvm::sys::fs::remove(ckpt + "/" + kCheckpointSums);
+  expectRefused("has no readable SHA256SUMS");
+}
+
 } // namespace
