@@ -287,6 +287,11 @@ LogicalResult writeArtifact(ModuleOp module, StringRef directory) {
   os << llvm::formatv("{0:2}", builder.finish(arena)) << "\n";
   if (failed(writeFile(module, tmpDir + "/manifest.json", os.str())))
     return failure();
+  // manifest.sha256 (runtime/src/core/Artifact.h): the manifest's digest in
+  // sha256sum's format; the manifest holds every kernel file's.
+  if (failed(writeFile(module, tmpDir + "/manifest.sha256",
+                       sha256Hex(os.str()) + "  manifest.json\n")))
+    return failure();
 
   llvm::sys::fs::remove_directories(directory);
   if (std::error_code ec = llvm::sys::fs::rename(tmpDir, directory))

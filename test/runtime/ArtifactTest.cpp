@@ -6,12 +6,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/src/core/Artifact.h"
+#include "runtime/src/core/FileUtil.h"
 
 #include "test/runtime/TestUtil.h"
 
 #include <cstdint>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <functional>
 
 using namespace tfc::rt;
@@ -107,7 +109,7 @@ TEST(Artifact, MissingOrCorruptManifest) {
   for (size_t n : {size_t(0), size_t(1), text.size() / 2, text.size() - 1}) {
     TestArtifact t = TestArtifact::valid();
     t.write(dir.path());
-    writeFile(dir.path() + "/manifest.json", text.substr(0, n));
+    writeManifest(dir.path(), text.substr(0, n));
     s = loadArtifact(dir.path(), a);
     ASSERT_FALSE(s.isOk()) << n;
     EXPECT_NE(s.message().find("invalid JSON"), std::string::npos)
@@ -117,6 +119,39 @@ TEST(Artifact, MissingOrCorruptManifest) {
                       {"expected a JSON object"});
 }
 
+// The manifest must match manifest.sha256: an edit the JSON parser cannot
+// see (a GEMM's m, a step's buffer) is refused by the digest, and so is a
+// missing or damaged digest file.
+TEST(Artifact, ManifestDigest) {
+  TempDir dir;
+  TestArtifact t = TestArtifact::valid();
+  t.write(dir.path());
+  Artifact a;
+  ASSERT_TRUE(loadArtifact(dir.path(), a).isOk());
+  std::string text;
+  ASSERT_TRUE(readFile(dir.path() + "/manifest.json", text, 1 << 20).isOk());
+  std::string edited = text;
+  size_t at = edited.find("\"m\": 2");
+  ASSERT_NE(at, std::string::npos);
+  edited.replace(at, 6, "\"m\": 1");
+  writeFile(dir.path() + "/manifest.json", edited);
+  Status s = loadArtifact(dir.path(), a);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("manifest.json does not match its SHA-256 in "
+                             "manifest.sha256"),
+            std::string::npos)
+      << s.message();
+  writeFile(dir.path() + "/manifest.json", text);
+  ASSERT_TRUE(loadArtifact(dir.path(), a).isOk());
+  writeFile(dir.path() + "/manifest.sha256", "0000  manifest.json\n");
+  EXPECT_FALSE(loadArtifact(dir.path(), a).isOk());
+  std::remove((dir.path() + "/manifest.sha256").c_str());
+  s = loadArtifact(dir.path(), a);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("no readable manifest.sha256"), std::string::npos)
+      << s.message();
+}
+
 // Every strict prefix of a valid manifest is rejected.
 TEST(Artifact, EveryManifestTruncationFails) {
   TempDir dir;
@@ -124,7 +159,7 @@ TEST(Artifact, EveryManifestTruncationFails) {
   t.write(dir.path());
   std::string text = t.manifest.dump();
   for (size_t n = 0; n < text.size(); n += 7) {
-    writeFile(dir.path() + "/manifest.json", text.substr(0, n));
+    writeManifest(dir.path(), text.substr(0, n));
     Artifact a;
     EXPECT_FALSE(loadArtifact(dir.path(), a).isOk()) << n;
   }
@@ -164,7 +199,7 @@ TEST(Artifact, HostileNumbers) {
       {"\"version\":1", "\"version\":1,\"version\":1", "duplicate key"},
   };
   for (auto &c : cases) {
-    writeFile(dir.path() + "/manifest.json", replaced(c.from, c.to));
+    writeManifest(dir.path(), replaced(c.from, c.to));
     Artifact a;
     Status s = loadArtifact(dir.path(), a);
     ASSERT_FALSE(s.isOk()) << c.to;

@@ -149,7 +149,12 @@ void TestArtifact::rehash() {
 void TestArtifact::write(const std::string &dir) const {
   for (auto &[rel, content] : files)
     writeFile(dir + "/" + rel, content);
-  writeFile(dir + "/manifest.json", manifest.dump(2));
+  writeManifest(dir, manifest.dump(2));
+}
+
+void writeManifest(const std::string &dir, const std::string &text) {
+  writeFile(dir + "/manifest.json", text);
+  writeFile(dir + "/" + kManifestDigestFile, manifestDigestText(text));
 }
 
 } // namespace tfc::rt::test

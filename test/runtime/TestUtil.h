@@ -41,6 +41,10 @@ struct TestArtifact {
   void write(const std::string &dir) const;
 };
 
+/// Writes `text` as dir/manifest.json with its manifest.sha256: a manifest
+/// that is wrong but consistently digested, so loads reach the validation.
+void writeManifest(const std::string &dir, const std::string &text);
+
 } // namespace tfc::rt::test
 
 #endif // TFC_TEST_RUNTIME_TESTUTIL_H

@@ -630,12 +630,30 @@ Status loadArtifactFromManifest(const std::string &directory,
   return Status::ok();
 }
 
+std::string manifestDigestText(const std::string &manifestText) {
+  return sha256Hex(manifestText) + "  manifest.json\n";
+}
+
 Status loadArtifact(const std::string &directory, Artifact &out) {
   std::string prefix = "artifact '" + directory + "': ";
   std::string text;
   Status s = readFile(directory + "/manifest.json", text, kMaxManifestBytes);
   if (!s)
     return Status::error(prefix + s.message());
+  // The digest before any parsing: a manifest changed after it was written
+  // (a reordered step, a moved offset, a smaller GEMM) would otherwise load.
+  std::string digest;
+  s = readFile(directory + "/" + kManifestDigestFile, digest, 4096);
+  if (!s)
+    return Status::error(prefix + "no readable " + kManifestDigestFile +
+                         " (" + s.message() +
+                         "); artifacts carry the SHA-256 of their manifest: "
+                         "rewrite it with this tfc's tfc-translate "
+                         "--emit-artifact");
+  if (digest != manifestDigestText(text))
+    return Status::error(prefix + "manifest.json does not match its SHA-256 "
+                         "in " + kManifestDigestFile +
+                         " (corrupt or modified after it was written)");
   s = loadArtifactFromManifest(directory, text, out);
   if (!s)
     return Status::error(prefix + "manifest.json: " + s.message());

@@ -110,8 +110,18 @@ struct Artifact {
 /// Format version this runtime reads.
 constexpr int64_t kArtifactVersion = 1;
 
+/// The file next to manifest.json holding its SHA-256 (sha256sum's format:
+/// "<64 hex digits>  manifest.json\n"). The manifest records the SHA-256 of
+/// every kernel file, so this one digest covers the whole artifact.
+inline const char *kManifestDigestFile = "manifest.sha256";
+
+/// The manifest.sha256 text for `manifestText`.
+std::string manifestDigestText(const std::string &manifestText);
+
 /// Reads and validates the artifact in `directory` (docs/execution.md,
-/// section 4). Every error names the offending field, e.g.
+/// section 4): first manifest.json against manifest.sha256 (a missing or
+/// mismatching digest is an error naming the file), then every field.
+/// Every error names the offending field, e.g.
 /// "manifest.json: buffers[3].offset: arena view [4096, 8192) outside the
 /// arena (size 6144)".
 Status loadArtifact(const std::string &directory, Artifact &out);
