@@ -1,6 +1,7 @@
 //===- TestUtil.cpp - helpers for the runtime unit tests ------------------===//
 
 #include "test/runtime/TestUtil.h"
+#include "runtime/src/core/Artifact.h"
 
 #include "runtime/src/core/Sha256.h"
 
