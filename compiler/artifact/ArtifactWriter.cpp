@@ -256,7 +256,8 @@ private:
 } // namespace
 
 namespace tfc {
-LogicalResult writeArtifact(ModuleOp module, StringRef directory) {
+LogicalResult writeArtifact(ModuleOp module, StringRef directory,
+                            ArtifactPublish publish) {
   tfcrt::ArenaOp arena = tfcrt::ArenaOp::lookup(module);
   if (!arena)
     return module.emitError(
@@ -293,6 +294,17 @@ LogicalResult writeArtifact(ModuleOp module, StringRef directory) {
                        sha256Hex(os.str()) + "  manifest.json\n")))
     return failure();
 
+  if (publish == ArtifactPublish::KeepExisting) {
+    // rename(2) onto a non-empty directory fails: then another process won
+    // the race with the same content, and its entry stays untouched.
+    std::error_code ec = llvm::sys::fs::rename(tmpDir, directory);
+    if (!ec)
+      cleanup.release();
+    else if (!llvm::sys::fs::exists(directory + "/manifest.json"))
+      return module.emitError() << "cannot move the artifact to '"
+                                << directory << "': " << ec.message();
+    return success();
+  }
   llvm::sys::fs::remove_directories(directory);
   if (std::error_code ec = llvm::sys::fs::rename(tmpDir, directory))
     return module.emitError() << "cannot move the artifact to '" << directory

@@ -18,13 +18,24 @@ namespace tfc {
 /// The artifact format version this writer produces (manifest "version").
 constexpr int kArtifactVersion = 1;
 
+/// What writeArtifact does when `directory` already exists.
+enum class ArtifactPublish {
+  /// Replace it (tfc-translate --emit-artifact, tfc-run --emit-artifact).
+  Replace,
+  /// Keep it and discard the new one: a content-addressed cache entry that
+  /// another process published first holds the same artifact, and it may
+  /// be loading it right now.
+  KeepExisting,
+};
+
 /// Generates code for every tfcrt.kernel of `module` (a module lowered by
-/// --tfc-lower-to-exec) and writes the artifact to `directory`. The directory
-/// is replaced atomically: it is written under a temporary name and renamed,
-/// so a reader never sees a half-written artifact. Errors are reported as
-/// MLIR diagnostics on the offending op.
-mlir::LogicalResult writeArtifact(mlir::ModuleOp module,
-                                  llvm::StringRef directory);
+/// --tfc-lower-to-exec) and writes the artifact to `directory`. The artifact
+/// is written under a temporary name and renamed into place, so a reader
+/// never sees a half-written one. Errors are reported as MLIR diagnostics on
+/// the offending op.
+mlir::LogicalResult
+writeArtifact(mlir::ModuleOp module, llvm::StringRef directory,
+              ArtifactPublish publish = ArtifactPublish::Replace);
 
 } // namespace tfc
 

@@ -52,7 +52,8 @@ bool parseTrainOptions(
 
 /// Parses, lowers and writes; all diagnostics go to `error`.
 bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
-                   const std::string &artifactDir, std::string &error) {
+                   const std::string &artifactDir, std::string &error,
+                   tfc::ArtifactPublish publish = tfc::ArtifactPublish::Replace) {
   DialectRegistry registry;
   tfc::registerAllDialects(registry);
   MLIRContext context(registry);
@@ -87,7 +88,7 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
   }
   if (failed(pm.run(*module)))
     return false;
-  return succeeded(tfc::writeArtifact(*module, artifactDir));
+  return succeeded(tfc::writeArtifact(*module, artifactDir, publish));
 }
 
 /// Identifies the compiler binary (path, size, modification time), so a
@@ -184,7 +185,10 @@ bool tfc::compileModel(const std::string &modelPath, const JitOptions &options,
     return true;
   }
   result.cacheHit = false;
-  return compileSource(sourceMgr, options, result.artifactDir, error);
+  // Processes compiling the same model at once each write their own
+  // temporary copy; the first rename publishes, the others keep it.
+  return compileSource(sourceMgr, options, result.artifactDir, error,
+                       tfc::ArtifactPublish::KeepExisting);
 }
 
 std::string tfc::targetForDevice(const std::string &device) {
