@@ -194,6 +194,61 @@ TEST(CApi, RestoreNeedsExactlyTheRoles) {
             "");
 }
 
+// Misuse a C caller can make: handles used after destroy, destroyed twice or
+// never created; null data, wrong sizes, bad dtype and role values. Each is
+// an error status or an ignored call, never a crash (ASan would see a use of
+// freed memory here).
+TEST(CApi, MisuseIsAnErrorNotACrash) {
+  TempDir dir;
+  TestArtifact::valid().write(dir.path());
+  tfc_device *device = wrapBackend(std::make_shared<FakeBackend>());
+  tfc_program *program = nullptr;
+  ASSERT_EQ(consume(tfc_program_load(device, dir.path().c_str(), &program)),
+            "");
+  // Null data and wrong sizes.
+  EXPECT_NE(consume(tfc_program_set(program, "x", nullptr, 24))
+                .find("null data"),
+            std::string::npos);
+  float small[2];
+  EXPECT_NE(consume(tfc_program_get(program, "out", small, sizeof(small)))
+                .find("read into 8 bytes"),
+            std::string::npos);
+  EXPECT_NE(consume(tfc_program_set(program, "x", kX, 4)).find("set with 4"),
+            std::string::npos);
+  EXPECT_EQ(tfc_dtype_size(static_cast<tfc_dtype>(99)), 0u);
+  EXPECT_STREQ(tfc_role_name(static_cast<tfc_role>(3)), "?");
+
+  // A destroyed program: every call is an error, a second destroy ignored.
+  tfc_program_destroy(program);
+  std::string m = consume(tfc_program_run(program, "forward"));
+  EXPECT_NE(m.find("program handle is not live"), std::string::npos) << m;
+  EXPECT_NE(consume(tfc_program_set(program, "x", kX, sizeof(kX))), "");
+  EXPECT_EQ(tfc_program_binding_count(program), 0u);
+  EXPECT_EQ(tfc_program_entry_count(program), 0u);
+  EXPECT_EQ(tfc_program_entry_name(program, 0), nullptr);
+  tfc_program_destroy(program);
+  // A pointer that never was a program.
+  int notAProgram = 0;
+  EXPECT_NE(consume(tfc_program_run(
+                reinterpret_cast<tfc_program *>(&notAProgram), "forward")),
+            "");
+
+  // A destroyed device cannot load programs; destroying it twice is ignored.
+  tfc_device_destroy(device);
+  tfc_program *again = reinterpret_cast<tfc_program *>(1);
+  m = consume(tfc_program_load(device, dir.path().c_str(), &again));
+  EXPECT_NE(m.find("device handle is not live"), std::string::npos) << m;
+  EXPECT_STREQ(tfc_device_kind(device), "");
+  tfc_device_destroy(device);
+
+  // A status freed twice, and read after free.
+  tfc_status s = tfc_program_run(nullptr, "forward");
+  ASSERT_NE(s, nullptr);
+  tfc_status_free(s);
+  EXPECT_STREQ(tfc_status_message(s), "(not a live tfc_status: already freed?)");
+  tfc_status_free(s);
+}
+
 // The program keeps its device alive: destroying the device first is safe.
 TEST(CApi, DeviceOutlivedByProgram) {
   CFixture f;

@@ -10,6 +10,13 @@
  * tfc_status_free. The library never aborts on bad input (corrupt artifacts,
  * wrong sizes, unknown names) and never throws across this API.
  *
+ * Handles: every device, program and status handle is checked against the
+ * live handles the library created. A destroyed or never-created handle
+ * passed to a function that returns a status is an error status; the
+ * destroy functions ignore it (with a line on stderr: a double destroy),
+ * and accessors without a status return their empty value. A handle whose
+ * address a newer object happens to reuse cannot be detected.
+ *
  * Threads: distinct programs may be used from distinct threads; one program
  * (and its device) must not be used from two threads at once.
  *

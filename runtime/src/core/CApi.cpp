@@ -3,6 +3,12 @@
 // Thin C layer over Artifact/Executor. Every entry point catches C++
 // exceptions (std::bad_alloc, in practice) so none escapes into C callers.
 //
+// Handles are checked against the set of live ones this library created
+// (LiveHandles): a destroyed, never-created or twice-destroyed device,
+// program or status is an error status (or, for the destroy functions and
+// the accessors that return no status, ignored), never a use of freed
+// memory. A handle whose address a newer object reuses cannot be told apart.
+//
 //===----------------------------------------------------------------------===//
 
 #include "runtime/include/tfc/runtime.h"
@@ -11,10 +17,13 @@
 #include "runtime/src/core/Safetensors.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <set>
 #include <string>
+#include <unordered_set>
 
 using namespace tfc::rt;
 
@@ -29,6 +38,44 @@ struct tfc_program_t {
 };
 
 namespace {
+/// The handles created and not yet destroyed (see the file comment).
+class LiveHandles {
+public:
+  void add(const void *h) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    live_.insert(h);
+  }
+  /// Removes `h`; false when it was not live.
+  bool remove(const void *h) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return live_.erase(h) != 0;
+  }
+  bool contains(const void *h) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return live_.count(h) != 0;
+  }
+
+private:
+  std::mutex mutex_;
+  std::unordered_set<const void *> live_;
+};
+
+/// Never destroyed, so handles freed during static destruction still work.
+LiveHandles &liveHandles() {
+  static LiveHandles *handles = new LiveHandles;
+  return *handles;
+}
+
+/// A destroy function handed a handle that is not live: ignored, with a
+/// line on stderr (a double destroy is a bug in the caller worth seeing).
+void warnNotLive(const char *api, const void *h) {
+  std::fprintf(stderr,
+               "libtfcrt: %s(%p): not a live handle (destroyed twice, or "
+               "never created); ignored\n",
+               api, h);
+}
+
+
 // Returned when even allocating an error fails; tfc_status_free ignores it.
 tfc_status_t outOfMemoryStatus{"out of memory"};
 
@@ -107,7 +154,14 @@ void describe(const BufferDesc &b, tfc_binding *out) {
 Status checkProgram(const tfc_program *program) {
   if (!program)
     return Status::error("null program");
+  if (!liveHandles().contains(program))
+    return Status::error("program handle is not live (destroyed, or never "
+                         "created by tfc_program_load)");
   return Status::ok();
+}
+
+bool liveProgram(const tfc_program *program) {
+  return program && liveHandles().contains(program);
 }
 } // namespace
 
@@ -117,7 +171,9 @@ tfc_status toCStatus(const Status &status) {
   if (status.isOk())
     return nullptr;
   try {
-    return new tfc_status_t{status.message()};
+    tfc_status created = new tfc_status_t{status.message()};
+    liveHandles().add(created);
+    return created;
   } catch (...) {
     return &outOfMemoryStatus;
   }
@@ -128,6 +184,7 @@ tfc_device *wrapBackend(std::shared_ptr<Backend> backend) {
   d->kind = backend->name();
   d->description = backend->deviceDescription();
   d->backend = std::move(backend);
+  liveHandles().add(d);
   return d;
 }
 
@@ -136,12 +193,19 @@ tfc_device *wrapBackend(std::shared_ptr<Backend> backend) {
 extern "C" {
 
 const char *tfc_status_message(tfc_status status) {
-  return status ? status->message.c_str() : "";
+  if (!status)
+    return "";
+  if (status != &outOfMemoryStatus && !liveHandles().contains(status))
+    return "(not a live tfc_status: already freed?)";
+  return status->message.c_str();
 }
 
 void tfc_status_free(tfc_status status) {
-  if (status != &outOfMemoryStatus)
-    delete status;
+  if (!status || status == &outOfMemoryStatus)
+    return;
+  if (!liveHandles().remove(status))
+    return warnNotLive("tfc_status_free", status);
+  delete status;
 }
 
 const char *tfc_dtype_name(tfc_dtype dtype) {
@@ -171,20 +235,30 @@ const char *tfc_role_name(tfc_role role) {
 }
 
 const char *tfc_device_kind(const tfc_device *device) {
-  return device ? device->kind.c_str() : "";
+  return device && liveHandles().contains(device) ? device->kind.c_str() : "";
 }
 
 const char *tfc_device_description(const tfc_device *device) {
-  return device ? device->description.c_str() : "";
+  return device && liveHandles().contains(device) ? device->description.c_str()
+                                                   : "";
 }
 
-void tfc_device_destroy(tfc_device *device) { delete device; }
+void tfc_device_destroy(tfc_device *device) {
+  if (!device)
+    return;
+  if (!liveHandles().remove(device))
+    return warnNotLive("tfc_device_destroy", device);
+  delete device;
+}
 
 tfc_status tfc_program_load(tfc_device *device, const char *artifact_dir,
                             tfc_program **out) {
   return guarded([&]() -> Status {
     if (!device || !artifact_dir || !out)
       return Status::error("tfc_program_load: null argument");
+    if (!liveHandles().contains(device))
+      return Status::error("tfc_program_load: device handle is not live "
+                           "(destroyed, or never created)");
     *out = nullptr;
     auto artifact = std::make_shared<Artifact>();
     TFC_RETURN_IF_ERROR(loadArtifact(artifact_dir, *artifact));
@@ -196,15 +270,22 @@ tfc_status tfc_program_load(tfc_device *device, const char *artifact_dir,
     for (const BufferDesc &b : artifact->buffers)
       if (b.kind == BufferKind::External)
         program->externals.push_back(b.id);
+    liveHandles().add(program.get());
     *out = program.release();
     return Status::ok();
   });
 }
 
-void tfc_program_destroy(tfc_program *program) { delete program; }
+void tfc_program_destroy(tfc_program *program) {
+  if (!program)
+    return;
+  if (!liveHandles().remove(program))
+    return warnNotLive("tfc_program_destroy", program);
+  delete program;
+}
 
 size_t tfc_program_binding_count(const tfc_program *program) {
-  return program ? program->externals.size() : 0;
+  return liveProgram(program) ? program->externals.size() : 0;
 }
 
 tfc_status tfc_program_binding(const tfc_program *program, size_t index,
@@ -237,11 +318,11 @@ tfc_status tfc_program_find_binding(const tfc_program *program,
 }
 
 size_t tfc_program_entry_count(const tfc_program *program) {
-  return program ? program->artifact->entries.size() : 0;
+  return liveProgram(program) ? program->artifact->entries.size() : 0;
 }
 
 const char *tfc_program_entry_name(const tfc_program *program, size_t index) {
-  if (!program || index >= program->artifact->entries.size())
+  if (!liveProgram(program) || index >= program->artifact->entries.size())
     return nullptr;
   return program->artifact->entries[index].name.c_str();
 }
