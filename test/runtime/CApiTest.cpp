@@ -238,6 +238,7 @@ TEST(CApi, MisuseIsAnErrorNotACrash) {
   tfc_program *again = reinterpret_cast<tfc_program *>(1);
   m = consume(tfc_program_load(device, dir.path().c_str(), &again));
   EXPECT_NE(m.find("device handle is not live"), std::string::npos) << m;
+  EXPECT_EQ(again, nullptr);
   EXPECT_STREQ(tfc_device_kind(device), "");
   tfc_device_destroy(device);
 

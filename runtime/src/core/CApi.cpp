@@ -256,10 +256,10 @@ tfc_status tfc_program_load(tfc_device *device, const char *artifact_dir,
   return guarded([&]() -> Status {
     if (!device || !artifact_dir || !out)
       return Status::error("tfc_program_load: null argument");
+    *out = nullptr;
     if (!liveHandles().contains(device))
       return Status::error("tfc_program_load: device handle is not live "
                            "(destroyed, or never created)");
-    *out = nullptr;
     auto artifact = std::make_shared<Artifact>();
     TFC_RETURN_IF_ERROR(loadArtifact(artifact_dir, *artifact));
     auto program = std::make_unique<tfc_program_t>();
