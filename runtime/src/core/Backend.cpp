@@ -2,10 +2,21 @@
 
 #include "runtime/src/core/Backend.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
+#include <vector>
 
 namespace tfc::rt {
+
+Status Backend::zeroFill(DevicePtr dst, size_t bytes) {
+  constexpr size_t kPiece = size_t(1) << 20;
+  std::vector<uint8_t> zeros(std::min(bytes, kPiece), 0);
+  for (size_t done = 0; done < bytes; done += kPiece)
+    TFC_RETURN_IF_ERROR(
+        copyToDevice(dst + done, zeros.data(), std::min(kPiece, bytes - done)));
+  return Status::ok();
+}
 
 Status Backend::prepareKernels(const std::vector<KernelDesc> &kernels,
                                std::vector<std::unique_ptr<PreparedKernel>> &out,

@@ -47,8 +47,7 @@ Status Executor::init() {
     allocations_.push_back(out);
     if (bytes == 0)
       return Status::ok();
-    std::vector<uint8_t> zeros(static_cast<size_t>(bytes), 0);
-    return backend_->copyToDevice(out, zeros.data(), zeros.size());
+    return backend_->zeroFill(out, static_cast<size_t>(bytes));
   };
 
   DevicePtr arena = 0;

@@ -1,7 +1,10 @@
 //===- HostBackend.cpp - the host backend: interpreter + OpenBLAS --------===//
 //
 // Device memory is host memory (256-byte aligned, zero-filled, like the
-// arena's alignment). Every address a step hands in is checked against the
+// arena's alignment). Blocks of 1 MiB and more are anonymous mappings: the
+// kernel hands out zero pages lazily, so a large model's buffers are not
+// written twice (memset, then the zero fill the executor asks for) before
+// the first step. Every address a step hands in is checked against the
 // allocations this backend made, so a wrong offset in an artifact becomes an
 // error instead of a stray write.
 //
@@ -19,6 +22,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
+#include <sys/mman.h>
 #include <thread>
 
 namespace tfc::rt {
@@ -26,6 +31,8 @@ namespace tfc::rt {
 namespace {
 
 constexpr size_t kAlignment = 256;
+/// Allocations of at least this many bytes are anonymous mappings.
+constexpr size_t kMapThreshold = size_t(1) << 20;
 
 class HostPreparedKernel : public PreparedKernel {
 public:
@@ -36,7 +43,7 @@ class HostBackend : public Backend {
 public:
   ~HostBackend() override {
     for (auto &[ptr, size] : allocations_)
-      std::free(reinterpret_cast<void *>(ptr));
+      release(ptr);
   }
 
   std::string name() const override { return "host"; }
@@ -54,15 +61,29 @@ public:
     if (rounded < bytes)
       return Status::error("host backend: allocation of " +
                            std::to_string(bytes) + " bytes overflows");
-    void *p = host::fitsInMemory(rounded)
-                  ? std::aligned_alloc(kAlignment, rounded)
-                  : nullptr;
+    void *p = nullptr;
+    bool mapped = rounded >= kMapThreshold;
+    if (host::fitsInMemory(rounded)) {
+      if (mapped) {
+        p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+          p = nullptr;
+      } else {
+        p = std::aligned_alloc(kAlignment, rounded);
+        if (p)
+          std::memset(p, 0, rounded);
+      }
+    }
     if (!p)
       return Status::error("host backend: out of memory allocating " +
                            std::to_string(bytes) + " bytes");
-    std::memset(p, 0, rounded);
     out = reinterpret_cast<DevicePtr>(p);
     allocations_[out] = bytes;
+    if (mapped) {
+      mapped_[out] = rounded;
+      freshlyMapped_.insert(out);
+    }
     return Status::ok();
   }
 
@@ -70,11 +91,22 @@ public:
     auto it = allocations_.find(ptr);
     if (it == allocations_.end())
       return; // not ours (or freed twice): ignoring beats corrupting the heap
-    std::free(reinterpret_cast<void *>(ptr));
+    release(ptr);
     allocations_.erase(it);
   }
 
+  Status zeroFill(DevicePtr dst, size_t bytes) override {
+    TFC_RETURN_IF_ERROR(checkRange(dst, bytes, "zero fill"));
+    // A whole mapping never written since it was made is zero already.
+    if (freshlyMapped_.count(dst) && allocations_[dst] == bytes)
+      return Status::ok();
+    if (bytes)
+      std::memset(reinterpret_cast<void *>(dst), 0, bytes);
+    return Status::ok();
+  }
+
   Status copyToDevice(DevicePtr dst, const void *src, size_t bytes) override {
+    freshlyMapped_.clear(); // memory may be written from here on
     TFC_RETURN_IF_ERROR(checkRange(dst, bytes, "copy destination"));
     if (bytes)
       std::memmove(reinterpret_cast<void *>(dst), src, bytes);
@@ -89,6 +121,7 @@ public:
   }
 
   Status copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes) override {
+    freshlyMapped_.clear(); // memory may be written from here on
     TFC_RETURN_IF_ERROR(checkRange(dst, bytes, "copy destination"));
     TFC_RETURN_IF_ERROR(checkRange(src, bytes, "copy source"));
     if (bytes)
@@ -116,6 +149,7 @@ public:
   Status launch(PreparedKernel &kernel, const KernelDesc &desc,
                 const std::vector<DevicePtr> &args,
                 const std::vector<const BufferDesc *> &argBuffers) override {
+    freshlyMapped_.clear();
     auto *hk = dynamic_cast<HostPreparedKernel *>(&kernel);
     if (!hk || !hk->interpreter)
       return Status::error("kernel '" + desc.name +
@@ -159,6 +193,7 @@ public:
 
   Status gemm(const GemmDesc &g, DevicePtr a, DevicePtr b,
               DevicePtr c) override {
+    freshlyMapped_.clear();
     host::GemmExtents ext;
     TFC_RETURN_IF_ERROR(host::validateGemm(g, ext));
     TFC_RETURN_IF_ERROR(checkRange(a, ext.a, "gemm operand a"));
@@ -196,7 +231,24 @@ private:
     return buf;
   }
 
+  /// Returns an allocation's memory (a mapping or a heap block).
+  void release(DevicePtr ptr) {
+    auto m = mapped_.find(ptr);
+    if (m != mapped_.end()) {
+      munmap(reinterpret_cast<void *>(ptr), m->second);
+      mapped_.erase(m);
+      freshlyMapped_.erase(ptr);
+    } else {
+      std::free(reinterpret_cast<void *>(ptr));
+    }
+  }
+
   std::map<DevicePtr, size_t> allocations_;
+  /// Allocations that are anonymous mappings, with their mapped size.
+  std::map<DevicePtr, size_t> mapped_;
+  /// Mappings nothing has been written to through this backend's copies
+  /// (kernels write through launch, which clears the whole set).
+  std::set<DevicePtr> freshlyMapped_;
 };
 
 } // namespace

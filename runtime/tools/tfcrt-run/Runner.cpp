@@ -90,7 +90,50 @@ double msSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+/// Work longer than this (or expected to be) is announced on stderr, so a
+/// large model is never minutes of silence.
+constexpr double kProgressMs = 1000;
+/// Random values past which filling them is announced before it starts.
+constexpr size_t kProgressValues = size_t(1) << 24;
+
+/// A progress line on stderr (not with --quiet): stdout stays the results.
+void progress(const RunOptions &o, const std::string &line) {
+  if (!o.quiet) {
+    std::fprintf(stderr, "%s: %s\n", o.tool.c_str(), line.c_str());
+    std::fflush(stderr);
+  }
+}
+
+/// `n` with thousands separators ("134,217,728").
+std::string grouped(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0)
+      out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string seconds(double ms) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f s", ms / 1000);
+  return buffer;
+}
+
 bool fillRandom(const RunOptions &o, tfc_program *program) {
+  auto start = std::chrono::steady_clock::now();
+  uint64_t values = 0;
+  for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
+    tfc_binding b;
+    if (tfc_program_binding(program, i, &b) == nullptr &&
+        b.role != TFC_ROLE_OUTPUT && b.role != TFC_ROLE_STATE)
+      values += b.bytes / tfc_dtype_size(b.dtype);
+  }
+  bool announce = values >= kProgressValues;
+  if (announce)
+    progress(o, "filling " + grouped(values) + " random values (seed " +
+                    std::to_string(o.seed) + ") ...");
   std::mt19937_64 rng(o.seed);
   std::normal_distribution<double> normal(0.0, 1.0);
   std::uniform_int_distribution<int64_t> uniform(
@@ -153,6 +196,8 @@ bool fillRandom(const RunOptions &o, tfc_program *program) {
             tfc_program_set(program, b.name, bytes.data(), bytes.size()))
       return fail(o, std::string("cannot set '") + b.name + "'", s);
   }
+  if (announce)
+    progress(o, "filled in " + seconds(msSince(start)));
   return true;
 }
 
@@ -397,8 +442,21 @@ bool runArtifact(const std::string &artifactDir, const RunOptions &o) {
     return fail(o, "cannot open device '" + o.device + "'", s);
   if (!o.quiet)
     std::printf("device: %s\n", tfc_device_description(rt.dev));
+  auto loadStart = std::chrono::steady_clock::now();
   if (tfc_status s = tfc_program_load(rt.dev, artifactDir.c_str(), &rt.program))
     return fail(o, "cannot load '" + artifactDir + "'", s);
+  if (double ms = msSince(loadStart); ms > kProgressMs) {
+    uint64_t bytes = 0;
+    size_t count = tfc_program_binding_count(rt.program);
+    for (size_t i = 0; i < count; ++i) {
+      tfc_binding b;
+      if (tfc_program_binding(rt.program, i, &b) == nullptr)
+        bytes += b.bytes;
+    }
+    progress(o, "loaded the program in " + seconds(ms) + " (" +
+                    std::to_string(count) + " bindings, " +
+                    grouped(bytes >> 20) + " MiB)");
+  }
   if (!o.quiet && o.profile == 0) {
     tfc_compile_info info{};
     if (tfc_status s = tfc_program_compile_info(rt.program, &info))
@@ -430,8 +488,13 @@ bool runArtifact(const std::string &artifactDir, const RunOptions &o) {
       return fail(o, "cannot write '" + o.traceFile + "'");
   }
   for (unsigned i = 0; i < o.steps; ++i) {
+    auto stepStart = std::chrono::steady_clock::now();
     if (!runOnce(o, rt.program, entry))
       return false;
+    if (double ms = msSince(stepStart); ms > kProgressMs)
+      progress(o, "run " + std::to_string(i + 1) + "/" +
+                      std::to_string(o.steps) + " of '" + entry + "' took " +
+                      seconds(ms));
     if (trace.is_open() && !appendTrace(o, rt.program, i, trace))
       return fail(o, "cannot write '" + o.traceFile + "'");
   }
