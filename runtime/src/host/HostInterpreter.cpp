@@ -64,8 +64,12 @@ struct Interpreter::Plan {
   std::vector<std::vector<int>> outputIndices; ///< per value
   std::vector<std::vector<uint8_t>> staticData;
   std::vector<std::vector<uint8_t>> wholeData; ///< per value, lazily sized
-  /// Per output, where it is staged when outputs overlap inputs (kept
-  /// between runs: an in-place update stages every step).
+  /// Per output, per input: whether the output may be written over that
+  /// input when both are the same memory (an in-place update), with no
+  /// staging: see planInPlace.
+  std::vector<std::vector<char>> inPlace;
+  /// Per output, where it is staged when outputs overlap inputs in any
+  /// other way (kept between runs).
   std::vector<std::vector<uint8_t>> stage;
   std::vector<uint8_t> scratch;
   int maxSlots = 0;
@@ -216,11 +220,86 @@ Interpreter::Interpreter(HostProgram program, int64_t chunkElements)
     p.maxSlots = std::max(p.maxSlots, grp.slots);
   }
   p.scratch.resize(size_t(p.maxSlots) * size_t(chunk_) * 8);
+  planInPlace();
+}
+
+/// Output o may share its memory with input i (the runtime's in-place
+/// updates: a parameter, a moment, a step counter) without being staged when
+/// every read of the input happens before or element by element with the
+/// write: both have one native storage type and size; the input is not an
+/// output itself; no op after the output's producer P reads the input; and
+/// P, if it reads the input, reads element k before writing element k and
+/// cannot fail half way: a single-pass binary op (add, sub, mul, maximum,
+/// minimum) or an elementwise optimizer update (adam, adamw, sgd:
+/// HostOptimizerOps.cpp reads each element's operands before it writes that
+/// element's results); every op of a pointwise chain that reads the input
+/// fetches it aligned with the chunk, never broadcast.
+void Interpreter::planInPlace() {
+  Plan &p = *plan_;
+  size_t nv = prog_.values.size();
+  std::vector<int64_t> producerOp(nv, -1), lastRead(nv, -1);
+  for (size_t i = 0; i < prog_.ops.size(); ++i) {
+    for (int64_t r : prog_.ops[i].results)
+      producerOp[r] = int64_t(i);
+    for (int64_t v : prog_.ops[i].operands)
+      if (v >= 0)
+        lastRead[v] = int64_t(i);
+  }
+  p.inPlace.assign(prog_.outputs.size(),
+                   std::vector<char>(prog_.inputs.size(), 0));
+  for (size_t o = 0; o < prog_.outputs.size(); ++o) {
+    int64_t vo = prog_.outputs[o];
+    int64_t P = producerOp[vo];
+    if (P < 0 || p.isStatic[vo])
+      continue;
+    const HostOp &producer = prog_.ops[P];
+    const Plan::Group &grp = p.groups[p.producerGroup[vo]];
+    bool elementwiseUpdate = producer.code == OpCode::Adam ||
+                             producer.code == OpCode::AdamW ||
+                             producer.code == OpCode::Sgd;
+    // Pointwise ops that compute each element in one pass and cannot fail
+    // half way (a step counter's increment, a scaled update).
+    bool singlePass = producer.code == OpCode::Add ||
+                      producer.code == OpCode::Sub ||
+                      producer.code == OpCode::Mul ||
+                      producer.code == OpCode::Maximum ||
+                      producer.code == OpCode::Minimum;
+    const ValueType &to = prog_.values[vo];
+    for (size_t i = 0; i < prog_.inputs.size(); ++i) {
+      int64_t vi = prog_.inputs[i];
+      const ValueType &ti = prog_.values[vi];
+      if (vi == vo || !p.outputIndices[vi].empty() || ti.dtype != to.dtype ||
+          !nativeStorage(ti.dtype) || ti.numel != to.numel ||
+          lastRead[vi] > P)
+        continue;
+      bool safe = true;
+      if (grp.chain) {
+        for (size_t oi = 0; oi < grp.ops.size(); ++oi) {
+          const HostOp &op = prog_.ops[grp.ops[oi]];
+          for (size_t k = 0; k < op.operands.size(); ++k)
+            if (op.operands[k] == vi &&
+                (grp.fetch[oi][k] != Fetch::Aligned ||
+                 (grp.ops[oi] == size_t(P) && !singlePass)))
+              safe = false;
+        }
+      } else {
+        for (int64_t v : producer.operands)
+          if (v == vi && !elementwiseUpdate)
+            safe = false;
+      }
+      p.inPlace[o][i] = safe;
+    }
+  }
 }
 
 Interpreter::~Interpreter() = default;
 
 size_t Interpreter::numGroups() const { return plan_->groups.size(); }
+
+bool Interpreter::writesInPlace(size_t output, size_t input) const {
+  return output < plan_->inPlace.size() &&
+         input < plan_->inPlace[output].size() && plan_->inPlace[output][input];
+}
 
 Status Interpreter::create(std::string_view text,
                            std::unique_ptr<Interpreter> &out,
@@ -363,8 +442,12 @@ Status Interpreter::runImpl(const std::vector<const void *> &inputs,
   bool staged = false;
   for (size_t o = 0; o < outputs.size(); ++o) {
     int64_t no = bytesOf(prog_.outputs[o]);
-    for (size_t i = 0; i < inputs.size(); ++i)
-      staged |= overlaps(outputs[o], no, inputs[i], bytesOf(prog_.inputs[i]));
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      int64_t ni = bytesOf(prog_.inputs[i]);
+      bool exact = outputs[o] == inputs[i] && no == ni;
+      if (!(exact && p.inPlace[o][i]))
+        staged |= overlaps(outputs[o], no, inputs[i], ni);
+    }
     for (size_t o2 = o + 1; o2 < outputs.size(); ++o2)
       staged |=
           overlaps(outputs[o], no, outputs[o2], bytesOf(prog_.outputs[o2]));

@@ -42,11 +42,16 @@ public:
   const HostProgram &program() const { return prog_; }
   /// Number of op groups (pointwise chains count as one).
   size_t numGroups() const;
+  /// Whether output `output` is written directly over input `input` when a
+  /// run passes them the same memory (planInPlace), instead of staged.
+  bool writesInPlace(size_t output, size_t input) const;
 
   /// Runs the program. `inputs[i]` / `outputs[i]` point at the storage of
   /// the program's i-th `in` / `out` value (row-major, its dtype's storage:
   /// 16-bit floats as 16 bits, i1 as one byte). Outputs may overlap inputs:
-  /// then results are staged and copied out at the end. Not thread-safe:
+  /// an output that is exactly an input's memory and that the plan proves
+  /// safe (planInPlace: an in-place update) is written directly; any other
+  /// overlap is staged and copied out at the end. Not thread-safe:
   /// one run at a time per Interpreter (it reuses its scratch memory).
   Status run(const std::vector<const void *> &inputs,
              const std::vector<void *> &outputs);
@@ -58,6 +63,9 @@ private:
                  const std::vector<void *> &outputs);
   Status runGroup(size_t g, RunState &st);
   Status runPointwiseGroup(size_t g, RunState &st);
+  /// Decides which outputs may be written over the input they share memory
+  /// with (in-place updates) without staging.
+  void planInPlace();
 
   HostProgram prog_;
   int64_t chunk_;

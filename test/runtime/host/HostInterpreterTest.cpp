@@ -622,6 +622,93 @@ TEST(HostInterpreter, GroupsPointwiseChains) {
   EXPECT_EQ(interp->numGroups(), 3u);
 }
 
+// In-place updates (an output passed the memory of an input) are written
+// directly only when every read of the input comes first or element by
+// element; otherwise the output is staged. Either way the results are those
+// of separate buffers.
+TEST(HostInterpreter, InPlaceOnlyWhenEveryReadComesFirst) {
+  auto plan = [](const std::string &body) {
+    std::unique_ptr<Interpreter> interp;
+    EXPECT_TRUE(Interpreter::create(program(body), interp).isOk()) << body;
+    return interp;
+  };
+  std::vector<float> g = {1, 2, 3, 4, 5, 6, 7, 8};
+  auto fresh = [] { return std::vector<float>{8, 7, 6, 5, 4, 3, 2, 1}; };
+
+  // p' = p + g: in place over p (and over g).
+  auto update = plan("in %0 f32 8\nin %1 f32 8\n"
+                     "op %2 add f32 8 (%0, %1)\nout %2\n");
+  EXPECT_TRUE(update->writesInPlace(0, 0));
+  EXPECT_TRUE(update->writesInPlace(0, 1));
+  std::vector<float> p = fresh();
+  ASSERT_TRUE(update->run({p.data(), g.data()}, {p.data()}).isOk());
+  EXPECT_EQ(p, std::vector<float>(8, 9));
+
+  // p is read again after the update (p * p): staged, p * p of the old p.
+  auto reread = plan("in %0 f32 8\nin %1 f32 8\n"
+                     "op %2 add f32 8 (%0, %1)\nop %3 mul f32 8 (%0, %0)\n"
+                     "out %2\nout %3\n");
+  EXPECT_FALSE(reread->writesInPlace(0, 0));
+  p = fresh();
+  std::vector<float> sq(8);
+  ASSERT_TRUE(reread->run({p.data(), g.data()}, {p.data(), sq.data()}).isOk());
+  EXPECT_EQ(p, std::vector<float>(8, 9));
+  EXPECT_EQ(sq[0], 64.0f);
+  EXPECT_EQ(sq[7], 1.0f);
+
+  // Read through a broadcast (another shape, same size): staged.
+  auto broadcast = plan("in %0 f32 8\nin %1 f32 1x8\n"
+                        "op %2 add f32 1x8 (%1, %0)\nout %2\n");
+  EXPECT_FALSE(broadcast->writesInPlace(0, 0));
+  p = fresh();
+  ASSERT_TRUE(broadcast->run({p.data(), g.data()}, {p.data()}).isOk());
+  EXPECT_EQ(p, std::vector<float>(8, 9));
+
+  // A row op reads a whole row before writing it: never in place.
+  auto softmax = plan("in %0 f32 2x4\nop %1 softmax f32 2x4 (%0) dim=1\n"
+                      "out %1\n");
+  EXPECT_FALSE(softmax->writesInPlace(0, 0));
+  p = fresh();
+  ASSERT_TRUE(softmax->run({p.data()}, {p.data()}).isOk());
+  EXPECT_NEAR(p[0] + p[1] + p[2] + p[3], 1.0f, 1e-6f);
+
+  // adamw's parameter and both moments are updated in place; its step
+  // counter's increment too.
+  auto adamw = plan(
+      "in %0 f32 8\nin %1 f32 8\nin %2 f32 8\nin %3 f32 8\n"
+      "in %4 f32 scalar\nin %5 i64 scalar\n"
+      "op %6 constant i64 scalar () value=[1]\n"
+      "op %7 add i64 scalar (%5, %6)\n"
+      "op %8 adamw f32 8 (%0, %1, %2, %3, %4, %7) beta1=0.9 beta2=0.999 "
+      "eps=1e-08 weight_decay=0.01 maximize=false\n"
+      "op %9 result f32 8 (%8) index=1\nop %10 result f32 8 (%8) index=2\n"
+      "out %8\nout %9\nout %10\nout %7\n");
+  EXPECT_TRUE(adamw->writesInPlace(0, 0));
+  EXPECT_TRUE(adamw->writesInPlace(1, 2));
+  EXPECT_TRUE(adamw->writesInPlace(2, 3));
+  EXPECT_TRUE(adamw->writesInPlace(3, 5));
+  // Same results in place as into separate buffers.
+  std::vector<float> m(8, 0.5f), v(8, 0.25f), lr = {0.1f};
+  std::vector<int64_t> step = {3};
+  std::vector<float> p2(8), m2(8), v2(8);
+  std::vector<int64_t> step2(1);
+  p = fresh();
+  ASSERT_TRUE(adamw
+                  ->run({p.data(), g.data(), m.data(), v.data(), lr.data(),
+                         step.data()},
+                        {p2.data(), m2.data(), v2.data(), step2.data()})
+                  .isOk());
+  ASSERT_TRUE(adamw
+                  ->run({p.data(), g.data(), m.data(), v.data(), lr.data(),
+                         step.data()},
+                        {p.data(), m.data(), v.data(), step.data()})
+                  .isOk());
+  EXPECT_EQ(p, p2);
+  EXPECT_EQ(m, m2);
+  EXPECT_EQ(v, v2);
+  EXPECT_EQ(step, step2);
+}
+
 TEST(HostInterpreter, OutputMayAliasInput) {
   // In-place transpose of a square matrix: the output buffer is the input.
   std::unique_ptr<Interpreter> interp;
