@@ -558,6 +558,19 @@ LogicalResult GemmOp::verify() {
              << field(getStrideC()) << " makes the batch's C matrices overlap "
              << "(each spans " << (matrix ? *matrix : 0) << " elements)";
   }
+  // C is written whole: batch blocks of m rows of ldc elements. A GEMM that
+  // leaves part of its result unwritten would hand stale data to the next
+  // step (the runtime's loader checks the same).
+  std::optional<int64_t> rows = llvm::checkedMul(batch - 1, operands[2].stride);
+  std::optional<int64_t> block = llvm::checkedMul(m, operands[2].ld);
+  std::optional<int64_t> covered =
+      rows && block ? llvm::checkedAdd(*rows, *block) : std::nullopt;
+  int64_t cElements = cast<MemRefType>(getC().getType()).getNumElements();
+  if (!covered || *covered != cElements)
+    return emitOpError("writes ")
+           << batch << " x " << m << " rows of " << operands[2].ld
+           << " elements of c, which has " << cElements
+           << " (a GEMM must write its whole result)";
   return success();
 }
 

@@ -152,6 +152,25 @@ TEST(Artifact, ManifestDigest) {
       << s.message();
 }
 
+// A GEMM writes its whole result buffer: an m or batch that leaves rows of
+// c unwritten is refused even when the manifest's digest matches.
+TEST(Artifact, GemmMustWriteItsWholeResult) {
+  TestArtifact t = TestArtifact::valid();
+  json *gemm = nullptr;
+  for (auto &entry : t.manifest["entries"])
+    for (auto &step : entry["steps"])
+      if (step["op"] == "gemm")
+        gemm = &step;
+  ASSERT_NE(gemm, nullptr);
+  (*gemm)["m"] = (*gemm)["m"].get<int64_t>() - 1;
+  Artifact a;
+  Status s = load(t, a);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("a GEMM must write its whole result"),
+            std::string::npos)
+      << s.message();
+}
+
 // Every strict prefix of a valid manifest is rejected.
 TEST(Artifact, EveryManifestTruncationFails) {
   TempDir dir;

@@ -532,6 +532,24 @@ private:
                            " makes the batches of c overlap");
     if (mayOverlap(g.c, g.a) || mayOverlap(g.c, g.b))
       return Status::error(path + ": c overlaps an input buffer");
+    // The GEMM writes its whole result buffer: batch blocks of m rows of
+    // ldc elements. A smaller m or batch would leave rows unwritten and a
+    // later step reading stale data.
+    {
+      const BufferDesc &c = art_.buffers[g.c];
+      int64_t elems = c.bytes / dtypeSize(c.dtype);
+      __int128 rows = (__int128)(g.batch - 1) * g.strideC +
+                      (__int128)g.m * g.ldc;
+      if (rows != elems)
+        return Status::error(
+            path + ": c is " + std::to_string(g.batch) + " x " +
+            std::to_string(g.m) + " rows of " + std::to_string(g.ldc) +
+            " elements (" +
+            std::to_string((long long)(rows > kMaxInt ? kMaxInt : rows)) +
+            ") but buffer " + std::to_string(g.c) + " (" +
+            describe(c.dtype, c.shape) + ") has " + std::to_string(elems) +
+            ": a GEMM must write its whole result");
+    }
     return Status::ok();
   }
 

@@ -667,6 +667,18 @@ tfcrt.entry @forward {
 
 // -----
 
+// A GEMM writes its whole result: m 3 of a 4-row c would leave a row stale.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x2xf32>
+  %c = tfcrt.external output "c" : memref<4x2xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op writes 1 x 3 rows of 2 elements of c, which has 8 (a GEMM must write its whole result)}}
+  tfcrt.gemm %a, %b -> %c m 3 n 2 k 8 batch 1 lda 8 ldb 2 ldc 2 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue none alpha 1.0 beta 0.0 : memref<4x8xf32>, memref<8x2xf32> -> memref<4x2xf32>
+  tfcrt.return
+}
+
+// -----
+
 // A copy moves bytes between two distinct buffers.
 tfcrt.entry @forward {
   %a = tfcrt.external input "a" : memref<4xf32>
