@@ -9,12 +9,20 @@
 
 namespace tfc::rt {
 
-Status Backend::zeroFill(DevicePtr dst, size_t bytes) {
+Status Backend::allocateZeroed(size_t bytes, DevicePtr &out) {
+  DevicePtr dst;
+  TFC_RETURN_IF_ERROR(allocate(bytes, dst));
   constexpr size_t kPiece = size_t(1) << 20;
   std::vector<uint8_t> zeros(std::min(bytes, kPiece), 0);
-  for (size_t done = 0; done < bytes; done += kPiece)
-    TFC_RETURN_IF_ERROR(
-        copyToDevice(dst + done, zeros.data(), std::min(kPiece, bytes - done)));
+  for (size_t done = 0; done < bytes; done += kPiece) {
+    Status s =
+        copyToDevice(dst + done, zeros.data(), std::min(kPiece, bytes - done));
+    if (!s) {
+      free(dst);
+      return s;
+    }
+  }
+  out = dst;
   return Status::ok();
 }
 

@@ -52,10 +52,10 @@ public:
 
   virtual Status allocate(size_t bytes, DevicePtr &out) = 0;
   virtual void free(DevicePtr ptr) = 0;
-  /// Sets `bytes` bytes at `dst` to zero. The default copies from a zeroed
-  /// host buffer of at most 1 MiB, piece by piece; a backend whose fresh
-  /// allocations are already zero, or that has a device memset, overrides.
-  virtual Status zeroFill(DevicePtr dst, size_t bytes);
+  /// allocate, then every byte zero. The default copies from a zeroed host
+  /// buffer of at most 1 MiB, piece by piece; a backend whose allocations
+  /// are zero already (host) or that has a device memset overrides it.
+  virtual Status allocateZeroed(size_t bytes, DevicePtr &out);
   virtual Status copyToDevice(DevicePtr dst, const void *src, size_t bytes) = 0;
   virtual Status copyToHost(void *dst, DevicePtr src, size_t bytes) = 0;
   virtual Status copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes) = 0;

@@ -42,12 +42,10 @@ Status Executor::init() {
   // deterministic across backends rather than whatever was there before.
   auto allocZeroed = [&](int64_t bytes, DevicePtr &out) -> Status {
     // Empty tensors still get a (1-byte) allocation: a distinct valid address.
-    TFC_RETURN_IF_ERROR(
-        backend_->allocate(static_cast<size_t>(bytes > 0 ? bytes : 1), out));
+    TFC_RETURN_IF_ERROR(backend_->allocateZeroed(
+        static_cast<size_t>(bytes > 0 ? bytes : 1), out));
     allocations_.push_back(out);
-    if (bytes == 0)
-      return Status::ok();
-    return backend_->zeroFill(out, static_cast<size_t>(bytes));
+    return Status::ok();
   };
 
   DevicePtr arena = 0;

@@ -2,9 +2,8 @@
 //
 // Device memory is host memory (256-byte aligned, zero-filled, like the
 // arena's alignment). Blocks of 1 MiB and more are anonymous mappings: the
-// kernel hands out zero pages lazily, so a large model's buffers are not
-// written twice (memset, then the zero fill the executor asks for) before
-// the first step. Every address a step hands in is checked against the
+// kernel hands out zero pages lazily, so allocateZeroed touches nothing and
+// a large model's buffers are not written before the first step. Every address a step hands in is checked against the
 // allocations this backend made, so a wrong offset in an artifact becomes an
 // error instead of a stray write.
 //
@@ -22,7 +21,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <set>
 #include <sys/mman.h>
 #include <thread>
 
@@ -80,10 +78,8 @@ public:
                            std::to_string(bytes) + " bytes");
     out = reinterpret_cast<DevicePtr>(p);
     allocations_[out] = bytes;
-    if (mapped) {
+    if (mapped)
       mapped_[out] = rounded;
-      freshlyMapped_.insert(out);
-    }
     return Status::ok();
   }
 
@@ -95,18 +91,12 @@ public:
     allocations_.erase(it);
   }
 
-  Status zeroFill(DevicePtr dst, size_t bytes) override {
-    TFC_RETURN_IF_ERROR(checkRange(dst, bytes, "zero fill"));
-    // A whole mapping never written since it was made is zero already.
-    if (freshlyMapped_.count(dst) && allocations_[dst] == bytes)
-      return Status::ok();
-    if (bytes)
-      std::memset(reinterpret_cast<void *>(dst), 0, bytes);
-    return Status::ok();
+  /// allocate's memory is zero already (mappings and memset blocks).
+  Status allocateZeroed(size_t bytes, DevicePtr &out) override {
+    return allocate(bytes, out);
   }
 
   Status copyToDevice(DevicePtr dst, const void *src, size_t bytes) override {
-    freshlyMapped_.clear(); // memory may be written from here on
     TFC_RETURN_IF_ERROR(checkRange(dst, bytes, "copy destination"));
     if (bytes)
       std::memmove(reinterpret_cast<void *>(dst), src, bytes);
@@ -121,7 +111,6 @@ public:
   }
 
   Status copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes) override {
-    freshlyMapped_.clear(); // memory may be written from here on
     TFC_RETURN_IF_ERROR(checkRange(dst, bytes, "copy destination"));
     TFC_RETURN_IF_ERROR(checkRange(src, bytes, "copy source"));
     if (bytes)
@@ -149,7 +138,6 @@ public:
   Status launch(PreparedKernel &kernel, const KernelDesc &desc,
                 const std::vector<DevicePtr> &args,
                 const std::vector<const BufferDesc *> &argBuffers) override {
-    freshlyMapped_.clear();
     auto *hk = dynamic_cast<HostPreparedKernel *>(&kernel);
     if (!hk || !hk->interpreter)
       return Status::error("kernel '" + desc.name +
@@ -193,7 +181,6 @@ public:
 
   Status gemm(const GemmDesc &g, DevicePtr a, DevicePtr b,
               DevicePtr c) override {
-    freshlyMapped_.clear();
     host::GemmExtents ext;
     TFC_RETURN_IF_ERROR(host::validateGemm(g, ext));
     TFC_RETURN_IF_ERROR(checkRange(a, ext.a, "gemm operand a"));
@@ -237,7 +224,6 @@ private:
     if (m != mapped_.end()) {
       munmap(reinterpret_cast<void *>(ptr), m->second);
       mapped_.erase(m);
-      freshlyMapped_.erase(ptr);
     } else {
       std::free(reinterpret_cast<void *>(ptr));
     }
@@ -246,9 +232,6 @@ private:
   std::map<DevicePtr, size_t> allocations_;
   /// Allocations that are anonymous mappings, with their mapped size.
   std::map<DevicePtr, size_t> mapped_;
-  /// Mappings nothing has been written to through this backend's copies
-  /// (kernels write through launch, which clears the whole set).
-  std::set<DevicePtr> freshlyMapped_;
 };
 
 } // namespace
