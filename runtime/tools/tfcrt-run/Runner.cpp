@@ -126,8 +126,9 @@ bool fillRandom(const RunOptions &o, tfc_program *program) {
   uint64_t values = 0;
   for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
     tfc_binding b;
-    if (tfc_program_binding(program, i, &b) == nullptr &&
-        b.role != TFC_ROLE_OUTPUT && b.role != TFC_ROLE_STATE)
+    if (tfc_status s = tfc_program_binding(program, i, &b))
+      return fail(o, "cannot describe binding", s);
+    if (b.role != TFC_ROLE_OUTPUT && b.role != TFC_ROLE_STATE)
       values += b.bytes / tfc_dtype_size(b.dtype);
   }
   bool announce = values >= kProgressValues;
@@ -450,8 +451,9 @@ bool runArtifact(const std::string &artifactDir, const RunOptions &o) {
     size_t count = tfc_program_binding_count(rt.program);
     for (size_t i = 0; i < count; ++i) {
       tfc_binding b;
-      if (tfc_program_binding(rt.program, i, &b) == nullptr)
-        bytes += b.bytes;
+      if (tfc_status s = tfc_program_binding(rt.program, i, &b))
+        return fail(o, "cannot describe binding", s);
+      bytes += b.bytes;
     }
     progress(o, "loaded the program in " + seconds(ms) + " (" +
                     std::to_string(count) + " bindings, " +
