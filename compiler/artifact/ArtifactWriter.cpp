@@ -240,6 +240,11 @@ private:
         return failure();
       step[key] = *name;
     }
+    // The epilogue's operands, present exactly when it uses them.
+    if (Value bias = gemm.getBias())
+      step["bias"] = ids.lookup(bias);
+    if (Value aux = gemm.getAux())
+      step["aux"] = ids.lookup(aux);
     return step;
   }
 

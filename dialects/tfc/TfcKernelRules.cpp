@@ -16,6 +16,8 @@
 
 #include "dialects/tfc/TfcKernelRules.h"
 
+#include "dialects/tfc/TfcGemmKernel.h"
+
 #include "dialects/tfc/TfcOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -611,24 +613,9 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
   }
 
   switch (kind) {
-  case KernelKind::gemm: {
-    // cuBLASLt runs the GEMM (tfcrt.gemm); the epilogues it could fuse
-    // (bias, GELU) are not expressed by tfcrt.gemm yet.
-    SmallVector<Operation *> extra;
-    for (Operation *op : ops)
-      if (op != anchors.front())
-        extra.push_back(op);
-    if (!extra.empty())
-      return report.fail("a gemm kernel holds only its gemm op: GEMM "
-                         "prologues and epilogues (here '" +
-                             extra.front()->getName().getStringRef() +
-                             "') are not supported yet",
-                         extra);
-    if (!outputs.empty() &&
-        (outputs.size() != 1 || outputs.front().getDefiningOp() != anchors[0]))
-      return report.fail("a gemm kernel yields exactly its gemm op's result");
-    return success();
-  }
+  case KernelKind::gemm:
+    // cuBLASLt runs the GEMM (tfcrt.gemm) with the epilogue it fuses.
+    return matchGemmKernel(ops, outputs, emitError);
   case KernelKind::block_quantized:
     // The block loop computes all results of the update at once; nothing
     // follows it.

@@ -68,8 +68,9 @@ constexpr int64_t kRowKernelColumnAccumulators = 16;
 ///     count, read at the same column) and feeds no reduction; every output
 ///     has one element per column or per input element;
 ///   - gather: exactly one gather, the others pointwise;
-///   - gemm: exactly one GEMM and nothing else (no prologue or epilogue
-///     yet), yielding its result;
+///   - gemm: exactly one GEMM plus the epilogue cuBLASLt fuses (a row bias
+///     add, then GELU's tanh form), as matchGemmKernel (TfcGemmKernel.h)
+///     accepts;
 ///   - block_quantized: exactly one block-quantized update plus pointwise
 ///     ops computing its operands; the outputs are results of the update;
 ///   - reduction kernels read no tensor without elements.

@@ -55,13 +55,12 @@ def Tfcrt_BufferRoleAttr
     : EnumAttr<Tfcrt_Dialect, Tfcrt_BufferRole, "buffer_role">;
 
 def Tfcrt_GemmEpilogue : I32EnumAttr<"GemmEpilogue",
-    "the cuBLASLt epilogue applied to a GEMM's result", [
+    "the pointwise epilogue a GEMM applies to its result (cuBLASLt's "
+    "CUBLASLT_EPILOGUE_DEFAULT, _BIAS, _GELU_BIAS, _GELU_AUX_BIAS)", [
       I32EnumAttrCase<"none", 0>,
       I32EnumAttrCase<"bias", 1>,
       I32EnumAttrCase<"gelu_bias", 2>,
-      I32EnumAttrCase<"gelu_aux", 3>,
-      I32EnumAttrCase<"dgelu", 4>,
-      I32EnumAttrCase<"bgrad", 5>]> {
+      I32EnumAttrCase<"gelu_aux_bias", 3>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::tfcrt";
 }

@@ -481,12 +481,6 @@ static std::optional<int64_t> footprint(const GemmOperand &operand,
 }
 
 LogicalResult GemmOp::verify() {
-  if (getEpilogue() != GemmEpilogue::none)
-    return emitOpError("epilogue '")
-           << stringifyGemmEpilogue(getEpilogue())
-           << "' needs bias/aux operands that tfcrt.gemm does not have yet; "
-           << "only 'none' is supported";
-
   // Dtypes: the declared types are the buffers' and follow tfc.matmul.
   Type aType = getAType(), bType = getBType(), cType = getCType();
   for (auto [name, declared, buffer] :
@@ -571,6 +565,56 @@ LogicalResult GemmOp::verify() {
            << batch << " x " << m << " rows of " << operands[2].ld
            << " elements of c, which has " << cElements
            << " (a GEMM must write its whole result)";
+  return verifyEpilogue();
+}
+
+LogicalResult GemmOp::verifyEpilogue() {
+  GemmEpilogue epilogue = getEpilogue();
+  StringRef name = stringifyGemmEpilogue(epilogue);
+  bool wantsBias = epilogue != GemmEpilogue::none;
+  bool wantsAux = epilogue == GemmEpilogue::gelu_aux_bias;
+  if (bool(getBias()) != wantsBias)
+    return emitOpError("epilogue '")
+           << name << "' " << (wantsBias ? "needs" : "takes no")
+           << " bias operand";
+  if (bool(getAux()) != wantsAux)
+    return emitOpError("epilogue '")
+           << name << "' " << (wantsAux ? "needs" : "takes no")
+           << " aux operand";
+  if (!wantsBias)
+    return success();
+  if (getBatch() != 1 || !getBeta().isZero())
+    return emitOpError("epilogue '")
+           << name << "' needs batch 1 and beta 0 (an epilogue GEMM never "
+           << "accumulates into c)";
+
+  // bias: n elements of c_type, broadcast over the rows.
+  auto biasType = cast<MemRefType>(getBias().getType());
+  if (biasType.getElementType() != getCType())
+    return emitOpError("bias element type ")
+           << biasType.getElementType() << " must be c_type " << getCType();
+  if (biasType.getNumElements() != static_cast<int64_t>(getN()))
+    return emitOpError("bias has ")
+           << biasType.getNumElements() << " elements, expected n = "
+           << getN();
+  if (buffersMayOverlap(getBias(), getC()))
+    return emitOpError("c overlaps bias");
+  if (!wantsAux)
+    return success();
+
+  // aux: laid out like C, written next to it, read by no operand.
+  auto auxType = cast<MemRefType>(getAux().getType());
+  auto cType = cast<MemRefType>(getC().getType());
+  if (auxType.getElementType() != getCType() ||
+      auxType.getNumElements() != cType.getNumElements())
+    return emitOpError("aux ")
+           << auxType << " must hold as many elements of c_type as c "
+           << cType;
+  for (auto [operandName, operand] :
+       {std::pair{"a", getA()}, std::pair{"b", getB()},
+        std::pair{"bias", getBias()}, std::pair{"c", getC()}})
+    if (buffersMayOverlap(getAux(), operand))
+      return emitOpError("aux overlaps ") << operandName;
   return success();
 }
 

@@ -308,7 +308,8 @@ def Tfcrt_LaunchOp : Tfcrt_Op<"launch", [HasParent<"EntryOp">,
   }];
 }
 
-def Tfcrt_GemmOp : Tfcrt_Op<"gemm", [HasParent<"EntryOp">]> {
+def Tfcrt_GemmOp : Tfcrt_Op<"gemm", [HasParent<"EntryOp">,
+                                      AttrSizedOperandSegments]> {
   let summary = "a cuBLASLt-style row-major strided-batched GEMM";
   let description = [{
     `C[i] = alpha * op(A[i]) * op(B[i]) + beta * C[i]` for `i` in
@@ -323,11 +324,17 @@ def Tfcrt_GemmOp : Tfcrt_Op<"gemm", [HasParent<"EntryOp">]> {
     cuBLASLt descriptor fields: `a_type`, `b_type`, `c_type` are the
     buffers' element types (A and B share a float type; C has it too, or
     f32 for 16-bit A and B), `compute_type` is the accumulation type (f32,
-    f64 for f64 operands), `epilogue` is `none` (the fused epilogues
-    `bias`, `gelu_bias`, `gelu_aux`, `dgelu`, `bgrad` need operands this op
-    does not have yet and are rejected). The verifier checks every field
+    f64 for f64 operands). `epilogue` applies pointwise math to the
+    product before it is stored (cuBLASLt's epilogues), with `beta` 0 and
+    `batch` 1: `bias` stores `P + bias[j]` (P the product in `c_type`,
+    `bias` an `n`-element buffer of `c_type` broadcast over the rows),
+    `gelu_bias` stores `gelu_tanh(P + bias[j])`, `gelu_aux_bias` stores the
+    same and also writes `P + bias[j]` (the GELU input its backward needs)
+    into `aux`, laid out like C. The math is tfc.add's and tfc.gelu's
+    (approximate tanh). The verifier checks every field
     against the operand buffers: every element a GEMM reads or writes lies
-    inside its buffer. Example (a linear layer over 16x64 tokens,
+    inside its buffer, and C and aux overlap no operand. Example (a linear
+    layer over 16x64 tokens,
     `y = x W^T`, leading dims flattened into m):
     ```mlir
     tfcrt.gemm %x, %w -> %y transpose_b m 1024 n 384 k 128 batch 1
@@ -336,8 +343,20 @@ def Tfcrt_GemmOp : Tfcrt_Op<"gemm", [HasParent<"EntryOp">]> {
         alpha 1.000000e+00 beta 0.000000e+00
         : memref<16x64x128xf32>, memref<384x128xf32> -> memref<16x64x384xf32>
     ```
+    and the first MLP layer of a training step, whose GELU input the
+    backward reads from `%pre`:
+    ```mlir
+    tfcrt.gemm %x, %w bias %b -> %h aux %pre transpose_b m 1024 n 512 k 128
+        batch 1 lda 128 ldb 128 ldc 512 stride_a 0 stride_b 0 stride_c 0
+        types(f32, f32) -> f32 compute f32 epilogue gelu_aux_bias
+        alpha 1.000000e+00 beta 0.000000e+00
+        : memref<16x64x128xf32>, memref<512x128xf32>, memref<512xf32>
+          -> memref<16x64x512xf32>, memref<16x64x512xf32>
+    ```
   }];
-  let arguments = (ins Tfcrt_Buffer:$a, Tfcrt_Buffer:$b, Tfcrt_Buffer:$c,
+  let arguments = (ins Tfcrt_Buffer:$a, Tfcrt_Buffer:$b,
+      Optional<Tfcrt_Buffer>:$bias, Tfcrt_Buffer:$c,
+      Optional<Tfcrt_Buffer>:$aux,
       UnitAttr:$transpose_a, UnitAttr:$transpose_b,
       I64Attr:$m, I64Attr:$n, I64Attr:$k, I64Attr:$batch,
       I64Attr:$lda, I64Attr:$ldb, I64Attr:$ldc,
@@ -346,15 +365,22 @@ def Tfcrt_GemmOp : Tfcrt_Op<"gemm", [HasParent<"EntryOp">]> {
       TypeAttr:$compute_type, Tfcrt_GemmEpilogueAttr:$epilogue,
       F64Attr:$alpha, F64Attr:$beta);
   let assemblyFormat = [{
-    $a `,` $b `->` $c (`transpose_a` $transpose_a^)?
+    $a `,` $b (`bias` $bias^)? `->` $c (`aux` $aux^)?
+    (`transpose_a` $transpose_a^)?
     (`transpose_b` $transpose_b^)?
     `m` $m `n` $n `k` $k `batch` $batch `lda` $lda `ldb` $ldb `ldc` $ldc
     `stride_a` $stride_a `stride_b` $stride_b `stride_c` $stride_c
     `types` `(` $a_type `,` $b_type `)` `->` $c_type `compute` $compute_type
     `epilogue` `` $epilogue `alpha` $alpha `beta` $beta attr-dict `:`
-    type($a) `,` type($b) `->` type($c)
+    type($a) `,` type($b) (`,` type($bias)^)? `->` type($c)
+    (`,` type($aux)^)?
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The epilogue's operands: bias exactly when an epilogue is set, aux
+    /// exactly for gelu_aux_bias, their types and overlaps.
+    ::mlir::LogicalResult verifyEpilogue();
+  }];
 }
 
 def Tfcrt_CopyOp : Tfcrt_Op<"copy", [HasParent<"EntryOp">]> {

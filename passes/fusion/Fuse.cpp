@@ -55,6 +55,7 @@ public:
   /// one rule merges can let an earlier one apply (an iota absorbed into a
   /// compare makes the compare input-free, hence worth duplicating).
   void run() {
+    fuseGemmEpilogues();
     for (;;) {
       if (absorbProducers())
         continue;
@@ -279,6 +280,30 @@ private:
   }
 
   bool isDead(FusionOp op) { return dead.contains(op.getOperation()); }
+
+  /// Rule 0: a GEMM's bias add (the only reader of its product), and a
+  /// GELU (tanh form) of that sum, join the GEMM as the epilogue cuBLASLt
+  /// fuses (TfcGemmKernel.h); the GELU input stays an output when the
+  /// backward reads it (cuBLASLt's aux matrix). Decided once, on the one-op
+  /// kernels, before rule 1a would duplicate the bias add into the GELU and
+  /// its backward.
+  void fuseGemmEpilogues() {
+    dead.clear();
+    for (FusionOp gemm : kernels()) {
+      if (isDead(gemm) || gemm.getKind() != KernelKind::gemm)
+        continue;
+      Readers readers = readersOf(gemm);
+      if (readers.external || readers.kernels.size() != 1)
+        continue;
+      FusionOp current = merge({gemm, readers.kernels.front()}, {},
+                               /*dryRun=*/false, KernelKind::gemm);
+      if (!current)
+        continue;
+      for (FusionOp reader : readersOf(current).kernels)
+        if (merge({current, reader}, {}, /*dryRun=*/false, KernelKind::gemm))
+          break;
+    }
+  }
 
   /// Rule 1a: pointwise producers whose results only kernels read join
   /// them entirely: the one reader, or every reader by duplication.

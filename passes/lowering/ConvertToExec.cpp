@@ -12,6 +12,7 @@
 
 #include "passes/lowering/ArenaPlanner.h"
 
+#include "dialects/tfc/TfcGemmKernel.h"
 #include "dialects/tfc/TfcOps.h"
 #include "dialects/tfc/TfcShapeUtils.h"
 #include "dialects/tfcrt/TfcrtInPlace.h"
@@ -46,22 +47,16 @@ struct GemmFields {
   int64_t m, n, k, batch, lda, ldb, ldc, strideA, strideB, strideC;
 };
 
-/// The matmul of a gemm fusion that is exactly one GEMM: a tfc.matmul on
-/// block arguments whose result is the only yielded value. A gemm fusion
-/// with prologue or epilogue ops (a later fusion pass may form them) needs
-/// cuBLASLt epilogues that tfcrt.gemm does not express yet.
-MatmulOp getPlainGemm(FusionOp fusion) {
-  Block &body = fusion.getBodyBlock();
-  if (body.getOperations().size() != 2)
-    return {};
-  auto matmul = dyn_cast<MatmulOp>(body.front());
-  if (!matmul || !isa<BlockArgument>(matmul.getA()) ||
-      !isa<BlockArgument>(matmul.getB()))
-    return {};
-  ValueRange yielded = fusion.getYield().getValues();
-  if (yielded.size() != 1 || yielded.front() != matmul.getResult())
-    return {};
-  return matmul;
+/// The GEMM of a gemm fusion and its epilogue (TfcGemmKernel.h); the
+/// tfc.fusion verifier has accepted the body, so this only fails on IR
+/// built without verification.
+FailureOr<GemmKernelOps> matchGemmFusion(FusionOp fusion) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : fusion.getBodyBlock().without_terminator())
+    ops.push_back(&op);
+  SmallVector<Value> outputs(fusion.getYield().getValues());
+  return matchGemmKernel(ops, outputs,
+                         [&]() { return fusion.emitOpError(); });
 }
 
 /// Maps `matmul`'s shapes onto a strided-batched GEMM. A rank-2 (or
@@ -89,13 +84,11 @@ FailureOr<GemmFields> computeGemmFields(MatmulOp matmul) {
   fields.batch = ShapedType::getNumElements(cBatch);
   fields.strideA = fields.strideB = fields.strideC = 0;
 
-  if (ShapedType::getNumElements(bBatch) == 1 && !matmul.getTransposeA()) {
+  if (isSingleGemm(matmul)) {
     fields.m *= fields.batch;
     fields.batch = 1;
     return fields;
   }
-  if (fields.batch == 1)
-    return fields;
 
   auto strideOf = [&](StringRef name, ArrayRef<int64_t> batch,
                       int64_t matrix) -> FailureOr<int64_t> {
@@ -206,13 +199,10 @@ private:
       }
       if (fusion.getKind() != KernelKind::gemm)
         continue;
-      MatmulOp matmul = getPlainGemm(fusion);
-      if (!matmul)
-        return fusion.emitOpError(
-            "of kind gemm must hold exactly one tfc.matmul of its inputs "
-            "whose result it yields; GEMM prologues and epilogues are not "
-            "supported yet");
-      FailureOr<GemmFields> fields = computeGemmFields(matmul);
+      FailureOr<GemmKernelOps> gemm = matchGemmFusion(fusion);
+      if (failed(gemm))
+        return failure();
+      FailureOr<GemmFields> fields = computeGemmFields(gemm->matmul);
       if (failed(fields))
         return failure();
       gemmFields[fusion] = *fields;
@@ -492,7 +482,7 @@ private:
             return buffers.lookup(result);
           });
       if (fusion.getKind() == KernelKind::gemm)
-        emitGemm(builder, fusion, inputs, results.front());
+        emitGemm(builder, fusion, inputs, results);
       else
         emitLaunch(moduleBuilder, builder, fusion, inputs, results);
     }
@@ -505,20 +495,36 @@ private:
     builder.create<tfcrt::ReturnOp>(returnOp.getLoc());
   }
 
+  /// The tfcrt.gemm of a gemm fusion whose inputs and results have the
+  /// buffers `inputs` and `results`: C is the buffer of the epilogue's last
+  /// value, aux the other result's (the stored GELU input).
   void emitGemm(OpBuilder &builder, FusionOp fusion, ArrayRef<Value> inputs,
-                Value c) {
-    MatmulOp matmul = getPlainGemm(fusion);
+                ArrayRef<Value> results) {
+    GemmKernelOps gemm = *matchGemmFusion(fusion);
     const GemmFields &f = gemmFields.lookup(fusion);
-    Value a = inputs[cast<BlockArgument>(matmul.getA()).getArgNumber()];
-    Value b = inputs[cast<BlockArgument>(matmul.getB()).getArgNumber()];
+    auto inputBuffer = [&](Value arg) {
+      return inputs[cast<BlockArgument>(arg).getArgNumber()];
+    };
+    Value a = inputBuffer(gemm.matmul.getA());
+    Value b = inputBuffer(gemm.matmul.getB());
+    Value bias = gemm.bias ? inputBuffer(gemm.bias) : Value();
+    Value c, aux;
+    for (auto [yielded, buffer] :
+         llvm::zip_equal(fusion.getYield().getValues(), results))
+      (yielded == gemm.result() ? c : aux) = buffer;
+    tfcrt::GemmEpilogue epilogue =
+        !gemm.biasAdd        ? tfcrt::GemmEpilogue::none
+        : !gemm.gelu         ? tfcrt::GemmEpilogue::bias
+        : gemm.storesGeluInput ? tfcrt::GemmEpilogue::gelu_aux_bias
+                               : tfcrt::GemmEpilogue::gelu_bias;
     Type aType = cast<ShapedType>(a.getType()).getElementType();
     builder.create<tfcrt::GemmOp>(
-        fusion.getLoc(), a, b, c, matmul.getTransposeA(),
-        matmul.getTransposeB(), f.m, f.n, f.k, f.batch, f.lda, f.ldb, f.ldc,
-        f.strideA, f.strideB, f.strideC, aType,
+        fusion.getLoc(), a, b, bias, c, aux, gemm.matmul.getTransposeA(),
+        gemm.matmul.getTransposeB(), f.m, f.n, f.k, f.batch, f.lda, f.ldb,
+        f.ldc, f.strideA, f.strideB, f.strideC, aType,
         cast<ShapedType>(b.getType()).getElementType(),
         cast<ShapedType>(c.getType()).getElementType(), accumulationType(aType),
-        tfcrt::GemmEpilogue::none, APFloat(1.0), APFloat(0.0));
+        epilogue, APFloat(1.0), APFloat(0.0));
   }
 
   void emitLaunch(OpBuilder &moduleBuilder, OpBuilder &builder, FusionOp fusion,

@@ -104,8 +104,8 @@ FailureOr<EntryReport> analyze(tfcrt::EntryOp entry,
       report.launchBytes += use.readBytes + use.writtenBytes;
     } else if (auto gemm = dyn_cast<tfcrt::GemmOp>(op)) {
       ++report.gemms;
-      report.gemmBytes +=
-          bytesOf(gemm.getA()) + bytesOf(gemm.getB()) + bytesOf(gemm.getC());
+      // a, b, bias and c, aux: what it reads and writes once each.
+      report.gemmBytes += bytesOf(gemm->getOperands());
     } else if (auto copy = dyn_cast<tfcrt::CopyOp>(op)) {
       ++report.copies;
       report.copyBytes += bytesOf(copy.getSrc()) + bytesOf(copy.getDst());

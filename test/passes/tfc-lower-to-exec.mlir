@@ -110,32 +110,32 @@
 // GPT-KERNELS: 20
 // GPT-GEMMS: 13
 
-// mlp fused: each bias add joins the next kernel (ReLU; the loss's row reduction as its
-// prologue), so two kernels are left around the GEMMs.
+// mlp fused: each bias add is its GEMM's epilogue (cuBLASLt's EPILOGUE_BIAS), so two
+// kernels are left around the GEMMs: the ReLU and the loss.
 // MLP-FUSED-LABEL: tfcrt.arena
-// MLP-FUSED: tfcrt.kernel @k0 pointwise (tensor<32x128xf32>, tensor<128xf32>) -> tensor<32x128xf32>
+// MLP-FUSED: tfcrt.kernel @k0 pointwise (tensor<32x128xf32>) -> tensor<32x128xf32>
 // MLP-FUSED-NEXT: ^bb0
-// MLP-FUSED-NEXT: tfc.add
 // MLP-FUSED-NEXT: tfc.relu
-// MLP-FUSED: tfcrt.kernel @k1 row_reduction (tensor<32x10xf32>, tensor<10xf32>, tensor<32xi64>) -> tensor<f32>
+// MLP-FUSED: tfcrt.kernel @k1 row_reduction (tensor<32x10xf32>, tensor<32xi64>) -> tensor<f32>
 // MLP-FUSED-NEXT: ^bb0
-// MLP-FUSED-NEXT: tfc.add
 // MLP-FUSED-NEXT: tfc.cross_entropy
 // MLP-FUSED: tfcrt.entry @forward
-// MLP-FUSED: tfcrt.gemm
+// MLP-FUSED: tfcrt.gemm {{.*}} bias {{.*}} epilogue bias
 // MLP-FUSED: tfcrt.launch @k0
-// MLP-FUSED: tfcrt.gemm
+// MLP-FUSED: tfcrt.gemm {{.*}} bias {{.*}} epilogue bias
 // MLP-FUSED-NEXT: tfcrt.launch @k1
 // MLP-FUSED-NEXT: tfcrt.return
 
-// gpt-mini fused: 15 launches of 10 distinct kernels around the same 13 GEMMs (the
-// second block launches the first block's kernels again). The embedding gather; the
-// position embeddings' add as ln_1's prologue; that add (its inputs barely larger
-// than its result) is recomputed, not stored, where the first residual add reads it
-// again; per block the QKV bias + head split (one kernel, three outputs), scale +
-// causal mask (iota, compare, select duplicated into each layer) + softmax, the merge
-// of the heads, bias + residual add + ln_2 (writing the residual stream and the
-// normalized rows), bias + GELU, bias + residual add + the next layer_norm; the loss.
+// gpt-mini fused: 13 launches of 9 distinct kernels around the same 13 GEMMs (the
+// second block launches the first block's kernels again). Every linear layer's bias is
+// its GEMM's epilogue, and the MLP's GELU too (cuBLASLt's GELU_BIAS: the forward alone
+// needs no GELU input). The embedding gather; the position embeddings' add as ln_1's
+// prologue; that add (its inputs barely larger than its result) is recomputed, not
+// stored, where the first residual add reads it again; per block the head split (one
+// kernel, three outputs), scale + causal mask (iota, compare, select duplicated into
+// each layer) + softmax, the merge of the heads, residual add + ln_2 (writing the
+// residual stream and the normalized rows), residual add + the next layer_norm; the
+// loss.
 // GPT-FUSED-LABEL: tfcrt.arena
 // GPT-FUSED: tfcrt.kernel @k0 gather
 // GPT-FUSED-NEXT: ^bb0
@@ -144,7 +144,7 @@
 // GPT-FUSED-NEXT: ^bb0
 // GPT-FUSED-NEXT: tfc.add
 // GPT-FUSED-NEXT: tfc.layer_norm
-// GPT-FUSED: tfcrt.kernel @k2 pointwise (tensor<16x64x384xf32>, tensor<384xf32>) -> (tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32>)
+// GPT-FUSED: tfcrt.kernel @k2 pointwise (tensor<16x64x384xf32>) -> (tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32>)
 // GPT-FUSED: tfcrt.kernel @k3 row_reduction (tensor<16x4x64x64xf32>) -> tensor<16x4x64x64xf32>
 // GPT-FUSED: tfc.iota
 // GPT-FUSED: tfc.compare le
@@ -153,19 +153,13 @@
 // GPT-FUSED: tfcrt.kernel @k4 pointwise (tensor<16x4x64x32xf32>) -> tensor<16x64x4x32xf32>
 // GPT-FUSED-NEXT: ^bb0
 // GPT-FUSED-NEXT: tfc.transpose
-// GPT-FUSED: tfcrt.kernel @k5 row_reduction (tensor<16x64x128xf32>, tensor<64x128xf32>, tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x128xf32>)
+// GPT-FUSED: tfcrt.kernel @k5 row_reduction (tensor<16x64x128xf32>, tensor<64x128xf32>, tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x128xf32>)
 // GPT-FUSED-NEXT: ^bb0
-// GPT-FUSED-NEXT: tfc.add
 // GPT-FUSED-NEXT: tfc.add
 // GPT-FUSED-NEXT: tfc.add
 // GPT-FUSED-NEXT: tfc.layer_norm
-// GPT-FUSED: tfcrt.kernel @k6 pointwise (tensor<16x64x512xf32>, tensor<512xf32>) -> tensor<16x64x512xf32>
+// GPT-FUSED: tfcrt.kernel @k6 row_reduction (tensor<16x64x128xf32>, tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x128xf32>)
 // GPT-FUSED-NEXT: ^bb0
-// GPT-FUSED-NEXT: tfc.add
-// GPT-FUSED-NEXT: tfc.gelu
-// GPT-FUSED: tfcrt.kernel @k7 row_reduction (tensor<16x64x128xf32>, tensor<128xf32>, tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x128xf32>)
-// GPT-FUSED-NEXT: ^bb0
-// GPT-FUSED-NEXT: tfc.add
 // GPT-FUSED-NEXT: tfc.add
 // GPT-FUSED-NEXT: tfc.layer_norm
 // GPT-FUSED: tfcrt.kernel @[[LOSS:k[0-9]+]] row_reduction (tensor<1024x256xf32>, tensor<1024xi64>) -> tensor<f32>
@@ -173,10 +167,14 @@
 // GPT-FUSED-NEXT: tfc.cross_entropy
 // GPT-FUSED: tfcrt.entry @forward
 // GPT-FUSED-NOT: tfcrt.copy
+// GPT-FUSED: tfcrt.gemm {{.*}} bias {{.*}} n 384 {{.*}} epilogue bias
+// GPT-FUSED: tfcrt.gemm {{.*}} bias {{.*}} n 512 {{.*}} epilogue gelu_bias
+// GPT-FUSED: tfcrt.gemm {{.*}} bias {{.*}} n 128 {{.*}} epilogue bias
+// GPT-FUSED-NOT: tfcrt.copy
 // GPT-FUSED: tfcrt.launch @[[LOSS]]
 // GPT-FUSED-NEXT: tfcrt.return
-// GPT-FUSED-LAUNCHES: 15
-// GPT-FUSED-KERNELS: 10
+// GPT-FUSED-LAUNCHES: 13
+// GPT-FUSED-KERNELS: 9
 
 // OPTION-LABEL: tfcrt.arena
 // OPTION: tfcrt.kernel @k0 row_reduction

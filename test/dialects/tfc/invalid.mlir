@@ -1803,19 +1803,62 @@ func.func @gemm_with_softmax(%x: tensor<16x128xf32>, %w: tensor<64x128xf32>) -> 
 
 // -----
 
-// A GEMM kernel holds only its GEMM: tfcrt.gemm runs it on cuBLASLt without an epilogue
-// yet, so a bias + GELU epilogue is rejected here, not when lowering to tfcrt.
-func.func @gemm_with_epilogue(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>, %b: tensor<384xf32>) -> tensor<16x384xf32> {
-  // expected-error @+1 {{'tfc.fusion' op a gemm kernel holds only its gemm op: GEMM prologues and epilogues (here 'tfc.add') are not supported yet}}
+// A GEMM kernel's epilogue is what cuBLASLt fuses: its GELU is the tanh form, so a
+// bias + exact (erf) GELU is rejected here, not when lowering to tfcrt.
+func.func @gemm_with_erf_gelu(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>, %b: tensor<384xf32>) -> tensor<16x384xf32> {
+  // expected-error @+1 {{'tfc.fusion' op a gemm kernel holds one tfc.matmul and optionally the epilogue cuBLASLt fuses (a row bias add, then GELU's tanh form): only tfc.gelu approximate tanh of the bias add may follow it (cuBLASLt's GELU is the tanh form)}}
   %r = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<384x128xf32>, %d = %b : tensor<384xf32>) -> tensor<16x384xf32> {
     %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<384x128xf32> -> tensor<16x384xf32>
-    // expected-note @+1 {{'tfc.add' here}}
     %0 = tfc.add %y, %d : tensor<16x384xf32>, tensor<384xf32>
     // expected-note @+1 {{'tfc.gelu' here}}
-    %1 = tfc.gelu %0 approximate tanh : tensor<16x384xf32>
+    %1 = tfc.gelu %0 : tensor<16x384xf32>
     tfc.yield %1 : tensor<16x384xf32>
   }
   return %r : tensor<16x384xf32>
+}
+
+// -----
+
+// A residual add is not a bias: cuBLASLt's epilogue broadcasts one row of n elements.
+func.func @gemm_with_residual(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>, %r: tensor<16x384xf32>) -> tensor<16x384xf32> {
+  // expected-error @+1 {{the tfc.add must add a row of n = 384 elements from outside the kernel to the product}}
+  %0 = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<384x128xf32>, %d = %r : tensor<16x384xf32>) -> tensor<16x384xf32> {
+    %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<384x128xf32> -> tensor<16x384xf32>
+    // expected-note @+1 {{'tfc.add' here}}
+    %1 = tfc.add %y, %d : tensor<16x384xf32>, tensor<16x384xf32>
+    tfc.yield %1 : tensor<16x384xf32>
+  }
+  return %0 : tensor<16x384xf32>
+}
+
+// -----
+
+// Storing the GELU input next to the result is cuBLASLt's aux matrix, whose leading
+// dimension (n) must be a multiple of 8.
+func.func @gemm_aux_unaligned(%x: tensor<16x128xf32>, %w: tensor<12x128xf32>, %b: tensor<12xf32>) -> (tensor<16x12xf32>, tensor<16x12xf32>) {
+  // expected-error @+1 {{storing the GELU input (cuBLASLt's aux matrix) needs n to be a multiple of 8}}
+  %r:2 = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<12x128xf32>, %d = %b : tensor<12xf32>) -> (tensor<16x12xf32>, tensor<16x12xf32>) {
+    %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<12x128xf32> -> tensor<16x12xf32>
+    %0 = tfc.add %y, %d : tensor<16x12xf32>, tensor<12xf32>
+    // expected-note @+1 {{'tfc.gelu' here}}
+    %1 = tfc.gelu %0 approximate tanh : tensor<16x12xf32>
+    tfc.yield %1, %0 : tensor<16x12xf32>, tensor<16x12xf32>
+  }
+  return %r#0, %r#1 : tensor<16x12xf32>, tensor<16x12xf32>
+}
+
+// -----
+
+// The product itself is not stored once an epilogue follows it: C holds the last value.
+func.func @gemm_product_escapes(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>, %b: tensor<384xf32>) -> (tensor<16x384xf32>, tensor<16x384xf32>) {
+  // expected-error @+1 {{'tfc.matmul' is read by more than the next epilogue op}}
+  %r:2 = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<384x128xf32>, %d = %b : tensor<384xf32>) -> (tensor<16x384xf32>, tensor<16x384xf32>) {
+    // expected-note @+1 {{'tfc.matmul' here}}
+    %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<384x128xf32> -> tensor<16x384xf32>
+    %0 = tfc.add %y, %d : tensor<16x384xf32>, tensor<384xf32>
+    tfc.yield %0, %y : tensor<16x384xf32>, tensor<16x384xf32>
+  }
+  return %r#0, %r#1 : tensor<16x384xf32>, tensor<16x384xf32>
 }
 
 // -----

@@ -812,7 +812,7 @@ func.func @gather(%table: tensor<256x128xf32>, %ids: tensor<16xi64>, %pos: tenso
 
 // -----
 
-// A GEMM kernel holds its GEMM alone (epilogues are a verifier error, invalid.mlir).
+// A GEMM kernel may hold its GEMM alone.
 // CHECK-LABEL: func.func @gemm
 func.func @gemm(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>) -> tensor<16x384xf32> {
   // CHECK: tfc.fusion gemm (
@@ -822,6 +822,26 @@ func.func @gemm(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>) -> tensor<16x38
     tfc.yield %y : tensor<16x384xf32>
   }
   return %r : tensor<16x384xf32>
+}
+
+// -----
+
+// A GEMM kernel with the epilogue cuBLASLt fuses: the bias row (a 1x512 view is a row
+// too), then GELU's tanh form, storing its input as well for the backward.
+// CHECK-LABEL: func.func @gemm_bias_gelu
+func.func @gemm_bias_gelu(%x: tensor<16x128xf32>, %w: tensor<512x128xf32>, %b: tensor<1x512xf32>) -> (tensor<16x512xf32>, tensor<16x512xf32>) {
+  // CHECK: tfc.fusion gemm (
+  // CHECK: tfc.matmul
+  // CHECK-NEXT: tfc.add
+  // CHECK-NEXT: tfc.gelu %{{.*}} approximate tanh
+  // CHECK-NEXT: tfc.yield
+  %r:2 = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<512x128xf32>, %d = %b : tensor<1x512xf32>) -> (tensor<16x512xf32>, tensor<16x512xf32>) {
+    %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<512x128xf32> -> tensor<16x512xf32>
+    %0 = tfc.add %d, %y : tensor<1x512xf32>, tensor<16x512xf32>
+    %1 = tfc.gelu %0 approximate tanh : tensor<16x512xf32>
+    tfc.yield %1, %0 : tensor<16x512xf32>, tensor<16x512xf32>
+  }
+  return %r#0, %r#1 : tensor<16x512xf32>, tensor<16x512xf32>
 }
 
 // -----

@@ -525,13 +525,83 @@ tfcrt.entry @forward {
 
 // -----
 
-// Fused epilogues need operands that tfcrt.gemm does not have yet.
+// An epilogue reads its bias row: without one there is nothing to add.
 tfcrt.entry @forward {
   %a = tfcrt.external input "a" : memref<4x8xf32>
-  %b = tfcrt.external input "b" : memref<8x2xf32>
-  %c = tfcrt.external output "c" : memref<4x2xf32>
-  // expected-error @+1 {{'tfcrt.gemm' op epilogue 'gelu_bias' needs bias/aux operands that tfcrt.gemm does not have yet; only 'none' is supported}}
-  tfcrt.gemm %a, %b -> %c m 4 n 2 k 8 batch 1 lda 8 ldb 2 ldc 2 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue gelu_bias alpha 1.0 beta 0.0 : memref<4x8xf32>, memref<8x2xf32> -> memref<4x2xf32>
+  %b = tfcrt.external input "b" : memref<8x8xf32>
+  %c = tfcrt.external output "c" : memref<4x8xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op epilogue 'gelu_bias' needs bias operand}}
+  tfcrt.gemm %a, %b -> %c m 4 n 8 k 8 batch 1 lda 8 ldb 8 ldc 8 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue gelu_bias alpha 1.0 beta 0.0 : memref<4x8xf32>, memref<8x8xf32> -> memref<4x8xf32>
+  tfcrt.return
+}
+
+// -----
+
+// Without an epilogue a bias operand would be silently ignored.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x8xf32>
+  %c = tfcrt.external output "c" : memref<4x8xf32>
+  %bias = tfcrt.external input "bias" : memref<8xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op epilogue 'none' takes no bias operand}}
+  tfcrt.gemm %a, %b bias %bias -> %c m 4 n 8 k 8 batch 1 lda 8 ldb 8 ldc 8 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue none alpha 1.0 beta 0.0 : memref<4x8xf32>, memref<8x8xf32>, memref<8xf32> -> memref<4x8xf32>
+  tfcrt.return
+}
+
+// -----
+
+// Only gelu_aux_bias stores the GELU input.
+tfcrt.arena size 1024 alignment 256
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x8xf32>
+  %c = tfcrt.external output "c" : memref<4x8xf32>
+  %bias = tfcrt.external input "bias" : memref<8xf32>
+  %aux = tfcrt.arena_view offset 0 : memref<4x8xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op epilogue 'gelu_bias' takes no aux operand}}
+  tfcrt.gemm %a, %b bias %bias -> %c aux %aux m 4 n 8 k 8 batch 1 lda 8 ldb 8 ldc 8 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue gelu_bias alpha 1.0 beta 0.0 : memref<4x8xf32>, memref<8x8xf32>, memref<8xf32> -> memref<4x8xf32>, memref<4x8xf32>
+  tfcrt.return
+}
+
+// -----
+
+// The bias is one row of n elements.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x8xf32>
+  %c = tfcrt.external output "c" : memref<4x8xf32>
+  %bias = tfcrt.external input "bias" : memref<4xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op bias has 4 elements, expected n = 8}}
+  tfcrt.gemm %a, %b bias %bias -> %c m 4 n 8 k 8 batch 1 lda 8 ldb 8 ldc 8 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue bias alpha 1.0 beta 0.0 : memref<4x8xf32>, memref<8x8xf32>, memref<4xf32> -> memref<4x8xf32>
+  tfcrt.return
+}
+
+// -----
+
+// cuBLASLt adds the epilogue to the product alone: no accumulation into C.
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x8xf32>
+  %c = tfcrt.external output "c" : memref<4x8xf32>
+  %bias = tfcrt.external input "bias" : memref<8xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op epilogue 'bias' needs batch 1 and beta 0 (an epilogue GEMM never accumulates into c)}}
+  tfcrt.gemm %a, %b bias %bias -> %c m 4 n 8 k 8 batch 1 lda 8 ldb 8 ldc 8 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue bias alpha 1.0 beta 1.0 : memref<4x8xf32>, memref<8x8xf32>, memref<8xf32> -> memref<4x8xf32>
+  tfcrt.return
+}
+
+// -----
+
+// aux is written next to C: it must not share bytes with any operand.
+tfcrt.arena size 1024 alignment 64
+tfcrt.entry @forward {
+  %a = tfcrt.external input "a" : memref<4x8xf32>
+  %b = tfcrt.external input "b" : memref<8x8xf32>
+  %c = tfcrt.external output "c" : memref<4x8xf32>
+  %bias = tfcrt.external input "bias" : memref<8xf32>
+  %c2 = tfcrt.arena_view offset 0 : memref<4x8xf32>
+  %aux = tfcrt.arena_view offset 64 : memref<4x8xf32>
+  // expected-error @+1 {{'tfcrt.gemm' op aux overlaps c}}
+  tfcrt.gemm %a, %b bias %bias -> %c2 aux %aux m 4 n 8 k 8 batch 1 lda 8 ldb 8 ldc 8 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue gelu_aux_bias alpha 1.0 beta 0.0 : memref<4x8xf32>, memref<8x8xf32>, memref<8xf32> -> memref<4x8xf32>, memref<4x8xf32>
   tfcrt.return
 }
 

@@ -120,6 +120,33 @@ tfcrt.entry @batched {
 
 // -----
 
+// GEMM epilogues: a bias row over the product, and bias + GELU storing the GELU input
+// (aux) for the backward; the optional operands print only when present.
+// CHECK-LABEL: tfcrt.entry @epilogues
+// CHECK: tfcrt.gemm %[[X:.*]], %[[W:.*]] bias %[[B:.*]] -> %[[Y:.*]] transpose_b m 64 n 16 k 32 {{.*}} epilogue bias alpha 1.000000e+00 beta 0.000000e+00 : memref<64x32xbf16>, memref<16x32xbf16>, memref<16xbf16> -> memref<64x16xbf16>
+// CHECK: tfcrt.gemm %[[X]], %[[W]] bias %[[B]] -> %{{.*}} aux %{{.*}} transpose_b m 64 n 16 k 32 {{.*}} epilogue gelu_aux_bias alpha 1.000000e+00 beta 0.000000e+00 : memref<64x32xbf16>, memref<16x32xbf16>, memref<16xbf16> -> memref<64x16xbf16>, memref<64x16xbf16>
+tfcrt.arena size 4096 alignment 256
+tfcrt.entry @epilogues {
+  %x = tfcrt.external input "x" : memref<64x32xbf16>
+  %w = tfcrt.external param "w" : memref<16x32xbf16>
+  %b = tfcrt.external param "b" : memref<16xbf16>
+  %y = tfcrt.external output "y" : memref<64x16xbf16>
+  %h = tfcrt.external output "h" : memref<64x16xbf16>
+  %pre = tfcrt.arena_view offset 0 : memref<64x16xbf16>
+  tfcrt.gemm %x, %w bias %b -> %y transpose_b m 64 n 16 k 32 batch 1 lda 32 ldb 32 ldc 16
+      stride_a 0 stride_b 0 stride_c 0 types(bf16, bf16) -> bf16 compute f32
+      epilogue bias alpha 1.0 beta 0.0
+      : memref<64x32xbf16>, memref<16x32xbf16>, memref<16xbf16> -> memref<64x16xbf16>
+  tfcrt.gemm %x, %w bias %b -> %h aux %pre transpose_b m 64 n 16 k 32 batch 1 lda 32
+      ldb 32 ldc 16 stride_a 0 stride_b 0 stride_c 0 types(bf16, bf16) -> bf16
+      compute f32 epilogue gelu_aux_bias alpha 1.0 beta 0.0
+      : memref<64x32xbf16>, memref<16x32xbf16>, memref<16xbf16>
+      -> memref<64x16xbf16>, memref<64x16xbf16>
+  tfcrt.return
+}
+
+// -----
+
 // An update in place: the kernel declares which input each output may be
 // written over, and the launch passes that input's buffer as the output.
 // CHECK-LABEL: tfcrt.kernel @adamw multi_tensor (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<f32>, tensor<i64>) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) in_place [0, 2, 3] {

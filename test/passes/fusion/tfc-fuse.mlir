@@ -310,8 +310,8 @@ func.func @reduction_not_duplicated(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, 
 
 // -----
 
-// GEMMs are left alone (no epilogues yet), and a producer read both by a GEMM and by a
-// kernel after it cannot join that kernel: the GEMM would have to run inside it (a
+// A GEMM whose product feeds more than a bias add keeps no epilogue, and a producer
+// read both by a GEMM and by a kernel after it cannot join that kernel: the GEMM would have to run inside it (a
 // cycle). The add after the GEMM and the add reading both stay apart from the exp.
 // CHECK-LABEL: func.func @no_cycle_through_gemm
 // CHECK: %[[E:.*]] = tfc.fusion pointwise
@@ -491,4 +491,73 @@ func.func @lone_tensor_sum(%y: tensor<512x300xf32>, %t: tensor<512x300xf32>) -> 
   %sq = tfc.mul %d, %d : tensor<512x300xf32>, tensor<512x300xf32>
   %l = tfc.reduce_mean %sq dims [0, 1] : tensor<512x300xf32> -> tensor<f32>
   return %l : tensor<f32>
+}
+
+// -----
+
+// GEMM epilogues (rule 0): the bias add that is the only reader of a GEMM's product,
+// then the GELU (tanh) of it, join the GEMM as the epilogue cuBLASLt fuses. The
+// backward's gelu_grad reads the GELU input, so the sum stays an output of the GEMM
+// kernel (cuBLASLt's aux matrix) instead of being recomputed there.
+// CHECK-LABEL: func.func @gemm_bias_gelu_aux
+// CHECK: %[[G:.*]]:2 = tfc.fusion gemm (%{{.*}} = %{{.*}} : tensor<8x32xf32>, %{{.*}} = %{{.*}} : tensor<64x32xf32>, %{{.*}} = %{{.*}} : tensor<64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>)
+// CHECK-NEXT: tfc.matmul
+// CHECK-NEXT: %[[S:.*]] = tfc.add
+// CHECK-NEXT: %[[H:.*]] = tfc.gelu %[[S]] approximate tanh
+// CHECK-NEXT: tfc.yield %[[S]], %[[H]]
+// CHECK: tfc.fusion gemm (%{{.*}} = %[[G]]#1
+// CHECK: tfc.fusion column_reduction ({{.*}}%{{.*}} = %[[G]]#0 : tensor<8x64xf32>
+// CHECK-NOT: tfc.add
+// CHECK: tfc.gelu_grad
+func.func @gemm_bias_gelu_aux(%x: tensor<8x32xf32>, %w: tensor<64x32xf32>, %b: tensor<64xf32>, %w2: tensor<64x64xf32>) -> (tensor<8x64xf32>, tensor<64xf32>) {
+  %mm = tfc.matmul %x, %w transpose_b : tensor<8x32xf32>, tensor<64x32xf32> -> tensor<8x64xf32>
+  %h = tfc.add %mm, %b : tensor<8x64xf32>, tensor<64xf32>
+  %g = tfc.gelu %h approximate tanh : tensor<8x64xf32>
+  %dy = tfc.matmul %g, %w2 : tensor<8x64xf32>, tensor<64x64xf32> -> tensor<8x64xf32>
+  %dh = tfc.gelu_grad %dy, %h approximate tanh : tensor<8x64xf32>
+  %db = tfc.reduce_sum %dh dims [0] : tensor<8x64xf32> -> tensor<64xf32>
+  return %dh, %db : tensor<8x64xf32>, tensor<64xf32>
+}
+
+// -----
+
+// Forward only: the GELU is the sum's one reader, so the GEMM stores only the GELU
+// (cuBLASLt's GELU_BIAS); n needs no alignment without the aux matrix. An erf GELU is
+// not cuBLASLt's: the GEMM takes the bias add alone and the GELU stays a kernel.
+// CHECK-LABEL: func.func @gemm_bias_gelu_forward
+// CHECK: tfc.fusion gemm ({{.*}}) -> tensor<8x12xf32> {
+// CHECK-NEXT: tfc.matmul
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.gelu %{{.*}} approximate tanh
+// CHECK-NEXT: tfc.yield
+// CHECK: %[[E:.*]] = tfc.fusion gemm ({{.*}}) -> tensor<8x12xf32> {
+// CHECK-NEXT: tfc.matmul
+// CHECK-NEXT: tfc.add
+// CHECK-NEXT: tfc.yield
+// CHECK: tfc.fusion pointwise (%{{.*}} = %[[E]] : tensor<8x12xf32>)
+// CHECK-NEXT: tfc.gelu
+func.func @gemm_bias_gelu_forward(%x: tensor<8x32xf32>, %w: tensor<12x32xf32>, %b: tensor<12xf32>) -> (tensor<8x12xf32>, tensor<8x12xf32>) {
+  %mm = tfc.matmul %x, %w transpose_b : tensor<8x32xf32>, tensor<12x32xf32> -> tensor<8x12xf32>
+  %h = tfc.add %mm, %b : tensor<8x12xf32>, tensor<12xf32>
+  %g = tfc.gelu %h approximate tanh : tensor<8x12xf32>
+  %mm2 = tfc.matmul %x, %w transpose_b : tensor<8x32xf32>, tensor<12x32xf32> -> tensor<8x12xf32>
+  %h2 = tfc.add %mm2, %b : tensor<8x12xf32>, tensor<12xf32>
+  %e = tfc.gelu %h2 : tensor<8x12xf32>
+  return %g, %e : tensor<8x12xf32>, tensor<8x12xf32>
+}
+
+// -----
+
+// A batched GEMM (attention scores) has no epilogue: cuBLASLt's bias is per GEMM of
+// batch 1, so the add stays a pointwise kernel.
+// CHECK-LABEL: func.func @batched_gemm_no_epilogue
+// CHECK: tfc.fusion gemm
+// CHECK-NEXT: tfc.matmul
+// CHECK-NEXT: tfc.yield
+// CHECK: tfc.fusion pointwise
+// CHECK-NEXT: tfc.add
+func.func @batched_gemm_no_epilogue(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %b: tensor<8xf32>) -> tensor<2x8x8xf32> {
+  %s = tfc.matmul %q, %k transpose_b : tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x8xf32>
+  %0 = tfc.add %s, %b : tensor<2x8x8xf32>, tensor<8xf32>
+  return %0 : tensor<2x8x8xf32>
 }

@@ -70,10 +70,10 @@ func.func @loss(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// tfcrt.gemm has no epilogue operands yet, so a gemm fusion is exactly one matmul: the
-// kernel rules reject a relu epilogue when the input is verified, before lowering.
+// A gemm fusion holds a GEMM and the epilogue cuBLASLt fuses (bias, GELU): the kernel
+// rules reject a relu epilogue when the input is verified, before lowering.
 func.func @loss(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> tensor<4x2xf32> {
-  // expected-error @+1 {{'tfc.fusion' op a gemm kernel holds only its gemm op: GEMM prologues and epilogues (here 'tfc.relu') are not supported yet}}
+  // expected-error @+1 {{'tfc.fusion' op a gemm kernel holds one tfc.matmul and optionally the epilogue cuBLASLt fuses (a row bias add, then GELU's tanh form): 'tfc.relu' is not a bias add}}
   %0 = tfc.fusion gemm (%a = %x : tensor<4x8xf32>, %b = %w : tensor<8x2xf32>) -> tensor<4x2xf32> {
     %m = tfc.matmul %a, %b : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
     // expected-note @+1 {{'tfc.relu' here}}

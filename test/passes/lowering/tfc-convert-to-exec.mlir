@@ -154,3 +154,26 @@ func.func @loss(%x: tensor<4x32x32xf32>, %w: tensor<384x32xf32>, %q: tensor<2x4x
   }
   return %0, %1, %2, %3, %4 : tensor<4x32x384xf32>, tensor<2x4x16x16xf32>, tensor<8x16x4xf32>, tensor<2x8x4xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// A gemm fusion with an epilogue lowers to one tfcrt.gemm: the bias row is its bias
+// operand, C takes the GELU's result and aux the GELU input the second output returns
+// (written straight into that output's buffer); its result order in the fusion does
+// not matter.
+// CHECK-LABEL: tfcrt.external input "x" : memref<4x16x32xf32>
+// CHECK: %[[W:.*]] = tfcrt.external param "w" : memref<64x32xf32>
+// CHECK: %[[B:.*]] = tfcrt.external param "b" : memref<64xf32>
+// CHECK: %[[PRE:.*]] = tfcrt.external output "out0" : memref<4x16x64xf32>
+// CHECK: %[[H:.*]] = tfcrt.external output "out1" : memref<4x16x64xf32>
+// CHECK: tfcrt.gemm %{{.*}}, %[[W]] bias %[[B]] -> %[[H]] aux %[[PRE]] transpose_b m 64 n 64 k 32 batch 1 lda 32 ldb 32 ldc 64 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32 epilogue gelu_aux_bias alpha 1.000000e+00 beta 0.000000e+00
+// CHECK-NEXT: tfcrt.return
+func.func @loss(%x: tensor<4x16x32xf32> {tfc.input = "x"}, %w: tensor<64x32xf32> {tfc.param = "w"}, %b: tensor<64xf32> {tfc.param = "b"}) -> (tensor<4x16x64xf32>, tensor<4x16x64xf32>) {
+  %r:2 = tfc.fusion gemm (%in = %x : tensor<4x16x32xf32>, %in_0 = %w : tensor<64x32xf32>, %in_1 = %b : tensor<64xf32>) -> (tensor<4x16x64xf32>, tensor<4x16x64xf32>) {
+    %y = tfc.matmul %in, %in_0 transpose_b : tensor<4x16x32xf32>, tensor<64x32xf32> -> tensor<4x16x64xf32>
+    %s = tfc.add %y, %in_1 : tensor<4x16x64xf32>, tensor<64xf32>
+    %g = tfc.gelu %s approximate tanh : tensor<4x16x64xf32>
+    tfc.yield %s, %g : tensor<4x16x64xf32>, tensor<4x16x64xf32>
+  }
+  return %r#0, %r#1 : tensor<4x16x64xf32>, tensor<4x16x64xf32>
+}
