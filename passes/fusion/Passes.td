@@ -19,8 +19,16 @@ def TfcFusePass : Pass<"tfc-fuse", "::mlir::func::FuncOp"> {
   let description = [{
     Runs after `--tfc-form-kernels` and before `--tfc-convert-to-exec`.
     Greedily merges `tfc.fusion` regions, testing every candidate kernel
-    with `verifyKernelOps` (the predicate the `tfc.fusion` verifier uses), in
-    this order until nothing changes:
+    with `verifyKernelOps` (the predicate the `tfc.fusion` verifier uses).
+    First, once, on the one-op kernels:
+
+    0. **GEMM epilogues**: the bias add that is the only reader of a single
+       GEMM's product, then a GELU (tanh form) of that sum, join the GEMM as
+       the epilogue cuBLASLt fuses (dialects/tfc/TfcGemmKernel.h); the GELU
+       input stays an output (cuBLASLt's aux matrix) when the backward
+       reads it, instead of rule 1 recomputing the bias add there.
+
+    Then, in this order until nothing changes:
 
     1. **Producers into consumers** (producers visited last to first, so a
        chain collapses in one sweep): a pointwise kernel whose results only
@@ -54,8 +62,8 @@ def TfcFusePass : Pass<"tfc-fuse", "::mlir::func::FuncOp"> {
        update per parameter as formed) merge into one launch over all their
        tensors, as far as the kernel parameter space allows (480 pointers).
 
-    Reductions, gathers and GEMMs are never duplicated; GEMM and
-    block-quantized kernels are left as they are. A merge never forms a
+    Reductions, gathers and GEMMs are never duplicated; GEMM kernels (past
+    rule 0) and block-quantized kernels are left as they are. A merge never forms a
     cycle (ops that depend on the first kernel and feed the second forbid
     it; other ops in between move after the merged kernel), a value still
     read outside the merged kernel stays one of its outputs, `tfc.reshape`

@@ -364,6 +364,23 @@ class Graph:
         return self.emit(f"tfc.matmul {lhs.name}, {w.name}{tb} : {lhs.type}, {w.type} -> {ttype(out, x.dtype)}",
                          out, x.dtype, "matmul", True)
 
+    def linear(self, x):
+        """A linear layer: a matmul plus a bias row, often then GELU's tanh
+        form (forward and, through autodiff, backward): what --tfc-fuse makes
+        a GEMM epilogue, with the GELU input stored when the backward reads
+        it."""
+        y = self.matmul(x)
+        if self.ops[-1] != "matmul":
+            return y
+        bias = self.arg(y.shape[-1:], y.dtype, "param")
+        a, b = (y, bias) if self.rng.random() < 0.8 else (bias, y)
+        y = self.emit(f"tfc.add {a.name}, {b.name} : {a.type}, {b.type}",
+                      y.shape, y.dtype, "add", True)
+        if self.rng.random() < 0.6:
+            y = self.emit(f"tfc.gelu {y.name} approximate tanh : {y.type}",
+                          y.shape, y.dtype, "gelu", True)
+        return y
+
     def reshape_to(self, x, shape):
         return self.emit(f"tfc.reshape {x.name} : {x.type} -> {ttype(shape, x.dtype)}",
                          shape, x.dtype, "reshape", x.grad)
@@ -376,7 +393,7 @@ class Graph:
                  (self.iota_float, 1), (self.reshape, 2), (self.transpose, 2),
                  (self.slice, 2), (self.concat, 1), (self.pad, 1), (self.broadcast_to, 1),
                  (self.reduce, 4), (self.norm, 3), (self.softmax, 3), (self.dropout, 1),
-                 (self.embedding, 1), (self.matmul, 2)]
+                 (self.embedding, 1), (self.matmul, 2), (self.linear, 2)]
         rule = self.rng.choices([r for r, _ in rules], [w for _, w in rules])[0]
         y = rule(x)
         if y.dtype in FLOATS:
