@@ -245,8 +245,8 @@ Status CublasLtGemm::makePlan(const ColumnMajorGemm &cm, uint32_t alignA,
   return Status::ok();
 }
 
-Status CublasLtGemm::run(const GemmDesc &gemm, CUdeviceptr a, CUdeviceptr b,
-                         CUdeviceptr c) {
+Status CublasLtGemm::run(const GemmDesc &gemm, const GemmOperands &operands) {
+  CUdeviceptr a = operands.a, b = operands.b, c = operands.c;
   TFC_RETURN_IF_ERROR(validateGemm(gemm));
   if (!a || !b || !c)
     return Status::error("cuda gemm: null operand address");

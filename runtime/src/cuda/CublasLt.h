@@ -13,6 +13,7 @@
 #define TFC_RUNTIME_CUDA_CUBLASLT_H
 
 #include "runtime/src/core/Artifact.h"
+#include "runtime/src/core/Backend.h"
 #include "runtime/src/core/Status.h"
 #include "runtime/src/cuda/CudaDriver.h"
 #include "runtime/src/cuda/GemmMapping.h"
@@ -37,7 +38,7 @@ public:
                        CUstream stream, std::unique_ptr<CublasLtGemm> &out);
 
   /// Validates `gemm` and enqueues it on the stream.
-  Status run(const GemmDesc &gemm, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
+  Status run(const GemmDesc &gemm, const GemmOperands &operands);
 
   /// "cuBLASLt 130000".
   std::string version() const;

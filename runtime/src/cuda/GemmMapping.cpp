@@ -67,8 +67,8 @@ Status validateGemm(const GemmDesc &g) {
     return fail("compute_type '" + g.computeType + "' is not supported with " +
                 dtypeName(g.aType) + " operands (expected f32" +
                 (f64 ? " or f64)" : ")"));
-  if (g.epilogue != "none")
-    return fail("epilogue '" + g.epilogue +
+  if (g.epilogue != GemmEpilogue::None)
+    return fail(std::string("epilogue '") + gemmEpilogueName(g.epilogue) +
                 "' is not supported by the cuda backend yet");
   if (!std::isfinite(g.alpha) || !std::isfinite(g.beta))
     return fail("alpha and beta must be finite");

@@ -179,8 +179,8 @@ public:
     return Status::ok();
   }
 
-  Status gemm(const GemmDesc &g, DevicePtr a, DevicePtr b,
-              DevicePtr c) override {
+  Status gemm(const GemmDesc &g, const GemmOperands &ops) override {
+    DevicePtr a = ops.a, b = ops.b, c = ops.c;
     host::GemmExtents ext;
     TFC_RETURN_IF_ERROR(host::validateGemm(g, ext));
     TFC_RETURN_IF_ERROR(checkRange(a, ext.a, "gemm operand a"));

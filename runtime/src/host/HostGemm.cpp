@@ -79,8 +79,8 @@ Status validateGemm(const GemmDesc &g, GemmExtents &ext) {
     return bad("unsupported compute_type '" + g.computeType + "'");
   if (g.computeType == "f64" && !f64)
     return bad("compute_type f64 needs f64 operands");
-  if (g.epilogue != "none")
-    return bad("epilogue '" + g.epilogue +
+  if (g.epilogue != GemmEpilogue::None)
+    return bad(std::string("epilogue '") + gemmEpilogueName(g.epilogue) +
                "' is not supported by the host backend");
   int64_t ea = span(g.batch, g.strideA, rowsA, colsA, g.lda);
   int64_t eb = span(g.batch, g.strideB, rowsB, colsB, g.ldb);

@@ -303,7 +303,7 @@ void runGemmCase(Backend &backend, std::vector<DevicePtr> &allocs,
   ASSERT_TRUE(backend.copyToDevice(da, ea.data(), ea.size()));
   ASSERT_TRUE(backend.copyToDevice(db, eb.data(), eb.size()));
   ASSERT_TRUE(backend.copyToDevice(dc, ec.data(), ec.size()));
-  Status s = backend.gemm(g, da, db, dc);
+  Status s = backend.gemm(g, {da, db, dc});
   ASSERT_TRUE(s) << s.message();
   ASSERT_TRUE(backend.synchronize());
   ASSERT_TRUE(backend.copyToHost(ec.data(), dc, ec.size()));
@@ -369,11 +369,11 @@ TEST_F(CudaGpuTest, GemmRejectsInvalidDescriptor) {
   GemmDesc g;
   g.m = g.n = g.k = 4;
   g.lda = g.ldb = g.ldc = 4;
-  g.epilogue = "bgrad";
+  g.epilogue = GemmEpilogue::GeluBias;
   DevicePtr d = alloc(1024);
-  Status s = backend_->gemm(g, d, d, d);
+  Status s = backend_->gemm(g, {d, d, d, d});
   ASSERT_FALSE(s);
-  EXPECT_NE(s.message().find("epilogue 'bgrad'"), std::string::npos);
+  EXPECT_NE(s.message().find("epilogue 'gelu_bias'"), std::string::npos);
 }
 
 } // namespace

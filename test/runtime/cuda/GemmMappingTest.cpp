@@ -156,7 +156,7 @@ TEST(GemmMapping, ValidationRules) {
   g.computeType = "f64";
   expectInvalid(g, "compute_type 'f64'");
   g = valid();
-  g.epilogue = "gelu_bias";
+  g.epilogue = GemmEpilogue::GeluBias;
   expectInvalid(g, "epilogue 'gelu_bias' is not supported");
   g = valid();
   g.alpha = std::numeric_limits<double>::infinity();
