@@ -33,6 +33,11 @@ struct GemmOperands {
   DevicePtr aux = 0;      ///< Written like C: m rows of ldc (gelu_aux_bias).
 };
 
+/// Checks that `operands` fit `gemm`: a, b and c set, bias set exactly when
+/// the epilogue reads one, aux exactly for gelu_aux_bias. The message names
+/// the operand and the epilogue; backends prefix their own "gemm: ".
+Status checkGemmOperands(const GemmDesc &gemm, const GemmOperands &operands);
+
 /// A kernel prepared for launching (compiled/parsed once per artifact).
 class PreparedKernel {
 public:
