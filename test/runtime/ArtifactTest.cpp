@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <utility>
 
 using namespace tfc::rt;
 using namespace tfc::rt::test;
@@ -458,8 +459,9 @@ TEST(Artifact, GemmFields) {
                       {"steps[1].c_type", "not a floating-point"});
   expectManifestError([](json &m) { gemmStep(m)["compute_type"] = "f16"; },
                       {"steps[1].compute_type"});
-  expectManifestError([](json &m) { gemmStep(m)["epilogue"] = "gelu_bias"; },
-                      {"steps[1].epilogue", "not supported"});
+  expectManifestError([](json &m) { gemmStep(m)["epilogue"] = "gelu_aux"; },
+                      {"steps[1].epilogue", "unknown epilogue 'gelu_aux'",
+                       "none, bias, gelu_bias or gelu_aux_bias"});
   expectManifestError([](json &m) { gemmStep(m)["alpha"] = "one"; },
                       {"steps[1].alpha: expected a number"});
   expectManifestError([](json &m) { gemmStep(m)["transpose_a"] = 0; },
@@ -481,6 +483,105 @@ TEST(Artifact, GemmFields) {
                       {"steps[1]", "c overlaps an input"});
   expectManifestError([](json &m) { gemmStep(m)["a"] = 99; },
                       {"steps[1].a", "out of range"});
+}
+
+// The three epilogues load with their bias (and aux) buffer ids; none has
+// neither.
+TEST(Artifact, GemmEpiloguesLoad) {
+  Artifact a;
+  ASSERT_TRUE(load(TestArtifact::valid(), a).isOk());
+  const GemmDesc &plain = a.findEntry("forward")->steps[1].gemm;
+  EXPECT_EQ(plain.epilogue, GemmEpilogue::None);
+  EXPECT_EQ(plain.bias, -1);
+  EXPECT_EQ(plain.aux, -1);
+  for (GemmEpilogue e : {GemmEpilogue::Bias, GemmEpilogue::GeluBias,
+                         GemmEpilogue::GeluAuxBias}) {
+    SCOPED_TRACE(gemmEpilogueName(e));
+    Status s = load(TestArtifact::withEpilogue(gemmEpilogueName(e)), a);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    const GemmDesc &g = a.findEntry("forward")->steps[1].gemm;
+    EXPECT_EQ(g.epilogue, e);
+    EXPECT_EQ(g.bias, 7);
+    EXPECT_EQ(g.aux, e == GemmEpilogue::GeluAuxBias ? 8 : -1);
+  }
+  EXPECT_EQ(parseGemmEpilogue("gelu_aux_bias"), GemmEpilogue::GeluAuxBias);
+  EXPECT_FALSE(parseGemmEpilogue("bgrad"));
+}
+
+// Every epilogue rule of the contract rejects with the field's path: bias
+// and aux present exactly when the epilogue uses them, batch 1, beta 0,
+// c_type operands large enough, and nothing written overlapping.
+TEST(Artifact, GemmEpilogueRules) {
+  auto expectEpilogueError = [](const std::string &epilogue,
+                                const std::function<void(json &)> &edit,
+                                std::initializer_list<std::string> needles) {
+    expectError(
+        [&](TestArtifact &t) {
+          t = TestArtifact::withEpilogue(epilogue);
+          edit(t.manifest);
+        },
+        needles);
+  };
+  auto buffer = [](json &m, int id) -> json & { return m["buffers"][id]; };
+  // Presence.
+  expectEpilogueError("bias", [](json &m) { gemmStep(m)["epilogue"] = "none"; },
+                      {"steps[1].bias: not allowed with epilogue 'none'"});
+  expectEpilogueError(
+      "gelu_bias", [](json &m) { gemmStep(m).erase("bias"); },
+      {"steps[1].bias: missing field", "epilogue 'gelu_bias' needs it"});
+  expectEpilogueError(
+      "gelu_aux_bias", [](json &m) { gemmStep(m).erase("aux"); },
+      {"steps[1].aux: missing field", "epilogue 'gelu_aux_bias'"});
+  expectEpilogueError("gelu_aux_bias",
+                      [](json &m) { gemmStep(m)["epilogue"] = "gelu_bias"; },
+                      {"steps[1].aux: not allowed with epilogue 'gelu_bias'"});
+  expectEpilogueError("bias", [](json &m) { gemmStep(m)["bias"] = "7"; },
+                      {"steps[1].bias: expected an integer"});
+  expectEpilogueError("bias", [](json &m) { gemmStep(m)["bias"] = 99; },
+                      {"steps[1].bias", "buffer id 99 out of range"});
+  // Batch and beta.
+  expectEpilogueError(
+      "bias",
+      [](json &m) {
+        gemmStep(m)["m"] = 1;
+        gemmStep(m)["batch"] = 2;
+        gemmStep(m)["stride_c"] = 2; // c is 2 batches of 1 row: all written
+      },
+      {"steps[1].batch", "2 with epilogue 'bias'", "need batch 1"});
+  expectEpilogueError("gelu_bias", [](json &m) { gemmStep(m)["beta"] = 1.0; },
+                      {"steps[1].beta", "never accumulates"});
+  // Types and sizes.
+  expectEpilogueError("bias", [&](json &m) { buffer(m, 7)["dtype"] = "f16"; },
+                      {"steps[1].bias", "buffer 7 is f16 but c_type is f32"});
+  expectEpilogueError("bias", [&](json &m) { buffer(m, 7)["shape"] = {1}; },
+                      {"steps[1].bias", "has 1 elements", "needs n = 2"});
+  expectEpilogueError("gelu_aux_bias",
+                      [&](json &m) { buffer(m, 8)["dtype"] = "bf16"; },
+                      {"steps[1].aux", "buffer 8 is bf16 but c_type is f32"});
+  expectEpilogueError("gelu_aux_bias",
+                      [&](json &m) { buffer(m, 8)["shape"] = {3}; },
+                      {"steps[1].aux", "ldc = 2 reach element 4", "has 3"});
+  // Overlaps: c with the bias; aux with anything else.
+  expectEpilogueError("bias",
+                      [](json &m) { gemmStep(m)["bias"] = 5; }, // alias of c
+                      {"steps[1]", "c overlaps the bias"});
+  for (auto [id, what] :
+       {std::pair<int, const char *>{3, "a"}, {1, "b"}, {5, "c"}}) {
+    expectEpilogueError("gelu_aux_bias",
+                        [id = id](json &m) { gemmStep(m)["aux"] = id; },
+                        {"steps[1]", std::string("aux overlaps ") + what});
+  }
+  expectEpilogueError("gelu_aux_bias", [](json &m) { gemmStep(m)["bias"] = 8; },
+                      {"steps[1]", "aux overlaps bias"});
+}
+
+// The bias may share a buffer with an input: both are only read.
+TEST(Artifact, GemmBiasMayBeAnInput) {
+  TestArtifact t = TestArtifact::withEpilogue("bias");
+  gemmStep(t.manifest)["bias"] = 1; // w, f32 3x2: at least n = 2 elements
+  Artifact a;
+  Status s = load(t, a);
+  EXPECT_TRUE(s.isOk()) << s.message();
 }
 
 // Transposed operands use the transposed storage extents.

@@ -233,6 +233,46 @@ TEST(Executor, EmptyArenaAndEmptyTensor) {
   EXPECT_TRUE(f.exec->run("forward").isOk());
 }
 
+// A GEMM epilogue's bias is a read (an unset bias parameter is reported),
+// its aux a write (the "pre" output counts as set after the run); both reach
+// the backend and count in the step's profiled bytes.
+TEST(Executor, GemmEpilogueOperands) {
+  Fixture f(TestArtifact::withEpilogue("gelu_aux_bias"));
+  ASSERT_TRUE(f.create().isOk());
+  ASSERT_TRUE(f.exec->setExternal("x", kX.data(), 24).isOk());
+  ASSERT_TRUE(f.exec->setExternal("w", kW.data(), 24).isOk());
+  Status s = f.exec->run("forward");
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("parameter 'bias' was never set"),
+            std::string::npos)
+      << s.message();
+  EXPECT_EQ(f.count("gemm"), 0u);
+
+  const std::vector<float> bias = {0.5f, -14.0f}; // pre: -13.5 -6.5 -22.5 1
+  ASSERT_TRUE(f.exec->setExternal("bias", bias.data(), 8).isOk());
+  EXPECT_FALSE(f.exec->isExternalSet("pre"));
+  s = f.exec->run("forward");
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(f.count("gemm gelu_aux_bias"), 1u);
+  EXPECT_TRUE(f.exec->isExternalSet("pre"));
+  std::vector<float> pre(4), out(4), want = expected(kX, kW);
+  ASSERT_TRUE(f.exec->getExternal("pre", pre.data(), 16).isOk());
+  ASSERT_TRUE(f.exec->getExternal("out", out.data(), 16).isOk());
+  // gelu_tanh(pre): about 0 for the negative entries, 0.841192 for 1.
+  const float gelu[4] = {0.0f, 0.0f, 0.0f, 0.841192f};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(pre[i], want[i] + bias[i % 2]) << i;
+    EXPECT_NEAR(out[i], gelu[i], 1e-5) << i;
+  }
+
+  std::vector<StepProfile> steps;
+  ASSERT_TRUE(f.exec->profile("forward", 1, steps).isOk());
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[1].kind, "gemm");
+  // a (f32 2x3) + b (3x2) + c (2x2) + bias (2) + aux (2x2), 4 bytes each.
+  EXPECT_EQ(steps[1].bytes, (6 + 6 + 4 + 2 + 4) * 4);
+}
+
 // profile runs the entry like run (same results), one record per step with
 // its label, kind and traffic; unset inputs and bad arguments are errors.
 TEST(Executor, ProfilesEachStep) {

@@ -2,6 +2,9 @@
 
 #include "test/runtime/FakeBackend.h"
 
+#include "common/ScalarOps.h"
+
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +15,13 @@ namespace tfc::rt::test {
 namespace {
 struct FakeKernel : PreparedKernel {
   std::string op; // "add" or "mul"
+};
+
+/// libm for common/ScalarOps.h's formulas (the fake needs no speed).
+struct StdMath {
+  template <typename T> static T exp(T x) { return std::exp(x); }
+  template <typename T> static T tanh(T x) { return std::tanh(x); }
+  template <typename T> static T erf(T x) { return std::erf(x); }
 };
 } // namespace
 
@@ -113,14 +123,22 @@ Status FakeBackend::launch(PreparedKernel &kernel, const KernelDesc &desc,
   return Status::ok();
 }
 
-Status FakeBackend::gemm(const GemmDesc &g, DevicePtr a, DevicePtr b,
-                         DevicePtr c) {
-  TFC_RETURN_IF_ERROR(record("gemm"));
+Status FakeBackend::gemm(const GemmDesc &g, const GemmOperands &ops) {
+  TFC_RETURN_IF_ERROR(
+      record(g.epilogue == GemmEpilogue::None
+                 ? std::string("gemm")
+                 : std::string("gemm ") + gemmEpilogueName(g.epilogue)));
   if (g.aType != DType::F32 || g.bType != DType::F32 || g.cType != DType::F32)
     return Status::error("fake gemm is f32 only");
-  const float *A = reinterpret_cast<const float *>(a);
-  const float *B = reinterpret_cast<const float *>(b);
-  float *C = reinterpret_cast<float *>(c);
+  if ((ops.bias != 0) != epilogueHasBias(g.epilogue) ||
+      (ops.aux != 0) != epilogueHasAux(g.epilogue))
+    return Status::error("fake gemm: bias/aux operands do not match the "
+                         "epilogue");
+  const float *A = reinterpret_cast<const float *>(ops.a);
+  const float *B = reinterpret_cast<const float *>(ops.b);
+  float *C = reinterpret_cast<float *>(ops.c);
+  const float *bias = reinterpret_cast<const float *>(ops.bias);
+  float *aux = reinterpret_cast<float *>(ops.aux);
   for (int64_t bt = 0; bt < g.batch; ++bt)
     for (int64_t i = 0; i < g.m; ++i)
       for (int64_t j = 0; j < g.n; ++j) {
@@ -134,6 +152,12 @@ Status FakeBackend::gemm(const GemmDesc &g, DevicePtr a, DevicePtr b,
         }
         float &out = C[bt * g.strideC + i * g.ldc + j];
         out = float(g.alpha * acc + (g.beta != 0 ? g.beta * out : 0.0));
+        if (bias)
+          out += bias[j];
+        if (aux)
+          aux[i * g.ldc + j] = out;
+        if (epilogueHasGelu(g.epilogue))
+          out = scalar::geluTanh<StdMath>(out);
       }
   return Status::ok();
 }

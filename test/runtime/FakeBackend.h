@@ -3,7 +3,8 @@
 // TEST ONLY. A minimal in-memory Backend so the executor and the C API can be
 // unit-tested without the real host/cuda backends. It "interprets" only
 // single-op f32 `add`/`mul` host programs of equal-size operands and f32
-// GEMMs, records every call, and can be told to fail a given call.
+// GEMMs (epilogues included), records every call, and can be told to fail a
+// given call.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,12 +35,12 @@ public:
   Status launch(PreparedKernel &kernel, const KernelDesc &desc,
                 const std::vector<DevicePtr> &args,
                 const std::vector<const BufferDesc *> &argBuffers) override;
-  Status gemm(const GemmDesc &gemm, DevicePtr a, DevicePtr b,
-              DevicePtr c) override;
+  Status gemm(const GemmDesc &gemm, const GemmOperands &operands) override;
   Status synchronize() override;
 
   /// Calls made, e.g. "allocate 24", "prepare k0", "launch k0", "gemm",
-  /// "copy 16", "sync".
+  /// "gemm gelu_aux_bias" (epilogues other than none are named), "copy 16",
+  /// "sync".
   std::vector<std::string> log;
   /// A call whose log line starts with this prefix fails.
   std::string failOn;

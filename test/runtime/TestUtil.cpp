@@ -135,6 +135,31 @@ TestArtifact TestArtifact::valid() {
   return t;
 }
 
+TestArtifact TestArtifact::withEpilogue(const std::string &epilogue) {
+  TestArtifact t = valid();
+  using J = nlohmann::json;
+  J &buffers = t.manifest["buffers"];
+  J &gemm = t.manifest["entries"][0]["steps"][1];
+  buffers.push_back({{"id", 7},
+                     {"kind", "external"},
+                     {"role", "param"},
+                     {"name", "bias"},
+                     {"dtype", "f32"},
+                     {"shape", {2}}});
+  gemm["epilogue"] = epilogue;
+  gemm["bias"] = 7;
+  if (epilogue == "gelu_aux_bias") {
+    buffers.push_back({{"id", 8},
+                       {"kind", "external"},
+                       {"role", "output"},
+                       {"name", "pre"},
+                       {"dtype", "f32"},
+                       {"shape", {2, 2}}});
+    gemm["aux"] = 8;
+  }
+  return t;
+}
+
 void TestArtifact::rehash() {
   for (auto &k : manifest["kernels"]) {
     for (const char *key : {"cuda", "host"}) {

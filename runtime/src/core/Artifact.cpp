@@ -19,6 +19,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace tfc::rt {
 
@@ -36,6 +37,28 @@ const BufferDesc *Artifact::findExternal(const std::string &name) const {
     if (b.kind == BufferKind::External && b.name == name)
       return &b;
   return nullptr;
+}
+
+namespace {
+constexpr std::pair<GemmEpilogue, const char *> kGemmEpilogueNames[] = {
+    {GemmEpilogue::None, "none"},
+    {GemmEpilogue::Bias, "bias"},
+    {GemmEpilogue::GeluBias, "gelu_bias"},
+    {GemmEpilogue::GeluAuxBias, "gelu_aux_bias"}};
+} // namespace
+
+const char *gemmEpilogueName(GemmEpilogue epilogue) {
+  for (const auto &[e, name] : kGemmEpilogueNames)
+    if (e == epilogue)
+      return name;
+  return "?";
+}
+
+std::optional<GemmEpilogue> parseGemmEpilogue(const std::string &name) {
+  for (const auto &[e, spelled] : kGemmEpilogueNames)
+    if (name == spelled)
+      return e;
+  return std::nullopt;
 }
 
 namespace {
@@ -457,7 +480,14 @@ private:
     TFC_RETURN_IF_ERROR(getDType(j, path, "c_type", g.cType));
     TFC_RETURN_IF_ERROR(
         json::getString(j, path, "compute_type", g.computeType));
-    TFC_RETURN_IF_ERROR(json::getString(j, path, "epilogue", g.epilogue));
+    std::string epilogue;
+    TFC_RETURN_IF_ERROR(json::getString(j, path, "epilogue", epilogue));
+    auto parsedEpilogue = parseGemmEpilogue(epilogue);
+    if (!parsedEpilogue)
+      return Status::error(path + ".epilogue: unknown epilogue '" + epilogue +
+                           "' (expected none, bias, gelu_bias or "
+                           "gelu_aux_bias)");
+    g.epilogue = *parsedEpilogue;
     TFC_RETURN_IF_ERROR(json::getNumber(j, path, "alpha", g.alpha));
     TFC_RETURN_IF_ERROR(json::getNumber(j, path, "beta", g.beta));
 
@@ -493,10 +523,6 @@ private:
       return Status::error(path + ".compute_type: '" + g.computeType +
                            "' (expected '" + wantCompute +
                            "' for these types)");
-    if (g.epilogue != "none")
-      return Status::error(path + ".epilogue: '" + g.epilogue +
-                           "' is not supported by artifact version 1 "
-                           "(expected 'none')");
 
     // Row-major storage: op(A) is m x k, so A is stored m x k (k x m when
     // transposed) with leading dimension lda >= its column count; likewise B
@@ -550,6 +576,84 @@ private:
             describe(c.dtype, c.shape) + ") has " + std::to_string(elems) +
             ": a GEMM must write its whole result");
     }
+    return loadGemmEpilogue(j, path, g);
+  }
+
+  /// The epilogue operands: "bias" exactly when the epilogue is not none,
+  /// "aux" exactly for gelu_aux_bias, each of c_type, inside its buffer and
+  /// apart from what the GEMM writes.
+  Status loadGemmEpilogue(const Json &j, const std::string &path, GemmDesc &g) {
+    size_t n = art_.buffers.size();
+    std::string name =
+        std::string("epilogue '") + gemmEpilogueName(g.epilogue) + "'";
+    struct {
+      const char *key;
+      bool wanted;
+      int64_t *id;
+    } operands[] = {{"bias", epilogueHasBias(g.epilogue), &g.bias},
+                    {"aux", epilogueHasAux(g.epilogue), &g.aux}};
+    for (auto &o : operands) {
+      if (!o.wanted) {
+        if (j.contains(o.key))
+          return Status::error(json::child(path, o.key) +
+                               ": not allowed with " + name);
+        continue;
+      }
+      if (!j.contains(o.key))
+        return Status::error(json::child(path, o.key) + ": missing field (" +
+                             name + " needs it)");
+      TFC_RETURN_IF_ERROR(getBufferId(j, path, o.key, n, *o.id));
+      const BufferDesc &buf = art_.buffers[*o.id];
+      if (buf.dtype != g.cType)
+        return Status::error(json::child(path, o.key) + ": buffer " +
+                             std::to_string(*o.id) + " is " +
+                             dtypeName(buf.dtype) + " but c_type is " +
+                             dtypeName(g.cType));
+    }
+    if (g.epilogue == GemmEpilogue::None)
+      return Status::ok();
+    // cuBLASLt's bias and aux have no batch strides here, and the bias is
+    // added to the product alone.
+    if (g.batch != 1)
+      return Status::error(json::child(path, "batch") + ": " +
+                           std::to_string(g.batch) + " with " + name +
+                           " (epilogues need batch 1)");
+    if (g.beta != 0.0)
+      return Status::error(json::child(path, "beta") + ": " +
+                           std::to_string(g.beta) + " with " + name +
+                           " (an epilogue GEMM never accumulates into c)");
+    auto elementsOf = [&](int64_t id) {
+      const BufferDesc &buf = art_.buffers[id];
+      return buf.bytes / dtypeSize(buf.dtype);
+    };
+    if (elementsOf(g.bias) < g.n)
+      return Status::error(
+          path + ".bias: buffer " + std::to_string(g.bias) + " (" +
+          describe(art_.buffers[g.bias].dtype, art_.buffers[g.bias].shape) +
+          ") has " + std::to_string(elementsOf(g.bias)) +
+          " elements, the bias needs n = " + std::to_string(g.n));
+    if (mayOverlap(g.c, g.bias))
+      return Status::error(path + ": c overlaps the bias");
+    if (g.aux < 0)
+      return Status::ok();
+    // aux is laid out like c: m rows of n elements, ldc apart (batch 1).
+    __int128 footprint = (__int128)(g.m - 1) * g.ldc + g.n;
+    if (footprint > elementsOf(g.aux))
+      return Status::error(
+          path + ".aux: m = " + std::to_string(g.m) +
+          " rows of ldc = " + std::to_string(g.ldc) + " reach element " +
+          std::to_string(
+              (long long)(footprint > kMaxInt ? kMaxInt : footprint)) +
+          " but buffer " + std::to_string(g.aux) + " (" +
+          describe(art_.buffers[g.aux].dtype, art_.buffers[g.aux].shape) +
+          ") has " + std::to_string(elementsOf(g.aux)));
+    struct {
+      const char *name;
+      int64_t id;
+    } others[] = {{"a", g.a}, {"b", g.b}, {"c", g.c}, {"bias", g.bias}};
+    for (auto &o : others)
+      if (mayOverlap(g.aux, o.id))
+        return Status::error(path + ": aux overlaps " + o.name);
     return Status::ok();
   }
 

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,19 +60,53 @@ struct KernelDesc {
   std::vector<TensorSig> inputs, outputs;
 };
 
+/// What a GEMM does to its product before storing it. With P[i][j] the
+/// value epilogue None stores and pre[i][j] = P[i][j] + bias[j] (computed
+/// as the host's tfc.add of c_type computes it):
+///   None:        C = P
+///   Bias:        C = pre
+///   GeluBias:    C = gelu_tanh(pre)
+///   GeluAuxBias: C = gelu_tanh(pre), aux = pre
+/// gelu_tanh is tfc.gelu approximate="tanh" (common/ScalarOps.h). On the host
+/// the result is bit-identical to an unfused add kernel and gelu kernel;
+/// cuBLASLt adds the bias before rounding (docs/execution.md, section 4).
+enum class GemmEpilogue { None, Bias, GeluBias, GeluAuxBias };
+
+/// The manifest spelling: "none", "bias", "gelu_bias", "gelu_aux_bias".
+const char *gemmEpilogueName(GemmEpilogue epilogue);
+/// The epilogue spelled `name` in a manifest, or nullopt.
+std::optional<GemmEpilogue> parseGemmEpilogue(const std::string &name);
+/// True when `epilogue` reads a bias vector (every epilogue but None).
+inline bool epilogueHasBias(GemmEpilogue epilogue) {
+  return epilogue != GemmEpilogue::None;
+}
+/// True when `epilogue` applies gelu (tanh form) after the bias.
+inline bool epilogueHasGelu(GemmEpilogue epilogue) {
+  return epilogue == GemmEpilogue::GeluBias ||
+         epilogue == GemmEpilogue::GeluAuxBias;
+}
+/// True when `epilogue` also writes its gelu input to an aux matrix.
+inline bool epilogueHasAux(GemmEpilogue epilogue) {
+  return epilogue == GemmEpilogue::GeluAuxBias;
+}
+
 /// A row-major strided-batched GEMM: for each b < batch,
 /// C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b], op(A) is m x k, op(B)
 /// is k x n, C is m x n; leading dimensions and batch strides in elements
-/// (stride 0 broadcasts that operand over the batch).
+/// (stride 0 broadcasts that operand over the batch). An epilogue other
+/// than None needs batch 1 and beta 0 (it never accumulates into C) and
+/// reads `bias` (n elements of cType; only bias[0..n) is read); GeluAuxBias
+/// also writes `aux`, an m x n cType matrix with leading dimension ldc.
 struct GemmDesc {
   int64_t a = 0, b = 0, c = 0; ///< Buffer ids.
+  int64_t bias = -1, aux = -1; ///< Buffer ids; -1 when the epilogue has none.
   bool transposeA = false, transposeB = false;
   int64_t m = 0, n = 0, k = 0, batch = 1;
   int64_t lda = 0, ldb = 0, ldc = 0;
   int64_t strideA = 0, strideB = 0, strideC = 0;
   DType aType = DType::F32, bType = DType::F32, cType = DType::F32;
   std::string computeType = "f32";
-  std::string epilogue = "none";
+  GemmEpilogue epilogue = GemmEpilogue::None;
   double alpha = 1.0, beta = 0.0;
 };
 

@@ -5,9 +5,27 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace tfc::rt {
+
+Status checkGemmOperands(const GemmDesc &g, const GemmOperands &ops) {
+  if (!ops.a || !ops.b || !ops.c)
+    return Status::error("null operand address (a, b or c)");
+  struct {
+    const char *name;
+    DevicePtr address;
+    bool wanted;
+  } extras[] = {{"bias", ops.bias, epilogueHasBias(g.epilogue)},
+                {"aux", ops.aux, epilogueHasAux(g.epilogue)}};
+  for (const auto &x : extras)
+    if ((x.address != 0) != x.wanted)
+      return Status::error(
+          std::string("epilogue '") + gemmEpilogueName(g.epilogue) + "' " +
+          (x.wanted ? "needs" : "takes no") + " " + x.name + " operand");
+  return Status::ok();
+}
 
 Status Backend::allocateZeroed(size_t bytes, DevicePtr &out) {
   DevicePtr dst;

@@ -24,6 +24,20 @@ namespace tfc::rt {
 /// for cuda).
 using DevicePtr = uint64_t;
 
+/// The device addresses of one GEMM step's buffers; the GemmDesc says how
+/// each is laid out. `bias` and `aux` are 0 when the epilogue has none.
+struct GemmOperands {
+  DevicePtr a = 0, b = 0; ///< Read.
+  DevicePtr c = 0;        ///< Written (read too when beta != 0).
+  DevicePtr bias = 0;     ///< Read: n c_type elements (epilogues but none).
+  DevicePtr aux = 0;      ///< Written like C: m rows of ldc (gelu_aux_bias).
+};
+
+/// Checks that `operands` fit `gemm`: a, b and c set, bias set exactly when
+/// the epilogue reads one, aux exactly for gelu_aux_bias. The message names
+/// the operand and the epilogue; backends prefix their own "gemm: ".
+Status checkGemmOperands(const GemmDesc &gemm, const GemmOperands &operands);
+
 /// A kernel prepared for launching (compiled/parsed once per artifact).
 class PreparedKernel {
 public:
@@ -75,9 +89,8 @@ public:
   virtual Status launch(PreparedKernel &kernel, const KernelDesc &desc,
                         const std::vector<DevicePtr> &args,
                         const std::vector<const BufferDesc *> &argBuffers) = 0;
-  /// Runs `gemm` on device addresses a, b, c.
-  virtual Status gemm(const GemmDesc &gemm, DevicePtr a, DevicePtr b,
-                      DevicePtr c) = 0;
+  /// Runs `gemm`, epilogue included, on the device addresses `operands`.
+  virtual Status gemm(const GemmDesc &gemm, const GemmOperands &operands) = 0;
   /// Waits for all queued work.
   virtual Status synchronize() = 0;
 };

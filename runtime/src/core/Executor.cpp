@@ -162,9 +162,18 @@ Status Executor::runStep(const Step &step) {
     return backend_->launch(*kernels_[step.kernel], art.kernels[step.kernel],
                             ptrs, descs);
   }
-  case StepKind::Gemm:
-    return backend_->gemm(step.gemm, addresses_[step.gemm.a],
-                          addresses_[step.gemm.b], addresses_[step.gemm.c]);
+  case StepKind::Gemm: {
+    const GemmDesc &g = step.gemm;
+    GemmOperands ops;
+    ops.a = addresses_[g.a];
+    ops.b = addresses_[g.b];
+    ops.c = addresses_[g.c];
+    if (g.bias >= 0)
+      ops.bias = addresses_[g.bias];
+    if (g.aux >= 0)
+      ops.aux = addresses_[g.aux];
+    return backend_->gemm(g, ops);
+  }
   case StepKind::Copy:
     if (art.buffers[step.src].bytes == 0)
       return Status::ok();
@@ -228,9 +237,13 @@ Status Executor::checkReads(const EntryDesc &entry,
     case StepKind::Gemm:
       TFC_RETURN_IF_ERROR(checkRead(s.gemm.a));
       TFC_RETURN_IF_ERROR(checkRead(s.gemm.b));
+      if (s.gemm.bias >= 0)
+        TFC_RETURN_IF_ERROR(checkRead(s.gemm.bias));
       if (s.gemm.beta != 0.0)
         TFC_RETURN_IF_ERROR(checkRead(s.gemm.c));
       markWritten(s.gemm.c);
+      if (s.gemm.aux >= 0)
+        markWritten(s.gemm.aux);
       break;
     case StepKind::Copy:
       TFC_RETURN_IF_ERROR(checkRead(s.src));
@@ -266,6 +279,9 @@ int64_t Executor::stepBytes(const Step &step) const {
   case StepKind::Gemm:
     bytes = buffers[step.gemm.a].bytes + buffers[step.gemm.b].bytes +
             buffers[step.gemm.c].bytes;
+    for (int64_t id : {step.gemm.bias, step.gemm.aux})
+      if (id >= 0)
+        bytes += buffers[id].bytes;
     break;
   case StepKind::Copy:
     bytes = 2 * buffers[step.src].bytes;

@@ -52,6 +52,8 @@ struct CublasLtApi {
 
 /// Descriptors and chosen algorithm of one GEMM configuration. D shares C's
 /// layout (tfc never writes a GEMM result to a different buffer than C).
+/// The descriptor holds the bias/aux addresses of the call that made the
+/// plan; later calls (same alignments: they are in the key) set their own.
 struct CublasLtGemm::Plan {
   const CublasLtApi *api = nullptr;
   cublasLtMatmulDesc_t desc = nullptr;
@@ -59,6 +61,7 @@ struct CublasLtGemm::Plan {
   cublasLtMatmulAlgo_t algo{};
   size_t workspaceBytes = 0;
   bool computeF64 = false;
+  GemmEpilogue epilogue = GemmEpilogue::None;
   ~Plan() {
     if (desc)
       api->cublasLtMatmulDescDestroy(desc);
@@ -81,6 +84,46 @@ cudaDataType_t cudaType(DType t) {
   default:
     return CUDA_R_32F;
   }
+}
+
+cublasLtEpilogue_t cublasEpilogue(GemmEpilogue e) {
+  switch (e) {
+  case GemmEpilogue::Bias:
+    return CUBLASLT_EPILOGUE_BIAS;
+  case GemmEpilogue::GeluBias:
+    return CUBLASLT_EPILOGUE_GELU_BIAS;
+  case GemmEpilogue::GeluAuxBias:
+    return CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+  case GemmEpilogue::None:
+    break;
+  }
+  return CUBLASLT_EPILOGUE_DEFAULT;
+}
+
+/// Sets the bias and aux addresses of `cm` on `desc` (those its epilogue
+/// has). cuBLASLt takes the pointer values themselves as the attributes.
+Status setEpilogueOperands(const CublasLtApi &api, cublasLtMatmulDesc_t desc,
+                           const ColumnMajorGemm &cm) {
+  auto set = [&](cublasLtMatmulDescAttributes_t attr, const void *value,
+                 size_t size, const char *what) -> Status {
+    cublasStatus_t st =
+        api.cublasLtMatmulDescSetAttribute(desc, attr, value, size);
+    if (st == CUBLAS_STATUS_SUCCESS)
+      return Status::ok();
+    return Status::error(std::string("cuda gemm: setting ") + what +
+                         " failed: " + api.cublasLtGetStatusString(st));
+  };
+  if (epilogueHasBias(cm.epilogue)) {
+    const void *bias = reinterpret_cast<const void *>(cm.biasPtr);
+    TFC_RETURN_IF_ERROR(set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                            sizeof(bias), "BIAS_POINTER"));
+  }
+  if (epilogueHasAux(cm.epilogue)) {
+    void *aux = reinterpret_cast<void *>(cm.auxPtr);
+    TFC_RETURN_IF_ERROR(set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &aux,
+                            sizeof(aux), "EPILOGUE_AUX_POINTER"));
+  }
+  return Status::ok();
 }
 
 } // namespace
@@ -146,8 +189,7 @@ std::string CublasLtGemm::version() const {
   return "cuBLASLt " + std::to_string(api_->cublasLtGetVersion());
 }
 
-Status CublasLtGemm::makePlan(const ColumnMajorGemm &cm, uint32_t alignA,
-                              uint32_t alignB, uint32_t alignC,
+Status CublasLtGemm::makePlan(const ColumnMajorGemm &cm,
                               std::unique_ptr<Plan> &out) {
   const CublasLtApi &api = *api_;
   auto check = [&](cublasStatus_t st, const char *what) {
@@ -159,6 +201,7 @@ Status CublasLtGemm::makePlan(const ColumnMajorGemm &cm, uint32_t alignA,
   auto plan = std::make_unique<Plan>();
   plan->api = &api;
   plan->computeF64 = cm.computeF64;
+  plan->epilogue = cm.epilogue;
   // Compute in fp32 (no TF32 shortcut: numerics contract), f64 for f64.
   cublasComputeType_t compute =
       cm.computeF64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
@@ -176,6 +219,32 @@ Status CublasLtGemm::makePlan(const ColumnMajorGemm &cm, uint32_t alignA,
       check(api.cublasLtMatmulDescSetAttribute(
                 plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB)),
             "setting TRANSB"));
+  if (cm.epilogue != GemmEpilogue::None) {
+    // The bias is of c's type (also cuBLASLt's default, said explicitly).
+    // The aux type stays unset: cuBLASLt then uses D's type, which the
+    // contract requires of aux (setting it matters only for fp8 outputs).
+    cublasLtEpilogue_t epilogue = cublasEpilogue(cm.epilogue);
+    int32_t biasType = int32_t(cudaType(cm.biasType));
+    TFC_RETURN_IF_ERROR(check(api.cublasLtMatmulDescSetAttribute(
+                                  plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                  &epilogue, sizeof(epilogue)),
+                              "setting EPILOGUE"));
+    TFC_RETURN_IF_ERROR(check(
+        api.cublasLtMatmulDescSetAttribute(plan->desc,
+                                           CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
+                                           &biasType, sizeof(biasType)),
+        "setting BIAS_DATA_TYPE"));
+    if (epilogueHasAux(cm.epilogue)) {
+      int64_t auxLd = cm.auxLd;
+      TFC_RETURN_IF_ERROR(
+          check(api.cublasLtMatmulDescSetAttribute(
+                    plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &auxLd,
+                    sizeof(auxLd)),
+                "setting EPILOGUE_AUX_LD"));
+    }
+    // The heuristic reads the bias/aux addresses for their alignment.
+    TFC_RETURN_IF_ERROR(setEpilogueOperands(api, plan->desc, cm));
+  }
 
   auto makeLayout = [&](const ColumnMajorLayout &l,
                         cublasLtMatrixLayout_t &layout) -> Status {
@@ -215,9 +284,10 @@ Status CublasLtGemm::makePlan(const ColumnMajorGemm &cm, uint32_t alignA,
                             "setting MAX_WORKSPACE_BYTES"));
   // The heuristic assumes 256-byte aligned operands unless told otherwise;
   // tell it the real alignment so it never picks a kernel that faults.
+  const uint32_t alignC = pointerAlignment(cm.cPtr);
   const std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> aligns[] = {
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignA},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignB},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, pointerAlignment(cm.aPtr)},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, pointerAlignment(cm.bPtr)},
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignC},
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignC}};
   for (const auto &[attr, value] : aligns)
@@ -238,34 +308,35 @@ Status CublasLtGemm::makePlan(const ColumnMajorGemm &cm, uint32_t alignA,
                          std::to_string(cm.n) +
                          ", n = " + std::to_string(cm.m) +
                          ", k = " + std::to_string(cm.k) +
-                         ", batch = " + std::to_string(cm.batch) + ")");
+                         ", batch = " + std::to_string(cm.batch) +
+                         ", epilogue " + gemmEpilogueName(cm.epilogue) + ")");
   plan->algo = result.algo;
   plan->workspaceBytes = result.workspaceSize;
   out = std::move(plan);
   return Status::ok();
 }
 
-Status CublasLtGemm::run(const GemmDesc &gemm, CUdeviceptr a, CUdeviceptr b,
-                         CUdeviceptr c) {
+Status CublasLtGemm::run(const GemmDesc &gemm, const GemmOperands &operands) {
   TFC_RETURN_IF_ERROR(validateGemm(gemm));
-  if (!a || !b || !c)
-    return Status::error("cuda gemm: null operand address");
-  ColumnMajorGemm cm = toColumnMajor(gemm);
+  TFC_RETURN_IF_ERROR(validateGemmOperands(gemm, operands));
   // A' is the row-major B and B' the row-major A (GemmMapping.h).
-  uint32_t alignA = pointerAlignment(b), alignB = pointerAlignment(a),
-           alignC = pointerAlignment(c);
-  std::string key = heuristicKey(cm, alignA, alignB, alignC);
+  ColumnMajorGemm cm = toColumnMajor(gemm, operands);
+  std::string key = heuristicKey(cm);
   auto it = plans_.find(key);
   if (it == plans_.end()) {
     std::unique_ptr<Plan> plan;
-    TFC_RETURN_IF_ERROR(makePlan(cm, alignA, alignB, alignC, plan));
+    TFC_RETURN_IF_ERROR(makePlan(cm, plan));
     debugLog("cuBLASLt plan for m=" + std::to_string(gemm.m) +
              " n=" + std::to_string(gemm.n) + " k=" + std::to_string(gemm.k) +
-             " batch=" + std::to_string(gemm.batch) + " (workspace " +
+             " batch=" + std::to_string(gemm.batch) + " epilogue " +
+             gemmEpilogueName(gemm.epilogue) + " (workspace " +
              std::to_string(plan->workspaceBytes) + " bytes)");
     it = plans_.emplace(std::move(key), std::move(plan)).first;
   }
   const Plan &plan = *it->second;
+  // A cached plan's descriptor holds the addresses it was made with.
+  if (plan.epilogue != GemmEpilogue::None)
+    TFC_RETURN_IF_ERROR(setEpilogueOperands(*api_, plan.desc, cm));
   float alpha32 = float(gemm.alpha), beta32 = float(gemm.beta);
   double alpha64 = gemm.alpha, beta64 = gemm.beta;
   const void *alpha = plan.computeF64 ? static_cast<const void *>(&alpha64)
@@ -274,10 +345,11 @@ Status CublasLtGemm::run(const GemmDesc &gemm, CUdeviceptr a, CUdeviceptr b,
                                      : static_cast<const void *>(&beta32);
   cublasStatus_t st = api_->cublasLtMatmul(
       static_cast<cublasLtHandle_t>(handle_), plan.desc, alpha,
-      reinterpret_cast<const void *>(b), plan.a,
-      reinterpret_cast<const void *>(a), plan.b, beta,
-      reinterpret_cast<const void *>(c), plan.c, reinterpret_cast<void *>(c),
-      plan.c, &plan.algo, reinterpret_cast<void *>(workspace_), workspaceBytes_,
+      reinterpret_cast<const void *>(cm.aPtr), plan.a,
+      reinterpret_cast<const void *>(cm.bPtr), plan.b, beta,
+      reinterpret_cast<const void *>(cm.cPtr), plan.c,
+      reinterpret_cast<void *>(cm.cPtr), plan.c, &plan.algo,
+      reinterpret_cast<void *>(workspace_), workspaceBytes_,
       reinterpret_cast<cudaStream_t>(stream_));
   if (st != CUBLAS_STATUS_SUCCESS)
     return Status::error(std::string("cuda gemm: cublasLtMatmul failed: ") +

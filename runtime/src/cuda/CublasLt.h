@@ -3,9 +3,10 @@
 // Runs GemmDesc steps with cuBLASLt (libcublasLt.so.13, dlopen'd): the
 // row-major GEMM is mapped to a column-major one (GemmMapping.h), the
 // algorithm comes from cublasLtMatmulAlgoGetHeuristic and is cached with its
-// descriptors per shape/layout/type/alignment, and one workspace is shared by
-// all calls (32 MiB on Hopper and later, as NVIDIA recommends there; 4 MiB
-// elsewhere). All work goes to the backend's one stream.
+// descriptors per shape/layout/type/epilogue/alignment, and one workspace is
+// shared by all calls (32 MiB on Hopper and later, as NVIDIA recommends
+// there; 4 MiB elsewhere). Epilogues run as cuBLASLt's BIAS, GELU_BIAS and
+// GELU_AUX_BIAS. All work goes to the backend's one stream.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #define TFC_RUNTIME_CUDA_CUBLASLT_H
 
 #include "runtime/src/core/Artifact.h"
+#include "runtime/src/core/Backend.h"
 #include "runtime/src/core/Status.h"
 #include "runtime/src/cuda/CudaDriver.h"
 #include "runtime/src/cuda/GemmMapping.h"
@@ -36,8 +38,8 @@ public:
   static Status create(std::shared_ptr<CudaDriver> driver, int deviceArch,
                        CUstream stream, std::unique_ptr<CublasLtGemm> &out);
 
-  /// Validates `gemm` and enqueues it on the stream.
-  Status run(const GemmDesc &gemm, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c);
+  /// Validates `gemm` and its operands and enqueues it on the stream.
+  Status run(const GemmDesc &gemm, const GemmOperands &operands);
 
   /// "cuBLASLt 130000".
   std::string version() const;
@@ -48,8 +50,7 @@ public:
 private:
   struct Plan;
   CublasLtGemm();
-  Status makePlan(const ColumnMajorGemm &cm, uint32_t alignA, uint32_t alignB,
-                  uint32_t alignC, std::unique_ptr<Plan> &out);
+  Status makePlan(const ColumnMajorGemm &cm, std::unique_ptr<Plan> &out);
 
   std::shared_ptr<CudaDriver> driver_;
   DynamicLibrary library_;

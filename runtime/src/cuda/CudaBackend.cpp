@@ -84,8 +84,7 @@ public:
   Status launch(PreparedKernel &kernel, const KernelDesc &desc,
                 const std::vector<DevicePtr> &args,
                 const std::vector<const BufferDesc *> &argBuffers) override;
-  Status gemm(const GemmDesc &gemm, DevicePtr a, DevicePtr b,
-              DevicePtr c) override;
+  Status gemm(const GemmDesc &gemm, const GemmOperands &operands) override;
   Status synchronize() override;
 
 private:
@@ -448,10 +447,9 @@ Status CudaBackend::launch(PreparedKernel &kernel, const KernelDesc &desc,
   return Status::ok();
 }
 
-Status CudaBackend::gemm(const GemmDesc &gemm, DevicePtr a, DevicePtr b,
-                         DevicePtr c) {
+Status CudaBackend::gemm(const GemmDesc &gemm, const GemmOperands &operands) {
   TFC_RETURN_IF_ERROR(ctx_->makeCurrent());
-  return blas_->run(gemm, CUdeviceptr(a), CUdeviceptr(b), CUdeviceptr(c));
+  return blas_->run(gemm, operands);
 }
 
 Status CudaBackend::synchronize() {

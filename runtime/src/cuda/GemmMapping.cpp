@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <utility>
 
 namespace tfc::rt::cuda {
 namespace {
@@ -67,15 +69,39 @@ Status validateGemm(const GemmDesc &g) {
     return fail("compute_type '" + g.computeType + "' is not supported with " +
                 dtypeName(g.aType) + " operands (expected f32" +
                 (f64 ? " or f64)" : ")"));
-  if (g.epilogue != "none")
-    return fail("epilogue '" + g.epilogue +
-                "' is not supported by the cuda backend yet");
   if (!std::isfinite(g.alpha) || !std::isfinite(g.beta))
     return fail("alpha and beta must be finite");
+  if (g.epilogue == GemmEpilogue::None)
+    return Status::ok();
+  std::string e =
+      std::string("epilogue '") + gemmEpilogueName(g.epilogue) + "'";
+  // cuBLASLt could stride bias and aux over a batch, but the contract has
+  // no batched epilogue, and its bias is added to the product alone.
+  if (g.batch != 1)
+    return fail(e + " needs batch = 1 (" + field("batch", g.batch) + ")");
+  if (g.beta != 0.0)
+    return fail(e + " needs beta = 0 (an epilogue never accumulates into C)");
+  if (epilogueHasAux(g.epilogue) && g.ldc % 8 != 0)
+    return fail(e + ": " + field("ldc", g.ldc) +
+                " is not divisible by 8, which cuBLASLt requires of the aux "
+                "leading dimension (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD)");
   return Status::ok();
 }
 
-ColumnMajorGemm toColumnMajor(const GemmDesc &g) {
+Status validateGemmOperands(const GemmDesc &g, const GemmOperands &ops) {
+  if (Status s = checkGemmOperands(g, ops); !s)
+    return Status::error("cuda gemm: " + s.message());
+  for (auto [name, address] :
+       {std::pair<const char *, uint64_t>{"bias", ops.bias}, {"aux", ops.aux}})
+    if (address && pointerAlignment(address) < kEpilogueOperandAlignment)
+      return Status::error(
+          std::string("cuda gemm: the ") + name + " address is aligned to " +
+          std::to_string(pointerAlignment(address)) + " bytes; cuBLASLt's " +
+          "epilogues need " + std::to_string(kEpilogueOperandAlignment));
+  return Status::ok();
+}
+
+ColumnMajorGemm toColumnMajor(const GemmDesc &g, const GemmOperands &ops) {
   ColumnMajorGemm cm;
   cm.transA = g.transposeB;
   cm.transB = g.transposeA;
@@ -91,11 +117,20 @@ ColumnMajorGemm toColumnMajor(const GemmDesc &g) {
           g.strideA};
   cm.c = {g.cType, g.n, g.m, g.ldc, g.strideC};
   cm.computeF64 = g.aType == DType::F64;
+  // The row-major bias over C's n columns is the bias over D's m' = n rows;
+  // aux has C's layout.
+  cm.epilogue = g.epilogue;
+  cm.biasType = g.cType;
+  cm.auxLd = epilogueHasAux(g.epilogue) ? g.ldc : 0;
+  cm.aPtr = ops.b;
+  cm.bPtr = ops.a;
+  cm.cPtr = ops.c;
+  cm.biasPtr = ops.bias;
+  cm.auxPtr = ops.aux;
   return cm;
 }
 
-std::string heuristicKey(const ColumnMajorGemm &g, uint32_t alignA,
-                         uint32_t alignB, uint32_t alignC) {
+std::string heuristicKey(const ColumnMajorGemm &g) {
   std::string key;
   auto add = [&](int64_t v) {
     key += std::to_string(v);
@@ -115,9 +150,11 @@ std::string heuristicKey(const ColumnMajorGemm &g, uint32_t alignA,
     add(l->batchStride);
   }
   add(g.computeF64);
-  add(alignA);
-  add(alignB);
-  add(alignC);
+  add(int64_t(g.epilogue));
+  add(int64_t(g.biasType));
+  add(g.auxLd);
+  for (uint64_t address : {g.aPtr, g.bPtr, g.cPtr, g.biasPtr, g.auxPtr})
+    add(pointerAlignment(address));
   return key;
 }
 

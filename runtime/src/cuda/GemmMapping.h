@@ -10,12 +10,18 @@
 // validation of a GemmDesc for cuBLASLt; it has no CUDA dependency so the
 // identity is unit-tested on the CPU.
 //
+// Epilogues map to cuBLASLt's BIAS / GELU_BIAS / GELU_AUX_BIAS: the
+// row-major bias over C's columns j is cuBLASLt's bias over D's rows (length
+// m' = n), and the aux matrix, laid out like C, is cuBLASLt's GELU input
+// matrix with leading dimension ldc.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TFC_RUNTIME_CUDA_GEMMMAPPING_H
 #define TFC_RUNTIME_CUDA_GEMMMAPPING_H
 
 #include "runtime/src/core/Artifact.h"
+#include "runtime/src/core/Backend.h"
 #include "runtime/src/core/Status.h"
 
 #include <cstdint>
@@ -30,8 +36,8 @@ struct ColumnMajorLayout {
   int64_t batchStride = 0; ///< Elements; 0 broadcasts over the batch.
 };
 
-/// D = alpha * op(A) * op(B) + beta * C in column-major terms, D and C
-/// sharing one buffer and layout. op(A) is m x k, op(B) is k x n.
+/// D = epilogue(alpha * op(A) * op(B) + beta * C) in column-major terms, D
+/// and C sharing one buffer and layout. op(A) is m x k, op(B) is k x n.
 struct ColumnMajorGemm {
   bool transA = false, transB = false;
   int64_t m = 0, n = 0, k = 0, batch = 1;
@@ -39,25 +45,50 @@ struct ColumnMajorGemm {
   /// True when computing in f64 (CUBLAS_COMPUTE_64F, double scalars);
   /// otherwise CUBLAS_COMPUTE_32F with float scalars.
   bool computeF64 = false;
+  GemmEpilogue epilogue = GemmEpilogue::None;
+  /// The bias vector's type (c's) and length (m, D's rows) when the
+  /// epilogue has one.
+  DType biasType = DType::F32;
+  /// The aux (GELU input) matrix's leading dimension, c's ld; 0 without aux.
+  int64_t auxLd = 0;
+  /// Device addresses: a is the row-major B, b the row-major A; bias and aux
+  /// as given (0 when absent). All 0 when only the layout was asked for.
+  uint64_t aPtr = 0, bPtr = 0, cPtr = 0, biasPtr = 0, auxPtr = 0;
 };
+
+/// The alignment cuBLASLt's epilogue kernels may assume for the bias and
+/// aux pointers: its alignment preferences cover only A-D, so a smaller
+/// one is refused rather than risking a misaligned access.
+constexpr uint32_t kEpilogueOperandAlignment = 16;
 
 /// Checks everything cuBLASLt needs from `gemm`: positive sizes, leading
 /// dimensions that hold a row, batch strides that keep the C matrices of a
 /// batch apart, a supported type combination (A and B of one type among
 /// f32/f16/bf16/f64; C of that type or f32 for 16-bit inputs; f64 only with
 /// f64), compute type f32 (or f64 for f64 data: cuBLASLt has no f32
-/// compute for f64 operands), epilogue none, finite alpha and beta.
+/// compute for f64 operands), finite alpha and beta; with an epilogue,
+/// batch 1 and beta 0, and for gelu_aux_bias an ldc divisible by 8
+/// (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD's requirement).
 Status validateGemm(const GemmDesc &gemm);
 
+/// Checks `operands` against a validated `gemm`: a, b, c set, bias and aux
+/// exactly when the epilogue uses them (checkGemmOperands), and bias and
+/// aux aligned to kEpilogueOperandAlignment bytes.
+Status validateGemmOperands(const GemmDesc &gemm, const GemmOperands &operands);
+
 /// The column-major form of a (validated) row-major GEMM: A' = B, B' = A,
-/// m' = n, n' = m, transA' = transposeB, transB' = transposeA.
-ColumnMajorGemm toColumnMajor(const GemmDesc &gemm);
+/// m' = n, n' = m, transA' = transposeB, transB' = transposeA; the epilogue,
+/// bias type and aux ld carried over; the addresses of `operands` (omitted:
+/// all 0) swapped to match.
+ColumnMajorGemm toColumnMajor(const GemmDesc &gemm,
+                              const GemmOperands &operands = {});
 
 /// A string identifying everything about `gemm` that cuBLASLt's algorithm
-/// choice depends on (shapes, layouts, types, transposes, batch), plus the
-/// operand alignments in bytes; the key of the heuristic cache.
-std::string heuristicKey(const ColumnMajorGemm &gemm, uint32_t alignA,
-                         uint32_t alignB, uint32_t alignC);
+/// choice depends on (shapes, layouts, types, transposes, batch, epilogue,
+/// bias type, aux ld) and the alignment of each operand address in bytes
+/// (pointerAlignment; bias and aux included, as the heuristic reads their
+/// addresses); the key of the heuristic cache.
+std::string heuristicKey(const ColumnMajorGemm &gemm);
 
 /// The largest power of two (at most 256) dividing `address`; 256 for 0.
 uint32_t pointerAlignment(uint64_t address);

@@ -179,21 +179,36 @@ public:
     return Status::ok();
   }
 
-  Status gemm(const GemmDesc &g, DevicePtr a, DevicePtr b,
-              DevicePtr c) override {
+  Status gemm(const GemmDesc &g, const GemmOperands &ops) override {
     host::GemmExtents ext;
     TFC_RETURN_IF_ERROR(host::validateGemm(g, ext));
-    TFC_RETURN_IF_ERROR(checkRange(a, ext.a, "gemm operand a"));
-    TFC_RETURN_IF_ERROR(checkRange(b, ext.b, "gemm operand b"));
-    TFC_RETURN_IF_ERROR(checkRange(c, ext.c, "gemm operand c"));
+    if (Status s = checkGemmOperands(g, ops); !s)
+      return Status::error("gemm: " + s.message());
+    TFC_RETURN_IF_ERROR(checkRange(ops.a, ext.a, "gemm operand a"));
+    TFC_RETURN_IF_ERROR(checkRange(ops.b, ext.b, "gemm operand b"));
+    TFC_RETURN_IF_ERROR(checkRange(ops.c, ext.c, "gemm operand c"));
+    if (ops.bias)
+      TFC_RETURN_IF_ERROR(checkRange(ops.bias, ext.bias, "gemm operand bias"));
+    if (ops.aux)
+      TFC_RETURN_IF_ERROR(checkRange(ops.aux, ext.aux, "gemm operand aux"));
     auto overlap = [](DevicePtr x, int64_t nx, DevicePtr y, int64_t ny) {
       return nx > 0 && ny > 0 && x < y + uint64_t(ny) && y < x + uint64_t(nx);
     };
-    if (overlap(c, ext.c, a, ext.a) || overlap(c, ext.c, b, ext.b))
+    if (overlap(ops.c, ext.c, ops.a, ext.a) ||
+        overlap(ops.c, ext.c, ops.b, ext.b))
       return Status::error("gemm: c overlaps an input operand");
-    return host::runGemm(g, reinterpret_cast<const void *>(a),
-                         reinterpret_cast<const void *>(b),
-                         reinterpret_cast<void *>(c));
+    if (overlap(ops.c, ext.c, ops.bias, ext.bias))
+      return Status::error("gemm: c overlaps the bias");
+    if (overlap(ops.aux, ext.aux, ops.a, ext.a) ||
+        overlap(ops.aux, ext.aux, ops.b, ext.b) ||
+        overlap(ops.aux, ext.aux, ops.c, ext.c) ||
+        overlap(ops.aux, ext.aux, ops.bias, ext.bias))
+      return Status::error("gemm: aux overlaps another operand");
+    return host::runGemm(g, reinterpret_cast<const void *>(ops.a),
+                         reinterpret_cast<const void *>(ops.b),
+                         reinterpret_cast<void *>(ops.c),
+                         reinterpret_cast<const void *>(ops.bias),
+                         reinterpret_cast<void *>(ops.aux));
   }
 
   Status synchronize() override { return Status::ok(); }

@@ -212,6 +212,25 @@ void roundToDType(DType dtype, void *data, int64_t n) {
 // Unary and binary math
 //===----------------------------------------------------------------------===//
 
+// add and gelu(tanh) have named entry points: the GEMM epilogue must compute
+// exactly what these ops compute (HostKernels.h).
+void addValues(const float *a, const float *b, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = a[i] + b[i];
+}
+void addValues(const double *a, const double *b, double *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = a[i] + b[i];
+}
+void geluTanhValues(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = scalar::geluTanh<HostMath>(x[i]);
+}
+void geluTanhValues(const double *x, double *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = scalar::geluTanh<HostMath>(x[i]);
+}
+
 namespace {
 
 template <typename T> T wrapNeg(T x) {
@@ -269,8 +288,7 @@ void unaryFloat(OpCode code, const HostOp &op, const T *x, T *y, int64_t n) {
     return;
   case OpCode::Gelu:
     if (op.geluTanh) {
-      for (int64_t i = 0; i < n; ++i)
-        y[i] = scalar::geluTanh<HostMath>(x[i]);
+      geluTanhValues(x, y, n);
     } else {
       for (int64_t i = 0; i < n; ++i)
         y[i] = scalar::geluErf<HostMath>(x[i]);
@@ -344,8 +362,12 @@ bool binary(OpCode code, const T *a, const T *b, T *y, int64_t n) {
   using U = std::conditional_t<std::is_integral_v<T>, uint64_t, T>;
   switch (code) {
   case OpCode::Add:
-    for (int64_t i = 0; i < n; ++i)
-      y[i] = T(U(a[i]) + U(b[i]));
+    if constexpr (std::is_integral_v<T>) {
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = T(U(a[i]) + U(b[i]));
+    } else {
+      addValues(a, b, y, n);
+    }
     return true;
   case OpCode::Sub:
     for (int64_t i = 0; i < n; ++i)

@@ -6,6 +6,12 @@
 // 16-bit operands are widened once for the whole call, so every batch entry
 // runs the fast f32 kernel.
 //
+// An epilogue walks C once, row by row while the row is in cache, and calls
+// the interpreter's functions in the order an add kernel and a gelu kernel
+// would: round P to c_type, add the bias, round, store aux, gelu, store C.
+// Restating any of those formulas here would let the fused and unfused
+// programs drift apart by an ulp.
+//
 //===----------------------------------------------------------------------===//
 
 #include "runtime/src/host/HostGemm.h"
@@ -15,6 +21,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tfc::rt::host {
@@ -43,6 +50,30 @@ template <typename T>
 void widen(DType dtype, const void *src, int64_t n, std::vector<T> &buf) {
   buf.resize(n);
   loadStorage(dtype, src, buf.data(), n);
+}
+
+/// Applies `g`'s epilogue to the m x n product in `p` (compute type T, rows
+/// ldc apart; it may be C itself when c_type is T) and stores the rows of C
+/// and aux in c_type storage. `bias` holds n compute-type values.
+template <typename T>
+void applyEpilogue(const GemmDesc &g, T *p, const T *bias, void *c, void *aux) {
+  const int64_t n = g.n;
+  const int64_t rowBytes = g.ldc * dtypeSize(g.cType);
+  const bool gelu = epilogueHasGelu(g.epilogue);
+  for (int64_t r = 0; r < g.m; ++r) {
+    T *row = p + r * g.ldc;
+    // P as the plain GEMM stores it (and an add kernel would load it).
+    roundToDType(g.cType, row, n);
+    // pre = P + bias: the add kernel's op and its rounding.
+    addValues(row, bias, row, n);
+    roundToDType(g.cType, row, n);
+    if (aux)
+      storeStorage(g.cType, row, static_cast<uint8_t *>(aux) + r * rowBytes, n);
+    // gelu of the stored pre; storing rounds it as the gelu kernel does.
+    if (gelu)
+      geluTanhValues(row, row, n);
+    storeStorage(g.cType, row, static_cast<uint8_t *>(c) + r * rowBytes, n);
+  }
 }
 
 } // namespace
@@ -79,9 +110,13 @@ Status validateGemm(const GemmDesc &g, GemmExtents &ext) {
     return bad("unsupported compute_type '" + g.computeType + "'");
   if (g.computeType == "f64" && !f64)
     return bad("compute_type f64 needs f64 operands");
-  if (g.epilogue != "none")
-    return bad("epilogue '" + g.epilogue +
-               "' is not supported by the host backend");
+  if (g.epilogue != GemmEpilogue::None) {
+    std::string e = std::string("epilogue '") + gemmEpilogueName(g.epilogue);
+    if (g.batch != 1)
+      return bad(e + "' needs batch 1 (batch=" + std::to_string(g.batch) + ")");
+    if (g.beta != 0.0)
+      return bad(e + "' needs beta 0 (an epilogue never accumulates into C)");
+  }
   int64_t ea = span(g.batch, g.strideA, rowsA, colsA, g.lda);
   int64_t eb = span(g.batch, g.strideB, rowsB, colsB, g.ldb);
   int64_t ec = span(g.batch, g.strideC, g.m, g.n, g.ldc);
@@ -91,16 +126,27 @@ Status validateGemm(const GemmDesc &g, GemmExtents &ext) {
   ext.a = ea * dtypeSize(g.aType);
   ext.b = eb * dtypeSize(g.bType);
   ext.c = ec * dtypeSize(g.cType);
+  // aux is laid out like C (batch 1), the bias is one row of n.
+  ext.bias = epilogueHasBias(g.epilogue) ? g.n * dtypeSize(g.cType) : 0;
+  ext.aux = epilogueHasAux(g.epilogue) ? ext.c : 0;
   return Status::ok();
 }
 
-Status runGemm(const GemmDesc &g, const void *a, const void *b, void *c) {
+Status runGemm(const GemmDesc &g, const void *a, const void *b, void *c,
+               const void *bias, void *aux) {
   GemmExtents ext;
   TFC_RETURN_IF_ERROR(validateGemm(g, ext));
   if (g.m == 0 || g.n == 0)
     return Status::ok();
   bool ta = g.transposeA, tb = g.transposeB;
   int64_t m = g.m, n = g.n, k = g.k, lda = g.lda, ldb = g.ldb, ldc = g.ldc;
+  bool epilogue = epilogueHasBias(g.epilogue);
+  if ((epilogue && !bias) || (epilogueHasAux(g.epilogue) && !aux))
+    return Status::error(std::string("gemm: epilogue '") +
+                         gemmEpilogueName(g.epilogue) +
+                         "' without its bias or aux operand");
+  if (!epilogueHasAux(g.epilogue))
+    aux = nullptr;
 
   if (g.aType == DType::F64) {
     auto *A = static_cast<const double *>(a);
@@ -109,11 +155,13 @@ Status runGemm(const GemmDesc &g, const void *a, const void *b, void *c) {
     for (int64_t i = 0; i < g.batch; ++i)
       dgemm(ta, tb, m, n, k, g.alpha, A + i * g.strideA,
                   lda, B + i * g.strideB, ldb, g.beta, C + i * g.strideC, ldc);
+    if (epilogue)
+      applyEpilogue(g, C, static_cast<const double *>(bias), c, aux);
     return Status::ok();
   }
 
   // f32 family: widen 16-bit operands (and a 16-bit C that beta reads).
-  std::vector<float> wa, wb, wc;
+  std::vector<float> wa, wb, wc, wbias;
   const float *A = static_cast<const float *>(a);
   const float *B = static_cast<const float *>(b);
   float *C = static_cast<float *>(c);
@@ -136,6 +184,16 @@ Status runGemm(const GemmDesc &g, const void *a, const void *b, void *c) {
     sgemm(ta, tb, m, n, k, float(g.alpha),
                 A + i * g.strideA, lda, B + i * g.strideB, ldb, float(g.beta),
                 C + i * g.strideC, ldc);
+  if (epilogue) {
+    // The bias as an add kernel loads it: widened once, not per row.
+    const float *biasValues = static_cast<const float *>(bias);
+    if (g.cType != DType::F32) {
+      widen(g.cType, bias, n, wbias);
+      biasValues = wbias.data();
+    }
+    applyEpilogue(g, C, biasValues, c, aux);
+    return Status::ok();
+  }
   if (g.cType != DType::F32) {
     // Store back only the m x n entries of each C: padding between rows
     // (ldc > n) belongs to the caller and stays untouched.

@@ -1,9 +1,15 @@
 //===- HostGemm.h - strided-batched GEMM on the host ------------*- C++ -*-===//
 //
 // The host backend's GEMM: a GemmDesc (docs/execution.md, section 2) run with
-// HostBlas.h's sgemm / dgemm (OpenBLAS or the portable GEMM). 16-bit operands are widened to f32 and the
-// product accumulates in f32 (as tensor cores do); a 16-bit C is rounded to
-// nearest even once, at the end.
+// HostBlas.h's sgemm / dgemm (OpenBLAS or the portable GEMM). 16-bit operands
+// are widened to f32 and the product accumulates in f32 (as tensor cores do); a
+// 16-bit C is rounded to nearest even once, at the end.
+//
+// Epilogues (bias, gelu_bias, gelu_aux_bias) run after the product, row by
+// row, through the host interpreter's own add and gelu functions and 16-bit
+// rounding (HostKernels.h): the result is bit-identical to the plain GEMM
+// followed by an unfused tfc.add kernel and tfc.gelu(approximate="tanh")
+// kernel of c_type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,17 +23,23 @@
 
 namespace tfc::rt::host {
 
-/// Bytes of each operand that `gemm` touches, from the start of its pointer.
+/// Bytes of each operand that `gemm` touches, from the start of its pointer
+/// (0 for bias and aux when the epilogue has none).
 struct GemmExtents {
-  int64_t a = 0, b = 0, c = 0;
+  int64_t a = 0, b = 0, c = 0, bias = 0, aux = 0;
 };
 
 /// Checks every field of `gemm` (sizes, leading dimensions, strides, dtype
-/// combination, compute type, epilogue) and computes the operands' extents.
+/// combination, compute type, epilogue: batch 1 and beta 0 with any but
+/// none) and computes the operands' extents.
 Status validateGemm(const GemmDesc &gemm, GemmExtents &extents);
 
-/// Runs a validated `gemm` on host memory. C must not overlap A or B.
-Status runGemm(const GemmDesc &gemm, const void *a, const void *b, void *c);
+/// Runs a validated `gemm` on host memory. C must not overlap A, B or the
+/// bias, nor aux any other operand. `bias` (n c_type elements) is read when the
+/// epilogue is not none and `aux` (laid out like C) written for
+/// gelu_aux_bias; both are ignored otherwise.
+Status runGemm(const GemmDesc &gemm, const void *a, const void *b, void *c,
+               const void *bias, void *aux);
 
 } // namespace tfc::rt::host
 

@@ -111,6 +111,18 @@ void storeStorage(DType dtype, const void *src, void *dst, int64_t n);
 /// nearest even, i32 wraps, i1 becomes 0/1; no-op for f32/f64/i64.
 void roundToDType(DType dtype, void *data, int64_t n);
 
+/// tfc.add of n aligned compute-type values, unrounded: y[i] = a[i] + b[i]
+/// (y may be a or b). The interpreter's add runs exactly this, and so does
+/// the GEMM bias epilogue (HostGemm.cpp), which is therefore bit-identical
+/// to an add kernel.
+void addValues(const float *a, const float *b, float *y, int64_t n);
+void addValues(const double *a, const double *b, double *y, int64_t n);
+/// tfc.gelu approximate="tanh" of n compute-type values, unrounded:
+/// scalar::geluTanh<HostMath> (y may be x). The interpreter's gelu runs
+/// exactly this, and so does the GEMM gelu epilogue.
+void geluTanhValues(const float *x, float *y, int64_t n);
+void geluTanhValues(const double *x, double *y, int64_t n);
+
 /// Runs a pointwise op (elementwise, compare, select, convert, dropout) on
 /// elements [start, start + n) of its result. `operands[i]` points at n
 /// compute-type values aligned with the result chunk, except dropout's seed

@@ -3,7 +3,8 @@
 // Memory and copies, NVRTC-compiled kernels launched through the backend
 // (and served from the cache the second time), launch errors, and cuBLASLt
 // GEMMs in f32/f16/bf16/f64 with transposes, padding and batches against a
-// CPU reference. Every test skips with a one-line reason when
+// CPU reference, and their epilogues (bias, gelu_bias, gelu_aux_bias)
+// against the host backend's. Every test skips with a one-line reason when
 // createCudaBackend fails (no driver, no device).
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -303,7 +305,7 @@ void runGemmCase(Backend &backend, std::vector<DevicePtr> &allocs,
   ASSERT_TRUE(backend.copyToDevice(da, ea.data(), ea.size()));
   ASSERT_TRUE(backend.copyToDevice(db, eb.data(), eb.size()));
   ASSERT_TRUE(backend.copyToDevice(dc, ec.data(), ec.size()));
-  Status s = backend.gemm(g, da, db, dc);
+  Status s = backend.gemm(g, {da, db, dc});
   ASSERT_TRUE(s) << s.message();
   ASSERT_TRUE(backend.synchronize());
   ASSERT_TRUE(backend.copyToHost(ec.data(), dc, ec.size()));
@@ -364,16 +366,154 @@ TEST_F(CudaGpuTest, GemmMatchesReference) {
   }
 }
 
-// An invalid GEMM is rejected before reaching cuBLASLt.
+// An invalid GEMM is rejected before reaching cuBLASLt: an aux leading
+// dimension cuBLASLt cannot take, a misaligned bias.
 TEST_F(CudaGpuTest, GemmRejectsInvalidDescriptor) {
   GemmDesc g;
   g.m = g.n = g.k = 4;
   g.lda = g.ldb = g.ldc = 4;
-  g.epilogue = "bgrad";
-  DevicePtr d = alloc(1024);
-  Status s = backend_->gemm(g, d, d, d);
+  g.epilogue = GemmEpilogue::GeluAuxBias;
+  DevicePtr d = alloc(4096);
+  Status s = backend_->gemm(g, {d, d + 256, d + 512, d + 768, d + 1024});
   ASSERT_FALSE(s);
-  EXPECT_NE(s.message().find("epilogue 'bgrad'"), std::string::npos);
+  EXPECT_NE(s.message().find("ldc = 4 is not divisible by 8"),
+            std::string::npos)
+      << s.message();
+  g.epilogue = GemmEpilogue::Bias;
+  s = backend_->gemm(g, {d, d + 256, d + 512, d + 768 + 4});
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("bias address is aligned to 4 bytes"),
+            std::string::npos)
+      << s.message();
+}
+
+struct EpilogueCase {
+  DType ab, c;
+  bool ta, tb;
+  int64_t m, n, k, pad;
+  GemmEpilogue epilogue;
+};
+
+/// C (and aux) of `ec` run on `backend`, the buffers filled from the same
+/// values on every backend; padding starts as `kPad`.
+struct EpilogueResult {
+  std::vector<double> c, aux;
+};
+constexpr double kPad = 1234.0;
+
+Status runEpilogueCase(Backend &backend, const GemmDesc &g,
+                       const std::vector<double> &a,
+                       const std::vector<double> &b,
+                       const std::vector<double> &bias, EpilogueResult &out) {
+  std::vector<double> pad(size_t(g.m * g.ldc), kPad);
+  std::vector<std::vector<uint8_t>> bytes = {
+      encode(a, g.aType), encode(b, g.bType), encode(bias, g.cType),
+      encode(pad, g.cType), encode(pad, g.cType)};
+  std::vector<DevicePtr> ptrs(bytes.size(), 0);
+  Status s;
+  for (size_t i = 0; s && i < bytes.size(); ++i) {
+    s = backend.allocate(bytes[i].size(), ptrs[i]);
+    if (s)
+      s = backend.copyToDevice(ptrs[i], bytes[i].data(), bytes[i].size());
+  }
+  GemmOperands ops{ptrs[0], ptrs[1], ptrs[3], ptrs[2]};
+  if (epilogueHasAux(g.epilogue))
+    ops.aux = ptrs[4];
+  if (s)
+    s = backend.gemm(g, ops);
+  if (s)
+    s = backend.synchronize();
+  for (int i : {3, 4})
+    if (s)
+      s = backend.copyToHost(bytes[i].data(), ptrs[i], bytes[i].size());
+  for (DevicePtr p : ptrs)
+    if (p)
+      backend.free(p);
+  out.c = decode(bytes[3], g.cType);
+  out.aux = decode(bytes[4], g.cType);
+  return s;
+}
+
+// cuBLASLt's epilogues match the host backend's (the bit-exact reference of
+// the unfused add + gelu kernels) within the rounding of the c type: the
+// GPU adds the bias before rounding P, the host after, and the two gelu
+// implementations differ in the last bits. aux holds the GELU input; C's
+// and aux's padding stay untouched.
+TEST_F(CudaGpuTest, GemmEpiloguesMatchHostReference) {
+  std::vector<EpilogueCase> cases;
+  struct Types {
+    DType ab, c;
+  };
+  for (Types t :
+       {Types{DType::F32, DType::F32}, Types{DType::F16, DType::F16},
+        Types{DType::BF16, DType::BF16}, Types{DType::BF16, DType::F32}})
+    for (GemmEpilogue e : {GemmEpilogue::Bias, GemmEpilogue::GeluBias,
+                           GemmEpilogue::GeluAuxBias}) {
+      cases.push_back({t.ab, t.c, false, true, 33, 64, 40, 0, e});
+      cases.push_back({t.ab, t.c, true, false, 16, 24, 72, 8, e});
+    }
+  auto host = createHostBackend();
+  for (const EpilogueCase &ec : cases) {
+    SCOPED_TRACE(std::string(dtypeName(ec.ab)) + "->" + dtypeName(ec.c) + " " +
+                 gemmEpilogueName(ec.epilogue) + " m=" + std::to_string(ec.m) +
+                 " n=" + std::to_string(ec.n) + " k=" + std::to_string(ec.k));
+    GemmDesc g;
+    g.transposeA = ec.ta;
+    g.transposeB = ec.tb;
+    g.m = ec.m;
+    g.n = ec.n;
+    g.k = ec.k;
+    g.lda = ec.ta ? ec.m : ec.k;
+    g.ldb = ec.tb ? ec.k : ec.n;
+    g.ldc = ec.n + ec.pad;
+    g.aType = g.bType = ec.ab;
+    g.cType = ec.c;
+    g.alpha = 0.75;
+    g.epilogue = ec.epilogue;
+    std::mt19937 rng(
+        uint32_t(ec.m * 31 + ec.n + int(ec.ab) * 7 + int(ec.epilogue)));
+    std::uniform_real_distribution<double> dist(-1, 1);
+    auto fill = [&](int64_t n, DType t) {
+      std::vector<double> v(static_cast<size_t>(n));
+      for (double &x : v)
+        x = dist(rng);
+      return decode(encode(v, t), t);
+    };
+    std::vector<double> a = fill(spanA(g), ec.ab), b = fill(spanB(g), ec.ab),
+                        bias = fill(ec.n, ec.c);
+    EpilogueResult want, got;
+    Status s = runEpilogueCase(*host, g, a, b, bias, want);
+    ASSERT_TRUE(s) << "host: " << s.message();
+    s = runEpilogueCase(*backend_, g, a, b, bias, got);
+    ASSERT_TRUE(s) << "cuda: " << s.message();
+    double outEps = ec.c == DType::F32   ? 1e-6
+                    : ec.c == DType::F16 ? 1e-3
+                                         : 8e-3;
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.ldc; ++j) {
+        size_t idx = size_t(i * g.ldc + j);
+        if (j >= g.n) {
+          ASSERT_EQ(got.c[idx], kPad) << "C padding overwritten";
+          ASSERT_EQ(got.aux[idx], kPad) << "aux padding overwritten";
+          continue;
+        }
+        // Two roundings of the c type on the host (P, then pre), one on the
+        // GPU, plus fp32 accumulation order; for gelu, cuBLASLt's tanh may
+        // be the hardware approximation (about 2^-11 relative).
+        auto tol = [&](double x, bool gelu) {
+          double t = 3 * outEps * (std::fabs(x) + 1) + 1e-6 * double(g.k) * 4;
+          return gelu ? std::max(t, 2e-3 * (std::fabs(x) + 1)) : t;
+        };
+        ASSERT_NEAR(got.c[idx], want.c[idx],
+                    tol(want.c[idx], epilogueHasGelu(ec.epilogue)))
+            << "C (" << i << ", " << j << ")";
+        if (epilogueHasAux(ec.epilogue))
+          ASSERT_NEAR(got.aux[idx], want.aux[idx], tol(want.aux[idx], false))
+              << "aux (" << i << ", " << j << ")";
+        else
+          ASSERT_EQ(got.aux[idx], kPad) << "aux written without gelu_aux_bias";
+      }
+  }
 }
 
 } // namespace

@@ -4,7 +4,8 @@
 // the column-major GEMM produced by toColumnMajor, run on the same buffers
 // with A' = B and B' = A, gives exactly the row-major GemmDesc result for
 // every transpose combination, padded leading dimensions and batch strides
-// (including broadcast); and validateGemm's rules.
+// (including broadcast), with the bias epilogue's vector over D's rows; and
+// validateGemm's and validateGemmOperands' rules.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,8 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
+#include <string>
 
 using namespace tfc::rt;
 using namespace tfc::rt::cuda;
@@ -156,9 +159,6 @@ TEST(GemmMapping, ValidationRules) {
   g.computeType = "f64";
   expectInvalid(g, "compute_type 'f64'");
   g = valid();
-  g.epilogue = "gelu_bias";
-  expectInvalid(g, "epilogue 'gelu_bias' is not supported");
-  g = valid();
   g.alpha = std::numeric_limits<double>::infinity();
   expectInvalid(g, "finite");
 }
@@ -186,19 +186,183 @@ TEST(GemmMapping, SupportedTypeCombinations) {
   }
 }
 
-// Heuristic keys separate everything the algorithm choice depends on.
+/// Addresses with 256-byte alignment for every operand of valid().
+GemmOperands aligned(bool bias, bool aux) {
+  GemmOperands ops{0x7f0000000000, 0x7f0000100000, 0x7f0000200000};
+  if (bias)
+    ops.bias = 0x7f0000300000;
+  if (aux)
+    ops.aux = 0x7f0000400000;
+  return ops;
+}
+
+// Heuristic keys separate everything the algorithm choice depends on,
+// including the epilogue and the alignment of every address (bias and aux
+// too: the heuristic reads them).
 TEST(GemmMapping, HeuristicKeyAndAlignment) {
-  ColumnMajorGemm a = toColumnMajor(valid());
+  ColumnMajorGemm a = toColumnMajor(valid(), aligned(false, false));
   GemmDesc other = valid();
   other.transposeB = false;
   other.ldb = 16;
-  EXPECT_NE(heuristicKey(a, 256, 256, 256),
-            heuristicKey(toColumnMajor(other), 256, 256, 256));
-  EXPECT_NE(heuristicKey(a, 256, 256, 256), heuristicKey(a, 16, 256, 256));
-  EXPECT_EQ(heuristicKey(a, 256, 256, 256), heuristicKey(a, 256, 256, 256));
+  EXPECT_NE(heuristicKey(a),
+            heuristicKey(toColumnMajor(other, aligned(false, false))));
+  EXPECT_EQ(heuristicKey(a), heuristicKey(toColumnMajor(valid())));
+  GemmOperands ops = aligned(false, false);
+  ops.b += 16; // A' is the row-major B
+  ColumnMajorGemm b16 = toColumnMajor(valid(), ops);
+  EXPECT_EQ(pointerAlignment(b16.aPtr), 16u);
+  EXPECT_NE(heuristicKey(a), heuristicKey(b16));
+
+  GemmDesc e = valid();
+  e.batch = 1;
+  e.epilogue = GemmEpilogue::GeluAuxBias;
+  ColumnMajorGemm withAux = toColumnMajor(e, aligned(true, true));
+  e.epilogue = GemmEpilogue::GeluBias;
+  ColumnMajorGemm gelu = toColumnMajor(e, aligned(true, false));
+  e.epilogue = GemmEpilogue::Bias;
+  ColumnMajorGemm bias = toColumnMajor(e, aligned(true, false));
+  e.epilogue = GemmEpilogue::None;
+  ColumnMajorGemm none = toColumnMajor(e, aligned(false, false));
+  std::set<std::string> keys = {heuristicKey(withAux), heuristicKey(gelu),
+                                heuristicKey(bias), heuristicKey(none)};
+  EXPECT_EQ(keys.size(), 4u);
+  ColumnMajorGemm biasAt16 = bias;
+  biasAt16.biasPtr += 16;
+  EXPECT_NE(heuristicKey(bias), heuristicKey(biasAt16));
+  ColumnMajorGemm auxAt32 = withAux;
+  auxAt32.auxPtr += 32;
+  EXPECT_NE(heuristicKey(withAux), heuristicKey(auxAt32));
+  EXPECT_EQ(heuristicKey(withAux), heuristicKey(toColumnMajor(
+                                       [&] {
+                                         GemmDesc d = e;
+                                         d.epilogue = GemmEpilogue::GeluAuxBias;
+                                         return d;
+                                       }(),
+                                       aligned(true, true))));
+
   EXPECT_EQ(pointerAlignment(0x7f0000000000), 256u);
   EXPECT_EQ(pointerAlignment(0x7f0000000010), 16u);
   EXPECT_EQ(pointerAlignment(0x7f0000000102), 2u);
+}
+
+/// valid() as one GEMM (batch 1) with `epilogue`.
+GemmDesc withEpilogue(GemmEpilogue epilogue) {
+  GemmDesc g = makeGemm(false, true, 8, 16, 4, 1, 0, false);
+  g.epilogue = epilogue;
+  return g;
+}
+
+// The epilogues pass with batch 1 and beta 0; anything else, or an aux
+// leading dimension cuBLASLt cannot take, is refused naming the rule.
+TEST(GemmMapping, EpilogueValidationRules) {
+  for (GemmEpilogue e : {GemmEpilogue::Bias, GemmEpilogue::GeluBias,
+                         GemmEpilogue::GeluAuxBias}) {
+    SCOPED_TRACE(gemmEpilogueName(e));
+    Status s = validateGemm(withEpilogue(e));
+    EXPECT_TRUE(s) << s.message();
+    GemmDesc g = valid(); // batch 2
+    g.epilogue = e;
+    expectInvalid(g, "needs batch = 1 (batch = 2)");
+    g = withEpilogue(e);
+    g.beta = 0.5;
+    expectInvalid(g, "needs beta = 0");
+    for (DType ab : {DType::F16, DType::BF16}) {
+      g = withEpilogue(e);
+      g.aType = g.bType = g.cType = ab;
+      EXPECT_TRUE(validateGemm(g));
+      g.cType = DType::F32; // 16-bit inputs, f32 output and bias
+      EXPECT_TRUE(validateGemm(g));
+    }
+  }
+  GemmDesc g = withEpilogue(GemmEpilogue::GeluAuxBias);
+  g.ldc = 20; // >= n = 16, but cuBLASLt's aux ld must be a multiple of 8
+  expectInvalid(g, "ldc = 20 is not divisible by 8");
+  expectInvalid(g, "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD");
+  g.ldc = 24;
+  EXPECT_TRUE(validateGemm(g));
+  g = withEpilogue(GemmEpilogue::GeluBias);
+  g.ldc = 20; // no aux, no constraint
+  EXPECT_TRUE(validateGemm(g));
+}
+
+// Operand addresses: present exactly as the epilogue needs, bias and aux
+// aligned to 16 bytes.
+TEST(GemmMapping, EpilogueOperandRules) {
+  auto expectBad = [](const GemmDesc &g, const GemmOperands &ops,
+                      const std::string &fragment) {
+    Status s = validateGemmOperands(g, ops);
+    ASSERT_FALSE(s) << "expected an error containing '" << fragment << "'";
+    EXPECT_EQ(s.message().rfind("cuda gemm: ", 0), 0u) << s.message();
+    EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
+  };
+  GemmDesc none = withEpilogue(GemmEpilogue::None);
+  GemmDesc bias = withEpilogue(GemmEpilogue::Bias);
+  GemmDesc aux = withEpilogue(GemmEpilogue::GeluAuxBias);
+  EXPECT_TRUE(validateGemmOperands(none, aligned(false, false)));
+  EXPECT_TRUE(validateGemmOperands(bias, aligned(true, false)));
+  EXPECT_TRUE(validateGemmOperands(aux, aligned(true, true)));
+  GemmOperands ops = aligned(false, false);
+  ops.c = 0;
+  expectBad(none, ops, "null operand address");
+  expectBad(none, aligned(true, false), "epilogue 'none' takes no bias");
+  expectBad(bias, aligned(false, false), "epilogue 'bias' needs bias");
+  expectBad(bias, aligned(true, true), "epilogue 'bias' takes no aux");
+  expectBad(aux, aligned(true, false), "epilogue 'gelu_aux_bias' needs aux");
+  ops = aligned(true, true);
+  ops.bias += 8;
+  expectBad(aux, ops, "the bias address is aligned to 8 bytes");
+  ops = aligned(true, true);
+  ops.aux += 4;
+  expectBad(aux, ops, "the aux address is aligned to 4 bytes");
+  ops.aux += 12; // 16 bytes: enough
+  EXPECT_TRUE(validateGemmOperands(aux, ops));
+}
+
+// The column-major form carries the epilogue: the bias (c's type) runs over
+// D's rows and adding it there gives the row-major bias over C's columns,
+// bit for bit; aux has C's layout (ld = ldc); the addresses are swapped
+// like the operands.
+TEST(GemmMapping, EpilogueColumnMajorForm) {
+  std::mt19937 rng(99);
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (int64_t pad : {0, 3}) {
+        GemmDesc g = makeGemm(ta, tb, 5, 7, 4, 1, pad, false);
+        g.epilogue = GemmEpilogue::Bias;
+        g.alpha = 0.5;
+        ASSERT_TRUE(validateGemm(g));
+        std::vector<double> a = randomVector(spanA(g), rng);
+        std::vector<double> b = randomVector(spanB(g), rng);
+        std::vector<double> bias = randomVector(g.n, rng);
+        std::vector<double> c0 = randomVector(spanC(g) + pad, rng);
+        std::vector<double> expected = c0, actual = c0;
+        rowMajorGemm(g, a, b, expected);
+        rowMajorBias(g, bias, expected);
+        ColumnMajorGemm cm = toColumnMajor(g);
+        EXPECT_EQ(cm.epilogue, GemmEpilogue::Bias);
+        columnMajorGemm(cm, /*A'=*/b, /*B'=*/a, actual, g.alpha, g.beta);
+        columnMajorBias(cm, bias, actual);
+        EXPECT_EQ(actual, expected)
+            << "ta=" << ta << " tb=" << tb << " pad=" << pad;
+      }
+
+  GemmDesc g = withEpilogue(GemmEpilogue::GeluAuxBias);
+  g.aType = g.bType = g.cType = DType::BF16;
+  g.ldc = 24;
+  GemmOperands ops = aligned(true, true);
+  ColumnMajorGemm cm = toColumnMajor(g, ops);
+  EXPECT_EQ(cm.epilogue, GemmEpilogue::GeluAuxBias);
+  EXPECT_EQ(cm.biasType, DType::BF16);
+  EXPECT_EQ(cm.m, g.n); // the bias length: D's rows
+  EXPECT_EQ(cm.auxLd, 24);
+  EXPECT_EQ(cm.auxLd, cm.c.ld); // aux is laid out like D
+  EXPECT_EQ(cm.aPtr, ops.b);
+  EXPECT_EQ(cm.bPtr, ops.a);
+  EXPECT_EQ(cm.cPtr, ops.c);
+  EXPECT_EQ(cm.biasPtr, ops.bias);
+  EXPECT_EQ(cm.auxPtr, ops.aux);
+  g.epilogue = GemmEpilogue::GeluBias;
+  EXPECT_EQ(toColumnMajor(g).auxLd, 0);
 }
 
 } // namespace

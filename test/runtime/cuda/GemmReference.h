@@ -68,6 +68,25 @@ inline void columnMajorGemm(const ColumnMajorGemm &g,
       }
 }
 
+/// C[i][j] += bias[j] for the row-major result of a batch-1 GemmDesc: the
+/// bias epilogue's add, over C's columns.
+inline void rowMajorBias(const GemmDesc &g, const std::vector<double> &bias,
+                         std::vector<double> &c) {
+  for (int64_t i = 0; i < g.m; ++i)
+    for (int64_t j = 0; j < g.n; ++j)
+      c[i * g.ldc + j] += bias[j];
+}
+
+/// D(r, s) += bias[r] by cuBLASLt's definition of CUBLASLT_EPILOGUE_BIAS
+/// (the bias vector runs over D's rows), batch 1.
+inline void columnMajorBias(const ColumnMajorGemm &g,
+                            const std::vector<double> &bias,
+                            std::vector<double> &c) {
+  for (int64_t s = 0; s < g.n; ++s)
+    for (int64_t r = 0; r < g.m; ++r)
+      c[s * g.c.ld + r] += bias[r];
+}
+
 } // namespace tfc::rt::cuda::testing
 
 #endif // TFC_TEST_RUNTIME_CUDA_GEMMREFERENCE_H

@@ -2,7 +2,9 @@
 //
 // Every GemmDesc variant (transposes, padded leading dimensions, batch
 // strides including 0, alpha/beta, 16-bit and f64 operands) against a naive
-// triple loop in double, through the Backend interface.
+// triple loop in double, through the Backend interface. Epilogues against
+// the host interpreter running the unfused add and gelu kernels: equal bit
+// for bit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
 
 using namespace tfc::rt;
 using namespace tfc::rt::host::test;
@@ -75,7 +80,7 @@ void runCase(const Case &c) {
   ASSERT_TRUE(backend->copyToDevice(da, A.bytes.data(), A.bytes.size()).isOk());
   ASSERT_TRUE(backend->copyToDevice(db, B.bytes.data(), B.bytes.size()).isOk());
   ASSERT_TRUE(backend->copyToDevice(dc, C.bytes.data(), C.bytes.size()).isOk());
-  Status s = backend->gemm(g, da, db, dc);
+  Status s = backend->gemm(g, {da, db, dc});
   ASSERT_TRUE(s.isOk()) << s.message();
   Buf out = C;
   ASSERT_TRUE(
@@ -191,10 +196,10 @@ TEST(HostGemm, RejectsBadDescriptors) {
   GemmDesc g;
   g.m = g.n = g.k = 4;
   g.lda = g.ldb = g.ldc = 4;
-  ASSERT_TRUE(backend->gemm(g, p, p + 1024, p + 2048).isOk());
+  ASSERT_TRUE(backend->gemm(g, {p, p + 1024, p + 2048}).isOk());
   auto rejects = [&](GemmDesc d, const std::string &needle, DevicePtr a,
                      DevicePtr b, DevicePtr c) {
-    Status s = backend->gemm(d, a, b, c);
+    Status s = backend->gemm(d, {a, b, c});
     EXPECT_FALSE(s.isOk()) << needle;
     EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
   };
@@ -215,9 +220,6 @@ TEST(HostGemm, RejectsBadDescriptors) {
   d.aType = DType::I32;
   rejects(d, "unsupported dtypes", p, p + 1024, p + 2048);
   d = g;
-  d.epilogue = "gelu_bias";
-  rejects(d, "epilogue", p, p + 1024, p + 2048);
-  d = g;
   d.computeType = "tf32x";
   rejects(d, "compute_type", p, p + 1024, p + 2048);
   // Operands outside the allocation, or overlapping the output.
@@ -229,5 +231,257 @@ TEST(HostGemm, RejectsBadDescriptors) {
   d.strideA = d.strideB = 0;
   d.strideC = 16;
   rejects(d, "operand c", p, p + 1024, p + 2048);
+  backend->free(p);
+}
+
+namespace {
+
+/// Buffers of one epilogue GEMM on the host backend, in storage format.
+struct EpilogueGemm {
+  GemmDesc g;
+  Buf a, b, bias;
+  Buf c, aux; ///< Results; every element starts as kPoison.
+};
+
+constexpr uint8_t kPoison = 0xA5;
+
+/// Rows [0, m) of a matrix with leading dimension ld, packed to ld = n.
+Buf packRows(const Buf &x, int64_t m, int64_t n, int64_t ld) {
+  Buf out;
+  out.dtype = x.dtype;
+  int64_t size = dtypeSize(x.dtype);
+  for (int64_t r = 0; r < m; ++r)
+    out.bytes.insert(out.bytes.end(), x.bytes.begin() + r * ld * size,
+                     x.bytes.begin() + (r * ld + n) * size);
+  return out;
+}
+
+/// Random a (m x k), b (k x n) and bias (n) of `dtype` (values in [-3, 3]
+/// rounded to the dtype), C and aux m rows of n + pad, poisoned.
+EpilogueGemm makeEpilogueGemm(DType dtype, int64_t m, int64_t n, int64_t k,
+                              int64_t pad, GemmEpilogue epilogue,
+                              uint32_t seed) {
+  EpilogueGemm e;
+  GemmDesc &g = e.g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.lda = k;
+  g.ldb = n;
+  g.ldc = n + pad;
+  g.aType = g.bType = g.cType = dtype;
+  g.computeType = dtype == DType::F64 ? "f64" : "f32";
+  g.alpha = 0.75;
+  g.epilogue = epilogue;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-3, 3);
+  auto random = [&](int64_t count) {
+    std::vector<double> v(count);
+    for (double &x : v)
+      x = dist(rng);
+    return make(dtype, v);
+  };
+  e.a = random(m * k);
+  e.b = random(k * n);
+  e.bias = random(n);
+  e.c.dtype = e.aux.dtype = dtype;
+  e.c.bytes.assign(m * g.ldc * dtypeSize(dtype), kPoison);
+  e.aux.bytes = e.c.bytes;
+  return e;
+}
+
+/// Runs `e` on a fresh host backend (aux passed only for gelu_aux_bias) and
+/// reads C and aux back into `e`.
+void runEpilogueGemm(EpilogueGemm &e) {
+  auto backend = createHostBackend();
+  std::vector<DevicePtr> ptrs;
+  for (Buf *buf : {&e.a, &e.b, &e.bias, &e.c, &e.aux}) {
+    DevicePtr p;
+    ASSERT_TRUE(backend->allocate(buf->bytes.size(), p).isOk());
+    ASSERT_TRUE(
+        backend->copyToDevice(p, buf->bytes.data(), buf->bytes.size()).isOk());
+    ptrs.push_back(p);
+  }
+  GemmOperands ops{ptrs[0], ptrs[1], ptrs[3]};
+  if (epilogueHasBias(e.g.epilogue))
+    ops.bias = ptrs[2];
+  if (epilogueHasAux(e.g.epilogue))
+    ops.aux = ptrs[4];
+  Status s = backend->gemm(e.g, ops);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_TRUE(
+      backend->copyToHost(e.c.bytes.data(), ptrs[3], e.c.bytes.size()).isOk());
+  ASSERT_TRUE(
+      backend->copyToHost(e.aux.bytes.data(), ptrs[4], e.aux.bytes.size())
+          .isOk());
+  for (DevicePtr p : ptrs)
+    backend->free(p);
+}
+
+/// The unfused reference of `e`'s epilogue: the plain GEMM (epilogue none)
+/// on the host backend, then the interpreter's add kernel (P + bias) and
+/// gelu(approximate=tanh) kernel on what each stores. Returns pre and the
+/// gelu result, packed m x n.
+void unfusedReference(const EpilogueGemm &e, Buf &pre, Buf &gelu) {
+  EpilogueGemm plain = e;
+  plain.g.epilogue = GemmEpilogue::None;
+  runEpilogueGemm(plain);
+  if (::testing::Test::HasFatalFailure())
+    return;
+  const GemmDesc &g = e.g;
+  std::string dt = dtypeName(g.cType);
+  std::string mn = std::to_string(g.m) + "x" + std::to_string(g.n);
+  std::string add = program("in %0 " + dt + " " + mn + "\nin %1 " + dt + " " +
+                            std::to_string(g.n) + "\nop %2 add " + dt + " " +
+                            mn + " (%0, %1)\nout %2\n");
+  std::string geluTanh =
+      program("in %0 " + dt + " " + mn + "\nop %1 gelu " + dt + " " + mn +
+              " (%0) approximate=tanh\nout %1\n");
+  std::vector<Buf> outs =
+      runProgram(add, {packRows(plain.c, g.m, g.n, g.ldc), e.bias});
+  ASSERT_EQ(outs.size(), 1u);
+  pre = outs[0];
+  outs = runProgram(geluTanh, {pre});
+  ASSERT_EQ(outs.size(), 1u);
+  gelu = outs[0];
+}
+
+/// Index of the first element where `x` and `y` differ in their bits, or -1.
+int64_t firstDifference(const Buf &x, const Buf &y) {
+  int64_t size = dtypeSize(x.dtype);
+  if (x.bytes.size() != y.bytes.size())
+    return 0;
+  for (int64_t i = 0; i < x.size(); ++i)
+    if (std::memcmp(x.bytes.data() + i * size, y.bytes.data() + i * size,
+                    size) != 0)
+      return i;
+  return -1;
+}
+
+/// Every element of the padding columns [n, ldc) of `x` is still kPoison.
+bool paddingUntouched(const Buf &x, int64_t m, int64_t n, int64_t ld) {
+  int64_t size = dtypeSize(x.dtype);
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t byte = n * size; byte < ld * size; ++byte)
+      if (x.bytes[r * ld * size + byte] != kPoison)
+        return false;
+  return true;
+}
+
+} // namespace
+
+// The host epilogue equals, bit for bit, the plain GEMM followed by the
+// unfused add kernel and gelu(tanh) kernel on the interpreter, for every
+// float dtype (16-bit values rounded to c_type between the steps, as the
+// kernels store them), row lengths 1, 3 and 127 (vector tails) and padded
+// rows; C's padding is never written.
+TEST(HostGemm, EpilogueBitIdenticalToUnfusedKernels) {
+  uint32_t seed = 1;
+  for (DType dt : {DType::F32, DType::F16, DType::BF16, DType::F64})
+    for (int64_t n : {1, 3, 127})
+      for (int64_t pad : {0, 2})
+        for (GemmEpilogue ep : {GemmEpilogue::Bias, GemmEpilogue::GeluBias,
+                                GemmEpilogue::GeluAuxBias}) {
+          SCOPED_TRACE(std::string(dtypeName(dt)) + " n=" + std::to_string(n) +
+                       " pad=" + std::to_string(pad) + " " +
+                       gemmEpilogueName(ep));
+          EpilogueGemm e = makeEpilogueGemm(dt, 5, n, 37, pad, ep, seed++);
+          Buf pre, gelu;
+          unfusedReference(e, pre, gelu);
+          runEpilogueGemm(e);
+          if (HasFatalFailure())
+            return;
+          const Buf &want = epilogueHasGelu(ep) ? gelu : pre;
+          Buf got = packRows(e.c, e.g.m, n, e.g.ldc);
+          int64_t i = firstDifference(got, want);
+          EXPECT_EQ(i, -1) << "element " << i << ": " << got.at(i) << " vs "
+                           << want.at(i);
+          EXPECT_TRUE(paddingUntouched(e.c, e.g.m, n, e.g.ldc));
+          if (ep == GemmEpilogue::GeluAuxBias) {
+            EXPECT_EQ(firstDifference(packRows(e.aux, e.g.m, n, e.g.ldc), pre),
+                      -1);
+            EXPECT_TRUE(paddingUntouched(e.aux, e.g.m, n, e.g.ldc));
+          }
+        }
+}
+
+// gelu_aux_bias writes aux = pre: exactly what the bias epilogue stores in
+// C, while its C holds gelu of it; aux's padding stays untouched.
+TEST(HostGemm, GeluAuxBiasWritesPre) {
+  for (DType dt : {DType::F32, DType::BF16}) {
+    SCOPED_TRACE(dtypeName(dt));
+    EpilogueGemm withAux =
+        makeEpilogueGemm(dt, 4, 24, 16, 3, GemmEpilogue::GeluAuxBias, 99);
+    EpilogueGemm biasOnly = withAux;
+    biasOnly.g.epilogue = GemmEpilogue::Bias;
+    runEpilogueGemm(withAux);
+    runEpilogueGemm(biasOnly);
+    if (HasFatalFailure())
+      return;
+    const GemmDesc &g = withAux.g;
+    Buf aux = packRows(withAux.aux, g.m, g.n, g.ldc);
+    Buf pre = packRows(biasOnly.c, g.m, g.n, g.ldc);
+    EXPECT_EQ(firstDifference(aux, pre), -1);
+    EXPECT_TRUE(paddingUntouched(withAux.aux, g.m, g.n, g.ldc));
+    // C is gelu(pre), not pre (no fixed point of gelu among these values
+    // is likely; at least one must differ).
+    EXPECT_NE(firstDifference(packRows(withAux.c, g.m, g.n, g.ldc), pre), -1);
+  }
+}
+
+// Epilogue misuse through the Backend interface: clear errors, nothing run.
+TEST(HostGemm, EpilogueRejections) {
+  auto backend = createHostBackend();
+  DevicePtr p;
+  ASSERT_TRUE(backend->allocate(8192, p).isOk());
+  // 4x4x4 f32: a at 0, b at 1024, c at 2048, bias at 3072, aux at 4096.
+  GemmDesc g;
+  g.m = g.n = g.k = 4;
+  g.lda = g.ldb = g.ldc = 4;
+  g.epilogue = GemmEpilogue::GeluAuxBias;
+  const GemmOperands ok{p, p + 1024, p + 2048, p + 3072, p + 4096};
+  ASSERT_TRUE(backend->gemm(g, ok).isOk());
+  auto rejects = [&](const GemmDesc &d, const GemmOperands &ops,
+                     const std::string &needle) {
+    Status s = backend->gemm(d, ops);
+    EXPECT_FALSE(s.isOk()) << needle;
+    EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
+  };
+  GemmDesc d = g;
+  d.batch = 2;
+  d.strideC = 16;
+  rejects(d, ok, "needs batch 1");
+  d = g;
+  d.beta = 1;
+  rejects(d, ok, "needs beta 0");
+  GemmOperands ops = ok;
+  ops.bias = 0;
+  rejects(g, ops, "epilogue 'gelu_aux_bias' needs bias operand");
+  ops = ok;
+  ops.aux = 0;
+  rejects(g, ops, "needs aux operand");
+  d = g;
+  d.epilogue = GemmEpilogue::GeluBias;
+  rejects(d, ok, "epilogue 'gelu_bias' takes no aux operand");
+  d.epilogue = GemmEpilogue::None;
+  ops = ok;
+  ops.aux = 0;
+  rejects(d, ops, "epilogue 'none' takes no bias operand");
+  // Too small: the bias (4 floats) and aux (64 bytes) past the allocation.
+  ops = ok;
+  ops.bias = p + 8192 - 8;
+  rejects(g, ops, "operand bias");
+  ops = ok;
+  ops.aux = p + 8192 - 32;
+  rejects(g, ops, "operand aux");
+  // Overlaps: c with the bias; aux with each other operand.
+  ops = ok;
+  ops.bias = p + 2048 + 32;
+  rejects(g, ops, "c overlaps the bias");
+  for (DevicePtr at : {p + 16, p + 1024 + 16, p + 2048 + 16, p + 3072 + 8}) {
+    ops = ok;
+    ops.aux = at;
+    rejects(g, ops, "aux overlaps");
+  }
   backend->free(p);
 }
