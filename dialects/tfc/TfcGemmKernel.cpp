@@ -17,12 +17,12 @@ bool mlir::tfc::isSingleGemm(MatmulOp matmul) {
          (batchOf(matmul.getB()) == 1 && !matmul.getTransposeA());
 }
 
+Value GemmKernelOps::activationInput() {
+  return biasAdd ? biasAdd.getResult() : matmul.getResult();
+}
+
 Value GemmKernelOps::result() {
-  if (gelu)
-    return gelu.getResult();
-  if (biasAdd)
-    return biasAdd.getResult();
-  return matmul.getResult();
+  return activation ? activation->getResult(0) : activationInput();
 }
 
 FailureOr<GemmKernelOps>
@@ -33,8 +33,8 @@ mlir::tfc::matchGemmKernel(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
     if (emitError) {
       InFlightDiagnostic diag = emitError();
       diag << "a gemm kernel holds one tfc.matmul and optionally the "
-              "epilogue cuBLASLt fuses (a row bias add, then GELU's tanh "
-              "form): "
+              "epilogue cuBLASLt fuses (a row bias add, then ReLU or GELU's "
+              "tanh form): "
            << message;
       if (culprit)
         diag.attachNote(culprit->getLoc()) << "'" << culprit->getName()
@@ -55,50 +55,63 @@ mlir::tfc::matchGemmKernel(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
   if (inside(kernel.matmul.getA()) || inside(kernel.matmul.getB()))
     return fail("GEMM prologues are not supported", kernel.matmul);
 
-  // The epilogue: at most a bias add, then a GELU.
+  // The epilogue: an optional bias add, then an optional activation.
   ArrayRef<Operation *> epilogue = ops.drop_front();
-  if (epilogue.size() > 2)
-    return fail("'" + epilogue[2]->getName().getStringRef() +
-                    "' follows a full epilogue",
-                epilogue[2]);
   Value product = kernel.matmul.getResult();
+  auto productType = cast<RankedTensorType>(product.getType());
+  int64_t n = productType.getShape().back();
   if (!epilogue.empty()) {
-    kernel.biasAdd = dyn_cast<AddOp>(epilogue[0]);
-    if (!kernel.biasAdd)
-      return fail("'" + epilogue[0]->getName().getStringRef() +
-                      "' is not a bias add",
-                  epilogue[0]);
-    Value lhs = kernel.biasAdd.getLhs(), rhs = kernel.biasAdd.getRhs();
-    kernel.bias = lhs == product ? rhs : lhs;
-    auto productType = cast<RankedTensorType>(product.getType());
-    auto biasType = cast<RankedTensorType>(kernel.bias.getType());
-    int64_t n = productType.getShape().back();
-    bool isRow = biasType.getRank() >= 1 && biasType.getShape().back() == n &&
-                 biasType.getNumElements() == n;
-    if ((lhs != product && rhs != product) || inside(kernel.bias) || !isRow ||
-        kernel.biasAdd.getType() != productType)
-      return fail("the tfc.add must add a row of n = " + Twine(n) +
-                      " elements from outside the kernel to the product",
-                  kernel.biasAdd);
     Type element = productType.getElementType();
     if (!element.isF32() && !element.isF16() && !element.isBF16())
       return fail("cuBLASLt fuses epilogues of f32, f16 and bf16 GEMMs "
                   "only",
-                  kernel.biasAdd);
+                  epilogue.front());
     if (!isSingleGemm(kernel.matmul))
       return fail("an epilogue needs a single GEMM (batch 1)", kernel.matmul);
   }
-  if (epilogue.size() == 2) {
-    kernel.gelu = dyn_cast<GeluOp>(epilogue[1]);
-    if (!kernel.gelu || kernel.gelu.getX() != kernel.biasAdd.getResult() ||
-        kernel.gelu.getApproximate() != GeluApproximation::tanh)
-      return fail("only tfc.gelu approximate tanh of the bias add may follow "
-                  "it (cuBLASLt's GELU is the tanh form)",
-                  epilogue[1]);
+  if (!epilogue.empty()) {
+    if (auto add = dyn_cast<AddOp>(epilogue.front())) {
+      kernel.biasAdd = add;
+      Value lhs = add.getLhs(), rhs = add.getRhs();
+      kernel.bias = lhs == product ? rhs : lhs;
+      auto biasType = cast<RankedTensorType>(kernel.bias.getType());
+      bool isRow = biasType.getRank() >= 1 &&
+                   biasType.getShape().back() == n &&
+                   biasType.getNumElements() == n;
+      if ((lhs != product && rhs != product) || inside(kernel.bias) ||
+          !isRow || add.getType() != productType)
+        return fail("the tfc.add must add a row of n = " + Twine(n) +
+                        " elements from outside the kernel to the product",
+                    add);
+      epilogue = epilogue.drop_front();
+    }
   }
+  if (!epilogue.empty()) {
+    Operation *op = epilogue.front();
+    auto gelu = dyn_cast<GeluOp>(op);
+    bool isGelu = gelu && gelu.getApproximate() == GeluApproximation::tanh;
+    if (!isGelu && !isa<ReluOp>(op))
+      return fail("'" + op->getName().getStringRef() +
+                      "' is not an epilogue op (a row bias add, then "
+                      "tfc.relu or tfc.gelu approximate tanh: cuBLASLt's "
+                      "GELU is the tanh form)",
+                  op);
+    if (op->getOperand(0) != kernel.activationInput())
+      return fail("the activation must read the " +
+                      Twine(kernel.biasAdd ? "bias add" : "product"),
+                  op);
+    kernel.activation = op;
+    kernel.activationKind =
+        isGelu ? GemmActivation::gelu : GemmActivation::relu;
+    epilogue = epilogue.drop_front();
+  }
+  if (!epilogue.empty())
+    return fail("'" + epilogue.front()->getName().getStringRef() +
+                    "' follows a full epilogue",
+                epilogue.front());
 
-  // Each op feeds only the next one (the bias add may also be yielded next
-  // to GELU's result); the last one is the stored result.
+  // Each op feeds only the next one (a GELU's input may also be yielded
+  // next to its result); the last one is the stored result.
   Value result = kernel.result();
   for (auto [index, op] : llvm::enumerate(ops)) {
     Value value = op->getResult(0);
@@ -106,8 +119,10 @@ mlir::tfc::matchGemmKernel(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
       break;
     for (Operation *user : value.getUsers()) {
       bool isNext = user == ops[index + 1];
-      bool isStoredGeluInput = op == kernel.biasAdd.getOperation() &&
-                               user->hasTrait<OpTrait::IsTerminator>();
+      bool isStoredGeluInput =
+          kernel.activationKind == GemmActivation::gelu &&
+          value == kernel.activationInput() &&
+          user->hasTrait<OpTrait::IsTerminator>();
       if (!isNext && !isStoredGeluInput)
         return fail("'" + op->getName().getStringRef() +
                         "' is read by more than the next epilogue op",
@@ -119,14 +134,14 @@ mlir::tfc::matchGemmKernel(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
   for (Value output : outputs) {
     if (output == result)
       continue;
-    if (!kernel.gelu || output != kernel.biasAdd.getResult())
-      return fail("it yields only its result and the GELU input");
-    kernel.storesGeluInput = true;
+    if (kernel.activationKind != GemmActivation::gelu ||
+        output != kernel.activationInput())
+      return fail("it yields only its result and a GELU's input");
+    kernel.storesActivationInput = true;
   }
-  if (kernel.storesGeluInput &&
-      cast<ShapedType>(result.getType()).getShape().back() % 8 != 0)
+  if (kernel.storesActivationInput && n % 8 != 0)
     return fail("storing the GELU input (cuBLASLt's aux matrix) needs n to "
                 "be a multiple of 8",
-                kernel.gelu);
+                kernel.activation);
   return kernel;
 }

@@ -2,9 +2,10 @@
 //
 // A gemm kernel is one tfc.matmul that cuBLASLt runs (tfcrt.gemm), plus the
 // pointwise epilogue cuBLASLt can apply to the product before storing it:
-// a bias add over the rows, optionally followed by GELU's tanh form, whose
-// input may be stored too (cuBLASLt's EPILOGUE_BIAS, _GELU_BIAS,
-// _GELU_AUX_BIAS). The kernel rules (TfcKernelRules.h) accept a gemm kernel
+// an optional bias add over the rows, then an optional activation (ReLU, or
+// GELU's tanh form, whose input may be stored too): cuBLASLt's
+// EPILOGUE_BIAS, _RELU, _RELU_BIAS, _GELU, _GELU_AUX, _GELU_BIAS,
+// _GELU_AUX_BIAS. The kernel rules (TfcKernelRules.h) accept a gemm kernel
 // exactly when matchGemmKernel does, and --tfc-convert-to-exec lowers what
 // it matched, so the fusion pass can only form epilogues that run.
 //
@@ -26,19 +27,26 @@ namespace mlir::tfc {
 /// are contiguous and flatten into m (a linear layer).
 bool isSingleGemm(MatmulOp matmul);
 
+/// The activation of a GEMM epilogue.
+enum class GemmActivation { none, relu, gelu };
+
 /// The ops of a gemm kernel, as matchGemmKernel found them.
 struct GemmKernelOps {
   MatmulOp matmul;
   /// `product + bias` with `bias` (a kernel input) broadcast over the rows;
-  /// null without an epilogue.
+  /// null without a bias.
   AddOp biasAdd;
   Value bias;
-  /// gelu(approximate tanh) of the bias add; null when the epilogue ends
-  /// with the add.
-  GeluOp gelu;
-  /// Whether the bias add's result is also a kernel output (the GELU input
-  /// that the backward reads: cuBLASLt's aux matrix).
-  bool storesGeluInput = false;
+  /// tfc.relu, or tfc.gelu approximate tanh, of the product or bias add;
+  /// null without an activation.
+  Operation *activation = nullptr;
+  GemmActivation activationKind = GemmActivation::none;
+  /// Whether the GELU's input is also a kernel output (the value its
+  /// backward reads: cuBLASLt's aux matrix).
+  bool storesActivationInput = false;
+
+  /// The value the activation reads: the bias add's result, or the product.
+  Value activationInput();
   /// The value the GEMM stores in C: the last op's result.
   Value result();
 };
@@ -46,15 +54,15 @@ struct GemmKernelOps {
 /// Matches `ops` (in program order, no terminator) computing `outputs` as a
 /// gemm kernel:
 ///   - exactly one tfc.matmul, first, whose operands come from outside;
-///   - optionally its epilogue: a tfc.add of the product and an outside
-///     value of one row (n elements, every other dim 1) of the same element
-///     type (f32, f16 or bf16: cuBLASLt has no f64 epilogues), only when the
-///     matmul is a single GEMM; then optionally a tfc.gelu approximate tanh
-///     of that sum;
-///   - each op but the last is read only by the next one, except that the
-///     bias add may also be an output next to GELU's result (then n must be
-///     a multiple of 8, cuBLASLt's rule for the aux matrix's leading
-///     dimension); the last op's result is an output.
+///   - optionally its epilogue, only when the matmul is a single GEMM of
+///     f32, f16 or bf16 (cuBLASLt has no f64 epilogues): a tfc.add of the
+///     product and an outside value of one row (n elements, every other dim
+///     1), then a tfc.relu or tfc.gelu approximate tanh of that sum (or of
+///     the product); each part is optional;
+///   - each op but the last is read only by the next one, except that a
+///     GELU's input may also be an output (then n must be a multiple of 8,
+///     cuBLASLt's rule for the aux matrix's leading dimension); the last
+///     op's result is an output.
 /// On failure reports the first violated rule through `emitError` (when
 /// given) and fails.
 FailureOr<GemmKernelOps>

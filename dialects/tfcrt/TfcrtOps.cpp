@@ -571,8 +571,8 @@ LogicalResult GemmOp::verify() {
 LogicalResult GemmOp::verifyEpilogue() {
   GemmEpilogue epilogue = getEpilogue();
   StringRef name = stringifyGemmEpilogue(epilogue);
-  bool wantsBias = epilogue != GemmEpilogue::none;
-  bool wantsAux = epilogue == GemmEpilogue::gelu_aux_bias;
+  bool wantsBias = name.ends_with("bias");
+  bool wantsAux = name.starts_with("gelu_aux");
   if (bool(getBias()) != wantsBias)
     return emitOpError("epilogue '")
            << name << "' " << (wantsBias ? "needs" : "takes no")
@@ -581,12 +581,14 @@ LogicalResult GemmOp::verifyEpilogue() {
     return emitOpError("epilogue '")
            << name << "' " << (wantsAux ? "needs" : "takes no")
            << " aux operand";
-  if (!wantsBias)
+  if (epilogue == GemmEpilogue::none)
     return success();
   if (getBatch() != 1 || !getBeta().isZero())
     return emitOpError("epilogue '")
            << name << "' needs batch 1 and beta 0 (an epilogue GEMM never "
            << "accumulates into c)";
+  if (!wantsBias)
+    return verifyAux();
 
   // bias: n elements of c_type, broadcast over the rows.
   auto biasType = cast<MemRefType>(getBias().getType());
@@ -599,9 +601,12 @@ LogicalResult GemmOp::verifyEpilogue() {
            << getN();
   if (buffersMayOverlap(getBias(), getC()))
     return emitOpError("c overlaps bias");
-  if (!wantsAux)
-    return success();
+  return verifyAux();
+}
 
+LogicalResult GemmOp::verifyAux() {
+  if (!getAux())
+    return success();
   // aux: laid out like C, written next to it, read by no operand.
   auto auxType = cast<MemRefType>(getAux().getType());
   auto cType = cast<MemRefType>(getC().getType());
@@ -613,7 +618,7 @@ LogicalResult GemmOp::verifyEpilogue() {
   for (auto [operandName, operand] :
        {std::pair{"a", getA()}, std::pair{"b", getB()},
         std::pair{"bias", getBias()}, std::pair{"c", getC()}})
-    if (buffersMayOverlap(getAux(), operand))
+    if (operand && buffersMayOverlap(getAux(), operand))
       return emitOpError("aux overlaps ") << operandName;
   return success();
 }

@@ -325,13 +325,14 @@ def Tfcrt_GemmOp : Tfcrt_Op<"gemm", [HasParent<"EntryOp">,
     buffers' element types (A and B share a float type; C has it too, or
     f32 for 16-bit A and B), `compute_type` is the accumulation type (f32,
     f64 for f64 operands). `epilogue` applies pointwise math to the
-    product before it is stored (cuBLASLt's epilogues), with `beta` 0 and
-    `batch` 1: `bias` stores `P + bias[j]` (P the product in `c_type`,
-    `bias` an `n`-element buffer of `c_type` broadcast over the rows),
-    `gelu_bias` stores `gelu_tanh(P + bias[j])`, `gelu_aux_bias` stores the
-    same and also writes `P + bias[j]` (the GELU input its backward needs)
-    into `aux`, laid out like C. The math is tfc.add's and tfc.gelu's
-    (approximate tanh). The verifier checks every field
+    product P (in `c_type`) before it is stored (cuBLASLt's epilogues),
+    with `beta` 0 and `batch` 1: `x = P + bias[j]` for the epilogues ending
+    in `bias` (`bias` an `n`-element buffer of `c_type` broadcast over the
+    rows), else `x = P`; then C is `x` (`bias`), `relu(x)` (`relu`,
+    `relu_bias`) or `gelu_tanh(x)` (`gelu`, `gelu_bias`, `gelu_aux`,
+    `gelu_aux_bias`); the `gelu_aux` forms also write `x` (the GELU input
+    its backward reads) into `aux`, laid out like C. The math is tfc.add's,
+    tfc.relu's and tfc.gelu's (approximate tanh). The verifier checks every field
     against the operand buffers: every element a GEMM reads or writes lies
     inside its buffer, and C and aux overlap no operand. Example (a linear
     layer over 16x64 tokens,
@@ -377,9 +378,12 @@ def Tfcrt_GemmOp : Tfcrt_Op<"gemm", [HasParent<"EntryOp">,
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The epilogue's operands: bias exactly when an epilogue is set, aux
-    /// exactly for gelu_aux_bias, their types and overlaps.
+    /// The epilogue's operands: bias exactly for the epilogues ending in
+    /// `bias`, aux exactly for the `gelu_aux` ones, their types and
+    /// overlaps.
     ::mlir::LogicalResult verifyEpilogue();
+    /// The aux buffer, when present: C's type and size, overlapping nothing.
+    ::mlir::LogicalResult verifyAux();
   }];
 }
 

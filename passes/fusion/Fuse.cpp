@@ -281,27 +281,26 @@ private:
 
   bool isDead(FusionOp op) { return dead.contains(op.getOperation()); }
 
-  /// Rule 0: a GEMM's bias add (the only reader of its product), and a
-  /// GELU (tanh form) of that sum, join the GEMM as the epilogue cuBLASLt
-  /// fuses (TfcGemmKernel.h); the GELU input stays an output when the
-  /// backward reads it (cuBLASLt's aux matrix). Decided once, on the one-op
-  /// kernels, before rule 1a would duplicate the bias add into the GELU and
-  /// its backward.
+  /// Rule 0: the epilogue cuBLASLt fuses joins its GEMM
+  /// (TfcGemmKernel.h): a bias add of the product, then a ReLU or GELU
+  /// (tanh form) of it, each optional; a GELU's input stays an output (the
+  /// aux matrix) when the backward reads it. Decided once, on the one-op
+  /// kernels, before rule 1a would duplicate a bias add into the GELU and
+  /// its backward. Each step takes the first reader the rules accept.
   void fuseGemmEpilogues() {
     dead.clear();
     for (FusionOp gemm : kernels()) {
       if (isDead(gemm) || gemm.getKind() != KernelKind::gemm)
         continue;
-      Readers readers = readersOf(gemm);
-      if (readers.external || readers.kernels.size() != 1)
-        continue;
-      FusionOp current = merge({gemm, readers.kernels.front()}, {},
-                               /*dryRun=*/false, KernelKind::gemm);
-      if (!current)
-        continue;
-      for (FusionOp reader : readersOf(current).kernels)
-        if (merge({current, reader}, {}, /*dryRun=*/false, KernelKind::gemm))
-          break;
+      FusionOp current = gemm;
+      for (int step = 0; step < 2 && current; ++step) {
+        FusionOp merged;
+        for (FusionOp reader : readersOf(current).kernels)
+          if ((merged = merge({current, reader}, {}, /*dryRun=*/false,
+                              KernelKind::gemm)))
+            break;
+        current = merged;
+      }
     }
   }
 

@@ -22,9 +22,9 @@ def TfcFusePass : Pass<"tfc-fuse", "::mlir::func::FuncOp"> {
     with `verifyKernelOps` (the predicate the `tfc.fusion` verifier uses).
     First, once, on the one-op kernels:
 
-    0. **GEMM epilogues**: the bias add that is the only reader of a single
-       GEMM's product, then a GELU (tanh form) of that sum, join the GEMM as
-       the epilogue cuBLASLt fuses (dialects/tfc/TfcGemmKernel.h); the GELU
+    0. **GEMM epilogues**: a bias add of a single GEMM's product, then a
+       ReLU or GELU (tanh form) of it, each optional, join the GEMM as the
+       epilogue cuBLASLt fuses (dialects/tfc/TfcGemmKernel.h); a GELU's
        input stays an output (cuBLASLt's aux matrix) when the backward
        reads it, instead of rule 1 recomputing the bias add there.
 

@@ -59,6 +59,23 @@ FailureOr<GemmKernelOps> matchGemmFusion(FusionOp fusion) {
                          [&]() { return fusion.emitOpError(); });
 }
 
+/// The tfcrt.gemm epilogue that computes what `gemm`'s epilogue ops do.
+tfcrt::GemmEpilogue gemmEpilogue(GemmKernelOps &gemm) {
+  using E = tfcrt::GemmEpilogue;
+  bool bias = bool(gemm.biasAdd);
+  switch (gemm.activationKind) {
+  case GemmActivation::none:
+    return bias ? E::bias : E::none;
+  case GemmActivation::relu:
+    return bias ? E::relu_bias : E::relu;
+  case GemmActivation::gelu:
+    if (gemm.storesActivationInput)
+      return bias ? E::gelu_aux_bias : E::gelu_aux;
+    return bias ? E::gelu_bias : E::gelu;
+  }
+  llvm_unreachable("unknown GemmActivation");
+}
+
 /// Maps `matmul`'s shapes onto a strided-batched GEMM. A rank-2 (or
 /// batch-1) `b` against untransposed `a` is a linear layer: `a`'s batch
 /// rows are contiguous, so they flatten into `m` and the GEMM is a single
@@ -512,11 +529,7 @@ private:
     for (auto [yielded, buffer] :
          llvm::zip_equal(fusion.getYield().getValues(), results))
       (yielded == gemm.result() ? c : aux) = buffer;
-    tfcrt::GemmEpilogue epilogue =
-        !gemm.biasAdd        ? tfcrt::GemmEpilogue::none
-        : !gemm.gelu         ? tfcrt::GemmEpilogue::bias
-        : gemm.storesGeluInput ? tfcrt::GemmEpilogue::gelu_aux_bias
-                               : tfcrt::GemmEpilogue::gelu_bias;
+    tfcrt::GemmEpilogue epilogue = gemmEpilogue(gemm);
     Type aType = cast<ShapedType>(a.getType()).getElementType();
     builder.create<tfcrt::GemmOp>(
         fusion.getLoc(), a, b, bias, c, aux, gemm.matmul.getTransposeA(),

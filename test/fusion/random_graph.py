@@ -365,20 +365,25 @@ class Graph:
                          out, x.dtype, "matmul", True)
 
     def linear(self, x):
-        """A linear layer: a matmul plus a bias row, often then GELU's tanh
-        form (forward and, through autodiff, backward): what --tfc-fuse makes
-        a GEMM epilogue, with the GELU input stored when the backward reads
-        it."""
+        """A linear layer: a matmul, usually plus a bias row, often then a
+        ReLU or GELU's tanh form (forward and, through autodiff, backward):
+        what --tfc-fuse makes a GEMM epilogue, with the GELU input stored
+        when the backward reads it."""
         y = self.matmul(x)
         if self.ops[-1] != "matmul":
             return y
-        bias = self.arg(y.shape[-1:], y.dtype, "param")
-        a, b = (y, bias) if self.rng.random() < 0.8 else (bias, y)
-        y = self.emit(f"tfc.add {a.name}, {b.name} : {a.type}, {b.type}",
-                      y.shape, y.dtype, "add", True)
-        if self.rng.random() < 0.6:
+        if self.rng.random() < 0.7:
+            bias = self.arg(y.shape[-1:], y.dtype, "param")
+            a, b = (y, bias) if self.rng.random() < 0.8 else (bias, y)
+            y = self.emit(f"tfc.add {a.name}, {b.name} : {a.type}, {b.type}",
+                          y.shape, y.dtype, "add", True)
+        activation = self.rng.random()
+        if activation < 0.45:
             y = self.emit(f"tfc.gelu {y.name} approximate tanh : {y.type}",
                           y.shape, y.dtype, "gelu", True)
+        elif activation < 0.75:
+            y = self.emit(f"tfc.relu {y.name} : {y.type}",
+                          y.shape, y.dtype, "relu", True)
         return y
 
     def reshape_to(self, x, shape):

@@ -110,20 +110,17 @@
 // GPT-KERNELS: 20
 // GPT-GEMMS: 13
 
-// mlp fused: each bias add is its GEMM's epilogue (cuBLASLt's EPILOGUE_BIAS), so two
-// kernels are left around the GEMMs: the ReLU and the loss.
+// mlp fused: each bias add is its GEMM's epilogue, and the ReLU too (cuBLASLt's
+// EPILOGUE_RELU_BIAS), so one kernel is left around the GEMMs: the loss.
 // MLP-FUSED-LABEL: tfcrt.arena
-// MLP-FUSED: tfcrt.kernel @k0 pointwise (tensor<32x128xf32>) -> tensor<32x128xf32>
-// MLP-FUSED-NEXT: ^bb0
-// MLP-FUSED-NEXT: tfc.relu
-// MLP-FUSED: tfcrt.kernel @k1 row_reduction (tensor<32x10xf32>, tensor<32xi64>) -> tensor<f32>
+// MLP-FUSED: tfcrt.kernel @k0 row_reduction (tensor<32x10xf32>, tensor<32xi64>) -> tensor<f32>
 // MLP-FUSED-NEXT: ^bb0
 // MLP-FUSED-NEXT: tfc.cross_entropy
+// MLP-FUSED-NOT: tfcrt.kernel
 // MLP-FUSED: tfcrt.entry @forward
+// MLP-FUSED: tfcrt.gemm {{.*}} bias {{.*}} epilogue relu_bias
 // MLP-FUSED: tfcrt.gemm {{.*}} bias {{.*}} epilogue bias
-// MLP-FUSED: tfcrt.launch @k0
-// MLP-FUSED: tfcrt.gemm {{.*}} bias {{.*}} epilogue bias
-// MLP-FUSED-NEXT: tfcrt.launch @k1
+// MLP-FUSED-NEXT: tfcrt.launch @k0
 // MLP-FUSED-NEXT: tfcrt.return
 
 // gpt-mini fused: 13 launches of 9 distinct kernels around the same 13 GEMMs (the

@@ -1806,7 +1806,7 @@ func.func @gemm_with_softmax(%x: tensor<16x128xf32>, %w: tensor<64x128xf32>) -> 
 // A GEMM kernel's epilogue is what cuBLASLt fuses: its GELU is the tanh form, so a
 // bias + exact (erf) GELU is rejected here, not when lowering to tfcrt.
 func.func @gemm_with_erf_gelu(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>, %b: tensor<384xf32>) -> tensor<16x384xf32> {
-  // expected-error @+1 {{'tfc.fusion' op a gemm kernel holds one tfc.matmul and optionally the epilogue cuBLASLt fuses (a row bias add, then GELU's tanh form): only tfc.gelu approximate tanh of the bias add may follow it (cuBLASLt's GELU is the tanh form)}}
+  // expected-error @+1 {{'tfc.fusion' op a gemm kernel holds one tfc.matmul and optionally the epilogue cuBLASLt fuses (a row bias add, then ReLU or GELU's tanh form): 'tfc.gelu' is not an epilogue op (a row bias add, then tfc.relu or tfc.gelu approximate tanh: cuBLASLt's GELU is the tanh form)}}
   %r = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<384x128xf32>, %d = %b : tensor<384xf32>) -> tensor<16x384xf32> {
     %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<384x128xf32> -> tensor<16x384xf32>
     %0 = tfc.add %y, %d : tensor<16x384xf32>, tensor<384xf32>
@@ -1845,6 +1845,21 @@ func.func @gemm_aux_unaligned(%x: tensor<16x128xf32>, %w: tensor<12x128xf32>, %b
     tfc.yield %1, %0 : tensor<16x12xf32>, tensor<16x12xf32>
   }
   return %r#0, %r#1 : tensor<16x12xf32>, tensor<16x12xf32>
+}
+
+// -----
+
+// cuBLASLt's ReLU epilogue stores no input (its aux matrix is a bit mask, not the
+// values): the ReLU's input cannot be an output next to it.
+func.func @gemm_relu_input_escapes(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>) -> (tensor<16x384xf32>, tensor<16x384xf32>) {
+  // expected-error @+1 {{'tfc.matmul' is read by more than the next epilogue op}}
+  %r:2 = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<384x128xf32>) -> (tensor<16x384xf32>, tensor<16x384xf32>) {
+    // expected-note @+1 {{'tfc.matmul' here}}
+    %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<384x128xf32> -> tensor<16x384xf32>
+    %0 = tfc.relu %y : tensor<16x384xf32>
+    tfc.yield %0, %y : tensor<16x384xf32>, tensor<16x384xf32>
+  }
+  return %r#0, %r#1 : tensor<16x384xf32>, tensor<16x384xf32>
 }
 
 // -----

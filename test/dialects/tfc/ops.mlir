@@ -846,6 +846,31 @@ func.func @gemm_bias_gelu(%x: tensor<16x128xf32>, %w: tensor<512x128xf32>, %b: t
 
 // -----
 
+// Each part of a GEMM epilogue is optional: a ReLU of the bare product (no bias), and
+// a GELU (tanh) of it storing its input.
+// CHECK-LABEL: func.func @gemm_activations
+func.func @gemm_activations(%x: tensor<16x128xf32>, %w: tensor<512x128xf32>) -> (tensor<16x512xf32>, tensor<16x512xf32>, tensor<16x512xf32>) {
+  // CHECK: tfc.fusion gemm (
+  // CHECK: tfc.matmul
+  // CHECK-NEXT: tfc.relu
+  %r = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<512x128xf32>) -> tensor<16x512xf32> {
+    %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<512x128xf32> -> tensor<16x512xf32>
+    %0 = tfc.relu %y : tensor<16x512xf32>
+    tfc.yield %0 : tensor<16x512xf32>
+  }
+  // CHECK: tfc.fusion gemm (
+  // CHECK: tfc.matmul
+  // CHECK-NEXT: tfc.gelu %{{.*}} approximate tanh
+  %g:2 = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<512x128xf32>) -> (tensor<16x512xf32>, tensor<16x512xf32>) {
+    %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<512x128xf32> -> tensor<16x512xf32>
+    %0 = tfc.gelu %y approximate tanh : tensor<16x512xf32>
+    tfc.yield %0, %y : tensor<16x512xf32>, tensor<16x512xf32>
+  }
+  return %r, %g#0, %g#1 : tensor<16x512xf32>, tensor<16x512xf32>, tensor<16x512xf32>
+}
+
+// -----
+
 // Unfused compilation: one fusion per op, chained through the results.
 // CHECK-LABEL: func.func @unfused_chain
 func.func @unfused_chain(%x: tensor<8x32xf32>) -> tensor<8xf32> {

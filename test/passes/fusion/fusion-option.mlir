@@ -6,13 +6,16 @@
 // RUN: not tfc-opt %tfc_src/examples/models/mlp.mlir --tfc-train-pipeline="optimizer=sgd fusion=maybe" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not tfc-opt %tfc_src/examples/models/mlp.mlir --tfc-lower-to-exec="fusion=maybe" 2>&1 | FileCheck %s --check-prefix=BAD-LOWER
 
-// The mlp's training step fused: bias + ReLU, the loss with its gradient and the
-// output bias's gradient (a column sum over the rows) in one row kernel, the ReLU
-// backward as the prologue of the hidden bias gradient's column reduction (which also
-// writes the masked gradient the GEMMs read), the step count, the four SGD updates in
-// one multi-tensor launch.
+// The mlp's training step fused: bias + ReLU as the first GEMM's epilogue and the
+// output bias as the second's (the backward reads the ReLU's output), the loss with
+// its gradient and the output bias's gradient (a column sum over the rows) in one row
+// kernel, the ReLU backward as the prologue of the hidden bias gradient's column
+// reduction (which also writes the masked gradient the GEMMs read), the step count,
+// the four SGD updates in one multi-tensor launch.
 // FUSED-LABEL: tfcrt.entry @train_step
-// FUSED-COUNT-5: tfcrt.launch
+// FUSED: tfcrt.gemm {{.*}} epilogue relu_bias
+// FUSED: tfcrt.gemm {{.*}} epilogue bias
+// FUSED-COUNT-4: tfcrt.launch
 // FUSED-NOT: tfcrt.launch
 // FUSED: tfcrt.return
 

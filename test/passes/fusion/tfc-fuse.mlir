@@ -561,3 +561,27 @@ func.func @batched_gemm_no_epilogue(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf3
   %0 = tfc.add %s, %b : tensor<2x8x8xf32>, tensor<8xf32>
   return %0 : tensor<2x8x8xf32>
 }
+
+// -----
+
+// Bias-free layers: a ReLU of the product joins the GEMM (the backward reads the
+// ReLU's output, which C holds), and so does a GELU whose input the backward reads:
+// the product itself becomes the aux matrix.
+// CHECK-LABEL: func.func @gemm_activation_no_bias
+// CHECK: %[[R:.*]] = tfc.fusion gemm ({{.*}}) -> tensor<8x16xf32> {
+// CHECK-NEXT: tfc.matmul
+// CHECK-NEXT: tfc.relu
+// CHECK-NEXT: tfc.yield
+// CHECK: %[[G:.*]]:2 = tfc.fusion gemm (%{{.*}} = %[[R]] : tensor<8x16xf32>, {{.*}}) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+// CHECK-NEXT: %[[P:.*]] = tfc.matmul
+// CHECK-NEXT: %[[H:.*]] = tfc.gelu %[[P]] approximate tanh
+// CHECK-NEXT: tfc.yield %[[P]], %[[H]]
+// CHECK: tfc.gelu_grad %{{.*}}, %{{.*}} approximate tanh
+func.func @gemm_activation_no_bias(%x: tensor<8x32xf32>, %w: tensor<16x32xf32>, %w2: tensor<16x16xf32>, %dy: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %mm = tfc.matmul %x, %w transpose_b : tensor<8x32xf32>, tensor<16x32xf32> -> tensor<8x16xf32>
+  %r = tfc.relu %mm : tensor<8x16xf32>
+  %mm2 = tfc.matmul %r, %w2 : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %g = tfc.gelu %mm2 approximate tanh : tensor<8x16xf32>
+  %dh = tfc.gelu_grad %dy, %mm2 approximate tanh : tensor<8x16xf32>
+  return %g, %dh : tensor<8x16xf32>, tensor<8x16xf32>
+}

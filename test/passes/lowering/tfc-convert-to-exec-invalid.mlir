@@ -70,14 +70,14 @@ func.func @loss(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A gemm fusion holds a GEMM and the epilogue cuBLASLt fuses (bias, GELU): the kernel
-// rules reject a relu epilogue when the input is verified, before lowering.
+// A gemm fusion holds a GEMM and the epilogue cuBLASLt fuses (bias, ReLU, GELU): the
+// kernel rules reject an exp epilogue when the input is verified, before lowering.
 func.func @loss(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> tensor<4x2xf32> {
-  // expected-error @+1 {{'tfc.fusion' op a gemm kernel holds one tfc.matmul and optionally the epilogue cuBLASLt fuses (a row bias add, then GELU's tanh form): 'tfc.relu' is not a bias add}}
+  // expected-error @+1 {{'tfc.fusion' op a gemm kernel holds one tfc.matmul and optionally the epilogue cuBLASLt fuses (a row bias add, then ReLU or GELU's tanh form): 'tfc.exp' is not an epilogue op}}
   %0 = tfc.fusion gemm (%a = %x : tensor<4x8xf32>, %b = %w : tensor<8x2xf32>) -> tensor<4x2xf32> {
     %m = tfc.matmul %a, %b : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
-    // expected-note @+1 {{'tfc.relu' here}}
-    %r = tfc.relu %m : tensor<4x2xf32>
+    // expected-note @+1 {{'tfc.exp' here}}
+    %r = tfc.exp %m : tensor<4x2xf32>
     tfc.yield %r : tensor<4x2xf32>
   }
   return %0 : tensor<4x2xf32>
