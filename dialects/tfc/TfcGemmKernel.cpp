@@ -3,6 +3,7 @@
 #include "dialects/tfc/TfcGemmKernel.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/Twine.h"
 
 using namespace mlir;
@@ -22,6 +23,8 @@ Value GemmKernelOps::activationInput() {
 }
 
 Value GemmKernelOps::result() {
+  if (geluGrad)
+    return geluGrad.getResult();
   return activation ? activation->getResult(0) : activationInput();
 }
 
@@ -68,6 +71,48 @@ mlir::tfc::matchGemmKernel(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
                   epilogue.front());
     if (!isSingleGemm(kernel.matmul))
       return fail("an epilogue needs a single GEMM (batch 1)", kernel.matmul);
+  }
+  if (!epilogue.empty() && isa<GeluGradOp>(epilogue.front())) {
+    // The backward epilogue: dgelu of the product, then its column sum.
+    kernel.geluGrad = cast<GeluGradOp>(epilogue.front());
+    GeluGradOp geluGrad = kernel.geluGrad;
+    if (geluGrad.getDy() != product || inside(geluGrad.getX()) ||
+        geluGrad.getApproximate() != GeluApproximation::tanh)
+      return fail("a tfc.gelu_grad epilogue takes the product as dy and the "
+                  "stored GELU input (tanh form) from outside",
+                  geluGrad);
+    if (n % 8 != 0)
+      return fail("reading the GELU input (cuBLASLt's aux matrix) needs n "
+                  "to be a multiple of 8",
+                  geluGrad);
+    if (epilogue.size() > 1) {
+      auto sum = dyn_cast<ReduceSumOp>(epilogue[1]);
+      SmallVector<int64_t> rows =
+          llvm::to_vector(llvm::seq<int64_t>(0, productType.getRank() - 1));
+      if (!sum || sum.getX() != geluGrad.getResult() || sum.getKeepdim() ||
+          sum.getNormalizedDims() != rows)
+        return fail("only a tfc.reduce_sum of the GELU gradient over every "
+                    "dim but the last (the bias gradient) may follow it",
+                    epilogue[1]);
+      kernel.biasGrad = sum;
+    }
+    if (epilogue.size() > 2)
+      return fail("'" + epilogue[2]->getName().getStringRef() +
+                      "' follows a full epilogue",
+                  epilogue[2]);
+    if (!product.hasOneUse())
+      return fail("'tfc.matmul' is read by more than the next epilogue op",
+                  kernel.matmul);
+    SmallVector<Value> expected{geluGrad.getResult()};
+    if (kernel.biasGrad)
+      expected.push_back(kernel.biasGrad.getResult());
+    if (outputs.size() != expected.size() ||
+        !llvm::all_of(expected, [&](Value v) {
+          return llvm::is_contained(outputs, v);
+        }))
+      return fail("a backward epilogue yields the GELU gradient and, when "
+                  "it sums it, the bias gradient");
+    return kernel;
   }
   if (!epilogue.empty()) {
     if (auto add = dyn_cast<AddOp>(epilogue.front())) {

@@ -1,11 +1,13 @@
 //===- TfcGemmKernel.h - what a gemm kernel may hold ------------*- C++ -*-===//
 //
 // A gemm kernel is one tfc.matmul that cuBLASLt runs (tfcrt.gemm), plus the
-// pointwise epilogue cuBLASLt can apply to the product before storing it:
-// an optional bias add over the rows, then an optional activation (ReLU, or
+// epilogue cuBLASLt can apply to the product before storing it. Forward: an
+// optional bias add over the rows, then an optional activation (ReLU, or
 // GELU's tanh form, whose input may be stored too): cuBLASLt's
 // EPILOGUE_BIAS, _RELU, _RELU_BIAS, _GELU, _GELU_AUX, _GELU_BIAS,
-// _GELU_AUX_BIAS. The kernel rules (TfcKernelRules.h) accept a gemm kernel
+// _GELU_AUX_BIAS. Backward: GELU's gradient with the product as the
+// incoming gradient and the stored GELU input, then optionally its sum over
+// the rows (the bias gradient): _DGELU, _DGELU_BGRAD. The kernel rules (TfcKernelRules.h) accept a gemm kernel
 // exactly when matchGemmKernel does, and --tfc-convert-to-exec lowers what
 // it matched, so the fusion pass can only form epilogues that run.
 //
@@ -45,6 +47,13 @@ struct GemmKernelOps {
   /// backward reads: cuBLASLt's aux matrix).
   bool storesActivationInput = false;
 
+  /// Backward epilogue: tfc.gelu_grad (tanh form) of the product and an
+  /// outside GELU input (the aux matrix the forward stored, read here)...
+  GeluGradOp geluGrad;
+  /// ...and optionally tfc.reduce_sum of it over every dim but the last
+  /// (the bias gradient, written to the bias buffer); null otherwise.
+  ReduceSumOp biasGrad;
+
   /// The value the activation reads: the bias add's result, or the product.
   Value activationInput();
   /// The value the GEMM stores in C: the last op's result.
@@ -62,7 +71,12 @@ struct GemmKernelOps {
 ///   - each op but the last is read only by the next one, except that a
 ///     GELU's input may also be an output (then n must be a multiple of 8,
 ///     cuBLASLt's rule for the aux matrix's leading dimension); the last
-///     op's result is an output.
+///     op's result is an output;
+///   - or, instead, the backward epilogue (same GEMM conditions): a
+///     tfc.gelu_grad approximate tanh whose dy is the product and whose x
+///     comes from outside (n a multiple of 8), optionally followed by a
+///     tfc.reduce_sum of it over every dim but the last (no keepdim); both
+///     results are outputs and the product has no other reader.
 /// On failure reports the first violated rule through `emitError` (when
 /// given) and fails.
 FailureOr<GemmKernelOps>

@@ -578,6 +578,8 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
       columnSums.push_back(op); // sums over the rows, checked below
       continue;
     }
+    if (kind == KernelKind::gemm && role == KernelRole::ColumnReduction)
+      continue; // a bias gradient epilogue: matchGemmKernel decides
     if (kind == KernelKind::multi_tensor && isTensorSum(op)) {
       tensorSums.push_back(op); // whole-tensor sums, checked below
       continue;

@@ -57,7 +57,7 @@ def Tfcrt_BufferRoleAttr
 def Tfcrt_GemmEpilogue : I32EnumAttr<"GemmEpilogue",
     "the pointwise epilogue a GEMM applies to its result (cuBLASLt's "
     "CUBLASLT_EPILOGUE_DEFAULT, _BIAS, _GELU_BIAS, _GELU_AUX_BIAS, _RELU, "
-    "_RELU_BIAS, _GELU, _GELU_AUX)", [
+    "_RELU_BIAS, _GELU, _GELU_AUX, _DGELU, _DGELU_BGRAD)", [
       I32EnumAttrCase<"none", 0>,
       I32EnumAttrCase<"bias", 1>,
       I32EnumAttrCase<"gelu_bias", 2>,
@@ -65,7 +65,9 @@ def Tfcrt_GemmEpilogue : I32EnumAttr<"GemmEpilogue",
       I32EnumAttrCase<"relu", 4>,
       I32EnumAttrCase<"relu_bias", 5>,
       I32EnumAttrCase<"gelu", 6>,
-      I32EnumAttrCase<"gelu_aux", 7>]> {
+      I32EnumAttrCase<"gelu_aux", 7>,
+      I32EnumAttrCase<"dgelu", 8>,
+      I32EnumAttrCase<"dgelu_bgrad", 9>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::tfcrt";
 }

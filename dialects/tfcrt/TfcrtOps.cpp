@@ -571,8 +571,10 @@ LogicalResult GemmOp::verify() {
 LogicalResult GemmOp::verifyEpilogue() {
   GemmEpilogue epilogue = getEpilogue();
   StringRef name = stringifyGemmEpilogue(epilogue);
-  bool wantsBias = name.ends_with("bias");
-  bool wantsAux = name.starts_with("gelu_aux");
+  // dgelu_bgrad writes its bias (the gradient) and reads its aux.
+  bool writesBias = epilogue == GemmEpilogue::dgelu_bgrad;
+  bool wantsBias = name.ends_with("bias") || writesBias;
+  bool wantsAux = name.starts_with("gelu_aux") || name.starts_with("dgelu");
   if (bool(getBias()) != wantsBias)
     return emitOpError("epilogue '")
            << name << "' " << (wantsBias ? "needs" : "takes no")
@@ -601,6 +603,11 @@ LogicalResult GemmOp::verifyEpilogue() {
            << getN();
   if (buffersMayOverlap(getBias(), getC()))
     return emitOpError("c overlaps bias");
+  if (writesBias)
+    for (auto [operandName, operand] :
+         {std::pair{"a", getA()}, std::pair{"b", getB()}})
+      if (buffersMayOverlap(getBias(), operand))
+        return emitOpError("the bias gradient overlaps ") << operandName;
   return verifyAux();
 }
 

@@ -331,8 +331,12 @@ def Tfcrt_GemmOp : Tfcrt_Op<"gemm", [HasParent<"EntryOp">,
     rows), else `x = P`; then C is `x` (`bias`), `relu(x)` (`relu`,
     `relu_bias`) or `gelu_tanh(x)` (`gelu`, `gelu_bias`, `gelu_aux`,
     `gelu_aux_bias`); the `gelu_aux` forms also write `x` (the GELU input
-    its backward reads) into `aux`, laid out like C. The math is tfc.add's,
-    tfc.relu's and tfc.gelu's (approximate tanh). The verifier checks every field
+    its backward reads) into `aux`, laid out like C. The backward
+    epilogues read `aux` instead (the stored GELU input x): `dgelu` stores
+    `gelu_grad_tanh(P, x)`, `dgelu_bgrad` also writes the sum of that over
+    the rows (the bias gradient, n elements of `c_type`) into `bias`. The
+    math is tfc.add's, tfc.relu's, tfc.gelu's, tfc.gelu_grad's (approximate
+    tanh) and tfc.reduce_sum's. The verifier checks every field
     against the operand buffers: every element a GEMM reads or writes lies
     inside its buffer, and C and aux overlap no operand. Example (a linear
     layer over 16x64 tokens,

@@ -26,7 +26,10 @@ def TfcFusePass : Pass<"tfc-fuse", "::mlir::func::FuncOp"> {
        ReLU or GELU (tanh form) of it, each optional, join the GEMM as the
        epilogue cuBLASLt fuses (dialects/tfc/TfcGemmKernel.h); a GELU's
        input stays an output (cuBLASLt's aux matrix) when the backward
-       reads it, instead of rule 1 recomputing the bias add there.
+       reads it, instead of rule 1 recomputing the bias add there. And
+       backward: the GELU gradient whose incoming gradient is a GEMM's
+       product (reading the stored GELU input), then its sum over the rows
+       (the bias gradient).
 
     Then, in this order until nothing changes:
 

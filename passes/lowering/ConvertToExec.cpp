@@ -62,6 +62,8 @@ FailureOr<GemmKernelOps> matchGemmFusion(FusionOp fusion) {
 /// The tfcrt.gemm epilogue that computes what `gemm`'s epilogue ops do.
 tfcrt::GemmEpilogue gemmEpilogue(GemmKernelOps &gemm) {
   using E = tfcrt::GemmEpilogue;
+  if (gemm.geluGrad)
+    return gemm.biasGrad ? E::dgelu_bgrad : E::dgelu;
   bool bias = bool(gemm.biasAdd);
   switch (gemm.activationKind) {
   case GemmActivation::none:
@@ -514,7 +516,9 @@ private:
 
   /// The tfcrt.gemm of a gemm fusion whose inputs and results have the
   /// buffers `inputs` and `results`: C is the buffer of the epilogue's last
-  /// value, aux the other result's (the stored GELU input).
+  /// value (the GELU gradient of a backward one), aux the stored GELU input
+  /// (a result, or an input of a backward epilogue), bias the bias row (an
+  /// input, or the bias gradient a backward epilogue writes).
   void emitGemm(OpBuilder &builder, FusionOp fusion, ArrayRef<Value> inputs,
                 ArrayRef<Value> results) {
     GemmKernelOps gemm = *matchGemmFusion(fusion);
@@ -524,11 +528,20 @@ private:
     };
     Value a = inputBuffer(gemm.matmul.getA());
     Value b = inputBuffer(gemm.matmul.getB());
+    // Forward epilogues read the bias and write aux; the backward ones
+    // read aux (the stored GELU input) and write the bias gradient.
     Value bias = gemm.bias ? inputBuffer(gemm.bias) : Value();
-    Value c, aux;
+    Value aux = gemm.geluGrad ? inputBuffer(gemm.geluGrad.getX()) : Value();
+    Value c;
     for (auto [yielded, buffer] :
-         llvm::zip_equal(fusion.getYield().getValues(), results))
-      (yielded == gemm.result() ? c : aux) = buffer;
+         llvm::zip_equal(fusion.getYield().getValues(), results)) {
+      if (yielded == gemm.result())
+        c = buffer;
+      else if (gemm.biasGrad && yielded == gemm.biasGrad.getResult())
+        bias = buffer;
+      else
+        aux = buffer;
+    }
     tfcrt::GemmEpilogue epilogue = gemmEpilogue(gemm);
     Type aType = cast<ShapedType>(a.getType()).getElementType();
     builder.create<tfcrt::GemmOp>(

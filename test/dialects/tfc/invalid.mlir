@@ -1864,6 +1864,36 @@ func.func @gemm_relu_input_escapes(%x: tensor<16x128xf32>, %w: tensor<384x128xf3
 
 // -----
 
+// The bias gradient of a backward epilogue is the sum over every row: a sum over part
+// of the leading dims is not cuBLASLt's.
+func.func @gemm_partial_bias_grad(%dy: tensor<4x16x128xf32>, %w: tensor<128x512xf32>, %h: tensor<4x16x512xf32>) -> (tensor<4x16x512xf32>, tensor<16x512xf32>) {
+  // expected-error @+1 {{only a tfc.reduce_sum of the GELU gradient over every dim but the last (the bias gradient) may follow it}}
+  %r:2 = tfc.fusion gemm (%a = %dy : tensor<4x16x128xf32>, %c = %w : tensor<128x512xf32>, %x = %h : tensor<4x16x512xf32>) -> (tensor<4x16x512xf32>, tensor<16x512xf32>) {
+    %p = tfc.matmul %a, %c : tensor<4x16x128xf32>, tensor<128x512xf32> -> tensor<4x16x512xf32>
+    %d = tfc.gelu_grad %p, %x approximate tanh : tensor<4x16x512xf32>
+    // expected-note @+1 {{'tfc.reduce_sum' here}}
+    %b = tfc.reduce_sum %d dims [0] : tensor<4x16x512xf32> -> tensor<16x512xf32>
+    tfc.yield %d, %b : tensor<4x16x512xf32>, tensor<16x512xf32>
+  }
+  return %r#0, %r#1 : tensor<4x16x512xf32>, tensor<16x512xf32>
+}
+
+// -----
+
+// A backward epilogue needs the tanh form and the GELU input from outside the kernel.
+func.func @gemm_dgelu_erf(%dy: tensor<64x128xf32>, %w: tensor<128x512xf32>, %h: tensor<64x512xf32>) -> tensor<64x512xf32> {
+  // expected-error @+1 {{a tfc.gelu_grad epilogue takes the product as dy and the stored GELU input (tanh form) from outside}}
+  %r = tfc.fusion gemm (%a = %dy : tensor<64x128xf32>, %c = %w : tensor<128x512xf32>, %x = %h : tensor<64x512xf32>) -> tensor<64x512xf32> {
+    %p = tfc.matmul %a, %c : tensor<64x128xf32>, tensor<128x512xf32> -> tensor<64x512xf32>
+    // expected-note @+1 {{'tfc.gelu_grad' here}}
+    %d = tfc.gelu_grad %p, %x : tensor<64x512xf32>
+    tfc.yield %d : tensor<64x512xf32>
+  }
+  return %r : tensor<64x512xf32>
+}
+
+// -----
+
 // The product itself is not stored once an epilogue follows it: C holds the last value.
 func.func @gemm_product_escapes(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>, %b: tensor<384xf32>) -> (tensor<16x384xf32>, tensor<16x384xf32>) {
   // expected-error @+1 {{'tfc.matmul' is read by more than the next epilogue op}}

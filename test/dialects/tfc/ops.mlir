@@ -871,6 +871,26 @@ func.func @gemm_activations(%x: tensor<16x128xf32>, %w: tensor<512x128xf32>) -> 
 
 // -----
 
+// The backward epilogue: the product is the incoming gradient of a GELU (tanh) whose
+// stored input comes from outside (cuBLASLt's aux matrix), and the bias gradient is its
+// sum over the rows (cuBLASLt's DGELU_BGRAD).
+// CHECK-LABEL: func.func @gemm_dgelu_bgrad
+// CHECK: tfc.fusion gemm (
+// CHECK: tfc.matmul
+// CHECK-NEXT: tfc.gelu_grad
+// CHECK-NEXT: tfc.reduce_sum
+func.func @gemm_dgelu_bgrad(%dy: tensor<4x16x128xf32>, %w: tensor<128x512xf32>, %h: tensor<4x16x512xf32>) -> (tensor<4x16x512xf32>, tensor<512xf32>) {
+  %r:2 = tfc.fusion gemm (%a = %dy : tensor<4x16x128xf32>, %c = %w : tensor<128x512xf32>, %x = %h : tensor<4x16x512xf32>) -> (tensor<4x16x512xf32>, tensor<512xf32>) {
+    %p = tfc.matmul %a, %c : tensor<4x16x128xf32>, tensor<128x512xf32> -> tensor<4x16x512xf32>
+    %d = tfc.gelu_grad %p, %x approximate tanh : tensor<4x16x512xf32>
+    %b = tfc.reduce_sum %d dims [0, 1] : tensor<4x16x512xf32> -> tensor<512xf32>
+    tfc.yield %d, %b : tensor<4x16x512xf32>, tensor<512xf32>
+  }
+  return %r#0, %r#1 : tensor<4x16x512xf32>, tensor<512xf32>
+}
+
+// -----
+
 // Unfused compilation: one fusion per op, chained through the results.
 // CHECK-LABEL: func.func @unfused_chain
 func.func @unfused_chain(%x: tensor<8x32xf32>) -> tensor<8xf32> {
