@@ -95,7 +95,11 @@ cublasLtEpilogue_t cublasEpilogue(GemmEpilogue e) {
   case GemmEpilogue::GeluAuxBias:
     return CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
   case GemmEpilogue::None:
-    break;
+  case GemmEpilogue::Relu:
+  case GemmEpilogue::ReluBias:
+  case GemmEpilogue::Gelu:
+  case GemmEpilogue::GeluAux:
+    break; // refused by validateGemm
   }
   return CUBLASLT_EPILOGUE_DEFAULT;
 }

@@ -59,7 +59,7 @@ template <typename T>
 void applyEpilogue(const GemmDesc &g, T *p, const T *bias, void *c, void *aux) {
   const int64_t n = g.n;
   const int64_t rowBytes = g.ldc * dtypeSize(g.cType);
-  const bool gelu = epilogueHasGelu(g.epilogue);
+  const bool gelu = epilogueActivation(g.epilogue) == GemmActivation::GeluTanh;
   for (int64_t r = 0; r < g.m; ++r) {
     T *row = p + r * g.ldc;
     // P as the plain GEMM stores it (and an add kernel would load it).
@@ -116,6 +116,9 @@ Status validateGemm(const GemmDesc &g, GemmExtents &ext) {
       return bad(e + "' needs batch 1 (batch=" + std::to_string(g.batch) + ")");
     if (g.beta != 0.0)
       return bad(e + "' needs beta 0 (an epilogue never accumulates into C)");
+    if (!epilogueHasBias(g.epilogue) ||
+        epilogueActivation(g.epilogue) == GemmActivation::Relu)
+      return bad(e + "' is not supported by the host backend yet");
   }
   int64_t ea = span(g.batch, g.strideA, rowsA, colsA, g.lda);
   int64_t eb = span(g.batch, g.strideB, rowsB, colsB, g.ldb);

@@ -391,7 +391,8 @@ TEST(HostGemm, EpilogueBitIdenticalToUnfusedKernels) {
           runEpilogueGemm(e);
           if (HasFatalFailure())
             return;
-          const Buf &want = epilogueHasGelu(ep) ? gelu : pre;
+          const Buf &want =
+              epilogueActivation(ep) == GemmActivation::GeluTanh ? gelu : pre;
           Buf got = packRows(e.c, e.g.m, n, e.g.ldc);
           int64_t i = firstDifference(got, want);
           EXPECT_EQ(i, -1) << "element " << i << ": " << got.at(i) << " vs "
