@@ -2,6 +2,7 @@
 
 #include "runtime/src/cuda/GemmMapping.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -21,6 +22,15 @@ bool isFloatType(DType t) {
 }
 
 } // namespace
+
+std::string cublasLtEpilogueName(GemmEpilogue epilogue) {
+  std::string name = "CUBLASLT_EPILOGUE_";
+  if (epilogue == GemmEpilogue::None)
+    return name + "DEFAULT";
+  for (const char *c = gemmEpilogueName(epilogue); *c; ++c)
+    name += char(std::toupper(static_cast<unsigned char>(*c)));
+  return name;
+}
 
 Status validateGemm(const GemmDesc &g) {
   auto fail = [](const std::string &why) {
@@ -81,9 +91,6 @@ Status validateGemm(const GemmDesc &g) {
     return fail(e + " needs batch = 1 (" + field("batch", g.batch) + ")");
   if (g.beta != 0.0)
     return fail(e + " needs beta = 0 (an epilogue never accumulates into C)");
-  if (!epilogueHasBias(g.epilogue) ||
-      epilogueActivation(g.epilogue) == GemmActivation::Relu)
-    return fail(e + " is not supported by the cuda backend yet");
   if (epilogueHasAux(g.epilogue) && g.ldc % 8 != 0)
     return fail(e + ": " + field("ldc", g.ldc) +
                 " is not divisible by 8, which cuBLASLt requires of the aux "
