@@ -15,6 +15,8 @@
 
 #include <cstdio>
 #include <functional>
+#include <iterator>
+#include <optional>
 #include <utility>
 
 using namespace tfc::rt;
@@ -459,9 +461,12 @@ TEST(Artifact, GemmFields) {
                       {"steps[1].c_type", "not a floating-point"});
   expectManifestError([](json &m) { gemmStep(m)["compute_type"] = "f16"; },
                       {"steps[1].compute_type"});
-  expectManifestError([](json &m) { gemmStep(m)["epilogue"] = "gelu_aux"; },
-                      {"steps[1].epilogue", "unknown epilogue 'gelu_aux'",
-                       "none, bias, gelu_bias or gelu_aux_bias"});
+  // cuBLASLt's RELU_AUX_BIAS stores a bit mask, not pre: not a tfc epilogue.
+  expectManifestError(
+      [](json &m) { gemmStep(m)["epilogue"] = "relu_aux_bias"; },
+      {"steps[1].epilogue", "unknown epilogue 'relu_aux_bias'",
+       "(expected none, bias, relu, relu_bias, gelu, gelu_bias, gelu_aux or "
+       "gelu_aux_bias)"});
   expectManifestError([](json &m) { gemmStep(m)["alpha"] = "one"; },
                       {"steps[1].alpha: expected a number"});
   expectManifestError([](json &m) { gemmStep(m)["transpose_a"] = 0; },
@@ -485,8 +490,24 @@ TEST(Artifact, GemmFields) {
                       {"steps[1].a", "out of range"});
 }
 
-// The three epilogues load with their bias (and aux) buffer ids; none has
-// neither.
+namespace {
+
+/// The eight manifest names of contract v2, in the table's (enum) order.
+const char *const kEpilogueNames[] = {"none",      "bias",         "relu",
+                                      "relu_bias", "gelu",         "gelu_bias",
+                                      "gelu_aux",  "gelu_aux_bias"};
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+} // namespace
+
+// Every epilogue name parses, round-trips and loads with its bias and aux
+// buffer ids; the predicates follow the contract's spelling rules: a bias
+// exactly for the names ending in "bias", aux exactly for those starting
+// with "gelu_aux", relu for "relu*", tanh gelu for "gelu*".
 TEST(Artifact, GemmEpiloguesLoad) {
   Artifact a;
   ASSERT_TRUE(load(TestArtifact::valid(), a).isOk());
@@ -494,18 +515,98 @@ TEST(Artifact, GemmEpiloguesLoad) {
   EXPECT_EQ(plain.epilogue, GemmEpilogue::None);
   EXPECT_EQ(plain.bias, -1);
   EXPECT_EQ(plain.aux, -1);
-  for (GemmEpilogue e : {GemmEpilogue::Bias, GemmEpilogue::GeluBias,
-                         GemmEpilogue::GeluAuxBias}) {
-    SCOPED_TRACE(gemmEpilogueName(e));
-    Status s = load(TestArtifact::withEpilogue(gemmEpilogueName(e)), a);
+  ASSERT_EQ(std::size(kGemmEpilogues), std::size(kEpilogueNames));
+  for (const std::string name : kEpilogueNames) {
+    SCOPED_TRACE(name);
+    std::optional<GemmEpilogue> e = parseGemmEpilogue(name);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(gemmEpilogueName(*e), name);
+    bool bias = endsWith(name, "bias"), aux = name.rfind("gelu_aux", 0) == 0;
+    EXPECT_EQ(epilogueHasBias(*e), bias);
+    EXPECT_EQ(epilogueHasAux(*e), aux);
+    EXPECT_EQ(epilogueActivation(*e),
+              name.rfind("relu", 0) == 0   ? GemmActivation::Relu
+              : name.rfind("gelu", 0) == 0 ? GemmActivation::GeluTanh
+                                           : GemmActivation::None);
+    Status s = load(TestArtifact::withEpilogue(name), a);
     ASSERT_TRUE(s.isOk()) << s.message();
     const GemmDesc &g = a.findEntry("forward")->steps[1].gemm;
-    EXPECT_EQ(g.epilogue, e);
-    EXPECT_EQ(g.bias, 7);
-    EXPECT_EQ(g.aux, e == GemmEpilogue::GeluAuxBias ? 8 : -1);
+    EXPECT_EQ(g.epilogue, *e);
+    EXPECT_EQ(g.bias, bias ? 7 : -1);
+    EXPECT_EQ(g.aux, aux ? (bias ? 8 : 7) : -1);
   }
-  EXPECT_EQ(parseGemmEpilogue("gelu_aux_bias"), GemmEpilogue::GeluAuxBias);
   EXPECT_FALSE(parseGemmEpilogue("bgrad"));
+  EXPECT_FALSE(parseGemmEpilogue("relu_aux"));
+  EXPECT_FALSE(parseGemmEpilogue("GELU"));
+  EXPECT_EQ(gemmEpilogueNameList(),
+            "none, bias, relu, relu_bias, gelu, gelu_bias, gelu_aux or "
+            "gelu_aux_bias");
+}
+
+// For every name: "bias" missing where the name ends in "bias" and present
+// where it does not, "aux" missing for gelu_aux* and present elsewhere, are
+// errors naming the field and the epilogue; batch 1 and beta 0 hold for
+// every epilogue but none.
+TEST(Artifact, GemmEpilogueOperandsPerName) {
+  for (const std::string name : kEpilogueNames) {
+    SCOPED_TRACE(name);
+    std::string quoted = "epilogue '" + name + "'";
+    bool bias = endsWith(name, "bias"), aux = name.rfind("gelu_aux", 0) == 0;
+    auto expectEdit = [&](const std::function<void(json &)> &edit,
+                          std::initializer_list<std::string> needles) {
+      expectError(
+          [&](TestArtifact &t) {
+            t = TestArtifact::withEpilogue(name);
+            edit(t.manifest);
+          },
+          needles);
+    };
+    if (bias)
+      expectEdit([](json &m) { gemmStep(m).erase("bias"); },
+                 {"steps[1].bias: missing field (" + quoted + " needs it)"});
+    else
+      expectEdit([](json &m) { gemmStep(m)["bias"] = 1; },
+                 {"steps[1].bias: not allowed with " + quoted});
+    if (aux)
+      expectEdit([](json &m) { gemmStep(m).erase("aux"); },
+                 {"steps[1].aux: missing field (" + quoted + " needs it)"});
+    else
+      expectEdit([](json &m) { gemmStep(m)["aux"] = 4; },
+                 {"steps[1].aux: not allowed with " + quoted});
+    if (name == "none")
+      continue;
+    expectEdit(
+        [](json &m) {
+          gemmStep(m)["m"] = 1;
+          gemmStep(m)["batch"] = 2;
+          gemmStep(m)["stride_c"] = 2;
+        },
+        {"steps[1].batch", "2 with " + quoted, "need batch 1"});
+    expectEdit([](json &m) { gemmStep(m)["beta"] = 1.0; },
+               {"steps[1].beta", "with " + quoted, "never accumulates"});
+  }
+}
+
+// Without a bias, aux is still checked: c_type, footprint, and no overlap
+// with a, b or c.
+TEST(Artifact, GemmAuxWithoutBias) {
+  auto expectAuxError = [](const std::function<void(json &)> &edit,
+                           std::initializer_list<std::string> needles) {
+    expectError(
+        [&](TestArtifact &t) {
+          t = TestArtifact::withEpilogue("gelu_aux");
+          edit(t.manifest);
+        },
+        needles);
+  };
+  expectAuxError([](json &m) { m["buffers"][7]["dtype"] = "f16"; },
+                 {"steps[1].aux", "buffer 7 is f16 but c_type is f32"});
+  expectAuxError([](json &m) { m["buffers"][7]["shape"] = {3}; },
+                 {"steps[1].aux", "ldc = 2 reach element 4", "has 3"});
+  for (auto [id, what] :
+       {std::pair<int, const char *>{3, "a"}, {1, "b"}, {5, "c"}})
+    expectAuxError([id = id](json &m) { gemmStep(m)["aux"] = id; },
+                   {"steps[1]", std::string("aux overlaps ") + what});
 }
 
 // Every epilogue rule of the contract rejects with the field's path: bias

@@ -273,6 +273,63 @@ TEST(Executor, GemmEpilogueOperands) {
   EXPECT_EQ(steps[1].bytes, (6 + 6 + 4 + 2 + 4) * 4);
 }
 
+// The activation and the bias are independent: relu without a bias needs no
+// bias parameter; relu_bias adds it first; gelu_aux writes P itself as pre.
+// P = (x + x) @ w = -14 7.5 -23 15.
+TEST(Executor, GemmEpiloguesWithoutBiasAndRelu) {
+  const std::vector<float> p = expected(kX, kW);
+  {
+    Fixture f(TestArtifact::withEpilogue("relu"));
+    ASSERT_TRUE(f.create().isOk());
+    ASSERT_TRUE(f.exec->setExternal("x", kX.data(), 24).isOk());
+    ASSERT_TRUE(f.exec->setExternal("w", kW.data(), 24).isOk());
+    Status s = f.exec->run("forward");
+    ASSERT_TRUE(s.isOk()) << s.message();
+    EXPECT_EQ(f.count("gemm relu"), 1u);
+    std::vector<float> out(4);
+    ASSERT_TRUE(f.exec->getExternal("out", out.data(), 16).isOk());
+    EXPECT_EQ(out, (std::vector<float>{0, 7.5f, 0, 15}));
+  }
+  {
+    Fixture f(TestArtifact::withEpilogue("relu_bias"));
+    ASSERT_TRUE(f.create().isOk());
+    ASSERT_TRUE(f.exec->setExternal("x", kX.data(), 24).isOk());
+    ASSERT_TRUE(f.exec->setExternal("w", kW.data(), 24).isOk());
+    const std::vector<float> bias = {20, -10}; // pre: 6 -2.5 -3 5
+    ASSERT_TRUE(f.exec->setExternal("bias", bias.data(), 8).isOk());
+    Status s = f.exec->run("forward");
+    ASSERT_TRUE(s.isOk()) << s.message();
+    EXPECT_EQ(f.count("gemm relu_bias"), 1u);
+    std::vector<float> out(4);
+    ASSERT_TRUE(f.exec->getExternal("out", out.data(), 16).isOk());
+    EXPECT_EQ(out, (std::vector<float>{6, 0, 0, 5}));
+  }
+  {
+    Fixture f(TestArtifact::withEpilogue("gelu_aux"));
+    ASSERT_TRUE(f.create().isOk());
+    ASSERT_TRUE(f.exec->setExternal("x", kX.data(), 24).isOk());
+    ASSERT_TRUE(f.exec->setExternal("w", kW.data(), 24).isOk());
+    EXPECT_FALSE(f.exec->isExternalSet("pre"));
+    Status s = f.exec->run("forward");
+    ASSERT_TRUE(s.isOk()) << s.message();
+    EXPECT_EQ(f.count("gemm gelu_aux"), 1u);
+    EXPECT_TRUE(f.exec->isExternalSet("pre"));
+    std::vector<float> pre(4), out(4);
+    ASSERT_TRUE(f.exec->getExternal("pre", pre.data(), 16).isOk());
+    ASSERT_TRUE(f.exec->getExternal("out", out.data(), 16).isOk());
+    EXPECT_EQ(pre, p);
+    // gelu_tanh: about 0 for the negative entries, the identity for 7.5, 15.
+    const float gelu[4] = {0.0f, 7.5f, 0.0f, 15.0f};
+    for (int i = 0; i < 4; ++i)
+      EXPECT_NEAR(out[i], gelu[i], 1e-5) << i;
+    std::vector<StepProfile> steps;
+    ASSERT_TRUE(f.exec->profile("forward", 1, steps).isOk());
+    ASSERT_EQ(steps.size(), 3u);
+    // a (f32 2x3) + b (3x2) + c (2x2) + aux (2x2), no bias, 4 bytes each.
+    EXPECT_EQ(steps[1].bytes, (6 + 6 + 4 + 4) * 4);
+  }
+}
+
 // profile runs the entry like run (same results), one record per step with
 // its label, kind and traffic; unset inputs and bad arguments are errors.
 TEST(Executor, ProfilesEachStep) {

@@ -156,8 +156,16 @@ Status FakeBackend::gemm(const GemmDesc &g, const GemmOperands &ops) {
           out += bias[j];
         if (aux)
           aux[i * g.ldc + j] = out;
-        if (epilogueHasGelu(g.epilogue))
+        switch (epilogueActivation(g.epilogue)) {
+        case GemmActivation::None:
+          break;
+        case GemmActivation::Relu:
+          out = (out > 0.0f || std::isnan(out)) ? out : 0.0f;
+          break;
+        case GemmActivation::GeluTanh:
           out = scalar::geluTanh<StdMath>(out);
+          break;
+        }
       }
   return Status::ok();
 }

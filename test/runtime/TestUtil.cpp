@@ -140,22 +140,31 @@ TestArtifact TestArtifact::withEpilogue(const std::string &epilogue) {
   using J = nlohmann::json;
   J &buffers = t.manifest["buffers"];
   J &gemm = t.manifest["entries"][0]["steps"][1];
-  buffers.push_back({{"id", 7},
-                     {"kind", "external"},
-                     {"role", "param"},
-                     {"name", "bias"},
-                     {"dtype", "f32"},
-                     {"shape", {2}}});
   gemm["epilogue"] = epilogue;
-  gemm["bias"] = 7;
-  if (epilogue == "gelu_aux_bias") {
-    buffers.push_back({{"id", 8},
+  // The contract's rules, spelled out here independently of the loader.
+  auto endsWith = [&](const std::string &suffix) {
+    return epilogue.size() >= suffix.size() &&
+           epilogue.compare(epilogue.size() - suffix.size(), suffix.size(),
+                            suffix) == 0;
+  };
+  int64_t id = 7;
+  if (endsWith("bias")) {
+    buffers.push_back({{"id", id},
+                       {"kind", "external"},
+                       {"role", "param"},
+                       {"name", "bias"},
+                       {"dtype", "f32"},
+                       {"shape", {2}}});
+    gemm["bias"] = id++;
+  }
+  if (epilogue.rfind("gelu_aux", 0) == 0) {
+    buffers.push_back({{"id", id},
                        {"kind", "external"},
                        {"role", "output"},
                        {"name", "pre"},
                        {"dtype", "f32"},
                        {"shape", {2, 2}}});
-    gemm["aux"] = 8;
+    gemm["aux"] = id++;
   }
   return t;
 }

@@ -35,10 +35,10 @@ struct TestArtifact {
   /// The valid artifact: out = (x + x) @ w through an arena, an alias and a
   /// copy. x: input f32 2x3, w: param f32 3x2, out: output f32 2x2.
   static TestArtifact valid();
-  /// The valid artifact whose GEMM has `epilogue` ("bias", "gelu_bias",
-  /// "gelu_aux_bias"): two more externals, param "bias" f32 2 (buffer 7)
-  /// and, for gelu_aux_bias, output "pre" f32 2x2 (buffer 8), named by the
-  /// step's "bias" and "aux".
+  /// The valid artifact whose GEMM has `epilogue` (any manifest name): for
+  /// a name ending in "bias", param "bias" f32 2 (buffer 7), and for one
+  /// starting with "gelu_aux", output "pre" f32 2x2 (the next id: 8 after
+  /// a bias, else 7), named by the step's "bias" and "aux".
   static TestArtifact withEpilogue(const std::string &epilogue);
   /// Recomputes manifest sha256 fields from `files`.
   void rehash();

@@ -15,6 +15,7 @@
 
 #include <cctype>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
@@ -39,26 +40,22 @@ const BufferDesc *Artifact::findExternal(const std::string &name) const {
   return nullptr;
 }
 
-namespace {
-constexpr std::pair<GemmEpilogue, const char *> kGemmEpilogueNames[] = {
-    {GemmEpilogue::None, "none"},
-    {GemmEpilogue::Bias, "bias"},
-    {GemmEpilogue::GeluBias, "gelu_bias"},
-    {GemmEpilogue::GeluAuxBias, "gelu_aux_bias"}};
-} // namespace
-
-const char *gemmEpilogueName(GemmEpilogue epilogue) {
-  for (const auto &[e, name] : kGemmEpilogueNames)
-    if (e == epilogue)
-      return name;
-  return "?";
+std::optional<GemmEpilogue> parseGemmEpilogue(const std::string &name) {
+  for (const GemmEpilogueInfo &e : kGemmEpilogues)
+    if (name == e.name)
+      return e.epilogue;
+  return std::nullopt;
 }
 
-std::optional<GemmEpilogue> parseGemmEpilogue(const std::string &name) {
-  for (const auto &[e, spelled] : kGemmEpilogueNames)
-    if (name == spelled)
-      return e;
-  return std::nullopt;
+std::string gemmEpilogueNameList() {
+  std::string list;
+  size_t count = std::size(kGemmEpilogues);
+  for (size_t i = 0; i < count; ++i) {
+    if (i > 0)
+      list += i + 1 == count ? " or " : ", ";
+    list += kGemmEpilogues[i].name;
+  }
+  return list;
 }
 
 namespace {
@@ -485,8 +482,7 @@ private:
     auto parsedEpilogue = parseGemmEpilogue(epilogue);
     if (!parsedEpilogue)
       return Status::error(path + ".epilogue: unknown epilogue '" + epilogue +
-                           "' (expected none, bias, gelu_bias or "
-                           "gelu_aux_bias)");
+                           "' (expected " + gemmEpilogueNameList() + ")");
     g.epilogue = *parsedEpilogue;
     TFC_RETURN_IF_ERROR(json::getNumber(j, path, "alpha", g.alpha));
     TFC_RETURN_IF_ERROR(json::getNumber(j, path, "beta", g.beta));
@@ -579,9 +575,9 @@ private:
     return loadGemmEpilogue(j, path, g);
   }
 
-  /// The epilogue operands: "bias" exactly when the epilogue is not none,
-  /// "aux" exactly for gelu_aux_bias, each of c_type, inside its buffer and
-  /// apart from what the GEMM writes.
+  /// The epilogue operands: "bias" exactly when the epilogue adds one (the
+  /// names ending in "bias"), "aux" exactly for gelu_aux and gelu_aux_bias,
+  /// each of c_type, inside its buffer and apart from what the GEMM writes.
   Status loadGemmEpilogue(const Json &j, const std::string &path, GemmDesc &g) {
     size_t n = art_.buffers.size();
     std::string name =
@@ -626,14 +622,16 @@ private:
       const BufferDesc &buf = art_.buffers[id];
       return buf.bytes / dtypeSize(buf.dtype);
     };
-    if (elementsOf(g.bias) < g.n)
-      return Status::error(
-          path + ".bias: buffer " + std::to_string(g.bias) + " (" +
-          describe(art_.buffers[g.bias].dtype, art_.buffers[g.bias].shape) +
-          ") has " + std::to_string(elementsOf(g.bias)) +
-          " elements, the bias needs n = " + std::to_string(g.n));
-    if (mayOverlap(g.c, g.bias))
-      return Status::error(path + ": c overlaps the bias");
+    if (g.bias >= 0) {
+      if (elementsOf(g.bias) < g.n)
+        return Status::error(
+            path + ".bias: buffer " + std::to_string(g.bias) + " (" +
+            describe(art_.buffers[g.bias].dtype, art_.buffers[g.bias].shape) +
+            ") has " + std::to_string(elementsOf(g.bias)) +
+            " elements, the bias needs n = " + std::to_string(g.n));
+      if (mayOverlap(g.c, g.bias))
+        return Status::error(path + ": c overlaps the bias");
+    }
     if (g.aux < 0)
       return Status::ok();
     // aux is laid out like c: m rows of n elements, ldc apart (batch 1).
@@ -652,7 +650,7 @@ private:
       int64_t id;
     } others[] = {{"a", g.a}, {"b", g.b}, {"c", g.c}, {"bias", g.bias}};
     for (auto &o : others)
-      if (mayOverlap(g.aux, o.id))
+      if (o.id >= 0 && mayOverlap(g.aux, o.id))
         return Status::error(path + ": aux overlaps " + o.name);
     return Status::ok();
   }

@@ -60,43 +60,108 @@ struct KernelDesc {
   std::vector<TensorSig> inputs, outputs;
 };
 
-/// What a GEMM does to its product before storing it. With P[i][j] the
-/// value epilogue None stores and pre[i][j] = P[i][j] + bias[j] (computed
-/// as the host's tfc.add of c_type computes it):
-///   None:        C = P
-///   Bias:        C = pre
-///   GeluBias:    C = gelu_tanh(pre)
-///   GeluAuxBias: C = gelu_tanh(pre), aux = pre
-/// gelu_tanh is tfc.gelu approximate="tanh" (common/ScalarOps.h). On the host
-/// the result is bit-identical to an unfused add kernel and gelu kernel;
-/// cuBLASLt adds the bias before rounding (docs/execution.md, section 4).
-enum class GemmEpilogue { None, Bias, GeluBias, GeluAuxBias };
+/// What a GEMM does to its product before storing it: an optional bias add,
+/// then an activation, and for gelu optionally storing the activation's
+/// input to an aux matrix (cuBLASLt's CUBLASLT_EPILOGUE_* of the same
+/// names). With P[i][j] the value epilogue None stores:
+///   pre[i][j] = P[i][j] + bias[j] with a bias (computed as the host's
+///               tfc.add of c_type computes it), P[i][j] without
+///   C = pre             (None, Bias)
+///   C = relu(pre)       (Relu, ReluBias; tfc.relu: NaN propagates, -0 -> +0)
+///   C = gelu_tanh(pre)  (Gelu, GeluBias, GeluAux, GeluAuxBias; tfc.gelu
+///                        approximate="tanh", common/ScalarOps.h)
+///   aux = pre           (GeluAux, GeluAuxBias)
+/// On the host the result is bit-identical to the plain GEMM followed by the
+/// unfused add, relu or gelu kernels; cuBLASLt adds the bias before rounding
+/// (docs/execution.md, section 4). cuBLASLt's RELU_AUX* (a bit mask, not
+/// pre) is not an epilogue here.
+enum class GemmEpilogue {
+  None,
+  Bias,
+  Relu,
+  ReluBias,
+  Gelu,
+  GeluBias,
+  GeluAux,
+  GeluAuxBias
+};
 
-/// The manifest spelling: "none", "bias", "gelu_bias", "gelu_aux_bias".
-const char *gemmEpilogueName(GemmEpilogue epilogue);
+/// The activation an epilogue applies after its (optional) bias add.
+enum class GemmActivation { None, Relu, GeluTanh };
+
+/// One epilogue's manifest spelling and parts.
+struct GemmEpilogueInfo {
+  GemmEpilogue epilogue;
+  const char *name; ///< cuBLASLt's epilogue name in lower case.
+  bool bias;        ///< Adds bias[j] (n c_type elements) to P.
+  GemmActivation activation;
+  bool aux; ///< Also stores pre (the activation's input) to aux.
+};
+
+/// Every epilogue, in enum order: the one table that the names, the parser
+/// and the predicates below read.
+inline constexpr GemmEpilogueInfo kGemmEpilogues[] = {
+    {GemmEpilogue::None, "none", false, GemmActivation::None, false},
+    {GemmEpilogue::Bias, "bias", true, GemmActivation::None, false},
+    {GemmEpilogue::Relu, "relu", false, GemmActivation::Relu, false},
+    {GemmEpilogue::ReluBias, "relu_bias", true, GemmActivation::Relu, false},
+    {GemmEpilogue::Gelu, "gelu", false, GemmActivation::GeluTanh, false},
+    {GemmEpilogue::GeluBias, "gelu_bias", true, GemmActivation::GeluTanh,
+     false},
+    {GemmEpilogue::GeluAux, "gelu_aux", false, GemmActivation::GeluTanh, true},
+    {GemmEpilogue::GeluAuxBias, "gelu_aux_bias", true, GemmActivation::GeluTanh,
+     true}};
+
+namespace detail {
+constexpr bool gemmEpilogueTableIsConsistent() {
+  int i = 0;
+  for (const GemmEpilogueInfo &e : kGemmEpilogues) {
+    if (int(e.epilogue) != i++)
+      return false; // gemmEpilogueInfo indexes the table by the enum
+    if (e.aux && e.activation != GemmActivation::GeluTanh)
+      return false; // aux is the GELU input (cuBLASLt's RELU_AUX is a mask)
+  }
+  return i == int(GemmEpilogue::GeluAuxBias) + 1;
+}
+static_assert(gemmEpilogueTableIsConsistent(),
+              "kGemmEpilogues must list every GemmEpilogue in enum order, "
+              "aux only with gelu");
+} // namespace detail
+
+constexpr const GemmEpilogueInfo &gemmEpilogueInfo(GemmEpilogue epilogue) {
+  return kGemmEpilogues[int(epilogue)];
+}
+/// The manifest spelling: "none", "bias", "relu", "relu_bias", "gelu",
+/// "gelu_bias", "gelu_aux", "gelu_aux_bias".
+constexpr const char *gemmEpilogueName(GemmEpilogue epilogue) {
+  return gemmEpilogueInfo(epilogue).name;
+}
 /// The epilogue spelled `name` in a manifest, or nullopt.
 std::optional<GemmEpilogue> parseGemmEpilogue(const std::string &name);
-/// True when `epilogue` reads a bias vector (every epilogue but None).
-inline bool epilogueHasBias(GemmEpilogue epilogue) {
-  return epilogue != GemmEpilogue::None;
+/// Every manifest spelling, for messages: "none, bias, ... or gelu_aux_bias".
+std::string gemmEpilogueNameList();
+/// True when `epilogue` reads a bias vector (the names ending in "bias").
+constexpr bool epilogueHasBias(GemmEpilogue epilogue) {
+  return gemmEpilogueInfo(epilogue).bias;
 }
-/// True when `epilogue` applies gelu (tanh form) after the bias.
-inline bool epilogueHasGelu(GemmEpilogue epilogue) {
-  return epilogue == GemmEpilogue::GeluBias ||
-         epilogue == GemmEpilogue::GeluAuxBias;
+/// The activation `epilogue` applies to pre.
+constexpr GemmActivation epilogueActivation(GemmEpilogue epilogue) {
+  return gemmEpilogueInfo(epilogue).activation;
 }
-/// True when `epilogue` also writes its gelu input to an aux matrix.
-inline bool epilogueHasAux(GemmEpilogue epilogue) {
-  return epilogue == GemmEpilogue::GeluAuxBias;
+/// True when `epilogue` also writes pre, its gelu input, to an aux matrix
+/// (gelu_aux, gelu_aux_bias).
+constexpr bool epilogueHasAux(GemmEpilogue epilogue) {
+  return gemmEpilogueInfo(epilogue).aux;
 }
 
 /// A row-major strided-batched GEMM: for each b < batch,
 /// C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b], op(A) is m x k, op(B)
 /// is k x n, C is m x n; leading dimensions and batch strides in elements
 /// (stride 0 broadcasts that operand over the batch). An epilogue other
-/// than None needs batch 1 and beta 0 (it never accumulates into C) and
-/// reads `bias` (n elements of cType; only bias[0..n) is read); GeluAuxBias
-/// also writes `aux`, an m x n cType matrix with leading dimension ldc.
+/// than None needs batch 1 and beta 0 (it never accumulates into C); one
+/// with a bias reads `bias` (n elements of cType; only bias[0..n) is read),
+/// one with aux also writes `aux`, an m x n cType matrix with leading
+/// dimension ldc.
 struct GemmDesc {
   int64_t a = 0, b = 0, c = 0; ///< Buffer ids.
   int64_t bias = -1, aux = -1; ///< Buffer ids; -1 when the epilogue has none.

@@ -29,12 +29,12 @@ using DevicePtr = uint64_t;
 struct GemmOperands {
   DevicePtr a = 0, b = 0; ///< Read.
   DevicePtr c = 0;        ///< Written (read too when beta != 0).
-  DevicePtr bias = 0;     ///< Read: n c_type elements (epilogues but none).
-  DevicePtr aux = 0;      ///< Written like C: m rows of ldc (gelu_aux_bias).
+  DevicePtr bias = 0;     ///< Read: n c_type elements (epilogueHasBias).
+  DevicePtr aux = 0;      ///< Written like C: m rows of ldc (epilogueHasAux).
 };
 
 /// Checks that `operands` fit `gemm`: a, b and c set, bias set exactly when
-/// the epilogue reads one, aux exactly for gelu_aux_bias. The message names
+/// the epilogue reads one, aux exactly when it writes one. The message names
 /// the operand and the epilogue; backends prefix their own "gemm: ".
 Status checkGemmOperands(const GemmDesc &gemm, const GemmOperands &operands);
 

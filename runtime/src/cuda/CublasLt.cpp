@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cublasLt.h>
+#include <iterator>
 
 namespace tfc::rt::cuda {
 
@@ -86,18 +87,29 @@ cudaDataType_t cudaType(DType t) {
   }
 }
 
+// GemmMapping.h composes the values without the CUDA headers; they must be
+// cuBLASLt's.
+static_assert(cublasLtEpilogueValue(GemmEpilogue::None) ==
+              CUBLASLT_EPILOGUE_DEFAULT);
+static_assert(cublasLtEpilogueValue(GemmEpilogue::Bias) ==
+              CUBLASLT_EPILOGUE_BIAS);
+static_assert(cublasLtEpilogueValue(GemmEpilogue::Relu) ==
+              CUBLASLT_EPILOGUE_RELU);
+static_assert(cublasLtEpilogueValue(GemmEpilogue::ReluBias) ==
+              CUBLASLT_EPILOGUE_RELU_BIAS);
+static_assert(cublasLtEpilogueValue(GemmEpilogue::Gelu) ==
+              CUBLASLT_EPILOGUE_GELU);
+static_assert(cublasLtEpilogueValue(GemmEpilogue::GeluBias) ==
+              CUBLASLT_EPILOGUE_GELU_BIAS);
+static_assert(cublasLtEpilogueValue(GemmEpilogue::GeluAux) ==
+              CUBLASLT_EPILOGUE_GELU_AUX);
+static_assert(cublasLtEpilogueValue(GemmEpilogue::GeluAuxBias) ==
+              CUBLASLT_EPILOGUE_GELU_AUX_BIAS);
+static_assert(std::size(kGemmEpilogues) == 8,
+              "a new GemmEpilogue needs its static_assert above");
+
 cublasLtEpilogue_t cublasEpilogue(GemmEpilogue e) {
-  switch (e) {
-  case GemmEpilogue::Bias:
-    return CUBLASLT_EPILOGUE_BIAS;
-  case GemmEpilogue::GeluBias:
-    return CUBLASLT_EPILOGUE_GELU_BIAS;
-  case GemmEpilogue::GeluAuxBias:
-    return CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
-  case GemmEpilogue::None:
-    break;
-  }
-  return CUBLASLT_EPILOGUE_DEFAULT;
+  return static_cast<cublasLtEpilogue_t>(cublasLtEpilogueValue(e));
 }
 
 /// Sets the bias and aux addresses of `cm` on `desc` (those its epilogue
@@ -220,20 +232,23 @@ Status CublasLtGemm::makePlan(const ColumnMajorGemm &cm,
                 plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB)),
             "setting TRANSB"));
   if (cm.epilogue != GemmEpilogue::None) {
-    // The bias is of c's type (also cuBLASLt's default, said explicitly).
+    // The bias is of c's type (also cuBLASLt's default, said explicitly);
+    // an epilogue without a bias sets neither its type nor its pointer.
     // The aux type stays unset: cuBLASLt then uses D's type, which the
     // contract requires of aux (setting it matters only for fp8 outputs).
     cublasLtEpilogue_t epilogue = cublasEpilogue(cm.epilogue);
-    int32_t biasType = int32_t(cudaType(cm.biasType));
     TFC_RETURN_IF_ERROR(check(api.cublasLtMatmulDescSetAttribute(
                                   plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
                                   &epilogue, sizeof(epilogue)),
                               "setting EPILOGUE"));
-    TFC_RETURN_IF_ERROR(check(
-        api.cublasLtMatmulDescSetAttribute(plan->desc,
-                                           CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
-                                           &biasType, sizeof(biasType)),
-        "setting BIAS_DATA_TYPE"));
+    if (epilogueHasBias(cm.epilogue)) {
+      int32_t biasType = int32_t(cudaType(cm.biasType));
+      TFC_RETURN_IF_ERROR(
+          check(api.cublasLtMatmulDescSetAttribute(
+                    plan->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &biasType,
+                    sizeof(biasType)),
+                "setting BIAS_DATA_TYPE"));
+    }
     if (epilogueHasAux(cm.epilogue)) {
       int64_t auxLd = cm.auxLd;
       TFC_RETURN_IF_ERROR(
@@ -309,7 +324,8 @@ Status CublasLtGemm::makePlan(const ColumnMajorGemm &cm,
                          ", n = " + std::to_string(cm.m) +
                          ", k = " + std::to_string(cm.k) +
                          ", batch = " + std::to_string(cm.batch) +
-                         ", epilogue " + gemmEpilogueName(cm.epilogue) + ")");
+                         ", epilogue " + gemmEpilogueName(cm.epilogue) + " = " +
+                         cublasLtEpilogueName(cm.epilogue) + ")");
   plan->algo = result.algo;
   plan->workspaceBytes = result.workspaceSize;
   out = std::move(plan);

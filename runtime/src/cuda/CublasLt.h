@@ -5,8 +5,9 @@
 // algorithm comes from cublasLtMatmulAlgoGetHeuristic and is cached with its
 // descriptors per shape/layout/type/epilogue/alignment, and one workspace is
 // shared by all calls (32 MiB on Hopper and later, as NVIDIA recommends
-// there; 4 MiB elsewhere). Epilogues run as cuBLASLt's BIAS, GELU_BIAS and
-// GELU_AUX_BIAS. All work goes to the backend's one stream.
+// there; 4 MiB elsewhere). Epilogues run as the cuBLASLt epilogue of the
+// same name (BIAS, RELU, RELU_BIAS, GELU, GELU_BIAS, GELU_AUX, GELU_AUX_BIAS;
+// GemmMapping.h). All work goes to the backend's one stream.
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,6 +2,7 @@
 
 #include "runtime/src/cuda/GemmMapping.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -21,6 +22,15 @@ bool isFloatType(DType t) {
 }
 
 } // namespace
+
+std::string cublasLtEpilogueName(GemmEpilogue epilogue) {
+  std::string name = "CUBLASLT_EPILOGUE_";
+  if (epilogue == GemmEpilogue::None)
+    return name + "DEFAULT";
+  for (const char *c = gemmEpilogueName(epilogue); *c; ++c)
+    name += char(std::toupper(static_cast<unsigned char>(*c)));
+  return name;
+}
 
 Status validateGemm(const GemmDesc &g) {
   auto fail = [](const std::string &why) {

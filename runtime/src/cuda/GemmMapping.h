@@ -10,10 +10,11 @@
 // validation of a GemmDesc for cuBLASLt; it has no CUDA dependency so the
 // identity is unit-tested on the CPU.
 //
-// Epilogues map to cuBLASLt's BIAS / GELU_BIAS / GELU_AUX_BIAS: the
-// row-major bias over C's columns j is cuBLASLt's bias over D's rows (length
-// m' = n), and the aux matrix, laid out like C, is cuBLASLt's GELU input
-// matrix with leading dimension ldc.
+// Epilogues map to the cuBLASLt epilogue of the same name (BIAS, RELU,
+// RELU_BIAS, GELU, GELU_BIAS, GELU_AUX, GELU_AUX_BIAS; cublasLtEpilogueValue):
+// the row-major bias over C's columns j is cuBLASLt's bias over D's rows
+// (length m' = n), and the aux matrix, laid out like C, is cuBLASLt's GELU
+// input matrix with leading dimension ldc.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,44 @@
 #include <string>
 
 namespace tfc::rt::cuda {
+
+/// cuBLASLt composes its cublasLtEpilogue_t values from these bits
+/// (cublasLt.h: CUBLASLT_EPILOGUE_GELU_AUX_BIAS = GELU | AUX | BIAS); copied
+/// here so the mapping needs no CUDA header, and static_assert'ed against
+/// cublasLt.h in CublasLt.cpp.
+namespace cublaslt_epilogue {
+constexpr int32_t kDefault = 1, kRelu = 2, kBias = 4, kGelu = 32, kAux = 128;
+} // namespace cublaslt_epilogue
+
+/// The cublasLtEpilogue_t value of `epilogue`: DEFAULT for none, otherwise
+/// the activation's bit (RELU or GELU; none for bias) | BIAS with a bias |
+/// AUX with aux. Each is the cuBLASLt epilogue of the same name.
+constexpr int32_t cublasLtEpilogueValue(GemmEpilogue epilogue) {
+  namespace e = cublaslt_epilogue;
+  if (epilogue == GemmEpilogue::None)
+    return e::kDefault;
+  int32_t value = 0;
+  switch (epilogueActivation(epilogue)) {
+  case GemmActivation::None:
+    break;
+  case GemmActivation::Relu:
+    value = e::kRelu;
+    break;
+  case GemmActivation::GeluTanh:
+    value = e::kGelu;
+    break;
+  }
+  if (epilogueHasBias(epilogue))
+    value |= e::kBias;
+  if (epilogueHasAux(epilogue))
+    value |= e::kAux;
+  return value;
+}
+
+/// The cuBLASLt enumerator's name for `epilogue`, for messages:
+/// "CUBLASLT_EPILOGUE_DEFAULT" for none, else the manifest name upper-cased
+/// ("CUBLASLT_EPILOGUE_GELU_AUX_BIAS").
+std::string cublasLtEpilogueName(GemmEpilogue epilogue);
 
 /// One column-major operand as cuBLASLt's matrix layout describes it.
 struct ColumnMajorLayout {
@@ -46,8 +85,8 @@ struct ColumnMajorGemm {
   /// otherwise CUBLAS_COMPUTE_32F with float scalars.
   bool computeF64 = false;
   GemmEpilogue epilogue = GemmEpilogue::None;
-  /// The bias vector's type (c's) and length (m, D's rows) when the
-  /// epilogue has one.
+  /// The bias vector's type (c's; length m, D's rows), set on the
+  /// descriptor only when the epilogue has a bias.
   DType biasType = DType::F32;
   /// The aux (GELU input) matrix's leading dimension, c's ld; 0 without aux.
   int64_t auxLd = 0;
@@ -67,8 +106,8 @@ constexpr uint32_t kEpilogueOperandAlignment = 16;
 /// f32/f16/bf16/f64; C of that type or f32 for 16-bit inputs; f64 only with
 /// f64), compute type f32 (or f64 for f64 data: cuBLASLt has no f32
 /// compute for f64 operands), finite alpha and beta; with an epilogue,
-/// batch 1 and beta 0, and for gelu_aux_bias an ldc divisible by 8
-/// (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD's requirement).
+/// batch 1 and beta 0, and with aux (gelu_aux, gelu_aux_bias) an ldc
+/// divisible by 8 (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD's requirement).
 Status validateGemm(const GemmDesc &gemm);
 
 /// Checks `operands` against a validated `gemm`: a, b, c set, bias and aux

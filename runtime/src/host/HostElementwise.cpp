@@ -212,8 +212,8 @@ void roundToDType(DType dtype, void *data, int64_t n) {
 // Unary and binary math
 //===----------------------------------------------------------------------===//
 
-// add and gelu(tanh) have named entry points: the GEMM epilogue must compute
-// exactly what these ops compute (HostKernels.h).
+// add, relu and gelu(tanh) have named entry points: the GEMM epilogue must
+// compute exactly what these ops compute (HostKernels.h).
 void addValues(const float *a, const float *b, float *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = a[i] + b[i];
@@ -222,6 +222,13 @@ void addValues(const double *a, const double *b, double *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = a[i] + b[i];
 }
+// max(x, 0) with NaN propagating, as torch.relu; -0.0 becomes +0.0.
+template <typename T> static void reluT(const T *x, T *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = (x[i] > T(0) || std::isnan(x[i])) ? x[i] : T(0);
+}
+void reluValues(const float *x, float *y, int64_t n) { reluT(x, y, n); }
+void reluValues(const double *x, double *y, int64_t n) { reluT(x, y, n); }
 void geluTanhValues(const float *x, float *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = scalar::geluTanh<HostMath>(x[i]);
@@ -276,9 +283,7 @@ void unaryFloat(OpCode code, const HostOp &op, const T *x, T *y, int64_t n) {
       y[i] = T(1) / (T(1) + vexp(-x[i]));
     return;
   case OpCode::Relu:
-    // max(x, 0) with NaN propagating, as torch.relu.
-    for (int64_t i = 0; i < n; ++i)
-      y[i] = (x[i] > T(0) || std::isnan(x[i])) ? x[i] : T(0);
+    reluValues(x, y, n);
     return;
   // Activations: the formulas of common/ScalarOps.h, shared with CUDA
   // codegen.

@@ -7,10 +7,11 @@
 // runs the fast f32 kernel.
 //
 // An epilogue walks C once, row by row while the row is in cache, and calls
-// the interpreter's functions in the order an add kernel and a gelu kernel
-// would: round P to c_type, add the bias, round, store aux, gelu, store C.
-// Restating any of those formulas here would let the fused and unfused
-// programs drift apart by an ulp.
+// the interpreter's functions in the order an add kernel and a relu or gelu
+// kernel would: round P to c_type, add the bias (if any), round, store aux,
+// apply the activation (if any), store C. Restating any of those formulas
+// here would let the fused and unfused programs drift apart by an ulp (or,
+// for relu, in the sign of a zero or a NaN).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,24 +55,37 @@ void widen(DType dtype, const void *src, int64_t n, std::vector<T> &buf) {
 
 /// Applies `g`'s epilogue to the m x n product in `p` (compute type T, rows
 /// ldc apart; it may be C itself when c_type is T) and stores the rows of C
-/// and aux in c_type storage. `bias` holds n compute-type values.
+/// and aux in c_type storage. `bias` holds n compute-type values, or is null
+/// for an epilogue without one; `aux` is null without aux.
 template <typename T>
 void applyEpilogue(const GemmDesc &g, T *p, const T *bias, void *c, void *aux) {
   const int64_t n = g.n;
   const int64_t rowBytes = g.ldc * dtypeSize(g.cType);
-  const bool gelu = epilogueHasGelu(g.epilogue);
+  const GemmActivation activation = epilogueActivation(g.epilogue);
   for (int64_t r = 0; r < g.m; ++r) {
     T *row = p + r * g.ldc;
-    // P as the plain GEMM stores it (and an add kernel would load it).
+    // P as the plain GEMM stores it (and an add or activation kernel would
+    // load it).
     roundToDType(g.cType, row, n);
     // pre = P + bias: the add kernel's op and its rounding.
-    addValues(row, bias, row, n);
-    roundToDType(g.cType, row, n);
+    if (bias) {
+      addValues(row, bias, row, n);
+      roundToDType(g.cType, row, n);
+    }
     if (aux)
       storeStorage(g.cType, row, static_cast<uint8_t *>(aux) + r * rowBytes, n);
-    // gelu of the stored pre; storing rounds it as the gelu kernel does.
-    if (gelu)
+    // The activation of the stored pre; storing rounds it as the relu or
+    // gelu kernel does.
+    switch (activation) {
+    case GemmActivation::None:
+      break;
+    case GemmActivation::Relu:
+      reluValues(row, row, n);
+      break;
+    case GemmActivation::GeluTanh:
       geluTanhValues(row, row, n);
+      break;
+    }
     storeStorage(g.cType, row, static_cast<uint8_t *>(c) + r * rowBytes, n);
   }
 }
@@ -140,11 +154,14 @@ Status runGemm(const GemmDesc &g, const void *a, const void *b, void *c,
     return Status::ok();
   bool ta = g.transposeA, tb = g.transposeB;
   int64_t m = g.m, n = g.n, k = g.k, lda = g.lda, ldb = g.ldb, ldc = g.ldc;
-  bool epilogue = epilogueHasBias(g.epilogue);
-  if ((epilogue && !bias) || (epilogueHasAux(g.epilogue) && !aux))
+  bool epilogue = g.epilogue != GemmEpilogue::None;
+  if ((epilogueHasBias(g.epilogue) && !bias) ||
+      (epilogueHasAux(g.epilogue) && !aux))
     return Status::error(std::string("gemm: epilogue '") +
                          gemmEpilogueName(g.epilogue) +
                          "' without its bias or aux operand");
+  if (!epilogueHasBias(g.epilogue))
+    bias = nullptr;
   if (!epilogueHasAux(g.epilogue))
     aux = nullptr;
 
@@ -187,7 +204,7 @@ Status runGemm(const GemmDesc &g, const void *a, const void *b, void *c,
   if (epilogue) {
     // The bias as an add kernel loads it: widened once, not per row.
     const float *biasValues = static_cast<const float *>(bias);
-    if (g.cType != DType::F32) {
+    if (bias && g.cType != DType::F32) {
       widen(g.cType, bias, n, wbias);
       biasValues = wbias.data();
     }

@@ -5,11 +5,12 @@
 // are widened to f32 and the product accumulates in f32 (as tensor cores do); a
 // 16-bit C is rounded to nearest even once, at the end.
 //
-// Epilogues (bias, gelu_bias, gelu_aux_bias) run after the product, row by
-// row, through the host interpreter's own add and gelu functions and 16-bit
-// rounding (HostKernels.h): the result is bit-identical to the plain GEMM
-// followed by an unfused tfc.add kernel and tfc.gelu(approximate="tanh")
-// kernel of c_type.
+// Epilogues (an optional bias add, then none, relu or tanh gelu, optionally
+// storing the gelu input to aux; Artifact.h) run after the product, row by
+// row, through the host interpreter's own add, relu and gelu functions and
+// 16-bit rounding (HostKernels.h): the result is bit-identical to the plain
+// GEMM followed by the unfused tfc.add kernel and tfc.relu or
+// tfc.gelu(approximate="tanh") kernel of c_type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,8 +37,8 @@ Status validateGemm(const GemmDesc &gemm, GemmExtents &extents);
 
 /// Runs a validated `gemm` on host memory. C must not overlap A, B or the
 /// bias, nor aux any other operand. `bias` (n c_type elements) is read when the
-/// epilogue is not none and `aux` (laid out like C) written for
-/// gelu_aux_bias; both are ignored otherwise.
+/// epilogue has a bias and `aux` (laid out like C) written when it has aux
+/// (gelu_aux, gelu_aux_bias); both are ignored otherwise.
 Status runGemm(const GemmDesc &gemm, const void *a, const void *b, void *c,
                const void *bias, void *aux);
 

@@ -117,6 +117,12 @@ void roundToDType(DType dtype, void *data, int64_t n);
 /// to an add kernel.
 void addValues(const float *a, const float *b, float *y, int64_t n);
 void addValues(const double *a, const double *b, double *y, int64_t n);
+/// tfc.relu of n compute-type values: max(x, 0) with NaN propagating (the
+/// NaN itself is kept) and -0.0 becoming +0.0, as torch.relu (y may be x).
+/// The interpreter's relu runs exactly this, and so does the GEMM relu
+/// epilogue.
+void reluValues(const float *x, float *y, int64_t n);
+void reluValues(const double *x, double *y, int64_t n);
 /// tfc.gelu approximate="tanh" of n compute-type values, unrounded:
 /// scalar::geluTanh<HostMath> (y may be x). The interpreter's gelu runs
 /// exactly this, and so does the GEMM gelu epilogue.

@@ -3,9 +3,10 @@
 // Memory and copies, NVRTC-compiled kernels launched through the backend
 // (and served from the cache the second time), launch errors, and cuBLASLt
 // GEMMs in f32/f16/bf16/f64 with transposes, padding and batches against a
-// CPU reference, and their epilogues (bias, gelu_bias, gelu_aux_bias)
-// against the host backend's. Every test skips with a one-line reason when
-// createCudaBackend fails (no driver, no device).
+// CPU reference, and their epilogues (all seven: bias, relu, relu_bias, gelu,
+// gelu_bias, gelu_aux, gelu_aux_bias) against the host backend's. Every test
+// skips with a one-line reason when createCudaBackend fails (no driver, no
+// device).
 //
 //===----------------------------------------------------------------------===//
 
@@ -379,6 +380,12 @@ TEST_F(CudaGpuTest, GemmRejectsInvalidDescriptor) {
   EXPECT_NE(s.message().find("ldc = 4 is not divisible by 8"),
             std::string::npos)
       << s.message();
+  g.epilogue = GemmEpilogue::GeluAux; // no bias, same aux rule
+  s = backend_->gemm(g, {d, d + 256, d + 512, 0, d + 1024});
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("epilogue 'gelu_aux': ldc = 4 is not divisible"),
+            std::string::npos)
+      << s.message();
   g.epilogue = GemmEpilogue::Bias;
   s = backend_->gemm(g, {d, d + 256, d + 512, d + 768 + 4});
   ASSERT_FALSE(s);
@@ -416,7 +423,9 @@ Status runEpilogueCase(Backend &backend, const GemmDesc &g,
     if (s)
       s = backend.copyToDevice(ptrs[i], bytes[i].data(), bytes[i].size());
   }
-  GemmOperands ops{ptrs[0], ptrs[1], ptrs[3], ptrs[2]};
+  GemmOperands ops{ptrs[0], ptrs[1], ptrs[3]};
+  if (epilogueHasBias(g.epilogue))
+    ops.bias = ptrs[2];
   if (epilogueHasAux(g.epilogue))
     ops.aux = ptrs[4];
   if (s)
@@ -434,11 +443,12 @@ Status runEpilogueCase(Backend &backend, const GemmDesc &g,
   return s;
 }
 
-// cuBLASLt's epilogues match the host backend's (the bit-exact reference of
-// the unfused add + gelu kernels) within the rounding of the c type: the
-// GPU adds the bias before rounding P, the host after, and the two gelu
-// implementations differ in the last bits. aux holds the GELU input; C's
-// and aux's padding stay untouched.
+// cuBLASLt's epilogues, all seven, match the host backend's (the bit-exact
+// reference of the unfused add + relu / gelu kernels) within the rounding
+// of the c type: the GPU adds the bias (and applies the activation) before
+// rounding P, the host after, and the two gelu implementations differ in the
+// last bits. aux holds the activation's input (P, or P + bias); C's and
+// aux's padding stay untouched, and aux is not written without aux.
 TEST_F(CudaGpuTest, GemmEpiloguesMatchHostReference) {
   std::vector<EpilogueCase> cases;
   struct Types {
@@ -447,10 +457,11 @@ TEST_F(CudaGpuTest, GemmEpiloguesMatchHostReference) {
   for (Types t :
        {Types{DType::F32, DType::F32}, Types{DType::F16, DType::F16},
         Types{DType::BF16, DType::BF16}, Types{DType::BF16, DType::F32}})
-    for (GemmEpilogue e : {GemmEpilogue::Bias, GemmEpilogue::GeluBias,
-                           GemmEpilogue::GeluAuxBias}) {
-      cases.push_back({t.ab, t.c, false, true, 33, 64, 40, 0, e});
-      cases.push_back({t.ab, t.c, true, false, 16, 24, 72, 8, e});
+    for (const GemmEpilogueInfo &info : kGemmEpilogues) {
+      if (info.epilogue == GemmEpilogue::None)
+        continue;
+      cases.push_back({t.ab, t.c, false, true, 33, 64, 40, 0, info.epilogue});
+      cases.push_back({t.ab, t.c, true, false, 16, 24, 72, 8, info.epilogue});
     }
   auto host = createHostBackend();
   for (const EpilogueCase &ec : cases) {
@@ -505,13 +516,14 @@ TEST_F(CudaGpuTest, GemmEpiloguesMatchHostReference) {
           return gelu ? std::max(t, 2e-3 * (std::fabs(x) + 1)) : t;
         };
         ASSERT_NEAR(got.c[idx], want.c[idx],
-                    tol(want.c[idx], epilogueHasGelu(ec.epilogue)))
+                    tol(want.c[idx], epilogueActivation(ec.epilogue) ==
+                                         GemmActivation::GeluTanh))
             << "C (" << i << ", " << j << ")";
         if (epilogueHasAux(ec.epilogue))
           ASSERT_NEAR(got.aux[idx], want.aux[idx], tol(want.aux[idx], false))
               << "aux (" << i << ", " << j << ")";
         else
-          ASSERT_EQ(got.aux[idx], kPad) << "aux written without gelu_aux_bias";
+          ASSERT_EQ(got.aux[idx], kPad) << "aux written without aux";
       }
   }
 }

@@ -4,8 +4,9 @@
 // the column-major GEMM produced by toColumnMajor, run on the same buffers
 // with A' = B and B' = A, gives exactly the row-major GemmDesc result for
 // every transpose combination, padded leading dimensions and batch strides
-// (including broadcast), with the bias epilogue's vector over D's rows; and
-// validateGemm's and validateGemmOperands' rules.
+// (including broadcast), with the bias epilogue's vector over D's rows;
+// validateGemm's and validateGemmOperands' rules; and each epilogue's
+// cuBLASLt enumerator (value and name).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <random>
 #include <set>
 #include <string>
@@ -215,17 +217,16 @@ TEST(GemmMapping, HeuristicKeyAndAlignment) {
 
   GemmDesc e = valid();
   e.batch = 1;
+  std::set<std::string> keys;
+  for (const GemmEpilogueInfo &info : kGemmEpilogues) {
+    e.epilogue = info.epilogue;
+    keys.insert(heuristicKey(toColumnMajor(e, aligned(info.bias, info.aux))));
+  }
+  EXPECT_EQ(keys.size(), std::size(kGemmEpilogues));
   e.epilogue = GemmEpilogue::GeluAuxBias;
   ColumnMajorGemm withAux = toColumnMajor(e, aligned(true, true));
-  e.epilogue = GemmEpilogue::GeluBias;
-  ColumnMajorGemm gelu = toColumnMajor(e, aligned(true, false));
   e.epilogue = GemmEpilogue::Bias;
   ColumnMajorGemm bias = toColumnMajor(e, aligned(true, false));
-  e.epilogue = GemmEpilogue::None;
-  ColumnMajorGemm none = toColumnMajor(e, aligned(false, false));
-  std::set<std::string> keys = {heuristicKey(withAux), heuristicKey(gelu),
-                                heuristicKey(bias), heuristicKey(none)};
-  EXPECT_EQ(keys.size(), 4u);
   ColumnMajorGemm biasAt16 = bias;
   biasAt16.biasPtr += 16;
   EXPECT_NE(heuristicKey(bias), heuristicKey(biasAt16));
@@ -255,9 +256,11 @@ GemmDesc withEpilogue(GemmEpilogue epilogue) {
 // The epilogues pass with batch 1 and beta 0; anything else, or an aux
 // leading dimension cuBLASLt cannot take, is refused naming the rule.
 TEST(GemmMapping, EpilogueValidationRules) {
-  for (GemmEpilogue e : {GemmEpilogue::Bias, GemmEpilogue::GeluBias,
-                         GemmEpilogue::GeluAuxBias}) {
-    SCOPED_TRACE(gemmEpilogueName(e));
+  for (const GemmEpilogueInfo &info : kGemmEpilogues) {
+    GemmEpilogue e = info.epilogue;
+    if (e == GemmEpilogue::None)
+      continue;
+    SCOPED_TRACE(info.name);
     Status s = validateGemm(withEpilogue(e));
     EXPECT_TRUE(s) << s.message();
     GemmDesc g = valid(); // batch 2
@@ -274,15 +277,50 @@ TEST(GemmMapping, EpilogueValidationRules) {
       EXPECT_TRUE(validateGemm(g));
     }
   }
-  GemmDesc g = withEpilogue(GemmEpilogue::GeluAuxBias);
-  g.ldc = 20; // >= n = 16, but cuBLASLt's aux ld must be a multiple of 8
-  expectInvalid(g, "ldc = 20 is not divisible by 8");
-  expectInvalid(g, "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD");
-  g.ldc = 24;
-  EXPECT_TRUE(validateGemm(g));
-  g = withEpilogue(GemmEpilogue::GeluBias);
-  g.ldc = 20; // no aux, no constraint
-  EXPECT_TRUE(validateGemm(g));
+  for (const GemmEpilogueInfo &info : kGemmEpilogues) {
+    SCOPED_TRACE(info.name);
+    GemmDesc g = withEpilogue(info.epilogue);
+    g.ldc = 20; // >= n = 16, but cuBLASLt's aux ld must be a multiple of 8
+    if (info.aux) {
+      expectInvalid(g, "epilogue '" + std::string(info.name) +
+                           "': ldc = 20 is not divisible by 8");
+      expectInvalid(g, "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD");
+      g.ldc = 24;
+    }
+    // No aux, no constraint.
+    Status s = validateGemm(g);
+    EXPECT_TRUE(s) << s.message();
+  }
+}
+
+// Each epilogue is the cuBLASLt epilogue of the same name: the values of
+// cublasLt.h's cublasLtEpilogue_t (CUDA 13; CublasLt.cpp static_asserts
+// them against the header where it builds the backend).
+TEST(GemmMapping, EpilogueCublasLtEnumerators) {
+  struct Expected {
+    GemmEpilogue epilogue;
+    int32_t value;
+    const char *name;
+  };
+  const Expected expected[] = {
+      {GemmEpilogue::None, 1, "CUBLASLT_EPILOGUE_DEFAULT"},
+      {GemmEpilogue::Bias, 4, "CUBLASLT_EPILOGUE_BIAS"},
+      {GemmEpilogue::Relu, 2, "CUBLASLT_EPILOGUE_RELU"},
+      {GemmEpilogue::ReluBias, 6, "CUBLASLT_EPILOGUE_RELU_BIAS"},
+      {GemmEpilogue::Gelu, 32, "CUBLASLT_EPILOGUE_GELU"},
+      {GemmEpilogue::GeluBias, 36, "CUBLASLT_EPILOGUE_GELU_BIAS"},
+      {GemmEpilogue::GeluAux, 160, "CUBLASLT_EPILOGUE_GELU_AUX"},
+      {GemmEpilogue::GeluAuxBias, 164, "CUBLASLT_EPILOGUE_GELU_AUX_BIAS"}};
+  ASSERT_EQ(std::size(expected), std::size(kGemmEpilogues));
+  for (const Expected &x : expected) {
+    SCOPED_TRACE(gemmEpilogueName(x.epilogue));
+    EXPECT_EQ(cublasLtEpilogueValue(x.epilogue), x.value);
+    EXPECT_EQ(cublasLtEpilogueName(x.epilogue), x.name);
+  }
+  // Not mapped: RELU_AUX (2 | 128) and RELU_AUX_BIAS store a bit mask.
+  for (const GemmEpilogueInfo &info : kGemmEpilogues)
+    EXPECT_NE(cublasLtEpilogueValue(info.epilogue) & (2 | 128), 2 | 128)
+        << info.name;
 }
 
 // Operand addresses: present exactly as the epilogue needs, bias and aux
@@ -308,6 +346,19 @@ TEST(GemmMapping, EpilogueOperandRules) {
   expectBad(bias, aligned(false, false), "epilogue 'bias' needs bias");
   expectBad(bias, aligned(true, true), "epilogue 'bias' takes no aux");
   expectBad(aux, aligned(true, false), "epilogue 'gelu_aux_bias' needs aux");
+  // Without a bias: no bias address, and aux still aligned.
+  GemmDesc relu = withEpilogue(GemmEpilogue::Relu);
+  GemmDesc geluAux = withEpilogue(GemmEpilogue::GeluAux);
+  EXPECT_TRUE(validateGemmOperands(relu, aligned(false, false)));
+  EXPECT_TRUE(validateGemmOperands(geluAux, aligned(false, true)));
+  expectBad(relu, aligned(true, false), "epilogue 'relu' takes no bias");
+  expectBad(geluAux, aligned(true, true), "epilogue 'gelu_aux' takes no bias");
+  expectBad(geluAux, aligned(false, false), "epilogue 'gelu_aux' needs aux");
+  ops = aligned(false, true);
+  ops.aux += 8;
+  expectBad(geluAux, ops, "the aux address is aligned to 8 bytes");
+  expectBad(withEpilogue(GemmEpilogue::ReluBias), aligned(false, false),
+            "epilogue 'relu_bias' needs bias");
   ops = aligned(true, true);
   ops.bias += 8;
   expectBad(aux, ops, "the bias address is aligned to 8 bytes");
@@ -363,6 +414,19 @@ TEST(GemmMapping, EpilogueColumnMajorForm) {
   EXPECT_EQ(cm.auxPtr, ops.aux);
   g.epilogue = GemmEpilogue::GeluBias;
   EXPECT_EQ(toColumnMajor(g).auxLd, 0);
+  // gelu_aux: aux (ld = ldc) without a bias address.
+  g.epilogue = GemmEpilogue::GeluAux;
+  ops = aligned(false, true);
+  cm = toColumnMajor(g, ops);
+  EXPECT_EQ(cm.epilogue, GemmEpilogue::GeluAux);
+  EXPECT_EQ(cm.auxLd, 24);
+  EXPECT_EQ(cm.biasPtr, 0u);
+  EXPECT_EQ(cm.auxPtr, ops.aux);
+  g.epilogue = GemmEpilogue::Relu;
+  cm = toColumnMajor(g, aligned(false, false));
+  EXPECT_EQ(cm.epilogue, GemmEpilogue::Relu);
+  EXPECT_EQ(cm.auxLd, 0);
+  EXPECT_EQ(cm.biasPtr, 0u);
 }
 
 } // namespace

@@ -3,8 +3,8 @@
 // Every GemmDesc variant (transposes, padded leading dimensions, batch
 // strides including 0, alpha/beta, 16-bit and f64 operands) against a naive
 // triple loop in double, through the Backend interface. Epilogues against
-// the host interpreter running the unfused add and gelu kernels: equal bit
-// for bit.
+// the host interpreter running the unfused add and relu or gelu kernels:
+// equal bit for bit, NaN and -0.0 included.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -257,10 +258,14 @@ Buf packRows(const Buf &x, int64_t m, int64_t n, int64_t ld) {
 }
 
 /// Random a (m x k), b (k x n) and bias (n) of `dtype` (values in [-3, 3]
-/// rounded to the dtype), C and aux m rows of n + pad, poisoned.
+/// rounded to the dtype), C and aux m rows of n + pad, poisoned. With
+/// `specials` (m >= 2, k >= 2), row 0 of P is NaN (a NaN in a's row 0), row 1
+/// is -0.75 * 2^-28 (a's row 1 is 2^-14, 0, 0, ..., b's row 0 is -2^-14),
+/// which rounds to -0.0 in f16, and bias[0] is -0.0, so pre holds NaN and,
+/// for f16, -0.0 with and without a bias.
 EpilogueGemm makeEpilogueGemm(DType dtype, int64_t m, int64_t n, int64_t k,
-                              int64_t pad, GemmEpilogue epilogue,
-                              uint32_t seed) {
+                              int64_t pad, GemmEpilogue epilogue, uint32_t seed,
+                              bool specials = false) {
   EpilogueGemm e;
   GemmDesc &g = e.g;
   g.m = m;
@@ -275,23 +280,33 @@ EpilogueGemm makeEpilogueGemm(DType dtype, int64_t m, int64_t n, int64_t k,
   g.epilogue = epilogue;
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> dist(-3, 3);
-  auto random = [&](int64_t count) {
+  auto randomValues = [&](int64_t count) {
     std::vector<double> v(count);
     for (double &x : v)
       x = dist(rng);
-    return make(dtype, v);
+    return v;
   };
-  e.a = random(m * k);
-  e.b = random(k * n);
-  e.bias = random(n);
+  std::vector<double> a = randomValues(m * k), b = randomValues(k * n),
+                      bias = randomValues(n);
+  if (specials) {
+    a[1] = std::numeric_limits<double>::quiet_NaN();
+    for (int64_t p = 0; p < k; ++p)
+      a[k + p] = p == 0 ? 0x1p-14 : 0.0;
+    for (int64_t j = 0; j < n; ++j)
+      b[j] = -0x1p-14;
+    bias[0] = -0.0;
+  }
+  e.a = make(dtype, a);
+  e.b = make(dtype, b);
+  e.bias = make(dtype, bias);
   e.c.dtype = e.aux.dtype = dtype;
   e.c.bytes.assign(m * g.ldc * dtypeSize(dtype), kPoison);
   e.aux.bytes = e.c.bytes;
   return e;
 }
 
-/// Runs `e` on a fresh host backend (aux passed only for gelu_aux_bias) and
-/// reads C and aux back into `e`.
+/// Runs `e` on a fresh host backend (bias and aux passed only when the
+/// epilogue has them) and reads C and aux back into `e`.
 void runEpilogueGemm(EpilogueGemm &e) {
   auto backend = createHostBackend();
   std::vector<DevicePtr> ptrs;
@@ -319,10 +334,11 @@ void runEpilogueGemm(EpilogueGemm &e) {
 }
 
 /// The unfused reference of `e`'s epilogue: the plain GEMM (epilogue none)
-/// on the host backend, then the interpreter's add kernel (P + bias) and
-/// gelu(approximate=tanh) kernel on what each stores. Returns pre and the
-/// gelu result, packed m x n.
-void unfusedReference(const EpilogueGemm &e, Buf &pre, Buf &gelu) {
+/// on the host backend, then, on what each stores, the interpreter's add
+/// kernel (P + bias, when the epilogue has a bias) and its relu or
+/// gelu(approximate=tanh) kernel (when it has that activation). Returns pre
+/// (the activation's input) and C, packed m x n.
+void unfusedReference(const EpilogueGemm &e, Buf &pre, Buf &c) {
   EpilogueGemm plain = e;
   plain.g.epilogue = GemmEpilogue::None;
   runEpilogueGemm(plain);
@@ -331,19 +347,47 @@ void unfusedReference(const EpilogueGemm &e, Buf &pre, Buf &gelu) {
   const GemmDesc &g = e.g;
   std::string dt = dtypeName(g.cType);
   std::string mn = std::to_string(g.m) + "x" + std::to_string(g.n);
-  std::string add = program("in %0 " + dt + " " + mn + "\nin %1 " + dt + " " +
-                            std::to_string(g.n) + "\nop %2 add " + dt + " " +
-                            mn + " (%0, %1)\nout %2\n");
-  std::string geluTanh =
-      program("in %0 " + dt + " " + mn + "\nop %1 gelu " + dt + " " + mn +
-              " (%0) approximate=tanh\nout %1\n");
-  std::vector<Buf> outs =
-      runProgram(add, {packRows(plain.c, g.m, g.n, g.ldc), e.bias});
+  pre = packRows(plain.c, g.m, g.n, g.ldc);
+  if (epilogueHasBias(g.epilogue)) {
+    std::string add = program("in %0 " + dt + " " + mn + "\nin %1 " + dt + " " +
+                              std::to_string(g.n) + "\nop %2 add " + dt + " " +
+                              mn + " (%0, %1)\nout %2\n");
+    std::vector<Buf> outs = runProgram(add, {pre, e.bias});
+    ASSERT_EQ(outs.size(), 1u);
+    pre = outs[0];
+  }
+  std::string op;
+  switch (epilogueActivation(g.epilogue)) {
+  case GemmActivation::None:
+    c = pre;
+    return;
+  case GemmActivation::Relu:
+    op = "relu";
+    break;
+  case GemmActivation::GeluTanh:
+    op = "gelu";
+    break;
+  }
+  std::string activation = program(
+      "in %0 " + dt + " " + mn + "\nop %1 " + op + " " + dt + " " + mn +
+      " (%0)" + (op == "gelu" ? " approximate=tanh" : "") + "\nout %1\n");
+  std::vector<Buf> outs = runProgram(activation, {pre});
   ASSERT_EQ(outs.size(), 1u);
-  pre = outs[0];
-  outs = runProgram(geluTanh, {pre});
-  ASSERT_EQ(outs.size(), 1u);
-  gelu = outs[0];
+  c = outs[0];
+}
+
+/// True when some element of `x` is NaN, or -0.0.
+bool hasNaN(const Buf &x) {
+  for (double v : x.values())
+    if (std::isnan(v))
+      return true;
+  return false;
+}
+bool hasNegativeZero(const Buf &x) {
+  for (double v : x.values())
+    if (v == 0 && std::signbit(v))
+      return true;
+  return false;
 }
 
 /// Index of the first element where `x` and `y` differ in their bits, or -1.
@@ -370,37 +414,48 @@ bool paddingUntouched(const Buf &x, int64_t m, int64_t n, int64_t ld) {
 
 } // namespace
 
-// The host epilogue equals, bit for bit, the plain GEMM followed by the
-// unfused add kernel and gelu(tanh) kernel on the interpreter, for every
-// float dtype (16-bit values rounded to c_type between the steps, as the
-// kernels store them), row lengths 1, 3 and 127 (vector tails) and padded
-// rows; C's padding is never written.
+// Every host epilogue equals, bit for bit, the plain GEMM followed by the
+// unfused add kernel (with a bias) and relu or gelu(tanh) kernel on the
+// interpreter, for every float dtype (16-bit values rounded to c_type
+// between the steps, as the kernels store them), row lengths 1, 3 and 127
+// (vector tails) and padded rows; C's and aux's padding is never written.
+// pre holds a NaN row and (for f16, where a tiny negative P rounds to it)
+// -0.0, with and without a bias: relu must keep the NaN and turn -0.0 into
+// +0.0 exactly as tfc.relu does.
 TEST(HostGemm, EpilogueBitIdenticalToUnfusedKernels) {
   uint32_t seed = 1;
   for (DType dt : {DType::F32, DType::F16, DType::BF16, DType::F64})
     for (int64_t n : {1, 3, 127})
       for (int64_t pad : {0, 2})
-        for (GemmEpilogue ep : {GemmEpilogue::Bias, GemmEpilogue::GeluBias,
-                                GemmEpilogue::GeluAuxBias}) {
+        for (const GemmEpilogueInfo &info : kGemmEpilogues) {
+          GemmEpilogue ep = info.epilogue;
+          if (ep == GemmEpilogue::None)
+            continue;
           SCOPED_TRACE(std::string(dtypeName(dt)) + " n=" + std::to_string(n) +
-                       " pad=" + std::to_string(pad) + " " +
-                       gemmEpilogueName(ep));
-          EpilogueGemm e = makeEpilogueGemm(dt, 5, n, 37, pad, ep, seed++);
-          Buf pre, gelu;
-          unfusedReference(e, pre, gelu);
+                       " pad=" + std::to_string(pad) + " " + info.name);
+          EpilogueGemm e = makeEpilogueGemm(dt, 5, n, 37, pad, ep, seed++,
+                                            /*specials=*/true);
+          Buf pre, want;
+          unfusedReference(e, pre, want);
           runEpilogueGemm(e);
           if (HasFatalFailure())
             return;
-          const Buf &want = epilogueHasGelu(ep) ? gelu : pre;
+          EXPECT_TRUE(hasNaN(pre));
+          if (dt == DType::F16) {
+            EXPECT_TRUE(hasNegativeZero(pre));
+          }
           Buf got = packRows(e.c, e.g.m, n, e.g.ldc);
           int64_t i = firstDifference(got, want);
           EXPECT_EQ(i, -1) << "element " << i << ": " << got.at(i) << " vs "
                            << want.at(i);
           EXPECT_TRUE(paddingUntouched(e.c, e.g.m, n, e.g.ldc));
-          if (ep == GemmEpilogue::GeluAuxBias) {
+          if (epilogueHasAux(ep)) {
             EXPECT_EQ(firstDifference(packRows(e.aux, e.g.m, n, e.g.ldc), pre),
                       -1);
             EXPECT_TRUE(paddingUntouched(e.aux, e.g.m, n, e.g.ldc));
+          } else {
+            // Not passed: the poisoned buffer reads back unchanged.
+            EXPECT_TRUE(paddingUntouched(e.aux, e.g.m, 0, e.g.ldc));
           }
         }
 }
@@ -467,6 +522,18 @@ TEST(HostGemm, EpilogueRejections) {
   ops = ok;
   ops.aux = 0;
   rejects(d, ops, "epilogue 'none' takes no bias operand");
+  // Activations without a bias take none; gelu_aux still needs its aux.
+  d.epilogue = GemmEpilogue::Relu;
+  rejects(d, ops, "epilogue 'relu' takes no bias operand");
+  ops.bias = 0;
+  ASSERT_TRUE(backend->gemm(d, ops).isOk());
+  d.epilogue = GemmEpilogue::GeluAux;
+  rejects(d, ops, "epilogue 'gelu_aux' needs aux operand");
+  ops.aux = ok.aux;
+  ASSERT_TRUE(backend->gemm(d, ops).isOk());
+  rejects(d, ok, "epilogue 'gelu_aux' takes no bias operand");
+  d.beta = 1;
+  rejects(d, ops, "epilogue 'gelu_aux' needs beta 0");
   // Too small: the bias (4 floats) and aux (64 bytes) past the allocation.
   ops = ok;
   ops.bias = p + 8192 - 8;

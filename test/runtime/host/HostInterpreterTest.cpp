@@ -82,8 +82,16 @@ TEST(HostInterpreter, UnaryMath) {
   expectNear(run1(unary("rsqrt", "f32", 4), {p}), {2, 1, 0.5, kInf});
   expectNear(run1(unary("log", "f32", 4), {p}),
              {std::log(0.25), 0, std::log(4.0), -kInf});
-  // NaN propagates through relu, as torch.relu.
+  // NaN propagates through relu, as torch.relu; -0.0 becomes +0.0 (the
+  // GEMM relu epilogue must do the same: reluValues).
   expectNear(run1(unary("relu", "f32", 1), {f32({kNaN})}), {kNaN});
+  for (DType dt : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
+    std::vector<double> zero =
+        run1(unary("relu", dtypeName(dt), 1), {make(dt, {-0.0})});
+    ASSERT_EQ(zero.size(), 1u);
+    EXPECT_EQ(zero[0], 0.0) << dtypeName(dt);
+    EXPECT_FALSE(std::signbit(zero[0])) << dtypeName(dt);
+  }
 }
 
 TEST(HostInterpreter, GeluBothForms) {
