@@ -19,12 +19,14 @@
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +63,8 @@ struct EntryReport {
   int64_t launchBytes = 0;
   int64_t copyBytes = 0;
   int64_t gemmBytes = 0;
+  /// GEMMs per epilogue other than none, by name (sorted: deterministic).
+  std::map<std::string, int64_t> gemmEpilogues;
 };
 
 int64_t bytesOf(Value buffer) {
@@ -106,6 +110,9 @@ FailureOr<EntryReport> analyze(tfcrt::EntryOp entry,
       ++report.gemms;
       // a, b, bias and c, aux: what it reads and writes once each.
       report.gemmBytes += bytesOf(gemm->getOperands());
+      if (gemm.getEpilogue() != tfcrt::GemmEpilogue::none)
+        ++report.gemmEpilogues[tfcrt::stringifyGemmEpilogue(gemm.getEpilogue())
+                                   .str()];
     } else if (auto copy = dyn_cast<tfcrt::CopyOp>(op)) {
       ++report.copies;
       report.copyBytes += bytesOf(copy.getSrc()) + bytesOf(copy.getDst());
@@ -155,6 +162,13 @@ void printText(llvm::raw_ostream &os, ArrayRef<EntryReport> reports) {
         report.distinctBodies, report.gemms, report.copies,
         mib(report.launchBytes + report.copyBytes), mib(report.launchBytes),
         mib(report.copyBytes), mib(report.gemmBytes));
+    if (!report.gemmEpilogues.empty()) {
+      os << "gemm epilogues @" << report.name << ":";
+      llvm::ListSeparator separator(",");
+      for (auto &[name, count] : report.gemmEpilogues)
+        os << separator << " " << count << " " << name;
+      os << "\n";
+    }
   }
 }
 
@@ -174,6 +188,9 @@ void printJson(llvm::raw_ostream &os, ArrayRef<EntryReport> reports) {
           {"written_bytes", use.writtenBytes},
           {"launches", use.launches}});
     }
+    llvm::json::Object epilogues;
+    for (auto &[name, count] : report.gemmEpilogues)
+      epilogues[name] = count;
     entries.push_back(llvm::json::Object{
         {"name", report.name},
         {"kernels", std::move(kernels)},
@@ -187,7 +204,8 @@ void printJson(llvm::raw_ostream &os, ArrayRef<EntryReport> reports) {
              {"launch_bytes", report.launchBytes},
              {"copy_bytes", report.copyBytes},
              {"non_gemm_bytes", report.launchBytes + report.copyBytes},
-             {"gemm_bytes", report.gemmBytes}}}});
+             {"gemm_bytes", report.gemmBytes},
+             {"gemm_epilogues", std::move(epilogues)}}}});
   }
   os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
                                    {"entries", std::move(entries)}}))

@@ -9,13 +9,15 @@
 // the totals; @k1 and @k2 have one body, so 3 kernels are 2 distinct bodies.
 // Each buffer here is 512x512xf32, 1 MiB, except the bias (2 KiB): @k0 moves
 // 2 MiB + 2 KiB, each other launch 2 MiB, the copy 2 MiB (source and
-// destination) and the GEMM 3 MiB (a, b and c).
+// destination), the first GEMM 3 MiB (a, b and c) and the second 3 MiB + 2 KiB
+// (its bias too); GEMMs with an epilogue are counted per epilogue.
 // CHECK-LABEL: tfc kernel report: entry @forward
 // CHECK-NEXT: kernel kind launches read/launch written/launch ops
 // CHECK-NEXT: @k0 pointwise 1 1050624 1048576 tfc.add
 // CHECK-NEXT: @k1 pointwise 2 1048576 1048576 tfc.relu
 // CHECK-NEXT: @k2 pointwise 1 1048576 1048576 tfc.relu
-// CHECK-NEXT: totals @forward: 4 launches of 3 kernels (2 distinct bodies), 1 GEMMs, 1 copies; moved 10.00 MiB non-GEMM (8.00 launches + 2.00 copies), 3.00 MiB GEMM
+// CHECK-NEXT: totals @forward: 4 launches of 3 kernels (2 distinct bodies), 2 GEMMs, 1 copies; moved 10.00 MiB non-GEMM (8.00 launches + 2.00 copies), 6.00 MiB GEMM
+// CHECK-NEXT: gemm epilogues @forward: 1 relu_bias
 // A second entry of the same program gets its own table and totals.
 // CHECK-NEXT: tfc kernel report: entry @eval
 // CHECK-NEXT: kernel kind launches read/launch written/launch ops
@@ -38,8 +40,11 @@
 // JSON-NEXT: "copies": 1,
 // JSON-NEXT: "copy_bytes": 2097152,
 // JSON-NEXT: "distinct_bodies": 2,
-// JSON-NEXT: "gemm_bytes": 3145728,
-// JSON-NEXT: "gemms": 1,
+// JSON-NEXT: "gemm_bytes": 6293504,
+// JSON-NEXT: "gemm_epilogues": {
+// JSON-NEXT: "relu_bias": 1
+// JSON-NEXT: },
+// JSON-NEXT: "gemms": 2,
 // JSON-NEXT: "kernels": 3,
 // JSON-NEXT: "launch_bytes": 8390656,
 // JSON-NEXT: "launches": 4,
@@ -89,6 +94,11 @@ tfcrt.entry @forward {
   tfcrt.launch @k2 (%v) -> (%t) : (memref<512x512xf32>) -> memref<512x512xf32>
   tfcrt.launch @k1 (%t) -> (%o) : (memref<512x512xf32>) -> memref<512x512xf32>
   tfcrt.copy %o -> %o2 : memref<512x512xf32>
+  %o3 = tfcrt.external output "out2" : memref<512x512xf32>
+  tfcrt.gemm %u, %w bias %b -> %o3 transpose_b m 512 n 512 k 512 batch 1 lda 512 ldb 512
+      ldc 512 stride_a 0 stride_b 0 stride_c 0 types(f32, f32) -> f32 compute f32
+      epilogue relu_bias alpha 1.0 beta 0.0
+      : memref<512x512xf32>, memref<512x512xf32>, memref<512xf32> -> memref<512x512xf32>
   tfcrt.return
 }
 tfcrt.entry @eval {
