@@ -105,7 +105,11 @@ static_assert(cublasLtEpilogueValue(GemmEpilogue::GeluAux) ==
               CUBLASLT_EPILOGUE_GELU_AUX);
 static_assert(cublasLtEpilogueValue(GemmEpilogue::GeluAuxBias) ==
               CUBLASLT_EPILOGUE_GELU_AUX_BIAS);
-static_assert(std::size(kGemmEpilogues) == 8,
+static_assert(cublasLtEpilogueValue(GemmEpilogue::DGelu) ==
+              CUBLASLT_EPILOGUE_DGELU);
+static_assert(cublasLtEpilogueValue(GemmEpilogue::DGeluBgrad) ==
+              CUBLASLT_EPILOGUE_DGELU_BGRAD);
+static_assert(std::size(kGemmEpilogues) == 10,
               "a new GemmEpilogue needs its static_assert above");
 
 cublasLtEpilogue_t cublasEpilogue(GemmEpilogue e) {

@@ -91,6 +91,8 @@ Status validateGemm(const GemmDesc &g) {
     return fail(e + " needs batch = 1 (" + field("batch", g.batch) + ")");
   if (g.beta != 0.0)
     return fail(e + " needs beta = 0 (an epilogue never accumulates into C)");
+  if (epilogueActivation(g.epilogue) == GemmActivation::GeluTanhGrad)
+    return fail(e + " is not supported by the cuda backend yet");
   if (epilogueHasAux(g.epilogue) && g.ldc % 8 != 0)
     return fail(e + ": " + field("ldc", g.ldc) +
                 " is not divisible by 8, which cuBLASLt requires of the aux "

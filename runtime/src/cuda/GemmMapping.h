@@ -31,16 +31,20 @@
 namespace tfc::rt::cuda {
 
 /// cuBLASLt composes its cublasLtEpilogue_t values from these bits
-/// (cublasLt.h: CUBLASLT_EPILOGUE_GELU_AUX_BIAS = GELU | AUX | BIAS); copied
+/// (cublasLt.h: CUBLASLT_EPILOGUE_GELU_AUX_BIAS = GELU | AUX | BIAS,
+/// CUBLASLT_EPILOGUE_DGELU = 64 | AUX, DGELU_BGRAD = DGELU | 16); copied
 /// here so the mapping needs no CUDA header, and static_assert'ed against
 /// cublasLt.h in CublasLt.cpp.
 namespace cublaslt_epilogue {
-constexpr int32_t kDefault = 1, kRelu = 2, kBias = 4, kGelu = 32, kAux = 128;
+constexpr int32_t kDefault = 1, kRelu = 2, kBias = 4, kBGrad = 16, kGelu = 32,
+                  kDGelu = 64, kAux = 128;
 } // namespace cublaslt_epilogue
 
 /// The cublasLtEpilogue_t value of `epilogue`: DEFAULT for none, otherwise
-/// the activation's bit (RELU or GELU; none for bias) | BIAS with a bias |
-/// AUX with aux. Each is the cuBLASLt epilogue of the same name.
+/// the function's bit (RELU, GELU or the gradient's DGELU; none for bias) |
+/// BIAS with a bias read, BGRAD with a bias gradient written | AUX with aux
+/// (written by GELU, read by DGELU). Each is the cuBLASLt epilogue of the
+/// same name.
 constexpr int32_t cublasLtEpilogueValue(GemmEpilogue epilogue) {
   namespace e = cublaslt_epilogue;
   if (epilogue == GemmEpilogue::None)
@@ -55,9 +59,20 @@ constexpr int32_t cublasLtEpilogueValue(GemmEpilogue epilogue) {
   case GemmActivation::GeluTanh:
     value = e::kGelu;
     break;
+  case GemmActivation::GeluTanhGrad:
+    value = e::kDGelu;
+    break;
   }
-  if (epilogueHasBias(epilogue))
+  switch (epilogueBias(epilogue)) {
+  case EpilogueOperand::None:
+    break;
+  case EpilogueOperand::Read:
     value |= e::kBias;
+    break;
+  case EpilogueOperand::Written:
+    value |= e::kBGrad;
+    break;
+  }
   if (epilogueHasAux(epilogue))
     value |= e::kAux;
   return value;

@@ -85,6 +85,8 @@ void applyEpilogue(const GemmDesc &g, T *p, const T *bias, void *c, void *aux) {
     case GemmActivation::GeluTanh:
       geluTanhValues(row, row, n);
       break;
+    case GemmActivation::GeluTanhGrad:
+      break; // refused by validateGemm for now
     }
     storeStorage(g.cType, row, static_cast<uint8_t *>(c) + r * rowBytes, n);
   }
@@ -130,6 +132,8 @@ Status validateGemm(const GemmDesc &g, GemmExtents &ext) {
       return bad(e + "' needs batch 1 (batch=" + std::to_string(g.batch) + ")");
     if (g.beta != 0.0)
       return bad(e + "' needs beta 0 (an epilogue never accumulates into C)");
+    if (epilogueActivation(g.epilogue) == GemmActivation::GeluTanhGrad)
+      return bad(e + "' is not supported by the host backend yet");
   }
   int64_t ea = span(g.batch, g.strideA, rowsA, colsA, g.lda);
   int64_t eb = span(g.batch, g.strideB, rowsB, colsB, g.ldb);

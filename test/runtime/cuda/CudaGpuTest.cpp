@@ -458,7 +458,8 @@ TEST_F(CudaGpuTest, GemmEpiloguesMatchHostReference) {
        {Types{DType::F32, DType::F32}, Types{DType::F16, DType::F16},
         Types{DType::BF16, DType::BF16}, Types{DType::BF16, DType::F32}})
     for (const GemmEpilogueInfo &info : kGemmEpilogues) {
-      if (info.epilogue == GemmEpilogue::None)
+      if (info.epilogue == GemmEpilogue::None ||
+          info.activation == GemmActivation::GeluTanhGrad) // the next commits
         continue;
       cases.push_back({t.ab, t.c, false, true, 33, 64, 40, 0, info.epilogue});
       cases.push_back({t.ab, t.c, true, false, 16, 24, 72, 8, info.epilogue});

@@ -367,6 +367,8 @@ void unfusedReference(const EpilogueGemm &e, Buf &pre, Buf &c) {
   case GemmActivation::GeluTanh:
     op = "gelu";
     break;
+  case GemmActivation::GeluTanhGrad:
+    FAIL() << "not an epilogue of the host backend yet";
   }
   std::string activation = program(
       "in %0 " + dt + " " + mn + "\nop %1 " + op + " " + dt + " " + mn +
@@ -429,7 +431,8 @@ TEST(HostGemm, EpilogueBitIdenticalToUnfusedKernels) {
       for (int64_t pad : {0, 2})
         for (const GemmEpilogueInfo &info : kGemmEpilogues) {
           GemmEpilogue ep = info.epilogue;
-          if (ep == GemmEpilogue::None)
+          if (ep == GemmEpilogue::None ||
+              info.activation == GemmActivation::GeluTanhGrad) // next commit
             continue;
           SCOPED_TRACE(std::string(dtypeName(dt)) + " n=" + std::to_string(n) +
                        " pad=" + std::to_string(pad) + " " + info.name);
