@@ -465,8 +465,8 @@ TEST(Artifact, GemmFields) {
   expectManifestError(
       [](json &m) { gemmStep(m)["epilogue"] = "relu_aux_bias"; },
       {"steps[1].epilogue", "unknown epilogue 'relu_aux_bias'",
-       "(expected none, bias, relu, relu_bias, gelu, gelu_bias, gelu_aux or "
-       "gelu_aux_bias)"});
+       "(expected none, bias, relu, relu_bias, gelu, gelu_bias, gelu_aux, "
+       "gelu_aux_bias, dgelu or dgelu_bgrad)"});
   expectManifestError([](json &m) { gemmStep(m)["alpha"] = "one"; },
                       {"steps[1].alpha: expected a number"});
   expectManifestError([](json &m) { gemmStep(m)["transpose_a"] = 0; },
@@ -492,22 +492,43 @@ TEST(Artifact, GemmFields) {
 
 namespace {
 
-/// The eight manifest names of contract v2, in the table's (enum) order.
-const char *const kEpilogueNames[] = {"none",      "bias",         "relu",
-                                      "relu_bias", "gelu",         "gelu_bias",
-                                      "gelu_aux",  "gelu_aux_bias"};
+/// The ten manifest names of contracts v2 and v3, in the table's (enum)
+/// order.
+const char *const kEpilogueNames[] = {
+    "none",      "bias",     "relu",          "relu_bias", "gelu",
+    "gelu_bias", "gelu_aux", "gelu_aux_bias", "dgelu",     "dgelu_bgrad"};
 
 bool endsWith(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+bool startsWith(const std::string &s, const std::string &prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+/// The contracts' spelling rules for the bias and aux fields: the bias is
+/// read by the names ending in "bias" and written (the bias gradient) by
+/// dgelu_bgrad; aux is written by the names starting with "gelu_aux" and
+/// read by those starting with "dgelu".
+EpilogueOperand biasBySpelling(const std::string &name) {
+  return endsWith(name, "bias")     ? EpilogueOperand::Read
+         : endsWith(name, "_bgrad") ? EpilogueOperand::Written
+                                    : EpilogueOperand::None;
+}
+EpilogueOperand auxBySpelling(const std::string &name) {
+  return startsWith(name, "gelu_aux") ? EpilogueOperand::Written
+         : startsWith(name, "dgelu")  ? EpilogueOperand::Read
+                                      : EpilogueOperand::None;
+}
 
 } // namespace
 
 // Every epilogue name parses, round-trips and loads with its bias and aux
-// buffer ids; the predicates follow the contract's spelling rules: a bias
-// exactly for the names ending in "bias", aux exactly for those starting
-// with "gelu_aux", relu for "relu*", tanh gelu for "gelu*".
+// buffer ids; the predicates follow the contracts' spelling rules: a bias
+// read exactly by the names ending in "bias" and written by dgelu_bgrad,
+// aux written exactly by those starting with "gelu_aux" and read by
+// "dgelu*", relu for "relu*", tanh gelu for "gelu*", its gradient for
+// "dgelu*".
 TEST(Artifact, GemmEpiloguesLoad) {
   Artifact a;
   ASSERT_TRUE(load(TestArtifact::valid(), a).isOk());
@@ -521,13 +542,17 @@ TEST(Artifact, GemmEpiloguesLoad) {
     std::optional<GemmEpilogue> e = parseGemmEpilogue(name);
     ASSERT_TRUE(e);
     EXPECT_EQ(gemmEpilogueName(*e), name);
-    bool bias = endsWith(name, "bias"), aux = name.rfind("gelu_aux", 0) == 0;
+    EXPECT_EQ(epilogueBias(*e), biasBySpelling(name));
+    EXPECT_EQ(epilogueAux(*e), auxBySpelling(name));
+    bool bias = biasBySpelling(name) != EpilogueOperand::None,
+         aux = auxBySpelling(name) != EpilogueOperand::None;
     EXPECT_EQ(epilogueHasBias(*e), bias);
     EXPECT_EQ(epilogueHasAux(*e), aux);
     EXPECT_EQ(epilogueActivation(*e),
-              name.rfind("relu", 0) == 0   ? GemmActivation::Relu
-              : name.rfind("gelu", 0) == 0 ? GemmActivation::GeluTanh
-                                           : GemmActivation::None);
+              startsWith(name, "relu")    ? GemmActivation::Relu
+              : startsWith(name, "gelu")  ? GemmActivation::GeluTanh
+              : startsWith(name, "dgelu") ? GemmActivation::GeluTanhGrad
+                                          : GemmActivation::None);
     Status s = load(TestArtifact::withEpilogue(name), a);
     ASSERT_TRUE(s.isOk()) << s.message();
     const GemmDesc &g = a.findEntry("forward")->steps[1].gemm;
@@ -538,20 +563,23 @@ TEST(Artifact, GemmEpiloguesLoad) {
   EXPECT_FALSE(parseGemmEpilogue("bgrad"));
   EXPECT_FALSE(parseGemmEpilogue("relu_aux"));
   EXPECT_FALSE(parseGemmEpilogue("GELU"));
+  EXPECT_FALSE(parseGemmEpilogue("drelu_bgrad"));
+  EXPECT_FALSE(parseGemmEpilogue("bgradb"));
   EXPECT_EQ(gemmEpilogueNameList(),
-            "none, bias, relu, relu_bias, gelu, gelu_bias, gelu_aux or "
-            "gelu_aux_bias");
+            "none, bias, relu, relu_bias, gelu, gelu_bias, gelu_aux, "
+            "gelu_aux_bias, dgelu or dgelu_bgrad");
 }
 
-// For every name: "bias" missing where the name ends in "bias" and present
-// where it does not, "aux" missing for gelu_aux* and present elsewhere, are
-// errors naming the field and the epilogue; batch 1 and beta 0 hold for
-// every epilogue but none.
+// For every name: "bias" missing where the name ends in "bias" (or is
+// dgelu_bgrad) and present where it does not, "aux" missing for gelu_aux*
+// and dgelu* and present elsewhere, are errors naming the field and the
+// epilogue; batch 1 and beta 0 hold for every epilogue but none.
 TEST(Artifact, GemmEpilogueOperandsPerName) {
   for (const std::string name : kEpilogueNames) {
     SCOPED_TRACE(name);
     std::string quoted = "epilogue '" + name + "'";
-    bool bias = endsWith(name, "bias"), aux = name.rfind("gelu_aux", 0) == 0;
+    bool bias = biasBySpelling(name) != EpilogueOperand::None,
+         aux = auxBySpelling(name) != EpilogueOperand::None;
     auto expectEdit = [&](const std::function<void(json &)> &edit,
                           std::initializer_list<std::string> needles) {
       expectError(
@@ -674,6 +702,98 @@ TEST(Artifact, GemmEpilogueRules) {
   }
   expectEpilogueError("gelu_aux_bias", [](json &m) { gemmStep(m)["bias"] = 8; },
                       {"steps[1]", "aux overlaps bias"});
+}
+
+// Contract v3's directions: dgelu* read aux (the stored GELU input), so it
+// may share memory with a and b (read too) but not with c; dgelu_bgrad
+// writes the bias gradient, which must stay apart from a, b, aux and c and
+// fill its buffer exactly (n elements, like c's whole-result rule).
+TEST(Artifact, GemmBackwardEpilogueDirections) {
+  auto loads = [](const std::string &epilogue,
+                  const std::function<void(json &)> &edit) {
+    TestArtifact t = TestArtifact::withEpilogue(epilogue);
+    edit(t.manifest);
+    t.rehash();
+    Artifact a;
+    Status s = load(t, a);
+    EXPECT_TRUE(s.isOk()) << epilogue << ": " << s.message();
+  };
+  auto refuses = [](const std::string &epilogue,
+                    const std::function<void(json &)> &edit,
+                    std::initializer_list<std::string> needles) {
+    expectError(
+        [&](TestArtifact &t) {
+          t = TestArtifact::withEpilogue(epilogue);
+          edit(t.manifest);
+        },
+        needles);
+  };
+  /// Appends arena view `id` of f32 `shape` at byte `offset`.
+  auto arenaView = [](json &m, int id, int offset, std::vector<int> shape) {
+    m["arena"]["size"] = 1024;
+    m["buffers"].push_back({{"id", id},
+                            {"kind", "arena"},
+                            {"offset", offset},
+                            {"dtype", "f32"},
+                            {"shape", shape}});
+  };
+  for (const char *name : {"dgelu", "dgelu_bgrad"}) {
+    SCOPED_TRACE(name);
+    // aux read from a's or b's buffer: all three are read.
+    loads(name, [](json &m) { gemmStep(m)["aux"] = 3; });
+    loads(name, [](json &m) { gemmStep(m)["aux"] = 1; });
+    // ... but never from what the GEMM writes.
+    refuses(name, [](json &m) { gemmStep(m)["aux"] = 5; }, // alias of c
+            {"steps[1]", "aux overlaps c"});
+    int auxId = std::string(name) == "dgelu" ? 7 : 8; // after dbias
+    refuses(name, [&](json &m) { m["buffers"][auxId]["dtype"] = "f16"; },
+            {"steps[1].aux", "is f16 but c_type is f32"});
+  }
+  // The forward aux (written) still may not share a's buffer.
+  refuses("gelu_aux", [](json &m) { gemmStep(m)["aux"] = 3; },
+          {"steps[1]", "aux overlaps a"});
+  // The bias gradient: exactly n elements, apart from everything else.
+  refuses("dgelu_bgrad", [](json &m) { m["buffers"][7]["shape"] = {3}; },
+          {"steps[1].bias", "has 3 elements",
+           "the bias gradient writes exactly n = 2"});
+  refuses("dgelu_bgrad", [](json &m) { gemmStep(m)["bias"] = 6; }, // out
+          {"steps[1].bias", "has 4 elements"});
+  refuses("dgelu_bgrad",
+          [&](json &m) {
+            arenaView(m, 9, 0, {2}); // inside a (buffer 3, bytes 0..24)
+            gemmStep(m)["bias"] = 9;
+          },
+          {"steps[1]", "the bias gradient (bias) overlaps a"});
+  refuses("dgelu_bgrad",
+          [&](json &m) {
+            arenaView(m, 9, 0, {2});
+            gemmStep(m)["a"] = 0; // x, f32 2x3: a moves off the arena
+            gemmStep(m)["b"] = 3; // and b onto it (3x2 = 6 elements)
+            gemmStep(m)["bias"] = 9;
+          },
+          {"steps[1]", "the bias gradient (bias) overlaps b"});
+  refuses("dgelu_bgrad",
+          [&](json &m) {
+            arenaView(m, 9, 256, {2}); // inside c (buffer 4)
+            gemmStep(m)["bias"] = 9;
+          },
+          {"steps[1]", "c overlaps the bias"});
+  refuses("dgelu_bgrad",
+          [&](json &m) {
+            arenaView(m, 9, 512, {2, 2});
+            arenaView(m, 10, 512, {2});
+            gemmStep(m)["aux"] = 9;
+            gemmStep(m)["bias"] = 10;
+          },
+          {"steps[1]", "aux overlaps bias"});
+  // A read bias next to a read aux would be fine, but no epilogue has both;
+  // the same two views for dgelu_bgrad apart load.
+  loads("dgelu_bgrad", [&](json &m) {
+    arenaView(m, 9, 512, {2, 2});
+    arenaView(m, 10, 768, {2});
+    gemmStep(m)["aux"] = 9;
+    gemmStep(m)["bias"] = 10;
+  });
 }
 
 // The bias may share a buffer with an input: both are only read.

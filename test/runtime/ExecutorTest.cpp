@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 using namespace tfc::rt;
 using namespace tfc::rt::test;
@@ -327,6 +329,63 @@ TEST(Executor, GemmEpiloguesWithoutBiasAndRelu) {
     ASSERT_EQ(steps.size(), 3u);
     // a (f32 2x3) + b (3x2) + c (2x2) + aux (2x2), no bias, 4 bytes each.
     EXPECT_EQ(steps[1].bytes, (6 + 6 + 4 + 4) * 4);
+  }
+}
+
+/// dy * gelu'(x) of GELU's tanh form, in double (the FakeBackend computes it
+/// in float through common/ScalarOps.h).
+double geluTanhGrad(double dy, double x) {
+  const double k = 0.7978845608028654, c = 0.044715;
+  double t = std::tanh(k * (x + c * x * x * x));
+  return dy * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x));
+}
+
+// Contract v3's directions: the backward epilogues read aux (the stored GELU
+// input: an unset input is reported, nothing runs) and dgelu_bgrad writes
+// its bias (the bias gradient, which counts as set after the run); C =
+// gelu_grad(P, x) and the bias gradient its column sums. Bytes count every
+// buffer once.
+TEST(Executor, GemmBackwardEpilogueOperands) {
+  const std::vector<float> p = expected(kX, kW); // -14 7.5 -23 15
+  const std::vector<float> x = {0.5f, -1.0f, 2.0f, 0.0f};
+  for (const char *name : {"dgelu", "dgelu_bgrad"}) {
+    SCOPED_TRACE(name);
+    bool bgrad = std::string(name) == "dgelu_bgrad";
+    Fixture f(TestArtifact::withEpilogue(name));
+    ASSERT_TRUE(f.create().isOk());
+    ASSERT_TRUE(f.exec->setExternal("x", kX.data(), 24).isOk());
+    ASSERT_TRUE(f.exec->setExternal("w", kW.data(), 24).isOk());
+    Status s = f.exec->run("forward");
+    ASSERT_FALSE(s.isOk());
+    EXPECT_NE(s.message().find("input 'gelu_in' was never set"),
+              std::string::npos)
+        << s.message();
+    EXPECT_EQ(f.count("gemm"), 0u);
+
+    ASSERT_TRUE(f.exec->setExternal("gelu_in", x.data(), 16).isOk());
+    if (bgrad) {
+      EXPECT_FALSE(f.exec->isExternalSet("dbias"));
+    }
+    s = f.exec->run("forward");
+    ASSERT_TRUE(s.isOk()) << s.message();
+    EXPECT_EQ(f.count(std::string("gemm ") + name), 1u);
+    std::vector<float> out(4);
+    ASSERT_TRUE(f.exec->getExternal("out", out.data(), 16).isOk());
+    for (int i = 0; i < 4; ++i)
+      EXPECT_NEAR(out[i], geluTanhGrad(p[i], x[i]), 1e-5) << i;
+    EXPECT_EQ(out[3], 7.5f); // gelu'(0) = 1/2
+    if (bgrad) {
+      EXPECT_TRUE(f.exec->isExternalSet("dbias"));
+      std::vector<float> dbias(2);
+      ASSERT_TRUE(f.exec->getExternal("dbias", dbias.data(), 8).isOk());
+      EXPECT_EQ(dbias[0], out[0] + out[2]);
+      EXPECT_EQ(dbias[1], out[1] + out[3]);
+    }
+    std::vector<StepProfile> steps;
+    ASSERT_TRUE(f.exec->profile("forward", 1, steps).isOk());
+    ASSERT_EQ(steps.size(), 3u);
+    // a (f32 2x3) + b (3x2) + c (2x2) + aux (2x2) + the bias gradient (2).
+    EXPECT_EQ(steps[1].bytes, (6 + 6 + 4 + 4 + (bgrad ? 2 : 0)) * 4);
   }
 }
 

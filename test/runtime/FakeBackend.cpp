@@ -4,6 +4,7 @@
 
 #include "common/ScalarOps.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -137,8 +138,17 @@ Status FakeBackend::gemm(const GemmDesc &g, const GemmOperands &ops) {
   const float *A = reinterpret_cast<const float *>(ops.a);
   const float *B = reinterpret_cast<const float *>(ops.b);
   float *C = reinterpret_cast<float *>(ops.c);
-  const float *bias = reinterpret_cast<const float *>(ops.bias);
-  float *aux = reinterpret_cast<float *>(ops.aux);
+  // Forward: bias read, aux written; backward: aux read, bias written (the
+  // column sums of C, in row order).
+  const bool biasGrad = epilogueBias(g.epilogue) == EpilogueOperand::Written;
+  const bool auxIn = epilogueAux(g.epilogue) == EpilogueOperand::Read;
+  const float *bias =
+      biasGrad ? nullptr : reinterpret_cast<const float *>(ops.bias);
+  float *dbias = biasGrad ? reinterpret_cast<float *>(ops.bias) : nullptr;
+  const float *x = auxIn ? reinterpret_cast<const float *>(ops.aux) : nullptr;
+  float *aux = auxIn ? nullptr : reinterpret_cast<float *>(ops.aux);
+  if (dbias)
+    std::fill(dbias, dbias + g.n, 0.0f);
   for (int64_t bt = 0; bt < g.batch; ++bt)
     for (int64_t i = 0; i < g.m; ++i)
       for (int64_t j = 0; j < g.n; ++j) {
@@ -165,7 +175,12 @@ Status FakeBackend::gemm(const GemmDesc &g, const GemmOperands &ops) {
         case GemmActivation::GeluTanh:
           out = scalar::geluTanh<StdMath>(out);
           break;
+        case GemmActivation::GeluTanhGrad:
+          out = scalar::geluTanhGrad<StdMath>(out, x[i * g.ldc + j]);
+          break;
         }
+        if (dbias)
+          dbias[j] += out;
       }
   return Status::ok();
 }

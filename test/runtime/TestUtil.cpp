@@ -147,21 +147,25 @@ TestArtifact TestArtifact::withEpilogue(const std::string &epilogue) {
            epilogue.compare(epilogue.size() - suffix.size(), suffix.size(),
                             suffix) == 0;
   };
+  // Backward (contract v3): dgelu* read aux, the GELU input (an input
+  // "gelu_in"),
+  // and dgelu_bgrad writes the bias gradient (an output "dbias").
+  bool backward = epilogue.rfind("dgelu", 0) == 0;
   int64_t id = 7;
-  if (endsWith("bias")) {
+  if (endsWith("bias") || epilogue == "dgelu_bgrad") {
     buffers.push_back({{"id", id},
                        {"kind", "external"},
-                       {"role", "param"},
-                       {"name", "bias"},
+                       {"role", backward ? "output" : "param"},
+                       {"name", backward ? "dbias" : "bias"},
                        {"dtype", "f32"},
                        {"shape", {2}}});
     gemm["bias"] = id++;
   }
-  if (epilogue.rfind("gelu_aux", 0) == 0) {
+  if (epilogue.rfind("gelu_aux", 0) == 0 || backward) {
     buffers.push_back({{"id", id},
                        {"kind", "external"},
-                       {"role", "output"},
-                       {"name", "pre"},
+                       {"role", backward ? "input" : "output"},
+                       {"name", backward ? "gelu_in" : "pre"},
                        {"dtype", "f32"},
                        {"shape", {2, 2}}});
     gemm["aux"] = id++;

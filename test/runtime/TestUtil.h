@@ -38,7 +38,9 @@ struct TestArtifact {
   /// The valid artifact whose GEMM has `epilogue` (any manifest name): for
   /// a name ending in "bias", param "bias" f32 2 (buffer 7), and for one
   /// starting with "gelu_aux", output "pre" f32 2x2 (the next id: 8 after
-  /// a bias, else 7), named by the step's "bias" and "aux".
+  /// a bias, else 7), named by the step's "bias" and "aux". The backward
+  /// ones read input "gelu_in" f32 2x2 as aux, and dgelu_bgrad writes
+  /// output "dbias" f32 2 as its bias (ids in the same order).
   static TestArtifact withEpilogue(const std::string &epilogue);
   /// Recomputes manifest sha256 fields from `files`.
   void rehash();

@@ -575,19 +575,24 @@ private:
     return loadGemmEpilogue(j, path, g);
   }
 
-  /// The epilogue operands: "bias" exactly when the epilogue adds one (the
-  /// names ending in "bias"), "aux" exactly for gelu_aux and gelu_aux_bias,
-  /// each of c_type, inside its buffer and apart from what the GEMM writes.
+  /// The epilogue operands: "bias" exactly when the epilogue reads one (the
+  /// names ending in "bias") or writes one (dgelu_bgrad's bias gradient),
+  /// "aux" exactly when it writes one (gelu_aux, gelu_aux_bias) or reads one
+  /// (dgelu, dgelu_bgrad); each of c_type, inside its buffer, and apart from
+  /// everything the GEMM writes (what it writes also apart from what it
+  /// reads).
   Status loadGemmEpilogue(const Json &j, const std::string &path, GemmDesc &g) {
     size_t n = art_.buffers.size();
     std::string name =
         std::string("epilogue '") + gemmEpilogueName(g.epilogue) + "'";
+    const EpilogueOperand biasUse = epilogueBias(g.epilogue);
+    const EpilogueOperand auxUse = epilogueAux(g.epilogue);
     struct {
       const char *key;
       bool wanted;
       int64_t *id;
-    } operands[] = {{"bias", epilogueHasBias(g.epilogue), &g.bias},
-                    {"aux", epilogueHasAux(g.epilogue), &g.aux}};
+    } operands[] = {{"bias", biasUse != EpilogueOperand::None, &g.bias},
+                    {"aux", auxUse != EpilogueOperand::None, &g.aux}};
     for (auto &o : operands) {
       if (!o.wanted) {
         if (j.contains(o.key))
@@ -609,7 +614,7 @@ private:
     if (g.epilogue == GemmEpilogue::None)
       return Status::ok();
     // cuBLASLt's bias and aux have no batch strides here, and the bias is
-    // added to the product alone.
+    // added to (or summed from) the product alone.
     if (g.batch != 1)
       return Status::error(json::child(path, "batch") + ": " +
                            std::to_string(g.batch) + " with " + name +
@@ -622,15 +627,29 @@ private:
       const BufferDesc &buf = art_.buffers[id];
       return buf.bytes / dtypeSize(buf.dtype);
     };
+    const bool biasWritten = biasUse == EpilogueOperand::Written;
+    const bool auxWritten = auxUse == EpilogueOperand::Written;
     if (g.bias >= 0) {
-      if (elementsOf(g.bias) < g.n)
-        return Status::error(
-            path + ".bias: buffer " + std::to_string(g.bias) + " (" +
-            describe(art_.buffers[g.bias].dtype, art_.buffers[g.bias].shape) +
-            ") has " + std::to_string(elementsOf(g.bias)) +
-            " elements, the bias needs n = " + std::to_string(g.n));
+      const BufferDesc &buf = art_.buffers[g.bias];
+      // Only bias[0..n) is read; the bias gradient writes its whole buffer,
+      // as c must be (no stale elements for a later step to read).
+      if (elementsOf(g.bias) < g.n ||
+          (biasWritten && elementsOf(g.bias) != g.n))
+        return Status::error(path + ".bias: buffer " + std::to_string(g.bias) +
+                             " (" + describe(buf.dtype, buf.shape) + ") has " +
+                             std::to_string(elementsOf(g.bias)) +
+                             " elements, " +
+                             (biasWritten ? "the bias gradient writes exactly"
+                                          : "the bias needs") +
+                             " n = " + std::to_string(g.n));
       if (mayOverlap(g.c, g.bias))
         return Status::error(path + ": c overlaps the bias");
+      if (biasWritten)
+        for (auto [what, id] :
+             {std::pair<const char *, int64_t>{"a", g.a}, {"b", g.b}})
+          if (mayOverlap(g.bias, id))
+            return Status::error(path + ": the bias gradient (bias) overlaps " +
+                                 what);
     }
     if (g.aux < 0)
       return Status::ok();
@@ -645,12 +664,19 @@ private:
           " but buffer " + std::to_string(g.aux) + " (" +
           describe(art_.buffers[g.aux].dtype, art_.buffers[g.aux].shape) +
           ") has " + std::to_string(elementsOf(g.aux)));
+    // A written aux stays apart from every other operand; a read one (the
+    // GELU input of dgelu*) only from what the GEMM writes: c and the bias
+    // gradient. It may share memory with a or b, which are read too.
     struct {
       const char *name;
       int64_t id;
-    } others[] = {{"a", g.a}, {"b", g.b}, {"c", g.c}, {"bias", g.bias}};
+      bool written;
+    } others[] = {{"a", g.a, false},
+                  {"b", g.b, false},
+                  {"c", g.c, true},
+                  {"bias", g.bias, biasWritten}};
     for (auto &o : others)
-      if (o.id >= 0 && mayOverlap(g.aux, o.id))
+      if (o.id >= 0 && (auxWritten || o.written) && mayOverlap(g.aux, o.id))
         return Status::error(path + ": aux overlaps " + o.name);
     return Status::ok();
   }

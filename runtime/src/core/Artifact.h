@@ -60,21 +60,29 @@ struct KernelDesc {
   std::vector<TensorSig> inputs, outputs;
 };
 
-/// What a GEMM does to its product before storing it: an optional bias add,
-/// then an activation, and for gelu optionally storing the activation's
-/// input to an aux matrix (cuBLASLt's CUBLASLT_EPILOGUE_* of the same
-/// names). With P[i][j] the value epilogue None stores:
-///   pre[i][j] = P[i][j] + bias[j] with a bias (computed as the host's
-///               tfc.add of c_type computes it), P[i][j] without
+/// What a GEMM does to its product before storing it (cuBLASLt's
+/// CUBLASLT_EPILOGUE_* of the same names). With P[i][j] the value epilogue
+/// None stores (rounded to c_type on the host):
+///   pre[i][j] = P[i][j] + bias[j] when the epilogue reads a bias (computed
+///               as the host's tfc.add of c_type computes it), else P[i][j]
+/// Forward: an optional bias add, then an activation, and for gelu
+/// optionally storing its input:
 ///   C = pre             (None, Bias)
 ///   C = relu(pre)       (Relu, ReluBias; tfc.relu: NaN propagates, -0 -> +0)
 ///   C = gelu_tanh(pre)  (Gelu, GeluBias, GeluAux, GeluAuxBias; tfc.gelu
 ///                        approximate="tanh", common/ScalarOps.h)
-///   aux = pre           (GeluAux, GeluAuxBias)
+///   aux = pre           (GeluAux, GeluAuxBias: aux written)
+/// Backward (contract v3): the GELU gradient of the product, reading the
+/// GELU input the forward stored, and optionally its sum over the rows:
+///   C = gelu_grad_tanh(dy = P, x = aux)   (DGelu, DGeluBgrad: aux read;
+///                        tfc.gelu_grad approximate="tanh")
+///   bias[j] = sum over i of C[i][j]       (DGeluBgrad: bias written, the
+///                        bias gradient, as tfc.reduce_sum over the rows)
 /// On the host the result is bit-identical to the plain GEMM followed by the
-/// unfused add, relu or gelu kernels; cuBLASLt adds the bias before rounding
-/// (docs/execution.md, section 4). cuBLASLt's RELU_AUX* (a bit mask, not
-/// pre) is not an epilogue here.
+/// unfused add, relu, gelu, gelu_grad and reduce_sum kernels; cuBLASLt
+/// applies the epilogue before rounding (docs/execution.md, section 4).
+/// cuBLASLt's RELU_AUX* and DRELU* (a bit mask, not pre) are not epilogues
+/// here.
 enum class GemmEpilogue {
   None,
   Bias,
@@ -83,34 +91,59 @@ enum class GemmEpilogue {
   Gelu,
   GeluBias,
   GeluAux,
-  GeluAuxBias
+  GeluAuxBias,
+  DGelu,
+  DGeluBgrad
 };
 
-/// The activation an epilogue applies after its (optional) bias add.
-enum class GemmActivation { None, Relu, GeluTanh };
+/// The pointwise function an epilogue applies to pre: an activation
+/// (forward), or GELU's gradient with pre as the incoming gradient dy and
+/// aux as the GELU input x (backward).
+enum class GemmActivation { None, Relu, GeluTanh, GeluTanhGrad };
+
+/// Whether an epilogue has an extra operand, and which way the data flows.
+enum class EpilogueOperand {
+  None,   ///< Absent: the manifest must not name one.
+  Read,   ///< An input of the GEMM.
+  Written ///< An output of the GEMM.
+};
 
 /// One epilogue's manifest spelling and parts.
 struct GemmEpilogueInfo {
   GemmEpilogue epilogue;
   const char *name; ///< cuBLASLt's epilogue name in lower case.
-  bool bias;        ///< Adds bias[j] (n c_type elements) to P.
+  /// n c_type elements. Read: bias[j] is added to P. Written: the bias
+  /// gradient, C's column sums.
+  EpilogueOperand bias;
   GemmActivation activation;
-  bool aux; ///< Also stores pre (the activation's input) to aux.
+  /// An m x n c_type matrix laid out like C. Written: pre (the GELU input a
+  /// backward needs). Read: x, that stored GELU input.
+  EpilogueOperand aux;
 };
 
 /// Every epilogue, in enum order: the one table that the names, the parser
 /// and the predicates below read.
 inline constexpr GemmEpilogueInfo kGemmEpilogues[] = {
-    {GemmEpilogue::None, "none", false, GemmActivation::None, false},
-    {GemmEpilogue::Bias, "bias", true, GemmActivation::None, false},
-    {GemmEpilogue::Relu, "relu", false, GemmActivation::Relu, false},
-    {GemmEpilogue::ReluBias, "relu_bias", true, GemmActivation::Relu, false},
-    {GemmEpilogue::Gelu, "gelu", false, GemmActivation::GeluTanh, false},
-    {GemmEpilogue::GeluBias, "gelu_bias", true, GemmActivation::GeluTanh,
-     false},
-    {GemmEpilogue::GeluAux, "gelu_aux", false, GemmActivation::GeluTanh, true},
-    {GemmEpilogue::GeluAuxBias, "gelu_aux_bias", true, GemmActivation::GeluTanh,
-     true}};
+    {GemmEpilogue::None, "none", EpilogueOperand::None, GemmActivation::None,
+     EpilogueOperand::None},
+    {GemmEpilogue::Bias, "bias", EpilogueOperand::Read, GemmActivation::None,
+     EpilogueOperand::None},
+    {GemmEpilogue::Relu, "relu", EpilogueOperand::None, GemmActivation::Relu,
+     EpilogueOperand::None},
+    {GemmEpilogue::ReluBias, "relu_bias", EpilogueOperand::Read,
+     GemmActivation::Relu, EpilogueOperand::None},
+    {GemmEpilogue::Gelu, "gelu", EpilogueOperand::None,
+     GemmActivation::GeluTanh, EpilogueOperand::None},
+    {GemmEpilogue::GeluBias, "gelu_bias", EpilogueOperand::Read,
+     GemmActivation::GeluTanh, EpilogueOperand::None},
+    {GemmEpilogue::GeluAux, "gelu_aux", EpilogueOperand::None,
+     GemmActivation::GeluTanh, EpilogueOperand::Written},
+    {GemmEpilogue::GeluAuxBias, "gelu_aux_bias", EpilogueOperand::Read,
+     GemmActivation::GeluTanh, EpilogueOperand::Written},
+    {GemmEpilogue::DGelu, "dgelu", EpilogueOperand::None,
+     GemmActivation::GeluTanhGrad, EpilogueOperand::Read},
+    {GemmEpilogue::DGeluBgrad, "dgelu_bgrad", EpilogueOperand::Written,
+     GemmActivation::GeluTanhGrad, EpilogueOperand::Read}};
 
 namespace detail {
 constexpr bool gemmEpilogueTableIsConsistent() {
@@ -118,40 +151,62 @@ constexpr bool gemmEpilogueTableIsConsistent() {
   for (const GemmEpilogueInfo &e : kGemmEpilogues) {
     if (int(e.epilogue) != i++)
       return false; // gemmEpilogueInfo indexes the table by the enum
-    if (e.aux && e.activation != GemmActivation::GeluTanh)
-      return false; // aux is the GELU input (cuBLASLt's RELU_AUX is a mask)
+    bool grad = e.activation == GemmActivation::GeluTanhGrad;
+    // A written aux is the forward GELU's input (cuBLASLt's RELU_AUX is a
+    // mask); a read aux is that input, which exactly the gradient needs.
+    if (e.aux == EpilogueOperand::Written &&
+        e.activation != GemmActivation::GeluTanh)
+      return false;
+    if ((e.aux == EpilogueOperand::Read) != grad)
+      return false;
+    // A written bias is the gradient's column sums (DGELU_BGRAD); the
+    // gradient adds no bias.
+    if (e.bias == EpilogueOperand::Written && !grad)
+      return false;
+    if (e.bias == EpilogueOperand::Read && grad)
+      return false;
   }
-  return i == int(GemmEpilogue::GeluAuxBias) + 1;
+  return i == int(GemmEpilogue::DGeluBgrad) + 1;
 }
 static_assert(gemmEpilogueTableIsConsistent(),
-              "kGemmEpilogues must list every GemmEpilogue in enum order, "
-              "aux only with gelu");
+              "kGemmEpilogues must list every GemmEpilogue in enum order; "
+              "aux written only by gelu, read exactly by the gelu gradient, "
+              "which reads no bias and alone may write one");
 } // namespace detail
 
 constexpr const GemmEpilogueInfo &gemmEpilogueInfo(GemmEpilogue epilogue) {
   return kGemmEpilogues[int(epilogue)];
 }
 /// The manifest spelling: "none", "bias", "relu", "relu_bias", "gelu",
-/// "gelu_bias", "gelu_aux", "gelu_aux_bias".
+/// "gelu_bias", "gelu_aux", "gelu_aux_bias", "dgelu", "dgelu_bgrad".
 constexpr const char *gemmEpilogueName(GemmEpilogue epilogue) {
   return gemmEpilogueInfo(epilogue).name;
 }
 /// The epilogue spelled `name` in a manifest, or nullopt.
 std::optional<GemmEpilogue> parseGemmEpilogue(const std::string &name);
-/// Every manifest spelling, for messages: "none, bias, ... or gelu_aux_bias".
+/// Every manifest spelling, for messages: "none, bias, ... or dgelu_bgrad".
 std::string gemmEpilogueNameList();
-/// True when `epilogue` reads a bias vector (the names ending in "bias").
-constexpr bool epilogueHasBias(GemmEpilogue epilogue) {
+/// How `epilogue` uses its bias vector: None; Read, added to P (the names
+/// ending in "bias"); Written, the bias gradient (dgelu_bgrad).
+constexpr EpilogueOperand epilogueBias(GemmEpilogue epilogue) {
   return gemmEpilogueInfo(epilogue).bias;
 }
-/// The activation `epilogue` applies to pre.
+/// How `epilogue` uses its aux matrix: None; Written, the forward GELU input
+/// (gelu_aux, gelu_aux_bias); Read, that input (dgelu, dgelu_bgrad).
+constexpr EpilogueOperand epilogueAux(GemmEpilogue epilogue) {
+  return gemmEpilogueInfo(epilogue).aux;
+}
+/// True when `epilogue` has a bias vector, read or written.
+constexpr bool epilogueHasBias(GemmEpilogue epilogue) {
+  return epilogueBias(epilogue) != EpilogueOperand::None;
+}
+/// The pointwise function `epilogue` applies to pre.
 constexpr GemmActivation epilogueActivation(GemmEpilogue epilogue) {
   return gemmEpilogueInfo(epilogue).activation;
 }
-/// True when `epilogue` also writes pre, its gelu input, to an aux matrix
-/// (gelu_aux, gelu_aux_bias).
+/// True when `epilogue` has an aux matrix, read or written.
 constexpr bool epilogueHasAux(GemmEpilogue epilogue) {
-  return gemmEpilogueInfo(epilogue).aux;
+  return epilogueAux(epilogue) != EpilogueOperand::None;
 }
 
 /// A row-major strided-batched GEMM: for each b < batch,
@@ -159,9 +214,10 @@ constexpr bool epilogueHasAux(GemmEpilogue epilogue) {
 /// is k x n, C is m x n; leading dimensions and batch strides in elements
 /// (stride 0 broadcasts that operand over the batch). An epilogue other
 /// than None needs batch 1 and beta 0 (it never accumulates into C); one
-/// with a bias reads `bias` (n elements of cType; only bias[0..n) is read),
-/// one with aux also writes `aux`, an m x n cType matrix with leading
-/// dimension ldc.
+/// with a bias reads `bias` (n elements of cType; only bias[0..n) is read)
+/// or writes it (the bias gradient: exactly n elements), one with aux writes
+/// or reads `aux`, an m x n cType matrix with leading dimension ldc
+/// (epilogueBias, epilogueAux).
 struct GemmDesc {
   int64_t a = 0, b = 0, c = 0; ///< Buffer ids.
   int64_t bias = -1, aux = -1; ///< Buffer ids; -1 when the epilogue has none.

@@ -29,12 +29,16 @@ using DevicePtr = uint64_t;
 struct GemmOperands {
   DevicePtr a = 0, b = 0; ///< Read.
   DevicePtr c = 0;        ///< Written (read too when beta != 0).
-  DevicePtr bias = 0;     ///< Read: n c_type elements (epilogueHasBias).
-  DevicePtr aux = 0;      ///< Written like C: m rows of ldc (epilogueHasAux).
+  /// n c_type elements (epilogueHasBias): read (the bias) or written (the
+  /// bias gradient), as epilogueBias says.
+  DevicePtr bias = 0;
+  /// m rows of ldc c_type elements like C (epilogueHasAux): written (the
+  /// GELU input) or read (that input, by its gradient), as epilogueAux says.
+  DevicePtr aux = 0;
 };
 
 /// Checks that `operands` fit `gemm`: a, b and c set, bias set exactly when
-/// the epilogue reads one, aux exactly when it writes one. The message names
+/// the epilogue has one (read or written), aux likewise. The message names
 /// the operand and the epilogue; backends prefix their own "gemm: ".
 Status checkGemmOperands(const GemmDesc &gemm, const GemmOperands &operands);
 

@@ -234,17 +234,29 @@ Status Executor::checkReads(const EntryDesc &entry,
       for (int64_t id : s.results)
         markWritten(id);
       break;
-    case StepKind::Gemm:
-      TFC_RETURN_IF_ERROR(checkRead(s.gemm.a));
-      TFC_RETURN_IF_ERROR(checkRead(s.gemm.b));
-      if (s.gemm.bias >= 0)
-        TFC_RETURN_IF_ERROR(checkRead(s.gemm.bias));
-      if (s.gemm.beta != 0.0)
-        TFC_RETURN_IF_ERROR(checkRead(s.gemm.c));
-      markWritten(s.gemm.c);
-      if (s.gemm.aux >= 0)
-        markWritten(s.gemm.aux);
+    case StepKind::Gemm: {
+      // The epilogue's bias and aux go either way (epilogueBias,
+      // epilogueAux): a forward epilogue reads its bias and writes aux, a
+      // backward one reads aux (the stored GELU input) and writes the bias
+      // gradient. Every read is checked before anything is marked written.
+      const GemmDesc &g = s.gemm;
+      const EpilogueOperand bias = epilogueBias(g.epilogue);
+      const EpilogueOperand aux = epilogueAux(g.epilogue);
+      TFC_RETURN_IF_ERROR(checkRead(g.a));
+      TFC_RETURN_IF_ERROR(checkRead(g.b));
+      if (bias == EpilogueOperand::Read)
+        TFC_RETURN_IF_ERROR(checkRead(g.bias));
+      if (aux == EpilogueOperand::Read)
+        TFC_RETURN_IF_ERROR(checkRead(g.aux));
+      if (g.beta != 0.0)
+        TFC_RETURN_IF_ERROR(checkRead(g.c));
+      markWritten(g.c);
+      if (bias == EpilogueOperand::Written)
+        markWritten(g.bias);
+      if (aux == EpilogueOperand::Written)
+        markWritten(g.aux);
       break;
+    }
     case StepKind::Copy:
       TFC_RETURN_IF_ERROR(checkRead(s.src));
       markWritten(s.dst);
@@ -277,6 +289,7 @@ int64_t Executor::stepBytes(const Step &step) const {
       bytes += buffers[id].bytes;
     break;
   case StepKind::Gemm:
+    // Each buffer once, read or written (a bias or aux either way).
     bytes = buffers[step.gemm.a].bytes + buffers[step.gemm.b].bytes +
             buffers[step.gemm.c].bytes;
     for (int64_t id : {step.gemm.bias, step.gemm.aux})

@@ -105,7 +105,11 @@ static_assert(cublasLtEpilogueValue(GemmEpilogue::GeluAux) ==
               CUBLASLT_EPILOGUE_GELU_AUX);
 static_assert(cublasLtEpilogueValue(GemmEpilogue::GeluAuxBias) ==
               CUBLASLT_EPILOGUE_GELU_AUX_BIAS);
-static_assert(std::size(kGemmEpilogues) == 8,
+static_assert(cublasLtEpilogueValue(GemmEpilogue::DGelu) ==
+              CUBLASLT_EPILOGUE_DGELU);
+static_assert(cublasLtEpilogueValue(GemmEpilogue::DGeluBgrad) ==
+              CUBLASLT_EPILOGUE_DGELU_BGRAD);
+static_assert(std::size(kGemmEpilogues) == 10,
               "a new GemmEpilogue needs its static_assert above");
 
 cublasLtEpilogue_t cublasEpilogue(GemmEpilogue e) {
@@ -113,7 +117,10 @@ cublasLtEpilogue_t cublasEpilogue(GemmEpilogue e) {
 }
 
 /// Sets the bias and aux addresses of `cm` on `desc` (those its epilogue
-/// has). cuBLASLt takes the pointer values themselves as the attributes.
+/// has). cuBLASLt takes the pointer values themselves as the attributes:
+/// BIAS_POINTER is the bias (read) or, for DGELU_BGRAD, the bias gradient
+/// (written); EPILOGUE_AUX_POINTER the GELU input, written by GELU_AUX* or
+/// read by DGELU*.
 Status setEpilogueOperands(const CublasLtApi &api, cublasLtMatmulDesc_t desc,
                            const ColumnMajorGemm &cm) {
   auto set = [&](cublasLtMatmulDescAttributes_t attr, const void *value,
@@ -232,10 +239,12 @@ Status CublasLtGemm::makePlan(const ColumnMajorGemm &cm,
                 plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB)),
             "setting TRANSB"));
   if (cm.epilogue != GemmEpilogue::None) {
-    // The bias is of c's type (also cuBLASLt's default, said explicitly);
-    // an epilogue without a bias sets neither its type nor its pointer.
-    // The aux type stays unset: cuBLASLt then uses D's type, which the
-    // contract requires of aux (setting it matters only for fp8 outputs).
+    // The bias, or the bias gradient DGELU_BGRAD writes, is of c's type
+    // (cublasLt.h: "the same type as the output elements"; said
+    // explicitly); an epilogue without a bias sets neither its type nor its
+    // pointer. The aux type stays unset: cuBLASLt then uses D's type for the
+    // GELU input it writes or reads, which the contract requires of aux
+    // (setting it matters only for fp8 outputs).
     cublasLtEpilogue_t epilogue = cublasEpilogue(cm.epilogue);
     TFC_RETURN_IF_ERROR(check(api.cublasLtMatmulDescSetAttribute(
                                   plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE,

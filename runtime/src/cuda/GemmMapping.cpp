@@ -91,9 +91,15 @@ Status validateGemm(const GemmDesc &g) {
     return fail(e + " needs batch = 1 (" + field("batch", g.batch) + ")");
   if (g.beta != 0.0)
     return fail(e + " needs beta = 0 (an epilogue never accumulates into C)");
+  // cublasLt.h (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD): the GELU input
+  // matrix's leading dimension, written by GELU_AUX* or read by DGELU*, must
+  // be divisible by 8 and at least D's row count (n, which ldc >= n gives).
   if (epilogueHasAux(g.epilogue) && g.ldc % 8 != 0)
     return fail(e + ": " + field("ldc", g.ldc) +
-                " is not divisible by 8, which cuBLASLt requires of the aux "
+                " is not divisible by 8, which cuBLASLt requires of the aux " +
+                (epilogueAux(g.epilogue) == EpilogueOperand::Read
+                     ? "(GELU input) "
+                     : "") +
                 "leading dimension (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD)");
   return Status::ok();
 }

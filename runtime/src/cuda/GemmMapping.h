@@ -11,10 +11,12 @@
 // identity is unit-tested on the CPU.
 //
 // Epilogues map to the cuBLASLt epilogue of the same name (BIAS, RELU,
-// RELU_BIAS, GELU, GELU_BIAS, GELU_AUX, GELU_AUX_BIAS; cublasLtEpilogueValue):
-// the row-major bias over C's columns j is cuBLASLt's bias over D's rows
-// (length m' = n), and the aux matrix, laid out like C, is cuBLASLt's GELU
-// input matrix with leading dimension ldc.
+// RELU_BIAS, GELU, GELU_BIAS, GELU_AUX, GELU_AUX_BIAS, DGELU, DGELU_BGRAD;
+// cublasLtEpilogueValue): the row-major bias over C's columns j is
+// cuBLASLt's bias over D's rows (length m' = n), and so is the bias gradient
+// (DGELU_BGRAD sums D's columns, i.e. C's rows); the aux matrix, laid out
+// like C, is cuBLASLt's GELU input matrix with leading dimension ldc,
+// written by GELU_AUX* and read by DGELU*.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,16 +33,20 @@
 namespace tfc::rt::cuda {
 
 /// cuBLASLt composes its cublasLtEpilogue_t values from these bits
-/// (cublasLt.h: CUBLASLT_EPILOGUE_GELU_AUX_BIAS = GELU | AUX | BIAS); copied
+/// (cublasLt.h: CUBLASLT_EPILOGUE_GELU_AUX_BIAS = GELU | AUX | BIAS,
+/// CUBLASLT_EPILOGUE_DGELU = 64 | AUX, DGELU_BGRAD = DGELU | 16); copied
 /// here so the mapping needs no CUDA header, and static_assert'ed against
 /// cublasLt.h in CublasLt.cpp.
 namespace cublaslt_epilogue {
-constexpr int32_t kDefault = 1, kRelu = 2, kBias = 4, kGelu = 32, kAux = 128;
+constexpr int32_t kDefault = 1, kRelu = 2, kBias = 4, kBGrad = 16, kGelu = 32,
+                  kDGelu = 64, kAux = 128;
 } // namespace cublaslt_epilogue
 
 /// The cublasLtEpilogue_t value of `epilogue`: DEFAULT for none, otherwise
-/// the activation's bit (RELU or GELU; none for bias) | BIAS with a bias |
-/// AUX with aux. Each is the cuBLASLt epilogue of the same name.
+/// the function's bit (RELU, GELU or the gradient's DGELU; none for bias) |
+/// BIAS with a bias read, BGRAD with a bias gradient written | AUX with aux
+/// (written by GELU, read by DGELU). Each is the cuBLASLt epilogue of the
+/// same name.
 constexpr int32_t cublasLtEpilogueValue(GemmEpilogue epilogue) {
   namespace e = cublaslt_epilogue;
   if (epilogue == GemmEpilogue::None)
@@ -55,9 +61,20 @@ constexpr int32_t cublasLtEpilogueValue(GemmEpilogue epilogue) {
   case GemmActivation::GeluTanh:
     value = e::kGelu;
     break;
+  case GemmActivation::GeluTanhGrad:
+    value = e::kDGelu;
+    break;
   }
-  if (epilogueHasBias(epilogue))
+  switch (epilogueBias(epilogue)) {
+  case EpilogueOperand::None:
+    break;
+  case EpilogueOperand::Read:
     value |= e::kBias;
+    break;
+  case EpilogueOperand::Written:
+    value |= e::kBGrad;
+    break;
+  }
   if (epilogueHasAux(epilogue))
     value |= e::kAux;
   return value;
@@ -85,13 +102,14 @@ struct ColumnMajorGemm {
   /// otherwise CUBLAS_COMPUTE_32F with float scalars.
   bool computeF64 = false;
   GemmEpilogue epilogue = GemmEpilogue::None;
-  /// The bias vector's type (c's; length m, D's rows), set on the
-  /// descriptor only when the epilogue has a bias.
+  /// The bias (or bias gradient) vector's type (c's; length m, D's rows),
+  /// set on the descriptor only when the epilogue has a bias.
   DType biasType = DType::F32;
   /// The aux (GELU input) matrix's leading dimension, c's ld; 0 without aux.
   int64_t auxLd = 0;
   /// Device addresses: a is the row-major B, b the row-major A; bias and aux
-  /// as given (0 when absent). All 0 when only the layout was asked for.
+  /// as given (0 when absent; read or written as epilogueBias/epilogueAux
+  /// say). All 0 when only the layout was asked for.
   uint64_t aPtr = 0, bPtr = 0, cPtr = 0, biasPtr = 0, auxPtr = 0;
 };
 
@@ -106,13 +124,17 @@ constexpr uint32_t kEpilogueOperandAlignment = 16;
 /// f32/f16/bf16/f64; C of that type or f32 for 16-bit inputs; f64 only with
 /// f64), compute type f32 (or f64 for f64 data: cuBLASLt has no f32
 /// compute for f64 operands), finite alpha and beta; with an epilogue,
-/// batch 1 and beta 0, and with aux (gelu_aux, gelu_aux_bias) an ldc
-/// divisible by 8 (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD's requirement).
+/// batch 1 and beta 0, and with aux (gelu_aux, gelu_aux_bias write it,
+/// dgelu, dgelu_bgrad read it) an ldc divisible by 8
+/// (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD's requirement in cublasLt.h). The
+/// bias gradient and aux types cuBLASLt takes are D's (c_type), which the
+/// manifest requires of them; a type or transpose cuBLASLt has no kernel
+/// for is reported by the heuristic ("no algorithm ... epilogue").
 Status validateGemm(const GemmDesc &gemm);
 
 /// Checks `operands` against a validated `gemm`: a, b, c set, bias and aux
-/// exactly when the epilogue uses them (checkGemmOperands), and bias and
-/// aux aligned to kEpilogueOperandAlignment bytes.
+/// exactly when the epilogue uses them, either way (checkGemmOperands), and
+/// bias and aux aligned to kEpilogueOperandAlignment bytes.
 Status validateGemmOperands(const GemmDesc &gemm, const GemmOperands &operands);
 
 /// The column-major form of a (validated) row-major GEMM: A' = B, B' = A,

@@ -199,16 +199,24 @@ public:
       return Status::error("gemm: c overlaps an input operand");
     if (overlap(ops.c, ext.c, ops.bias, ext.bias))
       return Status::error("gemm: c overlaps the bias");
-    if (overlap(ops.aux, ext.aux, ops.a, ext.a) ||
-        overlap(ops.aux, ext.aux, ops.b, ext.b) ||
-        overlap(ops.aux, ext.aux, ops.c, ext.c) ||
-        overlap(ops.aux, ext.aux, ops.bias, ext.bias))
+    // What the GEMM writes stays apart from every other operand; what it
+    // only reads may share memory (a backward epilogue's aux with a or b).
+    const bool auxWritten = epilogueAux(g.epilogue) == EpilogueOperand::Written;
+    const bool biasWritten =
+        epilogueBias(g.epilogue) == EpilogueOperand::Written;
+    if (overlap(ops.aux, ext.aux, ops.c, ext.c) ||
+        (auxWritten && (overlap(ops.aux, ext.aux, ops.a, ext.a) ||
+                        overlap(ops.aux, ext.aux, ops.b, ext.b) ||
+                        overlap(ops.aux, ext.aux, ops.bias, ext.bias))))
       return Status::error("gemm: aux overlaps another operand");
-    return host::runGemm(g, reinterpret_cast<const void *>(ops.a),
-                         reinterpret_cast<const void *>(ops.b),
-                         reinterpret_cast<void *>(ops.c),
-                         reinterpret_cast<const void *>(ops.bias),
-                         reinterpret_cast<void *>(ops.aux));
+    if (biasWritten && (overlap(ops.bias, ext.bias, ops.a, ext.a) ||
+                        overlap(ops.bias, ext.bias, ops.b, ext.b) ||
+                        overlap(ops.bias, ext.bias, ops.aux, ext.aux)))
+      return Status::error("gemm: the bias gradient overlaps another operand");
+    return host::runGemm(
+        g, reinterpret_cast<const void *>(ops.a),
+        reinterpret_cast<const void *>(ops.b), reinterpret_cast<void *>(ops.c),
+        reinterpret_cast<void *>(ops.bias), reinterpret_cast<void *>(ops.aux));
   }
 
   Status synchronize() override { return Status::ok(); }

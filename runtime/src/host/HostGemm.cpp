@@ -9,9 +9,14 @@
 // An epilogue walks C once, row by row while the row is in cache, and calls
 // the interpreter's functions in the order an add kernel and a relu or gelu
 // kernel would: round P to c_type, add the bias (if any), round, store aux,
-// apply the activation (if any), store C. Restating any of those formulas
-// here would let the fused and unfused programs drift apart by an ulp (or,
-// for relu, in the sign of a zero or a NaN).
+// apply the activation (if any), store C. The backward epilogues load the
+// aux row (the GELU input) as a gelu_grad kernel loads its operand, apply
+// the interpreter's gelu_grad and round as it stores C; dgelu_bgrad then
+// sums the rounded C exactly as the unfused reduce_sum kernel does
+// (columnSumValues: same accumulator type, row order and final rounding).
+// Restating any of those formulas here would let the fused and unfused
+// programs drift apart by an ulp (or, for relu, in the sign of a zero or a
+// NaN).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +27,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -55,27 +61,35 @@ void widen(DType dtype, const void *src, int64_t n, std::vector<T> &buf) {
 
 /// Applies `g`'s epilogue to the m x n product in `p` (compute type T, rows
 /// ldc apart; it may be C itself when c_type is T) and stores the rows of C
-/// and aux in c_type storage. `bias` holds n compute-type values, or is null
-/// for an epilogue without one; `aux` is null without aux.
+/// in c_type storage. `bias` holds the n compute-type values of a bias the
+/// epilogue reads, or is null; `aux` (c_type storage laid out like C) is
+/// written with pre or read as the GELU input x, as epilogueAux says, and
+/// null without aux; `biasGrad` (n c_type elements) receives C's column sums
+/// when the epilogue writes its bias, and is null otherwise.
 template <typename T>
-void applyEpilogue(const GemmDesc &g, T *p, const T *bias, void *c, void *aux) {
+void applyEpilogue(const GemmDesc &g, T *p, const T *bias, void *aux, void *c,
+                   void *biasGrad) {
   const int64_t n = g.n;
   const int64_t rowBytes = g.ldc * dtypeSize(g.cType);
   const GemmActivation activation = epilogueActivation(g.epilogue);
+  const bool auxWritten = epilogueAux(g.epilogue) == EpilogueOperand::Written;
+  std::vector<T> x(activation == GemmActivation::GeluTanhGrad ? n : 0);
   for (int64_t r = 0; r < g.m; ++r) {
     T *row = p + r * g.ldc;
-    // P as the plain GEMM stores it (and an add or activation kernel would
-    // load it).
+    uint8_t *auxRow =
+        aux ? static_cast<uint8_t *>(aux) + r * rowBytes : nullptr;
+    // P as the plain GEMM stores it (and an add, activation or gelu_grad
+    // kernel would load it).
     roundToDType(g.cType, row, n);
     // pre = P + bias: the add kernel's op and its rounding.
     if (bias) {
       addValues(row, bias, row, n);
       roundToDType(g.cType, row, n);
     }
-    if (aux)
-      storeStorage(g.cType, row, static_cast<uint8_t *>(aux) + r * rowBytes, n);
-    // The activation of the stored pre; storing rounds it as the relu or
-    // gelu kernel does.
+    if (auxWritten)
+      storeStorage(g.cType, row, auxRow, n);
+    // The activation of the stored pre (or the gradient with pre as dy);
+    // storing rounds it as the relu, gelu or gelu_grad kernel does.
     switch (activation) {
     case GemmActivation::None:
       break;
@@ -85,9 +99,24 @@ void applyEpilogue(const GemmDesc &g, T *p, const T *bias, void *c, void *aux) {
     case GemmActivation::GeluTanh:
       geluTanhValues(row, row, n);
       break;
+    case GemmActivation::GeluTanhGrad:
+      // x as the gelu_grad kernel loads its second operand.
+      loadStorage(g.cType, auxRow, x.data(), n);
+      geluGradTanhValues(row, x.data(), row, n);
+      break;
     }
+    // The rounded C stays in `row`: what a reduce_sum kernel would load.
+    if (biasGrad)
+      roundToDType(g.cType, row, n);
     storeStorage(g.cType, row, static_cast<uint8_t *>(c) + r * rowBytes, n);
   }
+  if (!biasGrad)
+    return;
+  // The bias gradient: the unfused reduce_sum over the rows, bit for bit.
+  std::vector<T> sums(n);
+  columnSumValues(p, g.m, n, g.ldc, sums.data());
+  roundToDType(g.cType, sums.data(), n);
+  storeStorage(g.cType, sums.data(), biasGrad, n);
 }
 
 } // namespace
@@ -140,18 +169,24 @@ Status validateGemm(const GemmDesc &g, GemmExtents &ext) {
   ext.a = ea * dtypeSize(g.aType);
   ext.b = eb * dtypeSize(g.bType);
   ext.c = ec * dtypeSize(g.cType);
-  // aux is laid out like C (batch 1), the bias is one row of n.
+  // aux is laid out like C (batch 1), the bias (or its gradient) is one row
+  // of n.
   ext.bias = epilogueHasBias(g.epilogue) ? g.n * dtypeSize(g.cType) : 0;
   ext.aux = epilogueHasAux(g.epilogue) ? ext.c : 0;
   return Status::ok();
 }
 
 Status runGemm(const GemmDesc &g, const void *a, const void *b, void *c,
-               const void *bias, void *aux) {
+               void *bias, void *aux) {
   GemmExtents ext;
   TFC_RETURN_IF_ERROR(validateGemm(g, ext));
-  if (g.m == 0 || g.n == 0)
+  if (g.m == 0 || g.n == 0) {
+    // No rows: the bias gradient is the sum of none, +0.0 (all bits zero in
+    // every float storage type), as a reduce_sum over an empty dim gives.
+    if (g.n > 0 && bias && epilogueBias(g.epilogue) == EpilogueOperand::Written)
+      std::memset(bias, 0, size_t(g.n) * dtypeSize(g.cType));
     return Status::ok();
+  }
   bool ta = g.transposeA, tb = g.transposeB;
   int64_t m = g.m, n = g.n, k = g.k, lda = g.lda, ldb = g.ldb, ldc = g.ldc;
   bool epilogue = g.epilogue != GemmEpilogue::None;
@@ -164,6 +199,12 @@ Status runGemm(const GemmDesc &g, const void *a, const void *b, void *c,
     bias = nullptr;
   if (!epilogueHasAux(g.epilogue))
     aux = nullptr;
+  // A written bias is the bias gradient, an output; a read one an input.
+  void *biasGrad = nullptr;
+  if (epilogueBias(g.epilogue) == EpilogueOperand::Written) {
+    biasGrad = bias;
+    bias = nullptr;
+  }
 
   if (g.aType == DType::F64) {
     auto *A = static_cast<const double *>(a);
@@ -173,7 +214,7 @@ Status runGemm(const GemmDesc &g, const void *a, const void *b, void *c,
       dgemm(ta, tb, m, n, k, g.alpha, A + i * g.strideA,
                   lda, B + i * g.strideB, ldb, g.beta, C + i * g.strideC, ldc);
     if (epilogue)
-      applyEpilogue(g, C, static_cast<const double *>(bias), c, aux);
+      applyEpilogue(g, C, static_cast<const double *>(bias), aux, c, biasGrad);
     return Status::ok();
   }
 
@@ -208,7 +249,7 @@ Status runGemm(const GemmDesc &g, const void *a, const void *b, void *c,
       widen(g.cType, bias, n, wbias);
       biasValues = wbias.data();
     }
-    applyEpilogue(g, C, biasValues, c, aux);
+    applyEpilogue(g, C, biasValues, aux, c, biasGrad);
     return Status::ok();
   }
   if (g.cType != DType::F32) {

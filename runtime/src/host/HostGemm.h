@@ -6,11 +6,14 @@
 // 16-bit C is rounded to nearest even once, at the end.
 //
 // Epilogues (an optional bias add, then none, relu or tanh gelu, optionally
-// storing the gelu input to aux; Artifact.h) run after the product, row by
-// row, through the host interpreter's own add, relu and gelu functions and
+// storing the gelu input to aux; or the tanh gelu gradient of the product
+// with the gelu input read from aux, optionally summed over the rows into
+// the bias; Artifact.h) run after the product, row by row, through the host
+// interpreter's own add, relu, gelu, gelu_grad and column-sum functions and
 // 16-bit rounding (HostKernels.h): the result is bit-identical to the plain
 // GEMM followed by the unfused tfc.add kernel and tfc.relu or
-// tfc.gelu(approximate="tanh") kernel of c_type.
+// tfc.gelu(approximate="tanh") kernel of c_type, or by the unfused
+// tfc.gelu_grad(approximate="tanh") kernel and tfc.reduce_sum over the rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,12 +38,15 @@ struct GemmExtents {
 /// none) and computes the operands' extents.
 Status validateGemm(const GemmDesc &gemm, GemmExtents &extents);
 
-/// Runs a validated `gemm` on host memory. C must not overlap A, B or the
-/// bias, nor aux any other operand. `bias` (n c_type elements) is read when the
-/// epilogue has a bias and `aux` (laid out like C) written when it has aux
-/// (gelu_aux, gelu_aux_bias); both are ignored otherwise.
+/// Runs a validated `gemm` on host memory. Nothing the GEMM writes (C, a
+/// written aux or bias) may overlap another operand; read operands may
+/// share memory. `bias` (n c_type elements) is read when the epilogue adds
+/// one and written (the bias gradient) by dgelu_bgrad; `aux` (laid out like
+/// C) is written by gelu_aux and gelu_aux_bias and read (the GELU input) by
+/// dgelu and dgelu_bgrad (epilogueBias, epilogueAux); both are ignored when
+/// the epilogue has none.
 Status runGemm(const GemmDesc &gemm, const void *a, const void *b, void *c,
-               const void *bias, void *aux);
+               void *bias, void *aux);
 
 } // namespace tfc::rt::host
 

@@ -295,8 +295,7 @@ void activationGradT(const HostOp &op, const T *dy, const T *x, T *dx,
     for (int64_t i = 0; i < n; ++i)
       dx[i] = scalar::siluGrad<HostMath>(dy[i], x[i]);
   } else if (op.geluTanh) {
-    for (int64_t i = 0; i < n; ++i)
-      dx[i] = scalar::geluTanhGrad<HostMath>(dy[i], x[i]);
+    geluGradTanhValues(dy, x, dx, n);
   } else {
     for (int64_t i = 0; i < n; ++i)
       dx[i] = scalar::geluErfGrad<HostMath>(dy[i], x[i]);
@@ -309,6 +308,20 @@ std::string verifyGradOp(const HostProgram &prog, HostOp &op, AttrMap &attrs) {
   GradChecker c(prog, op, attrs);
   c.check();
   return c.problem;
+}
+
+// gelu_grad(tanh) has a named entry point: the GEMM dgelu epilogues must
+// compute exactly what this op computes (HostKernels.h).
+void geluGradTanhValues(const float *dy, const float *x, float *dx,
+                        int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    dx[i] = scalar::geluTanhGrad<HostMath>(dy[i], x[i]);
+}
+
+void geluGradTanhValues(const double *dy, const double *x, double *dx,
+                        int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    dx[i] = scalar::geluTanhGrad<HostMath>(dy[i], x[i]);
 }
 
 void activationGrad(const HostOp &op, const float *dy, const float *x,

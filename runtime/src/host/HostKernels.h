@@ -128,6 +128,24 @@ void reluValues(const double *x, double *y, int64_t n);
 /// exactly this, and so does the GEMM gelu epilogue.
 void geluTanhValues(const float *x, float *y, int64_t n);
 void geluTanhValues(const double *x, double *y, int64_t n);
+/// tfc.gelu_grad approximate="tanh" of n compute-type values, unrounded:
+/// dx[i] = scalar::geluTanhGrad<HostMath>(dy[i], x[i]) (dx may be dy or x).
+/// The interpreter's gelu_grad runs exactly this, and so do the GEMM dgelu
+/// epilogues (HostGemm.cpp).
+void geluGradTanhValues(const float *dy, const float *x, float *dx, int64_t n);
+void geluGradTanhValues(const double *dy, const double *x, double *dx,
+                        int64_t n);
+/// tfc.reduce_sum over every dim but the last (a column reduction) of a
+/// `rows` x `cols` compute-type matrix whose rows lie `ld` elements apart,
+/// unrounded: y[j] = ((0 + x[0][j]) + x[1][j]) + ... + x[rows-1][j], one
+/// accumulator per column, rows added in order (y must not overlap x). The
+/// interpreter's reduce_sum and reduce_mean over dims [0..rank-2] run
+/// exactly this (HostReductionOps.cpp), and so does the GEMM dgelu_bgrad
+/// epilogue's bias gradient.
+void columnSumValues(const float *x, int64_t rows, int64_t cols, int64_t ld,
+                     float *y);
+void columnSumValues(const double *x, int64_t rows, int64_t cols, int64_t ld,
+                     double *y);
 
 /// Runs a pointwise op (elementwise, compare, select, convert, dropout) on
 /// elements [start, start + n) of its result. `operands[i]` points at n

@@ -16,6 +16,7 @@
 #include "runtime/src/host/HostMath.h"
 #include "runtime/src/host/HostRowMath.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -61,6 +62,22 @@ Status reduce(const HostProgram &prog, const HostOp &op, const T *x, T *y) {
   for (int64_t d = 0; d < rank; ++d)
     if (red[d] != (d >= rank - (int64_t)op.ints0.size()))
       trailing = false;
+  // Every dim but the last reduced (a column reduction: a bias gradient):
+  // the named columnSumValues, which the GEMM dgelu_bgrad epilogue calls too.
+  // It adds the rows in the order the general walk below would.
+  bool columns = rank >= 2 && (int64_t)op.ints0.size() == rank - 1 &&
+                 !red[rank - 1];
+  if constexpr (std::is_floating_point_v<T>) {
+    if (columns && !isMax) {
+      int64_t cols = xt.shape[rank - 1];
+      columnSumValues(x, cols == 0 ? 0 : xt.numel / cols, cols, cols, y);
+      if (op.code == OpCode::ReduceMean)
+        for (int64_t i = 0; i < yt.numel; ++i)
+          y[i] = y[i] / T(count);
+      roundToDType(yt.dtype, y, yt.numel);
+      return Status::ok();
+    }
+  }
   if (trailing) {
     for (int64_t r = 0; r < yt.numel; ++r)
       y[r] =
@@ -275,7 +292,27 @@ Status runTyped(const HostProgram &prog, const HostOp &op,
   }
 }
 
+template <typename T>
+void columnSum(const T *x, int64_t rows, int64_t cols, int64_t ld, T *y) {
+  std::fill(y, y + cols, T(0));
+  for (int64_t r = 0; r < rows; ++r) {
+    const T *row = x + r * ld;
+    for (int64_t j = 0; j < cols; ++j)
+      y[j] += row[j];
+  }
+}
+
 } // namespace
+
+void columnSumValues(const float *x, int64_t rows, int64_t cols, int64_t ld,
+                     float *y) {
+  columnSum(x, rows, cols, ld, y);
+}
+
+void columnSumValues(const double *x, int64_t rows, int64_t cols, int64_t ld,
+                     double *y) {
+  columnSum(x, rows, cols, ld, y);
+}
 
 Status runReductionOp(const HostProgram &prog, const HostOp &op,
                       const std::vector<const void *> &operands,

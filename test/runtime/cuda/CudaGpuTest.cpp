@@ -3,10 +3,10 @@
 // Memory and copies, NVRTC-compiled kernels launched through the backend
 // (and served from the cache the second time), launch errors, and cuBLASLt
 // GEMMs in f32/f16/bf16/f64 with transposes, padding and batches against a
-// CPU reference, and their epilogues (all seven: bias, relu, relu_bias, gelu,
-// gelu_bias, gelu_aux, gelu_aux_bias) against the host backend's. Every test
-// skips with a one-line reason when createCudaBackend fails (no driver, no
-// device).
+// CPU reference, and their epilogues (all nine: bias, relu, relu_bias, gelu,
+// gelu_bias, gelu_aux, gelu_aux_bias, dgelu, dgelu_bgrad) against the host
+// backend's. Every test skips with a one-line reason when createCudaBackend
+// fails (no driver, no device).
 //
 //===----------------------------------------------------------------------===//
 
@@ -386,6 +386,13 @@ TEST_F(CudaGpuTest, GemmRejectsInvalidDescriptor) {
   EXPECT_NE(s.message().find("epilogue 'gelu_aux': ldc = 4 is not divisible"),
             std::string::npos)
       << s.message();
+  g.epilogue = GemmEpilogue::DGeluBgrad; // aux read: the same rule
+  s = backend_->gemm(g, {d, d + 256, d + 512, d + 768, d + 1024});
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("epilogue 'dgelu_bgrad': ldc = 4 is not "
+                             "divisible by 8"),
+            std::string::npos)
+      << s.message();
   g.epilogue = GemmEpilogue::Bias;
   s = backend_->gemm(g, {d, d + 256, d + 512, d + 768 + 4});
   ASSERT_FALSE(s);
@@ -401,21 +408,26 @@ struct EpilogueCase {
   GemmEpilogue epilogue;
 };
 
-/// C (and aux) of `ec` run on `backend`, the buffers filled from the same
-/// values on every backend; padding starts as `kPad`.
+/// C, aux and the bias of `ec` run on `backend`, the buffers filled from
+/// the same values on every backend: C starts as `kPad`, aux and the bias as
+/// given (`aux` is the GELU input x where the epilogue reads it, `kPad`
+/// elsewhere; the bias is `kPad` where it is the gradient).
 struct EpilogueResult {
-  std::vector<double> c, aux;
+  std::vector<double> c, aux, bias;
 };
-constexpr double kPad = 1234.0;
+/// Exact in every c type (bf16 keeps 8 significant bits: 1234 would read
+/// back as 1232).
+constexpr double kPad = 1152.0;
 
 Status runEpilogueCase(Backend &backend, const GemmDesc &g,
                        const std::vector<double> &a,
                        const std::vector<double> &b,
-                       const std::vector<double> &bias, EpilogueResult &out) {
+                       const std::vector<double> &bias,
+                       const std::vector<double> &aux, EpilogueResult &out) {
   std::vector<double> pad(size_t(g.m * g.ldc), kPad);
   std::vector<std::vector<uint8_t>> bytes = {
       encode(a, g.aType), encode(b, g.bType), encode(bias, g.cType),
-      encode(pad, g.cType), encode(pad, g.cType)};
+      encode(pad, g.cType), encode(aux, g.cType)};
   std::vector<DevicePtr> ptrs(bytes.size(), 0);
   Status s;
   for (size_t i = 0; s && i < bytes.size(); ++i) {
@@ -432,22 +444,26 @@ Status runEpilogueCase(Backend &backend, const GemmDesc &g,
     s = backend.gemm(g, ops);
   if (s)
     s = backend.synchronize();
-  for (int i : {3, 4})
+  for (int i : {2, 3, 4})
     if (s)
       s = backend.copyToHost(bytes[i].data(), ptrs[i], bytes[i].size());
   for (DevicePtr p : ptrs)
     if (p)
       backend.free(p);
+  out.bias = decode(bytes[2], g.cType);
   out.c = decode(bytes[3], g.cType);
   out.aux = decode(bytes[4], g.cType);
   return s;
 }
 
-// cuBLASLt's epilogues, all seven, match the host backend's (the bit-exact
-// reference of the unfused add + relu / gelu kernels) within the rounding
-// of the c type: the GPU adds the bias (and applies the activation) before
-// rounding P, the host after, and the two gelu implementations differ in the
-// last bits. aux holds the activation's input (P, or P + bias); C's and
+// cuBLASLt's epilogues, all nine, match the host backend's (the bit-exact
+// reference of the unfused add + relu / gelu kernels, or gelu_grad +
+// reduce_sum kernels) within the rounding of the c type: the GPU adds the
+// bias (and applies the activation or gradient) before rounding P, the host
+// after, and the two gelu implementations differ in the last bits. A
+// written aux holds the activation's input (P, or P + bias); a read one (x,
+// the GELU input of dgelu*) is left as it was; the bias gradient is each
+// column's sum over the rows, within the sum of C's tolerances; C's and
 // aux's padding stay untouched, and aux is not written without aux.
 TEST_F(CudaGpuTest, GemmEpiloguesMatchHostReference) {
   std::vector<EpilogueCase> cases;
@@ -492,39 +508,81 @@ TEST_F(CudaGpuTest, GemmEpiloguesMatchHostReference) {
     };
     std::vector<double> a = fill(spanA(g), ec.ab), b = fill(spanB(g), ec.ab),
                         bias = fill(ec.n, ec.c);
+    const EpilogueOperand auxUse = epilogueAux(ec.epilogue);
+    const bool biasGrad = epilogueBias(ec.epilogue) == EpilogueOperand::Written;
+    if (biasGrad)
+      bias.assign(size_t(ec.n), kPad);
+    // x, the GELU input a backward epilogue reads: [-3, 3], both tails.
+    std::vector<double> aux(size_t(g.m * g.ldc), kPad);
+    if (auxUse == EpilogueOperand::Read) {
+      std::vector<double> x = fill(g.m * g.ldc, ec.c);
+      for (int64_t i = 0; i < g.m; ++i)
+        for (int64_t j = 0; j < g.n; ++j)
+          aux[i * g.ldc + j] = 3 * x[i * g.ldc + j];
+      aux = decode(encode(aux, ec.c), ec.c);
+    }
     EpilogueResult want, got;
-    Status s = runEpilogueCase(*host, g, a, b, bias, want);
+    Status s = runEpilogueCase(*host, g, a, b, bias, aux, want);
     ASSERT_TRUE(s) << "host: " << s.message();
-    s = runEpilogueCase(*backend_, g, a, b, bias, got);
+    s = runEpilogueCase(*backend_, g, a, b, bias, aux, got);
     ASSERT_TRUE(s) << "cuda: " << s.message();
     double outEps = ec.c == DType::F32   ? 1e-6
                     : ec.c == DType::F16 ? 1e-3
                                          : 8e-3;
+    // Two roundings of the c type on the host (P, then pre), one on the
+    // GPU, plus fp32 accumulation order; for gelu, cuBLASLt's tanh may be
+    // the hardware approximation (about 2^-11 relative). In the gradient
+    // dy * gelu'(x) that error scales with dy = P (gelu' is up to ~5 times
+    // as sensitive to tanh as gelu is, for |x| <= 3), so its tolerance is
+    // relative to P, the exact product in double.
+    const GemmActivation fn = epilogueActivation(ec.epilogue);
+    const bool gelu = fn == GemmActivation::GeluTanh;
+    std::vector<double> p(size_t(g.m * g.ldc), 0.0);
+    rowMajorGemm(g, a, b, p);
+    auto tol = [&](double x, bool gelu) {
+      double t = 3 * outEps * (std::fabs(x) + 1) + 1e-6 * double(g.k) * 4;
+      return gelu ? std::max(t, 2e-3 * (std::fabs(x) + 1)) : t;
+    };
+    auto tolC = [&](size_t idx) {
+      if (fn != GemmActivation::GeluTanhGrad)
+        return tol(want.c[idx], gelu);
+      return tol(want.c[idx], false) + 5e-3 * (std::fabs(p[idx]) + 1);
+    };
+    std::vector<double> biasTol(size_t(g.n), 0.0);
     for (int64_t i = 0; i < g.m; ++i)
       for (int64_t j = 0; j < g.ldc; ++j) {
         size_t idx = size_t(i * g.ldc + j);
         if (j >= g.n) {
           ASSERT_EQ(got.c[idx], kPad) << "C padding overwritten";
-          ASSERT_EQ(got.aux[idx], kPad) << "aux padding overwritten";
+          ASSERT_EQ(got.aux[idx], aux[idx]) << "aux padding overwritten";
           continue;
         }
-        // Two roundings of the c type on the host (P, then pre), one on the
-        // GPU, plus fp32 accumulation order; for gelu, cuBLASLt's tanh may
-        // be the hardware approximation (about 2^-11 relative).
-        auto tol = [&](double x, bool gelu) {
-          double t = 3 * outEps * (std::fabs(x) + 1) + 1e-6 * double(g.k) * 4;
-          return gelu ? std::max(t, 2e-3 * (std::fabs(x) + 1)) : t;
-        };
-        ASSERT_NEAR(got.c[idx], want.c[idx],
-                    tol(want.c[idx], epilogueActivation(ec.epilogue) ==
-                                         GemmActivation::GeluTanh))
+        ASSERT_NEAR(got.c[idx], want.c[idx], tolC(idx))
             << "C (" << i << ", " << j << ")";
-        if (epilogueHasAux(ec.epilogue))
+        biasTol[j] += tolC(idx);
+        switch (auxUse) {
+        case EpilogueOperand::Written:
           ASSERT_NEAR(got.aux[idx], want.aux[idx], tol(want.aux[idx], false))
               << "aux (" << i << ", " << j << ")";
-        else
+          break;
+        case EpilogueOperand::Read:
+          ASSERT_EQ(got.aux[idx], aux[idx]) << "read aux written";
+          break;
+        case EpilogueOperand::None:
           ASSERT_EQ(got.aux[idx], kPad) << "aux written without aux";
+          break;
+        }
       }
+    for (int64_t j = 0; j < g.n; ++j) {
+      if (!biasGrad) {
+        ASSERT_EQ(got.bias[j], bias[j]) << "bias written";
+        continue;
+      }
+      // Each C within its tolerance, the sum's own order and rounding.
+      ASSERT_NEAR(got.bias[j], want.bias[j],
+                  biasTol[j] + 3 * outEps * (std::fabs(want.bias[j]) + 1))
+          << "bias gradient " << j;
+    }
   }
 }
 

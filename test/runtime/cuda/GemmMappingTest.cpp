@@ -12,6 +12,7 @@
 
 #include "GemmReference.h"
 
+#include <cmath>
 #include <cstdint>
 #include <gtest/gtest.h>
 
@@ -220,7 +221,9 @@ TEST(GemmMapping, HeuristicKeyAndAlignment) {
   std::set<std::string> keys;
   for (const GemmEpilogueInfo &info : kGemmEpilogues) {
     e.epilogue = info.epilogue;
-    keys.insert(heuristicKey(toColumnMajor(e, aligned(info.bias, info.aux))));
+    keys.insert(heuristicKey(
+        toColumnMajor(e, aligned(info.bias != EpilogueOperand::None,
+                                 info.aux != EpilogueOperand::None))));
   }
   EXPECT_EQ(keys.size(), std::size(kGemmEpilogues));
   e.epilogue = GemmEpilogue::GeluAuxBias;
@@ -281,10 +284,12 @@ TEST(GemmMapping, EpilogueValidationRules) {
     SCOPED_TRACE(info.name);
     GemmDesc g = withEpilogue(info.epilogue);
     g.ldc = 20; // >= n = 16, but cuBLASLt's aux ld must be a multiple of 8
-    if (info.aux) {
+    if (info.aux != EpilogueOperand::None) {
       expectInvalid(g, "epilogue '" + std::string(info.name) +
                            "': ldc = 20 is not divisible by 8");
       expectInvalid(g, "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD");
+      if (info.aux == EpilogueOperand::Read) // the backward ones say which
+        expectInvalid(g, "of the aux (GELU input) leading dimension");
       g.ldc = 24;
     }
     // No aux, no constraint.
@@ -310,17 +315,23 @@ TEST(GemmMapping, EpilogueCublasLtEnumerators) {
       {GemmEpilogue::Gelu, 32, "CUBLASLT_EPILOGUE_GELU"},
       {GemmEpilogue::GeluBias, 36, "CUBLASLT_EPILOGUE_GELU_BIAS"},
       {GemmEpilogue::GeluAux, 160, "CUBLASLT_EPILOGUE_GELU_AUX"},
-      {GemmEpilogue::GeluAuxBias, 164, "CUBLASLT_EPILOGUE_GELU_AUX_BIAS"}};
+      {GemmEpilogue::GeluAuxBias, 164, "CUBLASLT_EPILOGUE_GELU_AUX_BIAS"},
+      {GemmEpilogue::DGelu, 192, "CUBLASLT_EPILOGUE_DGELU"},
+      {GemmEpilogue::DGeluBgrad, 208, "CUBLASLT_EPILOGUE_DGELU_BGRAD"}};
   ASSERT_EQ(std::size(expected), std::size(kGemmEpilogues));
   for (const Expected &x : expected) {
     SCOPED_TRACE(gemmEpilogueName(x.epilogue));
     EXPECT_EQ(cublasLtEpilogueValue(x.epilogue), x.value);
     EXPECT_EQ(cublasLtEpilogueName(x.epilogue), x.name);
   }
-  // Not mapped: RELU_AUX (2 | 128) and RELU_AUX_BIAS store a bit mask.
-  for (const GemmEpilogueInfo &info : kGemmEpilogues)
+  // Not mapped: RELU_AUX (2 | 128) and RELU_AUX_BIAS store a bit mask,
+  // DRELU (8 | 128) and DRELU_BGRAD read one.
+  for (const GemmEpilogueInfo &info : kGemmEpilogues) {
     EXPECT_NE(cublasLtEpilogueValue(info.epilogue) & (2 | 128), 2 | 128)
         << info.name;
+    EXPECT_NE(cublasLtEpilogueValue(info.epilogue) & (8 | 128), 8 | 128)
+        << info.name;
+  }
 }
 
 // Operand addresses: present exactly as the epilogue needs, bias and aux
@@ -367,6 +378,22 @@ TEST(GemmMapping, EpilogueOperandRules) {
   expectBad(aux, ops, "the aux address is aligned to 4 bytes");
   ops.aux += 12; // 16 bytes: enough
   EXPECT_TRUE(validateGemmOperands(aux, ops));
+  // Backward: dgelu reads aux and takes no bias; dgelu_bgrad writes its
+  // bias gradient through the bias address, aligned like a bias.
+  GemmDesc dgelu = withEpilogue(GemmEpilogue::DGelu);
+  GemmDesc bgrad = withEpilogue(GemmEpilogue::DGeluBgrad);
+  EXPECT_TRUE(validateGemmOperands(dgelu, aligned(false, true)));
+  EXPECT_TRUE(validateGemmOperands(bgrad, aligned(true, true)));
+  expectBad(dgelu, aligned(true, true), "epilogue 'dgelu' takes no bias");
+  expectBad(dgelu, aligned(false, false), "epilogue 'dgelu' needs aux");
+  expectBad(bgrad, aligned(false, true), "epilogue 'dgelu_bgrad' needs bias");
+  expectBad(bgrad, aligned(true, false), "epilogue 'dgelu_bgrad' needs aux");
+  ops = aligned(true, true);
+  ops.bias += 4;
+  expectBad(bgrad, ops, "the bias address is aligned to 4 bytes");
+  ops = aligned(false, true);
+  ops.aux += 8;
+  expectBad(dgelu, ops, "the aux address is aligned to 8 bytes");
 }
 
 // The column-major form carries the epilogue: the bias (c's type) runs over
@@ -427,6 +454,59 @@ TEST(GemmMapping, EpilogueColumnMajorForm) {
   EXPECT_EQ(cm.epilogue, GemmEpilogue::Relu);
   EXPECT_EQ(cm.auxLd, 0);
   EXPECT_EQ(cm.biasPtr, 0u);
+  // dgelu_bgrad: aux read with ld = ldc, the bias gradient's address and
+  // type (c's) as a bias's.
+  g.epilogue = GemmEpilogue::DGeluBgrad;
+  ops = aligned(true, true);
+  cm = toColumnMajor(g, ops);
+  EXPECT_EQ(cm.epilogue, GemmEpilogue::DGeluBgrad);
+  EXPECT_EQ(cm.auxLd, 24);
+  EXPECT_EQ(cm.biasType, DType::BF16);
+  EXPECT_EQ(cm.biasPtr, ops.bias);
+  EXPECT_EQ(cm.auxPtr, ops.aux);
+  g.epilogue = GemmEpilogue::DGelu;
+  cm = toColumnMajor(g, aligned(false, true));
+  EXPECT_EQ(cm.auxLd, 24);
+  EXPECT_EQ(cm.biasPtr, 0u);
+}
+
+// DGELU(_BGRAD) in column-major terms is dgelu(_bgrad) in row-major ones,
+// bit for bit: D's element (r, s) reads aux(r, s) at s * ldc + r, which is
+// the row-major aux[s][r], and cuBLASLt's bias gradient over D's rows (the
+// sum over D's columns) is the row-major sum over C's rows for each column
+// j, summed in the same order.
+TEST(GemmMapping, BackwardEpilogueColumnMajorForm) {
+  std::mt19937 rng(7);
+  // Any function of (dy, x) shows the layout; this one is GELU's gradient.
+  auto grad = [](double dy, double x) {
+    const double k = 0.7978845608028654, c = 0.044715;
+    double t = std::tanh(k * (x + c * x * x * x));
+    return dy *
+           (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x));
+  };
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (int64_t pad : {0, 3}) {
+        GemmDesc g = makeGemm(ta, tb, 5, 7, 4, 1, pad, false);
+        g.epilogue = GemmEpilogue::DGeluBgrad;
+        g.alpha = 0.5;
+        std::vector<double> a = randomVector(spanA(g), rng);
+        std::vector<double> b = randomVector(spanB(g), rng);
+        std::vector<double> aux = randomVector(spanC(g) + pad, rng);
+        std::vector<double> c0 = randomVector(spanC(g) + pad, rng);
+        std::vector<double> expected = c0, actual = c0, wantBias, gotBias;
+        rowMajorGemm(g, a, b, expected);
+        rowMajorDGelu(g, aux, grad, expected, &wantBias);
+        ColumnMajorGemm cm = toColumnMajor(g);
+        ASSERT_EQ(cm.auxLd, g.ldc);
+        columnMajorGemm(cm, /*A'=*/b, /*B'=*/a, actual, g.alpha, g.beta);
+        columnMajorDGelu(cm, aux, grad, actual, &gotBias);
+        EXPECT_EQ(actual, expected)
+            << "ta=" << ta << " tb=" << tb << " pad=" << pad;
+        ASSERT_EQ(gotBias.size(), size_t(g.n)); // D's rows: C's columns
+        EXPECT_EQ(gotBias, wantBias)
+            << "ta=" << ta << " tb=" << tb << " pad=" << pad;
+      }
 }
 
 } // namespace

@@ -87,6 +87,45 @@ inline void columnMajorBias(const ColumnMajorGemm &g,
       c[s * g.c.ld + r] += bias[r];
 }
 
+/// The dgelu epilogue on the row-major result of a batch-1 GemmDesc:
+/// C[i][j] = grad(C[i][j], aux[i][j]) (aux laid out like C, ld ldc); with
+/// `dbias`, also dgelu_bgrad's bias gradient dbias[j] = sum over i of
+/// C[i][j], rows in order.
+template <class Grad>
+inline void rowMajorDGelu(const GemmDesc &g, const std::vector<double> &aux,
+                          Grad grad, std::vector<double> &c,
+                          std::vector<double> *dbias) {
+  if (dbias)
+    dbias->assign(size_t(g.n), 0.0);
+  for (int64_t i = 0; i < g.m; ++i)
+    for (int64_t j = 0; j < g.n; ++j) {
+      double &out = c[i * g.ldc + j];
+      out = grad(out, aux[i * g.ldc + j]);
+      if (dbias)
+        (*dbias)[j] += out;
+    }
+}
+
+/// The same by cuBLASLt's definition of CUBLASLT_EPILOGUE_DGELU(_BGRAD),
+/// batch 1: D(r, s) = grad(D(r, s), aux(r, s)) with aux(r, s) at
+/// s * auxLd + r, and the bias gradient over D's rows, dbias[r] = sum over s
+/// of D(r, s), columns in order.
+template <class Grad>
+inline void columnMajorDGelu(const ColumnMajorGemm &g,
+                             const std::vector<double> &aux, Grad grad,
+                             std::vector<double> &c,
+                             std::vector<double> *dbias) {
+  if (dbias)
+    dbias->assign(size_t(g.m), 0.0);
+  for (int64_t s = 0; s < g.n; ++s)
+    for (int64_t r = 0; r < g.m; ++r) {
+      double &out = c[s * g.c.ld + r];
+      out = grad(out, aux[s * g.auxLd + r]);
+      if (dbias)
+        (*dbias)[r] += out;
+    }
+}
+
 } // namespace tfc::rt::cuda::testing
 
 #endif // TFC_TEST_RUNTIME_CUDA_GEMMREFERENCE_H

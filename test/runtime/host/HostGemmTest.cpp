@@ -3,8 +3,9 @@
 // Every GemmDesc variant (transposes, padded leading dimensions, batch
 // strides including 0, alpha/beta, 16-bit and f64 operands) against a naive
 // triple loop in double, through the Backend interface. Epilogues against
-// the host interpreter running the unfused add and relu or gelu kernels:
-// equal bit for bit, NaN and -0.0 included.
+// the host interpreter running the unfused add and relu or gelu kernels, or
+// gelu_grad and reduce_sum kernels: equal bit for bit, NaN and -0.0
+// included.
 //
 //===----------------------------------------------------------------------===//
 
@@ -240,8 +241,13 @@ namespace {
 /// Buffers of one epilogue GEMM on the host backend, in storage format.
 struct EpilogueGemm {
   GemmDesc g;
-  Buf a, b, bias;
-  Buf c, aux; ///< Results; every element starts as kPoison.
+  Buf a, b;
+  /// Read: the bias values. Written (the bias gradient): starts as kPoison.
+  Buf bias;
+  Buf c; ///< Result; every element starts as kPoison.
+  /// Written: starts as kPoison. Read (the GELU input x of dgelu*): values
+  /// in the m x n entries, kPoison in the padding.
+  Buf aux;
 };
 
 constexpr uint8_t kPoison = 0xA5;
@@ -262,7 +268,12 @@ Buf packRows(const Buf &x, int64_t m, int64_t n, int64_t ld) {
 /// `specials` (m >= 2, k >= 2), row 0 of P is NaN (a NaN in a's row 0), row 1
 /// is -0.75 * 2^-28 (a's row 1 is 2^-14, 0, 0, ..., b's row 0 is -2^-14),
 /// which rounds to -0.0 in f16, and bias[0] is -0.0, so pre holds NaN and,
-/// for f16, -0.0 with and without a bias.
+/// for f16, -0.0 with and without a bias. For an epilogue that reads aux
+/// (the GELU input x), aux's m x n entries are random in [-6, 6] (both tails
+/// of tanh), and P has no NaN row (it would make every column sum NaN and
+/// hide the summation order); instead the specials are x[0][0] = 0,
+/// x[1][0] = -0.0, x[m-2][n-1] = 12 and, with n >= 3, x[m-1][0] NaN (one
+/// NaN column). A written bias (the bias gradient) starts poisoned.
 EpilogueGemm makeEpilogueGemm(DType dtype, int64_t m, int64_t n, int64_t k,
                               int64_t pad, GemmEpilogue epilogue, uint32_t seed,
                               bool specials = false) {
@@ -288,8 +299,10 @@ EpilogueGemm makeEpilogueGemm(DType dtype, int64_t m, int64_t n, int64_t k,
   };
   std::vector<double> a = randomValues(m * k), b = randomValues(k * n),
                       bias = randomValues(n);
+  const bool readsAux = epilogueAux(epilogue) == EpilogueOperand::Read;
   if (specials) {
-    a[1] = std::numeric_limits<double>::quiet_NaN();
+    if (!readsAux)
+      a[1] = std::numeric_limits<double>::quiet_NaN();
     for (int64_t p = 0; p < k; ++p)
       a[k + p] = p == 0 ? 0x1p-14 : 0.0;
     for (int64_t j = 0; j < n; ++j)
@@ -299,14 +312,35 @@ EpilogueGemm makeEpilogueGemm(DType dtype, int64_t m, int64_t n, int64_t k,
   e.a = make(dtype, a);
   e.b = make(dtype, b);
   e.bias = make(dtype, bias);
+  if (epilogueBias(epilogue) == EpilogueOperand::Written)
+    std::fill(e.bias.bytes.begin(), e.bias.bytes.end(), kPoison);
   e.c.dtype = e.aux.dtype = dtype;
   e.c.bytes.assign(m * g.ldc * dtypeSize(dtype), kPoison);
   e.aux.bytes = e.c.bytes;
+  if (readsAux) {
+    std::uniform_real_distribution<double> wide(-6, 6);
+    std::vector<double> x(m * n);
+    for (double &v : x)
+      v = wide(rng);
+    if (specials) {
+      x[0] = 0.0;
+      x[n] = -0.0;
+      x[(m - 2) * n + n - 1] = 12.0;
+      if (n >= 3)
+        x[(m - 1) * n] = std::numeric_limits<double>::quiet_NaN();
+    }
+    Buf packed = make(dtype, x);
+    int64_t size = dtypeSize(dtype);
+    for (int64_t r = 0; r < m; ++r)
+      std::copy(packed.bytes.begin() + r * n * size,
+                packed.bytes.begin() + (r + 1) * n * size,
+                e.aux.bytes.begin() + r * g.ldc * size);
+  }
   return e;
 }
 
 /// Runs `e` on a fresh host backend (bias and aux passed only when the
-/// epilogue has them) and reads C and aux back into `e`.
+/// epilogue has them) and reads C, aux and the bias back into `e`.
 void runEpilogueGemm(EpilogueGemm &e) {
   auto backend = createHostBackend();
   std::vector<DevicePtr> ptrs;
@@ -329,16 +363,23 @@ void runEpilogueGemm(EpilogueGemm &e) {
   ASSERT_TRUE(
       backend->copyToHost(e.aux.bytes.data(), ptrs[4], e.aux.bytes.size())
           .isOk());
+  ASSERT_TRUE(
+      backend->copyToHost(e.bias.bytes.data(), ptrs[2], e.bias.bytes.size())
+          .isOk());
   for (DevicePtr p : ptrs)
     backend->free(p);
 }
 
 /// The unfused reference of `e`'s epilogue: the plain GEMM (epilogue none)
 /// on the host backend, then, on what each stores, the interpreter's add
-/// kernel (P + bias, when the epilogue has a bias) and its relu or
-/// gelu(approximate=tanh) kernel (when it has that activation). Returns pre
-/// (the activation's input) and C, packed m x n.
-void unfusedReference(const EpilogueGemm &e, Buf &pre, Buf &c) {
+/// kernel (P + bias, when the epilogue reads a bias) and its relu or
+/// gelu(approximate=tanh) kernel (when it has that activation), or its
+/// gelu_grad(approximate=tanh) kernel of (dy = P, x = aux) and, when the
+/// epilogue writes the bias gradient, its reduce_sum kernel over the rows
+/// (dims [0], a column_reduction program; `biasGrad`). Returns pre (the
+/// activation's input) and C, packed m x n.
+void unfusedReference(const EpilogueGemm &e, Buf &pre, Buf &c,
+                      Buf *biasGrad = nullptr) {
   EpilogueGemm plain = e;
   plain.g.epilogue = GemmEpilogue::None;
   runEpilogueGemm(plain);
@@ -348,7 +389,27 @@ void unfusedReference(const EpilogueGemm &e, Buf &pre, Buf &c) {
   std::string dt = dtypeName(g.cType);
   std::string mn = std::to_string(g.m) + "x" + std::to_string(g.n);
   pre = packRows(plain.c, g.m, g.n, g.ldc);
-  if (epilogueHasBias(g.epilogue)) {
+  if (epilogueActivation(g.epilogue) == GemmActivation::GeluTanhGrad) {
+    std::string grad = program("in %0 " + dt + " " + mn + "\nin %1 " + dt +
+                               " " + mn + "\nop %2 gelu_grad " + dt + " " + mn +
+                               " (%0, %1) approximate=tanh\nout %2\n");
+    std::vector<Buf> outs =
+        runProgram(grad, {pre, packRows(e.aux, g.m, g.n, g.ldc)});
+    ASSERT_EQ(outs.size(), 1u);
+    c = outs[0];
+    if (epilogueBias(g.epilogue) != EpilogueOperand::Written)
+      return;
+    std::string n = std::to_string(g.n);
+    std::string sum =
+        program("in %0 " + dt + " " + mn + "\nop %1 reduce_sum " + dt + " " +
+                    n + " (%0) dims=[0] keepdim=false\nout %1\n",
+                "column_reduction");
+    outs = runProgram(sum, {c});
+    ASSERT_EQ(outs.size(), 1u);
+    *biasGrad = outs[0];
+    return;
+  }
+  if (epilogueBias(g.epilogue) == EpilogueOperand::Read) {
     std::string add = program("in %0 " + dt + " " + mn + "\nin %1 " + dt + " " +
                               std::to_string(g.n) + "\nop %2 add " + dt + " " +
                               mn + " (%0, %1)\nout %2\n");
@@ -367,6 +428,8 @@ void unfusedReference(const EpilogueGemm &e, Buf &pre, Buf &c) {
   case GemmActivation::GeluTanh:
     op = "gelu";
     break;
+  case GemmActivation::GeluTanhGrad:
+    return; // handled above
   }
   std::string activation = program(
       "in %0 " + dt + " " + mn + "\nop %1 " + op + " " + dt + " " + mn +
@@ -415,13 +478,18 @@ bool paddingUntouched(const Buf &x, int64_t m, int64_t n, int64_t ld) {
 } // namespace
 
 // Every host epilogue equals, bit for bit, the plain GEMM followed by the
-// unfused add kernel (with a bias) and relu or gelu(tanh) kernel on the
-// interpreter, for every float dtype (16-bit values rounded to c_type
-// between the steps, as the kernels store them), row lengths 1, 3 and 127
-// (vector tails) and padded rows; C's and aux's padding is never written.
+// unfused kernels on the interpreter, for every float dtype (16-bit values
+// rounded to c_type between the steps, as the kernels store them), m = 5,
+// row lengths 1, 3 and 127 (vector tails) and padded rows; C's and a
+// written aux's padding is never written, a read aux not at all.
+// Forward: the add kernel (with a bias) and the relu or gelu(tanh) kernel;
 // pre holds a NaN row and (for f16, where a tiny negative P rounds to it)
 // -0.0, with and without a bias: relu must keep the NaN and turn -0.0 into
-// +0.0 exactly as tfc.relu does.
+// +0.0 exactly as tfc.relu does. Backward: the gelu_grad(tanh) kernel of
+// (P, x) and, for dgelu_bgrad, the reduce_sum kernel over the rows (a
+// column reduction, dims [0]; also dims [0, 1] of a 1 x m x n tensor, the
+// rank-3 form a batch of sequences has), its bias gradient equal bit for
+// bit: same f32 (f64) accumulator, row order and rounding to c_type.
 TEST(HostGemm, EpilogueBitIdenticalToUnfusedKernels) {
   uint32_t seed = 1;
   for (DType dt : {DType::F32, DType::F16, DType::BF16, DType::F64})
@@ -435,12 +503,18 @@ TEST(HostGemm, EpilogueBitIdenticalToUnfusedKernels) {
                        " pad=" + std::to_string(pad) + " " + info.name);
           EpilogueGemm e = makeEpilogueGemm(dt, 5, n, 37, pad, ep, seed++,
                                             /*specials=*/true);
-          Buf pre, want;
-          unfusedReference(e, pre, want);
+          const EpilogueGemm before = e;
+          Buf pre, want, wantBias;
+          unfusedReference(e, pre, want, &wantBias);
           runEpilogueGemm(e);
           if (HasFatalFailure())
             return;
-          EXPECT_TRUE(hasNaN(pre));
+          const bool backward = info.activation == GemmActivation::GeluTanhGrad;
+          if (!backward) {
+            EXPECT_TRUE(hasNaN(pre));
+          } else if (n >= 3) {
+            EXPECT_TRUE(hasNaN(want)); // the NaN column of x
+          }
           if (dt == DType::F16) {
             EXPECT_TRUE(hasNegativeZero(pre));
           }
@@ -449,15 +523,118 @@ TEST(HostGemm, EpilogueBitIdenticalToUnfusedKernels) {
           EXPECT_EQ(i, -1) << "element " << i << ": " << got.at(i) << " vs "
                            << want.at(i);
           EXPECT_TRUE(paddingUntouched(e.c, e.g.m, n, e.g.ldc));
-          if (epilogueHasAux(ep)) {
+          switch (info.aux) {
+          case EpilogueOperand::Written:
             EXPECT_EQ(firstDifference(packRows(e.aux, e.g.m, n, e.g.ldc), pre),
                       -1);
             EXPECT_TRUE(paddingUntouched(e.aux, e.g.m, n, e.g.ldc));
-          } else {
+            break;
+          case EpilogueOperand::Read:
+            EXPECT_EQ(e.aux.bytes, before.aux.bytes); // x, padding included
+            break;
+          case EpilogueOperand::None:
             // Not passed: the poisoned buffer reads back unchanged.
             EXPECT_TRUE(paddingUntouched(e.aux, e.g.m, 0, e.g.ldc));
+            break;
           }
+          if (info.bias != EpilogueOperand::Written) {
+            EXPECT_EQ(e.bias.bytes, before.bias.bytes);
+            continue;
+          }
+          i = firstDifference(e.bias, wantBias);
+          EXPECT_EQ(i, -1) << "bias gradient element " << i << ": "
+                           << e.bias.at(i) << " vs " << wantBias.at(i);
+          // Finite sums where x has no NaN (a NaN row would hide the order).
+          EXPECT_FALSE(std::isnan(e.bias.at(n - 1)));
+          std::string dtn = dtypeName(dt), nn = std::to_string(n);
+          std::vector<Buf> rank3 =
+              runProgram(program("in %0 " + dtn + " 1x5x" + nn +
+                                     "\nop %1 reduce_sum " + dtn + " " + nn +
+                                     " (%0) dims=[0,1] keepdim=false\nout %1\n",
+                                 "column_reduction"),
+                         {want});
+          ASSERT_EQ(rank3.size(), 1u);
+          EXPECT_EQ(firstDifference(rank3[0], wantBias), -1);
         }
+}
+
+// dgelu_bgrad's bias gradient is the reduce_sum kernel's for every dtype,
+// order and accumulator included, on a column built to show both: with
+// x = 12 (gelu'(12) = 1 exactly, so C = P) and P's rows 1, h, h, u, -0.0
+// (k = 1, b = 1), where h is half an ulp of 1 in the accumulator (f32, or
+// f64 for f64) and u half an ulp of 1 in c_type, the kernel's in-order f32
+// sum ((1 + h) + h) + u rounds to 1 in c_type (each step a tie to even),
+// while the reversed order or a wider accumulator keeps 2h + u and rounds
+// up. The unfused reference equals the in-order value, and the test checks
+// that the other orders would indeed differ.
+TEST(HostGemm, BiasGradientHasTheReduceKernelsOrderAndAccumulator) {
+  struct Case {
+    DType dt;
+    double h, u;
+  };
+  for (Case c :
+       {Case{DType::F32, 0x1p-24, 0x1p-24}, Case{DType::F16, 0x1p-24, 0x1p-11},
+        Case{DType::BF16, 0x1p-24, 0x1p-8},
+        Case{DType::F64, 0x1p-53, 0x1p-53}}) {
+    SCOPED_TRACE(dtypeName(c.dt));
+    const int64_t m = 5, n = 3;
+    EpilogueGemm e =
+        makeEpilogueGemm(c.dt, m, n, 1, 2, GemmEpilogue::DGeluBgrad, 11);
+    e.g.alpha = 1;
+    e.a = make(c.dt, {1, c.h, c.h, c.u, -0.0});
+    e.b = make(c.dt, std::vector<double>(n, 1.0));
+    Buf x = make(c.dt, std::vector<double>(m * e.g.ldc, 12.0));
+    e.aux.bytes = x.bytes;
+    Buf pre, want, wantBias;
+    unfusedReference(e, pre, want, &wantBias);
+    runEpilogueGemm(e);
+    if (HasFatalFailure())
+      return;
+    ASSERT_EQ(firstDifference(want, pre), -1) << "gelu'(12) is not 1 here";
+    EXPECT_EQ(firstDifference(packRows(e.c, m, n, e.g.ldc), want), -1);
+    int64_t i = firstDifference(e.bias, wantBias);
+    EXPECT_EQ(i, -1) << "bias gradient element " << i << ": " << e.bias.at(i)
+                     << " vs " << wantBias.at(i);
+    // The kernel's order gives 1; the others 1 + an ulp of c_type.
+    for (int64_t j = 0; j < n; ++j)
+      EXPECT_EQ(e.bias.at(j), 1.0) << j;
+    double inOrder, reversed, wide = 1 + 2 * c.h + c.u;
+    if (c.dt == DType::F64) {
+      inOrder = ((1 + c.h) + c.h) + c.u;
+      reversed = ((c.u + c.h) + c.h) + 1;
+    } else {
+      float f = ((1.0f + float(c.h)) + float(c.h)) + float(c.u);
+      float r = ((float(c.u) + float(c.h)) + float(c.h)) + 1.0f;
+      inOrder = f;
+      reversed = r;
+    }
+    EXPECT_EQ(make(c.dt, {inOrder}).at(0), 1.0);
+    EXPECT_GT(make(c.dt, {reversed}).at(0), 1.0);
+    EXPECT_GT(make(c.dt, {wide}).at(0), 1.0);
+  }
+}
+
+// A GEMM of no rows still writes its bias gradient: zeros, as the unfused
+// reduce_sum over an empty dim does (the manifest never has m = 0, the
+// Backend interface may).
+TEST(HostGemm, BiasGradientOfNoRowsIsZero) {
+  auto backend = createHostBackend();
+  DevicePtr p;
+  ASSERT_TRUE(backend->allocate(4096, p).isOk());
+  GemmDesc g;
+  g.m = 0;
+  g.n = g.k = 3;
+  g.lda = g.ldb = g.ldc = 8;
+  g.epilogue = GemmEpilogue::DGeluBgrad;
+  const std::vector<uint8_t> poison(12, kPoison);
+  ASSERT_TRUE(backend->copyToDevice(p + 3072, poison.data(), 12).isOk());
+  Status s = backend->gemm(g, {p, p + 1024, p + 2048, p + 3072, p + 3584});
+  ASSERT_TRUE(s.isOk()) << s.message();
+  std::vector<float> dbias(3, 1.0f);
+  ASSERT_TRUE(backend->copyToHost(dbias.data(), p + 3072, 12).isOk());
+  EXPECT_EQ(dbias, std::vector<float>(3, 0.0f));
+  EXPECT_FALSE(std::signbit(dbias[0]));
+  backend->free(p);
 }
 
 // gelu_aux_bias writes aux = pre: exactly what the bias epilogue stores in
@@ -484,7 +661,8 @@ TEST(HostGemm, GeluAuxBiasWritesPre) {
   }
 }
 
-// Epilogue misuse through the Backend interface: clear errors, nothing run.
+// Epilogue misuse through the Backend interface: clear errors, nothing run;
+// what a GEMM only reads may share memory, what it writes may not.
 TEST(HostGemm, EpilogueRejections) {
   auto backend = createHostBackend();
   DevicePtr p;
@@ -550,5 +728,42 @@ TEST(HostGemm, EpilogueRejections) {
     ops.aux = at;
     rejects(g, ops, "aux overlaps");
   }
+  // Backward: dgelu reads aux and takes no bias; dgelu_bgrad also writes
+  // the bias gradient.
+  d = g;
+  d.epilogue = GemmEpilogue::DGelu;
+  ops = ok;
+  ops.bias = 0;
+  ASSERT_TRUE(backend->gemm(d, ops).isOk());
+  rejects(d, ok, "epilogue 'dgelu' takes no bias operand");
+  ops.aux = 0;
+  rejects(d, ops, "epilogue 'dgelu' needs aux operand");
+  // A read aux may share a's or b's memory (all three are read), never c's.
+  for (DevicePtr at : {p, p + 1024}) {
+    ops.aux = at;
+    Status s = backend->gemm(d, ops);
+    EXPECT_TRUE(s.isOk()) << s.message();
+  }
+  ops.aux = p + 2048 + 16;
+  rejects(d, ops, "aux overlaps another operand");
+  d.epilogue = GemmEpilogue::DGeluBgrad;
+  ASSERT_TRUE(backend->gemm(d, ok).isOk());
+  ops = ok;
+  ops.bias = 0;
+  rejects(d, ops, "epilogue 'dgelu_bgrad' needs bias operand");
+  ops = ok;
+  ops.aux = p; // read, like a
+  ASSERT_TRUE(backend->gemm(d, ops).isOk());
+  // The bias gradient is written: apart from a, b, aux and c.
+  for (DevicePtr at : {p + 8, p + 1024 + 8, p + 4096 + 8}) {
+    ops = ok;
+    ops.bias = at;
+    rejects(d, ops, "the bias gradient overlaps another operand");
+  }
+  ops = ok;
+  ops.bias = p + 2048 + 8;
+  rejects(d, ops, "c overlaps the bias");
+  d.beta = 1;
+  rejects(d, ok, "epilogue 'dgelu_bgrad' needs beta 0");
   backend->free(p);
 }

@@ -10,6 +10,7 @@
 #include "HostTestUtil.h"
 
 #include "common/ScalarOps.h"
+#include "runtime/src/host/HostKernels.h"
 
 #include <array>
 #include <cmath>
@@ -349,6 +350,56 @@ TEST(HostInterpreter, Reductions) {
                   "keepdim=false\nout %1\n",
                   {make(DType::BF16, ones)}),
              {512}, 0);
+}
+
+// A reduction over every dim but the last (a bias gradient) runs
+// columnSumValues, which the GEMM dgelu_bgrad epilogue calls too: one
+// accumulator per column starting at +0.0, rows added in order, rounded
+// once. The order shows: 1e8 + 1 rounds back to 1e8 in f32, so rows 1e8, 1,
+// -1e8, 1 sum to 1 in order (reversed: 0, in pairs: 0 or 2); a single -0.0
+// row sums to +0.0.
+// Leading dims of any rank flatten into rows, and a padded matrix (ld >
+// cols) sums like its packed rows.
+TEST(HostInterpreter, ColumnReductionAddsRowsInOrder) {
+  std::vector<double> v = {1e8, -0.0, 2, 1, 3, 0.5, -1e8, 4, 0.25, 1, 0, 0};
+  std::vector<double> want = {1, 7, 2.75};
+  expectNear(run1("in %0 f32 4x3\nop %1 reduce_sum f32 3 (%0) dims=[0] "
+                  "keepdim=false\nout %1\n",
+                  {f32(v)}, "column_reduction"),
+             want, 0);
+  std::vector<double> sums = run1("in %0 f32 1x3\nop %1 reduce_sum f32 3 (%0) "
+                                  "dims=[0] keepdim=false\nout %1\n",
+                                  {f32({-0.0, 1, 2})}, "column_reduction");
+  ASSERT_EQ(sums.size(), 3u);
+  EXPECT_EQ(sums[0], 0.0);
+  EXPECT_FALSE(std::signbit(sums[0]));
+  // Rank 3, dims [0, 1]: the same rows.
+  expectNear(run1("in %0 f32 2x2x3\nop %1 reduce_sum f32 3 (%0) dims=[0,1] "
+                  "keepdim=false\nout %1\n",
+                  {f32(v)}, "column_reduction"),
+             want, 0);
+  expectNear(run1("in %0 f32 4x3\nop %1 reduce_mean f32 1x3 (%0) dims=[0] "
+                  "keepdim=true\nout %1\n",
+                  {f32(v)}, "column_reduction"),
+             {0.25, 1.75, 2.75f / 4}, 0);
+  // bf16 accumulates in f32 and rounds once: 300 ones sum to 300, where a
+  // bf16 accumulator would stall at 256.
+  std::vector<double> ones(300, 1.0);
+  expectNear(run1("in %0 bf16 300x1\nop %1 reduce_sum bf16 1 (%0) dims=[0] "
+                  "keepdim=false\nout %1\n",
+                  {make(DType::BF16, ones)}, "column_reduction"),
+             {300}, 0);
+  // The function itself, on padded rows (ld 4, the padding never read).
+  const float padded[] = {1e8f,  -0.0f, 2, 99, 1, 3, 0.5f, 99,
+                          -1e8f, 4,     0.25f, 99, 1, 0, 0};
+  float y[3];
+  columnSumValues(padded, 4, 3, 4, y);
+  EXPECT_EQ(std::vector<double>(y, y + 3), want);
+  // f64 the same way: 1e17 + 1 rounds back to 1e17.
+  const double paddedF64[] = {1e17, 99, 1, 99, -1e17, 99, 1};
+  double z[1];
+  columnSumValues(paddedF64, 4, 1, 2, z);
+  EXPECT_EQ(z[0], 1.0);
 }
 
 //===----------------------------------------------------------------------===//
