@@ -173,7 +173,7 @@ TEST(Executor, StepFailuresNameTheStep) {
   f.backend->failOn = "gemm";
   Status s = f.exec->run("forward");
   ASSERT_FALSE(s.isOk());
-  EXPECT_NE(s.message().find("entry 'forward' step 1 (gemm): injected failure"),
+  EXPECT_NE(s.message().find("entry 'forward' step 1 (gemm 2x2x3): injected failure"),
             std::string::npos)
       << s.message();
   f.backend->failOn = "launch";
@@ -271,6 +271,8 @@ TEST(Executor, GemmEpilogueOperands) {
   ASSERT_TRUE(f.exec->profile("forward", 1, steps).isOk());
   ASSERT_EQ(steps.size(), 3u);
   EXPECT_EQ(steps[1].kind, "gemm");
+  // The label names the GEMM's m x n x k and its epilogue.
+  EXPECT_EQ(steps[1].label, "gemm 2x2x3 gelu_aux_bias");
   // a (f32 2x3) + b (3x2) + c (2x2) + bias (2) + aux (2x2), 4 bytes each.
   EXPECT_EQ(steps[1].bytes, (6 + 6 + 4 + 2 + 4) * 4);
 }

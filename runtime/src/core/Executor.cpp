@@ -270,8 +270,17 @@ std::string Executor::stepLabel(const Step &step) const {
   switch (step.kind) {
   case StepKind::Launch:
     return "launch " + artifact_->kernels[step.kernel].name;
-  case StepKind::Gemm:
-    return "gemm";
+  case StepKind::Gemm: {
+    // Shape and epilogue, so a profile tells the GEMMs of a step apart.
+    const GemmDesc &g = step.gemm;
+    std::string label = "gemm " + std::to_string(g.m) + "x" +
+                        std::to_string(g.n) + "x" + std::to_string(g.k);
+    if (g.batch != 1)
+      label += " batch " + std::to_string(g.batch);
+    if (g.epilogue != GemmEpilogue::None)
+      label += std::string(" ") + gemmEpilogueName(g.epilogue);
+    return label;
+  }
   case StepKind::Copy:
     return "copy";
   }
