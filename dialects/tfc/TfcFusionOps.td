@@ -41,7 +41,8 @@ def Tfc_FusionOp : Tfc_Op<"fusion", [IsolatedFromAbove, SingleBlock,
       rows (number of rows and row length), the other ops pointwise;
     * `column_reduction`: at least one column reduction, the others pointwise;
     * `gather`: exactly one gather op, the others pointwise;
-    * `gemm`: exactly one gemm op plus pointwise prologue/epilogue ops;
+    * `gemm`: exactly one gemm op plus the epilogue cuBLASLt fuses (a bias
+      row, ReLU, GELU tanh, GELU gradient, bias gradient; TfcGemmKernel.h);
     * `block_quantized`: exactly one update of block-wise quantized state
       (`adamw8bit`) plus pointwise ops computing its operands.
 
