@@ -48,7 +48,7 @@ void expectError(const std::function<void(TestArtifact &)> &edit,
 
 /// Edits the manifest only.
 void expectManifestError(const std::function<void(json &)> &edit,
-                         std::initializer_list<std::string> needles) {
+                                std::initializer_list<std::string> needles) {
   expectError([&](TestArtifact &t) { edit(t.manifest); }, needles);
 }
 
@@ -637,20 +637,23 @@ TEST(Artifact, GemmAuxWithoutBias) {
                    {"steps[1]", std::string("aux overlaps ") + what});
 }
 
+// Loading the test artifact with `epilogue`, edited by `edit`, fails with
+// every one of `needles` in the message.
+static void expectEpilogueError(const std::string &epilogue,
+                                const std::function<void(json &)> &edit,
+                                std::initializer_list<std::string> needles) {
+  expectError(
+      [&](TestArtifact &t) {
+        t = TestArtifact::withEpilogue(epilogue);
+        edit(t.manifest);
+      },
+      needles);
+}
+
 // Every epilogue rule of the contract rejects with the field's path: bias
 // and aux present exactly when the epilogue uses them, batch 1, beta 0,
 // c_type operands large enough, and nothing written overlapping.
 TEST(Artifact, GemmEpilogueRules) {
-  auto expectEpilogueError = [](const std::string &epilogue,
-                                const std::function<void(json &)> &edit,
-                                std::initializer_list<std::string> needles) {
-    expectError(
-        [&](TestArtifact &t) {
-          t = TestArtifact::withEpilogue(epilogue);
-          edit(t.manifest);
-        },
-        needles);
-  };
   auto buffer = [](json &m, int id) -> json & { return m["buffers"][id]; };
   // Presence.
   expectEpilogueError("bias", [](json &m) { gemmStep(m)["epilogue"] = "none"; },
@@ -718,16 +721,6 @@ TEST(Artifact, GemmBackwardEpilogueDirections) {
     Status s = load(t, a);
     EXPECT_TRUE(s.isOk()) << epilogue << ": " << s.message();
   };
-  auto refuses = [](const std::string &epilogue,
-                    const std::function<void(json &)> &edit,
-                    std::initializer_list<std::string> needles) {
-    expectError(
-        [&](TestArtifact &t) {
-          t = TestArtifact::withEpilogue(epilogue);
-          edit(t.manifest);
-        },
-        needles);
-  };
   /// Appends arena view `id` of f32 `shape` at byte `offset`.
   auto arenaView = [](json &m, int id, int offset, std::vector<int> shape) {
     m["arena"]["size"] = 1024;
@@ -743,28 +736,28 @@ TEST(Artifact, GemmBackwardEpilogueDirections) {
     loads(name, [](json &m) { gemmStep(m)["aux"] = 3; });
     loads(name, [](json &m) { gemmStep(m)["aux"] = 1; });
     // ... but never from what the GEMM writes.
-    refuses(name, [](json &m) { gemmStep(m)["aux"] = 5; }, // alias of c
+    expectEpilogueError(name, [](json &m) { gemmStep(m)["aux"] = 5; }, // alias of c
             {"steps[1]", "aux overlaps c"});
     int auxId = std::string(name) == "dgelu" ? 7 : 8; // after dbias
-    refuses(name, [&](json &m) { m["buffers"][auxId]["dtype"] = "f16"; },
+    expectEpilogueError(name, [&](json &m) { m["buffers"][auxId]["dtype"] = "f16"; },
             {"steps[1].aux", "is f16 but c_type is f32"});
   }
   // The forward aux (written) still may not share a's buffer.
-  refuses("gelu_aux", [](json &m) { gemmStep(m)["aux"] = 3; },
+  expectEpilogueError("gelu_aux", [](json &m) { gemmStep(m)["aux"] = 3; },
           {"steps[1]", "aux overlaps a"});
   // The bias gradient: exactly n elements, apart from everything else.
-  refuses("dgelu_bgrad", [](json &m) { m["buffers"][7]["shape"] = {3}; },
+  expectEpilogueError("dgelu_bgrad", [](json &m) { m["buffers"][7]["shape"] = {3}; },
           {"steps[1].bias", "has 3 elements",
            "the bias gradient writes exactly n = 2"});
-  refuses("dgelu_bgrad", [](json &m) { gemmStep(m)["bias"] = 6; }, // out
+  expectEpilogueError("dgelu_bgrad", [](json &m) { gemmStep(m)["bias"] = 6; }, // out
           {"steps[1].bias", "has 4 elements"});
-  refuses("dgelu_bgrad",
+  expectEpilogueError("dgelu_bgrad",
           [&](json &m) {
             arenaView(m, 9, 0, {2}); // inside a (buffer 3, bytes 0..24)
             gemmStep(m)["bias"] = 9;
           },
           {"steps[1]", "the bias gradient (bias) overlaps a"});
-  refuses("dgelu_bgrad",
+  expectEpilogueError("dgelu_bgrad",
           [&](json &m) {
             arenaView(m, 9, 0, {2});
             gemmStep(m)["a"] = 0; // x, f32 2x3: a moves off the arena
@@ -772,13 +765,13 @@ TEST(Artifact, GemmBackwardEpilogueDirections) {
             gemmStep(m)["bias"] = 9;
           },
           {"steps[1]", "the bias gradient (bias) overlaps b"});
-  refuses("dgelu_bgrad",
+  expectEpilogueError("dgelu_bgrad",
           [&](json &m) {
             arenaView(m, 9, 256, {2}); // inside c (buffer 4)
             gemmStep(m)["bias"] = 9;
           },
           {"steps[1]", "c overlaps the bias"});
-  refuses("dgelu_bgrad",
+  expectEpilogueError("dgelu_bgrad",
           [&](json &m) {
             arenaView(m, 9, 512, {2, 2});
             arenaView(m, 10, 512, {2});
