@@ -222,6 +222,7 @@ def emulate_kernel(args, workdir, seed, index, kernel, int_range):
         translate = None
         cuda_include = args.cuda_include
         cxx = args.cxx
+        pch_dir = args.pch_dir
     runner = check_numerics.Runner(Args)
     text = source.stdout
     start = text.index("// ===== kernel k0:")
@@ -380,6 +381,12 @@ def main():
                                    os.path.exists(os.path.join(args.cuda_include, "cuda_fp16.h"))):
         print("emulation: skipped (no CUDA include directory)")
         args.emulate_every = 0
+    args.pch_dir = None
+    if args.emulate_every:
+        sys.path.insert(0, EMULATION)
+        import check_numerics
+        pch = tempfile.TemporaryDirectory(prefix="tfc-emu-pch-", dir=args.tmp)
+        args.pch_dir = check_numerics.precompile_header(args.cxx, args.cuda_include, pch.name)
     first = args.seed if args.seed is not None else int.from_bytes(os.urandom(3), "little")
     print(f"seeds {first}..{first + args.count - 1} "
           f"(rerun one: --seed S --count 1; see it: random_graph.py S)", flush=True)
