@@ -15,6 +15,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -37,6 +39,50 @@ std::string formatInts(ArrayRef<int64_t> v) {
   for (size_t i = 0; i < v.size(); ++i)
     s += (i ? "," : "") + std::to_string(v[i]);
   return s + "]";
+}
+
+constexpr HostOpSchema kHostOps[] = {
+#define TFC_HOST_OP(Code, name, group, operands, optionalFrom, results,        \
+                    attributes)                                                \
+  {name, operands, optionalFrom, results, attributes},
+#include "common/HostOps.def"
+};
+
+/// Checks one op line (its operands, `_` for absent ones, and the
+/// " key=value" attributes) against the op's row of common/HostOps.def.
+LogicalResult checkAgainstSchema(Operation *op, StringRef name,
+                                 ArrayRef<Value> operands,
+                                 StringRef attributes) {
+  const HostOpSchema *row = llvm::find_if(
+      kHostOps, [&](const HostOpSchema &r) { return r.name == name; });
+  auto drift = [&]() {
+    return op->emitOpError("host program (internal): the line of '")
+           << name << "' disagrees with common/HostOps.def: ";
+  };
+  if (row == std::end(kHostOps))
+    return drift() << "no row for this op";
+  size_t n = operands.size();
+  if (row->operands < 0 ? n == 0 : n != size_t(row->operands))
+    return drift() << n << " operands";
+  for (size_t i = 0; i < n; ++i)
+    if (!operands[i] && (row->optionalFrom < 0 || i < size_t(row->optionalFrom)))
+      return drift() << "operand " << i << " is absent";
+  // sgd without a momentum buffer has one result fewer.
+  int results = row->results;
+  if (isa<SgdOp>(op) && !operands.back())
+    --results;
+  if (int(op->getNumResults()) != results)
+    return drift() << op->getNumResults() << " results";
+  SmallVector<StringRef> written, keys;
+  for (StringRef kv : llvm::split(attributes.ltrim(), ' '))
+    written.push_back(kv.split('=').first);
+  if (attributes.empty())
+    written.clear();
+  llvm::SplitString(row->attributes, keys, " ");
+  if (written != keys)
+    return drift() << "attributes '" << llvm::join(written, " ")
+                   << "', expected '" << row->attributes << "'";
+  return success();
 }
 
 class HostProgramWriter {
@@ -293,6 +339,8 @@ LogicalResult HostProgramWriter::writeOp(Operation *op) {
     return failure();
 
   StringRef name = op->getName().stripDialect();
+  if (failed(checkAgainstSchema(op, name, operands, *attrs)))
+    return failure();
   std::string first;
   for (OpResult res : op->getResults()) {
     FailureOr<std::string> type = typeOf(op, res);
@@ -347,6 +395,8 @@ LogicalResult HostProgramWriter::write(std::string &out) {
 }
 
 } // namespace
+
+ArrayRef<HostOpSchema> mlir::tfc::hostOpSchemas() { return kHostOps; }
 
 FailureOr<std::string> mlir::tfc::emitHostProgram(Block &body,
                                                   KernelKind kind) {

@@ -21,6 +21,10 @@
 // `result` lines, `op %5 result f32 8x1 (%4) index=1`, so each line defines
 // one value with its dtype and shape; an absent optional operand is `_`.
 // Constants list their values, a splat as one value: `value=[1.5]`.
+// Every line is checked against its row of common/HostOps.def (operand and
+// result counts, absent operands, attribute keys) before it is written, so
+// a drift between this writer and the runtime's parser is a compile-time
+// diagnostic, not an artifact that fails to load.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +35,8 @@
 
 #include "mlir/IR/Block.h"
 #include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <string>
 
@@ -42,6 +48,21 @@ namespace mlir::tfc {
 /// non-static or unsupported type, or a constant not stored as a
 /// DenseElementsAttr gets an MLIR diagnostic at the op and failure.
 FailureOr<std::string> emitHostProgram(Block &body, KernelKind kind);
+
+/// One row of common/HostOps.def, the schema host programs share with the
+/// runtime's parser: the op's name (its tfc mnemonic), operand count (-1:
+/// one or more), first operand that may be absent (-1: none), result count
+/// and the attribute keys its line spells out (space-separated).
+struct HostOpSchema {
+  StringRef name;
+  int operands;
+  int optionalFrom;
+  int results;
+  StringRef attributes;
+};
+
+/// Every row of common/HostOps.def.
+ArrayRef<HostOpSchema> hostOpSchemas();
 
 } // namespace mlir::tfc
 

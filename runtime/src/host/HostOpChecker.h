@@ -1,10 +1,11 @@
-//===- HostOpChecker.h - shared rules for checking host ops ------*- C++
-//-*-===//
+//===- HostOpChecker.h - shared rules for checking host ops ----*- C++ -*-===//
 //
 // The base of every host-op checker (HostProgramVerify.cpp, HostGradOps.cpp):
-// operand/result access and counts, dtype checks, and attribute readers that
+// operand/result access, dtype checks, and attribute readers that
 // erase what they read so leftovers can be reported. `problem` keeps the
-// first violation; every helper returns false after recording it.
+// first violation; every helper returns false after recording it. Operand
+// and result counts, absent operands and attribute keys are checked before
+// any checker runs, from common/HostOps.def (HostProgram.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,20 +50,6 @@ struct OpChecker {
   const ValueType &in(size_t i) const { return prog.values[op.operands[i]]; }
   const ValueType &res(size_t i) const { return prog.values[op.results[i]]; }
 
-  /// Operand/result counts; `optionalFrom` = first operand that may be `_`.
-  bool arity(size_t nOperands, size_t nResults,
-             size_t optionalFrom = SIZE_MAX) {
-    if (op.operands.size() != nOperands)
-      return fail("expected " + std::to_string(nOperands) + " operands, got " +
-                  std::to_string(op.operands.size()));
-    if (op.results.size() != nResults)
-      return fail("expected " + std::to_string(nResults) + " results, got " +
-                  std::to_string(op.results.size()));
-    for (size_t i = 0; i < nOperands; ++i)
-      if (op.operands[i] < 0 && i < optionalFrom)
-        return fail("operand " + std::to_string(i) + " may not be absent");
-    return true;
-  }
   bool expectResult(size_t i, DType d, const std::vector<int64_t> &shape) {
     const ValueType &r = res(i);
     if (r.dtype != d || r.shape != shape)

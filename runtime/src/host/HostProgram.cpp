@@ -22,64 +22,12 @@ namespace tfc::rt::host {
 
 namespace {
 
-struct OpInfo {
-  OpCode code;
-  const char *name;
-};
-
-constexpr OpInfo kOps[] = {
-    {OpCode::Neg, "neg"},
-    {OpCode::Abs, "abs"},
-    {OpCode::Exp, "exp"},
-    {OpCode::Log, "log"},
-    {OpCode::Sqrt, "sqrt"},
-    {OpCode::Rsqrt, "rsqrt"},
-    {OpCode::Cos, "cos"},
-    {OpCode::Sin, "sin"},
-    {OpCode::Tanh, "tanh"},
-    {OpCode::Sigmoid, "sigmoid"},
-    {OpCode::Relu, "relu"},
-    {OpCode::Silu, "silu"},
-    {OpCode::Gelu, "gelu"},
-    {OpCode::Pow, "pow"},
-    {OpCode::Add, "add"},
-    {OpCode::Sub, "sub"},
-    {OpCode::Mul, "mul"},
-    {OpCode::Div, "div"},
-    {OpCode::Maximum, "maximum"},
-    {OpCode::Minimum, "minimum"},
-    {OpCode::Compare, "compare"},
-    {OpCode::Select, "select"},
-    {OpCode::Convert, "convert"},
-    {OpCode::Constant, "constant"},
-    {OpCode::Iota, "iota"},
-    {OpCode::Reshape, "reshape"},
-    {OpCode::Transpose, "transpose"},
-    {OpCode::BroadcastTo, "broadcast_to"},
-    {OpCode::Slice, "slice"},
-    {OpCode::Concat, "concat"},
-    {OpCode::Pad, "pad"},
-    {OpCode::ReduceSum, "reduce_sum"},
-    {OpCode::ReduceMean, "reduce_mean"},
-    {OpCode::ReduceMax, "reduce_max"},
-    {OpCode::Embedding, "embedding"},
-    {OpCode::LayerNorm, "layer_norm"},
-    {OpCode::RmsNorm, "rms_norm"},
-    {OpCode::Softmax, "softmax"},
-    {OpCode::LogSoftmax, "log_softmax"},
-    {OpCode::Dropout, "dropout"},
-    {OpCode::CrossEntropy, "cross_entropy"},
-    {OpCode::GeluGrad, "gelu_grad"},
-    {OpCode::SiluGrad, "silu_grad"},
-    {OpCode::SoftmaxGrad, "softmax_grad"},
-    {OpCode::LogSoftmaxGrad, "log_softmax_grad"},
-    {OpCode::LayerNormGradInput, "layer_norm_grad_input"},
-    {OpCode::RmsNormGradInput, "rms_norm_grad_input"},
-    {OpCode::CrossEntropyGrad, "cross_entropy_grad"},
-    {OpCode::AdamW, "adamw"},
-    {OpCode::Adam, "adam"},
-    {OpCode::Sgd, "sgd"},
-    {OpCode::AdamW8bit, "adamw8bit"},
+constexpr OpSchema kOps[] = {
+#define TFC_HOST_OP(Code, name, group, operands, optionalFrom, results,        \
+                    attributes)                                                \
+  {OpCode::Code, name,       OpGroup::group, operands,                          \
+   optionalFrom, results,    attributes},
+#include "common/HostOps.def"
 };
 
 /// Limits that keep a hostile program from requesting absurd work or
@@ -87,23 +35,14 @@ constexpr OpInfo kOps[] = {
 constexpr int64_t kMaxRank = 16;
 constexpr int64_t kMaxElements = int64_t(1) << 40;
 
-/// Results of an op: the first is on the op's line, the others on the
-/// 'result' lines that follow it.
-int64_t expectedResults(OpCode code) {
-  return code == OpCode::LayerNorm ? 3 : code == OpCode::RmsNorm ? 2 : 1;
-}
-
-/// expectedResults for a parsed op: adamw/adam return (param, exp_avg,
-/// exp_avg_sq); sgd returns its momentum buffer too when it has one
-/// (operand 4 present).
+/// Results of a parsed op: the first is on the op's line, the others on the
+/// 'result' lines that follow it. sgd has no momentum-buffer result when its
+/// buffer (operand 4) is absent.
 int64_t expectedResults(const HostOp &op) {
-  if (op.code == OpCode::AdamW || op.code == OpCode::Adam)
-    return 3;
-  if (op.code == OpCode::Sgd)
-    return op.operands.size() == 5 && op.operands[4] >= 0 ? 2 : 1;
-  if (op.code == OpCode::AdamW8bit)
-    return 5;
-  return expectedResults(op.code);
+  int64_t n = opSchema(op.code).results;
+  if (op.code == OpCode::Sgd && op.operands.size() == 5 && op.operands[4] < 0)
+    --n;
+  return n;
 }
 
 /// A cursor over one line.
@@ -149,6 +88,34 @@ std::string_view trim(std::string_view s) {
          (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
     s.remove_suffix(1);
   return s;
+}
+
+/// The operand and attribute rules of common/HostOps.def for one op line;
+/// an empty string when they hold.
+std::string checkSchema(const OpSchema &schema,
+                        const std::vector<int64_t> &operands,
+                        const AttrMap &attrs) {
+  size_t n = operands.size();
+  if (schema.operands < 0 ? n == 0 : n != (size_t)schema.operands)
+    return schema.operands < 0
+               ? "expected at least one operand"
+               : "expected " + std::to_string(schema.operands) +
+                     " operands, got " + std::to_string(n);
+  for (size_t i = 0; i < n; ++i)
+    if (operands[i] < 0 &&
+        (schema.optionalFrom < 0 || i < (size_t)schema.optionalFrom))
+      return "operand " + std::to_string(i) + " may not be absent";
+  std::vector<std::string_view> keys;
+  for (std::string_view k : splitOn(schema.attributes, ' '))
+    if (!k.empty())
+      keys.push_back(k);
+  for (std::string_view k : keys)
+    if (!attrs.count(std::string(k)))
+      return "missing attribute '" + std::string(k) + "'";
+  for (const auto &[key, value] : attrs)
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+      return "unknown attribute '" + key + "'";
+  return "";
 }
 
 class Parser {
@@ -341,8 +308,8 @@ Status Parser::parseOpLine(Cursor &c) {
   std::string_view idTok = c.word(), name = c.word();
   std::string_view dt = c.word(), sh = c.word();
   bool projection = name == "result";
-  const OpInfo *info = nullptr;
-  for (const OpInfo &i : kOps)
+  const OpSchema *info = nullptr;
+  for (const OpSchema &i : kOps)
     if (name == i.name)
       info = &i;
   if (!info && !projection) {
@@ -427,6 +394,9 @@ Status Parser::parseOpLine(Cursor &c) {
     return finishPendingIfComplete();
   }
 
+  std::string problem = checkSchema(*info, operands, attrs);
+  if (!problem.empty())
+    return err(opNameForErr + problem);
   HostOp op;
   op.line = line;
   op.code = info->code;
@@ -469,11 +439,9 @@ std::string Parser::pendingMissing() {
 
 } // namespace
 
-const char *opName(OpCode code) {
-  for (const OpInfo &i : kOps)
-    if (i.code == code)
-      return i.name;
-  return "?";
+const OpSchema &opSchema(OpCode code) {
+  // kOps and OpCode are expanded from the same rows in the same order.
+  return kOps[size_t(code)];
 }
 
 ComputeKind computeKind(DType dtype) {

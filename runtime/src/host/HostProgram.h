@@ -46,83 +46,41 @@
 namespace tfc::rt::host {
 
 /// The ops a host program may contain (the tfc ops with a kernel role other
-/// than gemm and composite). The unary and binary elementwise ops are each
-/// one contiguous range (Neg..Pow, Add..Select): isUnaryElementwise and
-/// isBinaryElementwise below rely on it, so a new one goes inside its range.
+/// than gemm and composite), one per row of common/HostOps.def.
 enum class OpCode {
-  // Unary elementwise.
-  Neg,
-  Abs,
-  Exp,
-  Log,
-  Sqrt,
-  Rsqrt,
-  Cos,
-  Sin,
-  Tanh,
-  Sigmoid,
-  Relu,
-  Silu,
-  Gelu,
-  Pow,
-  // Binary elementwise (numpy broadcasting).
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Maximum,
-  Minimum,
-  Compare,
-  Select,
-  // Conversion and constants.
-  Convert,
-  Constant,
-  Iota,
-  // Index remapping.
-  Reshape,
-  Transpose,
-  BroadcastTo,
-  Slice,
-  Concat,
-  Pad,
-  // Reductions.
-  ReduceSum,
-  ReduceMean,
-  ReduceMax,
-  // Neural-network ops.
-  Embedding,
-  LayerNorm,
-  RmsNorm,
-  Softmax,
-  LogSoftmax,
-  Dropout,
-  CrossEntropy,
-  // Backward ops (HostGradOps.cpp).
-  GeluGrad,
-  SiluGrad,
-  SoftmaxGrad,
-  LogSoftmaxGrad,
-  LayerNormGradInput,
-  RmsNormGradInput,
-  CrossEntropyGrad,
-  // Optimizer updates (multi_tensor kernels).
-  AdamW,
-  Adam,
-  Sgd,
-  // Block-wise quantized optimizer update (block_quantized kernels).
-  AdamW8bit,
+#define TFC_HOST_OP(Code, name, group, operands, optionalFrom, results,        \
+                    attributes)                                                \
+  Code,
+#include "common/HostOps.def"
 };
 
-/// The op's name in the text ("add", "layer_norm", ...).
-const char *opName(OpCode code);
+/// The rows of common/HostOps.def that say which interpreter runs an op.
+enum class OpGroup { Unary, Binary, Source, Shape, Reduction, NN, Grad, Optimizer };
 
-/// One operand, one result of its shape, elementwise (Neg..Pow).
+/// One op's row of common/HostOps.def.
+struct OpSchema {
+  OpCode code;
+  const char *name;        ///< Keyword in the text ("add", "layer_norm").
+  OpGroup group;
+  int operands;            ///< Operand count; -1: one or more.
+  int optionalFrom;        ///< First operand that may be `_`; -1: none.
+  int results;             ///< Result count (sgd: one fewer without momentum).
+  const char *attributes;  ///< Required attribute keys, space-separated.
+};
+
+/// The schema of `code`.
+const OpSchema &opSchema(OpCode code);
+
+/// The op's name in the text ("add", "layer_norm", ...).
+inline const char *opName(OpCode code) { return opSchema(code).name; }
+
+/// One operand, one result of its shape, elementwise (neg .. pow).
 inline bool isUnaryElementwise(OpCode code) {
-  return code >= OpCode::Neg && code <= OpCode::Pow;
+  return opSchema(code).group == OpGroup::Unary;
 }
-/// Two (Select: three) numpy-broadcast operands, elementwise (Add..Select).
+/// Two (select: three) numpy-broadcast operands, elementwise (add .. select).
 inline bool isBinaryElementwise(OpCode code) {
-  return code >= OpCode::Add && code <= OpCode::Select;
+  return opSchema(code).group == OpGroup::Binary;
 }
 
 /// Comparison predicate of `compare`.

@@ -47,8 +47,6 @@ struct Checker : OpChecker {
 };
 
 bool Checker::checkUnary() {
-  if (!arity(1, 1))
-    return false;
   OpCode c = op.code;
   if (c == OpCode::Neg || c == OpCode::Abs) {
     if (!operandNumeric(0))
@@ -69,9 +67,6 @@ bool Checker::checkUnary() {
 
 bool Checker::checkBinary() {
   OpCode c = op.code;
-  size_t n = c == OpCode::Select ? 3 : 2;
-  if (!arity(n, 1))
-    return false;
   if (c == OpCode::Select) {
     if (in(0).dtype != DType::I1)
       return fail("condition must be i1, got " + typeStr(in(0)));
@@ -106,8 +101,6 @@ bool Checker::checkBinary() {
 }
 
 bool Checker::checkConstant() {
-  if (!arity(0, 1))
-    return false;
   const ValueType &r = res(0);
   std::vector<std::string_view> items;
   if (!listItems("value", items))
@@ -153,25 +146,21 @@ bool Checker::checkConstant() {
 bool Checker::checkShapeOp() {
   switch (op.code) {
   case OpCode::Iota: {
-    if (!arity(0, 1) || !takeInt("dim", op.dim))
+    if (!takeInt("dim", op.dim))
       return false;
     if (res(0).dtype == DType::I1)
       return fail("iota result must be numeric");
     return normDim(op.dim, (int64_t)res(0).shape.size());
   }
   case OpCode::Convert:
-    if (!arity(1, 1))
-      return false;
     return expectResult(0, res(0).dtype, in(0).shape);
   case OpCode::Reshape:
-    if (!arity(1, 1))
-      return false;
     if (res(0).dtype != in(0).dtype || res(0).numel != in(0).numel)
       return fail("reshape changes the dtype or element count (" +
                   typeStr(in(0)) + " -> " + typeStr(res(0)) + ")");
     return true;
   case OpCode::Transpose: {
-    if (!arity(1, 1) || !takeIntList("permutation", op.ints0))
+    if (!takeIntList("permutation", op.ints0))
       return false;
     const auto &s = in(0).shape;
     std::vector<bool> seen(s.size(), false);
@@ -187,8 +176,6 @@ bool Checker::checkShapeOp() {
     return expectResult(0, in(0).dtype, out);
   }
   case OpCode::BroadcastTo: {
-    if (!arity(1, 1))
-      return false;
     auto s = broadcast(in(0).shape, res(0).shape);
     if (!s || *s != res(0).shape || in(0).dtype != res(0).dtype)
       return fail("cannot broadcast " + typeStr(in(0)) + " to " +
@@ -196,7 +183,7 @@ bool Checker::checkShapeOp() {
     return true;
   }
   case OpCode::Slice: {
-    if (!arity(1, 1) || !takeIntList("start", op.ints0) ||
+    if (!takeIntList("start", op.ints0) ||
         !takeIntList("limit", op.ints1) || !takeIntList("step", op.ints2))
       return false;
     const auto &s = in(0).shape;
@@ -213,9 +200,7 @@ bool Checker::checkShapeOp() {
     return expectResult(0, in(0).dtype, out);
   }
   case OpCode::Concat: {
-    if (op.operands.empty())
-      return fail("concat needs at least one operand");
-    if (!arity(op.operands.size(), 1) || !takeInt("dim", op.dim))
+    if (!takeInt("dim", op.dim))
       return false;
     auto out = in(0).shape;
     if (!normDim(op.dim, (int64_t)out.size()))
@@ -232,7 +217,7 @@ bool Checker::checkShapeOp() {
     return expectResult(0, in(0).dtype, out);
   }
   case OpCode::Pad: {
-    if (!arity(1, 1) || !takeIntList("low", op.ints0) ||
+    if (!takeIntList("low", op.ints0) ||
         !takeIntList("high", op.ints1) || !takeFloat("value", op.fvalue))
       return false;
     const auto &s = in(0).shape;
@@ -259,7 +244,7 @@ bool Checker::checkShapeOp() {
 }
 
 bool Checker::checkReduce() {
-  if (!arity(1, 1) || !takeIntList("dims", op.ints0))
+  if (!takeIntList("dims", op.ints0))
     return false;
   int k;
   if (!takeKeyword("keepdim", {"false", "true"}, k))
@@ -292,8 +277,6 @@ bool Checker::checkReduce() {
 bool Checker::checkNN() {
   switch (op.code) {
   case OpCode::Embedding: {
-    if (!arity(2, 1))
-      return false;
     if (!isFloat(in(0).dtype) || in(0).shape.size() != 2)
       return fail("table must be a 2-d float tensor, got " + typeStr(in(0)));
     if (!isIndex(in(1).dtype))
@@ -305,7 +288,7 @@ bool Checker::checkNN() {
   case OpCode::LayerNorm:
   case OpCode::RmsNorm: {
     bool ln = op.code == OpCode::LayerNorm;
-    if (!arity(ln ? 3 : 2, ln ? 3 : 2, /*optionalFrom=*/1) || !operandFloat(0))
+    if (!operandFloat(0))
       return false;
     if (!takeInt("normalized_rank", op.normalizedRank) ||
         !takeFloat("eps", op.eps))
@@ -334,12 +317,12 @@ bool Checker::checkNN() {
   }
   case OpCode::Softmax:
   case OpCode::LogSoftmax:
-    if (!arity(1, 1) || !operandFloat(0) || !takeInt("dim", op.dim) ||
+    if (!operandFloat(0) || !takeInt("dim", op.dim) ||
         !normDim(op.dim, (int64_t)in(0).shape.size()))
       return false;
     return expectResult(0, in(0).dtype, in(0).shape);
   case OpCode::Dropout:
-    if (!arity(3, 1) || !operandFloat(0) || !takeFloat("p", op.fvalue))
+    if (!operandFloat(0) || !takeFloat("p", op.fvalue))
       return false;
     for (size_t i = 1; i < 3; ++i)
       if (in(i).dtype != DType::I64 || !in(i).shape.empty())
@@ -348,8 +331,6 @@ bool Checker::checkNN() {
       return fail("dropout p must lie in [0, 1)");
     return expectResult(0, in(0).dtype, in(0).shape);
   case OpCode::CrossEntropy: {
-    if (!arity(2, 1))
-      return false;
     if (!isFloat(in(0).dtype) || in(0).shape.size() != 2)
       return fail("logits must be a 2-d float tensor, got " + typeStr(in(0)));
     if (!isIndex(in(1).dtype) || in(1).shape.size() != 1 ||
@@ -372,54 +353,29 @@ bool Checker::checkNN() {
 }
 
 bool Checker::check() {
-  if (isUnaryElementwise(op.code))
+  switch (opSchema(op.code).group) {
+  case OpGroup::Unary:
     return checkUnary();
-  if (isBinaryElementwise(op.code))
+  case OpGroup::Binary:
     return checkBinary();
-  switch (op.code) {
-  case OpCode::Constant:
-    return checkConstant();
-  case OpCode::Iota:
-  case OpCode::Convert:
-  case OpCode::Reshape:
-  case OpCode::Transpose:
-  case OpCode::BroadcastTo:
-  case OpCode::Slice:
-  case OpCode::Concat:
-  case OpCode::Pad:
+  case OpGroup::Source:
+    return op.code == OpCode::Constant ? checkConstant() : checkShapeOp();
+  case OpGroup::Shape:
     return checkShapeOp();
-  case OpCode::ReduceSum:
-  case OpCode::ReduceMean:
-  case OpCode::ReduceMax:
+  case OpGroup::Reduction:
     return checkReduce();
-  case OpCode::Embedding:
-  case OpCode::LayerNorm:
-  case OpCode::RmsNorm:
-  case OpCode::Softmax:
-  case OpCode::LogSoftmax:
-  case OpCode::Dropout:
-  case OpCode::CrossEntropy:
+  case OpGroup::NN:
     return checkNN();
-  case OpCode::GeluGrad:
-  case OpCode::SiluGrad:
-  case OpCode::SoftmaxGrad:
-  case OpCode::LogSoftmaxGrad:
-  case OpCode::LayerNormGradInput:
-  case OpCode::RmsNormGradInput:
-  case OpCode::CrossEntropyGrad:
+  case OpGroup::Grad:
     return problem.empty() && (problem = verifyGradOp(prog, op, attrs)).empty();
-  case OpCode::AdamW:
-  case OpCode::Adam:
-  case OpCode::Sgd:
+  case OpGroup::Optimizer:
     return problem.empty() &&
-           (problem = verifyOptimizerOp(prog, op, attrs)).empty();
-  case OpCode::AdamW8bit:
-    return problem.empty() &&
-           (problem = verifyAdamW8bitOp(prog, op, attrs)).empty();
-  default:
-    break; // elementwise ops: checked above
+           (problem = op.code == OpCode::AdamW8bit
+                          ? verifyAdamW8bitOp(prog, op, attrs)
+                          : verifyOptimizerOp(prog, op, attrs))
+               .empty();
   }
-  return fail("internal: unknown op code");
+  return fail("internal: unknown op group");
 }
 
 } // namespace

@@ -20,10 +20,13 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
+#include <set>
 
 using namespace mlir;
 
@@ -344,3 +347,44 @@ func.func @g(%x: tensor<4xf32>) {
   EXPECT_EQ(text, "");
   EXPECT_TRUE(contains(diags, "a kernel needs an output")) << diags;
 }
+
+// common/HostOps.def against ODS: every row names a tfc op, its attribute
+// keys are exactly that op's ODS attributes (a new attribute cannot be left
+// out of host programs), and every tfc op that can be in a kernel body has a
+// row (a new op cannot reach the host backend without its opcode). The
+// exceptions are the ops that never are in a kernel body, each with why.
+TEST_F(HostCodegen, HostOpsTableMatchesTheDialect) {
+  const std::set<std::string> notInKernels = {
+      "fusion", "yield",  // structure: a kernel's region and terminator
+      "matmul",           // a tfcrt.gemm step, never a kernel body
+      "attention",        // composite: decomposed before kernels exist
+      "layer_norm_grad", "rms_norm_grad", "embedding_grad", // composite too
+  };
+  std::set<std::string> rows;
+  for (const mlir::tfc::HostOpSchema &row : mlir::tfc::hostOpSchemas()) {
+    rows.insert(row.name.str());
+    std::optional<RegisteredOperationName> op =
+        RegisteredOperationName::lookup(("tfc." + row.name).str(),
+                                        context.get());
+    ASSERT_TRUE(op) << "HostOps.def row '" << row.name.str()
+                    << "' names no tfc op";
+    std::set<std::string> ods, keys;
+    for (StringAttr a : op->getAttributeNames())
+      if (a.getValue() != "operandSegmentSizes") // structure, not an attribute
+        ods.insert(a.str());
+    SmallVector<StringRef> split;
+    llvm::SplitString(row.attributes, split, " ");
+    for (StringRef k : split)
+      keys.insert(k.str());
+    EXPECT_EQ(keys, ods) << "attribute keys of '" << row.name.str() << "'";
+    EXPECT_FALSE(notInKernels.count(row.name.str())) << row.name.str();
+  }
+  for (RegisteredOperationName op : context->getRegisteredOperations()) {
+    if (op.getDialectNamespace() != "tfc")
+      continue;
+    std::string name = op.stripDialect().str();
+    EXPECT_TRUE(rows.count(name) || notInKernels.count(name))
+        << "tfc." << name << " has no row in common/HostOps.def";
+  }
+}
+
