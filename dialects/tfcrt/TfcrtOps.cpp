@@ -10,6 +10,7 @@
 #include "dialects/tfcrt/TfcrtOps.h"
 #include "dialects/tfcrt/TfcrtInPlace.h"
 
+#include "common/GemmEpilogues.h"
 #include "dialects/tfc/TfcKernelRules.h"
 #include "dialects/tfc/TfcKernelSchedule.h"
 #include "dialects/tfc/TfcShapeUtils.h"
@@ -571,10 +572,15 @@ LogicalResult GemmOp::verify() {
 LogicalResult GemmOp::verifyEpilogue() {
   GemmEpilogue epilogue = getEpilogue();
   StringRef name = stringifyGemmEpilogue(epilogue);
-  // dgelu_bgrad writes its bias (the gradient) and reads its aux.
-  bool writesBias = epilogue == GemmEpilogue::dgelu_bgrad;
-  bool wantsBias = name.ends_with("bias") || writesBias;
-  bool wantsAux = name.starts_with("gelu_aux") || name.starts_with("dgelu");
+  // How the epilogue uses bias and aux: common/GemmEpilogues.h, by name.
+  const ::tfc::GemmEpilogueInfo *info =
+      ::tfc::findGemmEpilogue(name.str().c_str());
+  if (!info)
+    return emitOpError("epilogue '")
+           << name << "' has no row in common/GemmEpilogues.h (internal)";
+  bool writesBias = info->bias == ::tfc::EpilogueOperand::Written;
+  bool wantsBias = info->bias != ::tfc::EpilogueOperand::None;
+  bool wantsAux = info->aux != ::tfc::EpilogueOperand::None;
   if (bool(getBias()) != wantsBias)
     return emitOpError("epilogue '")
            << name << "' " << (wantsBias ? "needs" : "takes no")

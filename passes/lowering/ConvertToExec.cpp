@@ -12,6 +12,7 @@
 
 #include "passes/lowering/ArenaPlanner.h"
 
+#include "common/GemmEpilogues.h"
 #include "dialects/tfc/TfcGemmKernel.h"
 #include "dialects/tfc/TfcOps.h"
 #include "dialects/tfc/TfcShapeUtils.h"
@@ -61,21 +62,29 @@ FailureOr<GemmKernelOps> matchGemmFusion(FusionOp fusion) {
 
 /// The tfcrt.gemm epilogue that computes what `gemm`'s epilogue ops do.
 tfcrt::GemmEpilogue gemmEpilogue(GemmKernelOps &gemm) {
-  using E = tfcrt::GemmEpilogue;
-  if (gemm.geluGrad)
-    return gemm.biasGrad ? E::dgelu_bgrad : E::dgelu;
-  bool bias = bool(gemm.biasAdd);
-  switch (gemm.activationKind) {
-  case GemmActivation::none:
-    return bias ? E::bias : E::none;
-  case GemmActivation::relu:
-    return bias ? E::relu_bias : E::relu;
-  case GemmActivation::gelu:
-    if (gemm.storesActivationInput)
-      return bias ? E::gelu_aux_bias : E::gelu_aux;
-    return bias ? E::gelu_bias : E::gelu;
-  }
-  llvm_unreachable("unknown GemmActivation");
+  using ::tfc::EpilogueOperand;
+  using Activation = ::tfc::GemmActivation;
+  EpilogueOperand bias = gemm.biasGrad  ? EpilogueOperand::Written
+                         : gemm.biasAdd ? EpilogueOperand::Read
+                                        : EpilogueOperand::None;
+  EpilogueOperand aux = gemm.geluGrad                 ? EpilogueOperand::Read
+                        : gemm.storesActivationInput ? EpilogueOperand::Written
+                                                     : EpilogueOperand::None;
+  Activation activation =
+      gemm.geluGrad ? Activation::GeluTanhGrad
+      : gemm.activationKind == GemmActivation::relu ? Activation::Relu
+      : gemm.activationKind == GemmActivation::gelu ? Activation::GeluTanh
+                                                    : Activation::None;
+  // matchGemmKernel only forms kernels some epilogue of
+  // common/GemmEpilogues.h computes, and the dialect's enum spells its name.
+  const ::tfc::GemmEpilogueInfo *info =
+      ::tfc::findGemmEpilogue(bias, activation, aux);
+  std::optional<tfcrt::GemmEpilogue> epilogue =
+      info ? tfcrt::symbolizeGemmEpilogue(info->name) : std::nullopt;
+  if (!epilogue)
+    llvm::report_fatal_error("gemm kernel with an epilogue that neither "
+                             "common/GemmEpilogues.h nor tfcrt names");
+  return *epilogue;
 }
 
 /// Maps `matmul`'s shapes onto a strided-batched GEMM. A rank-2 (or

@@ -122,14 +122,20 @@ tfcrt.entry @batched {
 
 // GEMM epilogues: a bias row over the product, bias + GELU storing the GELU input
 // (aux) for the backward, a bare ReLU, a bare GELU storing its input, and the backward
-// GELU gradient reading that input (aux) and writing the bias gradient (bias); the
-// optional operands print only when present.
+// GELU gradient reading that input (aux) and writing the bias gradient (bias), then
+// the other four (relu_bias, gelu, gelu_bias, dgelu), so every gemm_epilogue case
+// verifies against its row of common/GemmEpilogues.h; the optional operands print only
+// when present.
 // CHECK-LABEL: tfcrt.entry @epilogues
 // CHECK: tfcrt.gemm %[[X:.*]], %[[W:.*]] bias %[[B:.*]] -> %[[Y:.*]] transpose_b m 64 n 16 k 32 {{.*}} epilogue bias alpha 1.000000e+00 beta 0.000000e+00 : memref<64x32xbf16>, memref<16x32xbf16>, memref<16xbf16> -> memref<64x16xbf16>
 // CHECK: tfcrt.gemm %[[X]], %[[W]] bias %[[B]] -> %{{.*}} aux %{{.*}} transpose_b m 64 n 16 k 32 {{.*}} epilogue gelu_aux_bias alpha 1.000000e+00 beta 0.000000e+00 : memref<64x32xbf16>, memref<16x32xbf16>, memref<16xbf16> -> memref<64x16xbf16>, memref<64x16xbf16>
 // CHECK: tfcrt.gemm %[[X]], %[[W]] -> %[[Y]] transpose_b {{.*}} epilogue relu alpha 1.000000e+00 beta 0.000000e+00 : memref<64x32xbf16>, memref<16x32xbf16> -> memref<64x16xbf16>
 // CHECK: tfcrt.gemm %[[X]], %[[W]] -> %{{.*}} aux %{{.*}} transpose_b {{.*}} epilogue gelu_aux alpha 1.000000e+00 beta 0.000000e+00 : memref<64x32xbf16>, memref<16x32xbf16> -> memref<64x16xbf16>, memref<64x16xbf16>
 // CHECK: tfcrt.gemm %[[X]], %[[W]] bias %{{.*}} -> %[[Y]] aux %{{.*}} transpose_b {{.*}} epilogue dgelu_bgrad
+// CHECK: tfcrt.gemm %[[X]], %[[W]] bias %[[B]] -> %[[Y]] transpose_b {{.*}} epilogue relu_bias
+// CHECK: tfcrt.gemm %[[X]], %[[W]] -> %[[Y]] transpose_b {{.*}} epilogue gelu alpha
+// CHECK: tfcrt.gemm %[[X]], %[[W]] bias %[[B]] -> %[[Y]] transpose_b {{.*}} epilogue gelu_bias
+// CHECK: tfcrt.gemm %[[X]], %[[W]] -> %[[Y]] aux %{{.*}} transpose_b {{.*}} epilogue dgelu alpha
 tfcrt.arena size 4096 alignment 256
 tfcrt.entry @epilogues {
   %x = tfcrt.external input "x" : memref<64x32xbf16>
@@ -161,6 +167,22 @@ tfcrt.entry @epilogues {
       compute f32 epilogue dgelu_bgrad alpha 1.0 beta 0.0
       : memref<64x32xbf16>, memref<16x32xbf16>, memref<16xbf16>
       -> memref<64x16xbf16>, memref<64x16xbf16>
+  tfcrt.gemm %x, %w bias %b -> %y transpose_b m 64 n 16 k 32 batch 1 lda 32 ldb 32 ldc 16
+      stride_a 0 stride_b 0 stride_c 0 types(bf16, bf16) -> bf16 compute f32
+      epilogue relu_bias alpha 1.0 beta 0.0
+      : memref<64x32xbf16>, memref<16x32xbf16>, memref<16xbf16> -> memref<64x16xbf16>
+  tfcrt.gemm %x, %w -> %y transpose_b m 64 n 16 k 32 batch 1 lda 32 ldb 32 ldc 16
+      stride_a 0 stride_b 0 stride_c 0 types(bf16, bf16) -> bf16 compute f32
+      epilogue gelu alpha 1.0 beta 0.0
+      : memref<64x32xbf16>, memref<16x32xbf16> -> memref<64x16xbf16>
+  tfcrt.gemm %x, %w bias %b -> %y transpose_b m 64 n 16 k 32 batch 1 lda 32 ldb 32 ldc 16
+      stride_a 0 stride_b 0 stride_c 0 types(bf16, bf16) -> bf16 compute f32
+      epilogue gelu_bias alpha 1.0 beta 0.0
+      : memref<64x32xbf16>, memref<16x32xbf16>, memref<16xbf16> -> memref<64x16xbf16>
+  tfcrt.gemm %x, %w -> %y aux %pre transpose_b m 64 n 16 k 32 batch 1 lda 32
+      ldb 32 ldc 16 stride_a 0 stride_b 0 stride_c 0 types(bf16, bf16) -> bf16
+      compute f32 epilogue dgelu alpha 1.0 beta 0.0
+      : memref<64x32xbf16>, memref<16x32xbf16> -> memref<64x16xbf16>, memref<64x16xbf16>
   tfcrt.return
 }
 
