@@ -441,6 +441,38 @@ TEST(Artifact, Steps) {
                       {"entries[0].steps: expected an array"});
 }
 
+// Arena buffers that share bytes must not be live at once (an offset moved
+// onto another buffer passes every per-step check): a second k_add result
+// (buffer 7) placed over buffer 3 while the GEMM still reads 3 fails; the
+// same placement once 3 is dead loads.
+TEST(Artifact, ArenaBuffersOverlapOnlyWhenNotLive) {
+  auto addBuffer7 = [](json &m, int64_t offset) {
+    m["buffers"].push_back({{"id", 7},
+                            {"kind", "arena"},
+                            {"offset", offset},
+                            {"dtype", "f32"},
+                            {"shape", {2, 3}}});
+  };
+  json extraAdd = {{"op", "launch"},
+                   {"kernel", "k_add"},
+                   {"args", {0, 0}},
+                   {"results", {7}}};
+  expectManifestError(
+      [&](json &m) {
+        addBuffer7(m, 0);
+        auto &steps = m["entries"][0]["steps"];
+        steps.insert(steps.begin() + 1, extraAdd); // 3 live over steps 0..2
+      },
+      {"entries[0]", "arena buffers 3 (bytes 0..24, steps 0..2) and 7",
+       "steps 1..1", "overlap while both are live"});
+  TestArtifact t = TestArtifact::valid();
+  addBuffer7(t.manifest, 0);
+  t.manifest["entries"][0]["steps"].push_back(extraAdd); // after 3's last use
+  Artifact a;
+  Status s = load(t, a);
+  EXPECT_TRUE(s.isOk()) << s.message();
+}
+
 // GEMM descriptors: every field checked against its buffers.
 TEST(Artifact, GemmFields) {
   expectManifestError([](json &m) { gemmStep(m).erase("ldb"); },

@@ -13,6 +13,7 @@
 #include "runtime/src/core/JsonUtil.h"
 #include "runtime/src/core/Sha256.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <iterator>
@@ -21,6 +22,7 @@
 #include <set>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 namespace tfc::rt {
 
@@ -747,7 +749,77 @@ private:
             loadStep((*steps)[s], json::element(path + ".steps", s), step));
         e.steps.push_back(std::move(step));
       }
+      TFC_RETURN_IF_ERROR(checkArenaLifetimes(e, path));
       art_.entries.push_back(std::move(e));
+    }
+    return Status::ok();
+  }
+
+  /// Arena buffers whose bytes overlap must never hold live values at once:
+  /// within an entry, a buffer is live from the first step that names it to
+  /// the last (the compiler's ArenaPlanner gives overlapping bytes only to
+  /// buffers whose such lifetimes are disjoint). Catches an offset moved
+  /// onto another live buffer, which no per-step check sees.
+  Status checkArenaLifetimes(const EntryDesc &e, const std::string &path) {
+    struct Live {
+      int64_t id, first, last;
+    };
+    std::map<int64_t, Live> live; // root arena buffer id -> lifetime
+    auto use = [&](int64_t id, int64_t step) {
+      if (id < 0)
+        return;
+      const BufferDesc *b = &art_.buffers[id];
+      if (b->kind == BufferKind::Alias)
+        b = &art_.buffers[b->aliasOf];
+      if (b->kind != BufferKind::Arena || b->bytes == 0)
+        return;
+      auto [it, fresh] = live.try_emplace(b->id, Live{b->id, step, step});
+      if (!fresh)
+        it->second.last = step;
+    };
+    for (int64_t i = 0; i < (int64_t)e.steps.size(); ++i) {
+      const Step &st = e.steps[i];
+      for (int64_t id : st.args)
+        use(id, i);
+      for (int64_t id : st.results)
+        use(id, i);
+      if (st.kind == StepKind::Gemm)
+        for (int64_t id : {st.gemm.a, st.gemm.b, st.gemm.c, st.gemm.bias,
+                           st.gemm.aux})
+          use(id, i);
+      if (st.kind == StepKind::Copy) {
+        use(st.src, i);
+        use(st.dst, i);
+      }
+    }
+    // Sweep in offset order: each buffer against the later-starting ones
+    // that begin before it ends.
+    std::vector<Live> order;
+    for (auto &[id, l] : live)
+      order.push_back(l);
+    auto offset = [&](const Live &l) { return art_.buffers[l.id].offset; };
+    std::sort(order.begin(), order.end(), [&](const Live &x, const Live &y) {
+      return offset(x) != offset(y) ? offset(x) < offset(y) : x.id < y.id;
+    });
+    for (size_t x = 0; x < order.size(); ++x) {
+      const BufferDesc &a = art_.buffers[order[x].id];
+      for (size_t y = x + 1;
+           y < order.size() && offset(order[y]) < a.offset + a.bytes; ++y) {
+        const Live &p = order[x], &q = order[y];
+        if (p.last < q.first || q.last < p.first)
+          continue;
+        const BufferDesc &b = art_.buffers[q.id];
+        return Status::error(
+            path + ": arena buffers " + std::to_string(a.id) + " (bytes " +
+            std::to_string(a.offset) + ".." +
+            std::to_string(a.offset + a.bytes) + ", steps " +
+            std::to_string(p.first) + ".." + std::to_string(p.last) +
+            ") and " + std::to_string(b.id) + " (bytes " +
+            std::to_string(b.offset) + ".." +
+            std::to_string(b.offset + b.bytes) + ", steps " +
+            std::to_string(q.first) + ".." + std::to_string(q.last) +
+            ") overlap while both are live");
+      }
     }
     return Status::ok();
   }
