@@ -202,6 +202,16 @@ struct TfcAutodiffPass
       grad.erase();
       return signalPassFailure();
     }
+    // Outputs named for the runtime: the loss, then grad.<parameter name>.
+    auto name = [&](unsigned result, const Twine &text) {
+      grad.setResultAttr(result, TfcDialect::kOutputAttrName,
+                         StringAttr::get(grad.getContext(), text));
+    };
+    name(0, "loss");
+    for (auto [i, index] : llvm::enumerate(params))
+      name(i + 1, "grad." + func.getArgAttrOfType<StringAttr>(
+                                    index, TfcDialect::kParamAttrName)
+                                .getValue());
   }
 
   static LogicalResult checkLossFunction(func::FuncOp func) {

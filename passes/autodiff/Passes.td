@@ -15,8 +15,9 @@ def TfcAutodiffPass : Pass<"tfc-autodiff", "::mlir::ModuleOp"> {
   let description = [{
     Adds to the module a function `@<function>_grad` with the arguments of
     `@<function>` (default `@loss`) that returns the loss followed by one
-    gradient per `tfc.param` argument, in argument order. The original
-    function is kept unchanged. Example:
+    gradient per `tfc.param` argument, in argument order, named for the
+    runtime: `{tfc.output = "loss"}`, then `{tfc.output = "grad.P"}` for
+    parameter P. The original function is kept unchanged. Example:
 
     ```mlir
     func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"},
@@ -24,7 +25,8 @@ def TfcAutodiffPass : Pass<"tfc-autodiff", "::mlir::ModuleOp"> {
     // becomes, in addition:
     func.func @loss_grad(%w: tensor<4x8xf32> {tfc.param = "w"},
                          %x: tensor<2x8xf32> {tfc.input = "x"})
-        -> (tensor<f32>, tensor<4x8xf32>)
+        -> (tensor<f32> {tfc.output = "loss"},
+            tensor<4x8xf32> {tfc.output = "grad.w"})
     ```
 
     The body is the forward followed by the backward: a reverse walk over

@@ -42,18 +42,18 @@ def main():
             return 1
         got = safetensors_io.load(out)
     failures = 0
-    loss = got["out0"]
+    loss = got["loss"]
     print(f"loss: tfc {loss.item():.7f}  torch {want_loss.item():.7f}")
     try:
         torch.testing.assert_close(loss, want_loss.detach(), rtol=1e-5, atol=1e-6)
     except AssertionError as e:
         print(f"FAIL loss: {e}")
         failures += 1
-    # Outputs out1.. are the gradients in argument (= state dict) order.
-    for i, (name, want) in enumerate(zip(leaves, want_grads), start=1):
-        have = got.get(f"out{i}")
+    # Gradients are named grad.<state dict key>.
+    for name, want in zip(leaves, want_grads):
+        have = got.get(f"grad.{name}")
         if have is None or tuple(have.shape) != tuple(want.shape):
-            print(f"FAIL {name}: missing or misshapen output out{i}")
+            print(f"FAIL {name}: missing or misshapen output grad.{name}")
             failures += 1
             continue
         scale = want.abs().max().item()

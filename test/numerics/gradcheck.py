@@ -118,7 +118,7 @@ def check(tfc_run, case, seed, workdir):
     with open(model, "w") as f:
         f.write(text)
     got = run_tfc(tfc_run, model, inputs, workdir, case.name, grad=True)
-    grads = {p: got[f"out{i + 1}"] for i, p in enumerate(params)}
+    grads = {p: got[f"grad.{p}"] for p in params}
     errors = []
     if case.ref is not None:
         leaves = {k: (v.clone().requires_grad_(True) if k in params else v)
@@ -129,7 +129,7 @@ def check(tfc_run, case, seed, workdir):
         loss = sum((o * leaves[f"w{j}"]).sum() for j, o in enumerate(outs))
         want = torch.autograd.grad(loss, [leaves[p] for p in params], allow_unused=True)
         try:
-            torch.testing.assert_close(got["out0"], loss.detach(), rtol=max(1e-9, case.rtol), atol=1e-9)
+            torch.testing.assert_close(got["loss"], loss.detach(), rtol=max(1e-9, case.rtol), atol=1e-9)
         except AssertionError as e:
             errors.append(f"loss: {e}")
         for p, w in zip(params, want):

@@ -41,8 +41,7 @@ int main(int argc, char **argv) {
                    "Function of the model to compile (default: loss)");
   parser.addBool("grad", &grad,
                  "Compile the gradient of --function (--tfc-autodiff): "
-                 "outputs out0 = loss, out1.. = one gradient per tfc.param "
-                 "argument in order");
+                 "outputs loss and grad.<name> for each tfc.param argument");
   parser.addString(
       "train-step", &trainStep,
       "Compile a training step (--tfc-train-pipeline) with these options, "

@@ -40,7 +40,10 @@ void addRunFlags(FlagParser &p, RunOptions &o) {
               "file (loadable again with --inputs)");
   p.addUnsigned("seed", &o.seed,
                 "Fill parameters/inputs randomly from this seed first (floats "
-                "N(0,1), integers uniform in [0, --int-range))");
+                "N(0,1), integers uniform in [0, --int-range)); a training "
+                "program's learning-rate inputs get tfc-train's defaults "
+                "instead (lr 3e-4, min_lr 0, warmup_steps 0, total_steps "
+                "--steps)");
   p.addInt("int-range", &o.intRange, "Upper bound of random integers (2)");
   p.addString("outputs", &o.outputs,
               "Write the outputs to this safetensors file");
@@ -121,6 +124,68 @@ std::string seconds(double ms) {
   return buffer;
 }
 
+/// The inputs of a training program that are not data: its learning-rate
+/// schedule's (--tfc-build-train-step: lr, and for the warmup schedules
+/// min_lr, warmup_steps, total_steps). --seed never fills them randomly (a
+/// negative rate would train backwards): it gives them tfc-train's defaults,
+/// lr 3e-4, min_lr 0, warmup_steps 0, total_steps = --steps, and says so;
+/// --inputs overrides them like anything else.
+struct ScheduleDefault {
+  const char *name;
+  double value;
+};
+
+std::vector<ScheduleDefault> scheduleDefaults(const RunOptions &o) {
+  return {{"lr", 3e-4},
+          {"min_lr", 0.0},
+          {"warmup_steps", 0.0},
+          {"total_steps", double(std::max(o.steps, 1u))}};
+}
+
+bool isTrainingProgram(tfc_program *program) {
+  for (size_t i = 0, e = tfc_program_entry_count(program); i < e; ++i) {
+    std::string name = tfc_program_entry_name(program, i);
+    if (name == "train_step" || name == "apply_step")
+      return true;
+  }
+  return false;
+}
+
+/// Sets a schedule input of dtype f32, f64, i32 or i64 to `value`; false
+/// (nothing set) for another dtype or shape.
+bool setScheduleInput(const RunOptions &o, tfc_program *program,
+                      const tfc_binding &b, double value, bool &ok) {
+  size_t size = tfc_dtype_size(b.dtype);
+  if (b.bytes != size)
+    return false;
+  uint8_t bytes[8];
+  switch (b.dtype) {
+  case TFC_DTYPE_F32: {
+    float v = float(value);
+    std::memcpy(bytes, &v, 4);
+    break;
+  }
+  case TFC_DTYPE_F64:
+    std::memcpy(bytes, &value, 8);
+    break;
+  case TFC_DTYPE_I32: {
+    int32_t v = int32_t(value);
+    std::memcpy(bytes, &v, 4);
+    break;
+  }
+  case TFC_DTYPE_I64: {
+    int64_t v = int64_t(value);
+    std::memcpy(bytes, &v, 8);
+    break;
+  }
+  default:
+    return false;
+  }
+  if (tfc_status s = tfc_program_set(program, b.name, bytes, size))
+    ok = fail(o, std::string("cannot set '") + b.name + "'", s);
+  return true;
+}
+
 bool fillRandom(const RunOptions &o, tfc_program *program) {
   auto start = std::chrono::steady_clock::now();
   uint64_t values = 0;
@@ -135,6 +200,9 @@ bool fillRandom(const RunOptions &o, tfc_program *program) {
   if (announce)
     progress(o, "filling " + grouped(values) + " random values (seed " +
                     std::to_string(o.seed) + ") ...");
+  bool training = isTrainingProgram(program);
+  std::vector<ScheduleDefault> defaults = scheduleDefaults(o);
+  std::string applied;
   std::mt19937_64 rng(o.seed);
   std::normal_distribution<double> normal(0.0, 1.0);
   std::uniform_int_distribution<int64_t> uniform(
@@ -146,6 +214,22 @@ bool fillRandom(const RunOptions &o, tfc_program *program) {
     // State starts zeroed (a first training step relies on it).
     if (b.role == TFC_ROLE_OUTPUT || b.role == TFC_ROLE_STATE)
       continue;
+    if (training && b.role == TFC_ROLE_INPUT) {
+      auto d = std::find_if(defaults.begin(), defaults.end(),
+                            [&](const ScheduleDefault &x) {
+                              return b.name == std::string(x.name);
+                            });
+      bool ok = true;
+      if (d != defaults.end() &&
+          setScheduleInput(o, program, b, d->value, ok)) {
+        if (!ok)
+          return false;
+        char text[64];
+        std::snprintf(text, sizeof text, "%s = %g", d->name, d->value);
+        applied += (applied.empty() ? "" : ", ") + std::string(text);
+        continue;
+      }
+    }
     size_t count = b.bytes / tfc_dtype_size(b.dtype);
     std::vector<uint8_t> bytes(b.bytes);
     for (size_t j = 0; j < count; ++j) {
@@ -199,6 +283,10 @@ bool fillRandom(const RunOptions &o, tfc_program *program) {
   }
   if (announce)
     progress(o, "filled in " + seconds(msSince(start)));
+  if (!applied.empty())
+    progress(o, "--seed: learning-rate inputs take their defaults, not "
+                "random values: " + applied + " (give them in --inputs to "
+                "change them)");
   return true;
 }
 

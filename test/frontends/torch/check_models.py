@@ -93,7 +93,7 @@ def tfc_loss_and_grads(tfc_run, exported, stem, device):
     tfc_torch.safetensors.save({**exported.params, **exported.inputs}, feed)
     run_tfc(tfc_run, stem + ".mlir", feed, stem + "-grad.safetensors", device, grad=True)
     got = tfc_torch.safetensors.load(stem + "-grad.safetensors")
-    return got["out0"], [got[f"out{i}"] for i in range(1, len(exported.params) + 1)]
+    return got["loss"], [got[f"grad.{name}"] for name in exported.params]
 
 
 def check_self(case, tfc_run, device, workdir):
@@ -138,7 +138,7 @@ def check(case, tfc_run, device, workdir):
 
     run_tfc(tfc_run, stem + ".mlir", feed, stem + "-fwd.safetensors", device, grad=False)
     got = tfc_torch.safetensors.load(stem + "-fwd.safetensors")
-    loss = got["loss"] if "loss" in got else got["out0"]
+    loss = got["loss"]
     problems = []
     loss_diff = abs(loss.item() - want_loss.item())
     print(f"  {case}: loss tfc {loss.item():.8f} torch {want_loss.item():.8f} |diff| {loss_diff:.2e}")
@@ -151,8 +151,8 @@ def check(case, tfc_run, device, workdir):
     names = list(exported.params)
     if len(names) != len(want_grads):
         return f"{len(names)} parameter arguments for {len(want_grads)} parameters"
-    for i, (name, want) in enumerate(zip(names, want_grads), start=1):
-        have = got.get(f"out{i}", got.get(f"grad.{name}"))
+    for name, want in zip(names, want_grads):
+        have = got.get(f"grad.{name}")
         if have is None or tuple(have.shape) != tuple(want.shape):
             problems.append(f"gradient of {name} missing or misshapen")
             continue

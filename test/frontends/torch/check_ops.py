@@ -42,13 +42,13 @@ def check(name, factory, tfc_run, device, workdir, patterns):
     check_models.run_tfc(tfc_run, stem + ".mlir", feed, stem + "-out.safetensors", device, grad=True)
     got = tfc_torch.safetensors.load(stem + "-out.safetensors")
     problems = []
-    loss = got["out0"]
+    loss = got["loss"]
     if not torch.allclose(loss.double(), want_loss.double(), rtol=check_models.LOSS_RTOL,
                           atol=check_models.LOSS_ATOL):
         problems.append(f"loss {loss.item()} != {want_loss.item()}")
     worst = 0.0
-    for i, (pname, want) in enumerate(zip(exported.params, want_grads), start=1):
-        have = got[f"out{i}"]
+    for pname, want in zip(exported.params, want_grads):
+        have = got[f"grad.{pname}"]
         scale, err = want.abs().max().item(), (have - want).abs().max().item()
         worst = max(worst, err / (scale + check_models.GRAD_ATOL / check_models.GRAD_RTOL))
         if err > check_models.GRAD_RTOL * scale + check_models.GRAD_ATOL:

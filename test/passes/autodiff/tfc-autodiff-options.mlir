@@ -7,7 +7,7 @@
 // same dropout (seed, offset, p) of the cotangent, regenerating the mask.
 // CHECK-LABEL: func.func @f_grad
 // CHECK-SAME: (%[[X:.*]]: tensor<2x8xf32> {tfc.param = "x"}, %[[W:.*]]: tensor<8xf32> {tfc.param = "ln.weight"}, %[[B:.*]]: tensor<8xf32> {tfc.param = "ln.bias"}, %[[SEED:.*]]: tensor<i64>, %[[OFF:.*]]: tensor<i64>)
-// CHECK-SAME: -> (tensor<f32>, tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>)
+// CHECK-SAME: -> (tensor<f32> {tfc.output = "loss"}, tensor<2x8xf32> {tfc.output = "grad.x"}, tensor<8xf32> {tfc.output = "grad.ln.weight"}, tensor<8xf32> {tfc.output = "grad.ln.bias"})
 // CHECK: %[[Y:.*]], %[[MEAN:.*]], %[[RSTD:.*]] = tfc.layer_norm %[[X]] weight %[[W]] bias %[[B]]
 // CHECK: %[[SCALE:.*]] = tfc.constant dense<6.250000e-02> : tensor<f32>
 // CHECK: %[[G:.*]] = tfc.broadcast_to

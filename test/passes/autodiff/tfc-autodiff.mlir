@@ -1,13 +1,14 @@
 // RUN: tfc-opt %s --split-input-file --tfc-autodiff | FileCheck %s
 
 // --tfc-autodiff adds @<function>_grad returning (loss, one gradient per
-// tfc.param argument); the original function stays.
+// tfc.param argument), named "loss" and "grad.<parameter>" for the runtime;
+// the original function stays.
 
 // Broadcast bias: its cotangent is summed back over the broadcast dims; a
 // rank-2 weight against batched activations gets one flattened GEMM.
 // CHECK-LABEL: func.func @loss(
 // CHECK-LABEL: func.func @loss_grad
-// CHECK-SAME: (%[[W:.*]]: tensor<4x8xf32> {tfc.param = "w"}, %[[B:.*]]: tensor<8xf32> {tfc.param = "b"}, %[[X:.*]]: tensor<2x3x8xf32> {tfc.input = "x"}) -> (tensor<f32>, tensor<4x8xf32>, tensor<8xf32>)
+// CHECK-SAME: (%[[W:.*]]: tensor<4x8xf32> {tfc.param = "w"}, %[[B:.*]]: tensor<8xf32> {tfc.param = "b"}, %[[X:.*]]: tensor<2x3x8xf32> {tfc.input = "x"}) -> (tensor<f32> {tfc.output = "loss"}, tensor<4x8xf32> {tfc.output = "grad.w"}, tensor<8xf32> {tfc.output = "grad.b"})
 // CHECK: %[[Y:.*]] = tfc.add %[[X]], %[[B]]
 // CHECK: %[[L:.*]] = tfc.reduce_sum
 // CHECK: %[[ONE:.*]] = tfc.constant dense<1.000000e+00> : tensor<f32>
