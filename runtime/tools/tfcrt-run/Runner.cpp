@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -184,6 +185,40 @@ bool setScheduleInput(const RunOptions &o, tfc_program *program,
   if (tfc_status s = tfc_program_set(program, b.name, bytes, size))
     ok = fail(o, std::string("cannot set '") + b.name + "'", s);
   return true;
+}
+
+/// The tensors of the safetensors file `path` that name no external of
+/// `program`, from the file's header; empty when there are none or the
+/// header cannot be read (the load that follows then reports the problem).
+std::vector<std::string> tensorsNamingNoExternal(const std::string &path,
+                                                 tfc_program *program) {
+  std::ifstream in(path, std::ios::binary);
+  uint8_t size[8];
+  if (!in.read(reinterpret_cast<char *>(size), 8))
+    return {};
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i)
+    n = n << 8 | size[i];
+  if (n > 100000000) // kMaxSafetensorsHeaderBytes, the reader's limit
+    return {};
+  std::string header(n, '\0');
+  if (!in.read(header.data(), std::streamsize(n)))
+    return {};
+  nlohmann::json doc = nlohmann::json::parse(header, nullptr,
+                                             /*allow_exceptions=*/false);
+  if (!doc.is_object())
+    return {};
+  std::vector<std::string> extra;
+  for (auto &[name, value] : doc.items()) {
+    tfc_binding b;
+    if (name == "__metadata__")
+      continue;
+    if (tfc_status s = tfc_program_find_binding(program, name.c_str(), &b)) {
+      tfc_status_free(s);
+      extra.push_back(name);
+    }
+  }
+  return extra;
 }
 
 bool fillRandom(const RunOptions &o, tfc_program *program) {
@@ -557,10 +592,23 @@ bool runArtifact(const std::string &artifactDir, const RunOptions &o) {
   // Random values first, so --inputs overrides whatever it provides.
   if (o.haveSeed && !fillRandom(o, rt.program))
     return false;
-  if (!o.inputs.empty())
-    if (tfc_status s = tfc_program_load_safetensors(rt.program, o.inputs.c_str(),
-                                                   /*ignore_unknown=*/0))
+  if (!o.inputs.empty()) {
+    // Tensors the program has no external for are skipped with a notice, so
+    // one file serves a model's forward and its training step.
+    std::vector<std::string> extra = tensorsNamingNoExternal(o.inputs, rt.program);
+    if (tfc_status s = tfc_program_load_safetensors(
+            rt.program, o.inputs.c_str(), /*ignore_unknown=*/!extra.empty()))
       return fail(o, "cannot read inputs", s);
+    if (!extra.empty()) {
+      std::string names;
+      for (size_t i = 0; i < extra.size() && i < 5; ++i)
+        names += (i ? ", " : "") + extra[i];
+      if (extra.size() > 5)
+        names += ", ...";
+      progress(o, "--inputs: ignored " + std::to_string(extra.size()) +
+                      " tensor(s) the program has no external for: " + names);
+    }
+  }
 
   std::string entry = resolveEntry(o, rt.program);
   if (entry.empty())
