@@ -179,7 +179,7 @@ LogicalResult mlir::tfc::verifyKernelSchedule(
   case KernelKind::block_quantized:
     for (Operation &op : body.without_terminator())
       if (auto update = dyn_cast<AdamW8bitOp>(op);
-          update && update.getBlockSize() != threads)
+          update && int64_t(update.getBlockSize()) != threads)
         return emitError() << "a block_quantized kernel runs one thread per "
                               "element of a quantization block: threads must "
                               "be the block_size "

@@ -15,6 +15,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tfc;
@@ -276,6 +277,25 @@ LogicalResult AttentionOp::verify() {
     return emitOpError() << "sequence length of v (" << v.getDimSize(rank - 2)
                          << ") must equal that of k (" << k.getDimSize(rank - 2)
                          << ")";
+  if (Value mask = getMask()) {
+    auto m = cast<RankedTensorType>(mask.getType());
+    SmallVector<int64_t> scores(batch);
+    scores.append({q.getDimSize(rank - 2), k.getDimSize(rank - 2)});
+    Type e = m.getElementType();
+    if (!e.isInteger(1) && e != q.getElementType())
+      return emitOpError() << "mask must be i1 or q's element type "
+                           << q.getElementType() << ", got " << e;
+    // numpy broadcasting onto the scores, which keep their shape.
+    bool fits = m.getRank() <= int64_t(scores.size());
+    for (int64_t i = 1; fits && i <= m.getRank(); ++i) {
+      int64_t d = m.getDimSize(m.getRank() - i);
+      fits = d == 1 || d == scores[scores.size() - i];
+    }
+    if (!fits)
+      return emitOpError() << "mask of shape " << formatShape(m.getShape())
+                           << " does not broadcast to the scores' shape "
+                           << formatShape(scores);
+  }
   if (std::optional<APFloat> scale = getScale()) {
     double value = scale->convertToDouble();
     if (!(value > 0.0) || !std::isfinite(value))
@@ -300,6 +320,53 @@ double AttentionOp::getEffectiveScale() {
     return scale->convertToDouble();
   auto q = cast<RankedTensorType>(getQ().getType());
   return 1.0 / std::sqrt(static_cast<double>(q.getShape().back()));
+}
+
+Value AttentionOp::buildScores(OpBuilder &b) {
+  Location loc = getLoc();
+  auto qType = cast<RankedTensorType>(getQ().getType());
+  auto kType = cast<RankedTensorType>(getK().getType());
+  Type accType = accumulationType(qType.getElementType());
+  int64_t rank = qType.getRank();
+  int64_t t = qType.getDimSize(rank - 2), s = kType.getDimSize(rank - 2);
+  SmallVector<int64_t> shape(qType.getShape().drop_back(2));
+  shape.append({t, s});
+  auto scoresType = RankedTensorType::get(shape, accType);
+  auto scalar = [&](double value) -> Value {
+    auto type = RankedTensorType::get({}, accType);
+    return b.create<ConstantOp>(
+        loc, DenseElementsAttr::get(
+                 type, b.getFloatAttr(accType, value).getValue()));
+  };
+  double inf = std::numeric_limits<double>::infinity();
+
+  Value scores = b.create<MatmulOp>(loc, scoresType, getQ(), getK(),
+                                    /*transpose_a=*/false,
+                                    /*transpose_b=*/true);
+  scores = b.create<MulOp>(loc, scoresType, scores,
+                           scalar(getEffectiveScale()));
+  if (getCausal()) {
+    auto indexType = RankedTensorType::get({t, s}, b.getI32Type());
+    Value row = b.create<IotaOp>(loc, indexType, /*dim=*/0);
+    Value col = b.create<IotaOp>(loc, indexType, /*dim=*/1);
+    Value visible = b.create<CompareOp>(
+        loc, RankedTensorType::get({t, s}, b.getI1Type()),
+        CompareDirection::le, col, row);
+    scores = b.create<SelectOp>(loc, scoresType, visible, scores,
+                                scalar(-inf));
+  }
+  if (Value mask = getMask()) {
+    auto maskType = cast<RankedTensorType>(mask.getType());
+    if (maskType.getElementType().isInteger(1)) {
+      scores = b.create<SelectOp>(loc, scoresType, mask, scores, scalar(-inf));
+    } else {
+      if (maskType.getElementType() != accType)
+        mask = b.create<ConvertOp>(
+            loc, RankedTensorType::get(maskType.getShape(), accType), mask);
+      scores = b.create<AddOp>(loc, scoresType, scores, mask);
+    }
+  }
+  return scores;
 }
 
 KernelRole AttentionOp::getKernelRole() { return KernelRole::Composite; }

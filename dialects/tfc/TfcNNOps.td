@@ -260,6 +260,14 @@ def Tfc_AttentionOp : Tfc_Op<"attention", [Pure, InferTypeOpAdaptor,
       `t` sees keys `s <= t` (`torch.ones(T, S).tril()`), for any T and S.
       With `T < S` this is not the bottom-right alignment of a KV cache;
       no row is ever fully masked, since key 0 is always visible.
+    - `mask %m` (optional) is PyTorch's `attn_mask`: numpy-broadcastable
+      to the scores `[..., T, S]`; a float mask (q's element type) is added
+      to the scaled scores, an i1 mask keeps the scores where it is true and
+      masks the others with -inf (`[B, 1, 1, S]` padding masks, `[T, S]`
+      causal or ALiBi biases). It may be combined with `causal` (both
+      apply). A fully masked row is NaN, as in PyTorch. An additive mask
+      gets a gradient (the scores' gradient summed over its broadcast
+      dims), so a learned bias trains; an i1 mask has none.
     - `dropout p seed %s offset %o` applies `tfc.dropout` semantics to the
       `[..., T, S]` probabilities (Philox counter `offset + i` for their
       row-major index `i`, kept values scaled by `1 / (1 - p)`), with
@@ -274,24 +282,33 @@ def Tfc_AttentionOp : Tfc_Op<"attention", [Pure, InferTypeOpAdaptor,
     ```mlir
     %o = tfc.attention %q, %k, %v causal : tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32> -> tensor<16x4x64x32xf32>
     %o2 = tfc.attention %q, %k, %v causal scale 2.500000e-01 dropout 1.000000e-01 seed %seed offset %offset : tensor<16x4x64x32xbf16>, tensor<16x4x64x32xbf16>, tensor<16x4x64x32xbf16> -> tensor<16x4x64x32xbf16>
+    %o3 = tfc.attention %q, %k, %v mask %pad : tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32>, tensor<16x1x1x64xi1> -> tensor<16x4x64x32xf32>
     ```
   }];
   let arguments = (ins Tfc_FloatBatchedMatrix:$q, Tfc_FloatBatchedMatrix:$k,
                        Tfc_FloatBatchedMatrix:$v,
+                       Optional<Tfc_Tensor>:$mask,
                        Optional<Tfc_I64Scalar>:$seed,
                        Optional<Tfc_I64Scalar>:$offset,
                        UnitAttr:$causal, OptionalAttr<F64Attr>:$scale,
                        OptionalAttr<F64Attr>:$dropout);
   let results = (outs Tfc_FloatBatchedMatrix:$result);
   let assemblyFormat = [{
-    $q `,` $k `,` $v (`causal` $causal^)? (`scale` $scale^)?
+    $q `,` $k `,` $v (`causal` $causal^)? (`mask` $mask^)? (`scale` $scale^)?
     (`dropout` $dropout^ `seed` $seed `offset` $offset)?
-    attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type($result)
+    attr-dict `:` type($q) `,` type($k) `,` type($v) (`,` type($mask)^)?
+    `->` type($result)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// The scale applied to q @ k^T: the `scale` attribute or 1/sqrt(D).
     double getEffectiveScale();
+    /// Builds, before this op, the masked scores softmax reads:
+    /// `q @ k^T * scale` in accumulationType(q), then the causal mask
+    /// (-inf above the top-left diagonal) and the `mask` operand (added,
+    /// or -inf where an i1 mask is false). The decomposition and the VJP
+    /// both start from it, so the forward is spelled once.
+    ::mlir::Value buildScores(::mlir::OpBuilder &builder);
   }];
 }
 

@@ -103,27 +103,16 @@ Cotangents vjp(CrossEntropyOp op, VjpBuilder &v, ArrayRef<Value> cots) {
 }
 
 Cotangents vjp(AttentionOp op, VjpBuilder &v, ArrayRef<Value> cots) {
-  // Forward, as --tfc-decompose builds it: s = q k^T * scale (+ causal
-  // mask), p = softmax(s) in accumulationType, pd = dropout(p), o = pd v.
+  // Forward, as --tfc-decompose builds it: s = the masked scores of
+  // AttentionOp::buildScores, p = softmax(s) in accumulationType,
+  // pd = dropout(p), o = pd v.
   OpBuilder &b = v.builder();
   Location loc = v.location();
   Value q = op.getQ(), k = op.getK(), val = op.getV(), g = cots[0];
-  auto qType = tensorTypeOf(q), kType = tensorTypeOf(k);
-  Type elementType = qType.getElementType();
+  Type elementType = tensorTypeOf(q).getElementType();
   Type accType = accumulationType(elementType);
-  int64_t rank = qType.getRank();
-  int64_t t = qType.getDimSize(rank - 2), s = kType.getDimSize(rank - 2);
-
+  Value scores = op.buildScores(b);
   Value scale = v.scalar(accType, op.getEffectiveScale());
-  Value scores = v.mul(v.matmul(q, k, false, true, accType), scale);
-  if (op.getCausal()) {
-    auto indexType = RankedTensorType::get({t, s}, b.getI32Type());
-    Value row = b.create<IotaOp>(loc, indexType, /*dim=*/0);
-    Value col = b.create<IotaOp>(loc, indexType, /*dim=*/1);
-    Value negInf = v.scalar(accType, -std::numeric_limits<double>::infinity());
-    scores = v.select(v.compare(CompareDirection::le, col, row), scores,
-                      negInf);
-  }
   auto scoresType = tensorTypeOf(scores);
   Value probs = b.create<SoftmaxOp>(loc, scoresType, scores,
                                     b.getI64IntegerAttr(-1));
@@ -136,20 +125,27 @@ Cotangents vjp(AttentionOp op, VjpBuilder &v, ArrayRef<Value> cots) {
   dropped = v.convert(dropped, elementType);
 
   // Backward: dv = pd^T g, dpd = g v^T, dp = dropout(dpd) (linear, same
-  // mask), ds = softmax_grad(dp, p) * scale (zero where masked, since p is
-  // zero there), dq = ds k, dk = ds^T q.
+  // mask), dm = softmax_grad(dp, p) (the masked scores' gradient, zero where
+  // masked with -inf since p is zero there), ds = dm * scale, dq = ds k,
+  // dk = ds^T q; an additive mask's gradient is dm summed to its shape.
   Value dv = v.matmul(dropped, g, true, false);
   Value dprobs = v.matmul(g, val, false, true, accType);
   if (dropout)
     dprobs = b.create<DropoutOp>(loc, scoresType, dprobs, op.getSeed(),
                                  op.getOffset(), p);
-  Value dscores = v.mul(b.create<SoftmaxGradOp>(loc, scoresType, dprobs, probs,
-                                                b.getI64IntegerAttr(-1)),
-                        scale);
-  dscores = v.convert(dscores, elementType);
+  Value dmasked = b.create<SoftmaxGradOp>(loc, scoresType, dprobs, probs,
+                                          b.getI64IntegerAttr(-1));
+  Value dscores = v.convert(v.mul(dmasked, scale), elementType);
   Value dq = v.matmul(dscores, k, false, false);
   Value dk = v.matmul(dscores, q, true, false);
   SmallVector<Value> result{dq, dk, dv};
+  if (Value mask = op.getMask()) {
+    auto maskType = tensorTypeOf(mask);
+    result.push_back(maskType.getElementType().isInteger(1)
+                         ? Value()
+                         : v.convert(v.sumToShape(dmasked, maskType),
+                                     maskType.getElementType()));
+  }
   if (op.getSeed())
     result.append({Value(), Value()});
   return result;

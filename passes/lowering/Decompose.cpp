@@ -40,62 +40,28 @@ RankedTensorType withElementType(RankedTensorType type, Type elementType) {
   return RankedTensorType::get(type.getShape(), elementType);
 }
 
-/// A rank-0 splat constant of `elementType` (a float type).
-Value floatScalar(OpBuilder &builder, Location loc, Type elementType,
-                  double value) {
-  auto type = RankedTensorType::get({}, elementType);
-  auto attr = DenseElementsAttr::get(
-      type, builder.getFloatAttr(elementType, value).getValue());
-  return builder.create<ConstantOp>(loc, attr);
-}
 
 //===----------------------------------------------------------------------===//
 // attention
 //===----------------------------------------------------------------------===//
 
-/// softmax(q k^T * scale + causal mask) [dropout] v, as
+/// softmax(q k^T * scale + masks) [dropout] v, as
 /// torch.nn.functional.scaled_dot_product_attention computes it: scores and
-/// probabilities stay in accumulationType (f32 for 16-bit q), the mask is
-/// -inf above the top-left diagonal (query t sees keys s <= t), and the
-/// probabilities are rounded to q's type once, for the second GEMM.
+/// probabilities stay in accumulationType (f32 for 16-bit q), the masks are
+/// those of AttentionOp::buildScores, and the probabilities are rounded to
+/// q's type once, for the second GEMM.
 void decomposeAttention(AttentionOp op, PatternRewriter &builder) {
   builder.setInsertionPoint(op);
   Location loc = op.getLoc();
-  auto qType = cast<RankedTensorType>(op.getQ().getType());
-  auto kType = cast<RankedTensorType>(op.getK().getType());
-  Type elementType = qType.getElementType();
-  Type accType = accumulationType(elementType);
-  int64_t rank = qType.getRank();
-  int64_t t = qType.getDimSize(rank - 2), s = kType.getDimSize(rank - 2);
-
-  SmallVector<int64_t> scoresShape(qType.getShape().drop_back(2));
-  scoresShape.append({t, s});
-  auto scoresType = RankedTensorType::get(scoresShape, accType);
-
-  Value scores = builder.create<MatmulOp>(loc, scoresType, op.getQ(), op.getK(),
-                                          /*transpose_a=*/false,
-                                          /*transpose_b=*/true);
-  Value scale = floatScalar(builder, loc, accType, op.getEffectiveScale());
-  scores = builder.create<MulOp>(loc, scoresType, scores, scale);
-
-  if (op.getCausal()) {
-    auto indexType = RankedTensorType::get({t, s}, builder.getI32Type());
-    Value row = builder.create<IotaOp>(loc, indexType, /*dim=*/0);
-    Value col = builder.create<IotaOp>(loc, indexType, /*dim=*/1);
-    auto maskType = RankedTensorType::get({t, s}, builder.getI1Type());
-    Value visible = builder.create<CompareOp>(loc, maskType,
-                                              CompareDirection::le, col, row);
-    Value negInf = floatScalar(builder, loc, accType,
-                               -std::numeric_limits<double>::infinity());
-    scores = builder.create<SelectOp>(loc, scoresType, visible, scores, negInf);
-  }
-
+  Type elementType = op.getQ().getType().getElementType();
+  Value scores = op.buildScores(builder);
+  auto scoresType = cast<RankedTensorType>(scores.getType());
   Value probs = builder.create<SoftmaxOp>(loc, scoresType, scores,
                                           builder.getI64IntegerAttr(-1));
   if (FloatAttr p = op.getDropoutAttr(); p && p.getValueAsDouble() != 0.0)
     probs = builder.create<DropoutOp>(loc, scoresType, probs, op.getSeed(),
                                       op.getOffset(), p);
-  if (accType != elementType)
+  if (scoresType.getElementType() != elementType)
     probs = builder.create<ConvertOp>(
         loc, withElementType(scoresType, elementType), probs);
 

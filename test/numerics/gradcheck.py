@@ -169,11 +169,17 @@ def gelu_tanh(x):
     return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
-def sdpa(q, k, v, causal):
+def sdpa(q, k, v, causal, mask=None):
+    """torch 2.x's scaled_dot_product_attention (not in torch 1.13): an i1
+    mask keeps scores where true, a float one is added."""
     s = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
     if causal:
         t, n = s.shape[-2], s.shape[-1]
         s = s.masked_fill(~torch.ones(t, n, dtype=torch.bool).tril(), float("-inf"))
+    if mask is not None and mask.dtype == torch.bool:
+        s = s.masked_fill(~mask, float("-inf"))
+    elif mask is not None:
+        s = s + mask
     return torch.softmax(s, -1) @ v
 
 
@@ -283,6 +289,16 @@ CASES = [
          f"  %y = tfc.attention %a, %b, %c : {T([2, 2, 5, 4])}, {T([2, 2, 6, 4])}, {T([2, 2, 6, 3])} -> {T([2, 2, 5, 3])}\n"
          f"  %z = tfc.attention %a, %b, %c causal scale 0.3 : {T([2, 2, 5, 4])}, {T([2, 2, 6, 4])}, {T([2, 2, 6, 3])} -> {T([2, 2, 5, 3])}",
          lambda a, b, c: [sdpa(a, b, c, False), sdpa(a * math.sqrt(4) * 0.3, b, c, True)]),
+    # attn_mask: an additive [2, 1, 6] mask (a parameter: its gradient is
+    # the scores' gradient summed over heads and queries) with causal, and an
+    # i1 padding mask [2, 1, 1, 6] (key 0 always visible, so no row is empty).
+    Case("attention_mask", [([2, 2, 5, 4], "float"), ([2, 2, 6, 4], "float"), ([2, 2, 6, 3], "float"),
+                            ([2, 1, 6], "float"), ([2, 1, 1, 6], "bool")],
+         [("y", [2, 2, 5, 3]), ("z", [2, 2, 5, 3])],
+         f"  %y = tfc.attention %a, %b, %c causal mask %d : {T([2, 2, 5, 4])}, {T([2, 2, 6, 4])}, {T([2, 2, 6, 3])}, {T([2, 1, 6])} -> {T([2, 2, 5, 3])}\n"
+         f"  %z = tfc.attention %a, %b, %c mask %e : {T([2, 2, 5, 4])}, {T([2, 2, 6, 4])}, {T([2, 2, 6, 3])}, tensor<2x1x1x6xi1> -> {T([2, 2, 5, 3])}",
+         lambda a, b, c, d, e: [sdpa(a, b, c, True, mask=d), sdpa(a, b, c, False, mask=e)],
+         gen=lambda i, t: torch.cat([torch.ones_like(t[..., :1]), t[..., 1:]], -1) if i == 4 else t),
     Case("attention_dropout", [([1, 2, 4, 4], "float"), ([1, 2, 4, 4], "float"), ([1, 2, 4, 4], "float"),
                                ([], "seed"), ([], "offset")],
          [("y", [1, 2, 4, 4])],

@@ -1236,6 +1236,24 @@ func.func @attention_batch(%q: tensor<2x4x8x32xf32>, %k: tensor<2x1x8x32xf32>) {
 
 // -----
 
+// The mask broadcasts onto the scores [..., T, S] = [2, 8, 8] (no bigger rank).
+func.func @attention_mask_shape(%q: tensor<2x8x32xf32>, %m: tensor<8x4xi1>) {
+  // expected-error @+1 {{mask of shape 8x4 does not broadcast to the scores' shape 2x8x8}}
+  %0 = tfc.attention %q, %q, %q mask %m : tensor<2x8x32xf32>, tensor<2x8x32xf32>, tensor<2x8x32xf32>, tensor<8x4xi1> -> tensor<2x8x32xf32>
+  return
+}
+
+// -----
+
+// An additive mask has q's element type (an i32 mask is neither boolean nor a score).
+func.func @attention_mask_type(%q: tensor<8x32xf32>, %m: tensor<8x8xi32>) {
+  // expected-error @+1 {{mask must be i1 or q's element type 'f32', got 'i32'}}
+  %0 = tfc.attention %q, %q, %q mask %m : tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x8xi32> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
 // q and k share the head dim D.
 func.func @attention_head_dim(%q: tensor<8x32xf32>, %k: tensor<8x16xf32>, %v: tensor<8x32xf32>) {
   // expected-error @+1 {{head dim of k (16) must equal that of q (32)}}
@@ -1294,7 +1312,7 @@ func.func @attention_dropout_p(%q: tensor<8x32xf32>, %s: tensor<i64>, %o: tensor
 // A dropout needs its seed and offset (generic form, which can omit them).
 func.func @attention_dropout_no_seed(%q: tensor<8x32xf32>) {
   // expected-error @+1 {{seed and offset must be present exactly when dropout is}}
-  %0 = "tfc.attention"(%q, %q, %q) <{dropout = 1.0e-01 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+  %0 = "tfc.attention"(%q, %q, %q) <{dropout = 1.0e-01 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>}> : (tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
   return
 }
 
@@ -1303,7 +1321,7 @@ func.func @attention_dropout_no_seed(%q: tensor<8x32xf32>) {
 // A seed and offset without dropout are rejected (generic form).
 func.func @attention_seed_no_dropout(%q: tensor<8x32xf32>, %s: tensor<i64>, %o: tensor<i64>) {
   // expected-error @+1 {{seed and offset must be present exactly when dropout is}}
-  %0 = "tfc.attention"(%q, %q, %q, %s, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>}> : (tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<i64>, tensor<i64>) -> tensor<8x32xf32>
+  %0 = "tfc.attention"(%q, %q, %q, %s, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1>}> : (tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<i64>, tensor<i64>) -> tensor<8x32xf32>
   return
 }
 

@@ -594,6 +594,19 @@ func.func @attention_all_options(%q: tensor<2x8x16xbf16>, %seed: tensor<i64>, %o
 
 // -----
 
+// attn_mask: an i1 padding mask [B, 1, 1, S] and an additive bf16 bias [T, S]
+// with causal; the mask's type follows the operand types.
+// CHECK-LABEL: func.func @attention_masks
+func.func @attention_masks(%q: tensor<2x4x8x16xbf16>, %pad: tensor<2x1x1x8xi1>, %bias: tensor<8x8xbf16>) -> (tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>) {
+  // CHECK: tfc.attention %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} mask %{{[^ ]+}} : tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<2x1x1x8xi1> -> tensor<2x4x8x16xbf16>
+  %o = tfc.attention %q, %q, %q mask %pad : tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<2x1x1x8xi1> -> tensor<2x4x8x16xbf16>
+  // CHECK: tfc.attention %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} causal mask %{{[^ ]+}} scale 2.500000e-01 : tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<8x8xbf16> -> tensor<2x4x8x16xbf16>
+  %o2 = tfc.attention %q, %q, %q causal mask %bias scale 2.500000e-01 : tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<8x8xbf16> -> tensor<2x4x8x16xbf16>
+  return %o, %o2 : tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>
+}
+
+// -----
+
 // Cross-attention without batch dims: T != S and the value width Dv != D.
 // CHECK-LABEL: func.func @attention_cross
 func.func @attention_cross(%q: tensor<8x32xf32>, %k: tensor<24x32xf32>, %v: tensor<24x48xf32>) -> tensor<8x48xf32> {

@@ -60,15 +60,15 @@ func.func @loss(%t: tensor<6x4xf32> {tfc.param = "wte"}, %u: tensor<4xf32> {tfc.
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x2x4x8xf32> {tfc.param = "q"}, %[[K:.*]]: tensor<1x2x4x8xf32> {tfc.input = "k"}, %[[V:.*]]: tensor<1x2x4x8xf32> {tfc.input = "v"})
 // CHECK: tfc.attention %[[Q]], %[[K]], %[[V]] causal
 // CHECK: %[[G:.*]] = tfc.broadcast_to
-// CHECK: %[[SCALE:.*]] = tfc.constant dense<0.353553385> : tensor<f32>
 // CHECK: %[[S:.*]] = tfc.matmul %[[Q]], %[[K]] transpose_b
+// CHECK: %[[SCALE:.*]] = tfc.constant dense<0.353553385> : tensor<f32>
 // CHECK: %[[SS:.*]] = tfc.mul %[[S]], %[[SCALE]]
 // CHECK: %[[VISIBLE:.*]] = tfc.compare le
 // CHECK: %[[MASKED:.*]] = tfc.select %[[VISIBLE]], %[[SS]]
 // CHECK: %[[P:.*]] = tfc.softmax %[[MASKED]] dim -1
 // CHECK: %[[DP:.*]] = tfc.matmul %[[G]], %[[V]] transpose_b
 // CHECK: %[[DS:.*]] = tfc.softmax_grad %[[DP]], %[[P]] dim -1
-// CHECK: %[[DSS:.*]] = tfc.mul %[[DS]], %[[SCALE]]
+// CHECK: %[[DSS:.*]] = tfc.mul %[[DS]], %{{.*}} : tensor<1x2x4x4xf32>, tensor<f32>
 // CHECK: %[[DQ:.*]] = tfc.matmul %[[DSS]], %[[K]] : tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
 // CHECK-NOT: tfc.matmul
 // CHECK: return %{{.*}}, %[[DQ]]

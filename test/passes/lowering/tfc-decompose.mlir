@@ -59,6 +59,26 @@ func.func @bf16_dropout_attention(%q: tensor<4x8x16xbf16>, %k: tensor<4x8x16xbf1
 
 // -----
 
+// attn_mask: a bf16 additive bias is converted to the f32 scores and added after the
+// scale; an i1 padding mask selects -inf where it is false; both after the causal mask.
+// CHECK-LABEL: func.func @masked_attention
+// CHECK-SAME: %[[BIAS:[^:]*]]: tensor<8x8xbf16>, %[[PAD:[^:]*]]: tensor<4x1x8xi1>
+// CHECK: %[[SCALED:.*]] = tfc.mul
+// CHECK: %[[CAUSAL:.*]] = tfc.select %{{.*}}, %[[SCALED]], %{{.*}} : tensor<8x8xi1>, tensor<4x8x8xf32>, tensor<f32>
+// CHECK: %[[B32:.*]] = tfc.convert %[[BIAS]] : tensor<8x8xbf16> -> tensor<8x8xf32>
+// CHECK: %[[BIASED:.*]] = tfc.add %[[CAUSAL]], %[[B32]] : tensor<4x8x8xf32>, tensor<8x8xf32>
+// CHECK: tfc.softmax %[[BIASED]] dim -1
+// CHECK: %[[S2:.*]] = tfc.mul
+// CHECK: %[[PADDED:.*]] = tfc.select %[[PAD]], %[[S2]], %{{.*}} : tensor<4x1x8xi1>, tensor<4x8x8xf32>, tensor<f32>
+// CHECK: tfc.softmax %[[PADDED]] dim -1
+func.func @masked_attention(%q: tensor<4x8x16xbf16>, %bias: tensor<8x8xbf16>, %pad: tensor<4x1x8xi1>) -> (tensor<4x8x16xbf16>, tensor<4x8x16xbf16>) {
+  %0 = tfc.attention %q, %q, %q causal mask %bias : tensor<4x8x16xbf16>, tensor<4x8x16xbf16>, tensor<4x8x16xbf16>, tensor<8x8xbf16> -> tensor<4x8x16xbf16>
+  %1 = tfc.attention %q, %q, %q mask %pad : tensor<4x8x16xbf16>, tensor<4x8x16xbf16>, tensor<4x8x16xbf16>, tensor<4x1x8xi1> -> tensor<4x8x16xbf16>
+  return %0, %1 : tensor<4x8x16xbf16>, tensor<4x8x16xbf16>
+}
+
+// -----
+
 // Dropout with p = 0 is the identity and is not emitted.
 // CHECK-LABEL: func.func @zero_dropout_attention
 // CHECK-NOT: tfc.dropout
