@@ -16,7 +16,9 @@
 - fuzz-artifact: test/fuzz/artifact/manifest.json (the mlp SGD train step
   for the host, see test/fuzz/README.md), compact and pretty, plus variants
   with one field wrong.
-Deterministic: the same tools give the same files.
+It also writes the dictionaries test/fuzz/TARGET.dict (keywords, op names,
+manifest keys) that scripts/fuzz passes to libFuzzer. Deterministic: the
+same tools give the same files.
 """
 import argparse
 import hashlib
@@ -251,6 +253,64 @@ def manifest_seeds():
     return n
 
 
+# --- dictionaries ------------------------------------------------------------
+
+def dictionaries():
+    """test/fuzz/TARGET.dict: tokens libFuzzer splices into inputs (-dict)."""
+    fuzz = os.path.join(ROOT, "test", "fuzz")
+
+    def write_dict(name, words, header):
+        with open(os.path.join(fuzz, name), "w") as f:
+            f.write(header)
+            for w in words:
+                f.write('"%s"\n' % w.replace('\\', '\\\\').replace('"', '\\"'))
+
+    table = open(os.path.join(ROOT, "common", "HostOps.def")).read()
+    ops = re.findall(r'TFC_HOST_OP\(\w+,\s*"(\w+)"', table)
+    attrs = set()
+    for m in re.finditer(r'TFC_HOST_OP\(\w+,\s*"\w+",\s*\w+,\s*-?\d+,\s*-?\d+,\s*\d+,\s*"([^"]*)"',
+                         table, re.S):
+        attrs.update(m.group(1).split())
+    kw = ["tfc-host-program 1", "kind ", "in ", "op ", "out ", "result", "index=", "scalar", "_",
+          "pointwise", "row_reduction", "column_reduction", "gather", "multi_tensor",
+          "block_quantized", "f32", "f64", "f16", "bf16", "i1", "i32", "i64", "u8", "true", "false",
+          "inf", "-inf", "nan", "tanh", "none", "mean", "sum", "eq", "ne", "lt", "le", "gt", "ge"]
+    write_dict("fuzz-host-program.dict", kw + [o + " " for o in ops] + [a + "=" for a in sorted(attrs)],
+               "# libFuzzer dictionary of fuzz-host-program: the keywords of host programs\n"
+               "# (runtime/src/host/HostProgram.h), op names and attribute keys from\n"
+               "# common/HostOps.def. Written by make-corpus.py; scripts/fuzz passes it with -dict.\n")
+    with open(os.path.join(fuzz, "artifact", "manifest.json")) as f:
+        manifest = json.load(f)
+    keys = set()
+
+    def walk(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                keys.add(k)
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(manifest)
+    vals = ["external", "arena", "alias", "param", "input", "output", "state", "launch", "gemm",
+            "copy", "f32", "f64", "f16", "bf16", "i1", "i32", "i64", "u8", "none", "bias", "relu",
+            "relu_bias", "gelu", "gelu_bias", "gelu_aux", "gelu_aux_bias", "dgelu", "dgelu_bgrad",
+            "kernels/k0.host", "kernels/k1.host", "kernels/k2.host", "kernels/k3.host",
+            "tfc-artifact", "cuda", "grid", "block", "shared_bytes", "of", "src", "dst", "true",
+            "false", "null", "[]", "{}", "-1", "0", "256", "4096", "9223372036854775807", "1e308"]
+    write_dict("fuzz-artifact.dict", ['"%s":' % k for k in sorted(keys)] + ['"%s"' % v for v in vals],
+               "# libFuzzer dictionary of fuzz-artifact: manifest keys and values\n"
+               "# (docs/execution.md section 4). Written by make-corpus.py; scripts/fuzz\n"
+               "# passes it with -dict.\n")
+    write_dict("fuzz-safetensors.dict",
+               ['"dtype":', '"shape":', '"data_offsets":', '"__metadata__":', '"F32"', '"F64"',
+                '"F16"', '"BF16"', '"BOOL"', '"I32"', '"I64"', '"U8"', "[]", "{}", "-1",
+                "18446744073709551615", "9223372036854775807"],
+               "# libFuzzer dictionary of fuzz-safetensors: the header's keys and dtype\n"
+               "# names. Written by make-corpus.py; scripts/fuzz passes it with -dict.\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", required=True, help="directory of tfc-opt and tfc-translate")
@@ -261,6 +321,7 @@ def main():
     print(f"fuzz-host-program: {n} seeds")
     print(f"fuzz-safetensors: {safetensors_seeds()} seeds")
     print(f"fuzz-artifact: {manifest_seeds()} seeds")
+    dictionaries()
 
 
 if __name__ == "__main__":
