@@ -25,15 +25,47 @@ std::string hostIsaName() {
 
 #if defined(__x86_64__) && defined(__GNUC__)
 namespace {
+#if defined(__clang__)
+// clang (14 at least) rejects the level names in __builtin_cpu_supports at
+// compile time, so a level is checked as the features that define it (the
+// ones __builtin_cpu_supports knows in every clang).
+__attribute__((target("arch=x86-64"))) bool cpuHasV2() {
+  return __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("sse4.1") &&
+         __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("popcnt");
+}
+__attribute__((target("arch=x86-64"))) bool cpuHasV3() {
+  return cpuHasV2() && __builtin_cpu_supports("avx") &&
+         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("fma");
+}
+__attribute__((target("arch=x86-64"))) bool cpuHasV4() {
+  return cpuHasV3() && __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512cd") &&
+         __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl");
+}
+#else
+__attribute__((target("arch=x86-64"))) bool cpuHasV2() {
+  return __builtin_cpu_supports("x86-64-v2");
+}
+__attribute__((target("arch=x86-64"))) bool cpuHasV3() {
+  return __builtin_cpu_supports("x86-64-v3");
+}
+__attribute__((target("arch=x86-64"))) bool cpuHasV4() {
+  return __builtin_cpu_supports("x86-64-v4");
+}
+#endif
+
 /// True when the CPU supports the level the kernels were compiled for.
 __attribute__((target("arch=x86-64"))) bool cpuHasHostIsa(const char *isa) {
   __builtin_cpu_init();
   if (__builtin_strcmp(isa, "x86-64-v3") == 0)
-    return __builtin_cpu_supports("x86-64-v3");
+    return cpuHasV3();
   if (__builtin_strcmp(isa, "x86-64-v2") == 0)
-    return __builtin_cpu_supports("x86-64-v2");
+    return cpuHasV2();
   if (__builtin_strcmp(isa, "x86-64-v4") == 0)
-    return __builtin_cpu_supports("x86-64-v4");
+    return cpuHasV4();
   return true; // "x86-64", empty, or a level the build checked itself
 }
 

@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+"""Regenerates the seed corpora of the libFuzzer targets (test/fuzz/corpus/).
+
+  test/fuzz/make-corpus.py --bin build/bin --fuzz-build build-fuzz
+
+- fuzz-host-program: the host programs tfc-translate --emit-host writes for
+  the kernels of the CUDA codegen lit inputs (test/codegen/cuda: every op
+  kind), and those of mlp (SGD) and gpt-mini (AdamW, loss scaling) train
+  steps compiled for the host. Programs with more than 2^16 elements in all
+  (which the target parses but does not run) also get a shrunk variant, its
+  large dimensions divided by a power of two, kept when the fuzz target
+  parses and runs it; the largest originals are dropped to keep the corpus
+  small.
+- fuzz-safetensors: small files written here by the format's rules (every
+  dtype, scalar and empty tensors, metadata) and a few broken ones.
+- fuzz-artifact: test/fuzz/artifact/manifest.json (the mlp SGD train step
+  for the host, see test/fuzz/README.md), compact and pretty, plus variants
+  with one field wrong.
+It also writes the dictionaries test/fuzz/TARGET.dict (keywords, op names,
+manifest keys) that scripts/fuzz passes to libFuzzer. Deterministic: the
+same tools give the same files.
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CORPUS = os.path.join(ROOT, "test", "fuzz", "corpus")
+MAX_ELEMENTS = 1 << 16
+MAX_PROGRAM_BYTES = 4096
+
+
+def write(target, name, data):
+    d = os.path.join(CORPUS, target)
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+# --- host programs -----------------------------------------------------------
+
+def split_programs(text):
+    progs = []
+    for chunk in re.split(r"^# =====.*$", text, flags=re.M):
+        chunk = chunk.strip()
+        if chunk.startswith("tfc-host-program"):
+            progs.append(chunk + "\n")
+    return progs
+
+
+def total_elements(prog):
+    total = 0
+    for m in re.finditer(r"^(?:in|op) %\d+ (?:\w+ )?\w+ (\S+)", prog, flags=re.M):
+        pass
+    for line in prog.splitlines():
+        parts = line.split()
+        if parts[:1] == ["in"]:
+            shape = parts[3]
+        elif parts[:1] == ["op"]:
+            shape = parts[4]
+        else:
+            continue
+        n = 1
+        if shape != "scalar":
+            for d in shape.split("x"):
+                n *= int(d)
+        total += n
+    return total
+
+
+def shrink(prog, div):
+    """Divides every shape dimension and list attribute >= 16 that div
+    divides; small numbers (dims, permutations, ranks) stay."""
+    def num(m):
+        n = int(m.group(0))
+        return str(n // div) if n >= 16 and n % div == 0 else m.group(0)
+
+    out = []
+    for line in prog.splitlines():
+        parts = line.split(" ")
+        if parts[0] in ("in", "op"):
+            i = 3 if parts[0] == "in" else 4
+            if i < len(parts) and parts[i] != "scalar":
+                parts[i] = re.sub(r"\d+", num, parts[i])
+            parts = [re.sub(r"\d+", num, p) if re.match(r"(start|limit|low|high)=\[", p)
+                     else p for p in parts]
+        out.append(" ".join(parts))
+    return "\n".join(out) + "\n"
+
+
+def runs(fuzz_bin, prog):
+    with tempfile.NamedTemporaryFile("w", suffix=".host", delete=False) as f:
+        f.write(prog)
+    try:
+        r = subprocess.run([fuzz_bin, f.name], capture_output=True, text=True,
+                           env=dict(os.environ, TFC_FUZZ_VERBOSE="1"))
+        return "parse: ok" in r.stderr and re.search(r"^run.*: ok", r.stderr, re.M)
+    finally:
+        os.unlink(f.name)
+
+
+def host_programs(bindir, fuzz_bin):
+    texts = []
+    for name in ["backward", "row-reduction", "pointwise", "gather", "multi-tensor",
+                 "column-reduction", "block-quantized"]:
+        src = os.path.join(ROOT, "test", "codegen", "cuda", name + ".mlir")
+        r = subprocess.run([os.path.join(bindir, "tfc-translate"), "--emit-host", src],
+                           capture_output=True, text=True, check=True)
+        texts += [(name, p) for p in split_programs(r.stdout)]
+    with tempfile.TemporaryDirectory() as tmp:
+        for model, opts in [("mlp", "optimizer=sgd momentum=0.9 target=host"),
+                            ("gpt-mini", "optimizer=adamw loss-scaling=true target=host")]:
+            lowered = subprocess.run(
+                [os.path.join(bindir, "tfc-opt"), os.path.join(ROOT, "examples", "models", model + ".mlir"),
+                 "--tfc-train-pipeline=" + opts], capture_output=True, text=True, check=True).stdout
+            art = os.path.join(tmp, model)
+            subprocess.run([os.path.join(bindir, "tfc-translate"), "--emit-artifact", "-o", art],
+                           input=lowered, text=True, check=True)
+            kdir = os.path.join(art, "kernels")
+            for k in sorted(os.listdir(kdir)):
+                with open(os.path.join(kdir, k)) as f:
+                    texts.append((model, f.read()))
+    seen = set()
+    count = 0
+    for origin, prog in texts:
+        variants = []
+        if len(prog) <= MAX_PROGRAM_BYTES:
+            variants.append(prog)
+        if total_elements(prog) > MAX_ELEMENTS:
+            for div in (2, 4, 8, 16, 32, 64, 128):
+                small = shrink(prog, div)
+                if total_elements(small) <= MAX_ELEMENTS and runs(fuzz_bin, small):
+                    variants.append(small)
+                    break
+        for v in variants:
+            h = hashlib.sha256(v.encode()).hexdigest()[:12]
+            if h in seen:
+                continue
+            seen.add(h)
+            write("fuzz-host-program", f"{origin}-{h}.host", v)
+            count += 1
+    # Slightly invalid: an undefined operand, a wrong result shape, no output.
+    base = "tfc-host-program 1\nkind pointwise\nin %0 f32 4x8\nin %1 f32 8\n"
+    write("fuzz-host-program", "bad-undefined.host", base + "op %2 add f32 4x8 (%0, %7)\nout %2\n")
+    write("fuzz-host-program", "bad-shape.host", base + "op %2 add f32 4x9 (%0, %1)\nout %2\n")
+    write("fuzz-host-program", "bad-no-output.host", base + "op %2 add f32 4x8 (%0, %1)\n")
+    return count + 3
+
+
+# --- safetensors -------------------------------------------------------------
+
+DTYPES = {"F32": ("f", 4), "F64": ("d", 8), "F16": ("e", 2), "I32": ("i", 4),
+          "I64": ("q", 8), "BOOL": ("B", 1), "BF16": ("H", 2)}
+
+
+def safetensors(tensors, metadata=None, pad=True):
+    """tensors: [(name, dtype, shape, values)] -> file bytes."""
+    header, data = {}, b""
+    for name, dtype, shape, values in tensors:
+        fmt, size = DTYPES[dtype]
+        raw = struct.pack("<%d%s" % (len(values), fmt), *values)
+        header[name] = {"dtype": dtype, "shape": shape,
+                        "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    h = json.dumps(header, separators=(",", ":")).encode()
+    if pad:
+        h += b" " * (-len(h) % 8)
+    return struct.pack("<Q", len(h)) + h + data
+
+
+def safetensors_seeds():
+    valid = [
+        ("weight", "F32", [2, 3], [1.0, -2.0, 0.5, 3.25, 0.0, -1.0]),
+        ("labels", "I64", [3], [0, 5, 9]),
+    ]
+    write("fuzz-safetensors", "two-tensors.safetensors", safetensors(valid, {"format": "pt"}))
+    every = [
+        ("a", "F64", [2], [1.5, -2.5]),
+        ("b", "F16", [2, 2], [1.0, 0.5, -0.25, 2.0]),
+        ("c", "BF16", [3], [0x3f80, 0xbf00, 0x4000]),
+        ("d", "BOOL", [4], [0, 1, 1, 0]),
+        ("e", "I32", [2], [7, -3]),
+        ("scalar", "F32", [], [4.0]),
+        ("empty", "F32", [0, 3], []),
+    ]
+    write("fuzz-safetensors", "every-dtype.safetensors", safetensors(every, {"step": "12"}))
+    write("fuzz-safetensors", "empty.safetensors", safetensors([]))
+    write("fuzz-safetensors", "unpadded.safetensors", safetensors(valid, pad=False))
+    good = safetensors(valid)
+    # Broken: truncated data, a header length past the end, BOOL byte 2,
+    # overlapping offsets, a shape that disagrees with the bytes.
+    write("fuzz-safetensors", "bad-truncated.safetensors", good[:-5])
+    write("fuzz-safetensors", "bad-header-length.safetensors",
+          struct.pack("<Q", 1 << 40) + good[8:])
+    write("fuzz-safetensors", "bad-bool.safetensors",
+          safetensors([("d", "BOOL", [2], [0, 2])]))
+    h = b'{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},' \
+        b'"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}'
+    write("fuzz-safetensors", "bad-overlap.safetensors",
+          struct.pack("<Q", len(h)) + h + bytes(12))
+    h = b'{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}'
+    write("fuzz-safetensors", "bad-shape.safetensors", struct.pack("<Q", len(h)) + h + bytes(8))
+    return 9
+
+
+# --- artifact manifests ------------------------------------------------------
+
+def manifest_seeds():
+    with open(os.path.join(ROOT, "test", "fuzz", "artifact", "manifest.json")) as f:
+        text = f.read()
+    m = json.loads(text)
+    write("fuzz-artifact", "mlp-train.json", text)
+    write("fuzz-artifact", "mlp-train-compact.json", json.dumps(m, separators=(",", ":")))
+    n = 2
+
+    def variant(name, edit):
+        nonlocal n
+        v = json.loads(text)
+        edit(v)
+        write("fuzz-artifact", name + ".json", json.dumps(v, separators=(",", ":")))
+        n += 1
+
+    steps = lambda v: v["entries"][0]["steps"]
+    arena = [b for b in m["buffers"] if b["kind"] == "arena"]
+    # The issue's semantic corruptions: an arena view moved onto another,
+    # past the arena, a GEMM one row short, steps swapped, an operand
+    # rewired, a kernel without a step, a duplicated entry.
+    variant("bad-offset-overlap", lambda v: v["buffers"][arena[1]["id"]].update(offset=arena[0]["offset"]))
+    variant("bad-offset-outside", lambda v: v["buffers"][arena[-1]["id"]].update(offset=v["arena"]["size"]))
+    variant("bad-gemm-m", lambda v: steps(v)[0].update(m=steps(v)[0]["m"] - 1))
+    variant("bad-gemm-ld", lambda v: steps(v)[0].update(lda=1))
+    variant("bad-swap-steps", lambda v: steps(v).insert(0, steps(v).pop(2)))
+    variant("bad-arg-rewired", lambda v: steps(v)[2].update(args=[steps(v)[2]["args"][0]] * 2))
+    variant("bad-sha", lambda v: v["kernels"][0]["sha256"].update(host="0" * 64))
+    variant("bad-path", lambda v: v["kernels"][0].update(host="../manifest.json"))
+    variant("bad-dtype", lambda v: v["buffers"][0].update(dtype="f8"))
+    variant("bad-arena-size", lambda v: v["arena"].update(size=1))
+    variant("alias-of-param", lambda v: v["buffers"].append(
+        {"id": len(v["buffers"]), "kind": "alias", "of": 0, "dtype": "f32", "shape": [64, 128]}))
+    variant("two-entries", lambda v: v["entries"].append(
+        {"name": "again", "steps": v["entries"][0]["steps"][:3]}))
+    return n
+
+
+# --- dictionaries ------------------------------------------------------------
+
+def dictionaries():
+    """test/fuzz/TARGET.dict: tokens libFuzzer splices into inputs (-dict)."""
+    fuzz = os.path.join(ROOT, "test", "fuzz")
+
+    def write_dict(name, words, header):
+        with open(os.path.join(fuzz, name), "w") as f:
+            f.write(header)
+            for w in words:
+                f.write('"%s"\n' % w.replace('\\', '\\\\').replace('"', '\\"'))
+
+    table = open(os.path.join(ROOT, "common", "HostOps.def")).read()
+    ops = re.findall(r'TFC_HOST_OP\(\w+,\s*"(\w+)"', table)
+    attrs = set()
+    for m in re.finditer(r'TFC_HOST_OP\(\w+,\s*"\w+",\s*\w+,\s*-?\d+,\s*-?\d+,\s*\d+,\s*"([^"]*)"',
+                         table, re.S):
+        attrs.update(m.group(1).split())
+    kw = ["tfc-host-program 1", "kind ", "in ", "op ", "out ", "result", "index=", "scalar", "_",
+          "pointwise", "row_reduction", "column_reduction", "gather", "multi_tensor",
+          "block_quantized", "f32", "f64", "f16", "bf16", "i1", "i32", "i64", "u8", "true", "false",
+          "inf", "-inf", "nan", "tanh", "none", "mean", "sum", "eq", "ne", "lt", "le", "gt", "ge"]
+    write_dict("fuzz-host-program.dict", kw + [o + " " for o in ops] + [a + "=" for a in sorted(attrs)],
+               "# libFuzzer dictionary of fuzz-host-program: the keywords of host programs\n"
+               "# (runtime/src/host/HostProgram.h), op names and attribute keys from\n"
+               "# common/HostOps.def. Written by make-corpus.py; scripts/fuzz passes it with -dict.\n")
+    with open(os.path.join(fuzz, "artifact", "manifest.json")) as f:
+        manifest = json.load(f)
+    keys = set()
+
+    def walk(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                keys.add(k)
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(manifest)
+    vals = ["external", "arena", "alias", "param", "input", "output", "state", "launch", "gemm",
+            "copy", "f32", "f64", "f16", "bf16", "i1", "i32", "i64", "u8", "none", "bias", "relu",
+            "relu_bias", "gelu", "gelu_bias", "gelu_aux", "gelu_aux_bias", "dgelu", "dgelu_bgrad",
+            "kernels/k0.host", "kernels/k1.host", "kernels/k2.host", "kernels/k3.host",
+            "tfc-artifact", "cuda", "grid", "block", "shared_bytes", "of", "src", "dst", "true",
+            "false", "null", "[]", "{}", "-1", "0", "256", "4096", "9223372036854775807", "1e308"]
+    write_dict("fuzz-artifact.dict", ['"%s":' % k for k in sorted(keys)] + ['"%s"' % v for v in vals],
+               "# libFuzzer dictionary of fuzz-artifact: manifest keys and values\n"
+               "# (docs/execution.md section 4). Written by make-corpus.py; scripts/fuzz\n"
+               "# passes it with -dict.\n")
+    write_dict("fuzz-safetensors.dict",
+               ['"dtype":', '"shape":', '"data_offsets":', '"__metadata__":', '"F32"', '"F64"',
+                '"F16"', '"BF16"', '"BOOL"', '"I32"', '"I64"', '"U8"', "[]", "{}", "-1",
+                "18446744073709551615", "9223372036854775807"],
+               "# libFuzzer dictionary of fuzz-safetensors: the header's keys and dtype\n"
+               "# names. Written by make-corpus.py; scripts/fuzz passes it with -dict.\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", required=True, help="directory of tfc-opt and tfc-translate")
+    ap.add_argument("--fuzz-build", required=True, help="build directory of test/fuzz")
+    args = ap.parse_args()
+    shutil.rmtree(CORPUS, ignore_errors=True)
+    n = host_programs(args.bin, os.path.join(args.fuzz_build, "fuzz-host-program"))
+    print(f"fuzz-host-program: {n} seeds")
+    print(f"fuzz-safetensors: {safetensors_seeds()} seeds")
+    print(f"fuzz-artifact: {manifest_seeds()} seeds")
+    dictionaries()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
