@@ -235,10 +235,12 @@ class Builder:
 
     def attention(self, q: Value, k: Value, v: Value, causal: bool, scale: Optional[float],
                   dropout: float = 0.0, seed: Optional[Value] = None,
-                  offset: Optional[Value] = None) -> Value:
-        operands = [q, k, v] + ([seed, offset] if dropout else [])
+                  offset: Optional[Value] = None, mask: Optional[Value] = None) -> Value:
+        operands = [q, k, v] + ([mask] if mask is not None else []) \
+            + ([seed, offset] if dropout else [])
         return self.create("tfc.attention", operands,
-                           {"causal": causal, "scale": scale, "dropout": float(dropout)},
+                           {"causal": causal, "scale": scale, "dropout": float(dropout),
+                            "has_mask": mask is not None},
                            [q.type.with_shape(q.shape[:-1] + v.shape[-1:])]).result
 
     def dropout(self, x: Value, seed: Value, offset: Value, p: float) -> Value:

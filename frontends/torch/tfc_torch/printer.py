@@ -146,16 +146,20 @@ def _cross_entropy(op, n):
 
 def _attention(op, n):
     q, k, v = op.operands[:3]
+    mask = op.operands[3] if op.attrs.get("has_mask") else None
     text = f"tfc.attention {n(q)}, {n(k)}, {n(v)}"
     if op.attrs.get("causal"):
         text += " causal"
+    if mask is not None:
+        text += f" mask {n(mask)}"
     if op.attrs.get("scale") is not None:
         text += f" scale {dtypes.attr_float_text(op.attrs['scale'])}"
     if op.attrs.get("dropout"):
-        seed, offset = op.operands[3:]
+        seed, offset = op.operands[-2:]
         text += (f" dropout {dtypes.attr_float_text(op.attrs['dropout'])}"
                  f" seed {n(seed)} offset {n(offset)}")
-    return f"{text} : {q.type}, {k.type}, {v.type} -> {op.result.type}"
+    types = f"{q.type}, {k.type}, {v.type}" + (f", {mask.type}" if mask is not None else "")
+    return f"{text} : {types} -> {op.result.type}"
 
 
 def _dropout(op, n):

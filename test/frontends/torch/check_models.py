@@ -34,7 +34,7 @@ GRAD_RTOL, GRAD_ATOL = 1e-4, 1e-7
 FAMILIES = {
     "nanogpt": ("nanogpt.py", "make_model", {"attention": 2, "cross_entropy": 1}),
     "llama": ("llama.py", "make_model", {"rms_norm": 5, "attention": 2, "cross_entropy": 1}),
-    "bert": ("bert.py", "make_model", {"cross_entropy": 1, "gelu": 1}),
+    "bert": ("bert.py", "make_model", {"cross_entropy": 1, "gelu": 1, "attention": 2}),
     "mlp-sequential": ("mlp.py", "make_sequential", {"cross_entropy": 1}),
     "mlp-log-softmax": ("mlp.py", "make_log_softmax", {"cross_entropy": 1}),
 }

@@ -1,8 +1,6 @@
 """torch 2.x's fused attention ops (F.scaled_dot_product_attention and the
-kernels make_fx may record for it). Without a mask or dropout they become
-tfc.attention; with an attention mask they are decomposed into matmul,
-mask, softmax and matmul, because tfc.attention has no mask operand yet."""
-import math
+kernels make_fx may record for it) become tfc.attention, an attn_mask its
+mask operand (i1 as is, a float mask in q's type)."""
 
 from ..importer import Missing
 from ..registry import lowers
@@ -26,20 +24,12 @@ def _attention(ctx, q, k, v, mask, dropout_p, is_causal, scale, enable_gqa=False
             x = b.broadcast_to(x, shape[:-3] + (kv_heads, rep) + shape[-2:])
             return b.reshape(x, shape[:-3] + (heads,) + shape[-2:])
         kv, vv = repeat(kv), repeat(vv)
-    if mask is None:
-        return b.attention(qv, kv, vv, bool(is_causal), scale)
-    scale = 1.0 / math.sqrt(qv.shape[-1]) if scale is None else scale
-    s = b.mul(b.matmul(qv, kv, transpose_b=True), ctx.tensor(scale, dt))
-    m = ctx.tensor(mask)
-    if m.dtype == "i1":
-        s = b.select(m, s, ctx.tensor(float("-inf"), dt))
-    else:
-        s = b.add(s, ctx.tensor(mask, dt))
-    if is_causal:
-        t, n = s.shape[-2:]
-        i, j = b.iota((t, n), 0), b.iota((t, n), 1)
-        s = b.select(b.compare("le", j, i), s, ctx.tensor(float("-inf"), dt))
-    return b.matmul(b.softmax(s, s.rank - 1), vv)
+    m = None
+    if mask is not None:
+        m = ctx.tensor(mask)
+        if m.dtype != "i1":
+            m = ctx.tensor(mask, dt)
+    return b.attention(qv, kv, vv, bool(is_causal), scale, mask=m)
 
 
 def _with_missing(ctx, out):

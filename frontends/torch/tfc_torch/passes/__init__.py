@@ -8,7 +8,7 @@
   gelu            x * 0.5 * (1 + erf(x / sqrt(2)))   -> tfc.gelu
   cross_entropy   nll_loss(log_softmax(x))           -> tfc.cross_entropy
   dropout         x * (bernoulli(1 - p) / (1 - p))   -> tfc.dropout
-  attention       softmax(q k^T * s [+ causal mask]) [dropout] v -> tfc.attention
+  attention       softmax(q k^T * s [+ causal mask] [+ mask]) [dropout] v -> tfc.attention
   legalize        expands the remaining frontend ops (nll_loss, bernoulli) into tfc
                   ops, refuses the others (erf outside a GELU)
 and dead-code elimination after each.

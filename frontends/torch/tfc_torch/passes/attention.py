@@ -16,9 +16,14 @@ fill, s) / select(mask, s, fill) with fill = -inf (or any value <= -1e4,
 which softmax turns into an exact 0), or add(s, m) with m 0 on and below
 the diagonal and such a fill above it.
 
-tfc.attention has no mask operand, so attention under a mask computed from
-the batch (e.g. BERT's padding mask) keeps its decomposed form; so does
-any chain whose intermediate values have other users.
+Any other mask (computed from the batch, e.g. BERT's padding mask) becomes
+tfc.attention's mask operand when the chain applies it after all scaling
+(the operand is added to the scaled scores): add(s, m) with m of the
+scores' type gives an additive mask; select(c, s, -inf) an i1 mask c and
+select(c, -inf, s) (masked_fill(c, -inf)) the mask c == false. Only an
+exact -inf fill is taken for those, as a finite one differs from tfc's -inf
+on fully masked rows. At most one such mask; chains whose intermediate
+values have other users keep their decomposed form.
 """
 import torch
 
@@ -51,10 +56,18 @@ def _causal_additive(mask: torch.Tensor) -> bool:
     return bool((m[:, ~future] == 0).all()) and bool((m[:, future] <= _FILL_LIMIT).all())
 
 
+def _is_neg_inf(v) -> bool:
+    s = splat(v)
+    return s is not None and float(s) == float("-inf")
+
+
 def _peel(v, uses):
     """Walks from the softmax input back to the scores matmul; returns
-    (matmul op, scale factor, causal) or None."""
-    scale, causal = 1.0, False
+    (matmul op, scale factor, causal, mask) or None. `mask` is None or
+    (value, how) with how "add" (an additive mask), "keep" (an i1 mask true
+    where scores are kept) or "drop" (an i1 mask true where they are
+    masked)."""
+    scale, causal, mask = 1.0, False, None
     while True:
         op = v.op
         if op is None:
@@ -62,7 +75,7 @@ def _peel(v, uses):
         if op.name == "tfc.matmul":
             if op.attrs.get("transpose_a") or not op.attrs.get("transpose_b"):
                 return None
-            return op, scale, causal
+            return op, scale, causal, mask
         if op.name == "tfc.convert":
             # 16-bit scores: the f32 GEMM result rounded to the operands' type.
             mm = defining(op.operands[0], "tfc.matmul")
@@ -82,28 +95,33 @@ def _peel(v, uses):
             if inner.type != op.result.type:
                 return None
             scale *= float(c) if op.name == "tfc.mul" else 1.0 / float(c)
-        elif op.name == "tfc.select" and not causal:
+        elif op.name == "tfc.select":
             cond, on_true, on_false = op.operands
-            if _is_fill(on_true) and _causal_bool(cond.known, True):
-                inner = on_false
-            elif _is_fill(on_false) and _causal_bool(cond.known, False):
-                inner = on_true
+            if not causal and _is_fill(on_true) and _causal_bool(cond.known, True):
+                inner, causal = on_false, True
+            elif not causal and _is_fill(on_false) and _causal_bool(cond.known, False):
+                inner, causal = on_true, True
+            elif mask is None and scale == 1.0 and _is_neg_inf(on_false):
+                inner, mask = on_true, (cond, "keep")
+            elif mask is None and scale == 1.0 and _is_neg_inf(on_true):
+                inner, mask = on_false, (cond, "drop")
             else:
                 return None
             if inner.type != op.result.type:
                 return None
-            causal = True
-        elif op.name == "tfc.add" and not causal:
+        elif op.name == "tfc.add":
             a, b = op.operands
-            if _causal_additive(b.known):
-                inner = a
-            elif _causal_additive(a.known):
-                inner = b
+            if not causal and _causal_additive(b.known):
+                inner, causal = a, True
+            elif not causal and _causal_additive(a.known):
+                inner, causal = b, True
+            elif mask is None and scale == 1.0 and b.dtype == op.result.dtype \
+                    and a.type == op.result.type:
+                inner, mask = a, (b, "add")
             else:
                 return None
             if inner.type != op.result.type:
                 return None
-            causal = True
         else:
             return None
         if single_use(uses, inner) is not op:
@@ -139,10 +157,13 @@ def run(fn) -> int:
         found = _peel(s, uses)
         if found is None:
             continue
-        qk, scale, causal = found
+        qk, scale, causal, mask = found
         q, k = qk.operands
         v = pv.operands[1]
         if not (q.rank == k.rank == v.rank >= 2) or q.dtype != k.dtype or k.dtype != v.dtype:
+            continue
+        # tfc.attention's mask: i1, or q's type (added to the f32 scores).
+        if mask is not None and mask[0].dtype != ("i1" if mask[1] != "add" else q.dtype):
             continue
         if q.shape[:-2] != k.shape[:-2] or k.shape[:-2] != v.shape[:-2]:
             continue
@@ -151,10 +172,15 @@ def run(fn) -> int:
         if qk.result.type != s.type and not (qk.result.dtype == "f32" and s.dtype == q.dtype):
             continue
         b = collect_before(fn, out.op)
+        m = None
+        if mask is not None:
+            m = mask[0]
+            if mask[1] == "drop":  # masked_fill's mask: keep where it is false
+                m = b.compare("eq", m, b.splat(False, "i1", m.shape))
         if drop is not None:
-            o = b.attention(q, k, v, causal, scale, drop.attrs["p"], *drop.operands[1:])
+            o = b.attention(q, k, v, causal, scale, drop.attrs["p"], *drop.operands[1:], mask=m)
         else:
-            o = b.attention(q, k, v, causal, scale)
+            o = b.attention(q, k, v, causal, scale, mask=m)
         splice(fn, out.op, b)
         replace(fn, out, o)
         fired += 1
