@@ -2,10 +2,15 @@
 
 #include "compiler/tools/tfc-train/Data.h"
 
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 using namespace tfc::train;
 
@@ -84,12 +89,146 @@ bool Rng::deserialize(const std::string &text) {
   return true;
 }
 
-bool DataSet::open(const std::string &spec, int64_t seqLen,
+bool tfc::train::isExamplesSpec(const std::string &spec) {
+  const std::string suffix = ".safetensors";
+  return spec.size() > suffix.size() &&
+         spec.compare(spec.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+namespace {
+/// The safetensors dtype name of a model element type, and its size.
+bool safetensorsType(const std::string &elementType, std::string &name,
+                     size_t &size) {
+  static const struct {
+    const char *element, *name;
+    size_t size;
+  } kTypes[] = {{"f32", "F32", 4},  {"f64", "F64", 8}, {"f16", "F16", 2},
+                {"bf16", "BF16", 2}, {"i64", "I64", 8}, {"i32", "I32", 4},
+                {"ui8", "U8", 1},   {"i1", "BOOL", 1}};
+  for (const auto &t : kTypes)
+    if (elementType == t.element) {
+      name = t.name;
+      size = t.size;
+      return true;
+    }
+  return false;
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+} // namespace
+
+bool DataSet::openExamples(const std::string &spec, const ModelInfo &model,
+                           std::string &error) {
+  kind_ = Kind::Examples;
+  std::ifstream in(spec, std::ios::binary);
+  if (!in) {
+    error = "cannot open data file '" + spec + "'";
+    return false;
+  }
+  bytes_.assign(std::istreambuf_iterator<char>(in),
+                std::istreambuf_iterator<char>());
+  auto bad = [&](const std::string &why) {
+    error = "data file '" + spec + "': " + why;
+    return false;
+  };
+  if (bytes_.size() < 8)
+    return bad("too short for a safetensors header");
+  uint64_t headerSize = 0;
+  for (int i = 7; i >= 0; --i)
+    headerSize = headerSize << 8 | bytes_[i];
+  if (headerSize > bytes_.size() - 8)
+    return bad("header length " + std::to_string(headerSize) +
+               " exceeds the file");
+  llvm::Expected<llvm::json::Value> header = llvm::json::parse(llvm::StringRef(
+      reinterpret_cast<const char *>(bytes_.data()) + 8, headerSize));
+  if (!header)
+    return bad("header is not JSON: " + llvm::toString(header.takeError()));
+  const llvm::json::Object *tensors = header->getAsObject();
+  if (!tensors)
+    return bad("header is not a JSON object");
+  size_t dataStart = 8 + headerSize, dataSize = bytes_.size() - dataStart;
+  if (model.inputs.empty())
+    return bad("the model has no tfc.input arguments to feed");
+  int64_t modelBatch = model.inputs.front().shape.empty()
+                     ? 0
+                     : model.inputs.front().shape.front();
+  columns_.clear();
+  examples_ = -1;
+  for (const ModelArgument &input : model.inputs) {
+    std::string dtype;
+    size_t elementSize = 0;
+    if (input.shape.empty() || !safetensorsType(input.elementType, dtype,
+                                                elementSize))
+      return bad("model input '" + input.name + "' (" + input.elementType +
+                 " " + shapeText(input.shape) +
+                 ") cannot come from examples: it needs a leading batch "
+                 "dimension and a plain dtype");
+    if (input.shape.front() != modelBatch)
+      return bad("model inputs differ in their leading (batch) dimension: '" +
+                 input.name + "' has " + std::to_string(input.shape.front()) +
+                 ", '" + model.inputs.front().name + "' " +
+                 std::to_string(modelBatch));
+    const llvm::json::Object *t = tensors->getObject(input.name);
+    if (!t)
+      return bad("no tensor '" + input.name + "' for the model input of that "
+                 "name");
+    std::optional<llvm::StringRef> name = t->getString("dtype");
+    const llvm::json::Array *shape = t->getArray("shape");
+    const llvm::json::Array *offsets = t->getArray("data_offsets");
+    if (!name || !shape || !offsets || offsets->size() != 2)
+      return bad("tensor '" + input.name + "' lacks dtype, shape or "
+                 "data_offsets");
+    std::vector<int64_t> dims;
+    for (const llvm::json::Value &d : *shape) {
+      std::optional<int64_t> v = d.getAsInteger();
+      if (!v || *v < 0)
+        return bad("tensor '" + input.name + "' has a bad shape");
+      dims.push_back(*v);
+    }
+    std::vector<int64_t> want(input.shape);
+    if (!dims.empty())
+      want.front() = dims.front();
+    if (*name != dtype || dims.size() != input.shape.size() || dims != want ||
+        dims.front() < 1)
+      return bad("tensor '" + input.name + "' is " + name->str() + " " +
+                 shapeText(dims) + "; the model input is " + dtype + " " +
+                 shapeText(input.shape) + ", so the file needs " + dtype +
+                 " [N" + shapeText(input.shape).substr(1 + std::to_string(
+                     input.shape.front()).size()) + " with N >= 1 examples");
+    std::optional<int64_t> begin = (*offsets)[0].getAsInteger(),
+                           end = (*offsets)[1].getAsInteger();
+    size_t exampleBytes = elementSize;
+    for (size_t i = 1; i < dims.size(); ++i)
+      exampleBytes *= size_t(dims[i]);
+    if (!begin || !end || *begin < 0 || *end < *begin ||
+        uint64_t(*end) > dataSize ||
+        uint64_t(*end - *begin) != exampleBytes * uint64_t(dims.front()))
+      return bad("tensor '" + input.name + "' has data_offsets that do not "
+                 "match its shape or the file");
+    if (examples_ >= 0 && dims.front() != examples_)
+      return bad("tensor '" + input.name + "' has " +
+                 std::to_string(dims.front()) + " examples, the others " +
+                 std::to_string(examples_));
+    examples_ = dims.front();
+    columns_.push_back({input.name, dataStart + size_t(*begin), exampleBytes});
+  }
+  return true;
+}
+
+bool DataSet::open(const std::string &spec, const ModelInfo &model,
                    std::string &error) {
   spec_ = spec;
-  seqLen_ = seqLen;
+  seqLen_ = model.seqLen;
   position_ = 0;
   bytes_.clear();
+  if (isExamplesSpec(spec))
+    return openExamples(spec, model, error);
+  int64_t seqLen = model.seqLen;
   if (seqLen < 1) {
     error = "the model's sequence length must be at least 1";
     return false;
@@ -148,6 +287,26 @@ void DataSet::window(Rng &rng, int64_t *out) {
 }
 
 void DataSet::nextBatch(Rng &rng, int64_t batch, Batch &out) {
+  if (kind_ == Kind::Examples) {
+    // The same draws for every column: one index per row of the batch.
+    std::vector<uint64_t> rows(batch);
+    for (uint64_t &row : rows)
+      row = rng.below(uint64_t(examples_));
+    out.inputs.resize(columns_.size());
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      const Column &column = columns_[c];
+      out.inputs[c].first = column.name;
+      std::vector<uint8_t> &bytes = out.inputs[c].second;
+      bytes.resize(size_t(batch) * column.exampleBytes);
+      for (int64_t b = 0; b < batch; ++b)
+        std::memcpy(bytes.data() + size_t(b) * column.exampleBytes,
+                    bytes_.data() + column.offset +
+                        rows[b] * column.exampleBytes,
+                    column.exampleBytes);
+    }
+    ++position_;
+    return;
+  }
   out.tokens.resize(batch * seqLen_);
   out.targets.resize(batch * seqLen_);
   std::vector<int64_t> buffer(seqLen_ + 1);
@@ -162,6 +321,9 @@ void DataSet::nextBatch(Rng &rng, int64_t batch, Batch &out) {
 }
 
 std::string DataSet::describe() const {
+  if (kind_ == Kind::Examples)
+    return spec_ + " (" + std::to_string(examples_) + " examples of " +
+           std::to_string(columns_.size()) + " inputs)";
   if (kind_ == Kind::Copy)
     return "synthetic copy task (letters, prefix repeated)";
   return spec_ + " (" + std::to_string(bytes_.size()) + " byte tokens)";

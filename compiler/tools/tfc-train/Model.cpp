@@ -67,6 +67,11 @@ bool tfc::train::inspectModel(const std::string &path,
             "{tfc.param = \"name\"} on arguments of @" + function;
     return false;
   }
+  return true;
+}
+
+bool tfc::train::checkLanguageModel(const std::string &path, ModelInfo &info,
+                                    std::string &error) {
   const ModelArgument *tokens = nullptr, *targets = nullptr;
   for (const ModelArgument &arg : info.inputs) {
     if (arg.name == "tokens")
@@ -76,7 +81,8 @@ bool tfc::train::inspectModel(const std::string &path,
   }
   if (!tokens || !targets) {
     error = "model '" + path + "' needs inputs named \"tokens\" and "
-            "\"targets\" (tfc-train feeds language-model batches)";
+            "\"targets\" to train on text or synthetic:copy (other models "
+            "train on a safetensors file of examples: --data FILE.safetensors)";
     return false;
   }
   auto isIndex = [](const ModelArgument &arg) {

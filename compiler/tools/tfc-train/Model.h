@@ -26,16 +26,21 @@ struct ModelArgument {
 struct ModelInfo {
   std::vector<ModelArgument> params;
   std::vector<ModelArgument> inputs;
-  int64_t batch = 0;  ///< tokens.shape[0]
-  int64_t seqLen = 0; ///< tokens.shape[1]
+  int64_t batch = 0;  ///< tokens.shape[0] (or every input's leading dim)
+  int64_t seqLen = 0; ///< tokens.shape[1] (1 for a data set of examples)
 };
 
-/// Parses `path` and describes `function`. Checks what training needs: at
-/// least one tfc.param argument and integer `tokens` and `targets` inputs
-/// of the same rank-2 shape [B, T]. On failure returns false and sets
-/// `error` (MLIR diagnostics, or one line).
+/// Parses `path` and describes `function`. Checks that it has at least one
+/// tfc.param argument. On failure returns false and sets `error` (MLIR
+/// diagnostics, or one line).
 bool inspectModel(const std::string &path, const std::string &function,
                   ModelInfo &info, std::string &error);
+
+/// What language-model data (a text file, synthetic:copy) needs: integer
+/// `tokens` and `targets` inputs of the same rank-2 shape [B, T], which set
+/// info.batch and info.seqLen. False with one line in `error` otherwise.
+bool checkLanguageModel(const std::string &path, ModelInfo &info,
+                        std::string &error);
 
 } // namespace tfc::train
 

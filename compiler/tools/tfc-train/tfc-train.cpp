@@ -48,7 +48,9 @@ static cl::OptionCategory category("tfc-train options");
 static cl::opt<std::string> model(cl::Positional, cl::desc("<model.mlir>"),
                                   cl::cat(category));
 static cl::opt<std::string>
-    data("data", cl::desc("Training text (byte tokens) or synthetic:copy"),
+    data("data", cl::desc("Training text (byte tokens), synthetic:copy, or "
+                          "FILE.safetensors: examples, one tensor [N, ...] "
+                          "per model input [B, ...]"),
          cl::cat(category));
 static cl::opt<int64_t> steps("steps", cl::desc("Optimizer steps in all"),
                               cl::init(100), cl::cat(category));
@@ -337,16 +339,24 @@ bool run() {
                  error.empty() || error.back() == '\n' ? "" : "\n");
     return fail("cannot train '" + model + "'");
   }
+  bool examples = isExamplesSpec(data);
+  if (examples) {
+    // Every input is [B, ...]; DataSet::open checks them against the file.
+    info.batch = info.inputs.empty() || info.inputs[0].shape.empty()
+                     ? 0
+                     : info.inputs[0].shape[0];
+    info.seqLen = 1; // throughput counts examples
+  } else if (!checkLanguageModel(model, info, error)) {
+    return fail(error);
+  }
   if (batch == 0)
     batch = info.batch;
   if (batch != info.batch)
     return fail("--batch " + std::to_string(batch) +
                 " does not match the model's batch " +
-                std::to_string(info.batch) + " (tokens is " +
-                std::to_string(info.batch) + "x" + std::to_string(info.seqLen) +
-                "; shapes are static)");
+                std::to_string(info.batch) + " (shapes are static)");
   DataSet dataSet;
-  if (!dataSet.open(data, info.seqLen, error))
+  if (!dataSet.open(data, info, error))
     return fail(error);
   if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
     return fail("cannot create '" + outDir + "': " + ec.message());
@@ -430,11 +440,15 @@ bool run() {
     return fail(error);
   std::vector<StepRecord> records = earlier;
 
-  std::printf("training %lld parameters on %s: %lld steps of %lld x %lld x "
-              "%lld tokens, %s, lr %g (%s)\n",
+  std::string perStep = std::to_string(accumulate.getValue()) + " x " +
+                        std::to_string(info.batch) +
+                        (examples ? " examples"
+                                  : " x " + std::to_string(info.seqLen) +
+                                        " tokens");
+  std::printf("training %lld parameters on %s: %lld steps of %s, %s, lr %g "
+              "(%s)\n",
               (long long)parameters, dataSet.describe().c_str(),
-              (long long)steps.getValue(), (long long)accumulate.getValue(),
-              (long long)info.batch, (long long)info.seqLen,
+              (long long)steps.getValue(), perStep.c_str(),
               optimizer.getValue().c_str(), lr.getValue(),
               schedule.getValue().c_str());
   std::fflush(stdout);
@@ -489,9 +503,15 @@ bool run() {
     double dt = 0, lossSum = 0;
     for (int64_t micro = 0; micro < accumulate; ++micro) {
       dataSet.nextBatch(dataRng, info.batch, b);
-      if (!setTokens(rt.program, "tokens", b.tokens) ||
-          !setTokens(rt.program, "targets", b.targets))
+      if (examples) {
+        for (const auto &[name, bytes] : b.inputs)
+          if (tfc_status s = tfc_program_set(rt.program, name.c_str(),
+                                             bytes.data(), bytes.size()))
+            return fail("cannot set '" + name + "'", s);
+      } else if (!setTokens(rt.program, "tokens", b.tokens) ||
+                 !setTokens(rt.program, "targets", b.targets)) {
         return false;
+      }
       auto start = std::chrono::steady_clock::now();
       if (tfc_status s = tfc_program_run(rt.program, stepEntries.front()))
         return fail("step " + std::to_string(step + 1) + " failed", s);
