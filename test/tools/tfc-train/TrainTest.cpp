@@ -44,6 +44,13 @@ std::string readFile(const std::string &path) {
 }
 
 // The generator is deterministic, serializes exactly and draws in range.
+/// A language model of sequence length `seqLen`, as DataSet::open sees it.
+static tfc::train::ModelInfo windows(int64_t seqLen) {
+  tfc::train::ModelInfo model;
+  model.seqLen = seqLen;
+  return model;
+}
+
 TEST(Rng, DeterministicAndSerializable) {
   Rng a(42), b(42), c(43);
   EXPECT_EQ(a.next(), b.next());
@@ -81,7 +88,7 @@ TEST(Data, TextWindows) {
   writeFile(path, "abcdefghijklmnopqrstuvwxyz");
   DataSet data;
   std::string error;
-  ASSERT_TRUE(data.open(path, 8, error)) << error;
+  ASSERT_TRUE(data.open(path, windows(8), error)) << error;
   Rng rng(3);
   Batch batch;
   data.nextBatch(rng, 4, batch);
@@ -104,7 +111,7 @@ TEST(Data, TextWindows) {
 TEST(Data, ResumeReproducesBatches) {
   DataSet data;
   std::string error;
-  ASSERT_TRUE(data.open("synthetic:copy", 16, error)) << error;
+  ASSERT_TRUE(data.open("synthetic:copy", windows(16), error)) << error;
   Rng rng(9);
   Batch batch;
   data.nextBatch(rng, 2, batch);
@@ -114,7 +121,7 @@ TEST(Data, ResumeReproducesBatches) {
   data.nextBatch(rng, 2, expected);
 
   DataSet resumed;
-  ASSERT_TRUE(resumed.open("synthetic:copy", 16, error));
+  ASSERT_TRUE(resumed.open("synthetic:copy", windows(16), error));
   Rng restored;
   ASSERT_TRUE(restored.deserialize(state));
   resumed.setPosition(position);
@@ -128,7 +135,7 @@ TEST(Data, ResumeReproducesBatches) {
 TEST(Data, CopyTask) {
   DataSet data;
   std::string error;
-  ASSERT_TRUE(data.open("synthetic:copy", 7, error));
+  ASSERT_TRUE(data.open("synthetic:copy", windows(7), error));
   Rng rng(5);
   Batch batch;
   data.nextBatch(rng, 1, batch);
@@ -143,17 +150,17 @@ TEST(Data, Errors) {
   TempDir dir;
   DataSet data;
   std::string error;
-  EXPECT_FALSE(data.open(dir.path + "/missing.txt", 8, error));
+  EXPECT_FALSE(data.open(dir.path + "/missing.txt", windows(8), error));
   EXPECT_NE(error.find("cannot open data file"), std::string::npos);
   writeFile(dir.path + "/empty.txt", "");
-  EXPECT_FALSE(data.open(dir.path + "/empty.txt", 8, error));
+  EXPECT_FALSE(data.open(dir.path + "/empty.txt", windows(8), error));
   EXPECT_NE(error.find("is empty"), std::string::npos);
   writeFile(dir.path + "/short.txt", "abc");
-  EXPECT_FALSE(data.open(dir.path + "/short.txt", 8, error));
+  EXPECT_FALSE(data.open(dir.path + "/short.txt", windows(8), error));
   EXPECT_NE(error.find("fewer than one window of 9"), std::string::npos);
-  EXPECT_FALSE(data.open("synthetic:nope", 8, error));
+  EXPECT_FALSE(data.open("synthetic:nope", windows(8), error));
   EXPECT_NE(error.find("unknown synthetic task 'nope'"), std::string::npos);
-  EXPECT_FALSE(data.open("", 8, error));
+  EXPECT_FALSE(data.open("", windows(8), error));
 }
 
 // The schedule names of the flag (the formulas run on the device: ctest
