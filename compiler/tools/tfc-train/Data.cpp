@@ -114,6 +114,19 @@ bool safetensorsType(const std::string &elementType, std::string &name,
   return false;
 }
 
+/// Reads all of `path` into `bytes`; false with one line in `error`.
+bool readFile(const std::string &path, std::vector<uint8_t> &bytes,
+              std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open data file '" + path + "'";
+    return false;
+  }
+  bytes.assign(std::istreambuf_iterator<char>(in),
+               std::istreambuf_iterator<char>());
+  return true;
+}
+
 std::string shapeText(const std::vector<int64_t> &shape) {
   std::string text = "[";
   for (size_t i = 0; i < shape.size(); ++i)
@@ -125,13 +138,8 @@ std::string shapeText(const std::vector<int64_t> &shape) {
 bool DataSet::openExamples(const std::string &spec, const ModelInfo &model,
                            std::string &error) {
   kind_ = Kind::Examples;
-  std::ifstream in(spec, std::ios::binary);
-  if (!in) {
-    error = "cannot open data file '" + spec + "'";
+  if (!readFile(spec, bytes_, error))
     return false;
-  }
-  bytes_.assign(std::istreambuf_iterator<char>(in),
-                std::istreambuf_iterator<char>());
   auto bad = [&](const std::string &why) {
     error = "data file '" + spec + "': " + why;
     return false;
@@ -248,13 +256,8 @@ bool DataSet::open(const std::string &spec, const ModelInfo &model,
     error = "no data: pass --data FILE or --data synthetic:copy";
     return false;
   }
-  std::ifstream in(spec, std::ios::binary);
-  if (!in) {
-    error = "cannot open data file '" + spec + "'";
+  if (!readFile(spec, bytes_, error))
     return false;
-  }
-  bytes_.assign(std::istreambuf_iterator<char>(in),
-                std::istreambuf_iterator<char>());
   if (bytes_.empty()) {
     error = "data file '" + spec + "' is empty";
     return false;
