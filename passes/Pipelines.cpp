@@ -6,6 +6,8 @@
 #include "passes/autodiff/Passes.h"
 #include "passes/fusion/Passes.h"
 #include "passes/lowering/Passes.h"
+#include "passes/precision/Passes.h"
+#include "passes/precision/PrecisionPolicy.h"
 #include "passes/training/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,6 +20,12 @@
 void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
                                    const LowerToExecOptions &options) {
   std::string function = options.function;
+  if (options.precision != "f32") {
+    TfcAutoMixedPrecisionPassOptions precision;
+    precision.precision = options.precision;
+    precision.function = function;
+    pm.addPass(createTfcAutoMixedPrecisionPass(precision));
+  }
   if (options.autodiff) {
     TfcAutodiffPassOptions autodiff;
     autodiff.function = function;
@@ -43,10 +51,11 @@ void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
   pm.addPass(createTfcScheduleKernelsPass(schedule));
 }
 
-/// Splits the lowering's options (`fusion=<mode>`, `target=<machine>`) off
-/// a --tfc-train-pipeline option string; the rest is
+/// Splits the lowering's options (`fusion=<mode>`, `target=<machine>`,
+/// `precision=<p>`) off a --tfc-train-pipeline option string; the rest is
 /// --tfc-build-train-step's (all its values are scalars, so options are
-/// separated by whitespace).
+/// separated by whitespace). fp16 turns loss scaling on unless the string
+/// sets loss-scaling itself (GradScaler is what makes fp16 train).
 static mlir::LogicalResult splitLoweringOptions(
     llvm::StringRef text, std::string &stepOptions,
     tfc::LowerToExecOptions &lower,
@@ -54,7 +63,18 @@ static mlir::LogicalResult splitLoweringOptions(
   llvm::SmallVector<llvm::StringRef> tokens;
   llvm::SplitString(text, tokens);
   std::vector<std::string> rest;
+  bool lossScalingGiven = false;
   for (llvm::StringRef token : tokens) {
+    if (token.starts_with("loss-scaling"))
+      lossScalingGiven = true;
+    if (token.consume_front("precision=")) {
+      if (!tfc::parsePrecision(token))
+        return errorHandler("unknown value '" + token +
+                            "' for option precision (expected " +
+                            tfc::precisionNames() + ")");
+      lower.precision = token.str();
+      continue;
+    }
     if (token.consume_front("target=")) {
       if (!mlir::tfc::parseKernelTarget(token))
         return errorHandler("unknown value '" + token +
@@ -75,6 +95,8 @@ static mlir::LogicalResult splitLoweringOptions(
       return errorHandler("unknown value '" + token +
                           "' for option fusion (expected all or none)");
   }
+  if (lower.precision == "fp16" && !lossScalingGiven)
+    rest.push_back("loss-scaling=true");
   stepOptions = llvm::join(rest, " ");
   return mlir::success();
 }
@@ -92,9 +114,18 @@ mlir::LogicalResult tfc::buildTrainPipeline(
   if (mlir::failed(
           parseBuildTrainStepOptions(stepOptions, options, errorHandler)))
     return mlir::failure();
+  // Precision is chosen on the loss, so the backward the train step derives
+  // from it has the same types.
+  if (lower.precision != "f32") {
+    TfcAutoMixedPrecisionPassOptions precision;
+    precision.precision = lower.precision;
+    precision.function = options.function;
+    pm.addPass(createTfcAutoMixedPrecisionPass(precision));
+  }
   pm.addPass(createTfcBuildTrainStepPass(options));
   // Every function the pass builds becomes an entry of one program.
   lower.function = llvm::join(trainStepFunctions(options), ",");
+  lower.precision = "f32";
   buildLowerToExecPipeline(pm, lower);
   return mlir::success();
 }
@@ -127,8 +158,9 @@ void tfc::registerPipelines() {
       "tfc-train-pipeline",
       "Build @train_step (or @accumulate_step and @apply_step) from a loss "
       "and lower them to tfcrt entries of the same names in one program; "
-      "takes the options of --tfc-build-train-step, fusion=all|none and "
-      "target=sm_80|sm_90|host",
+      "takes the options of --tfc-build-train-step, fusion=all|none, "
+      "target=sm_80|sm_90|host and precision=f32|tf32|bf16|fp16 (fp16 "
+      "turns loss-scaling on unless it is given)",
       [](mlir::OpPassManager &pm, llvm::StringRef options,
          llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
              errorHandler) {

@@ -46,6 +46,11 @@ struct LowerToExecOptions
       llvm::cl::values(
           clEnumValN(FusionMode::All, "all", "fuse ops into kernels"),
           clEnumValN(FusionMode::None, "none", "one op per kernel"))};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("f32 (default), tf32, bf16 or fp16: "
+                     "--tfc-auto-mixed-precision on the functions first"),
+      llvm::cl::init("f32")};
   Option<std::string> target{
       *this, "target",
       llvm::cl::desc("The machine kernels are scheduled for: sm_80, sm_90 "
@@ -54,7 +59,7 @@ struct LowerToExecOptions
 };
 
 /// Adds --tfc-lower-to-exec to `pm` (a pass manager on builtin.module):
-/// [tfc-autodiff,] tfc-decompose, canonicalize, tfc-form-kernels,
+/// [tfc-auto-mixed-precision,] [tfc-autodiff,] tfc-decompose, canonicalize, tfc-form-kernels,
 /// [tfc-fuse,] tfc-convert-to-exec, tfc-dedupe-kernels, tfc-schedule-kernels.
 void buildLowerToExecPipeline(mlir::OpPassManager &pm,
                               const LowerToExecOptions &options);
@@ -64,7 +69,9 @@ void buildLowerToExecPipeline(mlir::OpPassManager &pm,
 /// momentum=0.9"; its options are the single list, passes/training/Passes.td),
 /// then --tfc-lower-to-exec on @train_step (entry `train_step`). The
 /// lowering's options `fusion=all|none` and `target=sm_80|sm_90|host` may be
-/// given among them. Bad options go to `errorHandler` and fail.
+/// given among them, and `precision=f32|tf32|bf16|fp16`, which runs
+/// --tfc-auto-mixed-precision on the loss first (fp16 turns loss scaling on
+/// unless `loss-scaling=` is given). Bad options go to `errorHandler` and fail.
 mlir::LogicalResult
 buildTrainPipeline(mlir::OpPassManager &pm, llvm::StringRef stepOptions,
                    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>

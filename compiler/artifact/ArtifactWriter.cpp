@@ -38,6 +38,8 @@ FailureOr<std::string> dtypeName(Operation *op, Type type) {
     return std::string("f16");
   if (type.isBF16())
     return std::string("bf16");
+  if (isa<FloatTF32Type>(type)) // only as a GEMM's compute type
+    return std::string("tf32");
   if (type.isInteger(1))
     return std::string("i1");
   if (type.isInteger(32))

@@ -30,6 +30,7 @@ def Tfc_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
   let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
     /// Argument attribute marking a trainable parameter; its value is the
@@ -46,6 +47,11 @@ def Tfc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kUpdateAttrName = "tfc.update";
     /// Result attribute naming an output, e.g. "loss" or "found_inf".
     static constexpr ::llvm::StringLiteral kOutputAttrName = "tfc.output";
+    /// Module attribute: how f32 GEMMs accumulate, "tf32" for TF32 tensor
+    /// cores (set by --tfc-auto-mixed-precision=precision=tf32, read by
+    /// --tfc-convert-to-exec); absent means f32.
+    static constexpr ::llvm::StringLiteral kF32GemmComputeAttrName =
+        "tfc.f32_gemm_compute";
 
   private:
     // Each op group registers its ops from its own .cpp file.

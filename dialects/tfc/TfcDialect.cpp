@@ -5,6 +5,7 @@
 #include "dialects/tfc/TfcVjps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -101,6 +102,20 @@ LogicalResult TfcDialect::verifyRegionArgAttribute(Operation *op,
 /// `tfc.update` and `tfc.output` name the results of a training step: an
 /// update is written over the param/state argument it names, so that
 /// argument must exist with the result's type, and each is updated once.
+LogicalResult TfcDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attribute) {
+  StringRef attrName = attribute.getName().strref();
+  if (attrName != kF32GemmComputeAttrName)
+    return op->emitError() << "unknown tfc attribute '" << attrName
+                           << "' on an operation (expected '"
+                           << kF32GemmComputeAttrName << "' on the module)";
+  auto value = dyn_cast<StringAttr>(attribute.getValue());
+  if (!isa<ModuleOp>(op) || !value || value.getValue() != "tf32")
+    return op->emitError() << "'" << attrName
+                           << "' must be the string \"tf32\" on the module";
+  return success();
+}
+
 LogicalResult TfcDialect::verifyRegionResultAttribute(Operation *op,
                                                       unsigned regionIndex,
                                                       unsigned resultIndex,

@@ -501,11 +501,13 @@ LogicalResult GemmOp::verify() {
     return emitOpError("c_type must be ")
            << aType << (isHalf ? " or f32" : "") << " for " << aType
            << " operands, got " << cType;
+  // TF32 tensor cores are an accumulation choice for f32 operands only.
   Type accumulation = tfc::accumulationType(aType);
-  if (getComputeType() != accumulation)
+  bool tf32 = aType.isF32() && isa<FloatTF32Type>(getComputeType());
+  if (getComputeType() != accumulation && !tf32)
     return emitOpError("compute_type must be ")
-           << accumulation << " for " << aType << " operands, got "
-           << getComputeType();
+           << accumulation << (aType.isF32() ? " or tf32" : "") << " for "
+           << aType << " operands, got " << getComputeType();
   if (!std::isfinite(getAlpha().convertToDouble()) ||
       !std::isfinite(getBeta().convertToDouble()))
     return emitOpError("alpha and beta must be finite");

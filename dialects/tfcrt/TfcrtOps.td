@@ -324,7 +324,8 @@ def Tfcrt_GemmOp : Tfcrt_Op<"gemm", [HasParent<"EntryOp">,
     cuBLASLt descriptor fields: `a_type`, `b_type`, `c_type` are the
     buffers' element types (A and B share a float type; C has it too, or
     f32 for 16-bit A and B), `compute_type` is the accumulation type (f32,
-    f64 for f64 operands). `epilogue` applies pointwise math to the
+    f64 for f64 operands, or tf32 for f32 operands: TF32 tensor cores, which
+    round the operands to 10 mantissa bits; the host computes those in f32). `epilogue` applies pointwise math to the
     product P (in `c_type`) before it is stored (cuBLASLt's epilogues),
     with `beta` 0 and `batch` 1: `x = P + bias[j]` for the epilogues ending
     in `bias` (`bias` an `n`-element buffer of `c_type` broadcast over the

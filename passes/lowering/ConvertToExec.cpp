@@ -558,8 +558,19 @@ private:
         gemm.matmul.getTransposeB(), f.m, f.n, f.k, f.batch, f.lda, f.ldb,
         f.ldc, f.strideA, f.strideB, f.strideC, aType,
         cast<ShapedType>(b.getType()).getElementType(),
-        cast<ShapedType>(c.getType()).getElementType(), accumulationType(aType),
+        cast<ShapedType>(c.getType()).getElementType(), gemmComputeType(aType),
         epilogue, APFloat(1.0), APFloat(0.0));
+  }
+
+  /// The accumulation type of a GEMM of `aType` operands: TF32 tensor cores
+  /// for f32 ones when --tfc-auto-mixed-precision=precision=tf32 marked the
+  /// module (`tfc.f32_gemm_compute = "tf32"`), else accumulationType.
+  Type gemmComputeType(Type aType) {
+    auto mode = module->getAttrOfType<StringAttr>(
+        TfcDialect::kF32GemmComputeAttrName);
+    if (aType.isF32() && mode && mode.getValue() == "tf32")
+      return FloatTF32Type::get(module.getContext());
+    return accumulationType(aType);
   }
 
   void emitLaunch(OpBuilder &moduleBuilder, OpBuilder &builder, FusionOp fusion,

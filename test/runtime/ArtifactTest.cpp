@@ -492,7 +492,7 @@ TEST(Artifact, GemmFields) {
   expectManifestError([](json &m) { gemmStep(m)["c_type"] = "i32"; },
                       {"steps[1].c_type", "not a floating-point"});
   expectManifestError([](json &m) { gemmStep(m)["compute_type"] = "f16"; },
-                      {"steps[1].compute_type"});
+                      {"steps[1].compute_type", "(expected 'f32' or 'tf32'"});
   // cuBLASLt's RELU_AUX_BIAS stores a bit mask, not pre: not a tfc epilogue.
   expectManifestError(
       [](json &m) { gemmStep(m)["epilogue"] = "relu_aux_bias"; },

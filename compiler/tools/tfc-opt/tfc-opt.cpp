@@ -10,6 +10,7 @@
 #include "passes/autodiff/Passes.h"
 #include "passes/fusion/Passes.h"
 #include "passes/lowering/Passes.h"
+#include "passes/precision/Passes.h"
 #include "passes/training/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -22,6 +23,7 @@ int main(int argc, char **argv) {
   tfc::registerTfcLoweringPasses();
   tfc::registerTfcAutodiffPasses();
   tfc::registerTfcFusionPasses();
+  tfc::registerTfcPrecisionPasses();
   tfc::registerTfcTrainingPasses();
   tfc::registerPipelines();
   return mlir::asMainReturnCode(mlir::MlirOptMain(

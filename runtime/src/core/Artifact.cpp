@@ -517,10 +517,13 @@ private:
     if (anyF64 && !allF64)
       return Status::error(path + ": f64 GEMMs need f64 a, b and c");
     std::string wantCompute = allF64 ? "f64" : "f32";
-    if (g.computeType != wantCompute)
+    // TF32 tensor cores: an accumulation choice for f32 operands only.
+    bool tf32 = g.computeType == "tf32" && g.aType == DType::F32;
+    if (g.computeType != wantCompute && !tf32)
       return Status::error(path + ".compute_type: '" + g.computeType +
-                           "' (expected '" + wantCompute +
-                           "' for these types)");
+                           "' (expected '" + wantCompute + "'" +
+                           (g.aType == DType::F32 ? " or 'tf32'" : "") +
+                           " for these types)");
 
     // Row-major storage: op(A) is m x k, so A is stored m x k (k x m when
     // transposed) with leading dimension lda >= its column count; likewise B

@@ -221,9 +221,12 @@ Status CublasLtGemm::makePlan(const ColumnMajorGemm &cm,
   plan->api = &api;
   plan->computeF64 = cm.computeF64;
   plan->epilogue = cm.epilogue;
-  // Compute in fp32 (no TF32 shortcut: numerics contract), f64 for f64.
+  // Compute in fp32 (TF32 tensor cores only when the artifact asks for
+  // them: precision=tf32), f64 for f64.
   cublasComputeType_t compute =
-      cm.computeF64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
+      cm.computeF64    ? CUBLAS_COMPUTE_64F
+      : cm.computeTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                       : CUBLAS_COMPUTE_32F;
   cudaDataType_t scale = cm.computeF64 ? CUDA_R_64F : CUDA_R_32F;
   TFC_RETURN_IF_ERROR(
       check(api.cublasLtMatmulDescCreate(&plan->desc, compute, scale),

@@ -74,11 +74,12 @@ Status validateGemm(const GemmDesc &g) {
   if (!cOk)
     return fail(std::string("c_type ") + dtypeName(g.cType) +
                 " is not supported with a_type " + dtypeName(g.aType));
-  bool f64 = g.aType == DType::F64;
-  if (!(g.computeType == "f32" || (f64 && g.computeType == "f64")))
+  bool f64 = g.aType == DType::F64, f32 = g.aType == DType::F32;
+  if (!(g.computeType == "f32" || (f64 && g.computeType == "f64") ||
+        (f32 && g.computeType == "tf32")))
     return fail("compute_type '" + g.computeType + "' is not supported with " +
                 dtypeName(g.aType) + " operands (expected f32" +
-                (f64 ? " or f64)" : ")"));
+                (f64 ? " or f64)" : f32 ? " or tf32)" : ")"));
   if (!std::isfinite(g.alpha) || !std::isfinite(g.beta))
     return fail("alpha and beta must be finite");
   if (g.epilogue == GemmEpilogue::None)
@@ -133,6 +134,7 @@ ColumnMajorGemm toColumnMajor(const GemmDesc &g, const GemmOperands &ops) {
           g.strideA};
   cm.c = {g.cType, g.n, g.m, g.ldc, g.strideC};
   cm.computeF64 = g.aType == DType::F64;
+  cm.computeTf32 = g.computeType == "tf32";
   // The row-major bias over C's n columns is the bias over D's m' = n rows;
   // aux has C's layout.
   cm.epilogue = g.epilogue;
@@ -166,6 +168,7 @@ std::string heuristicKey(const ColumnMajorGemm &g) {
     add(l->batchStride);
   }
   add(g.computeF64);
+  add(g.computeTf32);
   add(int64_t(g.epilogue));
   add(int64_t(g.biasType));
   add(g.auxLd);

@@ -101,6 +101,8 @@ struct ColumnMajorGemm {
   /// True when computing in f64 (CUBLAS_COMPUTE_64F, double scalars);
   /// otherwise CUBLAS_COMPUTE_32F with float scalars.
   bool computeF64 = false;
+  /// True for f32 data on TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32).
+  bool computeTf32 = false;
   GemmEpilogue epilogue = GemmEpilogue::None;
   /// The bias (or bias gradient) vector's type (c's; length m, D's rows),
   /// set on the descriptor only when the epilogue has a bias.
@@ -123,7 +125,7 @@ constexpr uint32_t kEpilogueOperandAlignment = 16;
 /// batch apart, a supported type combination (A and B of one type among
 /// f32/f16/bf16/f64; C of that type or f32 for 16-bit inputs; f64 only with
 /// f64), compute type f32 (or f64 for f64 data: cuBLASLt has no f32
-/// compute for f64 operands), finite alpha and beta; with an epilogue,
+/// compute for f64 operands; or tf32 for f32 data), finite alpha and beta; with an epilogue,
 /// batch 1 and beta 0, and with aux (gelu_aux, gelu_aux_bias write it,
 /// dgelu, dgelu_bgrad read it) an ldc divisible by 8
 /// (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD's requirement in cublasLt.h). The

@@ -149,8 +149,14 @@ Status validateGemm(const GemmDesc &g, GemmExtents &ext) {
   if (!f64 && !f32)
     return bad(std::string("unsupported dtypes a=") + dtypeName(g.aType) +
                " b=" + dtypeName(g.bType) + " c=" + dtypeName(g.cType));
-  if (g.computeType != "f32" && g.computeType != "f64")
+  // tf32 (TF32 tensor cores on a GPU) is computed in full f32 here: the
+  // host has no TF32 arithmetic, and f32 is what TF32 approximates.
+  if (g.computeType != "f32" && g.computeType != "f64" &&
+      g.computeType != "tf32")
     return bad("unsupported compute_type '" + g.computeType + "'");
+  if (g.computeType == "tf32" && !(g.aType == DType::F32 &&
+                                   g.bType == DType::F32))
+    return bad("compute_type tf32 needs f32 operands");
   if (g.computeType == "f64" && !f64)
     return bad("compute_type f64 needs f64 operands");
   if (g.epilogue != GemmEpilogue::None) {

@@ -2635,3 +2635,20 @@ func.func @update_reads_tensor_sum(%p: tensor<64xf32>, %g: tensor<64xf32>, %lr: 
   }
   return %r : tensor<64xf32>
 }
+
+// -----
+
+// The module's GEMM compute choice has one value (precision=tf32 sets it).
+// expected-error @+1 {{'tfc.f32_gemm_compute' must be the string "tf32" on the module}}
+module attributes {tfc.f32_gemm_compute = "fp8"} {
+}
+
+// -----
+
+// tfc attributes on operations other than the module are unknown.
+module {
+  // expected-error @+1 {{unknown tfc attribute 'tfc.fast' on an operation (expected 'tfc.f32_gemm_compute' on the module)}}
+  func.func @f() attributes {tfc.fast = 1 : i64} {
+    return
+  }
+}

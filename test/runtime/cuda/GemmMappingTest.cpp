@@ -162,8 +162,25 @@ TEST(GemmMapping, ValidationRules) {
   g.computeType = "f64";
   expectInvalid(g, "compute_type 'f64'");
   g = valid();
+  g.aType = g.bType = DType::BF16;
+  g.computeType = "tf32";
+  expectInvalid(g, "compute_type 'tf32' is not supported with bf16");
+  g = valid();
   g.alpha = std::numeric_limits<double>::infinity();
   expectInvalid(g, "finite");
+}
+
+// precision=tf32: f32 GEMMs map to TF32 tensor cores, part of the plan key.
+TEST(GemmMapping, Tf32ComputeForF32) {
+  GemmDesc g = valid();
+  ColumnMajorGemm plain = toColumnMajor(g);
+  g.computeType = "tf32";
+  Status s = validateGemm(g);
+  EXPECT_TRUE(s) << s.message();
+  ColumnMajorGemm tf32 = toColumnMajor(g);
+  EXPECT_TRUE(tf32.computeTf32);
+  EXPECT_FALSE(plain.computeTf32);
+  EXPECT_NE(heuristicKey(tf32), heuristicKey(plain));
 }
 
 // The type combinations cuBLASLt runs with fp32 (or f64) compute pass.

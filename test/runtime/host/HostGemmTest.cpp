@@ -224,6 +224,14 @@ TEST(HostGemm, RejectsBadDescriptors) {
   d = g;
   d.computeType = "tf32x";
   rejects(d, "compute_type", p, p + 1024, p + 2048);
+  d = g;
+  d.aType = d.bType = DType::BF16;
+  d.computeType = "tf32";
+  rejects(d, "compute_type tf32 needs f32 operands", p, p + 1024, p + 2048);
+  // tf32 (TF32 tensor cores on a GPU) runs as the f32 GEMM on the host.
+  d = g;
+  d.computeType = "tf32";
+  EXPECT_TRUE(backend->gemm(d, {p, p + 1024, p + 2048}).isOk());
   // Operands outside the allocation, or overlapping the output.
   rejects(g, "operand c", p, p + 1024, p + 4096 - 32);
   rejects(g, "operand a", p + 8192, p + 1024, p + 2048);
