@@ -73,6 +73,9 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
     if (!options.fusion)
       stepOptions += " fusion=none";
     stepOptions += " target=" + options.target;
+    if (options.precision != "f32" &&
+        stepOptions.find("precision=") == std::string::npos)
+      stepOptions += " precision=" + options.precision;
     if (!parseTrainOptions(options, error, [&](auto onError) {
           return tfc::buildTrainPipeline(pm, stepOptions, onError);
         }))
@@ -84,6 +87,7 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
     pipelineOptions.fusion =
         options.fusion ? tfc::FusionMode::All : tfc::FusionMode::None;
     pipelineOptions.target = options.target;
+    pipelineOptions.precision = options.precision;
     tfc::buildLowerToExecPipeline(pm, pipelineOptions);
   }
   if (failed(pm.run(*module)))
@@ -166,6 +170,8 @@ bool tfc::compileModel(const std::string &modelPath, const JitOptions &options,
                                : StringRef("\0fusion=none", 12));
   hasher.update(StringRef("\0target=", 8));
   hasher.update(options.target);
+  hasher.update(StringRef("\0precision=", 11));
+  hasher.update(options.precision);
   hasher.update("\0artifact-version=" + std::to_string(kArtifactVersion));
   hasher.update(compilerBuildId());
   std::string key = llvm::toHex(hasher.final(), /*LowerCase=*/true);

@@ -36,6 +36,10 @@ struct JitOptions {
   /// sm_80, sm_90 or host (no CUDA sources: the artifact runs on the host
   /// backend only). See targetForDevice.
   std::string target = "sm_90";
+  /// The pipelines' precision=: f32 (nothing changes), tf32, bf16 or fp16
+  /// (--tfc-auto-mixed-precision before autodiff / the train step). A
+  /// precision= in trainStepOptions takes precedence.
+  std::string precision = "f32";
   /// Skip the on-disk cache (also when TFC_DISABLE_CACHE=1).
   bool disableCache = false;
 };

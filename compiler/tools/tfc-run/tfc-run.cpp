@@ -12,6 +12,7 @@
 
 #include "compiler/jit/JitCompiler.h"
 #include "dialects/tfc/TfcKernelSchedule.h"
+#include "passes/precision/PrecisionPolicy.h"
 #include "runtime/tools/tfcrt-run/Runner.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -26,7 +27,7 @@ int main(int argc, char **argv) {
   tfc::tools::RunOptions run;
   run.tool = "tfc-run";
   std::string input, function = "loss", trainStep, keepArtifact,
-      fusion = "all", target = "auto";
+      fusion = "all", target = "auto", precision = "f32";
   bool grad = false;
   tfc::tools::FlagParser parser(
       "tfc-run",
@@ -55,6 +56,11 @@ int main(int argc, char **argv) {
                    "Machine the kernels are scheduled for when compiling: "
                    "sm_80, sm_90, host (no CUDA sources) or auto (the "
                    "default: host for --device host, else sm_90)");
+  parser.addString("precision", &precision,
+                   "Precision when compiling: f32 (the default), tf32, bf16 "
+                   "or fp16 (mixed precision with f32 master weights, "
+                   "--tfc-auto-mixed-precision; with --train-step as its "
+                   "precision= option, fp16 turning loss scaling on)");
   parser.addString("emit-artifact", &keepArtifact,
                    "Also write the compiled artifact to this directory "
                    "(runnable by tfcrt-run)");
@@ -78,6 +84,12 @@ int main(int argc, char **argv) {
                  fusion.c_str());
     return 1;
   }
+  if (!tfc::parsePrecision(precision)) {
+    std::fprintf(stderr,
+                 "tfc-run: unknown --precision '%s' (expected %s)\n",
+                 precision.c_str(), tfc::precisionNames().str().c_str());
+    return 1;
+  }
   if (target == "auto")
     target = tfc::targetForDevice(run.device);
   if (!mlir::tfc::parseKernelTarget(target)) {
@@ -93,6 +105,7 @@ int main(int argc, char **argv) {
     options.grad = grad;
     options.fusion = fusion == "all";
     options.target = target;
+    options.precision = precision;
     options.trainStepOptions = trainStep;
     // A bare --train-step= still asks for a training step of --function.
     if (parser.seen("train-step") && trainStep.empty())

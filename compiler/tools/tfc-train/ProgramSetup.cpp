@@ -91,8 +91,10 @@ MemoryAnatomy tfc::train::anatomyOf(tfc_program *program,
                                     const std::string &artifactDir,
                                     tfc_device *dev, int64_t parameters,
                                     const std::string &optimizer,
-                                    bool lossScaling) {
+                                    bool lossScaling,
+                                    const std::string &precision) {
   MemoryAnatomy a;
+  a.precision = precision;
   a.device = tfc_device_kind(dev);
   a.optimizer = optimizer;
   a.lossScaling = lossScaling;

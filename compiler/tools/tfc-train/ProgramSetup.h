@@ -36,7 +36,8 @@ bool zeroStates(tfc_program *program, std::string &error);
 /// artifact's manifest, and the cuda backend's GEMM workspace.
 MemoryAnatomy anatomyOf(tfc_program *program, const std::string &artifactDir,
                         tfc_device *dev, int64_t parameters,
-                        const std::string &optimizer, bool lossScaling);
+                        const std::string &optimizer, bool lossScaling,
+                        const std::string &precision);
 
 } // namespace tfc::train
 

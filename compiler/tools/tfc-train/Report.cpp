@@ -179,6 +179,7 @@ std::string tfc::train::renderMemoryJson(const MemoryAnatomy &a) {
       {"device", a.device},
       {"optimizer", a.optimizer},
       {"loss_scaling", a.lossScaling},
+      {"precision", a.precision},
       {"parameters", a.parameters},
       {"bytes", std::move(bytes)},
       {"bytes_per_param",
@@ -202,7 +203,8 @@ std::string tfc::train::renderMemoryReport(const MemoryAnatomy &a) {
                    a.arenaBytes + a.workspaceBytes + a.batchBytes;
   md << "# Memory anatomy of one training step\n\n"
      << "Device `" << a.device << "`, optimizer `" << a.optimizer
-     << "`, loss scaling " << (a.lossScaling ? "on" : "off") << ", "
+     << "`, precision `" << a.precision << "`, loss scaling "
+     << (a.lossScaling ? "on" : "off") << ", "
      << a.parameters << " parameters.\n\n"
      << "| part | bytes | size | bytes/param | what |\n"
      << "|---|---:|---:|---:|---|\n";

@@ -13,6 +13,7 @@
 
 #include "compiler/jit/JitCompiler.h"
 #include "dialects/tfc/TfcKernelSchedule.h"
+#include "passes/precision/PrecisionPolicy.h"
 #include "runtime/tools/common/OpenDevice.h"
 #include "compiler/tools/tfc-train/Checkpoint.h"
 #include "compiler/tools/tfc-train/Data.h"
@@ -80,8 +81,15 @@ static cl::opt<double>
                 cl::desc("Global gradient-norm clipping (0: off)"),
                 cl::init(0.0), cl::cat(category));
 static cl::opt<bool> lossScaling("loss-scaling",
-                                 cl::desc("Dynamic loss scaling"),
+                                 cl::desc("Dynamic loss scaling (default: on "
+                                          "for --precision fp16, else off)"),
                                  cl::cat(category));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("f32 (default), tf32 (f32 GEMMs on TF32 tensor cores), bf16 or "
+             "fp16 (mixed precision with f32 master weights: "
+             "--tfc-auto-mixed-precision)"),
+    cl::init("f32"), cl::cat(category));
 static cl::opt<std::string> device("device", cl::desc("host, cuda or auto"),
                                    cl::init("auto"), cl::cat(category));
 static cl::opt<std::string>
@@ -178,16 +186,19 @@ std::vector<Sticky> stickyOptions() {
           sticky("schedule", schedule),   sticky("warmup", warmup),
           sticky("min-lr", minLr),        sticky("weight-decay", weightDecay),
           sticky("max-grad-norm", maxGradNorm),
-          sticky("loss-scaling", lossScaling), sticky("seed", seed),
+          sticky("loss-scaling", lossScaling),
+          sticky("precision", precision), sticky("seed", seed),
           sticky("accumulate", accumulate), sticky("steps", steps)};
 }
 
 /// Takes the checkpoint's options for flags not given; a given flag that
 /// differs is an error (it would break the bit-exact continuation).
 bool reconcileOptions(const CheckpointMeta &meta) {
-  // Checkpoints from before --accumulate existed ran without accumulation.
+  // Checkpoints from before --accumulate and --precision existed ran
+  // without accumulation, in f32.
   std::map<std::string, std::string> options = meta.options;
   options.emplace("accumulate", "1");
+  options.emplace("precision", "f32");
   for (Sticky &option : stickyOptions()) {
     auto it = options.find(option.name);
     if (it == options.end())
@@ -214,7 +225,9 @@ std::string trainStepOptions() {
   if (weightDecay >= 0)
     options += " weight-decay=" + text(weightDecay.getValue());
   options += " max-grad-norm=" + text(maxGradNorm.getValue());
-  options += std::string(" loss-scaling=") + (lossScaling ? "true" : "false");
+  options += std::string(" loss-scaling=") +
+             (lossScaling ? "true" : "false");
+  options += " precision=" + precision.getValue();
   options += " schedule=" + schedule.getValue();
   if (accumulate > 1)
     options += " accumulate-steps=" + text(accumulate.getValue());
@@ -292,6 +305,14 @@ bool run() {
     if (outDir.empty())
       outDir.setValue(resume.getValue());
   }
+  if (!tfc::parsePrecision(precision))
+    return fail("unknown --precision '" + precision + "' (expected " +
+                tfc::precisionNames().str() + ")");
+  // fp16 trains with loss scaling unless told otherwise (what
+  // --tfc-train-pipeline does); the checkpoint records the choice.
+  if (resume.empty() && precision == "fp16" &&
+      lossScaling.getNumOccurrences() == 0)
+    lossScaling.setValue(true);
   if (model.empty())
     return fail("no model: tfc-train MODEL.mlir --data FILE --out DIR");
   if (outDir.empty())
@@ -563,7 +584,7 @@ bool run() {
                       llvm::formatv("{0}", lr.getValue()).str();
   MemoryAnatomy anatomy =
       anatomyOf(rt.program, compiled.artifactDir, rt.dev, parameters,
-                optimizer, lossScaling);
+                optimizer, lossScaling, precision);
   if (!writeFileAtomically(outDir + "/loss.svg", renderLossSvg(records, title),
                            error) ||
       !writeFileAtomically(outDir + "/memory.md", renderMemoryReport(anatomy),
