@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "common/ScalarOps.h"
+#include "runtime/src/host/HostConvert.h"
 #include "runtime/src/host/HostKernels.h"
 #include "runtime/src/host/HostMath.h"
 
@@ -88,17 +89,13 @@ void loadStorage(DType dtype, const void *src, void *dst, int64_t n) {
     std::memcpy(dst, src, n * dtypeSize(dtype));
     return;
   case DType::F16: {
-    auto *s = static_cast<const uint16_t *>(src);
-    auto *d = static_cast<float *>(dst);
-    for (int64_t i = 0; i < n; ++i)
-      d[i] = halfToFloat(s[i]);
+    halfToFloatN(static_cast<const uint16_t *>(src), static_cast<float *>(dst),
+                 n);
     return;
   }
   case DType::BF16: {
-    auto *s = static_cast<const uint16_t *>(src);
-    auto *d = static_cast<float *>(dst);
-    for (int64_t i = 0; i < n; ++i)
-      d[i] = bfloat16ToFloat(s[i]);
+    bfloat16ToFloatN(static_cast<const uint16_t *>(src),
+                     static_cast<float *>(dst), n);
     return;
   }
   case DType::I32: {
@@ -134,17 +131,13 @@ void storeStorage(DType dtype, const void *src, void *dst, int64_t n) {
       std::memmove(dst, src, n * dtypeSize(dtype));
     return;
   case DType::F16: {
-    auto *s = static_cast<const float *>(src);
-    auto *d = static_cast<uint16_t *>(dst);
-    for (int64_t i = 0; i < n; ++i)
-      d[i] = floatToHalf(s[i]);
+    floatToHalfN(static_cast<const float *>(src), static_cast<uint16_t *>(dst),
+                 n);
     return;
   }
   case DType::BF16: {
-    auto *s = static_cast<const float *>(src);
-    auto *d = static_cast<uint16_t *>(dst);
-    for (int64_t i = 0; i < n; ++i)
-      d[i] = floatToBFloat16(s[i]);
+    floatToBFloat16N(static_cast<const float *>(src),
+                     static_cast<uint16_t *>(dst), n);
     return;
   }
   case DType::I32: {
@@ -174,15 +167,12 @@ void storeStorage(DType dtype, const void *src, void *dst, int64_t n) {
 void roundToDType(DType dtype, void *data, int64_t n) {
   switch (dtype) {
   case DType::F16: {
-    auto *d = static_cast<float *>(data);
-    for (int64_t i = 0; i < n; ++i)
-      d[i] = halfToFloat(floatToHalf(d[i]));
+    roundToHalfN(static_cast<float *>(data), static_cast<float *>(data), n);
     return;
   }
   case DType::BF16: {
-    auto *d = static_cast<float *>(data);
-    for (int64_t i = 0; i < n; ++i)
-      d[i] = bfloat16ToFloat(floatToBFloat16(d[i]));
+    roundToBFloat16N(static_cast<float *>(data), static_cast<float *>(data),
+                     n);
     return;
   }
   case DType::I32: {
