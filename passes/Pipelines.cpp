@@ -5,6 +5,7 @@
 #include "dialects/tfc/TfcKernelSchedule.h"
 #include "passes/autodiff/Passes.h"
 #include "passes/fusion/Passes.h"
+#include "passes/layout/Passes.h"
 #include "passes/lowering/Passes.h"
 #include "passes/precision/Passes.h"
 #include "passes/precision/PrecisionPolicy.h"
@@ -17,6 +18,19 @@
 
 #include <vector>
 
+/// --tfc-pad-shapes on `function` for `target`, unless pad=none.
+static void addPadShapes(mlir::OpPassManager &pm, llvm::StringRef pad,
+                         llvm::StringRef target, llvm::StringRef function) {
+  // An unknown target is --tfc-schedule-kernels' error to report.
+  if (pad == "none" || !mlir::tfc::parseKernelTarget(target))
+    return;
+  tfc::TfcPadShapesPassOptions options;
+  options.pad = pad.str();
+  options.target = target.str();
+  options.function = function.str();
+  pm.addPass(tfc::createTfcPadShapesPass(options));
+}
+
 void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
                                    const LowerToExecOptions &options) {
   std::string function = options.function;
@@ -26,6 +40,7 @@ void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
     precision.function = function;
     pm.addPass(createTfcAutoMixedPrecisionPass(precision));
   }
+  addPadShapes(pm, options.pad, options.target, function);
   if (options.autodiff) {
     TfcAutodiffPassOptions autodiff;
     autodiff.function = function;
@@ -75,6 +90,14 @@ static mlir::LogicalResult splitLoweringOptions(
       lower.precision = token.str();
       continue;
     }
+    if (token.consume_front("pad=")) {
+      if (!tfc::isValidPadOption(token))
+        return errorHandler("unknown value '" + token +
+                            "' for option pad (expected auto, none or a "
+                            "positive integer)");
+      lower.pad = token.str();
+      continue;
+    }
     if (token.consume_front("target=")) {
       if (!mlir::tfc::parseKernelTarget(token))
         return errorHandler("unknown value '" + token +
@@ -122,10 +145,12 @@ mlir::LogicalResult tfc::buildTrainPipeline(
     precision.function = options.function;
     pm.addPass(createTfcAutoMixedPrecisionPass(precision));
   }
+  addPadShapes(pm, lower.pad, lower.target, options.function);
   pm.addPass(createTfcBuildTrainStepPass(options));
   // Every function the pass builds becomes an entry of one program.
   lower.function = llvm::join(trainStepFunctions(options), ",");
   lower.precision = "f32";
+  lower.pad = "none";
   buildLowerToExecPipeline(pm, lower);
   return mlir::success();
 }
@@ -159,8 +184,8 @@ void tfc::registerPipelines() {
       "Build @train_step (or @accumulate_step and @apply_step) from a loss "
       "and lower them to tfcrt entries of the same names in one program; "
       "takes the options of --tfc-build-train-step, fusion=all|none, "
-      "target=sm_80|sm_90|host and precision=f32|tf32|bf16|fp16 (fp16 "
-      "turns loss-scaling on unless it is given)",
+      "target=sm_80|sm_90|host, precision=f32|tf32|bf16|fp16 (fp16 "
+      "turns loss-scaling on unless it is given) and pad=auto|none|N",
       [](mlir::OpPassManager &pm, llvm::StringRef options,
          llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
              errorHandler) {

@@ -51,6 +51,11 @@ struct LowerToExecOptions
       llvm::cl::desc("f32 (default), tf32, bf16 or fp16: "
                      "--tfc-auto-mixed-precision on the functions first"),
       llvm::cl::init("f32")};
+  Option<std::string> pad{
+      *this, "pad",
+      llvm::cl::desc("auto (default: what the target's tensor cores want), "
+                     "none or N: --tfc-pad-shapes after the precision"),
+      llvm::cl::init("auto")};
   Option<std::string> target{
       *this, "target",
       llvm::cl::desc("The machine kernels are scheduled for: sm_80, sm_90 "
@@ -59,7 +64,7 @@ struct LowerToExecOptions
 };
 
 /// Adds --tfc-lower-to-exec to `pm` (a pass manager on builtin.module):
-/// [tfc-auto-mixed-precision,] [tfc-autodiff,] tfc-decompose, canonicalize, tfc-form-kernels,
+/// [tfc-auto-mixed-precision,] tfc-pad-shapes, [tfc-autodiff,] tfc-decompose, canonicalize, tfc-form-kernels,
 /// [tfc-fuse,] tfc-convert-to-exec, tfc-dedupe-kernels, tfc-schedule-kernels.
 void buildLowerToExecPipeline(mlir::OpPassManager &pm,
                               const LowerToExecOptions &options);
@@ -71,7 +76,8 @@ void buildLowerToExecPipeline(mlir::OpPassManager &pm,
 /// lowering's options `fusion=all|none` and `target=sm_80|sm_90|host` may be
 /// given among them, and `precision=f32|tf32|bf16|fp16`, which runs
 /// --tfc-auto-mixed-precision on the loss first (fp16 turns loss scaling on
-/// unless `loss-scaling=` is given). Bad options go to `errorHandler` and fail.
+/// unless `loss-scaling=` is given), and `pad=auto|none|N`
+/// (--tfc-pad-shapes on the loss, after the precision). Bad options go to `errorHandler` and fail.
 mlir::LogicalResult
 buildTrainPipeline(mlir::OpPassManager &pm, llvm::StringRef stepOptions,
                    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>

@@ -76,6 +76,9 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
     if (options.precision != "f32" &&
         stepOptions.find("precision=") == std::string::npos)
       stepOptions += " precision=" + options.precision;
+    if (options.pad != "auto" &&
+        stepOptions.find("pad=") == std::string::npos)
+      stepOptions += " pad=" + options.pad;
     if (!parseTrainOptions(options, error, [&](auto onError) {
           return tfc::buildTrainPipeline(pm, stepOptions, onError);
         }))
@@ -88,6 +91,7 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
         options.fusion ? tfc::FusionMode::All : tfc::FusionMode::None;
     pipelineOptions.target = options.target;
     pipelineOptions.precision = options.precision;
+    pipelineOptions.pad = options.pad;
     tfc::buildLowerToExecPipeline(pm, pipelineOptions);
   }
   if (failed(pm.run(*module)))
@@ -172,6 +176,8 @@ bool tfc::compileModel(const std::string &modelPath, const JitOptions &options,
   hasher.update(options.target);
   hasher.update(StringRef("\0precision=", 11));
   hasher.update(options.precision);
+  hasher.update(StringRef("\0pad=", 5));
+  hasher.update(options.pad);
   hasher.update("\0artifact-version=" + std::to_string(kArtifactVersion));
   hasher.update(compilerBuildId());
   std::string key = llvm::toHex(hasher.final(), /*LowerCase=*/true);

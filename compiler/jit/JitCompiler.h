@@ -40,6 +40,9 @@ struct JitOptions {
   /// (--tfc-auto-mixed-precision before autodiff / the train step). A
   /// precision= in trainStepOptions takes precedence.
   std::string precision = "f32";
+  /// The pipelines' pad=: auto (what the target's tensor cores want), none
+  /// or N (--tfc-pad-shapes). A pad= in trainStepOptions takes precedence.
+  std::string pad = "auto";
   /// Skip the on-disk cache (also when TFC_DISABLE_CACHE=1).
   bool disableCache = false;
 };

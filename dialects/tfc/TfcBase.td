@@ -52,6 +52,9 @@ def Tfc_Dialect : Dialect {
     /// --tfc-convert-to-exec); absent means f32.
     static constexpr ::llvm::StringLiteral kF32GemmComputeAttrName =
         "tfc.f32_gemm_compute";
+    /// tfc.matmul attribute: [M, N, K] before --tfc-pad-shapes padded the
+    /// GEMM (its operands and result are the padded ones).
+    static constexpr ::llvm::StringLiteral kPadFromAttrName = "tfc.pad_from";
 
   private:
     // Each op group registers its ops from its own .cpp file.

@@ -105,10 +105,20 @@ LogicalResult TfcDialect::verifyRegionArgAttribute(Operation *op,
 LogicalResult TfcDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attribute) {
   StringRef attrName = attribute.getName().strref();
+  if (attrName == kPadFromAttrName) {
+    auto dims = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
+    if (!isa<MatmulOp>(op) || !dims || dims.size() != 3 ||
+        llvm::any_of(dims.asArrayRef(), [](int64_t d) { return d < 1; }))
+      return op->emitError() << "'" << attrName
+                             << "' must be three positive sizes [M, N, K] on "
+                                "a tfc.matmul";
+    return success();
+  }
   if (attrName != kF32GemmComputeAttrName)
     return op->emitError() << "unknown tfc attribute '" << attrName
                            << "' on an operation (expected '"
-                           << kF32GemmComputeAttrName << "' on the module)";
+                           << kF32GemmComputeAttrName << "' on the module or '"
+                           << kPadFromAttrName << "' on a tfc.matmul)";
   auto value = dyn_cast<StringAttr>(attribute.getValue());
   if (!isa<ModuleOp>(op) || !value || value.getValue() != "tf32")
     return op->emitError() << "'" << attrName

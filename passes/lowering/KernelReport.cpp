@@ -15,7 +15,10 @@
 
 #include "passes/lowering/Passes.h"
 
+#include "dialects/tfc/TfcOps.h"
 #include "dialects/tfcrt/TfcrtOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/MapVector.h"
@@ -129,6 +132,66 @@ FailureOr<EntryReport> analyze(tfcrt::EntryOp entry,
   return report;
 }
 
+/// A GEMM --tfc-pad-shapes padded (tfc.pad_from), as the graph-level
+/// functions left beside the entries show it.
+struct PaddedGemm {
+  std::string function;
+  int64_t m, n, k, paddedM, paddedN, paddedK;
+  /// Bytes of the padded A, B and C minus those of the unpadded ones.
+  int64_t extraBytes;
+};
+
+SmallVector<PaddedGemm> paddedGemms(ModuleOp module) {
+  SmallVector<PaddedGemm> gemms;
+  for (auto func : module.getOps<func::FuncOp>())
+    func.walk([&](mlir::tfc::MatmulOp matmul) {
+      auto from = matmul->getAttrOfType<DenseI64ArrayAttr>(
+          mlir::tfc::TfcDialect::kPadFromAttrName);
+      if (!from || from.size() != 3)
+        return;
+      auto a = cast<RankedTensorType>(matmul.getA().getType());
+      auto b = cast<RankedTensorType>(matmul.getB().getType());
+      auto c = cast<RankedTensorType>(matmul.getType());
+      PaddedGemm g{func.getSymName().str(), from[0], from[1], from[2], 0, 0,
+                   0, 0};
+      g.paddedM = c.getDimSize(c.getRank() - 2);
+      g.paddedN = c.getShape().back();
+      g.paddedK = matmul.getTransposeA() ? a.getDimSize(a.getRank() - 2)
+                                         : a.getShape().back();
+      auto bytes = [](RankedTensorType t) {
+        return t.getNumElements() *
+               int64_t(t.getElementTypeBitWidth() / 8);
+      };
+      auto scaled = [](RankedTensorType t, int64_t padded, int64_t orig) {
+        return t.getNumElements() / padded * orig *
+               int64_t(t.getElementTypeBitWidth() / 8);
+      };
+      // Each padded operand scales by the ratio of its two padded dims.
+      int64_t aOrig = scaled(a, g.paddedM * g.paddedK, g.m * g.k);
+      int64_t bOrig = scaled(b, g.paddedK * g.paddedN, g.k * g.n);
+      int64_t cOrig = scaled(c, g.paddedM * g.paddedN, g.m * g.n);
+      g.extraBytes = bytes(a) + bytes(b) + bytes(c) - aOrig - bOrig - cOrig;
+      gemms.push_back(g);
+    });
+  return gemms;
+}
+
+void printPadding(llvm::raw_ostream &os, ArrayRef<PaddedGemm> gemms) {
+  for (const PaddedGemm &g : gemms) {
+    os << "padded gemm @" << g.function << ": m " << g.m;
+    if (g.paddedM != g.m)
+      os << " -> " << g.paddedM;
+    os << ", n " << g.n;
+    if (g.paddedN != g.n)
+      os << " -> " << g.paddedN;
+    os << ", k " << g.k;
+    if (g.paddedK != g.k)
+      os << " -> " << g.paddedK;
+    os << " (+" << g.extraBytes
+       << " bytes of operands and result; the backward GEMMs follow)\n";
+  }
+}
+
 void printText(llvm::raw_ostream &os, ArrayRef<EntryReport> reports) {
   for (const EntryReport &report : reports) {
     os << "tfc kernel report: entry @" << report.name << "\n";
@@ -172,7 +235,18 @@ void printText(llvm::raw_ostream &os, ArrayRef<EntryReport> reports) {
   }
 }
 
-void printJson(llvm::raw_ostream &os, ArrayRef<EntryReport> reports) {
+void printJson(llvm::raw_ostream &os, ArrayRef<EntryReport> reports,
+               ArrayRef<PaddedGemm> gemms) {
+  llvm::json::Array padded;
+  for (const PaddedGemm &g : gemms)
+    padded.push_back(llvm::json::Object{{"function", g.function},
+                                        {"m", g.m},
+                                        {"n", g.n},
+                                        {"k", g.k},
+                                        {"padded_m", g.paddedM},
+                                        {"padded_n", g.paddedN},
+                                        {"padded_k", g.paddedK},
+                                        {"extra_bytes", g.extraBytes}});
   llvm::json::Array entries;
   for (const EntryReport &report : reports) {
     llvm::json::Array kernels;
@@ -208,7 +282,8 @@ void printJson(llvm::raw_ostream &os, ArrayRef<EntryReport> reports) {
              {"gemm_epilogues", std::move(epilogues)}}}});
   }
   os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                   {"entries", std::move(entries)}}))
+                                   {"entries", std::move(entries)},
+                                   {"padded_gemms", std::move(padded)}}))
      << "\n";
 }
 
@@ -253,10 +328,13 @@ struct TfcKernelReportPass
       }
       os = &*file;
     }
-    if (format == "json")
-      printJson(*os, reports);
-    else
+    SmallVector<PaddedGemm> padded = paddedGemms(module);
+    if (format == "json") {
+      printJson(*os, reports, padded);
+    } else {
       printText(*os, reports);
+      printPadding(*os, padded);
+    }
     os->flush();
   }
 };

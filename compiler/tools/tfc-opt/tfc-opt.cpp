@@ -9,6 +9,7 @@
 #include "passes/Pipelines.h"
 #include "passes/autodiff/Passes.h"
 #include "passes/fusion/Passes.h"
+#include "passes/layout/Passes.h"
 #include "passes/lowering/Passes.h"
 #include "passes/precision/Passes.h"
 #include "passes/training/Passes.h"
@@ -24,6 +25,7 @@ int main(int argc, char **argv) {
   tfc::registerTfcAutodiffPasses();
   tfc::registerTfcFusionPasses();
   tfc::registerTfcPrecisionPasses();
+  tfc::registerTfcLayoutPasses();
   tfc::registerTfcTrainingPasses();
   tfc::registerPipelines();
   return mlir::asMainReturnCode(mlir::MlirOptMain(

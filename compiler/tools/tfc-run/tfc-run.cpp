@@ -12,6 +12,7 @@
 
 #include "compiler/jit/JitCompiler.h"
 #include "dialects/tfc/TfcKernelSchedule.h"
+#include "passes/layout/Passes.h"
 #include "passes/precision/PrecisionPolicy.h"
 #include "runtime/tools/tfcrt-run/Runner.h"
 
@@ -27,7 +28,8 @@ int main(int argc, char **argv) {
   tfc::tools::RunOptions run;
   run.tool = "tfc-run";
   std::string input, function = "loss", trainStep, keepArtifact,
-      fusion = "all", target = "auto", precision = "f32";
+      fusion = "all", target = "auto", precision = "f32",
+      pad = "auto";
   bool grad = false;
   tfc::tools::FlagParser parser(
       "tfc-run",
@@ -61,6 +63,11 @@ int main(int argc, char **argv) {
                    "or fp16 (mixed precision with f32 master weights, "
                    "--tfc-auto-mixed-precision; with --train-step as its "
                    "precision= option, fp16 turning loss scaling on)");
+  parser.addString("pad", &pad,
+                   "Shape padding when compiling: auto (the default: the "
+                   "multiples the target's tensor cores want), none, or N "
+                   "(every GEMM dimension to a multiple of N); exact "
+                   "(--tfc-pad-shapes)");
   parser.addString("emit-artifact", &keepArtifact,
                    "Also write the compiled artifact to this directory "
                    "(runnable by tfcrt-run)");
@@ -90,6 +97,13 @@ int main(int argc, char **argv) {
                  precision.c_str(), tfc::precisionNames().str().c_str());
     return 1;
   }
+  if (!tfc::isValidPadOption(pad)) {
+    std::fprintf(stderr,
+                 "tfc-run: unknown --pad '%s' (expected auto, none or a "
+                 "positive integer)\n",
+                 pad.c_str());
+    return 1;
+  }
   if (target == "auto")
     target = tfc::targetForDevice(run.device);
   if (!mlir::tfc::parseKernelTarget(target)) {
@@ -106,6 +120,7 @@ int main(int argc, char **argv) {
     options.fusion = fusion == "all";
     options.target = target;
     options.precision = precision;
+    options.pad = pad;
     options.trainStepOptions = trainStep;
     // A bare --train-step= still asks for a training step of --function.
     if (parser.seen("train-step") && trainStep.empty())

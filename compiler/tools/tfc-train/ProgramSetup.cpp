@@ -92,9 +92,11 @@ MemoryAnatomy tfc::train::anatomyOf(tfc_program *program,
                                     tfc_device *dev, int64_t parameters,
                                     const std::string &optimizer,
                                     bool lossScaling,
-                                    const std::string &precision) {
+                                    const std::string &precision,
+                                    const std::string &pad) {
   MemoryAnatomy a;
   a.precision = precision;
+  a.pad = pad;
   a.device = tfc_device_kind(dev);
   a.optimizer = optimizer;
   a.lossScaling = lossScaling;

@@ -37,7 +37,8 @@ bool zeroStates(tfc_program *program, std::string &error);
 MemoryAnatomy anatomyOf(tfc_program *program, const std::string &artifactDir,
                         tfc_device *dev, int64_t parameters,
                         const std::string &optimizer, bool lossScaling,
-                        const std::string &precision);
+                        const std::string &precision,
+                        const std::string &pad);
 
 } // namespace tfc::train
 

@@ -180,6 +180,7 @@ std::string tfc::train::renderMemoryJson(const MemoryAnatomy &a) {
       {"optimizer", a.optimizer},
       {"loss_scaling", a.lossScaling},
       {"precision", a.precision},
+      {"pad", a.pad},
       {"parameters", a.parameters},
       {"bytes", std::move(bytes)},
       {"bytes_per_param",
@@ -203,7 +204,8 @@ std::string tfc::train::renderMemoryReport(const MemoryAnatomy &a) {
                    a.arenaBytes + a.workspaceBytes + a.batchBytes;
   md << "# Memory anatomy of one training step\n\n"
      << "Device `" << a.device << "`, optimizer `" << a.optimizer
-     << "`, precision `" << a.precision << "`, loss scaling "
+     << "`, precision `" << a.precision << "`, padding `" << a.pad
+     << "`, loss scaling "
      << (a.lossScaling ? "on" : "off") << ", "
      << a.parameters << " parameters.\n\n"
      << "| part | bytes | size | bytes/param | what |\n"

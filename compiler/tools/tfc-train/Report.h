@@ -24,6 +24,7 @@ struct MemoryAnatomy {
   std::string optimizer;  ///< adamw, adam, sgd
   bool lossScaling = false;
   std::string precision = "f32"; ///< f32, tf32, bf16 or fp16 (--precision)
+  std::string pad = "auto";      ///< auto, none or N (--pad)
   int64_t parameters = 0; ///< number of trainable scalars
   uint64_t weightBytes = 0;
   uint64_t gradientBytes = 0;  ///< one gradient per parameter (f32)
@@ -42,7 +43,7 @@ struct MemoryAnatomy {
 std::string renderMemoryReport(const MemoryAnatomy &anatomy);
 
 /// The same figures as a JSON object (memory.json, read by the benches):
-/// device, optimizer, loss_scaling, precision, parameters, and per part (weights,
+/// device, optimizer, loss_scaling, precision, pad, parameters, and per part (weights,
 /// gradients, optimizer_state, arena, workspace, batch, total) its bytes;
 /// "bytes_per_param" is weights + gradients + optimizer state per parameter.
 std::string renderMemoryJson(const MemoryAnatomy &anatomy);

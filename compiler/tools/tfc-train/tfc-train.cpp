@@ -13,6 +13,7 @@
 
 #include "compiler/jit/JitCompiler.h"
 #include "dialects/tfc/TfcKernelSchedule.h"
+#include "passes/layout/Passes.h"
 #include "passes/precision/PrecisionPolicy.h"
 #include "runtime/tools/common/OpenDevice.h"
 #include "compiler/tools/tfc-train/Checkpoint.h"
@@ -90,6 +91,12 @@ static cl::opt<std::string> precision(
              "fp16 (mixed precision with f32 master weights: "
              "--tfc-auto-mixed-precision)"),
     cl::init("f32"), cl::cat(category));
+static cl::opt<std::string>
+    pad("pad",
+        cl::desc("Shape padding: auto (the multiples the target's tensor "
+                 "cores want), none, or N (every GEMM dimension to a multiple "
+                 "of N); exact, parameters keep their shapes"),
+        cl::init("auto"), cl::cat(category));
 static cl::opt<std::string> device("device", cl::desc("host, cuda or auto"),
                                    cl::init("auto"), cl::cat(category));
 static cl::opt<std::string>
@@ -187,7 +194,8 @@ std::vector<Sticky> stickyOptions() {
           sticky("min-lr", minLr),        sticky("weight-decay", weightDecay),
           sticky("max-grad-norm", maxGradNorm),
           sticky("loss-scaling", lossScaling),
-          sticky("precision", precision), sticky("seed", seed),
+          sticky("precision", precision), sticky("pad", pad),
+          sticky("seed", seed),
           sticky("accumulate", accumulate), sticky("steps", steps)};
 }
 
@@ -199,6 +207,7 @@ bool reconcileOptions(const CheckpointMeta &meta) {
   std::map<std::string, std::string> options = meta.options;
   options.emplace("accumulate", "1");
   options.emplace("precision", "f32");
+  options.emplace("pad", "auto");
   for (Sticky &option : stickyOptions()) {
     auto it = options.find(option.name);
     if (it == options.end())
@@ -228,6 +237,7 @@ std::string trainStepOptions() {
   options += std::string(" loss-scaling=") +
              (lossScaling ? "true" : "false");
   options += " precision=" + precision.getValue();
+  options += " pad=" + pad.getValue();
   options += " schedule=" + schedule.getValue();
   if (accumulate > 1)
     options += " accumulate-steps=" + text(accumulate.getValue());
@@ -308,6 +318,9 @@ bool run() {
   if (!tfc::parsePrecision(precision))
     return fail("unknown --precision '" + precision + "' (expected " +
                 tfc::precisionNames().str() + ")");
+  if (!tfc::isValidPadOption(pad))
+    return fail("unknown --pad '" + pad +
+                "' (expected auto, none or a positive integer)");
   // fp16 trains with loss scaling unless told otherwise (what
   // --tfc-train-pipeline does); the checkpoint records the choice.
   if (resume.empty() && precision == "fp16" &&
@@ -584,7 +597,7 @@ bool run() {
                       llvm::formatv("{0}", lr.getValue()).str();
   MemoryAnatomy anatomy =
       anatomyOf(rt.program, compiled.artifactDir, rt.dev, parameters,
-                optimizer, lossScaling, precision);
+                optimizer, lossScaling, precision, pad);
   if (!writeFileAtomically(outDir + "/loss.svg", renderLossSvg(records, title),
                            error) ||
       !writeFileAtomically(outDir + "/memory.md", renderMemoryReport(anatomy),

@@ -2647,8 +2647,17 @@ module attributes {tfc.f32_gemm_compute = "fp8"} {
 
 // tfc attributes on operations other than the module are unknown.
 module {
-  // expected-error @+1 {{unknown tfc attribute 'tfc.fast' on an operation (expected 'tfc.f32_gemm_compute' on the module)}}
+  // expected-error @+1 {{unknown tfc attribute 'tfc.fast' on an operation (expected 'tfc.f32_gemm_compute' on the module or 'tfc.pad_from' on a tfc.matmul)}}
   func.func @f() attributes {tfc.fast = 1 : i64} {
     return
   }
+}
+
+// -----
+
+// tfc.pad_from records a padded GEMM's [M, N, K] before padding.
+func.func @pad_from(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'tfc.pad_from' must be three positive sizes [M, N, K] on a tfc.matmul}}
+  %c = tfc.matmul %a, %b {tfc.pad_from = array<i64: 7, 8>} : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
 }
