@@ -9,6 +9,7 @@ next-token prediction over all positions.
   gen_gpt.py --preset gpt2-small -o examples/models/gpt2-small.mlir
   gen_gpt.py --preset gpt-mini            # reproduces gpt-mini.mlir's body
   gen_gpt.py --vocab V --context T --width C --heads H --layers L --batch B
+             [--mlp M]   (MLP width, default 4 C)
 """
 import argparse
 import sys
@@ -22,11 +23,11 @@ PRESETS = {
 }
 
 
-def generate(vocab, context, width, heads, layers, batch, title, description):
+def generate(vocab, context, width, heads, layers, batch, title, description, mlp=None):
     if width % heads:
         sys.exit(f"gen_gpt.py: width {width} is not a multiple of heads {heads}")
     hd = width // heads
-    mlp = 4 * width
+    mlp = mlp or 4 * width
     B, T, C, V = batch, context, width, vocab
     x = f"tensor<{B}x{T}x{C}xf32>"
     stat = f"tensor<{B}x{T}x1xf32>"
@@ -138,6 +139,7 @@ def main():
     ap.add_argument("--preset", choices=sorted(PRESETS))
     for key in ("vocab", "context", "width", "heads", "layers", "batch"):
         ap.add_argument("--" + key, type=int)
+    ap.add_argument("--mlp", type=int, help="MLP width (default 4 x width)")
     ap.add_argument("--name", default="gpt", help="title line for a custom size")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args()
@@ -153,7 +155,7 @@ def main():
     h = args.heads or h
     l = args.layers if args.layers is not None else l
     b = args.batch or b
-    text = generate(v, t, c, h, l, b, title, desc)
+    text = generate(v, t, c, h, l, b, title, desc, args.mlp)
     if args.output == "-":
         sys.stdout.write(text)
     else:
