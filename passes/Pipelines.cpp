@@ -149,6 +149,14 @@ mlir::LogicalResult tfc::buildTrainPipeline(
   pm.addPass(createTfcBuildTrainStepPass(options));
   // Every function the pass builds becomes an entry of one program.
   lower.function = llvm::join(trainStepFunctions(options), ",");
+  // The 16-bit weight copies become state the optimizer writes, with the
+  // entry that computes them from the parameters.
+  if (lower.precision == "bf16" || lower.precision == "fp16") {
+    TfcWeightCopiesPassOptions copies;
+    copies.function = lower.function;
+    pm.addPass(createTfcWeightCopiesPass(copies));
+    lower.function += ",refresh_weight_copies";
+  }
   lower.precision = "f32";
   lower.pad = "none";
   buildLowerToExecPipeline(pm, lower);

@@ -170,8 +170,11 @@ public:
         return op.emitError("cannot write this op into an artifact");
       }
     }
-    entries.push_back(
-        json::Object{{"name", entry.getSymName()}, {"steps", std::move(steps)}});
+    json::Object object{{"name", entry.getSymName()},
+                        {"steps", std::move(steps)}};
+    if (entry.getRefresh())
+      object["refresh"] = true;
+    entries.push_back(std::move(object));
     return success();
   }
 

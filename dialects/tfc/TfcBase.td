@@ -55,6 +55,10 @@ def Tfc_Dialect : Dialect {
     /// tfc.matmul attribute: [M, N, K] before --tfc-pad-shapes padded the
     /// GEMM (its operands and result are the padded ones).
     static constexpr ::llvm::StringLiteral kPadFromAttrName = "tfc.pad_from";
+    /// func.func attribute (unit): the function computes state derived from
+    /// the parameters (--tfc-weight-copies' @refresh_weight_copies); its
+    /// entry runs whenever a parameter was set since it last ran.
+    static constexpr ::llvm::StringLiteral kRefreshAttrName = "tfc.refresh";
 
   private:
     // Each op group registers its ops from its own .cpp file.

@@ -114,11 +114,18 @@ LogicalResult TfcDialect::verifyOperationAttribute(Operation *op,
                                 "a tfc.matmul";
     return success();
   }
+  if (attrName == kRefreshAttrName) {
+    if (!isa<FunctionOpInterface>(op) || !isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'" << attrName
+                             << "' must be a unit attribute on a function";
+    return success();
+  }
   if (attrName != kF32GemmComputeAttrName)
     return op->emitError() << "unknown tfc attribute '" << attrName
                            << "' on an operation (expected '"
-                           << kF32GemmComputeAttrName << "' on the module or '"
-                           << kPadFromAttrName << "' on a tfc.matmul)";
+                           << kF32GemmComputeAttrName << "' on the module, '"
+                           << kPadFromAttrName << "' on a tfc.matmul or '"
+                           << kRefreshAttrName << "' on a function)";
   auto value = dyn_cast<StringAttr>(attribute.getValue());
   if (!isa<ModuleOp>(op) || !value || value.getValue() != "tf32")
     return op->emitError() << "'" << attrName

@@ -303,9 +303,12 @@ LogicalResult YieldOp::verify() {
 // EntryOp
 //===----------------------------------------------------------------------===//
 
-void EntryOp::build(OpBuilder &builder, OperationState &state, StringRef name) {
+void EntryOp::build(OpBuilder &builder, OperationState &state, StringRef name,
+                    bool refresh) {
   state.addAttribute(getSymNameAttrName(state.name),
                      builder.getStringAttr(name));
+  if (refresh)
+    state.addAttribute(getRefreshAttrName(state.name), builder.getUnitAttr());
   state.addRegion()->push_back(new Block());
 }
 

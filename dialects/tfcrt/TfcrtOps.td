@@ -176,7 +176,10 @@ def Tfcrt_EntryOp : Tfcrt_Op<"entry", [Symbol, IsolatedFromAbove, SingleBlock,
   let summary = "one step kind: buffer bindings and steps in order";
   let description = [{
     An entry point the runtime runs (`forward` now; `train_step`,
-    `accumulate`, `apply` later). The body binds buffers
+    `accumulate`, `apply` later). A `refresh` entry computes state derived
+    from the parameters (the 16-bit weight copies of --tfc-weight-copies):
+    the runtime runs it by itself before any other entry whenever a
+    parameter was set since it last ran. The body binds buffers
     (`tfcrt.external`, `tfcrt.arena_view`, `tfcrt.alias`) and runs steps
     (`tfcrt.launch`, `tfcrt.gemm`, `tfcrt.copy`) in program order, ending
     with `tfcrt.return`. External names are unique within an entry because
@@ -190,14 +193,15 @@ def Tfcrt_EntryOp : Tfcrt_Op<"entry", [Symbol, IsolatedFromAbove, SingleBlock,
     }
     ```
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name);
+  let arguments = (ins SymbolNameAttr:$sym_name, UnitAttr:$refresh);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let assemblyFormat =
+      "$sym_name (`refresh` $refresh^)? attr-dict-with-keyword $body";
   let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [
     // Creates the entry with an empty body block.
-    OpBuilder<(ins "::llvm::StringRef":$name)>
+    OpBuilder<(ins "::llvm::StringRef":$name, CArg<"bool", "false">:$refresh)>
   ];
   let extraClassDeclaration = [{
     /// The single block of the body.

@@ -394,7 +394,9 @@ private:
   /// Rule 2: pointwise readers of a reduction or gather join it as its
   /// epilogue; a row reduction reading another over the same rows joins
   /// it, and so does a column sum over its rows (the bias gradient of the
-  /// residual-stream gradient a layer_norm backward writes).
+  /// residual-stream gradient a layer_norm backward writes). Pointwise
+  /// readers of an optimizer update join its multi-tensor kernel too (the
+  /// 16-bit weight copy of the new parameter, --tfc-weight-copies).
   bool fuseEpilogues() {
     bool changed = false;
     dead.clear();
@@ -402,8 +404,11 @@ private:
       if (isDead(producer))
         continue;
       KernelKind kind = producer.getKind();
+      bool update =
+          kind == KernelKind::multi_tensor && !holdsTensorSums(producer);
       if (kind != KernelKind::row_reduction &&
-          kind != KernelKind::column_reduction && kind != KernelKind::gather)
+          kind != KernelKind::column_reduction && kind != KernelKind::gather &&
+          !update)
         continue;
       // The producer may grow several times; follow the merged kernel.
       FusionOp current = producer;

@@ -162,9 +162,16 @@ public:
   static StringRef entryName(func::FuncOp func) {
     StringRef name = func.getName();
     return llvm::is_contained({"train_step", "accumulate_step", "apply_step"},
-                              name)
+                              name) ||
+                   isRefresh(func)
                ? name
                : "forward";
+  }
+
+  /// A function computing state derived from the parameters (tfc.refresh):
+  /// its entry is a refresh entry.
+  static bool isRefresh(func::FuncOp func) {
+    return func->hasAttr(TfcDialect::kRefreshAttrName);
   }
 
   /// Lowers the function into a tfcrt.entry and erases it.
@@ -446,7 +453,8 @@ private:
   void emit() {
     OpBuilder moduleBuilder(func);
     auto entry =
-        moduleBuilder.create<tfcrt::EntryOp>(func.getLoc(), entryName(func));
+        moduleBuilder.create<tfcrt::EntryOp>(func.getLoc(), entryName(func),
+                                             isRefresh(func));
     // Kernels go before the entry, in launch order.
     moduleBuilder.setInsertionPoint(entry);
     OpBuilder builder = OpBuilder::atBlockEnd(&entry.getBodyBlock());

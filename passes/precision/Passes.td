@@ -66,4 +66,40 @@ def TfcAutoMixedPrecisionPass
   ];
 }
 
+def TfcWeightCopiesPass : Pass<"tfc-weight-copies", "::mlir::ModuleOp"> {
+  let summary = "Keep the 16-bit (and padded) weight copies the forward "
+                "reads as state the optimizer writes";
+  let description = [{
+    After `--tfc-auto-mixed-precision` (and `--tfc-pad-shapes`) the
+    forward reads each parameter P through a copy: `tfc.convert` to 16-bit,
+    maybe `tfc.pad`, computed from the f32 master weight at every step.
+    This pass makes such a copy state that persists across steps, so no
+    step computes it from P before its forward: in each function of
+    `function` that reads it, the copy becomes an argument
+    `{tfc.state = "<P>.<type>"}` (`"<P>.<type>.<shape>"` when padding
+    changed its shape), and a function that updates P (`tfc.update`) also
+    returns the copy of the new P (`{tfc.update = "<P>.<type>"}`), which
+    fusion puts in the optimizer's kernel. A skipped step keeps both.
+
+    It also adds `@refresh_weight_copies(params, copies) -> copies`
+    (attribute `tfc.refresh`): the copies computed from the parameters, an
+    entry the runtime runs by itself before any other entry whenever a
+    parameter was set since it last ran (loading weights, a checkpoint,
+    `load_state_dict`), so the copies always equal what the forward would
+    have computed: the step is bit-identical to the one without copies.
+
+    Only copies that do real work are kept: a chain from P of converts,
+    pads, reshapes and transposes that holds at least one convert or pad,
+    read by an op outside such chains. The copies cost their bytes as
+    state (2 bytes per parameter in bf16) and save reading P (4 bytes) and
+    a launch per copy every step.
+  }];
+  let dependentDialects = ["::mlir::tfc::TfcDialect"];
+  let options = [
+    Option<"function", "function", "std::string",
+           /*default=*/"\"train_step,accumulate_step,apply_step\"",
+           "Comma-separated step functions (those missing are skipped)">,
+  ];
+}
+
 #endif // TFC_PASSES_PRECISION_PASSES_TD

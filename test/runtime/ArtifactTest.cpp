@@ -491,6 +491,8 @@ TEST(Artifact, GemmFields) {
                       {"steps[1].a_type", "buffer 3 is f32"});
   expectManifestError([](json &m) { gemmStep(m)["c_type"] = "i32"; },
                       {"steps[1].c_type", "not a floating-point"});
+  expectManifestError([](json &m) { m["entries"][0]["refresh"] = "yes"; },
+                      {"entries[0].refresh", "expected a boolean"});
   expectManifestError([](json &m) { gemmStep(m)["compute_type"] = "f16"; },
                       {"steps[1].compute_type", "(expected 'f32' or 'tf32'"});
   // cuBLASLt's RELU_AUX_BIAS stores a bit mask, not pre: not a tfc epilogue.

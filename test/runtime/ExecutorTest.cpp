@@ -420,3 +420,46 @@ TEST(Executor, ProfilesEachStep) {
   EXPECT_GE(copyMs, 0.0);
   EXPECT_FALSE(f.exec->profileCopy(0, 2, copyMs).isOk());
 }
+
+// A refresh entry (the 16-bit weight copies of --tfc-weight-copies) runs by
+// itself before any other entry whenever a parameter was set since it last
+// ran: first use, after a new weight, never twice for the same weights, and
+// not before itself.
+TEST(Executor, RefreshEntryRunsWhenParamsChange) {
+  TestArtifact t = TestArtifact::valid();
+  t.manifest["buffers"].push_back({{"id", 7},
+                                   {"kind", "external"},
+                                   {"role", "state"},
+                                   {"name", "w.copy"},
+                                   {"dtype", "f32"},
+                                   {"shape", {3, 2}}});
+  t.manifest["entries"].push_back(
+      {{"name", "refresh_weight_copies"},
+       {"refresh", true},
+       {"steps", {{{"op", "copy"}, {"src", 1}, {"dst", 7}}}}});
+  t.rehash();
+  Fixture f(t);
+  ASSERT_TRUE(f.create().isOk());
+  ASSERT_TRUE(f.exec->setExternal("x", kX.data(), 24).isOk());
+  ASSERT_TRUE(f.exec->setExternal("w", kW.data(), 24).isOk());
+  // The forward's own copy moves 16 bytes; the refresh copies the 24 of w.
+  ASSERT_TRUE(f.exec->run("forward").isOk());
+  EXPECT_EQ(f.count("copy 24"), 1u);
+  std::vector<float> copy(6);
+  ASSERT_TRUE(f.exec->getExternal("w.copy", copy.data(), 24).isOk());
+  EXPECT_EQ(copy, kW);
+  ASSERT_TRUE(f.exec->run("forward").isOk());
+  ASSERT_TRUE(f.exec->setExternal("x", kX.data(), 24).isOk()); // an input
+  ASSERT_TRUE(f.exec->run("forward").isOk());
+  EXPECT_EQ(f.count("copy 24"), 1u);
+  std::vector<float> w2 = {2, 2, 2, 2, 2, 2};
+  ASSERT_TRUE(f.exec->setExternal("w", w2.data(), 24).isOk());
+  ASSERT_TRUE(f.exec->run("refresh_weight_copies").isOk());
+  EXPECT_EQ(f.count("copy 24"), 2u); // run directly: once, not twice
+  ASSERT_TRUE(f.exec->getExternal("w.copy", copy.data(), 24).isOk());
+  EXPECT_EQ(copy, w2);
+  ASSERT_TRUE(f.exec->setExternal("w", kW.data(), 24).isOk());
+  std::vector<StepProfile> profile;
+  ASSERT_TRUE(f.exec->profile("forward", 2, profile).isOk());
+  EXPECT_EQ(f.count("copy 24"), 3u); // before a profile too, once
+}

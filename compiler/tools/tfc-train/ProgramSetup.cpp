@@ -101,14 +101,32 @@ MemoryAnatomy tfc::train::anatomyOf(tfc_program *program,
   a.optimizer = optimizer;
   a.lossScaling = lossScaling;
   a.parameters = parameters;
+  std::vector<tfc_binding> bindings;
+  std::vector<std::string> params;
   for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
     tfc_binding b;
     if (tfc_status s = tfc_program_binding(program, i, &b)) {
       tfc_status_free(s);
       continue;
     }
+    bindings.push_back(b);
+    if (b.role == TFC_ROLE_PARAM)
+      params.push_back(b.name);
+  }
+  // The 16-bit copies of the weights (--tfc-weight-copies) are state named
+  // "<param>.bf16" or "<param>.f16" (with a shape suffix when padded).
+  auto isWeightCopy = [&](llvm::StringRef name) {
+    return llvm::any_of(params, [&](const std::string &p) {
+      llvm::StringRef rest = name;
+      return rest.consume_front(p) &&
+             (rest.starts_with(".bf16") || rest.starts_with(".f16"));
+    });
+  };
+  for (const tfc_binding &b : bindings) {
     if (b.role == TFC_ROLE_PARAM)
       a.weightBytes += b.bytes;
+    else if (b.role == TFC_ROLE_STATE && isWeightCopy(b.name))
+      a.weightCopyBytes += b.bytes;
     else if (b.role == TFC_ROLE_STATE &&
              llvm::StringRef(b.name).ends_with(".grad_accum"))
       a.accumulatorBytes += b.bytes;

@@ -165,10 +165,12 @@ std::string tfc::train::renderLossSvg(const std::vector<StepRecord> &records,
 
 std::string tfc::train::renderMemoryJson(const MemoryAnatomy &a) {
   uint64_t gradients = a.gradientBytes + a.accumulatorBytes;
-  uint64_t total = a.weightBytes + a.accumulatorBytes + a.optimizerBytes +
-                   a.arenaBytes + a.workspaceBytes + a.batchBytes;
+  uint64_t total = a.weightBytes + a.weightCopyBytes + a.accumulatorBytes +
+                   a.optimizerBytes + a.arenaBytes + a.workspaceBytes +
+                   a.batchBytes;
   double n = double(std::max<int64_t>(a.parameters, 1));
   llvm::json::Object bytes{{"weights", int64_t(a.weightBytes)},
+                           {"weight_copies", int64_t(a.weightCopyBytes)},
                            {"gradients", int64_t(gradients)},
                            {"optimizer_state", int64_t(a.optimizerBytes)},
                            {"arena", int64_t(a.arenaBytes)},
@@ -184,7 +186,9 @@ std::string tfc::train::renderMemoryJson(const MemoryAnatomy &a) {
       {"parameters", a.parameters},
       {"bytes", std::move(bytes)},
       {"bytes_per_param",
-       double(a.weightBytes + gradients + a.optimizerBytes) / n}};
+       double(a.weightBytes + a.weightCopyBytes + gradients +
+              a.optimizerBytes) /
+           n}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
@@ -200,8 +204,9 @@ std::string tfc::train::renderMemoryReport(const MemoryAnatomy &a) {
     md << "| " << what << " | " << bytes << " | " << formatBytes(bytes)
        << " | " << perParam << " | " << note << " |\n";
   };
-  uint64_t total = a.weightBytes + a.accumulatorBytes + a.optimizerBytes +
-                   a.arenaBytes + a.workspaceBytes + a.batchBytes;
+  uint64_t total = a.weightBytes + a.weightCopyBytes + a.accumulatorBytes +
+                   a.optimizerBytes + a.arenaBytes + a.workspaceBytes +
+                   a.batchBytes;
   md << "# Memory anatomy of one training step\n\n"
      << "Device `" << a.device << "`, optimizer `" << a.optimizer
      << "`, precision `" << a.precision << "`, padding `" << a.pad
@@ -211,6 +216,10 @@ std::string tfc::train::renderMemoryReport(const MemoryAnatomy &a) {
      << "| part | bytes | size | bytes/param | what |\n"
      << "|---|---:|---:|---:|---|\n";
   row("weights", a.weightBytes, "f32 parameters (externals, role param)");
+  if (a.weightCopyBytes)
+    row("16-bit weight copies", a.weightCopyBytes,
+        "what the forward reads in mixed precision: written by the "
+        "optimizer's kernel (externals, role state)");
   row("gradients", a.gradientBytes + a.accumulatorBytes,
       a.accumulatorBytes
           ? "one f32 gradient per parameter planned inside the arena, plus "
@@ -225,12 +234,13 @@ std::string tfc::train::renderMemoryReport(const MemoryAnatomy &a) {
   row("workspace", a.workspaceBytes, "GEMM workspace of the backend");
   row("batch and outputs", a.batchBytes, "tokens, targets, lr, loss");
   row("total", total,
-      "weights + accumulators + state + arena + workspace + batch");
-  uint64_t fixed =
-      a.weightBytes + a.gradientBytes + a.accumulatorBytes + a.optimizerBytes;
+      "weights + copies + accumulators + state + arena + workspace + batch");
+  uint64_t fixed = a.weightBytes + a.weightCopyBytes + a.gradientBytes +
+                   a.accumulatorBytes + a.optimizerBytes;
   char perParam[32];
   std::snprintf(perParam, sizeof(perParam), "%.2f", double(fixed) / n);
-  md << "\nWeights + gradients + optimizer state: **" << perParam
+  md << "\nWeights" << (a.weightCopyBytes ? " (and their 16-bit copies)" : "")
+     << " + gradients + optimizer state: **" << perParam
      << " bytes per parameter** (activations excluded, they scale with the "
         "batch).\n\n"
      << "## How this compares with the 18 bytes/param rule\n\n"

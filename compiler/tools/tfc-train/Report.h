@@ -27,6 +27,9 @@ struct MemoryAnatomy {
   std::string pad = "auto";      ///< auto, none or N (--pad)
   int64_t parameters = 0; ///< number of trainable scalars
   uint64_t weightBytes = 0;
+  /// The 16-bit weight copies the forward reads (mixed precision): state
+  /// the optimizer writes.
+  uint64_t weightCopyBytes = 0;
   uint64_t gradientBytes = 0;  ///< one gradient per parameter (f32)
   uint64_t optimizerBytes = 0; ///< externals of role state but these:
   /// the f32 gradient accumulators P.grad_accum (--accumulate > 1), which

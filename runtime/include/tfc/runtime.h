@@ -129,6 +129,11 @@ tfc_status tfc_program_find_binding(const tfc_program *program,
 size_t tfc_program_entry_count(const tfc_program *program);
 /// Name of entry `index`, or NULL when out of range.
 const char *tfc_program_entry_name(const tfc_program *program, size_t index);
+/// 1 when entry `index` is a refresh entry (it computes state derived from
+/// the parameters, e.g. mixed precision's 16-bit weight copies; the runtime
+/// runs it by itself before any other entry whenever a parameter was set
+/// since it last ran, so applications never need to), else 0.
+int tfc_program_entry_is_refresh(const tfc_program *program, size_t index);
 
 /// Copies `bytes` bytes from host memory `data` into the external `name`.
 /// `bytes` must equal the binding's size.

@@ -742,6 +742,8 @@ private:
         return Status::error(path + ".name: empty entry name");
       if (!names.insert(e.name).second)
         return Status::error(path + ".name: duplicate entry '" + e.name + "'");
+      if (j.is_object() && j.contains("refresh"))
+        TFC_RETURN_IF_ERROR(json::getBool(j, path, "refresh", e.refresh));
       const Json *steps;
       TFC_RETURN_IF_ERROR(json::member(j, path, "steps", steps));
       if (!steps->is_array())

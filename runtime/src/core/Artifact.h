@@ -119,6 +119,10 @@ struct Step {
 struct EntryDesc {
   std::string name;
   std::vector<Step> steps;
+  /// A refresh entry computes state derived from the parameters (the
+  /// 16-bit weight copies): the executor runs it before any other entry
+  /// whenever a parameter was set since it last ran.
+  bool refresh = false;
 };
 
 struct Artifact {

@@ -327,6 +327,12 @@ const char *tfc_program_entry_name(const tfc_program *program, size_t index) {
   return program->artifact->entries[index].name.c_str();
 }
 
+int tfc_program_entry_is_refresh(const tfc_program *program, size_t index) {
+  if (!liveProgram(program) || index >= program->artifact->entries.size())
+    return 0;
+  return program->artifact->entries[index].refresh ? 1 : 0;
+}
+
 tfc_status tfc_program_set(tfc_program *program, const char *name,
                            const void *data, size_t bytes) {
   return guarded([&]() -> Status {

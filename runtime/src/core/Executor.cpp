@@ -121,6 +121,8 @@ Status Executor::setExternal(const std::string &name, const void *data,
   if (bytes)
     TFC_RETURN_IF_ERROR(backend_->copyToDevice(addresses_[b->id], data, bytes));
   written_[b->id] = true;
+  if (b->role == BufferRole::Param)
+    derivedStale_ = true;
   return Status::ok();
 }
 
@@ -336,9 +338,20 @@ Status Executor::runSteps(const EntryDesc &entry,
   return Status::ok();
 }
 
+Status Executor::refreshDerivedState(const EntryDesc &entry) {
+  if (entry.refresh || !derivedStale_)
+    return Status::ok();
+  for (const EntryDesc &refresh : artifact_->entries)
+    if (refresh.refresh)
+      TFC_RETURN_IF_ERROR(run(refresh.name));
+  derivedStale_ = false;
+  return Status::ok();
+}
+
 Status Executor::run(const std::string &name) {
   const EntryDesc *entry = nullptr;
   TFC_RETURN_IF_ERROR(findEntry(name, entry));
+  TFC_RETURN_IF_ERROR(refreshDerivedState(*entry));
   std::vector<bool> written = written_;
   TFC_RETURN_IF_ERROR(checkReads(*entry, written));
   TFC_RETURN_IF_ERROR(runSteps(*entry, nullptr));
@@ -358,6 +371,7 @@ Status Executor::profile(const std::string &name, int repeat,
     return Status::error("profile: repeat must be at least 1");
   const EntryDesc *entry = nullptr;
   TFC_RETURN_IF_ERROR(findEntry(name, entry));
+  TFC_RETURN_IF_ERROR(refreshDerivedState(*entry));
   std::vector<bool> written = written_;
   TFC_RETURN_IF_ERROR(checkReads(*entry, written));
   std::vector<std::vector<double>> stepMs(entry->steps.size());

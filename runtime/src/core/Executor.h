@@ -55,7 +55,9 @@ public:
 
   /// Runs the entry `name`: its steps in order, then synchronizes. Fails
   /// before launching anything when a param or input the entry reads has
-  /// never been set.
+  /// never been set. Before an entry that is not a refresh entry, runs the
+  /// refresh entries (state derived from the parameters: the 16-bit weight
+  /// copies) when a parameter was set since they last ran.
   Status run(const std::string &name);
 
   /// Runs the entry `name` `repeat` times, waiting for each step to finish
@@ -84,6 +86,9 @@ private:
   Status runSteps(const EntryDesc &entry,
                   std::vector<std::vector<double>> *stepMs);
   std::string stepLabel(const Step &step) const;
+  /// Runs the refresh entries when a parameter was set since they last ran
+  /// (before `entry`, unless it is one).
+  Status refreshDerivedState(const EntryDesc &entry);
   int64_t stepBytes(const Step &step) const;
 
   std::shared_ptr<Backend> backend_;
@@ -91,6 +96,9 @@ private:
   std::vector<DevicePtr> allocations_; ///< To free, in any order.
   std::vector<DevicePtr> addresses_;   ///< Indexed by buffer id.
   std::vector<bool> written_;          ///< Indexed by buffer id (externals).
+  /// A parameter was set through setExternal since the refresh entries
+  /// last ran (true at first: derived state starts zeroed).
+  bool derivedStale_ = true;
   std::vector<std::unique_ptr<PreparedKernel>> kernels_;
   PrepareStats prepareStats_;
 };

@@ -526,22 +526,27 @@ bool runOnce(const RunOptions &o, tfc_program *program,
 }
 
 /// The entry a run means: --entry, else "forward", else the program's
-/// only entry. Empty (after an error line) when there is no such entry.
+/// only entry (refresh entries, which the runtime runs by itself, aside).
+/// Empty (after an error line) when there is no such entry.
 std::string resolveEntry(const RunOptions &o, tfc_program *program) {
   if (!o.entry.empty())
     return o.entry;
   if (o.accumulate > 0)
     return "accumulate_step";
-  size_t count = tfc_program_entry_count(program);
+  std::vector<std::string> runnable;
   std::string names;
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0, count = tfc_program_entry_count(program); i < count;
+       ++i) {
     std::string name = tfc_program_entry_name(program, i);
     if (name == "forward")
       return name;
-    names += (i ? ", " : "") + name;
+    if (tfc_program_entry_is_refresh(program, i))
+      continue;
+    names += (runnable.empty() ? "" : ", ") + name;
+    runnable.push_back(name);
   }
-  if (count == 1)
-    return tfc_program_entry_name(program, 0);
+  if (runnable.size() == 1)
+    return runnable.front();
   fail(o, "the program has entries " + names + ": name one with --entry" +
               (names.find("accumulate_step") != std::string::npos
                    ? " (or --accumulate K for optimizer steps)"
