@@ -53,6 +53,13 @@ void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
   // what every attention layer rebuilds (the causal mask).
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+  // After CSE, which would merge a recomputed op back into its original.
+  if (options.recompute != "none") {
+    TfcRecomputePassOptions recompute;
+    recompute.mode = options.recompute;
+    recompute.function = function;
+    pm.addPass(createTfcRecomputePass(recompute));
+  }
   pm.addNestedPass<mlir::func::FuncOp>(createTfcFormKernelsPass());
   if (options.fusion == FusionMode::All)
     pm.addNestedPass<mlir::func::FuncOp>(createTfcFusePass());
@@ -88,6 +95,14 @@ static mlir::LogicalResult splitLoweringOptions(
                             "' for option precision (expected " +
                             tfc::precisionNames() + ")");
       lower.precision = token.str();
+      continue;
+    }
+    if (token.consume_front("recompute=")) {
+      if (token != "none" && token != "cheap")
+        return errorHandler("unknown value '" + token +
+                            "' for option recompute (expected none or "
+                            "cheap)");
+      lower.recompute = token.str();
       continue;
     }
     if (token.consume_front("pad=")) {
@@ -193,7 +208,8 @@ void tfc::registerPipelines() {
       "and lower them to tfcrt entries of the same names in one program; "
       "takes the options of --tfc-build-train-step, fusion=all|none, "
       "target=sm_80|sm_90|host, precision=f32|tf32|bf16|fp16 (fp16 "
-      "turns loss-scaling on unless it is given) and pad=auto|none|N",
+      "turns loss-scaling on unless it is given), pad=auto|none|N and "
+      "recompute=none|cheap",
       [](mlir::OpPassManager &pm, llvm::StringRef options,
          llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
              errorHandler) {

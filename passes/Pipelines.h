@@ -56,6 +56,11 @@ struct LowerToExecOptions
       llvm::cl::desc("auto (default: what the target's tensor cores want), "
                      "none or N: --tfc-pad-shapes after the precision"),
       llvm::cl::init("auto")};
+  Option<std::string> recompute{
+      *this, "recompute",
+      llvm::cl::desc("none (default) or cheap: --tfc-recompute on the step "
+                     "functions after CSE, before kernels are formed"),
+      llvm::cl::init("none")};
   Option<std::string> target{
       *this, "target",
       llvm::cl::desc("The machine kernels are scheduled for: sm_80, sm_90 "
@@ -64,7 +69,8 @@ struct LowerToExecOptions
 };
 
 /// Adds --tfc-lower-to-exec to `pm` (a pass manager on builtin.module):
-/// [tfc-auto-mixed-precision,] tfc-pad-shapes, [tfc-autodiff,] tfc-decompose, canonicalize, tfc-form-kernels,
+/// [tfc-auto-mixed-precision,] tfc-pad-shapes, [tfc-autodiff,] tfc-decompose,
+/// canonicalize, cse, [tfc-recompute,], canonicalize, tfc-form-kernels,
 /// [tfc-fuse,] tfc-convert-to-exec, tfc-dedupe-kernels, tfc-schedule-kernels.
 void buildLowerToExecPipeline(mlir::OpPassManager &pm,
                               const LowerToExecOptions &options);
@@ -76,8 +82,8 @@ void buildLowerToExecPipeline(mlir::OpPassManager &pm,
 /// lowering's options `fusion=all|none` and `target=sm_80|sm_90|host` may be
 /// given among them, and `precision=f32|tf32|bf16|fp16`, which runs
 /// --tfc-auto-mixed-precision on the loss first (fp16 turns loss scaling on
-/// unless `loss-scaling=` is given), and `pad=auto|none|N`
-/// (--tfc-pad-shapes on the loss, after the precision). Bad options go to `errorHandler` and fail.
+/// unless `loss-scaling=` is given), `pad=auto|none|N` (--tfc-pad-shapes
+/// on the loss, after the precision) and `recompute=none|cheap`. Bad options go to `errorHandler` and fail.
 mlir::LogicalResult
 buildTrainPipeline(mlir::OpPassManager &pm, llvm::StringRef stepOptions,
                    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>

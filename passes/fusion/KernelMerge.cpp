@@ -329,8 +329,11 @@ FailureOr<FusionOp> mergeKernels(ArrayRef<FusionOp> membersIn,
     }
   }
   Location loc = FusedLoc::get(ctx, locs);
-  builder.create<YieldOp>(loc, yielded);
+  auto yield = builder.create<YieldOp>(loc, yielded);
   deduplicate(*body);
+  // Deduplication may have replaced a yielded value by its twin (two
+  // members computing the same op, e.g. a recomputed one): read them back.
+  yielded.assign(yield.getValues().begin(), yield.getValues().end());
 
   auto discard = [&]() -> FailureOr<FusionOp> {
     body->dropAllDefinedValueUses();

@@ -208,4 +208,46 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
   ];
 }
 
+def TfcRecomputePass : Pass<"tfc-recompute", "::mlir::ModuleOp"> {
+  let summary = "Recompute cheap forward values in the backward instead of "
+                "saving them (activation checkpointing)";
+  let description = [{
+    Runs on the step functions `--tfc-build-train-step` built. The forward
+    is what the `loss` output depends on; a forward value the backward (or
+    anything after the forward) reads is *saved*: it stays alive, in the
+    arena, from the forward to its last backward use. With `mode=cheap` the
+    pass chooses, as a minimum cut over the forward graph (PyTorch
+    Inductor's min-cut partitioner), the cheapest set of values to save,
+    counted in bytes, from which the backward can recompute everything else
+    it reads with cheap ops only: pointwise ops, views (reshape, transpose,
+    slice, pad, concat, broadcast_to), dropout (its Philox mask is a
+    function of seed and position) and the normalizations layer_norm and
+    rms_norm. GEMMs, attention, embeddings, reductions, softmax and losses
+    are never recomputed: their outputs are saved when the backward needs
+    them. Each recomputed op is cloned right before its first backward
+    reader (its clones' inputs recomputed the same way, once each), where
+    fusion joins it to the backward kernel that reads it. The values are
+    bit for bit those of the forward (same ops, same inputs).
+
+    `mode=none` leaves the functions as they are. Which values are saved is
+    visible in the IR: the forward ops left are those the forward or a
+    saved value needs; the clones sit in the backward.
+
+    Example: a GELU between two linear layers. Saved without recompute: the
+    GELU input h (its VJP reads it) and its output g (the second GEMM's
+    weight gradient reads it); with mode=cheap only h is saved and g =
+    gelu(h) is recomputed where the weight gradient is computed.
+  }];
+  let dependentDialects = ["::mlir::tfc::TfcDialect"];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"cheap\"",
+           "none (save everything the backward reads) or cheap (recompute "
+           "pointwise ops, views and normalizations from a minimum-byte set "
+           "of saved values)">,
+    Option<"function", "function", "std::string",
+           /*default=*/"\"train_step,accumulate_step\"",
+           "Comma-separated step functions (those missing are skipped)">,
+  ];
+}
+
 #endif // TFC_PASSES_TRAINING_PASSES_TD

@@ -22,10 +22,10 @@ bf16-autocast: the same tfc gradients against the plain f32 model
   (gpt_mini_model.py) under torch.autocast("cpu", dtype=torch.bfloat16).
   PyTorch 1.13's CPU autocast (probed: each op's output dtype under it)
   runs linear/matmul/bmm (and conv*, addmm, baddbmm, addbmm) in bf16,
-  casts cross_entropy/nll_loss (and other losses, norms and linear algebra
-  that gpt-mini does not use) to f32, and runs everything else in its
-  input's dtype: layer_norm, softmax, log_softmax, exp, sum, gelu, div,
-  masked_fill. CUDA autocast, like tfc, puts softmax, log_softmax,
+  casts cross_entropy/nll_loss (and other losses, prod, linear algebra,
+  none of them in gpt-mini) to f32, and runs everything else in its
+  input's dtype: layer_norm, group_norm, softmax, log_softmax, exp, sum,
+  gelu, div, masked_fill. CUDA autocast, like tfc, puts softmax, log_softmax,
   layer_norm, exp and sum in f32. On gpt-mini autocast differs from tfc in:
     - F.linear is one addmm: the bf16 bias is added to the f32 accumulator
       and the sum rounded once (checked: 99.998% identical to that); tfc
@@ -54,13 +54,19 @@ convergence: gpt-mini trained STEPS (300) AdamW steps by tfc-train on the
   scaling) with the same --seed (init and batches) and SCHEDULE
   (warmup-cosine 30 steps to 3e-4, down to 3e-5); the final loss, the mean
   of the last 50 steps' losses, of bf16 and of fp16 must be within 2% of
-  f32's. Measured (host, seeds 1-4): f32 2.3480-2.3733, gaps bf16 <= 0.01%,
-  fp16 <= 0.004%; each run 20-60 s on 2 cores. At a peak rate of 1e-3 the
-  runs are chaotic instead (bf16 gaps +14%, -2.2%, +0.5%, +0.1%, -0.0%,
-  +0.2%, -3.7% over seeds 1-7, the f32 runs themselves as sensitive:
-  replayed in PyTorch from the bf16 run's step-30 checkpoint with
-  tfc-train's batches, f32, bf16 and autocast all spike at step 34 as that
-  run did, while the f32 run, 2e-4 away at step 30, does not).
+  f32's. Measured on the host, seeds 1-6: f32 final 2.3480-2.3844 (from
+  5.48-5.61), gaps bf16 -0.001% to +0.010%, fp16 0.000% to +0.001% (the
+  fp16 loss scale stays 65536, no overflow); each run 16-44 s on this
+  2-core machine, the case 65-105 s. The limit is loose for this setup: it
+  catches training that fails or stalls, not a single misplaced rounding
+  (fp16 WITHOUT loss scaling also ends +0.01% from f32, seed 1: Adam
+  normalizes the underflowed gradients' scale away). At a peak rate of
+  1e-3 the runs are chaotic instead (bf16 gaps +14.4%, -2.2%, +0.5%,
+  +0.1%, -0.0%, +0.2%, -3.7% over seeds 1-7; fp16 <= 0.24%, seeds 1-3): replayed in
+  PyTorch from the bf16 run's step-30 checkpoint with tfc-train's batches,
+  f32, bf16 and autocast all spike at step 34 as that run did, while the
+  f32 run, 2e-4 away at step 30, does not; a sensitivity of the training,
+  not of tfc's bf16.
 
 Metrics, per gradient: rel-l2 = ||tfc - ref|| / ||ref||, max = max|tfc -
 ref| / max|ref|; the loss: |tfc - ref| / |ref|. Each line also prints
@@ -145,6 +151,8 @@ TOLERANCES = {
     ("fp16", "other"): dict(loss=4.8e-6, max=2.1e-3, rel_l2=(1.35e-3, 1.1e-3, 5.5e-4, 1.6e-4)),
     ("bf16-autocast", "same-gemm"): dict(loss=3.8e-5, max=3e-2, rel_l2=(1.55e-2, 1.55e-2, 9.4e-3, 2.25e-3)),
 }
+# autocast's differences are roundings at other places, far above the
+# summation-order noise: one tolerance for every device.
 TOLERANCES[("bf16-autocast", "other")] = TOLERANCES[("bf16-autocast", "same-gemm")]
 
 
@@ -189,7 +197,7 @@ def _matmul_function(ref):
         @staticmethod
         def forward(ctx, a, w):
             ctx.save_for_backward(a, w)
-            return ref.product(a, w.T).to(a.dtype)
+            return ref.product(a, w.T).to(w.dtype)
 
         @staticmethod
         def backward(ctx, dy):
@@ -321,6 +329,8 @@ def tfc_gradients(args, workdir, precision, params, tokens, targets, scale=1.0):
         raise RuntimeError(f"tfc-run failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
     device = next((l for l in proc.stdout.splitlines() if l.startswith("device:")), "")
     got = safetensors_io.load(out)
+    if "loss" not in got:
+        raise RuntimeError(f"tfc-run wrote no 'loss' (outputs: {sorted(got)[:5]}...)")
     grads = {}
     for name in params:
         g = got.get(f"grad.{name}")
@@ -398,11 +408,14 @@ def case_gradients(case, args, workdir, seed):
     tier = tolerance_tier(args, device_line)
     if args.reference_gemm == "f64":
         tier = "other"
+    if label == "autocast":
+        against = "torch.autocast(cpu, bf16) on the f32 model"
+    else:
+        against = (f"the policy transcription ({args.reference_gemm} GEMM sums"
+                   + (f", perturbed: {','.join(args.perturb)})" if args.perturb else ")"))
     print(f"{case}: tfc-run --grad --precision {precision}"
           + (f" (loss x 2^{int(math.log2(scale))})" if scale != 1.0 else "")
-          + f" vs {'torch.autocast(cpu, bf16) on the f32 model' if label == 'autocast' else 'the policy transcription'}"
-          + f" [{args.reference_gemm} reference GEMMs" + (f", perturbed: {','.join(args.perturb)}" if args.perturb else "")
-          + f"]; tolerance tier {tier}; {device_line or 'device: ' + args.device}")
+          + f" vs {against}; tolerance tier {tier}; {device_line or 'device: ' + args.device}")
     failures = compare(label, TOLERANCES[(case, tier)], (tfc_loss, tfc_grads), want, f32)
     return f"{failures} mismatches" if failures else None
 
@@ -432,13 +445,15 @@ def case_convergence(args, workdir, seed):
         return "needs --tfc-train and --data"
     print(f"convergence: gpt-mini, {args.steps} steps of tfc-train {' '.join(SCHEDULE)} --seed {seed}"
           f" on {os.path.basename(args.data)}; final loss = mean of the last {FINAL_WINDOW} steps")
-    final, problems = {}, []
+    final, first, problems = {}, {}, []
     for precision in ("f32", "bf16", "fp16"):
         rows, seconds = train(args, workdir, precision, seed)
         losses = [r["loss"] for r in rows]
         if not all(math.isfinite(l) for l in losses):
             problems.append(f"{precision}: non-finite losses")
-        final[precision] = sum(losses[-FINAL_WINDOW:]) / FINAL_WINDOW
+        tail = losses[-FINAL_WINDOW:]
+        final[precision] = sum(tail) / len(tail)
+        first[precision] = losses[0]
         extra = ""
         if "loss_scale" in rows[-1]:
             scales = [r["loss_scale"] for r in rows]
@@ -446,8 +461,9 @@ def case_convergence(args, workdir, seed):
             extra = f", loss scale {scales[0]:g} -> {scales[-1]:g} ({backoffs} back-offs)"
         print(f"  {precision:5} first {losses[0]:.4f}  last {losses[-1]:.4f}  final {final[precision]:.4f}"
               f"  ({seconds:.1f} s, {seconds / args.steps:.3f} s/step{extra})")
-    if final["f32"] > 0.6 * 5.545:  # ln(256): the f32 run must have learned something
-        problems.append(f"f32 final loss {final['f32']:.4f}: the run did not train")
+    if final["f32"] > 0.75 * first["f32"]:  # else the comparison says nothing
+        problems.append(f"f32 final loss {final['f32']:.4f} (first {first['f32']:.4f}): "
+                        "the run did not train")
     for precision in ("bf16", "fp16"):
         gap = (final[precision] - final["f32"]) / final["f32"]
         ok = abs(gap) <= MAX_FINAL_GAP

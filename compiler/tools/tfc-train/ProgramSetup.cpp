@@ -93,8 +93,10 @@ MemoryAnatomy tfc::train::anatomyOf(tfc_program *program,
                                     const std::string &optimizer,
                                     bool lossScaling,
                                     const std::string &precision,
-                                    const std::string &pad) {
+                                    const std::string &pad,
+                                    const std::string &recompute) {
   MemoryAnatomy a;
+  a.recompute = recompute;
   a.precision = precision;
   a.pad = pad;
   a.device = tfc_device_kind(dev);

@@ -38,7 +38,8 @@ MemoryAnatomy anatomyOf(tfc_program *program, const std::string &artifactDir,
                         tfc_device *dev, int64_t parameters,
                         const std::string &optimizer, bool lossScaling,
                         const std::string &precision,
-                        const std::string &pad);
+                        const std::string &pad,
+                        const std::string &recompute);
 
 } // namespace tfc::train
 

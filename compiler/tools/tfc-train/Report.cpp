@@ -183,6 +183,7 @@ std::string tfc::train::renderMemoryJson(const MemoryAnatomy &a) {
       {"loss_scaling", a.lossScaling},
       {"precision", a.precision},
       {"pad", a.pad},
+      {"recompute", a.recompute},
       {"parameters", a.parameters},
       {"bytes", std::move(bytes)},
       {"bytes_per_param",
@@ -210,7 +211,7 @@ std::string tfc::train::renderMemoryReport(const MemoryAnatomy &a) {
   md << "# Memory anatomy of one training step\n\n"
      << "Device `" << a.device << "`, optimizer `" << a.optimizer
      << "`, precision `" << a.precision << "`, padding `" << a.pad
-     << "`, loss scaling "
+     << "`, recompute `" << a.recompute << "`, loss scaling "
      << (a.lossScaling ? "on" : "off") << ", "
      << a.parameters << " parameters.\n\n"
      << "| part | bytes | size | bytes/param | what |\n"

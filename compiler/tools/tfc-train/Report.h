@@ -25,6 +25,7 @@ struct MemoryAnatomy {
   bool lossScaling = false;
   std::string precision = "f32"; ///< f32, tf32, bf16 or fp16 (--precision)
   std::string pad = "auto";      ///< auto, none or N (--pad)
+  std::string recompute = "none"; ///< none or cheap (--recompute)
   int64_t parameters = 0; ///< number of trainable scalars
   uint64_t weightBytes = 0;
   /// The 16-bit weight copies the forward reads (mixed precision): state
@@ -46,7 +47,7 @@ struct MemoryAnatomy {
 std::string renderMemoryReport(const MemoryAnatomy &anatomy);
 
 /// The same figures as a JSON object (memory.json, read by the benches):
-/// device, optimizer, loss_scaling, precision, pad, parameters, and per part (weights,
+/// device, optimizer, loss_scaling, precision, pad, recompute, parameters, and per part (weights,
 /// gradients, optimizer_state, arena, workspace, batch, total) its bytes;
 /// "bytes_per_param" is weights + gradients + optimizer state per parameter.
 std::string renderMemoryJson(const MemoryAnatomy &anatomy);

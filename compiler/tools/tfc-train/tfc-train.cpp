@@ -91,6 +91,12 @@ static cl::opt<std::string> precision(
              "fp16 (mixed precision with f32 master weights: "
              "--tfc-auto-mixed-precision)"),
     cl::init("f32"), cl::cat(category));
+static cl::opt<std::string> recompute(
+    "recompute",
+    cl::desc("none (default) or cheap: recompute pointwise ops, views and "
+             "normalizations in the backward instead of saving them "
+             "(--tfc-recompute)"),
+    cl::init("none"), cl::cat(category));
 static cl::opt<std::string>
     pad("pad",
         cl::desc("Shape padding: auto (the multiples the target's tensor "
@@ -195,6 +201,7 @@ std::vector<Sticky> stickyOptions() {
           sticky("max-grad-norm", maxGradNorm),
           sticky("loss-scaling", lossScaling),
           sticky("precision", precision), sticky("pad", pad),
+          sticky("recompute", recompute),
           sticky("seed", seed),
           sticky("accumulate", accumulate), sticky("steps", steps)};
 }
@@ -208,6 +215,7 @@ bool reconcileOptions(const CheckpointMeta &meta) {
   options.emplace("accumulate", "1");
   options.emplace("precision", "f32");
   options.emplace("pad", "auto");
+  options.emplace("recompute", "none");
   for (Sticky &option : stickyOptions()) {
     auto it = options.find(option.name);
     if (it == options.end())
@@ -238,6 +246,8 @@ std::string trainStepOptions() {
              (lossScaling ? "true" : "false");
   options += " precision=" + precision.getValue();
   options += " pad=" + pad.getValue();
+  if (recompute != "none")
+    options += " recompute=" + recompute.getValue();
   options += " schedule=" + schedule.getValue();
   if (accumulate > 1)
     options += " accumulate-steps=" + text(accumulate.getValue());
@@ -318,6 +328,9 @@ bool run() {
   if (!tfc::parsePrecision(precision))
     return fail("unknown --precision '" + precision + "' (expected " +
                 tfc::precisionNames().str() + ")");
+  if (recompute != "none" && recompute != "cheap")
+    return fail("unknown --recompute '" + recompute +
+                "' (expected none or cheap)");
   if (!tfc::isValidPadOption(pad))
     return fail("unknown --pad '" + pad +
                 "' (expected auto, none or a positive integer)");
@@ -597,7 +610,8 @@ bool run() {
                       llvm::formatv("{0}", lr.getValue()).str();
   MemoryAnatomy anatomy =
       anatomyOf(rt.program, compiled.artifactDir, rt.dev, parameters,
-                optimizer, lossScaling, precision, pad);
+                optimizer, lossScaling, precision, pad,
+                recompute);
   if (!writeFileAtomically(outDir + "/loss.svg", renderLossSvg(records, title),
                            error) ||
       !writeFileAtomically(outDir + "/memory.md", renderMemoryReport(anatomy),
