@@ -98,10 +98,10 @@ static mlir::LogicalResult splitLoweringOptions(
       continue;
     }
     if (token.consume_front("recompute=")) {
-      if (token != "none" && token != "cheap")
+      if (token != "none" && token != "cheap" && token != "blocks")
         return errorHandler("unknown value '" + token +
-                            "' for option recompute (expected none or "
-                            "cheap)");
+                            "' for option recompute (expected none, cheap "
+                            "or blocks)");
       lower.recompute = token.str();
       continue;
     }
@@ -209,7 +209,7 @@ void tfc::registerPipelines() {
       "takes the options of --tfc-build-train-step, fusion=all|none, "
       "target=sm_80|sm_90|host, precision=f32|tf32|bf16|fp16 (fp16 "
       "turns loss-scaling on unless it is given), pad=auto|none|N and "
-      "recompute=none|cheap",
+      "recompute=none|cheap|blocks",
       [](mlir::OpPassManager &pm, llvm::StringRef options,
          llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
              errorHandler) {

@@ -58,8 +58,8 @@ struct LowerToExecOptions
       llvm::cl::init("auto")};
   Option<std::string> recompute{
       *this, "recompute",
-      llvm::cl::desc("none (default) or cheap: --tfc-recompute on the step "
-                     "functions after CSE, before kernels are formed"),
+      llvm::cl::desc("none (default), cheap or blocks: --tfc-recompute on "
+                     "the step functions after CSE, before kernels form"),
       llvm::cl::init("none")};
   Option<std::string> target{
       *this, "target",
@@ -83,7 +83,7 @@ void buildLowerToExecPipeline(mlir::OpPassManager &pm,
 /// given among them, and `precision=f32|tf32|bf16|fp16`, which runs
 /// --tfc-auto-mixed-precision on the loss first (fp16 turns loss scaling on
 /// unless `loss-scaling=` is given), `pad=auto|none|N` (--tfc-pad-shapes
-/// on the loss, after the precision) and `recompute=none|cheap`. Bad options go to `errorHandler` and fail.
+/// on the loss, after the precision) and `recompute=none|cheap|blocks`. Bad options go to `errorHandler` and fail.
 mlir::LogicalResult
 buildTrainPipeline(mlir::OpPassManager &pm, llvm::StringRef stepOptions,
                    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>

@@ -59,6 +59,10 @@ def Tfc_Dialect : Dialect {
     /// the parameters (--tfc-weight-copies' @refresh_weight_copies); its
     /// entry runs whenever a parameter was set since it last ran.
     static constexpr ::llvm::StringLiteral kRefreshAttrName = "tfc.refresh";
+    /// Op attribute (unit): the op is --tfc-recompute's copy of a forward op
+    /// placed in the backward; fusion merges it into later kernels only.
+    static constexpr ::llvm::StringLiteral kRecomputedAttrName =
+        "tfc.recomputed";
 
   private:
     // Each op group registers its ops from its own .cpp file.

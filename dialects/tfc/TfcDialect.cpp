@@ -114,6 +114,11 @@ LogicalResult TfcDialect::verifyOperationAttribute(Operation *op,
                                 "a tfc.matmul";
     return success();
   }
+  if (attrName == kRecomputedAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'" << attrName << "' must be a unit attribute";
+    return success();
+  }
   if (attrName == kRefreshAttrName) {
     if (!isa<FunctionOpInterface>(op) || !isa<UnitAttr>(attribute.getValue()))
       return op->emitError() << "'" << attrName
@@ -124,8 +129,9 @@ LogicalResult TfcDialect::verifyOperationAttribute(Operation *op,
     return op->emitError() << "unknown tfc attribute '" << attrName
                            << "' on an operation (expected '"
                            << kF32GemmComputeAttrName << "' on the module, '"
-                           << kPadFromAttrName << "' on a tfc.matmul or '"
-                           << kRefreshAttrName << "' on a function)";
+                           << kPadFromAttrName << "' on a tfc.matmul, '"
+                           << kRefreshAttrName << "' on a function or '"
+                           << kRecomputedAttrName << "')";
   auto value = dyn_cast<StringAttr>(attribute.getValue());
   if (!isa<ModuleOp>(op) || !value || value.getValue() != "tf32")
     return op->emitError() << "'" << attrName

@@ -106,6 +106,8 @@ private:
     }
     if (!kind)
       return {};
+    if (!respectsRecompute(members))
+      return {};
     std::vector<uint64_t> key;
     for (FusionOp m : members)
       key.push_back(stamp(m));
@@ -130,6 +132,30 @@ private:
       if (!llvm::is_contained(duplicated, m))
         forget(m);
     return *merged;
+  }
+
+  /// Whether a kernel holds ops --tfc-recompute placed in the backward.
+  static bool holdsRecomputed(FusionOp fusion) {
+    for (Operation &op : fusion.getBodyBlock())
+      if (op.hasAttr(TfcDialect::kRecomputedAttrName))
+        return true;
+    return false;
+  }
+
+  /// A recomputed op merges into the kernels after it (the backward that
+  /// reads it), never into one before it: that would compute it in the
+  /// forward again, and keep it alive in between, as if it were saved.
+  static bool respectsRecompute(ArrayRef<FusionOp> members) {
+    Operation *firstRecomputed = nullptr;
+    for (FusionOp m : members)
+      if (holdsRecomputed(m) &&
+          (!firstRecomputed || m->isBeforeInBlock(firstRecomputed)))
+        firstRecomputed = m;
+    if (!firstRecomputed)
+      return true;
+    return llvm::none_of(members, [&](FusionOp m) {
+      return !holdsRecomputed(m) && m->isBeforeInBlock(firstRecomputed);
+    });
   }
 
   /// A kernel that computes a parameter's or state's new value from the
@@ -551,6 +577,14 @@ private:
   /// fit together: the same reduction kind, pointwise kernels of one size,
   /// or a pointwise kernel joining a reduction.
   bool worthMergingSiblings(Value value, FusionOp a, FusionOp b) {
+    // Twins are a recomputation (--tfc-recompute) and the value it
+    // replaces: merging them would compute the backward's copy in the
+    // forward again and keep it alive in between.
+    if (OperationEquivalence::isEquivalentTo(
+            a, b, OperationEquivalence::exactValueMatch,
+            /*markEquivalent=*/nullptr,
+            OperationEquivalence::IgnoreLocations))
+      return false;
     int64_t sizeA = iterationSize(a), sizeB = iterationSize(b);
     int64_t elements = cast<ShapedType>(value.getType()).getNumElements();
     if (2 * elements < std::min(sizeA, sizeB))

@@ -59,9 +59,23 @@ int64_t bytesOf(Value v) {
   return type.getNumElements() * std::max<int64_t>(1, bits / 8);
 }
 
+/// The layer index a parameter's state-dict name gives ("h.3.attn.weight",
+/// "layers.3.mlp", "encoder.layer.3.output": the first all-digit component),
+/// or -1.
+int64_t layerOf(StringRef name) {
+  SmallVector<StringRef> parts;
+  name.split(parts, '.');
+  for (StringRef part : parts) {
+    int64_t index;
+    if (!part.empty() && !part.getAsInteger(10, index))
+      return index;
+  }
+  return -1;
+}
+
 class Recomputer {
 public:
-  explicit Recomputer(func::FuncOp func) : func(func) {}
+  Recomputer(func::FuncOp func, bool blocks) : func(func), blocks(blocks) {}
 
   LogicalResult run() {
     Block &body = func.getBody().front();
@@ -78,6 +92,8 @@ public:
     if (forward.empty())
       return success();
 
+    if (blocks)
+      findBlocks();
     // Nodes: source, sink, then in/out per forward value.
     SmallVector<Value> values;
     DenseMap<Value, int> index;
@@ -99,7 +115,8 @@ public:
       // costs next to nothing.
       bool statistic = isa<LayerNormOp, RmsNormOp>(def) &&
                        cast<OpResult>(v).getResultNumber() > 0;
-      if (!isCheap(def) || statistic)
+      bool inBlock = blockOf.count(def) && blockOf.lookup(def) >= 0;
+      if (inBlock ? blockInputs.contains(v) : (!isCheap(def) || statistic))
         net.addEdge(source, in(v), inf);
       for (Value operand : def->getOperands())
         if (index.count(operand))
@@ -136,7 +153,10 @@ public:
         llvm::errs() << kPassFlag << ": @" << func.getName() << " "
                      << (saved(v) ? "saves" : "recomputes") << " "
                      << v.getDefiningOp()->getName() << " " << v.getType()
-                     << " (" << bytesOf(v) << " bytes)\n";
+                     << " (" << bytesOf(v) << " bytes)";
+        if (blocks)
+          llvm::errs() << " in block " << blockOf.lookup(v.getDefiningOp());
+        llvm::errs() << "\n";
       }
 
     // Every reader after the forward of a value to recompute reads a clone
@@ -147,8 +167,10 @@ public:
         after.push_back(&op);
     for (Operation *op : after) {
       // Clones are shared within one reader only: a clone read again much
-      // later would live as long as the saved value it replaces.
-      clones.clear();
+      // later would live as long as the saved value it replaces. A block's
+      // forward is recomputed once for its whole backward.
+      if (!blocks)
+        clones.clear();
       for (OpOperand &operand : op->getOpOperands())
         if (recompute.contains(operand.get())) {
           OpBuilder b(op);
@@ -157,7 +179,7 @@ public:
     }
     // Forward ops no one reads any more.
     for (Operation *op : llvm::reverse(forward))
-      if (op->use_empty() && isCheap(op))
+      if (op->use_empty() && isPure(op))
         op->erase();
     return success();
   }
@@ -194,13 +216,63 @@ private:
       if (recompute.contains(operand))
         map.map(operand, rematerialize(b, operand));
     Operation *clone = b.clone(*def, map);
+    clone->setAttr(TfcDialect::kRecomputedAttrName, b.getUnitAttr());
     for (auto [original, copy] :
          llvm::zip(def->getResults(), clone->getResults()))
       clones[original] = copy;
     return clones.lookup(v);
   }
 
+  /// mode=blocks: the layer each forward op belongs to (-1 outside any):
+  /// the index in the name of a parameter it reads (through the weight-only
+  /// ops that convert or pad it), else the largest of its operands' (a
+  /// residual add joins the layer it closes). A value read by an op of a
+  /// later layer than its own is a block input: saved, while everything a
+  /// block computes is recomputed in its backward, GEMMs included.
+  void findBlocks() {
+    DenseMap<Value, int64_t> layer;
+    DenseSet<Value> weights; // parameters and what only they determine
+    for (BlockArgument arg : func.getArguments())
+      if (auto name = func.getArgAttrOfType<StringAttr>(
+              arg.getArgNumber(), TfcDialect::kParamAttrName)) {
+        layer[arg] = layerOf(name.getValue());
+        weights.insert(arg);
+      }
+    for (Operation *op : forward) {
+      int64_t own = -1;
+      bool global = false, allWeights = op->getNumOperands() > 0;
+      for (Value operand : op->getOperands()) {
+        allWeights &= weights.contains(operand);
+        auto it = layer.find(operand);
+        if (it == layer.end())
+          continue;
+        // A parameter of no layer (an embedding, a final norm, a tied head)
+        // puts its reader outside the blocks.
+        global |= weights.contains(operand) && it->second < 0;
+        own = std::max(own, it->second);
+      }
+      if (global)
+        own = -1;
+      blockOf[op] = own;
+      for (Value r : op->getResults()) {
+        layer[r] = own;
+        if (allWeights)
+          weights.insert(r);
+      }
+    }
+    for (Operation *op : forward)
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && forward.contains(def) && blockOf.lookup(op) >= 0 &&
+            blockOf.lookup(def) < blockOf.lookup(op))
+          blockInputs.insert(operand);
+      }
+  }
+
   func::FuncOp func;
+  bool blocks;
+  DenseMap<Operation *, int64_t> blockOf;
+  DenseSet<Value> blockInputs;
   llvm::SetVector<Operation *> forward;
   DenseSet<Value> recompute;
   DenseMap<Value, Value> clones;
@@ -212,9 +284,9 @@ struct TfcRecomputePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (mode != "none" && mode != "cheap") {
-      module.emitError(kPassFlag)
-          << ": unknown mode '" << mode << "' (expected none or cheap)";
+    if (mode != "none" && mode != "cheap" && mode != "blocks") {
+      module.emitError(kPassFlag) << ": unknown mode '" << mode
+                                  << "' (expected none, cheap or blocks)";
       return signalPassFailure();
     }
     if (mode == "none")
@@ -223,7 +295,7 @@ struct TfcRecomputePass
     llvm::SplitString(function, names, ",");
     for (StringRef name : names)
       if (auto f = module.lookupSymbol<func::FuncOp>(name.trim()))
-        if (failed(Recomputer(f).run()))
+        if (failed(Recomputer(f, mode == "blocks").run()))
           return signalPassFailure();
   }
 };

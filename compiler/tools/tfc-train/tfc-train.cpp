@@ -93,9 +93,10 @@ static cl::opt<std::string> precision(
     cl::init("f32"), cl::cat(category));
 static cl::opt<std::string> recompute(
     "recompute",
-    cl::desc("none (default) or cheap: recompute pointwise ops, views and "
-             "normalizations in the backward instead of saving them "
-             "(--tfc-recompute)"),
+    cl::desc("none (default), cheap (recompute pointwise ops, views and "
+             "normalizations in the backward instead of saving them) or "
+             "blocks (save only each layer's input, rerun the layer's "
+             "forward in its backward): --tfc-recompute"),
     cl::init("none"), cl::cat(category));
 static cl::opt<std::string>
     pad("pad",
@@ -328,9 +329,9 @@ bool run() {
   if (!tfc::parsePrecision(precision))
     return fail("unknown --precision '" + precision + "' (expected " +
                 tfc::precisionNames().str() + ")");
-  if (recompute != "none" && recompute != "cheap")
+  if (recompute != "none" && recompute != "cheap" && recompute != "blocks")
     return fail("unknown --recompute '" + recompute +
-                "' (expected none or cheap)");
+                "' (expected none, cheap or blocks)");
   if (!tfc::isValidPadOption(pad))
     return fail("unknown --pad '" + pad +
                 "' (expected auto, none or a positive integer)");

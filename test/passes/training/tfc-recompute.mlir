@@ -2,7 +2,7 @@
 // RUN: tfc-opt %s --tfc-build-train-step '--tfc-recompute=mode=none' | FileCheck %s --check-prefix=NONE
 // RUN: env TFC_LOG=debug tfc-opt %s --tfc-build-train-step --tfc-recompute -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
 // RUN: tfc-opt %s '--tfc-train-pipeline=recompute=cheap target=host' | FileCheck %s --check-prefix=LOWERED
-// RUN: not tfc-opt %s --tfc-build-train-step '--tfc-recompute=mode=blocks' 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not tfc-opt %s --tfc-build-train-step '--tfc-recompute=mode=all' 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not tfc-opt %s '--tfc-train-pipeline=recompute=all' 2>&1 | FileCheck %s --check-prefix=BADPIPE
 
 // LayerNorm, a linear layer with GELU, a classifier. Without recompute the
@@ -12,16 +12,17 @@
 // and the LayerNorm statistics (a number per row), and the backward
 // recomputes the GELU output right before the weight gradient that reads it
 // and y right before the one that reads it: the same ops on the same
-// inputs, so the same values.
+// inputs, so the same values. Clones carry tfc.recomputed: fusion merges
+// them into the backward kernels after them, never back into the forward.
 // CHECK-LABEL: func.func @train_step
 // CHECK: %[[Y:.*]], %[[MEAN:.*]], %[[RSTD:.*]] = tfc.layer_norm %[[X:[^ ]*]] weight
 // CHECK: %[[H:.*]] = tfc.add
 // CHECK: %[[A:.*]] = tfc.gelu %[[H]]
 // CHECK: %[[LOGITS:.*]] = tfc.matmul %[[A]]
 // CHECK: tfc.cross_entropy_grad
-// CHECK: %[[A2:.*]] = tfc.gelu %[[H]] approximate tanh
+// CHECK: %[[A2:.*]] = tfc.gelu %[[H]] approximate tanh {tfc.recomputed}
 // CHECK-NEXT: tfc.matmul %{{.*}}, %[[A2]] transpose_a
-// CHECK: %[[Y2:.*]], %{{.*}}, %{{.*}} = tfc.layer_norm %[[X]] weight
+// CHECK: %[[Y2:.*]], %{{.*}}, %{{.*}} = tfc.layer_norm %[[X]] weight %{{.*}} {tfc.recomputed}
 // CHECK-NEXT: tfc.matmul %{{.*}}, %[[Y2]] transpose_a
 // CHECK: tfc.layer_norm_grad %{{.*}}, %[[X]], %[[MEAN]], %[[RSTD]]
 // NONE-LABEL: func.func @train_step
@@ -41,8 +42,8 @@
 // merge a recomputed op back into the forward's), before kernels form.
 // LOWERED-LABEL: tfcrt.entry @train_step
 
-// BAD: error: --tfc-recompute: unknown mode 'blocks' (expected none or cheap)
-// BADPIPE: error: unknown value 'all' for option recompute (expected none or cheap)
+// BAD: error: --tfc-recompute: unknown mode 'all' (expected none, cheap or blocks)
+// BADPIPE: error: unknown value 'all' for option recompute (expected none, cheap or blocks)
 func.func @loss(%x: tensor<8x16xf32> {tfc.input = "x"},
                 %g: tensor<16xf32> {tfc.param = "ln.weight"},
                 %w1: tensor<32x16xf32> {tfc.param = "fc.weight"},
@@ -57,3 +58,4 @@ func.func @loss(%x: tensor<8x16xf32> {tfc.input = "x"},
   %loss = tfc.cross_entropy %logits, %y : tensor<8x4xf32>, tensor<8xi64> -> tensor<f32>
   return %loss : tensor<f32>
 }
+
