@@ -420,9 +420,10 @@ private:
   /// Rule 2: pointwise readers of a reduction or gather join it as its
   /// epilogue; a row reduction reading another over the same rows joins
   /// it, and so does a column sum over its rows (the bias gradient of the
-  /// residual-stream gradient a layer_norm backward writes). Pointwise
-  /// readers of an optimizer update join its multi-tensor kernel too (the
-  /// 16-bit weight copy of the new parameter, --tfc-weight-copies).
+  /// residual-stream gradient a layer_norm backward writes). A kernel that
+  /// only converts what an optimizer update wrote joins its multi-tensor
+  /// kernel too (the 16-bit weight copy of the new parameter,
+  /// --tfc-weight-copies).
   bool fuseEpilogues() {
     bool changed = false;
     dead.clear();
@@ -444,6 +445,14 @@ private:
                          (kind == KernelKind::row_reduction &&
                           (readerKind == KernelKind::row_reduction ||
                            readerKind == KernelKind::column_reduction));
+        // An update takes only the conversions of what it wrote (the weight
+        // copies); other pointwise work (a loss scaler's selects and scalar
+        // chain) stays out of the optimizer's launch, whose registers it
+        // would crowd (ptxas spilled the loss-scaled, clipped step's).
+        if (update && candidate &&
+            !llvm::all_of(reader.getBodyBlock().without_terminator(),
+                          [](Operation &op) { return isa<ConvertOp>(op); }))
+          candidate = false;
         if (!candidate || isDead(reader) || !carriesBulk(current, reader))
           continue;
         if (FusionOp merged = merge({current, reader}, {})) {

@@ -10,6 +10,8 @@
 
 #include "passes/layout/Passes.h"
 
+#include "passes/FunctionList.h"
+
 #include "dialects/tfc/TfcKernelSchedule.h"
 #include "dialects/tfc/TfcOps.h"
 
@@ -371,23 +373,11 @@ struct TfcPadShapesPass
     auto compute =
         module->getAttrOfType<StringAttr>(TfcDialect::kF32GemmComputeAttrName);
     bool tf32 = compute && compute.getValue() == "tf32";
-    SmallVector<func::FuncOp> funcs;
-    if (function.empty()) {
-      llvm::append_range(funcs, module.getOps<func::FuncOp>());
-    } else {
-      SmallVector<StringRef> names;
-      llvm::SplitString(function, names, ",");
-      for (StringRef name : names) {
-        auto f = module.lookupSymbol<func::FuncOp>(name.trim());
-        if (!f) {
-          module.emitError(kPassFlag)
-              << ": no func.func @" << name.trim() << " to pad";
-          return signalPassFailure();
-        }
-        funcs.push_back(f);
-      }
-    }
-    for (func::FuncOp f : funcs)
+    FailureOr<SmallVector<func::FuncOp>> funcs = ::tfc::lookupFunctions(
+        module, function, ::tfc::MissingFunction::Error, kPassFlag, "pad");
+    if (failed(funcs))
+      return signalPassFailure();
+    for (func::FuncOp f : *funcs)
       if (failed(Padder(pad, target, tf32).run(f)))
         return signalPassFailure();
   }

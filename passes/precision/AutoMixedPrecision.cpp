@@ -12,6 +12,7 @@
 
 #include "passes/precision/Passes.h"
 
+#include "passes/FunctionList.h"
 #include "passes/precision/PrecisionPolicy.h"
 
 #include "dialects/tfc/TfcOps.h"
@@ -242,24 +243,12 @@ struct TfcAutoMixedPrecisionPass
                       StringAttr::get(&getContext(), "tf32"));
       return;
     }
-    SmallVector<func::FuncOp> funcs;
-    if (function.empty()) {
-      llvm::append_range(funcs, module.getOps<func::FuncOp>());
-    } else {
-      SmallVector<StringRef> names;
-      llvm::SplitString(function, names, ",");
-      for (StringRef name : names) {
-        auto f = module.lookupSymbol<func::FuncOp>(name.trim());
-        if (!f) {
-          module.emitError(kPassFlag)
-              << ": no func.func @" << name.trim() << " to retype";
-          return signalPassFailure();
-        }
-        funcs.push_back(f);
-      }
-    }
+    FailureOr<SmallVector<func::FuncOp>> funcs = ::tfc::lookupFunctions(
+        module, function, ::tfc::MissingFunction::Error, kPassFlag, "retype");
+    if (failed(funcs))
+      return signalPassFailure();
     auto low = cast<FloatType>(::tfc::lowPrecisionType(*p, &getContext()));
-    for (func::FuncOp f : funcs)
+    for (func::FuncOp f : *funcs)
       if (failed(FunctionRetyper(f, low).run()))
         return signalPassFailure();
   }

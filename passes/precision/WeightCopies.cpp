@@ -13,6 +13,8 @@
 
 #include "passes/precision/Passes.h"
 
+#include "passes/FunctionList.h"
+
 #include "dialects/tfc/TfcOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -100,12 +102,8 @@ struct TfcWeightCopiesPass
           << kRefreshFunction;
       return signalPassFailure();
     }
-    SmallVector<func::FuncOp> funcs;
-    SmallVector<StringRef> names;
-    llvm::SplitString(function, names, ",");
-    for (StringRef name : names)
-      if (auto f = module.lookupSymbol<func::FuncOp>(name.trim()))
-        funcs.push_back(f);
+    SmallVector<func::FuncOp> funcs = *::tfc::lookupFunctions(
+        module, function, ::tfc::MissingFunction::Skip);
 
     // 1. The chains every function reads, as templates.
     for (func::FuncOp f : funcs)

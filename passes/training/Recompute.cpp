@@ -15,6 +15,7 @@
 
 #include "passes/training/Passes.h"
 
+#include "passes/FunctionList.h"
 #include "passes/training/MinCut.h"
 
 #include "dialects/tfc/TfcOps.h"
@@ -291,12 +292,11 @@ struct TfcRecomputePass
     }
     if (mode == "none")
       return;
-    SmallVector<StringRef> names;
-    llvm::SplitString(function, names, ",");
-    for (StringRef name : names)
-      if (auto f = module.lookupSymbol<func::FuncOp>(name.trim()))
-        if (failed(Recomputer(f, mode == "blocks").run()))
-          return signalPassFailure();
+    SmallVector<func::FuncOp> funcs = *::tfc::lookupFunctions(
+        module, function, ::tfc::MissingFunction::Skip);
+    for (func::FuncOp f : funcs)
+      if (failed(Recomputer(f, mode == "blocks").run()))
+        return signalPassFailure();
   }
 };
 

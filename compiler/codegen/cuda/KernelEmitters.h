@@ -97,10 +97,15 @@ struct AdamElement {
 /// Emits the scalars of one step from the 0-d `lr` and `step` values (they
 /// land in the outermost scope that has them). Shared by every kernel that
 /// runs an Adam update, so the formula exists once (multi_tensor adamw/adam,
-/// block_quantized adamw8bit); HostAdam.h is its host twin.
+/// block_quantized adamw8bit); HostAdam.h is its host twin. With `shared`,
+/// the scalars of another update of the same betas, lr and step (another
+/// weight-decay group), only the decay factor is new: the bias corrections
+/// (pow calls, which keep what is live across them on the stack) are
+/// computed once per launch.
 FailureOr<AdamScalars> emitAdamScalars(ValueEmitter &ve,
                                        const AdamParams &params, Value lr,
-                                       Value step);
+                                       Value step,
+                                       const AdamScalars *shared = nullptr);
 /// Emits torch.optim's single-tensor update of one element from its
 /// parameter, gradient (already negated under maximize) and moments, all in
 /// the compute type.

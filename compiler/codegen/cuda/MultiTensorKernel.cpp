@@ -37,13 +37,25 @@ using namespace mlir::tfc::cuda;
 
 FailureOr<AdamScalars>
 mlir::tfc::cuda::emitAdamScalars(ValueEmitter &ve, const AdamParams &params,
-                                 Value lrValue, Value stepValue) {
+                                 Value lrValue, Value stepValue,
+                                 const AdamScalars *shared) {
   KernelWriter &w = ve.writer();
   Type ct = params.computeType;
   std::string t = computeType(ct);
   auto dbl = [&](double v) {
     return floatLiteral(Float64Type::get(ct.getContext()), v);
   };
+  auto decayFactor = [&](const CExpr &lr) {
+    return w.declare(lr.level, t,
+                     fmt::format("({})(1.0 - {} * {})", t, lr.code,
+                                 dbl(params.weightDecay)),
+                     "s");
+  };
+  if (shared) {
+    AdamScalars s = *shared;
+    s.decay = params.decoupled ? decayFactor(s.lr) : CExpr();
+    return s;
+  }
   // lr and step are 0-d, so these land before the element loops.
   FailureOr<CExpr> lr = ve.emit(lrValue, {});
   FailureOr<CExpr> step = ve.emit(stepValue, {});
@@ -65,10 +77,7 @@ mlir::tfc::cuda::emitAdamScalars(ValueEmitter &ve, const AdamParams &params,
       sl, t, fmt::format("({})(-({} / {}))", t, s.lr.code, bc1.code), "s");
   s.bc2Sqrt = w.declare(sl, t, fmt::format("({})sqrt({})", t, bc2.code), "s");
   if (params.decoupled) // the factor of p.mul_(1 - lr * weight_decay)
-    s.decay = w.declare(s.lr.level, t,
-                        fmt::format("({})(1.0 - {} * {})", t, s.lr.code,
-                                    dbl(params.weightDecay)),
-                        "s");
+    s.decay = decayFactor(s.lr);
   return s;
 }
 
@@ -203,13 +212,24 @@ private:
         "{} {} {} {} {} {} {} {}", params.decoupled, params.beta1, params.beta2,
         params.eps, params.weightDecay, computeType(ct),
         op.getLr().getAsOpaquePointer(), op.getStep().getAsOpaquePointer());
+    // Another weight-decay group of the same betas, lr and step shares the
+    // bias corrections.
+    std::string biasKey = fmt::format(
+        "{} {} {} {} {}", params.beta1, params.beta2, computeType(ct),
+        op.getLr().getAsOpaquePointer(), op.getStep().getAsOpaquePointer());
     auto known = sharedScalars.find(key);
+    auto bias = sharedBiasCorrections.find(biasKey);
     FailureOr<AdamScalars> scalars =
         known != sharedScalars.end()
             ? FailureOr<AdamScalars>(known->second)
-            : emitAdamScalars(ve, params, op.getLr(), op.getStep());
-    if (succeeded(scalars))
+            : emitAdamScalars(ve, params, op.getLr(), op.getStep(),
+                              bias != sharedBiasCorrections.end()
+                                  ? &bias->second
+                                  : nullptr);
+    if (succeeded(scalars)) {
       sharedScalars.try_emplace(key, *scalars);
+      sharedBiasCorrections.try_emplace(biasKey, *scalars);
+    }
     FailureOr<CExpr> p = load(op.getParam(), coords, ct);
     FailureOr<CExpr> g = gradient(op.getGrad(), op.getMaximize(), coords, ct);
     FailureOr<CExpr> m = load(op.getExpAvg(), coords, ct);
@@ -278,6 +298,8 @@ private:
   KernelWriter &w;
   /// Per-step scalars already declared, by what they are computed from.
   std::map<std::string, AdamScalars> sharedScalars;
+  /// The same, by betas, lr and step alone (the decay factor aside).
+  std::map<std::string, AdamScalars> sharedBiasCorrections;
 };
 
 /// After the loops: each block reduces its threads' partial sums (in a

@@ -35,7 +35,7 @@
 // moments in place; then the step, scale and tracker updates in one kernel,
 // in place too.
 // CHECK: tfcrt.launch @{{.*}} -> (%[[LOSS]], %[[F]]) :
-// CHECK-NEXT: tfcrt.launch @{{.*}} (%{{.*}}) -> (%[[W]], %[[WM]], %[[WV]], %[[B]], %[[BM]], %[[BV]]) :
+// CHECK-NEXT: tfcrt.launch @{{.*}} (%{{.*}}) -> (%[[W]], %[[B]], %[[WM]], %[[WV]], %[[BM]], %[[BV]]) :
 // CHECK-NEXT: tfcrt.launch @{{.*}} (%[[STEP]], %[[F]], %[[TRACK]], %[[SCALE]]) -> (%[[STEP]], %[[SCALE]], %[[TRACK]])
 // CHECK-NEXT: tfcrt.return
 
