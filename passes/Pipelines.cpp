@@ -81,7 +81,8 @@ void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
 static mlir::LogicalResult splitLoweringOptions(
     llvm::StringRef text, std::string &stepOptions,
     tfc::LowerToExecOptions &lower,
-    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
+    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler,
+    bool *optimizerInBackward = nullptr) {
   llvm::SmallVector<llvm::StringRef> tokens;
   llvm::SplitString(text, tokens);
   std::vector<std::string> rest;
@@ -95,6 +96,15 @@ static mlir::LogicalResult splitLoweringOptions(
                             "' for option precision (expected " +
                             tfc::precisionNames() + ")");
       lower.precision = token.str();
+      continue;
+    }
+    if (token.consume_front("optimizer-in-backward=")) {
+      if (token != "true" && token != "false")
+        return errorHandler("unknown value '" + token +
+                            "' for option optimizer-in-backward (expected "
+                            "true or false)");
+      if (optimizerInBackward)
+        *optimizerInBackward = token == "true";
       continue;
     }
     if (token.consume_front("recompute=")) {
@@ -144,14 +154,35 @@ mlir::LogicalResult tfc::buildTrainPipeline(
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler) {
   std::string stepOptions;
   LowerToExecOptions lower;
-  if (mlir::failed(
-          splitLoweringOptions(allOptions, stepOptions, lower, errorHandler)))
+  bool inBackward = false;
+  if (mlir::failed(splitLoweringOptions(allOptions, stepOptions, lower,
+                                        errorHandler, &inBackward)))
     return mlir::failure();
   // The pass parses its own options: one list of them, no copy here.
   TfcBuildTrainStepPassOptions options;
   if (mlir::failed(
           parseBuildTrainStepOptions(stepOptions, options, errorHandler)))
     return mlir::failure();
+  // An update before the last gradient is known cannot depend on all of
+  // them.
+  if (inBackward) {
+    const char *conflict =
+        options.maxGradNorm > 0 ? "max-grad-norm (the global norm needs every "
+                                  "gradient first)"
+        : options.lossScaling   ? "loss-scaling (skipping a step needs every "
+                                  "gradient first; fp16 turns it on: give "
+                                  "loss-scaling=false)"
+        : options.accumulateSteps > 1
+            ? "accumulate-steps (the update needs every micro-batch first)"
+        : options.optimizer == "adafactor"
+            ? "optimizer=adafactor (its update is plain ops over the "
+              "gradients)"
+            : nullptr;
+    if (conflict)
+      return errorHandler(llvm::Twine("optimizer-in-backward=true cannot be "
+                                      "combined with ") +
+                          conflict);
+  }
   // Precision is chosen on the loss, so the backward the train step derives
   // from it has the same types.
   if (lower.precision != "f32") {
@@ -172,6 +203,8 @@ mlir::LogicalResult tfc::buildTrainPipeline(
     pm.addPass(createTfcWeightCopiesPass(copies));
     lower.function += ",refresh_weight_copies";
   }
+  if (inBackward)
+    pm.addPass(createTfcOptimizerInBackwardPass());
   lower.precision = "f32";
   lower.pad = "none";
   buildLowerToExecPipeline(pm, lower);
@@ -208,8 +241,8 @@ void tfc::registerPipelines() {
       "and lower them to tfcrt entries of the same names in one program; "
       "takes the options of --tfc-build-train-step, fusion=all|none, "
       "target=sm_80|sm_90|host, precision=f32|tf32|bf16|fp16 (fp16 "
-      "turns loss-scaling on unless it is given), pad=auto|none|N and "
-      "recompute=none|cheap|blocks",
+      "turns loss-scaling on unless it is given), pad=auto|none|N, "
+      "recompute=none|cheap|blocks and optimizer-in-backward=true|false",
       [](mlir::OpPassManager &pm, llvm::StringRef options,
          llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
              errorHandler) {

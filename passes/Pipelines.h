@@ -83,7 +83,9 @@ void buildLowerToExecPipeline(mlir::OpPassManager &pm,
 /// given among them, and `precision=f32|tf32|bf16|fp16`, which runs
 /// --tfc-auto-mixed-precision on the loss first (fp16 turns loss scaling on
 /// unless `loss-scaling=` is given), `pad=auto|none|N` (--tfc-pad-shapes
-/// on the loss, after the precision) and `recompute=none|cheap|blocks`. Bad options go to `errorHandler` and fail.
+/// on the loss, after the precision), `recompute=none|cheap|blocks` and
+/// `optimizer-in-backward=true|false` (--tfc-optimizer-in-backward after
+/// the step is built). Bad options go to `errorHandler` and fail.
 mlir::LogicalResult
 buildTrainPipeline(mlir::OpPassManager &pm, llvm::StringRef stepOptions,
                    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>

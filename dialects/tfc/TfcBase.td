@@ -63,6 +63,10 @@ def Tfc_Dialect : Dialect {
     /// placed in the backward; fusion merges it into later kernels only.
     static constexpr ::llvm::StringLiteral kRecomputedAttrName =
         "tfc.recomputed";
+    /// func.func attribute (unit): --tfc-optimizer-in-backward placed each
+    /// update right after its gradient; fusion keeps the updates apart.
+    static constexpr ::llvm::StringLiteral kOptimizerInBackwardAttrName =
+        "tfc.optimizer_in_backward";
 
   private:
     // Each op group registers its ops from its own .cpp file.

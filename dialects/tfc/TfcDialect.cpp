@@ -119,7 +119,8 @@ LogicalResult TfcDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << attrName << "' must be a unit attribute";
     return success();
   }
-  if (attrName == kRefreshAttrName) {
+  if (attrName == kRefreshAttrName ||
+      attrName == kOptimizerInBackwardAttrName) {
     if (!isa<FunctionOpInterface>(op) || !isa<UnitAttr>(attribute.getValue()))
       return op->emitError() << "'" << attrName
                              << "' must be a unit attribute on a function";
@@ -130,8 +131,10 @@ LogicalResult TfcDialect::verifyOperationAttribute(Operation *op,
                            << "' on an operation (expected '"
                            << kF32GemmComputeAttrName << "' on the module, '"
                            << kPadFromAttrName << "' on a tfc.matmul, '"
-                           << kRefreshAttrName << "' on a function or '"
-                           << kRecomputedAttrName << "')";
+                           << kRefreshAttrName << "' or '"
+                           << kOptimizerInBackwardAttrName
+                           << "' on a function, or '" << kRecomputedAttrName
+                           << "')";
   auto value = dyn_cast<StringAttr>(attribute.getValue());
   if (!isa<ModuleOp>(op) || !value || value.getValue() != "tf32")
     return op->emitError() << "'" << attrName

@@ -548,6 +548,10 @@ private:
   bool fuseMultiTensor() {
     bool changed = false;
     dead.clear();
+    // --tfc-optimizer-in-backward placed each update after its gradient:
+    // one launch for all would move them back to the end.
+    if (func->hasAttr(TfcDialect::kOptimizerInBackwardAttrName))
+      return false;
     FusionOp current;
     for (FusionOp fusion : kernels()) {
       if (isDead(fusion) || (fusion.getKind() != KernelKind::multi_tensor &&

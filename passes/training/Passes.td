@@ -250,4 +250,32 @@ def TfcRecomputePass : Pass<"tfc-recompute", "::mlir::ModuleOp"> {
   ];
 }
 
+def TfcOptimizerInBackwardPass
+    : Pass<"tfc-optimizer-in-backward", "::mlir::ModuleOp"> {
+  let summary = "Update each parameter as soon as its gradient is complete";
+  let description = [{
+    Runs on `@train_step` after `--tfc-build-train-step` (and
+    `--tfc-weight-copies`). Moves each optimizer update (tfc.adamw, adam,
+    sgd, adamw8bit) to right after the last op it must follow: the one
+    that completes its gradient, and the last reader of the old value of
+    its parameter and state (the update writes them in place). The per-step
+    scalars the updates read (the step counter plus one, the learning rate
+    of the schedule) depend on state and inputs alone and move to the top.
+    A weight copy of the new parameter (`--tfc-weight-copies`) moves to
+    right after the update and the last reader of the old copy. So a
+    gradient dies at its update and no full set of gradients is ever live:
+    the arena holds the gradients of about one layer at a time. The
+    function gets `tfc.optimizer_in_backward`, and fusion then leaves each
+    update in its own launch (one launch over all of them would move every
+    update back to the end).
+
+    The math is unchanged: the step computes bit for bit the values of the
+    step without the pass. Incompatible with what needs every gradient
+    before any update (an error names it): global-norm clipping, dynamic
+    loss scaling (the skip decision), gradient accumulation, and adafactor
+    (its update is plain ops across the gradients).
+  }];
+  let dependentDialects = ["::mlir::tfc::TfcDialect"];
+}
+
 #endif // TFC_PASSES_TRAINING_PASSES_TD

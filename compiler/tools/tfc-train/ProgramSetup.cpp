@@ -94,9 +94,11 @@ MemoryAnatomy tfc::train::anatomyOf(tfc_program *program,
                                     bool lossScaling,
                                     const std::string &precision,
                                     const std::string &pad,
-                                    const std::string &recompute) {
+                                    const std::string &recompute,
+                                    bool optimizerInBackward) {
   MemoryAnatomy a;
   a.recompute = recompute;
+  a.optimizerInBackward = optimizerInBackward;
   a.precision = precision;
   a.pad = pad;
   a.device = tfc_device_kind(dev);
@@ -137,7 +139,10 @@ MemoryAnatomy tfc::train::anatomyOf(tfc_program *program,
     else
       a.batchBytes += b.bytes;
   }
-  a.gradientBytes = a.weightBytes;
+  // One f32 gradient per parameter, all live before the optimizer runs;
+  // with the optimizer in the backward each dies at its update, so they
+  // are never all live at once: what remains of them is in the arena.
+  a.gradientBytes = a.optimizerInBackward ? 0 : a.weightBytes;
   a.arenaBytes = arenaBytes(artifactDir);
   // The cuda backend's cuBLASLt workspace (docs/execution.md): 32 MiB on
   // sm_90 and newer, 4 MiB before; the host backend's GEMMs need none.

@@ -39,7 +39,8 @@ MemoryAnatomy anatomyOf(tfc_program *program, const std::string &artifactDir,
                         const std::string &optimizer, bool lossScaling,
                         const std::string &precision,
                         const std::string &pad,
-                        const std::string &recompute);
+                        const std::string &recompute,
+                        bool optimizerInBackward);
 
 } // namespace tfc::train
 

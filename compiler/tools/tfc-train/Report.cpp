@@ -184,6 +184,7 @@ std::string tfc::train::renderMemoryJson(const MemoryAnatomy &a) {
       {"precision", a.precision},
       {"pad", a.pad},
       {"recompute", a.recompute},
+      {"optimizer_in_backward", a.optimizerInBackward},
       {"parameters", a.parameters},
       {"bytes", std::move(bytes)},
       {"bytes_per_param",
@@ -211,7 +212,8 @@ std::string tfc::train::renderMemoryReport(const MemoryAnatomy &a) {
   md << "# Memory anatomy of one training step\n\n"
      << "Device `" << a.device << "`, optimizer `" << a.optimizer
      << "`, precision `" << a.precision << "`, padding `" << a.pad
-     << "`, recompute `" << a.recompute << "`, loss scaling "
+     << "`, recompute `" << a.recompute << "`, optimizer in backward "
+     << (a.optimizerInBackward ? "on" : "off") << ", loss scaling "
      << (a.lossScaling ? "on" : "off") << ", "
      << a.parameters << " parameters.\n\n"
      << "| part | bytes | size | bytes/param | what |\n"
@@ -222,7 +224,10 @@ std::string tfc::train::renderMemoryReport(const MemoryAnatomy &a) {
         "what the forward reads in mixed precision: written by the "
         "optimizer's kernel (externals, role state)");
   row("gradients", a.gradientBytes + a.accumulatorBytes,
-      a.accumulatorBytes
+      a.optimizerInBackward
+          ? "none held for the whole step: each gradient dies at its "
+            "parameter's update (optimizer in backward), inside the arena"
+      : a.accumulatorBytes
           ? "one f32 gradient per parameter planned inside the arena, plus "
             "the f32 accumulators (P.grad_accum, role state) that sum them "
             "over the micro-batches of a step"

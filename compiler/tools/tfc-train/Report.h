@@ -25,7 +25,9 @@ struct MemoryAnatomy {
   bool lossScaling = false;
   std::string precision = "f32"; ///< f32, tf32, bf16 or fp16 (--precision)
   std::string pad = "auto";      ///< auto, none or N (--pad)
-  std::string recompute = "none"; ///< none or cheap (--recompute)
+  std::string recompute = "none"; ///< none, cheap or blocks (--recompute)
+  /// --optimizer-in-backward: gradients die at their update (in the arena).
+  bool optimizerInBackward = false;
   int64_t parameters = 0; ///< number of trainable scalars
   uint64_t weightBytes = 0;
   /// The 16-bit weight copies the forward reads (mixed precision): state
@@ -47,7 +49,8 @@ struct MemoryAnatomy {
 std::string renderMemoryReport(const MemoryAnatomy &anatomy);
 
 /// The same figures as a JSON object (memory.json, read by the benches):
-/// device, optimizer, loss_scaling, precision, pad, recompute, parameters, and per part (weights,
+/// device, optimizer, loss_scaling, precision, pad, recompute,
+/// optimizer_in_backward, parameters, and per part (weights,
 /// gradients, optimizer_state, arena, workspace, batch, total) its bytes;
 /// "bytes_per_param" is weights + gradients + optimizer state per parameter.
 std::string renderMemoryJson(const MemoryAnatomy &anatomy);

@@ -91,6 +91,12 @@ static cl::opt<std::string> precision(
              "fp16 (mixed precision with f32 master weights: "
              "--tfc-auto-mixed-precision)"),
     cl::init("f32"), cl::cat(category));
+static cl::opt<bool> optimizerInBackward(
+    "optimizer-in-backward",
+    cl::desc("Update each parameter as soon as its gradient is complete, so "
+             "no full set of gradients is ever live (not with "
+             "--max-grad-norm, --loss-scaling, --accumulate or adafactor)"),
+    cl::cat(category));
 static cl::opt<std::string> recompute(
     "recompute",
     cl::desc("none (default), cheap (recompute pointwise ops, views and "
@@ -203,6 +209,7 @@ std::vector<Sticky> stickyOptions() {
           sticky("loss-scaling", lossScaling),
           sticky("precision", precision), sticky("pad", pad),
           sticky("recompute", recompute),
+          sticky("optimizer-in-backward", optimizerInBackward),
           sticky("seed", seed),
           sticky("accumulate", accumulate), sticky("steps", steps)};
 }
@@ -217,6 +224,7 @@ bool reconcileOptions(const CheckpointMeta &meta) {
   options.emplace("precision", "f32");
   options.emplace("pad", "auto");
   options.emplace("recompute", "none");
+  options.emplace("optimizer-in-backward", "false");
   for (Sticky &option : stickyOptions()) {
     auto it = options.find(option.name);
     if (it == options.end())
@@ -249,6 +257,8 @@ std::string trainStepOptions() {
   options += " pad=" + pad.getValue();
   if (recompute != "none")
     options += " recompute=" + recompute.getValue();
+  if (optimizerInBackward)
+    options += " optimizer-in-backward=true";
   options += " schedule=" + schedule.getValue();
   if (accumulate > 1)
     options += " accumulate-steps=" + text(accumulate.getValue());
@@ -612,7 +622,7 @@ bool run() {
   MemoryAnatomy anatomy =
       anatomyOf(rt.program, compiled.artifactDir, rt.dev, parameters,
                 optimizer, lossScaling, precision, pad,
-                recompute);
+                recompute, optimizerInBackward);
   if (!writeFileAtomically(outDir + "/loss.svg", renderLossSvg(records, title),
                            error) ||
       !writeFileAtomically(outDir + "/memory.md", renderMemoryReport(anatomy),

@@ -2647,7 +2647,7 @@ module attributes {tfc.f32_gemm_compute = "fp8"} {
 
 // tfc attributes on operations other than the module are unknown.
 module {
-  // expected-error @+1 {{unknown tfc attribute 'tfc.fast' on an operation (expected 'tfc.f32_gemm_compute' on the module, 'tfc.pad_from' on a tfc.matmul, 'tfc.refresh' on a function or 'tfc.recomputed')}}
+  // expected-error @+1 {{unknown tfc attribute 'tfc.fast' on an operation (expected 'tfc.f32_gemm_compute' on the module, 'tfc.pad_from' on a tfc.matmul, 'tfc.refresh' or 'tfc.optimizer_in_backward' on a function, or 'tfc.recomputed')}}
   func.func @f() attributes {tfc.fast = 1 : i64} {
     return
   }
