@@ -229,9 +229,18 @@ def TfcRecomputePass : Pass<"tfc-recompute", "::mlir::ModuleOp"> {
     fusion joins it to the backward kernel that reads it. The values are
     bit for bit those of the forward (same ops, same inputs).
 
-    `mode=none` leaves the functions as they are. Which values are saved is
-    visible in the IR: the forward ops left are those the forward or a
-    saved value needs; the clones sit in the backward.
+    With `mode=blocks` only each layer's input is saved and everything the
+    layer computes, GEMMs and attention included, is recomputed once for
+    that layer's backward. Layers come from the layer index in the
+    parameters' state-dict names (the first all-digit component: `h.3.`,
+    `layers.3.`, `encoder.layer.3.`); an op reading a parameter of no layer
+    (an embedding, a final norm, a tied head) is outside any layer and
+    follows the cheap policy.
+
+    Clones carry `tfc.recomputed`, and fusion merges them only into kernels
+    after them (merging one into a forward producer would keep it alive as
+    if it were saved). `TFC_LOG=debug` prints what is saved and what is
+    recomputed. `mode=none` leaves the functions as they are.
 
     Example: a GELU between two linear layers. Saved without recompute: the
     GELU input h (its VJP reads it) and its output g (the second GEMM's
@@ -241,9 +250,10 @@ def TfcRecomputePass : Pass<"tfc-recompute", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tfc::TfcDialect"];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"cheap\"",
-           "none (save everything the backward reads) or cheap (recompute "
+           "none (save everything the backward reads), cheap (recompute "
            "pointwise ops, views and normalizations from a minimum-byte set "
-           "of saved values)">,
+           "of saved values) or blocks (save each layer's input, recompute "
+           "the layer)">,
     Option<"function", "function", "std::string",
            /*default=*/"\"train_step,accumulate_step\"",
            "Comma-separated step functions (those missing are skipped)">,
