@@ -3,6 +3,7 @@ write the weights.
 
     exported = tfc_torch.import_module(model, example_args)   # in memory
     tfc_torch.export(model, example_args, "model.mlir", weights="w.safetensors")
+    exported = import_forward(model, example_args)   # the inference forward
 """
 import os
 from collections import OrderedDict
@@ -10,8 +11,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
 
 import torch
+import torch.utils._pytree as pytree
 
-from . import safetensors
+from . import dtypes, safetensors
 from .importer import import_traced
 from .ir import Function
 from .passes import run_pipeline
@@ -30,6 +32,12 @@ class Exported:
     aliases: Dict[str, str] = field(default_factory=dict)  # tied name -> param name
     buffers: List[str] = field(default_factory=list)       # folded into constants
     patterns: Dict[str, int] = field(default_factory=dict)  # pass -> rewrites
+    # The function's results by name, in order: ["loss"] for a loss import;
+    # "output" or "output.<i>" (its tfc.output names) for import_forward.
+    outputs: List[str] = field(default_factory=lambda: ["loss"])
+    # import_forward: the TreeSpec of the model's output (tree_unflatten
+    # of the results in `outputs` order rebuilds it); None for a loss.
+    output_spec: Optional[pytree.TreeSpec] = None
 
     def save(self, path: str) -> None:
         with open(path, "w") as f:
@@ -57,6 +65,11 @@ def _header(model_name: str, exported: Exported) -> List[str]:
         lines.append(f"tied parameters (one argument): {tied}.")
     if exported.buffers:
         lines.append(f"buffers folded into constants: {', '.join(exported.buffers)}.")
+    if exported.output_spec is not None:
+        results = ", ".join(f"{name} {list(v.shape)} {dtypes.torch_dtype(v.dtype)}"
+                            .replace("torch.", "")
+                            for name, v in zip(exported.outputs, exported.function.returns))
+        lines.append(f"outputs: {results}.")
     fired = ", ".join(f"{k} {v}" for k, v in exported.patterns.items()
                       if v and k not in ("canonicalize", "legalize"))
     if fired:
@@ -74,10 +87,32 @@ def import_module(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     attention / gelu recognition); `locations=False` omits the MLIR
     locations that point at the Python source."""
     traced = trace(model, example_args, loss_fn, input_names)
+    return _import(traced, function_name, patterns, locations)
+
+
+def import_forward(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
+                   input_names: Optional[Sequence[str]] = None,
+                   function_name: str = "forward", patterns: bool = True,
+                   locations: bool = True) -> Exported:
+    """Traces the inference forward `model(*example_args)` and imports it as
+    the tfc function `@function_name`: its output (a tensor, or a tuple /
+    list / dict pytree of tensors) becomes one result per leaf, in
+    torch.utils._pytree.tree_flatten order, named by `{tfc.output =
+    "output"}` for a single tensor, else "output.<i>" (`exported.outputs`);
+    `exported.output_spec` rebuilds the structure. Parameters and inputs
+    are as for import_module. Call model.eval() first for inference
+    (dropout off, batch norm on its running statistics)."""
+    traced = trace(model, example_args, None, input_names, forward=True)
+    return _import(traced, function_name, patterns, locations)
+
+
+def _import(traced, function_name: str, patterns: bool, locations: bool) -> Exported:
+    """Imports a trace (loss or forward), runs the passes and prints it."""
     imported = import_traced(traced, function_name)
     stats = run_pipeline(imported.function, patterns)
     exported = Exported("", imported.function, imported.params, imported.inputs,
-                        imported.aliases, imported.buffers, stats)
+                        imported.aliases, imported.buffers, stats, list(imported.outputs),
+                        traced.output_spec)
     imported.function.comments = _header(traced.model_name, exported)
     exported.mlir = print_function(imported.function, locations)
     return exported

@@ -164,6 +164,7 @@ class Imported:
     inputs: "OrderedDict[str, torch.Tensor]"
     aliases: Dict[str, str] = field(default_factory=dict)
     buffers: List[str] = field(default_factory=list)
+    outputs: List[str] = field(default_factory=lambda: ["loss"])  # result names
 
 
 def _live_nodes(graph: torch.fx.Graph) -> set:
@@ -238,8 +239,90 @@ def _hint(name: str) -> str:
     return name.replace(".", "_")
 
 
+def output_names(spec) -> List[str]:
+    """The result names of a forward's output of TreeSpec `spec`: "output"
+    for a single tensor, else "output.<i>" by flat (tree_flatten) index."""
+    if isinstance(spec, pytree.LeafSpec):
+        return ["output"]
+    return [f"output.{i}" for i in range(spec.num_leaves)]
+
+
+def _loss_result(node, env) -> List[Value]:
+    """The scalar loss the traced loss function returns."""
+    outs = pytree.tree_flatten(node.args[0])[0]
+    if len(outs) != 1 or not isinstance(outs[0], torch.fx.Node):
+        raise ModelError(f"the traced function returns {len(outs)} values; it must "
+                         "return the scalar loss alone",
+                         hint="return only the loss from forward, or pass "
+                              "loss_fn=lambda out, *args: out[i] to pick it")
+    result = env[outs[0]]
+    frame = node_frame(outs[0])
+    if isinstance(result, Known) or not isinstance(result, Value):
+        raise ModelError("the loss does not depend on the parameters or the batch",
+                         frame)
+    if result.rank != 0 or not dtypes.is_float(result.dtype):
+        raise ModelError(f"the model returns {result.type}, not a scalar loss", frame,
+                         "forward must return the loss (a 0-d float tensor); pass "
+                         "loss_fn=(output, *batch) -> loss to compute it from the output")
+    return [result]
+
+
+def _forward_results(node, env, ctx: Context, traced: Traced) -> List[Value]:
+    """Every leaf of a traced forward's output, in tree_flatten order. A
+    leaf known at trace time (computed from buffers and constants only)
+    becomes a constant; a parameter or input returned as it is stays the
+    argument (the lowering copies it to its output)."""
+    leaves = list(node.args[0])
+    names = output_names(traced.output_spec)
+    assert len(leaves) == len(names) == len(traced.output_leaves)
+    if not leaves:
+        raise ModelError("the model's forward returns no tensors", traced.return_frame,
+                         "return a tensor, or a tuple, list or dict of tensors")
+    results = []
+    for name, leaf, kind in zip(names, leaves, traced.output_leaves):
+        if kind is not None or not isinstance(leaf, torch.fx.Node):
+            raise ModelError(f"the model's output {name} is a {kind or type(leaf).__name__}, "
+                             "not a tensor", traced.return_frame,
+                             "tfc functions return tensors: return only tensors (a tensor, or "
+                             "a tuple, list or dict of them) and keep other values "
+                             "(numbers, None, strings) outside the model")
+        value, frame = env[leaf], node_frame(leaf)
+        if isinstance(value, Missing):
+            raise UnsupportedOpError(value.op, frame,
+                                     f"{value.reason}, and the model returns it as {name}",
+                                     value.hint)
+        if isinstance(value, Masked):
+            raise DataDependentError(
+                f"{value.op} selects a data-dependent number of elements (boolean mask), "
+                f"and the model returns the selection as {name}", frame,
+                "tfc outputs have static shapes: return torch.where(mask, x, 0) or the "
+                "values and the mask instead")
+        if isinstance(value, Known):
+            ctx.b.source, ctx.b.hint = frame, leaf.name
+            try:
+                value = ctx.tensor(value)
+            except ValueError as e:
+                raise ModelError(f"the model's output {name} is a constant tfc cannot "
+                                 f"express: {e}", frame) from e
+        assert isinstance(value, Value), f"output {name}: {value!r}"
+        results.append(value)
+    return results
+
+
+def _results(node, env, ctx: Context, traced: Traced):
+    """The function's results and their names, from the graph's output
+    node: the scalar loss ("loss"), or for a forward every output leaf
+    ("output" / "output.<i>", also set as the results' tfc.output names)."""
+    if traced.output_spec is None:
+        return _loss_result(node, env), ["loss"]
+    results = _forward_results(node, env, ctx, traced)
+    ctx.fn.result_names = output_names(traced.output_spec)
+    return results, list(ctx.fn.result_names)
+
+
 def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
-    """Lowers the traced graph to a tfc Function (before the passes)."""
+    """Lowers the traced graph to a tfc Function (before the passes): the
+    scalar loss, or every leaf of a forward trace's output."""
     from . import ops  # noqa: F401 - fills the registry
 
     gm = traced.graph_module
@@ -256,7 +339,7 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
             last_use[m] = i
     params, inputs, buffers = OrderedDict(), OrderedDict(), []
     placeholders = iter(traced.placeholders)
-    result = None
+    results, outputs = [], []
 
     for i, node in enumerate(nodes):
         if node.op == "placeholder":
@@ -288,21 +371,7 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
             env[node] = Known(value.detach()) if isinstance(value, torch.Tensor) else value
             continue
         if node.op == "output":
-            outs = pytree.tree_flatten(node.args[0])[0]
-            if len(outs) != 1 or not isinstance(outs[0], torch.fx.Node):
-                raise ModelError(f"the traced function returns {len(outs)} values; it must "
-                                 "return the scalar loss alone",
-                                 hint="return only the loss from forward, or pass "
-                                      "loss_fn=lambda out, *args: out[i] to pick it")
-            result = env[outs[0]]
-            frame = node_frame(outs[0])
-            if isinstance(result, Known) or not isinstance(result, Value):
-                raise ModelError("the loss does not depend on the parameters or the batch",
-                                 frame)
-            if result.rank != 0 or not dtypes.is_float(result.dtype):
-                raise ModelError(f"the model returns {result.type}, not a scalar loss", frame,
-                                 "forward must return the loss (a 0-d float tensor); pass "
-                                 "loss_fn=(output, *batch) -> loss to compute it from the output")
+            results, outputs = _results(node, env, ctx, traced)
             break
         if node.op != "call_function":
             raise ModelError(f"unexpected fx node kind {node.op} ({node.target})",
@@ -354,7 +423,7 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
             if last_use.get(m) == i and m in real:
                 del real[m]
 
-    fn.returns = [result]
+    fn.returns = results
     for key, arg in ctx._extra_inputs.items():  # e.g. dropout_seed: example value 0
         inputs[key] = torch.zeros(arg.shape, dtype=dtypes.torch_dtype(arg.dtype))
-    return Imported(fn, params, inputs, dict(traced.aliases), buffers)
+    return Imported(fn, params, inputs, dict(traced.aliases), buffers, outputs)

@@ -118,6 +118,9 @@ class Function:
         self.arguments: List[Argument] = []
         self.ops: List[Op] = []
         self.returns: List[Value] = []
+        # The results' `tfc.output` names (printed as result attributes);
+        # empty for a loss function, whose one result the runtime calls "loss".
+        self.result_names: List[str] = []
         self.comments: List[str] = []
 
     def add_argument(self, type: TensorType, role: str, key: str, hint: str) -> Argument:

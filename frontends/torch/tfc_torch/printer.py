@@ -247,9 +247,17 @@ def print_function(fn: Function, locations: bool = True) -> str:
     for a in fn.arguments:
         attr = "tfc.param" if a.role == "param" else "tfc.input"
         args.append(f"    {names.assign(a)}: {a.type} {{{attr} = \"{a.key}\"}}")
-    result_types = ", ".join(str(v.type) for v in fn.returns)
-    if len(fn.returns) != 1:
-        result_types = f"({result_types})"
+    if fn.result_names:
+        assert len(fn.result_names) == len(fn.returns), "one tfc.output name per result"
+        results = [f'{v.type} {{tfc.output = "{name}"}}'
+                   for v, name in zip(fn.returns, fn.result_names)]
+        # One result per line, as the arguments, when there are several.
+        result_types = ("(" + results[0] + ")" if len(results) == 1
+                        else "(\n" + ",\n".join(f"    {r}" for r in results) + ")")
+    else:
+        result_types = ", ".join(str(v.type) for v in fn.returns)
+        if len(fn.returns) != 1:
+            result_types = f"({result_types})"
     lines.append(f"func.func @{fn.name}(\n" + ",\n".join(args) + f") -> {result_types} {{")
     for op in fn.ops:
         if op.name not in SYNTAX:

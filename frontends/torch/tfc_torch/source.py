@@ -8,8 +8,11 @@ innermost first, torch 2.x outermost first; the order is told apart by
 which side of the frame of tracing.TRACE_ENTRY (the frontend's call into
 the model) holds the frontend's call of make_fx.
 """
+import ast
+import inspect
 import os
 import re
+import textwrap
 import traceback
 from dataclasses import dataclass
 from typing import List, Optional
@@ -107,3 +110,36 @@ def exception_frame(exc: BaseException) -> Optional[Frame]:
         if not _is_library(fs.filename):
             found = Frame(fs.filename, fs.lineno, fs.name, (fs.line or "").strip())
     return found
+
+
+def return_frame(fn) -> Optional[Frame]:
+    """The return statement of the user's function `fn` (e.g. a module's
+    forward): its line when `fn` has one return, else its `def` line; None
+    for library code or when the source is unavailable. Errors about what
+    a function returns point here (no traced op stands for a Python value)."""
+    try:
+        file = inspect.getsourcefile(fn)
+        lines, first = inspect.getsourcelines(fn)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (TypeError, OSError, SyntaxError, IndentationError):
+        return None
+    if not file or _is_library(file) or not tree.body:
+        return None
+    definition = tree.body[0]
+    returns = []
+
+    def visit(node):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                  ast.ClassDef)):
+                continue  # a nested function's returns are not fn's
+            if isinstance(child, ast.Return):
+                returns.append(child)
+            visit(child)
+
+    visit(definition)
+    # The def line, past any decorators.
+    line = returns[0].lineno if len(returns) == 1 else definition.lineno
+    number = first + line - 1
+    code = lines[line - 1].strip() if line - 1 < len(lines) else ""
+    return Frame(file, number, getattr(fn, "__name__", "forward"), code)

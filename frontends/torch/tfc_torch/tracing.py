@@ -1,8 +1,10 @@
-"""Tracing an nn.Module's loss into an aten graph.
+"""Tracing an nn.Module's loss (or its inference forward) into an aten graph.
 
 `trace(model, example_args, loss_fn)` runs
     loss = model(*args)                       (loss_fn None), or
     loss = loss_fn(model(*model_args), *args)
+and `trace(model, example_args, forward=True)` runs
+    output = model(*args)                     (a tensor or a pytree of them)
 under make_fx (real tensors), with the module's parameters and buffers
 swapped for traced placeholders by functional_call and the whole function
 functionalized, so the graph holds no in-place ops or aliasing. Tied
@@ -19,10 +21,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
 
 import torch
+import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from .errors import DataDependentError, ModelError
-from .source import TRACE_ENTRY, exception_frame
+from .source import TRACE_ENTRY, Frame, exception_frame, return_frame
 
 try:  # torch >= 2.0
     from torch.func import functional_call as _functional_call
@@ -42,11 +45,20 @@ class Placeholder:
 
 @dataclass
 class Traced:
-    """An aten graph of the loss and what its placeholders are."""
+    """An aten graph of the loss (or of the forward's output) and what its
+    placeholders are."""
     graph_module: torch.fx.GraphModule
     placeholders: List[Placeholder]
     aliases: Dict[str, str] = field(default_factory=dict)  # tied name -> argument name
     model_name: str = ""
+    # Forward traces only (None for a loss): the pytree TreeSpec of the
+    # model's output, whose leaves the graph returns as a flat list in
+    # tree_flatten order, with None for each leaf that is not a tensor;
+    # `output_leaves` describes those (None for tensor leaves), and
+    # `return_frame` is forward's return statement, for errors about them.
+    output_spec: Optional[pytree.TreeSpec] = None
+    output_leaves: List[Optional[str]] = field(default_factory=list)
+    return_frame: Optional[Frame] = None
 
 
 _DATA_DEPENDENT_MARKERS = (
@@ -136,12 +148,21 @@ def _recording_stack_traces():
             del tracer.record_stack_traces
 
 
+def _describe(leaf) -> str:
+    """A non-tensor output leaf, for error messages."""
+    if leaf is None or isinstance(leaf, (bool, int, float, complex, str)):
+        return f"{type(leaf).__name__} ({leaf!r})"
+    return type(leaf).__name__
+
+
 def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
           loss_fn: Optional[Callable] = None,
-          names: Optional[Sequence[str]] = None) -> Traced:
-    """Traces the scalar loss of `model` on `example_args` (see the module
-    docstring); raises ModelError / DataDependentError with the user's
-    source line when the model cannot be traced into one static graph."""
+          names: Optional[Sequence[str]] = None, forward: bool = False) -> Traced:
+    """Traces the scalar loss of `model` on `example_args`, or with
+    `forward` the model's output (see the module docstring); raises
+    ModelError / DataDependentError with the user's source line when the
+    model cannot be traced into one static graph."""
+    assert not (forward and loss_fn is not None), "a forward trace has no loss_fn"
     if isinstance(example_args, torch.Tensor):
         example_args = (example_args,)
     example_args = tuple(example_args)
@@ -161,6 +182,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             raise ModelError(f"batch tensor name '{n}' is also a parameter or buffer name; "
                              "pass input_names=")
     model_argc = len(example_args)
+    output = {"spec": None, "leaves": []}  # the forward's output, when tracing one
     if loss_fn is not None:
         accepted = _accepts(model.forward)
         model_argc = min(accepted, model_argc) if accepted is not None else model_argc
@@ -176,6 +198,13 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         out = _functional_call(model, state, tuple(batch[:model_argc]))
         if loss_fn is not None:
             out = loss_fn(out, *batch)
+        if forward:
+            # The leaves in tree_flatten order; a leaf that is not a tensor
+            # is returned as None and described for the importer's error.
+            leaves, output["spec"] = pytree.tree_flatten(out)
+            output["leaves"] = [None if isinstance(x, torch.Tensor) else _describe(x)
+                                for x in leaves]
+            return [x if isinstance(x, torch.Tensor) else None for x in leaves]
         return out
 
     # The function's name marks the model's side of recorded stacks (source.py).
@@ -209,4 +238,8 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     placeholders += [Placeholder("input", n, t) for n, t in zip(batch_names, example_args)]
     aliases = {a: n for n, group in params.items() for a in group if a != n}
     aliases.update({a: n for n, group in buffers.items() for a in group if a != n})
-    return Traced(gm, placeholders, aliases, type(model).__name__)
+    traced = Traced(gm, placeholders, aliases, type(model).__name__)
+    if forward:
+        traced.output_spec, traced.output_leaves = output["spec"], output["leaves"]
+        traced.return_frame = return_frame(getattr(model.forward, "__func__", model.forward))
+    return traced

@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, amax/amin, max/min (values only), var/std,
+"""Reductions: sum, mean, amax/amin, max/min (values only), argmax/argmin, var/std,
 logsumexp and vector norms. Reductions over every dimension are tfc
 reductions over all dims; integer and boolean sums accumulate in the
 traced result type."""
@@ -69,6 +69,29 @@ def max_dim(ctx, x, dim, keepdim=False):
     return values, Missing(f"its indices ({which}) have no tfc op",
                            "use torch.amax / torch.amin when only the values are needed; "
                            "compute argmax-based metrics outside the loss")
+
+
+@lowers("aten.argmax.default", "aten.argmin.default")
+def argmax(ctx, x, dim=None, keepdim=False):
+    """The first index of the largest (argmin: smallest) element along
+    `dim` (of all elements when None), NaN counting as the largest, as in
+    torch: the elements equal to the reduce_max (or NaN) select their
+    index counted from the end, whose reduce_max is the first hit."""
+    b = ctx.b
+    t = ctx.out()
+    v = ctx.tensor(x)
+    if dim is None:
+        v, dim = b.reshape(v, (v.type.numel,)), 0
+    dim = norm_dims(dim, v.rank)[0]
+    if ctx.name == "aten.argmin.default":
+        v = b.unary("neg", v)
+    hit = b.compare("eq", v, b.reduce("max", v, [dim], keepdim=True))
+    if v.dtype.startswith(("f", "bf")):
+        hit = b.select(b.compare("ne", v, v), ctx.tensor(True, "i1"), hit)
+    last = ctx.tensor(v.shape[dim] - 1, t.dtype)
+    from_end = b.sub(last, b.iota(v.shape, dim, t.dtype))
+    best = b.reduce("max", b.select(hit, from_end, ctx.tensor(-1, t.dtype)), [dim], keepdim)
+    return b.reshape(b.sub(last, best), t.shape)
 
 
 def _variance(ctx, x, dims, correction, keepdim):

@@ -1,0 +1,440 @@
+"""The inference-forward import (tfc_torch.export.import_forward): each
+model's output, a tensor or a pytree of tensors, imported as `@forward`
+with one `{tfc.output = "output"}` / `"output.<i>"` result per leaf, run
+by `tfc-run --function forward`, must equal the PyTorch model's output.
+
+Usage: check_forward.py --tfc-run BIN [--case NAME ...] [--device host|cuda]
+                        [--keep DIR]
+The model families of models/ (nanogpt, llama, bert, the MLP classifiers)
+run without their loss: their logits (and hidden states), with and without
+pattern recognition ("/decomposed"; with it, the patterns check_models.py
+expects but the cross-entropy must fire). Small modules return a tuple, a dict,
+integer leaves (argmax, argmin with ties and NaN, a count), and parameters,
+inputs and buffers as they are. Float outputs must match within 1e-4 of
+their largest magnitude (as check_models.py's gradients: f32 sums in
+another order than PyTorch's), integer and boolean outputs exactly. The
+error cases check the messages for outputs tfc cannot return (numbers,
+None, no tensors, the indices of max(dim)) and that the loss import keeps
+its own. Prints one line per case.
+Exit codes: 0 pass, 1 failure, 77 device unavailable.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import check_models  # noqa: E402  (sets up the import path of tfc_torch)
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+import torch.utils._pytree as pytree  # noqa: E402
+
+SKIP = 77
+RTOL, ATOL = check_models.GRAD_RTOL, 1e-6
+
+
+# -- the model families without their loss ------------------------------------------------
+# Each replaces the model's forward (on the instance, so parameter names,
+# tied weights and buffers stay those of the family) by its forward up to
+# the loss, and drops the batch tensors only the loss read.
+
+def _nanogpt_logits(self, idx):
+    b, t = idx.size()
+    pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
+    x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))
+    for block in self.transformer.h:
+        x = block(x)
+    return self.lm_head(self.transformer.ln_f(x))
+
+
+def _llama_logits(self, tokens):
+    t = tokens.shape[1]
+    mask = torch.full((t, t), float("-inf")).triu(1)
+    x = self.embed_tokens(tokens)
+    for layer in self.layers:
+        x = layer(x, mask)
+    return self.lm_head(self.norm(x)).float()
+
+
+def _bert_outputs(self, input_ids, token_type_ids, attention_mask):
+    t = input_ids.size(1)
+    position_ids = self.position_ids[:, :t]
+    x = (self.word_embeddings(input_ids) + self.position_embeddings(position_ids)
+         + self.token_type_embeddings(token_type_ids))
+    x = self.embeddings_norm(x)
+    additive_mask = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * torch.finfo(x.dtype).min
+    for layer in self.layers:
+        x = layer(x, additive_mask)
+    pooled = torch.tanh(self.pooler(x[:, 0]))
+    return x, pooled, self.classifier(pooled)   # HF style: hidden states, pooled, logits
+
+
+def _mlp_log_softmax_outputs(self, x):
+    h = torch.sigmoid(self.fc1(x))
+    h = torch.tanh(self.fc2(h)) + h
+    return [F.log_softmax(self.out(h), dim=1), self.reg(h).squeeze(-1)]
+
+
+# family -> (forward without the loss, how many leading batch tensors it takes)
+FAMILY_FORWARDS = {
+    "nanogpt": (_nanogpt_logits, 1),
+    "llama": (_llama_logits, 1),
+    "bert": (_bert_outputs, 3),
+    "mlp-sequential": (None, 1),          # nn.Sequential returns the logits already
+    "mlp-log-softmax": (_mlp_log_softmax_outputs, 1),
+}
+
+
+def load_family(name):
+    model, batch, _ = check_models.load_family(name)
+    forward, argc = FAMILY_FORWARDS[name]
+    if forward is not None:
+        model.forward = types.MethodType(forward, model)
+    return model.eval(), batch[:argc]
+
+
+# -- small modules --------------------------------------------------------------------------
+
+def _g(seed):
+    return torch.Generator().manual_seed(seed)
+
+
+class TupleOut(nn.Module):
+    """A nested tuple/list of float tensors."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(10, 16)
+        self.fc2 = nn.Linear(16, 6)
+
+    def forward(self, x):
+        h = F.gelu(self.fc1(x))
+        y = self.fc2(h)
+        return y, (h.mean(-1), [F.softmax(y, dim=-1), y.sum()])
+
+
+class DictOut(nn.Module):
+    """A dict (keys in insertion order, not sorted) with a nested dict."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(10)
+        self.head = nn.Linear(10, 4)
+
+    def forward(self, x, scale):
+        h = self.norm(x) * scale
+        logits = self.head(h)
+        return {"logits": logits, "aux": {"probs": logits.softmax(-1), "h": h},
+                "entropy": -(logits.log_softmax(-1) * logits.softmax(-1)).sum(-1)}
+
+
+class IntegerOut(nn.Module):
+    """Integer leaves: argmax / argmin along a dim (ties pick the first,
+    NaN counts as the largest and the smallest), over all elements, keepdim,
+    and a count; the float logits beside them."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 5)
+
+    def forward(self, x, scores):
+        logits = self.fc(x)
+        return (logits, scores.argmax(-1), scores.argmin(dim=0), scores.argmax(),
+                scores.argmin(1, keepdim=True), (logits > 0).sum(-1), logits > 0)
+
+
+def _integer_batch():
+    x = torch.randn(4, 6, generator=_g(7))
+    scores = torch.tensor([[1.0, 3.0, 3.0, 0.0, -1.0],
+                           [2.0, 2.0, 2.0, 2.0, 2.0],
+                           [0.0, float("nan"), 5.0, -7.0, -7.0],
+                           [-1.0, -4.0, 0.5, 0.5, -4.0]])
+    return x, scores
+
+
+class Passthrough(nn.Module):
+    """Outputs that are no op's result: an input, a parameter, a buffer
+    (folded: a constant), an input twice, and a computed value."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(5, 3)
+        self.register_buffer("table", torch.arange(6.0).view(2, 3))
+
+    def forward(self, x, tokens):
+        return {"x": x, "weight": self.fc.weight, "table": self.table, "y": self.fc(x),
+                "tokens": tokens, "again": x}
+
+
+class Identity(nn.Module):
+    """forward returns its input: the single output "output"."""
+
+    def forward(self, x):
+        return x
+
+
+class ParamOnly(nn.Module):
+    """forward returns a parameter (its input unused)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(3, 4, generator=_g(9)))
+
+    def forward(self, x):
+        return self.w
+
+
+# case -> factory of (model, example batch, the output names expected)
+def _small_cases():
+    return {
+        "tuple": lambda: (TupleOut(), (torch.randn(3, 10, generator=_g(1)),)),
+        "dict": lambda: (DictOut(), (torch.randn(2, 5, 10, generator=_g(2)),
+                                     torch.rand(2, 5, 1, generator=_g(3)) + 0.5)),
+        "integer": lambda: (IntegerOut(), _integer_batch()),
+        "passthrough": lambda: (Passthrough(), (torch.randn(4, 5, generator=_g(4)),
+                                                torch.randint(0, 9, (4, 2), generator=_g(5)))),
+        "identity": lambda: (Identity(), (torch.randn(2, 3, generator=_g(6)),)),
+        "param": lambda: (ParamOnly(), (torch.randn(2, 3, generator=_g(8)),)),
+    }
+
+
+SMALL = _small_cases()
+RUN_CASES = (sorted(FAMILY_FORWARDS) + sorted(f"{f}/decomposed" for f in FAMILY_FORWARDS)
+             + sorted(SMALL))
+
+
+def model_for(case):
+    name = case.split("/")[0]
+    torch.manual_seed(0)
+    if name in FAMILY_FORWARDS:
+        return load_family(name)
+    model, batch = SMALL[name]()
+    return model.eval(), batch
+
+
+def compare(name, got, want):
+    """None when tfc's output `got` equals torch's `want`, else how not."""
+    if got is None:
+        return f"{name} missing from tfc-run's outputs"
+    if tuple(got.shape) != tuple(want.shape) or got.dtype != want.dtype:
+        return (f"{name} is {got.dtype} {list(got.shape)}, torch's "
+                f"{want.dtype} {list(want.shape)}")
+    if not want.is_floating_point():
+        if not torch.equal(got, want):
+            return f"{name} differs: {got.tolist()} != {want.tolist()}"
+        return None
+    scale = want.abs().max().item() if want.numel() else 0.0
+    err = (got.double() - want.double()).abs().max().item() if want.numel() else 0.0
+    if not err <= RTOL * scale + ATOL:
+        return f"{name}: max |diff| {err:.3e} (max |value| {scale:.3e})"
+    return None
+
+
+def check_run(case, tfc_run, device, workdir):
+    import tfc_torch
+    from tfc_torch.export import import_forward
+    patterns = not case.endswith("/decomposed")
+    model, batch = model_for(case)
+    with torch.no_grad():
+        want = model(*batch)
+    want_leaves, want_spec = pytree.tree_flatten(want)
+    exported = import_forward(model, batch, patterns=patterns)
+
+    # The API: names, structure, arguments as for the loss import.
+    names = (["output"] if isinstance(want, torch.Tensor)
+             else [f"output.{i}" for i in range(len(want_leaves))])
+    if exported.outputs != names:
+        return f"outputs {exported.outputs}, expected {names}"
+    if exported.output_spec != want_spec:
+        return f"output_spec {exported.output_spec} != the model's {want_spec}"
+    header = [line for line in exported.mlir.splitlines() if line.startswith("func.func")][0]
+    if not header.startswith("func.func @forward("):
+        return f"the function is not @forward: {header}"
+    for name in names:
+        if f'{{tfc.output = "{name}"}}' not in exported.mlir:
+            return f'no {{tfc.output = "{name}"}} result in the module'
+    state = model.state_dict()
+    for key, tensor in exported.params.items():
+        if key not in state or not torch.equal(state[key], tensor):
+            return f"parameter {key} is not the state_dict's"
+        if f'{{tfc.param = "{key}"}}' not in exported.mlir:
+            return f"parameter {key} has no tfc.param argument"
+    family = case.split("/")[0]
+    if patterns and family in check_models.FAMILIES:
+        # What the loss import recognizes, but the loss's cross-entropy.
+        expected = {k: v for k, v in check_models.FAMILIES[family][2].items()
+                    if k != "cross_entropy"}
+        for pattern, count in expected.items():
+            if exported.patterns.get(pattern, 0) != count:
+                return (f"pattern {pattern} fired {exported.patterns.get(pattern, 0)} times, "
+                        f"expected {count}")
+    if family == "nanogpt":
+        if exported.aliases != {"lm_head.weight": "transformer.wte.weight"}:
+            return f"nanoGPT's tied embedding: aliases {exported.aliases}"
+        if "transformer.h.0.attn.bias" not in exported.buffers:
+            return f"nanoGPT's causal-mask buffers are not folded: {exported.buffers}"
+
+    stem = os.path.join(workdir, case.replace("/", "-"))
+    exported.save(stem + ".mlir")
+    feed = stem + "-in.safetensors"
+    tfc_torch.safetensors.save({**exported.params, **exported.inputs}, feed)
+    out = stem + "-out.safetensors"
+    cmd = [tfc_run, stem + ".mlir", "--function", "forward", "--device", device,
+           "--inputs", feed, "--outputs", out, "--quiet"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        return f"tfc-run failed: {proc.stderr.strip()[-2000:]}"
+    got = tfc_torch.safetensors.load(out)
+    if set(got) != set(names):
+        return f"tfc-run wrote {sorted(got)}, expected {names}"
+    problems = [p for p in (compare(n, got.get(n), w) for n, w in zip(names, want_leaves)) if p]
+    rebuilt = pytree.tree_unflatten([got[n] for n in names], exported.output_spec)
+    if pytree.tree_flatten(rebuilt)[1] != want_spec:
+        problems.append("tree_unflatten of the outputs does not rebuild the model's structure")
+    kinds = sorted({str(w.dtype).replace("torch.", "") for w in want_leaves})
+    print(f"  {case}: {len(names)} output(s) ({', '.join(kinds)}), "
+          f"{len(exported.params)} params, inputs {', '.join(exported.inputs) or '-'}")
+    return "; ".join(problems) or None
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+class ReturnsNumber(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x), 3.0  # error here
+
+
+class ReturnsNone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        if x.shape[0] > 100:
+            return None
+        return {"y": self.fc(x), "extra": None}
+
+
+class ReturnsNothing(nn.Module):
+    def forward(self, x):
+        return ()  # error here
+
+
+class ReturnsIndices(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x).max(dim=-1).indices  # error here
+
+
+class LossOfTuple(nn.Module):
+    """The loss import of a module returning two values keeps its error."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        h = self.fc(x)
+        return h.sum(), h.mean()
+
+
+def _def_line(cls):
+    import inspect
+    lines, first = inspect.getsourcelines(cls.forward)
+    marked = [i for i, line in enumerate(lines) if "# error here" in line]
+    return first + marked[0] if marked else first  # else the def line (two returns)
+
+
+# case -> (model class, loss import?, error class name, substrings, expected line or None)
+ERROR_CASES = {
+    "error/number": (ReturnsNumber, False, "ModelError",
+                     ["output output.1 is a float (3.0), not a tensor", "return only tensors"],
+                     _def_line(ReturnsNumber)),
+    "error/none": (ReturnsNone, False, "ModelError",
+                   ["output output.1 is a NoneType (None), not a tensor"],
+                   _def_line(ReturnsNone)),
+    "error/nothing": (ReturnsNothing, False, "ModelError", ["returns no tensors"],
+                      _def_line(ReturnsNothing)),
+    "error/indices": (ReturnsIndices, False, "UnsupportedOpError",
+                      ["aten.max.dim", "indices (argmax) have no tfc op",
+                       "the model returns it as output"], _def_line(ReturnsIndices)),
+    "error/loss-of-tuple": (LossOfTuple, True, "ModelError",
+                            ["the traced function returns 2 values; it must return the "
+                             "scalar loss alone", "loss_fn=lambda out, *args: out[i]"], None),
+}
+
+
+def check_error(case):
+    import tfc_torch
+    from tfc_torch.export import import_forward
+    cls, loss, kind, needles, line = ERROR_CASES[case]
+    x = torch.randn(3, 4, generator=_g(0))
+    try:
+        if loss:
+            tfc_torch.import_module(cls(), (x,))
+        else:
+            import_forward(cls(), (x,))
+    except tfc_torch.FrontendError as e:
+        text = str(e)
+        if type(e).__name__ != kind:
+            return f"raised {type(e).__name__}, expected {kind}: {text}"
+        missing = [n for n in needles if n not in text]
+        if missing:
+            return f"message lacks {missing}: {text}"
+        if line is not None:
+            where = f"{os.path.abspath(__file__)}:{line}"
+            if e.frame is None or f"{os.path.abspath(e.frame.file)}:{e.frame.line}" != where:
+                return f"points at {e.frame}, expected {where}: {text}"
+        print(f"  {case}: {text.splitlines()[0]}")
+        return None
+    return "imported without an error"
+
+
+CASES = RUN_CASES + sorted(ERROR_CASES)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tfc-run", required=True)
+    ap.add_argument("--case", action="append")
+    ap.add_argument("--device", default="host")
+    ap.add_argument("--keep", help="write the .mlir and safetensors files here")
+    args = ap.parse_args()
+    if args.device != "host":
+        probe = subprocess.run([args.tfc_run, "--probe-device", args.device],
+                               capture_output=True, text=True)
+        if probe.returncode != 0:
+            print(f"SKIP: device '{args.device}' unavailable: {(probe.stderr or probe.stdout).strip()}")
+            return SKIP
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="tfc-forward-") as tmp:
+        workdir = args.keep or tmp
+        os.makedirs(workdir, exist_ok=True)
+        for case in args.case or CASES:
+            if case not in CASES:
+                print(f"unknown case '{case}' (known: {', '.join(CASES)})")
+                return 1
+            try:
+                problem = (check_error(case) if case in ERROR_CASES
+                           else check_run(case, args.tfc_run, args.device, workdir))
+            except Exception as e:  # noqa: BLE001 - report and go on
+                problem = f"{type(e).__name__}: {e}"
+            print(f"{'FAIL' if problem else 'ok  '} {case}" + (f": {problem}" if problem else ""))
+            failures += bool(problem)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
