@@ -223,6 +223,9 @@ mlir::LogicalResult tfc::trainAccumulateSteps(
   if (mlir::failed(
           parseBuildTrainStepOptions(stepOptions, options, errorHandler)))
     return mlir::failure();
+  if (std::string problem = checkBuildTrainStepOptions(options);
+      !problem.empty())
+    return errorHandler(problem);
   accumulateSteps = options.accumulateSteps;
   return mlir::success();
 }

@@ -94,7 +94,9 @@ buildTrainPipeline(mlir::OpPassManager &pm, llvm::StringRef stepOptions,
 /// Registers every named tfc pipeline with the global pipeline registry.
 /// Reads the accumulate-steps option (micro-batches per optimizer step; 1:
 /// the one entry train_step, else accumulate_step + apply_step) from a
-/// --tfc-train-pipeline option string, parsed as the pipeline parses it.
+/// --tfc-train-pipeline option string, parsed as the pipeline parses it;
+/// also checks every option's value (checkBuildTrainStepOptions), so a bad
+/// one fails before any model is read.
 mlir::LogicalResult trainAccumulateSteps(
     llvm::StringRef stepOptions, int64_t &accumulateSteps,
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler);

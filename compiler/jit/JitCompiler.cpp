@@ -19,6 +19,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <dlfcn.h>
 
 using namespace mlir;
 
@@ -99,14 +100,23 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
   return succeeded(tfc::writeArtifact(*module, artifactDir, publish));
 }
 
-/// Identifies the compiler binary (path, size, modification time), so a
-/// rebuilt tfc never reuses artifacts that an older build generated.
+/// Identifies the compiler build (path, size and modification time of the
+/// binary holding this code: the tool, or libtfc_compiler.so inside an
+/// application such as Python), so a rebuilt tfc never reuses artifacts
+/// that an older build generated.
 std::string compilerBuildId() {
-  std::string exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+  std::string binary;
+  Dl_info info;
+  static const char anchor = 0;
+  if (dladdr(&anchor, &info) && info.dli_fname && *info.dli_fname)
+    binary = info.dli_fname;
   llvm::sys::fs::file_status status;
-  if (exe.empty() || llvm::sys::fs::status(exe, status))
-    return "unknown-build";
-  return exe + ":" + std::to_string(status.getSize()) + ":" +
+  if (binary.empty() || llvm::sys::fs::status(binary, status)) {
+    binary = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+    if (binary.empty() || llvm::sys::fs::status(binary, status))
+      return "unknown-build";
+  }
+  return binary + ":" + std::to_string(status.getSize()) + ":" +
          std::to_string(status.getLastModificationTime().time_since_epoch().count());
 }
 
@@ -120,6 +130,9 @@ bool loadSource(const std::string &modelPath, llvm::SourceMgr &sourceMgr,
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   return true;
 }
+/// Compiles through the on-disk cache (see compileModel).
+bool compileCached(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
+                   tfc::JitResult &result, std::string &error);
 } // namespace
 
 bool tfc::compileModelTo(const std::string &modelPath,
@@ -133,8 +146,34 @@ bool tfc::compileModelTo(const std::string &modelPath,
 bool tfc::compileModel(const std::string &modelPath, const JitOptions &options,
                        JitResult &result, std::string &error) {
   llvm::SourceMgr sourceMgr;
-  if (!loadSource(modelPath, sourceMgr, error))
-    return false;
+  return loadSource(modelPath, sourceMgr, error) &&
+         compileCached(sourceMgr, options, result, error);
+}
+
+bool tfc::compileModelSource(const std::string &source,
+                             const std::string &bufferName,
+                             const JitOptions &options, JitResult &result,
+                             std::string &error) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
+  return compileCached(sourceMgr, options, result, error);
+}
+
+bool tfc::compileModelSourceTo(const std::string &source,
+                               const std::string &bufferName,
+                               const JitOptions &options,
+                               const std::string &artifactDir,
+                               std::string &error) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
+  return compileSource(sourceMgr, options, artifactDir, error);
+}
+
+namespace {
+bool compileCached(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
+                   tfc::JitResult &result, std::string &error) {
   // A cached artifact needs the value as much as a fresh one does.
   if (!options.trainStepOptions.empty() &&
       !parseTrainOptions(options, error, [&](auto onError) {
@@ -178,11 +217,11 @@ bool tfc::compileModel(const std::string &modelPath, const JitOptions &options,
   hasher.update(options.precision);
   hasher.update(StringRef("\0pad=", 5));
   hasher.update(options.pad);
-  hasher.update("\0artifact-version=" + std::to_string(kArtifactVersion));
+  hasher.update("\0artifact-version=" + std::to_string(tfc::kArtifactVersion));
   hasher.update(compilerBuildId());
   std::string key = llvm::toHex(hasher.final(), /*LowerCase=*/true);
 
-  std::string root = cacheDirectory() + "/artifacts";
+  std::string root = tfc::cacheDirectory() + "/artifacts";
   if (std::error_code ec = llvm::sys::fs::create_directories(
           root, /*IgnoreExisting=*/true, llvm::sys::fs::perms::owner_all)) {
     error = "cannot create the cache directory '" + root + "': " + ec.message();
@@ -202,6 +241,7 @@ bool tfc::compileModel(const std::string &modelPath, const JitOptions &options,
   return compileSource(sourceMgr, options, result.artifactDir, error,
                        tfc::ArtifactPublish::KeepExisting);
 }
+} // namespace
 
 std::string tfc::targetForDevice(const std::string &device) {
   return device == "host" ? "host" : "sm_90";

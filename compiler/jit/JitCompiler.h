@@ -70,6 +70,18 @@ std::string targetForDevice(const std::string &device);
 bool compileModel(const std::string &modelPath, const JitOptions &options,
                   JitResult &result, std::string &error);
 
+/// compileModel for a model held in memory; `bufferName` names it in
+/// diagnostics (e.g. "model.mlir").
+bool compileModelSource(const std::string &source, const std::string &bufferName,
+                        const JitOptions &options, JitResult &result,
+                        std::string &error);
+
+/// compileModelTo for a model held in memory.
+bool compileModelSourceTo(const std::string &source,
+                          const std::string &bufferName,
+                          const JitOptions &options,
+                          const std::string &artifactDir, std::string &error);
+
 /// Compiles the model in `modelPath` into `artifactDir` (no cache).
 bool compileModelTo(const std::string &modelPath, const JitOptions &options,
                     const std::string &artifactDir, std::string &error);

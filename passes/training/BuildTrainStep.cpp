@@ -73,33 +73,13 @@ struct TfcBuildTrainStepPass
   }
 
 private:
-  /// Checks the options shared by every optimizer and builds the rule.
+  /// Checks the options and builds the rule.
   LogicalResult checkOptions(ModuleOp module) {
-    auto fail = [&](const Twine &message) {
-      return module.emitError("--tfc-build-train-step: ") << message;
-    };
-    std::string error;
-    rule = ::tfc::makeOptimizerRule(options(), error);
-    if (!rule)
-      return fail(error);
-    auto finiteNonNegative = [](double x) { return std::isfinite(x) && x >= 0; };
-    if (!finiteNonNegative(eps))
-      return fail("eps must be non-negative and finite");
-    if (weightDecay >= 0 ? !std::isfinite(weightDecay.getValue())
-                         : weightDecay != -1.0)
-      return fail("weight-decay must be non-negative and finite (or -1 for "
-                  "the optimizer's default)");
-    if (nesterov && (optimizer != "sgd" || momentum == 0.0))
-      return fail("nesterov needs optimizer=sgd and momentum > 0");
-    if (!finiteNonNegative(maxGradNorm))
-      return fail("max-grad-norm must be non-negative and finite (0: off)");
-    if (accumulateSteps < 1)
-      return fail("accumulate-steps must be at least 1 (1: no accumulation)");
-    error = ::tfc::checkScheduleOptions(options());
+    std::string error = ::tfc::checkBuildTrainStepOptions(options());
     if (error.empty())
-      error = ::tfc::checkLossScalerOptions(options());
+      rule = ::tfc::makeOptimizerRule(options(), error);
     if (!error.empty())
-      return fail(error);
+      return module.emitError("--tfc-build-train-step: ") << error;
     return success();
   }
 
@@ -133,6 +113,31 @@ private:
 };
 
 } // namespace
+
+namespace tfc {
+std::string
+checkBuildTrainStepOptions(const TfcBuildTrainStepPassOptions &o) {
+  std::string error;
+  if (!::tfc::makeOptimizerRule(o, error))
+    return error;
+  auto finiteNonNegative = [](double x) { return std::isfinite(x) && x >= 0; };
+  if (!finiteNonNegative(o.eps))
+    return "eps must be non-negative and finite";
+  if (o.weightDecay >= 0 ? !std::isfinite(o.weightDecay) : o.weightDecay != -1.0)
+    return "weight-decay must be non-negative and finite (or -1 for the "
+           "optimizer's default)";
+  if (o.nesterov && (o.optimizer != "sgd" || o.momentum == 0.0))
+    return "nesterov needs optimizer=sgd and momentum > 0";
+  if (!finiteNonNegative(o.maxGradNorm))
+    return "max-grad-norm must be non-negative and finite (0: off)";
+  if (o.accumulateSteps < 1)
+    return "accumulate-steps must be at least 1 (1: no accumulation)";
+  error = ::tfc::checkScheduleOptions(o);
+  if (error.empty())
+    error = ::tfc::checkLossScalerOptions(o);
+  return error;
+}
+} // namespace tfc
 
 namespace tfc {
 LogicalResult parseBuildTrainStepOptions(

@@ -30,6 +30,13 @@ mlir::LogicalResult parseBuildTrainStepOptions(
     llvm::StringRef text, TfcBuildTrainStepPassOptions &options,
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler);
 
+/// Checks every value of --tfc-build-train-step's options as the pass does
+/// before it builds anything (a known optimizer and its options in range,
+/// eps, weight decay, clipping, accumulation, the schedule, the loss
+/// scaler); returns the problem, or "" when they are fine. Tools call it to
+/// refuse bad options before they read a model.
+std::string checkBuildTrainStepOptions(const TfcBuildTrainStepPassOptions &options);
+
 /// The functions --tfc-build-train-step adds for `options`, in module
 /// order: {"train_step"}, or {"accumulate_step", "apply_step"} with
 /// accumulate-steps > 1. These are also the entries of the lowered program.

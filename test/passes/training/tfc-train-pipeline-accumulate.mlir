@@ -76,7 +76,9 @@
 // leaves it and the step counter as they were.
 // ENTRY: {"run": 0, "loss_scale": 0, "loss": {{[-0-9.e]+}}, "step": 0, "growth_tracker": 0, "found_inf": false}
 
-// ZERO: error: --tfc-build-train-step: accumulate-steps must be at least 1 (1: no accumulation)
+// A bad option value fails before the model is read (the JIT checks the
+// options as the pass would), naming the option string.
+// ZERO: invalid train-step options 'accumulate-steps=0': accumulate-steps must be at least 1 (1: no accumulation)
 // ZERO: tfc-run: compilation of
 func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"}, %b: tensor<4xf32> {tfc.param = "b"},
                 %x: tensor<2x8xf32> {tfc.input = "x"}, %y: tensor<2x4xf32>) -> tensor<f32> {
