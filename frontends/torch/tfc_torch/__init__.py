@@ -11,11 +11,23 @@ safetensors.
     tfc_torch.export(model, (tokens, targets), "model.mlir",
                      weights="model.safetensors")
 
+and trains or runs it in this process with the compiler and runtime
+libraries of the build (libtfc_compiler.so, libtfcrt.so, through ctypes):
+
+    step = tfc_torch.compile_train_step(model, (tokens, targets), lr=1e-3)
+    loss = step(tokens, targets)
+    model.load_state_dict(step.state_dict())
+    fast = tfc_torch.compile(model, (tokens,))     # the inference forward
+
 Works on torch 1.13 and 2.x, CPU only, no dependency beyond torch.
 """
 from .errors import DataDependentError, FrontendError, ModelError, UnsupportedOpError
 from .export import Exported, export, import_module
 from . import safetensors
+from .native import LibraryNotFound, NativeError
+from .options import OptionError
+from .train import TrainStep, compile_train_step
+from .compiled import CompiledModule, compile
 
 
 def supported_ops():
@@ -26,4 +38,6 @@ def supported_ops():
 
 
 __all__ = ["export", "import_module", "Exported", "supported_ops", "safetensors",
-           "FrontendError", "UnsupportedOpError", "DataDependentError", "ModelError"]
+           "compile_train_step", "TrainStep", "compile", "CompiledModule",
+           "FrontendError", "UnsupportedOpError", "DataDependentError", "ModelError",
+           "NativeError", "LibraryNotFound", "OptionError"]

@@ -1,0 +1,107 @@
+"""Compilation options from Python keywords: one table that maps each
+keyword of `compile_train_step` / `compile` to the compiler option it sets,
+so the Python API mirrors --tfc-train-pipeline (passes/training/Passes.td,
+passes/Pipelines.h) and a wrong keyword or value is an OptionError naming it.
+
+Values are checked for their Python type here; ranges (betas in [0, 1), a
+known optimizer, ...) are the compiler's to check, and its message names the
+option too.
+"""
+from typing import Dict, List, Tuple
+
+from .native import NativeError
+
+
+class OptionError(NativeError, ValueError):
+    """An unknown option, or a value of the wrong type or out of range."""
+
+
+# keyword -> (option of --tfc-train-pipeline, Python type)
+TRAIN_STEP_OPTIONS: Dict[str, Tuple[str, type]] = {
+    "optimizer": ("optimizer", str),          # adamw, adam, sgd, adafactor, adamw8bit
+    "beta1": ("beta1", float),
+    "beta2": ("beta2", float),
+    "eps": ("eps", float),
+    "weight_decay": ("weight-decay", float),  # default: the optimizer's torch default
+    "decay_all": ("decay-all", bool),         # default: no decay for rank < 2
+    "block_size": ("block-size", int),
+    "momentum": ("momentum", float),
+    "nesterov": ("nesterov", bool),
+    "beta2_decay": ("beta2-decay", float),
+    "eps1": ("eps1", float),
+    "eps2": ("eps2", float),
+    "clip_threshold": ("clip-threshold", float),
+    "max_grad_norm": ("max-grad-norm", float),
+    "schedule": ("schedule", str),            # constant, warmup-cosine, warmup-linear
+    "loss_scaling": ("loss-scaling", bool),
+    "init_scale": ("init-scale", float),
+    "growth_factor": ("growth-factor", float),
+    "backoff_factor": ("backoff-factor", float),
+    "growth_interval": ("growth-interval", int),
+    "min_scale": ("min-scale", float),
+    "max_scale": ("max-scale", float),
+    "accumulate_steps": ("accumulate-steps", int),
+    "recompute": ("recompute", str),          # none, cheap, blocks
+    "optimizer_in_backward": ("optimizer-in-backward", bool),
+}
+
+# Options of every compilation (tfc-run's flags): keyword -> (flag, type).
+COMMON_OPTIONS: Dict[str, Tuple[str, type]] = {
+    "precision": ("precision", str),          # f32, tf32, bf16, fp16
+    "pad": ("pad", str),                      # auto, none or N
+    "fusion": ("fusion", bool),
+}
+
+# The learning-rate schedule's runtime inputs (set on the program, not
+# compiled in): keyword -> default.
+SCHEDULE_INPUTS: Dict[str, float] = {"lr": 1e-3, "min_lr": 0.0, "warmup_steps": 0,
+                                     "total_steps": 0}
+
+
+def _render(keyword: str, value, kind: type) -> str:
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise OptionError(f"option {keyword}={value!r}: expected True or False")
+        return "true" if value else "false"
+    if kind is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise OptionError(f"option {keyword}={value!r}: expected an integer")
+        return str(value)
+    if kind is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise OptionError(f"option {keyword}={value!r}: expected a number")
+        return repr(float(value))
+    if keyword == "pad" and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str) or not value or any(c.isspace() for c in value):
+        raise OptionError(f"option {keyword}={value!r}: expected a word")
+    return value
+
+
+def known(tables) -> List[str]:
+    return sorted(k for t in tables for k in t)
+
+
+def compiler_flags(options: Dict[str, object], train_step: bool, target: str) -> List[str]:
+    """The compiler flags for `options` (keywords of TRAIN_STEP_OPTIONS when
+    `train_step`, and COMMON_OPTIONS); an unknown keyword is an OptionError
+    listing the known ones."""
+    tables = [COMMON_OPTIONS] + ([TRAIN_STEP_OPTIONS] if train_step else [])
+    step_options, flags = [], [f"--target={target}"]
+    for keyword, value in options.items():
+        if keyword in COMMON_OPTIONS:
+            flag, kind = COMMON_OPTIONS[keyword]
+            if keyword == "fusion":
+                flags.append(f"--fusion={'all' if _render(keyword, value, bool) == 'true' else 'none'}")
+            else:
+                flags.append(f"--{flag}={_render(keyword, value, kind)}")
+        elif train_step and keyword in TRAIN_STEP_OPTIONS:
+            option, kind = TRAIN_STEP_OPTIONS[keyword]
+            step_options.append(f"{option}={_render(keyword, value, kind)}")
+        else:
+            raise OptionError(f"unknown option {keyword!r} (known: {', '.join(known(tables))}"
+                              + (", lr, min_lr, warmup_steps, total_steps, betas"
+                                 if train_step else "") + ")")
+    if train_step:
+        flags.append("--train-step=" + " ".join(step_options))
+    return flags

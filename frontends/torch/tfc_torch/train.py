@@ -1,0 +1,256 @@
+"""Training a PyTorch module with tfc from Python: trace, compile in this
+process (libtfc_compiler.so) and run the training step with libtfcrt.
+
+    step = tfc_torch.compile_train_step(model, (tokens, targets),
+                                        optimizer="adamw", lr=1e-3,
+                                        weight_decay=0.01, device="host")
+    for tokens, targets in batches:
+        loss = step(tokens, targets)         # a float
+    model.load_state_dict(step.state_dict())
+
+Parameters and optimizer state live in the runtime between steps; the
+module is read once (its parameters initialize the program) and written
+only when the caller loads `step.state_dict()` into it.
+"""
+from collections import OrderedDict
+from typing import Callable, Dict, Optional, Sequence
+
+import torch
+
+from . import compiler
+from .export import import_module
+from .options import SCHEDULE_INPUTS, OptionError, compiler_flags
+from .runtime import Device, Program
+from .tracing import input_names as batch_input_names
+
+# Each call's dropout draws start this many Philox counters after the last
+# call's (a step draws far fewer), so no two calls share a mask.
+DROPOUT_OFFSET_STRIDE = 1 << 40
+
+
+def target_for(device: Device) -> str:
+    """The kernel target for a device: host, or the GPU's sm_80/sm_90
+    (other GPUs run sm_90's schedules: correct, not tuned)."""
+    if device.kind == "host":
+        return "host"
+    return "sm_80" if "sm_80" in device.description else "sm_90"
+
+
+class _ModelState:
+    """How a traced module's state_dict maps onto a program's tensors."""
+
+    def __init__(self, model: torch.nn.Module, exported, program: Program):
+        self.keys = list(model.state_dict().keys())
+        self.aliases = dict(exported.aliases)          # tied name -> argument name
+        self.params = list(exported.params)            # argument names
+        self.dtypes = {n: t.dtype for n, t in exported.params.items()}
+        self.in_program = set(program.names("param"))
+        self.initial = {n: t.detach().clone() for n, t in exported.params.items()}
+        self.buffers = {k: v.detach().clone() for k, v in model.state_dict().items()
+                        if self.argument(k) is None}
+
+    def argument(self, key: str) -> Optional[str]:
+        """The parameter argument `key` names (itself or the tied one)."""
+        name = self.aliases.get(key, key)
+        return name if name in self.initial else None
+
+    def state_dict(self, program: Program) -> "OrderedDict[str, torch.Tensor]":
+        values = {}
+        for name in self.params:
+            if name in self.in_program:
+                values[name] = program.get(name).to(self.dtypes[name])
+            else:  # not read by the loss: never updated
+                values[name] = self.initial[name].clone()
+        out = OrderedDict()
+        for key in self.keys:
+            arg = self.argument(key)
+            out[key] = values[arg] if arg is not None else self.buffers[key].clone()
+        return out
+
+    def load_state_dict(self, program: Program, state: Dict[str, torch.Tensor],
+                        strict: bool) -> None:
+        expected = set(self.keys)
+        if strict:
+            missing = [k for k in self.keys if k not in state]
+            unexpected = [k for k in state if k not in expected]
+            if missing or unexpected:
+                raise KeyError(f"state_dict mismatch: missing {missing}, unexpected {unexpected}")
+        checked = {}
+        for key, value in state.items():
+            arg = self.argument(key)
+            if arg is None:
+                if key in self.buffers and not torch.equal(value.detach().cpu(),
+                                                           self.buffers[key]):
+                    raise ValueError(f"buffer '{key}' differs from the compiled program's: "
+                                     "buffers are constants of the compiled step; compile "
+                                     "again to change them")
+                continue
+            if arg in checked and not torch.equal(checked[arg], value):
+                raise ValueError(f"'{key}' is tied to '{arg}' but holds a different value")
+            checked[arg] = value.detach()
+        for arg, value in checked.items():
+            if tuple(value.shape) != tuple(self.initial[arg].shape):
+                raise ValueError(f"'{arg}' has shape {list(value.shape)}, the model's is "
+                                 f"{list(self.initial[arg].shape)}")
+        for arg, value in checked.items():
+            if arg in self.in_program:
+                program.set(arg, value)
+            else:
+                self.initial[arg] = value.clone()
+
+
+class _BatchFeed:
+    """Sets one call's batch on a program: the batch tensors by name (the
+    import drops those the model never reads) and the dropout stream's
+    inputs (the seed, and an offset that moves on with every call)."""
+
+    def __init__(self, model, example_args, loss_fn, input_names, program: Program,
+                 seed: int = 0):
+        self.names = batch_input_names(model, len(example_args), loss_fn, input_names)
+        self.program = program
+        self.seed = seed
+        self.calls = 0
+
+    def __call__(self, batch) -> None:
+        if len(batch) != len(self.names):
+            raise TypeError(f"expected {len(self.names)} batch tensors "
+                            f"({', '.join(self.names)}), got {len(batch)}")
+        for name, value in zip(self.names, batch):
+            if name in self.program.bindings:
+                self.program.set(name, value)
+        if "dropout_seed" in self.program.bindings:
+            self.program.set("dropout_seed", torch.tensor(self.seed, dtype=torch.int64))
+        if "dropout_offset" in self.program.bindings:
+            self.program.set("dropout_offset", torch.tensor(
+                self.calls * DROPOUT_OFFSET_STRIDE, dtype=torch.int64))
+        self.calls += 1
+
+
+class TrainStep:
+    """A compiled training step of a module, with its parameters and
+    optimizer state in the runtime. Call it with a batch (the example
+    batch's shapes and dtypes) to run one step; it returns the loss.
+
+    With accumulate_steps=K, each call runs one micro-batch and every K-th
+    call also applies the optimizer step (torch's recipe of K backward passes
+    of loss / K, then one optimizer.step())."""
+
+    def __init__(self, model: torch.nn.Module, example_args: Sequence[torch.Tensor],
+                 loss_fn: Optional[Callable], device: str, input_names, options: Dict):
+        seed = options.pop("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise OptionError(f"option seed={seed!r}: expected an integer")
+        inputs = {k: options.pop(k) for k in list(options) if k in SCHEDULE_INPUTS}
+        if "betas" in options:
+            betas = options.pop("betas")
+            if not (isinstance(betas, (tuple, list)) and len(betas) == 2):
+                raise OptionError(f"option betas={betas!r}: expected (beta1, beta2)")
+            options.setdefault("beta1", betas[0])
+            options.setdefault("beta2", betas[1])
+        for key, value in inputs.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise OptionError(f"option {key}={value!r}: expected a number")
+        schedule = options.get("schedule", "constant")
+        if schedule != "constant" and inputs.get("total_steps", 0) <= 0:
+            raise OptionError(f"schedule={schedule!r} needs total_steps > 0 "
+                              "(and warmup_steps, min_lr as wanted)")
+        self.device = Device(device)
+        flags = compiler_flags(options, True, target_for(self.device))
+        self.exported = import_module(model, example_args, loss_fn, input_names=input_names)
+        name = f"{type(model).__name__}.mlir"
+        self.artifact = compiler.compile_source(self.exported.mlir, flags, name)
+        self.program = Program(self.device, self.artifact.directory)
+        self._feed = _BatchFeed(model, example_args, loss_fn, input_names, self.program,
+                                seed)
+        self._model = _ModelState(model, self.exported, self.program)
+        for arg in self._model.params:
+            if arg in self._model.in_program:
+                self.program.set(arg, self._model.initial[arg])
+        self._schedule = {k: v for k, v in SCHEDULE_INPUTS.items()}
+        self._schedule.update(inputs)
+        for key, value in self._schedule.items():
+            if key in self.program.bindings:
+                self.program.set(key, value)
+        self.accumulate_steps = self.artifact.accumulate_steps
+        self._micro = 0
+
+    @property
+    def lr(self) -> float:
+        return float(self._schedule["lr"])
+
+    @lr.setter
+    def lr(self, value: float) -> None:
+        """Changes the (peak) learning rate for the following steps."""
+        self.program.set("lr", float(value))
+        self._schedule["lr"] = float(value)
+
+    def __call__(self, *batch: torch.Tensor) -> float:
+        self._feed(batch)
+        if self.accumulate_steps > 1:
+            self.program.run("accumulate_step")
+            loss = float(self.program.get("loss"))
+            self._micro += 1
+            if self._micro % self.accumulate_steps == 0:
+                self.program.run("apply_step")
+            return loss
+        self.program.run("train_step")
+        return float(self.program.get("loss"))
+
+    def read(self, name: str) -> torch.Tensor:
+        """Any tensor of the program by name: a parameter, an optimizer state
+        (e.g. "w.exp_avg", "step", "loss_scale") or an output of the last
+        step (e.g. "found_inf", "applied_lr")."""
+        return self.program.get(name)
+
+    def state_dict(self) -> "OrderedDict[str, torch.Tensor]":
+        """The module's state_dict with the trained parameters (buffers as
+        compiled); `model.load_state_dict(step.state_dict())` takes it."""
+        return self._model.state_dict(self.program)
+
+    def load_state_dict(self, state: Dict[str, torch.Tensor], strict: bool = True) -> None:
+        """Sets the parameters from a module state_dict (optimizer state is
+        kept, as torch's module load_state_dict keeps the optimizer's)."""
+        self._model.load_state_dict(self.program, state, strict)
+
+    def optimizer_state_dict(self) -> "OrderedDict[str, torch.Tensor]":
+        """The optimizer's (and loss scaler's) state tensors by name."""
+        return OrderedDict((n, self.program.get(n)) for n in self.program.names("state"))
+
+    def load_optimizer_state_dict(self, state: Dict[str, torch.Tensor]) -> None:
+        names = self.program.names("state")
+        missing = [n for n in names if n not in state]
+        unexpected = [n for n in state if n not in names]
+        if missing or unexpected:
+            raise KeyError(f"optimizer state mismatch: missing {missing}, unexpected {unexpected}")
+        for n in names:
+            self.program.set(n, state[n])
+
+    def save(self, path: str) -> None:
+        """Parameters and optimizer state to one safetensors file."""
+        self.program.save(path, ("param", "state"))
+
+    def load(self, path: str) -> None:
+        """Restores a file written by save() (exactly these tensors)."""
+        self.program.restore(path, ("param", "state"))
+
+
+def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
+                       loss_fn: Optional[Callable] = None, *, device: str = "host",
+                       optimizer: str = "adamw", lr: float = 1e-3,
+                       input_names: Optional[Sequence[str]] = None, **options) -> TrainStep:
+    """Traces `model`'s loss on `example_args` (forward returns the scalar
+    loss, or `loss_fn(model(*args), *args)` does), compiles its training step
+    and loads it on `device` ("host", "cuda" or "auto").
+
+    Options mirror --tfc-train-pipeline's, in Python spelling (see
+    tfc_torch.options): optimizer, betas / beta1 / beta2, eps, weight_decay,
+    decay_all, momentum, nesterov, max_grad_norm, schedule with lr, min_lr,
+    warmup_steps, total_steps, loss_scaling and the scaler's options,
+    accumulate_steps, precision, pad, recompute, optimizer_in_backward,
+    fusion; seed keys dropout's random stream (tfc's Philox draws, not
+    torch's). Defaults are the pipeline's (AdamW with torch's defaults; weight
+    decay 0.01 for parameters of rank >= 2 only, unless decay_all=True) and
+    lr=1e-3 (torch.optim.AdamW's). An unknown option or a bad value raises
+    OptionError naming it."""
+    options = dict(options, optimizer=optimizer, lr=lr)
+    return TrainStep(model, example_args, loss_fn, device, input_names, options)

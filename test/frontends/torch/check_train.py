@@ -1,0 +1,259 @@
+"""Training PyTorch modules with tfc from Python (tfc_torch.compile_train_step
+and tfc_torch.compile, in process through libtfc_compiler.so and libtfcrt.so)
+against torch.optim on the same batches.
+
+Usage: check_train.py [--case NAME ...] [--device host|cuda] [--steps N]
+Cases:
+- <family> (nanogpt, llama, bert, mlp-sequential, mlp-log-softmax; the
+  models of models/): N (default 50) AdamW steps on fresh random batches,
+  per-step losses within 1e-4 relative of torch.optim.AdamW's (weight decay
+  0.1 on parameters of rank >= 2, tfc's default groups: large enough that
+  a wrong group fails the check); then
+  model.load_state_dict(step.state_dict()) gives parameters within 1e-3 of
+  torch's (normwise per tensor: f32 sums in another order drift a little
+  over the steps) and tfc_torch.compile of the trained model returns its
+  outputs.
+- api: SGD with momentum and clipping, gradient accumulation (K=2), the
+  learning rate changed between steps, save/load and the optimizer state,
+  load_state_dict into a step, and the errors (unknown option, bad value,
+  bad batch), against torch's recipes.
+Exit codes: 0 pass, 1 failure, 77 device unavailable.
+"""
+import argparse
+import copy
+import importlib.util
+import math
+import os
+import sys
+import tempfile
+
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.join(ROOT, "frontends", "torch"))
+sys.path.insert(0, HERE)
+
+import tfc_torch  # noqa: E402
+from check_models import FAMILIES, _model_argc, load_family  # noqa: E402
+
+SKIP = 77
+LOSS_RTOL = 1e-4
+PARAM_RTOL = 1e-3
+
+
+def random_batch(example, g):
+    """A batch like `example`: floats from N(0, 1), integers drawn from the
+    example's range (tokens, labels; -1 ignore labels kept where the
+    example has them), booleans as in the example."""
+    out = []
+    for t in example:
+        if t.is_floating_point():
+            out.append(torch.randn(t.shape, generator=g, dtype=t.dtype))
+        elif t.dtype == torch.bool:
+            out.append(t.clone())
+        else:
+            lo, hi = max(int(t.min()), 0), int(t.max())
+            r = torch.randint(lo, hi + 1, t.shape, generator=g, dtype=t.dtype)
+            out.append(torch.where(t < 0, t, r))
+    return tuple(out)
+
+
+def batches(model, example, loss_fn, n, seed):
+    """`n` random batches; attention masks and token types (by their input
+    names) keep the example's structure."""
+    from tfc_torch.tracing import input_names
+    names = input_names(model, len(example), loss_fn)
+    g = torch.Generator().manual_seed(seed)
+    for _ in range(n):
+        fresh = random_batch(example, g)
+        yield tuple(e.clone() if "mask" in nm or "type" in nm else f
+                    for nm, e, f in zip(names, example, fresh))
+
+
+def torch_loss(model, batch, loss_fn):
+    if loss_fn is None:
+        return model(*batch)
+    return loss_fn(model(*batch[:_model_argc(model, batch)]), *batch)
+
+
+def adamw_groups(model, weight_decay):
+    params = list(model.parameters())
+    return [{"params": [p for p in params if p.dim() >= 2], "weight_decay": weight_decay},
+            {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
+
+
+def rel(a, b):
+    return abs(a - b) / max(abs(b), 1e-6)
+
+
+def normwise(a, b):
+    return (a - b).norm().item() / max(b.norm().item(), 1e-12)
+
+
+def check_family(case, device, steps):
+    model, example, loss_fn = load_family(case)
+    model.train()
+    reference = copy.deepcopy(model)
+    lr, wd = 1e-3, 0.1  # decay large enough that a wrong group shows (5e-3 in 50 steps)
+    step = tfc_torch.compile_train_step(copy.deepcopy(model), example, loss_fn, device=device,
+                                        optimizer="adamw", lr=lr, weight_decay=wd)
+    opt = torch.optim.AdamW(adamw_groups(reference, wd), lr=lr)
+    worst = 0.0
+    for i, batch in enumerate(batches(model, example, loss_fn, steps, seed=7)):
+        loss = step(*batch)
+        opt.zero_grad()
+        expected = torch_loss(reference, batch, loss_fn)
+        expected.backward()
+        opt.step()
+        r = rel(loss, expected.item())
+        worst = max(worst, r)
+        if not math.isfinite(loss) or r > LOSS_RTOL:
+            return f"step {i}: tfc loss {loss!r}, torch {expected.item()!r} (rel {r:.2e})"
+    trained = copy.deepcopy(model)
+    trained.load_state_dict(step.state_dict())
+    for (name, p), q in zip(trained.named_parameters(), reference.parameters()):
+        e = normwise(p.detach(), q.detach())
+        if e > PARAM_RTOL:
+            return f"parameter {name} after {steps} steps: {e:.2e} from torch's"
+    # The trained model's inference forward, compiled.
+    forward_args = example[:_model_argc(trained, example)] if loss_fn else example
+    trained.eval()
+    with torch.no_grad():
+        want = trained(*forward_args)
+    compiled = tfc_torch.compile(trained, forward_args, device=device)
+    got = compiled(*forward_args)
+    if torch.is_tensor(want):
+        e = normwise(got.float(), want.float())
+        if e > 1e-5:
+            return f"compiled forward: {e:.2e} from the module's output"
+    print(f"{case}: ok ({steps} steps, worst loss rel {worst:.1e}, compile "
+          f"{step.artifact.wall_ms:.0f} ms{' cached' if step.artifact.cache_hit else ''})")
+    return None
+
+
+def expect_error(kind, text, fn):
+    try:
+        fn()
+    except kind as e:
+        if text not in str(e):
+            return f"{kind.__name__} without '{text}': {e}"
+        return None
+    return f"no {kind.__name__} ('{text}')"
+
+
+def check_api(device, steps):
+    model, example, loss_fn = load_family("mlp-sequential")
+    problems = []
+
+    # SGD + momentum + clipping, lr changed half way, vs torch.
+    ref = copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(copy.deepcopy(model), example, loss_fn, device=device,
+                                        optimizer="sgd", lr=0.05, momentum=0.9,
+                                        max_grad_norm=0.5)
+    opt = torch.optim.SGD(ref.parameters(), lr=0.05, momentum=0.9)
+    for i, batch in enumerate(batches(model, example, loss_fn, 20, seed=3)):
+        if i == 10:
+            step.lr = 0.02
+            for group in opt.param_groups:
+                group["lr"] = 0.02
+        loss = step(*batch)
+        opt.zero_grad()
+        expected = torch_loss(ref, batch, loss_fn)
+        expected.backward()
+        torch.nn.utils.clip_grad_norm_(ref.parameters(), 0.5)
+        opt.step()
+        if rel(loss, expected.item()) > LOSS_RTOL:
+            problems.append(f"sgd step {i}: {loss} vs {expected.item()}")
+            break
+
+    # save / load: a second step resumes exactly where the first is.
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "state.safetensors")
+        step.save(path)
+        again = tfc_torch.compile_train_step(copy.deepcopy(model), example, loss_fn,
+                                             device=device, optimizer="sgd", lr=0.02,
+                                             momentum=0.9, max_grad_norm=0.5)
+        again.load(path)
+        batch = next(batches(model, example, loss_fn, 1, seed=11))
+        a, b = step(*batch), again(*batch)
+        if a != b:
+            problems.append(f"resumed step: loss {b} != {a}")
+        state = step.optimizer_state_dict()
+        if "step" not in state or int(state["step"]) != 21:
+            problems.append(f"optimizer state: step = {state.get('step')}")
+        again.load_optimizer_state_dict(state)
+        again.load_state_dict(step.state_dict())
+        if step(*batch) != again(*batch):
+            problems.append("load_state_dict + load_optimizer_state_dict: steps differ")
+
+    # Accumulation: K=2 micro-batches per AdamW step, torch's recipe.
+    ref = copy.deepcopy(model)
+    acc = tfc_torch.compile_train_step(copy.deepcopy(model), example, loss_fn, device=device,
+                                       lr=1e-2, accumulate_steps=2)
+    opt = torch.optim.AdamW(adamw_groups(ref, 0.01), lr=1e-2)
+    for i, batch in enumerate(batches(model, example, loss_fn, 8, seed=5)):
+        loss = acc(*batch)
+        expected = torch_loss(ref, batch, loss_fn)
+        (expected / 2).backward()
+        if i % 2 == 1:
+            opt.step()
+            opt.zero_grad()
+        if rel(loss, expected.item()) > LOSS_RTOL:
+            problems.append(f"accumulate micro-batch {i}: {loss} vs {expected.item()}")
+            break
+
+    # Errors name what is wrong.
+    make = lambda **kw: tfc_torch.compile_train_step(  # noqa: E731
+        copy.deepcopy(model), example, loss_fn, device=device, **kw)
+    for err in [
+        expect_error(tfc_torch.OptionError, "unknown option 'learning_rate'",
+                     lambda: make(learning_rate=1e-3)),
+        expect_error(tfc_torch.OptionError, "adamx", lambda: make(optimizer="adamx")),
+        expect_error(tfc_torch.OptionError, "beta2", lambda: make(betas=(0.9, 1.5))),
+        expect_error(tfc_torch.OptionError, "momentum=", lambda: make(momentum="high")),
+        expect_error(tfc_torch.OptionError, "total_steps",
+                     lambda: make(schedule="warmup-cosine")),
+        expect_error(tfc_torch.OptionError, "precision", lambda: make(precision="fp8")),
+        expect_error(ValueError, "shape", lambda: step(example[0][:2], example[1])),
+        expect_error(TypeError, "expected 2 batch tensors", lambda: step(example[0])),
+        expect_error(KeyError, "missing", lambda: step.load_state_dict({})),
+    ]:
+        if err:
+            problems.append(err)
+    if problems:
+        return "; ".join(problems)
+    print("api: ok (sgd + clipping + lr change, save/load, optimizer state, "
+          "accumulation, errors)")
+    return None
+
+
+CASES = sorted(FAMILIES) + ["api"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--case", action="append", choices=CASES)
+    parser.add_argument("--device", default="host", choices=["host", "cuda"])
+    parser.add_argument("--steps", type=int, default=50)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    if args.device == "cuda":
+        try:
+            tfc_torch.runtime.Device("cuda")
+        except tfc_torch.NativeError as e:
+            print(f"skipped: {e}")
+            return SKIP
+    failures = 0
+    for case in args.case or CASES:
+        problem = check_api(args.device, args.steps) if case == "api" else \
+            check_family(case, args.device, args.steps)
+        if problem:
+            print(f"{case}: FAIL: {problem}")
+            failures += 1
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
