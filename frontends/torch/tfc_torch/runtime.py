@@ -41,6 +41,7 @@ class Device:
     """A tfc device ("host", "cuda" or "auto")."""
 
     def __init__(self, kind: str = "host"):
+        self._handle = None
         self._lib = native.runtime()
         handle = ctypes.c_void_p()
         native.check_status(self._lib.tfc_device_create(kind.encode(), ctypes.byref(handle)),
@@ -61,13 +62,15 @@ class Device:
             self._handle = None
 
     def __del__(self):
-        self.close()
+        if getattr(self, "_handle", None):
+            self.close()
 
 
 class Program:
     """A loaded artifact: its bindings, entries and memory on `device`."""
 
     def __init__(self, device: Device, artifact_dir: str):
+        self._handle = None
         self._lib = native.runtime()
         self.device = device  # the program keeps its device alive, and so do we
         handle = ctypes.c_void_p()
@@ -151,4 +154,5 @@ class Program:
             self._handle = None
 
     def __del__(self):
-        self.close()
+        if getattr(self, "_handle", None):
+            self.close()
