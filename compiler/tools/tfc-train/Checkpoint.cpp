@@ -115,6 +115,13 @@ bool tfc::train::parseMeta(const std::string &text, CheckpointMeta &meta,
   return true;
 }
 
+bool tfc::train::writeCheckpointSums(const std::string &dir,
+                                     std::string &error) {
+  std::string sums;
+  return formatSums(dir, sums, error) &&
+         writeFileAtomically(dir + "/" + kCheckpointSums, sums, error);
+}
+
 bool tfc::train::writeCheckpoint(
     const std::string &outDir, const CheckpointMeta &meta,
     const std::function<bool(const std::string &, std::string &)>
@@ -133,9 +140,7 @@ bool tfc::train::writeCheckpoint(
     return false;
   if (!writeFileAtomically(tmp + "/meta.json", formatMeta(meta), error))
     return false;
-  std::string sums;
-  if (!formatSums(tmp, sums, error) ||
-      !writeFileAtomically(tmp + "/" + kCheckpointSums, sums, error))
+  if (!writeCheckpointSums(tmp, error))
     return false;
   fs::remove_directories(old);
   if (fs::exists(final))
@@ -210,6 +215,62 @@ bool tfc::train::readCheckpoint(const std::string &dir, CheckpointMeta &meta,
   if (!fs::exists(checkpointDir + "/" + kCheckpointTensors)) {
     error = "checkpoint '" + checkpointDir + "' has no " +
             std::string(kCheckpointTensors);
+    return false;
+  }
+  return true;
+}
+
+namespace {
+/// The optimizer's step counter (state "step") against meta.json's step:
+/// equal, or at most meta's when loss scaling skipped steps (skipped
+/// overflow steps do not count, as with torch.cuda.amp.GradScaler).
+bool checkStepCounter(tfc_program *program, int64_t metaStep,
+                      std::string &error) {
+  tfc_binding binding;
+  if (tfc_status s = tfc_program_find_binding(program, "step", &binding)) {
+    tfc_status_free(s);
+    return true; // no optimizer state to compare
+  }
+  int64_t counter = 0;
+  if (binding.dtype != TFC_DTYPE_I64 || binding.bytes != sizeof(counter)) {
+    error = "the 'step' state is not a scalar i64";
+    return false;
+  }
+  if (tfc_status s = tfc_program_get(program, "step", &counter, 8)) {
+    error = tfc_status_message(s);
+    tfc_status_free(s);
+    return false;
+  }
+  bool skips = false;
+  if (tfc_status s = tfc_program_find_binding(program, "loss_scale", &binding))
+    tfc_status_free(s);
+  else
+    skips = true;
+  if (counter == metaStep || (skips && counter >= 0 && counter < metaStep))
+    return true;
+  error = "meta.json says step " + std::to_string(metaStep) +
+          " but the optimizer's step counter is " + std::to_string(counter) +
+          (skips ? " (it can only lag when loss scaling skipped steps)" : "") +
+          ": the files do not belong together, refusing to resume";
+  return false;
+}
+} // namespace
+
+bool tfc::train::restoreCheckpoint(tfc_program *program,
+                                   const std::string &checkpointDir,
+                                   const CheckpointMeta &meta,
+                                   std::string &error) {
+  std::string tensors = checkpointDir + "/" + kCheckpointTensors;
+  // Exactly the program's parameters and state: a tensor missing from the
+  // checkpoint would otherwise keep its fresh initial value.
+  if (tfc_status s = tfc_program_restore_safetensors(
+          program, tensors.c_str(), TFC_ROLE_PARAM | TFC_ROLE_STATE)) {
+    error = "cannot restore '" + tensors + "': " + tfc_status_message(s);
+    tfc_status_free(s);
+    return false;
+  }
+  if (!checkStepCounter(program, meta.step, error)) {
+    error = checkpointDir + ": " + error;
     return false;
   }
   return true;

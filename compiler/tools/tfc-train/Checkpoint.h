@@ -14,6 +14,8 @@
 #ifndef TFC_TOOLS_TFC_TRAIN_CHECKPOINT_H
 #define TFC_TOOLS_TFC_TRAIN_CHECKPOINT_H
 
+#include "tfc/runtime.h"
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -59,6 +61,19 @@ bool writeCheckpoint(
 /// `checkpointDir` to the directory found.
 bool readCheckpoint(const std::string &dir, CheckpointMeta &meta,
                     std::string &checkpointDir, std::string &error);
+
+/// Writes `dir`/SHA256SUMS over the checkpoint files in `dir` (what
+/// writeCheckpoint records; also for tests and fuzzers that build a
+/// checkpoint by hand).
+bool writeCheckpointSums(const std::string &dir, std::string &error);
+
+/// Restores a checkpoint that readCheckpoint found and verified into
+/// `program`: exactly the program's parameters and state from the tensor
+/// file (a missing, extra or mistyped tensor is an error and nothing is
+/// set), then the optimizer's step counter (state "step") must equal
+/// meta.step, or lag it only when loss scaling may have skipped steps.
+bool restoreCheckpoint(tfc_program *program, const std::string &checkpointDir,
+                       const CheckpointMeta &meta, std::string &error);
 
 } // namespace tfc::train
 

@@ -289,40 +289,6 @@ bool setTokens(tfc_program *program, const char *name,
   return s ? fail(std::string("cannot set '") + name + "'", s) : true;
 }
 
-/// The optimizer's step counter (state "step") against meta.json's step:
-/// equal, or at most meta's when loss scaling skipped steps (skipped
-/// overflow steps do not count, as with torch.cuda.amp.GradScaler).
-bool checkStepCounter(tfc_program *program, int64_t metaStep,
-                      std::string &error) {
-  tfc_binding binding;
-  if (tfc_status s = tfc_program_find_binding(program, "step", &binding)) {
-    tfc_status_free(s);
-    return true; // no optimizer state to compare
-  }
-  int64_t counter = 0;
-  if (binding.dtype != TFC_DTYPE_I64 || binding.bytes != sizeof(counter)) {
-    error = "the 'step' state is not a scalar i64";
-    return false;
-  }
-  if (tfc_status s = tfc_program_get(program, "step", &counter, 8)) {
-    error = tfc_status_message(s);
-    tfc_status_free(s);
-    return false;
-  }
-  bool skips = false;
-  if (tfc_status s = tfc_program_find_binding(program, "loss_scale", &binding))
-    tfc_status_free(s);
-  else
-    skips = true;
-  if (counter == metaStep || (skips && counter >= 0 && counter < metaStep))
-    return true;
-  error = "meta.json says step " + std::to_string(metaStep) +
-          " but the optimizer's step counter is " + std::to_string(counter) +
-          (skips ? " (it can only lag when loss scaling skipped steps)" : "") +
-          ": the files do not belong together, refusing to resume";
-  return false;
-}
-
 bool run() {
   // Resume: take the recorded options first, so checks below see them.
   CheckpointMeta meta;
@@ -472,14 +438,8 @@ bool run() {
   Rng dataRng(seed ^ 0x5deece66dull);
   std::vector<StepRecord> earlier;
   if (!checkpointDir.empty()) {
-    std::string tensors = checkpointDir + "/" + kCheckpointTensors;
-    // Exactly the program's parameters and state: a tensor missing from the
-    // checkpoint would otherwise keep its fresh initial value.
-    if (tfc_status s = tfc_program_restore_safetensors(
-            rt.program, tensors.c_str(), TFC_ROLE_PARAM | TFC_ROLE_STATE))
-      return fail("cannot restore '" + tensors + "'", s);
-    if (!checkStepCounter(rt.program, meta.step, error))
-      return fail(checkpointDir + ": " + error);
+    if (!restoreCheckpoint(rt.program, checkpointDir, meta, error))
+      return fail(error);
     if (!dataRng.deserialize(meta.dataRng))
       return fail("checkpoint has a malformed data_rng");
     dataSet.setPosition(meta.dataPosition);
