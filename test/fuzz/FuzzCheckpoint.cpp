@@ -20,6 +20,8 @@
 #include "compiler/tools/tfc-train/Checkpoint.h"
 #include "compiler/tools/tfc-train/Data.h"
 #include "compiler/tools/tfc-train/Metrics.h"
+#include "runtime/src/core/Backend.h"
+#include "runtime/src/core/CApiInternal.h"
 #include "runtime/src/core/Safetensors.h"
 #include "test/fuzz/FuzzUtil.h"
 
@@ -62,7 +64,9 @@ struct Target {
   std::string dir; // the private checkpoint directory
 
   Target() {
-    check(tfc_device_create("host", &device), "host device");
+    // The host backend directly (tfc_device_create also names the CUDA
+    // backend, which the fuzz build does not compile).
+    device = tfc::rt::wrapBackend(tfc::rt::createHostBackend());
     check(tfc_program_load(device, TFC_FUZZ_ARTIFACT_DIR, &program),
           "loading " TFC_FUZZ_ARTIFACT_DIR);
     char pattern[] = "/tmp/tfc-fuzz-checkpoint-XXXXXX";

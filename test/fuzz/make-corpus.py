@@ -309,6 +309,23 @@ def dictionaries():
                 "18446744073709551615", "9223372036854775807"],
                "# libFuzzer dictionary of fuzz-safetensors: the header's keys and dtype\n"
                "# names. Written by make-corpus.py; scripts/fuzz passes it with -dict.\n")
+    write_dict("fuzz-checkpoint.dict",
+               ["--tfc-fuzz-file--", '"step":', '"data_rng":', '"data_position":',
+                '"elapsed":', '"options":', '"loss":', '"lr":', '"tokens_per_s":', '"time":',
+                '"loss_scale":', '"dtype":', '"shape":', '"data_offsets":', '"F32"', '"I64"',
+                '"w1"', '"step"', "!", "[]", "{}", "-1", "9223372036854775807", "1e308"],
+               "# libFuzzer dictionary of fuzz-checkpoint: the file separator, meta.json\n"
+               "# and metrics.jsonl keys, safetensors keys. Written by make-corpus.py;\n"
+               "# scripts/fuzz passes it with -dict.\n")
+
+
+def checkpoint_seeds(fuzz_bin):
+    """A valid checkpoint of the fuzz artifact's program, written by the
+    target itself (TFC_FUZZ_WRITE_SEED): meta.json, tensors, metrics.jsonl."""
+    os.makedirs(os.path.join(CORPUS, "fuzz-checkpoint"), exist_ok=True)
+    path = os.path.join(CORPUS, "fuzz-checkpoint", "mlp-sgd-step0")
+    subprocess.run([fuzz_bin], env=dict(os.environ, TFC_FUZZ_WRITE_SEED=path), check=True)
+    return 1
 
 
 def main():
@@ -321,6 +338,8 @@ def main():
     print(f"fuzz-host-program: {n} seeds")
     print(f"fuzz-safetensors: {safetensors_seeds()} seeds")
     print(f"fuzz-artifact: {manifest_seeds()} seeds")
+    n = checkpoint_seeds(os.path.join(args.fuzz_build, "fuzz-checkpoint"))
+    print(f"fuzz-checkpoint: {n} seeds")
     dictionaries()
 
 
