@@ -135,19 +135,22 @@ def runtime() -> ctypes.CDLL:
     return _runtime
 
 
+def _raise(handle, message, free, what: str) -> None:
+    """Raises NativeError with `message(handle)` when `handle` (an error
+    object of one of the C APIs) is not NULL, freeing it first."""
+    if handle:
+        text = message(handle).decode("utf-8", "replace")
+        free(handle)
+        raise NativeError(f"{what}: {text}")
+
+
 def check_status(status, what: str) -> None:
     """Raises NativeError for a non-NULL tfc_status (freeing it)."""
-    if status:
-        lib = runtime()
-        message = lib.tfc_status_message(status).decode("utf-8", "replace")
-        lib.tfc_status_free(status)
-        raise NativeError(f"{what}: {message}")
+    lib = runtime()
+    _raise(status, lib.tfc_status_message, lib.tfc_status_free, what)
 
 
 def check_compiler_error(error, what: str) -> None:
     """Raises NativeError for a non-NULL tfc_compiler_error (freeing it)."""
-    if error:
-        lib = compiler()
-        message = lib.tfc_compiler_error_message(error).decode("utf-8", "replace")
-        lib.tfc_compiler_error_destroy(error)
-        raise NativeError(f"{what}: {message}")
+    lib = compiler()
+    _raise(error, lib.tfc_compiler_error_message, lib.tfc_compiler_error_destroy, what)

@@ -23,7 +23,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -39,62 +38,26 @@ RTOL, ATOL = check_models.GRAD_RTOL, 1e-6
 
 
 # -- the model families without their loss ------------------------------------------------
-# Each replaces the model's forward (on the instance, so parameter names,
-# tied weights and buffers stay those of the family) by its forward up to
-# the loss, and drops the batch tensors only the loss read.
+# Each family's model has its forward up to the loss as a method; it
+# replaces forward on the instance (so parameter names, tied weights and
+# buffers stay those of the family), and the batch tensors only the loss
+# read are dropped.
 
-def _nanogpt_logits(self, idx):
-    b, t = idx.size()
-    pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
-    x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))
-    for block in self.transformer.h:
-        x = block(x)
-    return self.lm_head(self.transformer.ln_f(x))
-
-
-def _llama_logits(self, tokens):
-    t = tokens.shape[1]
-    mask = torch.full((t, t), float("-inf")).triu(1)
-    x = self.embed_tokens(tokens)
-    for layer in self.layers:
-        x = layer(x, mask)
-    return self.lm_head(self.norm(x)).float()
-
-
-def _bert_outputs(self, input_ids, token_type_ids, attention_mask):
-    t = input_ids.size(1)
-    position_ids = self.position_ids[:, :t]
-    x = (self.word_embeddings(input_ids) + self.position_embeddings(position_ids)
-         + self.token_type_embeddings(token_type_ids))
-    x = self.embeddings_norm(x)
-    additive_mask = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * torch.finfo(x.dtype).min
-    for layer in self.layers:
-        x = layer(x, additive_mask)
-    pooled = torch.tanh(self.pooler(x[:, 0]))
-    return x, pooled, self.classifier(pooled)   # HF style: hidden states, pooled, logits
-
-
-def _mlp_log_softmax_outputs(self, x):
-    h = torch.sigmoid(self.fc1(x))
-    h = torch.tanh(self.fc2(h)) + h
-    return [F.log_softmax(self.out(h), dim=1), self.reg(h).squeeze(-1)]
-
-
-# family -> (forward without the loss, how many leading batch tensors it takes)
+# family -> (method: the forward without the loss, leading batch tensors it takes)
 FAMILY_FORWARDS = {
-    "nanogpt": (_nanogpt_logits, 1),
-    "llama": (_llama_logits, 1),
-    "bert": (_bert_outputs, 3),
-    "mlp-sequential": (None, 1),          # nn.Sequential returns the logits already
-    "mlp-log-softmax": (_mlp_log_softmax_outputs, 1),
+    "nanogpt": ("logits", 1),
+    "llama": ("logits", 1),
+    "bert": ("outputs", 3),              # hidden states, pooled, logits
+    "mlp-sequential": (None, 1),         # nn.Sequential returns the logits already
+    "mlp-log-softmax": ("outputs", 1),   # a list: log-probabilities, regression
 }
 
 
 def load_family(name):
     model, batch, _ = check_models.load_family(name)
-    forward, argc = FAMILY_FORWARDS[name]
-    if forward is not None:
-        model.forward = types.MethodType(forward, model)
+    method, argc = FAMILY_FORWARDS[name]
+    if method is not None:
+        model.forward = getattr(model, method)
     return model.eval(), batch[:argc]
 
 

@@ -75,7 +75,9 @@ class Bert(nn.Module):
             else:
                 nn.init.normal_(p, std=0.05)
 
-    def forward(self, input_ids, token_type_ids, attention_mask, labels):
+    def outputs(self, input_ids, token_type_ids, attention_mask):
+        """Hidden states, pooled output and logits, HF style: the forward up
+        to the loss (check_forward.py imports it alone)."""
         t = input_ids.size(1)
         position_ids = self.position_ids[:, :t]
         x = (self.word_embeddings(input_ids) + self.position_embeddings(position_ids)
@@ -85,7 +87,10 @@ class Bert(nn.Module):
         for layer in self.layers:
             x = layer(x, additive_mask)
         pooled = torch.tanh(self.pooler(x[:, 0]))
-        logits = self.classifier(pooled)
+        return x, pooled, self.classifier(pooled)
+
+    def forward(self, input_ids, token_type_ids, attention_mask, labels):
+        logits = self.outputs(input_ids, token_type_ids, attention_mask)[2]
         return F.cross_entropy(logits, labels)
 
 

@@ -87,14 +87,17 @@ class GPT(nn.Module):
             nn.init.normal_(module.weight, mean=1.0, std=0.1)
             nn.init.normal_(module.bias, std=0.1)
 
-    def forward(self, idx, targets):
+    def logits(self, idx):
+        """The forward up to the loss (check_forward.py imports it alone)."""
         b, t = idx.size()
         pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
         x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))
         for block in self.transformer.h:
             x = block(x)
-        x = self.transformer.ln_f(x)
-        logits = self.lm_head(x)
+        return self.lm_head(self.transformer.ln_f(x))
+
+    def forward(self, idx, targets):
+        logits = self.logits(idx)
         return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
 
 
