@@ -55,7 +55,12 @@ Status DynamicLibrary::open(std::initializer_list<const char *> names,
   for (const std::string &name : candidates) {
     // RTLD_LOCAL: the CUDA libraries must not leak symbols into the process
     // namespace, where another copy (e.g. PyTorch's) may live.
-    if (void *h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+    // RTLD_NODELETE: once loaded they stay for the process's life, as their
+    // state does: NVRTC links its own libstdc++, whose 72 KiB emergency
+    // exception pool is allocated at load and never freed, so every unload
+    // and reload of it leaked that much (LeakSanitizer, scripts/test
+    // --sanitize), and a leak in an unloaded module cannot even be named.
+    if (void *h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) {
       if (handle_)
         dlclose(handle_);
       handle_ = h;
