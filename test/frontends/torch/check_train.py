@@ -15,8 +15,9 @@ Cases:
   outputs.
 - api: SGD with momentum and clipping, gradient accumulation (K=2), the
   learning rate changed between steps, save/load and the optimizer state,
-  load_state_dict into a step, and the errors (unknown option, bad value,
-  bad batch), against torch's recipes.
+  load_state_dict into a step, against torch's recipes; bf16 and fp16
+  steps near f32's; dropout's stream (new masks per call, reproducible per
+  seed); the errors (unknown option, bad value, bad batch).
 Exit codes: 0 pass, 1 failure, 77 device unavailable.
 """
 import argparse
@@ -204,6 +205,31 @@ def check_api(device, steps):
             problems.append(f"accumulate micro-batch {i}: {loss} vs {expected.item()}")
             break
 
+    # Mixed precision from Python: bf16 follows f32 within bf16's rounding,
+    # fp16 turns loss scaling on (the scaler's state exists).
+    batch = next(batches(model, example, loss_fn, 1, seed=13))
+    f32 = tfc_torch.compile_train_step(copy.deepcopy(model), example, loss_fn, device=device)
+    base = [f32(*batch) for _ in range(3)]
+    for precision in ("bf16", "fp16"):
+        mixed = tfc_torch.compile_train_step(copy.deepcopy(model), example, loss_fn,
+                                             device=device, precision=precision)
+        got = [mixed(*batch) for _ in range(3)]
+        if max(rel(a, b) for a, b in zip(got, base)) > 2e-2:
+            problems.append(f"{precision}: losses {got} vs f32 {base}")
+        if precision == "fp16" and "loss_scale" not in mixed.optimizer_state_dict():
+            problems.append("fp16: no loss scaler state")
+
+    # Dropout: each call draws new masks (the offset moves on), same seed
+    # and calls give the same losses.
+    gpt, gpt_batch, _ = load_family("nanogpt-dropout")
+    losses = []
+    for _ in range(2):
+        drop = tfc_torch.compile_train_step(copy.deepcopy(gpt), gpt_batch, device=device, lr=0.0,
+                                            seed=5)
+        losses.append([drop(*gpt_batch) for _ in range(2)])
+    if losses[0] != losses[1] or losses[0][0] == losses[0][1]:
+        problems.append(f"dropout stream: {losses}")
+
     # Errors name what is wrong.
     make = lambda **kw: tfc_torch.compile_train_step(  # noqa: E731
         copy.deepcopy(model), example, loss_fn, device=device, **kw)
@@ -219,13 +245,15 @@ def check_api(device, steps):
         expect_error(ValueError, "shape", lambda: step(example[0][:2], example[1])),
         expect_error(TypeError, "expected 2 batch tensors", lambda: step(example[0])),
         expect_error(KeyError, "missing", lambda: step.load_state_dict({})),
+        expect_error(tfc_torch.OptionError, "unknown option 'optimizer'",
+                     lambda: tfc_torch.compile(model, example[:1], optimizer="sgd")),
     ]:
         if err:
             problems.append(err)
     if problems:
         return "; ".join(problems)
     print("api: ok (sgd + clipping + lr change, save/load, optimizer state, "
-          "accumulation, errors)")
+          "accumulation, bf16/fp16, dropout stream, errors)")
     return None
 
 
