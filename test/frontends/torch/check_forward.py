@@ -18,11 +18,9 @@ None, no tensors, the indices of max(dim)) and that the loss import keeps
 its own. Prints one line per case.
 Exit codes: 0 pass, 1 failure, 77 device unavailable.
 """
-import argparse
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -368,35 +366,14 @@ def check_error(case):
 CASES = RUN_CASES + sorted(ERROR_CASES)
 
 
+def check_case(case, tfc_run, device, workdir):
+    if case in ERROR_CASES:
+        return check_error(case)
+    return check_run(case, tfc_run, device, workdir)
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tfc-run", required=True)
-    ap.add_argument("--case", action="append")
-    ap.add_argument("--device", default="host")
-    ap.add_argument("--keep", help="write the .mlir and safetensors files here")
-    args = ap.parse_args()
-    if args.device != "host":
-        probe = subprocess.run([args.tfc_run, "--probe-device", args.device],
-                               capture_output=True, text=True)
-        if probe.returncode != 0:
-            print(f"SKIP: device '{args.device}' unavailable: {(probe.stderr or probe.stdout).strip()}")
-            return SKIP
-    failures = 0
-    with tempfile.TemporaryDirectory(prefix="tfc-forward-") as tmp:
-        workdir = args.keep or tmp
-        os.makedirs(workdir, exist_ok=True)
-        for case in args.case or CASES:
-            if case not in CASES:
-                print(f"unknown case '{case}' (known: {', '.join(CASES)})")
-                return 1
-            try:
-                problem = (check_error(case) if case in ERROR_CASES
-                           else check_run(case, args.tfc_run, args.device, workdir))
-            except Exception as e:  # noqa: BLE001 - report and go on
-                problem = f"{type(e).__name__}: {e}"
-            print(f"{'FAIL' if problem else 'ok  '} {case}" + (f": {problem}" if problem else ""))
-            failures += bool(problem)
-    return 1 if failures else 0
+    return check_models.run_cases(__doc__, CASES, check_case, "tfc-forward-")
 
 
 if __name__ == "__main__":

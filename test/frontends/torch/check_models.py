@@ -168,8 +168,13 @@ def check(case, tfc_run, device, workdir):
     return "; ".join(problems) or None
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_cases(description, cases, check_case, prefix):
+    """The drivers' main: --tfc-run BIN [--case NAME ...] [--device D]
+    [--keep DIR]; probes a non-host device (exit 77 when it is missing),
+    runs `check_case(case, tfc_run, device, workdir)` (None: pass, else what
+    differs) for the chosen cases, prints one line each, exits 1 on any
+    failure."""
+    ap = argparse.ArgumentParser(description=description.splitlines()[0])
     ap.add_argument("--tfc-run", required=True)
     ap.add_argument("--case", action="append")
     ap.add_argument("--device", default="host")
@@ -182,21 +187,24 @@ def main():
             print(f"SKIP: device '{args.device}' unavailable: {(probe.stderr or probe.stdout).strip()}")
             return SKIP
     failures = 0
-    selected = args.case or CASES
-    with tempfile.TemporaryDirectory(prefix="tfc-frontend-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         workdir = args.keep or tmp
         os.makedirs(workdir, exist_ok=True)
-        for case in selected:
-            if case not in CASES:
-                print(f"unknown case '{case}' (known: {', '.join(CASES)})")
+        for case in args.case or cases:
+            if case not in cases:
+                print(f"unknown case '{case}' (known: {', '.join(cases)})")
                 return 1
             try:
-                problem = check(case, args.tfc_run, args.device, workdir)
+                problem = check_case(case, args.tfc_run, args.device, workdir)
             except Exception as e:  # noqa: BLE001 - report and go on
                 problem = f"{type(e).__name__}: {e}"
             print(f"{'FAIL' if problem else 'ok  '} {case}" + (f": {problem}" if problem else ""))
             failures += bool(problem)
     return 1 if failures else 0
+
+
+def main():
+    return run_cases(__doc__, CASES, check, "tfc-frontend-")
 
 
 if __name__ == "__main__":
