@@ -20,6 +20,7 @@
 
 #include <cstdlib>
 #include <dlfcn.h>
+#include <link.h>
 
 using namespace mlir;
 
@@ -107,9 +108,14 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
 std::string compilerBuildId() {
   std::string binary;
   Dl_info info;
+  link_map *module = nullptr;
   static const char anchor = 0;
-  if (dladdr(&anchor, &info) && info.dli_fname && *info.dli_fname)
-    binary = info.dli_fname;
+  // A shared library names itself; the main program's entry has no name
+  // (dladdr would give argv[0]), so it is /proc/self/exe below.
+  if (dladdr1(&anchor, &info, reinterpret_cast<void **>(&module),
+              RTLD_DL_LINKMAP) &&
+      module && module->l_name && *module->l_name)
+    binary = module->l_name;
   llvm::sys::fs::file_status status;
   if (binary.empty() || llvm::sys::fs::status(binary, status)) {
     binary = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
