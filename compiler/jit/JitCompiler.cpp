@@ -166,17 +166,6 @@ bool tfc::compileModelSource(const std::string &source,
   return compileCached(sourceMgr, options, result, error);
 }
 
-bool tfc::compileModelSourceTo(const std::string &source,
-                               const std::string &bufferName,
-                               const JitOptions &options,
-                               const std::string &artifactDir,
-                               std::string &error) {
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
-  return compileSource(sourceMgr, options, artifactDir, error);
-}
-
 namespace {
 bool compileCached(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
                    tfc::JitResult &result, std::string &error) {

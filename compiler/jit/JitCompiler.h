@@ -76,12 +76,6 @@ bool compileModelSource(const std::string &source, const std::string &bufferName
                         const JitOptions &options, JitResult &result,
                         std::string &error);
 
-/// compileModelTo for a model held in memory.
-bool compileModelSourceTo(const std::string &source,
-                          const std::string &bufferName,
-                          const JitOptions &options,
-                          const std::string &artifactDir, std::string &error);
-
 /// Compiles the model in `modelPath` into `artifactDir` (no cache).
 bool compileModelTo(const std::string &modelPath, const JitOptions &options,
                     const std::string &artifactDir, std::string &error);

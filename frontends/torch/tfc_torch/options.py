@@ -91,10 +91,10 @@ def compiler_flags(options: Dict[str, object], train_step: bool, target: str) ->
     for keyword, value in options.items():
         if keyword in COMMON_OPTIONS:
             flag, kind = COMMON_OPTIONS[keyword]
-            if keyword == "fusion":
-                flags.append(f"--fusion={'all' if _render(keyword, value, bool) == 'true' else 'none'}")
-            else:
-                flags.append(f"--{flag}={_render(keyword, value, kind)}")
+            text = _render(keyword, value, kind)
+            if keyword == "fusion":  # a bool in Python, all|none for the compiler
+                text = "all" if text == "true" else "none"
+            flags.append(f"--{flag}={text}")
         elif train_step and keyword in TRAIN_STEP_OPTIONS:
             option, kind = TRAIN_STEP_OPTIONS[keyword]
             step_options.append(f"{option}={_render(keyword, value, kind)}")

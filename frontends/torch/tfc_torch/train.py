@@ -108,8 +108,9 @@ class _BatchFeed:
                  seed: int = 0):
         self.names = batch_input_names(model, len(example_args), loss_fn, input_names)
         self.program = program
-        self.seed = seed
         self.calls = 0
+        if "dropout_seed" in program.bindings:  # constant: set once
+            program.set("dropout_seed", torch.tensor(seed, dtype=torch.int64))
 
     def __call__(self, batch) -> None:
         if len(batch) != len(self.names):
@@ -118,8 +119,6 @@ class _BatchFeed:
         for name, value in zip(self.names, batch):
             if name in self.program.bindings:
                 self.program.set(name, value)
-        if "dropout_seed" in self.program.bindings:
-            self.program.set("dropout_seed", torch.tensor(self.seed, dtype=torch.int64))
         if "dropout_offset" in self.program.bindings:
             self.program.set("dropout_offset", torch.tensor(
                 self.calls * DROPOUT_OFFSET_STRIDE, dtype=torch.int64))
@@ -166,7 +165,7 @@ class TrainStep:
         for arg in self._model.params:
             if arg in self._model.in_program:
                 self.program.set(arg, self._model.initial[arg])
-        self._schedule = {k: v for k, v in SCHEDULE_INPUTS.items()}
+        self._schedule = dict(SCHEDULE_INPUTS)
         self._schedule.update(inputs)
         for key, value in self._schedule.items():
             if key in self.program.bindings:
