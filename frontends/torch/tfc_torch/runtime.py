@@ -13,7 +13,7 @@ device); parameters and optimizer state stay in the runtime between runs.
 import ctypes
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Dict, List, Tuple
+from typing import List, Tuple
 
 import torch
 

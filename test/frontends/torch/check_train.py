@@ -22,14 +22,12 @@ Exit codes: 0 pass, 1 failure, 77 device unavailable.
 """
 import argparse
 import copy
-import importlib.util
 import math
 import os
 import sys
 import tempfile
 
 import torch
-import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
