@@ -123,11 +123,13 @@ FailureOr<EntryReport> analyze(tfcrt::EntryOp entry,
   }
   // Bodies that --tfc-dedupe-kernels would merge count once.
   std::vector<tfcrt::KernelOp> classes;
-  for (auto &[op, use] : report.kernels)
+  for (auto &entry : report.kernels) {
+    tfcrt::KernelOp kernel = entry.second.kernel;
     if (llvm::none_of(classes, [&](tfcrt::KernelOp other) {
-          return other.isEquivalentIgnoringName(use.kernel);
+          return other.isEquivalentIgnoringName(kernel);
         }))
-      classes.push_back(use.kernel);
+      classes.push_back(kernel);
+  }
   report.distinctBodies = classes.size();
   return report;
 }

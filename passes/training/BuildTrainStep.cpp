@@ -18,6 +18,7 @@
 #include "passes/training/StepBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
 
@@ -144,8 +145,24 @@ LogicalResult parseBuildTrainStepOptions(
     StringRef text, TfcBuildTrainStepPassOptions &options,
     function_ref<LogicalResult(const Twine &)> errorHandler) {
   TfcBuildTrainStepPass pass;
-  if (failed(pass.initializeOptions(text, errorHandler)))
-    return failure();
+  // One option at a time: llvm::cl prints a value it cannot parse
+  // ("max-grad-norm=1.x") to stderr and hands the pass's error handler an
+  // empty message, which would leave the JIT's and the C API's callers none.
+  SmallVector<StringRef> tokens;
+  llvm::SplitString(text, tokens);
+  for (StringRef token : tokens) {
+    std::string message;
+    if (succeeded(pass.initializeOptions(token, [&](const Twine &m) {
+          message = m.str();
+          return failure();
+        })))
+      continue;
+    if (StringRef(message).trim().empty()) {
+      auto [key, value] = token.split('=');
+      message = ("invalid value '" + value + "' for option " + key).str();
+    }
+    return errorHandler(message);
+  }
   options = pass.options();
   return success();
 }

@@ -16,6 +16,11 @@
 - fuzz-artifact: test/fuzz/artifact/manifest.json (the mlp SGD train step
   for the host, see test/fuzz/README.md), compact and pretty, plus variants
   with one field wrong.
+- fuzz-compiler: the example models and small tfc IR inputs (mlp, gpt-mini,
+  bigram), some with a `// tfc-fuzz:` line of training options, and every
+  `// -----` case of the tfc dialect and pass lit tests (RUN/CHECK and other
+  comment lines dropped): valid and invalid IR the parser, the verifier and
+  each pass are tested on.
 It also writes the dictionaries test/fuzz/TARGET.dict (keywords, op names,
 manifest keys) that scripts/fuzz passes to libFuzzer. Deterministic: the
 same tools give the same files.
@@ -309,6 +314,10 @@ def dictionaries():
                 "18446744073709551615", "9223372036854775807"],
                "# libFuzzer dictionary of fuzz-safetensors: the header's keys and dtype\n"
                "# names. Written by make-corpus.py; scripts/fuzz passes it with -dict.\n")
+    write_dict("fuzz-compiler.dict", compiler_dictionary_words(),
+               "# libFuzzer dictionary of fuzz-compiler: the op names of the tfc and\n"
+               "# tfcrt dialects (from their ODS files), types, attributes and keywords\n"
+               "# of tfc IR. Written by make-corpus.py; scripts/fuzz passes it with -dict.\n")
     write_dict("fuzz-checkpoint.dict",
                ["--tfc-fuzz-file--", '"step":', '"data_rng":', '"data_position":',
                 '"elapsed":', '"options":', '"loss":', '"lr":', '"tokens_per_s":', '"time":',
@@ -317,6 +326,85 @@ def dictionaries():
                "# libFuzzer dictionary of fuzz-checkpoint: the file separator, meta.json\n"
                "# and metrics.jsonl keys, safetensors keys. Written by make-corpus.py;\n"
                "# scripts/fuzz passes it with -dict.\n")
+
+
+# --- tfc IR ------------------------------------------------------------------
+
+# Training options given to some model seeds by a `// tfc-fuzz:` line
+# (FuzzCompiler.cpp); the other inputs get options from the target's table.
+COMPILER_OPTION_SEEDS = {
+    "mlp-fp16-clip-accumulate": "optimizer=adamw precision=fp16 max-grad-norm=1.0 accumulate-steps=2",
+    "mlp-adamw8bit-host": "optimizer=adamw8bit target=host fusion=none",
+    "bigram-bf16-pad64": "optimizer=adamw precision=bf16 pad=64 recompute=cheap",
+    "bigram-sgd-schedule": "optimizer=sgd momentum=0.9 schedule=warmup-cosine",
+}
+COMPILER_MAX_CASE_BYTES = 3000
+
+
+def compiler_seeds():
+    """tfc IR: model files and the lit tests' cases (comments dropped)."""
+    n = 0
+    models = {
+        "mlp": os.path.join(ROOT, "examples", "models", "mlp.mlir"),
+        "gpt-mini": os.path.join(ROOT, "examples", "models", "gpt-mini.mlir"),
+        "bigram": os.path.join(ROOT, "test", "tools", "tfc-train", "Inputs", "bigram.mlir"),
+    }
+    for name, path in models.items():
+        write("fuzz-compiler", name + ".mlir", open(path).read())
+        n += 1
+    for name, options in COMPILER_OPTION_SEEDS.items():
+        model = open(models[name.split("-")[0]]).read()
+        write("fuzz-compiler", name + ".mlir", "// tfc-fuzz: %s\n%s" % (options, model))
+        n += 1
+    seen = set()
+    lit_dirs = [os.path.join(ROOT, "test", d) for d in ("dialects", "passes")]
+    for d in lit_dirs:
+        for dirpath, _, files in sorted(os.walk(d)):
+            for f in sorted(files):
+                if not f.endswith(".mlir"):
+                    continue
+                text = open(os.path.join(dirpath, f)).read()
+                cases = re.split(r"^// -----\s*$", text, flags=re.M)
+                for i, case in enumerate(cases):
+                    lines = [l for l in case.split("\n") if not l.lstrip().startswith("//")]
+                    body = "\n".join(lines).strip() + "\n"
+                    if "func.func" not in body and "tfcrt." not in body:
+                        continue
+                    if len(body) > COMPILER_MAX_CASE_BYTES or body in seen:
+                        continue
+                    seen.add(body)
+                    # dialects/tfc/invalid.mlir's 3rd case: dialects_tfc_invalid-3.mlir
+                    rel = os.path.relpath(os.path.join(dirpath, f[:-len(".mlir")]),
+                                          os.path.join(ROOT, "test"))
+                    write("fuzz-compiler", "%s-%d.mlir" % (rel.replace(os.sep, "_"), i), body)
+                    n += 1
+    return n
+
+
+def compiler_dictionary_words():
+    """Op names from the dialects' ODS, types, the keywords of the ops'
+    assembly formats, tfc's argument attributes."""
+    words = []
+    for dialect in ("tfc", "tfcrt"):
+        d = os.path.join(ROOT, "dialects", dialect)
+        for f in sorted(os.listdir(d)):
+            if f.endswith(".td"):
+                text = open(os.path.join(d, f)).read()
+                for op in re.findall(r'def Tfcr?t?_\w+Op\s*:\s*\w+<\s*"([a-z_0-9.]+)"', text):
+                    words.append("%s.%s " % (dialect, op))
+    words += ["func.func @loss(", "func.func @", "return ", "-> ", " : ", ", ", "%0", "%arg0",
+              "tensor<", "tensor<f32>", "x", "f32>", "f64>", "f16>", "bf16>", "i1>", "i32>",
+              "i64>", "ui8>", "memref<", "dense<", "dense<0.0>", "dense<1.0>", "0x7FC00000",
+              "{tfc.param = \"w\"}", "{tfc.input = \"x\"}", "{tfc.output = \"y\"}",
+              "{tfc.state = \"w.exp_avg\"}", "tfc.update", "tfc.label", "transpose_a",
+              "transpose_b", "approximate ", "bias ", "causal", "dim ", "dims ", "dropout ",
+              "eps ", "high ", "ignore_index ", "keepdim", "label_smoothing ", "low ", "mask ",
+              "momentum_buffer ", "normalized_rank ", "offset ", "p ", "reduction ", "scale ",
+              "seed ", "step ", " to ", "value ", "weight ", "[0, 0]", "mean", "sum", "none",
+              "tanh", "erf",
+              "gt", "lt", "eq", "0", "1", "-1", "3", "127", "1000", "4096", "9223372036854775807",
+              "1.0e+38", "0x7F800000"]
+    return words
 
 
 def checkpoint_seeds(fuzz_bin):
@@ -333,13 +421,18 @@ def main():
     ap.add_argument("--bin", required=True, help="directory of tfc-opt and tfc-translate")
     ap.add_argument("--fuzz-build", required=True, help="build directory of test/fuzz")
     args = ap.parse_args()
-    shutil.rmtree(CORPUS, ignore_errors=True)
+    # Inputs a fuzzer once crashed on (crash-*) stay: regression seeds.
+    for dirpath, _, files in os.walk(CORPUS):
+        for f in files:
+            if not f.startswith("crash-"):
+                os.remove(os.path.join(dirpath, f))
     n = host_programs(args.bin, os.path.join(args.fuzz_build, "fuzz-host-program"))
     print(f"fuzz-host-program: {n} seeds")
     print(f"fuzz-safetensors: {safetensors_seeds()} seeds")
     print(f"fuzz-artifact: {manifest_seeds()} seeds")
     n = checkpoint_seeds(os.path.join(args.fuzz_build, "fuzz-checkpoint"))
     print(f"fuzz-checkpoint: {n} seeds")
+    print(f"fuzz-compiler: {compiler_seeds()} seeds")
     dictionaries()
 
 

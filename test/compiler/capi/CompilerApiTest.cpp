@@ -92,6 +92,12 @@ TEST_F(CompilerApi, BadFlagsNameThemselvesAndChangeNothing) {
   EXPECT_NE(bad.find("lr2"), std::string::npos) << bad;
   bad = take(setFlags(session, {"--train-step=optimizer=adamx"}));
   EXPECT_NE(bad.find("adamx"), std::string::npos) << bad;
+  // A value llvm::cl cannot parse (it prints its own message to stderr
+  // only) is named in the status too.
+  bad = take(setFlags(session, {"--train-step=max-grad-norm=1.x0"}));
+  EXPECT_NE(bad.find("invalid value '1.x0' for option max-grad-norm"),
+            std::string::npos)
+      << bad;
   // A good flag before a bad one in the same call is not applied either.
   EXPECT_NE(take(setFlags(session, {"--target=host", "--pad=-3"})), "");
   EXPECT_NE(std::string(tfc_compiler_session_flags(session)).find("--target=sm_90"),

@@ -7,6 +7,7 @@
 // RUN: env TFC_CACHE_DIR=%t.cache tfc-run %s --train-step 'accumulate-steps=2 optimizer=sgd loss-scaling=true' --entry accumulate_step --device host --seed 3 --trace %t.entry --quiet
 // RUN: FileCheck %s --check-prefix=ENTRY < %t.entry
 // RUN: %expect-exit 1 tfc-run %s --train-step 'accumulate-steps=0' --device host 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: %expect-exit 1 tfc-run %s --train-step 'accumulate-steps=2x' --device host 2>&1 | FileCheck %s --check-prefix=UNPARSED
 
 // With gradient accumulation --tfc-train-pipeline lowers @accumulate_step
 // and @apply_step into ONE program: one arena (sized for the larger entry,
@@ -80,6 +81,9 @@
 // options as the pass would), naming the option string.
 // ZERO: invalid train-step options 'accumulate-steps=0': accumulate-steps must be at least 1 (1: no accumulation)
 // ZERO: tfc-run: compilation of
+// A value llvm::cl cannot parse is named too (cl itself only prints to
+// stderr, leaving callers of the JIT and the C API no message).
+// UNPARSED: invalid train-step options 'accumulate-steps=2x': invalid value '2x' for option accumulate-steps
 func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"}, %b: tensor<4xf32> {tfc.param = "b"},
                 %x: tensor<2x8xf32> {tfc.input = "x"}, %y: tensor<2x4xf32>) -> tensor<f32> {
   %mm = tfc.matmul %x, %w transpose_b : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>

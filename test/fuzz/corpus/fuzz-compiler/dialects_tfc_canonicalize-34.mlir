@@ -1,0 +1,4 @@
+func.func @pad_kept(%x: tensor<4x5xf32>) -> tensor<4x8xf32> {
+  %0 = tfc.pad %x low [0, 0] high [0, 3] value 0.0 : tensor<4x5xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

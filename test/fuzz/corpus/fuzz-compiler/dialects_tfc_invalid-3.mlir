@@ -1,0 +1,3 @@
+func.func @nul_name(%x: tensor<4xf32> {tfc.input = "tok\00ens"}) {
+  return
+}

@@ -1,0 +1,4 @@
+func.func @slice_length(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tfc.slice %x [0] to [4, 8] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

@@ -1,0 +1,3 @@
+func.func @int_param(%s: tensor<i64> {tfc.param = "step"}) {
+  return
+}

@@ -1,0 +1,4 @@
+func.func @wrong_result_dtype(%x: tensor<4x8xbf16>) -> tensor<4xf32> {
+  %0 = tfc.reduce_sum %x dims [1] : tensor<4x8xbf16> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

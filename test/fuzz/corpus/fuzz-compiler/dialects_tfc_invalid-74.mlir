@@ -1,0 +1,7 @@
+func.func @row_in_column_kernel(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %r = tfc.fusion column_reduction (%a = %x : tensor<4x8xf32>) -> tensor<4xf32> {
+    %0 = tfc.reduce_sum %a dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    tfc.yield %0 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

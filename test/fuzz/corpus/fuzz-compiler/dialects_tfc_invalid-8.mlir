@@ -1,0 +1,4 @@
+func.func @neg_bool(%x: tensor<4xi1>) {
+  %0 = tfc.neg %x : tensor<4xi1>
+  return
+}

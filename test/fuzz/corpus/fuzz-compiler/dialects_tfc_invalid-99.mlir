@@ -1,0 +1,4 @@
+func.func @layer_norm_weight_int(%x: tensor<4x8xf32>, %w: tensor<8xi32>) {
+  %y, %m, %r = tfc.layer_norm %x weight %w : (tensor<4x8xf32>, tensor<8xi32>) -> (tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return
+}

@@ -1,0 +1,1 @@
+tfcrt.arena size -1 alignment 256

@@ -1,0 +1,1 @@
+tfcrt.arena size 1024 alignment 48

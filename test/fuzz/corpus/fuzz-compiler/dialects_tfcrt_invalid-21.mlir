@@ -1,0 +1,5 @@
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf32> schedule <target = sm_80, threads = 256, vector_bytes = 12> {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}

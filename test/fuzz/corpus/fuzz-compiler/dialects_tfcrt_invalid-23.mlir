@@ -1,0 +1,5 @@
+tfcrt.kernel @k row_reduction (tensor<4x8xf32>) -> tensor<4x8xf32> schedule <target = sm_90, threads = 128, rows_per_block = 2> {
+^bb0(%x: tensor<4x8xf32>):
+  %0 = tfc.softmax %x dim -1 : tensor<4x8xf32>
+  tfcrt.yield %0 : tensor<4x8xf32>
+}

@@ -1,0 +1,4 @@
+tfcrt.entry @forward {
+  %a = tfcrt.external input "" : memref<4xf32>
+  tfcrt.return
+}

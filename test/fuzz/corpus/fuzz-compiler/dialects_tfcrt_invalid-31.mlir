@@ -1,0 +1,1 @@
+%a = tfcrt.external input "x" : memref<4xf32>

@@ -1,0 +1,8 @@
+tfcrt.entry @other {
+  tfcrt.return
+}
+tfcrt.entry @forward {
+  %a = tfcrt.external input "x" : memref<4xf32>
+  tfcrt.launch @other (%a) -> (%a) : (memref<4xf32>) -> memref<4xf32>
+  tfcrt.return
+}

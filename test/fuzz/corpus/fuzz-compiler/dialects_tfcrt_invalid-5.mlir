@@ -1,0 +1,5 @@
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xi8> {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.convert %x : tensor<4xf32> -> tensor<4xi32>
+  tfcrt.yield %0 : tensor<4xi32>
+}

@@ -1,0 +1,4 @@
+tfcrt.kernel @k pointwise (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+^bb0(%x: tensor<4xf32>):
+  tfcrt.yield %x : tensor<4xf32>
+}

@@ -1,0 +1,5 @@
+module {
+  func.func @forward_only() {
+    return
+  }
+}

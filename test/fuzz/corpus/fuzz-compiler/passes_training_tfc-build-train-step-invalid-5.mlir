@@ -1,0 +1,7 @@
+func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}) -> tensor<f32> {
+  %s = tfc.reduce_sum %w dims [0] : tensor<4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @apply_step() {
+  return
+}
