@@ -7,7 +7,9 @@ from lit.llvm import llvm_config
 config.name = "tfc"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+# Inputs: files tests read; corpus: the fuzzers' seeds (test/fuzz), IR
+# inputs rather than tests.
+config.excludes = ["Inputs", "corpus", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tfc_obj_root, "test")
 
