@@ -34,6 +34,8 @@ static void addPadShapes(mlir::OpPassManager &pm, llvm::StringRef pad,
 void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
                                    const LowerToExecOptions &options) {
   std::string function = options.function;
+  // User-marked recompute blocks become plain ops before anything else.
+  pm.addPass(createTfcInlineCheckpointsPass());
   if (options.precision != "f32") {
     TfcAutoMixedPrecisionPassOptions precision;
     precision.precision = options.precision;
@@ -183,6 +185,7 @@ mlir::LogicalResult tfc::buildTrainPipeline(
                                       "combined with ") +
                           conflict);
   }
+  pm.addPass(createTfcInlineCheckpointsPass());
   // Precision is chosen on the loss, so the backward the train step derives
   // from it has the same types.
   if (lower.precision != "f32") {

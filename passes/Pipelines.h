@@ -69,13 +69,14 @@ struct LowerToExecOptions
 };
 
 /// Adds --tfc-lower-to-exec to `pm` (a pass manager on builtin.module):
-/// [tfc-auto-mixed-precision,] tfc-pad-shapes, [tfc-autodiff,] tfc-decompose,
+/// tfc-inline-checkpoints, [tfc-auto-mixed-precision,] tfc-pad-shapes, [tfc-autodiff,] tfc-decompose,
 /// canonicalize, cse, [tfc-recompute,], canonicalize, tfc-form-kernels,
 /// [tfc-fuse,] tfc-convert-to-exec, tfc-dedupe-kernels, tfc-schedule-kernels.
 void buildLowerToExecPipeline(mlir::OpPassManager &pm,
                               const LowerToExecOptions &options);
 
-/// Adds --tfc-train-pipeline to `pm`: --tfc-build-train-step configured by
+/// Adds --tfc-train-pipeline to `pm`: --tfc-inline-checkpoints, then
+/// --tfc-build-train-step configured by
 /// `stepOptions` in that pass's own syntax (e.g. "optimizer=sgd
 /// momentum=0.9"; its options are the single list, passes/training/Passes.td),
 /// then --tfc-lower-to-exec on @train_step (entry `train_step`). The

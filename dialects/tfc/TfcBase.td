@@ -63,6 +63,13 @@ def Tfc_Dialect : Dialect {
     /// placed in the backward; fusion merges it into later kernels only.
     static constexpr ::llvm::StringLiteral kRecomputedAttrName =
         "tfc.recomputed";
+    /// Module attribute: the blocks the model's tfc.checkpoint ops marked,
+    /// as a dictionary from each tfc.param name to its block's index (0, 1,
+    /// ... in program order; -1 for a parameter read in several blocks or
+    /// also outside them). Written by --tfc-inline-checkpoints, read by
+    /// --tfc-recompute=mode=blocks.
+    static constexpr ::llvm::StringLiteral kCheckpointBlocksAttrName =
+        "tfc.checkpoint_blocks";
     /// func.func attribute (unit): --tfc-optimizer-in-backward placed each
     /// update right after its gradient; fusion keeps the updates apart.
     static constexpr ::llvm::StringLiteral kOptimizerInBackwardAttrName =

@@ -126,10 +126,23 @@ LogicalResult TfcDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute on a function";
     return success();
   }
+  if (attrName == kCheckpointBlocksAttrName) {
+    auto blocks = dyn_cast<DictionaryAttr>(attribute.getValue());
+    if (!isa<ModuleOp>(op) || !blocks ||
+        llvm::any_of(blocks, [](NamedAttribute entry) {
+          auto index = dyn_cast<IntegerAttr>(entry.getValue());
+          return !index || index.getInt() < -1;
+        }))
+      return op->emitError() << "'" << attrName
+                             << "' must be a dictionary from parameter names "
+                                "to block indices (>= -1) on the module";
+    return success();
+  }
   if (attrName != kF32GemmComputeAttrName)
     return op->emitError() << "unknown tfc attribute '" << attrName
                            << "' on an operation (expected '"
-                           << kF32GemmComputeAttrName << "' on the module, '"
+                           << kF32GemmComputeAttrName << "' or '"
+                           << kCheckpointBlocksAttrName << "' on the module, '"
                            << kPadFromAttrName << "' on a tfc.matmul, '"
                            << kRefreshAttrName << "' or '"
                            << kOptimizerInBackwardAttrName

@@ -1,7 +1,7 @@
-//===- TfcFusionOps.cpp - tfc.fusion, the kernel region op ----------------===//
+//===- TfcFusionOps.cpp - tfc's region ops: fusion, checkpoint -----------===//
 //
 // Assembly form, structural verifiers and the kernel-body rule check of
-// tfc.fusion and tfc.yield. The rules themselves live in TfcKernelRules.cpp
+// tfc.fusion, tfc.checkpoint and tfc.yield. The rules themselves live in TfcKernelRules.cpp
 // so that the fusion passes can test candidate groups with them.
 //
 //===----------------------------------------------------------------------===//
@@ -116,22 +116,56 @@ LogicalResult FusionOp::verifyRegions() {
 }
 
 //===----------------------------------------------------------------------===//
+// CheckpointOp
+//===----------------------------------------------------------------------===//
+
+YieldOp CheckpointOp::getYield() {
+  return cast<YieldOp>(getBodyBlock().getTerminator());
+}
+
+void CheckpointOp::getAsmBlockArgumentNames(Region &region,
+                                            OpAsmSetValueNameFn setNameFn) {
+  for (BlockArgument argument : region.getArguments())
+    setNameFn(argument, "in");
+}
+
+LogicalResult CheckpointOp::verify() {
+  if (getResults().empty())
+    return emitOpError("must produce at least one result");
+  Block &body = getBodyBlock();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("body has ")
+           << body.getNumArguments() << " arguments but the op has "
+           << getInputs().size() << " inputs";
+  for (auto [index, argument, input] :
+       llvm::enumerate(body.getArguments(), getInputs()))
+    if (argument.getType() != input.getType())
+      return emitOpError("body argument #")
+             << index << " has type " << argument.getType() << " but input #"
+             << index << " has type " << input.getType();
+  if ((*this)->getParentOfType<CheckpointOp>())
+    return emitOpError("cannot be nested in another tfc.checkpoint");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // YieldOp
 //===----------------------------------------------------------------------===//
 
 LogicalResult YieldOp::verify() {
-  auto fusion = cast<FusionOp>((*this)->getParentOp());
-  if (getValues().size() != fusion.getNumResults())
+  Operation *parent = (*this)->getParentOp();
+  StringRef parentName = isa<FusionOp>(parent) ? "tfc.fusion" : "tfc.checkpoint";
+  if (getValues().size() != parent->getNumResults())
     return emitOpError("yields ")
-           << getValues().size() << " values but the enclosing tfc.fusion has "
-           << fusion.getNumResults() << " results";
+           << getValues().size() << " values but the enclosing " << parentName
+           << " has " << parent->getNumResults() << " results";
   for (auto [index, value, result] :
-       llvm::enumerate(getValues(), fusion.getResults())) {
+       llvm::enumerate(getValues(), parent->getResults())) {
     if (value.getType() != result.getType())
       return emitOpError("value #")
-             << index << " has type " << value.getType()
-             << " but the enclosing tfc.fusion's result #" << index
-             << " has type " << result.getType();
+             << index << " has type " << value.getType() << " but the enclosing "
+             << parentName << "'s result #" << index << " has type "
+             << result.getType();
   }
   return success();
 }

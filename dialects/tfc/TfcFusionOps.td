@@ -1,10 +1,16 @@
-//===- TfcFusionOps.td - tfc.fusion, the kernel region op ---------------===//
+//===- TfcFusionOps.td - tfc's region ops: fusion, checkpoint ------------===//
 //
 // `tfc.fusion` groups tfc ops into ONE GPU kernel of a given kind; its
 // terminator `tfc.yield` returns the kernel's outputs. Unfused compilation
 // wraps every op in its own fusion, the fusion pass forms bigger ones, and
 // codegen emits one kernel per fusion either way. The rules saying which ops
 // may share a kernel of each kind live in TfcKernelRules.h.
+//
+// `tfc.checkpoint` marks a block of a model whose activations
+// `recompute=blocks` recomputes in the backward rather than saving (as
+// torch.utils.checkpoint does); --tfc-inline-checkpoints dissolves it before
+// anything else runs. Both bind their inputs the same way and end in
+// `tfc.yield`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,12 +81,58 @@ def Tfc_FusionOp : Tfc_Op<"fusion", [IsolatedFromAbove, SingleBlock,
   }];
 }
 
-def Tfc_YieldOp : Tfc_Op<"yield", [Pure, HasParent<"FusionOp">, ReturnLike,
-                                   Terminator]> {
-  let summary = "returns the outputs of a tfc.fusion kernel";
+def Tfc_CheckpointOp : Tfc_Op<"checkpoint", [IsolatedFromAbove, SingleBlock,
+    RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<OpAsmOpInterface,
+                              ["getAsmBlockArgumentNames"]>]> {
+  let summary = "a block of the model to recompute in the backward";
   let description = [{
-    Terminates the body of a `tfc.fusion`; its operands become the fusion's
-    results and must match their types one to one. Example:
+    Marks the ops of its body as one block for activation recompute
+    (`recompute=blocks` of `--tfc-train-pipeline` and `--tfc-lower-to-exec`,
+    `--tfc-recompute=mode=blocks`): the backward saves only what flows into
+    the block and reruns the block's forward, as `torch.utils.checkpoint`
+    does for a module. Without `recompute=blocks` it changes nothing.
+
+    The operands are the block's inputs, bound to the body's arguments as in
+    `tfc.fusion` (`%arg = %operand : type`); the region is isolated from
+    above and `tfc.yield` returns the results. The body is one block of any
+    ops valid in the enclosing function, except another `tfc.checkpoint`.
+
+    The pipelines dissolve every checkpoint first (`--tfc-inline-checkpoints`,
+    which records the blocks by the `tfc.param` arguments each one reads), so
+    the other passes never see one. Example (one MLP layer as a block):
+    ```mlir
+    %y = tfc.checkpoint (%a = %x : tensor<8x16xf32>,
+                         %w = %w0 : tensor<16x16xf32>) -> tensor<8x16xf32> {
+      %h = tfc.matmul %a, %w transpose_b : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+      %g = tfc.gelu %h approximate tanh : tensor<8x16xf32>
+      tfc.yield %g : tensor<8x16xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tfc_Tensor>:$inputs);
+  let results = (outs Variadic<Tfc_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    custom<FusionBody>($inputs, type($inputs), type($results), $body)
+    attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The single block of the body.
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    /// The terminator returning the block's results.
+    YieldOp getYield();
+  }];
+}
+
+def Tfc_YieldOp : Tfc_Op<"yield", [Pure,
+    ParentOneOf<["FusionOp", "CheckpointOp"]>, ReturnLike, Terminator]> {
+  let summary = "returns the results of a tfc.fusion or tfc.checkpoint";
+  let description = [{
+    Terminates the body of a `tfc.fusion` or `tfc.checkpoint`; its operands
+    become the parent's results and must match their types one to one.
+    Example:
     ```mlir
     tfc.yield %y, %mean : tensor<16x128xf32>, tensor<16xf32>
     ```

@@ -103,11 +103,16 @@ private:
     if (llvm::all_of(resultCotangents, [](Value c) { return !c; }))
       return success();
     auto differentiable = dyn_cast<DifferentiableOpInterface>(op);
-    if (!differentiable)
-      return op->emitError()
-             << "'" << op->getName()
-             << "' is not differentiable but lies on the path from a "
-                "parameter to the loss";
+    if (!differentiable) {
+      InFlightDiagnostic diag =
+          op->emitError() << "'" << op->getName()
+                          << "' is not differentiable but lies on the path "
+                             "from a parameter to the loss";
+      if (isa<CheckpointOp>(op))
+        diag << " (dissolve checkpoints first: --tfc-inline-checkpoints; "
+                "the pipelines do)";
+      return diag;
+    }
     FailureOr<SmallVector<Value>> operandCotangents =
         differentiable.buildVjp(builder, resultCotangents);
     if (failed(operandCotangents))

@@ -233,9 +233,12 @@ def TfcRecomputePass : Pass<"tfc-recompute", "::mlir::ModuleOp"> {
     layer computes, GEMMs and attention included, is recomputed once for
     that layer's backward. Layers come from the layer index in the
     parameters' state-dict names (the first all-digit component: `h.3.`,
-    `layers.3.`, `encoder.layer.3.`); an op reading a parameter of no layer
-    (an embedding, a final norm, a tied head) is outside any layer and
-    follows the cheap policy.
+    `layers.3.`, `encoder.layer.3.`), or, when the model marks its blocks
+    with `tfc.checkpoint` (the module attribute `tfc.checkpoint_blocks`
+    that `--tfc-inline-checkpoints` leaves), from those blocks alone: a
+    parameter a checkpoint takes belongs to its block. An op reading a
+    parameter of no layer (an embedding, a final norm, a tied head) is
+    outside any layer and follows the cheap policy.
 
     Clones carry `tfc.recomputed`, and fusion merges them only into kernels
     after them (merging one into a forward producer would keep it alive as
@@ -258,6 +261,26 @@ def TfcRecomputePass : Pass<"tfc-recompute", "::mlir::ModuleOp"> {
            /*default=*/"\"train_step,accumulate_step\"",
            "Comma-separated step functions (those missing are skipped)">,
   ];
+}
+
+def TfcInlineCheckpointsPass
+    : Pass<"tfc-inline-checkpoints", "::mlir::ModuleOp"> {
+  let summary = "Dissolve tfc.checkpoint regions, recording the blocks they "
+                "mark";
+  let description = [{
+    Replaces every `tfc.checkpoint` by the ops of its body (its inputs for
+    the body's arguments, the yielded values for its results), so that the
+    other passes see plain ops, and records the blocks in the module
+    attribute `tfc.checkpoint_blocks`: a dictionary from the name of each
+    `tfc.param` argument a checkpoint takes as an input to the index of that
+    checkpoint (0, 1, ... in the order the checkpoints appear in each
+    function). A parameter taken by several checkpoints, or also read
+    outside any, gets -1 (no block, like an embedding tied to the head).
+    `--tfc-recompute=mode=blocks` then forms blocks from these indices
+    instead of the layer numbers of the parameter names. A module without
+    checkpoints is left unchanged. Both pipelines run this pass first.
+  }];
+  let dependentDialects = ["::mlir::tfc::TfcDialect"];
 }
 
 def TfcOptimizerInBackwardPass

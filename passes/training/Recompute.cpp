@@ -225,7 +225,8 @@ private:
   }
 
   /// mode=blocks: the layer each forward op belongs to (-1 outside any):
-  /// the index in the name of a parameter it reads (through the weight-only
+  /// the block of a parameter it reads (the tfc.checkpoint that took it, or
+  /// else the layer index in its name) (through the weight-only
   /// ops that convert or pad it), else the largest of its operands' (a
   /// residual add joins the layer it closes). A value read by an op of a
   /// later layer than its own is a block input: saved, while everything a
@@ -233,10 +234,20 @@ private:
   void findBlocks() {
     DenseMap<Value, int64_t> layer;
     DenseSet<Value> weights; // parameters and what only they determine
+    // Blocks the user marked with tfc.checkpoint replace the layer numbers
+    // of the names (--tfc-inline-checkpoints recorded them).
+    auto marked = func->getParentOfType<ModuleOp>()->getAttrOfType<DictionaryAttr>(
+        TfcDialect::kCheckpointBlocksAttrName);
     for (BlockArgument arg : func.getArguments())
       if (auto name = func.getArgAttrOfType<StringAttr>(
               arg.getArgNumber(), TfcDialect::kParamAttrName)) {
-        layer[arg] = layerOf(name.getValue());
+        if (!marked) {
+          layer[arg] = layerOf(name.getValue());
+        } else if (auto block = marked.getAs<IntegerAttr>(name.getValue())) {
+          layer[arg] = block.getInt();
+        } else {
+          layer[arg] = -1;
+        }
         weights.insert(arg);
       }
     for (Operation *op : forward) {

@@ -1573,9 +1573,9 @@ func.func @no_terminator(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// tfc.yield only terminates a tfc.fusion.
+// tfc.yield only terminates a tfc.fusion or a tfc.checkpoint.
 func.func @yield_outside(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tfc.yield' op expects parent op 'tfc.fusion'}}
+  // expected-error @+1 {{'tfc.yield' op expects parent op to be one of 'tfc.fusion, tfc.checkpoint'}}
   tfc.yield %x : tensor<4xf32>
 }
 
@@ -1601,6 +1601,66 @@ func.func @yield_type(%x: tensor<4xf32>) -> tensor<4xbf16> {
     tfc.yield %0 : tensor<4xf32>
   }
   return %r : tensor<4xbf16>
+}
+
+// -----
+
+// A tfc.checkpoint's yield returns one value of each result's type.
+func.func @checkpoint_yield_type(%x: tensor<4xf32>) -> tensor<4xbf16> {
+  %r = tfc.checkpoint (%a = %x : tensor<4xf32>) -> tensor<4xbf16> {
+    %0 = tfc.exp %a : tensor<4xf32>
+    // expected-error @+1 {{'tfc.yield' op value #0 has type 'tensor<4xf32>' but the enclosing tfc.checkpoint's result #0 has type 'tensor<4xbf16>'}}
+    tfc.yield %0 : tensor<4xf32>
+  }
+  return %r : tensor<4xbf16>
+}
+
+// -----
+
+// A checkpoint is one block of a model: blocks do not nest.
+func.func @checkpoint_nested(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = tfc.checkpoint (%a = %x : tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @+1 {{'tfc.checkpoint' op cannot be nested in another tfc.checkpoint}}
+    %0 = tfc.checkpoint (%b = %a : tensor<4xf32>) -> tensor<4xf32> {
+      %1 = tfc.exp %b : tensor<4xf32>
+      tfc.yield %1 : tensor<4xf32>
+    }
+    tfc.yield %0 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A checkpoint's body is isolated from above: what it reads comes in as an
+// input.
+func.func @checkpoint_isolated(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %r = tfc.checkpoint (%a = %x : tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @+1 {{'tfc.add' op using value defined outside the region}}
+    %0 = tfc.add %a, %y : tensor<4xf32>, tensor<4xf32>
+    tfc.yield %0 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A checkpoint produces something.
+func.func @checkpoint_no_results(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tfc.checkpoint' op must produce at least one result}}
+  tfc.checkpoint (%a = %x : tensor<4xf32>) -> () {
+    tfc.yield
+  }
+  return
+}
+
+// -----
+
+// The blocks --tfc-inline-checkpoints records map parameter names to block
+// indices.
+// expected-error @+1 {{'tfc.checkpoint_blocks' must be a dictionary from parameter names to block indices (>= -1) on the module}}
+module attributes {tfc.checkpoint_blocks = {"w" = "zero"}} {
 }
 
 // -----
@@ -2647,7 +2707,7 @@ module attributes {tfc.f32_gemm_compute = "fp8"} {
 
 // tfc attributes on operations other than the module are unknown.
 module {
-  // expected-error @+1 {{unknown tfc attribute 'tfc.fast' on an operation (expected 'tfc.f32_gemm_compute' on the module, 'tfc.pad_from' on a tfc.matmul, 'tfc.refresh' or 'tfc.optimizer_in_backward' on a function, or 'tfc.recomputed')}}
+  // expected-error @+1 {{unknown tfc attribute 'tfc.fast' on an operation (expected 'tfc.f32_gemm_compute' or 'tfc.checkpoint_blocks' on the module, 'tfc.pad_from' on a tfc.matmul, 'tfc.refresh' or 'tfc.optimizer_in_backward' on a function, or 'tfc.recomputed')}}
   func.func @f() attributes {tfc.fast = 1 : i64} {
     return
   }

@@ -328,6 +328,23 @@ func.func @integers(%x: tensor<8x32xi64>, %y: tensor<8xi32>) -> (tensor<8xi64>, 
 
 // -----
 
+// tfc.checkpoint marks a block for recompute=blocks; inputs are bound as in
+// tfc.fusion, and any ops of the function may form its body.
+// CHECK-LABEL: func.func @checkpoint
+func.func @checkpoint(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  // CHECK: tfc.checkpoint (%{{.*}} = %{{.*}} : tensor<8x16xf32>, %{{.*}} = %{{.*}} : tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %y = tfc.checkpoint (%a = %x : tensor<8x16xf32>, %b = %w : tensor<16x16xf32>) -> tensor<8x16xf32> {
+    // CHECK: tfc.matmul
+    %h = tfc.matmul %a, %b transpose_b : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+    %g = tfc.gelu %h approximate tanh : tensor<8x16xf32>
+    // CHECK: tfc.yield %{{.*}} : tensor<8x16xf32>
+    tfc.yield %g : tensor<8x16xf32>
+  }
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
 // Kernel roles, seen through tfc.fusion's verifier: a trailing suffix of
 // dims is a row reduction, and reductions of equal row geometry (here 4 rows
 // of 8, and 4 rows of 2x4) share one row_reduction kernel.

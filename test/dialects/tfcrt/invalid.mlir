@@ -73,7 +73,7 @@ tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf16> {
 tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf32> {
 ^bb0(%x: tensor<4xf32>):
   %0 = tfc.neg %x : tensor<4xf32>
-  // expected-error @+1 {{'tfc.yield' op expects parent op 'tfc.fusion'}}
+  // expected-error @+1 {{'tfc.yield' op expects parent op to be one of 'tfc.fusion, tfc.checkpoint'}}
   tfc.yield %0 : tensor<4xf32>
 }
 

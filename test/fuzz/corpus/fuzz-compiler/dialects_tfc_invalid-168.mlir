@@ -1,7 +1,7 @@
-func.func @column_reduction_without_reduction(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  %r = tfc.fusion column_reduction (%a = %x : tensor<4x8xf32>) -> tensor<4x8xf32> {
-    %0 = tfc.neg %a : tensor<4x8xf32>
-    tfc.yield %0 : tensor<4x8xf32>
+func.func @composite(%q: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  %r = tfc.fusion row_reduction (%a = %q : tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+    %o = tfc.attention %a, %a, %a causal : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+    tfc.yield %o : tensor<2x4x8x16xf32>
   }
-  return %r : tensor<4x8xf32>
+  return %r : tensor<2x4x8x16xf32>
 }

@@ -1,9 +1,7 @@
-func.func @two_gathers(%t: tensor<256x128xf32>, %ids: tensor<16xi64>) -> tensor<16x128xf32> {
-  %r = tfc.fusion gather (%a = %t : tensor<256x128xf32>, %i = %ids : tensor<16xi64>) -> tensor<16x128xf32> {
-    %0 = tfc.embedding %a, %i : tensor<256x128xf32>, tensor<16xi64> -> tensor<16x128xf32>
-    %1 = tfc.embedding %a, %i : tensor<256x128xf32>, tensor<16xi64> -> tensor<16x128xf32>
-    %2 = tfc.add %0, %1 : tensor<16x128xf32>, tensor<16x128xf32>
-    tfc.yield %2 : tensor<16x128xf32>
+func.func @row_reduction_without_reduction(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = tfc.fusion row_reduction (%a = %x : tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %0 = tfc.exp %a : tensor<4x8xf32>
+    tfc.yield %0 : tensor<4x8xf32>
   }
-  return %r : tensor<16x128xf32>
+  return %r : tensor<4x8xf32>
 }

@@ -1,8 +1,8 @@
-func.func @gather_with_reduction(%t: tensor<256x128xf32>, %ids: tensor<16xi64>) -> tensor<16xf32> {
-  %r = tfc.fusion gather (%a = %t : tensor<256x128xf32>, %i = %ids : tensor<16xi64>) -> tensor<16xf32> {
-    %0 = tfc.embedding %a, %i : tensor<256x128xf32>, tensor<16xi64> -> tensor<16x128xf32>
-    %1 = tfc.reduce_sum %0 dims [1] : tensor<16x128xf32> -> tensor<16xf32>
-    tfc.yield %1 : tensor<16xf32>
+func.func @row_geometry_mismatch(%x: tensor<16x64xf32>, %y: tensor<4x8xf32>) -> (tensor<16x64xf32>, tensor<4xf32>) {
+  %r:2 = tfc.fusion row_reduction (%a = %x : tensor<16x64xf32>, %b = %y : tensor<4x8xf32>) -> (tensor<16x64xf32>, tensor<4xf32>) {
+    %p = tfc.softmax %a dim -1 : tensor<16x64xf32>
+    %s = tfc.reduce_sum %b dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    tfc.yield %p, %s : tensor<16x64xf32>, tensor<4xf32>
   }
-  return %r : tensor<16xf32>
+  return %r#0, %r#1 : tensor<16x64xf32>, tensor<4xf32>
 }

@@ -1,7 +1,7 @@
-func.func @gemm_without_gemm(%x: tensor<16x128xf32>) -> tensor<16x128xf32> {
-  %r = tfc.fusion gemm (%a = %x : tensor<16x128xf32>) -> tensor<16x128xf32> {
-    %0 = tfc.gelu %a : tensor<16x128xf32>
-    tfc.yield %0 : tensor<16x128xf32>
+func.func @column_reduction_without_reduction(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = tfc.fusion column_reduction (%a = %x : tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %0 = tfc.neg %a : tensor<4x8xf32>
+    tfc.yield %0 : tensor<4x8xf32>
   }
-  return %r : tensor<16x128xf32>
+  return %r : tensor<4x8xf32>
 }

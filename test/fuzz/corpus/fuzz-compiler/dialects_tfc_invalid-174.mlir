@@ -1,8 +1,8 @@
-func.func @two_gemms(%x: tensor<16x128xf32>, %w: tensor<128x128xf32>) -> tensor<16x128xf32> {
-  %r = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %b = %w : tensor<128x128xf32>) -> tensor<16x128xf32> {
-    %0 = tfc.matmul %a, %b : tensor<16x128xf32>, tensor<128x128xf32> -> tensor<16x128xf32>
-    %1 = tfc.matmul %0, %b : tensor<16x128xf32>, tensor<128x128xf32> -> tensor<16x128xf32>
-    tfc.yield %1 : tensor<16x128xf32>
+func.func @column_reduction_with_row(%x: tensor<4x8xf32>) -> (tensor<8xf32>, tensor<4x8xf32>) {
+  %r:2 = tfc.fusion column_reduction (%a = %x : tensor<4x8xf32>) -> (tensor<8xf32>, tensor<4x8xf32>) {
+    %0 = tfc.reduce_sum %a dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+    %1 = tfc.softmax %a dim -1 : tensor<4x8xf32>
+    tfc.yield %0, %1 : tensor<8xf32>, tensor<4x8xf32>
   }
-  return %r : tensor<16x128xf32>
+  return %r#0, %r#1 : tensor<8xf32>, tensor<4x8xf32>
 }

@@ -1,8 +1,8 @@
-func.func @gemm_with_residual(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>, %r: tensor<16x384xf32>) -> tensor<16x384xf32> {
-  %0 = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<384x128xf32>, %d = %r : tensor<16x384xf32>) -> tensor<16x384xf32> {
-    %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<384x128xf32> -> tensor<16x384xf32>
-    %1 = tfc.add %y, %d : tensor<16x384xf32>, tensor<16x384xf32>
-    tfc.yield %1 : tensor<16x384xf32>
+func.func @gather_with_reduction(%t: tensor<256x128xf32>, %ids: tensor<16xi64>) -> tensor<16xf32> {
+  %r = tfc.fusion gather (%a = %t : tensor<256x128xf32>, %i = %ids : tensor<16xi64>) -> tensor<16xf32> {
+    %0 = tfc.embedding %a, %i : tensor<256x128xf32>, tensor<16xi64> -> tensor<16x128xf32>
+    %1 = tfc.reduce_sum %0 dims [1] : tensor<16x128xf32> -> tensor<16xf32>
+    tfc.yield %1 : tensor<16xf32>
   }
-  return %0 : tensor<16x384xf32>
+  return %r : tensor<16xf32>
 }

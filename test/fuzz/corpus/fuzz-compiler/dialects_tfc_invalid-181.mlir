@@ -1,8 +1,9 @@
-func.func @gemm_dgelu_erf(%dy: tensor<64x128xf32>, %w: tensor<128x512xf32>, %h: tensor<64x512xf32>) -> tensor<64x512xf32> {
-  %r = tfc.fusion gemm (%a = %dy : tensor<64x128xf32>, %c = %w : tensor<128x512xf32>, %x = %h : tensor<64x512xf32>) -> tensor<64x512xf32> {
-    %p = tfc.matmul %a, %c : tensor<64x128xf32>, tensor<128x512xf32> -> tensor<64x512xf32>
-    %d = tfc.gelu_grad %p, %x : tensor<64x512xf32>
-    tfc.yield %d : tensor<64x512xf32>
+func.func @gemm_with_erf_gelu(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>, %b: tensor<384xf32>) -> tensor<16x384xf32> {
+  %r = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<384x128xf32>, %d = %b : tensor<384xf32>) -> tensor<16x384xf32> {
+    %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<384x128xf32> -> tensor<16x384xf32>
+    %0 = tfc.add %y, %d : tensor<16x384xf32>, tensor<384xf32>
+    %1 = tfc.gelu %0 : tensor<16x384xf32>
+    tfc.yield %1 : tensor<16x384xf32>
   }
-  return %r : tensor<64x512xf32>
+  return %r : tensor<16x384xf32>
 }

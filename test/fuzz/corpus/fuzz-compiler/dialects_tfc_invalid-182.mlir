@@ -1,8 +1,8 @@
-func.func @gemm_product_escapes(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>, %b: tensor<384xf32>) -> (tensor<16x384xf32>, tensor<16x384xf32>) {
-  %r:2 = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<384x128xf32>, %d = %b : tensor<384xf32>) -> (tensor<16x384xf32>, tensor<16x384xf32>) {
+func.func @gemm_with_residual(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>, %r: tensor<16x384xf32>) -> tensor<16x384xf32> {
+  %0 = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<384x128xf32>, %d = %r : tensor<16x384xf32>) -> tensor<16x384xf32> {
     %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<384x128xf32> -> tensor<16x384xf32>
-    %0 = tfc.add %y, %d : tensor<16x384xf32>, tensor<384xf32>
-    tfc.yield %0, %y : tensor<16x384xf32>, tensor<16x384xf32>
+    %1 = tfc.add %y, %d : tensor<16x384xf32>, tensor<16x384xf32>
+    tfc.yield %1 : tensor<16x384xf32>
   }
-  return %r#0, %r#1 : tensor<16x384xf32>, tensor<16x384xf32>
+  return %0 : tensor<16x384xf32>
 }

@@ -1,9 +1,9 @@
-func.func @stat_of_other_row(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  %r = tfc.fusion row_reduction (%a = %x : tensor<4x4xf32>) -> tensor<4x4xf32> {
-    %m = tfc.reduce_max %a dims [-1] keepdim : tensor<4x4xf32> -> tensor<4x1xf32>
-    %t = tfc.transpose %m, [1, 0] : tensor<4x1xf32> -> tensor<1x4xf32>
-    %0 = tfc.sub %a, %t : tensor<4x4xf32>, tensor<1x4xf32>
-    tfc.yield %0 : tensor<4x4xf32>
+func.func @gemm_aux_unaligned(%x: tensor<16x128xf32>, %w: tensor<12x128xf32>, %b: tensor<12xf32>) -> (tensor<16x12xf32>, tensor<16x12xf32>) {
+  %r:2 = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<12x128xf32>, %d = %b : tensor<12xf32>) -> (tensor<16x12xf32>, tensor<16x12xf32>) {
+    %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<12x128xf32> -> tensor<16x12xf32>
+    %0 = tfc.add %y, %d : tensor<16x12xf32>, tensor<12xf32>
+    %1 = tfc.gelu %0 approximate tanh : tensor<16x12xf32>
+    tfc.yield %1, %0 : tensor<16x12xf32>, tensor<16x12xf32>
   }
-  return %r : tensor<4x4xf32>
+  return %r#0, %r#1 : tensor<16x12xf32>, tensor<16x12xf32>
 }

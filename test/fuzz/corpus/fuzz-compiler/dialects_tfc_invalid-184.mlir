@@ -1,8 +1,8 @@
-func.func @stat_broadcast_across_rows(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  %r = tfc.fusion row_reduction (%a = %x : tensor<4x4xf32>) -> tensor<4x4xf32> {
-    %m = tfc.reduce_max %a dims [-1] : tensor<4x4xf32> -> tensor<4xf32>
-    %0 = tfc.sub %a, %m : tensor<4x4xf32>, tensor<4xf32>
-    tfc.yield %0 : tensor<4x4xf32>
+func.func @gemm_relu_input_escapes(%x: tensor<16x128xf32>, %w: tensor<384x128xf32>) -> (tensor<16x384xf32>, tensor<16x384xf32>) {
+  %r:2 = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<384x128xf32>) -> (tensor<16x384xf32>, tensor<16x384xf32>) {
+    %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<384x128xf32> -> tensor<16x384xf32>
+    %0 = tfc.relu %y : tensor<16x384xf32>
+    tfc.yield %0, %y : tensor<16x384xf32>, tensor<16x384xf32>
   }
-  return %r : tensor<4x4xf32>
+  return %r#0, %r#1 : tensor<16x384xf32>, tensor<16x384xf32>
 }

@@ -1,8 +1,9 @@
-func.func @row_value_as_weight(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  %r = tfc.fusion row_reduction (%a = %x : tensor<8x8xf32>) -> tensor<8x8xf32> {
-    %s = tfc.reduce_sum %a dims [1] : tensor<8x8xf32> -> tensor<8xf32>
-    %y, %m, %v = tfc.layer_norm %a weight %s : (tensor<8x8xf32>, tensor<8xf32>) -> (tensor<8x8xf32>, tensor<8x1xf32>, tensor<8x1xf32>)
-    tfc.yield %y : tensor<8x8xf32>
+func.func @gemm_partial_bias_grad(%dy: tensor<4x16x128xf32>, %w: tensor<128x512xf32>, %h: tensor<4x16x512xf32>) -> (tensor<4x16x512xf32>, tensor<16x512xf32>) {
+  %r:2 = tfc.fusion gemm (%a = %dy : tensor<4x16x128xf32>, %c = %w : tensor<128x512xf32>, %x = %h : tensor<4x16x512xf32>) -> (tensor<4x16x512xf32>, tensor<16x512xf32>) {
+    %p = tfc.matmul %a, %c : tensor<4x16x128xf32>, tensor<128x512xf32> -> tensor<4x16x512xf32>
+    %d = tfc.gelu_grad %p, %x approximate tanh : tensor<4x16x512xf32>
+    %b = tfc.reduce_sum %d dims [0] : tensor<4x16x512xf32> -> tensor<16x512xf32>
+    tfc.yield %d, %b : tensor<4x16x512xf32>, tensor<16x512xf32>
   }
-  return %r : tensor<8x8xf32>
+  return %r#0, %r#1 : tensor<4x16x512xf32>, tensor<16x512xf32>
 }

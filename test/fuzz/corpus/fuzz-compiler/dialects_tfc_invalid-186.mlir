@@ -1,9 +1,8 @@
-func.func @loss_per_element(%logits: tensor<8x10xf32>, %labels: tensor<8xi64>) -> tensor<8x10xf32> {
-  %r = tfc.fusion row_reduction (%a = %logits : tensor<8x10xf32>, %b = %labels : tensor<8xi64>) -> tensor<8x10xf32> {
-    %l = tfc.cross_entropy %a, %b : tensor<8x10xf32>, tensor<8xi64> -> tensor<f32>
-    %s = tfc.softmax %a dim -1 : tensor<8x10xf32>
-    %0 = tfc.mul %s, %l : tensor<8x10xf32>, tensor<f32>
-    tfc.yield %0 : tensor<8x10xf32>
+func.func @gemm_dgelu_erf(%dy: tensor<64x128xf32>, %w: tensor<128x512xf32>, %h: tensor<64x512xf32>) -> tensor<64x512xf32> {
+  %r = tfc.fusion gemm (%a = %dy : tensor<64x128xf32>, %c = %w : tensor<128x512xf32>, %x = %h : tensor<64x512xf32>) -> tensor<64x512xf32> {
+    %p = tfc.matmul %a, %c : tensor<64x128xf32>, tensor<128x512xf32> -> tensor<64x512xf32>
+    %d = tfc.gelu_grad %p, %x : tensor<64x512xf32>
+    tfc.yield %d : tensor<64x512xf32>
   }
-  return %r : tensor<8x10xf32>
+  return %r : tensor<64x512xf32>
 }

@@ -1,8 +1,9 @@
-func.func @column_sum_broadcast(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  %r = tfc.fusion column_reduction (%a = %x : tensor<4x8xf32>) -> tensor<4x8xf32> {
-    %0 = tfc.reduce_mean %a dims [0] : tensor<4x8xf32> -> tensor<8xf32>
-    %1 = tfc.sub %a, %0 : tensor<4x8xf32>, tensor<8xf32>
-    tfc.yield %1 : tensor<4x8xf32>
+func.func @loss_per_element(%logits: tensor<8x10xf32>, %labels: tensor<8xi64>) -> tensor<8x10xf32> {
+  %r = tfc.fusion row_reduction (%a = %logits : tensor<8x10xf32>, %b = %labels : tensor<8xi64>) -> tensor<8x10xf32> {
+    %l = tfc.cross_entropy %a, %b : tensor<8x10xf32>, tensor<8xi64> -> tensor<f32>
+    %s = tfc.softmax %a dim -1 : tensor<8x10xf32>
+    %0 = tfc.mul %s, %l : tensor<8x10xf32>, tensor<f32>
+    tfc.yield %0 : tensor<8x10xf32>
   }
-  return %r : tensor<4x8xf32>
+  return %r : tensor<8x10xf32>
 }

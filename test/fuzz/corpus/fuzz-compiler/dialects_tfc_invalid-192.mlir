@@ -1,8 +1,8 @@
-func.func @column_output_size(%x: tensor<64x16xf32>, %y: tensor<8xf32>) -> (tensor<16xf32>, tensor<8xf32>) {
-  %r:2 = tfc.fusion column_reduction (%a = %x : tensor<64x16xf32>, %b = %y : tensor<8xf32>) -> (tensor<16xf32>, tensor<8xf32>) {
-    %0 = tfc.reduce_sum %a dims [0] : tensor<64x16xf32> -> tensor<16xf32>
-    %1 = tfc.neg %b : tensor<8xf32>
-    tfc.yield %0, %1 : tensor<16xf32>, tensor<8xf32>
+func.func @loss_broadcast_output(%logits: tensor<8x10xf32>, %labels: tensor<8xi64>) -> tensor<8x10xf32> {
+  %r = tfc.fusion row_reduction (%a = %logits : tensor<8x10xf32>, %b = %labels : tensor<8xi64>) -> tensor<8x10xf32> {
+    %l = tfc.cross_entropy %a, %b : tensor<8x10xf32>, tensor<8xi64> -> tensor<f32>
+    %0 = tfc.broadcast_to %l : tensor<f32> -> tensor<8x10xf32>
+    tfc.yield %0 : tensor<8x10xf32>
   }
-  return %r#0, %r#1 : tensor<16xf32>, tensor<8xf32>
+  return %r : tensor<8x10xf32>
 }

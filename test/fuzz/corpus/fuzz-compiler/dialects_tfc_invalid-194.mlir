@@ -1,8 +1,8 @@
-func.func @block_quantized_epilogue(%p: tensor<300xf32>, %m: tensor<300xui8>, %ma: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> tensor<300xbf16> {
-  %r = tfc.fusion block_quantized (%a = %p : tensor<300xf32>, %c = %m : tensor<300xui8>, %d = %ma : tensor<2xf32>, %h = %lr : tensor<f32>, %i = %step : tensor<i64>) -> tensor<300xbf16> {
-    %p1, %m1, %ma1, %v1, %va1 = tfc.adamw8bit %a, %a, %c, %d, %c, %d, %h, %i : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<2xf32>, tensor<f32>
-    %w = tfc.convert %p1 : tensor<300xf32> -> tensor<300xbf16>
-    tfc.yield %w : tensor<300xbf16>
+func.func @column_mismatch(%x: tensor<4x8x16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>) {
+  %r:2 = tfc.fusion column_reduction (%a = %x : tensor<4x8x16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>) {
+    %0 = tfc.reduce_sum %a dims [0] : tensor<4x8x16xf32> -> tensor<8x16xf32>
+    %1 = tfc.reduce_sum %a dims [0, 1] : tensor<4x8x16xf32> -> tensor<16xf32>
+    tfc.yield %0, %1 : tensor<8x16xf32>, tensor<16xf32>
   }
-  return %r : tensor<300xbf16>
+  return %r#0, %r#1 : tensor<8x16xf32>, tensor<16xf32>
 }

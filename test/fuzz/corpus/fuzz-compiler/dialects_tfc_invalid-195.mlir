@@ -1,4 +1,8 @@
-func.func @layer_norm_grad_rank(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>) {
-  %dx = tfc.layer_norm_grad %dy, %x, %s, %s normalized_rank 3 : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
-  return
+func.func @column_of_column(%x: tensor<1x8xf32>) -> tensor<8xf32> {
+  %r = tfc.fusion column_reduction (%a = %x : tensor<1x8xf32>) -> tensor<8xf32> {
+    %0 = tfc.reduce_sum %a dims [0] keepdim : tensor<1x8xf32> -> tensor<1x8xf32>
+    %1 = tfc.reduce_sum %0 dims [0] : tensor<1x8xf32> -> tensor<8xf32>
+    tfc.yield %1 : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
 }

@@ -1,4 +1,8 @@
-func.func @layer_norm_grad_dy_type(%dy: tensor<4x8xbf16>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>) {
-  %dx = tfc.layer_norm_grad %dy, %x, %s, %s : (tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
-  return
+func.func @column_sum_broadcast(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = tfc.fusion column_reduction (%a = %x : tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %0 = tfc.reduce_mean %a dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+    %1 = tfc.sub %a, %0 : tensor<4x8xf32>, tensor<8xf32>
+    tfc.yield %1 : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
 }

@@ -1,4 +1,7 @@
-func.func @layer_norm_grad_weight(%dy: tensor<2x4x8xf32>, %x: tensor<2x4x8xf32>, %s: tensor<2x1x1xf32>, %w: tensor<8xf32>) {
-  %dx, %dw, %db = tfc.layer_norm_grad %dy, %x, %s, %s weight %w normalized_rank 2 : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>)
-  return
+func.func @reduce_empty(%x: tensor<4x0xf32>) -> tensor<4xf32> {
+  %r = tfc.fusion row_reduction (%a = %x : tensor<4x0xf32>) -> tensor<4xf32> {
+    %0 = tfc.reduce_sum %a dims [1] : tensor<4x0xf32> -> tensor<4xf32>
+    tfc.yield %0 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
 }

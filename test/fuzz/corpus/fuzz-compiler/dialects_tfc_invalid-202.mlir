@@ -1,4 +1,4 @@
-func.func @rms_norm_grad_weight(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>, %w: tensor<4xf32>) {
-  %dx, %dw = tfc.rms_norm_grad %dy, %x, %s weight %w : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4xf32>) -> (tensor<4x8xf32>, tensor<4xf32>)
+func.func @layer_norm_grad_stats(%dy: tensor<4x8xbf16>, %x: tensor<4x8xbf16>, %s: tensor<4x1xbf16>) {
+  %dx = tfc.layer_norm_grad %dy, %x, %s, %s : (tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x1xbf16>, tensor<4x1xbf16>) -> tensor<4x8xbf16>
   return
 }

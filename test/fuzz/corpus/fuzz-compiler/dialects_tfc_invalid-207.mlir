@@ -1,4 +1,4 @@
-func.func @log_softmax_grad_dim(%dy: tensor<4x8xf32>, %y: tensor<4x8xf32>) {
-  %dx = tfc.log_softmax_grad %dy, %y dim -3 : tensor<4x8xf32>
+func.func @rms_norm_grad_weight(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>, %w: tensor<4xf32>) {
+  %dx, %dw = tfc.rms_norm_grad %dy, %x, %s weight %w : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4xf32>) -> (tensor<4x8xf32>, tensor<4xf32>)
   return
 }

@@ -1,4 +1,4 @@
-func.func @cross_entropy_grad_labels(%d: tensor<f32>, %l: tensor<4x8xf32>, %y: tensor<3xi64>) {
-  %dx = tfc.cross_entropy_grad %d, %l, %y : tensor<f32>, tensor<4x8xf32>, tensor<3xi64> -> tensor<4x8xf32>
+func.func @log_softmax_grad_dim(%dy: tensor<4x8xf32>, %y: tensor<4x8xf32>) {
+  %dx = tfc.log_softmax_grad %dy, %y dim -3 : tensor<4x8xf32>
   return
 }

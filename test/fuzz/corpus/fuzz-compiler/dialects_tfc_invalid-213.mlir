@@ -1,4 +1,4 @@
-func.func @cross_entropy_grad_dloss(%d: tensor<bf16>, %l: tensor<4x8xbf16>, %y: tensor<4xi64>) {
-  %dx = tfc.cross_entropy_grad %d, %l, %y : tensor<bf16>, tensor<4x8xbf16>, tensor<4xi64> -> tensor<4x8xbf16>
+func.func @softmax_grad_types(%dy: tensor<4x8xf32>, %y: tensor<4x8xbf16>) {
+  %dx = "tfc.softmax_grad"(%dy, %y) <{dim = -1 : i64}> : (tensor<4x8xf32>, tensor<4x8xbf16>) -> tensor<4x8xf32>
   return
 }

@@ -1,4 +1,4 @@
-func.func @adamw_grad_shape(%p: tensor<16xf32>, %g: tensor<8xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  %0:3 = tfc.adamw %p, %g, %p, %p, %lr, %step : tensor<16xf32>, tensor<8xf32>, tensor<f32>
+func.func @cross_entropy_grad_ignore(%d: tensor<f32>, %l: tensor<4x8xf32>, %y: tensor<4xi32>) {
+  %dx = tfc.cross_entropy_grad %d, %l, %y ignore_index 4294967296 : tensor<f32>, tensor<4x8xf32>, tensor<4xi32> -> tensor<4x8xf32>
   return
 }

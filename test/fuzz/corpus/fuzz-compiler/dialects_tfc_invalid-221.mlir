@@ -1,4 +1,4 @@
-func.func @adamw_beta1(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  %0:3 = tfc.adamw %p, %p, %p, %p, %lr, %step beta1 1.0 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+func.func @cross_entropy_grad_result(%d: tensor<f32>, %l: tensor<4x8xbf16>, %y: tensor<4xi64>) {
+  %dx = tfc.cross_entropy_grad %d, %l, %y : tensor<f32>, tensor<4x8xbf16>, tensor<4xi64> -> tensor<4x8xf32>
   return
 }

@@ -1,4 +1,4 @@
-func.func @adam_beta2(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  %0:3 = tfc.adam %p, %p, %p, %p, %lr, %step beta2 -5.0e-01 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+func.func @embedding_grad_rank(%dy: tensor<4x8xf32>, %ids: tensor<4xi64>) {
+  %t = tfc.embedding_grad %dy, %ids : tensor<4x8xf32>, tensor<4xi64> -> tensor<8xf32>
   return
 }

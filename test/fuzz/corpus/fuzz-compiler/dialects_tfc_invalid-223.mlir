@@ -1,4 +1,4 @@
-func.func @adam_eps(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  %0:3 = tfc.adam %p, %p, %p, %p, %lr, %step eps -1.0 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+func.func @embedding_grad_type(%dy: tensor<4x8xbf16>, %ids: tensor<4xi64>) {
+  %t = tfc.embedding_grad %dy, %ids : tensor<4x8xbf16>, tensor<4xi64> -> tensor<16x8xf32>
   return
 }

@@ -1,4 +1,4 @@
-func.func @adamw_weight_decay(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  %0:3 = tfc.adamw %p, %p, %p, %p, %lr, %step weight_decay 0x7FF0000000000000 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+func.func @embedding_grad_shape(%dy: tensor<4x8xf32>, %ids: tensor<2x2xi64>) {
+  %t = tfc.embedding_grad %dy, %ids : tensor<4x8xf32>, tensor<2x2xi64> -> tensor<16x8xf32>
   return
 }

@@ -1,4 +1,4 @@
-func.func @sgd_grad_shape(%p: tensor<16xf32>, %g: tensor<4x4xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  %0 = tfc.sgd %p, %g, %lr, %step : tensor<16xf32>, tensor<4x4xf32>, tensor<f32>
+func.func @adam_eps(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  %0:3 = tfc.adam %p, %p, %p, %p, %lr, %step eps -1.0 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
   return
 }

@@ -1,4 +1,4 @@
-func.func @sgd_dampening(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  %0:2 = tfc.sgd %p, %p, %lr, %step momentum_buffer(%p : tensor<16xf32>) momentum 9.0e-01 dampening -1.0 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+func.func @adamw_moment_type(%p: tensor<16xf32>, %m: tensor<16xbf16>, %lr: tensor<f32>, %step: tensor<i64>) {
+  %0:3 = "tfc.adamw"(%p, %p, %m, %p, %lr, %step) : (tensor<16xf32>, tensor<16xf32>, tensor<16xbf16>, tensor<16xf32>, tensor<f32>, tensor<i64>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
   return
 }

@@ -1,4 +1,4 @@
-func.func @sgd_weight_decay(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  %0 = tfc.sgd %p, %p, %lr, %step weight_decay -1.0e-01 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+func.func @adamw_lr_rank(%p: tensor<16xf32>, %lr: tensor<1xf32>, %step: tensor<i64>) {
+  %0:3 = tfc.adamw %p, %p, %p, %p, %lr, %step : tensor<16xf32>, tensor<16xf32>, tensor<1xf32>
   return
 }

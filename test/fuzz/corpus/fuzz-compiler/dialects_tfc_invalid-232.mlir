@@ -1,4 +1,4 @@
-func.func @sgd_nesterov(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  %0:2 = tfc.sgd %p, %p, %lr, %step momentum_buffer(%p : tensor<16xf32>) momentum 9.0e-01 dampening 5.0e-01 nesterov : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+func.func @adam_step_type(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i32>) {
+  %0:3 = "tfc.adam"(%p, %p, %p, %p, %lr, %step) : (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<f32>, tensor<i32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
   return
 }

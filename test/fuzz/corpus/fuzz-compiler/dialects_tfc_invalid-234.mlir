@@ -1,4 +1,4 @@
-func.func @sgd_extra_buffer(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  %0:2 = tfc.sgd %p, %p, %lr, %step momentum_buffer(%p : tensor<16xf32>) : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+func.func @sgd_momentum(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  %0:2 = tfc.sgd %p, %p, %lr, %step momentum_buffer(%p : tensor<16xf32>) momentum -9.0e-01 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
   return
 }

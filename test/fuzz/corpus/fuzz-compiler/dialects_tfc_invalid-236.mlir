@@ -1,7 +1,4 @@
-func.func @pointwise_with_sgd(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> tensor<16xf32> {
-  %r = tfc.fusion pointwise (%a = %p : tensor<16xf32>, %b = %lr : tensor<f32>, %c = %step : tensor<i64>) -> tensor<16xf32> {
-    %0 = tfc.sgd %a, %a, %b, %c : tensor<16xf32>, tensor<16xf32>, tensor<f32>
-    tfc.yield %0 : tensor<16xf32>
-  }
-  return %r : tensor<16xf32>
+func.func @sgd_weight_decay(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  %0 = tfc.sgd %p, %p, %lr, %step weight_decay -1.0e-01 : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  return
 }

@@ -1,3 +1,4 @@
-func.func @unknown_result_attr(%w: tensor<4xf32> {tfc.param = "w"}) -> (tensor<4xf32> {tfc.param = "w"}) {
-  return %w : tensor<4xf32>
+func.func @sgd_nesterov(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  %0:2 = tfc.sgd %p, %p, %lr, %step momentum_buffer(%p : tensor<16xf32>) momentum 9.0e-01 dampening 5.0e-01 nesterov : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  return
 }

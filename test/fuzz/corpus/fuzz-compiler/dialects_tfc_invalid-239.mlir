@@ -1,3 +1,4 @@
-func.func @double_update(%w: tensor<4xf32> {tfc.param = "w"}) -> (tensor<4xf32> {tfc.update = "w"}, tensor<4xf32> {tfc.update = "w"}) {
-  return %w, %w : tensor<4xf32>, tensor<4xf32>
+func.func @sgd_extra_buffer(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  %0:2 = tfc.sgd %p, %p, %lr, %step momentum_buffer(%p : tensor<16xf32>) : tensor<16xf32>, tensor<16xf32>, tensor<f32>
+  return
 }

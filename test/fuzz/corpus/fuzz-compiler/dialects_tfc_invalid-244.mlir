@@ -1,4 +1,3 @@
-func.func @adamw8bit_eps(%p: tensor<300xf32>, %m: tensor<300xui8>, %ma: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  %0:5 = tfc.adamw8bit %p, %p, %m, %ma, %m, %ma, %lr, %step eps -1.0 : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<2xf32>, tensor<f32>
-  return
+func.func @double_update(%w: tensor<4xf32> {tfc.param = "w"}) -> (tensor<4xf32> {tfc.update = "w"}, tensor<4xf32> {tfc.update = "w"}) {
+  return %w, %w : tensor<4xf32>, tensor<4xf32>
 }

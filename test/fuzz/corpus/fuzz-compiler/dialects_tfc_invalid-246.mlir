@@ -1,4 +1,3 @@
-func.func @adamw8bit_param_f32(%p: tensor<300xbf16>, %m: tensor<300xui8>, %ma: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  %0:5 = tfc.adamw8bit %p, %p, %m, %ma, %m, %ma, %lr, %step : tensor<300xbf16>, tensor<300xbf16>, tensor<300xui8>, tensor<2xf32>, tensor<f32>
-  return
+func.func @update_type(%s: tensor<i64> {tfc.state = "step"}, %t: tensor<i32>) -> (tensor<i32> {tfc.update = "step"}) {
+  return %t : tensor<i32>
 }

@@ -1,4 +1,4 @@
-func.func @adamw8bit_absmax(%p: tensor<300xf32>, %m: tensor<300xui8>, %ma: tensor<1xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
-  %0:5 = tfc.adamw8bit %p, %p, %m, %ma, %m, %ma, %lr, %step : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<1xf32>, tensor<f32>
+func.func @adamw8bit_weight_decay(%p: tensor<300xf32>, %m: tensor<300xui8>, %ma: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  %0:5 = tfc.adamw8bit %p, %p, %m, %ma, %m, %ma, %lr, %step weight_decay -0.5 : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<2xf32>, tensor<f32>
   return
 }

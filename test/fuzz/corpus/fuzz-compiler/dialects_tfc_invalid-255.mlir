@@ -1,4 +1,4 @@
-func.func @pad_from(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  %c = tfc.matmul %a, %b {tfc.pad_from = array<i64: 7, 8>} : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
-  return %c : tensor<8x8xf32>
+func.func @adamw8bit_absmax(%p: tensor<300xf32>, %m: tensor<300xui8>, %ma: tensor<1xf32>, %lr: tensor<f32>, %step: tensor<i64>) {
+  %0:5 = tfc.adamw8bit %p, %p, %m, %ma, %m, %ma, %lr, %step : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<1xf32>, tensor<f32>
+  return
 }

@@ -1,4 +1,4 @@
-func.func @linear(%x: tensor<16x64x128xf32>, %w: tensor<384x128xf32>) -> tensor<16x64x384xf32> {
-  %0 = tfc.matmul %x, %w transpose_b : tensor<16x64x128xf32>, tensor<384x128xf32> -> tensor<16x64x384xf32>
-  return %0 : tensor<16x64x384xf32>
+func.func @matmul_2d(%a: tensor<32x16xf32>, %b: tensor<16x8xf32>) -> tensor<32x8xf32> {
+  %0 = tfc.matmul %a, %b : tensor<32x16xf32>, tensor<16x8xf32> -> tensor<32x8xf32>
+  return %0 : tensor<32x8xf32>
 }

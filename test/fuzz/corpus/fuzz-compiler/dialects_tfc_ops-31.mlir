@@ -1,4 +1,4 @@
-func.func @transpose_a(%a: tensor<32x16xf32>, %b: tensor<32x8xf32>) -> tensor<16x8xf32> {
-  %0 = tfc.matmul %a, %b transpose_a : tensor<32x16xf32>, tensor<32x8xf32> -> tensor<16x8xf32>
-  return %0 : tensor<16x8xf32>
+func.func @f16_result(%p: tensor<16x4x64x64xf16>, %v: tensor<16x4x64x32xf16>) -> tensor<16x4x64x32xf16> {
+  %0 = tfc.matmul %p, %v : tensor<16x4x64x64xf16>, tensor<16x4x64x32xf16> -> tensor<16x4x64x32xf16>
+  return %0 : tensor<16x4x64x32xf16>
 }

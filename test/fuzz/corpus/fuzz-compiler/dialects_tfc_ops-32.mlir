@@ -1,4 +1,4 @@
-func.func @transpose_both(%a: tensor<16x32xf64>, %b: tensor<8x16xf64>) -> tensor<32x8xf64> {
-  %0 = tfc.matmul %a, %b transpose_a transpose_b : tensor<16x32xf64>, tensor<8x16xf64> -> tensor<32x8xf64>
-  return %0 : tensor<32x8xf64>
+func.func @transpose_a(%a: tensor<32x16xf32>, %b: tensor<32x8xf32>) -> tensor<16x8xf32> {
+  %0 = tfc.matmul %a, %b transpose_a : tensor<32x16xf32>, tensor<32x8xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
 }

@@ -1,4 +1,4 @@
-func.func @batch_broadcast(%a: tensor<2x1x8x16xf32>, %b: tensor<3x16x4xf32>) -> tensor<2x3x8x4xf32> {
-  %0 = tfc.matmul %a, %b : tensor<2x1x8x16xf32>, tensor<3x16x4xf32> -> tensor<2x3x8x4xf32>
-  return %0 : tensor<2x3x8x4xf32>
+func.func @transpose_both(%a: tensor<16x32xf64>, %b: tensor<8x16xf64>) -> tensor<32x8xf64> {
+  %0 = tfc.matmul %a, %b transpose_a transpose_b : tensor<16x32xf64>, tensor<8x16xf64> -> tensor<32x8xf64>
+  return %0 : tensor<32x8xf64>
 }

@@ -1,4 +1,4 @@
-func.func @rank2_lhs(%a: tensor<8x16xbf16>, %b: tensor<4x16x32xbf16>) -> tensor<4x8x32xbf16> {
-  %0 = tfc.matmul %a, %b : tensor<8x16xbf16>, tensor<4x16x32xbf16> -> tensor<4x8x32xbf16>
-  return %0 : tensor<4x8x32xbf16>
+func.func @batch_broadcast(%a: tensor<2x1x8x16xf32>, %b: tensor<3x16x4xf32>) -> tensor<2x3x8x4xf32> {
+  %0 = tfc.matmul %a, %b : tensor<2x1x8x16xf32>, tensor<3x16x4xf32> -> tensor<2x3x8x4xf32>
+  return %0 : tensor<2x3x8x4xf32>
 }

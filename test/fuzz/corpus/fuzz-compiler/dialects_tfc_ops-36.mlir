@@ -1,4 +1,7 @@
-func.func @embedding(%table: tensor<256x128xf32>, %ids: tensor<16x64xi64>) -> tensor<16x64x128xf32> {
-  %e = tfc.embedding %table, %ids : tensor<256x128xf32>, tensor<16x64xi64> -> tensor<16x64x128xf32>
-  return %e : tensor<16x64x128xf32>
+func.func @gemm_role(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> tensor<4x4xf32> {
+  %r = tfc.fusion gemm (%a = %x : tensor<4x8xf32>, %b = %w : tensor<8x4xf32>) -> tensor<4x4xf32> {
+    %0 = tfc.matmul %a, %b : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32>
+    tfc.yield %0 : tensor<4x4xf32>
+  }
+  return %r : tensor<4x4xf32>
 }

@@ -1,4 +1,4 @@
-func.func @embedding_scalar_id(%table: tensor<64x32xbf16>, %id: tensor<i32>) -> tensor<32xbf16> {
-  %e = tfc.embedding %table, %id : tensor<64x32xbf16>, tensor<i32> -> tensor<32xbf16>
-  return %e : tensor<32xbf16>
+func.func @embedding(%table: tensor<256x128xf32>, %ids: tensor<16x64xi64>) -> tensor<16x64x128xf32> {
+  %e = tfc.embedding %table, %ids : tensor<256x128xf32>, tensor<16x64xi64> -> tensor<16x64x128xf32>
+  return %e : tensor<16x64x128xf32>
 }

@@ -1,4 +1,4 @@
-func.func @layer_norm_affine(%x: tensor<16x64x128xf32>, %w: tensor<128xf32>, %b: tensor<128xf32>) -> tensor<16x64x128xf32> {
-  %y, %mean, %rstd = tfc.layer_norm %x weight %w bias %b eps 1.000000e-05 : (tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x1xf32>, tensor<16x64x1xf32>)
-  return %y : tensor<16x64x128xf32>
+func.func @embedding_scalar_id(%table: tensor<64x32xbf16>, %id: tensor<i32>) -> tensor<32xbf16> {
+  %e = tfc.embedding %table, %id : tensor<64x32xbf16>, tensor<i32> -> tensor<32xbf16>
+  return %e : tensor<32xbf16>
 }

@@ -1,4 +1,4 @@
-func.func @layer_norm_mixed_dtype(%x: tensor<4x16xbf16>, %w: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xbf16> {
-  %y, %mean, %rstd = tfc.layer_norm %x weight %w bias %b eps 1.000000e-03 : (tensor<4x16xbf16>, tensor<16xf32>, tensor<16xf32>) -> (tensor<4x16xbf16>, tensor<4x1xf32>, tensor<4x1xf32>)
-  return %y : tensor<4x16xbf16>
+func.func @layer_norm_bf16(%x: tensor<8x32xbf16>) -> (tensor<8x32xbf16>, tensor<8x1xf32>) {
+  %y, %mean, %rstd = tfc.layer_norm %x eps 1.000000e-05 : (tensor<8x32xbf16>) -> (tensor<8x32xbf16>, tensor<8x1xf32>, tensor<8x1xf32>)
+  return %y, %rstd : tensor<8x32xbf16>, tensor<8x1xf32>
 }

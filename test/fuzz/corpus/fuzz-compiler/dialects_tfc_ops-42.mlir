@@ -1,4 +1,4 @@
-func.func @rms_norm(%x: tensor<16x64x128xf32>, %w: tensor<128xf32>) -> tensor<16x64x1xf32> {
-  %y, %rstd = tfc.rms_norm %x weight %w eps 1.000000e-06 : (tensor<16x64x128xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x1xf32>)
-  return %rstd : tensor<16x64x1xf32>
+func.func @layer_norm_rank2(%x: tensor<8x4x32xf64>, %b: tensor<4x32xf64>) -> tensor<8x1x1xf64> {
+  %y, %mean, %rstd = tfc.layer_norm %x bias %b normalized_rank 2 : (tensor<8x4x32xf64>, tensor<4x32xf64>) -> (tensor<8x4x32xf64>, tensor<8x1x1xf64>, tensor<8x1x1xf64>)
+  return %mean : tensor<8x1x1xf64>
 }

@@ -1,4 +1,4 @@
-func.func @rms_norm_plain(%x: tensor<2x8x16xf16>) -> tensor<2x8x16xf16> {
-  %y, %rstd = tfc.rms_norm %x normalized_rank 2 eps 1.000000e-05 : (tensor<2x8x16xf16>) -> (tensor<2x8x16xf16>, tensor<2x1x1xf32>)
-  return %y : tensor<2x8x16xf16>
+func.func @rms_norm(%x: tensor<16x64x128xf32>, %w: tensor<128xf32>) -> tensor<16x64x1xf32> {
+  %y, %rstd = tfc.rms_norm %x weight %w eps 1.000000e-06 : (tensor<16x64x128xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x1xf32>)
+  return %rstd : tensor<16x64x1xf32>
 }

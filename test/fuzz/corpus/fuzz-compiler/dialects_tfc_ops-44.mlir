@@ -1,5 +1,4 @@
-func.func @softmax(%x: tensor<16x4x64x64xf32>, %h: tensor<4x8xbf16>) -> (tensor<16x4x64x64xf32>, tensor<4x8xbf16>) {
-  %p = tfc.softmax %x dim -1 : tensor<16x4x64x64xf32>
-  %q = tfc.softmax %h dim 0 : tensor<4x8xbf16>
-  return %p, %q : tensor<16x4x64x64xf32>, tensor<4x8xbf16>
+func.func @rms_norm_plain(%x: tensor<2x8x16xf16>) -> tensor<2x8x16xf16> {
+  %y, %rstd = tfc.rms_norm %x normalized_rank 2 eps 1.000000e-05 : (tensor<2x8x16xf16>) -> (tensor<2x8x16xf16>, tensor<2x1x1xf32>)
+  return %y : tensor<2x8x16xf16>
 }

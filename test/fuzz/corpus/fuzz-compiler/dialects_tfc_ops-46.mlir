@@ -1,5 +1,5 @@
-func.func @dropout(%x: tensor<16x64x128xf32>, %seed: tensor<i64>, %offset: tensor<i64>) -> tensor<16x64x128xf32> {
-  %d = tfc.dropout %x, %seed, %offset p 1.000000e-01 : tensor<16x64x128xf32>
-  %e = tfc.dropout %d, %seed, %offset p 0.0 : tensor<16x64x128xf32>
-  return %e : tensor<16x64x128xf32>
+func.func @log_softmax(%x: tensor<1024x256xf32>) -> tensor<1024x256xf32> {
+  %l = tfc.log_softmax %x dim 1 : tensor<1024x256xf32>
+  %m = tfc.log_softmax %l dim -2 : tensor<1024x256xf32>
+  return %m : tensor<1024x256xf32>
 }

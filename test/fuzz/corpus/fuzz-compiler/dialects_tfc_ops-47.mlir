@@ -1,4 +1,5 @@
-func.func @attention_causal(%q: tensor<16x4x64x32xf32>, %k: tensor<16x4x64x32xf32>, %v: tensor<16x4x64x32xf32>) -> tensor<16x4x64x32xf32> {
-  %o = tfc.attention %q, %k, %v causal : tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32> -> tensor<16x4x64x32xf32>
-  return %o : tensor<16x4x64x32xf32>
+func.func @dropout(%x: tensor<16x64x128xf32>, %seed: tensor<i64>, %offset: tensor<i64>) -> tensor<16x64x128xf32> {
+  %d = tfc.dropout %x, %seed, %offset p 1.000000e-01 : tensor<16x64x128xf32>
+  %e = tfc.dropout %d, %seed, %offset p 0.0 : tensor<16x64x128xf32>
+  return %e : tensor<16x64x128xf32>
 }

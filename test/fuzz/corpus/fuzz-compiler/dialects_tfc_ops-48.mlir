@@ -1,4 +1,4 @@
-func.func @attention_all_options(%q: tensor<2x8x16xbf16>, %seed: tensor<i64>, %offset: tensor<i64>) -> tensor<2x8x16xbf16> {
-  %o = tfc.attention %q, %q, %q causal scale 2.500000e-01 dropout 1.000000e-01 seed %seed offset %offset : tensor<2x8x16xbf16>, tensor<2x8x16xbf16>, tensor<2x8x16xbf16> -> tensor<2x8x16xbf16>
-  return %o : tensor<2x8x16xbf16>
+func.func @attention_causal(%q: tensor<16x4x64x32xf32>, %k: tensor<16x4x64x32xf32>, %v: tensor<16x4x64x32xf32>) -> tensor<16x4x64x32xf32> {
+  %o = tfc.attention %q, %k, %v causal : tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32> -> tensor<16x4x64x32xf32>
+  return %o : tensor<16x4x64x32xf32>
 }

@@ -1,5 +1,4 @@
-func.func @attention_masks(%q: tensor<2x4x8x16xbf16>, %pad: tensor<2x1x1x8xi1>, %bias: tensor<8x8xbf16>) -> (tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>) {
-  %o = tfc.attention %q, %q, %q mask %pad : tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<2x1x1x8xi1> -> tensor<2x4x8x16xbf16>
-  %o2 = tfc.attention %q, %q, %q causal mask %bias scale 2.500000e-01 : tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<8x8xbf16> -> tensor<2x4x8x16xbf16>
-  return %o, %o2 : tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>
+func.func @attention_all_options(%q: tensor<2x8x16xbf16>, %seed: tensor<i64>, %offset: tensor<i64>) -> tensor<2x8x16xbf16> {
+  %o = tfc.attention %q, %q, %q causal scale 2.500000e-01 dropout 1.000000e-01 seed %seed offset %offset : tensor<2x8x16xbf16>, tensor<2x8x16xbf16>, tensor<2x8x16xbf16> -> tensor<2x8x16xbf16>
+  return %o : tensor<2x8x16xbf16>
 }

@@ -1,4 +1,4 @@
-func.func @cross_entropy(%logits: tensor<1024x256xf32>, %labels: tensor<1024xi64>) -> tensor<f32> {
-  %loss = tfc.cross_entropy %logits, %labels : tensor<1024x256xf32>, tensor<1024xi64> -> tensor<f32>
-  return %loss : tensor<f32>
+func.func @attention_cross(%q: tensor<8x32xf32>, %k: tensor<24x32xf32>, %v: tensor<24x48xf32>) -> tensor<8x48xf32> {
+  %o = tfc.attention %q, %k, %v : tensor<8x32xf32>, tensor<24x32xf32>, tensor<24x48xf32> -> tensor<8x48xf32>
+  return %o : tensor<8x48xf32>
 }

@@ -1,4 +1,4 @@
-func.func @cross_entropy_f64(%logits: tensor<4x3xf64>, %labels: tensor<4xi64>) -> tensor<f64> {
-  %loss = tfc.cross_entropy %logits, %labels ignore_index -100 label_smoothing 0.0 reduction mean : tensor<4x3xf64>, tensor<4xi64> -> tensor<f64>
-  return %loss : tensor<f64>
+func.func @cross_entropy_options(%logits: tensor<8x10xbf16>, %labels: tensor<8xi32>) -> tensor<f32> {
+  %loss = tfc.cross_entropy %logits, %labels ignore_index 0 label_smoothing 1.000000e-01 reduction sum : tensor<8x10xbf16>, tensor<8xi32> -> tensor<f32>
+  return %loss : tensor<f32>
 }

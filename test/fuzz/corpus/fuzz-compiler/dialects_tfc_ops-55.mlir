@@ -1,11 +1,11 @@
-func.func @gather_and_loss_kernels(%table: tensor<256x128xf32>, %ids: tensor<16x64xi64>, %logits: tensor<1024x256xf32>, %labels: tensor<1024xi64>) -> (tensor<16x64x128xf32>, tensor<f32>) {
-  %e = tfc.fusion gather (%a = %table : tensor<256x128xf32>, %b = %ids : tensor<16x64xi64>) -> tensor<16x64x128xf32> {
-    %0 = tfc.embedding %a, %b : tensor<256x128xf32>, tensor<16x64xi64> -> tensor<16x64x128xf32>
-    tfc.yield %0 : tensor<16x64x128xf32>
+func.func @row_reduction_kernel(%x: tensor<16x64x128xf32>, %r: tensor<16x64x128xf32>, %w: tensor<128xf32>, %seed: tensor<i64>, %offset: tensor<i64>) -> tensor<16x64x128xf32> {
+  %o = tfc.fusion row_reduction (%a = %x : tensor<16x64x128xf32>, %b = %r : tensor<16x64x128xf32>, %c = %w : tensor<128xf32>, %s = %seed : tensor<i64>, %t = %offset : tensor<i64>) -> tensor<16x64x128xf32> {
+    %d = tfc.dropout %a, %s, %t p 1.000000e-01 : tensor<16x64x128xf32>
+    %h = tfc.add %d, %b : tensor<16x64x128xf32>, tensor<16x64x128xf32>
+    %y, %mean, %rstd = tfc.layer_norm %h weight %c : (tensor<16x64x128xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x1xf32>, tensor<16x64x1xf32>)
+    %p = tfc.softmax %y dim -1 : tensor<16x64x128xf32>
+    %z, %zr = tfc.rms_norm %p : (tensor<16x64x128xf32>) -> (tensor<16x64x128xf32>, tensor<16x64x1xf32>)
+    tfc.yield %z : tensor<16x64x128xf32>
   }
-  %l = tfc.fusion row_reduction (%a = %logits : tensor<1024x256xf32>, %b = %labels : tensor<1024xi64>) -> tensor<f32> {
-    %0 = tfc.cross_entropy %a, %b : tensor<1024x256xf32>, tensor<1024xi64> -> tensor<f32>
-    tfc.yield %0 : tensor<f32>
-  }
-  return %e, %l : tensor<16x64x128xf32>, tensor<f32>
+  return %o : tensor<16x64x128xf32>
 }

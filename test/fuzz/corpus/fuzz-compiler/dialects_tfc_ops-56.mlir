@@ -1,8 +1,11 @@
-func.func @pointwise(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
-  %r = tfc.fusion pointwise (%a = %x : tensor<4x8xf32>, %c = %b : tensor<8xf32>) -> tensor<4x8xf32> {
-    %0 = tfc.add %a, %c : tensor<4x8xf32>, tensor<8xf32>
-    %1 = tfc.gelu %0 approximate tanh : tensor<4x8xf32>
-    tfc.yield %1 : tensor<4x8xf32>
+func.func @gather_and_loss_kernels(%table: tensor<256x128xf32>, %ids: tensor<16x64xi64>, %logits: tensor<1024x256xf32>, %labels: tensor<1024xi64>) -> (tensor<16x64x128xf32>, tensor<f32>) {
+  %e = tfc.fusion gather (%a = %table : tensor<256x128xf32>, %b = %ids : tensor<16x64xi64>) -> tensor<16x64x128xf32> {
+    %0 = tfc.embedding %a, %b : tensor<256x128xf32>, tensor<16x64xi64> -> tensor<16x64x128xf32>
+    tfc.yield %0 : tensor<16x64x128xf32>
   }
-  return %r : tensor<4x8xf32>
+  %l = tfc.fusion row_reduction (%a = %logits : tensor<1024x256xf32>, %b = %labels : tensor<1024xi64>) -> tensor<f32> {
+    %0 = tfc.cross_entropy %a, %b : tensor<1024x256xf32>, tensor<1024xi64> -> tensor<f32>
+    tfc.yield %0 : tensor<f32>
+  }
+  return %e, %l : tensor<16x64x128xf32>, tensor<f32>
 }

@@ -1,9 +1,8 @@
-func.func @multi_result(%x: tensor<16x128xf32>) -> (tensor<16x128xbf16>, tensor<16x128xf32>) {
-  %r:2 = tfc.fusion pointwise (%a = %x : tensor<16x128xf32>) -> (tensor<16x128xbf16>, tensor<16x128xf32>) {
-    %two = tfc.constant dense<2.0> : tensor<f32>
-    %0 = tfc.mul %a, %two : tensor<16x128xf32>, tensor<f32>
-    %1 = tfc.convert %0 : tensor<16x128xf32> -> tensor<16x128xbf16>
-    tfc.yield %1, %0 : tensor<16x128xbf16>, tensor<16x128xf32>
-  } {kernel_name = "scale_cast"}
-  return %r#0, %r#1 : tensor<16x128xbf16>, tensor<16x128xf32>
+func.func @pointwise(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<4x8xf32>, %c = %b : tensor<8xf32>) -> tensor<4x8xf32> {
+    %0 = tfc.add %a, %c : tensor<4x8xf32>, tensor<8xf32>
+    %1 = tfc.gelu %0 approximate tanh : tensor<4x8xf32>
+    tfc.yield %1 : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
 }

@@ -1,7 +1,9 @@
-func.func @no_inputs() -> tensor<4xi64> {
-  %r = tfc.fusion pointwise () -> tensor<4xi64> {
-    %0 = tfc.constant dense<[1, 2, 3, 4]> : tensor<4xi64>
-    tfc.yield %0 : tensor<4xi64>
-  }
-  return %r : tensor<4xi64>
+func.func @multi_result(%x: tensor<16x128xf32>) -> (tensor<16x128xbf16>, tensor<16x128xf32>) {
+  %r:2 = tfc.fusion pointwise (%a = %x : tensor<16x128xf32>) -> (tensor<16x128xbf16>, tensor<16x128xf32>) {
+    %two = tfc.constant dense<2.0> : tensor<f32>
+    %0 = tfc.mul %a, %two : tensor<16x128xf32>, tensor<f32>
+    %1 = tfc.convert %0 : tensor<16x128xf32> -> tensor<16x128xbf16>
+    tfc.yield %1, %0 : tensor<16x128xbf16>, tensor<16x128xf32>
+  } {kernel_name = "scale_cast"}
+  return %r#0, %r#1 : tensor<16x128xbf16>, tensor<16x128xf32>
 }

@@ -1,9 +1,13 @@
-func.func @gemm_dgelu_bgrad(%dy: tensor<4x16x128xf32>, %w: tensor<128x512xf32>, %h: tensor<4x16x512xf32>) -> (tensor<4x16x512xf32>, tensor<512xf32>) {
-  %r:2 = tfc.fusion gemm (%a = %dy : tensor<4x16x128xf32>, %c = %w : tensor<128x512xf32>, %x = %h : tensor<4x16x512xf32>) -> (tensor<4x16x512xf32>, tensor<512xf32>) {
-    %p = tfc.matmul %a, %c : tensor<4x16x128xf32>, tensor<128x512xf32> -> tensor<4x16x512xf32>
-    %d = tfc.gelu_grad %p, %x approximate tanh : tensor<4x16x512xf32>
-    %b = tfc.reduce_sum %d dims [0, 1] : tensor<4x16x512xf32> -> tensor<512xf32>
-    tfc.yield %d, %b : tensor<4x16x512xf32>, tensor<512xf32>
+func.func @gemm_activations(%x: tensor<16x128xf32>, %w: tensor<512x128xf32>) -> (tensor<16x512xf32>, tensor<16x512xf32>, tensor<16x512xf32>) {
+  %r = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<512x128xf32>) -> tensor<16x512xf32> {
+    %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<512x128xf32> -> tensor<16x512xf32>
+    %0 = tfc.relu %y : tensor<16x512xf32>
+    tfc.yield %0 : tensor<16x512xf32>
   }
-  return %r#0, %r#1 : tensor<4x16x512xf32>, tensor<512xf32>
+  %g:2 = tfc.fusion gemm (%a = %x : tensor<16x128xf32>, %c = %w : tensor<512x128xf32>) -> (tensor<16x512xf32>, tensor<16x512xf32>) {
+    %y = tfc.matmul %a, %c transpose_b : tensor<16x128xf32>, tensor<512x128xf32> -> tensor<16x512xf32>
+    %0 = tfc.gelu %y approximate tanh : tensor<16x512xf32>
+    tfc.yield %0, %y : tensor<16x512xf32>, tensor<16x512xf32>
+  }
+  return %r, %g#0, %g#1 : tensor<16x512xf32>, tensor<16x512xf32>, tensor<16x512xf32>
 }

@@ -1,11 +1,9 @@
-func.func @unfused_chain(%x: tensor<8x32xf32>) -> tensor<8xf32> {
-  %e = tfc.fusion pointwise (%a = %x : tensor<8x32xf32>) -> tensor<8x32xf32> {
-    %0 = tfc.exp %a : tensor<8x32xf32>
-    tfc.yield %0 : tensor<8x32xf32>
+func.func @gemm_dgelu_bgrad(%dy: tensor<4x16x128xf32>, %w: tensor<128x512xf32>, %h: tensor<4x16x512xf32>) -> (tensor<4x16x512xf32>, tensor<512xf32>) {
+  %r:2 = tfc.fusion gemm (%a = %dy : tensor<4x16x128xf32>, %c = %w : tensor<128x512xf32>, %x = %h : tensor<4x16x512xf32>) -> (tensor<4x16x512xf32>, tensor<512xf32>) {
+    %p = tfc.matmul %a, %c : tensor<4x16x128xf32>, tensor<128x512xf32> -> tensor<4x16x512xf32>
+    %d = tfc.gelu_grad %p, %x approximate tanh : tensor<4x16x512xf32>
+    %b = tfc.reduce_sum %d dims [0, 1] : tensor<4x16x512xf32> -> tensor<512xf32>
+    tfc.yield %d, %b : tensor<4x16x512xf32>, tensor<512xf32>
   }
-  %s = tfc.fusion row_reduction (%a = %e : tensor<8x32xf32>) -> tensor<8xf32> {
-    %0 = tfc.reduce_max %a dims [-1] : tensor<8x32xf32> -> tensor<8xf32>
-    tfc.yield %0 : tensor<8xf32>
-  }
-  return %s : tensor<8xf32>
+  return %r#0, %r#1 : tensor<4x16x512xf32>, tensor<512xf32>
 }

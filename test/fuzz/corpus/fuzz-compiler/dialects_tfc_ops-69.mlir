@@ -1,4 +1,11 @@
-func.func @layer_norm_grad(%dy: tensor<16x64x128xf32>, %x: tensor<16x64x128xf32>, %mean: tensor<16x64x1xf32>, %rstd: tensor<16x64x1xf32>, %w: tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>) {
-  %dx, %dw, %db = tfc.layer_norm_grad %dy, %x, %mean, %rstd weight %w : (tensor<16x64x128xf32>, tensor<16x64x128xf32>, tensor<16x64x1xf32>, tensor<16x64x1xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>)
-  return %dx, %dw, %db : tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>
+func.func @unfused_chain(%x: tensor<8x32xf32>) -> tensor<8xf32> {
+  %e = tfc.fusion pointwise (%a = %x : tensor<8x32xf32>) -> tensor<8x32xf32> {
+    %0 = tfc.exp %a : tensor<8x32xf32>
+    tfc.yield %0 : tensor<8x32xf32>
+  }
+  %s = tfc.fusion row_reduction (%a = %e : tensor<8x32xf32>) -> tensor<8xf32> {
+    %0 = tfc.reduce_max %a dims [-1] : tensor<8x32xf32> -> tensor<8xf32>
+    tfc.yield %0 : tensor<8xf32>
+  }
+  return %s : tensor<8xf32>
 }

@@ -1,4 +1,4 @@
-func.func @layer_norm_grad_no_weight(%dy: tensor<8x4x32xbf16>, %x: tensor<8x4x32xbf16>, %mean: tensor<8x1x1xf32>, %rstd: tensor<8x1x1xf32>) -> tensor<8x4x32xbf16> {
-  %dx = tfc.layer_norm_grad %dy, %x, %mean, %rstd normalized_rank 2 : (tensor<8x4x32xbf16>, tensor<8x4x32xbf16>, tensor<8x1x1xf32>, tensor<8x1x1xf32>) -> tensor<8x4x32xbf16>
-  return %dx : tensor<8x4x32xbf16>
+func.func @layer_norm_grad(%dy: tensor<16x64x128xf32>, %x: tensor<16x64x128xf32>, %mean: tensor<16x64x1xf32>, %rstd: tensor<16x64x1xf32>, %w: tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>) {
+  %dx, %dw, %db = tfc.layer_norm_grad %dy, %x, %mean, %rstd weight %w : (tensor<16x64x128xf32>, tensor<16x64x128xf32>, tensor<16x64x1xf32>, tensor<16x64x1xf32>, tensor<128xf32>) -> (tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>)
+  return %dx, %dw, %db : tensor<16x64x128xf32>, tensor<128xf32>, tensor<128xf32>
 }

@@ -1,7 +1,4 @@
-func.func @norm_grads(%dy: tensor<16x128xf32>, %x: tensor<16x128xf32>, %mean: tensor<16x1xf32>, %rstd: tensor<16x1xf32>, %w: tensor<128xbf16>) -> (tensor<16x128xf32>, tensor<128xbf16>) {
-  %dx, %dw = tfc.rms_norm_grad %dy, %x, %rstd weight %w : (tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x1xf32>, tensor<128xbf16>) -> (tensor<16x128xf32>, tensor<128xbf16>)
-  %dx2 = tfc.rms_norm_grad %dx, %x, %rstd : (tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x1xf32>) -> tensor<16x128xf32>
-  %dx3 = tfc.layer_norm_grad_input %dx2, %x, %mean, %rstd weight %w : (tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x1xf32>, tensor<16x1xf32>, tensor<128xbf16>) -> tensor<16x128xf32>
-  %dx4 = tfc.rms_norm_grad_input %dx3, %x, %rstd : (tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x1xf32>) -> tensor<16x128xf32>
-  return %dx4, %dw : tensor<16x128xf32>, tensor<128xbf16>
+func.func @layer_norm_grad_no_weight(%dy: tensor<8x4x32xbf16>, %x: tensor<8x4x32xbf16>, %mean: tensor<8x1x1xf32>, %rstd: tensor<8x1x1xf32>) -> tensor<8x4x32xbf16> {
+  %dx = tfc.layer_norm_grad %dy, %x, %mean, %rstd normalized_rank 2 : (tensor<8x4x32xbf16>, tensor<8x4x32xbf16>, tensor<8x1x1xf32>, tensor<8x1x1xf32>) -> tensor<8x4x32xbf16>
+  return %dx : tensor<8x4x32xbf16>
 }

@@ -1,6 +1,6 @@
-func.func @activation_grads(%dy: tensor<16x64x512xf32>, %x: tensor<16x64x512xf32>) -> tensor<16x64x512xf32> {
-  %0 = tfc.gelu_grad %dy, %x approximate tanh : tensor<16x64x512xf32>
-  %1 = tfc.gelu_grad %0, %x approximate none : tensor<16x64x512xf32>
-  %2 = tfc.silu_grad %1, %x : tensor<16x64x512xf32>
-  return %2 : tensor<16x64x512xf32>
+func.func @softmax_grads(%dy: tensor<16x4x64x64xf32>, %y: tensor<16x4x64x64xf32>, %dl: tensor<1024x256xf32>, %l: tensor<1024x256xf32>) -> (tensor<16x4x64x64xf32>, tensor<1024x256xf32>) {
+  %0 = tfc.softmax_grad %dy, %y dim -1 : tensor<16x4x64x64xf32>
+  %1 = tfc.softmax_grad %0, %y dim 1 : tensor<16x4x64x64xf32>
+  %2 = tfc.log_softmax_grad %dl, %l dim -1 : tensor<1024x256xf32>
+  return %1, %2 : tensor<16x4x64x64xf32>, tensor<1024x256xf32>
 }

@@ -1,8 +1,6 @@
-func.func @multi_tensor_optimizer(%w: tensor<128xf32>, %g: tensor<128xf32>, %m: tensor<128xf32>, %v: tensor<128xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> (tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xbf16>) {
-  %r:4 = tfc.fusion multi_tensor (%a = %w : tensor<128xf32>, %b = %g : tensor<128xf32>, %c = %m : tensor<128xf32>, %d = %v : tensor<128xf32>, %e = %lr : tensor<f32>, %f = %step : tensor<i64>) -> (tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xbf16>) {
-    %p1, %m1, %v1 = tfc.adamw %a, %b, %c, %d, %e, %f : tensor<128xf32>, tensor<128xf32>, tensor<f32>
-    %h = tfc.convert %p1 : tensor<128xf32> -> tensor<128xbf16>
-    tfc.yield %p1, %m1, %v1, %h : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xbf16>
-  }
-  return %r#0, %r#1, %r#2, %r#3 : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xbf16>
+func.func @sgd(%p: tensor<64x32xf32>, %g: tensor<64x32xf32>, %b: tensor<64x32xf32>, %q: tensor<64xbf16>, %h: tensor<64xbf16>, %lr: tensor<f32>, %step: tensor<i64>) -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64xbf16>) {
+  %p1, %b1 = tfc.sgd %p, %g, %lr, %step momentum_buffer(%b : tensor<64x32xf32>) momentum 9.000000e-01 nesterov weight_decay 1.000000e-04 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<f32>
+  %q1 = tfc.sgd %q, %h, %lr, %step maximize : tensor<64xbf16>, tensor<64xbf16>, tensor<f32>
+  %p2, %b2 = tfc.sgd %p1, %g, %lr, %step momentum_buffer(%b1 : tensor<64x32xf32>) momentum 5.000000e-01 dampening 1.000000e-01 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<f32>
+  return %p2, %b2, %q1 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64xbf16>
 }

@@ -1,5 +1,8 @@
-func.func @adamw8bit(%p: tensor<64x128xf32>, %g: tensor<64x128xbf16>, %m: tensor<64x128xui8>, %ma: tensor<32xf32>, %v: tensor<64x128xui8>, %va: tensor<32xf32>, %mb: tensor<128xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> (tensor<64x128xf32>, tensor<64x128xui8>, tensor<32xf32>, tensor<64x128xui8>, tensor<32xf32>, tensor<64x128xf32>) {
-  %p1, %m1, %ma1, %v1, %va1 = tfc.adamw8bit %p, %g, %m, %ma, %v, %va, %lr, %step : tensor<64x128xf32>, tensor<64x128xbf16>, tensor<64x128xui8>, tensor<32xf32>, tensor<f32>
-  %p2, %m2, %mb2, %v2, %vb2 = tfc.adamw8bit %p, %g, %m, %mb, %v, %mb, %lr, %step beta1 8.000000e-01 beta2 9.500000e-01 eps 1.000000e-06 weight_decay 1.000000e-01 block_size 64 : tensor<64x128xf32>, tensor<64x128xbf16>, tensor<64x128xui8>, tensor<128xf32>, tensor<f32>
-  return %p1, %m1, %ma1, %v1, %va1, %p2 : tensor<64x128xf32>, tensor<64x128xui8>, tensor<32xf32>, tensor<64x128xui8>, tensor<32xf32>, tensor<64x128xf32>
+func.func @multi_tensor_optimizer(%w: tensor<128xf32>, %g: tensor<128xf32>, %m: tensor<128xf32>, %v: tensor<128xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> (tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xbf16>) {
+  %r:4 = tfc.fusion multi_tensor (%a = %w : tensor<128xf32>, %b = %g : tensor<128xf32>, %c = %m : tensor<128xf32>, %d = %v : tensor<128xf32>, %e = %lr : tensor<f32>, %f = %step : tensor<i64>) -> (tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xbf16>) {
+    %p1, %m1, %v1 = tfc.adamw %a, %b, %c, %d, %e, %f : tensor<128xf32>, tensor<128xf32>, tensor<f32>
+    %h = tfc.convert %p1 : tensor<128xf32> -> tensor<128xbf16>
+    tfc.yield %p1, %m1, %v1, %h : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xbf16>
+  }
+  return %r#0, %r#1, %r#2, %r#3 : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xbf16>
 }

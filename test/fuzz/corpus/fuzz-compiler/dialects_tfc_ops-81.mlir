@@ -1,8 +1,5 @@
-func.func @block_quantized_kernel(%p: tensor<300xf32>, %g: tensor<300xf32>, %m: tensor<300xui8>, %ma: tensor<2xf32>, %v: tensor<300xui8>, %va: tensor<2xf32>, %lr: tensor<f32>, %step: tensor<i64>, %skip: tensor<i1>) -> (tensor<300xf32>, tensor<300xui8>) {
-  %r:5 = tfc.fusion block_quantized (%a = %p : tensor<300xf32>, %b = %g : tensor<300xf32>, %c = %m : tensor<300xui8>, %d = %ma : tensor<2xf32>, %e = %v : tensor<300xui8>, %f = %va : tensor<2xf32>, %h = %lr : tensor<f32>, %i = %step : tensor<i64>) -> (tensor<300xf32>, tensor<300xui8>, tensor<2xf32>, tensor<300xui8>, tensor<2xf32>) {
-    %p1, %m1, %ma1, %v1, %va1 = tfc.adamw8bit %a, %b, %c, %d, %e, %f, %h, %i block_size 256 : tensor<300xf32>, tensor<300xf32>, tensor<300xui8>, tensor<2xf32>, tensor<f32>
-    tfc.yield %p1, %m1, %ma1, %v1, %va1 : tensor<300xf32>, tensor<300xui8>, tensor<2xf32>, tensor<300xui8>, tensor<2xf32>
-  }
-  %kept = tfc.select %skip, %m, %r#1 : tensor<i1>, tensor<300xui8>, tensor<300xui8>
-  return %r#0, %kept : tensor<300xf32>, tensor<300xui8>
+func.func @adamw8bit(%p: tensor<64x128xf32>, %g: tensor<64x128xbf16>, %m: tensor<64x128xui8>, %ma: tensor<32xf32>, %v: tensor<64x128xui8>, %va: tensor<32xf32>, %mb: tensor<128xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> (tensor<64x128xf32>, tensor<64x128xui8>, tensor<32xf32>, tensor<64x128xui8>, tensor<32xf32>, tensor<64x128xf32>) {
+  %p1, %m1, %ma1, %v1, %va1 = tfc.adamw8bit %p, %g, %m, %ma, %v, %va, %lr, %step : tensor<64x128xf32>, tensor<64x128xbf16>, tensor<64x128xui8>, tensor<32xf32>, tensor<f32>
+  %p2, %m2, %mb2, %v2, %vb2 = tfc.adamw8bit %p, %g, %m, %mb, %v, %mb, %lr, %step beta1 8.000000e-01 beta2 9.500000e-01 eps 1.000000e-06 weight_decay 1.000000e-01 block_size 64 : tensor<64x128xf32>, tensor<64x128xbf16>, tensor<64x128xui8>, tensor<128xf32>, tensor<f32>
+  return %p1, %m1, %ma1, %v1, %va1, %p2 : tensor<64x128xf32>, tensor<64x128xui8>, tensor<32xf32>, tensor<64x128xui8>, tensor<32xf32>, tensor<64x128xf32>
 }

@@ -1,0 +1,5 @@
+module {
+  func.func @f() attributes {tfc.fast = 1 : i64} {
+    return
+  }
+}
