@@ -169,9 +169,14 @@ public:
     for (Operation *op : after) {
       // Clones are shared within one reader only: a clone read again much
       // later would live as long as the saved value it replaces. A block's
-      // forward is recomputed once for its whole backward.
-      if (!blocks)
-        clones.clear();
+      // forward is recomputed once for its whole backward; values outside
+      // every block follow the cheap rule.
+      SmallVector<Value> stale;
+      for (auto &[original, clone] : clones)
+        if (!blocks || blockOf.lookup(original.getDefiningOp()) < 0)
+          stale.push_back(original);
+      for (Value original : stale)
+        clones.erase(original);
       for (OpOperand &operand : op->getOpOperands())
         if (recompute.contains(operand.get())) {
           OpBuilder b(op);
