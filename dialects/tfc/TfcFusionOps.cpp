@@ -90,22 +90,27 @@ void FusionOp::getAsmBlockArgumentNames(Region &region,
     setNameFn(argument, "in");
 }
 
-LogicalResult FusionOp::verify() {
-  if (getResults().empty())
-    return emitOpError("must produce at least one result");
-  Block &body = getBodyBlock();
-  if (body.getNumArguments() != getInputs().size())
-    return emitOpError("body has ")
+/// What tfc.fusion and tfc.checkpoint share: at least one result, and one
+/// body argument of each input's type per input.
+static LogicalResult verifyBoundRegion(Operation *op, Block &body,
+                                       OperandRange inputs) {
+  if (op->getNumResults() == 0)
+    return op->emitOpError("must produce at least one result");
+  if (body.getNumArguments() != inputs.size())
+    return op->emitOpError("body has ")
            << body.getNumArguments() << " arguments but the op has "
-           << getInputs().size() << " inputs";
+           << inputs.size() << " inputs";
   for (auto [index, argument, input] :
-       llvm::enumerate(body.getArguments(), getInputs())) {
+       llvm::enumerate(body.getArguments(), inputs))
     if (argument.getType() != input.getType())
-      return emitOpError("body argument #")
+      return op->emitOpError("body argument #")
              << index << " has type " << argument.getType() << " but input #"
              << index << " has type " << input.getType();
-  }
   return success();
+}
+
+LogicalResult FusionOp::verify() {
+  return verifyBoundRegion(*this, getBodyBlock(), getInputs());
 }
 
 // The kernel rules query the body ops' interfaces (e.g. getRowGeometry),
@@ -125,24 +130,14 @@ YieldOp CheckpointOp::getYield() {
 
 void CheckpointOp::getAsmBlockArgumentNames(Region &region,
                                             OpAsmSetValueNameFn setNameFn) {
+  // As tfc.fusion's: `%in`, `%in_0`, ...
   for (BlockArgument argument : region.getArguments())
     setNameFn(argument, "in");
 }
 
 LogicalResult CheckpointOp::verify() {
-  if (getResults().empty())
-    return emitOpError("must produce at least one result");
-  Block &body = getBodyBlock();
-  if (body.getNumArguments() != getInputs().size())
-    return emitOpError("body has ")
-           << body.getNumArguments() << " arguments but the op has "
-           << getInputs().size() << " inputs";
-  for (auto [index, argument, input] :
-       llvm::enumerate(body.getArguments(), getInputs()))
-    if (argument.getType() != input.getType())
-      return emitOpError("body argument #")
-             << index << " has type " << argument.getType() << " but input #"
-             << index << " has type " << input.getType();
+  if (failed(verifyBoundRegion(*this, getBodyBlock(), getInputs())))
+    return failure();
   if ((*this)->getParentOfType<CheckpointOp>())
     return emitOpError("cannot be nested in another tfc.checkpoint");
   return success();

@@ -11,6 +11,7 @@
 #include "runtime/src/cuda/KernelCache.h"
 #include "runtime/src/cuda/Nvrtc.h"
 #include "runtime/src/cuda/ParallelCompile.h"
+#include "test/runtime/cuda/ThreadCount.h"
 
 #include <gtest/gtest.h>
 
@@ -29,18 +30,6 @@ namespace {
 
 constexpr int kArch = 80;
 
-/// The pool's threads alive now (by name: NVRTC itself may start threads of
-/// its own and keep them, as it does on some machines).
-size_t livePoolThreads() {
-  size_t n = 0;
-  for (const auto &e : fs::directory_iterator("/proc/self/task")) {
-    std::ifstream comm(e.path() / "comm");
-    std::string name;
-    std::getline(comm, name);
-    n += name == kCompileThreadName;
-  }
-  return n;
-}
 
 /// A small kernel whose body (and so cubin) differs with `i`.
 std::string kernelSource(int i) {
@@ -187,7 +176,9 @@ TEST_F(NvrtcParallelTest, BrokenKernelIsNamed) {
             0u)
       << s.message();
   EXPECT_NE(s.message().find("not_declared"), std::string::npos);
-  EXPECT_EQ(livePoolThreads(), 0u);
+  // The pool's threads, by name (NVRTC itself may start threads of its
+  // own and keep them, as it does on some machines).
+  EXPECT_EQ(tfc::rt::test::threadsAfterJoin(0, kCompileThreadName), 0u);
   std::string key =
       KernelCache::makeKey(requests[17].source, nvrtc_->options(kArch),
                            "nvrtc-" + nvrtc_->version(), "sm_80");

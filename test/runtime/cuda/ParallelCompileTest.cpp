@@ -8,13 +8,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/src/cuda/ParallelCompile.h"
+#include "test/runtime/cuda/ThreadCount.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
@@ -24,17 +24,10 @@
 using tfc::rt::Status;
 using namespace tfc::rt::cuda;
 using namespace std::chrono_literals;
+using tfc::rt::test::liveThreads;
+using tfc::rt::test::threadsAfterJoin;
 
 namespace {
-
-/// Threads of this process (Linux): checks that none outlives a call.
-size_t liveThreads() {
-  size_t n = 0;
-  for ([[maybe_unused]] const auto &e :
-       std::filesystem::directory_iterator("/proc/self/task"))
-    ++n;
-  return n;
-}
 
 /// `distinct` sources, each requested once, then `dups` more requests
 /// repeating earlier sources (under other names), interleaved.
@@ -200,7 +193,7 @@ TEST(ParallelCompile, EarliestFailureWins) {
     ASSERT_FALSE(s);
     EXPECT_EQ(s.message(), "compiling kernel 'k7': syntax error in seven");
     EXPECT_TRUE(out.cubins.empty());
-    EXPECT_EQ(liveThreads(), before);
+    EXPECT_EQ(threadsAfterJoin(before), before);
   }
 }
 
@@ -258,7 +251,7 @@ TEST(ParallelCompile, ExceptionsBecomeErrors) {
     Status s = compileDistinct(requests, throwing("source 12", kind), out, 4);
     ASSERT_FALSE(s);
     EXPECT_EQ(s.message(), expected[kind]);
-    EXPECT_EQ(liveThreads(), before);
+    EXPECT_EQ(threadsAfterJoin(before), before);
   }
 }
 
