@@ -32,10 +32,13 @@ static void addPadShapes(mlir::OpPassManager &pm, llvm::StringRef pad,
 }
 
 void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
-                                   const LowerToExecOptions &options) {
+                                   const LowerToExecOptions &options,
+                                   bool inlineCheckpoints) {
   std::string function = options.function;
-  // User-marked recompute blocks become plain ops before anything else.
-  pm.addPass(createTfcInlineCheckpointsPass());
+  // User-marked recompute blocks become plain ops before anything else
+  // (the train pipeline did that before building the step).
+  if (inlineCheckpoints)
+    pm.addPass(createTfcInlineCheckpointsPass());
   if (options.precision != "f32") {
     TfcAutoMixedPrecisionPassOptions precision;
     precision.precision = options.precision;
@@ -210,7 +213,7 @@ mlir::LogicalResult tfc::buildTrainPipeline(
     pm.addPass(createTfcOptimizerInBackwardPass());
   lower.precision = "f32";
   lower.pad = "none";
-  buildLowerToExecPipeline(pm, lower);
+  buildLowerToExecPipeline(pm, lower, /*inlineCheckpoints=*/false);
   return mlir::success();
 }
 
@@ -240,7 +243,9 @@ void tfc::registerPipelines() {
       "CSE, form kernels, fuse them (fusion=none: one op per kernel), "
       "bufferize and convert to tfcrt, merge identical kernels, schedule "
       "them for `target` (docs/execution.md)",
-      buildLowerToExecPipeline);
+      [](mlir::OpPassManager &pm, const LowerToExecOptions &options) {
+        buildLowerToExecPipeline(pm, options);
+      });
   mlir::registerPassPipeline(
       "tfc-train-pipeline",
       "Build @train_step (or @accumulate_step and @apply_step) from a loss "

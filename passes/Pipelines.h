@@ -69,11 +69,14 @@ struct LowerToExecOptions
 };
 
 /// Adds --tfc-lower-to-exec to `pm` (a pass manager on builtin.module):
-/// tfc-inline-checkpoints, [tfc-auto-mixed-precision,] tfc-pad-shapes, [tfc-autodiff,] tfc-decompose,
-/// canonicalize, cse, [tfc-recompute,], canonicalize, tfc-form-kernels,
-/// [tfc-fuse,] tfc-convert-to-exec, tfc-dedupe-kernels, tfc-schedule-kernels.
+/// [tfc-inline-checkpoints,] [tfc-auto-mixed-precision,] tfc-pad-shapes,
+/// [tfc-autodiff,] tfc-decompose, canonicalize, cse, [tfc-recompute,],
+/// canonicalize, tfc-form-kernels, [tfc-fuse,] tfc-convert-to-exec,
+/// tfc-dedupe-kernels, tfc-schedule-kernels. `inlineCheckpoints` false:
+/// the caller dissolved the tfc.checkpoint regions already.
 void buildLowerToExecPipeline(mlir::OpPassManager &pm,
-                              const LowerToExecOptions &options);
+                              const LowerToExecOptions &options,
+                              bool inlineCheckpoints = true);
 
 /// Adds --tfc-train-pipeline to `pm`: --tfc-inline-checkpoints, then
 /// --tfc-build-train-step configured by

@@ -1,8 +1,9 @@
 //===- TfcFusionOps.cpp - tfc's region ops: fusion, checkpoint -----------===//
 //
 // Assembly form, structural verifiers and the kernel-body rule check of
-// tfc.fusion, tfc.checkpoint and tfc.yield. The rules themselves live in TfcKernelRules.cpp
-// so that the fusion passes can test candidate groups with them.
+// tfc.fusion, tfc.checkpoint and tfc.yield. The rules themselves live in
+// TfcKernelRules.cpp so that the fusion passes can test candidate groups
+// with them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -149,18 +150,18 @@ LogicalResult CheckpointOp::verify() {
 
 LogicalResult YieldOp::verify() {
   Operation *parent = (*this)->getParentOp();
-  StringRef parentName = isa<FusionOp>(parent) ? "tfc.fusion" : "tfc.checkpoint";
   if (getValues().size() != parent->getNumResults())
     return emitOpError("yields ")
-           << getValues().size() << " values but the enclosing " << parentName
-           << " has " << parent->getNumResults() << " results";
+           << getValues().size() << " values but the enclosing "
+           << parent->getName() << " has " << parent->getNumResults()
+           << " results";
   for (auto [index, value, result] :
        llvm::enumerate(getValues(), parent->getResults())) {
     if (value.getType() != result.getType())
       return emitOpError("value #")
-             << index << " has type " << value.getType() << " but the enclosing "
-             << parentName << "'s result #" << index << " has type "
-             << result.getType();
+             << index << " has type " << value.getType()
+             << " but the enclosing " << parent->getName() << "'s result #"
+             << index << " has type " << result.getType();
   }
   return success();
 }

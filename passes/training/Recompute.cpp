@@ -169,14 +169,8 @@ public:
     for (Operation *op : after) {
       // Clones are shared within one reader only: a clone read again much
       // later would live as long as the saved value it replaces. A block's
-      // forward is recomputed once for its whole backward; values outside
-      // every block follow the cheap rule.
-      SmallVector<Value> stale;
-      for (auto &[original, clone] : clones)
-        if (!blocks || blockOf.lookup(original.getDefiningOp()) < 0)
-          stale.push_back(original);
-      for (Value original : stale)
-        clones.erase(original);
+      // forward is recomputed once for its whole backward (blockClones).
+      readerClones.clear();
       for (OpOperand &operand : op->getOpOperands())
         if (recompute.contains(operand.get())) {
           OpBuilder b(op);
@@ -214,7 +208,9 @@ private:
   /// A clone of `v`'s producer (and of the producers of its operands to
   /// recompute) before `b`'s insertion point, once per value.
   Value rematerialize(OpBuilder &b, Value v) {
-    if (Value done = clones.lookup(v))
+    if (Value done = blockClones.lookup(v))
+      return done;
+    if (Value done = readerClones.lookup(v))
       return done;
     Operation *def = v.getDefiningOp();
     IRMapping map;
@@ -223,6 +219,8 @@ private:
         map.map(operand, rematerialize(b, operand));
     Operation *clone = b.clone(*def, map);
     clone->setAttr(TfcDialect::kRecomputedAttrName, b.getUnitAttr());
+    bool inBlock = blocks && blockOf.lookup(def) >= 0;
+    DenseMap<Value, Value> &clones = inBlock ? blockClones : readerClones;
     for (auto [original, copy] :
          llvm::zip(def->getResults(), clone->getResults()))
       clones[original] = copy;
@@ -230,9 +228,9 @@ private:
   }
 
   /// mode=blocks: the layer each forward op belongs to (-1 outside any):
-  /// the block of a parameter it reads (the tfc.checkpoint that took it, or
-  /// else the layer index in its name) (through the weight-only
-  /// ops that convert or pad it), else the largest of its operands' (a
+  /// the block of a parameter it reads, directly or through the weight-only
+  /// ops that convert or pad it (the tfc.checkpoint that took it, or else
+  /// the layer index in its name), else the largest of its operands' (a
   /// residual add joins the layer it closes). A value read by an op of a
   /// later layer than its own is a block input: saved, while everything a
   /// block computes is recomputed in its backward, GEMMs included.
@@ -292,7 +290,10 @@ private:
   DenseSet<Value> blockInputs;
   llvm::SetVector<Operation *> forward;
   DenseSet<Value> recompute;
-  DenseMap<Value, Value> clones;
+  /// The clones of values of a block (mode=blocks), made once for the
+  /// block's whole backward, and those of the other values, shared within
+  /// one reader only.
+  DenseMap<Value, Value> blockClones, readerClones;
 };
 
 struct TfcRecomputePass

@@ -33,6 +33,7 @@
 
 #include "dialects/Registration.h"
 #include "passes/Pipelines.h"
+#include "test/fuzz/FuzzUtil.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -81,14 +82,6 @@ void say(const llvm::Twine &what) {
 [[noreturn]] void fail(const llvm::Twine &what) {
   llvm::errs() << "fuzz-compiler: " << what << "\n";
   std::abort();
-}
-
-/// FNV-1a: picks the default options of an input.
-uint64_t hashBytes(llvm::StringRef s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s)
-    h = (h ^ c) * 1099511628211ull;
-  return h;
 }
 
 /// Counts the error diagnostics of a context (and prints them when
@@ -157,7 +150,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   llvm::StringRef input(reinterpret_cast<const char *>(data), size);
 
   std::string trainOptions =
-      kTrainOptions[hashBytes(input) %
+      kTrainOptions[tfc::rt::fuzz::hashBytes(data, size) %
                     (sizeof(kTrainOptions) / sizeof(kTrainOptions[0]))];
   if (input.starts_with(kOptionsPrefix))
     trainOptions = input.drop_front(sizeof(kOptionsPrefix) - 1)
