@@ -10,6 +10,7 @@
 #include "passes/precision/Passes.h"
 #include "passes/precision/PrecisionPolicy.h"
 #include "passes/training/Passes.h"
+#include "passes/training/StepStages.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -168,6 +169,11 @@ mlir::LogicalResult tfc::buildTrainPipeline(
   if (mlir::failed(
           parseBuildTrainStepOptions(stepOptions, options, errorHandler)))
     return mlir::failure();
+  // Every option is checked here, also those of a stage the pipeline
+  // leaves out (a bad init-scale without loss-scaling).
+  if (std::string problem = checkBuildTrainStepOptions(options);
+      !problem.empty())
+    return errorHandler(problem);
   // An update before the last gradient is known cannot depend on all of
   // them.
   if (inBackward) {
@@ -198,7 +204,9 @@ mlir::LogicalResult tfc::buildTrainPipeline(
     pm.addPass(createTfcAutoMixedPrecisionPass(precision));
   }
   addPadShapes(pm, lower.pad, lower.target, options.function);
-  pm.addPass(createTfcBuildTrainStepPass(options));
+  // The step in its stages (gradients, accumulate, loss-scaling, clip,
+  // optimizer), each a pass of its own.
+  addTrainStepStages(pm, options);
   // Every function the pass builds becomes an entry of one program.
   lower.function = llvm::join(trainStepFunctions(options), ",");
   // The 16-bit weight copies become state the optimizer writes, with the

@@ -74,6 +74,19 @@ def Tfc_Dialect : Dialect {
     /// update right after its gradient; fusion keeps the updates apart.
     static constexpr ::llvm::StringLiteral kOptimizerInBackwardAttrName =
         "tfc.optimizer_in_backward";
+    /// Result attribute of a step function between the train-step stages
+    /// (passes/training/StepForm.h): the result is the gradient of the
+    /// tfc.param argument of this name.
+    static constexpr ::llvm::StringLiteral kGradAttrName = "tfc.grad";
+    /// Op attribute (unit) on the 0-d tfc.constant 1.0 a step's backward
+    /// starts from (--tfc-step-gradients); the later stages scale it.
+    static constexpr ::llvm::StringLiteral kLossSeedAttrName =
+        "tfc.loss_seed";
+    /// func.func attribute: the train-step stages that built the function
+    /// so far, in order (names such as "gradients"); the last stage removes
+    /// it.
+    static constexpr ::llvm::StringLiteral kStepStagesAttrName =
+        "tfc.step_stages";
 
   private:
     // Each op group registers its ops from its own .cpp file.

@@ -126,6 +126,25 @@ LogicalResult TfcDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute on a function";
     return success();
   }
+  if (attrName == kLossSeedAttrName) {
+    auto constant = dyn_cast<ConstantOp>(op);
+    auto type = constant ? dyn_cast<RankedTensorType>(constant.getType())
+                         : RankedTensorType();
+    if (!type || type.getRank() != 0 || !isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'" << attrName
+                             << "' must be a unit attribute on a 0-d "
+                                "tfc.constant";
+    return success();
+  }
+  if (attrName == kStepStagesAttrName) {
+    auto stages = dyn_cast<ArrayAttr>(attribute.getValue());
+    if (!isa<FunctionOpInterface>(op) || !stages ||
+        llvm::any_of(stages, [](Attribute a) { return !isa<StringAttr>(a); }))
+      return op->emitError() << "'" << attrName
+                             << "' must be an array of stage names on a "
+                                "function";
+    return success();
+  }
   if (attrName == kCheckpointBlocksAttrName) {
     auto blocks = dyn_cast<DictionaryAttr>(attribute.getValue());
     if (!isa<ModuleOp>(op) || !blocks ||
@@ -147,7 +166,9 @@ LogicalResult TfcDialect::verifyOperationAttribute(Operation *op,
                            << kRefreshAttrName << "' or '"
                            << kOptimizerInBackwardAttrName
                            << "' on a function, or '" << kRecomputedAttrName
-                           << "')";
+                           << "'; between the train-step stages also '"
+                           << kStepStagesAttrName << "' on a function and '"
+                           << kLossSeedAttrName << "' on a tfc.constant)";
   auto value = dyn_cast<StringAttr>(attribute.getValue());
   if (!isa<ModuleOp>(op) || !value || value.getValue() != "tf32")
     return op->emitError() << "'" << attrName
@@ -160,10 +181,12 @@ LogicalResult TfcDialect::verifyRegionResultAttribute(Operation *op,
                                                       unsigned resultIndex,
                                                       NamedAttribute attribute) {
   StringRef attrName = attribute.getName().strref();
-  if (attrName != kUpdateAttrName && attrName != kOutputAttrName)
+  if (attrName != kUpdateAttrName && attrName != kOutputAttrName &&
+      attrName != kGradAttrName)
     return op->emitError() << "unknown tfc result attribute '" << attrName
-                           << "' (expected '" << kUpdateAttrName << "' or '"
-                           << kOutputAttrName << "')";
+                           << "' (expected '" << kUpdateAttrName << "', '"
+                           << kOutputAttrName << "' or '" << kGradAttrName
+                           << "')";
   auto name = dyn_cast<StringAttr>(attribute.getValue());
   if (!name || name.getValue().empty())
     return op->emitError() << "'" << attrName << "' on result #"
@@ -179,10 +202,17 @@ LogicalResult TfcDialect::verifyRegionResultAttribute(Operation *op,
                              << attrName << "' name '" << name.getValue()
                              << "' of result #" << other;
   }
-  if (attrName != kUpdateAttrName)
+  if (attrName == kOutputAttrName)
     return success();
+  // An update names the param or state it overwrites, a gradient its
+  // parameter; either has that argument's type.
+  bool grad = attrName == kGradAttrName;
+  SmallVector<StringRef, 2> keys{kParamAttrName};
+  if (!grad)
+    keys.push_back(kStateAttrName);
+  StringRef verb = grad ? "is the gradient of" : "updates";
   for (unsigned arg = 0, e = func.getNumArguments(); arg < e; ++arg) {
-    for (StringRef key : {kParamAttrName.data(), kStateAttrName.data()}) {
+    for (StringRef key : keys) {
       auto argName = func.getArgAttrOfType<StringAttr>(arg, key);
       if (!argName || argName != name)
         continue;
@@ -190,14 +220,14 @@ LogicalResult TfcDialect::verifyRegionResultAttribute(Operation *op,
       Type resultType = func.getResultTypes()[resultIndex];
       if (argType != resultType)
         return op->emitError()
-               << "result #" << resultIndex << " updates '" << name.getValue()
-               << "' of type " << argType << " with a value of type "
-               << resultType;
+               << "result #" << resultIndex << " " << verb << " '"
+               << name.getValue() << "' of type " << argType
+               << " with a value of type " << resultType;
       return success();
     }
   }
-  return op->emitError() << "result #" << resultIndex << " updates '"
-                         << name.getValue()
-                         << "', which names no tfc.param or tfc.state "
-                            "argument";
+  return op->emitError() << "result #" << resultIndex << " " << verb << " '"
+                         << name.getValue() << "', which names no "
+                         << (grad ? "tfc.param" : "tfc.param or tfc.state")
+                         << " argument";
 }

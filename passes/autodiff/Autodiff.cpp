@@ -39,8 +39,9 @@ bool isFloatTensor(Type type) {
 /// it return (loss, gradient of each parameter in `params`).
 class ReverseMode {
 public:
-  ReverseMode(func::FuncOp func, ArrayRef<unsigned> params)
-      : func(func), params(params) {}
+  ReverseMode(func::FuncOp func, ArrayRef<unsigned> params,
+              StringRef seedMark)
+      : func(func), params(params), seedMark(seedMark) {}
 
   LogicalResult run() {
     Block &block = func.front();
@@ -51,7 +52,10 @@ public:
     OpBuilder builder(ret);
     VjpBuilder v(builder, ret.getLoc());
     if (active.contains(loss)) {
-      cotangents[loss] = v.scalar(tensorTypeOf(loss).getElementType(), 1.0);
+      Value seed = v.scalar(tensorTypeOf(loss).getElementType(), 1.0);
+      if (!seedMark.empty())
+        seed.getDefiningOp()->setAttr(seedMark, builder.getUnitAttr());
+      cotangents[loss] = seed;
       // The backward ops are inserted before the return, so the walk must
       // not visit them: stop at the first op that was there before.
       SmallVector<Operation *> forward;
@@ -155,6 +159,7 @@ private:
 
   func::FuncOp func;
   ArrayRef<unsigned> params;
+  StringRef seedMark;
   llvm::DenseSet<Value> active;
   llvm::DenseMap<Value, Value> cotangents;
 };
@@ -162,8 +167,9 @@ private:
 } // namespace
 
 namespace tfc {
-LogicalResult appendGradients(func::FuncOp func, ArrayRef<unsigned> params) {
-  return ReverseMode(func, params).run();
+LogicalResult appendGradients(func::FuncOp func, ArrayRef<unsigned> params,
+                              StringRef seedMark) {
+  return ReverseMode(func, params, seedMark).run();
 }
 } // namespace tfc
 

@@ -1,7 +1,7 @@
 //===- ReverseMode.h - reverse-mode differentiation entry point -*- C++ -*-===//
 //
 // The C++ entry point behind --tfc-autodiff, shared with passes that build
-// on gradients (--tfc-build-train-step).
+// on gradients (--tfc-step-gradients).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,10 +19,13 @@ namespace tfc {
 /// keeps the forward, appends the backward (one VJP per op on a path from a
 /// parameter to the loss) and returns (loss, d loss / d arg) for each
 /// argument index in `params`, in that order. Ops left dead are erased and
-/// result attributes are dropped. On failure a diagnostic was emitted and
-/// `func` is left partially rewritten (callers work on a clone).
+/// result attributes are dropped. The backward starts from a 0-d constant
+/// 1.0 (the seed), which gets the unit attribute `seedMark` when one is
+/// given. On failure a diagnostic was emitted and `func` is left partially
+/// rewritten (callers work on a clone).
 mlir::LogicalResult appendGradients(mlir::func::FuncOp func,
-                                    llvm::ArrayRef<unsigned> params);
+                                    llvm::ArrayRef<unsigned> params,
+                                    llvm::StringRef seedMark = {});
 
 } // namespace tfc
 

@@ -36,6 +36,14 @@ scheduleInputs(const TfcBuildTrainStepPassOptions &options) {
           {"total_steps", true}};
 }
 
+bool isScheduleInputName(llvm::StringRef name) {
+  TfcBuildTrainStepPassOptions widest;
+  widest.schedule = "warmup-cosine";
+  return llvm::any_of(scheduleInputs(widest), [&](const ScheduleInput &input) {
+    return name == input.name;
+  });
+}
+
 std::string checkScheduleOptions(const TfcBuildTrainStepPassOptions &options) {
   const std::string &name = options.schedule;
   if (name != "constant" && name != "warmup-cosine" && name != "warmup-linear")

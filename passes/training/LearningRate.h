@@ -34,6 +34,9 @@ struct ScheduleInput {
 llvm::SmallVector<ScheduleInput>
 scheduleInputs(const TfcBuildTrainStepPassOptions &options);
 
+/// Whether `name` is an input of some schedule (lr, min_lr, ...).
+bool isScheduleInputName(llvm::StringRef name);
+
 /// Checks the schedule option; empty when valid.
 std::string checkScheduleOptions(const TfcBuildTrainStepPassOptions &options);
 

@@ -10,12 +10,85 @@
 
 include "mlir/Pass/PassBase.td"
 
+defvar TfcStepGradientsOptions = [
+    Option<"function", "function", "std::string", /*default=*/"\"loss\"",
+           "The loss function to train">
+];
+
+defvar TfcStepAccumulateOptions = [
+    Option<"accumulateSteps", "accumulate-steps", "int64_t",
+           /*default=*/"1",
+           "Micro-batches per optimizer step: > 1 builds @accumulate_step "
+           "and @apply_step instead of @train_step">
+];
+
+defvar TfcStepLossScalingOptions = [
+    Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
+           "The loss scale used while the loss_scale state is 0">,
+    Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",
+           "Scale multiplier after growth-interval clean steps">,
+    Option<"backoffFactor", "backoff-factor", "double", /*default=*/"0.5",
+           "Scale multiplier after an overflow">,
+    Option<"growthInterval", "growth-interval", "int64_t",
+           /*default=*/"2000", "Clean steps between scale growths">,
+    Option<"minScale", "min-scale", "double", /*default=*/"0.0",
+           "Lower bound of the loss scale (0: none, as GradScaler)">,
+    Option<"maxScale", "max-scale", "double", /*default=*/"0.0",
+           "Upper bound of the loss scale (0: none, as GradScaler)">
+];
+
+defvar TfcStepClipOptions = [
+    Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
+           "Global gradient-norm clipping threshold (0: off)">
+];
+
+defvar TfcStepOptimizerOptions = [
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
+           "adamw, adam, sgd, adafactor or adamw8bit">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9",
+           "Adam/AdamW first-moment decay">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999",
+           "Adam/AdamW second-moment decay">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8",
+           "Adam/AdamW epsilon (outside the sqrt)">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"-1.0",
+           "Weight decay; negative means the optimizer's torch default "
+           "(0.01 for adamw, 0 otherwise)">,
+    Option<"decayAll", "decay-all", "bool", /*default=*/"false",
+           "Apply weight decay to every parameter; by default parameters of "
+           "rank < 2 (biases, norm weights) form a group without decay">,
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "adamw8bit: elements per quantization block (a power of two in "
+           "[32, 1024])">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+           "SGD momentum (0: no momentum buffer)">,
+    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
+           "SGD Nesterov momentum">,
+    Option<"beta2Decay", "beta2-decay", "double", /*default=*/"-0.8",
+           "Adafactor: beta2_t = 1 - t^beta2-decay (must be <= 0)">,
+    Option<"eps1", "eps1", "double", /*default=*/"0.0",
+           "Adafactor: floor of the variance estimate (squared) and of the "
+           "row-factor mean (0: the machine epsilon of the parameter's type)">,
+    Option<"eps2", "eps2", "double", /*default=*/"1e-3",
+           "Adafactor: floor of RMS(param) in the relative step size">,
+    Option<"clipThreshold", "clip-threshold", "double", /*default=*/"1.0",
+           "Adafactor: update clipping threshold d (must be >= 1)">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"constant\"",
+           "Learning-rate schedule computed on the device from the step "
+           "counter: constant, warmup-cosine or warmup-linear">
+];
+
 def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
   let summary = "Build @train_step (gradients, clipping, loss scaling, "
                 "optimizer) from a loss function";
   let description = [{
     Adds `@train_step` to the module, built from `@<function>` (default
-    `@loss`, kept unchanged). Arguments, in order: the `tfc.param`
+    `@loss`, kept unchanged), by running the five stages below in order on
+    the module: --tfc-step-gradients, --tfc-step-accumulate (with
+    accumulate-steps > 1), --tfc-step-loss-scaling (with loss-scaling),
+    --tfc-step-clip (with max-grad-norm > 0) and --tfc-step-optimizer; the
+    options are theirs under the same names (--tfc-train-pipeline composes
+    the same stages). Arguments, in order: the `tfc.param`
     arguments; the optimizer state of each parameter P (`{tfc.state =
     "P.exp_avg"}` and `"P.exp_avg_sq"` for adam/adamw, `"P.momentum_buffer"`
     for sgd with momentum, each of P's type; for adamw8bit, when P is f32
@@ -112,8 +185,8 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
       P's shape). Results: the plain micro-batch loss `{tfc.output =
       "loss"}` and one `{tfc.update = "P.grad_accum"}` per parameter. It
       reads the scale but never changes it.
-    - `@apply_step(params, optimizer state, step, [loss_scale,
-      growth_tracker], lr inputs, accumulators)`: exactly the tail of
+    - `@apply_step(params, accumulators, optimizer state, step,
+      [loss_scale, growth_tracker], lr inputs)`: exactly the tail of
       `@train_step` (unscale and inf/NaN check, clipping, learning rate,
       optimizer, skipped-step selects, scaler update) applied to the
       accumulated gradients, plus every accumulator reset to zero, also on
@@ -129,9 +202,9 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
         -> (tensor<f32> {tfc.output = "loss"},
             tensor<4x8xf32> {tfc.update = "w.grad_accum"})
     func.func @apply_step(%w: tensor<4x8xf32> {tfc.param = "w"},
+        %acc: tensor<4x8xf32> {tfc.state = "w.grad_accum"},
         %step: tensor<i64> {tfc.state = "step"},
-        %lr: tensor<f32> {tfc.input = "lr"},
-        %acc: tensor<4x8xf32> {tfc.state = "w.grad_accum"})
+        %lr: tensor<f32> {tfc.input = "lr"})
         -> (tensor<4x8xf32> {tfc.update = "w"},
             tensor<i64> {tfc.update = "step"},
             tensor<4x8xf32> {tfc.update = "w.grad_accum"})
@@ -149,63 +222,142 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     (@accumulate_step, @apply_step).
   }];
   let dependentDialects = ["::mlir::tfc::TfcDialect"];
-  let options = [
-    Option<"function", "function", "std::string", /*default=*/"\"loss\"",
-           "The loss function to train">,
-    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
-           "adamw, adam, sgd, adafactor or adamw8bit">,
-    Option<"beta1", "beta1", "double", /*default=*/"0.9",
-           "Adam/AdamW first-moment decay">,
-    Option<"beta2", "beta2", "double", /*default=*/"0.999",
-           "Adam/AdamW second-moment decay">,
-    Option<"eps", "eps", "double", /*default=*/"1e-8",
-           "Adam/AdamW epsilon (outside the sqrt)">,
-    Option<"weightDecay", "weight-decay", "double", /*default=*/"-1.0",
-           "Weight decay; negative means the optimizer's torch default "
-           "(0.01 for adamw, 0 otherwise)">,
-    Option<"decayAll", "decay-all", "bool", /*default=*/"false",
-           "Apply weight decay to every parameter; by default parameters of "
-           "rank < 2 (biases, norm weights) form a group without decay">,
-    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
-           "adamw8bit: elements per quantization block (a power of two in "
-           "[32, 1024])">,
-    Option<"momentum", "momentum", "double", /*default=*/"0.0",
-           "SGD momentum (0: no momentum buffer)">,
-    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
-           "SGD Nesterov momentum">,
-    Option<"beta2Decay", "beta2-decay", "double", /*default=*/"-0.8",
-           "Adafactor: beta2_t = 1 - t^beta2-decay (must be <= 0)">,
-    Option<"eps1", "eps1", "double", /*default=*/"0.0",
-           "Adafactor: floor of the variance estimate (squared) and of the "
-           "row-factor mean (0: the machine epsilon of the parameter's type)">,
-    Option<"eps2", "eps2", "double", /*default=*/"1e-3",
-           "Adafactor: floor of RMS(param) in the relative step size">,
-    Option<"clipThreshold", "clip-threshold", "double", /*default=*/"1.0",
-           "Adafactor: update clipping threshold d (must be >= 1)">,
-    Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
-           "Global gradient-norm clipping threshold (0: off)">,
-    Option<"schedule", "schedule", "std::string", /*default=*/"\"constant\"",
-           "Learning-rate schedule computed on the device from the step "
-           "counter: constant, warmup-cosine or warmup-linear">,
-    Option<"lossScaling", "loss-scaling", "bool", /*default=*/"false",
-           "Dynamic loss scaling with GradScaler semantics">,
-    Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
-           "The loss scale used while the loss_scale state is 0">,
-    Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",
-           "Scale multiplier after growth-interval clean steps">,
-    Option<"backoffFactor", "backoff-factor", "double", /*default=*/"0.5",
-           "Scale multiplier after an overflow">,
-    Option<"growthInterval", "growth-interval", "int64_t",
-           /*default=*/"2000", "Clean steps between scale growths">,
-    Option<"minScale", "min-scale", "double", /*default=*/"0.0",
-           "Lower bound of the loss scale (0: none, as GradScaler)">,
-    Option<"maxScale", "max-scale", "double", /*default=*/"0.0",
-           "Upper bound of the loss scale (0: none, as GradScaler)">,
-    Option<"accumulateSteps", "accumulate-steps", "int64_t",
-           /*default=*/"1",
-           "Micro-batches per optimizer step: > 1 builds @accumulate_step "
-           "and @apply_step instead of @train_step">,
-  ];
+  let options = !listconcat(TfcStepGradientsOptions, TfcStepAccumulateOptions,
+      TfcStepLossScalingOptions, TfcStepClipOptions, TfcStepOptimizerOptions,
+      [Option<"lossScaling", "loss-scaling", "bool", /*default=*/"false",
+           "Dynamic loss scaling with GradScaler semantics">]);
+}
+
+// The stages --tfc-build-train-step composes (StepForm.h describes the form
+// they hand each other). Each takes its options from the lists above, under
+// the names --tfc-build-train-step and --tfc-train-pipeline give them.
+
+def TfcStepGradientsPass : Pass<"tfc-step-gradients", "::mlir::ModuleOp"> {
+  let summary = "Stage 1 of a training step: @train_step returning the loss "
+                "and the gradients of a loss function";
+  let description = [{
+    Adds `@train_step` after `@<function>` (default `@loss`, kept
+    unchanged): the loss's `tfc.param` arguments, then its other arguments
+    (an unnamed one gets `tfc.input = "arg<N>"`, N its index in the loss);
+    the forward, then the backward of --tfc-autodiff; results the loss
+    `{tfc.output = "loss"}` and one gradient `{tfc.grad = "P"}` per
+    parameter P. The backward starts from one 0-d constant 1.0, the *loss
+    seed*, marked `tfc.loss_seed`: the backward is exactly what depends on
+    it, and the later stages scale the whole backward by scaling it
+    (accumulation by 1/k, loss scaling by the scale). The function records
+    the stages that built it in `tfc.step_stages`; each later stage checks
+    it (stages run in this order: gradients, accumulate, loss-scaling,
+    clip, optimizer; each at most once) and --tfc-step-optimizer, the last,
+    removes the record and the seed mark.
+
+    Errors: everything --tfc-autodiff rejects; a loss that is not one
+    block returning one 0-d float tensor; no `tfc.param` argument; an
+    existing symbol @train_step.
+  }];
+  let dependentDialects = ["::mlir::tfc::TfcDialect"];
+  let options = TfcStepGradientsOptions;
+}
+
+def TfcStepAccumulatePass : Pass<"tfc-step-accumulate", "::mlir::ModuleOp"> {
+  let summary = "Stage 2 of a training step: split @train_step into "
+                "@accumulate_step and @apply_step (gradient accumulation)";
+  let description = [{
+    With `accumulate-steps` = k > 1, replaces the `@train_step` of
+    --tfc-step-gradients by two functions (torch's recipe: `(loss /
+    k).backward()` per micro-batch, one `optimizer.step()` and
+    `zero_grad()` after k of them):
+
+    - `@accumulate_step(params, accumulators, batch...)`: the forward and
+      the backward with the loss seed divided by k; every gradient is
+      added in f32 to its accumulator `{tfc.state = "P.grad_accum"}` (f32,
+      P's shape). Results: the plain micro-batch loss and one `{tfc.update
+      = "P.grad_accum"}` per parameter.
+    - `@apply_step(params, accumulators)`: returns the accumulators as the
+      gradients `{tfc.grad = "P"}` for the later stages, and every
+      accumulator reset to zero `{tfc.update = "P.grad_accum"}` (also on a
+      step the loss scaler skips: torch zero_grad()s after every attempt).
+
+    `accumulate-steps=1` leaves the module unchanged. Errors: k < 1; no
+    @train_step of --tfc-step-gradients or a later stage already ran on
+    it; a symbol @accumulate_step or @apply_step exists; a loss argument
+    named P.grad_accum.
+  }];
+  let dependentDialects = ["::mlir::tfc::TfcDialect"];
+  let options = TfcStepAccumulateOptions;
+}
+
+def TfcStepLossScalingPass
+    : Pass<"tfc-step-loss-scaling", "::mlir::ModuleOp"> {
+  let summary = "Stage 3 of a training step: dynamic loss scaling with "
+                "torch.cuda.amp.GradScaler's semantics";
+  let description = [{
+    On every step function of the earlier stages: adds the state
+    `{tfc.state = "loss_scale"}` (0-d f32; a stored 0, the zero-filled
+    state before the first step, reads as `init-scale`) and multiplies the
+    loss seed by the scale, so the backward computes scaled gradients
+    (`scaler.scale(loss).backward()`). Where the function returns
+    gradients (@train_step, @apply_step) it also multiplies each by the f32
+    reciprocal of the scale after checking all of them for inf/NaN in the
+    same pass (`scaler.unscale_`), returns the 0-d i1 `{tfc.output =
+    "found_inf"}`, adds `{tfc.state = "growth_tracker"}` (0-d i64) and
+    returns the next scale and tracker as updates: on overflow the scale
+    times `backoff-factor` and the tracker reset, else the tracker counts
+    up and at `growth-interval` the scale is multiplied by `growth-factor`
+    and the tracker reset; `min-scale` / `max-scale` (> 0) clamp the scale
+    (not in GradScaler; 0 leaves that side unbounded). --tfc-step-optimizer
+    then keeps every parameter and state on a step with found_inf
+    (`scaler.step` skips `optimizer.step()`). @accumulate_step reads the
+    scale and never changes it, as only `scaler.update()` does.
+
+    Errors: an option out of range (a growth factor <= 1, a backoff factor
+    outside (0, 1), growth-interval < 1, init-scale <= 0, min-scale /
+    max-scale negative or not around init-scale); no step function, or one
+    on which clip or optimizer already ran; a loss argument named
+    loss_scale or growth_tracker.
+  }];
+  let dependentDialects = ["::mlir::tfc::TfcDialect"];
+  let options = TfcStepLossScalingOptions;
+}
+
+def TfcStepClipPass : Pass<"tfc-step-clip", "::mlir::ModuleOp"> {
+  let summary = "Stage 4 of a training step: global gradient-norm clipping";
+  let description = [{
+    Clips the gradients a step function returns (`{tfc.grad}` results)
+    like `torch.nn.utils.clip_grad_norm_(max_norm=max-grad-norm)`: total =
+    sqrt(sum of squares of all gradients, in f32), every gradient times
+    min(max_norm / (total + 1e-6), 1). After --tfc-step-loss-scaling, so it
+    sees unscaled gradients. `max-grad-norm=0` leaves the module unchanged.
+
+    Errors: a negative or non-finite max-grad-norm; no step function
+    returning gradients, or the optimizer stage already ran.
+  }];
+  let dependentDialects = ["::mlir::tfc::TfcDialect"];
+  let options = TfcStepClipOptions;
+}
+
+def TfcStepOptimizerPass : Pass<"tfc-step-optimizer", "::mlir::ModuleOp"> {
+  let summary = "Stage 5 of a training step: the optimizer update of every "
+                "parameter and the learning-rate schedule";
+  let description = [{
+    Replaces the gradients a step function returns by one update per
+    parameter by the optimizer's rule (OptimizerRule.h; the semantics of
+    each are those --tfc-build-train-step documents): adds each
+    parameter's state arguments after the parameters (and accumulators),
+    `{tfc.state = "step"}` (0-d i64), and the schedule's inputs (`lr`,
+    and for the warmup schedules `min_lr`, `warmup_steps`, `total_steps`)
+    before the batch; results `{tfc.update = "X"}` for every parameter,
+    state and the step, and `{tfc.output = "applied_lr"}` for a warmup
+    schedule. Where the function returns `found_inf` (loss scaling) each of
+    these updates keeps the old value on overflow, the step count
+    included. Completes the step: removes the `tfc.step_stages` record and
+    the `tfc.loss_seed` mark from every step function.
+
+    Errors: an unknown optimizer or an option out of range (as
+    --tfc-build-train-step); no step function returning gradients; a loss
+    argument named like a state or input the stage adds.
+  }];
+  let dependentDialects = ["::mlir::tfc::TfcDialect"];
+  let options = TfcStepOptimizerOptions;
 }
 
 def TfcRecomputePass : Pass<"tfc-recompute", "::mlir::ModuleOp"> {

@@ -2545,7 +2545,7 @@ func.func @pointwise_with_sgd(%p: tensor<16xf32>, %lr: tensor<f32>, %step: tenso
 // -----
 
 // Result attributes of a training step: only tfc.update and tfc.output.
-// expected-error @+1 {{unknown tfc result attribute 'tfc.param' (expected 'tfc.update' or 'tfc.output')}}
+// expected-error @+1 {{unknown tfc result attribute 'tfc.param' (expected 'tfc.update', 'tfc.output' or 'tfc.grad')}}
 func.func @unknown_result_attr(%w: tensor<4xf32> {tfc.param = "w"}) -> (tensor<4xf32> {tfc.param = "w"}) {
   return %w : tensor<4xf32>
 }
@@ -2707,10 +2707,44 @@ module attributes {tfc.f32_gemm_compute = "fp8"} {
 
 // tfc attributes on operations other than the module are unknown.
 module {
-  // expected-error @+1 {{unknown tfc attribute 'tfc.fast' on an operation (expected 'tfc.f32_gemm_compute' or 'tfc.checkpoint_blocks' on the module, 'tfc.pad_from' on a tfc.matmul, 'tfc.refresh' or 'tfc.optimizer_in_backward' on a function, or 'tfc.recomputed')}}
+  // expected-error @+1 {{unknown tfc attribute 'tfc.fast' on an operation (expected 'tfc.f32_gemm_compute' or 'tfc.checkpoint_blocks' on the module, 'tfc.pad_from' on a tfc.matmul, 'tfc.refresh' or 'tfc.optimizer_in_backward' on a function, or 'tfc.recomputed'; between the train-step stages also 'tfc.step_stages' on a function and 'tfc.loss_seed' on a tfc.constant)}}
   func.func @f() attributes {tfc.fast = 1 : i64} {
     return
   }
+}
+
+// -----
+
+// Between the train-step stages a gradient result names the parameter it
+// belongs to (passes/training/StepForm.h); an input is not one.
+// expected-error @+1 {{result #0 is the gradient of 'x', which names no tfc.param argument}}
+func.func @grad_of_input(%x: tensor<4xf32> {tfc.input = "x"}) -> (tensor<4xf32> {tfc.grad = "x"}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// The gradient has its parameter's type.
+// expected-error @+1 {{result #0 is the gradient of 'w' of type 'tensor<4xf32>' with a value of type 'tensor<2xf32>'}}
+func.func @grad_type(%w: tensor<4xf32> {tfc.param = "w"}, %g: tensor<2xf32>) -> (tensor<2xf32> {tfc.grad = "w"}) {
+  return %g : tensor<2xf32>
+}
+
+// -----
+
+// The loss seed is the 0-d constant the backward starts from.
+func.func @seed(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tfc.loss_seed' must be a unit attribute on a 0-d tfc.constant}}
+  %0 = tfc.neg %a {tfc.loss_seed} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The stage record is a list of stage names on a function.
+// expected-error @+1 {{'tfc.step_stages' must be an array of stage names on a function}}
+func.func @stages() attributes {tfc.step_stages = "gradients"} {
+  return
 }
 
 // -----

@@ -32,11 +32,11 @@
 // ACCUMZERO: --tfc-build-train-step: accumulate-steps must be at least 1 (1: no accumulation)
 // With accumulation the functions are @accumulate_step and @apply_step: an
 // existing @apply_step and a loss argument named like an accumulator fail.
-// ACCUM: --tfc-build-train-step: the module already has a symbol @apply_step
-// ACCUM: --tfc-build-train-step: the name 'w.grad_accum' of an argument of @loss collides with a name of the arguments of @accumulate_step
+// ACCUM: error: --tfc-step-accumulate: the module already has a symbol @apply_step
+// ACCUM: --tfc-step-accumulate: @accumulate_step already has an argument named 'w.grad_accum', a name the stage gives to an argument of its own (rename the loss's argument: the runtime binds by name)
 
 // No tfc.param argument: nothing to train.
-// expected-error @+1 {{--tfc-build-train-step: @loss has no argument marked tfc.param: nothing to train}}
+// expected-error @+1 {{--tfc-step-gradients: @loss has no argument marked tfc.param: nothing to train}}
 func.func @loss(%x: tensor<4xf32> {tfc.input = "x"}) -> tensor<f32> {
   %s = tfc.reduce_sum %x dims [0] : tensor<4xf32> -> tensor<f32>
   return %s : tensor<f32>
@@ -45,7 +45,7 @@ func.func @loss(%x: tensor<4xf32> {tfc.input = "x"}) -> tensor<f32> {
 // -----
 
 // The loss must be a single 0-d float tensor.
-// expected-error @+1 {{--tfc-build-train-step: @loss must return one scalar loss (a 0-d floating-point tensor)}}
+// expected-error @+1 {{--tfc-step-gradients: @loss must return one scalar loss (a 0-d floating-point tensor)}}
 func.func @loss(%x: tensor<4xf32> {tfc.param = "x"}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
@@ -53,7 +53,7 @@ func.func @loss(%x: tensor<4xf32> {tfc.param = "x"}) -> tensor<4xf32> {
 // -----
 
 // A batch input may not take a name the train step uses ("lr").
-// expected-error @+1 {{--tfc-build-train-step: the name 'lr' of an argument of @loss collides with a name of the arguments of @train_step}}
+// expected-error @+1 {{--tfc-step-optimizer: @train_step already has an argument named 'lr', a name the stage gives to an argument of its own (rename the loss's argument: the runtime binds by name)}}
 func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}, %lr: tensor<4xf32> {tfc.input = "lr"}) -> tensor<f32> {
   %p = tfc.mul %w, %lr : tensor<4xf32>, tensor<4xf32>
   %s = tfc.reduce_sum %p dims [0] : tensor<4xf32> -> tensor<f32>
@@ -63,7 +63,7 @@ func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}, %lr: tensor<4xf32> {tfc.inp
 // -----
 
 // @train_step exists already.
-// expected-error @+1 {{--tfc-build-train-step: the module already has a symbol @train_step}}
+// expected-error @+1 {{--tfc-step-gradients: the module already has a symbol @train_step}}
 func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}) -> tensor<f32> {
   %s = tfc.reduce_sum %w dims [0] : tensor<4xf32> -> tensor<f32>
   return %s : tensor<f32>

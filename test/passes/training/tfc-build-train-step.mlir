@@ -78,11 +78,12 @@
 // SCALE-SAME: %[[STEP:[^:]*]]: tensor<i64> {tfc.state = "step"}, %[[SCALE:[^:]*]]: tensor<f32> {tfc.state = "loss_scale"}, %[[TRACK:[^:]*]]: tensor<i64> {tfc.state = "growth_tracker"}, %{{[^:]*}}: tensor<f32> {tfc.input = "lr"}
 // SCALE-SAME: tensor<i64> {tfc.update = "step"}, tensor<f32> {tfc.update = "loss_scale"}, tensor<i64> {tfc.update = "growth_tracker"}, tensor<i1> {tfc.output = "found_inf"})
 // SCALE: %[[LOSS:.*]] = tfc.reduce_mean
+// SCALE: %[[SEED:.*]] = tfc.constant dense<1.000000e+00> : tensor<f32>
 // SCALE: %[[ZERO:.*]] = tfc.constant dense<0.000000e+00> : tensor<f32>
 // SCALE: %[[INIT:.*]] = tfc.constant dense<1.024000e+03> : tensor<f32>
 // SCALE: %[[FRESH:.*]] = tfc.compare eq, %[[SCALE]], %[[ZERO]]
 // SCALE: %[[S:.*]] = tfc.select %[[FRESH]], %[[INIT]], %[[SCALE]]
-// SCALE: tfc.mul %[[LOSS]], %[[S]] : tensor<f32>, tensor<f32>
+// SCALE: tfc.mul %[[SEED]], %[[S]] : tensor<f32>, tensor<f32>
 // SCALE: %[[INV:.*]] = tfc.div %{{.*}}, %[[S]] : tensor<f32>, tensor<f32>
 // SCALE: %[[PROBE:.*]] = tfc.mul %[[GW:.*]], %{{.*}} : tensor<4x8xf32>, tensor<f32>
 // SCALE: tfc.reduce_sum %[[PROBE]] dims [0, 1]
@@ -204,9 +205,10 @@
 
 
 // accumulate-steps=4 builds @accumulate_step and @apply_step instead of
-// @train_step. accumulate_step differentiates (loss / 4) * scale, adds the
-// gradients to the f32 accumulators and returns the plain loss; it reads
-// loss_scale but does not update it.
+// @train_step. accumulate_step differentiates (loss / 4) * scale (its
+// backward starts from (1 * scale) / 4), adds the gradients to the f32
+// accumulators and returns the plain loss; it reads loss_scale but does not
+// update it.
 // ACCUM-NOT: func.func @train_step
 // ACCUM-LABEL: func.func @accumulate_step
 // ACCUM-SAME: (%[[W:[^:]*]]: tensor<4x8xf32> {tfc.param = "w"}, %[[B:[^:]*]]: tensor<4xf32> {tfc.param = "b"},
@@ -214,10 +216,11 @@
 // ACCUM-SAME: %[[LS:[^:]*]]: tensor<f32> {tfc.state = "loss_scale"}, %[[X:[^:]*]]: tensor<2x8xf32> {tfc.input = "x"}, %{{[^:]*}}: tensor<2x4xf32> {tfc.input = "arg3"})
 // ACCUM-SAME: -> (tensor<f32> {tfc.output = "loss"}, tensor<4x8xf32> {tfc.update = "w.grad_accum"}, tensor<4xf32> {tfc.update = "b.grad_accum"})
 // ACCUM: %[[LOSS:.*]] = tfc.reduce_mean
+// ACCUM: %[[SEED:.*]] = tfc.constant dense<1.000000e+00> : tensor<f32>
 // ACCUM: %[[S:.*]] = tfc.select %{{.*}}, %{{.*}}, %[[LS]]
 // ACCUM: %[[K:.*]] = tfc.constant dense<4.000000e+00> : tensor<f32>
-// ACCUM: %[[MEAN:.*]] = tfc.div %[[LOSS]], %[[K]]
-// ACCUM: tfc.mul %[[MEAN]], %[[S]]
+// ACCUM: %[[SCALED:.*]] = tfc.mul %[[SEED]], %[[S]]
+// ACCUM: tfc.div %[[SCALED]], %[[K]]
 // ACCUM: %[[GB:.*]] = tfc.reduce_sum %{{.*}} dims [0] : tensor<2x4xf32> -> tensor<4xf32>
 // ACCUM: %[[GW:.*]] = tfc.matmul %{{.*}}, %[[X]] transpose_a
 // ACCUM: %[[WA2:.*]] = tfc.add %[[WA]], %[[GW]] : tensor<4x8xf32>, tensor<4x8xf32>
@@ -226,16 +229,20 @@
 
 // apply_step is @train_step's tail on the accumulators (unscale and check,
 // clip, optimizer, skipped-step selects, scaler update), then zeroes them
-// unconditionally; no loss.
+// unconditionally; no loss. The accumulators follow the parameters, as in
+// accumulate_step.
 // ACCUM-LABEL: func.func @apply_step
 // ACCUM-SAME: (%[[W:[^:]*]]: tensor<4x8xf32> {tfc.param = "w"}, %{{[^:]*}}: tensor<4xf32> {tfc.param = "b"},
+// ACCUM-SAME: %[[WA:[^:]*]]: tensor<4x8xf32> {tfc.state = "w.grad_accum"}, %[[BA:[^:]*]]: tensor<4xf32> {tfc.state = "b.grad_accum"},
 // ACCUM-SAME: tensor<4x8xf32> {tfc.state = "w.exp_avg"}, %{{.*}}: tensor<4x8xf32> {tfc.state = "w.exp_avg_sq"},
 // ACCUM-SAME: %[[STEP:[^:]*]]: tensor<i64> {tfc.state = "step"}, %[[LS:[^:]*]]: tensor<f32> {tfc.state = "loss_scale"}, %{{[^:]*}}: tensor<i64> {tfc.state = "growth_tracker"},
-// ACCUM-SAME: %[[LR:[^:]*]]: tensor<f32> {tfc.input = "lr"}, %[[WA:[^:]*]]: tensor<4x8xf32> {tfc.state = "w.grad_accum"}, %[[BA:[^:]*]]: tensor<4xf32> {tfc.state = "b.grad_accum"})
+// ACCUM-SAME: %[[LR:[^:]*]]: tensor<f32> {tfc.input = "lr"})
 // ACCUM-SAME: -> (tensor<4x8xf32> {tfc.update = "w"},
 // ACCUM-SAME: tensor<i64> {tfc.update = "step"}, tensor<f32> {tfc.update = "loss_scale"}, tensor<i64> {tfc.update = "growth_tracker"},
 // ACCUM-SAME: tensor<4x8xf32> {tfc.update = "w.grad_accum"}, tensor<4xf32> {tfc.update = "b.grad_accum"}, tensor<i1> {tfc.output = "found_inf"})
 // ACCUM: %[[S:.*]] = tfc.select %{{.*}}, %{{.*}}, %[[LS]]
+// ACCUM: %[[ZW:.*]] = tfc.constant dense<0.000000e+00> : tensor<4x8xf32>
+// ACCUM: %[[ZB:.*]] = tfc.constant dense<0.000000e+00> : tensor<4xf32>
 // ACCUM: %[[INV:.*]] = tfc.div %{{.*}}, %[[S]]
 // ACCUM: %[[UW:.*]] = tfc.mul %[[WA]], %[[INV]] : tensor<4x8xf32>, tensor<f32>
 // ACCUM: %[[UB:.*]] = tfc.mul %[[BA]], %[[INV]] : tensor<4xf32>, tensor<f32>
@@ -248,8 +255,6 @@
 // ACCUM: %[[KEEPW:.*]] = tfc.select %[[FOUND]], %[[W]], %[[W2]]
 // ACCUM: %[[KEEPSTEP:.*]] = tfc.select %[[FOUND]], %[[STEP]], %[[NEXT]]
 // ACCUM: %[[NEWS:.*]] = tfc.select %[[FOUND]], %{{.*}}, %{{.*}} : tensor<i1>, tensor<f32>, tensor<f32>
-// ACCUM: %[[ZW:.*]] = tfc.constant dense<0.000000e+00> : tensor<4x8xf32>
-// ACCUM: %[[ZB:.*]] = tfc.constant dense<0.000000e+00> : tensor<4xf32>
 // ACCUM: return %[[KEEPW]], {{.*}}, %[[KEEPSTEP]], %[[NEWS]], %{{.*}}, %[[ZW]], %[[ZB]], %[[FOUND]] :
 func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"}, %b: tensor<4xf32> {tfc.param = "b"},
                 %x: tensor<2x8xf32> {tfc.input = "x"}, %y: tensor<2x4xf32>) -> tensor<f32> {

@@ -39,14 +39,14 @@
 // CHECK-LABEL: tfcrt.entry @apply_step
 // CHECK: tfcrt.external param "w" : memref<4x8xf32>
 // CHECK: tfcrt.external param "b" : memref<4xf32>
+// CHECK: %[[WA:.*]] = tfcrt.external state "w.grad_accum" : memref<4x8xf32>
+// CHECK: %[[BA:.*]] = tfcrt.external state "b.grad_accum" : memref<4xf32>
 // CHECK: tfcrt.external state "w.momentum_buffer" : memref<4x8xf32>
 // CHECK: tfcrt.external state "b.momentum_buffer" : memref<4xf32>
 // CHECK: tfcrt.external state "step" : memref<i64>
 // CHECK: tfcrt.external state "loss_scale" : memref<f32>
 // CHECK: tfcrt.external state "growth_tracker" : memref<i64>
 // CHECK: tfcrt.external input "lr" : memref<f32>
-// CHECK: %[[WA:.*]] = tfcrt.external state "w.grad_accum" : memref<4x8xf32>
-// CHECK: %[[BA:.*]] = tfcrt.external state "b.grad_accum" : memref<4xf32>
 // CHECK: tfcrt.external output "found_inf" : memref<i1>
 // CHECK-NOT: tfcrt.external
 // CHECK-NOT: tfcrt.copy

@@ -1,0 +1,134 @@
+//===- StepAccumulate.cpp - --tfc-step-accumulate -------------------------===//
+//
+// Stage 2: gradient accumulation. @train_step becomes @accumulate_step (its
+// backward scaled by 1/k, the gradients summed into f32 accumulators) and a
+// new @apply_step hands the accumulators to the later stages as the
+// gradients and zeroes them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/training/StepForm.h"
+#include "passes/training/StepStages.h"
+
+#include "dialects/tfc/TfcOps.h"
+#include "dialects/tfc/TfcVjps.h"
+
+#include "llvm/ADT/BitVector.h"
+
+namespace tfc {
+#define GEN_PASS_DEF_TFCSTEPACCUMULATEPASS
+#include "passes/training/Passes.h.inc"
+} // namespace tfc
+
+using namespace mlir;
+using namespace mlir::tfc;
+
+namespace {
+
+struct TfcStepAccumulatePass
+    : public ::tfc::impl::TfcStepAccumulatePassBase<TfcStepAccumulatePass> {
+  using TfcStepAccumulatePassBase::TfcStepAccumulatePassBase;
+
+  void runOnOperation() override {
+    TFC_STEP_OPTIONS_OF_PASS(TFC_STEP_ACCUMULATE_OPTIONS, options)
+    if (failed(::tfc::runStepAccumulate(getOperation(), options)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+namespace tfc {
+
+std::string
+checkStepAccumulateOptions(const TfcBuildTrainStepPassOptions &options) {
+  if (options.accumulateSteps < 1)
+    return "accumulate-steps must be at least 1 (1: no accumulation)";
+  return "";
+}
+
+LogicalResult runStepAccumulate(ModuleOp module,
+                                const TfcBuildTrainStepPassOptions &options) {
+  StringRef flag = stepStageFlag(StepStage::accumulate);
+  if (std::string problem = checkStepAccumulateOptions(options);
+      !problem.empty())
+    return module.emitError(flag) << ": " << problem;
+  if (options.accumulateSteps == 1)
+    return success();
+  FailureOr<SmallVector<func::FuncOp>> steps =
+      enterStage(module, StepStage::accumulate, /*needGradients=*/true);
+  if (failed(steps))
+    return failure();
+  auto train = module.lookupSymbol<func::FuncOp>("train_step");
+  if (steps->size() != 1 || steps->front() != train)
+    return module.emitError(flag)
+           << ": expected one @train_step of --tfc-step-gradients";
+  for (StringRef name : {"accumulate_step", "apply_step"})
+    if (module.lookupSymbol(name))
+      return train.emitError(flag)
+             << ": the module already has a symbol @" << name;
+
+  // @apply_step(params, accumulators): built first, while @train_step still
+  // returns the gradients whose shapes and names it takes.
+  SmallVector<StepGradient> grads = stepGradients(train);
+  OpBuilder moduleBuilder(train);
+  moduleBuilder.setInsertionPointAfter(train);
+  SmallVector<Type> paramTypes;
+  for (const StepGradient &grad : grads)
+    paramTypes.push_back(grad.param.getType());
+  auto apply = moduleBuilder.create<func::FuncOp>(
+      train.getLoc(), "apply_step",
+      moduleBuilder.getFunctionType(paramTypes, {}));
+  for (auto [index, grad] : llvm::enumerate(grads))
+    apply.setArgAttrs(index, train.getArgAttrDict(grad.param.getArgNumber()));
+  apply.addEntryBlock();
+  OpBuilder::atBlockEnd(&apply.front())
+      .create<func::ReturnOp>(train.getLoc());
+  apply->setAttr(kStepStagesAttrName, train->getAttr(kStepStagesAttrName));
+
+  train.setName("accumulate_step");
+  Location loc = stepReturn(train).getLoc();
+  // (loss / k).backward(): the whole backward scaled by 1/k.
+  scaleLossSeed(train, [&](OpBuilder &b, Value seed) {
+    VjpBuilder v(b, loc);
+    return v.div(seed, v.scalar(tensorTypeOf(seed).getElementType(),
+                                double(options.accumulateSteps)));
+  });
+
+  OpBuilder builder(stepReturn(train));
+  VjpBuilder v(builder, loc);
+  llvm::BitVector gradResults(train.getNumResults());
+  for (const StepGradient &grad : grads) {
+    std::string name =
+        (stepArgumentName(train, grad.param.getArgNumber()) + kGradAccumSuffix)
+            .str();
+    auto type = RankedTensorType::get(tensorTypeOf(grad.value).getShape(),
+                                      builder.getF32Type());
+    for (func::FuncOp func : {train, apply}) {
+      FailureOr<BlockArgument> acc = addStepArgument(
+          func, StepStage::accumulate, type, TfcDialect::kStateAttrName, name);
+      if (failed(acc))
+        return failure();
+      if (func == apply) {
+        OpBuilder applyBuilder(stepReturn(apply));
+        addStepResult(apply, *acc, kGradAttrName,
+                      stepArgumentName(apply, grad.param.getArgNumber()));
+        addStepResult(apply, VjpBuilder(applyBuilder, loc).zeros(type),
+                      TfcDialect::kUpdateAttrName, name);
+        continue;
+      }
+      // Summed in f32 whatever the gradient's type, as torch's .grad of an
+      // f32 master weight.
+      builder.setInsertionPoint(stepReturn(train));
+      gradResults.set(grad.result);
+      addStepResult(train, v.add(*acc, v.convert(grad.value, builder.getF32Type())),
+                    TfcDialect::kUpdateAttrName, name);
+    }
+  }
+  // The gradient results sit before every update, so their indices hold.
+  gradResults.resize(train.getNumResults());
+  eraseStepResults(train, gradResults);
+  return success();
+}
+
+} // namespace tfc

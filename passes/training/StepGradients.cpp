@@ -1,0 +1,141 @@
+//===- StepGradients.cpp - --tfc-step-gradients ---------------------------===//
+//
+// Stage 1: @train_step = the loss's forward and backward, returning the loss
+// and one gradient per parameter, its backward started from a marked seed
+// (StepForm.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/training/StepForm.h"
+#include "passes/training/StepStages.h"
+
+#include "passes/autodiff/ReverseMode.h"
+
+#include "dialects/tfc/TfcOps.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace tfc {
+#define GEN_PASS_DEF_TFCSTEPGRADIENTSPASS
+#include "passes/training/Passes.h.inc"
+} // namespace tfc
+
+using namespace mlir;
+using namespace mlir::tfc;
+
+namespace {
+
+struct TfcStepGradientsPass
+    : public ::tfc::impl::TfcStepGradientsPassBase<TfcStepGradientsPass> {
+  using TfcStepGradientsPassBase::TfcStepGradientsPassBase;
+
+  void runOnOperation() override {
+    TFC_STEP_OPTIONS_OF_PASS(TFC_STEP_GRADIENTS_OPTIONS, options)
+    if (failed(::tfc::runStepGradients(getOperation(), options)))
+      signalPassFailure();
+  }
+};
+
+/// Checks the loss: one block returning one 0-d float, a tfc.param.
+LogicalResult checkLoss(func::FuncOp loss) {
+  auto fail = [&]() {
+    return loss.emitError(::tfc::stepStageFlag(::tfc::StepStage::gradients))
+           << ": @" << loss.getName();
+  };
+  if (loss.isExternal() || !loss.getBody().hasOneBlock())
+    return fail() << " must have a body of exactly one block";
+  auto type = loss.getNumResults() == 1
+                  ? dyn_cast<RankedTensorType>(loss.getResultTypes()[0])
+                  : RankedTensorType();
+  if (!type || type.getRank() != 0 || !isa<FloatType>(type.getElementType()))
+    return fail()
+           << " must return one scalar loss (a 0-d floating-point tensor)";
+  for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i)
+    if (loss.getArgAttr(i, TfcDialect::kParamAttrName))
+      return success();
+  return fail() << " has no argument marked tfc.param: nothing to train";
+}
+
+} // namespace
+
+namespace tfc {
+
+LogicalResult runStepGradients(ModuleOp module,
+                               const TfcBuildTrainStepPassOptions &options) {
+  StringRef flag = stepStageFlag(StepStage::gradients);
+  auto loss = module.lookupSymbol<func::FuncOp>(options.function);
+  if (!loss)
+    return module.emitError(flag)
+           << ": no func.func @" << options.function
+           << " to train (choose one with function=<name>)";
+  if (failed(checkLoss(loss)))
+    return failure();
+  if (module.lookupSymbol("train_step"))
+    return loss.emitError(flag) << ": the module already has a symbol "
+                                   "@train_step";
+
+  // The parameters first, then the other arguments (the batch), each named
+  // for the runtime.
+  Builder b(loss.getContext());
+  SmallVector<unsigned> order;
+  for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i)
+    if (loss.getArgAttr(i, TfcDialect::kParamAttrName))
+      order.push_back(i);
+  unsigned numParams = order.size();
+  for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i)
+    if (!loss.getArgAttr(i, TfcDialect::kParamAttrName))
+      order.push_back(i);
+  SmallVector<Type> types;
+  SmallVector<DictionaryAttr> attrs;
+  for (unsigned i : order) {
+    types.push_back(loss.getArgumentTypes()[i]);
+    NamedAttrList list(loss.getArgAttrDict(i));
+    if (!list.get(TfcDialect::kParamAttrName) &&
+        !list.get(TfcDialect::kInputAttrName))
+      list.set(TfcDialect::kInputAttrName,
+               b.getStringAttr("arg" + std::to_string(i)));
+    attrs.push_back(list.getDictionary(loss.getContext()));
+  }
+  // The runtime binds by name.
+  llvm::StringSet<> names;
+  for (DictionaryAttr dict : attrs)
+    for (StringRef key :
+         {TfcDialect::kParamAttrName, TfcDialect::kInputAttrName,
+          TfcDialect::kStateAttrName})
+      if (auto name = dict.getAs<StringAttr>(key);
+          name && !names.insert(name.getValue()).second)
+        return loss.emitError(flag)
+               << ": two arguments of @" << loss.getName()
+               << " are named '" << name.getValue()
+               << "' (the runtime binds them by name)";
+
+  OpBuilder moduleBuilder(loss);
+  moduleBuilder.setInsertionPointAfter(loss);
+  auto func = moduleBuilder.create<func::FuncOp>(
+      loss.getLoc(), "train_step", b.getFunctionType(types, {}));
+  func.setAllArgAttrs(attrs);
+  Block *block = func.addEntryBlock();
+  IRMapping mapping;
+  for (auto [index, lossIndex] : llvm::enumerate(order))
+    mapping.map(loss.getArgument(lossIndex), block->getArgument(index));
+  OpBuilder builder = OpBuilder::atBlockEnd(block);
+  for (Operation &op : loss.front())
+    builder.clone(op, mapping);
+
+  SmallVector<unsigned> params =
+      llvm::to_vector(llvm::seq<unsigned>(0, numParams));
+  if (failed(appendGradients(func, params, kLossSeedAttrName))) {
+    func.erase();
+    return failure();
+  }
+  func.setResultAttr(0, TfcDialect::kOutputAttrName,
+                     b.getStringAttr(kLossOutput));
+  for (unsigned i = 0; i < numParams; ++i)
+    func.setResultAttr(i + 1, kGradAttrName,
+                       func.getArgAttr(i, TfcDialect::kParamAttrName));
+  recordFirstStage(func, StepStage::gradients);
+  return success();
+}
+
+} // namespace tfc

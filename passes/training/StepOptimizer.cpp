@@ -1,0 +1,178 @@
+//===- StepOptimizer.cpp - --tfc-step-optimizer ---------------------------===//
+//
+// Stage 5: every gradient the step returns becomes the update of its
+// parameter by the optimizer's rule (OptimizerRule.h), at the learning rate
+// of the schedule (LearningRate.h), with each parameter's state and the step
+// counter as new arguments and updates. A step the loss scaler flagged keeps
+// everything. Completes the step functions (StepForm.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/training/LearningRate.h"
+#include "passes/training/OptimizerRule.h"
+#include "passes/training/StepForm.h"
+#include "passes/training/StepStages.h"
+#include "passes/training/TrainStepUtils.h"
+
+#include "dialects/tfc/TfcOps.h"
+#include "dialects/tfc/TfcVjps.h"
+
+#include "llvm/ADT/BitVector.h"
+
+#include <cmath>
+
+namespace tfc {
+#define GEN_PASS_DEF_TFCSTEPOPTIMIZERPASS
+#include "passes/training/Passes.h.inc"
+} // namespace tfc
+
+using namespace mlir;
+using namespace mlir::tfc;
+
+namespace {
+
+struct TfcStepOptimizerPass
+    : public ::tfc::impl::TfcStepOptimizerPassBase<TfcStepOptimizerPass> {
+  using TfcStepOptimizerPassBase::TfcStepOptimizerPassBase;
+
+  void runOnOperation() override {
+    TFC_STEP_OPTIONS_OF_PASS(TFC_STEP_OPTIMIZER_OPTIONS, options)
+    if (failed(::tfc::runStepOptimizer(getOperation(), options)))
+      signalPassFailure();
+  }
+};
+
+/// One result the stage adds: argument `arg` gets `value`.
+struct Update {
+  BlockArgument arg;
+  Value value;
+};
+
+} // namespace
+
+namespace tfc {
+
+std::string
+checkStepOptimizerOptions(const TfcBuildTrainStepPassOptions &o) {
+  std::string error;
+  if (!makeOptimizerRule(o, error))
+    return error;
+  if (!std::isfinite(o.eps) || o.eps < 0)
+    return "eps must be non-negative and finite";
+  if (o.weightDecay >= 0 ? !std::isfinite(o.weightDecay)
+                         : o.weightDecay != -1.0)
+    return "weight-decay must be non-negative and finite (or -1 for the "
+           "optimizer's default)";
+  if (o.nesterov && (o.optimizer != "sgd" || o.momentum == 0.0))
+    return "nesterov needs optimizer=sgd and momentum > 0";
+  return checkScheduleOptions(o);
+}
+
+LogicalResult runStepOptimizer(ModuleOp module,
+                               const TfcBuildTrainStepPassOptions &options) {
+  StringRef flag = stepStageFlag(StepStage::optimizer);
+  if (std::string problem = checkStepOptimizerOptions(options);
+      !problem.empty())
+    return module.emitError(flag) << ": " << problem;
+  std::string error;
+  std::unique_ptr<OptimizerRule> rule = makeOptimizerRule(options, error);
+  FailureOr<SmallVector<func::FuncOp>> steps =
+      enterStage(module, StepStage::optimizer, /*needGradients=*/true);
+  if (failed(steps))
+    return failure();
+  Builder b(module.getContext());
+  auto f32 = RankedTensorType::get({}, b.getF32Type());
+  auto i64 = RankedTensorType::get({}, b.getI64Type());
+  double baseDecay = options.weightDecay >= 0 ? options.weightDecay
+                                             : rule->defaultWeightDecay();
+  for (func::FuncOp func : *steps) {
+    SmallVector<StepGradient> grads = stepGradients(func);
+    // The arguments: each parameter's state, the counter, the schedule.
+    SmallVector<SmallVector<BlockArgument>> states;
+    for (const StepGradient &grad : grads) {
+      StringRef param = stepArgumentName(func, grad.param.getArgNumber());
+      states.emplace_back();
+      for (const StateSpec &state :
+           rule->stateOf(cast<RankedTensorType>(grad.param.getType()))) {
+        FailureOr<BlockArgument> arg = addStepArgument(
+            func, StepStage::optimizer, state.type,
+            TfcDialect::kStateAttrName, (param + "." + state.suffix).str());
+        if (failed(arg))
+          return failure();
+        states.back().push_back(*arg);
+      }
+    }
+    FailureOr<BlockArgument> oldStep =
+        addStepArgument(func, StepStage::optimizer, i64,
+                        TfcDialect::kStateAttrName, kStepState);
+    if (failed(oldStep))
+      return failure();
+    SmallVector<Value> scheduleArgs;
+    for (const ScheduleInput &input : scheduleInputs(options)) {
+      FailureOr<BlockArgument> arg = addStepArgument(
+          func, StepStage::optimizer, input.isInteger ? i64 : f32,
+          TfcDialect::kInputAttrName, input.name);
+      if (failed(arg))
+        return failure();
+      scheduleArgs.push_back(*arg);
+    }
+
+    func::ReturnOp ret = stepReturn(func);
+    OpBuilder builder(ret);
+    setInsertionPointAfterGradients(builder, func);
+    Location loc = ret.getLoc();
+    VjpBuilder v(builder, loc);
+    // The schedule reads the count of steps taken so far; the optimizer
+    // gets the count after this one, as torch's state['step'].
+    Value newStep = v.add(*oldStep, i64Scalar(builder, loc, 1));
+    Value lr =
+        buildLearningRate(builder, loc, options, scheduleArgs, *oldStep);
+    SmallVector<Update> updates, stateUpdates;
+    for (auto [grad, paramStates] : llvm::zip(grads, states)) {
+      ParamStep in;
+      in.param = grad.param;
+      in.grad = grad.value;
+      in.states.assign(paramStates.begin(), paramStates.end());
+      in.lr = lr;
+      in.step = newStep;
+      // Parameter groups as GPT-2/nanoGPT and Hugging Face train them:
+      // biases and norm weights (rank < 2) are not decayed unless
+      // decay-all.
+      in.weightDecay =
+          options.decayAll || tensorTypeOf(in.param).getRank() >= 2
+              ? baseDecay
+              : 0.0;
+      ParamStepResult out = rule->emitStep(builder, loc, in);
+      updates.push_back({grad.param, out.param});
+      for (auto [arg, value] : llvm::zip(paramStates, out.states))
+        stateUpdates.push_back({arg, value});
+    }
+    // In the order of the results: parameters, their states, the count.
+    updates.append(stateUpdates.begin(), stateUpdates.end());
+    updates.push_back({*oldStep, newStep});
+
+    // A step the loss scaler skips keeps every parameter and state, the
+    // count included.
+    Value foundInf;
+    if (std::optional<unsigned> index = findStepResult(
+            func, TfcDialect::kOutputAttrName, kFoundInfOutput))
+      foundInf = ret.getOperand(*index);
+    for (Update &update : updates) {
+      if (foundInf)
+        update.value = v.select(foundInf, update.arg, update.value);
+      addStepResult(func, update.value, TfcDialect::kUpdateAttrName,
+                    stepArgumentName(func, update.arg.getArgNumber()));
+    }
+    if (scheduleArgs.size() > 1)
+      addStepResult(func, lr, TfcDialect::kOutputAttrName, kAppliedLrOutput);
+    // The gradients come before every result added here.
+    llvm::BitVector gradResults(func.getNumResults());
+    for (const StepGradient &grad : grads)
+      gradResults.set(grad.result);
+    eraseStepResults(func, gradResults);
+  }
+  finishStepFunctions(module);
+  return success();
+}
+
+} // namespace tfc
