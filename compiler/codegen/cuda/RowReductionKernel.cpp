@@ -144,6 +144,21 @@ bool RowKernelEmitter::callsSlowPaths(Value value) {
   return false;
 }
 
+bool RowKernelEmitter::computesDropout(Value value) {
+  llvm::SmallVector<Value> work = {value};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *op = v.getDefiningOp();
+    if (!op || !seen.insert(v).second || llvm::is_contained(anchors, op))
+      continue;
+    if (isa<DropoutOp>(op))
+      return true;
+    work.append(op->operand_begin(), op->operand_end());
+  }
+  return false;
+}
+
 bool RowKernelEmitter::readsMemory(Value value) {
   llvm::SmallVector<Value> work = {value};
   llvm::DenseSet<Value> seen;
@@ -259,6 +274,12 @@ LogicalResult RowKernelEmitter::materialize(Value x, bool wanted) {
   if (ct.isF64() && anchors.size() > 1)
     return success();
   int64_t cost = perThread * (storageBytes(ct) == 8 ? 2 : 1);
+  // Dropout's Philox rounds are long integer code with a state of their
+  // own; fully unrolled over the lanes, ptxas overlaps them and their state
+  // competes with the array (a 7600-wide cross-entropy row at 512 threads,
+  // 15 lanes, spilled): such a prologue counts three registers per lane.
+  if (computesDropout(x))
+    cost *= 3;
   if (cost > registersLeft)
     return success(); // re-read in every pass instead
   registersLeft -= cost;

@@ -247,3 +247,26 @@ func.func @fused_block(%x: tensor<16x64x128xf32>, %r: tensor<16x64x128xf32>, %w:
   } {kernel_name = "fused_block"}
   return %o : tensor<16x64x128xf32>
 }
+
+// The same dropout + residual prologue on rows of 768 (a warp per row, 24
+// lanes each): held in a fully unrolled array, its Philox rounds overlap and
+// spill (8 bytes at sm_80), so a dropout prologue counts three registers a
+// lane; over the budget, the statistics passes (not unrolled) recompute it
+// from memory instead. Found by scripts/fuzz-fusion (seed 900030: a
+// 7600-wide cross-entropy row at 512 threads spilled 168 bytes).
+// CHECK-LABEL: // ===== kernel dropout_long_rows: kind row_reduction
+// CHECK: for (int row
+// CHECK-NEXT: float [[ACC:acc[0-9]+]] = 0.0f;
+// CHECK-NEXT: #pragma unroll 1
+// CHECK-NEXT: for (int k = 0; k < 24; ++k) {
+// CHECK: tfc::scalar::dropoutKeep(
+// CHECK: [[ACC]] = tfc_warp_allreduce([[ACC]], tfc_sum_op());
+func.func @dropout_long_rows(%x: tensor<64x768xf32>, %r: tensor<64x768xf32>, %w: tensor<768xf32>, %seed: tensor<i64>, %offset: tensor<i64>) -> tensor<64x768xf32> {
+  %o = tfc.fusion row_reduction (%a = %x : tensor<64x768xf32>, %b = %r : tensor<64x768xf32>, %c = %w : tensor<768xf32>, %s = %seed : tensor<i64>, %t = %offset : tensor<i64>) -> tensor<64x768xf32> {
+    %d = tfc.dropout %a, %s, %t p 1.000000e-01 : tensor<64x768xf32>
+    %h = tfc.add %d, %b : tensor<64x768xf32>, tensor<64x768xf32>
+    %y, %mean, %rstd = tfc.layer_norm %h weight %c : (tensor<64x768xf32>, tensor<768xf32>) -> (tensor<64x768xf32>, tensor<64x1xf32>, tensor<64x1xf32>)
+    tfc.yield %y : tensor<64x768xf32>
+  } {kernel_name = "dropout_long_rows"}
+  return %o : tensor<64x768xf32>
+}
