@@ -45,6 +45,10 @@ private:
   /// the values held in register arrays are read from them (the loop is
   /// then fully unrolled).
   IndexExpr openLanes(bool withArrays = true);
+  /// Whether some op computing `value` (back to the inputs and the anchors'
+  /// results) satisfies `predicate`.
+  bool computedWith(Value value,
+                    llvm::function_ref<bool(Operation *)> predicate);
   /// Whether computing `value` (back to the inputs and the anchors' results)
   /// involves ops whose CUDA code calls a slow path (IEEE division and
   /// square root, transcendentals, pow): what is live across such a call is

@@ -123,7 +123,8 @@ CExpr RowKernelEmitter::rowStat(Type accType, const std::string &expr) {
   return w.declare(rowLevel, computeType(accType), expr, "s");
 }
 
-bool RowKernelEmitter::callsSlowPaths(Value value) {
+bool RowKernelEmitter::computedWith(
+    Value value, llvm::function_ref<bool(Operation *)> predicate) {
   llvm::SmallVector<Value> work = {value};
   llvm::DenseSet<Value> seen;
   while (!work.empty()) {
@@ -131,32 +132,26 @@ bool RowKernelEmitter::callsSlowPaths(Value value) {
     Operation *op = v.getDefiningOp();
     if (!op || !seen.insert(v).second || llvm::is_contained(anchors, op))
       continue;
-    if (isa<DivOp, SqrtOp, RsqrtOp, ExpOp, LogOp, TanhOp, SigmoidOp, SiluOp,
-            GeluOp, GeluGradOp, SiluGradOp, CosOp, SinOp>(op))
+    if (predicate(op))
       return true;
-    if (auto pow = dyn_cast<PowOp>(op)) {
-      double e = pow.getExponent().convertToDouble();
-      if (e != 1.0 && e != 2.0 && e != 3.0 && e != 0.0)
-        return true;
-    }
     work.append(op->operand_begin(), op->operand_end());
   }
   return false;
 }
 
-bool RowKernelEmitter::computesDropout(Value value) {
-  llvm::SmallVector<Value> work = {value};
-  llvm::DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    Operation *op = v.getDefiningOp();
-    if (!op || !seen.insert(v).second || llvm::is_contained(anchors, op))
-      continue;
-    if (isa<DropoutOp>(op))
+bool RowKernelEmitter::callsSlowPaths(Value value) {
+  return computedWith(value, [](Operation *op) {
+    if (isa<DivOp, SqrtOp, RsqrtOp, ExpOp, LogOp, TanhOp, SigmoidOp, SiluOp,
+            GeluOp, GeluGradOp, SiluGradOp, CosOp, SinOp>(op))
       return true;
-    work.append(op->operand_begin(), op->operand_end());
-  }
-  return false;
+    auto pow = dyn_cast<PowOp>(op);
+    double e = pow ? pow.getExponent().convertToDouble() : 1.0;
+    return e != 1.0 && e != 2.0 && e != 3.0 && e != 0.0;
+  });
+}
+
+bool RowKernelEmitter::computesDropout(Value value) {
+  return computedWith(value, [](Operation *op) { return isa<DropoutOp>(op); });
 }
 
 bool RowKernelEmitter::readsMemory(Value value) {
