@@ -60,12 +60,11 @@ void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   // After CSE, which would merge a recomputed op back into its original.
-  if (options.recompute != "none") {
-    TfcRecomputePassOptions recompute;
-    recompute.mode = options.recompute;
-    recompute.function = function;
-    pm.addPass(createTfcRecomputePass(recompute));
-  }
+  // With recompute=none it only records the saved-activation bytes.
+  TfcRecomputePassOptions recompute;
+  recompute.mode = options.recompute;
+  recompute.function = function;
+  pm.addPass(createTfcRecomputePass(recompute));
   pm.addNestedPass<mlir::func::FuncOp>(createTfcFormKernelsPass());
   if (options.fusion == FusionMode::All)
     pm.addNestedPass<mlir::func::FuncOp>(createTfcFusePass());

@@ -3,6 +3,7 @@
 #include "compiler/artifact/ArtifactWriter.h"
 #include "compiler/codegen/cuda/CudaCodegen.h"
 #include "compiler/codegen/host/HostCodegen.h"
+#include "dialects/tfc/TfcDialect.h"
 #include "dialects/tfcrt/TfcrtOps.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -174,6 +175,10 @@ public:
                         {"steps", std::move(steps)}};
     if (entry.getRefresh())
       object["refresh"] = true;
+    // Informational (the runtime ignores it): tfc-train's memory report.
+    if (auto saved = entry->getAttrOfType<IntegerAttr>(
+            mlir::tfc::TfcDialect::kSavedActivationBytesAttrName))
+      object["saved_activation_bytes"] = saved.getInt();
     entries.push_back(std::move(object));
     return success();
   }

@@ -87,6 +87,12 @@ def Tfc_Dialect : Dialect {
     /// it.
     static constexpr ::llvm::StringLiteral kStepStagesAttrName =
         "tfc.step_stages";
+    /// func.func and tfcrt.entry attribute (i64 >= 0): the bytes of the
+    /// forward values the backward reads (the saved activations), as
+    /// --tfc-recompute leaves the function; tfc-train's memory report
+    /// shows it.
+    static constexpr ::llvm::StringLiteral kSavedActivationBytesAttrName =
+        "tfc.saved_activation_bytes";
 
   private:
     // Each op group registers its ops from its own .cpp file.

@@ -136,6 +136,16 @@ LogicalResult TfcDialect::verifyOperationAttribute(Operation *op,
                                 "tfc.constant";
     return success();
   }
+  if (attrName == kSavedActivationBytesAttrName) {
+    auto bytes = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!(isa<FunctionOpInterface>(op) ||
+          op->getName().getStringRef() == "tfcrt.entry") ||
+        !bytes || bytes.getInt() < 0)
+      return op->emitError() << "'" << attrName
+                             << "' must be a non-negative integer on a "
+                                "function or a tfcrt.entry";
+    return success();
+  }
   if (attrName == kStepStagesAttrName) {
     auto stages = dyn_cast<ArrayAttr>(attribute.getValue());
     if (!isa<FunctionOpInterface>(op) || !stages ||
@@ -165,7 +175,10 @@ LogicalResult TfcDialect::verifyOperationAttribute(Operation *op,
                            << kPadFromAttrName << "' on a tfc.matmul, '"
                            << kRefreshAttrName << "' or '"
                            << kOptimizerInBackwardAttrName
-                           << "' on a function, or '" << kRecomputedAttrName
+                           << "' on a function, '"
+                           << kSavedActivationBytesAttrName
+                           << "' on a function or entry, or '"
+                           << kRecomputedAttrName
                            << "'; between the train-step stages also '"
                            << kStepStagesAttrName << "' on a function and '"
                            << kLossSeedAttrName << "' on a tfc.constant)";

@@ -455,6 +455,10 @@ private:
     auto entry =
         moduleBuilder.create<tfcrt::EntryOp>(func.getLoc(), entryName(func),
                                              isRefresh(func));
+    // What --tfc-recompute measured travels on to the artifact's manifest.
+    if (Attribute saved =
+            func->getAttr(TfcDialect::kSavedActivationBytesAttrName))
+      entry->setAttr(TfcDialect::kSavedActivationBytesAttrName, saved);
     // Kernels go before the entry, in launch order.
     moduleBuilder.setInsertionPoint(entry);
     OpBuilder builder = OpBuilder::atBlockEnd(&entry.getBodyBlock());

@@ -395,7 +395,11 @@ def TfcRecomputePass : Pass<"tfc-recompute", "::mlir::ModuleOp"> {
     Clones carry `tfc.recomputed`, and fusion merges them only into kernels
     after them (merging one into a forward producer would keep it alive as
     if it were saved). `TFC_LOG=debug` prints what is saved and what is
-    recomputed. `mode=none` leaves the functions as they are.
+    recomputed. Every mode records on each step function the bytes of the
+    forward values the backward then reads (`tfc.saved_activation_bytes`;
+    reshapes, views of their operand, and the returned loss not counted),
+    which the lowering carries to the artifact's manifest and tfc-train's
+    memory report shows; `mode=none` changes nothing else.
 
     Example: a GELU between two linear layers. Saved without recompute: the
     GELU input h (its VJP reads it) and its output g (the second GEMM's

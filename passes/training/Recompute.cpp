@@ -78,15 +78,46 @@ class Recomputer {
 public:
   Recomputer(func::FuncOp func, bool blocks) : func(func), blocks(blocks) {}
 
-  LogicalResult run() {
-    Block &body = func.getBody().front();
-    auto ret = cast<func::ReturnOp>(body.getTerminator());
-    Value loss;
+  /// Records on the function the bytes of the forward values read after
+  /// the forward (the saved activations), as the function is now.
+  void recordSaved() {
+    int64_t bytes = 0;
+    for (Operation *op : forward) {
+      // A reshape is a view of its operand's buffer, not bytes of its own.
+      if (isa<ReshapeOp>(op))
+        continue;
+      for (Value r : op->getResults())
+        if (llvm::any_of(r.getUsers(), [&](Operation *user) {
+              return !forward.contains(user) && !isa<func::ReturnOp>(user);
+            }))
+          bytes += bytesOf(r);
+    }
+    func->setAttr(TfcDialect::kSavedActivationBytesAttrName,
+                  Builder(func.getContext()).getI64IntegerAttr(bytes));
+  }
+
+  /// mode=none: only the record.
+  void measure() {
+    if (Value loss = lossOf()) {
+      collectForward(loss);
+      recordSaved();
+    }
+  }
+
+  /// The value of the function's "loss" output, or null.
+  Value lossOf() {
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
     for (unsigned i = 0; i < func.getNumResults(); ++i)
       if (auto name = func.getResultAttrOfType<StringAttr>(
               i, TfcDialect::kOutputAttrName);
           name && name.getValue() == "loss")
-        loss = ret.getOperand(i);
+        return ret.getOperand(i);
+    return Value();
+  }
+
+  LogicalResult run() {
+    Block &body = func.getBody().front();
+    Value loss = lossOf();
     if (!loss)
       return success(); // no forward (apply_step)
     collectForward(loss);
@@ -178,9 +209,13 @@ public:
         }
     }
     // Forward ops no one reads any more.
-    for (Operation *op : llvm::reverse(forward))
-      if (op->use_empty() && isPure(op))
+    SmallVector<Operation *> ordered(forward.begin(), forward.end());
+    for (Operation *op : llvm::reverse(ordered))
+      if (op->use_empty() && isPure(op)) {
+        forward.remove(op);
         op->erase();
+      }
+    recordSaved();
     return success();
   }
 
@@ -307,13 +342,15 @@ struct TfcRecomputePass
                                   << "' (expected none, cheap or blocks)";
       return signalPassFailure();
     }
-    if (mode == "none")
-      return;
     SmallVector<func::FuncOp> funcs = *::tfc::lookupFunctions(
         module, function, ::tfc::MissingFunction::Skip);
-    for (func::FuncOp f : funcs)
-      if (failed(Recomputer(f, mode == "blocks").run()))
+    for (func::FuncOp f : funcs) {
+      Recomputer recomputer(f, mode == "blocks");
+      if (mode == "none")
+        recomputer.measure();
+      else if (failed(recomputer.run()))
         return signalPassFailure();
+    }
   }
 };
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 using namespace tfc::train;
@@ -71,20 +72,37 @@ bool tfc::train::zeroStates(tfc_program *program, std::string &error) {
   return true;
 }
 
-static uint64_t arenaBytes(const std::string &artifactDir) {
+/// The arena size and the saved-activation bytes of the step's forward
+/// entry (train_step, or accumulate_step) from the artifact's manifest; 0
+/// for what it does not record.
+static std::pair<uint64_t, uint64_t>
+arenaAndSavedBytes(const std::string &artifactDir) {
   auto buffer = llvm::MemoryBuffer::getFile(artifactDir + "/manifest.json");
   if (!buffer)
-    return 0;
+    return {0, 0};
   llvm::Expected<llvm::json::Value> value =
       llvm::json::parse((*buffer)->getBuffer());
   if (!value) {
     llvm::consumeError(value.takeError());
-    return 0;
+    return {0, 0};
   }
   const llvm::json::Object *root = value->getAsObject();
   const llvm::json::Object *arena = root ? root->getObject("arena") : nullptr;
   std::optional<int64_t> size = arena ? arena->getInteger("size") : std::nullopt;
-  return size ? uint64_t(*size) : 0;
+  uint64_t saved = 0;
+  if (const llvm::json::Array *entries = root ? root->getArray("entries")
+                                              : nullptr)
+    for (const llvm::json::Value &entry : *entries) {
+      const llvm::json::Object *object = entry.getAsObject();
+      std::optional<llvm::StringRef> name =
+          object ? object->getString("name") : std::nullopt;
+      if (!name || (*name != "train_step" && *name != "accumulate_step"))
+        continue;
+      if (std::optional<int64_t> bytes =
+              object->getInteger("saved_activation_bytes"))
+        saved = uint64_t(std::max<int64_t>(*bytes, 0));
+    }
+  return {size ? uint64_t(std::max<int64_t>(*size, 0)) : 0, saved};
 }
 
 MemoryAnatomy tfc::train::anatomyOf(tfc_program *program,
@@ -143,7 +161,8 @@ MemoryAnatomy tfc::train::anatomyOf(tfc_program *program,
   // with the optimizer in the backward each dies at its update, so they
   // are never all live at once: what remains of them is in the arena.
   a.gradientBytes = a.optimizerInBackward ? 0 : a.weightBytes;
-  a.arenaBytes = arenaBytes(artifactDir);
+  std::tie(a.arenaBytes, a.savedActivationBytes) =
+      arenaAndSavedBytes(artifactDir);
   // The cuda backend's cuBLASLt workspace (docs/execution.md): 32 MiB on
   // sm_90 and newer, 4 MiB before; the host backend's GEMMs need none.
   if (a.device == "cuda") {

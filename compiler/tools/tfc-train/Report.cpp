@@ -174,6 +174,8 @@ std::string tfc::train::renderMemoryJson(const MemoryAnatomy &a) {
                            {"gradients", int64_t(gradients)},
                            {"optimizer_state", int64_t(a.optimizerBytes)},
                            {"arena", int64_t(a.arenaBytes)},
+                           {"saved_activations",
+                            int64_t(a.savedActivationBytes)},
                            {"workspace", int64_t(a.workspaceBytes)},
                            {"batch", int64_t(a.batchBytes)},
                            {"total", int64_t(total)}};
@@ -237,6 +239,10 @@ std::string tfc::train::renderMemoryReport(const MemoryAnatomy &a) {
   row("activations (arena)", a.arenaBytes,
       "the liveness-planned arena: saved activations, temporaries and the "
       "gradients above");
+  if (a.savedActivationBytes)
+    row("of which saved activations", a.savedActivationBytes,
+        "forward values the backward reads, alive from the forward to their "
+        "last backward use (what recompute trades for compute)");
   row("workspace", a.workspaceBytes, "GEMM workspace of the backend");
   row("batch and outputs", a.batchBytes, "tokens, targets, lr, loss");
   row("total", total,

@@ -39,6 +39,9 @@ struct MemoryAnatomy {
   /// the report counts as gradients.
   uint64_t accumulatorBytes = 0;
   uint64_t arenaBytes = 0;     ///< planned arena: activations + gradients
+  /// Of the arena: the forward values the backward reads (saved
+  /// activations, as --tfc-recompute left them); 0 when not recorded.
+  uint64_t savedActivationBytes = 0;
   uint64_t workspaceBytes = 0; ///< GEMM workspace of the backend
   uint64_t batchBytes = 0;     ///< inputs and outputs
 };
@@ -51,7 +54,8 @@ std::string renderMemoryReport(const MemoryAnatomy &anatomy);
 /// The same figures as a JSON object (memory.json, read by the benches):
 /// device, optimizer, loss_scaling, precision, pad, recompute,
 /// optimizer_in_backward, parameters, and per part (weights,
-/// gradients, optimizer_state, arena, workspace, batch, total) its bytes;
+/// gradients, optimizer_state, arena, saved_activations, workspace, batch,
+/// total) its bytes;
 /// "bytes_per_param" is weights + gradients + optimizer state per parameter.
 std::string renderMemoryJson(const MemoryAnatomy &anatomy);
 

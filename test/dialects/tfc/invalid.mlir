@@ -2707,7 +2707,7 @@ module attributes {tfc.f32_gemm_compute = "fp8"} {
 
 // tfc attributes on operations other than the module are unknown.
 module {
-  // expected-error @+1 {{unknown tfc attribute 'tfc.fast' on an operation (expected 'tfc.f32_gemm_compute' or 'tfc.checkpoint_blocks' on the module, 'tfc.pad_from' on a tfc.matmul, 'tfc.refresh' or 'tfc.optimizer_in_backward' on a function, or 'tfc.recomputed'; between the train-step stages also 'tfc.step_stages' on a function and 'tfc.loss_seed' on a tfc.constant)}}
+  // expected-error @+1 {{unknown tfc attribute 'tfc.fast' on an operation (expected 'tfc.f32_gemm_compute' or 'tfc.checkpoint_blocks' on the module, 'tfc.pad_from' on a tfc.matmul, 'tfc.refresh' or 'tfc.optimizer_in_backward' on a function, 'tfc.saved_activation_bytes' on a function or entry, or 'tfc.recomputed'; between the train-step stages also 'tfc.step_stages' on a function and 'tfc.loss_seed' on a tfc.constant)}}
   func.func @f() attributes {tfc.fast = 1 : i64} {
     return
   }
@@ -2737,6 +2737,14 @@ func.func @seed(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'tfc.loss_seed' must be a unit attribute on a 0-d tfc.constant}}
   %0 = tfc.neg %a {tfc.loss_seed} : tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The saved-activation record is a byte count.
+// expected-error @+1 {{'tfc.saved_activation_bytes' must be a non-negative integer on a function or a tfcrt.entry}}
+func.func @saved() attributes {tfc.saved_activation_bytes = -4 : i64} {
+  return
 }
 
 // -----

@@ -14,7 +14,11 @@
 // and y right before the one that reads it: the same ops on the same
 // inputs, so the same values. Clones carry tfc.recomputed: fusion merges
 // them into the backward kernels after them, never back into the forward.
+// The function records the bytes the backward then reads from the forward:
+// h (1024), the statistics (32 + 32) and the logits (128, read by the
+// cross-entropy gradient).
 // CHECK-LABEL: func.func @train_step
+// CHECK-SAME: attributes {tfc.saved_activation_bytes = 1216 : i64}
 // CHECK: %[[Y:.*]], %[[MEAN:.*]], %[[RSTD:.*]] = tfc.layer_norm %[[X:[^ ]*]] weight
 // CHECK: %[[H:.*]] = tfc.add
 // CHECK: %[[A:.*]] = tfc.gelu %[[H]]
@@ -25,7 +29,10 @@
 // CHECK: %[[Y2:.*]], %{{.*}}, %{{.*}} = tfc.layer_norm %[[X]] weight %{{.*}} {tfc.recomputed}
 // CHECK-NEXT: tfc.matmul %{{.*}}, %[[Y2]] transpose_a
 // CHECK: tfc.layer_norm_grad %{{.*}}, %[[X]], %[[MEAN]], %[[RSTD]]
+// mode=none changes nothing but the record: y (512) and the GELU output
+// (1024) are saved too.
 // NONE-LABEL: func.func @train_step
+// NONE-SAME: attributes {tfc.saved_activation_bytes = 2752 : i64}
 // NONE: tfc.layer_norm %
 // NONE-NOT: tfc.layer_norm %
 // NONE: tfc.gelu %
@@ -40,7 +47,8 @@
 
 // recompute= on --tfc-train-pipeline runs the pass after CSE (which would
 // merge a recomputed op back into the forward's), before kernels form.
-// LOWERED-LABEL: tfcrt.entry @train_step
+// The record travels to the entry (and the artifact's manifest).
+// LOWERED-LABEL: tfcrt.entry @train_step attributes {tfc.saved_activation_bytes = 1216 : i64}
 
 // BAD: error: --tfc-recompute: unknown mode 'all' (expected none, cheap or blocks)
 // BADPIPE: error: unknown value 'all' for option recompute (expected none, cheap or blocks)
