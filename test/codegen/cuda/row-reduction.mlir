@@ -249,11 +249,12 @@ func.func @fused_block(%x: tensor<16x64x128xf32>, %r: tensor<16x64x128xf32>, %w:
 }
 
 // The same dropout + residual prologue on rows of 768 (a warp per row, 24
-// lanes each): held in a fully unrolled array, its Philox rounds overlap and
-// spill (8 bytes at sm_80), so a dropout prologue counts three registers a
-// lane; over the budget, the statistics passes (not unrolled) recompute it
-// from memory instead. Found by scripts/fuzz-fusion (seed 900030: a
-// 7600-wide cross-entropy row at 512 threads spilled 168 bytes).
+// lanes each). Held in a fully unrolled array, dropout's Philox rounds
+// overlap across the lanes: scripts/fuzz-fusion's seed 900030 (a 7600-wide
+// cross-entropy row, 15 lanes at 512 threads) used all 128 registers and
+// spilled 168 bytes. So a dropout prologue counts three registers a lane
+// against the row-array budget; over it, as here, the statistics passes
+// (not unrolled) recompute the prologue from memory instead.
 // CHECK-LABEL: // ===== kernel dropout_long_rows: kind row_reduction
 // CHECK: for (int row
 // CHECK-NEXT: float [[ACC:acc[0-9]+]] = 0.0f;
