@@ -35,13 +35,13 @@ namespace tfc {
 namespace scalar {
 
 /// sqrt(2 / pi) (ATen's kBeta of the tanh form: M_SQRT2 * M_2_SQRTPI * 0.5).
-constexpr double kSqrt2OverPi = 0.79788456080286535588;
+inline constexpr double kSqrt2OverPi = 0.79788456080286535588;
 /// The cubic coefficient of GELU's tanh form.
-constexpr double kGeluKappa = 0.044715;
+inline constexpr double kGeluKappa = 0.044715;
 /// 1 / sqrt(2).
-constexpr double kSqrtHalf = 0.70710678118654752440;
+inline constexpr double kSqrtHalf = 0.70710678118654752440;
 /// 1 / sqrt(2 pi) (ATen's kBeta of the erf form's derivative).
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+inline constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 
 /// gelu(x), approximate="tanh": 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 template <class M, class T> TFC_SCALAR_FN T geluTanh(T x) {
