@@ -22,7 +22,12 @@ every --emulate-every'th graph's fused kernels (those holding several ops)
 run in CPU emulation (the CUDA source compiled with
 test/codegen/cuda/emulation/cuda_emulation.h) against the same kernel run by
 the host interpreter, within torch.testing tolerances (reductions in the
-kernels' warp order reassociate sums).
+kernels' warp order reassociate sums). An f32 output outside them passes
+when it is as close as the host's to the same kernel computed in f64 (within
+a factor of two): cancellation amplifies a reassociated sum's rounding past
+any elementwise tolerance (seed 927640: a layer_norm gradient of rows with
+rstd ~ 1/sqrt(eps), emulation and host both 1.3e-5 of the row's maximum
+from f64).
 
 A failure prints the seed and the command that reproduces it:
   random_graph.py SEED > g.mlir; fuzz_fusion.py ... --seed SEED --count 1
@@ -241,6 +246,7 @@ def emulate_kernel(args, workdir, seed, index, kernel, int_range):
     body_text = "\n".join(body) + " ".join(ins)
     narrowest = ("16" if re.search(r"x?(b?f16)>", body_text) else
                  "32" if re.search(r"x?f32>", body_text) else "64")
+    reference = None  # the kernel run in f64 on the host, when it is needed
     for k, (e, t) in enumerate(zip(emulated, outs)):
         h = host[f"out{k}"]
         try:
@@ -251,13 +257,78 @@ def emulate_kernel(args, workdir, seed, index, kernel, int_range):
                 torch.testing.assert_close(e.double(), h.double(), rtol=1.6e-2, atol=1e-2,
                                            equal_nan=True)
             elif e.dtype == torch.float32 or narrowest == "32":
-                torch.testing.assert_close(e.double(), h.double(), rtol=1e-4, atol=1e-4,
-                                           equal_nan=True)
+                try:
+                    torch.testing.assert_close(e.double(), h.double(), rtol=1e-4, atol=1e-4,
+                                               equal_nan=True)
+                except AssertionError:
+                    # Cancellation can amplify the rounding of a reassociated
+                    # sum far past any elementwise tolerance (a layer_norm
+                    # gradient of rows with rstd ~ 1/sqrt(eps)); then the two
+                    # f32 kernels are judged by their distance to the kernel
+                    # computed in f64.
+                    if narrowest != "32":
+                        raise
+                    if reference is None:
+                        reference = f64_reference(args, kdir, kind, ins, outs, body, inputs)
+                    if reference is None:
+                        raise
+                    check_as_accurate(e, h, reference[f"out{k}"])
             else:
                 torch.testing.assert_close(e, h, rtol=1e-9, atol=1e-9, equal_nan=True)
         except AssertionError as err:
             return f"kernel {name} output {k} ({t}): emulation vs host: {err}"
     return None
+
+
+def f64_reference(args, kdir, kind, ins, outs, body, inputs):
+    """The outputs of the kernel with every f32 tensor made f64, run by the
+    host interpreter on the same inputs widened; None where that program
+    does not compile or run (then the f32 comparison's failure stands)."""
+    import torch
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "numerics"))
+    import safetensors_io
+    widen = lambda text: re.sub(r"(tensor<(?:\d+x)*)f32>", r"\1f64>", text)
+    rdir = os.path.join(kdir, "f64")
+    os.makedirs(rdir, exist_ok=True)
+    model = os.path.join(rdir, "kernel.mlir")
+    with open(model, "w") as f:
+        f.write(kernel_module(kind, [widen(t) for t in ins], [widen(t) for t in outs],
+                              [widen(line) for line in body]))
+    art = os.path.join(rdir, "artifact")
+    lowered = run([os.path.join(args.bin, "tfc-opt"), model,
+                   "--tfc-lower-to-exec=function=kernel fusion=none"])
+    if lowered.returncode != 0:
+        return None
+    if run([os.path.join(args.bin, "tfc-translate"), "--emit-artifact", "-o", art],
+           input=lowered.stdout).returncode != 0:
+        return None
+    feed, got = os.path.join(rdir, "in.safetensors"), os.path.join(rdir, "out.safetensors")
+    safetensors_io.save({n: x.double() if x.dtype == torch.float32 else x
+                         for n, x in inputs.items()}, feed)
+    if run([os.path.join(args.bin, "tfc-run"), art, "--device", "host", "--inputs", feed,
+            "--outputs", got, "--quiet"]).returncode != 0:
+        return None
+    return safetensors_io.load(got)
+
+
+def check_as_accurate(emulated, host, reference):
+    """Raises AssertionError unless the emulated f32 output is as close to
+    the f64 reference as the host's f32 output is, within a factor of two
+    (NaNs and infinities must match the host's)."""
+    import torch
+    e, h, r = emulated.double(), host.double(), reference.double()
+    finite = torch.isfinite(h) & torch.isfinite(r)
+    torch.testing.assert_close(torch.where(finite, 0.0, e), torch.where(finite, 0.0, h),
+                               rtol=0, atol=0, equal_nan=True)
+    # A NaN where the host has a number is an infinite error.
+    err_e = (e - r).abs().nan_to_num(nan=float("inf"), posinf=float("inf"))[finite].max().item() \
+        if finite.any() else 0.0
+    err_h = (h - r).abs()[finite].max().item() if finite.any() else 0.0
+    scale = r.abs()[finite].max().item() if finite.any() else 0.0
+    if err_e > 2 * err_h + 1e-6 * scale:
+        raise AssertionError(f"emulation is further from the f64 kernel than the host: "
+                             f"max error {err_e:.3g} vs the host's {err_h:.3g} "
+                             f"(outputs up to {scale:.3g})")
 
 
 # --- one graph -------------------------------------------------------------
