@@ -55,6 +55,7 @@ public:
   /// one rule merges can let an earlier one apply (an iota absorbed into a
   /// compare makes the compare input-free, hence worth duplicating).
   void run() {
+    findForward();
     fuseGemmEpilogues();
     for (;;) {
       if (absorbProducers())
@@ -128,24 +129,68 @@ private:
     }
     if (dryRun)
       return members.front();
+    bool inForward = llvm::any_of(members, [&](FusionOp m) {
+      return forward.contains(m.getOperation());
+    });
     for (FusionOp m : members)
       if (!llvm::is_contained(duplicated, m))
         forget(m);
+    if (inForward)
+      forward.insert(merged->getOperation());
     return *merged;
   }
 
+  /// The kernels the function's "loss" output depends on: the forward of a
+  /// training step (--tfc-recompute's forward, now in kernels). Without a
+  /// loss output every kernel counts as forward.
+  void findForward() {
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    Value loss;
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      if (auto name = func.getResultAttrOfType<StringAttr>(
+              i, TfcDialect::kOutputAttrName);
+          name && name.getValue() == "loss")
+        loss = ret.getOperand(i);
+    if (!loss) {
+      for (FusionOp fusion : kernels())
+        forward.insert(fusion.getOperation());
+      return;
+    }
+    SmallVector<Value> work = {loss};
+    llvm::DenseSet<Operation *> seen;
+    while (!work.empty()) {
+      Operation *def = work.pop_back_val().getDefiningOp();
+      if (!def || !seen.insert(def).second)
+        continue;
+      if (isa<FusionOp>(def))
+        forward.insert(def);
+      llvm::append_range(work, def->getOperands());
+    }
+  }
+
   /// Whether a kernel holds ops --tfc-recompute placed in the backward.
+  /// A recomputed constant or iota does not count: it reads nothing, so
+  /// computing it anywhere keeps nothing alive.
   static bool holdsRecomputed(FusionOp fusion) {
     for (Operation &op : fusion.getBodyBlock())
-      if (op.hasAttr(TfcDialect::kRecomputedAttrName))
+      if (op.hasAttr(TfcDialect::kRecomputedAttrName) &&
+          op.getNumOperands() > 0)
         return true;
     return false;
   }
 
   /// A recomputed op merges into the kernels after it (the backward that
-  /// reads it), never into one before it: that would compute it in the
-  /// forward again, and keep it alive in between, as if it were saved.
-  static bool respectsRecompute(ArrayRef<FusionOp> members) {
+  /// reads it). Never into a forward kernel before it: that would compute
+  /// it in the forward again (merging it with the op it is a copy of), and
+  /// keep it alive in between, as if it were saved. A backward kernel
+  /// before it may join when that moves it (a merged kernel takes the
+  /// place of its last member) without keeping anything alive longer:
+  /// everything the early members read is read by a later member too (or
+  /// computed by a member), e.g. a bias-gradient column sum of the dy that
+  /// a layer_norm backward with a recomputed layer_norm reads. Moving a
+  /// kernel whose inputs die where it runs would grow the arena that
+  /// recompute exists to shrink.
+  bool respectsRecompute(ArrayRef<FusionOp> members) {
     Operation *firstRecomputed = nullptr;
     for (FusionOp m : members)
       if (holdsRecomputed(m) &&
@@ -153,8 +198,22 @@ private:
         firstRecomputed = m;
     if (!firstRecomputed)
       return true;
+    llvm::DenseSet<Value> readLate, computed;
+    for (FusionOp m : members) {
+      for (Value r : m.getResults())
+        computed.insert(r);
+      if (!m->isBeforeInBlock(firstRecomputed))
+        for (Value v : m.getInputs())
+          readLate.insert(viewRoot(v));
+    }
     return llvm::none_of(members, [&](FusionOp m) {
-      return !holdsRecomputed(m) && m->isBeforeInBlock(firstRecomputed);
+      if (!m->isBeforeInBlock(firstRecomputed))
+        return false;
+      return forward.contains(m.getOperation()) ||
+             llvm::any_of(m.getInputs(), [&](Value v) {
+               return !readLate.contains(viewRoot(v)) &&
+                      !computed.contains(viewRoot(v));
+             });
     });
   }
 
@@ -302,6 +361,7 @@ private:
 
   void forget(FusionOp op) {
     stamps.erase(op.getOperation());
+    forward.erase(op.getOperation());
     dead.insert(op.getOperation());
   }
 
@@ -615,6 +675,8 @@ private:
   uint64_t nextStamp = 0;
   std::set<std::vector<uint64_t>> rejected;
   llvm::DenseSet<Operation *> dead;
+  /// findForward's kernels, and the merged kernels that hold one of them.
+  llvm::DenseSet<Operation *> forward;
 };
 
 struct TfcFusePass : public ::tfc::impl::TfcFusePassBase<TfcFusePass> {

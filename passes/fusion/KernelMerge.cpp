@@ -48,13 +48,6 @@ void collectReaders(Value value, SmallVectorImpl<FusionOp> &kernels,
   }
 }
 
-/// The value a chain of reshapes views.
-Value viewRoot(Value value) {
-  while (auto reshape = value.getDefiningOp<ReshapeOp>())
-    value = reshape.getX();
-  return value;
-}
-
 /// Whether something other than the ops of `inside` reads `value`, looking
 /// through reshapes.
 bool readOutside(Value value, const llvm::DenseSet<Operation *> &inside) {
@@ -120,6 +113,12 @@ void deduplicate(Block &body) {
 } // namespace
 
 namespace tfc::fusion {
+
+Value viewRoot(Value value) {
+  while (auto reshape = value.getDefiningOp<ReshapeOp>())
+    value = reshape.getX();
+  return value;
+}
 
 Readers readersOf(FusionOp fusion) {
   Readers readers;

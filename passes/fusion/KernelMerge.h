@@ -39,6 +39,9 @@ struct MergeLimits {
   }
 };
 
+/// The value a chain of reshapes views (the value itself if none).
+mlir::Value viewRoot(mlir::Value value);
+
 /// The kernels that read the results of a fusion.
 struct Readers {
   /// Fusions reading a result directly or through reshape views, each once,

@@ -590,3 +590,69 @@ func.func @gemm_activation_no_bias(%x: tensor<8x32xf32>, %w: tensor<16x32xf32>, 
   %dh = tfc.gelu_grad %dy, %mm2 approximate tanh : tensor<8x16xf32>
   return %g, %dh : tensor<8x16xf32>, tensor<8x16xf32>
 }
+
+// -----
+
+// Recomputed ops (--tfc-recompute's clones, tfc.recomputed) and the forward. The
+// forward is what the "loss" output depends on. A recomputed op never joins a forward
+// kernel before it (that would compute it in the forward again): the recomputed
+// layer_norm, a sibling of the forward's exp kernel (both read x), stays apart. A
+// backward kernel before it joins when the merged kernel, which takes the place of the
+// recomputed one, keeps nothing alive longer: the bias-gradient column sum of dy,
+// which the recomputed kernel reads too.
+// CHECK-LABEL: func.func @recomputed_joins_the_backward
+// CHECK: tfc.fusion {{.*}}(%{{.*}} = %{{.*}} : tensor<8x16xf32>) -> tensor<f32>
+// CHECK-NEXT: tfc.exp
+// CHECK-NEXT: tfc.reduce_sum
+// CHECK: tfc.fusion row_reduction
+// CHECK-DAG: tfc.reduce_sum %{{.*}} dims [0] : tensor<8x16xf32> -> tensor<16xf32>
+// CHECK-DAG: tfc.layer_norm %{{.*}} {tfc.recomputed}
+// CHECK-DAG: tfc.mul
+// CHECK: tfc.yield
+// CHECK-NOT: tfc.fusion
+func.func @recomputed_joins_the_backward(%x: tensor<8x16xf32>, %w: tensor<16xf32>, %dy: tensor<8x16xf32>) -> (tensor<f32> {tfc.output = "loss"}, tensor<16xf32>, tensor<16xf32>) {
+  %e = tfc.exp %x : tensor<8x16xf32>
+  %loss = tfc.reduce_sum %e dims [0, 1] : tensor<8x16xf32> -> tensor<f32>
+  %db = tfc.reduce_sum %dy dims [0] : tensor<8x16xf32> -> tensor<16xf32>
+  %y, %mean, %rstd = tfc.layer_norm %x weight %w {tfc.recomputed} : (tensor<8x16xf32>, tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x1xf32>, tensor<8x1xf32>)
+  %p = tfc.mul %dy, %y : tensor<8x16xf32>, tensor<8x16xf32>
+  %dw = tfc.reduce_sum %p dims [0] : tensor<8x16xf32> -> tensor<16xf32>
+  return %loss, %db, %dw : tensor<f32>, tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// A backward kernel whose inputs nothing later reads stays before the recomputed one:
+// moving the residual-gradient add to it would keep dz and dr alive until then, and
+// grow the arena that recompute exists to shrink.
+// CHECK-LABEL: func.func @recomputed_keeps_lifetimes
+// CHECK: tfc.fusion pointwise
+// CHECK-NEXT: tfc.add
+// CHECK: tfc.fusion row_reduction
+// CHECK-NEXT: tfc.layer_norm %{{.*}} {tfc.recomputed}
+// CHECK-NOT: tfc.fusion
+func.func @recomputed_keeps_lifetimes(%x: tensor<8x16xf32>, %w: tensor<16xf32>, %dz: tensor<8x16xf32>, %dr: tensor<8x16xf32>) -> (tensor<f32> {tfc.output = "loss"}, tensor<8x16xf32>, tensor<16xf32>) {
+  %loss = tfc.reduce_sum %x dims [0, 1] : tensor<8x16xf32> -> tensor<f32>
+  %res = tfc.add %dz, %dr : tensor<8x16xf32>, tensor<8x16xf32>
+  %y, %mean, %rstd = tfc.layer_norm %x weight %w {tfc.recomputed} : (tensor<8x16xf32>, tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x1xf32>, tensor<8x1xf32>)
+  %p = tfc.mul %res, %y : tensor<8x16xf32>, tensor<8x16xf32>
+  %dw = tfc.reduce_sum %p dims [0] : tensor<8x16xf32> -> tensor<16xf32>
+  return %loss, %res, %dw : tensor<f32>, tensor<8x16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// A recomputed constant reads nothing, so computing it anywhere keeps nothing alive: it
+// does not hold the softmax gradient before it apart from the scale that multiplies it.
+// CHECK-LABEL: func.func @recomputed_constant
+// CHECK: tfc.fusion row_reduction
+// CHECK-NEXT: tfc.softmax_grad
+// CHECK-NEXT: tfc.constant dense<5.000000e-01> : tensor<f32> {tfc.recomputed}
+// CHECK-NEXT: tfc.mul
+// CHECK-NOT: tfc.fusion
+func.func @recomputed_constant(%dy: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %g = tfc.softmax_grad %dy, %y dim -1 : tensor<8x16xf32>
+  %c = tfc.constant dense<0.5> : tensor<f32> {tfc.recomputed}
+  %s = tfc.mul %g, %c : tensor<8x16xf32>, tensor<f32>
+  return %s : tensor<8x16xf32>
+}
