@@ -25,6 +25,7 @@
 #include "runtime/src/host/HostBlas.h"
 #include "runtime/src/host/HostKernels.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -74,41 +75,55 @@ void applyEpilogue(const GemmDesc &g, T *p, const T *bias, void *aux, void *c,
   const GemmActivation activation = epilogueActivation(g.epilogue);
   const bool auxWritten = epilogueAux(g.epilogue) == EpilogueOperand::Written;
   std::vector<T> x(activation == GemmActivation::GeluTanhGrad ? n : 0);
+  // Each step reads `cur` and writes `spare`, then they swap: the element
+  // loops vectorize only when their output does not alias an input (GCC's
+  // runtime overlap check sends y == x to the scalar loop, which made the
+  // GELU epilogue slower than a separate GELU kernel).
+  std::vector<T> scratch(n);
   for (int64_t r = 0; r < g.m; ++r) {
     T *row = p + r * g.ldc;
+    T *cur = row, *spare = scratch.data();
     uint8_t *auxRow =
         aux ? static_cast<uint8_t *>(aux) + r * rowBytes : nullptr;
     // P as the plain GEMM stores it (and an add, activation or gelu_grad
     // kernel would load it).
-    roundToDType(g.cType, row, n);
+    roundToDType(g.cType, cur, n);
     // pre = P + bias: the add kernel's op and its rounding.
     if (bias) {
-      addValues(row, bias, row, n);
-      roundToDType(g.cType, row, n);
+      addValues(cur, bias, spare, n);
+      std::swap(cur, spare);
+      roundToDType(g.cType, cur, n);
     }
     if (auxWritten)
-      storeStorage(g.cType, row, auxRow, n);
+      storeStorage(g.cType, cur, auxRow, n);
     // The activation of the stored pre (or the gradient with pre as dy);
     // storing rounds it as the relu, gelu or gelu_grad kernel does.
     switch (activation) {
     case GemmActivation::None:
       break;
     case GemmActivation::Relu:
-      reluValues(row, row, n);
+      reluValues(cur, spare, n);
+      std::swap(cur, spare);
       break;
     case GemmActivation::GeluTanh:
-      geluTanhValues(row, row, n);
+      geluTanhValues(cur, spare, n);
+      std::swap(cur, spare);
       break;
     case GemmActivation::GeluTanhGrad:
       // x as the gelu_grad kernel loads its second operand.
       loadStorage(g.cType, auxRow, x.data(), n);
-      geluGradTanhValues(row, x.data(), row, n);
+      geluGradTanhValues(cur, x.data(), spare, n);
+      std::swap(cur, spare);
       break;
     }
-    // The rounded C stays in `row`: what a reduce_sum kernel would load.
+    // The rounded C goes back to `row`: what a reduce_sum kernel would load.
     if (biasGrad)
-      roundToDType(g.cType, row, n);
-    storeStorage(g.cType, row, static_cast<uint8_t *>(c) + r * rowBytes, n);
+      roundToDType(g.cType, cur, n);
+    uint8_t *cRow = static_cast<uint8_t *>(c) + r * rowBytes;
+    if (static_cast<void *>(cur) != static_cast<void *>(cRow))
+      storeStorage(g.cType, cur, cRow, n);
+    if (biasGrad && cur != row && static_cast<void *>(row) != cRow)
+      std::copy(cur, cur + n, row);
   }
   if (!biasGrad)
     return;

@@ -10,7 +10,12 @@
 //     a scratch buffer, or directly into its whole buffer when something
 //     after the chain (or the caller, as an output of compute-type storage)
 //     needs all of it;
-//   - whole: produced by a whole-tensor op into a whole buffer.
+//   - whole: produced by a whole-tensor op into a whole buffer;
+//   - view: a view op's result (HostViews.h), read through its composed
+//     view of a chained, whole, static or input value by the chains that
+//     read it (per chunk) and by other view ops (composed at planning);
+//     gathered into a whole buffer only where a whole-tensor op reads it
+//     or it is an output.
 // Outputs whose storage equals their compute type are written in place; the
 // others are converted chunk by chunk or after their op.
 //
@@ -20,6 +25,7 @@
 
 #include "runtime/src/host/HostKernels.h"
 #include "runtime/src/host/HostMemory.h"
+#include "runtime/src/host/HostViews.h"
 
 #include <cstdint>
 #include <cstring>
@@ -34,6 +40,7 @@ enum class Fetch {
   Aligned,   ///< whole value of the chain's shape: read at the chunk offset
   Broadcast, ///< whole value of another shape: gathered per chunk
   Scalar,    ///< dropout seed/offset: the single value itself
+  View,      ///< a view of a whole value: gathered per chunk (HostViews.h)
 };
 
 bool nativeStorage(DType d) {
@@ -45,6 +52,7 @@ bool nativeStorage(DType d) {
 struct Interpreter::Plan {
   struct Group {
     bool chain = false;
+    bool view = false; ///< gathers one view value into its whole buffer
     std::vector<size_t> ops;
     std::vector<int64_t> shape; ///< a chain's iteration space
     int64_t numel = 0;
@@ -53,6 +61,9 @@ struct Interpreter::Plan {
     std::vector<std::vector<int>> slot;
     /// chain: per op, per operand, broadcast strides (Broadcast fetches).
     std::vector<std::vector<std::vector<int64_t>>> strides;
+    /// chain: per op, per operand, the view read (View fetches), broadcast
+    /// to the chain's shape.
+    std::vector<std::vector<StridedView>> views;
     std::vector<int> resultSlot; ///< chain: per op, scratch slot or -1
     int slots = 0;
   };
@@ -60,6 +71,11 @@ struct Interpreter::Plan {
   std::vector<int> producerGroup; ///< per value; -1 for inputs and statics
   std::vector<bool> isStatic;     ///< constant or iota
   std::vector<bool> needsWhole;   ///< a whole compute buffer must exist
+  /// Per value: the view it is of another value's data, for the results of
+  /// folded view ops (HostViews.h); such a value has no buffer unless
+  /// `materialize` says a reader needs one.
+  std::vector<std::optional<StridedView>> views;
+  std::vector<bool> materialize;
   std::vector<int> inputIndex;    ///< per value, or -1
   std::vector<std::vector<int>> outputIndices; ///< per value
   std::vector<std::vector<uint8_t>> staticData;
@@ -81,7 +97,8 @@ struct Interpreter::RunState {
   const std::vector<const void *> *inputs = nullptr;
 };
 
-Interpreter::Interpreter(HostProgram program, int64_t chunkElements)
+Interpreter::Interpreter(HostProgram program, int64_t chunkElements,
+                         bool foldViews)
     : prog_(std::move(program)),
       chunk_(chunkElements > 0 ? chunkElements : kDefaultChunkElements),
       plan_(std::make_unique<Plan>()) {
@@ -120,20 +137,72 @@ Interpreter::Interpreter(HostProgram program, int64_t chunkElements)
     materializeStatic(prog_, op, p.staticData[v].data());
   }
 
+  // View ops fold: their results are ways to read the value at the root of
+  // their chain of views (HostViews.h), where such a way exists.
+  // Where the composition fails (a transposed tensor flattened), the
+  // operand view is gathered whole and the op views that copy instead.
+  p.views.resize(nv);
+  p.materialize.assign(nv, false);
+  if (foldViews)
+    for (const HostOp &op : prog_.ops) {
+      if (!isFoldableView(op.code))
+        continue;
+      int64_t x = op.operands[0], r = op.results[0];
+      const ValueType &xt = prog_.values[x];
+      p.views[r] = applyViewOp(op, prog_.values[r],
+                               p.views[x] ? *p.views[x] : identityView(x, xt));
+      if (!p.views[r] && p.views[x]) {
+        p.views[r] = applyViewOp(op, prog_.values[r], identityView(x, xt));
+        if (p.views[r])
+          p.materialize[x] = true;
+      }
+    }
+  // A view is gathered whole only for a reader that needs it so: a
+  // whole-tensor op (a view op that did not fold is one), a dropout's seed
+  // or offset, the caller (an output). Chains and folded views read it in
+  // place.
+  for (const HostOp &op : prog_.ops)
+    for (size_t k = 0; k < op.operands.size(); ++k) {
+      int64_t v = op.operands[k];
+      if (v < 0 || !p.views[v])
+        continue;
+      bool chainRead = isPointwiseOp(op.code) &&
+                       !(op.code == OpCode::Dropout && k > 0);
+      bool composed = isFoldableView(op.code) && p.views[op.results[0]];
+      if (!chainRead && !composed)
+        p.materialize[v] = true;
+    }
+  for (int64_t v : prog_.outputs)
+    if (p.views[v])
+      p.materialize[v] = true;
+
   // Greedy grouping in program order: a pointwise op joins the open chain
-  // when it produces the chain's shape.
+  // when it produces the chain's shape and reads no view of a value the
+  // chain computes (a view may read other elements than the chunk's).
+  // Folded views form no group; one that is gathered whole forms its own.
+  auto readsViewOf = [&](const HostOp &op, int group) {
+    for (int64_t v : op.operands)
+      if (v >= 0 && p.views[v] && !p.materialize[v] &&
+          p.producerGroup[p.views[v]->base] == group)
+        return true;
+    return false;
+  };
   for (size_t i = 0; i < prog_.ops.size(); ++i) {
     const HostOp &op = prog_.ops[i];
     if (p.isStatic[op.results[0]])
       continue;
     const ValueType &rt = prog_.values[op.results[0]];
+    if (p.views[op.results[0]] && !p.materialize[op.results[0]])
+      continue;
     bool pw = isPointwiseOp(op.code);
     if (pw && !p.groups.empty() && p.groups.back().chain &&
-        p.groups.back().shape == rt.shape) {
+        p.groups.back().shape == rt.shape &&
+        !readsViewOf(op, int(p.groups.size() - 1))) {
       p.groups.back().ops.push_back(i);
     } else {
       Plan::Group g;
       g.chain = pw;
+      g.view = bool(p.views[op.results[0]]);
       g.ops.push_back(i);
       g.shape = rt.shape;
       g.numel = rt.numel;
@@ -153,6 +222,7 @@ Interpreter::Interpreter(HostProgram program, int64_t chunkElements)
       std::vector<Fetch> f;
       std::vector<int> s;
       std::vector<std::vector<int64_t>> bs(op.operands.size());
+      std::vector<StridedView> vs(op.operands.size());
       for (size_t k = 0; k < op.operands.size(); ++k) {
         int64_t v = op.operands[k];
         if (v < 0) {
@@ -162,14 +232,21 @@ Interpreter::Interpreter(HostProgram program, int64_t chunkElements)
         }
         bool sameGroup = p.producerGroup[v] == int(g);
         if (!grp.chain) {
-          if (!p.isStatic[v])
+          // A gathered view reads its root (below), not its operand.
+          if (!p.isStatic[v] && !grp.view)
             p.needsWhole[v] = true;
           f.push_back(Fetch::Aligned);
           s.push_back(-1);
           continue;
         }
         const ValueType &t = prog_.values[v];
-        if (op.code == OpCode::Dropout && k > 0) {
+        if (p.views[v] && !p.materialize[v]) {
+          f.push_back(Fetch::View);
+          s.push_back(grp.slots++);
+          vs[k] = broadcastView(*p.views[v], grp.shape);
+          if (!p.isStatic[vs[k].base])
+            p.needsWhole[vs[k].base] = true;
+        } else if (op.code == OpCode::Dropout && k > 0) {
           f.push_back(Fetch::Scalar);
           s.push_back(-1);
           if (!p.isStatic[v])
@@ -195,6 +272,13 @@ Interpreter::Interpreter(HostProgram program, int64_t chunkElements)
       grp.fetch.push_back(std::move(f));
       grp.slot.push_back(std::move(s));
       grp.strides.push_back(std::move(bs));
+      grp.views.push_back(std::move(vs));
+    }
+    // A gathered view reads its root whole.
+    if (grp.view) {
+      int64_t base = p.views[prog_.ops[grp.ops[0]].results[0]]->base;
+      if (!p.isStatic[base])
+        p.needsWhole[base] = true;
     }
   }
   // Inputs with native storage are read in place: no buffer of their own.
@@ -237,13 +321,16 @@ Interpreter::Interpreter(HostProgram program, int64_t chunkElements)
 void Interpreter::planInPlace() {
   Plan &p = *plan_;
   size_t nv = prog_.values.size();
+  // A view is read where its readers run: a read of it is a read of its
+  // root.
+  auto root = [&](int64_t v) { return p.views[v] ? p.views[v]->base : v; };
   std::vector<int64_t> producerOp(nv, -1), lastRead(nv, -1);
   for (size_t i = 0; i < prog_.ops.size(); ++i) {
     for (int64_t r : prog_.ops[i].results)
       producerOp[r] = int64_t(i);
     for (int64_t v : prog_.ops[i].operands)
       if (v >= 0)
-        lastRead[v] = int64_t(i);
+        lastRead[v] = lastRead[root(v)] = int64_t(i);
   }
   p.inPlace.assign(prog_.outputs.size(),
                    std::vector<char>(prog_.inputs.size(), 0));
@@ -277,14 +364,14 @@ void Interpreter::planInPlace() {
         for (size_t oi = 0; oi < grp.ops.size(); ++oi) {
           const HostOp &op = prog_.ops[grp.ops[oi]];
           for (size_t k = 0; k < op.operands.size(); ++k)
-            if (op.operands[k] == vi &&
+            if (op.operands[k] >= 0 && root(op.operands[k]) == vi &&
                 (grp.fetch[oi][k] != Fetch::Aligned ||
                  (grp.ops[oi] == size_t(P) && !singlePass)))
               safe = false;
         }
       } else {
         for (int64_t v : producer.operands)
-          if (v == vi && !elementwiseUpdate)
+          if (v >= 0 && root(v) == vi && !elementwiseUpdate)
             safe = false;
       }
       p.inPlace[o][i] = safe;
@@ -303,13 +390,14 @@ bool Interpreter::writesInPlace(size_t output, size_t input) const {
 
 Status Interpreter::create(std::string_view text,
                            std::unique_ptr<Interpreter> &out,
-                           int64_t chunkElements) {
+                           int64_t chunkElements, bool foldViews) {
   HostProgram prog;
   TFC_RETURN_IF_ERROR(parseHostProgram(text, prog));
   // Planning materializes constants: a program may ask for more memory than
   // there is, which must be an error, not an abort.
   try {
-    out = std::make_unique<Interpreter>(std::move(prog), chunkElements);
+    out = std::make_unique<Interpreter>(std::move(prog), chunkElements,
+                                        foldViews);
   } catch (const std::bad_alloc &) {
     return Status::error("host program: out of memory materializing its "
                          "constants");
@@ -356,6 +444,13 @@ Status Interpreter::runPointwiseGroup(size_t g, RunState &st) {
                         grp.strides[oi][k], 0, start, n);
           args[k] = slotPtr(grp.slot[oi][k]);
           break;
+        case Fetch::View: {
+          const StridedView &view = grp.views[oi][k];
+          gatherView(view, st.whole[view.base], eb, slotPtr(grp.slot[oi][k]),
+                     start, n);
+          args[k] = slotPtr(grp.slot[oi][k]);
+          break;
+        }
         }
       }
       int64_t r = op.results[0];
@@ -382,13 +477,20 @@ Status Interpreter::runGroup(size_t g, RunState &st) {
   if (grp.chain)
     return runPointwiseGroup(g, st);
   const HostOp &op = prog_.ops[grp.ops[0]];
-  std::vector<const void *> args;
-  for (int64_t v : op.operands)
-    args.push_back(v < 0 ? nullptr : st.whole[v]);
-  std::vector<void *> results;
-  for (int64_t r : op.results)
-    results.push_back(st.whole[r]);
-  TFC_RETURN_IF_ERROR(runWholeOp(prog_, op, args, results));
+  if (grp.view) {
+    const ValueType &rt = prog_.values[op.results[0]];
+    const StridedView &view = *plan_->views[op.results[0]];
+    gatherView(view, st.whole[view.base], computeSize(rt.dtype),
+               st.whole[op.results[0]], 0, rt.numel);
+  } else {
+    std::vector<const void *> args;
+    for (int64_t v : op.operands)
+      args.push_back(v < 0 ? nullptr : st.whole[v]);
+    std::vector<void *> results;
+    for (int64_t r : op.results)
+      results.push_back(st.whole[r]);
+    TFC_RETURN_IF_ERROR(runWholeOp(prog_, op, args, results));
+  }
   for (int64_t r : op.results) {
     const ValueType &rt = prog_.values[r];
     for (int o : plan_->outputIndices[r])

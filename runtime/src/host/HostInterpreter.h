@@ -7,7 +7,11 @@
 // intermediates live in small scratch buffers that stay in cache; only values
 // needed after the chain are written whole. Every other op (reductions, row
 // ops such as layer_norm or softmax, shape ops, embedding) runs on whole
-// tensors, row by row where it has rows.
+// tensors, row by row where it has rows. View ops (reshape, transpose,
+// broadcast_to, slice, pad) fold into their readers' indexing
+// (HostViews.h): the chains that read a view gather it per chunk from the
+// value it views, and it is stored only where a whole-tensor op reads it
+// or the caller does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,16 +32,20 @@ constexpr int64_t kDefaultChunkElements = 4096;
 
 class Interpreter {
 public:
-  /// Plans `program` (already validated by parseHostProgram).
+  /// Plans `program` (already validated by parseHostProgram). With
+  /// `foldViews` false every view op copies its result whole (the results
+  /// are the same; tests compare the two).
   explicit Interpreter(HostProgram program,
-                       int64_t chunkElements = kDefaultChunkElements);
+                       int64_t chunkElements = kDefaultChunkElements,
+                       bool foldViews = true);
   ~Interpreter();
   Interpreter(const Interpreter &) = delete;
   Interpreter &operator=(const Interpreter &) = delete;
 
   /// Parses `text` and plans it.
   static Status create(std::string_view text, std::unique_ptr<Interpreter> &out,
-                       int64_t chunkElements = kDefaultChunkElements);
+                       int64_t chunkElements = kDefaultChunkElements,
+                       bool foldViews = true);
 
   const HostProgram &program() const { return prog_; }
   /// Number of op groups (pointwise chains count as one).

@@ -123,13 +123,14 @@ inline Buf i64(const std::vector<double> &v) { return make(DType::I64, v); }
 /// Parses `program` and runs it on `inputs` with `chunk` elements per chunk;
 /// returns the outputs (or fails the test and returns nothing). `status`
 /// receives the run's status when given (then a failed run is not a test
-/// failure).
+/// failure). `foldViews` as Interpreter's.
 inline std::vector<Buf> runProgram(const std::string &program,
                                    const std::vector<Buf> &inputs,
                                    int64_t chunk = kDefaultChunkElements,
-                                   Status *status = nullptr) {
+                                   Status *status = nullptr,
+                                   bool foldViews = true) {
   std::unique_ptr<Interpreter> interp;
-  Status s = Interpreter::create(program, interp, chunk);
+  Status s = Interpreter::create(program, interp, chunk, foldViews);
   EXPECT_TRUE(s.isOk()) << s.message();
   if (!s.isOk())
     return {};
