@@ -9,7 +9,11 @@ tfc side, one of:
     warm-up), and the memory anatomy comes from the run's memory.json;
   --tfc-run: the AdamW train step run --steps times by `tfc-run --repeat` (or
     the GPU kit's tfcrt-run) on one batch, the median step time (what the GPU
-    kit measures, where tfc-train cannot run: it needs the compiler).
+    kit measures, where tfc-train cannot run: it needs the compiler). With
+    --variants, the same step compiled with further pipeline options, each
+    timed the same way and set against the default step: e.g.
+    "fusion=none;precision=bf16;recompute=cheap" (what fusion, mixed
+    precision and activation recompute cost or save on this device).
 torch side: the median of --steps steps after warm-up (torch.cuda.synchronize
 around each on a GPU) of torch.optim.AdamW in eager mode; on a GPU also with
 AdamW(fused=True) (the reference the ratio uses when it exists) and, where
@@ -84,8 +88,12 @@ def torch_variants(device, steps):
     return out
 
 
-def tfc_run_step_ms(tfc_run, model, device, steps):
-    """Median ms of the AdamW train step run by tfc-run --repeat."""
+TRAIN_OPTIONS = "optimizer=adamw weight-decay=0.01"
+
+
+def tfc_run_step_ms(tfc_run, model, device, steps, options=TRAIN_OPTIONS):
+    """Median ms of the train step (pipeline `options`) run by tfc-run
+    --repeat."""
     g = torch.Generator().manual_seed(0)
     tokens, targets = gpt_mini_model.random_batch(g)
     feed = {**gpt_mini_model.init_parameters(g), "tokens": tokens, "targets": targets,
@@ -93,7 +101,7 @@ def tfc_run_step_ms(tfc_run, model, device, steps):
     with tempfile.TemporaryDirectory(prefix="tfc-bench-train-") as d:
         inputs, timing = os.path.join(d, "in.safetensors"), os.path.join(d, "timing.json")
         bench_common.safetensors_io.save(feed, inputs)
-        proc = subprocess.run([tfc_run, model, "--train-step", "optimizer=adamw weight-decay=0.01",
+        proc = subprocess.run([tfc_run, model, "--train-step", options,
                                "--inputs", inputs, "--device", device, "--repeat", str(steps),
                                "--timing-json", timing, "--quiet"], capture_output=True, text=True)
         if proc.returncode != 0:
@@ -128,9 +136,15 @@ def main():
     ap.add_argument("--device", choices=["host", "cuda"], default="host")
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--out", default=bench_common.RESULTS)
+    ap.add_argument("--variants", default="",
+                    help="with --tfc-run: ';'-separated pipeline options added to the "
+                         "AdamW step, each timed too (e.g. 'fusion=none;precision=bf16')")
     args = ap.parse_args()
     if args.steps < 2:
         ap.error("--steps must be at least 2")
+    variant_options = [v.strip() for v in args.variants.split(";") if v.strip()]
+    if variant_options and not args.tfc_run:
+        ap.error("--variants needs --tfc-run")
     gpu = None
     if args.device == "cuda":
         if not torch.cuda.is_available():
@@ -147,6 +161,8 @@ def main():
             tfc_ms, memory = tfc_run(args.tfc_train, args.model, args.device, args.steps)
         else:
             tfc_ms = tfc_run_step_ms(args.tfc_run, args.model, args.device, args.steps)
+        tfc_variants = {v: tfc_run_step_ms(args.tfc_run, args.model, args.device, args.steps,
+                                           f"{TRAIN_OPTIONS} {v}") for v in variant_options}
     except RuntimeError as e:
         print(e, file=sys.stderr)
         return 1
@@ -157,6 +173,10 @@ def main():
              "tokens_per_step": TOKENS_PER_STEP,
              "tfc_tokens_per_s": round(TOKENS_PER_STEP / tfc_ms * 1e3),
              "torch_tokens_per_s": round(TOKENS_PER_STEP / variants[reference] * 1e3)}
+    if tfc_variants:
+        extra["tfc_variants_ms"] = {k: round(v, 3) for k, v in tfc_variants.items()}
+        extra["tfc_variants_over_default"] = {k: round(v / tfc_ms, 3)
+                                              for k, v in tfc_variants.items()}
     if memory:
         extra["tfc_memory"] = memory
     bench_common.report(f"gpt-mini training step (AdamW), {args.device}",
@@ -165,6 +185,8 @@ def main():
     print(f"  tokens/s: tfc {extra['tfc_tokens_per_s']}, torch {extra['torch_tokens_per_s']}")
     for name, ms in variants.items():
         print(f"  torch {name}: {ms:.2f} ms (tfc/torch {tfc_ms / ms:.2f})")
+    for name, ms in tfc_variants.items():
+        print(f"  tfc {name}: {ms:.2f} ms ({ms / tfc_ms:.2f}x the default step)")
     if memory:
         parts = ", ".join(f"{k} {v / 2**20:.2f} MiB" for k, v in memory["bytes"].items())
         print(f"  tfc memory: {parts}; {memory['bytes_per_param']:.2f} bytes/param "

@@ -94,6 +94,12 @@ def expand(argv, kit, device, python=sys.executable):
              .replace("{device}", device) for a in argv]
 
 
+# The train step's variants the GPU run times beside the default AdamW step:
+# what fusion buys, mixed precision and activation recompute cost on a GPU.
+TRAIN_STEP_VARIANTS = ("fusion=none;precision=bf16;precision=fp16;recompute=cheap;"
+                       "recompute=blocks")
+
+
 def bench_commands():
     """The benches gpu-check runs: (name, argv, the flag that sets how long
     they run, its value for a full run, for a quick one)."""
@@ -107,6 +113,7 @@ def bench_commands():
           "--device", "{device}", "--out", "{kit}/results"], "--repeat", 20, 2),
         ("train-step",
          ["{python}", "{kit}/bench/train_step.py", "--tfc-run", "{tfc_run}",
+          "--variants", TRAIN_STEP_VARIANTS,
           "--device", "{device}", "--out", "{kit}/results"], "--steps", 30, 3),
     ]
 
