@@ -12,6 +12,7 @@
 #include "passes/precision/PrecisionPolicy.h"
 
 #include "dialects/tfc/TfcOps.h"
+#include "dialects/tfc/TfcOptimizerUpdates.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -26,7 +27,7 @@ using namespace mlir::tfc;
       LayerNormGradOp, RmsNormGradOp, LayerNormGradInputOp,                    \
       RmsNormGradInputOp, SoftmaxGradOp, LogSoftmaxGradOp,                     \
       CrossEntropyGradOp
-#define TFC_REFUSED_OPS AdamWOp, AdamOp, SgdOp, AdamW8bitOp, FusionOp
+#define TFC_REFUSED_OPS TFC_OPTIMIZER_UPDATE_OPS, FusionOp
 
 namespace {
 template <typename... Ops> SmallVector<StringRef> opNames() {

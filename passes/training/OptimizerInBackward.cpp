@@ -8,6 +8,7 @@
 #include "passes/training/Passes.h"
 
 #include "dialects/tfc/TfcOps.h"
+#include "dialects/tfc/TfcOptimizerUpdates.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseSet.h"
@@ -23,10 +24,6 @@ using namespace mlir::tfc;
 namespace {
 
 constexpr llvm::StringLiteral kPassFlag = "--tfc-optimizer-in-backward";
-
-bool isUpdate(Operation *op) {
-  return isa<AdamWOp, AdamOp, SgdOp, AdamW8bitOp>(op);
-}
 
 bool isScalar(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -75,7 +72,7 @@ struct TfcOptimizerInBackwardPass
     Block &body = func.getBody().front();
     SmallVector<Operation *> updates;
     for (Operation &op : body)
-      if (isUpdate(&op))
+      if (isOptimizerUpdate(&op))
         updates.push_back(&op);
     if (updates.empty()) {
       func.emitError(kPassFlag)
@@ -149,7 +146,7 @@ struct TfcOptimizerInBackwardPass
         v = def->getOperand(0);
       }
       if (chain.empty() || !chain.back()->getOperand(0).getDefiningOp() ||
-          !isUpdate(chain.back()->getOperand(0).getDefiningOp()))
+          !isOptimizerUpdate(chain.back()->getOperand(0).getDefiningOp()))
         continue;
       Value old = stateArgs.lookup(name.getValue());
       DenseSet<Operation *> none;

@@ -41,14 +41,16 @@ namespace {
 constexpr llvm::StringLiteral kPassFlag = "--tfc-recompute";
 
 /// Ops mode=cheap may run again in the backward: their cost is a pass over
-/// memory they read anyway, never a GEMM or a reduction to duplicate.
+/// memory they read anyway, never a GEMM, a gather or a reduction to
+/// duplicate. They are the ops of pointwise kernels (their kernel role:
+/// elementwise math, converts, compares, selects, views, constants, iotas,
+/// dropout) and the normalized outputs of layer_norm and rms_norm (the
+/// statistics are saved: see run()).
 bool isCheap(Operation *op) {
-  return isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, CosOp, SinOp,
-             TanhOp, SigmoidOp, ReluOp, SiluOp, GeluOp, PowOp, AddOp, SubOp,
-             MulOp, DivOp, MaximumOp, MinimumOp, CompareOp, SelectOp,
-             ConvertOp, ConstantOp, IotaOp, ReshapeOp, TransposeOp,
-             BroadcastToOp, SliceOp, ConcatOp, PadOp, DropoutOp, LayerNormOp,
-             RmsNormOp>(op);
+  if (isa<LayerNormOp, RmsNormOp>(op))
+    return true;
+  auto role = dyn_cast<KernelRoleOpInterface>(op);
+  return role && role.getKernelRole() == KernelRole::Pointwise;
 }
 
 int64_t bytesOf(Value v) {

@@ -17,6 +17,8 @@ ROWS = {"TFC_LOW_PRECISION_OPS": "low", "TFC_F32_OPS": "f32", "TFC_REFUSED_OPS":
 def main() -> int:
     root = pathlib.Path(sys.argv[1])
     policy = (root / "passes/precision/PrecisionPolicy.cpp").read_text()
+    # Lists the policy takes from the dialect (TFC_OPTIMIZER_UPDATE_OPS).
+    dialect_headers = "\n".join(p.read_text() for p in (root / "dialects/tfc").glob("*.h"))
     ods = "\n".join(p.read_text() for p in (root / "dialects/tfc").glob("Tfc*Ops.td"))
     mnemonic = dict(re.findall(r'^def\s+Tfc_(\w+)\s*:\s*Tfc_\w+<\s*"([a-z0-9_]+)"', ods, re.M))
     table = (root / "passes/precision/Passes.td").read_text()
@@ -28,7 +30,14 @@ def main() -> int:
         if not m:
             errors.append(f"{macro} not found in PrecisionPolicy.cpp")
             continue
-        classes = re.findall(r"\b(\w+Op)\b", m.group(1))
+        body = m.group(1)
+        for ref in re.findall(r"\b(TFC_\w+_OPS)\b", body):
+            d = re.search(r"#define " + ref + r"((?:[^\n]*\\\n)*[^\n]*)", dialect_headers)
+            if not d:
+                errors.append(f"{macro} names {ref}, which no dialects/tfc header defines")
+                continue
+            body += " " + d.group(1)
+        classes = re.findall(r"\b(\w+Op)\b", body)
         line = re.search(r"^\s*\|\s*" + row + r"\s*\|([^\n]*)", table, re.M)
         if not line:
             errors.append(f"Passes.td has no table row '{row}'")
