@@ -79,7 +79,6 @@ struct Interpreter::Plan {
   std::vector<int> inputIndex;    ///< per value, or -1
   std::vector<std::vector<int>> outputIndices; ///< per value
   std::vector<std::vector<uint8_t>> staticData;
-  std::vector<std::vector<uint8_t>> wholeData; ///< per value, lazily sized
   /// Per output, per input: whether the output may be written over that
   /// input when both are the same memory (an in-place update), with no
   /// staging: see planInPlace.
@@ -87,7 +86,6 @@ struct Interpreter::Plan {
   /// Per output, where it is staged when outputs overlap inputs in any
   /// other way (kept between runs).
   std::vector<std::vector<uint8_t>> stage;
-  std::vector<uint8_t> scratch;
   int maxSlots = 0;
 };
 
@@ -95,7 +93,25 @@ struct Interpreter::RunState {
   std::vector<void *> whole;      ///< per value: whole compute data, or null
   std::vector<void *> outStorage; ///< per output index
   const std::vector<const void *> *inputs = nullptr;
+  uint8_t *slots = nullptr; ///< the chunk slots of the chains
 };
+
+namespace {
+
+/// The memory of the runs on this thread: a run's whole intermediates and
+/// chunk slots live here while it runs. Runs on one thread follow each
+/// other, so every program run there shares it: the kernels of a training
+/// step keep reusing the same, cache-warm memory instead of each holding
+/// buffers of its own (it grows to the largest run's need and stays).
+std::vector<uint8_t> &threadScratch() {
+  static thread_local std::vector<uint8_t> pool;
+  return pool;
+}
+
+/// Offsets within the scratch are multiples of a cache line.
+constexpr uint64_t kScratchAlign = 64;
+
+} // namespace
 
 Interpreter::Interpreter(HostProgram program, int64_t chunkElements,
                          bool foldViews)
@@ -110,7 +126,6 @@ Interpreter::Interpreter(HostProgram program, int64_t chunkElements,
   p.inputIndex.assign(nv, -1);
   p.outputIndices.resize(nv);
   p.staticData.resize(nv);
-  p.wholeData.resize(nv);
   for (size_t i = 0; i < prog_.inputs.size(); ++i)
     p.inputIndex[prog_.inputs[i]] = int(i);
   for (size_t i = 0; i < prog_.outputs.size(); ++i)
@@ -303,7 +318,6 @@ Interpreter::Interpreter(HostProgram program, int64_t chunkElements,
     }
     p.maxSlots = std::max(p.maxSlots, grp.slots);
   }
-  p.scratch.resize(size_t(p.maxSlots) * size_t(chunk_) * 8);
   planInPlace();
 }
 
@@ -408,7 +422,7 @@ Status Interpreter::create(std::string_view text,
 Status Interpreter::runPointwiseGroup(size_t g, RunState &st) {
   Plan &p = *plan_;
   const Plan::Group &grp = p.groups[g];
-  uint8_t *scratch = p.scratch.data();
+  uint8_t *scratch = st.slots;
   auto slotPtr = [&](int s) { return scratch + size_t(s) * chunk_ * 8; };
   std::vector<void *> chunkPtr(prog_.values.size(), nullptr);
   std::vector<const void *> args;
@@ -565,9 +579,14 @@ Status Interpreter::runImpl(const std::vector<const void *> &inputs,
     }
   }
 
-  // Where every value's whole compute data lives for this run.
+  // Where every value's whole compute data lives for this run: the
+  // intermediates at offsets of the thread's scratch, after the chunk slots.
   st.whole.assign(prog_.values.size(), nullptr);
-  uint64_t wholeBytes = 0; // all whole intermediates together must fit
+  auto aligned = [](uint64_t n) {
+    return (n + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+  };
+  uint64_t wholeBytes = aligned(uint64_t(p.maxSlots) * uint64_t(chunk_) * 8);
+  std::vector<uint64_t> offset(prog_.values.size(), ~uint64_t(0));
   for (size_t v = 0; v < prog_.values.size(); ++v) {
     const ValueType &t = prog_.values[v];
     if (p.isStatic[v]) {
@@ -589,15 +608,26 @@ Status Interpreter::runImpl(const std::vector<const void *> &inputs,
       st.whole[v] = st.outStorage[p.outputIndices[v][0]];
       continue;
     }
-    auto &buf = p.wholeData[v];
     uint64_t bytes = uint64_t(std::max<int64_t>(1, t.numel)) *
                      computeSize(t.dtype);
-    wholeBytes += bytes;
-    requireFitsInMemory(wholeBytes);
-    buf.resize(bytes);
-    st.whole[v] = buf.data();
+    offset[v] = wholeBytes;
+    wholeBytes += aligned(bytes);
+    requireFitsInMemory(wholeBytes); // all whole intermediates together
+  }
+  std::vector<uint8_t> &pool = threadScratch();
+  if (pool.size() < wholeBytes + kScratchAlign)
+    pool.resize(wholeBytes + kScratchAlign);
+  uint8_t *base = pool.data();
+  base += (kScratchAlign - reinterpret_cast<uintptr_t>(base) % kScratchAlign) %
+          kScratchAlign;
+  st.slots = base;
+  for (size_t v = 0; v < prog_.values.size(); ++v) {
+    if (offset[v] == ~uint64_t(0))
+      continue;
+    st.whole[v] = base + offset[v];
     if (p.inputIndex[v] >= 0)
-      loadStorage(t.dtype, inputs[p.inputIndex[v]], buf.data(), t.numel);
+      loadStorage(prog_.values[v].dtype, inputs[p.inputIndex[v]], st.whole[v],
+                  prog_.values[v].numel);
   }
   for (size_t g = 0; g < p.groups.size(); ++g)
     TFC_RETURN_IF_ERROR(runGroup(g, st));

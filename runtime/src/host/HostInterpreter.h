@@ -60,7 +60,9 @@ public:
   /// an output that is exactly an input's memory and that the plan proves
   /// safe (planInPlace: an in-place update) is written directly; any other
   /// overlap is staged and copied out at the end. Not thread-safe:
-  /// one run at a time per Interpreter (it reuses its scratch memory).
+  /// one run at a time per Interpreter (it reuses its staging memory).
+  /// Intermediates live in a scratch memory of the calling thread that
+  /// every run on that thread reuses.
   Status run(const std::vector<const void *> &inputs,
              const std::vector<void *> &outputs);
 
