@@ -74,7 +74,10 @@ void applyEpilogue(const GemmDesc &g, T *p, const T *bias, void *aux, void *c,
   const int64_t rowBytes = g.ldc * dtypeSize(g.cType);
   const GemmActivation activation = epilogueActivation(g.epilogue);
   const bool auxWritten = epilogueAux(g.epilogue) == EpilogueOperand::Written;
-  std::vector<T> x(activation == GemmActivation::GeluTanhGrad ? n : 0);
+  std::vector<T> x(activation == GemmActivation::GeluTanhGrad &&
+                           dtypeSize(g.cType) != sizeof(T)
+                       ? n
+                       : 0);
   // Each step reads `cur` and writes `spare`, then they swap: the element
   // loops vectorize only when their output does not alias an input (GCC's
   // runtime overlap check sends y == x to the scalar loop, which made the
@@ -109,12 +112,18 @@ void applyEpilogue(const GemmDesc &g, T *p, const T *bias, void *aux, void *c,
       geluTanhValues(cur, spare, n);
       std::swap(cur, spare);
       break;
-    case GemmActivation::GeluTanhGrad:
-      // x as the gelu_grad kernel loads its second operand.
-      loadStorage(g.cType, auxRow, x.data(), n);
-      geluGradTanhValues(cur, x.data(), spare, n);
+    case GemmActivation::GeluTanhGrad: {
+      // x as the gelu_grad kernel loads its second operand (read in place
+      // when stored in the compute type).
+      const T *xs = reinterpret_cast<const T *>(auxRow);
+      if (dtypeSize(g.cType) != sizeof(T)) {
+        loadStorage(g.cType, auxRow, x.data(), n);
+        xs = x.data();
+      }
+      geluGradTanhValues(cur, xs, spare, n);
       std::swap(cur, spare);
       break;
+    }
     }
     // The rounded C goes back to `row`: what a reduce_sum kernel would load.
     if (biasGrad)
