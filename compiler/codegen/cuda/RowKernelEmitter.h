@@ -25,6 +25,9 @@ namespace mlir::tfc::cuda {
 
 /// Registers (32-bit) a thread may spend on row arrays; more spills.
 constexpr int64_t kRegisterBudget = 64;
+/// The registers a lane's row arrays may take in a row kernel whose
+/// pointwise math calls slow paths (RowReductionKernel.cpp).
+constexpr int64_t kSlowPathArrayRegisters = 16;
 
 enum class Combine { Sum, Max };
 

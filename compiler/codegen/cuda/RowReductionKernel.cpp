@@ -35,6 +35,18 @@ using namespace mlir;
 using namespace mlir::tfc;
 using namespace mlir::tfc::cuda;
 
+/// Whether `op`'s CUDA code may call a slow-path routine (IEEE division
+/// and square root, the range reductions of exp, log, the trigonometric
+/// functions, a general power), around which ptxas saves what is live.
+static bool isSlowPathOp(Operation *op) {
+  if (isa<DivOp, SqrtOp, RsqrtOp, ExpOp, LogOp, TanhOp, SigmoidOp, SiluOp,
+          GeluOp, GeluGradOp, SiluGradOp, CosOp, SinOp>(op))
+    return true;
+  auto pow = dyn_cast<PowOp>(op);
+  double e = pow ? pow.getExponent().convertToDouble() : 1.0;
+  return e != 1.0 && e != 2.0 && e != 3.0 && e != 0.0;
+}
+
 LogicalResult RowKernelEmitter::plan() {
   for (Operation &op : info.body->without_terminator())
     if (auto role = dyn_cast<KernelRoleOpInterface>(op);
@@ -60,6 +72,21 @@ LogicalResult RowKernelEmitter::plan() {
   int64_t registers =
       describeTarget(schedule.getTarget()).registersPerMultiprocessor;
   registersLeft = std::min<int64_t>(kRegisterBudget, registers / threads / 4);
+  // A pass that reads row arrays is fully unrolled, and what is live across
+  // a slow-path call in it is saved around the call. Where the body's own
+  // pointwise math calls slow paths (not only the row ops' code), arrays get
+  // at most kSlowPathArrayRegisters: a short row (a few elements a lane)
+  // keeps its arrays, a long one re-reads its rows in every pass. Seed
+  // 961280 of scripts/fuzz-fusion: a cross-entropy and two layer_norm
+  // backwards over rows of 1000 with a square root and a division in the
+  // row held two 32-lane arrays, used all 255 registers at sm_90 and spilled
+  // 8 bytes; with one array held it spilled 40, with none it uses 48
+  // registers (sm_80 and sm_90). Reading only the one slow pass's row from
+  // memory instead spilled 916 bytes.
+  if (llvm::any_of(info.body->without_terminator(), [&](Operation &op) {
+        return !llvm::is_contained(anchors, &op) && isSlowPathOp(&op);
+      }))
+    registersLeft = std::min(registersLeft, kSlowPathArrayRegisters);
 
   // Values computed from a loss exist only after the last block has summed
   // all rows: they form the kernel's final stage.
@@ -140,14 +167,7 @@ bool RowKernelEmitter::computedWith(
 }
 
 bool RowKernelEmitter::callsSlowPaths(Value value) {
-  return computedWith(value, [](Operation *op) {
-    if (isa<DivOp, SqrtOp, RsqrtOp, ExpOp, LogOp, TanhOp, SigmoidOp, SiluOp,
-            GeluOp, GeluGradOp, SiluGradOp, CosOp, SinOp>(op))
-      return true;
-    auto pow = dyn_cast<PowOp>(op);
-    double e = pow ? pow.getExponent().convertToDouble() : 1.0;
-    return e != 1.0 && e != 2.0 && e != 3.0 && e != 0.0;
-  });
+  return computedWith(value, isSlowPathOp);
 }
 
 bool RowKernelEmitter::computesDropout(Value value) {

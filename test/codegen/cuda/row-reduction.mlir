@@ -271,3 +271,39 @@ func.func @dropout_long_rows(%x: tensor<64x768xf32>, %r: tensor<64x768xf32>, %w:
   } {kernel_name = "dropout_long_rows"}
   return %o : tensor<64x768xf32>
 }
+
+// Rows of 1000 (a warp per row, 32 lanes each): a residual add + layer_norm
+// holds its input row in registers (one 32-lane array), and so does the
+// second kernel. The first reduces a square root of the normalized row too:
+// its body's own math calls a slow path, and a fully unrolled pass saves
+// what is live across each call (scripts/fuzz-fusion's seed 961280: two
+// 32-lane arrays and a division and a square root in the row used all 255
+// registers at sm_90 and spilled). Such a kernel's arrays get 16 registers
+// a lane: rows this long are re-read in every pass, none unrolled.
+// CHECK-LABEL: // ===== kernel slow_path_long_rows: kind row_reduction
+// CHECK-NOT: [32];
+// CHECK: sqrtf(
+// CHECK-NOT: #pragma unroll{{$}}
+// CHECK-LABEL: // ===== kernel long_rows: kind row_reduction
+// CHECK: float {{x[0-9]+}}[32];
+func.func @slow_path_long_rows(%x: tensor<64x1000xf32>, %r: tensor<64x1000xf32>, %w: tensor<1000xf32>) -> (tensor<64x1000xf32>, tensor<64xf32>) {
+  %o:2 = tfc.fusion row_reduction (%a = %x : tensor<64x1000xf32>, %b = %r : tensor<64x1000xf32>, %c = %w : tensor<1000xf32>) -> (tensor<64x1000xf32>, tensor<64xf32>) {
+    %h = tfc.add %a, %b : tensor<64x1000xf32>, tensor<64x1000xf32>
+    %y, %mean, %rstd = tfc.layer_norm %h weight %c : (tensor<64x1000xf32>, tensor<1000xf32>) -> (tensor<64x1000xf32>, tensor<64x1xf32>, tensor<64x1xf32>)
+    %q = tfc.abs %y : tensor<64x1000xf32>
+    %s = tfc.sqrt %q : tensor<64x1000xf32>
+    %t = tfc.reduce_sum %s dims [-1] : tensor<64x1000xf32> -> tensor<64xf32>
+    tfc.yield %y, %t : tensor<64x1000xf32>, tensor<64xf32>
+  } {kernel_name = "slow_path_long_rows"}
+  return %o#0, %o#1 : tensor<64x1000xf32>, tensor<64xf32>
+}
+func.func @long_rows(%x: tensor<64x1000xf32>, %r: tensor<64x1000xf32>, %w: tensor<1000xf32>) -> (tensor<64x1000xf32>, tensor<64xf32>) {
+  %o:2 = tfc.fusion row_reduction (%a = %x : tensor<64x1000xf32>, %b = %r : tensor<64x1000xf32>, %c = %w : tensor<1000xf32>) -> (tensor<64x1000xf32>, tensor<64xf32>) {
+    %h = tfc.add %a, %b : tensor<64x1000xf32>, tensor<64x1000xf32>
+    %y, %mean, %rstd = tfc.layer_norm %h weight %c : (tensor<64x1000xf32>, tensor<1000xf32>) -> (tensor<64x1000xf32>, tensor<64x1xf32>, tensor<64x1xf32>)
+    %q = tfc.abs %y : tensor<64x1000xf32>
+    %t = tfc.reduce_sum %q dims [-1] : tensor<64x1000xf32> -> tensor<64xf32>
+    tfc.yield %y, %t : tensor<64x1000xf32>, tensor<64xf32>
+  } {kernel_name = "long_rows"}
+  return %o#0, %o#1 : tensor<64x1000xf32>, tensor<64xf32>
+}
