@@ -37,7 +37,7 @@ _spec = importlib.util.spec_from_file_location("bench_train_step",
 train_step = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(train_step)
 GEN_GPT = os.path.join(HERE, "..", "examples", "models", "gen_gpt.py")
-OPTIMIZER = "optimizer=adamw weight-decay=0.01"
+OPTIMIZER = train_step.TRAIN_OPTIONS
 MODELS = {
     "gpt-mini": gpt_mini_model.GPT_MINI,
     "gpt-4x512": gpt_mini_model.Config(vocab=2048, context=256, width=512, heads=8, layers=4,

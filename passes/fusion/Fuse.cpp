@@ -15,6 +15,7 @@
 
 #include "passes/fusion/KernelMerge.h"
 #include "passes/fusion/Passes.h"
+#include "passes/FunctionOutputs.h"
 
 #include "dialects/tfc/TfcKernelRules.h"
 #include "dialects/tfc/TfcOps.h"
@@ -144,13 +145,7 @@ private:
   /// training step (--tfc-recompute's forward, now in kernels). Without a
   /// loss output every kernel counts as forward.
   void findForward() {
-    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    Value loss;
-    for (unsigned i = 0; i < func.getNumResults(); ++i)
-      if (auto name = func.getResultAttrOfType<StringAttr>(
-              i, TfcDialect::kOutputAttrName);
-          name && name.getValue() == "loss")
-        loss = ret.getOperand(i);
+    Value loss = ::tfc::namedOutput(func, "loss");
     if (!loss) {
       for (FusionOp fusion : kernels())
         forward.insert(fusion.getOperation());

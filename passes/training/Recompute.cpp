@@ -16,6 +16,7 @@
 #include "passes/training/Passes.h"
 
 #include "passes/FunctionList.h"
+#include "passes/FunctionOutputs.h"
 #include "passes/training/MinCut.h"
 
 #include "dialects/tfc/TfcOps.h"
@@ -107,15 +108,7 @@ public:
   }
 
   /// The value of the function's "loss" output, or null.
-  Value lossOf() {
-    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    for (unsigned i = 0; i < func.getNumResults(); ++i)
-      if (auto name = func.getResultAttrOfType<StringAttr>(
-              i, TfcDialect::kOutputAttrName);
-          name && name.getValue() == "loss")
-        return ret.getOperand(i);
-    return Value();
-  }
+  Value lossOf() { return ::tfc::namedOutput(func, "loss"); }
 
   LogicalResult run() {
     Block &body = func.getBody().front();

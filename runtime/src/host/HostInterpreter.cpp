@@ -87,6 +87,11 @@ struct Interpreter::Plan {
   /// other way (kept between runs).
   std::vector<std::vector<uint8_t>> stage;
   int maxSlots = 0;
+  /// The run's layout in the thread's scratch: the chunk slots at offset
+  /// 0, then each value that needs a buffer of its own at wholeOffset[v]
+  /// (~0 for the others); scratchBytes in all.
+  std::vector<uint64_t> wholeOffset;
+  uint64_t scratchBytes = 0;
 };
 
 struct Interpreter::RunState {
@@ -318,6 +323,7 @@ Interpreter::Interpreter(HostProgram program, int64_t chunkElements,
     }
     p.maxSlots = std::max(p.maxSlots, grp.slots);
   }
+  planScratch();
   planInPlace();
 }
 
@@ -390,6 +396,29 @@ void Interpreter::planInPlace() {
       }
       p.inPlace[o][i] = safe;
     }
+  }
+}
+
+/// Lays out a run's scratch: the chunk slots, then a buffer for every value
+/// that needs one and has no memory of its own (not a static, a
+/// native-storage input, or a native-storage output, which is written in
+/// place).
+void Interpreter::planScratch() {
+  Plan &p = *plan_;
+  auto aligned = [](uint64_t n) {
+    return (n + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+  };
+  p.scratchBytes = aligned(uint64_t(p.maxSlots) * uint64_t(chunk_) * 8);
+  p.wholeOffset.assign(prog_.values.size(), ~uint64_t(0));
+  for (size_t v = 0; v < prog_.values.size(); ++v) {
+    const ValueType &t = prog_.values[v];
+    if (p.isStatic[v] || !p.needsWhole[v] ||
+        (p.inputIndex[v] >= 0 && nativeStorage(t.dtype)) ||
+        (!p.outputIndices[v].empty() && nativeStorage(t.dtype)))
+      continue;
+    p.wholeOffset[v] = p.scratchBytes;
+    p.scratchBytes +=
+        aligned(uint64_t(std::max<int64_t>(1, t.numel)) * computeSize(t.dtype));
   }
 }
 
@@ -579,55 +608,32 @@ Status Interpreter::runImpl(const std::vector<const void *> &inputs,
     }
   }
 
-  // Where every value's whole compute data lives for this run: the
-  // intermediates at offsets of the thread's scratch, after the chunk slots.
+  // Where every value's whole compute data lives for this run: inputs and
+  // statics in place, outputs of native storage in the caller's memory, the
+  // intermediates at their planned offsets in the thread's scratch.
   st.whole.assign(prog_.values.size(), nullptr);
-  auto aligned = [](uint64_t n) {
-    return (n + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
-  };
-  uint64_t wholeBytes = aligned(uint64_t(p.maxSlots) * uint64_t(chunk_) * 8);
-  std::vector<uint64_t> offset(prog_.values.size(), ~uint64_t(0));
-  for (size_t v = 0; v < prog_.values.size(); ++v) {
-    const ValueType &t = prog_.values[v];
-    if (p.isStatic[v]) {
-      st.whole[v] = p.staticData[v].data();
-      continue;
-    }
-    if (p.inputIndex[v] >= 0 && nativeStorage(t.dtype)) {
-      st.whole[v] = const_cast<void *>(inputs[p.inputIndex[v]]);
-      continue;
-    }
-    if (!p.needsWhole[v]) {
-      // A chained value that is an output of native storage is produced in
-      // place, chunk by chunk.
-      if (!p.outputIndices[v].empty() && nativeStorage(t.dtype))
-        st.whole[v] = st.outStorage[p.outputIndices[v][0]];
-      continue;
-    }
-    if (!p.outputIndices[v].empty() && nativeStorage(t.dtype)) {
-      st.whole[v] = st.outStorage[p.outputIndices[v][0]];
-      continue;
-    }
-    uint64_t bytes = uint64_t(std::max<int64_t>(1, t.numel)) *
-                     computeSize(t.dtype);
-    offset[v] = wholeBytes;
-    wholeBytes += aligned(bytes);
-    requireFitsInMemory(wholeBytes); // all whole intermediates together
-  }
+  requireFitsInMemory(p.scratchBytes);
   std::vector<uint8_t> &pool = threadScratch();
-  if (pool.size() < wholeBytes + kScratchAlign)
-    pool.resize(wholeBytes + kScratchAlign);
+  if (pool.size() < p.scratchBytes + kScratchAlign)
+    pool.resize(p.scratchBytes + kScratchAlign);
   uint8_t *base = pool.data();
   base += (kScratchAlign - reinterpret_cast<uintptr_t>(base) % kScratchAlign) %
           kScratchAlign;
   st.slots = base;
   for (size_t v = 0; v < prog_.values.size(); ++v) {
-    if (offset[v] == ~uint64_t(0))
-      continue;
-    st.whole[v] = base + offset[v];
-    if (p.inputIndex[v] >= 0)
-      loadStorage(prog_.values[v].dtype, inputs[p.inputIndex[v]], st.whole[v],
-                  prog_.values[v].numel);
+    const ValueType &t = prog_.values[v];
+    if (p.isStatic[v]) {
+      st.whole[v] = p.staticData[v].data();
+    } else if (p.inputIndex[v] >= 0 && nativeStorage(t.dtype)) {
+      st.whole[v] = const_cast<void *>(inputs[p.inputIndex[v]]);
+    } else if (!p.outputIndices[v].empty() && nativeStorage(t.dtype)) {
+      // Produced in place (chunk by chunk, or whole).
+      st.whole[v] = st.outStorage[p.outputIndices[v][0]];
+    } else if (p.wholeOffset[v] != ~uint64_t(0)) {
+      st.whole[v] = base + p.wholeOffset[v];
+      if (p.inputIndex[v] >= 0)
+        loadStorage(t.dtype, inputs[p.inputIndex[v]], st.whole[v], t.numel);
+    }
   }
   for (size_t g = 0; g < p.groups.size(); ++g)
     TFC_RETURN_IF_ERROR(runGroup(g, st));

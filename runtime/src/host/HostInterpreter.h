@@ -76,6 +76,8 @@ private:
   /// Decides which outputs may be written over the input they share memory
   /// with (in-place updates) without staging.
   void planInPlace();
+  /// Lays out the scratch memory of a run (chunk slots, intermediates).
+  void planScratch();
 
   HostProgram prog_;
   int64_t chunk_;
