@@ -180,16 +180,16 @@ def parse_type(t):
     return TORCH_DTYPES[parts[-1]], tuple(int(p) for p in parts[:-1])
 
 
-def emulate_kernel(args, workdir, seed, index, kernel, int_range):
-    """Runs one fused kernel in CPU emulation and on the host interpreter;
-    returns None or a failure message."""
-    import torch
-    sys.path.insert(0, EMULATION)
-    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "numerics"))
-    import check_numerics
+class KernelRunError(Exception):
+    """A one-kernel program that did not lower, translate or run."""
+
+
+def run_kernel_on_host(args, kdir, kind, ins, outs, body, inputs):
+    """Writes the kernel as a one-kernel module in kdir, lowers it
+    (fusion=none keeps the kernel whole), and runs it by the host
+    interpreter on inputs (in0, in1, ...). Returns (the lowered program,
+    the outputs out0, out1, ...); raises KernelRunError."""
     import safetensors_io
-    name, kind, ins, outs, body = kernel
-    kdir = os.path.join(workdir, f"k{index}")
     os.makedirs(kdir, exist_ok=True)
     model = os.path.join(kdir, "kernel.mlir")
     with open(model, "w") as f:
@@ -197,10 +197,29 @@ def emulate_kernel(args, workdir, seed, index, kernel, int_range):
     lowered = run([os.path.join(args.bin, "tfc-opt"), model,
                    "--tfc-lower-to-exec=function=kernel fusion=none"])
     if lowered.returncode != 0:
-        return f"kernel {name}: lowering its one-kernel program failed:\n{lowered.stderr[-1500:]}"
-    source = run([os.path.join(args.bin, "tfc-translate"), "--emit-cuda"], input=lowered.stdout)
-    if source.returncode != 0:
-        return f"kernel {name}: tfc-translate --emit-cuda failed:\n{source.stderr[-1500:]}"
+        raise KernelRunError(f"lowering its one-kernel program failed:\n{lowered.stderr[-1500:]}")
+    art = os.path.join(kdir, "artifact")
+    wrote = run([os.path.join(args.bin, "tfc-translate"), "--emit-artifact", "-o", art],
+                input=lowered.stdout)
+    if wrote.returncode != 0:
+        raise KernelRunError(f"artifact: {wrote.stderr[-1500:]}")
+    feed, got = os.path.join(kdir, "in.safetensors"), os.path.join(kdir, "host.safetensors")
+    safetensors_io.save(inputs, feed)
+    ran = run([os.path.join(args.bin, "tfc-run"), art, "--device", "host", "--inputs", feed,
+               "--outputs", got, "--quiet"])
+    if ran.returncode != 0:
+        raise KernelRunError(f"host run failed: {ran.stderr[-1500:]}")
+    return lowered.stdout, safetensors_io.load(got)
+
+
+def emulate_kernel(args, workdir, seed, index, kernel, int_range):
+    """Runs one fused kernel in CPU emulation and on the host interpreter;
+    returns None or a failure message."""
+    import torch
+    sys.path.insert(0, EMULATION)
+    import check_numerics
+    name, kind, ins, outs, body = kernel
+    kdir = os.path.join(workdir, f"k{index}")
     gen = torch.Generator().manual_seed(seed * 1000 + index)
     inputs = {}
     for k, t in enumerate(ins):
@@ -212,19 +231,13 @@ def emulate_kernel(args, workdir, seed, index, kernel, int_range):
         else:
             x = torch.randint(0, int_range, shape, generator=gen).to(dtype)
         inputs[f"in{k}"] = x
-    feed = os.path.join(kdir, "in.safetensors")
-    safetensors_io.save(inputs, feed)
-    art = os.path.join(kdir, "artifact")
-    wrote = run([os.path.join(args.bin, "tfc-translate"), "--emit-artifact", "-o", art],
-                input=lowered.stdout)
-    if wrote.returncode != 0:
-        return f"kernel {name}: artifact: {wrote.stderr[-1500:]}"
-    got = os.path.join(kdir, "host.safetensors")
-    ran = run([os.path.join(args.bin, "tfc-run"), art, "--device", "host", "--inputs", feed,
-               "--outputs", got, "--quiet"])
-    if ran.returncode != 0:
-        return f"kernel {name}: host run failed: {ran.stderr[-1500:]}"
-    host = safetensors_io.load(got)
+    try:
+        lowered, host = run_kernel_on_host(args, kdir, kind, ins, outs, body, inputs)
+    except KernelRunError as e:
+        return f"kernel {name}: {e}"
+    source = run([os.path.join(args.bin, "tfc-translate"), "--emit-cuda"], input=lowered)
+    if source.returncode != 0:
+        return f"kernel {name}: tfc-translate --emit-cuda failed:\n{source.stderr[-1500:]}"
 
     class Args:
         translate = None
@@ -285,30 +298,14 @@ def f64_reference(args, kdir, kind, ins, outs, body, inputs):
     host interpreter on the same inputs widened; None where that program
     does not compile or run (then the f32 comparison's failure stands)."""
     import torch
-    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "numerics"))
-    import safetensors_io
     widen = lambda text: re.sub(r"(tensor<(?:\d+x)*)f32>", r"\1f64>", text)
-    rdir = os.path.join(kdir, "f64")
-    os.makedirs(rdir, exist_ok=True)
-    model = os.path.join(rdir, "kernel.mlir")
-    with open(model, "w") as f:
-        f.write(kernel_module(kind, [widen(t) for t in ins], [widen(t) for t in outs],
-                              [widen(line) for line in body]))
-    art = os.path.join(rdir, "artifact")
-    lowered = run([os.path.join(args.bin, "tfc-opt"), model,
-                   "--tfc-lower-to-exec=function=kernel fusion=none"])
-    if lowered.returncode != 0:
+    wide = {n: x.double() if x.dtype == torch.float32 else x for n, x in inputs.items()}
+    try:
+        return run_kernel_on_host(args, os.path.join(kdir, "f64"), kind,
+                                  [widen(t) for t in ins], [widen(t) for t in outs],
+                                  [widen(line) for line in body], wide)[1]
+    except KernelRunError:
         return None
-    if run([os.path.join(args.bin, "tfc-translate"), "--emit-artifact", "-o", art],
-           input=lowered.stdout).returncode != 0:
-        return None
-    feed, got = os.path.join(rdir, "in.safetensors"), os.path.join(rdir, "out.safetensors")
-    safetensors_io.save({n: x.double() if x.dtype == torch.float32 else x
-                         for n, x in inputs.items()}, feed)
-    if run([os.path.join(args.bin, "tfc-run"), art, "--device", "host", "--inputs", feed,
-            "--outputs", got, "--quiet"]).returncode != 0:
-        return None
-    return safetensors_io.load(got)
 
 
 def check_as_accurate(emulated, host, reference):
