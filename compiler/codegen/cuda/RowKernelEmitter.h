@@ -69,6 +69,13 @@ private:
   reduce(Value x, Combine combine, Type accType,
          llvm::function_ref<std::string(StringRef)> term);
   LogicalResult materialize(Value x, bool wanted);
+  /// The row's max of `x` and sum of exp(x - max), the statistics softmax,
+  /// log_softmax, cross_entropy and cross_entropy_grad all reduce: computed
+  /// once per row and reused by every anchor on the same `x` (a fused
+  /// cross_entropy and its gradient read a long logits row three times,
+  /// not five). Returns the two row-level variables.
+  FailureOr<std::pair<std::string, std::string>> softmaxStatistics(Value x,
+                                                                   Type accType);
   LogicalResult emitAnchor(Operation *op);
   FailureOr<CExpr> anchorResult(OpResult result, ArrayRef<IndexExpr> coords);
   bool isCurrentRow(Value value, ArrayRef<IndexExpr> coords);
@@ -104,6 +111,7 @@ private:
   llvm::DenseSet<Operation *> emitted;
   llvm::DenseMap<Operation *, SmallVector<std::string>> stats;
   llvm::DenseMap<Value, std::string> rowArrays;
+  llvm::DenseMap<Value, std::pair<std::string, std::string>> softmaxStats;
   int64_t registersLeft = kRegisterBudget;
   std::set<std::string> sharedTypes;
   SmallVector<LossAccumulator> losses;

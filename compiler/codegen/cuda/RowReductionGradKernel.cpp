@@ -31,7 +31,8 @@ using namespace mlir::tfc::cuda;
 //   layer_norm_grad_input, with g = dy * weight, xhat = (x - mean) * rstd:
 //                     a = mean(g), b = mean(g * xhat)
 //                     dx = rstd * (g - a - xhat * b)       (rms: no a, no mean)
-//   cross_entropy_grad  max and sum(exp) of the logits row, then
+//   cross_entropy_grad  max and sum(exp) of the logits row (shared with a
+//                     cross_entropy of the same logits), then
 //                     dx = scale * (p - e / C - (1 - e) [c == label])
 // with stats[op] holding the row sums' variables.
 
@@ -187,16 +188,12 @@ LogicalResult RowKernelEmitter::emitGradAnchor(Operation *op) {
   auto ce = cast<CrossEntropyGradOp>(op);
   if (failed(materialize(x, true)))
     return failure();
-  auto identity = [](StringRef v) { return v.str(); };
-  FailureOr<std::string> m = reduce(x, Combine::Max, acc, identity);
-  if (failed(m))
+  // The forward's statistics when a cross_entropy of the same logits is in
+  // the kernel.
+  auto ms = softmaxStatistics(x, acc);
+  if (failed(ms))
     return failure();
-  std::string ex = acc.isF64() ? "exp" : "expf";
-  FailureOr<std::string> s = reduce(x, Combine::Sum, acc, [&](StringRef v) {
-    return fmt::format("{}({} - {})", ex, v.str(), *m);
-  });
-  if (failed(s))
-    return failure();
+  const std::string *m = &ms->first, *s = &ms->second;
   FailureOr<CExpr> label = ve->emit(ce.getLabels(), {row});
   FailureOr<CExpr> dloss = failure();
   if (failed(label) || failed(dloss = ve->emit(ce.getDloss(), {})))

@@ -310,6 +310,25 @@ LogicalResult RowKernelEmitter::materialize(Value x, bool wanted) {
   return success();
 }
 
+FailureOr<std::pair<std::string, std::string>>
+RowKernelEmitter::softmaxStatistics(Value x, Type accType) {
+  auto known = softmaxStats.find(x);
+  if (known != softmaxStats.end())
+    return known->second;
+  FailureOr<std::string> m =
+      reduce(x, Combine::Max, accType, [](StringRef v) { return v.str(); });
+  if (failed(m))
+    return failure();
+  std::string ex = accType.isF64() ? "exp" : "expf";
+  FailureOr<std::string> s =
+      reduce(x, Combine::Sum, accType, [&](StringRef v) {
+        return fmt::format("{}({} - {})", ex, v.str(), *m);
+      });
+  if (failed(s))
+    return failure();
+  return softmaxStats[x] = {*m, *s};
+}
+
 LogicalResult RowKernelEmitter::emitAnchor(Operation *op) {
   Value x = anchorInput(op);
   Type et = elementTypeOf(x);
@@ -385,37 +404,25 @@ LogicalResult RowKernelEmitter::emitAnchor(Operation *op) {
           .Case<SoftmaxOp, LogSoftmaxOp>([&](auto) {
             if (failed(materialize(x, true)))
               return failure();
-            FailureOr<std::string> m = reduce(x, Combine::Max, acc, identity);
-            if (failed(m))
+            auto ms = softmaxStatistics(x, acc);
+            if (failed(ms))
               return failure();
-            std::string ex = acc.isF64() ? "exp" : "expf";
-            FailureOr<std::string> s =
-                reduce(x, Combine::Sum, acc, [&](StringRef v) {
-                  return fmt::format("{}({} - {})", ex, v.str(), *m);
-                });
-            if (failed(s))
-              return failure();
-            stats[op] = {*m, *s};
+            auto [m, s] = *ms;
+            stats[op] = {m, s};
             if (isa<LogSoftmaxOp>(op))
               stats[op].push_back(
                   rowStat(acc, fmt::format("{}({})",
-                                           acc.isF64() ? "log" : "logf", *s))
+                                           acc.isF64() ? "log" : "logf", s))
                       .code);
             return success();
           })
           .Case<CrossEntropyOp>([&](CrossEntropyOp ce) -> LogicalResult {
             if (failed(materialize(x, true)))
               return failure();
-            FailureOr<std::string> m = reduce(x, Combine::Max, acc, identity);
-            if (failed(m))
+            auto ms = softmaxStatistics(x, acc);
+            if (failed(ms))
               return failure();
-            std::string ex = acc.isF64() ? "exp" : "expf";
-            FailureOr<std::string> s =
-                reduce(x, Combine::Sum, acc, [&](StringRef v) {
-                  return fmt::format("{}({} - {})", ex, v.str(), *m);
-                });
-            if (failed(s))
-              return failure();
+            const std::string *m = &ms->first, *s = &ms->second;
             double e = ce.getLabelSmoothing().convertToDouble();
             std::string smoothSum;
             if (e > 0.0) {

@@ -177,3 +177,28 @@ func.func @row_max_and_column_mean(%x: tensor<37x96xf32>) -> (tensor<37xf32>, te
   } {kernel_name = "row_max_and_column_mean"}
   return %r#0, %r#1 : tensor<37xf32>, tensor<96xbf16>
 }
+
+// -----
+
+// cross_entropy and its gradient on the same logits (a train step's loss
+// kernel): the gradient reuses the forward's row max and sum of exp instead
+// of reducing them again, so a long row (20000 logits, re-read from memory in
+// every pass) is read three times (max, sum, gradient), not five.
+// CHECK-LABEL: // ===== kernel cross_entropy_and_grad: kind row_reduction
+// CHECK: [[M:acc[0-9]+]] = tfc_block_allreduce([[M]], tfc_max_op(), tfc_shm_float);
+// CHECK: [[S:acc[0-9]+]] = [[S]] + (expf({{v[0-9]+}} - [[M]]));
+// CHECK: [[S]] = tfc_block_allreduce([[S]], tfc_sum_op(), tfc_shm_float);
+// CHECK-NOT: tfc_block_allreduce
+// CHECK: const float [[INV:s[0-9]+]] = 1.0f / [[S]];
+// CHECK-NOT: tfc_block_allreduce
+// CHECK: expf({{v[0-9]+}} - [[M]]) * [[INV]]
+// CHECK-NOT: tfc_block_allreduce({{.*}}, tfc_max_op()
+func.func @cross_entropy_and_grad(%x: tensor<64x20000xf32>, %y: tensor<64xi64>) -> (tensor<f32>, tensor<64x20000xf32>) {
+  %r:2 = tfc.fusion row_reduction (%a = %x : tensor<64x20000xf32>, %b = %y : tensor<64xi64>) -> (tensor<f32>, tensor<64x20000xf32>) {
+    %0 = tfc.cross_entropy %a, %b : tensor<64x20000xf32>, tensor<64xi64> -> tensor<f32>
+    %1 = tfc.constant dense<1.000000e+00> : tensor<f32>
+    %2 = tfc.cross_entropy_grad %1, %a, %b : tensor<f32>, tensor<64x20000xf32>, tensor<64xi64> -> tensor<64x20000xf32>
+    tfc.yield %0, %2 : tensor<f32>, tensor<64x20000xf32>
+  } {kernel_name = "cross_entropy_and_grad"}
+  return %r#0, %r#1 : tensor<f32>, tensor<64x20000xf32>
+}

@@ -497,6 +497,18 @@ def backward_cases(run):
     ref, = vjp(lambda t: F.cross_entropy(t, labels) * 1.5, [logits], None, [0])
     yield "cross_entropy_grad", o, ref.float(), False
 
+    # The loss and its gradient in one kernel, sharing the row statistics;
+    # some logits masked to -inf, some rows ignored.
+    logits, labels = torch.randn(64, 20000) * 4, torch.randint(0, 20000, (64,))
+    logits[5, 100:9000] = float("-inf")
+    labels[::9] = -100
+    loss, o = run(bw, "cross_entropy_and_grad", [logits, labels],
+                  [(torch.float32, ()), (torch.float32, (64, 20000))])
+    ref, = vjp(lambda t: F.cross_entropy(t, labels), [logits], None, [0])
+    yield "cross_entropy_and_grad: loss", loss, F.cross_entropy(logits.double(), labels).float(), \
+        False
+    yield "cross_entropy_and_grad: gradient", o, ref.float(), False
+
     logits = torch.randn(8, 10).bfloat16()
     labels = torch.randint(0, 10, (8,), dtype=torch.int32)
     labels[3] = 0
