@@ -93,6 +93,55 @@ template <typename T, typename Op> __device__ T tfc_block_allreduce(T v, Op op, 
   __syncthreads();
   return r;
 }
+// Softmax statistics in one read of the row (online normalizer): m is the
+// running maximum, s the sum of exp(v - m). A larger value rescales the sum;
+// an equal one adds exp(0) = 1 exactly, so a row of -inf sums to a count,
+// not exp(-inf - -inf) = NaN (its results are NaN through x - m, as with
+// two passes); +inf makes s = exp(inf - inf) = NaN and a NaN makes s NaN,
+// as the two-pass sum does.
+TFC_INLINE float tfc_exp(float x) { return expf(x); }
+TFC_INLINE double tfc_exp(double x) { return ::exp(x); }
+template <typename T> TFC_INLINE void tfc_softmax_update(T &m, T &s, T v) {
+  if (v > m) {
+    s = s * tfc_exp(m - v) + tfc_exp(v - v);
+    m = v;
+  } else {
+    s = s + (v == m ? (T)1 : tfc_exp(v - m));
+  }
+}
+// s's sum relative to maximum m, rescaled to maximum to >= m.
+template <typename T> TFC_INLINE T tfc_softmax_rescale(T s, T m, T to) {
+  return m == to ? s : s * tfc_exp(m - to);
+}
+// Commutative bit for bit (the sum's terms are added in either order).
+template <typename T> TFC_INLINE void tfc_softmax_combine(T &m, T &s, T m2, T s2) {
+  const T to = tfc_max(m, m2);
+  s = tfc_softmax_rescale(s, m, to) + tfc_softmax_rescale(s2, m2, to);
+  m = to;
+}
+template <typename T> TFC_INLINE void tfc_warp_softmax_allreduce(T &m, T &s) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const T m2 = __shfl_xor_sync(0xffffffffu, m, o);
+    const T s2 = __shfl_xor_sync(0xffffffffu, s, o);
+    tfc_softmax_combine(m, s, m2, s2);
+  }
+}
+// shm holds 64 values: the warps' maxima, then their sums.
+template <typename T> __device__ void tfc_block_softmax_allreduce(T &m, T &s, T *shm) {
+  tfc_warp_softmax_allreduce(m, s);
+  const int warps = (int)(blockDim.x >> 5);
+  if ((threadIdx.x & 31) == 0) {
+    shm[threadIdx.x >> 5] = m;
+    shm[32 + (threadIdx.x >> 5)] = s;
+  }
+  __syncthreads();
+  T rm = shm[0], rs = shm[32];
+  for (int w = 1; w < warps; ++w) tfc_softmax_combine(rm, rs, shm[w], shm[32 + w]);
+  __syncthreads();
+  m = rm;
+  s = rs;
+}
 #endif
 )cuda";
 

@@ -71,9 +71,12 @@ private:
   LogicalResult materialize(Value x, bool wanted);
   /// The row's max of `x` and sum of exp(x - max), the statistics softmax,
   /// log_softmax, cross_entropy and cross_entropy_grad all reduce: computed
-  /// once per row and reused by every anchor on the same `x` (a fused
-  /// cross_entropy and its gradient read a long logits row three times,
-  /// not five). Returns the two row-level variables.
+  /// once per row and reused by every anchor on the same `x`. A row held in
+  /// registers is reduced in two passes (max, then the sum); a row re-read
+  /// from memory in one, the online form (tfc_softmax_update). A fused
+  /// cross_entropy and its gradient thus read a long logits row twice (the
+  /// statistics, the gradient), not five times. Returns the two row-level
+  /// variables.
   FailureOr<std::pair<std::string, std::string>> softmaxStatistics(Value x,
                                                                    Type accType);
   LogicalResult emitAnchor(Operation *op);

@@ -315,6 +315,32 @@ RowKernelEmitter::softmaxStatistics(Value x, Type accType) {
   auto known = softmaxStats.find(x);
   if (known != softmaxStats.end())
     return known->second;
+  if (!rowArrays.count(x)) {
+    // The row is re-read from memory in every pass: the online form reads
+    // it once for both statistics (DeviceLibrary.cpp, tfc_softmax_update).
+    std::string type = computeType(accType);
+    std::string m = w.fresh("acc"), s = w.fresh("acc");
+    w.line(fmt::format("{} {} = {}, {} = {};", type, m,
+                       floatLiteral(accType, -INFINITY), s,
+                       floatLiteral(accType, 0.0)));
+    IndexExpr e = openLanes();
+    FailureOr<CExpr> xv = ve->emit(x, ve->coordsOf(e, shapeOf(x)));
+    if (failed(xv))
+      return failure();
+    w.line(fmt::format("tfc_softmax_update({}, {}, ({})({}));", m, s, type,
+                       xv->code));
+    closeLanes();
+    if (warpPerRow) {
+      w.line(fmt::format("tfc_warp_softmax_allreduce({}, {});", m, s));
+    } else {
+      std::string shm = "tfc_shm_softmax_" + type;
+      if (sharedTypes.insert("softmax " + type).second)
+        w.lineAt(0, fmt::format("__shared__ {} {}[64];", type, shm));
+      w.line(fmt::format("tfc_block_softmax_allreduce({}, {}, {});", m, s,
+                         shm));
+    }
+    return softmaxStats[x] = {m, s};
+  }
   FailureOr<std::string> m =
       reduce(x, Combine::Max, accType, [](StringRef v) { return v.str(); });
   if (failed(m))

@@ -229,6 +229,15 @@ def cases(run):
     x = (torch.randn(8, 50257) * 3).bfloat16()
     o, = run(rr, "log_softmax_vocab", [x], [(torch.bfloat16, (8, 50257))])
     yield "log_softmax_vocab", o, torch.log_softmax(x.float(), -1).bfloat16(), False
+    # The online statistics of a re-read row with masked logits, a row of
+    # -inf, an +inf and a NaN: NaN rows where PyTorch's two passes give NaN.
+    x[1, :40000] = float("-inf")
+    x[2] = float("-inf")
+    x[3, 777] = float("inf")
+    x[4, 5] = float("nan")
+    x[5, 50000:] = 1e4
+    o, = run(rr, "log_softmax_vocab", [x], [(torch.bfloat16, (8, 50257))])
+    yield "log_softmax_vocab (inf, NaN)", o, torch.log_softmax(x.float(), -1).bfloat16(), False
 
     x, w = torch.randn(32, 256).bfloat16(), torch.randn(256)
     y, r = run(rr, "rms_norm_bf16", [x, w], [(torch.bfloat16, (32, 256)), (torch.float32, (32, 1))])
