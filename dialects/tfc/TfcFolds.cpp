@@ -333,10 +333,45 @@ template <typename ReduceOp> OpFoldResult foldSingletonReduce(ReduceOp op) {
     return op.getX();
   return {};
 }
+
+/// A reduction over size-1 dimensions only, without keepdim, moves no data
+/// either: it is a reshape of `x` (a batch-1 model's position-embedding
+/// gradient summed over the batch was a kernel of its own). Equal element
+/// counts mean every reduced dimension has size 1, or that there are no
+/// elements at all.
+template <typename ReduceOp>
+struct SingletonReduceToReshape : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern<ReduceOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto from = dyn_cast<RankedTensorType>(op.getX().getType());
+    auto to = dyn_cast<RankedTensorType>(op.getType());
+    if (!from || !to || from == to || !from.hasStaticShape() ||
+        !to.hasStaticShape() || from.getNumElements() != to.getNumElements())
+      return failure();
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, to, op.getX());
+    return success();
+  }
+};
 } // namespace
 
 OpFoldResult ReduceSumOp::fold(FoldAdaptor) {
   return foldSingletonReduce(*this);
+}
+
+void ReduceSumOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                              MLIRContext *context) {
+  patterns.add<SingletonReduceToReshape<ReduceSumOp>>(context);
+}
+
+void ReduceMeanOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                               MLIRContext *context) {
+  patterns.add<SingletonReduceToReshape<ReduceMeanOp>>(context);
+}
+
+void ReduceMaxOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                              MLIRContext *context) {
+  patterns.add<SingletonReduceToReshape<ReduceMaxOp>>(context);
 }
 
 OpFoldResult ReduceMeanOp::fold(FoldAdaptor) {

@@ -30,6 +30,7 @@ class Tfc_ReduceOp<string mnemonic, Type tensorType, string what,
     type($result)
   }];
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 
   let extraClassDeclaration = [{
     /// The reduced dimensions mapped to [0, rank) and sorted (on a verified

@@ -467,12 +467,40 @@ func.func @max_of_singleton(%x: tensor<1x8xi32>) -> tensor<1x8xi32> {
 
 // -----
 
-// A size-1 dim without keepdim changes the type, so nothing folds.
+// A size-1 dim without keepdim changes the type: the reduction becomes a
+// reshape (a batch-1 position-embedding gradient's sum over the batch).
 // CHECK-LABEL: func.func @singleton_without_keepdim
-// CHECK: tfc.reduce_sum %{{.*}} dims [1] : tensor<4x1xf32> -> tensor<4xf32>
+// CHECK-SAME: (%[[X:.*]]: tensor<4x1xf32>)
+// CHECK-NEXT: %[[R:.*]] = tfc.reshape %[[X]] : tensor<4x1xf32> -> tensor<4xf32>
+// CHECK-NEXT: return %[[R]] : tensor<4xf32>
 func.func @singleton_without_keepdim(%x: tensor<4x1xf32>) -> tensor<4xf32> {
   %0 = tfc.reduce_sum %x dims [1] : tensor<4x1xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The same for a mean and a max over leading size-1 dims of 16-bit and
+// integer tensors.
+// CHECK-LABEL: func.func @singletons_to_reshapes
+// CHECK-NEXT: tfc.reshape %{{.*}} : tensor<1x1x6xbf16> -> tensor<6xbf16>
+// CHECK-NEXT: tfc.reshape %{{.*}} : tensor<1x3xi32> -> tensor<3xi32>
+// CHECK-NEXT: return
+func.func @singletons_to_reshapes(%x: tensor<1x1x6xbf16>, %y: tensor<1x3xi32>) -> (tensor<6xbf16>, tensor<3xi32>) {
+  %0 = tfc.reduce_mean %x dims [0, 1] : tensor<1x1x6xbf16> -> tensor<6xbf16>
+  %1 = tfc.reduce_max %y dims [0] : tensor<1x3xi32> -> tensor<3xi32>
+  return %0, %1 : tensor<6xbf16>, tensor<3xi32>
+}
+
+// -----
+
+// A reduction over an empty dimension writes zeros (sums of nothing): it
+// stays, although it reduces no data.
+// CHECK-LABEL: func.func @empty_reduction_kept
+// CHECK: tfc.reduce_sum %{{.*}} dims [1] : tensor<3x0xf32> -> tensor<3xf32>
+func.func @empty_reduction_kept(%x: tensor<3x0xf32>) -> tensor<3xf32> {
+  %0 = tfc.reduce_sum %x dims [1] : tensor<3x0xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
 }
 
 // -----
