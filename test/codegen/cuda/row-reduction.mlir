@@ -50,6 +50,26 @@ func.func @softmax_1000(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
   return %r : tensor<64x1000xf32>
 }
 
+// A softmax of x / t over rows of 1000 (a warp per row): the division is a
+// slow-path call, so the row is recomputed in every pass rather than held,
+// and the max and sum of exp come from one pass (the online form, combined
+// across the warp's lanes by shuffles) instead of two.
+// CHECK-LABEL: // ===== kernel softmax_slow_prologue: kind row_reduction
+// CHECK-NOT: float {{x[0-9]+}}[
+// CHECK: const float [[D:v[0-9]+]] = {{v[0-9]+}} / {{v[0-9]+}};
+// CHECK-NEXT: tfc_softmax_update([[M:acc[0-9]+]], [[S:acc[0-9]+]], (float)([[D]]));
+// CHECK: tfc_warp_softmax_allreduce([[M]], [[S]]);
+// CHECK-NOT: allreduce
+// CHECK: expf({{v[0-9]+}} - [[M]]) / [[S]];
+func.func @softmax_slow_prologue(%x: tensor<64x1000xf32>, %t: tensor<f32>) -> tensor<64x1000xf32> {
+  %r = tfc.fusion row_reduction (%a = %x : tensor<64x1000xf32>, %b = %t : tensor<f32>) -> tensor<64x1000xf32> {
+    %d = tfc.div %a, %b : tensor<64x1000xf32>, tensor<f32>
+    %0 = tfc.softmax %d dim -1 : tensor<64x1000xf32>
+    tfc.yield %0 : tensor<64x1000xf32>
+  } {kernel_name = "softmax_slow_prologue"}
+  return %r : tensor<64x1000xf32>
+}
+
 // A row of 50257 bf16 logits is longer than 1024: one block of 1024 threads
 // per row, block all-reduces through shared memory, and the row is re-read
 // instead of being kept (50 values per thread would not fit in registers).

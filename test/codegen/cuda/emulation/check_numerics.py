@@ -226,6 +226,17 @@ def cases(run):
     o, = run(rr, "softmax_1000", [x], [(torch.float32, (64, 1000))])
     yield "softmax_1000", o, torch.softmax(x, -1), False
 
+    # The online statistics combined across a warp (rows of 1000), with the
+    # columns of lanes 0-7 and 16-23 masked (lanes whose (max, sum) is
+    # (-inf, n) meet in the butterfly's first step), a row of -inf and an
+    # +inf.
+    x, t = torch.randn(64, 1000) * 5, torch.tensor(0.7)
+    x[3, torch.arange(1000) % 16 < 8] = float("-inf")
+    x[4] = float("-inf")
+    x[5, 999] = float("inf")
+    o, = run(rr, "softmax_slow_prologue", [x, t], [(torch.float32, (64, 1000))])
+    yield "softmax_slow_prologue", o, torch.softmax(x / t, -1), False
+
     x = (torch.randn(8, 50257) * 3).bfloat16()
     o, = run(rr, "log_softmax_vocab", [x], [(torch.bfloat16, (8, 50257))])
     yield "log_softmax_vocab", o, torch.log_softmax(x.float(), -1).bfloat16(), False
@@ -236,6 +247,7 @@ def cases(run):
     x[3, 777] = float("inf")
     x[4, 5] = float("nan")
     x[5, 50000:] = 1e4
+    x[6, torch.arange(50257) % 1024 < 64] = float("-inf")  # warps 0 and 1: (-inf, n)
     o, = run(rr, "log_softmax_vocab", [x], [(torch.bfloat16, (8, 50257))])
     yield "log_softmax_vocab (inf, NaN)", o, torch.log_softmax(x.float(), -1).bfloat16(), False
 
