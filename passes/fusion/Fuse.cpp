@@ -201,10 +201,31 @@ private:
         for (Value v : m.getInputs())
           readLate.insert(viewRoot(v));
     }
+    Operation *last = members.front();
+    for (FusionOp m : members)
+      if (last->isBeforeInBlock(m))
+        last = m;
+    auto isMember = [&](Operation *op) {
+      return llvm::any_of(members,
+                          [&](FusionOp m) { return m.getOperation() == op; });
+    };
+    // A forward kernel moves to the recomputed one's place only when nothing
+    // reads its results before then (the loss kernel at the end of the
+    // forward, whose logits a recomputed convert also reads); one whose
+    // results the forward still needs would pull the recomputed op into the
+    // forward instead.
+    auto movesIntact = [&](FusionOp m) {
+      for (Value r : m.getResults())
+        for (Operation *user : r.getUsers())
+          if (!isMember(user) && user->getBlock() == last->getBlock() &&
+              !last->isBeforeInBlock(user))
+            return false;
+      return true;
+    };
     return llvm::none_of(members, [&](FusionOp m) {
       if (!m->isBeforeInBlock(firstRecomputed))
         return false;
-      return forward.contains(m.getOperation()) ||
+      return (forward.contains(m.getOperation()) && !movesIntact(m)) ||
              llvm::any_of(m.getInputs(), [&](Value v) {
                return !readLate.contains(viewRoot(v)) &&
                       !computed.contains(viewRoot(v));

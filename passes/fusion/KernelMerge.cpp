@@ -11,6 +11,7 @@
 
 #include "passes/fusion/KernelMerge.h"
 
+#include "dialects/tfc/TfcDialect.h"
 #include "dialects/tfc/TfcKernelRules.h"
 
 #include "mlir/IR/Builders.h"
@@ -85,20 +86,34 @@ enum class Origin {
 };
 
 /// Local CSE of the merged body: members cloned from one-op kernels repeat
-/// constants and, after duplication, whole producers.
+/// constants and, after duplication, whole producers. A recomputed clone
+/// (--tfc-recompute's tfc.recomputed marker) that landed in the kernel of
+/// the op it copies is a duplicate too: the value stays inside the kernel
+/// either way (the loss kernel, whose logits convert the backward
+/// recomputes, then reduces the logits' row statistics once).
 void deduplicate(Block &body) {
   SmallVector<Operation *> seen;
+  auto findSame = [&](Operation *op) -> Operation * {
+    for (Operation *other : seen)
+      if (OperationEquivalence::isEquivalentTo(
+              op, other, OperationEquivalence::exactValueMatch,
+              /*markEquivalent=*/nullptr,
+              OperationEquivalence::IgnoreLocations))
+        return other;
+    return nullptr;
+  };
   for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
     if (op.getNumRegions() != 0 || !isPure(&op))
       continue;
-    Operation *same = nullptr;
-    for (Operation *other : seen) {
-      if (OperationEquivalence::isEquivalentTo(
-              &op, other, OperationEquivalence::exactValueMatch,
-              /*markEquivalent=*/nullptr,
-              OperationEquivalence::IgnoreLocations)) {
-        same = other;
-        break;
+    Operation *same = findSame(&op);
+    if (!same) {
+      if (Attribute mark =
+              op.getDiscardableAttr(mlir::tfc::TfcDialect::kRecomputedAttrName)) {
+        op.removeDiscardableAttr(mlir::tfc::TfcDialect::kRecomputedAttrName);
+        same = findSame(&op);
+        if (!same)
+          op.setDiscardableAttr(mlir::tfc::TfcDialect::kRecomputedAttrName,
+                                mark);
       }
     }
     if (!same) {

@@ -656,3 +656,28 @@ func.func @recomputed_constant(%dy: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> t
   %s = tfc.mul %g, %c : tensor<8x16xf32>, tensor<f32>
   return %s : tensor<8x16xf32>
 }
+
+// -----
+
+// The loss kernel at the end of the forward reads the logits that the backward's
+// recomputed convert reads too (precision=bf16 recompute=cheap). Nothing reads the
+// loss before the backward, so the forward kernel can take the recomputed kernel's
+// place: both become one kernel, and the clone is deduplicated with the convert it
+// copies (the logits' row statistics are then reduced once).
+// CHECK-LABEL: func.func @recomputed_loss_kernel
+// CHECK: tfc.fusion row_reduction
+// CHECK-NEXT: tfc.convert
+// CHECK-NEXT: tfc.cross_entropy
+// CHECK-NOT: tfc.recomputed
+// CHECK: tfc.cross_entropy_grad
+// CHECK: tfc.yield
+// CHECK-NOT: tfc.fusion
+func.func @recomputed_loss_kernel(%logits: tensor<8x16xbf16>, %labels: tensor<8xi64>) -> (tensor<f32> {tfc.output = "loss"}, tensor<8x16xbf16>) {
+  %x = tfc.convert %logits : tensor<8x16xbf16> -> tensor<8x16xf32>
+  %loss = tfc.cross_entropy %x, %labels : tensor<8x16xf32>, tensor<8xi64> -> tensor<f32>
+  %one = tfc.constant dense<1.0> : tensor<f32>
+  %xr = tfc.convert %logits {tfc.recomputed} : tensor<8x16xbf16> -> tensor<8x16xf32>
+  %g = tfc.cross_entropy_grad %one, %xr, %labels : tensor<f32>, tensor<8x16xf32>, tensor<8xi64> -> tensor<8x16xf32>
+  %gb = tfc.convert %g : tensor<8x16xf32> -> tensor<8x16xbf16>
+  return %loss, %gb : tensor<f32>, tensor<8x16xbf16>
+}
