@@ -175,9 +175,11 @@ private:
   }
 
   /// A recomputed op merges into the kernels after it (the backward that
-  /// reads it). Never into a forward kernel before it: that would compute
-  /// it in the forward again (merging it with the op it is a copy of), and
-  /// keep it alive in between, as if it were saved. A backward kernel
+  /// reads it). Not into a forward kernel before it whose results the
+  /// forward still reads: that would compute it in the forward again
+  /// (merging it with the op it is a copy of), and keep it alive in
+  /// between, as if it were saved; a forward kernel nothing reads before
+  /// the recomputed one (the loss kernel) moves instead. A backward kernel
   /// before it may join when that moves it (a merged kernel takes the
   /// place of its last member) without keeping anything alive longer:
   /// everything the early members read is read by a later member too (or

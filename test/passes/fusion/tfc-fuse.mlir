@@ -594,9 +594,12 @@ func.func @gemm_activation_no_bias(%x: tensor<8x32xf32>, %w: tensor<16x32xf32>, 
 // -----
 
 // Recomputed ops (--tfc-recompute's clones, tfc.recomputed) and the forward. The
-// forward is what the "loss" output depends on. A recomputed op never joins a forward
-// kernel before it (that would compute it in the forward again): the recomputed
-// layer_norm, a sibling of the forward's exp kernel (both read x), stays apart. A
+// forward is what the "loss" output depends on. A recomputed op does not join a
+// forward kernel before it whose results the forward reads (that would compute it in
+// the forward again; a loss kernel, read by nothing, may move instead: the last case
+// below). Here the forward's whole-tensor exp sum (a multi_tensor kernel) and the
+// recomputed layer_norm's row kernel, siblings reading x, have kinds that do not
+// fuse and stay apart. A
 // backward kernel before it joins when the merged kernel, which takes the place of the
 // recomputed one, keeps nothing alive longer: the bias-gradient column sum of dy,
 // which the recomputed kernel reads too.
