@@ -542,3 +542,64 @@ void EmbeddingOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                               MLIRContext *context) {
   patterns.add<EmbeddingOfIota>(context);
 }
+
+namespace {
+/// embedding_grad with ids 0..N-1 in row-major order (a 1-D iota, perhaps
+/// reshaped: a position embedding's gradient) and N <= V: row i of dy is
+/// row i of the table gradient and rows N.. get nothing, a pad of dy with
+/// zero rows (a view that fuses into its readers) instead of a scatter
+/// kernel. Every row is one dy row, so this is exact.
+struct EmbeddingGradOfIota : OpRewritePattern<EmbeddingGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(EmbeddingGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Value root = op.getIds();
+    while (auto reshape = root.getDefiningOp<ReshapeOp>())
+      root = reshape.getX();
+    if (!root.getDefiningOp<IotaOp>() ||
+        cast<RankedTensorType>(root.getType()).getRank() != 1)
+      return rewriter.notifyMatchFailure(op, "ids are not a 1-D iota");
+    auto tableType = cast<RankedTensorType>(op.getType());
+    int64_t n = cast<RankedTensorType>(root.getType()).getNumElements();
+    int64_t vocab = tableType.getDimSize(0), width = tableType.getDimSize(1);
+    if (n == 0 || n > vocab)
+      return rewriter.notifyMatchFailure(op, "iota empty or longer than V");
+    Location loc = op.getLoc();
+    auto rows = RankedTensorType::get({n, width}, tableType.getElementType());
+    Value result = op.getDy();
+    if (result.getType() != rows)
+      result = rewriter.create<ReshapeOp>(loc, rows, result);
+    if (n < vocab)
+      result = rewriter.create<PadOp>(
+          loc, tableType, result, rewriter.getDenseI64ArrayAttr({0, 0}),
+          rewriter.getDenseI64ArrayAttr({vocab - n, 0}),
+          rewriter.getF64FloatAttr(0.0));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// embedding_grad scattering nothing (no ids) or into a table without
+/// elements is an all-zero table: no kernel at all.
+struct EmptyEmbeddingGrad : OpRewritePattern<EmbeddingGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(EmbeddingGradOp op,
+                                PatternRewriter &rewriter) const override {
+    auto tableType = cast<RankedTensorType>(op.getType());
+    if (op.getIds().getType().getNumElements() != 0 &&
+        tableType.getNumElements() != 0)
+      return rewriter.notifyMatchFailure(op, "something is scattered");
+    rewriter.replaceOpWithNewOp<ConstantOp>(
+        op, DenseElementsAttr::get(
+                tableType,
+                rewriter.getFloatAttr(tableType.getElementType(), 0.0)
+                    .getValue()));
+    return success();
+  }
+};
+} // namespace
+
+void EmbeddingGradOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                                  MLIRContext *context) {
+  patterns.add<EmbeddingGradOfIota, EmptyEmbeddingGrad>(context);
+}

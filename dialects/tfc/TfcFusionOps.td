@@ -30,7 +30,7 @@ def Tfc_FusionOp : Tfc_Op<"fusion", [IsolatedFromAbove, SingleBlock,
     The body is one block of tfc ops that codegen turns into a single GPU
     kernel (and a single host program) of kind `kind`, one of the kernel
     kinds of DESIGN.md: `pointwise`, `row_reduction`, `column_reduction`,
-    `gather`, `multi_tensor`, `gemm` or `block_quantized`. The operands are the kernel's inputs;
+    `gather`, `multi_tensor`, `gemm`, `block_quantized` or `scatter`. The operands are the kernel's inputs;
     the region is isolated from above and its block arguments stand for the
     operands one to one. `tfc.yield` returns the kernel's outputs, which are
     the fusion's results (at least one).
@@ -50,7 +50,9 @@ def Tfc_FusionOp : Tfc_Op<"fusion", [IsolatedFromAbove, SingleBlock,
     * `gemm`: exactly one gemm op plus the epilogue cuBLASLt fuses (a bias
       row, ReLU, GELU tanh, GELU gradient, bias gradient; TfcGemmKernel.h);
     * `block_quantized`: exactly one update of block-wise quantized state
-      (`adamw8bit`) plus pointwise ops computing its operands.
+      (`adamw8bit`) plus pointwise ops computing its operands;
+    * `scatter`: exactly one scatter-add (`embedding_grad`) plus pointwise
+      ops computing its rows (`dy`); its ids are a kernel input.
 
     In the assembly form each block argument is bound to its operand as
     `%arg = %operand : type`. Example (bias add + GELU):

@@ -267,4 +267,4 @@ LogicalResult EmbeddingGradOp::verify() {
   return success();
 }
 
-KernelRole EmbeddingGradOp::getKernelRole() { return KernelRole::Composite; }
+KernelRole EmbeddingGradOp::getKernelRole() { return KernelRole::Scatter; }

@@ -323,9 +323,12 @@ def Tfc_EmbeddingGradOp : Tfc_Op<"embedding_grad", [Pure,
     backward, dense). `dy` has shape `ids.shape + [D]`; the result is
     `[V, D]` with dy's element type, V taken from the result type (the
     table's row count). Ids outside `[0, V)` contribute nothing. The op is
-    a composite that --tfc-decompose lowers to a one-hot GEMM
-    (`onehot(ids)^T @ dy`, fp32 accumulation): deterministic, with no float
-    atomics, on tensor cores. Example:
+    a `scatter` kernel of its own: each table row sums its dy rows in
+    increasing position order in the accumulation type (fp32 for 16-bit
+    dy) and is rounded once, deterministic, with no float atomics, and the
+    same bits on every backend. Canonicalization turns a 1-D `iota` of ids
+    (a position embedding) into a `pad` of dy and an empty scatter into
+    zeros. Example:
     ```mlir
     %dtable = tfc.embedding_grad %dy, %ids : tensor<16x64x128xf32>, tensor<16x64xi64> -> tensor<256x128xf32>
     ```
@@ -336,6 +339,7 @@ def Tfc_EmbeddingGradOp : Tfc_Op<"embedding_grad", [Pure,
     $dy `,` $ids attr-dict `:` type($dy) `,` type($ids) `->` type($dtable)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 #endif // TFC_GRAD_OPS_TD

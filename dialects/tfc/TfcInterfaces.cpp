@@ -23,6 +23,8 @@ StringRef mlir::tfc::stringifyKernelRole(KernelRole role) {
     return "multi_tensor";
   case KernelRole::BlockQuantized:
     return "block_quantized";
+  case KernelRole::Scatter:
+    return "scatter";
   case KernelRole::Composite:
     return "composite";
   }

@@ -23,6 +23,9 @@ enum class KernelRole {
   /// elements is decoded, updated, reduced to its absmax and re-encoded as
   /// one unit; lives in block_quantized kernels, one per op.
   BlockQuantized,
+  /// A deterministic scatter-add of rows into a table (embedding_grad):
+  /// lives in scatter kernels, one per op.
+  Scatter,
   /// Decomposed by lowering before kernels are formed (e.g. attention).
   Composite,
 };

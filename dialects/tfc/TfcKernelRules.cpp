@@ -46,6 +46,8 @@ std::optional<KernelKind> mlir::tfc::kernelKindForRole(KernelRole role) {
     return KernelKind::multi_tensor;
   case KernelRole::BlockQuantized:
     return KernelKind::block_quantized;
+  case KernelRole::Scatter:
+    return KernelKind::scatter;
   case KernelRole::Composite:
     return std::nullopt;
   }
@@ -72,6 +74,8 @@ static std::optional<KernelRole> anchorRole(KernelKind kind) {
     return KernelRole::Gemm;
   case KernelKind::block_quantized:
     return KernelRole::BlockQuantized;
+  case KernelKind::scatter:
+    return KernelRole::Scatter;
   }
   llvm_unreachable("unknown kernel kind");
 }
@@ -79,10 +83,11 @@ static std::optional<KernelRole> anchorRole(KernelKind kind) {
 /// Whether a kernel of `kind` needs exactly one anchor op (a single gather or
 /// GEMM defines the whole launch) rather than one or more (reductions over
 /// the same rows or columns share one loop nest). A block_quantized kernel's
-/// grid is the quantization blocks of its one op.
+/// grid is the quantization blocks of its one op, a scatter kernel's the
+/// rows of its one table.
 static bool needsExactlyOneAnchor(KernelKind kind) {
   return kind == KernelKind::gather || kind == KernelKind::gemm ||
-         kind == KernelKind::block_quantized;
+         kind == KernelKind::block_quantized || kind == KernelKind::scatter;
 }
 
 /// Whether a kernel of `kind` may have no anchor at all: a multi-tensor
@@ -629,6 +634,24 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
                                " op",
                            anchors.front());
     return success();
+  case KernelKind::scatter: {
+    // One warp per table row scans all ids, so they are read from memory
+    // (never recomputed per row), and only the rows summed (dy) may be
+    // computed in the kernel; the scan writes each table row once.
+    auto scatter = cast<EmbeddingGradOp>(anchors.front());
+    if (Operation *def = scatter.getIds().getDefiningOp();
+        def && llvm::is_contained(ops, def))
+      return report.fail("a scatter kernel reads its ids from memory; they "
+                         "cannot be computed in the kernel",
+                         def);
+    for (Value output : outputs)
+      if (output.getDefiningOp() != scatter)
+        return report.fail("every output of a scatter kernel must be the "
+                           "result of its " +
+                               scatter->getName().getStringRef() + " op",
+                           anchors.front());
+    return success();
+  }
   case KernelKind::row_reduction: {
     // One row-reduction kernel maps one warp or block to each row, so every
     // reduction in it must walk the same rows.

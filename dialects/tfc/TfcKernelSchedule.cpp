@@ -136,6 +136,9 @@ KernelScheduleAttr mlir::tfc::chooseKernelSchedule(MLIRContext *context,
         threads = update.getBlockSize();
     return make(threads, 1, 0, 0);
   }
+  case KernelKind::scatter:
+    // A warp per table row, as the short rows of a row_reduction.
+    return make(32 * kWarpRowsPerBlock, kWarpRowsPerBlock, 0, kMaxRowBlocks);
   case KernelKind::gemm:
     return {};
   }
@@ -175,6 +178,12 @@ LogicalResult mlir::tfc::verifyKernelSchedule(
                          << kColumnReductionBlockColumns * rowsPerBlock
                          << ", got "
                          << threads;
+    return success();
+  case KernelKind::scatter:
+    if (threads != 32 * rowsPerBlock)
+      return emitError() << "a scatter kernel walks one table row per warp: "
+                            "threads must be 32 * rows_per_block = "
+                         << 32 * rowsPerBlock << ", got " << threads;
     return success();
   case KernelKind::block_quantized:
     for (Operation &op : body.without_terminator())

@@ -75,6 +75,8 @@ std::string kernelTargetNames();
 ///     sums (one partial per block);
 ///   - block_quantized: one thread per element of a quantization block
 ///     (the op's block_size), one block per quantization block;
+///   - scatter: a warp per table row, 8 rows (256 threads) per block, grid
+///     capped at 65535 blocks (blocks stride over the rows);
 ///   - gemm: none (cuBLASLt chooses); the host: the target alone.
 KernelScheduleAttr chooseKernelSchedule(MLIRContext *context, KernelKind kind,
                                         Block &body, KernelTarget target);
@@ -84,7 +86,8 @@ KernelScheduleAttr chooseKernelSchedule(MLIRContext *context, KernelKind kind,
 /// warp per row (threads = 32 * rows_per_block) or one block per row
 /// (rows_per_block = 1), and column sums over its rows need a warp per
 /// row; a column_reduction splits its threads into rows_per_block row
-/// groups of 32 columns; block_quantized runs block_size threads. Reports
+/// groups of 32 columns; block_quantized runs block_size threads; scatter
+/// is one warp per table row (threads = 32 * rows_per_block). Reports
 /// through `emitError` and fails otherwise.
 LogicalResult verifyKernelSchedule(KernelKind kind, Block &body,
                                    KernelScheduleAttr schedule,

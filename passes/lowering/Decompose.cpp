@@ -203,72 +203,6 @@ void decomposeNormGrad(OpTy op, PatternRewriter &builder) {
 }
 
 //===----------------------------------------------------------------------===//
-// embedding_grad
-//===----------------------------------------------------------------------===//
-
-/// dtable = onehot(ids)^T @ dy with onehot [N, V] in dy's type (0 and 1 are
-/// exact in every float type): a GEMM sums each table row's contributions
-/// in a fixed order, so the result is deterministic, unlike an atomic
-/// scatter-add, and runs on tensor cores. 16-bit dy accumulates into an f32
-/// GEMM result rounded once. Ids outside [0, V) match no column.
-void decomposeEmbeddingGrad(EmbeddingGradOp op, PatternRewriter &builder) {
-  builder.setInsertionPoint(op);
-  Location loc = op.getLoc();
-  auto dyType = cast<RankedTensorType>(op.getDy().getType());
-  auto idsType = cast<RankedTensorType>(op.getIds().getType());
-  auto tableType = cast<RankedTensorType>(op.getType());
-  Type elementType = dyType.getElementType();
-  int64_t n = idsType.getNumElements();
-  int64_t vocab = tableType.getDimSize(0), width = tableType.getDimSize(1);
-  Value result;
-  // Ids 0..n-1 in row-major order (a 1-D iota, perhaps reshaped: position
-  // embeddings): row i of dy is row i of the table gradient and rows n..
-  // get nothing; no one-hot GEMM.
-  Value root = op.getIds();
-  while (auto reshape = root.getDefiningOp<ReshapeOp>())
-    root = reshape.getX();
-  auto iota = root.getDefiningOp<IotaOp>();
-  if (iota && cast<RankedTensorType>(root.getType()).getRank() == 1 &&
-      n <= vocab && n > 0) {
-    auto rows = RankedTensorType::get({n, width}, elementType);
-    result = op.getDy();
-    if (result.getType() != rows)
-      result = builder.create<ReshapeOp>(loc, rows, result);
-    if (n < vocab)
-      result = builder.create<PadOp>(
-          loc, tableType, result, builder.getDenseI64ArrayAttr({0, 0}),
-          builder.getDenseI64ArrayAttr({vocab - n, 0}),
-          builder.getF64FloatAttr(0.0));
-  } else if (n == 0 || vocab == 0 || width == 0) {
-    // Nothing is scattered: an all-zero table (a GEMM with K = 0 is not
-    // something every backend accepts).
-    result = builder.create<ConstantOp>(
-        loc, DenseElementsAttr::get(
-                 tableType, builder.getFloatAttr(elementType, 0.0).getValue()));
-  } else {
-    Type idType = idsType.getElementType();
-    Value ids = builder.create<ReshapeOp>(
-        loc, RankedTensorType::get({n, 1}, idType), op.getIds());
-    Value columns = builder.create<IotaOp>(
-        loc, RankedTensorType::get({1, vocab}, idType), /*dim=*/1);
-    Value hit = builder.create<CompareOp>(
-        loc, RankedTensorType::get({n, vocab}, builder.getI1Type()),
-        CompareDirection::eq, ids, columns);
-    Value onehot = builder.create<ConvertOp>(
-        loc, RankedTensorType::get({n, vocab}, elementType), hit);
-    Value dy = builder.create<ReshapeOp>(
-        loc, RankedTensorType::get({n, width}, elementType), op.getDy());
-    Type acc = accumulationType(elementType);
-    result = builder.create<MatmulOp>(
-        loc, RankedTensorType::get({vocab, width}, acc), onehot, dy,
-        /*transpose_a=*/true, /*transpose_b=*/false);
-    if (acc != elementType)
-      result = builder.create<ConvertOp>(loc, tableType, result);
-  }
-  builder.replaceOp(op, result);
-}
-
-//===----------------------------------------------------------------------===//
 // reductions over the last dimension and leading ones
 //===----------------------------------------------------------------------===//
 
@@ -388,8 +322,6 @@ template <typename OpTy> struct Decomposition : public OpRewritePattern<OpTy> {
         decomposeNormGrad<LayerNormGradOp, LayerNormGradInputOp>(op, rewriter);
       else if constexpr (std::is_same_v<OpTy, RmsNormGradOp>)
         decomposeNormGrad<RmsNormGradOp, RmsNormGradInputOp>(op, rewriter);
-      else if constexpr (std::is_same_v<OpTy, EmbeddingGradOp>)
-        decomposeEmbeddingGrad(op, rewriter);
       else
         decomposeReduction(op, rewriter);
       return success();
@@ -439,6 +371,6 @@ void mlir::tfc::populateDecompositionPatterns(RewritePatternSet &patterns) {
                Decomposition<ReduceMeanOp>, Decomposition<ReduceMaxOp>,
                Decomposition<MatmulOp>, Decomposition<SoftmaxGradOp>,
                Decomposition<LogSoftmaxGradOp>, Decomposition<LayerNormGradOp>,
-               Decomposition<RmsNormGradOp>, Decomposition<EmbeddingGradOp>>(
+               Decomposition<RmsNormGradOp>>(
       patterns.getContext());
 }

@@ -44,12 +44,6 @@ def TfcDecomposePass : Pass<"tfc-decompose", "::mlir::func::FuncOp"> {
       `reduce_sum` over the leading dims (column reductions) of
       `dy * xhat` (dweight) and `dy` (dbias), in the accumulation type, with
       a `convert` to the weight's type where it differs.
-    - `embedding_grad` becomes a one-hot GEMM: `reshape` of the ids to
-      `[N, 1]`, `compare eq` against an `iota` `[1, V]`, `convert` to dy's
-      type, and `matmul transpose_a` with dy reshaped to `[N, D]` (f32
-      result and a `convert` for 16-bit dy): deterministic. With 1-D
-      `iota` ids (position embeddings, ids 0..N-1 with N <= V) it is dy
-      itself, `pad`ded with zero rows up to V.
 
     Afterwards no op has the Composite role; the pass fails on one it does
     not know how to decompose.

@@ -218,6 +218,9 @@ FailureOr<CudaKernel> mlir::tfc::emitCudaKernel(Block &body, KernelKind kind,
   case KernelKind::block_quantized:
     kernel = emitBlockQuantizedKernel(info);
     break;
+  case KernelKind::scatter:
+    kernel = emitScatterKernel(info);
+    break;
   case KernelKind::gemm:
     return emitError(loc) << "codegen: gemm kernels run on cuBLASLt "
                              "(tfcrt.gemm); there is no CUDA source to emit";

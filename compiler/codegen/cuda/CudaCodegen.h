@@ -42,6 +42,9 @@
 //   block_quantized   one thread block per quantization block of the one
 //                     adamw8bit op: decode, AdamW update, block absmax by
 //                     warp shuffles, encode against __constant__ maps
+//   scatter           embedding_grad: a warp per table row ballots the ids
+//                     and sums the matching dy rows in position order
+//                     (no float atomics; the host's order, same bits)
 //
 // Kernels with a cross-block stage keep their partials in __device__ arrays
 // of the kernel's own module and must be launched with exactly the generated

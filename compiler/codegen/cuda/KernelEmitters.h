@@ -75,6 +75,7 @@ FailureOr<CudaKernel> emitRowReductionKernel(KernelInfo &info);
 FailureOr<CudaKernel> emitColumnReductionKernel(KernelInfo &info);
 FailureOr<CudaKernel> emitMultiTensorKernel(KernelInfo &info);
 FailureOr<CudaKernel> emitBlockQuantizedKernel(KernelInfo &info);
+FailureOr<CudaKernel> emitScatterKernel(KernelInfo &info);
 
 class ValueEmitter;
 

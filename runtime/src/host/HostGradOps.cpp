@@ -3,12 +3,13 @@
 // Validation and evaluation of the backward ops that survive to kernels:
 // gelu_grad and silu_grad (pointwise, chained like any elementwise op),
 // softmax_grad / log_softmax_grad, layer_norm_grad_input /
-// rms_norm_grad_input and cross_entropy_grad (row ops on whole tensors).
+// rms_norm_grad_input and cross_entropy_grad (row ops on whole tensors),
+// embedding_grad (a scatter kernel's op).
 // Formulas follow PyTorch's CPU backward kernels; row sums accumulate in the
 // accumulation type (float for f32/f16/bf16, double for f64) and each result
-// is rounded to its dtype once. layer_norm_grad, rms_norm_grad and
-// embedding_grad are composites: --tfc-decompose rewrites them before
-// kernels exist, so they never appear here.
+// is rounded to its dtype once. embedding_grad is a scatter-add in token
+// order. layer_norm_grad and rms_norm_grad are composites: --tfc-decompose
+// rewrites them before kernels exist, so they never appear here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +59,7 @@ struct GradChecker : OpChecker {
   bool check();
   bool checkNormGrad(bool layerNorm);
   bool checkCrossEntropyGrad();
+  bool checkEmbeddingGrad();
 };
 
 bool GradChecker::checkNormGrad(bool layerNorm) {
@@ -107,6 +109,24 @@ bool GradChecker::checkCrossEntropyGrad() {
   return expectResult(0, logits.dtype, logits.shape);
 }
 
+bool GradChecker::checkEmbeddingGrad() {
+  const ValueType &dy = in(0), &ids = in(1), &table = res(0);
+  if (!isFloat(dy.dtype) || dy.shape.empty())
+    return fail("dy must be a float tensor of rank >= 1, got " + typeStr(dy));
+  if (!isIndex(ids.dtype))
+    return fail("ids must be i32 or i64, got " + typeStr(ids));
+  std::vector<int64_t> rows(ids.shape);
+  rows.push_back(dy.shape.back());
+  if (dy.shape != rows)
+    return fail("dy must have shape ids.shape + [D] = " + formatShape(rows) +
+                ", got " + typeStr(dy));
+  // The table's row count is the result's; its width and dtype are dy's.
+  if (table.shape.size() != 2)
+    return fail("the result must be a 2-d table [V, D], got " +
+                typeStr(table));
+  return expectResult(0, dy.dtype, {table.shape[0], dy.shape.back()});
+}
+
 bool GradChecker::check() {
   switch (op.code) {
   case OpCode::GeluGrad:
@@ -131,6 +151,8 @@ bool GradChecker::check() {
     return checkNormGrad(false);
   case OpCode::CrossEntropyGrad:
     return checkCrossEntropyGrad();
+  case OpCode::EmbeddingGrad:
+    return checkEmbeddingGrad();
   default:
     return fail("internal: not a backward op");
   }
@@ -263,6 +285,29 @@ Status crossEntropyGrad(const HostProgram &prog, const HostOp &op,
   return Status::ok();
 }
 
+/// dtable[v] = sum of dy[i] over the positions i with ids[i] == v, added
+/// in increasing i from zero in the accumulation type and rounded to the
+/// table's dtype once: the order of the CUDA scatter kernel's warp, so both
+/// backends give the same bits. Ids outside [0, V) add nothing.
+template <typename T>
+void embeddingGrad(const HostProgram &prog, const HostOp &op, const T *dy,
+                   const int64_t *ids, T *table) {
+  const ValueType &tt = prog.values[op.results[0]];
+  int64_t vocab = tt.shape[0], width = tt.shape[1];
+  int64_t n = prog.values[op.operands[1]].numel;
+  std::fill(table, table + tt.numel, T(0));
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t id = ids[i];
+    if (id < 0 || id >= vocab)
+      continue;
+    T *row = table + id * width;
+    const T *src = dy + i * width;
+    for (int64_t d = 0; d < width; ++d)
+      row[d] += src[d];
+  }
+  roundToDType(tt.dtype, table, tt.numel);
+}
+
 template <typename T>
 Status runTyped(const HostProgram &prog, const HostOp &op,
                 const std::vector<const void *> &in, T *out) {
@@ -278,6 +323,10 @@ Status runTyped(const HostProgram &prog, const HostOp &op,
     return Status::ok();
   case OpCode::CrossEntropyGrad:
     return crossEntropyGrad(prog, op, in, out);
+  case OpCode::EmbeddingGrad:
+    embeddingGrad(prog, op, static_cast<const T *>(in[0]),
+                  static_cast<const int64_t *>(in[1]), out);
+    return Status::ok();
   default:
     return Status::error(opContext(op) + "not a whole-tensor backward op");
   }
@@ -334,8 +383,10 @@ void activationGrad(const HostOp &op, const double *dy, const double *x,
 Status runGradOp(const HostProgram &prog, const HostOp &op,
                  const std::vector<const void *> &operands,
                  const std::vector<void *> &results) {
-  // dx has the dtype of operand 1 (x, y or the logits) in every case.
-  switch (computeKind(prog.values[op.operands[1]].dtype)) {
+  // dx has the dtype of operand 1 (x, y or the logits), the table of
+  // embedding_grad that of dy (operand 0; operand 1 is the ids).
+  size_t typed = op.code == OpCode::EmbeddingGrad ? 0 : 1;
+  switch (computeKind(prog.values[op.operands[typed]].dtype)) {
   case ComputeKind::Float:
     return runTyped(prog, op, operands, static_cast<float *>(results[0]));
   case ComputeKind::Double:

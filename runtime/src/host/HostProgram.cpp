@@ -251,7 +251,8 @@ Status Parser::parse(std::string_view text) {
       std::string_view k = c.word();
       static const char *kinds[] = {"pointwise",        "row_reduction",
                                     "column_reduction", "gather",
-                                    "multi_tensor",     "block_quantized"};
+                                    "multi_tensor",     "block_quantized",
+                                    "scatter"};
       if (std::none_of(std::begin(kinds), std::end(kinds),
                        [&](const char *n) { return k == n; }))
         return err("unknown kernel kind '" + std::string(k) + "'");

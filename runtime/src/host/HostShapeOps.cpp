@@ -142,6 +142,7 @@ Status runWholeOp(const HostProgram &prog, const HostOp &op,
   case OpCode::LayerNormGradInput:
   case OpCode::RmsNormGradInput:
   case OpCode::CrossEntropyGrad:
+  case OpCode::EmbeddingGrad:
     return runGradOp(prog, op, operands, results);
   case OpCode::AdamW:
   case OpCode::Adam:

@@ -359,7 +359,7 @@ TEST_F(HostCodegen, HostOpsTableMatchesTheDialect) {
       "checkpoint",       // a recompute mark, dissolved before anything runs
       "matmul",           // a tfcrt.gemm step, never a kernel body
       "attention",        // composite: decomposed before kernels exist
-      "layer_norm_grad", "rms_norm_grad", "embedding_grad", // composite too
+      "layer_norm_grad", "rms_norm_grad", // composite too
   };
   std::set<std::string> rows;
   for (const mlir::tfc::HostOpSchema &row : mlir::tfc::hostOpSchemas()) {

@@ -576,3 +576,58 @@ func.func @embedding_of_other_ids(%t: tensor<8x4xf32>) -> (tensor<2x8x4xf32>, te
   %1 = tfc.embedding %t, %long : tensor<8x4xf32>, tensor<9xi64> -> tensor<9x4xf32>
   return %0, %1 : tensor<2x8x4xf32>, tensor<9x4xf32>
 }
+
+// -----
+
+// The gradient of an embedding of iota ids (position embeddings): dy's rows are the
+// table gradient's first rows, so dy padded with zero rows, no scatter kernel.
+// CHECK-LABEL: func.func @embedding_grad_iota
+// CHECK-SAME: (%[[DY:.*]]: tensor<9x16xbf16>)
+// CHECK: %[[P:.+]] = tfc.pad %[[DY]] low [0, 0] high [41, 0] value 0.000000e+00 : tensor<9x16xbf16> -> tensor<50x16xbf16>
+// CHECK-NEXT: return %[[P]]
+func.func @embedding_grad_iota(%dy: tensor<9x16xbf16>) -> tensor<50x16xbf16> {
+  %ids = tfc.iota dim 0 : tensor<9xi32>
+  %0 = tfc.embedding_grad %dy, %ids : tensor<9x16xbf16>, tensor<9xi32> -> tensor<50x16xbf16>
+  return %0 : tensor<50x16xbf16>
+}
+
+// -----
+
+// A [B, T] dy of reshaped position ids covering the table: the reshape alone.
+// CHECK-LABEL: func.func @embedding_grad_full_iota
+// CHECK: %[[R:.+]] = tfc.reshape %{{[^ ]+}} : tensor<1x8x4xf32> -> tensor<8x4xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @embedding_grad_full_iota(%dy: tensor<1x8x4xf32>) -> tensor<8x4xf32> {
+  %ids = tfc.iota dim 0 : tensor<8xi64>
+  %r = tfc.reshape %ids : tensor<8xi64> -> tensor<1x8xi64>
+  %0 = tfc.embedding_grad %dy, %r : tensor<1x8x4xf32>, tensor<1x8xi64> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+// Nothing scattered (no ids) or a table without elements: zeros, no kernel.
+// CHECK-LABEL: func.func @embedding_grad_empty
+// CHECK-DAG: %[[Z:.+]] = tfc.constant dense<0.000000e+00> : tensor<6x4xf32>
+// CHECK-DAG: %[[E:.+]] = tfc.constant dense<0.000000e+00> : tensor<6x0xf32>
+// CHECK: return %[[Z]], %[[E]]
+func.func @embedding_grad_empty(%dy: tensor<0x4xf32>, %ids: tensor<0xi64>, %dy2: tensor<3x0xf32>, %ids2: tensor<3xi64>) -> (tensor<6x4xf32>, tensor<6x0xf32>) {
+  %0 = tfc.embedding_grad %dy, %ids : tensor<0x4xf32>, tensor<0xi64> -> tensor<6x4xf32>
+  %1 = tfc.embedding_grad %dy2, %ids2 : tensor<3x0xf32>, tensor<3xi64> -> tensor<6x0xf32>
+  return %0, %1 : tensor<6x4xf32>, tensor<6x0xf32>
+}
+
+// -----
+
+// Other ids stay a scatter: a 2-D iota repeats ids, and an iota longer than the table
+// scatters past it.
+// CHECK-LABEL: func.func @embedding_grad_other_ids
+// CHECK: tfc.embedding_grad
+// CHECK: tfc.embedding_grad
+func.func @embedding_grad_other_ids(%dy: tensor<2x8x4xf32>, %dy2: tensor<9x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %ids = tfc.iota dim 1 : tensor<2x8xi64>
+  %0 = tfc.embedding_grad %dy, %ids : tensor<2x8x4xf32>, tensor<2x8xi64> -> tensor<8x4xf32>
+  %long = tfc.iota dim 0 : tensor<9xi64>
+  %1 = tfc.embedding_grad %dy2, %long : tensor<9x4xf32>, tensor<9xi64> -> tensor<8x4xf32>
+  return %0, %1 : tensor<8x4xf32>, tensor<8x4xf32>
+}

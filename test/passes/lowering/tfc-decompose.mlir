@@ -259,45 +259,15 @@ func.func @layer_norm_grad_no_weight(%dy: tensor<3x4x24xf32>, %x: tensor<3x4x24x
 
 // -----
 
-// embedding_grad is a one-hot GEMM: onehot(ids)^T @ dy, f32 accumulation for bf16.
+// embedding_grad is not composite: it stays, a scatter kernel of its own (a one-hot
+// GEMM before); its iota and empty cases are canonicalization patterns
+// (canonicalize.mlir).
 // CHECK-LABEL: func.func @embedding_grad
-// CHECK: %[[IDS:.+]] = tfc.reshape %{{[^ ]+}} : tensor<4x9xi32> -> tensor<36x1xi32>
-// CHECK: %[[COL:.+]] = tfc.iota dim 1 : tensor<1x50xi32>
-// CHECK: %[[HIT:.+]] = tfc.compare eq, %[[IDS]], %[[COL]] : tensor<36x1xi32>, tensor<1x50xi32>
-// CHECK: %[[ONE:.+]] = tfc.convert %[[HIT]] : tensor<36x50xi1> -> tensor<36x50xbf16>
-// CHECK: %[[DY:.+]] = tfc.reshape %{{[^ ]+}} : tensor<4x9x16xbf16> -> tensor<36x16xbf16>
-// CHECK: %[[G:.+]] = tfc.matmul %[[ONE]], %[[DY]] transpose_a : tensor<36x50xbf16>, tensor<36x16xbf16> -> tensor<50x16xf32>
-// CHECK: tfc.convert %[[G]] : tensor<50x16xf32> -> tensor<50x16xbf16>
+// CHECK-NEXT: %[[G:.+]] = tfc.embedding_grad %{{[^ ]+}}, %{{[^ ]+}} : tensor<4x9x16xbf16>, tensor<4x9xi32> -> tensor<50x16xbf16>
+// CHECK-NEXT: return %[[G]]
 func.func @embedding_grad(%dy: tensor<4x9x16xbf16>, %ids: tensor<4x9xi32>) -> tensor<50x16xbf16> {
   %0 = tfc.embedding_grad %dy, %ids : tensor<4x9x16xbf16>, tensor<4x9xi32> -> tensor<50x16xbf16>
   return %0 : tensor<50x16xbf16>
-}
-
-// -----
-
-// With iota ids (position embeddings) dy's rows are the table gradient's first rows: no
-// one-hot GEMM, dy itself padded with zero rows.
-// CHECK-LABEL: func.func @embedding_grad_iota
-// CHECK-SAME: (%[[DY:.*]]: tensor<9x16xbf16>)
-// CHECK: %[[P:.+]] = tfc.pad %[[DY]] low [0, 0] high [41, 0] value 0.000000e+00 : tensor<9x16xbf16> -> tensor<50x16xbf16>
-// CHECK-NEXT: return %[[P]]
-func.func @embedding_grad_iota(%dy: tensor<9x16xbf16>) -> tensor<50x16xbf16> {
-  %ids = tfc.iota dim 0 : tensor<9xi32>
-  %0 = tfc.embedding_grad %dy, %ids : tensor<9x16xbf16>, tensor<9xi32> -> tensor<50x16xbf16>
-  return %0 : tensor<50x16xbf16>
-}
-
-// -----
-
-// A [B, T] dy of position ids covering the table: the reshape alone.
-// CHECK-LABEL: func.func @embedding_grad_full_iota
-// CHECK: %[[R:.+]] = tfc.reshape %{{[^ ]+}} : tensor<1x8x4xf32> -> tensor<8x4xf32>
-// CHECK-NEXT: return %[[R]]
-func.func @embedding_grad_full_iota(%dy: tensor<1x8x4xf32>) -> tensor<8x4xf32> {
-  %ids = tfc.iota dim 0 : tensor<8xi64>
-  %r = tfc.reshape %ids : tensor<8xi64> -> tensor<1x8xi64>
-  %0 = tfc.embedding_grad %dy, %r : tensor<1x8x4xf32>, tensor<1x8xi64> -> tensor<8x4xf32>
-  return %0 : tensor<8x4xf32>
 }
 
 // -----

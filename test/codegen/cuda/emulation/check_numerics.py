@@ -121,8 +121,8 @@ class Runner:
             size = count * torch.empty(0, dtype=dtype).element_size()
             sizes.append(size)
             buffer = f"in{in_place[k]}" if k in in_place else f"out{k}"
-            if k not in in_place:
-                main.append(f"  std::vector<char> out{k}({size} + 16);")
+            if k not in in_place:  # all-ones bytes (NaN): unwritten outputs show
+                main.append(f"  std::vector<char> out{k}({size} + 16, (char)0xff);")
             params.append(f"({C_TYPES[dtype]}*){buffer}.data()")
         main.append(f"  emu_launch({name}, emu_dim3{{{launch[0]}, {launch[1]}, {launch[2]}}}, "
                     f"emu_dim3{{{launch[3]}, {launch[4]}, {launch[5]}}}, {', '.join(params)});")
@@ -328,6 +328,7 @@ def cases(run):
     # backward kernels, computed in float64 and rounded once.
     yield from backward_cases(run)
     yield from block_quantized_cases(run)
+    yield from scatter_cases(run)
     yield from in_place_cases(run)
     yield from schedule_cases(run)
 
@@ -375,6 +376,47 @@ def schedule_cases(run):
     s, m = run(sc, "sums_three_blocks", [x, y], [(torch.float32, ()), (torch.float32, ())])
     yield "sums_three_blocks: sum", s, x.double().sum().float(), (1e-5, 1e-4)
     yield "sums_three_blocks: max", m, y.max(), True
+
+
+def in_order_scatter(dy, ids, vocab, dtype):
+    """dtable[v] = sum of dy rows at positions holding v, added in position
+    order from zero in `dtype` (the kernel's accumulator): bit for bit what
+    the scatter kernel and the host interpreter compute."""
+    dy = dy.reshape(ids.numel(), -1).to(dtype)
+    table = torch.zeros(vocab, dy.shape[1], dtype=dtype)
+    for i, v in enumerate(ids.flatten().tolist()):
+        if 0 <= v < vocab:
+            table[v] += dy[i]
+    return table
+
+
+def scatter_cases(run):
+    """embedding_grad (scatter.mlir): exact against the in-order sum, and
+    against torch's embedding backward within float reassociation."""
+    F = torch.nn.functional
+    sc = "scatter.mlir"
+    # Repeated ids (a few rows hit many times), unmatched rows, and ids
+    # outside [0, 300), which add nothing.
+    dy = torch.randn(16, 64, 128)
+    ids = torch.randint(0, 40, (16, 64)) * 7 % 290
+    ids[0, :5] = torch.tensor([-1, 300, 1000, -300, 299])
+    o, = run(sc, "embedding_grad", [dy, ids], [(torch.float32, (300, 128))])
+    yield "embedding_grad (in order)", o, in_order_scatter(dy, ids, 300, torch.float32), True
+    valid = (ids >= 0) & (ids < 300)
+    table = torch.zeros(300, 128, dtype=torch.float64, requires_grad=True)
+    F.embedding(ids.clamp(0, 299), table).mul(valid.unsqueeze(-1)).backward(dy.double())
+    yield "embedding_grad (torch)", o, table.grad.float(), (1e-5, 1e-5)
+
+    dy = torch.randn(37, 700).bfloat16()
+    ids = torch.randint(0, 50, (37,), dtype=torch.int32)
+    ids[3:9] = 17
+    o, = run(sc, "embedding_grad_bf16", [dy, ids], [(torch.bfloat16, (50, 700))])
+    yield "embedding_grad_bf16", o, in_order_scatter(dy, ids, 50, torch.float32).bfloat16(), True
+
+    a, b = torch.randn(5, 3, 33).double(), torch.randn(5, 3, 33).double()
+    ids = torch.randint(0, 7, (5, 3))
+    o, = run(sc, "embedding_grad_prologue", [a, b, ids], [(torch.float64, (7, 33))])
+    yield "embedding_grad_prologue", o, in_order_scatter(a + b, ids, 7, torch.float64), True
 
 
 def block_quantized_cases(run):

@@ -98,6 +98,18 @@ template <class T> T __shfl_xor_sync(unsigned, T v, int m) {
   emu_arrive_and_wait(emu_block->warps[w]);
   return r;
 }
+// A warp vote: every lane publishes its predicate, then reads all 32.
+inline unsigned __ballot_sync(unsigned, int predicate) {
+  int w = emu_tid >> 5, lane = emu_tid & 31;
+  emu_block->slots[w][lane] = predicate ? 1 : 0;
+  emu_arrive_and_wait(emu_block->warps[w]);
+  unsigned r = 0;
+  for (int l = 0; l < 32; ++l)
+    r |= emu_block->slots[w][l] ? 1u << l : 0u;
+  emu_arrive_and_wait(emu_block->warps[w]);
+  return r;
+}
+inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 inline void __threadfence() {
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
