@@ -52,7 +52,8 @@ def Tfc_FusionOp : Tfc_Op<"fusion", [IsolatedFromAbove, SingleBlock,
     * `block_quantized`: exactly one update of block-wise quantized state
       (`adamw8bit`) plus pointwise ops computing its operands;
     * `scatter`: exactly one scatter-add (`embedding_grad`) plus pointwise
-      ops computing its rows (`dy`); its ids are a kernel input.
+      ops computing its rows (`dy`); its ids are a kernel input or a
+      constant.
 
     In the assembly form each block argument is bound to its operand as
     `%arg = %operand : type`. Example (bias add + GELU):

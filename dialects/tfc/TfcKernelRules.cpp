@@ -636,11 +636,12 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
     return success();
   case KernelKind::scatter: {
     // One warp per table row scans all ids, so they are read from memory
-    // (never recomputed per row), and only the rows summed (dy) may be
-    // computed in the kernel; the scan writes each table row once.
+    // or a constant (never recomputed per row), and only the rows summed
+    // (dy) may be computed in the kernel; the scan writes each table row
+    // once.
     auto scatter = cast<EmbeddingGradOp>(anchors.front());
     if (Operation *def = scatter.getIds().getDefiningOp();
-        def && llvm::is_contained(ops, def))
+        def && !isa<ConstantOp>(def) && llvm::is_contained(ops, def))
       return report.fail("a scatter kernel reads its ids from memory; they "
                          "cannot be computed in the kernel",
                          def);

@@ -74,8 +74,8 @@ constexpr int64_t kRowKernelColumnAccumulators = 16;
 ///   - block_quantized: exactly one block-quantized update plus pointwise
 ///     ops computing its operands; the outputs are results of the update;
 ///   - scatter: exactly one scatter-add (embedding_grad) plus pointwise ops
-///     computing its rows (dy); its ids are not computed in the kernel; the
-///     outputs are its result;
+///     computing its rows (dy); its ids are not computed in the kernel (a
+///     constant may be cloned in); the outputs are its result;
 ///   - reduction kernels read no tensor without elements.
 /// On failure reports the first violated rule through `emitError` (when
 /// given) with a note at the offending op, and fails. Fusion passes call it

@@ -150,8 +150,9 @@ FailureOr<CudaKernel> mlir::tfc::cuda::emitScatterKernel(KernelInfo &info) {
 
   std::string summary = fmt::format(
       "scatter embedding_grad of {} rows into {} x {}: a warp per table "
-      "row, {} pass(es) of {} columns over the ids, {} blocks of {}",
-      n, vocab, width, passes, passWidth, blocks, threads);
+      "row, {} pass{} of {} columns over the ids, {} blocks of {}",
+      n, vocab, width, passes, passes == 1 ? "" : "es", passWidth, blocks,
+      threads);
   kernel.source = assembleSource(info, w, threads, summary);
   return kernel;
 }

@@ -82,3 +82,19 @@ func.func @embedding_grad_prologue(%dy1: tensor<5x3x33xf64>, %dy2: tensor<5x3x33
   } {kernel_name = "embedding_grad_prologue", schedule = #tfc.schedule<target = sm_90, threads = 32, rows_per_block = 1, max_blocks = 2>}
   return %r : tensor<7x33xf64>
 }
+
+// -----
+
+// Constant ids (a traced module indexing with a literal list) are cloned into the
+// kernel as a table: read, not computed, like ids in memory.
+// CHECK-LABEL: // ===== kernel embedding_grad_constant_ids: kind scatter, grid [1, 1, 1], block [256, 1, 1]
+// CHECK: __device__ const long long [[T:tfc_table[0-9]+]][6] = {3LL, 0LL, 3LL, 5LL, 1LL, 3LL};
+// CHECK: hit = (long long)([[T]][j]) == (long long)row;
+func.func @embedding_grad_constant_ids(%dy: tensor<6x40xf32>) -> tensor<6x40xf32> {
+  %r = tfc.fusion scatter (%a = %dy : tensor<6x40xf32>) -> tensor<6x40xf32> {
+    %ids = tfc.constant dense<[3, 0, 3, 5, 1, 3]> : tensor<6xi64>
+    %0 = tfc.embedding_grad %a, %ids : tensor<6x40xf32>, tensor<6xi64> -> tensor<6x40xf32>
+    tfc.yield %0 : tensor<6x40xf32>
+  } {kernel_name = "embedding_grad_constant_ids"}
+  return %r : tensor<6x40xf32>
+}

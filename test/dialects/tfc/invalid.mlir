@@ -2160,6 +2160,52 @@ func.func @block_quantized_epilogue(%p: tensor<300xf32>, %m: tensor<300xui8>, %m
 
 // -----
 
+// A scatter kernel holds exactly one embedding_grad: each table row's warp scans the
+// ids of one op.
+func.func @scatter_two(%dy: tensor<6x8xf32>, %ids: tensor<6xi64>) -> tensor<10x8xf32> {
+  // expected-error @+1 {{a scatter kernel holds exactly one scatter op, found 2}}
+  %r = tfc.fusion scatter (%a = %dy : tensor<6x8xf32>, %b = %ids : tensor<6xi64>) -> tensor<10x8xf32> {
+    // expected-note @+1 {{'tfc.embedding_grad' here}}
+    %0 = tfc.embedding_grad %a, %b : tensor<6x8xf32>, tensor<6xi64> -> tensor<10x8xf32>
+    // expected-note @+1 {{'tfc.embedding_grad' here}}
+    %1 = tfc.embedding_grad %a, %b : tensor<6x8xf32>, tensor<6xi64> -> tensor<10x8xf32>
+    %2 = tfc.add %0, %1 : tensor<10x8xf32>, tensor<10x8xf32>
+    tfc.yield %2 : tensor<10x8xf32>
+  }
+  return %r : tensor<10x8xf32>
+}
+
+// -----
+
+// Every table row's warp reads all the ids, so they come from memory: ids computed
+// in the kernel would be recomputed once per row.
+func.func @scatter_computed_ids(%dy: tensor<6x8xf32>, %ids: tensor<6xi64>) -> tensor<10x8xf32> {
+  // expected-error @+1 {{a scatter kernel reads its ids from memory; they cannot be computed in the kernel}}
+  %r = tfc.fusion scatter (%a = %dy : tensor<6x8xf32>, %b = %ids : tensor<6xi64>) -> tensor<10x8xf32> {
+    // expected-note @+1 {{'tfc.add' here}}
+    %i = tfc.add %b, %b : tensor<6xi64>, tensor<6xi64>
+    %0 = tfc.embedding_grad %a, %i : tensor<6x8xf32>, tensor<6xi64> -> tensor<10x8xf32>
+    tfc.yield %0 : tensor<10x8xf32>
+  }
+  return %r : tensor<10x8xf32>
+}
+
+// -----
+
+// A scatter kernel's outputs are its op's result: no epilogue reads it.
+func.func @scatter_epilogue(%dy: tensor<6x8xf32>, %ids: tensor<6xi64>) -> tensor<10x8xf32> {
+  // expected-error @+1 {{every output of a scatter kernel must be the result of its tfc.embedding_grad op}}
+  %r = tfc.fusion scatter (%a = %dy : tensor<6x8xf32>, %b = %ids : tensor<6xi64>) -> tensor<10x8xf32> {
+    // expected-note @+1 {{'tfc.embedding_grad' here}}
+    %0 = tfc.embedding_grad %a, %b : tensor<6x8xf32>, tensor<6xi64> -> tensor<10x8xf32>
+    %1 = tfc.neg %0 : tensor<10x8xf32>
+    tfc.yield %1 : tensor<10x8xf32>
+  }
+  return %r : tensor<10x8xf32>
+}
+
+// -----
+
 // Backward ops (TfcGradOps.td). layer_norm_grad: normalized_rank lies in [1, rank(x)].
 func.func @layer_norm_grad_rank(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>) {
   // expected-error @+1 {{normalized_rank 3 must be in [1, 2] (the rank of x)}}

@@ -819,3 +819,13 @@ tfcrt.entry @forward {
   tfcrt.copy %a -> %b : memref<4xf32> -> memref<4xf16>
   tfcrt.return
 }
+
+// -----
+
+// A scatter kernel gives each table row a warp: 128 threads for 2 rows is not that.
+// expected-error @+1 {{'tfcrt.kernel' op a scatter kernel walks one table row per warp: threads must be 32 * rows_per_block = 64, got 128}}
+tfcrt.kernel @k scatter (tensor<6x8xf32>, tensor<6xi64>) -> tensor<10x8xf32> schedule <target = sm_90, threads = 128, rows_per_block = 2> {
+^bb0(%dy: tensor<6x8xf32>, %ids: tensor<6xi64>):
+  %0 = tfc.embedding_grad %dy, %ids : tensor<6x8xf32>, tensor<6xi64> -> tensor<10x8xf32>
+  tfcrt.yield %0 : tensor<10x8xf32>
+}

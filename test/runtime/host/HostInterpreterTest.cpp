@@ -559,6 +559,31 @@ TEST(HostInterpreter, Embedding) {
       << st.message();
 }
 
+// embedding_grad (a scatter kernel's op): each table row sums the dy rows of
+// the positions holding it, in position order from zero, rounded once; ids
+// outside [0, V) add nothing; rows no id names are zeros.
+TEST(HostInterpreter, EmbeddingGradSumsInPositionOrder) {
+  // Rows 0..3 of dy (width 2); ids 2, 0, 2, 5 into a 4-row table.
+  Buf dy = f32({1, 2, 10, 20, 100, 200, 1000, 2000});
+  expectNear(run1("in %0 f32 2x2x2\nin %1 i64 2x2\n"
+                  "op %2 embedding_grad f32 4x2 (%0, %1)\nout %2\n",
+                  {dy, i64({2, 0, 2, 5})}, "scatter"),
+             {10, 20, 0, 0, 101, 202, 0, 0});
+  // Order matters in f32: 1e8 + 1 - 1e8 is 0 in position order (and 1 if
+  // the 1 came last); bf16 dy sums in f32 and rounds once (256 + 1 + 1 =
+  // 258; rounding each partial sum to bf16 would give 256).
+  expectNear(run1("in %0 f32 3x1\nin %1 i32 3\n"
+                  "op %2 embedding_grad f32 1x1 (%0, %1)\nout %2\n",
+                  {f32({1e8f, 1, -1e8f}), make(DType::I32, {0, 0, 0})},
+                  "scatter"),
+             {0}, 0);
+  Buf b = make(DType::BF16, {256, 1, 1});
+  expectNear(run1("in %0 bf16 3x1\nin %1 i64 3\n"
+                  "op %2 embedding_grad bf16 2x1 (%0, %1)\nout %2\n",
+                  {b, i64({1, 1, 1})}, "scatter"),
+             {0, 258}, 0);
+}
+
 //===----------------------------------------------------------------------===//
 // Dropout and Philox
 //===----------------------------------------------------------------------===//

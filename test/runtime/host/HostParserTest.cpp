@@ -251,6 +251,19 @@ TEST(HostParser, RejectsBadNNOps) {
   EXPECT_TRUE(rejects("in %0 f32 4x8\n"
                       "op %1 softmax f32 4x8 (%0) dim=2\nout %1\n",
                       "out of range"));
+  // embedding_grad: dy is ids.shape + [D], the table [V, D] of dy's dtype.
+  EXPECT_TRUE(rejects("in %0 f32 3x2\nin %1 i64 2\n"
+                      "op %2 embedding_grad f32 4x2 (%0, %1)\nout %2\n",
+                      "dy must have shape ids.shape + [D] = 2x2, got f32 3x2"));
+  EXPECT_TRUE(rejects("in %0 f32 2x2\nin %1 f32 2\n"
+                      "op %2 embedding_grad f32 4x2 (%0, %1)\nout %2\n",
+                      "ids must be i32 or i64"));
+  EXPECT_TRUE(rejects("in %0 f32 2x2\nin %1 i32 2\n"
+                      "op %2 embedding_grad bf16 4x2 (%0, %1)\nout %2\n",
+                      "result 0 is bf16 4x2 but the op computes f32 4x2"));
+  EXPECT_TRUE(rejects("in %0 f32 2x2\nin %1 i32 2\n"
+                      "op %2 embedding_grad f32 8 (%0, %1)\nout %2\n",
+                      "the result must be a 2-d table [V, D]"));
 }
 
 /// An adamw8bit program over 300 elements (2 blocks of 256) with `attrs`,

@@ -418,6 +418,11 @@ def scatter_cases(run):
     o, = run(sc, "embedding_grad_prologue", [a, b, ids], [(torch.float64, (7, 33))])
     yield "embedding_grad_prologue", o, in_order_scatter(a + b, ids, 7, torch.float64), True
 
+    dy = torch.randn(6, 40)
+    o, = run(sc, "embedding_grad_constant_ids", [dy], [(torch.float32, (6, 40))])
+    ids = torch.tensor([3, 0, 3, 5, 1, 3])
+    yield "embedding_grad_constant_ids", o, in_order_scatter(dy, ids, 6, torch.float32), True
+
 
 def block_quantized_cases(run):
     """adamw8bit (block-quantized.mlir) against the Python reference of the
