@@ -1,11 +1,13 @@
-"""Benchmark: each gpt-mini kernel's achieved bandwidth against a
-device-to-device copy, on the GPU (or any backend given with --device), for
-the forward pass or (--train-step OPTIONS) a whole training step.
+"""Benchmark: each kernel's achieved bandwidth against a device-to-device
+copy, on the GPU (or any backend given with --device), for a model's forward
+pass or (--train-step OPTIONS) a whole training step (--model, default
+gpt-mini).
 
 Runs `tfc-run --profile` (each step timed alone, median of --repeat runs),
 prints the kernels grouped by kind and the cold and warm kernel-compile
 times, and writes a JSON record with the device name and date under
-bench/results/. Usage:
+bench/results/ (kernel-bandwidth[-<model>][-train-step]-<device>-<date>.json,
+the model named unless it is gpt-mini). Usage:
   /usr/bin/python3 bench/kernel_bandwidth.py --tfc-run build/bin/tfc-run [--device cuda]
       [--train-step "optimizer=adamw"]
 """
@@ -55,7 +57,8 @@ def main():
     for s in kernels:
         by_kind.setdefault(s["kind"], []).append(s)
     what = f"train step ({args.train_step})" if args.train_step else "forward"
-    print(f"gpt-mini {what} kernels on {device}: device copy {copy:.1f} GB/s")
+    model = os.path.splitext(os.path.basename(args.model))[0]
+    print(f"{model} {what} kernels on {device}: device copy {copy:.1f} GB/s")
     for label, c in (profile.get("compile") or {}).items():
         print(f"  kernel compile ({label}): {c['kernels']} kernels ({c['distinct']} distinct) "
               f"in {c['wall_ms']:.0f} ms on {c['threads']} threads, {c['compiled']} compiled, "
@@ -69,14 +72,15 @@ def main():
     gemm_ms = sum(s["median_ms"] for s in profile["steps"] if s["kind"] == "gemm")
     print(f"  gemm              {sum(1 for s in profile['steps'] if s['kind'] == 'gemm'):3} calls    {gemm_ms:8.3f} ms")
 
-    record = {"benchmark": f"gpt-mini {what} kernel bandwidth vs device copy",
+    record = {"benchmark": f"{model} {what} kernel bandwidth vs device copy",
               "date": datetime.date.today().isoformat(), "device": device,
               "repeat": args.repeat, "compile": profile.get("compile"),
               "copy": profile["copy"], "steps": profile["steps"]}
     os.makedirs(args.out, exist_ok=True)
     slug = "".join(c if c.isalnum() else "-" for c in args.device)
     kind = "-train-step" if args.train_step else ""
-    path = os.path.join(args.out, f"kernel-bandwidth{kind}-{slug}-{record['date']}.json")
+    named = "" if model == "gpt-mini" else f"-{model}"
+    path = os.path.join(args.out, f"kernel-bandwidth{named}{kind}-{slug}-{record['date']}.json")
     with open(path, "w") as f:
         json.dump(record, f, indent=2)
     print(f"-> {path}")

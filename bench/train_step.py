@@ -1,6 +1,8 @@
-"""Benchmark: one gpt-mini training step (forward, backward, AdamW update) by
-tfc and by the same model with torch.optim.AdamW in PyTorch, on the same
-device (host: PyTorch 1.13 + OpenBLAS on the CPU; cuda: the GPU), in one run.
+"""Benchmark: one training step (forward, backward, AdamW update) of a GPT of
+examples/models/gen_gpt.py's family (--preset gpt-mini, default, or
+gpt2-small) by tfc and by the same model with torch.optim.AdamW in PyTorch,
+on the same device (host: PyTorch 1.13 + OpenBLAS on the CPU; cuda: the
+GPU), in one run.
 
 tfc side, one of:
   --tfc-train: `tfc-train` on synthetic data for --steps steps, as a user runs
@@ -18,12 +20,16 @@ torch side: the median of --steps steps after warm-up (torch.cuda.synchronize
 around each on a GPU) of torch.optim.AdamW in eager mode; on a GPU also with
 AdamW(fused=True) (the reference the ratio uses when it exists) and, where
 torch.compile exists, of the compiled forward+backward with the fused
-optimizer. Prints step times, tokens/s, the ratio (tfc / torch; target <=
-1.5) and the memory anatomy, and writes
-bench/results/train-step-<device>-<date>.json.
+optimizer (--no-compile skips it: inductor takes minutes on gpt2-small), and
+the eager step under torch.autocast(bfloat16) with fused AdamW (what
+torch.amp does by hand; tfc's `precision=bf16` variant is its counterpart).
+Prints step times, tokens/s, the ratio (tfc / torch; target <= 1.5) and the
+memory anatomy, and writes bench/results/train-step-<device>-<date>.json
+(train-step-gpt2-small-<device>-<date>.json for gpt2-small).
 
 Usage: /usr/bin/python3 bench/train_step.py (--tfc-train build/bin/tfc-train |
            --tfc-run build/bin/tfc-run) [--device host|cuda] [--steps 30]
+           [--preset gpt-mini|gpt2-small] [--variants ...] [--no-compile]
 """
 import argparse
 import json
@@ -39,12 +45,13 @@ import torch
 
 import gpt_mini_model
 
-TOKENS_PER_STEP = gpt_mini_model.BATCH * gpt_mini_model.CONTEXT
 
 
-def torch_step_ms(device, steps, fused=False, compiled=False, cfg=gpt_mini_model.GPT_MINI):
+def torch_step_ms(device, steps, fused=False, compiled=False, cfg=gpt_mini_model.GPT_MINI,
+                  autocast=None):
     """Median ms of a torch AdamW step of the GPT `cfg` (default gpt-mini)
-    after warm-up."""
+    after warm-up; `autocast` (a dtype) runs forward and loss under
+    torch.autocast on the device."""
     g = torch.Generator().manual_seed(0)
     params = gpt_mini_model.init_parameters(g, cfg)
     tokens, targets = gpt_mini_model.random_batch(g, cfg)
@@ -56,6 +63,12 @@ def torch_step_ms(device, steps, fused=False, compiled=False, cfg=gpt_mini_model
         return gpt_mini_model.loss(w, x, y, cfg)
     if compiled:
         loss_fn = torch.compile(loss_fn)
+    if autocast is not None:
+        plain = loss_fn
+
+        def loss_fn(w, x, y):
+            with torch.autocast(device, dtype=autocast):
+                return plain(w, x, y)
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     times = []
     warmup = 3 if compiled else 1
@@ -71,18 +84,23 @@ def torch_step_ms(device, steps, fused=False, compiled=False, cfg=gpt_mini_model
     return statistics.median(times) * 1e3
 
 
-def torch_variants(device, steps):
+def torch_variants(device, steps, cfg, compile_too=True):
     """{variant: median ms} of the torch steps this torch and device have."""
-    out = {"eager": torch_step_ms(device, steps)}
+    out = {"eager": torch_step_ms(device, steps, cfg=cfg)}
     if device == "cuda":
         try:
-            out["eager_fused_adamw"] = torch_step_ms(device, steps, fused=True)
+            out["eager_fused_adamw"] = torch_step_ms(device, steps, fused=True, cfg=cfg)
         except (TypeError, RuntimeError) as e:  # torch without fused AdamW
             print(f"  (no fused AdamW: {e})")
-        if hasattr(torch, "compile"):
+        try:
+            out["autocast_bf16_fused_adamw"] = torch_step_ms(device, steps, fused=True, cfg=cfg,
+                                                             autocast=torch.bfloat16)
+        except (TypeError, RuntimeError) as e:
+            print(f"  (no bf16 autocast with fused AdamW: {e})")
+        if compile_too and hasattr(torch, "compile"):
             try:
                 out["compiled_fused_adamw"] = torch_step_ms(device, steps, fused=True,
-                                                            compiled=True)
+                                                            compiled=True, cfg=cfg)
             except Exception as e:  # noqa: BLE001 - an inductor failure is a finding, not fatal
                 print(f"  (torch.compile failed: {type(e).__name__}: {str(e)[:300]})")
     return out
@@ -91,16 +109,21 @@ def torch_variants(device, steps):
 TRAIN_OPTIONS = "optimizer=adamw weight-decay=0.01"
 
 
-def tfc_run_step_ms(tfc_run, model, device, steps, options=TRAIN_OPTIONS):
-    """Median ms of the train step (pipeline `options`) run by tfc-run
-    --repeat."""
+def write_inputs(path, cfg):
+    """The train step's inputs (seeded parameters, one batch, lr) as
+    safetensors at `path`, written once for every tfc variant."""
     g = torch.Generator().manual_seed(0)
-    tokens, targets = gpt_mini_model.random_batch(g)
-    feed = {**gpt_mini_model.init_parameters(g), "tokens": tokens, "targets": targets,
+    tokens, targets = gpt_mini_model.random_batch(g, cfg)
+    feed = {**gpt_mini_model.init_parameters(g, cfg), "tokens": tokens, "targets": targets,
             "lr": torch.tensor(1e-4, dtype=torch.float32)}
+    bench_common.safetensors_io.save(feed, path)
+
+
+def tfc_run_step_ms(tfc_run, model, device, steps, inputs, options=TRAIN_OPTIONS):
+    """Median ms of the train step (pipeline `options`) run by tfc-run
+    --repeat on the safetensors `inputs`."""
     with tempfile.TemporaryDirectory(prefix="tfc-bench-train-") as d:
-        inputs, timing = os.path.join(d, "in.safetensors"), os.path.join(d, "timing.json")
-        bench_common.safetensors_io.save(feed, inputs)
+        timing = os.path.join(d, "timing.json")
         proc = subprocess.run([tfc_run, model, "--train-step", options,
                                "--inputs", inputs, "--device", device, "--repeat", str(steps),
                                "--timing-json", timing, "--quiet"], capture_output=True, text=True)
@@ -110,7 +133,7 @@ def tfc_run_step_ms(tfc_run, model, device, steps, options=TRAIN_OPTIONS):
             return json.load(f)["median_ms"]
 
 
-def tfc_run(tfc_train, model, device, steps):
+def tfc_run(tfc_train, model, device, steps, tokens_per_step):
     """(median step ms, memory anatomy) of a tfc-train run."""
     with tempfile.TemporaryDirectory(prefix="tfc-bench-train-") as out:
         proc = subprocess.run([tfc_train, model, "--data", "synthetic:copy", "--steps", str(steps),
@@ -123,7 +146,7 @@ def tfc_run(tfc_train, model, device, steps):
             records = [json.loads(line) for line in f]
         with open(os.path.join(out, "memory.json")) as f:
             memory = json.load(f)
-    step_ms = [TOKENS_PER_STEP / r["tokens_per_s"] * 1e3 for r in records[1:]]
+    step_ms = [tokens_per_step / r["tokens_per_s"] * 1e3 for r in records[1:]]
     return statistics.median(step_ms), memory
 
 
@@ -132,7 +155,12 @@ def main():
     tool = ap.add_mutually_exclusive_group(required=True)
     tool.add_argument("--tfc-train")
     tool.add_argument("--tfc-run")
-    ap.add_argument("--model", default=bench_common.MODEL)
+    ap.add_argument("--preset", choices=sorted(gpt_mini_model.PRESETS), default="gpt-mini",
+                    help="the GPT: its torch model and, without --model, "
+                         "examples/models/<preset>.mlir")
+    ap.add_argument("--model", help="the tfc model (default: the preset's)")
+    ap.add_argument("--no-compile", action="store_true",
+                    help="skip the torch.compile reference")
     ap.add_argument("--device", choices=["host", "cuda"], default="host")
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--out", default=bench_common.RESULTS)
@@ -142,6 +170,9 @@ def main():
     args = ap.parse_args()
     if args.steps < 2:
         ap.error("--steps must be at least 2")
+    cfg = gpt_mini_model.PRESETS[args.preset]
+    model = args.model or os.path.join(os.path.dirname(bench_common.MODEL), f"{args.preset}.mlir")
+    tokens_per_step = cfg.batch * cfg.context
     variant_options = [v.strip() for v in args.variants.split(";") if v.strip()]
     if variant_options and not args.tfc_run:
         ap.error("--variants needs --tfc-run")
@@ -153,16 +184,22 @@ def main():
         gpu = torch.cuda.get_device_name()
     else:
         torch.set_num_threads(os.cpu_count())
-    variants = torch_variants("cuda" if gpu else "cpu", args.steps)
+    variants = torch_variants("cuda" if gpu else "cpu", args.steps, cfg, not args.no_compile)
     reference = "eager_fused_adamw" if "eager_fused_adamw" in variants else "eager"
     memory = None
     try:
         if args.tfc_train:
-            tfc_ms, memory = tfc_run(args.tfc_train, args.model, args.device, args.steps)
+            tfc_ms, memory = tfc_run(args.tfc_train, model, args.device, args.steps,
+                                     tokens_per_step)
+            tfc_variants = {}
         else:
-            tfc_ms = tfc_run_step_ms(args.tfc_run, args.model, args.device, args.steps)
-        tfc_variants = {v: tfc_run_step_ms(args.tfc_run, args.model, args.device, args.steps,
-                                           f"{TRAIN_OPTIONS} {v}") for v in variant_options}
+            with tempfile.TemporaryDirectory(prefix="tfc-bench-inputs-") as d:
+                inputs = os.path.join(d, "in.safetensors")
+                write_inputs(inputs, cfg)
+                tfc_ms = tfc_run_step_ms(args.tfc_run, model, args.device, args.steps, inputs)
+                tfc_variants = {v: tfc_run_step_ms(args.tfc_run, model, args.device, args.steps,
+                                                   inputs, f"{TRAIN_OPTIONS} {v}")
+                                for v in variant_options}
     except RuntimeError as e:
         print(e, file=sys.stderr)
         return 1
@@ -170,17 +207,19 @@ def main():
              "torch_reference": reference,
              "torch_variants_ms": {k: round(v, 3) for k, v in variants.items()},
              "ratio_tfc_over_torch_variants": {k: round(tfc_ms / v, 3) for k, v in variants.items()},
-             "tokens_per_step": TOKENS_PER_STEP,
-             "tfc_tokens_per_s": round(TOKENS_PER_STEP / tfc_ms * 1e3),
-             "torch_tokens_per_s": round(TOKENS_PER_STEP / variants[reference] * 1e3)}
+             "model": os.path.basename(model), "config": cfg._asdict(),
+             "tokens_per_step": tokens_per_step,
+             "tfc_tokens_per_s": round(tokens_per_step / tfc_ms * 1e3),
+             "torch_tokens_per_s": round(tokens_per_step / variants[reference] * 1e3)}
     if tfc_variants:
         extra["tfc_variants_ms"] = {k: round(v, 3) for k, v in tfc_variants.items()}
         extra["tfc_variants_over_default"] = {k: round(v / tfc_ms, 3)
                                               for k, v in tfc_variants.items()}
     if memory:
         extra["tfc_memory"] = memory
-    bench_common.report(f"gpt-mini training step (AdamW), {args.device}",
-                        f"train-step-{args.device}", torch.__version__, args.steps,
+    slug = "train-step" + ("" if args.preset == "gpt-mini" else f"-{args.preset}")
+    bench_common.report(f"{args.preset} training step (AdamW), {args.device}",
+                        f"{slug}-{args.device}", torch.__version__, args.steps,
                         variants[reference], tfc_ms, extra, args.out, device=args.device, gpu=gpu)
     print(f"  tokens/s: tfc {extra['tfc_tokens_per_s']}, torch {extra['torch_tokens_per_s']}")
     for name, ms in variants.items():

@@ -5,15 +5,17 @@
 2. runs every packed numerics case on --device (cuda by default) through
    kit/tfc-run in replay mode: tfcrt-run on the recorded artifact, the torch
    reference computed by the same script on this machine;
-3. runs the benches: each kernel's bandwidth against a device copy (forward
-   and AdamW train step, with the cold and warm kernel-compile times) and
-   the train step against PyTorch eager (fused AdamW on cuda) and
-   torch.compile, in the same run;
+3. runs the benches: each kernel's bandwidth against a device copy (gpt-mini
+   forward and AdamW train step, gpt2-small train step, with the cold and
+   warm kernel-compile times) and the train step against PyTorch eager
+   (fused AdamW and bf16 autocast on cuda) and torch.compile, in the same
+   run (gpt-mini; gpt2-small without torch.compile);
 4. writes one JSON (machine, build, every case's status and time, the
    benches' records) and prints a summary. Exit 0 when nothing failed.
 
 Usage: gpu-check [--device cuda|host] [--out FILE] [--quick] [--case NAME]
-                 [--skip-build] [--jobs N] [--cmake-arg=-DX=Y]
+                 [--bench NAME | --benches-only] [--skip-build] [--jobs N]
+                 [--cmake-arg=-DX=Y]
 """
 import argparse
 import concurrent.futures
@@ -126,6 +128,10 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--quick", action="store_true", help="skip the benches' long runs")
     ap.add_argument("--case", action="append", help="run only these cases (and no benches)")
+    ap.add_argument("--bench", action="append",
+                    help="run only these benches (and no cases); see kit/cases.json")
+    ap.add_argument("--benches-only", action="store_true",
+                    help="run every bench and no case (a short GPU session's first call)")
     ap.add_argument("--skip-build", action="store_true", help="reuse KIT/build as it is")
     ap.add_argument("--jobs", type=int, default=1,
                     help="run this many cases at once (the benches always run alone)")
@@ -170,7 +176,14 @@ def main():
     shutil.rmtree(cache, ignore_errors=True)  # the first compile of each kernel is cold
     env = dict(os.environ, TFC_KIT_MODE="replay", TFC_KIT_TFCRT_RUN=tfcrt_run,
                TFC_KIT_ARTIFACTS=os.path.join(kit, "kit", "artifacts"), TFC_CACHE_DIR=cache)
-    cases = [c for c in plan["cases"] if not args.case or c["name"] in args.case]
+    if args.case and (args.bench or args.benches_only):
+        ap.error("--case runs cases only; --bench/--benches-only run benches only")
+    known = {b["name"] for b in plan["benches"]}
+    for name in args.bench or []:
+        if name not in known:
+            ap.error(f"no bench '{name}' in this kit: {', '.join(sorted(known))}")
+    cases = [] if args.bench or args.benches_only else \
+        [c for c in plan["cases"] if not args.case or c["name"] in args.case]
     result["cases"] = []
 
     def run_case(case):
@@ -189,7 +202,8 @@ def main():
             save(result, ok, args.device, out_path)
 
     result["benches"] = []
-    for bench in ([] if args.case or not ok else plan["benches"]):
+    for bench in ([] if args.case or not ok else
+                  [b for b in plan["benches"] if not args.bench or b["name"] in args.bench]):
         argv = expand(bench["argv"], kit, args.device) + [
             bench["scale_flag"], str(bench["quick" if args.quick else "full"])]
         rc, out, secs = run(argv, timeout=3600, env=env, cwd=kit)

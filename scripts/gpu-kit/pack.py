@@ -100,9 +100,28 @@ TRAIN_STEP_VARIANTS = ("fusion=none;precision=bf16;precision=fp16;recompute=chea
                        "recompute=blocks")
 
 
-def bench_commands():
+# gpt2-small's step beside them: GPT-2 small (124M parameters, vocab 50304,
+# context 1024) is where kernels move enough bytes to approach the copy rate
+# and GEMMs dominate; bf16 against torch.autocast. Left out of --quick packs
+# (recording runs it on this host: minutes).
+GPT2_SMALL = "{kit}/examples/models/gpt2-small.mlir"
+GPT2_SMALL_VARIANTS = "precision=bf16;fusion=none"
+
+
+def bench_commands(quick=False):
     """The benches gpu-check runs: (name, argv, the flag that sets how long
-    they run, its value for a full run, for a quick one)."""
+    they run, its value for a full run, for a quick one); without the
+    gpt2-small ones when `quick`."""
+    gpt2 = [] if quick else [
+        ("kernel-bandwidth-gpt2-small-train-step",
+         ["{python}", "{kit}/bench/kernel_bandwidth.py", "--tfc-run", "{tfc_run}",
+          "--model", GPT2_SMALL, "--train-step", "optimizer=adamw weight-decay=0.01",
+          "--device", "{device}", "--out", "{kit}/results"], "--repeat", 5, 1),
+        ("train-step-gpt2-small",
+         ["{python}", "{kit}/bench/train_step.py", "--tfc-run", "{tfc_run}",
+          "--preset", "gpt2-small", "--no-compile", "--variants", GPT2_SMALL_VARIANTS,
+          "--device", "{device}", "--out", "{kit}/results"], "--steps", 10, 2),
+    ]
     return [
         ("kernel-bandwidth-forward",
          ["{python}", "{kit}/bench/kernel_bandwidth.py", "--tfc-run", "{tfc_run}",
@@ -115,7 +134,7 @@ def bench_commands():
          ["{python}", "{kit}/bench/train_step.py", "--tfc-run", "{tfc_run}",
           "--variants", TRAIN_STEP_VARIANTS,
           "--device", "{device}", "--out", "{kit}/results"], "--steps", 30, 3),
-    ]
+    ] + gpt2
 
 
 def set_shebang(script, python=sys.executable):
@@ -182,7 +201,7 @@ def main():
     commands = [{"name": name.replace("gpu/numerics/", "numerics/"),
                  "argv": portable(cmd, tfc_run, args.seed)} for name, cmd in cases]
     benches = [{"name": name, "argv": argv, "scale_flag": flag, "full": full, "quick": quick}
-               for name, argv, flag, full, quick in bench_commands()]
+               for name, argv, flag, full, quick in bench_commands(args.quick)]
     for i, item in enumerate(commands + benches):
         log(f"[{i + 1}/{len(commands) + len(benches)}] recording {item['name']}")
         argv = item["argv"] + ([item["scale_flag"], str(item["quick"])] if "scale_flag" in item else [])

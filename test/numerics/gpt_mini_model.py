@@ -23,6 +23,9 @@ class Config(NamedTuple):
 
 
 GPT_MINI = Config()
+# examples/models/gpt2-small.mlir (gen_gpt.py --preset gpt2-small).
+GPT2_SMALL = Config(vocab=50304, context=1024, width=768, heads=12, layers=12, batch=1)
+PRESETS = {"gpt-mini": GPT_MINI, "gpt2-small": GPT2_SMALL}
 
 
 def parameter_shapes(cfg: Config = GPT_MINI):

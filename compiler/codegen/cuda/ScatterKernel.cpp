@@ -10,8 +10,8 @@
 // same bits on every run, and the order of the host interpreter's
 // embedding_grad, so both backends agree bit for bit. Every table row is
 // written once (zeros where no id matches; ids outside [0, V) match no
-// row). A row wider than 32 * kScatterAccumulators columns is done in
-// passes, each scanning the ids again.
+// row). A row wider than 32 * kScatterAccumulators = 1024 columns is done
+// in passes, each scanning the ids again.
 //
 // Cost: V x (passes) x N id reads (from L1/L2: the N ids are shared by all
 // warps), N x D dy reads and V x D writes; against the one-hot GEMM it
@@ -30,9 +30,11 @@ using namespace mlir;
 using namespace mlir::tfc;
 using namespace mlir::tfc::cuda;
 
-/// Accumulators a lane holds per pass over the ids (registers; as many as a
-/// row kernel's column sums).
-static constexpr int64_t kScatterAccumulators = 16;
+/// Accumulators a lane holds per pass over the ids (registers: 32 floats or
+/// 64 registers of doubles beside a few indices, far below the 255 the
+/// launch bounds leave), so rows of up to 1024 columns (gpt2-small's 768)
+/// scan the ids once.
+static constexpr int64_t kScatterAccumulators = 32;
 
 FailureOr<CudaKernel> mlir::tfc::cuda::emitScatterKernel(KernelInfo &info) {
   EmbeddingGradOp op;

@@ -45,20 +45,21 @@ func.func @embedding_grad(%dy: tensor<16x64x128xf32>, %ids: tensor<16x64xi64>) -
 // -----
 
 // bf16 dy and i32 ids, 37 positions (the last 32-id chunk is partial) and rows
-// of 700: 22 columns per lane need two passes of 11 (352 columns each), each
-// scanning the ids again. The sum is f32, rounded to bf16 once at the store.
+// of 1100: 35 columns per lane, more than the 32 accumulators a lane holds, need
+// two passes of 18 (576 columns each), each scanning the ids again. The sum is
+// f32, rounded to bf16 once at the store.
 // CHECK-LABEL: // ===== kernel embedding_grad_bf16: kind scatter, grid [7, 1, 1], block [256, 1, 1]
-// CHECK: for (int c0 = 0; c0 < 700; c0 += 352) {
-// CHECK-NEXT: float acc[11];
+// CHECK: for (int c0 = 0; c0 < 1100; c0 += 576) {
+// CHECK-NEXT: float acc[18];
 // CHECK: const int [[ID:v[0-9]+]] = in1[j];
-// CHECK: const float [[DY:v[0-9]+]] = __bfloat162float(in0[i * 700 + d]);
-// CHECK: out0[row * 700 + d] = __float2bfloat16_rn(acc[k]);
-func.func @embedding_grad_bf16(%dy: tensor<37x700xbf16>, %ids: tensor<37xi32>) -> tensor<50x700xbf16> {
-  %r = tfc.fusion scatter (%a = %dy : tensor<37x700xbf16>, %b = %ids : tensor<37xi32>) -> tensor<50x700xbf16> {
-    %0 = tfc.embedding_grad %a, %b : tensor<37x700xbf16>, tensor<37xi32> -> tensor<50x700xbf16>
-    tfc.yield %0 : tensor<50x700xbf16>
+// CHECK: const float [[DY:v[0-9]+]] = __bfloat162float(in0[i * 1100 + d]);
+// CHECK: out0[row * 1100 + d] = __float2bfloat16_rn(acc[k]);
+func.func @embedding_grad_bf16(%dy: tensor<37x1100xbf16>, %ids: tensor<37xi32>) -> tensor<50x1100xbf16> {
+  %r = tfc.fusion scatter (%a = %dy : tensor<37x1100xbf16>, %b = %ids : tensor<37xi32>) -> tensor<50x1100xbf16> {
+    %0 = tfc.embedding_grad %a, %b : tensor<37x1100xbf16>, tensor<37xi32> -> tensor<50x1100xbf16>
+    tfc.yield %0 : tensor<50x1100xbf16>
   } {kernel_name = "embedding_grad_bf16"}
-  return %r : tensor<50x700xbf16>
+  return %r : tensor<50x1100xbf16>
 }
 
 // -----
