@@ -28,6 +28,10 @@ constexpr int64_t kRegisterBudget = 64;
 /// The registers a lane's row arrays may take in a row kernel whose
 /// pointwise math calls slow paths (RowReductionKernel.cpp).
 constexpr int64_t kSlowPathArrayRegisters = 16;
+/// The largest elements-per-lane x row-sized operands x row reductions of a
+/// row kernel that holds row arrays (RowReductionKernel.cpp); beyond it the
+/// unrolled passes spill and the kernel re-reads its rows instead.
+constexpr int64_t kUnrolledRowPressure = 1024;
 
 enum class Combine { Sum, Max };
 

@@ -88,6 +88,27 @@ LogicalResult RowKernelEmitter::plan() {
       }))
     registersLeft = std::min(registersLeft, kSlowPathArrayRegisters);
 
+  // Every pass that reads a row array is unrolled over the lane's
+  // elements, and ptxas keeps what those passes read of each row-sized
+  // operand live across the unrolled iterations: register demand grows with
+  // elements per lane x row-sized operands x passes (about one per row
+  // reduction). Beyond kUnrolledRowPressure the kernel keeps no arrays and
+  // re-reads its rows in rolled loops. Seed 992880 of scripts/fuzz-fusion:
+  // two layer_norms and both their backwards over a row of 1000 (32 a
+  // lane, 8 row-sized operands, 6 row reductions: 1536) used 255 registers
+  // and spilled 868 bytes at sm_90; without arrays it uses 32. The same
+  // kernel over rows of 640 (960) used 224 and over 768 (1152) spilled 8
+  // bytes; the row kernels of gpt-mini and gpt2-small in every precision
+  // and recompute mode stay at or below 432.
+  int64_t rowOperands = 0;
+  for (BlockArgument arg : info.body->getArguments())
+    rowOperands += numElements(shapeOf(arg)) >= length;
+  for (Value out : info.outputs)
+    rowOperands += numElements(shapeOf(out)) >= length;
+  if (perThread * rowOperands * static_cast<int64_t>(anchors.size()) >
+      kUnrolledRowPressure)
+    registersLeft = 0;
+
   // Values computed from a loss exist only after the last block has summed
   // all rows: they form the kernel's final stage.
   for (Operation &op : info.body->without_terminator()) {

@@ -332,3 +332,36 @@ func.func @long_rows(%x: tensor<64x1000xf32>, %r: tensor<64x1000xf32>, %w: tenso
   } {kernel_name = "long_rows"}
   return %o#0, %o#1 : tensor<64x1000xf32>, tensor<64xf32>
 }
+
+// Two layer_norms and both their backwards over one row of 1000 (seed 992880 of
+// scripts/fuzz-fusion): with its input rows in 32-lane arrays, the six fully
+// unrolled passes kept what they read of eight row-sized operands live and spilled
+// 868 bytes at sm_90 (255 registers). Elements per lane x row-sized operands x row
+// reductions (32 x 8 x 6 = 1536) is beyond kUnrolledRowPressure, so the kernel holds
+// no arrays and re-reads its rows in rolled loops (32 registers, no spills; the
+// nvrtc test of this file checks that).
+// CHECK-LABEL: // ===== kernel fused_norms_long_row: kind row_reduction
+// CHECK: fused_norms_long_row(const float* __restrict__ in0
+// CHECK-NOT: {{x[0-9]+}}[32];
+// CHECK-NOT: #pragma unroll{{$}}
+// CHECK: out7[j] =
+func.func @fused_norms_long_row(%x: tensor<1000xf32>, %w1: tensor<1000xf32>, %o: tensor<1000xf32>, %w2: tensor<1000xf32>, %b2: tensor<1000xf32>, %l: tensor<f32>) -> (tensor<1xf32>, tensor<1xf32>, tensor<1000xf32>, tensor<1xf32>, tensor<1xf32>, tensor<f32>, tensor<1000xf32>, tensor<1000xf32>) {
+  %r:8 = tfc.fusion row_reduction (%in = %x : tensor<1000xf32>, %in_0 = %w1 : tensor<1000xf32>, %in_1 = %o : tensor<1000xf32>, %in_2 = %w2 : tensor<1000xf32>, %in_3 = %b2 : tensor<1000xf32>, %in_4 = %l : tensor<f32>) -> (tensor<1xf32>, tensor<1xf32>, tensor<1000xf32>, tensor<1xf32>, tensor<1xf32>, tensor<f32>, tensor<1000xf32>, tensor<1000xf32>) {
+    %y, %mean, %rstd = tfc.layer_norm %in weight %in_0 : (tensor<1000xf32>, tensor<1000xf32>) -> (tensor<1000xf32>, tensor<1xf32>, tensor<1xf32>)
+    %0 = tfc.compare gt, %y, %in_1 : tensor<1000xf32>, tensor<1000xf32>
+    %1 = tfc.select %0, %y, %in_1 : tensor<1000xi1>, tensor<1000xf32>, tensor<1000xf32>
+    %y_5, %mean_6, %rstd_7 = tfc.layer_norm %1 weight %in_2 bias %in_3 : (tensor<1000xf32>, tensor<1000xf32>, tensor<1000xf32>) -> (tensor<1000xf32>, tensor<1xf32>, tensor<1xf32>)
+    %2 = tfc.reduce_mean %y_5 dims [0] : tensor<1000xf32> -> tensor<f32>
+    %3 = tfc.reduce_mean %1 dims [0] : tensor<1000xf32> -> tensor<f32>
+    %4 = tfc.add %2, %3 : tensor<f32>, tensor<f32>
+    %5 = tfc.add %4, %in_4 : tensor<f32>, tensor<f32>
+    %6 = tfc.constant dense<1.000000e-03> : tensor<1000xf32>
+    %7 = tfc.layer_norm_grad_input %6, %1, %mean_6, %rstd_7 weight %in_2 : (tensor<1000xf32>, tensor<1000xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1000xf32>) -> tensor<1000xf32>
+    %8 = tfc.add %7, %6 : tensor<1000xf32>, tensor<1000xf32>
+    %9 = tfc.constant dense<0.000000e+00> : tensor<f32>
+    %10 = tfc.select %0, %8, %9 : tensor<1000xi1>, tensor<1000xf32>, tensor<f32>
+    %11 = tfc.layer_norm_grad_input %10, %in, %mean, %rstd weight %in_0 : (tensor<1000xf32>, tensor<1000xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1000xf32>) -> tensor<1000xf32>
+    tfc.yield %mean, %rstd, %1, %mean_6, %rstd_7, %5, %10, %11 : tensor<1xf32>, tensor<1xf32>, tensor<1000xf32>, tensor<1xf32>, tensor<1xf32>, tensor<f32>, tensor<1000xf32>, tensor<1000xf32>
+  } {kernel_name = "fused_norms_long_row"}
+  return %r#0, %r#1, %r#2, %r#3, %r#4, %r#5, %r#6, %r#7 : tensor<1xf32>, tensor<1xf32>, tensor<1000xf32>, tensor<1xf32>, tensor<1xf32>, tensor<f32>, tensor<1000xf32>, tensor<1000xf32>
+}
