@@ -255,8 +255,11 @@ bool IndexExpr::delinearize(llvm::ArrayRef<int64_t> shape,
       coords[d] = single(c);
       continue;
     }
-    // The dimension spans several whole digits.
-    if (q != 1)
+    // The dimension spans several digits: whole ones, or the upper part of
+    // the first (from position `st`, where it splits evenly) and whole ones
+    // above it (a [R, 3, 8] row kernel's element row * 24 + j read as
+    // [9, 8]: the first coordinate is row * 3 + j / 8).
+    if (q != 1 && (!da.isVar() || da.mod % q != 0))
       return false;
     size_t b = a;
     while (b + 1 < digits.size() &&
@@ -270,7 +273,13 @@ bool IndexExpr::delinearize(llvm::ArrayRef<int64_t> shape,
     coord.table = table;
     for (size_t t = a; t <= b; ++t) {
       IndexTerm c = digits[t];
-      c.scale = digits[t].scale / st;
+      if (t == a && q != 1) {
+        c.div = da.div * q;
+        c.mod = da.mod / q;
+        c.scale = 1;
+      } else {
+        c.scale = digits[t].scale / st;
+      }
       coord.terms.push_back(c);
     }
     coord.normalize();

@@ -365,3 +365,24 @@ func.func @fused_norms_long_row(%x: tensor<1000xf32>, %w1: tensor<1000xf32>, %o:
   } {kernel_name = "fused_norms_long_row"}
   return %r#0, %r#1, %r#2, %r#3, %r#4, %r#5, %r#6, %r#7 : tensor<1xf32>, tensor<1xf32>, tensor<1000xf32>, tensor<1xf32>, tensor<1xf32>, tensor<f32>, tensor<1000xf32>, tensor<1000xf32>
 }
+
+// A layer_norm over the trailing [3, 40] of [16, 3, 40] (rows of 120) whose result
+// is read as [48, 40]: element row * 120 + j of the row loop is, as [48, 40],
+// (row * 3 + j / 40, j % 40), a first coordinate that starts inside the lane
+// index's digit and runs into the row's (scripts/fuzz-fusion seed 993850: an
+// rms_norm backward read through such a reshape failed codegen with "read at an
+// index outside the row being reduced", as the index was bound to an opaque
+// variable). It stays the current row, so the epilogue reads the row array.
+// CHECK-LABEL: // ===== kernel norm_read_as_other_rows: kind row_reduction
+// CHECK: norm_read_as_other_rows(const float* __restrict__ in0
+// CHECK: const float [[B:v[0-9]+]] = in1[row * 120 + j];
+// CHECK: out0[row * 120 + j] =
+func.func @norm_read_as_other_rows(%x: tensor<16x3x40xf32>, %o: tensor<48x40xf32>) -> tensor<48x40xf32> {
+  %r = tfc.fusion row_reduction (%a = %x : tensor<16x3x40xf32>, %b = %o : tensor<48x40xf32>) -> tensor<48x40xf32> {
+    %y, %m, %s = tfc.layer_norm %a normalized_rank 2 : (tensor<16x3x40xf32>) -> (tensor<16x3x40xf32>, tensor<16x1x1xf32>, tensor<16x1x1xf32>)
+    %v = tfc.reshape %y : tensor<16x3x40xf32> -> tensor<48x40xf32>
+    %0 = tfc.add %v, %b : tensor<48x40xf32>, tensor<48x40xf32>
+    tfc.yield %0 : tensor<48x40xf32>
+  } {kernel_name = "norm_read_as_other_rows"}
+  return %r : tensor<48x40xf32>
+}

@@ -163,6 +163,10 @@ def cases(run):
     o, = run(pw, "bias_gelu", [x, b], [(torch.float32, (16, 64, 128))])
     yield "bias_gelu", o, F.gelu(x + b, approximate="tanh"), False
 
+    x, b = torch.randn(16, 3, 40), torch.randn(48, 40)
+    o, = run(rr, "norm_read_as_other_rows", [x, b], [(torch.float32, (48, 40))])
+    yield "norm_read_as_other_rows", o, F.layer_norm(x, (3, 40)).reshape(48, 40) + b, False
+
     x = torch.randn(64, 32, dtype=torch.float64)
     o, = run(pw, "gelu_f64", [x], [(torch.float64, (64, 32))])
     yield "gelu_f64", o, F.gelu(x), False
