@@ -31,7 +31,7 @@ constexpr int64_t kSlowPathArrayRegisters = 16;
 /// The largest elements-per-lane x row-sized operands x row reductions of a
 /// row kernel that holds row arrays (RowReductionKernel.cpp); beyond it the
 /// unrolled passes spill and the kernel re-reads its rows instead.
-constexpr int64_t kUnrolledRowPressure = 1024;
+constexpr int64_t kUnrolledRowPressure = 768;
 
 enum class Combine { Sum, Max };
 
