@@ -29,10 +29,7 @@ using namespace mlir::tfc::cuda;
 
 FailureOr<CudaKernel>
 mlir::tfc::cuda::emitBlockQuantizedKernel(KernelInfo &info) {
-  AdamW8bitOp op;
-  for (Operation &candidate : info.body->without_terminator())
-    if (auto adam = dyn_cast<AdamW8bitOp>(candidate))
-      op = adam;
+  auto op = findKernelOp<AdamW8bitOp>(info);
   if (!op)
     return emitError(info.terminator->getLoc())
            << "codegen: a block_quantized kernel needs a tfc.adamw8bit op";

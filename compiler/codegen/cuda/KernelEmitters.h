@@ -70,6 +70,15 @@ std::string assembleSource(const KernelInfo &info, const KernelWriter &writer,
 inline int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 inline int64_t ceilDivide(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// The op of type OpTy in the body (the one anchor of a kernel kind that
+/// holds exactly one, as the kernel rules checked), or a null op.
+template <typename OpTy> OpTy findKernelOp(const KernelInfo &info) {
+  for (Operation &op : info.body->without_terminator())
+    if (auto found = dyn_cast<OpTy>(op))
+      return found;
+  return OpTy();
+}
+
 FailureOr<CudaKernel> emitPointwiseKernel(KernelInfo &info);
 FailureOr<CudaKernel> emitRowReductionKernel(KernelInfo &info);
 FailureOr<CudaKernel> emitColumnReductionKernel(KernelInfo &info);

@@ -37,17 +37,12 @@ using namespace mlir::tfc::cuda;
 static constexpr int64_t kScatterAccumulators = 32;
 
 FailureOr<CudaKernel> mlir::tfc::cuda::emitScatterKernel(KernelInfo &info) {
-  EmbeddingGradOp op;
-  for (Operation &candidate : info.body->without_terminator())
-    if (auto scatter = dyn_cast<EmbeddingGradOp>(candidate))
-      op = scatter;
+  // The kernel rules (checked before any emitter runs) guarantee one
+  // embedding_grad whose result is every output.
+  auto op = findKernelOp<EmbeddingGradOp>(info);
   if (!op)
     return emitError(info.terminator->getLoc())
            << "codegen: a scatter kernel needs a tfc.embedding_grad op";
-  for (Value out : info.outputs)
-    if (out.getDefiningOp() != op)
-      return op.emitError() << "codegen: every output of a scatter kernel "
-                               "must be the result of its embedding_grad op";
 
   KernelWriter w;
   ValueEmitter ve(w, *info.body, info.indexType);
