@@ -330,4 +330,32 @@ def Tfc_ConstantOp : Tfc_Op<"constant", [ConstantLike, Pure,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Gradient control
+//===----------------------------------------------------------------------===//
+
+def Tfc_StopGradientOp : Tfc_Op<"stop_gradient", [Pure,
+                                                  SameOperandsAndResultType]> {
+  let summary = "the operand, as a constant for differentiation";
+  let description = [{
+    Returns `x` unchanged; `--tfc-autodiff` (and the train step's gradients
+    stage) treats the result as a constant, so no gradient flows through it
+    to `x`: PyTorch's `detach()` and values computed under `torch.no_grad()`,
+    JAX's `stop_gradient`.
+
+    It only means something to differentiation: the differentiated function
+    loses its stop_gradients once its backward is built, and
+    `--tfc-decompose` replaces any other by its operand, so kernels never
+    hold one. Not folded by canonicalization (that would drop it before the
+    gradient is taken). Example (a loss whose gradient treats `s` as fixed):
+    ```mlir
+    %s = tfc.stop_gradient %h : tensor<4x8xf32>
+    %p = tfc.mul %h, %s : tensor<4x8xf32>, tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Tfc_Tensor:$x);
+  let results = (outs Tfc_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+}
+
 #endif // TFC_ELEMENTWISE_OPS_TD

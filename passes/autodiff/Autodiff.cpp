@@ -4,6 +4,9 @@
 // is kept as it is (the backward reads its activations); the backward is
 // appended in reverse program order, one VJP per op on a path from a
 // parameter to the loss, each built by the op's DifferentiableOpInterface.
+// A tfc.stop_gradient's result is inactive (no gradient flows through it);
+// once the backward is built the function's stop_gradients are their
+// operands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,17 +84,22 @@ public:
         func.getContext(), func.getArgumentTypes(), resultTypes));
     func.removeResAttrsAttr();
     eraseDeadOps(block);
+    block.walk([](StopGradientOp op) {
+      op.getResult().replaceAllUsesWith(op.getX());
+      op.erase();
+    });
     return success();
   }
 
 private:
-  /// Marks the float values that depend on a parameter: only those can
-  /// carry a gradient back to one.
+  /// Marks the float values that depend on a parameter through ops other
+  /// than tfc.stop_gradient: only those can carry a gradient back to one.
   void findActiveValues(Block &block) {
     for (unsigned index : params)
       active.insert(func.getArgument(index));
     for (Operation &op : block.without_terminator()) {
-      if (llvm::none_of(op.getOperands(),
+      if (isa<StopGradientOp>(op) ||
+          llvm::none_of(op.getOperands(),
                         [&](Value v) { return active.contains(v); }))
         continue;
       for (Value result : op.getResults())

@@ -4,6 +4,7 @@
 // that region formation (and later fusion) only ever sees ops with a kernel
 // role. Each rewrite is exact: it computes what the composite's
 // description (and the PyTorch function it names) computes.
+// tfc.stop_gradient, which only differentiation reads, becomes its operand.
 //
 //===----------------------------------------------------------------------===//
 
@@ -329,6 +330,17 @@ template <typename OpTy> struct Decomposition : public OpRewritePattern<OpTy> {
   }
 };
 
+/// tfc.stop_gradient is its operand once gradients are built (autodiff runs
+/// before this pass in every pipeline).
+struct DropStopGradient : public OpRewritePattern<StopGradientOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StopGradientOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, op.getX());
+    return success();
+  }
+};
+
 struct TfcDecomposePass
     : public ::tfc::impl::TfcDecomposePassBase<TfcDecomposePass> {
   void runOnOperation() override {
@@ -366,6 +378,7 @@ struct TfcDecomposePass
 } // namespace
 
 void mlir::tfc::populateDecompositionPatterns(RewritePatternSet &patterns) {
+  patterns.add<DropStopGradient>(patterns.getContext());
   patterns.add<Decomposition<AttentionOp>, Decomposition<SoftmaxOp>,
                Decomposition<LogSoftmaxOp>, Decomposition<ReduceSumOp>,
                Decomposition<ReduceMeanOp>, Decomposition<ReduceMaxOp>,

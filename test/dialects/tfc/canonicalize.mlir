@@ -631,3 +631,14 @@ func.func @embedding_grad_other_ids(%dy: tensor<2x8x4xf32>, %dy2: tensor<9x4xf32
   %1 = tfc.embedding_grad %dy2, %long : tensor<9x4xf32>, tensor<9xi64> -> tensor<8x4xf32>
   return %0, %1 : tensor<8x4xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// stop_gradient is not folded away: canonicalization may run before
+// autodiff, which must still see it.
+// CHECK-LABEL: func.func @stop_gradient_kept
+// CHECK: tfc.stop_gradient
+func.func @stop_gradient_kept(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tfc.stop_gradient %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

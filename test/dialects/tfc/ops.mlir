@@ -127,6 +127,16 @@ func.func @convert(%x: tensor<16x128xf32>, %i: tensor<4xi32>) -> (tensor<16x128x
 
 // -----
 
+// stop_gradient returns its operand (its meaning is for autodiff).
+// CHECK-LABEL: func.func @stop_gradient
+func.func @stop_gradient(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  // CHECK: tfc.stop_gradient %{{.*}} : tensor<4x8xbf16>
+  %0 = tfc.stop_gradient %x : tensor<4x8xbf16>
+  return %0 : tensor<4x8xbf16>
+}
+
+// -----
+
 // Constants are splat or dense; the result type is the attribute's.
 // CHECK-LABEL: func.func @constants
 func.func @constants() -> (tensor<f32>, tensor<3xi64>, tensor<2x2xbf16>, tensor<2xi1>) {

@@ -102,3 +102,44 @@ func.func @loss(%x: tensor<4xf32> {tfc.param = "x"}) -> tensor<f32> {
   %s = tfc.reduce_sum %sel dims [0] : tensor<4xf32> -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// tfc.stop_gradient (torch's detach): loss = sum(h * stop(h)) with h = x * w
+// has gradient x * stop(h), not 2 x h: the cotangent reaches w only through
+// the mul's first operand. The gradient function keeps no stop_gradient (its
+// result is its operand); the original function keeps its own.
+// CHECK-LABEL: func.func @loss(
+// CHECK: tfc.stop_gradient
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-SAME: (%[[W:.*]]: tensor<4xf32> {tfc.param = "w"}, %[[X:.*]]: tensor<4xf32> {tfc.input = "x"})
+// CHECK-NOT: tfc.stop_gradient
+// CHECK: %[[H:.*]] = tfc.mul %[[X]], %[[W]]
+// CHECK: %[[P:.*]] = tfc.mul %[[H]], %[[H]]
+// CHECK: %[[L:.*]] = tfc.reduce_sum %[[P]]
+// CHECK: %[[DP:.*]] = tfc.broadcast_to
+// CHECK: %[[DH:.*]] = tfc.mul %[[DP]], %[[H]] : tensor<4xf32>, tensor<4xf32>
+// CHECK-NOT: tfc.add
+// CHECK: %[[DW:.*]] = tfc.mul %[[DH]], %[[X]] : tensor<4xf32>, tensor<4xf32>
+// CHECK: return %[[L]], %[[DW]]
+func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}, %x: tensor<4xf32> {tfc.input = "x"}) -> tensor<f32> {
+  %h = tfc.mul %x, %w : tensor<4xf32>, tensor<4xf32>
+  %s = tfc.stop_gradient %h : tensor<4xf32>
+  %p = tfc.mul %h, %s : tensor<4xf32>, tensor<4xf32>
+  %l = tfc.reduce_sum %p dims [0] : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A loss reached only through tfc.stop_gradient is a constant: every
+// gradient is zero (torch: a loss with no grad_fn gives none).
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-NOT: tfc.stop_gradient
+// CHECK: %[[ZERO:.*]] = tfc.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK: return %{{.*}}, %[[ZERO]]
+func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}) -> tensor<f32> {
+  %s = tfc.stop_gradient %w : tensor<4xf32>
+  %l = tfc.reduce_sum %s dims [0] : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -282,3 +282,18 @@ func.func @softmax_grad_dim0(%dy: tensor<6x4xf32>, %y: tensor<6x4xf32>) -> tenso
   %0 = tfc.softmax_grad %dy, %y dim 0 : tensor<6x4xf32>
   return %0 : tensor<6x4xf32>
 }
+
+// -----
+
+// tfc.stop_gradient only means something to differentiation, which runs
+// before: here it is its operand.
+// CHECK-LABEL: func.func @stop_gradient
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK-NOT: tfc.stop_gradient
+// CHECK: %[[Y:.*]] = tfc.exp %[[X]]
+// CHECK: return %[[Y]]
+func.func @stop_gradient(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %s = tfc.stop_gradient %x : tensor<4xf32>
+  %y = tfc.exp %s : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
