@@ -82,6 +82,10 @@ class Builder:
     def unary(self, name: str, x: Value) -> Value:
         return self.create(f"tfc.{name}", [x], {}, [x.type]).result
 
+    def stop_gradient(self, x: Value) -> Value:
+        """x, through which tfc's autodiff passes no gradient (detach)."""
+        return self.create("tfc.stop_gradient", [x], {}, [x.type]).result
+
     def gelu(self, x: Value, approximate: str = "none") -> Value:
         return self.create("tfc.gelu", [x], {"approximate": approximate}, [x.type]).result
 

@@ -23,6 +23,7 @@ from .constants import Known
 from .errors import DataDependentError, FrontendError, ModelError, UnsupportedOpError
 from .ir import Argument, Function, TensorType, Value
 from .source import node_frame
+from . import tracing
 from .tracing import Traced
 
 # Ops never folded even when their inputs are known: they draw random
@@ -320,6 +321,40 @@ def _results(node, env, ctx: Context, traced: Traced):
     return results, list(ctx.fn.result_names)
 
 
+def _without_gradient(b: Builder, lowered, grad_off, frame):
+    """A node traced with autograd off: under no_grad (or inference_mode)
+    its float results carry no gradient (tfc.stop_gradient); inside
+    torch.utils.checkpoint's reentrant Function its ops are differentiated
+    as written (what checkpoint's recompute computes); any other
+    autograd.Function is refused, since its Python backward cannot be
+    imported."""
+    if grad_off != tracing.NO_GRAD:
+        if _is_checkpoint(grad_off):
+            return lowered
+        name = getattr(grad_off, "__qualname__", str(grad_off))
+        raise ModelError(f"custom torch.autograd.Function '{name}': "
+                         f"{tracing.AUTOGRAD_FUNCTION_PROBLEM}", frame,
+                         tracing.AUTOGRAD_FUNCTION_HINT)
+
+    def stop(v):
+        if isinstance(v, Value) and dtypes.is_float(v.dtype):
+            return b.stop_gradient(v)
+        if isinstance(v, Masked) and dtypes.is_float(v.values.dtype):
+            return Masked(b.stop_gradient(v.values), v.mask, v.op)
+        return v
+    if isinstance(lowered, (list, tuple)):
+        return type(lowered)(stop(v) for v in lowered)
+    return stop(lowered)
+
+
+def _is_checkpoint(function_class) -> bool:
+    try:
+        from torch.utils.checkpoint import CheckpointFunction
+    except ImportError:  # pragma: no cover - every supported torch has it
+        return False
+    return function_class is CheckpointFunction
+
+
 def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
     """Lowers the traced graph to a tfc Function (before the passes): the
     scalar loss, or every leaf of a forward trace's output."""
@@ -417,6 +452,8 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
             for m in (lowered if isinstance(lowered, (list, tuple)) else [lowered]):
                 if isinstance(m, (Missing, Masked)) and not m.op:
                     m.op = name
+            if tracing.GRAD_OFF in node.meta:
+                lowered = _without_gradient(b, lowered, node.meta[tracing.GRAD_OFF], frame)
             env[node] = lowered
         # Free example values nothing needs any more.
         for m in node.all_input_nodes:

@@ -148,6 +148,59 @@ def _recording_stack_traces():
             del tracer.record_stack_traces
 
 
+AUTOGRAD_FUNCTION_PROBLEM = ("tfc derives every gradient from the traced forward ops "
+                             "and cannot use a Python backward")
+AUTOGRAD_FUNCTION_HINT = ("write the forward with differentiable torch ops (tfc differentiates "
+                          "them); instead of torch.utils.checkpoint, call the function directly "
+                          "and let tfc recompute (recompute=cheap|blocks)")
+
+# node.meta key set on nodes traced with autograd off: NO_GRAD under
+# torch.no_grad() / inference_mode / set_grad_enabled(False), else the
+# torch.autograd.Function whose forward was running (autograd runs every
+# Function's forward with grad off).
+GRAD_OFF = "tfc_grad_off"
+NO_GRAD = "no_grad"
+
+
+def _autograd_function(frame):
+    """The torch.autograd.Function whose forward the Python stack from
+    `frame` is in (its forward's first argument is the Function's ctx, a
+    BackwardCFunction), or None."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_argcount:
+            first = frame.f_locals.get(code.co_varnames[0])
+            if isinstance(first, torch.autograd.function.BackwardCFunction):
+                return getattr(type(first), "_forward_cls", type(first))
+        frame = frame.f_back
+    return None
+
+
+@contextlib.contextmanager
+def _recording_grad_mode():
+    """Marks each node make_fx records while autograd is off (GRAD_OFF):
+    make_fx traces below autograd, so grad mode is visible only here."""
+    from torch.fx.experimental import proxy_tensor
+    tracer = proxy_tensor.PythonKeyTracer
+    had = "create_node" in tracer.__dict__
+    original = tracer.create_node
+
+    def create_node(self, *args, **kwargs):
+        node = original(self, *args, **kwargs)
+        if not torch.is_grad_enabled():
+            node.meta[GRAD_OFF] = _autograd_function(inspect.currentframe()) or NO_GRAD
+        return node
+
+    tracer.create_node = create_node
+    try:
+        yield
+    finally:
+        if had:
+            tracer.create_node = original
+        else:
+            del tracer.create_node
+
+
 def _describe(leaf) -> str:
     """A non-tensor output leaf, for error messages."""
     if leaf is None or isinstance(leaf, (bool, int, float, complex, str)):
@@ -218,7 +271,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     except (TypeError, ValueError):
         pass
     try:
-        with _recording_stack_traces():
+        with _recording_stack_traces(), _recording_grad_mode():
             gm = make_fx(_functionalize(_tfc_traced_loss), **options)(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
         text = f"{type(e).__name__}: {e}"
@@ -230,6 +283,18 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                 "tfc compiles one static graph per shape: compute both branches and pick "
                 "with torch.where / masked_fill, or move the decision out of the model "
                 "(e.g. into a constructor argument)") from e
+        if "support the use of autograd.Function" in text:  # functorch of torch 1.13
+            raise ModelError(
+                f"a torch.autograd.Function cannot be traced ({AUTOGRAD_FUNCTION_PROBLEM}; "
+                "this torch traces no Function at all, torch.utils.checkpoint's "
+                "use_reentrant=True form included)", exception_frame(e),
+                AUTOGRAD_FUNCTION_HINT) from e
+        if "support saved tensor hooks" in text:  # torch 1.13: checkpoint(use_reentrant=False)
+            raise ModelError(
+                "torch.utils.checkpoint (or another saved-tensor hook) cannot be traced by "
+                "this torch's functorch", exception_frame(e),
+                "call the checkpointed function directly: tfc recomputes activations itself "
+                "(recompute=cheap|blocks)") from e
         raise ModelError(f"tracing the model with make_fx failed: {text.splitlines()[0]}",
                          exception_frame(e)) from e
 

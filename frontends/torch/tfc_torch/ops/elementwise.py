@@ -5,8 +5,10 @@ promotes implicitly); Python scalars become 0-d splat constants rounded to
 that type, as torch rounds them."""
 import math
 
+from .. import dtypes
 from ..registry import lowers
-from .common import promoted
+from ..importer import Missing
+from .common import norm_dim, promoted
 
 
 def _operands(ctx, *xs, dtype=None):
@@ -176,15 +178,276 @@ def elu(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
     return out if scale == 1 else b.mul(out, ctx.tensor(scale, dt))
 
 
-@lowers("aten.softplus.default")
-def softplus(ctx, x, beta=1, threshold=20):
-    dt = ctx.out().dtype
-    b = ctx.b
-    y = ctx.tensor(x, dt)
+def _softplus(ctx, y, beta=1, threshold=20):
+    """log(1 + exp(beta y)) / beta, y itself where beta y > threshold."""
+    dt, b = y.dtype, ctx.b
     scaled = b.mul(y, ctx.tensor(beta, dt))
     soft = b.div(b.unary("log", b.add(b.unary("exp", scaled), ctx.tensor(1.0, dt))),
                  ctx.tensor(beta, dt))
     return b.select(b.compare("gt", scaled, ctx.tensor(threshold, dt)), y, soft)
+
+
+@lowers("aten.softplus.default")
+def softplus(ctx, x, beta=1, threshold=20):
+    return _softplus(ctx, ctx.tensor(x, ctx.out().dtype), beta, threshold)
+
+
+@lowers("aten.mish.default")
+def mish(ctx, x):
+    """x tanh(softplus(x)), softplus with torch's threshold 20."""
+    y = ctx.tensor(x, ctx.out().dtype)
+    return ctx.b.mul(y, ctx.b.unary("tanh", _softplus(ctx, y)))
+
+
+@lowers("aten.log_sigmoid_forward.default")
+def log_sigmoid_forward(ctx, x):
+    """(log sigmoid(x), torch's backward buffer): min(x, 0) - log(1 +
+    exp(-|x|)), which neither overflows nor loses the small values of the
+    negative side."""
+    dt, b = ctx.out(0).dtype, ctx.b
+    y = ctx.tensor(x, dt)
+    tail = b.unary("log", b.add(ctx.tensor(1.0, dt), b.unary("exp", b.unary("neg", b.unary("abs", y)))))
+    out = b.sub(b.binary("minimum", y, ctx.tensor(0.0, dt)), tail)
+    return out, Missing("its second result is the backward's buffer, which tfc does not build")
+
+
+@lowers("aten.glu.default")
+def glu(ctx, x, dim=-1):
+    """a * sigmoid(b) for the two halves a, b of x along `dim`."""
+    y = ctx.tensor(x, ctx.out().dtype)
+    d = norm_dim(dim, y.rank)
+    half = y.shape[d] // 2
+    a = ctx.b.slice_dim(y, d, 0, half)
+    gate = ctx.b.slice_dim(y, d, half, 2 * half)
+    return ctx.b.mul(a, ctx.b.unary("sigmoid", gate))
+
+
+@lowers("aten.threshold.default")
+def threshold(ctx, x, threshold, value):
+    """x where x > threshold, else value."""
+    dt, b = ctx.out().dtype, ctx.b
+    y = ctx.tensor(x, dt)
+    return b.select(b.compare("gt", y, ctx.tensor(threshold, dt)), y, ctx.tensor(value, dt))
+
+
+@lowers("aten.hardshrink.default")
+def hardshrink(ctx, x, lambd=0.5):
+    dt, b = ctx.out().dtype, ctx.b
+    y = ctx.tensor(x, dt)
+    return b.select(b.compare("gt", b.unary("abs", y), ctx.tensor(lambd, dt)), y,
+                    ctx.tensor(0.0, dt))
+
+
+@lowers("aten.softshrink.default")
+def softshrink(ctx, x, lambd=0.5):
+    dt, b = ctx.out().dtype, ctx.b
+    y = ctx.tensor(x, dt)
+    l = ctx.tensor(lambd, dt)
+    below = b.select(b.compare("lt", y, b.unary("neg", l)), b.add(y, l), ctx.tensor(0.0, dt))
+    return b.select(b.compare("gt", y, l), b.sub(y, l), below)
+
+
+@lowers("aten.celu.default")
+def celu(ctx, x, alpha=1.0):
+    """max(0, x) + min(0, alpha (exp(x / alpha) - 1)): elu with input
+    scale 1 / alpha."""
+    return elu(ctx, x, alpha, 1.0, 1.0 / alpha)
+
+
+@lowers("aten.sign.default", "aten.sgn.default")
+def sign(ctx, x):
+    """1, -1 or 0 (0 also for NaN, as torch's (0 < x) - (x < 0))."""
+    dt, b = ctx.out().dtype, ctx.b
+    y = ctx.tensor(x, dt)
+    zero = ctx.tensor(0, dt)
+    negative = b.select(b.compare("lt", y, zero), ctx.tensor(-1, dt), zero)
+    return b.select(b.compare("gt", y, zero), ctx.tensor(1, dt), negative)
+
+
+def _scaled_log(ctx, x, base):
+    dt = ctx.out().dtype
+    return ctx.b.mul(ctx.b.unary("log", ctx.tensor(x, dt)), ctx.tensor(1.0 / math.log(base), dt))
+
+
+@lowers("aten.log2.default")
+def log2(ctx, x):
+    return _scaled_log(ctx, x, 2.0)
+
+
+@lowers("aten.log10.default")
+def log10(ctx, x):
+    return _scaled_log(ctx, x, 10.0)
+
+
+@lowers("aten.exp2.default")
+def exp2(ctx, x):
+    dt = ctx.out().dtype
+    return ctx.b.unary("exp", ctx.b.mul(ctx.tensor(x, dt), ctx.tensor(math.log(2.0), dt)))
+
+
+def _exp_pair(ctx, x):
+    dt, b = ctx.out().dtype, ctx.b
+    y = ctx.tensor(x, dt)
+    return b.unary("exp", y), b.unary("exp", b.unary("neg", y)), ctx.tensor(0.5, dt)
+
+
+@lowers("aten.sinh.default")
+def sinh(ctx, x):
+    up, down, half = _exp_pair(ctx, x)
+    return ctx.b.mul(ctx.b.sub(up, down), half)
+
+
+@lowers("aten.cosh.default")
+def cosh(ctx, x):
+    up, down, half = _exp_pair(ctx, x)
+    return ctx.b.mul(ctx.b.add(up, down), half)
+
+
+@lowers("aten.tan.default")
+def tan(ctx, x):
+    y = ctx.tensor(x, ctx.out().dtype)
+    return ctx.b.div(ctx.b.unary("sin", y), ctx.b.unary("cos", y))
+
+
+@lowers("aten.hypot.default")
+def hypot(ctx, a, b_):
+    x, y = _operands(ctx, a, b_)
+    b = ctx.b
+    return b.unary("sqrt", b.add(b.mul(x, x), b.mul(y, y)))
+
+
+@lowers("aten.xlogy.Tensor", "aten.xlogy.Scalar_Self", "aten.xlogy.Scalar_Other")
+def xlogy(ctx, a, b_):
+    """x log(y), 0 where x == 0 unless y is NaN (torch's rule)."""
+    dt, b = ctx.out().dtype, ctx.b
+    x, y = _operands(ctx, a, b_)
+    zero = ctx.tensor(0.0, dt)
+    skip = b.select(b.compare("ne", y, y), ctx.tensor(False, "i1"), b.compare("eq", x, zero))
+    return b.broadcast_to(b.select(skip, zero, b.mul(x, b.unary("log", y))), ctx.out().shape)
+
+
+@lowers("aten.logit.default")
+def logit(ctx, x, eps=None):
+    """log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps is given."""
+    dt, b = ctx.out().dtype, ctx.b
+    z = ctx.tensor(x, dt)
+    if eps is not None:
+        z = b.binary("minimum", b.binary("maximum", z, ctx.tensor(eps, dt)),
+                     ctx.tensor(1.0 - eps, dt))
+    return b.unary("log", b.div(z, b.sub(ctx.tensor(1.0, dt), z)))
+
+
+@lowers("aten.addcmul.default")
+def addcmul(ctx, s, t1, t2, value=1):
+    """s + value * t1 * t2, in torch's order ((value * t1) * t2)."""
+    dt, b = ctx.out().dtype, ctx.b
+    x, y, z = _operands(ctx, s, t1, t2)
+    return b.broadcast_to(b.add(x, b.mul(b.mul(ctx.tensor(value, dt), y), z)), ctx.out().shape)
+
+
+@lowers("aten.addcdiv.default")
+def addcdiv(ctx, s, t1, t2, value=1):
+    """s + value * t1 / t2, in torch's order ((value * t1) / t2)."""
+    dt, b = ctx.out().dtype, ctx.b
+    x, y, z = _operands(ctx, s, t1, t2)
+    return b.broadcast_to(b.add(x, b.div(b.mul(ctx.tensor(value, dt), y), z)), ctx.out().shape)
+
+
+@lowers("aten.lerp.Scalar", "aten.lerp.Tensor")
+def lerp(ctx, start, end, weight):
+    """start + w (end - start) where |w| < 0.5, else end - (end - start)
+    (1 - w): torch's two forms, each exact at its end."""
+    dt, b = ctx.out().dtype, ctx.b
+    s, e, w = _operands(ctx, start, end, weight)
+    diff = b.sub(e, s)
+    low = b.add(s, b.mul(w, diff))
+    high = b.sub(e, b.mul(diff, b.sub(ctx.tensor(1.0, dt), w)))
+    near_start = b.compare("lt", b.unary("abs", w), ctx.tensor(0.5, dt))
+    return b.broadcast_to(b.select(near_start, low, high), ctx.out().shape)
+
+
+@lowers("aten.nan_to_num.default")
+def nan_to_num(ctx, x, nan=None, posinf=None, neginf=None):
+    """NaN -> nan (0), +inf -> posinf (the type's largest), -inf -> neginf
+    (its lowest)."""
+    import torch
+    dt, b = ctx.out().dtype, ctx.b
+    y = ctx.tensor(x, dt)
+    if not dtypes.is_float(dt):
+        return y
+    info = torch.finfo(dtypes.torch_dtype(dt))
+    inf = ctx.tensor(float("inf"), dt)
+    out = b.select(b.compare("ne", y, y), ctx.tensor(0.0 if nan is None else nan, dt), y)
+    out = b.select(b.compare("eq", y, inf),
+                   ctx.tensor(info.max if posinf is None else posinf, dt), out)
+    return b.select(b.compare("eq", y, b.unary("neg", inf)),
+                    ctx.tensor(info.min if neginf is None else neginf, dt), out)
+
+
+# -- rounding: piecewise constant, so their gradient is zero (stop_gradient) --
+
+def _trunc(ctx, y):
+    """y rounded toward zero: through i64 where |y| < 2^(mantissa bits),
+    where every float is already an integer (and for inf and NaN) y."""
+    import torch
+    b, dt = ctx.b, y.dtype
+    exact = 1.0 / torch.finfo(dtypes.torch_dtype(dt)).eps  # 2^(mantissa bits)
+    small = b.compare("lt", b.unary("abs", y), ctx.tensor(exact, dt))
+    safe = b.select(small, y, ctx.tensor(0.0, dt))  # never convert an out-of-range value
+    return b.select(small, b.convert(b.convert(safe, "i64"), dt), y)
+
+
+def _signed_zero(ctx, r, y):
+    """r with zeros carrying y's sign (torch's floor(-0.5) is -1, its
+    ceil(-0.5) and trunc(-0.5) are -0)."""
+    b, dt = ctx.b, y.dtype
+    return b.select(b.compare("eq", r, ctx.tensor(0.0, dt)), b.mul(y, ctx.tensor(0.0, dt)), r)
+
+
+def _floor(ctx, y):
+    b, dt = ctx.b, y.dtype
+    t = _trunc(ctx, y)
+    return b.sub(t, b.select(b.compare("gt", t, y), ctx.tensor(1.0, dt), ctx.tensor(0.0, dt)))
+
+
+def _rounding(kind):
+    def lower(ctx, x):
+        dt, b = ctx.out().dtype, ctx.b
+        y = ctx.tensor(x, dt)
+        if not dtypes.is_float(dt):
+            return y
+        one, zero = ctx.tensor(1.0, dt), ctx.tensor(0.0, dt)
+        if kind == "trunc":
+            r = _trunc(ctx, y)
+        elif kind == "floor":
+            r = _floor(ctx, y)
+        elif kind == "ceil":
+            t = _trunc(ctx, y)
+            r = b.add(t, b.select(b.compare("lt", t, y), one, zero))
+        else:  # round half to even
+            f = _floor(ctx, y)
+            d = b.sub(y, f)  # exact: f is within one of y
+            half = ctx.tensor(0.5, dt)
+            f_half = b.mul(f, half)
+            odd = b.compare("ne", f_half, _floor(ctx, f_half))
+            up = b.select(b.compare("gt", d, half), one,
+                          b.select(b.compare("eq", d, half),
+                                   b.select(odd, one, zero), zero))
+            r = b.add(f, up)
+        return b.stop_gradient(_signed_zero(ctx, r, y))
+    lower.__name__ = kind
+    return lower
+
+
+for _kind in ("trunc", "floor", "ceil", "round"):
+    lowers(f"aten.{_kind}.default")(_rounding(_kind))
+
+
+@lowers("aten.frac.default")
+def frac(ctx, x):
+    """x - trunc(x) (gradient 1, as torch's)."""
+    y = ctx.tensor(x, ctx.out().dtype)
+    return ctx.b.sub(y, ctx.b.stop_gradient(_signed_zero(ctx, _trunc(ctx, y), y)))
 
 
 @lowers("aten.hardsigmoid.default")
@@ -296,7 +559,14 @@ def to_copy(ctx, x, *args, **kwargs):
     return ctx.tensor(x, ctx.out().dtype)
 
 
-@lowers("aten.clone.default", "aten.detach.default", "aten.alias.default",
+@lowers("aten.detach.default")
+def detach(ctx, x):
+    """x.detach(): the value, with no gradient flowing back through it."""
+    y = ctx.tensor(x, ctx.out().dtype)
+    return ctx.b.stop_gradient(y) if dtypes.is_float(y.dtype) else y
+
+
+@lowers("aten.clone.default", "aten.alias.default",
         "aten.lift_fresh_copy.default", "aten.lift_fresh.default", "aten.contiguous.default",
         "aten.positive.default", "aten.dropout.default", "aten.feature_dropout.default")
 def identity(ctx, x, *args, **kwargs):

@@ -1,5 +1,5 @@
-"""Neural-network aten ops: layer norm, batch norm (training statistics or
-running statistics), softmax / log_softmax, dropout (native_dropout, or
+"""Neural-network aten ops: layer norm, group norm, batch norm (training
+statistics or running statistics), softmax / log_softmax, dropout (native_dropout, or
 the bernoulli mask F.dropout traces to on the CPU), embedding.
 
 Random draws use tfc.dropout's counter-based Philox stream, keyed by two
@@ -20,6 +20,25 @@ def native_layer_norm(ctx, x, normalized_shape, weight, bias, eps):
     # tfc keeps the statistics in the accumulation type; torch's CPU kernel
     # returns them in the input's (16-bit) type.
     return y, ctx.b.convert(mean, ctx.out(1).dtype), ctx.b.convert(rstd, ctx.out(2).dtype)
+
+
+@lowers("aten.native_group_norm.default")
+def native_group_norm(ctx, x, weight, bias, n, channels, hw, group, eps):
+    """GroupNorm as a layer_norm over [N, G, C/G * HxW] (each group's
+    channels and positions), then the per-channel affine; the statistics
+    come out as torch's [N, G]."""
+    b = ctx.b
+    v = ctx.tensor(x, ctx.out(0).dtype)
+    grouped = b.reshape(v, (n, group, (channels // group) * hw))
+    y, mean, rstd = b.layer_norm(grouped, None, None, 1, eps)
+    y = b.reshape(y, (n, channels, hw))
+    if weight is not None:
+        y = b.mul(y, b.reshape(ctx.tensor(weight, y.dtype), (channels, 1)))
+    if bias is not None:
+        y = b.add(y, b.reshape(ctx.tensor(bias, y.dtype), (channels, 1)))
+    stats = [b.convert(b.reshape(s, (n, group)), ctx.out(i + 1).dtype)
+             for i, s in enumerate((mean, rstd))]
+    return (b.reshape(y, v.shape), *stats)
 
 
 @lowers("aten._softmax.default", "aten._log_softmax.default", "aten.softmax.int",

@@ -1,10 +1,14 @@
-"""Reductions: sum, mean, amax/amin, max/min (values only), argmax/argmin, var/std,
-logsumexp and vector norms. Reductions over every dimension are tfc
-reductions over all dims; integer and boolean sums accumulate in the
-traced result type."""
+"""Reductions: sum, mean, prod, any/all, amax/amin, max/min (values only),
+argmax/argmin, var/std, logsumexp, vector norms and cumulative sums.
+Reductions over every dimension are tfc reductions over all dims; integer
+and boolean sums accumulate in the traced result type."""
+import math
+
+import torch
+
 from ..importer import Masked, Missing
 from ..registry import lowers
-from .common import norm_dims
+from .common import norm_dim, norm_dims
 
 
 def _input(ctx, x, dtype):
@@ -161,4 +165,80 @@ def vector_norm(ctx, x, ord=2, dims=None, keepdim=False, dtype=None):
         return b.reduce("sum", b.unary("abs", v), dims, keepdim)
     if ord == float("inf"):
         return b.reduce("max", b.unary("abs", v), dims, keepdim)
-    ctx.unsupported(f"norm of order {ord} is not lowered (orders 1, 2 and inf are)")
+    if ord == float("-inf"):
+        return b.unary("neg", b.reduce("max", b.unary("neg", b.unary("abs", v)), dims, keepdim))
+    if ord != 0 and math.isfinite(ord):
+        return b.pow(b.reduce("sum", b.pow(b.unary("abs", v), ord), dims, keepdim), 1.0 / ord)
+    ctx.unsupported(f"norm of order {ord} is not lowered (finite non-zero orders and "
+                    "+-inf are)")
+
+
+@lowers("aten.std_mean.correction", "aten.std_mean.dim")
+def std_mean(ctx, x, dims=None, unbiased=None, keepdim=False, correction=None):
+    variance, mean = _variance(ctx, x, dims, _correction(unbiased, correction), keepdim)
+    return ctx.b.unary("sqrt", variance), mean
+
+
+def _any(ctx, x, dims, keepdim, every):
+    """any: some element != 0 (NaN counts); all (`every`): none == 0."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    zero = ctx.tensor(0, v.dtype) if v.dtype != "i1" else ctx.tensor(False, "i1")
+    hit = b.compare("eq" if every else "ne", v, zero)
+    found = b.reduce("max", b.convert(hit, "f32"), norm_dims(dims, v.rank), keepdim)
+    return b.compare("eq" if every else "gt", found, ctx.tensor(0.0, "f32"))
+
+
+@lowers("aten.any.default", "aten.any.dim", "aten.any.dims")
+def any_(ctx, x, dims=None, keepdim=False):
+    return _any(ctx, x, dims, keepdim, every=False)
+
+
+@lowers("aten.all.default", "aten.all.dim", "aten.all.dims")
+def all_(ctx, x, dims=None, keepdim=False):
+    return _any(ctx, x, dims, keepdim, every=True)
+
+
+@lowers("aten.prod.default", "aten.prod.dim_int")
+def prod(ctx, x, dim=None, keepdim=False, dtype=None):
+    """The product along `dim` (of every element when None) by halving:
+    pad with ones to a power of two, multiply the halves, repeat (the
+    gradient follows from the multiplications, zeros included)."""
+    if isinstance(dim, torch.dtype):  # prod.default(x, dtype)
+        dim, dtype = None, dim
+    b, t = ctx.b, ctx.out()
+    v = ctx.tensor(x, t.dtype)
+    if dim is None:
+        v, d = b.reshape(v, (v.type.numel,)), 0
+    else:
+        d = norm_dims(dim, v.rank)[0]
+    n = v.shape[d]
+    if n == 0:
+        return b.broadcast_to(ctx.tensor(1, t.dtype), t.shape)
+    width = 1 << (n - 1).bit_length()
+    if width != n:
+        high = [0] * v.rank
+        high[d] = width - n
+        v = b.pad(v, [0] * v.rank, high, 1)
+    while width > 1:
+        width //= 2
+        v = b.mul(b.slice_dim(v, d, 0, width), b.slice_dim(v, d, width, 2 * width))
+    return b.reshape(v, t.shape)
+
+
+@lowers("aten.cumsum.default")
+def cumsum(ctx, x, dim, dtype=None):
+    """Inclusive prefix sums along `dim` in ceil(log2 n) steps, each adding
+    the sums so far shifted by 1, 2, 4, ... (integer sums are exact; float
+    sums group differently from torch's left-to-right loop)."""
+    b, t = ctx.b, ctx.out()
+    v = ctx.tensor(x, t.dtype)
+    d = norm_dim(dim, v.rank)
+    n = v.shape[d]
+    shift = 1
+    while shift < n:
+        low = [0] * v.rank
+        low[d] = shift
+        v = b.add(v, b.pad(b.slice_dim(v, d, 0, n - shift), low, [0] * v.rank, 0))
+        shift *= 2
+    return v

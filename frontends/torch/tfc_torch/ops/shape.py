@@ -192,6 +192,62 @@ def _gather_rows(ctx, table, ids):
     return b.reshape(picked, ids.shape + rest)
 
 
+@lowers("aten.flip.default")
+def flip(ctx, x, dims):
+    """x reversed along each of `dims`: a gather of its rows in reverse
+    order (constant ids; the gradient scatters back)."""
+    v = ctx.tensor(x)
+    for d in sorted({norm_dim(d, v.rank) for d in dims}):
+        if v.shape[d] < 2:
+            continue
+        ids = ctx.tensor(Known(torch.arange(v.shape[d] - 1, -1, -1)), "i64")
+        perm = [d] + [e for e in range(v.rank) if e != d]
+        picked = _gather_rows(ctx, ctx.b.transpose(v, perm), ids)
+        v = ctx.b.transpose(picked, [perm.index(e) for e in range(v.rank)])
+    return v
+
+
+@lowers("aten.roll.default")
+def roll(ctx, x, shifts, dims=()):
+    """Elements shifted along each dim (the flattened tensor when `dims`
+    is empty), wrapping around: two slices concatenated."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    flat = not dims
+    if flat:
+        v, dims = b.reshape(v, (v.type.numel,)), [0]
+    for shift, d in zip(shifts, dims):
+        d = norm_dim(d, v.rank)
+        n = v.shape[d]
+        k = shift % n if n else 0
+        if k:
+            v = b.concat([b.slice_dim(v, d, n - k, n), b.slice_dim(v, d, 0, n - k)], d)
+    return b.reshape(v, ctx.out().shape) if flat else v
+
+
+@lowers("aten.diagonal.default", "aten.diagonal_copy.default")
+def diagonal(ctx, x, offset=0, dim1=0, dim2=1):
+    """The diagonal of dims (dim1, dim2) as the last dim: those two moved
+    last and flattened, then a strided slice (one element per row)."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    d1, d2 = norm_dim(dim1, v.rank), norm_dim(dim2, v.rank)
+    rest = [d for d in range(v.rank) if d not in (d1, d2)]
+    v = b.transpose(v, rest + [d1, d2])
+    rows, cols = v.shape[-2], v.shape[-1]
+    lead = tuple(v.shape[:-2])
+    if offset >= 0:
+        length, start = max(0, min(rows, cols - offset)), offset
+    else:
+        length, start = max(0, min(rows + offset, cols)), -offset * cols
+    flat = b.reshape(v, lead + (rows * cols,))
+    if length == 0:
+        return b.slice_dim(flat, -1, 0, 0)
+    return b.slice_dim(flat, -1, start, start + (length - 1) * (cols + 1) + 1, cols + 1)
+
+
 @lowers("aten.index_select.default")
 def index_select(ctx, x, dim, index):
     v = ctx.tensor(x)

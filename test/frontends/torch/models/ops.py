@@ -111,7 +111,102 @@ CASES = {
     "softmax-dims": _case(lambda h: (F.softmax(h.view(2, 2, 8), dim=1) * h.view(2, 2, 8)).sum()
                           + (F.log_softmax(h, dim=0) * h).sum()),
     "matmul-forms": lambda: _matmuls(),
+    # Activations and math composed from tfc ops (ops/elementwise.py).
+    "activations-composed": _case(lambda h: (F.mish(h) + F.logsigmoid(h) + F.celu(h, 0.7) + F.selu(h)
+                                             + F.softsign(h) + F.tanhshrink(h)
+                                             + F.hardshrink(h, 0.3) + F.softshrink(h, 0.2)
+                                             + F.threshold(h, 0.1, -2.0) + F.relu6(h * 8)
+                                             + F.glu(torch.cat([h, h * 0.5], 1), dim=1)).mean()
+                                  + F.glu(h, dim=0).sum()),
+    "math-composed": _case(lambda h: (torch.sign(h) * h + torch.log2(h.abs() + 1) + torch.log10(h.abs() + 1)
+                                      + torch.exp2(h) + torch.sinh(h) + torch.cosh(h)
+                                      + torch.tan(h * 0.5) + torch.hypot(h, h * 0.5 + 1)
+                                      + torch.xlogy(h.relu(), h.abs() + 0.5)
+                                      + torch.logit(torch.sigmoid(h * 3), eps=0.02)
+                                      + torch.addcmul(h, h, h * 0.5 + 1, value=0.3)
+                                      + torch.addcdiv(h, h, h.abs() + 1, value=-0.7)
+                                      + torch.lerp(h, h * 2, 0.3) + torch.lerp(h, -h, 0.8)
+                                      + torch.lerp(h, h.flip(1), torch.sigmoid(h))
+                                      + torch.nan_to_num(h.log())).mean()
+                           + F.kl_div(F.log_softmax(h, 1), F.softmax(h.detach() * 2, 1),
+                                      reduction="batchmean")),
+    # Piecewise-constant rounding: values (ties to even, signed zeros) and
+    # zero gradients; frac passes the gradient through.
+    "rounding": _case(lambda h: ((torch.floor(h * 3) + torch.ceil(h * 3) + torch.trunc(h * 3)
+                                  + torch.round(h * 3) + torch.frac(h * 3)) * h).sum()
+                      + (torch.round(torch.arange(-10, 11) * 0.25 + h.sum() * 0)
+                         * torch.arange(1, 22)).sum()
+                      + (1.0 / (torch.ceil(h * 0 - 0.5) + torch.trunc(h * 0 - 0.5))).clamp(-1, 1).sum()),
+    # Reductions composed from tfc ops (ops/reduction.py).
+    "reductions-composed": _case(lambda h: (h.prod(1).sum() + (h * 0.5 + 1).prod() + h.prod(0, keepdim=True).sum()
+                                            + (h * (h > 0).any(1, keepdim=True)).sum()
+                                            + (h * (h > -1).all(0)).sum() + (h * (h > 0).any()).sum()
+                                            + torch.std_mean(h, 1)[0].sum() + torch.std_mean(h, 0)[1].sum()
+                                            + h.cumsum(1).pow(2).mean() + h.cumsum(0).sum()
+                                            + h.norm(p=3, dim=1).sum() + h.norm(p=float("-inf"))),
+                                 rows=5, out=7),
+    # Position ids from an attention mask (HF style): an integer cumsum.
+    "cumsum-positions": lambda: _positions(),
+    # Data movement composed from slices and gathers (ops/shape.py).
+    "flip-roll-diagonal": _case(lambda h: ((h.flip(0) * h).sum() + (h.flip(0, 1)[:, :3] ** 2).sum()
+                                           + (torch.roll(h, 3, 1) * h).sum()
+                                           + (torch.roll(h, (1, -2), (0, 1)) * h).sum()
+                                           + (torch.roll(h, 5) * h).sum()
+                                           + (torch.diagonal(h) ** 2).sum()
+                                           + torch.diagonal(h, 2).sum() + torch.diagonal(h, -1).sum() * 3
+                                           + torch.diagonal(h.view(2, 2, 8), 1, 1, 2).pow(2).sum())),
+    "group-norm": lambda: _group_norm(),
+    # Gradient control: detach and no_grad / inference_mode values are
+    # constants to the gradient (tfc.stop_gradient); without it these
+    # gradients differ from torch's by about their own size.
+    "detach-no-grad": _case(lambda h: _detached(h)),
 }
+
+
+class _Positions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pos = nn.Embedding(9, 6)
+        self.fc = nn.Linear(6, 6)
+
+    def forward(self, x, mask):
+        positions = (mask.long().cumsum(-1) - 1).clamp(min=0)
+        return (self.fc(x) * self.pos(positions)).sum()
+
+
+def _positions():
+    torch.manual_seed(0)
+    mask = torch.tensor([[0, 0, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 0, 0, 0]])
+    return _Positions(), (torch.randn(2, 8, 6, generator=_g(1)), mask)
+
+
+class _GroupNorms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 12)
+        self.affine = nn.GroupNorm(3, 6)
+        self.plain = nn.GroupNorm(2, 4, affine=False)
+
+    def forward(self, x):
+        h = self.fc(x).view(2, 6, 2, 2)
+        return ((self.affine(h) * h).sum() + self.plain(h[:, :4].reshape(2, 4, 4)).pow(2).mean()
+                + F.group_norm(h.reshape(4, 6, 2), 6).pow(3).sum())
+
+
+def _group_norm():
+    torch.manual_seed(0)
+    return _GroupNorms(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+def _detached(h):
+    with torch.no_grad():
+        scale = h.abs().mean(0)
+        above = h > scale
+    with torch.inference_mode():
+        shift = (h * 0.0 + 1.0).sum()
+    target = (h * 0.5 + 1.0).detach()
+    return (F.mse_loss(h, target) + (h * scale).sum() + (h * above).mean()
+            + (h * h.detach()).sum() * 0.1 + shift * 0.01)
 
 
 # RMSNorm without weight and with x / sqrt(...); cross_entropy for the

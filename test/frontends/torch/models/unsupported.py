@@ -1,6 +1,7 @@
 """Models tfc_torch must refuse, each with the error it must give. The line
-that causes the error carries a trailing `# error here` comment, which
-check_errors.py uses to check the reported source line."""
+that causes the error carries a trailing `# error here` comment (`# error
+here (Model)` outside the model's class), which check_errors.py uses to
+check the reported source line."""
 import torch
 import torch.nn as nn
 
@@ -11,12 +12,12 @@ class Base(nn.Module):
         self.fc = nn.Linear(8, 4)
 
 
-class CumulativeSum(Base):
-    """aten.cumsum has no tfc lowering."""
+class SortedValues(Base):
+    """aten.sort has no tfc lowering."""
 
     def forward(self, x):
         h = self.fc(x)
-        return h.cumsum(dim=-1).mean()  # error here
+        return h.sort(dim=-1).values.mean()  # error here
 
 
 class BranchOnValue(Base):
@@ -78,6 +79,26 @@ class ArgmaxInLoss(Base):
         h = self.fc(x)
         values, indices = h.max(dim=-1)
         return (values * indices).mean()  # error here
+
+
+class StraightThrough(torch.autograd.Function):
+    """A custom backward (straight-through rounding): tfc cannot import it,
+    and differentiating the forward instead would give other gradients."""
+
+    @staticmethod
+    def forward(ctx, h):
+        return h * 2.0  # error here (CustomFunction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class CustomFunction(Base):
+    """A torch.autograd.Function with its own backward inside the model."""
+
+    def forward(self, x):
+        return StraightThrough.apply(self.fc(x)).mean()  # error here
 
 
 def example_batch():
