@@ -41,6 +41,13 @@ bf16-autocast: the same tfc gradients against the plain f32 model
       both; the embeddings are f32 in both.
   The two round at different places, so they differ by about as much as
   each differs from f32 (rel-l2 up to 1.0e-2 vs 0.9e-2): a loose check.
+  The reference's bf16 GEMMs (mm, bmm, addmm, baddbmm, forward and
+  backward) run as f32 products of the bf16 operands rounded once
+  (F32AccumulatedGemms), as autocast's GEMMs do on CUDA and on CPUs with
+  AVX512-BF16: on a CPU without it (AMD EPYC, 2026-11-27) torch 1.13's
+  bf16 mm accumulates in bf16 (rel error 1.4e-2 at k=128 against 1.7e-3
+  for f32 accumulation), its autocast gradients were 30% off f32 and the
+  check failed for every seed.
 
 fp16: the bf16 check with torch.float16, on gpt-mini's loss times 2^16,
   GradScaler's initial scale and tfc-train's (the gradients are divided by
@@ -132,6 +139,7 @@ import time
 
 import torch
 import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
 
 import gpt_mini_model
 import run_numerics
@@ -290,6 +298,25 @@ def autocast_loss(params, tokens, targets):
         return gpt_mini_model.loss(params, tokens, targets)
 
 
+class F32AccumulatedGemms(TorchDispatchMode):
+    """Runs every GEMM with a bf16 operand as the f32 product of its
+    operands, rounded once to bf16 (see the module docstring: torch 1.13's
+    CPU bf16 GEMM accumulates in bf16 on CPUs without AVX512-BF16). The
+    mode sits below autograd, so the backward's GEMMs go through it too
+    while it is active."""
+    GEMMS = (torch.ops.aten.mm.default, torch.ops.aten.bmm.default,
+             torch.ops.aten.addmm.default, torch.ops.aten.baddbmm.default)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in self.GEMMS and any(isinstance(a, torch.Tensor) and a.dtype == torch.bfloat16
+                                      for a in args):
+            wide = [a.float() if isinstance(a, torch.Tensor) and a.dtype == torch.bfloat16 else a
+                    for a in args]
+            return func(*wide, **kwargs).to(torch.bfloat16)
+        return func(*args, **kwargs)
+
+
 def gradients(loss_fn, params, scale=1.0):
     """(loss, {name: gradient}) of loss_fn(leaves) * scale, unscaled."""
     leaves = {k: v.clone().requires_grad_(True) for k, v in params.items()}
@@ -401,7 +428,9 @@ def case_gradients(case, args, workdir, seed):
                                                      tokens, targets, scale)
     f32 = gradients(lambda p: gpt_mini_model.loss(p, tokens, targets), params)
     if case == "bf16-autocast":
-        label, want = "autocast", gradients(lambda p: autocast_loss(p, tokens, targets), params)
+        with F32AccumulatedGemms():
+            want = gradients(lambda p: autocast_loss(p, tokens, targets), params)
+        label = "autocast"
     else:
         ref = Reference(args.reference_gemm, args.perturb or ())
         label = "policy"
