@@ -7,7 +7,9 @@ and `trace(model, example_args, forward=True)` runs
     output = model(*args)                     (a tensor or a pytree of them)
 under make_fx (real tensors), with the module's parameters and buffers
 swapped for traced placeholders by functional_call and the whole function
-functionalized, so the graph holds no in-place ops or aliasing. Tied
+functionalized, so the graph holds no in-place ops or aliasing. In a loss
+trace, parameters with requires_grad=False are traced as buffers (constants
+of the loss: no gradient, no update). Tied
 parameters (one tensor under several state_dict names) become one
 placeholder, named by their first name in `named_parameters()` order.
 
@@ -228,6 +230,13 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     buffers = _alias_groups(model, "buffer")
     param_tensors = dict(model.named_parameters())
     buffer_tensors = dict(model.named_buffers())
+    if not forward:
+        # Frozen parameters (requires_grad=False) are constants of the
+        # loss, as buffers are: never differentiated, never updated.
+        frozen = [n for n in params if not param_tensors[n].requires_grad]
+        for n in frozen:
+            buffers[n] = params.pop(n)
+            buffer_tensors[n] = param_tensors.pop(n)
     batch_names = input_names(model, len(example_args), loss_fn, names)
     taken = set(params) | set(buffers)
     for n in batch_names:

@@ -81,9 +81,10 @@ class _ModelState:
             if arg is None:
                 if key in self.buffers and not torch.equal(value.detach().cpu(),
                                                            self.buffers[key]):
-                    raise ValueError(f"buffer '{key}' differs from the compiled program's: "
-                                     "buffers are constants of the compiled step; compile "
-                                     "again to change them")
+                    raise ValueError(f"buffer or frozen parameter '{key}' differs from the "
+                                     "compiled program's: buffers and parameters with "
+                                     "requires_grad=False are constants of the compiled "
+                                     "step; compile again to change them")
                 continue
             if arg in checked and not torch.equal(checked[arg], value):
                 raise ValueError(f"'{key}' is tied to '{arg}' but holds a different value")

@@ -64,7 +64,7 @@ def torch_loss_and_grads(model, batch, loss_fn):
     model.zero_grad()
     out = model(*batch) if loss_fn is None else loss_fn(
         model(*batch[:_model_argc(model, batch)]), *batch)
-    params = [p for _, p in model.named_parameters()]
+    params = [p for _, p in model.named_parameters() if p.requires_grad]  # frozen: constants
     grads = torch.autograd.grad(out, params, allow_unused=True)
     grads = [torch.zeros_like(p) if g is None else g for p, g in zip(params, grads)]
     return out.detach(), grads

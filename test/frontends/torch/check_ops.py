@@ -39,6 +39,9 @@ def check(name, factory, tfc_run, device, workdir, patterns):
     feed = stem + "-in.safetensors"
     tfc_torch.safetensors.save({**exported.params, **exported.inputs}, feed)
     want_loss, want_grads = check_models.torch_loss_and_grads(model, batch, None)
+    if len(exported.params) != len(want_grads):
+        return (f"{len(exported.params)} parameter arguments for {len(want_grads)} "
+                "trainable parameters")
     check_models.run_tfc(tfc_run, stem + ".mlir", feed, stem + "-out.safetensors", device, grad=True)
     got = tfc_torch.safetensors.load(stem + "-out.safetensors")
     problems = []

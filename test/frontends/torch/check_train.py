@@ -15,7 +15,8 @@ Cases:
   outputs.
 - api: SGD with momentum and clipping, gradient accumulation (K=2), the
   learning rate changed between steps, save/load and the optimizer state,
-  load_state_dict into a step, against torch's recipes; bf16 and fp16
+  load_state_dict into a step, frozen parameters (requires_grad=False:
+  unchanged, the others as torch's AdamW), against torch's recipes; bf16 and fp16
   steps near f32's; dropout's stream (new masks per call, reproducible per
   seed); the errors (unknown option, bad value, bad batch).
 Exit codes: 0 pass, 1 failure, 77 device unavailable.
@@ -203,6 +204,38 @@ def check_api(device, steps):
             problems.append(f"accumulate micro-batch {i}: {loss} vs {expected.item()}")
             break
 
+    # Frozen parameters (requires_grad=False): constants of the step, as
+    # torch's optimizer skips them (no gradient); the others follow AdamW.
+    frozen = copy.deepcopy(model)
+    frozen_name, first = next(frozen.named_parameters())
+    first.requires_grad_(False)
+    ref = copy.deepcopy(frozen)
+    fstep = tfc_torch.compile_train_step(copy.deepcopy(frozen), example, loss_fn, device=device,
+                                         lr=1e-2)
+    opt = torch.optim.AdamW(adamw_groups(ref, 0.01), lr=1e-2)
+    for i, batch in enumerate(batches(model, example, loss_fn, 5, seed=17)):
+        loss = fstep(*batch)
+        opt.zero_grad()
+        expected = torch_loss(ref, batch, loss_fn)
+        expected.backward()
+        opt.step()
+        if rel(loss, expected.item()) > LOSS_RTOL:
+            problems.append(f"frozen step {i}: {loss} vs {expected.item()}")
+            break
+    trained = fstep.state_dict()
+    for name, q in ref.named_parameters():
+        if name == frozen_name:
+            if not torch.equal(trained[name], first.detach()):
+                problems.append(f"frozen parameter {name} changed")
+        elif normwise(trained[name], q.detach()) > PARAM_RTOL:
+            problems.append(f"{name} next to a frozen parameter: "
+                            f"{normwise(trained[name], q.detach()):.2e}")
+    changed = {k: v.clone() for k, v in trained.items()}
+    changed[frozen_name] += 1.0
+    err = expect_error(ValueError, "frozen parameter", lambda: fstep.load_state_dict(changed))
+    if err:
+        problems.append(err)
+
     # Mixed precision from Python: bf16 follows f32 within bf16's rounding,
     # fp16 turns loss scaling on (the scaler's state exists).
     batch = next(batches(model, example, loss_fn, 1, seed=13))
@@ -251,7 +284,7 @@ def check_api(device, steps):
     if problems:
         return "; ".join(problems)
     print("api: ok (sgd + clipping + lr change, save/load, optimizer state, "
-          "accumulation, bf16/fp16, dropout stream, errors)")
+          "accumulation, frozen parameters, bf16/fp16, dropout stream, errors)")
     return None
 
 

@@ -156,6 +156,8 @@ CASES = {
                                            + torch.diagonal(h, 2).sum() + torch.diagonal(h, -1).sum() * 3
                                            + torch.diagonal(h.view(2, 2, 8), 1, 1, 2).pow(2).sum())),
     "group-norm": lambda: _group_norm(),
+    # A frozen layer (requires_grad=False) is a constant: no gradient.
+    "frozen-parameters": lambda: _frozen(),
     # Gradient control: detach and no_grad / inference_mode values are
     # constants to the gradient (tfc.stop_gradient); without it these
     # gradients differ from torch's by about their own size.
@@ -196,6 +198,21 @@ class _GroupNorms(nn.Module):
 def _group_norm():
     torch.manual_seed(0)
     return _GroupNorms(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+class _FrozenLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 3))
+        self.net[0].weight.requires_grad_(False)
+
+    def forward(self, x):
+        return self.net(x).pow(2).mean()
+
+
+def _frozen():
+    torch.manual_seed(0)
+    return _FrozenLayer(), (torch.randn(4, 6, generator=_g(1)),)
 
 
 def _detached(h):
