@@ -1,14 +1,16 @@
-"""Elementwise aten ops: arithmetic, comparisons, selections, activations
-and dtype conversions. Operands are converted to the traced result's
+"""Elementwise aten ops: arithmetic, comparisons, selections, math composed
+from tfc's pointwise ops (log2, sinh, hypot, xlogy, lerp, ...) and dtype
+conversions (activations: activation.py; rounding: rounding.py). Operands are converted to the traced result's
 element type first (torch's type promotion made explicit, since tfc never
 promotes implicitly); Python scalars become 0-d splat constants rounded to
 that type, as torch rounds them."""
 import math
 
+import torch
+
 from .. import dtypes
 from ..registry import lowers
-from ..importer import Missing
-from .common import norm_dim, promoted
+from .common import promoted
 
 
 def _operands(ctx, *xs, dtype=None):
@@ -154,116 +156,6 @@ def expm1(ctx, x):
     return ctx.b.sub(ctx.b.unary("exp", ctx.tensor(x, dt)), ctx.tensor(1.0, dt))
 
 
-@lowers("aten.gelu.default")
-def gelu(ctx, x, approximate="none"):
-    return ctx.b.gelu(ctx.tensor(x, ctx.out().dtype), approximate)
-
-
-@lowers("aten.leaky_relu.default")
-def leaky_relu(ctx, x, negative_slope=0.01):
-    dt = ctx.out().dtype
-    y = ctx.tensor(x, dt)
-    positive = ctx.b.compare("gt", y, ctx.tensor(0.0, dt))
-    return ctx.b.select(positive, y, ctx.b.mul(y, ctx.tensor(negative_slope, dt)))
-
-
-@lowers("aten.elu.default")
-def elu(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
-    dt = ctx.out().dtype
-    b = ctx.b
-    y = ctx.tensor(x, dt)
-    negative = b.mul(ctx.tensor(alpha, dt),
-                     b.sub(b.unary("exp", b.mul(y, ctx.tensor(input_scale, dt))), ctx.tensor(1.0, dt)))
-    out = b.select(b.compare("gt", y, ctx.tensor(0.0, dt)), y, negative)
-    return out if scale == 1 else b.mul(out, ctx.tensor(scale, dt))
-
-
-def _softplus(ctx, y, beta=1, threshold=20):
-    """log(1 + exp(beta y)) / beta, y itself where beta y > threshold."""
-    dt, b = y.dtype, ctx.b
-    scaled = b.mul(y, ctx.tensor(beta, dt))
-    soft = b.div(b.unary("log", b.add(b.unary("exp", scaled), ctx.tensor(1.0, dt))),
-                 ctx.tensor(beta, dt))
-    return b.select(b.compare("gt", scaled, ctx.tensor(threshold, dt)), y, soft)
-
-
-@lowers("aten.softplus.default")
-def softplus(ctx, x, beta=1, threshold=20):
-    return _softplus(ctx, ctx.tensor(x, ctx.out().dtype), beta, threshold)
-
-
-@lowers("aten.mish.default")
-def mish(ctx, x):
-    """x tanh(softplus(x)), softplus with torch's threshold 20."""
-    y = ctx.tensor(x, ctx.out().dtype)
-    return ctx.b.mul(y, ctx.b.unary("tanh", _softplus(ctx, y)))
-
-
-@lowers("aten.log_sigmoid_forward.default")
-def log_sigmoid_forward(ctx, x):
-    """(log sigmoid(x), torch's backward buffer): min(x, 0) - log(1 +
-    exp(-|x|)), which neither overflows nor loses the small values of the
-    negative side."""
-    dt, b = ctx.out(0).dtype, ctx.b
-    y = ctx.tensor(x, dt)
-    tail = b.unary("log", b.add(ctx.tensor(1.0, dt), b.unary("exp", b.unary("neg", b.unary("abs", y)))))
-    out = b.sub(b.binary("minimum", y, ctx.tensor(0.0, dt)), tail)
-    return out, Missing("its second result is the backward's buffer, which tfc does not build")
-
-
-@lowers("aten.glu.default")
-def glu(ctx, x, dim=-1):
-    """a * sigmoid(b) for the two halves a, b of x along `dim`."""
-    y = ctx.tensor(x, ctx.out().dtype)
-    d = norm_dim(dim, y.rank)
-    half = y.shape[d] // 2
-    a = ctx.b.slice_dim(y, d, 0, half)
-    gate = ctx.b.slice_dim(y, d, half, 2 * half)
-    return ctx.b.mul(a, ctx.b.unary("sigmoid", gate))
-
-
-@lowers("aten.threshold.default")
-def threshold(ctx, x, threshold, value):
-    """x where x > threshold, else value."""
-    dt, b = ctx.out().dtype, ctx.b
-    y = ctx.tensor(x, dt)
-    return b.select(b.compare("gt", y, ctx.tensor(threshold, dt)), y, ctx.tensor(value, dt))
-
-
-@lowers("aten.hardshrink.default")
-def hardshrink(ctx, x, lambd=0.5):
-    dt, b = ctx.out().dtype, ctx.b
-    y = ctx.tensor(x, dt)
-    return b.select(b.compare("gt", b.unary("abs", y), ctx.tensor(lambd, dt)), y,
-                    ctx.tensor(0.0, dt))
-
-
-@lowers("aten.softshrink.default")
-def softshrink(ctx, x, lambd=0.5):
-    dt, b = ctx.out().dtype, ctx.b
-    y = ctx.tensor(x, dt)
-    l = ctx.tensor(lambd, dt)
-    below = b.select(b.compare("lt", y, b.unary("neg", l)), b.add(y, l), ctx.tensor(0.0, dt))
-    return b.select(b.compare("gt", y, l), b.sub(y, l), below)
-
-
-@lowers("aten.celu.default")
-def celu(ctx, x, alpha=1.0):
-    """max(0, x) + min(0, alpha (exp(x / alpha) - 1)): elu with input
-    scale 1 / alpha."""
-    return elu(ctx, x, alpha, 1.0, 1.0 / alpha)
-
-
-@lowers("aten.sign.default", "aten.sgn.default")
-def sign(ctx, x):
-    """1, -1 or 0 (0 also for NaN, as torch's (0 < x) - (x < 0))."""
-    dt, b = ctx.out().dtype, ctx.b
-    y = ctx.tensor(x, dt)
-    zero = ctx.tensor(0, dt)
-    negative = b.select(b.compare("lt", y, zero), ctx.tensor(-1, dt), zero)
-    return b.select(b.compare("gt", y, zero), ctx.tensor(1, dt), negative)
-
-
 def _scaled_log(ctx, x, base):
     dt = ctx.out().dtype
     return ctx.b.mul(ctx.b.unary("log", ctx.tensor(x, dt)), ctx.tensor(1.0 / math.log(base), dt))
@@ -370,7 +262,6 @@ def lerp(ctx, start, end, weight):
 def nan_to_num(ctx, x, nan=None, posinf=None, neginf=None):
     """NaN -> nan (0), +inf -> posinf (the type's largest), -inf -> neginf
     (its lowest)."""
-    import torch
     dt, b = ctx.out().dtype, ctx.b
     y = ctx.tensor(x, dt)
     if not dtypes.is_float(dt):
@@ -382,90 +273,6 @@ def nan_to_num(ctx, x, nan=None, posinf=None, neginf=None):
                    ctx.tensor(info.max if posinf is None else posinf, dt), out)
     return b.select(b.compare("eq", y, b.unary("neg", inf)),
                     ctx.tensor(info.min if neginf is None else neginf, dt), out)
-
-
-# -- rounding: piecewise constant, so their gradient is zero (stop_gradient) --
-
-def _trunc(ctx, y):
-    """y rounded toward zero: through i64 where |y| < 2^(mantissa bits),
-    where every float is already an integer (and for inf and NaN) y."""
-    import torch
-    b, dt = ctx.b, y.dtype
-    exact = 1.0 / torch.finfo(dtypes.torch_dtype(dt)).eps  # 2^(mantissa bits)
-    small = b.compare("lt", b.unary("abs", y), ctx.tensor(exact, dt))
-    safe = b.select(small, y, ctx.tensor(0.0, dt))  # never convert an out-of-range value
-    return b.select(small, b.convert(b.convert(safe, "i64"), dt), y)
-
-
-def _signed_zero(ctx, r, y):
-    """r with zeros carrying y's sign (torch's floor(-0.5) is -1, its
-    ceil(-0.5) and trunc(-0.5) are -0)."""
-    b, dt = ctx.b, y.dtype
-    return b.select(b.compare("eq", r, ctx.tensor(0.0, dt)), b.mul(y, ctx.tensor(0.0, dt)), r)
-
-
-def _floor(ctx, y):
-    b, dt = ctx.b, y.dtype
-    t = _trunc(ctx, y)
-    return b.sub(t, b.select(b.compare("gt", t, y), ctx.tensor(1.0, dt), ctx.tensor(0.0, dt)))
-
-
-def _rounding(kind):
-    def lower(ctx, x):
-        dt, b = ctx.out().dtype, ctx.b
-        y = ctx.tensor(x, dt)
-        if not dtypes.is_float(dt):
-            return y
-        one, zero = ctx.tensor(1.0, dt), ctx.tensor(0.0, dt)
-        if kind == "trunc":
-            r = _trunc(ctx, y)
-        elif kind == "floor":
-            r = _floor(ctx, y)
-        elif kind == "ceil":
-            t = _trunc(ctx, y)
-            r = b.add(t, b.select(b.compare("lt", t, y), one, zero))
-        else:  # round half to even
-            f = _floor(ctx, y)
-            d = b.sub(y, f)  # exact: f is within one of y
-            half = ctx.tensor(0.5, dt)
-            f_half = b.mul(f, half)
-            odd = b.compare("ne", f_half, _floor(ctx, f_half))
-            up = b.select(b.compare("gt", d, half), one,
-                          b.select(b.compare("eq", d, half),
-                                   b.select(odd, one, zero), zero))
-            r = b.add(f, up)
-        return b.stop_gradient(_signed_zero(ctx, r, y))
-    lower.__name__ = kind
-    return lower
-
-
-for _kind in ("trunc", "floor", "ceil", "round"):
-    lowers(f"aten.{_kind}.default")(_rounding(_kind))
-
-
-@lowers("aten.frac.default")
-def frac(ctx, x):
-    """x - trunc(x) (gradient 1, as torch's)."""
-    y = ctx.tensor(x, ctx.out().dtype)
-    return ctx.b.sub(y, ctx.b.stop_gradient(_signed_zero(ctx, _trunc(ctx, y), y)))
-
-
-@lowers("aten.hardsigmoid.default")
-def hardsigmoid(ctx, x):
-    dt = ctx.out().dtype
-    b = ctx.b
-    y = b.add(b.div(ctx.tensor(x, dt), ctx.tensor(6.0, dt)), ctx.tensor(0.5, dt))
-    return b.binary("minimum", b.binary("maximum", y, ctx.tensor(0.0, dt)), ctx.tensor(1.0, dt))
-
-
-@lowers("aten.hardswish.default")
-def hardswish(ctx, x):
-    dt = ctx.out().dtype
-    b = ctx.b
-    y = ctx.tensor(x, dt)
-    r6 = b.binary("minimum", b.binary("maximum", b.add(y, ctx.tensor(3.0, dt)),
-                                      ctx.tensor(0.0, dt)), ctx.tensor(6.0, dt))
-    return b.div(b.mul(y, r6), ctx.tensor(6.0, dt))
 
 
 @lowers("aten.pow.Tensor_Scalar")

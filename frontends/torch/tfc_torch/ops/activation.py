@@ -1,0 +1,123 @@
+"""Activation functions: gelu, leaky_relu, elu/celu, softplus, mish,
+log_sigmoid, glu, threshold, hard/soft shrink, hardsigmoid, hardswish, each
+composed from tfc's pointwise ops as torch defines it."""
+from ..importer import Missing
+from ..registry import lowers
+from .common import norm_dim
+
+@lowers("aten.gelu.default")
+def gelu(ctx, x, approximate="none"):
+    return ctx.b.gelu(ctx.tensor(x, ctx.out().dtype), approximate)
+
+
+@lowers("aten.leaky_relu.default")
+def leaky_relu(ctx, x, negative_slope=0.01):
+    dt = ctx.out().dtype
+    y = ctx.tensor(x, dt)
+    positive = ctx.b.compare("gt", y, ctx.tensor(0.0, dt))
+    return ctx.b.select(positive, y, ctx.b.mul(y, ctx.tensor(negative_slope, dt)))
+
+
+@lowers("aten.elu.default")
+def elu(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
+    dt = ctx.out().dtype
+    b = ctx.b
+    y = ctx.tensor(x, dt)
+    negative = b.mul(ctx.tensor(alpha, dt),
+                     b.sub(b.unary("exp", b.mul(y, ctx.tensor(input_scale, dt))), ctx.tensor(1.0, dt)))
+    out = b.select(b.compare("gt", y, ctx.tensor(0.0, dt)), y, negative)
+    return out if scale == 1 else b.mul(out, ctx.tensor(scale, dt))
+
+
+def _softplus(ctx, y, beta=1, threshold=20):
+    """log(1 + exp(beta y)) / beta, y itself where beta y > threshold."""
+    dt, b = y.dtype, ctx.b
+    scaled = b.mul(y, ctx.tensor(beta, dt))
+    soft = b.div(b.unary("log", b.add(b.unary("exp", scaled), ctx.tensor(1.0, dt))),
+                 ctx.tensor(beta, dt))
+    return b.select(b.compare("gt", scaled, ctx.tensor(threshold, dt)), y, soft)
+
+
+@lowers("aten.softplus.default")
+def softplus(ctx, x, beta=1, threshold=20):
+    return _softplus(ctx, ctx.tensor(x, ctx.out().dtype), beta, threshold)
+
+
+@lowers("aten.mish.default")
+def mish(ctx, x):
+    """x tanh(softplus(x)), softplus with torch's threshold 20."""
+    y = ctx.tensor(x, ctx.out().dtype)
+    return ctx.b.mul(y, ctx.b.unary("tanh", _softplus(ctx, y)))
+
+
+@lowers("aten.log_sigmoid_forward.default")
+def log_sigmoid_forward(ctx, x):
+    """(log sigmoid(x), torch's backward buffer): min(x, 0) - log(1 +
+    exp(-|x|)), which neither overflows nor loses the small values of the
+    negative side."""
+    dt, b = ctx.out(0).dtype, ctx.b
+    y = ctx.tensor(x, dt)
+    tail = b.unary("log", b.add(ctx.tensor(1.0, dt), b.unary("exp", b.unary("neg", b.unary("abs", y)))))
+    out = b.sub(b.binary("minimum", y, ctx.tensor(0.0, dt)), tail)
+    return out, Missing("its second result is the backward's buffer, which tfc does not build")
+
+
+@lowers("aten.glu.default")
+def glu(ctx, x, dim=-1):
+    """a * sigmoid(b) for the two halves a, b of x along `dim`."""
+    y = ctx.tensor(x, ctx.out().dtype)
+    d = norm_dim(dim, y.rank)
+    half = y.shape[d] // 2
+    a = ctx.b.slice_dim(y, d, 0, half)
+    gate = ctx.b.slice_dim(y, d, half, 2 * half)
+    return ctx.b.mul(a, ctx.b.unary("sigmoid", gate))
+
+
+@lowers("aten.threshold.default")
+def threshold(ctx, x, threshold, value):
+    """x where x > threshold, else value."""
+    dt, b = ctx.out().dtype, ctx.b
+    y = ctx.tensor(x, dt)
+    return b.select(b.compare("gt", y, ctx.tensor(threshold, dt)), y, ctx.tensor(value, dt))
+
+
+@lowers("aten.hardshrink.default")
+def hardshrink(ctx, x, lambd=0.5):
+    dt, b = ctx.out().dtype, ctx.b
+    y = ctx.tensor(x, dt)
+    return b.select(b.compare("gt", b.unary("abs", y), ctx.tensor(lambd, dt)), y,
+                    ctx.tensor(0.0, dt))
+
+
+@lowers("aten.softshrink.default")
+def softshrink(ctx, x, lambd=0.5):
+    dt, b = ctx.out().dtype, ctx.b
+    y = ctx.tensor(x, dt)
+    l = ctx.tensor(lambd, dt)
+    below = b.select(b.compare("lt", y, b.unary("neg", l)), b.add(y, l), ctx.tensor(0.0, dt))
+    return b.select(b.compare("gt", y, l), b.sub(y, l), below)
+
+
+@lowers("aten.celu.default")
+def celu(ctx, x, alpha=1.0):
+    """max(0, x) + min(0, alpha (exp(x / alpha) - 1)): elu with input
+    scale 1 / alpha."""
+    return elu(ctx, x, alpha, 1.0, 1.0 / alpha)
+
+
+@lowers("aten.hardsigmoid.default")
+def hardsigmoid(ctx, x):
+    dt = ctx.out().dtype
+    b = ctx.b
+    y = b.add(b.div(ctx.tensor(x, dt), ctx.tensor(6.0, dt)), ctx.tensor(0.5, dt))
+    return b.binary("minimum", b.binary("maximum", y, ctx.tensor(0.0, dt)), ctx.tensor(1.0, dt))
+
+
+@lowers("aten.hardswish.default")
+def hardswish(ctx, x):
+    dt = ctx.out().dtype
+    b = ctx.b
+    y = ctx.tensor(x, dt)
+    r6 = b.binary("minimum", b.binary("maximum", b.add(y, ctx.tensor(3.0, dt)),
+                                      ctx.tensor(0.0, dt)), ctx.tensor(6.0, dt))
+    return b.div(b.mul(y, r6), ctx.tensor(6.0, dt))
