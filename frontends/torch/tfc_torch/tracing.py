@@ -280,7 +280,10 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     except (TypeError, ValueError):
         pass
     try:
-        with _recording_stack_traces(), _recording_grad_mode():
+        # Grad mode on while tracing, so only the model's own no_grad regions
+        # count (a caller's `with torch.no_grad():` around the import would
+        # otherwise mark every node).
+        with _recording_stack_traces(), _recording_grad_mode(), torch.enable_grad():
             gm = make_fx(_functionalize(_tfc_traced_loss), **options)(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
         text = f"{type(e).__name__}: {e}"

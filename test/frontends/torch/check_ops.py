@@ -2,7 +2,8 @@
 models/ops.py is imported and run by `tfc-run --grad`; its loss and every
 gradient must equal torch.autograd's (rtol 1e-5 for the loss, 1e-4 of the
 largest magnitude for each gradient), and the patterns listed in
-models/ops.py's PATTERNS must be recognized.
+models/ops.py's PATTERNS must be recognized; importing under torch.no_grad()
+must give the same module.
 
 Usage: check_ops.py --tfc-run BIN [--case NAME ...] [--device host|cuda]
 Exit codes: 0 pass, 1 failure, 77 device unavailable.
@@ -33,6 +34,13 @@ def check(name, factory, tfc_run, device, workdir, patterns):
     model, batch = factory()
     stem = os.path.join(workdir, name)
     exported = tfc_torch.export(model, batch, stem + ".mlir")
+    # The caller's grad mode does not matter: only the model's own no_grad
+    # regions are constants (an import under `with torch.no_grad():`).
+    with torch.no_grad():
+        tfc_torch.export(model, batch, stem + "-no-grad.mlir")
+    with open(stem + ".mlir") as a, open(stem + "-no-grad.mlir") as b:
+        if a.read() != b.read():
+            return "importing under torch.no_grad() gives another module"
     for pattern, count in patterns.get(name, {}).items():
         if exported.patterns.get(pattern, 0) != count:
             return f"pattern {pattern} fired {exported.patterns.get(pattern, 0)} times, expected {count}"
