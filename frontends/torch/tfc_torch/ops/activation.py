@@ -5,6 +5,7 @@ from ..importer import Missing
 from ..registry import lowers
 from .common import norm_dim
 
+
 @lowers("aten.gelu.default")
 def gelu(ctx, x, approximate="none"):
     return ctx.b.gelu(ctx.tensor(x, ctx.out().dtype), approximate)
@@ -50,16 +51,21 @@ def mish(ctx, x):
     return ctx.b.mul(y, ctx.b.unary("tanh", _softplus(ctx, y)))
 
 
+def softplus_of_negated(ctx, y):
+    """log(1 + exp(-y)) computed stably as log(1 + exp(-|y|)) + max(-y, 0)
+    (binary_cross_entropy_with_logits' and log_sigmoid's term)."""
+    b, dt = ctx.b, y.dtype
+    tail = b.unary("log", b.add(ctx.tensor(1.0, dt), b.unary("exp", b.unary("neg", b.unary("abs", y)))))
+    return b.add(tail, b.binary("maximum", b.unary("neg", y), ctx.tensor(0.0, dt)))
+
+
 @lowers("aten.log_sigmoid_forward.default")
 def log_sigmoid_forward(ctx, x):
-    """(log sigmoid(x), torch's backward buffer): min(x, 0) - log(1 +
-    exp(-|x|)), which neither overflows nor loses the small values of the
-    negative side."""
-    dt, b = ctx.out(0).dtype, ctx.b
-    y = ctx.tensor(x, dt)
-    tail = b.unary("log", b.add(ctx.tensor(1.0, dt), b.unary("exp", b.unary("neg", b.unary("abs", y)))))
-    out = b.sub(b.binary("minimum", y, ctx.tensor(0.0, dt)), tail)
-    return out, Missing("its second result is the backward's buffer, which tfc does not build")
+    """(log sigmoid(x), torch's backward buffer): -log(1 + exp(-x)), which
+    neither overflows nor loses the small values of the negative side."""
+    y = ctx.tensor(x, ctx.out(0).dtype)
+    return (ctx.b.unary("neg", softplus_of_negated(ctx, y)),
+            Missing("its second result is the backward's buffer, which tfc does not build"))
 
 
 @lowers("aten.glu.default")

@@ -1,7 +1,7 @@
 """Elementwise aten ops: arithmetic, comparisons, selections, math composed
 from tfc's pointwise ops (log2, sinh, hypot, xlogy, lerp, ...) and dtype
-conversions (activations: activation.py; rounding: rounding.py). Operands are converted to the traced result's
-element type first (torch's type promotion made explicit, since tfc never
+conversions (activations: activation.py; rounding: rounding.py). Operands
+are converted to the traced result's element type first (torch's type promotion made explicit, since tfc never
 promotes implicitly); Python scalars become 0-d splat constants rounded to
 that type, as torch rounds them."""
 import math

@@ -5,6 +5,7 @@ with a one-hot selection (tfc has no gather). mse, l1, smooth-l1, huber
 and the binary cross-entropies are elementwise formulas and a reduction."""
 from ..ir import TensorType
 from ..registry import expands, lowers
+from .activation import softplus_of_negated
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
@@ -115,10 +116,8 @@ def bce_with_logits(ctx, x, y, weight=None, pos_weight=None, reduction=1):
     b = ctx.b
     dt = ctx.out().dtype
     xv, yv = ctx.tensor(x, dt), ctx.tensor(y, dt)
-    one, zero = ctx.tensor(1.0, dt), ctx.tensor(0.0, dt)
-    # log(1 + exp(-x)) computed stably as log(1 + exp(-|x|)) + max(-x, 0).
-    softplus_neg = b.add(b.unary("log", b.add(one, b.unary("exp", b.unary("neg", b.unary("abs", xv))))),
-                         b.binary("maximum", b.unary("neg", xv), zero))
+    one = ctx.tensor(1.0, dt)
+    softplus_neg = softplus_of_negated(ctx, xv)
     if pos_weight is not None:
         coeff = b.add(one, b.mul(b.sub(ctx.tensor(pos_weight, dt), one), yv))
         losses = b.add(b.mul(b.sub(one, yv), xv), b.mul(coeff, softplus_neg))

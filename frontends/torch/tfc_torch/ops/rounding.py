@@ -6,6 +6,7 @@ import torch
 from .. import dtypes
 from ..registry import lowers
 
+
 @lowers("aten.sign.default", "aten.sgn.default")
 def sign(ctx, x):
     """1, -1 or 0 (0 also for NaN, as torch's (0 < x) - (x < 0))."""
@@ -21,7 +22,6 @@ def sign(ctx, x):
 def _trunc(ctx, y):
     """y rounded toward zero: through i64 where |y| < 2^(mantissa bits),
     where every float is already an integer (and for inf and NaN) y."""
-    import torch
     b, dt = ctx.b, y.dtype
     exact = 1.0 / torch.finfo(dtypes.torch_dtype(dt)).eps  # 2^(mantissa bits)
     small = b.compare("lt", b.unary("abs", y), ctx.tensor(exact, dt))

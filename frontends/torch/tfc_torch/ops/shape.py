@@ -200,10 +200,7 @@ def flip(ctx, x, dims):
     for d in sorted({norm_dim(d, v.rank) for d in dims}):
         if v.shape[d] < 2:
             continue
-        ids = ctx.tensor(Known(torch.arange(v.shape[d] - 1, -1, -1)), "i64")
-        perm = [d] + [e for e in range(v.rank) if e != d]
-        picked = _gather_rows(ctx, ctx.b.transpose(v, perm), ids)
-        v = ctx.b.transpose(picked, [perm.index(e) for e in range(v.rank)])
+        v = _select_along(ctx, v, d, ctx.tensor(Known(torch.arange(v.shape[d] - 1, -1, -1)), "i64"))
     return v
 
 
@@ -248,16 +245,18 @@ def diagonal(ctx, x, offset=0, dim1=0, dim2=1):
     return b.slice_dim(flat, -1, start, start + (length - 1) * (cols + 1) + 1, cols + 1)
 
 
+def _select_along(ctx, v, dim, ids):
+    """v's entries at 1-d `ids` along `dim` (index_select)."""
+    perm = [dim] + [d for d in range(v.rank) if d != dim]
+    picked = _gather_rows(ctx, ctx.b.transpose(v, perm), ids)  # [n, rest...]
+    return ctx.b.transpose(picked, [perm.index(d) for d in range(v.rank)])
+
+
 @lowers("aten.index_select.default")
 def index_select(ctx, x, dim, index):
     v = ctx.tensor(x)
     dim = norm_dim(dim, v.rank)
-    ids = _ids(ctx, index, v.shape[dim])
-    perm = [dim] + [d for d in range(v.rank) if d != dim]
-    moved = ctx.b.transpose(v, perm)
-    picked = _gather_rows(ctx, moved, ids)  # [n, rest...]
-    inverse = [perm.index(d) for d in range(v.rank)]
-    return ctx.b.transpose(picked, inverse)
+    return _select_along(ctx, v, dim, _ids(ctx, index, v.shape[dim]))
 
 
 def _masked(ctx, v, mask):

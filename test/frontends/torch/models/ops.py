@@ -136,7 +136,9 @@ CASES = {
                                   + torch.round(h * 3) + torch.frac(h * 3)) * h).sum()
                       + (torch.round(torch.arange(-10, 11) * 0.25 + h.sum() * 0)
                          * torch.arange(1, 22)).sum()
-                      + (1.0 / (torch.ceil(h * 0 - 0.5) + torch.trunc(h * 0 - 0.5))).clamp(-1, 1).sum()),
+                      + (1.0 / (torch.ceil(h * 0 - 0.5) + torch.trunc(h * 0 - 0.5))).clamp(-1, 1).sum()
+                      # beyond 2^23 every f32 is an integer: still a zero gradient
+                      + (torch.floor(h * 1e8) * 1e-8).sum()),
     # Reductions composed from tfc ops (ops/reduction.py).
     "reductions-composed": _case(lambda h: (h.prod(1).sum() + (h * 0.5 + 1).prod() + h.prod(0, keepdim=True).sum()
                                             + (h * (h > 0).any(1, keepdim=True)).sum()
