@@ -14,7 +14,8 @@
    benches' records) and prints a summary. Exit 0 when nothing failed.
 
 Usage: gpu-check [--device cuda|host] [--out FILE] [--quick] [--case NAME]
-                 [--bench NAME | --benches-only] [--skip-build] [--jobs N]
+                 [--bench NAME | --benches-only | --cases-only] [--skip-build]
+                 [--jobs N]
                  [--cmake-arg=-DX=Y]
 """
 import argparse
@@ -132,6 +133,8 @@ def main():
                     help="run only these benches (and no cases); see kit/cases.json")
     ap.add_argument("--benches-only", action="store_true",
                     help="run every bench and no case (a short GPU session's first call)")
+    ap.add_argument("--cases-only", action="store_true",
+                    help="run every case and no bench (after a --benches-only run)")
     ap.add_argument("--skip-build", action="store_true", help="reuse KIT/build as it is")
     ap.add_argument("--jobs", type=int, default=1,
                     help="run this many cases at once (the benches always run alone)")
@@ -176,8 +179,8 @@ def main():
     shutil.rmtree(cache, ignore_errors=True)  # the first compile of each kernel is cold
     env = dict(os.environ, TFC_KIT_MODE="replay", TFC_KIT_TFCRT_RUN=tfcrt_run,
                TFC_KIT_ARTIFACTS=os.path.join(kit, "kit", "artifacts"), TFC_CACHE_DIR=cache)
-    if args.case and (args.bench or args.benches_only):
-        ap.error("--case runs cases only; --bench/--benches-only run benches only")
+    if (args.case or args.cases_only) and (args.bench or args.benches_only):
+        ap.error("--case/--cases-only run cases only; --bench/--benches-only run benches only")
     known = {b["name"] for b in plan["benches"]}
     for name in args.bench or []:
         if name not in known:
@@ -202,7 +205,7 @@ def main():
             save(result, ok, args.device, out_path)
 
     result["benches"] = []
-    for bench in ([] if args.case or not ok else
+    for bench in ([] if args.case or args.cases_only or not ok else
                   [b for b in plan["benches"] if not args.bench or b["name"] in args.bench]):
         argv = expand(bench["argv"], kit, args.device) + [
             bench["scale_flag"], str(bench["quick" if args.quick else "full"])]

@@ -158,6 +158,19 @@ def set_shebang(script, python=sys.executable):
     os.chmod(script, 0o755)
 
 
+def host_only_artifacts(root, names):
+    """The artifacts among `names` with a kernel that has no CUDA source."""
+    bad = []
+    for name in names:
+        with open(os.path.join(root, name, "manifest.json")) as f:
+            kernels = json.load(f).get("kernels", [])
+        if any("cuda" not in k for k in kernels):
+            with open(os.path.join(root, name, "kit.json")) as f:
+                info = json.load(f)
+            bad.append(f"{name} ({info['model']})")
+    return bad
+
+
 def tree_bytes(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
 
@@ -226,6 +239,11 @@ def main():
     shutil.rmtree(os.path.join(kit, "results"), ignore_errors=True)
 
     artifacts = sorted(os.listdir(os.path.join(kit, "kit", "artifacts")))
+    host_only = host_only_artifacts(os.path.join(kit, "kit", "artifacts"), artifacts)
+    if host_only:
+        log(f"{len(host_only)} recorded artifacts have kernels without a CUDA source (compiled "
+            f"for target=host), which a GPU cannot run: {', '.join(host_only[:5])}")
+        return 1
     commit = subprocess.run(["git", "-C", REPO, "rev-parse", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     dirty = bool(subprocess.run(["git", "-C", REPO, "status", "--porcelain"], capture_output=True,

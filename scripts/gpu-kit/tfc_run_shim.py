@@ -3,7 +3,8 @@
 
 The numerics and bench scripts call `tfc-run MODEL.mlir [compile flags]
 [run flags]`. This shim keys each compile by the content of MODEL.mlir and
-its compile flags (--function, --grad, --train-step) and
+its compile flags (--function, --grad, --train-step, --fusion, --target,
+--precision, --pad; recorded for --target=sm_90 unless one is given) and
   record mode (scripts/gpu-pack, on the CPU machine): runs the real tfc-run
     with --emit-artifact into the kit's artifacts/<key>/ (once per key), so
     the script runs on as usual;
@@ -22,7 +23,13 @@ import re
 import shutil
 import sys
 
-COMPILE_FLAGS = {"function": True, "train-step": True, "grad": False, "emit-artifact": True}
+# The target recorded artifacts are scheduled for (the GPU machines lent
+# here are H100 and H200: sm_90).
+RECORD_TARGET = "sm_90"
+# tfc-run's compile flags (True: takes a value): they select the artifact;
+# the rest are run flags, passed on to tfcrt-run in replay mode.
+COMPILE_FLAGS = {"function": True, "train-step": True, "grad": False, "emit-artifact": True,
+                 "fusion": True, "target": True, "precision": True, "pad": True}
 
 
 def split_args(argv):
@@ -58,6 +65,10 @@ def compile_key(model_text, opts):
     """The artifact key: the model's text and what tfc-run compiles from it."""
     what = [model_text, opts.get("function", "loss"), opts.get("grad", "false"),
             opts.get("train-step")]
+    # Every other compile flag (fusion, target, precision, pad) as given: a
+    # case compiling one model with several paddings gets one artifact each.
+    what += sorted((k, v) for k, v in opts.items()
+                   if k not in ("function", "grad", "train-step", "emit-artifact"))
     return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:24]
 
 
@@ -97,6 +108,10 @@ def main(argv):
                                 if k != "emit-artifact" and k != "grad"]
         if opts.get("grad") == "true":
             args.append("--grad")
+        # Recording runs on the host, where tfc-run's --target=auto would
+        # compile for the host (no CUDA sources): the kit is for a GPU.
+        if "target" not in opts:
+            args.append(f"--target={RECORD_TARGET}")
         if not os.path.exists(info_path):
             args += ["--emit-artifact", artifact]
         proc_rc = os.spawnv(os.P_WAIT, real, args + rest)

@@ -8,8 +8,8 @@
 
 #include "runtime/src/host/HostIsa.h"
 
-#include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 
 #ifndef TFCRT_HOST_ISA
 #define TFCRT_HOST_ISA ""
@@ -69,14 +69,18 @@ __attribute__((target("arch=x86-64"))) bool cpuHasHostIsa(const char *isa) {
   return true; // "x86-64", empty, or a level the build checked itself
 }
 
+// The message is written with write(2): glibc's fortified fprintf is an
+// always_inline wrapper compiled for the library's level, which GCC cannot
+// inline into this baseline function ("target specific option mismatch",
+// GCC 13 with _FORTIFY_SOURCE on by default, as on the GPU machines).
 __attribute__((constructor(101), target("arch=x86-64"))) void checkHostIsa() {
   if (cpuHasHostIsa(TFCRT_HOST_ISA))
     return;
-  std::fprintf(stderr,
-               "libtfcrt: this library's host kernels were compiled for %s, "
-               "which this CPU does not support; rebuild the runtime with "
-               "-DTFCRT_HOST_ISA=x86-64 (or an older level)\n",
-               TFCRT_HOST_ISA);
+  static const char message[] =
+      "libtfcrt: this library's host kernels were compiled for " TFCRT_HOST_ISA
+      ", which this CPU does not support; rebuild the runtime with "
+      "-DTFCRT_HOST_ISA=x86-64 (or an older level)\n";
+  [[maybe_unused]] ssize_t written = ::write(2, message, sizeof(message) - 1);
   std::_Exit(1);
 }
 } // namespace
