@@ -213,17 +213,22 @@ def Tfc_KernelScheduleAttr : AttrDef<Tfc_Dialect, "KernelSchedule"> {
     - `vector_bytes`: the widest vector access (16: 128-bit loads and
       stores where contiguous and aligned); 0 for scalar code;
     - `max_blocks`: the grid cap (grid-stride loops cover the rest; 0: no
-      cap); a column_reduction splits its rows until its grid reaches it.
+      cap); a column_reduction splits its rows until its grid reaches it;
+    - `unroll`: in a row_reduction, the elements a thread loads before it
+      uses the first of them in a pass that re-reads its rows from memory
+      (loads in flight per thread and row-sized operand); 1 for the other
+      kinds.
     Example: `#tfc.schedule<target = sm_90, threads = 256, rows_per_block =
     8, max_blocks = 65535>`; parameters equal to their defaults (1 for
-    `rows_per_block`, 0 otherwise) are omitted.
+    `rows_per_block` and `unroll`, 0 otherwise) are omitted.
   }];
   let parameters = (ins
     EnumParameter<Tfc_KernelTarget>:$target,
     DefaultValuedParameter<"int64_t", "0">:$threads,
     DefaultValuedParameter<"int64_t", "1">:$rows_per_block,
     DefaultValuedParameter<"int64_t", "0">:$vector_bytes,
-    DefaultValuedParameter<"int64_t", "0">:$max_blocks);
+    DefaultValuedParameter<"int64_t", "0">:$max_blocks,
+    DefaultValuedParameter<"int64_t", "1">:$unroll);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

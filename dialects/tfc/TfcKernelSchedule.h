@@ -46,6 +46,9 @@ struct TargetDescription {
 /// reads 32 consecutive elements (threads = 32 x rows_per_block).
 constexpr int64_t kColumnReductionBlockColumns = 32;
 
+/// The largest `unroll` of a schedule (elements a thread loads ahead).
+constexpr int64_t kMaxScheduleUnroll = 16;
+
 /// The target a kernel without a schedule is emitted for, and the default
 /// of --tfc-target: sm_90 (H100).
 constexpr KernelTarget kDefaultKernelTarget = KernelTarget::sm_90;
@@ -65,7 +68,8 @@ std::string kernelTargetNames();
 ///     capped at 8 waves of resident blocks;
 ///   - row_reduction: rows of at most 1024 elements one warp each, 8 rows
 ///     (256 threads) per block; longer rows one block each, with the fewest
-///     threads (128 to 1024) that leave each at most 16 elements; grid
+///     threads (128 to 1024) that leave each at most 16 elements, loading
+///     4 elements ahead (`unroll`) in the passes that re-read a row; grid
 ///     capped at 65535 blocks, at 512 when the kernel has a cross-block
 ///     stage (a loss, column sums) whose last block combines one partial
 ///     per block;
@@ -87,7 +91,8 @@ KernelScheduleAttr chooseKernelSchedule(MLIRContext *context, KernelKind kind,
 /// (rows_per_block = 1), and column sums over its rows need a warp per
 /// row; a column_reduction splits its threads into rows_per_block row
 /// groups of 32 columns; block_quantized runs block_size threads; scatter
-/// is one warp per table row (threads = 32 * rows_per_block). Reports
+/// is one warp per table row (threads = 32 * rows_per_block); `unroll` is 1
+/// but in a row_reduction. Reports
 /// through `emitError` and fails otherwise.
 LogicalResult verifyKernelSchedule(KernelKind kind, Block &body,
                                    KernelScheduleAttr schedule,

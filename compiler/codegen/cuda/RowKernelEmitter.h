@@ -50,8 +50,20 @@ private:
   LogicalResult plan();
   /// Opens the per-thread loop over the row's elements; with `withArrays`
   /// the values held in register arrays are read from them (the loop is
-  /// then fully unrolled).
-  IndexExpr openLanes(bool withArrays = true);
+  /// then fully unrolled). `ahead` are the row-shaped values the pass will
+  /// read: where the schedule's `unroll` is above 1 and the pass reads no
+  /// register array, those that come from memory (without slow-path math)
+  /// are loaded `unroll` elements ahead of their use (loadAhead).
+  FailureOr<IndexExpr> openLanes(bool withArrays = true,
+                                 ArrayRef<Value> ahead = {});
+  /// The chunked form of openLanes: a rolled loop over chunks of `unroll`
+  /// elements a thread; in each, an unrolled loop computes `values` into
+  /// small arrays (their loads all issued before any is used), then a
+  /// second unrolled loop, left open for the pass, reads them from there.
+  FailureOr<IndexExpr> loadAhead(ArrayRef<Value> values);
+  /// The operands of row anchor `op` with one element per element of the
+  /// rows (read at the element being computed).
+  SmallVector<Value> rowShapedOperands(Operation *op);
   /// Whether some op computing `value` (back to the inputs and the anchors'
   /// results) satisfies `predicate`.
   bool computedWith(Value value,
@@ -91,8 +103,9 @@ private:
   LogicalResult emitGridStage();
   // Backward ops (softmax_grad, log_softmax_grad, layer_norm_grad_input,
   // rms_norm_grad_input, cross_entropy_grad).
+  /// A row sum of `term` at each element; `ahead` as for openLanes.
   FailureOr<std::string> reduceWith(
-      Type accType,
+      Type accType, ArrayRef<Value> ahead,
       llvm::function_ref<FailureOr<std::string>(const IndexExpr &)> term);
   LogicalResult emitLabelCounts();
   LogicalResult emitGradAnchor(Operation *op);
@@ -110,6 +123,11 @@ private:
   bool warpPerRow = true;
   int64_t threads = 0, perThread = 0, grid = 0, rowsPerBlock = 1;
   int rowVar = -1, rowLevel = 1, laneLevel = 2, lanePushes = 0;
+  /// The schedule's `unroll`: elements loaded ahead in passes that re-read
+  /// their rows (1: none).
+  int64_t unroll = 1;
+  /// Whether the open lane loop is loadAhead's chunked form.
+  bool chunkedLanes = false;
   /// The level of the innermost lane loop (`for (int k ...)`).
   int lanesLevel = 2;
   std::string laneId; ///< "lane" or "threadIdx.x"

@@ -37,13 +37,15 @@ using namespace mlir::tfc::cuda;
 // with stats[op] holding the row sums' variables.
 
 FailureOr<std::string> RowKernelEmitter::reduceWith(
-    Type accType,
+    Type accType, ArrayRef<Value> ahead,
     llvm::function_ref<FailureOr<std::string>(const IndexExpr &)> term) {
   std::string type = computeType(accType);
   std::string acc = w.fresh("acc");
   w.line(fmt::format("{} {} = {};", type, acc, floatLiteral(accType, 0.0)));
-  IndexExpr e = openLanes();
-  FailureOr<std::string> t = term(e);
+  FailureOr<IndexExpr> e = openLanes(/*withArrays=*/true, ahead);
+  if (failed(e))
+    return failure();
+  FailureOr<std::string> t = term(*e);
   if (failed(t))
     return failure();
   w.line(fmt::format("{0} = {0} + ({1});", acc, *t));
@@ -127,8 +129,9 @@ LogicalResult RowKernelEmitter::emitGradAnchor(Operation *op) {
     if (failed(materialize(dy, !callsSlowPaths(x))) ||
         failed(materialize(x, !callsSlowPaths(dy))))
       return failure();
-    FailureOr<std::string> s =
-        reduceWith(acc, [&](const IndexExpr &e) -> FailureOr<std::string> {
+    FailureOr<std::string> s = reduceWith(
+        acc, rowShapedOperands(op),
+        [&](const IndexExpr &e) -> FailureOr<std::string> {
           FailureOr<CExpr> d = valueAt(dy, e);
           if (failed(d) || log)
             return failed(d) ? FailureOr<std::string>(failure())
@@ -163,7 +166,8 @@ LogicalResult RowKernelEmitter::emitGradAnchor(Operation *op) {
       return failure();
     stats[op] = {"", "", mu, rs->code};
     auto sumOf = [&](bool withXhat) {
-      return reduceWith(acc, [&](const IndexExpr &e) -> FailureOr<std::string> {
+      return reduceWith(acc, rowShapedOperands(op),
+                        [&](const IndexExpr &e) -> FailureOr<std::string> {
         std::string g, xhat;
         int level = 0;
         if (failed(

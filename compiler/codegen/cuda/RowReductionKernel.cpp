@@ -60,6 +60,7 @@ LogicalResult RowKernelEmitter::plan() {
   // warp per row, rows_per_block of them per block, or a block per row.
   KernelScheduleAttr schedule = info.schedule;
   threads = schedule.getThreads();
+  unroll = schedule.getUnroll();
   warpPerRow = isWarpPerRow(schedule);
   rowsPerBlock = warpPerRow ? schedule.getRowsPerBlock() : 1;
   perThread = ceilDivide(length, warpPerRow ? 32 : threads);
@@ -740,7 +741,18 @@ FailureOr<CudaKernel> RowKernelEmitter::run() {
       heavy |= places[k] == Place::Element && callsSlowPaths(out);
     for (Operation *sum : columnSums)
       heavy |= callsSlowPaths(sum->getOperand(0));
-    IndexExpr e = openLanes(/*withArrays=*/!heavy);
+    // The row-shaped operands of the anchors these outputs are computed
+    // from, loaded ahead where the schedule says so.
+    SmallVector<Value> ahead;
+    for (auto [k, out] : llvm::enumerate(info.outputs))
+      if (places[k] == Place::Element)
+        for (Operation *op : anchors)
+          if (needs[k].contains(op))
+            llvm::append_range(ahead, rowShapedOperands(op));
+    FailureOr<IndexExpr> lanes = openLanes(/*withArrays=*/!heavy, ahead);
+    if (failed(lanes))
+      return failure();
+    IndexExpr e = *lanes;
     for (auto [k, out] : llvm::enumerate(info.outputs)) {
       if (places[k] != Place::Element)
         continue;

@@ -17,7 +17,20 @@ using namespace mlir;
 using namespace mlir::tfc;
 using namespace mlir::tfc::cuda;
 
-IndexExpr RowKernelEmitter::openLanes(bool withArrays) {
+FailureOr<IndexExpr> RowKernelEmitter::openLanes(bool withArrays,
+                                                 ArrayRef<Value> ahead) {
+  // Loading ahead needs a rolled loop over chunks, so no pass over register
+  // arrays (indexed by the unrolled k) and no column sums (colAccs[k]).
+  if (unroll > 1 && columnSums.empty() && (!withArrays || rowArrays.empty())) {
+    SmallVector<Value> loads;
+    for (Value v : ahead)
+      if (!rowArrays.count(v) && readsMemory(v) && !callsSlowPaths(v) &&
+          !llvm::is_contained(loads, v))
+        loads.push_back(v);
+    if (!loads.empty())
+      return loadAhead(loads);
+  }
+  chunkedLanes = false;
   int64_t stride = warpPerRow ? 32 : threads;
   w.push(
       fmt::format("#pragma unroll\nfor (int k = 0; k < {}; ++k) {{", perThread),
@@ -44,18 +57,76 @@ IndexExpr RowKernelEmitter::openLanes(bool withArrays) {
   return e;
 }
 
+FailureOr<IndexExpr> RowKernelEmitter::loadAhead(ArrayRef<Value> values) {
+  int64_t stride = warpPerRow ? 32 : threads;
+  int64_t chunk = std::min(unroll, perThread);
+  // Element k0 + u of the thread is j = lane + stride * (k0 + u); j < length
+  // also keeps k0 + u below perThread (stride * perThread >= length).
+  bool guard = length % stride != 0 || perThread % chunk != 0;
+  w.push(fmt::format("#pragma unroll 1\nfor (int k0 = 0; k0 < {}; k0 += {}) "
+                     "{{",
+                     perThread, chunk),
+         "}");
+  lanesLevel = w.depth();
+  SmallVector<std::string> arrays;
+  for (Value v : values) {
+    arrays.push_back(w.fresh("ahead"));
+    w.line(fmt::format("{} {}[{}];", computeType(elementTypeOf(v)),
+                       arrays.back(), chunk));
+  }
+  auto openChunk = [&]() {
+    w.push(fmt::format("#pragma unroll\nfor (int u = 0; u < {}; ++u) {{",
+                       chunk),
+           "}");
+    w.line(fmt::format("[[maybe_unused]] const {} j = {} + {} * (k0 + u);",
+                       info.indexType, laneId, stride));
+    if (guard)
+      w.push(fmt::format("if (j < {}) {{", length), "}");
+    laneLevel = w.depth();
+    int j = w.addVar("j", length, laneLevel);
+    return IndexExpr::variable(w.vars(), rowVar) * length +
+           IndexExpr::variable(w.vars(), j);
+  };
+  IndexExpr e = openChunk();
+  for (auto [v, array] : llvm::zip(values, arrays)) {
+    FailureOr<CExpr> xv = ve->emit(v, ve->coordsOf(e, shapeOf(v)));
+    if (failed(xv))
+      return failure();
+    w.line(fmt::format("{}[u] = {};", array, xv->code));
+  }
+  if (guard)
+    w.pop();
+  w.pop();
+  e = openChunk();
+  for (auto [v, array] : llvm::zip(values, arrays))
+    w.remember(v, ve->keyOf(v, ve->coordsOf(e, shapeOf(v))),
+               CExpr{array + "[u]", laneLevel});
+  lanePushes = guard ? 3 : 2;
+  chunkedLanes = true;
+  return e;
+}
+
+SmallVector<Value> RowKernelEmitter::rowShapedOperands(Operation *op) {
+  SmallVector<Value> out;
+  for (Value v : op->getOperands())
+    if (numElements(shapeOf(v)) == rows * length)
+      out.push_back(v);
+  return out;
+}
+
 void RowKernelEmitter::closeLanes() {
   // Register arrays stay registers only in a fully unrolled loop. A pass
   // that touches none gains little from unrolling but live ranges: with a
   // fused prologue's divisions or square roots (IEEE slow paths that ptxas
   // emits as calls), what is live across a call is spilled around it, even
   // at 32 registers. Such passes keep one iteration's values live.
-  if (!w.contains(lanesLevel, "[k]"))
+  if (!chunkedLanes && !w.contains(lanesLevel, "[k]"))
     w.setHeader(lanesLevel,
                 fmt::format("#pragma unroll 1\nfor (int k = 0; k < {}; ++k) {{",
                             perThread));
   for (int p = 0; p < lanePushes; ++p)
     w.pop();
+  chunkedLanes = false;
 }
 
 std::string RowKernelEmitter::allReduce(const std::string &acc, Combine combine,
@@ -87,8 +158,10 @@ RowKernelEmitter::reduce(Value x, Combine combine, Type accType,
                : intLiteral(accType,
                             accType.isInteger(32) ? INT32_MIN : INT64_MIN);
   w.line(fmt::format("{} {} = {};", type, acc, init));
-  IndexExpr e = openLanes();
-  FailureOr<CExpr> xv = ve->emit(x, ve->coordsOf(e, shapeOf(x)));
+  FailureOr<IndexExpr> e = openLanes(/*withArrays=*/true, {x});
+  if (failed(e))
+    return failure();
+  FailureOr<CExpr> xv = ve->emit(x, ve->coordsOf(*e, shapeOf(x)));
   if (failed(xv))
     return failure();
   std::string t = term(xv->code);
@@ -128,8 +201,10 @@ LogicalResult RowKernelEmitter::materialize(Value x, bool wanted) {
   registersLeft -= cost;
   std::string array = w.fresh("x");
   w.line(fmt::format("{} {}[{}];", computeType(ct), array, perThread));
-  IndexExpr e = openLanes();
-  FailureOr<CExpr> xv = ve->emit(x, ve->coordsOf(e, shapeOf(x)));
+  FailureOr<IndexExpr> e = openLanes();
+  if (failed(e))
+    return failure();
+  FailureOr<CExpr> xv = ve->emit(x, ve->coordsOf(*e, shapeOf(x)));
   if (failed(xv))
     return failure();
   w.line(fmt::format("{}[k] = {};", array, xv->code));
@@ -151,8 +226,10 @@ RowKernelEmitter::softmaxStatistics(Value x, Type accType) {
     w.line(fmt::format("{} {} = {}, {} = {};", type, m,
                        floatLiteral(accType, -INFINITY), s,
                        floatLiteral(accType, 0.0)));
-    IndexExpr e = openLanes();
-    FailureOr<CExpr> xv = ve->emit(x, ve->coordsOf(e, shapeOf(x)));
+    FailureOr<IndexExpr> e = openLanes(/*withArrays=*/true, {x});
+    if (failed(e))
+      return failure();
+    FailureOr<CExpr> xv = ve->emit(x, ve->coordsOf(*e, shapeOf(x)));
     if (failed(xv))
       return failure();
     w.line(fmt::format("tfc_softmax_update({}, {}, ({})({}));", m, s, type,

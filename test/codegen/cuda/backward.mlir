@@ -184,14 +184,21 @@ func.func @row_max_and_column_mean(%x: tensor<37x96xf32>) -> (tensor<37xf32>, te
 // kernel): the gradient reuses the forward's row max and sum of exp instead
 // of reducing them again, and a long row (20000 logits, re-read from memory
 // in every pass) gets both from one read (the online form), so it is read
-// twice (statistics, gradient), not five times.
+// twice (statistics, gradient), not five times. The default schedule's
+// unroll = 4 loads four logits a thread ahead of their use in each pass
+// (the online update branches on each value: loaded one at a time, a
+// thread would wait for every load).
 // CHECK-LABEL: // ===== kernel cross_entropy_and_grad: kind row_reduction
-// CHECK: tfc_softmax_update([[M:acc[0-9]+]], [[S:acc[0-9]+]], (float)({{v[0-9]+}}));
+// CHECK: for (int k0 = 0; k0 < 20; k0 += 4) {
+// CHECK-NEXT: float [[A:ahead[0-9]+]][4];
+// CHECK: [[A]][u] = {{v[0-9]+}};
+// CHECK: tfc_softmax_update([[M:acc[0-9]+]], [[S:acc[0-9]+]], (float)([[A]][u]));
 // CHECK: tfc_block_softmax_allreduce([[M]], [[S]], tfc_shm_softmax_float);
 // CHECK-NOT: allreduce
 // CHECK: const float [[INV:s[0-9]+]] = 1.0f / [[S]];
 // CHECK-NOT: allreduce
-// CHECK: expf({{v[0-9]+}} - [[M]]) * [[INV]]
+// CHECK: float [[B:ahead[0-9]+]][4];
+// CHECK: expf([[B]][u] - [[M]]) * [[INV]]
 // CHECK-NOT: allreduce(
 func.func @cross_entropy_and_grad(%x: tensor<64x20000xf32>, %y: tensor<64xi64>) -> (tensor<f32>, tensor<64x20000xf32>) {
   %r:2 = tfc.fusion row_reduction (%a = %x : tensor<64x20000xf32>, %b = %y : tensor<64xi64>) -> (tensor<f32>, tensor<64x20000xf32>) {

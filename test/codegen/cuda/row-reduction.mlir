@@ -75,21 +75,35 @@ func.func @softmax_slow_prologue(%x: tensor<64x1000xf32>, %t: tensor<f32>) -> te
 // instead of being kept (50 values per thread would not fit in registers).
 // The max and the sum of exp come from one read of the row (the online
 // form: the running sum is rescaled when the maximum grows), so the row is
-// read twice, not three times.
+// read twice, not three times. Each pass is a rolled loop over chunks of
+// the schedule's unroll (4) elements a thread: the chunk's four loads are
+// issued before the first value is used (loadAhead), then the chunk is
+// reduced or written in order, so the results are those of one element at
+// a time.
 // CHECK-LABEL: // ===== kernel log_softmax_vocab: kind row_reduction, grid [8, 1, 1], block [1024, 1, 1]
 // CHECK: __launch_bounds__(1024) log_softmax_vocab(const __nv_bfloat16* __restrict__ in0, __nv_bfloat16* __restrict__ out0)
 // CHECK-NEXT: __shared__ float tfc_shm_softmax_float[64];
 // CHECK-NEXT: for (int row = blockIdx.x; row < 8; row += gridDim.x) {
 // CHECK-NEXT: float [[M:acc[0-9]+]] = __int_as_float(0xff800000), [[S:acc[0-9]+]] = 0.0f;
 // CHECK-NOT: float x{{[0-9]+}}[
-// CHECK: const int j = (int)threadIdx.x + 1024 * k;
+// CHECK: #pragma unroll 1
+// CHECK-NEXT: for (int k0 = 0; k0 < 50; k0 += 4) {
+// CHECK-NEXT: float [[A:ahead[0-9]+]][4];
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: for (int u = 0; u < 4; ++u) {
+// CHECK-NEXT: const int j = (int)threadIdx.x + 1024 * (k0 + u);
 // CHECK-NEXT: if (j < 50257) {
 // CHECK-NEXT: const float [[V:v[0-9]+]] = __bfloat162float(in0[row * 50257 + j]);
-// CHECK-NEXT: tfc_softmax_update([[M]], [[S]], (float)([[V]]));
+// CHECK-NEXT: [[A]][u] = [[V]];
+// CHECK: for (int u = 0; u < 4; ++u) {
+// CHECK-NEXT: const int j = (int)threadIdx.x + 1024 * (k0 + u);
+// CHECK-NEXT: if (j < 50257) {
+// CHECK-NEXT: tfc_softmax_update([[M]], [[S]], (float)([[A]][u]));
 // CHECK: tfc_block_softmax_allreduce([[M]], [[S]], tfc_shm_softmax_float);
 // CHECK-NEXT: const float [[LS:s[0-9]+]] = logf([[S]]);
 // CHECK-NOT: allreduce
-// CHECK: const float [[Y:v[0-9]+]] = tfc_round_bf16(({{v[0-9]+}} - [[M]]) - [[LS]]);
+// CHECK: [[B:ahead[0-9]+]][u] = {{v[0-9]+}};
+// CHECK: const float [[Y:v[0-9]+]] = tfc_round_bf16(([[B]][u] - [[M]]) - [[LS]]);
 // CHECK-NEXT: out0[row * 50257 + j] = __float2bfloat16_rn([[Y]]);
 func.func @log_softmax_vocab(%x: tensor<8x50257xbf16>) -> tensor<8x50257xbf16> {
   %r = tfc.fusion row_reduction (%a = %x : tensor<8x50257xbf16>) -> tensor<8x50257xbf16> {

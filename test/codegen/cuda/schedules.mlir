@@ -101,3 +101,40 @@ func.func @sums_three_blocks(%x: tensor<5000xf32>, %y: tensor<77x3xf32>) -> (ten
   } {kernel_name = "sums_three_blocks", schedule = #tfc.schedule<target = sm_90, threads = 128, max_blocks = 3>}
   return %r#0, %r#1 : tensor<f32>, tensor<f32>
 }
+
+// unroll = 3 on rows of 5000 at 64 threads (79 elements a thread, too many
+// for register arrays): every pass loads 3 elements a thread ahead of their
+// use, the last chunk of a thread partly past the row (79 = 26 x 3 + 1,
+// guarded by j < 5000). softmax_grad loads both row-shaped operands ahead
+// for its row sum and again for dx.
+// CHECK-LABEL: // ===== kernel softmax_grad_ahead_three: kind row_reduction, grid [6, 1, 1], block [64, 1, 1]
+// CHECK: for (int k0 = 0; k0 < 79; k0 += 3) {
+// CHECK-NEXT: float [[DY:ahead[0-9]+]][3];
+// CHECK-NEXT: float [[Y:ahead[0-9]+]][3];
+// CHECK: const int j = (int)threadIdx.x + 64 * (k0 + u);
+// CHECK-NEXT: if (j < 5000) {
+// CHECK: [[ACC:acc[0-9]+]] = [[ACC]] + ([[DY]][u] * [[Y]][u]);
+// CHECK: for (int k0 = 0; k0 < 79; k0 += 3) {
+func.func @softmax_grad_ahead_three(%dy: tensor<6x5000xf32>, %y: tensor<6x5000xf32>) -> tensor<6x5000xf32> {
+  %r = tfc.fusion row_reduction (%a = %dy : tensor<6x5000xf32>, %b = %y : tensor<6x5000xf32>) -> tensor<6x5000xf32> {
+    %0 = tfc.softmax_grad %a, %b dim -1 : tensor<6x5000xf32>
+    tfc.yield %0 : tensor<6x5000xf32>
+  } {kernel_name = "softmax_grad_ahead_three", schedule = #tfc.schedule<target = sm_90, threads = 64, max_blocks = 65535, unroll = 3>}
+  return %r : tensor<6x5000xf32>
+}
+
+// A cross-entropy loss and its gradient on 4 blocks striding over 6 rows,
+// unroll = 3: the online statistics and the gradient pass both read the
+// logits 3 ahead.
+// CHECK-LABEL: // ===== kernel cross_entropy_and_grad_ahead_three: kind row_reduction, grid [4, 1, 1], block [64, 1, 1]
+// CHECK: tfc_softmax_update({{acc[0-9]+}}, {{acc[0-9]+}}, (float)({{ahead[0-9]+}}[u]));
+// CHECK: expf({{ahead[0-9]+}}[u] -
+func.func @cross_entropy_and_grad_ahead_three(%x: tensor<6x5000xf32>, %labels: tensor<6xi64>) -> (tensor<f32>, tensor<6x5000xf32>) {
+  %r:2 = tfc.fusion row_reduction (%a = %x : tensor<6x5000xf32>, %b = %labels : tensor<6xi64>) -> (tensor<f32>, tensor<6x5000xf32>) {
+    %0 = tfc.cross_entropy %a, %b : tensor<6x5000xf32>, tensor<6xi64> -> tensor<f32>
+    %1 = tfc.constant dense<1.000000e+00> : tensor<f32>
+    %2 = tfc.cross_entropy_grad %1, %a, %b : tensor<f32>, tensor<6x5000xf32>, tensor<6xi64> -> tensor<6x5000xf32>
+    tfc.yield %0, %2 : tensor<f32>, tensor<6x5000xf32>
+  } {kernel_name = "cross_entropy_and_grad_ahead_three", schedule = #tfc.schedule<target = sm_90, threads = 64, max_blocks = 4, unroll = 3>}
+  return %r#0, %r#1 : tensor<f32>, tensor<6x5000xf32>
+}

@@ -215,6 +215,26 @@ tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf32> schedule <target = sm
 
 // -----
 
+// A thread loads at most 16 elements ahead of their use.
+// expected-error @+1 {{unroll must be in [1, 16], got 32}}
+tfcrt.kernel @k row_reduction (tensor<4x2048xf32>) -> tensor<4x2048xf32> schedule <target = sm_90, threads = 256, unroll = 32> {
+^bb0(%x: tensor<4x2048xf32>):
+  %0 = tfc.softmax %x dim -1 : tensor<4x2048xf32>
+  tfcrt.yield %0 : tensor<4x2048xf32>
+}
+
+// -----
+
+// Only a row kernel's passes re-read rows: another kind's unroll is 1.
+// expected-error @+1 {{'tfcrt.kernel' op unroll applies to row_reduction kernels; a pointwise kernel's must be 1, got 4}}
+tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf32> schedule <target = sm_90, threads = 256, unroll = 4> {
+^bb0(%x: tensor<4xf32>):
+  %0 = tfc.neg %x : tensor<4xf32>
+  tfcrt.yield %0 : tensor<4xf32>
+}
+
+// -----
+
 // Only reductions walk several rows per block.
 // expected-error @+1 {{'tfcrt.kernel' op rows_per_block applies to row and column reductions; a pointwise kernel's must be 1, got 4}}
 tfcrt.kernel @k pointwise (tensor<4xf32>) -> tensor<4xf32> schedule <target = sm_90, threads = 256, rows_per_block = 4> {

@@ -26,11 +26,12 @@ tfcrt.kernel @k0 pointwise (tensor<1024xf32>) -> tensor<1024xf32> {
 
 // Rows of at most 1024 elements: one warp each, 8 rows per block. Longer
 // rows: one block each, with the fewest threads (128 up to 1024) that leave
-// each at most 16 elements (4096 / 256 = 16). A schedule already present is
-// replaced.
+// each at most 16 elements (4096 / 256 = 16), loading 4 elements ahead in a
+// pass that re-reads the row (unroll = 4; a warp per row: 1, omitted). A
+// schedule already present is replaced.
 // SM90: tfcrt.kernel @k0 row_reduction {{.*}} schedule <target = sm_90, threads = 256, rows_per_block = 8, max_blocks = 65535>
-// SM90: tfcrt.kernel @k1 row_reduction {{.*}} schedule <target = sm_90, threads = 256, max_blocks = 65535>
-// SM80: tfcrt.kernel @k1 row_reduction {{.*}} schedule <target = sm_80, threads = 256, max_blocks = 65535>
+// SM90: tfcrt.kernel @k1 row_reduction {{.*}} schedule <target = sm_90, threads = 256, max_blocks = 65535, unroll = 4>
+// SM80: tfcrt.kernel @k1 row_reduction {{.*}} schedule <target = sm_80, threads = 256, max_blocks = 65535, unroll = 4>
 tfcrt.kernel @k0 row_reduction (tensor<64x768xf32>) -> tensor<64x768xf32> schedule <target = sm_80, threads = 64, max_blocks = 1> {
 ^bb0(%x: tensor<64x768xf32>):
   %0 = tfc.softmax %x dim -1 : tensor<64x768xf32>

@@ -381,6 +381,21 @@ def schedule_cases(run):
     yield "sums_three_blocks: sum", s, x.double().sum().float(), (1e-5, 1e-4)
     yield "sums_three_blocks: max", m, y.max(), True
 
+    # unroll = 3: elements loaded ahead in chunks, the last one ragged.
+    dy, y = torch.randn(6, 5000), torch.softmax(torch.randn(6, 5000), -1)
+    o, = run(sc, "softmax_grad_ahead_three", [dy, y], [(torch.float32, (6, 5000))])
+    ref = torch._softmax_backward_data(dy.double(), y.double(), -1, torch.float64)
+    yield "softmax_grad_ahead_three", o, ref.float(), False
+
+    logits, labels = torch.randn(6, 5000) * 4, torch.randint(0, 5000, (6,))
+    logits[2, 10:4000] = float("-inf")
+    loss, o = run(sc, "cross_entropy_and_grad_ahead_three", [logits, labels],
+                  [(torch.float32, ()), (torch.float32, (6, 5000))])
+    ref, = vjp(lambda t: F.cross_entropy(t, labels), [logits], None, [0])
+    yield "cross_entropy_and_grad_ahead_three: loss", loss, \
+        F.cross_entropy(logits.double(), labels).float(), False
+    yield "cross_entropy_and_grad_ahead_three: gradient", o, ref.float(), False
+
 
 def in_order_scatter(dy, ids, vocab, dtype):
     """dtable[v] = sum of dy rows at positions holding v, added in position
