@@ -4,7 +4,8 @@
 The numerics and bench scripts call `tfc-run MODEL.mlir [compile flags]
 [run flags]`. This shim keys each compile by the content of MODEL.mlir and
 its compile flags (--function, --grad, --train-step, --fusion, --target,
---precision, --pad; recorded for --target=sm_90 unless one is given) and
+--precision, --pad; --target=auto, or none, is recorded as sm_90, what auto
+is on the GPU) and
   record mode (scripts/gpu-pack, on the CPU machine): runs the real tfc-run
     with --emit-artifact into the kit's artifacts/<key>/ (once per key), so
     the script runs on as usual;
@@ -105,13 +106,13 @@ def main(argv):
     info_path = os.path.join(artifact, "kit.json")
     if mode == "record":
         args = [real, model] + [f"--{k}={v}" for k, v in opts.items()
-                                if k != "emit-artifact" and k != "grad"]
+                                if k not in ("emit-artifact", "grad", "target")]
         if opts.get("grad") == "true":
             args.append("--grad")
         # Recording runs on the host, where tfc-run's --target=auto would
         # compile for the host (no CUDA sources): the kit is for a GPU.
-        if "target" not in opts:
-            args.append(f"--target={RECORD_TARGET}")
+        target = opts.get("target", "auto")
+        args.append(f"--target={RECORD_TARGET if target == 'auto' else target}")
         if not os.path.exists(info_path):
             args += ["--emit-artifact", artifact]
         proc_rc = os.spawnv(os.P_WAIT, real, args + rest)
