@@ -21,8 +21,10 @@ import sys
 FLOATS = ("f32", "f64", "bf16")
 BYTES = {"f32": 4, "f64": 8, "bf16": 2, "f16": 2, "i1": 1, "i32": 4, "i64": 8}
 # Sizes the kernels must get right: 1 (broadcast and degenerate rows), odd
-# primes (no vector path), 127 and 1000 (partial warps, long rows).
-SIZES = (1, 1, 2, 3, 3, 4, 5, 7, 8, 16, 127, 1000)
+# primes (no vector path), 127 and 1000 (partial warps, rows of a warp),
+# 2500 (a block per row, held in registers) and 20000 (a block per row
+# re-read in chunks loaded ahead: the schedule's unroll).
+SIZES = (1, 1, 2, 3, 3, 4, 5, 7, 8, 16, 127, 1000, 2500, 20000)
 MAX_ELEMENTS = 1 << 16
 
 
