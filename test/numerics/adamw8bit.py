@@ -232,11 +232,11 @@ def case_vs_adamw(args, workdir, seed):
           f"loss {loss32[0]:.4f} -> {loss32[-1]:.4f} (adamw), {loss8[-1]:.4f} (adamw8bit)")
     if not loss8[-1] < loss8[0]:
         return "the adamw8bit loss did not fall"
-    if loss_rel > MAX_LOSS_REL:
+    if not loss_rel <= MAX_LOSS_REL:
         return f"loss differs by {loss_rel:.3e} relative (> {MAX_LOSS_REL})"
-    if param_rel > MAX_PARAM_REL_L2:
+    if not param_rel <= MAX_PARAM_REL_L2:
         return f"parameters differ by {param_rel:.3e} relative L2 (> {MAX_PARAM_REL_L2})"
-    if update_rel > MAX_UPDATE_REL_L2:
+    if not update_rel <= MAX_UPDATE_REL_L2:
         return f"updates differ by {update_rel:.3e} relative L2 (> {MAX_UPDATE_REL_L2})"
     if num == 0.0:
         return "adamw8bit and adamw agree exactly: the 8-bit path did not run"
@@ -282,9 +282,9 @@ def case_gpt_mini(args, workdir, seed):
           f"{rel:.3e} at step {worst} (bound {MAX_GPT_LOSS_REL}), final {rels[-1]:.3e} (bound "
           f"{MAX_GPT_FINAL_REL}); loss {losses['adamw'][0]:.4f} -> {losses['adamw'][-1]:.4f} "
           f"(adamw), {losses['adamw8bit'][-1]:.4f} (adamw8bit)")
-    if rel > MAX_GPT_LOSS_REL:
+    if not rel <= MAX_GPT_LOSS_REL:
         return f"loss differs by {rel:.3e} relative at step {worst} (> {MAX_GPT_LOSS_REL})"
-    if rels[-1] > MAX_GPT_FINAL_REL:
+    if not rels[-1] <= MAX_GPT_FINAL_REL:
         return f"final loss differs by {rels[-1]:.3e} relative (> {MAX_GPT_FINAL_REL})"
     return None
 

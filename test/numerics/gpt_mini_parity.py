@@ -77,7 +77,7 @@ def main():
             worst = max(worst, rel)
             if step == 1 or step % 10 == 0:
                 print(f"step {step:3}: tfc {got:.6f}  torch {want:.6f}  rel {rel:.1e}")
-            if rel > 1e-4:
+            if not rel <= 1e-4:
                 print(f"FAIL step {step}: loss {got} vs torch {want} (rel {rel:.2e} > 1e-4)")
                 return 1
     print(f"{args.steps} steps: per-step losses agree, worst relative difference {worst:.2e}")

@@ -150,7 +150,7 @@ def compare(name, precision, base, padded, initial):
             worst_update = err
         else:
             worst_moment = err
-        if err > rtol:
+        if not err <= rtol:  # a NaN fails too
             failures.append(f"{name}: all {kind}s together differ by {err:.2e} of "
                             f"their norm (> {rtol})")
     print(f"    after {STEPS} steps: updates within {worst_update:.2e}, moments within "

@@ -17,6 +17,7 @@ Exit codes: 0 pass, 1 failure, 77 device unavailable.
 """
 import argparse
 import importlib.util
+import math
 import os
 import subprocess
 import sys
@@ -29,6 +30,31 @@ sys.path.insert(0, os.path.join(ROOT, "frontends", "torch"))
 SKIP = 77
 LOSS_RTOL, LOSS_ATOL = 1e-5, 1e-6
 GRAD_RTOL, GRAD_ATOL = 1e-4, 1e-7
+
+
+def error_and_scale(have, want):
+    """(max |have - want|, max |want| over its finite elements). NaN-aware:
+    a NaN or infinity in one tensor where the other has no equal value is
+    an infinite error, matching NaNs and equal infinities none. (The plain
+    (have - want).abs().max() is NaN for one NaN, and NaN > tolerance is
+    false: a NaN gradient used to pass every check here.)"""
+    import torch
+    have, want = have.double(), want.double()
+    if have.numel() == 0:
+        return 0.0, 0.0
+    finite = want[want.isfinite()]
+    scale = finite.abs().max().item() if finite.numel() else 0.0
+    if bool((have.isnan() != want.isnan()).any()):
+        return math.inf, scale
+    same = (have == want) | have.isnan()
+    return torch.where(same, torch.zeros_like(have), (have - want).abs()).max().item(), scale
+
+
+def grad_error(have, want):
+    """The error of a gradient, error_and_scale's, and whether it is within
+    GRAD_RTOL of the largest magnitude (plus GRAD_ATOL)."""
+    err, scale = error_and_scale(have, want)
+    return err, scale, err <= GRAD_RTOL * scale + GRAD_ATOL
 
 # case -> (file in models/, factory, patterns the import must recognize)
 FAMILIES = {
@@ -109,10 +135,10 @@ def check_self(case, tfc_run, device, workdir):
     loss_a, grads_a = tfc_loss_and_grads(tfc_run, fused, stem + "-fused", device)
     loss_b, grads_b = tfc_loss_and_grads(tfc_run, plain, stem + "-plain", device)
     print(f"  {case}: loss fused {loss_a.item():.8f} decomposed {loss_b.item():.8f}")
-    if abs(loss_a.item() - loss_b.item()) > LOSS_RTOL * abs(loss_b.item()) + LOSS_ATOL:
+    if not abs(loss_a.item() - loss_b.item()) <= LOSS_RTOL * abs(loss_b.item()) + LOSS_ATOL:
         return f"loss {loss_a.item()} != {loss_b.item()}"
     for name, a, b in zip(fused.params, grads_a, grads_b):
-        if (a - b).abs().max().item() > GRAD_RTOL * b.abs().max().item() + GRAD_ATOL:
+        if not grad_error(a, b)[2]:
             return f"gradient of {name} differs between the fused and decomposed imports"
     return None
 
@@ -156,12 +182,11 @@ def check(case, tfc_run, device, workdir):
         if have is None or tuple(have.shape) != tuple(want.shape):
             problems.append(f"gradient of {name} missing or misshapen")
             continue
-        scale = want.abs().max().item()
-        err = (have - want).abs().max().item()
+        err, scale, ok = grad_error(have, want)
         rel = err / (scale + GRAD_ATOL / GRAD_RTOL)
         if rel > worst:
             worst, worst_name = rel, name
-        if err > GRAD_RTOL * scale + GRAD_ATOL:
+        if not ok:
             problems.append(f"gradient of {name}: max |diff| {err:.3e} (max |grad| {scale:.3e})")
     print(f"  {case}: {len(names)} gradients, worst max|diff| / (max|grad| + 1e-3) "
           f"{worst:.2e} ({worst_name})")

@@ -164,7 +164,7 @@ def check_api(device, steps):
         expected.backward()
         torch.nn.utils.clip_grad_norm_(ref.parameters(), 0.5)
         opt.step()
-        if rel(loss, expected.item()) > LOSS_RTOL:
+        if not rel(loss, expected.item()) <= LOSS_RTOL:
             problems.append(f"sgd step {i}: {loss} vs {expected.item()}")
             break
 
@@ -200,7 +200,7 @@ def check_api(device, steps):
         if i % 2 == 1:
             opt.step()
             opt.zero_grad()
-        if rel(loss, expected.item()) > LOSS_RTOL:
+        if not rel(loss, expected.item()) <= LOSS_RTOL:
             problems.append(f"accumulate micro-batch {i}: {loss} vs {expected.item()}")
             break
 
@@ -219,7 +219,7 @@ def check_api(device, steps):
         expected = torch_loss(ref, batch, loss_fn)
         expected.backward()
         opt.step()
-        if rel(loss, expected.item()) > LOSS_RTOL:
+        if not rel(loss, expected.item()) <= LOSS_RTOL:
             problems.append(f"frozen step {i}: {loss} vs {expected.item()}")
             break
     trained = fstep.state_dict()
@@ -245,7 +245,7 @@ def check_api(device, steps):
         mixed = tfc_torch.compile_train_step(copy.deepcopy(model), example, loss_fn,
                                              device=device, precision=precision)
         got = [mixed(*batch) for _ in range(3)]
-        if max(rel(a, b) for a, b in zip(got, base)) > 2e-2:
+        if not max(rel(a, b) for a, b in zip(got, base)) <= 2e-2:
             problems.append(f"{precision}: losses {got} vs f32 {base}")
         if precision == "fp16" and "loss_scale" not in mixed.optimizer_state_dict():
             problems.append("fp16: no loss scaler state")
