@@ -358,4 +358,32 @@ def Tfc_StopGradientOp : Tfc_Op<"stop_gradient", [Pure,
   let assemblyFormat = "$x attr-dict `:` type($x)";
 }
 
+def Tfc_StraightThroughOp : Tfc_Op<"straight_through", [Pure,
+    AllTypesMatch<["value", "source", "result"]>]> {
+  let summary = "`value`, differentiated as if it were `source`";
+  let description = [{
+    Returns `value`; `--tfc-autodiff` passes the result's cotangent
+    unchanged to `source` and none to `value` (a straight-through
+    estimator). It is what PyTorch computes for an in-place op run under
+    `torch.no_grad()` on a tensor that requires grad (`h.clamp_(-1, 1)`,
+    the norm clamps inside `F.cosine_similarity`): the tensor takes the
+    new value but keeps its autograd history, so its gradient flows back
+    as if the op were the identity. Writing it as
+    `source + stop_gradient(value - source)` would change the value
+    (rounding, and NaN where `source` is infinite).
+
+    Like `tfc.stop_gradient` it only means something to differentiation:
+    the differentiated function loses it once its backward is built, and
+    `--tfc-decompose` replaces any other by `value`. Not folded by
+    canonicalization. Example (h clamped under no_grad):
+    ```mlir
+    %c = tfc.maximum %h, %lo : tensor<4x8xf32>, tensor<f32>
+    %t = tfc.straight_through %c, %h : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Tfc_Tensor:$value, Tfc_Tensor:$source);
+  let results = (outs Tfc_Tensor:$result);
+  let assemblyFormat = "$value `,` $source attr-dict `:` type($result)";
+}
+
 #endif // TFC_ELEMENTWISE_OPS_TD

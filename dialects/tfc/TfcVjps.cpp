@@ -236,6 +236,13 @@ Cotangents vjp(ConvertOp op, VjpBuilder &v, Value g) {
       v.convert(g, tensorTypeOf(op.getX()).getElementType())};
 }
 
+Cotangents vjp(StraightThroughOp op, VjpBuilder &, Value g) {
+  // The value is what the forward sees; the gradient goes to the source as
+  // through the identity (both have the result's type).
+  (void)op;
+  return SmallVector<Value>{Value(), g};
+}
+
 //===----------------------------------------------------------------------===//
 // Binary elementwise ops and select (broadcasting)
 //===----------------------------------------------------------------------===//
@@ -527,7 +534,7 @@ void mlir::tfc::detail::attachCoreVjps(MLIRContext *context) {
          ReluOp, PowOp, ConvertOp, AddOp, SubOp, MulOp, DivOp, MaximumOp,
          MinimumOp, SelectOp, ReshapeOp, TransposeOp, BroadcastToOp, SliceOp,
          ConcatOp, PadOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp, MatmulOp,
-         DropoutOp>(context);
+         DropoutOp, StraightThroughOp>(context);
 }
 
 void mlir::tfc::attachDifferentiableInterfaces(MLIRContext *context) {

@@ -4,9 +4,10 @@
 // is kept as it is (the backward reads its activations); the backward is
 // appended in reverse program order, one VJP per op on a path from a
 // parameter to the loss, each built by the op's DifferentiableOpInterface.
-// A tfc.stop_gradient's result is inactive (no gradient flows through it);
-// once the backward is built the function's stop_gradients are their
-// operands.
+// A tfc.stop_gradient's result is inactive (no gradient flows through it),
+// a tfc.straight_through's is active when its source is; once the backward
+// is built the function's stop_gradients are their operands and its
+// straight_throughs their values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,12 +89,17 @@ public:
       op.getResult().replaceAllUsesWith(op.getX());
       op.erase();
     });
+    block.walk([](StraightThroughOp op) {
+      op.getResult().replaceAllUsesWith(op.getValue());
+      op.erase();
+    });
     return success();
   }
 
 private:
   /// Marks the float values that depend on a parameter through ops other
-  /// than tfc.stop_gradient: only those can carry a gradient back to one.
+  /// than tfc.stop_gradient (and, for a tfc.straight_through, through its
+  /// source): only those can carry a gradient back to one.
   void findActiveValues(Block &block) {
     for (unsigned index : params)
       active.insert(func.getArgument(index));
@@ -101,6 +107,10 @@ private:
       if (isa<StopGradientOp>(op) ||
           llvm::none_of(op.getOperands(),
                         [&](Value v) { return active.contains(v); }))
+        continue;
+      // A straight-through result carries its source's gradient only.
+      if (auto st = dyn_cast<StraightThroughOp>(op);
+          st && !active.contains(st.getSource()))
         continue;
       for (Value result : op.getResults())
         if (isFloatTensor(result.getType()))

@@ -19,7 +19,8 @@ namespace tfc {
 /// keeps the forward, appends the backward (one VJP per op on a path from a
 /// parameter to the loss) and returns (loss, d loss / d arg) for each
 /// argument index in `params`, in that order. No gradient flows through a
-/// tfc.stop_gradient; afterwards each is replaced by its operand. Ops left
+/// tfc.stop_gradient, and through a tfc.straight_through only to its
+/// source; afterwards each is replaced by its operand (value). Ops left
 /// dead are erased and result attributes are dropped. The backward starts from a 0-d constant
 /// 1.0 (the seed), which gets the unit attribute `seedMark` when one is
 /// given. On failure a diagnostic was emitted and `func` is left partially

@@ -227,10 +227,10 @@ private:
         continue;
       auto fusion = dyn_cast<FusionOp>(op);
       if (!fusion) {
-        if (isa<StopGradientOp>(op))
+        if (isa<StopGradientOp, StraightThroughOp>(op))
           return op.emitOpError("is outside any tfc.fusion; run "
                                 "--tfc-decompose first (it drops "
-                                "stop_gradients)");
+                                "stop_gradients and straight_throughs)");
         if (isa_and_nonnull<TfcDialect>(op.getDialect()))
           return op.emitOpError("is outside any tfc.fusion; run "
                                 "--tfc-form-kernels first");

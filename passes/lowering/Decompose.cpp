@@ -4,7 +4,8 @@
 // that region formation (and later fusion) only ever sees ops with a kernel
 // role. Each rewrite is exact: it computes what the composite's
 // description (and the PyTorch function it names) computes.
-// tfc.stop_gradient, which only differentiation reads, becomes its operand.
+// tfc.stop_gradient and tfc.straight_through, which only differentiation
+// reads, become their operand (value).
 //
 //===----------------------------------------------------------------------===//
 
@@ -341,6 +342,16 @@ struct DropStopGradient : public OpRewritePattern<StopGradientOp> {
   }
 };
 
+/// tfc.straight_through is its value once gradients are built.
+struct DropStraightThrough : public OpRewritePattern<StraightThroughOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StraightThroughOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, op.getValue());
+    return success();
+  }
+};
+
 struct TfcDecomposePass
     : public ::tfc::impl::TfcDecomposePassBase<TfcDecomposePass> {
   void runOnOperation() override {
@@ -378,7 +389,7 @@ struct TfcDecomposePass
 } // namespace
 
 void mlir::tfc::populateDecompositionPatterns(RewritePatternSet &patterns) {
-  patterns.add<DropStopGradient>(patterns.getContext());
+  patterns.add<DropStopGradient, DropStraightThrough>(patterns.getContext());
   patterns.add<Decomposition<AttentionOp>, Decomposition<SoftmaxOp>,
                Decomposition<LogSoftmaxOp>, Decomposition<ReduceSumOp>,
                Decomposition<ReduceMeanOp>, Decomposition<ReduceMaxOp>,

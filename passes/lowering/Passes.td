@@ -45,8 +45,9 @@ def TfcDecomposePass : Pass<"tfc-decompose", "::mlir::func::FuncOp"> {
       `dy * xhat` (dweight) and `dy` (dbias), in the accumulation type, with
       a `convert` to the weight's type where it differs.
 
-    - `tfc.stop_gradient` becomes its operand (only differentiation, which
-      runs before this pass in every pipeline, reads it).
+    - `tfc.stop_gradient` becomes its operand and `tfc.straight_through`
+      its value (only differentiation, which runs before this pass in every
+      pipeline, reads them).
 
     Afterwards no op has the Composite role; the pass fails on one it does
     not know how to decompose.

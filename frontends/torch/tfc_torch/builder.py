@@ -86,6 +86,12 @@ class Builder:
         """x, through which tfc's autodiff passes no gradient (detach)."""
         return self.create("tfc.stop_gradient", [x], {}, [x.type]).result
 
+    def straight_through(self, value: Value, source: Value) -> Value:
+        """`value`, whose gradient tfc's autodiff passes to `source` as
+        through the identity (an in-place op under no_grad)."""
+        assert value.type == source.type, (value.type, source.type)
+        return self.create("tfc.straight_through", [value, source], {}, [value.type]).result
+
     def gelu(self, x: Value, approximate: str = "none") -> Value:
         return self.create("tfc.gelu", [x], {"approximate": approximate}, [x.type]).result
 

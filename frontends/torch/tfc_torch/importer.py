@@ -17,7 +17,7 @@ import torch
 import torch.fx
 import torch.utils._pytree as pytree
 
-from . import constants, dtypes, registry
+from . import constants, dtypes, no_grad_writes, registry
 from .builder import Builder
 from .constants import Known
 from .errors import DataDependentError, FrontendError, ModelError, UnsupportedOpError
@@ -347,6 +347,19 @@ def _without_gradient(b: Builder, lowered, grad_off, frame):
     return stop(lowered)
 
 
+def _straight_through(b: Builder, lowered, written, name, frame):
+    """An in-place op under no_grad on a tensor that requires grad
+    (no_grad_writes.py): the tensor takes the new value and keeps its
+    history, so the gradient flows to `written` (the op's first argument)
+    as through the identity."""
+    if not (isinstance(lowered, Value) and isinstance(written, Value)
+            and lowered.type == written.type):
+        raise ModelError(f"{name}: an in-place op under torch.no_grad() on a tensor that "
+                         "requires grad, of a form tfc cannot differentiate as PyTorch does",
+                         frame, "apply the op without no_grad, or detach() its result")
+    return b.straight_through(lowered, written)
+
+
 def _is_checkpoint(function_class) -> bool:
     try:
         from torch.utils.checkpoint import CheckpointFunction
@@ -452,7 +465,9 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
             for m in (lowered if isinstance(lowered, (list, tuple)) else [lowered]):
                 if isinstance(m, (Missing, Masked)) and not m.op:
                     m.op = name
-            if tracing.GRAD_OFF in node.meta:
+            if node.meta.get(no_grad_writes.INPLACE_NO_GRAD):
+                lowered = _straight_through(b, lowered, env[node.args[0]], name, frame)
+            elif tracing.GRAD_OFF in node.meta and not node.meta.get(no_grad_writes.WRITTEN_VIEW):
                 lowered = _without_gradient(b, lowered, node.meta[tracing.GRAD_OFF], frame)
             env[node] = lowered
         # Free example values nothing needs any more.

@@ -40,6 +40,11 @@ def _binary(op, n):
     return f"{op.name} {n(a)}, {n(b)} : {a.type}, {b.type}"
 
 
+def _straight_through(op, n):
+    value, source = op.operands
+    return f"{op.name} {n(value)}, {n(source)} : {op.result.type}"
+
+
 def _reduce(op, n):
     x = op.operands[0]
     keep = " keepdim" if op.attrs.get("keepdim") else ""
@@ -194,6 +199,7 @@ SYNTAX: Dict[str, Callable] = {
     "tfc.cross_entropy": _cross_entropy,
     "tfc.attention": _attention,
     "tfc.dropout": _dropout,
+    "tfc.straight_through": _straight_through,
 }
 
 

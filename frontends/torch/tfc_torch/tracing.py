@@ -26,6 +26,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
+from . import no_grad_writes
 from .errors import DataDependentError, ModelError
 from .source import TRACE_ENTRY, Frame, exception_frame, return_frame
 
@@ -309,6 +310,10 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                 "(recompute=cheap|blocks)") from e
         raise ModelError(f"tracing the model with make_fx failed: {text.splitlines()[0]}",
                          exception_frame(e)) from e
+
+    grad_off = [n for n in gm.graph.nodes
+                if n.op == "call_function" and n.meta.get(GRAD_OFF) == NO_GRAD]
+    no_grad_writes.mark(_tfc_traced_loss, args, grad_off)
 
     placeholders = [Placeholder("param", n, param_tensors[n]) for n in params]
     placeholders += [Placeholder("buffer", n, buffer_tensors[n]) for n in buffers]

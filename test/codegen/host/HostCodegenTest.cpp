@@ -358,6 +358,7 @@ TEST_F(HostCodegen, HostOpsTableMatchesTheDialect) {
       "fusion", "yield",  // structure: a kernel's region and terminator
       "checkpoint",       // a recompute mark, dissolved before anything runs
       "stop_gradient",    // autodiff's mark, dropped by autodiff and decompose
+      "straight_through", // the same
       "matmul",           // a tfcrt.gemm step, never a kernel body
       "attention",        // composite: decomposed before kernels exist
       "layer_norm_grad", "rms_norm_grad", // composite too

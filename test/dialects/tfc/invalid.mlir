@@ -2809,3 +2809,12 @@ func.func @pad_from(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32>
   %c = tfc.matmul %a, %b {tfc.pad_from = array<i64: 7, 8>} : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }
+
+// -----
+
+// A straight_through's value and source have the result's type.
+func.func @straight_through_types(%x: tensor<4xf32>, %s: tensor<4xbf16>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tfc.straight_through' op failed to verify that all of {value, source, result} have same type}}
+  %t = "tfc.straight_through"(%x, %s) : (tensor<4xf32>, tensor<4xbf16>) -> tensor<4xf32>
+  return %t : tensor<4xf32>
+}

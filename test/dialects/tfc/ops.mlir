@@ -137,6 +137,16 @@ func.func @stop_gradient(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
 
 // -----
 
+// straight_through returns its value (its gradient goes to the source).
+// CHECK-LABEL: func.func @straight_through
+func.func @straight_through(%x: tensor<4x8xf32>, %s: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // CHECK: tfc.straight_through %{{.*}}, %{{.*}} : tensor<4x8xf32>
+  %0 = tfc.straight_through %x, %s : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
 // Constants are splat or dense; the result type is the attribute's.
 // CHECK-LABEL: func.func @constants
 func.func @constants() -> (tensor<f32>, tensor<3xi64>, tensor<2x2xbf16>, tensor<2xi1>) {

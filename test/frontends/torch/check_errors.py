@@ -30,6 +30,8 @@ CASES = {
     "ArgmaxInLoss": ("UnsupportedOpError", ["argmax", "(values * indices).mean()"]),
     "CustomFunction": ("ModelError", ["torch.autograd.Function", "StraightThrough",
                                       "Python backward"]),
+    "CopyUnderNoGrad": ("ModelError", ["in-place copy_ under torch.no_grad()",
+                                       "requires grad", "h = h + (new - h).detach()"]),
 }
 
 

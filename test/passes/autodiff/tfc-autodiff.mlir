@@ -132,6 +132,49 @@ func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}, %x: tensor<4xf32> {tfc.inpu
 
 // -----
 
+// tfc.straight_through (an in-place op under torch.no_grad()): loss =
+// sum(t * t) with h = x * w and t = straight_through(max(h, 0), h). The
+// forward uses the clamped value c, the gradient of t goes to h as through
+// the identity: dt = 2c, dw = dt * x, with no select (relu's or maximum's
+// derivative) on the way. The gradient function keeps no straight_through.
+// CHECK-LABEL: func.func @loss(
+// CHECK: tfc.straight_through
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-SAME: (%[[W:.*]]: tensor<4xf32> {tfc.param = "w"}, %[[X:.*]]: tensor<4xf32> {tfc.input = "x"})
+// CHECK-NOT: tfc.straight_through
+// CHECK: %[[H:.*]] = tfc.mul %[[X]], %[[W]]
+// CHECK: %[[C:.*]] = tfc.maximum %[[H]]
+// CHECK: %[[P:.*]] = tfc.mul %[[C]], %[[C]]
+// CHECK: %[[L:.*]] = tfc.reduce_sum %[[P]]
+// CHECK-NOT: tfc.select
+// CHECK: %[[DW:.*]] = tfc.mul %{{.*}}, %[[X]] : tensor<4xf32>, tensor<4xf32>
+// CHECK: return %[[L]], %[[DW]]
+func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}, %x: tensor<4xf32> {tfc.input = "x"}) -> tensor<f32> {
+  %h = tfc.mul %x, %w : tensor<4xf32>, tensor<4xf32>
+  %zero = tfc.constant dense<0.0> : tensor<f32>
+  %c = tfc.maximum %h, %zero : tensor<4xf32>, tensor<f32>
+  %t = tfc.straight_through %c, %h : tensor<4xf32>
+  %p = tfc.mul %t, %t : tensor<4xf32>, tensor<4xf32>
+  %l = tfc.reduce_sum %p dims [0] : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A straight_through whose source does not depend on a parameter carries
+// no gradient, even when its value does: here the loss is a constant.
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-NOT: tfc.straight_through
+// CHECK: %[[ZERO:.*]] = tfc.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK: return %{{.*}}, %[[ZERO]]
+func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}, %x: tensor<4xf32> {tfc.input = "x"}) -> tensor<f32> {
+  %t = tfc.straight_through %w, %x : tensor<4xf32>
+  %l = tfc.reduce_sum %t dims [0] : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
 // A loss reached only through tfc.stop_gradient is a constant: every
 // gradient is zero (torch: a loss with no grad_fn gives none).
 // CHECK-LABEL: func.func @loss_grad

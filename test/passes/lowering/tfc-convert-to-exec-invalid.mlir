@@ -63,7 +63,7 @@ func.func @loss(%x: tensor<4xf32>) -> tensor<4xf32> {
 // A stop_gradient left in the program means decomposition has not run
 // (region formation leaves it where it is: it belongs to no kernel).
 func.func @loss(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'tfc.stop_gradient' op is outside any tfc.fusion; run --tfc-decompose first (it drops stop_gradients)}}
+  // expected-error @+1 {{'tfc.stop_gradient' op is outside any tfc.fusion; run --tfc-decompose first (it drops stop_gradients and straight_throughs)}}
   %0 = tfc.stop_gradient %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }

@@ -297,3 +297,17 @@ func.func @stop_gradient(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = tfc.exp %s : tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// So does tfc.straight_through: here it is its value.
+// CHECK-LABEL: func.func @straight_through
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[S:.*]]: tensor<4xf32>)
+// CHECK-NOT: tfc.straight_through
+// CHECK: %[[Y:.*]] = tfc.exp %[[X]]
+// CHECK: return %[[Y]]
+func.func @straight_through(%x: tensor<4xf32>, %s: tensor<4xf32>) -> tensor<4xf32> {
+  %t = tfc.straight_through %x, %s : tensor<4xf32>
+  %y = tfc.exp %t : tensor<4xf32>
+  return %y : tensor<4xf32>
+}

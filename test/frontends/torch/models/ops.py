@@ -164,6 +164,12 @@ CASES = {
     # constants to the gradient (tfc.stop_gradient); without it these
     # gradients differ from torch's by about their own size.
     "detach-no-grad": _case(lambda h: _detached(h)),
+    # An in-place op under no_grad on a tensor that requires grad keeps its
+    # history: the new value, the gradient as through the identity
+    # (tfc.straight_through). F.cosine_similarity clamps its squared norms
+    # so in C++; the others write the whole tensor, a view of a 3-d
+    # linear's output, and a column through a view of it.
+    "no-grad-writes": lambda: _no_grad_writes(),
 }
 
 
@@ -215,6 +221,28 @@ class _FrozenLayer(nn.Module):
 def _frozen():
     torch.manual_seed(0)
     return _FrozenLayer(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+class _NoGradWrites(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+
+    def forward(self, x):
+        h = self.fc(x)  # [2, 3, 8]: a view of the GEMM's [6, 8]
+        g = h * 1.5
+        with torch.no_grad():
+            h.clamp_(-0.4, 0.6)
+            h.mul_(2.0)
+            g[:, 0].clamp_(max=0.1)
+            peak = g.abs().amax()
+        sim = F.cosine_similarity(h[..., :4], g[..., 4:], dim=-1)
+        return (1.0 - sim).sum() + (h * h).sum() + (g.pow(2) * peak).sum()
+
+
+def _no_grad_writes():
+    torch.manual_seed(0)
+    return _NoGradWrites(), (torch.randn(2, 3, 6, generator=_g(1)),)
 
 
 def _detached(h):

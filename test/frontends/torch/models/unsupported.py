@@ -101,5 +101,17 @@ class CustomFunction(Base):
         return StraightThrough.apply(self.fc(x)).mean()  # error here
 
 
+class CopyUnderNoGrad(Base):
+    """copy_ under no_grad into a tensor that requires grad: functionalization
+    replaces the tensor by the copied value, so nothing is left to route
+    the gradient through."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        with torch.no_grad():
+            h.copy_(torch.round(h * 4) / 4)  # error here
+        return h.pow(2).mean()
+
+
 def example_batch():
     return (torch.randn(6, 8, generator=torch.Generator().manual_seed(0)),)
