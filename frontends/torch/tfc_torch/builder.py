@@ -236,6 +236,12 @@ class Builder:
         return self.create("tfc.embedding", [table, ids], {},
                            [TensorType(ids.shape + table.shape[1:], table.dtype)]).result
 
+    def embedding_grad(self, rows: Value, ids: Value, count: int) -> Value:
+        """A [count, ...] table whose row r sums the rows of `rows` (shape
+        ids.shape + row shape) at the positions where ids == r."""
+        return self.create("tfc.embedding_grad", [rows, ids], {},
+                           [TensorType((count,) + rows.shape[ids.rank:], rows.dtype)]).result
+
     def cross_entropy(self, logits: Value, labels: Value, ignore_index: int = -100,
                       label_smoothing: float = 0.0, reduction: str = "mean") -> Value:
         return self.create("tfc.cross_entropy", [logits, labels],

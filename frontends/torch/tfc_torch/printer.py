@@ -134,7 +134,7 @@ def _norm(op, n):
 
 def _embedding(op, n):
     t, ids = op.operands
-    return f"tfc.embedding {n(t)}, {n(ids)} : {t.type}, {ids.type} -> {op.result.type}"
+    return f"{op.name} {n(t)}, {n(ids)} : {t.type}, {ids.type} -> {op.result.type}"
 
 
 def _cross_entropy(op, n):
@@ -196,6 +196,7 @@ SYNTAX: Dict[str, Callable] = {
     "tfc.layer_norm": _norm,
     "tfc.rms_norm": _norm,
     "tfc.embedding": _embedding,
+    "tfc.embedding_grad": _embedding,
     "tfc.cross_entropy": _cross_entropy,
     "tfc.attention": _attention,
     "tfc.dropout": _dropout,

@@ -175,6 +175,23 @@ func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}, %x: tensor<4xf32> {tfc.inpu
 
 // -----
 
+// tfc.embedding_grad in a forward (the frontend's scatter_add, index_add):
+// linear in its rows, so their cotangent is the table cotangent's rows at
+// the ids, an embedding lookup.
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-SAME: (%[[W:.*]]: tensor<4x3xf32> {tfc.param = "w"}, %[[IDS:.*]]: tensor<4xi64> {tfc.input = "ids"})
+// CHECK: %[[T:.*]] = tfc.embedding_grad %[[W]], %[[IDS]] : tensor<4x3xf32>, tensor<4xi64> -> tensor<5x3xf32>
+// CHECK: %[[DW:.*]] = tfc.embedding %{{.*}}, %[[IDS]] : tensor<5x3xf32>, tensor<4xi64> -> tensor<4x3xf32>
+// CHECK: return %{{.*}}, %[[DW]]
+func.func @loss(%w: tensor<4x3xf32> {tfc.param = "w"}, %ids: tensor<4xi64> {tfc.input = "ids"}) -> tensor<f32> {
+  %t = tfc.embedding_grad %w, %ids : tensor<4x3xf32>, tensor<4xi64> -> tensor<5x3xf32>
+  %p = tfc.mul %t, %t : tensor<5x3xf32>, tensor<5x3xf32>
+  %l = tfc.reduce_sum %p dims [0, 1] : tensor<5x3xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
 // A loss reached only through tfc.stop_gradient is a constant: every
 // gradient is zero (torch: a loss with no grad_fn gives none).
 // CHECK-LABEL: func.func @loss_grad

@@ -19,6 +19,19 @@ def leaky_relu(ctx, x, negative_slope=0.01):
     return ctx.b.select(positive, y, ctx.b.mul(y, ctx.tensor(negative_slope, dt)))
 
 
+@lowers("aten.prelu.default")
+def prelu(ctx, x, weight):
+    """x where x > 0, else weight * x with one weight per channel (dim 1) or
+    one for all; at 0 the gradient is weight's side, as torch's."""
+    dt, b = ctx.out().dtype, ctx.b
+    y = ctx.tensor(x, dt)
+    w = ctx.tensor(weight, dt)
+    if w.shape not in ((), (1,)):
+        w = b.reshape(w, (w.shape[0],) + (1,) * (y.rank - 2))
+    return b.broadcast_to(b.select(b.compare("gt", y, ctx.tensor(0.0, dt)), y, b.mul(w, y)),
+                          y.shape)
+
+
 @lowers("aten.elu.default")
 def elu(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
     dt = ctx.out().dtype

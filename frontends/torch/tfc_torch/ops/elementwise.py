@@ -27,6 +27,8 @@ def _scaled(ctx, y, alpha, dtype):
 @lowers("aten.add.Tensor", "aten.add.Scalar")
 def add(ctx, a, b, alpha=1):
     dt = ctx.out().dtype
+    if dt == "i1":  # torch adds bools as a logical or (isfinite's decomposition)
+        return logical_or(ctx, a, b)
     x, y = _operands(ctx, a, b)
     return ctx.b.add(x, _scaled(ctx, y, alpha, dt))
 
@@ -47,6 +49,8 @@ def rsub(ctx, a, b, alpha=1):
 
 @lowers("aten.mul.Tensor", "aten.mul.Scalar")
 def mul(ctx, a, b):
+    if ctx.out().dtype == "i1":  # a logical and
+        return logical_and(ctx, a, b)
     x, y = _operands(ctx, a, b)
     return ctx.b.mul(x, y)
 
@@ -69,12 +73,83 @@ def div_mode(ctx, a, b, rounding_mode=None):
 
 @lowers("aten.maximum.default")
 def maximum(ctx, a, b):
+    if ctx.out().dtype == "i1":
+        return logical_or(ctx, a, b)
     return ctx.b.binary("maximum", *_operands(ctx, a, b))
 
 
 @lowers("aten.minimum.default")
 def minimum(ctx, a, b):
+    if ctx.out().dtype == "i1":
+        return logical_and(ctx, a, b)
     return ctx.b.binary("minimum", *_operands(ctx, a, b))
+
+
+def _integer_fmod(ctx, a, b, what):
+    """(a - trunc(a / b) * b, b) for integers: exact, as torch's fmod."""
+    dt = ctx.out().dtype
+    if dt not in ("i32", "i64"):
+        ctx.unsupported(f"{what} of {dt} values has no exact tfc form (tfc has no fmod op; "
+                        "a - trunc(a / b) * b rounds)",
+                        "compute the remainder of integers, or write the periodic function "
+                        "with sin/cos")
+    x, y = _operands(ctx, a, b)
+    return ctx.b.sub(x, ctx.b.mul(ctx.b.div(x, y), y)), y
+
+
+@lowers("aten.fmod.Tensor", "aten.fmod.Scalar")
+def fmod(ctx, a, b):
+    return _integer_fmod(ctx, a, b, "fmod")[0]
+
+
+@lowers("aten.remainder.Tensor", "aten.remainder.Scalar")
+def remainder(ctx, a, b):
+    """Python's %: fmod, plus b where it is nonzero and its sign is not b's."""
+    bld = ctx.b
+    r, y = _integer_fmod(ctx, a, b, "remainder")
+    zero = ctx.tensor(0, r.dtype)
+    fix = bld.select(bld.compare("ne", r, zero),
+                     bld.compare("ne", bld.compare("lt", r, zero), bld.compare("lt", y, zero)),
+                     ctx.tensor(False, "i1"))
+    return bld.select(fix, bld.add(r, y), r)
+
+
+def _logaddexp(ctx, a, b, exp_neg, scale):
+    """max(a, b) + log1p(exp_neg(|a - b|)) * scale, and a where a == b is
+    infinite (torch's formula; its gradient splits a tie evenly, as
+    maximum's does)."""
+    bld, dt = ctx.b, ctx.out().dtype
+    x, y = _operands(ctx, a, b)
+    tail = exp_neg(bld.unary("abs", bld.sub(x, y)))
+    out = bld.add(bld.binary("maximum", x, y),
+                  bld.mul(bld.unary("log", bld.add(ctx.tensor(1.0, dt), tail)),
+                          ctx.tensor(scale, dt)))
+    infinite = bld.compare("eq", bld.unary("abs", x), ctx.tensor(float("inf"), dt))
+    same = bld.select(infinite, bld.compare("eq", x, y), ctx.tensor(False, "i1"))
+    return bld.select(same, x, out)
+
+
+@lowers("aten.logaddexp.default")
+def logaddexp(ctx, a, b):
+    return _logaddexp(ctx, a, b, lambda d: ctx.b.unary("exp", ctx.b.unary("neg", d)), 1.0)
+
+
+@lowers("aten.logaddexp2.default")
+def logaddexp2(ctx, a, b):
+    dt = ctx.out().dtype
+    return _logaddexp(ctx, a, b, lambda d: ctx.b.unary(
+        "exp", ctx.b.mul(d, ctx.tensor(-math.log(2.0), dt))), 1.0 / math.log(2.0))
+
+
+@lowers("aten.copysign.Tensor", "aten.copysign.Scalar")
+def copysign(ctx, a, b):
+    """|a| with b's sign: negative where b < 0 or b is -0 (1 / b < 0). A
+    NaN b's sign bit is not visible to tfc's compares: |a| there."""
+    bld, dt = ctx.b, ctx.out().dtype
+    x, y = _operands(ctx, a, b)
+    magnitude = bld.unary("abs", x)
+    negative = bld.compare("lt", bld.div(ctx.tensor(1.0, dt), y), ctx.tensor(0.0, dt))
+    return bld.select(negative, bld.unary("neg", magnitude), magnitude)
 
 
 @lowers("aten.clamp.default", "aten.clamp.Tensor", "aten.clamp_min.default",

@@ -111,6 +111,15 @@ def smooth_l1_loss(ctx, a, b_, reduction=1, beta=1.0):
     return _reduce(ctx, b.select(small, quad, lin), reduction)
 
 
+@lowers("aten.soft_margin_loss.default")
+def soft_margin_loss(ctx, x, y, reduction=1):
+    """log(1 + exp(-y x)), in the form that neither overflows nor rounds
+    small losses to zero (torch's log1p(exp(-y x)) overflows to inf)."""
+    dt = ctx.out().dtype
+    margin = ctx.b.mul(ctx.tensor(y, dt), ctx.tensor(x, dt))
+    return _reduce(ctx, softplus_of_negated(ctx, margin), reduction)
+
+
 @lowers("aten.binary_cross_entropy_with_logits.default")
 def bce_with_logits(ctx, x, y, weight=None, pos_weight=None, reduction=1):
     b = ctx.b

@@ -8,6 +8,7 @@ from ..builder import broadcast_shapes
 from ..constants import Known
 from ..importer import Masked
 from ..registry import lowers, refuse
+from . import scatter
 from .common import norm_dim
 
 
@@ -304,17 +305,18 @@ def index(ctx, x, indices):
 @lowers("aten.index_put.default")
 def index_put(ctx, x, indices, values, accumulate=False):
     """x[mask] = values (or += with accumulate) for one boolean mask: a
-    select; integer-indexed assignment is a scatter tfc lacks."""
+    select; for one integer index tensor over dim 0 a scatter
+    (scatter.index_put_rows)."""
     b = ctx.b
     v = ctx.tensor(x)
     present = [i for i in indices if i is not None]
     if len(indices) != 1 or len(present) != 1:
-        ctx.unsupported("indexed assignment other than x[mask] = values has no tfc form",
-                        "use torch.where(mask, values, x)")
+        ctx.unsupported("indexed assignment other than x[mask] = values or x[idx] = values "
+                        "(one index tensor, over dim 0) has no tfc form",
+                        "use torch.where(mask, values, x), or index_add / scatter along a dim")
     mask = ctx.tensor(present[0])
     if mask.dtype != "i1":
-        ctx.unsupported("assignment at integer indices is a scatter, which tfc has no op for",
-                        "use torch.where with a mask, or one-hot arithmetic")
+        return scatter.index_put_rows(ctx, v, present[0], values, accumulate)
     mask = b.reshape(mask, mask.shape + (1,) * (v.rank - mask.rank))
     new = ctx.tensor(values, v.dtype)
     if accumulate:

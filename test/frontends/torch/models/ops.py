@@ -164,6 +164,15 @@ CASES = {
     # constants to the gradient (tfc.stop_gradient); without it these
     # gradients differ from torch's by about their own size.
     "detach-no-grad": _case(lambda h: _detached(h)),
+    # Scatters (one tfc.embedding_grad each): scatter_add into a larger
+    # tensor, scatter of values and of a scalar, index_add with a repeated
+    # index and alpha, x[idx] = v and x[idx] += v; indices known and traced.
+    "scatters": _case(lambda h, ids: _scatters(h, ids),
+                      extra=(torch.tensor([[3, 0, 4, 4, 1, 0, 2, 2], [1, 1, 0, 3, 2, 4, 4, 0]]),)),
+    # Integer fmod / remainder (exact; float ones are refused), bool
+    # arithmetic (isfinite decomposes into a bool mul), logaddexp(2),
+    # copysign, prelu and soft_margin_loss.
+    "more-elementwise": lambda: _more_elementwise(),
     # An in-place op under no_grad on a tensor that requires grad keeps its
     # history: the new value, the gradient as through the identity
     # (tfc.straight_through). F.cosine_similarity clamps its squared norms
@@ -221,6 +230,45 @@ class _FrozenLayer(nn.Module):
 def _frozen():
     torch.manual_seed(0)
     return _FrozenLayer(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+def _scatters(h, ids):
+    rows = torch.tensor([2, 0, 2, 1])
+    added = torch.zeros(3, 6, 8).scatter_add(1, ids.view(2, 1, 8).expand(2, 2, 8) + 1,
+                                             h.view(2, 2, 8))
+    placed = torch.ones(4, 8).scatter(1, torch.tensor([[1, 0, 3, 2, 5, 4, 7, 6]] * 4), h)
+    filled = h.scatter(1, ids[:, :4].remainder(8).repeat(2, 1)[:, :1], -0.5)
+    summed = torch.zeros(3, 8).index_add(0, rows, h * h, alpha=0.5)
+    assigned = torch.zeros(5, 8)
+    assigned[torch.tensor([4, 0, -2])] = h[:3] * 2.0
+    assigned[ids[0, :2]] += h[1:3]
+    return (added.pow(2).sum() + (placed * placed.flip(1)).sum() + filled.pow(3).sum()
+            + (summed * torch.arange(24.0).view(3, 8)).sum() + assigned.sin().sum())
+
+
+class _MoreElementwise(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.act = nn.PReLU(4, init=0.2)
+
+    def forward(self, x, positions):
+        h = self.fc(x)
+        period = positions.remainder(3) + torch.fmod(positions - 4, 3) * 2
+        wave = h * period.to(h.dtype)
+        ok = torch.isfinite(h / (h > -0.5)) & (h < 0.9)
+        act = self.act(h.view(4, 4, 2))
+        return (torch.logaddexp(h, wave).sum() + torch.logaddexp2(h, -h * 0.5).sum()
+                + torch.copysign(h, wave - 0.1).pow(3).sum() + (h * ok).sum()
+                + (h * ((h > 0) + (h < -0.2))).sum() + act.pow(2).sum()
+                + F.soft_margin_loss(h, torch.sign(torch.arange(32.0).view(4, 8) - 15.5)))
+
+
+def _more_elementwise():
+    torch.manual_seed(0)
+    positions = torch.tensor([[0, 1, 2, 3, 4, 5, 6, 7], [7, 6, 5, 4, 3, 2, 1, 0],
+                              [9, 11, -1, -5, 2, 8, 3, 1], [4, 4, 4, 4, 0, 0, 0, 0]])
+    return _MoreElementwise(), (torch.randn(4, 6, generator=_g(1)), positions)
 
 
 class _NoGradWrites(nn.Module):
