@@ -14,8 +14,7 @@ inputs and buffers as they are. Float outputs must match within 1e-4 of
 their largest magnitude (as check_models.py's gradients: f32 sums in
 another order than PyTorch's), integer and boolean outputs exactly. The
 error cases check the messages for outputs tfc cannot return (numbers,
-None, no tensors, the indices of max(dim)) and that the loss import keeps
-its own. Prints one line per case.
+None, no tensors) and that the loss import keeps its own. Prints one line per case.
 Exit codes: 0 pass, 1 failure, 77 device unavailable.
 """
 import os
@@ -97,7 +96,9 @@ class DictOut(nn.Module):
 class IntegerOut(nn.Module):
     """Integer leaves: argmax / argmin along a dim (ties pick the first,
     NaN counts as the largest and the smallest), over all elements, keepdim,
-    and a count; the float logits beside them."""
+    and a count; max/min(dim), topk (largest and smallest) and a stable
+    sort (values and indices, same ties and NaN); the float logits beside
+    them."""
 
     def __init__(self):
         super().__init__()
@@ -105,8 +106,14 @@ class IntegerOut(nn.Module):
 
     def forward(self, x, scores):
         logits = self.fc(x)
+        # torch's topk orders ties as its partial sort leaves them: no ties.
+        distinct = torch.where(scores.isnan(), scores, scores + torch.arange(5.0) * 0.01)
         return (logits, scores.argmax(-1), scores.argmin(dim=0), scores.argmax(),
-                scores.argmin(1, keepdim=True), (logits > 0).sum(-1), logits > 0)
+                scores.argmin(1, keepdim=True), (logits > 0).sum(-1), logits > 0,
+                scores.max(dim=-1), scores.min(dim=0, keepdim=True),
+                distinct.topk(3), distinct.topk(2, dim=0, largest=False),
+                torch.sort(scores, dim=1, stable=True),
+                torch.sort(scores, dim=0, descending=True, stable=True))
 
 
 def _integer_batch():
@@ -189,8 +196,7 @@ def compare(name, got, want):
         if not torch.equal(got, want):
             return f"{name} differs: {got.tolist()} != {want.tolist()}"
         return None
-    scale = want.abs().max().item() if want.numel() else 0.0
-    err = (got.double() - want.double()).abs().max().item() if want.numel() else 0.0
+    err, scale = check_models.error_and_scale(got, want)  # NaN-aware
     if not err <= RTOL * scale + ATOL:
         return f"{name}: max |diff| {err:.3e} (max |value| {scale:.3e})"
     return None
@@ -290,15 +296,6 @@ class ReturnsNothing(nn.Module):
         return ()  # error here
 
 
-class ReturnsIndices(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 2)
-
-    def forward(self, x):
-        return self.fc(x).max(dim=-1).indices  # error here
-
-
 class LossOfTuple(nn.Module):
     """The loss import of a module returning two values keeps its error."""
 
@@ -328,9 +325,6 @@ ERROR_CASES = {
                    _def_line(ReturnsNone)),
     "error/nothing": (ReturnsNothing, False, "ModelError", ["returns no tensors"],
                       _def_line(ReturnsNothing)),
-    "error/indices": (ReturnsIndices, False, "UnsupportedOpError",
-                      ["aten.max.dim", "indices (argmax) have no tfc op",
-                       "the model returns it as output"], _def_line(ReturnsIndices)),
     "error/loss-of-tuple": (LossOfTuple, True, "ModelError",
                             ["the traced function returns 2 values; it must return the "
                              "scalar loss alone", "loss_fn=lambda out, *args: out[i]"], None),

@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from ..importer import Masked, Missing
+from ..importer import Masked
 from ..registry import lowers
 from .common import norm_dim, norm_dims
 
@@ -65,22 +65,138 @@ def amin(ctx, x, dims=None, keepdim=False):
     return _max(ctx, x, dims, keepdim, ctx.out().dtype, negate=True)
 
 
+def first_extreme_index(ctx, v, dim, dtype):
+    """The first index of the largest element of `v` along `dim` (kept as a
+    size-1 dim), NaN counting as the largest, as torch's argmax: the
+    elements equal to the reduce_max (or NaN) select their index counted
+    from the end, whose reduce_max is the first hit."""
+    b = ctx.b
+    hit = b.compare("eq", v, b.reduce("max", v, [dim], keepdim=True))
+    if v.dtype.startswith(("f", "bf")):
+        hit = b.select(b.compare("ne", v, v), ctx.tensor(True, "i1"), hit)
+    last = ctx.tensor(v.shape[dim] - 1, dtype)
+    from_end = b.sub(last, b.iota(v.shape, dim, dtype))
+    best = b.reduce("max", b.select(hit, from_end, ctx.tensor(-1, dtype)), [dim], True)
+    return b.sub(last, best)
+
+
+def picked_along(ctx, v, dim, index):
+    """v's element at `index` (a size-1 dim) along `dim`: its value with the
+    gradient going to that element alone (torch's max(dim), topk). The
+    value is the exact element; the one-hot sum that carries the gradient
+    would turn -0 into +0."""
+    b = ctx.b
+    onehot = b.compare("eq", b.iota(v.shape, dim, index.dtype), index)
+    zero = ctx.tensor(0.0 if v.dtype.startswith(("f", "bf")) else 0, v.dtype)
+    summed = b.reduce("sum", b.select(onehot, v, zero), [dim], keepdim=True)
+    exact = b.reduce("max", b.select(onehot, v, ctx.tensor(float("-inf"), v.dtype)), [dim],
+                     keepdim=True) if v.dtype.startswith(("f", "bf")) else summed
+    return b.straight_through(exact, summed) if exact is not summed else summed
+
+
 @lowers("aten.max.dim", "aten.min.dim")
 def max_dim(ctx, x, dim, keepdim=False):
+    """(values, indices) along dim: the first extreme element, whose
+    gradient is its own (torch's max(dim) backward scatters to the index;
+    amax's splits ties evenly)."""
+    b = ctx.b
     is_max = ctx.name == "aten.max.dim"
-    values = _max(ctx, x, [dim], keepdim, ctx.out(0).dtype, negate=not is_max)
-    which = "argmax" if is_max else "argmin"
-    return values, Missing(f"its indices ({which}) have no tfc op",
-                           "use torch.amax / torch.amin when only the values are needed; "
-                           "compute argmax-based metrics outside the loss")
+    v = _input(ctx, x, ctx.out(0).dtype)
+    dim = norm_dims(dim, v.rank)[0]
+    index = first_extreme_index(ctx, v if is_max else b.unary("neg", v), dim, ctx.out(1).dtype)
+    values = picked_along(ctx, v, dim, index)
+    return (b.reshape(values, ctx.out(0).shape), b.reshape(index, ctx.out(1).shape))
+
+
+# sort orders at most this many elements along its dim: it picks them one
+# by one (a few ops per pick), so the graph grows with the dim's size.
+MAX_SORT_SIZE = 64
+
+
+def _lowest(ctx, dtype):
+    return ctx.tensor(float("-inf") if dtype.startswith(("f", "bf")) else
+                      -(2 ** 31 if dtype == "i32" else 2 ** 63), dtype)
+
+
+def _ranked(ctx, v, dim, k, largest):
+    """The first k elements of v along dim in descending (largest) or
+    ascending order, as (values, i64 indices), ties in index order and NaN
+    counting as the largest, as torch's topk and stable sort: k picks of
+    the first extreme element among those not yet taken, each value's
+    gradient going to its own element."""
+    b = ctx.b
+    is_float = v.dtype.startswith(("f", "bf"))
+    key = v if largest else b.unary("neg", v)
+    nan = b.compare("ne", v, v) if is_float else None
+    if nan is not None and not largest:
+        key = b.select(nan, _lowest(ctx, v.dtype), key)  # NaN comes last
+    lowest = _lowest(ctx, v.dtype)
+    positions = b.iota(v.shape, dim, "i64")
+    last = ctx.tensor(v.shape[dim] - 1, "i64")
+    from_end = b.sub(last, positions)
+    taken = None
+    values, indices = [], []
+    for _ in range(k):
+        work = key if taken is None else b.select(taken, lowest, key)
+        hit = b.compare("eq", work, b.reduce("max", work, [dim], keepdim=True))
+        if nan is not None and largest:
+            hit = b.select(nan, ctx.tensor(True, "i1"), hit)
+        if taken is not None:
+            hit = b.select(taken, ctx.tensor(False, "i1"), hit)
+        if nan is not None and not largest:
+            # Among equal keys, a NaN (keyed lowest) only after the others.
+            real = b.select(nan, ctx.tensor(False, "i1"), hit)
+            any_real = b.compare("gt", b.reduce("max", b.convert(real, "i32"), [dim], True),
+                                 ctx.tensor(0, "i32"))
+            hit = b.select(any_real, real, hit)
+        best = b.reduce("max", b.select(hit, from_end, ctx.tensor(-1, "i64")), [dim], True)
+        index = b.sub(last, best)
+        values.append(picked_along(ctx, v, dim, index))
+        indices.append(index)
+        chosen = b.compare("eq", positions, index)
+        taken = chosen if taken is None else b.select(chosen, ctx.tensor(True, "i1"), taken)
+    return b.concat(values, dim), b.concat(indices, dim)
+
+
+@lowers("aten.topk.default")
+def topk(ctx, x, k, dim=-1, largest=True, sorted=True):
+    """The k largest (smallest) along dim, in order (torch's order for
+    sorted=False is unspecified; this is one)."""
+    v = _input(ctx, x, ctx.out(0).dtype)
+    dim = norm_dims(dim, v.rank)[0] if v.rank else 0
+    if v.rank == 0 or k == 0:
+        ctx.unsupported("topk of a scalar or with k = 0")
+    values, indices = _ranked(ctx, v, dim, k, largest)
+    return values, ctx.tensor(indices, ctx.out(1).dtype)
+
+
+@lowers("aten.sort.default", "aten.sort.stable")
+def sort(ctx, x, *args, **kwargs):
+    """A stable sort (ties in index order, NaN last ascending, first
+    descending) of at most MAX_SORT_SIZE elements along dim."""
+    if ctx.name == "aten.sort.stable":  # sort.stable(self, *, stable, dim, descending)
+        dim, descending = kwargs.get("dim", -1), kwargs.get("descending", False)
+    else:
+        dim = args[0] if args else kwargs.get("dim", -1)
+        descending = args[1] if len(args) > 1 else kwargs.get("descending", False)
+    v = _input(ctx, x, ctx.out(0).dtype)
+    if v.rank == 0:
+        return v, ctx.tensor(0, ctx.out(1).dtype)
+    dim = norm_dims(dim, v.rank)[0]
+    n = v.shape[dim]
+    if n > MAX_SORT_SIZE:
+        ctx.unsupported(f"sorting {n} elements along a dim (tfc sorts at most {MAX_SORT_SIZE}, "
+                        "by picking them one by one)",
+                        "use torch.topk for the few largest, or sort outside the model")
+    values, indices = _ranked(ctx, v, dim, n, descending)
+    return values, ctx.tensor(indices, ctx.out(1).dtype)
 
 
 @lowers("aten.argmax.default", "aten.argmin.default")
 def argmax(ctx, x, dim=None, keepdim=False):
     """The first index of the largest (argmin: smallest) element along
     `dim` (of all elements when None), NaN counting as the largest, as in
-    torch: the elements equal to the reduce_max (or NaN) select their
-    index counted from the end, whose reduce_max is the first hit."""
+    torch (first_extreme_index)."""
     b = ctx.b
     t = ctx.out()
     v = ctx.tensor(x)
@@ -89,13 +205,7 @@ def argmax(ctx, x, dim=None, keepdim=False):
     dim = norm_dims(dim, v.rank)[0]
     if ctx.name == "aten.argmin.default":
         v = b.unary("neg", v)
-    hit = b.compare("eq", v, b.reduce("max", v, [dim], keepdim=True))
-    if v.dtype.startswith(("f", "bf")):
-        hit = b.select(b.compare("ne", v, v), ctx.tensor(True, "i1"), hit)
-    last = ctx.tensor(v.shape[dim] - 1, t.dtype)
-    from_end = b.sub(last, b.iota(v.shape, dim, t.dtype))
-    best = b.reduce("max", b.select(hit, from_end, ctx.tensor(-1, t.dtype)), [dim], keepdim)
-    return b.reshape(b.sub(last, best), t.shape)
+    return b.reshape(first_extreme_index(ctx, v, dim, t.dtype), t.shape)
 
 
 def _variance(ctx, x, dims, correction, keepdim):

@@ -164,6 +164,11 @@ CASES = {
     # constants to the gradient (tfc.stop_gradient); without it these
     # gradients differ from torch's by about their own size.
     "detach-no-grad": _case(lambda h: _detached(h)),
+    # Index-selecting reductions: max/min(dim) values and indices, topk
+    # (largest and smallest) and sort, whose gradient goes to the selected
+    # element alone; relu's zeros make ties, which pick the first index
+    # (amax splits a tie's gradient evenly, max(dim) does not).
+    "selections": _case(lambda h: _selections(h)),
     # Scatters (one tfc.embedding_grad each): scatter_add into a larger
     # tensor, scatter of values and of a scalar, index_add with a repeated
     # index and alpha, x[idx] = v and x[idx] += v; indices known and traced.
@@ -230,6 +235,19 @@ class _FrozenLayer(nn.Module):
 def _frozen():
     torch.manual_seed(0)
     return _FrozenLayer(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+def _selections(h):
+    r = F.relu(h - 0.3)
+    top = torch.topk(r, 3, dim=1)
+    low = torch.topk(h, 2, dim=0, largest=False)
+    srt = torch.sort(h * torch.tensor([1.0, -1.0, 1.0, 0.0]).view(4, 1), dim=0, descending=True)
+    mx, mi = r.max(dim=1)
+    nn_, ni = h.min(dim=0, keepdim=True)
+    weights = torch.arange(1.0, 9.0)
+    return ((top.values * torch.tensor([3.0, 2.0, 1.0])).sum() + (top.indices * r[:, :3]).sum()
+            + low.values.pow(2).sum() + (srt.values * weights).sum() + (srt.indices * h).sum()
+            + (mx * mi).sum() + mx.pow(2).sum() + (nn_ * ni).sum() + r.max(0)[0].sum())
 
 
 def _scatters(h, ids):
