@@ -10,6 +10,7 @@ import torch
 
 from .. import dtypes
 from ..registry import lowers
+from ..builder import broadcast_shapes
 from .common import promoted
 
 
@@ -156,17 +157,26 @@ def copysign(ctx, a, b):
         "aten.clamp_max.default", "aten.clamp_min.Tensor", "aten.clamp_max.Tensor",
         "aten.hardtanh.default")
 def clamp(ctx, x, lo=None, hi=None):
-    dt = ctx.out().dtype
+    """min(max(x, lo), hi) as selects, so that a value on a bound gets
+    torch's gradient (not maximum's even split of a tie): clamp passes it
+    to x (lo <= x <= hi), hardtanh to neither (lo < x < hi); a tensor bound
+    gets it where x is strictly beyond it. NaN stays NaN."""
+    dt, b = ctx.out().dtype, ctx.b
     y = ctx.tensor(x, dt)
     if ctx.name.startswith("aten.clamp_max"):
         lo, hi = None, lo
-    if ctx.name == "aten.hardtanh.default":
+    inclusive = ctx.name != "aten.hardtanh.default"
+    if not inclusive:
         lo = -1.0 if lo is None else lo
         hi = 1.0 if hi is None else hi
     if lo is not None:
-        y = ctx.b.binary("maximum", y, ctx.tensor(lo, dt))
+        bound = ctx.tensor(lo, dt)
+        y = b.broadcast_to(b.select(b.compare("lt" if inclusive else "le", y, bound), bound, y),
+                           broadcast_shapes(y.shape, bound.shape))
     if hi is not None:
-        y = ctx.b.binary("minimum", y, ctx.tensor(hi, dt))
+        bound = ctx.tensor(hi, dt)
+        y = b.broadcast_to(b.select(b.compare("gt" if inclusive else "ge", y, bound), bound, y),
+                           broadcast_shapes(y.shape, bound.shape))
     return y
 
 

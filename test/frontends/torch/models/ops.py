@@ -46,6 +46,10 @@ CASES = {
     "clamp-minmax": _case(lambda h: (h.clamp(-0.3, 0.4) + h.clamp(min=0.1) + h.clamp(max=-0.1)
                                      + torch.maximum(h, h.flip(0) if False else h * 0.5)
                                      + torch.minimum(h, -h)).sum()),
+    # Values exactly on a clamp bound (relu's zeros, a value clamped twice):
+    # clamp passes their gradient on (lo <= x <= hi), hardtanh / relu6 do
+    # not (lo < x < hi), maximum would split it.
+    "clamp-ties": _case(lambda h: _clamp_ties(h)),
     "pow": _case(lambda h: (h.pow(2) + h.abs().pow(1.5) + h.pow(3.0) + 2.0 ** h
                             + torch.pow(h.abs() + 1, torch.tensor(2.0))).mean()),
     "where-compare": _case(lambda h: (torch.where(h > 0, h, h * 0.1)
@@ -235,6 +239,18 @@ class _FrozenLayer(nn.Module):
 def _frozen():
     torch.manual_seed(0)
     return _FrozenLayer(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+def _clamp_ties(h):
+    # On the bounds with h's gradient: the value of a detached copy, the
+    # gradient of h (and values clamped under no_grad, as straight-through).
+    c = h - h.detach() + torch.where(h > 0, 0.3, -0.2)
+    with torch.no_grad():
+        g = (h * 1.0).clamp_(-0.2, 0.3)
+    lo = torch.full((8,), -0.2)
+    return ((c.clamp(-0.2, 0.3) * h.detach()).sum() + (F.hardtanh(c, -0.2, 0.3) * 3).sum()
+            + (torch.clamp(c, min=lo) * 5).sum() + (c.clamp(max=0.3) * 7).sum()
+            + (F.relu6(c * 20 - 6) * h.detach()).sum() + (g.clamp(-0.2, 0.3) * 2).sum())
 
 
 def _selections(h):
