@@ -124,19 +124,27 @@ def celu(ctx, x, alpha=1.0):
     return elu(ctx, x, alpha, 1.0, 1.0 / alpha)
 
 
+def _relu6_of_shifted(ctx, y, inclusive):
+    """min(max(y + 3, 0), 6) as selects: on a bound the gradient passes
+    (inclusive, hardswish's) or not (hardsigmoid's), as torch's backward."""
+    b, dt = ctx.b, y.dtype
+    v = b.add(y, ctx.tensor(3.0, dt))
+    zero, six = ctx.tensor(0.0, dt), ctx.tensor(6.0, dt)
+    v = b.select(b.compare("lt" if inclusive else "le", v, zero), zero, v)
+    return b.select(b.compare("gt" if inclusive else "ge", v, six), six, v)
+
+
 @lowers("aten.hardsigmoid.default")
 def hardsigmoid(ctx, x):
-    dt = ctx.out().dtype
-    b = ctx.b
-    y = b.add(b.div(ctx.tensor(x, dt), ctx.tensor(6.0, dt)), ctx.tensor(0.5, dt))
-    return b.binary("minimum", b.binary("maximum", y, ctx.tensor(0.0, dt)), ctx.tensor(1.0, dt))
+    """min(max(x + 3, 0), 6) / 6 (torch's rounding); gradient 1/6 strictly
+    inside (-3, 3)."""
+    y = ctx.tensor(x, ctx.out().dtype)
+    return ctx.b.div(_relu6_of_shifted(ctx, y, False), ctx.tensor(6.0, y.dtype))
 
 
 @lowers("aten.hardswish.default")
 def hardswish(ctx, x):
-    dt = ctx.out().dtype
-    b = ctx.b
-    y = ctx.tensor(x, dt)
-    r6 = b.binary("minimum", b.binary("maximum", b.add(y, ctx.tensor(3.0, dt)),
-                                      ctx.tensor(0.0, dt)), ctx.tensor(6.0, dt))
-    return b.div(b.mul(y, r6), ctx.tensor(6.0, dt))
+    """x * min(max(x + 3, 0), 6) / 6; gradient x / 3 + 0.5 on [-3, 3], as
+    torch's."""
+    y = ctx.tensor(x, ctx.out().dtype)
+    return ctx.b.div(ctx.b.mul(y, _relu6_of_shifted(ctx, y, True)), ctx.tensor(6.0, y.dtype))

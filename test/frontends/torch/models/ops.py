@@ -50,6 +50,9 @@ CASES = {
     # clamp passes their gradient on (lo <= x <= hi), hardtanh / relu6 do
     # not (lo < x < hi), maximum would split it.
     "clamp-ties": _case(lambda h: _clamp_ties(h)),
+    # Piecewise activations with parameters exactly on their kinks: each
+    # gets torch's one-sided derivative there.
+    "activation-kinks": lambda: _activation_kinks(),
     "pow": _case(lambda h: (h.pow(2) + h.abs().pow(1.5) + h.pow(3.0) + 2.0 ** h
                             + torch.pow(h.abs() + 1, torch.tensor(2.0))).mean()),
     "where-compare": _case(lambda h: (torch.where(h > 0, h, h * 0.1)
@@ -251,6 +254,26 @@ def _clamp_ties(h):
     return ((c.clamp(-0.2, 0.3) * h.detach()).sum() + (F.hardtanh(c, -0.2, 0.3) * 3).sum()
             + (torch.clamp(c, min=lo) * 5).sum() + (c.clamp(max=0.3) * 7).sum()
             + (F.relu6(c * 20 - 6) * h.detach()).sum() + (g.clamp(-0.2, 0.3) * 2).sum())
+
+
+class _ActivationKinks(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.p = nn.Parameter(torch.tensor([-3.0, 3.0, 0.0, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 6.0,
+                                            -6.0, 0.5]))
+
+    def forward(self, x):
+        p, w = self.p, torch.arange(1.0, 13.0) + x.sum()
+        return ((F.hardswish(p) * w).sum() + (F.hardsigmoid(p) * w).sum() * 3
+                + (F.relu6(p + 3) * w).sum() * 5 + (F.hardtanh(p, -3, 3) * w).sum() * 7
+                + (p.clamp(-3, 3) * w).sum() * 11 + (F.relu(p) * w).sum() * 13
+                + (F.threshold(p, 3.0, -1.0) * w).sum() * 17 + (F.hardshrink(p, 3.0) * w).sum()
+                + (F.softshrink(p, 3.0) * w).sum() * 23 + (F.leaky_relu(p, 0.1) * w).sum()
+                + F.elu(p).sum())
+
+
+def _activation_kinks():
+    return _ActivationKinks(), (torch.zeros(2),)
 
 
 def _selections(h):
