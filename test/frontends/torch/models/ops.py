@@ -171,6 +171,12 @@ CASES = {
     # constants to the gradient (tfc.stop_gradient); without it these
     # gradients differ from torch's by about their own size.
     "detach-no-grad": _case(lambda h: _detached(h)),
+    # Convolutions and pooling as window gathers (ops/conv.py): a ViT patch
+    # embedding (kernel = stride), a padded, dilated, depthwise (groups)
+    # conv1d, an unbatched one; max pooling with overlapping windows,
+    # padding and ties (relu's zeros), average pooling with and without
+    # the padding counted.
+    "conv-pool": lambda: _conv_pool(),
     # Index-selecting reductions: max/min(dim) values and indices, topk
     # (largest and smallest) and sort, whose gradient goes to the selected
     # element alone; relu's zeros make ties, which pick the first index
@@ -274,6 +280,31 @@ class _ActivationKinks(nn.Module):
 
 def _activation_kinks():
     return _ActivationKinks(), (torch.zeros(2),)
+
+
+class _ConvPool(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.patch = nn.Conv2d(3, 8, kernel_size=4, stride=4)
+        self.depthwise = nn.Conv1d(8, 8, kernel_size=3, padding=2, dilation=2, groups=8)
+        self.mix = nn.Conv1d(8, 6, kernel_size=2, stride=1, bias=False)
+        self.pool2 = nn.MaxPool2d(3, stride=2, padding=1)
+        self.avg2 = nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False)
+
+    def forward(self, images):
+        p = self.patch(images)                    # [2, 8, 3, 4]
+        tokens = p.flatten(2)                     # [2, 8, 12]
+        d = self.depthwise(tokens)
+        m = self.mix(F.relu(d[0]))                # unbatched [8, 12] -> [6, 11]
+        pooled = self.pool2(F.relu(p - 0.2))
+        averaged = self.avg2(p) + F.avg_pool1d(tokens, 2)[..., :2, None]
+        return (d.pow(2).mean() + m.sin().sum() + (pooled * pooled.flip(-1)).sum()
+                + averaged.pow(2).sum() + F.max_pool1d(tokens, 3, 2).sum())
+
+
+def _conv_pool():
+    torch.manual_seed(0)
+    return _ConvPool(), (torch.randn(2, 3, 12, 16, generator=_g(1)),)
 
 
 def _selections(h):

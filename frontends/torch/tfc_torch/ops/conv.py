@@ -1,0 +1,153 @@
+"""Convolution and pooling over 1-3 spatial dims, as window gathers: each
+kernel offset is one strided tfc.slice of the (padded) input, and the
+K = prod(kernel) slices stacked next to the channels ([N, C, K, *out],
+im2col) feed a tfc.matmul against the weight (convolution, groups as a
+batch dim), a max (pooling: the first largest element of the window, whose
+gradient is its own, as torch's) or a sum. Exact up to the order of each
+window's sum; memory grows with K (the transformer uses: patch embeddings,
+kernel = stride, K slices of the input; short 1-d convolutions)."""
+import itertools
+
+from ..importer import Missing
+from ..registry import lowers
+from .reduction import first_extreme_index, picked_along
+
+
+def _ints(value, n, what, ctx):
+    if isinstance(value, int):
+        return [value] * n
+    value = list(value)
+    if len(value) == 1:
+        return value * n
+    if len(value) != n:
+        ctx.unsupported(f"{what} {value} for {n} spatial dims")
+    return value
+
+
+def _windows(ctx, v, kernel, stride, padding, dilation, pad_value):
+    """v's windows: [*lead, K, *out] for v = [*lead, *spatial] (S =
+    len(kernel) trailing spatial dims), and the output's spatial sizes."""
+    b = ctx.b
+    s = len(kernel)
+    lead = v.rank - s
+    if any(padding):
+        v = b.pad(v, [0] * lead + list(padding), [0] * lead + list(padding), pad_value)
+    spatial = v.shape[lead:]
+    out = [(spatial[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(s)]
+    if any(n <= 0 for n in out):
+        ctx.unsupported(f"a kernel {kernel} larger than the padded input {list(spatial)}")
+    slices = []
+    for offsets in itertools.product(*[range(k) for k in kernel]):
+        start = [0] * lead + [o * d for o, d in zip(offsets, dilation)]
+        limit = list(v.shape[:lead]) + [st + (n - 1) * sd + 1
+                                        for st, n, sd in zip(start[lead:], out, stride)]
+        piece = b.slice(v, start, limit, [1] * lead + list(stride))
+        slices.append(b.reshape(piece, v.shape[:lead] + (1,) + tuple(out)))
+    return b.concat(slices, lead), out
+
+
+def _batched(ctx, v, spatial_dims):
+    """v with a batch dim (torch's unbatched [C, *spatial] inputs), and
+    whether one was added."""
+    if v.rank == spatial_dims + 1:
+        return ctx.b.reshape(v, (1,) + v.shape), True
+    return v, False
+
+
+@lowers("aten.convolution.default")
+def convolution(ctx, x, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups):
+    b = ctx.b
+    dt = ctx.out().dtype
+    if transposed:
+        ctx.unsupported("transposed convolution has no tfc form yet",
+                        "upsample with repeat_interleave and a plain convolution")
+    w = ctx.tensor(weight, dt)
+    s = w.rank - 2
+    v, unbatched = _batched(ctx, ctx.tensor(x, dt), s)
+    kernel = list(w.shape[2:])
+    win, out = _windows(ctx, v, kernel, _ints(stride, s, "stride", ctx),
+                        _ints(padding, s, "padding", ctx), _ints(dilation, s, "dilation", ctx),
+                        0.0)
+    n, c, o, g = v.shape[0], v.shape[1], w.shape[0], groups
+    k, p = 1, 1
+    for d in kernel:
+        k *= d
+    for d in out:
+        p *= d
+    cols = b.reshape(win, (n, g, c // g * k, p))
+    rows = b.reshape(w, (1, g, o // g, c // g * k))
+    y = b.convert(b.matmul(rows, cols), dt)  # [n, g, o / g, p]
+    y = b.reshape(y, (n, o) + tuple(out))
+    if bias is not None:
+        y = b.add(y, b.reshape(ctx.tensor(bias, dt), (o,) + (1,) * s))
+    return b.reshape(y, ctx.out().shape) if unbatched else y
+
+
+def _pool_args(ctx, kernel, stride, padding, dilation, ceil_mode, s):
+    kernel = _ints(kernel, s, "kernel_size", ctx)
+    stride = _ints(stride, s, "stride", ctx) if stride not in (None, []) else kernel
+    padding = _ints(padding, s, "padding", ctx)
+    dilation = _ints(dilation, s, "dilation", ctx)
+    return kernel, stride, padding, dilation
+
+
+def _check_size(ctx, got, want):
+    if tuple(got) != tuple(want):
+        ctx.unsupported(f"ceil_mode's partial windows (output {list(want)}, tfc's {list(got)})",
+                        "pad the input so that the windows tile it, or use ceil_mode=False")
+
+
+def _max_pool(ctx, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False, s=2):
+    b = ctx.b
+    dt = ctx.out(0).dtype if len(ctx.out_types) > 1 else ctx.out().dtype
+    v = ctx.tensor(x, dt)
+    kernel, stride, padding, dilation = _pool_args(ctx, kernel, stride, padding, dilation,
+                                                   ceil_mode, s)
+    win, out = _windows(ctx, v, kernel, stride, padding, dilation, float("-inf"))
+    want = ctx.out(0).shape if len(ctx.out_types) > 1 else ctx.out().shape
+    _check_size(ctx, out, want[-s:])
+    k = v.rank - s
+    index = first_extreme_index(ctx, win, k, "i64")
+    return b.reshape(picked_along(ctx, win, k, index), want)
+
+
+@lowers("aten.max_pool1d_with_indices.default", "aten.max_pool2d_with_indices.default",
+        "aten.max_pool3d_with_indices.default")
+def max_pool_with_indices(ctx, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
+    s = int(ctx.name.split("max_pool")[1][0])
+    values = _max_pool(ctx, x, kernel, stride, padding, dilation, ceil_mode, s)
+    return values, Missing("max pooling's indices have no tfc form",
+                           "use the pooled values (return_indices=False)")
+
+
+@lowers("aten.max_pool1d.default", "aten.max_pool2d.default", "aten.max_pool3d.default")
+def max_pool(ctx, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
+    s = int(ctx.name.split("max_pool")[1][0])
+    return _max_pool(ctx, x, kernel, stride, padding, dilation, ceil_mode, s)
+
+
+@lowers("aten.avg_pool1d.default", "aten.avg_pool2d.default", "aten.avg_pool3d.default")
+def avg_pool(ctx, x, kernel, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+             divisor_override=None):
+    """The window's sum over its size: kernel's (count_include_pad), the
+    elements inside the input otherwise, or divisor_override."""
+    b = ctx.b
+    s = int(ctx.name.split("avg_pool")[1][0])
+    dt = ctx.out().dtype
+    v = ctx.tensor(x, dt)
+    kernel, stride, padding, _ = _pool_args(ctx, kernel, stride, padding, 1, ceil_mode, s)
+    win, out = _windows(ctx, v, kernel, stride, padding, [1] * s, 0.0)
+    _check_size(ctx, out, ctx.out().shape[-s:])
+    k = v.rank - s
+    total = b.reduce("sum", win, [k])
+    if divisor_override:
+        return b.div(total, ctx.tensor(float(divisor_override), dt))
+    size = 1
+    for d in kernel:
+        size *= d
+    if count_include_pad or not any(padding):
+        return b.div(total, ctx.tensor(float(size), dt))
+    ones = b.broadcast_to(ctx.tensor(1.0, dt), v.shape[k:])
+    inside, _ = _windows(ctx, ones, kernel, stride, padding, [1] * s, 0.0)
+    return b.div(total, b.reduce("sum", inside, [0]))
