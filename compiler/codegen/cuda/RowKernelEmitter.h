@@ -61,8 +61,8 @@ private:
   /// small arrays (their loads all issued before any is used), then a
   /// second unrolled loop, left open for the pass, reads them from there.
   FailureOr<IndexExpr> loadAhead(ArrayRef<Value> values);
-  /// The operands of row anchor `op` with one element per element of the
-  /// rows (read at the element being computed).
+  /// The operands of row anchor `op` shaped as its rows (read at the
+  /// element being computed).
   SmallVector<Value> rowShapedOperands(Operation *op);
   /// Whether some op computing `value` (back to the inputs and the anchors'
   /// results) satisfies `predicate`.

@@ -107,9 +107,18 @@ FailureOr<IndexExpr> RowKernelEmitter::loadAhead(ArrayRef<Value> values) {
 }
 
 SmallVector<Value> RowKernelEmitter::rowShapedOperands(Operation *op) {
+  // Those with as many elements as the rows and the rows' shape, the one
+  // of highest rank among them: with one row, a [length] operand (a
+  // layer_norm weight beside a [1, length] x) has as many elements but is
+  // read at other coordinates.
   SmallVector<Value> out;
+  ArrayRef<int64_t> rowShape;
   for (Value v : op->getOperands())
-    if (numElements(shapeOf(v)) == rows * length)
+    if (numElements(shapeOf(v)) == rows * length &&
+        shapeOf(v).size() > rowShape.size())
+      rowShape = shapeOf(v);
+  for (Value v : op->getOperands())
+    if (numElements(shapeOf(v)) == rows * length && shapeOf(v) == rowShape)
       out.push_back(v);
   return out;
 }

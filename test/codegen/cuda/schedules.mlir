@@ -138,3 +138,20 @@ func.func @cross_entropy_and_grad_ahead_three(%x: tensor<6x5000xf32>, %labels: t
   } {kernel_name = "cross_entropy_and_grad_ahead_three", schedule = #tfc.schedule<target = sm_90, threads = 64, max_blocks = 4, unroll = 3>}
   return %r#0, %r#1 : tensor<f32>, tensor<6x5000xf32>
 }
+
+// A layer_norm of one row of 5000 with unroll = 3: its element pass loads x
+// ahead but not the [5000] weight and bias, which have as many elements as
+// the row but other coordinates (they would be loaded into arrays nothing
+// reads, and again where they are used).
+// CHECK-LABEL: // ===== kernel layer_norm_one_row_ahead: kind row_reduction, grid [1, 1, 1], block [64, 1, 1]
+// CHECK-COUNT-3: for (int k0 = 0; k0 < 79; k0 += 3) {
+// CHECK-NEXT: float [[X:ahead[0-9]+]][3];
+// CHECK-NEXT: #pragma unroll
+// CHECK: = (([[X]][u] - {{.*}}) * {{.*}}) * {{.*}} + {{.*}};
+func.func @layer_norm_one_row_ahead(%x: tensor<1x5000xf32>, %w: tensor<5000xf32>, %b: tensor<5000xf32>) -> tensor<1x5000xf32> {
+  %r = tfc.fusion row_reduction (%a = %x : tensor<1x5000xf32>, %c = %w : tensor<5000xf32>, %d = %b : tensor<5000xf32>) -> tensor<1x5000xf32> {
+    %0, %1, %2 = tfc.layer_norm %a weight %c bias %d eps 1.0e-05 : (tensor<1x5000xf32>, tensor<5000xf32>, tensor<5000xf32>) -> (tensor<1x5000xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+    tfc.yield %0 : tensor<1x5000xf32>
+  } {kernel_name = "layer_norm_one_row_ahead", schedule = #tfc.schedule<target = sm_90, threads = 64, max_blocks = 65535, unroll = 3>}
+  return %r : tensor<1x5000xf32>
+}
