@@ -9,7 +9,9 @@ times, and writes a JSON record with the device name and date under
 bench/results/ (kernel-bandwidth[-<model>][-train-step]-<device>-<date>.json,
 the model named unless it is gpt-mini). Usage:
   /usr/bin/python3 bench/kernel_bandwidth.py --tfc-run build/bin/tfc-run [--device cuda]
-      [--train-step "optimizer=adamw"]
+      [--train-step "optimizer=adamw"] [--label NAME]
+An A/B of a schedule choice runs it twice, e.g. with --train-step
+"optimizer=adamw row-unroll=1" --label row-unroll-1 against the default.
 """
 import argparse
 import datetime
@@ -30,6 +32,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--train-step", help="profile the training step of these options")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--label", default="",
+                    help="appended to the record's file name (an A/B variant, e.g. row-unroll-1)")
     args = ap.parse_args()
 
     probe = subprocess.run([args.tfc_run, "--probe-device", args.device], capture_output=True, text=True)
@@ -80,7 +84,9 @@ def main():
     slug = "".join(c if c.isalnum() else "-" for c in args.device)
     kind = "-train-step" if args.train_step else ""
     named = "" if model == "gpt-mini" else f"-{model}"
-    path = os.path.join(args.out, f"kernel-bandwidth{named}{kind}-{slug}-{record['date']}.json")
+    label = f"-{args.label}" if args.label else ""
+    path = os.path.join(args.out,
+                        f"kernel-bandwidth{named}{kind}{label}-{slug}-{record['date']}.json")
     with open(path, "w") as f:
         json.dump(record, f, indent=2)
     print(f"-> {path}")

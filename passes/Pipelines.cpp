@@ -75,11 +75,12 @@ void tfc::buildLowerToExecPipeline(mlir::OpPassManager &pm,
   pm.addPass(createTfcDedupeKernelsPass());
   TfcScheduleKernelsPassOptions schedule;
   schedule.target = options.target;
+  schedule.rowUnroll = options.rowUnroll;
   pm.addPass(createTfcScheduleKernelsPass(schedule));
 }
 
 /// Splits the lowering's options (`fusion=<mode>`, `target=<machine>`,
-/// `precision=<p>`) off a --tfc-train-pipeline option string; the rest is
+/// `row-unroll=<n>`, `precision=<p>`) off a --tfc-train-pipeline option string; the rest is
 /// --tfc-build-train-step's (all its values are scalars, so options are
 /// separated by whitespace). fp16 turns loss scaling on unless the string
 /// sets loss-scaling itself (GradScaler is what makes fp16 train).
@@ -126,6 +127,16 @@ static mlir::LogicalResult splitLoweringOptions(
                             "' for option pad (expected auto, none or a "
                             "positive integer)");
       lower.pad = token.str();
+      continue;
+    }
+    if (token.consume_front("row-unroll=")) {
+      int64_t unroll = 0;
+      if (token.getAsInteger(10, unroll) || unroll < 0 ||
+          unroll > mlir::tfc::kMaxScheduleUnroll)
+        return errorHandler("unknown value '" + token +
+                            "' for option row-unroll (expected 0 to " +
+                            llvm::Twine(mlir::tfc::kMaxScheduleUnroll) + ")");
+      lower.rowUnroll = unroll;
       continue;
     }
     if (token.consume_front("target=")) {
@@ -258,8 +269,8 @@ void tfc::registerPipelines() {
       "Build @train_step (or @accumulate_step and @apply_step) from a loss "
       "and lower them to tfcrt entries of the same names in one program; "
       "takes the options of --tfc-build-train-step, fusion=all|none, "
-      "target=sm_80|sm_90|host, precision=f32|tf32|bf16|fp16 (fp16 "
-      "turns loss-scaling on unless it is given), pad=auto|none|N, "
+      "target=sm_80|sm_90|host, row-unroll=N, precision=f32|tf32|bf16|fp16 "
+      "(fp16 turns loss-scaling on unless it is given), pad=auto|none|N, "
       "recompute=none|cheap|blocks and optimizer-in-backward=true|false",
       [](mlir::OpPassManager &pm, llvm::StringRef options,
          llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>

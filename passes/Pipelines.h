@@ -66,6 +66,11 @@ struct LowerToExecOptions
       llvm::cl::desc("The machine kernels are scheduled for: sm_80, sm_90 "
                      "or host (--tfc-schedule-kernels)"),
       llvm::cl::init("sm_90")};
+  Option<int64_t> rowUnroll{
+      *this, "row-unroll",
+      llvm::cl::desc("The unroll of block-per-row row kernels, 1 to 16 (0: "
+                     "the target's choice; --tfc-schedule-kernels)"),
+      llvm::cl::init(0)};
 };
 
 /// Adds --tfc-lower-to-exec to `pm` (a pass manager on builtin.module):
@@ -83,8 +88,8 @@ void buildLowerToExecPipeline(mlir::OpPassManager &pm,
 /// `stepOptions` in that pass's own syntax (e.g. "optimizer=sgd
 /// momentum=0.9"; its options are the single list, passes/training/Passes.td),
 /// then --tfc-lower-to-exec on @train_step (entry `train_step`). The
-/// lowering's options `fusion=all|none` and `target=sm_80|sm_90|host` may be
-/// given among them, and `precision=f32|tf32|bf16|fp16`, which runs
+/// lowering's options `fusion=all|none`, `target=sm_80|sm_90|host` and
+/// `row-unroll=N` may be given among them, and `precision=f32|tf32|bf16|fp16`, which runs
 /// --tfc-auto-mixed-precision on the loss first (fp16 turns loss scaling on
 /// unless `loss-scaling=` is given), `pad=auto|none|N` (--tfc-pad-shapes
 /// on the loss, after the precision), `recompute=none|cheap|blocks` and

@@ -94,7 +94,8 @@ std::string mlir::tfc::kernelTargetNames() {
 KernelScheduleAttr mlir::tfc::chooseKernelSchedule(MLIRContext *context,
                                                    KernelKind kind,
                                                    Block &body,
-                                                   KernelTarget target) {
+                                                   KernelTarget target,
+                                                   int64_t rowUnroll) {
   const TargetDescription &t = describeTarget(target);
   auto make = [&](int64_t threads, int64_t rowsPerBlock, int64_t vectorBytes,
                   int64_t maxBlocks, int64_t unroll = 1) {
@@ -127,7 +128,8 @@ KernelScheduleAttr mlir::tfc::chooseKernelSchedule(MLIRContext *context,
     while (threads < 1024 &&
            ceilDiv(geometry.rowLength, threads) > kRowElementsPerThread)
       threads *= 2;
-    return make(threads, 1, 0, maxBlocks, kBlockRowUnroll);
+    return make(threads, 1, 0, maxBlocks,
+                rowUnroll > 0 ? rowUnroll : kBlockRowUnroll);
   }
   case KernelKind::column_reduction:
     return make(kColumnReductionBlockColumns * kColumnRowGroups, kColumnRowGroups, 0,

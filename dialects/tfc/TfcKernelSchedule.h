@@ -82,8 +82,12 @@ std::string kernelTargetNames();
 ///   - scatter: a warp per table row, 8 rows (256 threads) per block, grid
 ///     capped at 65535 blocks (blocks stride over the rows);
 ///   - gemm: none (cuBLASLt chooses); the host: the target alone.
+/// `rowUnroll` in [1, kMaxScheduleUnroll] replaces the unroll of block-per-
+/// row row_reduction kernels (0: the choice above), for experiments and
+/// A/B benchmarks (--tfc-schedule-kernels' row-unroll).
 KernelScheduleAttr chooseKernelSchedule(MLIRContext *context, KernelKind kind,
-                                        Block &body, KernelTarget target);
+                                        Block &body, KernelTarget target,
+                                        int64_t rowUnroll = 0);
 
 /// Checks that codegen can emit `body` as a kernel of `kind` launched with
 /// `schedule` (beyond the attribute's own checks): a row_reduction is one

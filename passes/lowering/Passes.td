@@ -182,8 +182,10 @@ def TfcScheduleKernelsPass : Pass<"tfc-schedule-kernels", "::mlir::ModuleOp"> {
     interpreter, for which no CUDA source is generated. The CUDA emitters
     read the schedule, so the IR shows how every kernel will launch. A
     schedule already present is replaced. Part of --tfc-lower-to-exec
-    (option `target`, default sm_90). Fails with a diagnostic on an
-    unknown target.
+    (option `target`, default sm_90). Option `row-unroll` replaces the
+    unroll (elements loaded ahead) of row kernels with a block per row.
+    Fails with a diagnostic on an unknown target or an unroll out of
+    range.
     ```mlir
     tfcrt.kernel @k0 pointwise (tensor<1024xf32>) -> tensor<1024xf32> { ... }
     // becomes, with target=sm_90
@@ -196,6 +198,9 @@ def TfcScheduleKernelsPass : Pass<"tfc-schedule-kernels", "::mlir::ModuleOp"> {
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
            "The machine to schedule for: sm_80, sm_90 or host">,
+    Option<"rowUnroll", "row-unroll", "int64_t", /*default=*/"0",
+           "The unroll of block-per-row row_reduction kernels, 1 to 16 "
+           "(0: the target's choice); for experiments and A/B benchmarks">,
   ];
 }
 

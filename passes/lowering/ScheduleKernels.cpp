@@ -32,9 +32,17 @@ struct TfcScheduleKernelsPass
                          << mlir::tfc::kernelTargetNames() << ")";
       return signalPassFailure();
     }
+    if (rowUnroll < 0 || rowUnroll > mlir::tfc::kMaxScheduleUnroll) {
+      module.emitError() << "row-unroll must be in [1, "
+                         << mlir::tfc::kMaxScheduleUnroll
+                         << "] (or 0: the target's choice), got "
+                         << static_cast<int64_t>(rowUnroll);
+      return signalPassFailure();
+    }
     for (auto kernel : module.getOps<tfcrt::KernelOp>()) {
       mlir::tfc::KernelScheduleAttr schedule = mlir::tfc::chooseKernelSchedule(
-          &getContext(), kernel.getKind(), kernel.getBodyBlock(), *chosen);
+          &getContext(), kernel.getKind(), kernel.getBodyBlock(), *chosen,
+          rowUnroll);
       if (schedule)
         kernel.setScheduleAttr(schedule);
       else

@@ -127,6 +127,13 @@ def bench_commands(quick=False):
          ["{python}", "{kit}/bench/kernel_bandwidth.py", "--tfc-run", "{tfc_run}",
           "--model", GPT2_SMALL, "--train-step", "optimizer=adamw weight-decay=0.01",
           "--device", "{device}", "--out", "{kit}/results"], "--repeat", 5, 1),
+        # The A/B of row kernels' load-ahead (the default unrolls by 4):
+        # the cross-entropy kernel's bandwidth against the run above.
+        ("kernel-bandwidth-gpt2-small-train-step-row-unroll-1",
+         ["{python}", "{kit}/bench/kernel_bandwidth.py", "--tfc-run", "{tfc_run}",
+          "--model", GPT2_SMALL, "--train-step",
+          "optimizer=adamw weight-decay=0.01 row-unroll=1", "--label", "row-unroll-1",
+          "--device", "{device}", "--out", "{kit}/results"], "--repeat", 5, 1),
         ("train-step-gpt2-small",
          ["{python}", "{kit}/bench/train_step.py", "--tfc-run", "{tfc_run}",
           "--preset", "gpt2-small", "--no-compile", "--variants", GPT2_SMALL_VARIANTS,

@@ -6,6 +6,14 @@
 // An unknown target is one clear error.
 // RUN: %expect-exit 1 tfc-opt %s --split-input-file --tfc-schedule-kernels=target=sm_75 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: unknown target 'sm_75' (expected sm_80, sm_90 or host)
+// row-unroll replaces the unroll of block-per-row kernels (an A/B knob);
+// out of range it is one clear error, from the pass and from the pipeline.
+// RUN: tfc-opt %s --split-input-file --tfc-schedule-kernels=row-unroll=1 | FileCheck %s --check-prefix=UNROLL1
+// RUN: tfc-opt %s --split-input-file --tfc-schedule-kernels="target=sm_80 row-unroll=8" | FileCheck %s --check-prefix=UNROLL8
+// RUN: %expect-exit 1 tfc-opt %s --split-input-file --tfc-schedule-kernels=row-unroll=17 2>&1 | FileCheck %s --check-prefix=BADUNROLL
+// BADUNROLL: error: row-unroll must be in [1, 16] (or 0: the target's choice), got 17
+// RUN: %expect-exit 1 tfc-opt %S/../../../examples/models/gpt-mini.mlir "--tfc-train-pipeline=optimizer=adamw row-unroll=x" 2>&1 | FileCheck %s --check-prefix=BADPIPE
+// BADPIPE: unknown value 'x' for option row-unroll (expected 0 to 16)
 
 // --tfc-schedule-kernels records on every kernel how it launches on the
 // target (TfcKernelSchedule.h); the CUDA emitters read it.
@@ -32,6 +40,10 @@ tfcrt.kernel @k0 pointwise (tensor<1024xf32>) -> tensor<1024xf32> {
 // SM90: tfcrt.kernel @k0 row_reduction {{.*}} schedule <target = sm_90, threads = 256, rows_per_block = 8, max_blocks = 65535>
 // SM90: tfcrt.kernel @k1 row_reduction {{.*}} schedule <target = sm_90, threads = 256, max_blocks = 65535, unroll = 4>
 // SM80: tfcrt.kernel @k1 row_reduction {{.*}} schedule <target = sm_80, threads = 256, max_blocks = 65535, unroll = 4>
+// UNROLL1: tfcrt.kernel @k0 row_reduction {{.*}} schedule <target = sm_90, threads = 256, rows_per_block = 8, max_blocks = 65535>
+// UNROLL1: tfcrt.kernel @k1 row_reduction {{.*}} schedule <target = sm_90, threads = 256, max_blocks = 65535>
+// UNROLL8: tfcrt.kernel @k0 row_reduction {{.*}} schedule <target = sm_80, threads = 256, rows_per_block = 8, max_blocks = 65535>
+// UNROLL8: tfcrt.kernel @k1 row_reduction {{.*}} schedule <target = sm_80, threads = 256, max_blocks = 65535, unroll = 8>
 tfcrt.kernel @k0 row_reduction (tensor<64x768xf32>) -> tensor<64x768xf32> schedule <target = sm_80, threads = 64, max_blocks = 1> {
 ^bb0(%x: tensor<64x768xf32>):
   %0 = tfc.softmax %x dim -1 : tensor<64x768xf32>
