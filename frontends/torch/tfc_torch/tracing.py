@@ -204,6 +204,32 @@ def _recording_grad_mode():
             del tracer.create_node
 
 
+def _one_hot(tensor, num_classes=-1):
+    """F.one_hot with a given class count, as a comparison with arange:
+    torch's checks the indices' range with .item(), which a trace cannot
+    do. An index outside [0, num_classes) gives a row of zeros here (torch
+    raises)."""
+    if num_classes < 0:
+        return _ORIGINAL_ONE_HOT(tensor, num_classes)
+    classes = torch.arange(num_classes, device=tensor.device, dtype=tensor.dtype)
+    return (tensor.unsqueeze(-1) == classes).to(torch.int64)
+
+
+_ORIGINAL_ONE_HOT = torch.nn.functional.one_hot
+
+
+@contextlib.contextmanager
+def _traceable_functions():
+    """torch.nn.functional functions whose torch implementation reads
+    tensor values, replaced while tracing by value-free equivalents (the
+    model's calls through `F.` / `torch.nn.functional.` see them)."""
+    torch.nn.functional.one_hot = _one_hot
+    try:
+        yield
+    finally:
+        torch.nn.functional.one_hot = _ORIGINAL_ONE_HOT
+
+
 def _describe(leaf) -> str:
     """A non-tensor output leaf, for error messages."""
     if leaf is None or isinstance(leaf, (bool, int, float, complex, str)):
@@ -284,7 +310,8 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         # Grad mode on while tracing, so only the model's own no_grad regions
         # count (a caller's `with torch.no_grad():` around the import would
         # otherwise mark every node).
-        with _recording_stack_traces(), _recording_grad_mode(), torch.enable_grad():
+        with _recording_stack_traces(), _recording_grad_mode(), _traceable_functions(), \
+                torch.enable_grad():
             gm = make_fx(_functionalize(_tfc_traced_loss), **options)(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
         text = f"{type(e).__name__}: {e}"

@@ -182,6 +182,10 @@ CASES = {
     # element alone; relu's zeros make ties, which pick the first index
     # (amax splits a tie's gradient evenly, max(dim) does not).
     "selections": _case(lambda h: _selections(h)),
+    # A mixture-of-experts layer: a softmax router's top-2 (topk), one-hot
+    # expert masks (F.one_hot, traced as a comparison), tokens gathered per
+    # expert and their outputs summed back with index_add.
+    "moe-routing": lambda: _moe_routing(),
     # Scatters (one tfc.embedding_grad each): scatter_add into a larger
     # tensor, scatter of values and of a scalar, index_add with a repeated
     # index and alpha, x[idx] = v and x[idx] += v; indices known and traced.
@@ -318,6 +322,30 @@ def _selections(h):
     return ((top.values * torch.tensor([3.0, 2.0, 1.0])).sum() + (top.indices * r[:, :3]).sum()
             + low.values.pow(2).sum() + (srt.values * weights).sum() + (srt.indices * h).sum()
             + (mx * mi).sum() + mx.pow(2).sum() + (nn_ * ni).sum() + r.max(0)[0].sum())
+
+
+class _MoE(nn.Module):
+    def __init__(self, width=6, experts=4):
+        super().__init__()
+        self.router = nn.Linear(width, experts)
+        self.experts = nn.ModuleList([nn.Linear(width, width) for _ in range(experts)])
+
+    def forward(self, x):
+        probs = self.router(x).softmax(-1)
+        weights, chosen = probs.topk(2, dim=-1)
+        weights = weights / weights.sum(-1, keepdim=True)
+        masks = F.one_hot(chosen, len(self.experts)).sum(1)          # [tokens, experts]
+        out = torch.zeros_like(x)
+        for e, expert in enumerate(self.experts):
+            gate = (weights * (chosen == e)).sum(-1, keepdim=True)
+            out = out.index_add(0, torch.arange(x.shape[0]), expert(x) * gate)
+        balance = (masks.float().mean(0) * probs.mean(0)).sum() * len(self.experts)
+        return out.pow(2).mean() + 0.01 * balance
+
+
+def _moe_routing():
+    torch.manual_seed(0)
+    return _MoE(), (torch.randn(10, 6, generator=_g(1)),)
 
 
 def _scatters(h, ids):
