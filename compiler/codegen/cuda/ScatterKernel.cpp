@@ -93,8 +93,8 @@ FailureOr<CudaKernel> mlir::tfc::cuda::emitScatterKernel(KernelInfo &info) {
                      passWidth),
          "}");
   w.line(fmt::format("{} acc[{}];", acc, perLane));
-  w.line("#pragma unroll");
-  w.line(fmt::format("for (int k = 0; k < {}; ++k) acc[k] = 0;", perLane));
+  w.line(fmt::format("#pragma unroll\nfor (int k = 0; k < {}; ++k) acc[k] = 0;",
+                     perLane));
 
   // Scan the ids 32 at a time (no ids: every row stays zero).
   if (n > 0) {
@@ -116,8 +116,11 @@ FailureOr<CudaKernel> mlir::tfc::cuda::emitScatterKernel(KernelInfo &info) {
     w.line(fmt::format("const {} i = j0 + (__ffs(mask) - 1);", idx));
     int iVar = w.addVar("i", n, w.depth());
     w.line("mask &= mask - 1u;");
-    w.line("#pragma unroll");
-    w.push(fmt::format("for (int k = 0; k < {}; ++k) {{", perLane), "}");
+    // The pragma is the loop header's own line: the value emitter hoists
+    // loads that do not depend on k (a table of width 1) above the loop.
+    w.push(fmt::format("#pragma unroll\nfor (int k = 0; k < {}; ++k) {{",
+                       perLane),
+           "}");
     w.line(fmt::format("const {} d = c0 + lane + 32 * k;", idx));
     w.push(fmt::format("if (d < {}) {{", width), "}");
     int dVar = w.addVar("d", width, w.depth());
@@ -134,8 +137,8 @@ FailureOr<CudaKernel> mlir::tfc::cuda::emitScatterKernel(KernelInfo &info) {
   }
 
   // Every table row once, matched or not.
-  w.line("#pragma unroll");
-  w.push(fmt::format("for (int k = 0; k < {}; ++k) {{", perLane), "}");
+  w.push(fmt::format("#pragma unroll\nfor (int k = 0; k < {}; ++k) {{", perLane),
+         "}");
   w.line(fmt::format("const {} d = c0 + lane + 32 * k;", idx));
   w.push(fmt::format("if (d < {}) {{", width), "}");
   for (unsigned k = 0; k < info.outputs.size(); ++k)

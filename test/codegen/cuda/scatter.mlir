@@ -99,3 +99,23 @@ func.func @embedding_grad_constant_ids(%dy: tensor<6x40xf32>) -> tensor<6x40xf32
   } {kernel_name = "embedding_grad_constant_ids"}
   return %r : tensor<6x40xf32>
 }
+
+// -----
+
+// A table of width 1 (the frontend's scatter_add flattens its positions into
+// rows of one element): the dy load does not depend on the lane loop's k, so
+// it is hoisted above the loop, and each `#pragma unroll` stays on its loop.
+// CHECK-LABEL: // ===== kernel embedding_grad_width_one: kind scatter
+// CHECK: const float [[V:v[0-9]+]] = in0[i];
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: for (int k = 0; k < 1; ++k) {
+// CHECK: acc[k] += [[V]];
+// CHECK: #pragma unroll
+// CHECK-NEXT: for (int k = 0; k < 1; ++k) {
+func.func @embedding_grad_width_one(%dy: tensor<32x1xf32>, %ids: tensor<32xi64>) -> tensor<144x1xf32> {
+  %r = tfc.fusion scatter (%a = %dy : tensor<32x1xf32>, %b = %ids : tensor<32xi64>) -> tensor<144x1xf32> {
+    %0 = tfc.embedding_grad %a, %b : tensor<32x1xf32>, tensor<32xi64> -> tensor<144x1xf32>
+    tfc.yield %0 : tensor<144x1xf32>
+  } {kernel_name = "embedding_grad_width_one"}
+  return %r : tensor<144x1xf32>
+}

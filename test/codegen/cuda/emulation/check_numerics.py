@@ -442,6 +442,13 @@ def scatter_cases(run):
     ids = torch.tensor([3, 0, 3, 5, 1, 3])
     yield "embedding_grad_constant_ids", o, in_order_scatter(dy, ids, 6, torch.float32), True
 
+    # Rows of one element (scatter_add's flattened positions), repeated ids.
+    dy = torch.randn(32, 1)
+    ids = torch.randint(0, 144, (32,))
+    ids[4:9] = 77
+    o, = run(sc, "embedding_grad_width_one", [dy, ids], [(torch.float32, (144, 1))])
+    yield "embedding_grad_width_one", o, in_order_scatter(dy, ids, 144, torch.float32), True
+
 
 def block_quantized_cases(run):
     """adamw8bit (block-quantized.mlir) against the Python reference of the
