@@ -64,12 +64,37 @@ def div(ctx, a, b):
 
 @lowers("aten.div.Tensor_mode", "aten.div.Scalar_mode")
 def div_mode(ctx, a, b, rounding_mode=None):
-    dt = ctx.out().dtype
-    if rounding_mode is None or (rounding_mode == "trunc" and dt in ("i32", "i64")):
+    """Integers divide truncating (tfc.div), or flooring: one less where a
+    remainder is left and the signs differ (Python's //); floats truncate
+    a / b (torch's trunc division; zero gradient). torch's float floor
+    division corrects a / b with fmod, which tfc has no exact form of."""
+    dt, bld = ctx.out().dtype, ctx.b
+    integer = dt in ("i32", "i64")
+    if rounding_mode is None or (rounding_mode == "trunc" and integer):
         x, y = _operands(ctx, a, b)
-        return ctx.b.div(x, y)
-    ctx.unsupported(f"rounding_mode={rounding_mode!r} on {dt} has no tfc op",
-                    "tfc divides floats exactly and integers truncating; use true division")
+        return bld.div(x, y)
+    if rounding_mode == "floor" and integer:
+        x, y = _operands(ctx, a, b)
+        q = bld.div(x, y)
+        zero = ctx.tensor(0, dt)
+        inexact = bld.compare("ne", bld.sub(x, bld.mul(q, y)), zero)
+        signs = bld.compare("ne", bld.compare("lt", x, zero), bld.compare("lt", y, zero))
+        down = bld.select(inexact, signs, ctx.tensor(False, "i1"))
+        return bld.select(down, bld.sub(q, ctx.tensor(1, dt)), q)
+    if rounding_mode == "trunc" and dtypes.is_float(dt):
+        from .rounding import _signed_zero, _trunc
+        x, y = _operands(ctx, a, b)
+        q = bld.div(x, y)
+        return bld.stop_gradient(_signed_zero(ctx, _trunc(ctx, q), q))
+    ctx.unsupported(f"rounding_mode={rounding_mode!r} on {dt} has no exact tfc form (torch "
+                    "corrects a / b with fmod)",
+                    "divide integers, or use true division and torch.floor where the "
+                    "rounding of a / b does not matter")
+
+
+@lowers("aten.floor_divide.default", "aten.floor_divide.Scalar")
+def floor_divide(ctx, a, b):
+    return div_mode(ctx, a, b, "floor")
 
 
 @lowers("aten.maximum.default")

@@ -159,6 +159,9 @@ def index_put_rows(ctx, v, index, values, accumulate):
         if not t.is_floating_point() and bool((t < 0).any()):
             index = Known(t.remainder(v.shape[0]))
     ids = _index_value(ctx, index)
+    if not ctx.is_static(index):  # and traced ones
+        ids = b.select(b.compare("lt", ids, ctx.tensor(0, "i64")),
+                       b.add(ids, ctx.tensor(v.shape[0], "i64")), ids)
     n = 1
     for s in ids.shape:
         n *= s

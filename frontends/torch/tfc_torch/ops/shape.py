@@ -168,14 +168,23 @@ def repeat(ctx, x, repeats):
     return b.reshape(v, ctx.out().shape)
 
 
-def _ids(ctx, index, size, dtype=None):
+def _ids(ctx, index, size, dtype=None, wrap_traced=False):
     """An index tensor as a Value; known indices have negative entries
-    wrapped (torch counts them from the back, tfc.embedding does not)."""
+    wrapped (torch counts them from the back, tfc.embedding does not), and
+    with `wrap_traced` traced ones too (x[idx] does; index_select and
+    gather reject them)."""
     if ctx.is_static(index) and hasattr(ctx.static(index, "the index"), "dtype"):
         t = ctx.static(index, "the index")
         if not t.is_floating_point() and t.dtype != torch.bool:
             t = t.remainder(size) if bool((t < 0).any()) else t
             index = Known(t)
+    elif wrap_traced:
+        ids = ctx.tensor(index, dtype)
+        if ids.dtype in ("i32", "i64"):
+            b = ctx.b
+            return b.select(b.compare("lt", ids, ctx.tensor(0, ids.dtype)),
+                            b.add(ids, ctx.tensor(size, ids.dtype)), ids)
+        return ids
     return ctx.tensor(index, dtype)
 
 
@@ -292,7 +301,7 @@ def index(ctx, x, indices):
         ctx.unsupported("advanced indexing with several index tensors has no tfc form",
                         "index one dimension at a time, or use torch.gather / one-hot masks")
     d, i = present[0]
-    ids = _ids(ctx, i, v.shape[d])
+    ids = _ids(ctx, i, v.shape[d], wrap_traced=True)
     perm = [d] + [e for e in range(v.rank) if e != d]
     moved = ctx.b.transpose(v, perm)
     picked = _gather_rows(ctx, moved, ids)  # ids.shape + other dims

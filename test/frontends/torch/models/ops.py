@@ -191,7 +191,9 @@ CASES = {
     # index and alpha, x[idx] = v and x[idx] += v; indices known and traced.
     "scatters": _case(lambda h, ids: _scatters(h, ids),
                       extra=(torch.tensor([[3, 0, 4, 4, 1, 0, 2, 2], [1, 1, 0, 3, 2, 4, 4, 0]]),)),
-    # Integer fmod / remainder (exact; float ones are refused), bool
+    # Integer fmod / remainder / floor division (exact; float fmod and
+    # floor division are refused), float trunc division, traced negative
+    # indices, bool
     # arithmetic (isfinite decomposes into a bool mul), logaddexp(2),
     # copysign, prelu and soft_margin_loss.
     "more-elementwise": lambda: _more_elementwise(),
@@ -358,6 +360,7 @@ def _scatters(h, ids):
     assigned = torch.zeros(5, 8)
     assigned[torch.tensor([4, 0, -2])] = h[:3] * 2.0
     assigned[ids[0, :2]] += h[1:3]
+    assigned[ids[1, 4:6] - 5] = h[2:4] * 0.5      # traced -3 and -1: rows 2 and 4
     return (added.pow(2).sum() + (placed * placed.flip(1)).sum() + filled.pow(3).sum()
             + (summed * torch.arange(24.0).view(3, 8)).sum() + assigned.sin().sum())
 
@@ -370,11 +373,15 @@ class _MoreElementwise(nn.Module):
 
     def forward(self, x, positions):
         h = self.fc(x)
-        period = positions.remainder(3) + torch.fmod(positions - 4, 3) * 2
+        period = (positions.remainder(3) + torch.fmod(positions - 4, 3) * 2
+                  + positions // 3 - torch.div(positions, -2, rounding_mode="floor"))
+        wrapped = h[positions[2, :4] % 4 - 2]        # traced negative indices count from the back
         wave = h * period.to(h.dtype)
         ok = torch.isfinite(h / (h > -0.5)) & (h < 0.9)
         act = self.act(h.view(4, 4, 2))
+        steps = torch.div(h * 5, 0.7, rounding_mode="trunc")
         return (torch.logaddexp(h, wave).sum() + torch.logaddexp2(h, -h * 0.5).sum()
+                + wrapped.pow(2).sum() + (steps * h).sum()
                 + torch.copysign(h, wave - 0.1).pow(3).sum() + (h * ok).sum()
                 + (h * ((h > 0) + (h < -0.2))).sum() + act.pow(2).sum()
                 + F.soft_margin_loss(h, torch.sign(torch.arange(32.0).view(4, 8) - 15.5)))
