@@ -331,23 +331,15 @@ template <typename OpTy> struct Decomposition : public OpRewritePattern<OpTy> {
   }
 };
 
-/// tfc.stop_gradient is its operand once gradients are built (autodiff runs
-/// before this pass in every pipeline).
-struct DropStopGradient : public OpRewritePattern<StopGradientOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(StopGradientOp op,
+/// tfc.stop_gradient and tfc.straight_through only mark gradients: once
+/// they are built (autodiff runs before this pass in every pipeline) each is
+/// its first operand (the operand, the value).
+template <typename MarkOp>
+struct DropGradientMark : public OpRewritePattern<MarkOp> {
+  using OpRewritePattern<MarkOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(MarkOp op,
                                 PatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, op.getX());
-    return success();
-  }
-};
-
-/// tfc.straight_through is its value once gradients are built.
-struct DropStraightThrough : public OpRewritePattern<StraightThroughOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(StraightThroughOp op,
-                                PatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, op.getValue());
+    rewriter.replaceOp(op, op->getOperand(0));
     return success();
   }
 };
@@ -389,7 +381,8 @@ struct TfcDecomposePass
 } // namespace
 
 void mlir::tfc::populateDecompositionPatterns(RewritePatternSet &patterns) {
-  patterns.add<DropStopGradient, DropStraightThrough>(patterns.getContext());
+  patterns.add<DropGradientMark<StopGradientOp>,
+               DropGradientMark<StraightThroughOp>>(patterns.getContext());
   patterns.add<Decomposition<AttentionOp>, Decomposition<SoftmaxOp>,
                Decomposition<LogSoftmaxOp>, Decomposition<ReduceSumOp>,
                Decomposition<ReduceMeanOp>, Decomposition<ReduceMaxOp>,
