@@ -230,6 +230,18 @@ def _traceable_functions():
         torch.nn.functional.one_hot = _ORIGINAL_ONE_HOT
 
 
+class _NoFastPaths(torch.overrides.TorchFunctionMode):
+    """Calls every torch function as it is. Its presence alone makes
+    torch.overrides.has_torch_function true, which turns off the fused
+    inference fast paths of nn.TransformerEncoderLayer and
+    nn.MultiheadAttention in eval mode (aten._transformer_encoder_layer_fwd,
+    _native_multi_head_attention: single opaque ops); the trace records the
+    standard path's ops instead, which compute the same."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
 def _describe(leaf) -> str:
     """A non-tensor output leaf, for error messages."""
     if leaf is None or isinstance(leaf, (bool, int, float, complex, str)):
@@ -311,7 +323,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         # count (a caller's `with torch.no_grad():` around the import would
         # otherwise mark every node).
         with _recording_stack_traces(), _recording_grad_mode(), _traceable_functions(), \
-                torch.enable_grad():
+                _NoFastPaths(), torch.enable_grad():
             gm = make_fx(_functionalize(_tfc_traced_loss), **options)(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
         text = f"{type(e).__name__}: {e}"

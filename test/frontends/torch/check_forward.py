@@ -158,6 +158,22 @@ class ParamOnly(nn.Module):
 
 
 # case -> factory of (model, example batch, the output names expected)
+class TorchTransformer(nn.Module):
+    """torch's own blocks in eval mode, where they would take their fused
+    inference fast paths (_transformer_encoder_layer_fwd,
+    _native_multi_head_attention): the trace must record the standard ops."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+        self.attn = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, x):
+        h = self.encoder(x)
+        out, weights = self.attn(h, h, h)
+        return out, weights
+
+
 def _small_cases():
     return {
         "tuple": lambda: (TupleOut(), (torch.randn(3, 10, generator=_g(1)),)),
@@ -168,6 +184,8 @@ def _small_cases():
                                                 torch.randint(0, 9, (4, 2), generator=_g(5)))),
         "identity": lambda: (Identity(), (torch.randn(2, 3, generator=_g(6)),)),
         "param": lambda: (ParamOnly(), (torch.randn(2, 3, generator=_g(8)),)),
+        "torch-transformer": lambda: (TorchTransformer(),
+                                      (torch.randn(2, 5, 8, generator=_g(9)),)),
     }
 
 
