@@ -21,6 +21,7 @@ through a view into a base read elsewhere, which functionalization turns
 into extra grad-off view and scatter ops), the model is refused with the
 op's source line: importing it either way could give wrong gradients.
 """
+import contextlib
 import traceback
 from collections import defaultdict
 from typing import Callable, Dict, List, Sequence, Tuple
@@ -89,12 +90,14 @@ def _fresh(value):
     return copy.requires_grad_(value.requires_grad)
 
 
-def mark(fn: Callable, args: Sequence, grad_off: Sequence[torch.fx.Node]) -> None:
+def mark(fn: Callable, args: Sequence, grad_off: Sequence[torch.fx.Node],
+         tracing_context: Callable = contextlib.nullcontext) -> None:
     """Sets INPLACE_NO_GRAD on those of `grad_off` (the nodes of the trace of
     `fn(*args)` recorded under torch.no_grad(), in graph order) that are
     in-place ops on tensors requiring grad; raises ModelError where that
-    cannot be decided. Runs `fn` once eagerly, and only when `grad_off` is
-    not empty."""
+    cannot be decided. Runs `fn` once eagerly, under `tracing_context()` (the
+    tracer's, so the same code paths run), and only when `grad_off` is not
+    empty."""
     traced: Dict[str, List[torch.fx.Node]] = defaultdict(list)
     grad_off_set = set(grad_off)
     for node in grad_off:
@@ -103,7 +106,7 @@ def mark(fn: Callable, args: Sequence, grad_off: Sequence[torch.fx.Node]) -> Non
         return
     recorder = _GradOffOps()
     fresh = pytree.tree_map(_fresh, list(args))
-    with torch.random.fork_rng(devices=[]), torch.enable_grad(), recorder:
+    with torch.random.fork_rng(devices=[]), tracing_context(), torch.enable_grad(), recorder:
         fn(*fresh)
     eager: Dict[str, List[Tuple[bool, object]]] = defaultdict(list)
     for name, graded, frame in recorder.ops:

@@ -352,7 +352,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
 
     grad_off = [n for n in gm.graph.nodes
                 if n.op == "call_function" and n.meta.get(GRAD_OFF) == NO_GRAD]
-    no_grad_writes.mark(_tfc_traced_loss, args, grad_off)
+    no_grad_writes.mark(_tfc_traced_loss, args, grad_off, _NoFastPaths)
 
     placeholders = [Placeholder("param", n, param_tensors[n]) for n in params]
     placeholders += [Placeholder("buffer", n, buffer_tensors[n]) for n in buffers]
