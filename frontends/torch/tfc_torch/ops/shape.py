@@ -214,6 +214,28 @@ def flip(ctx, x, dims):
     return v
 
 
+@lowers("aten.unfold.default")
+def unfold(ctx, x, dim, size, step):
+    """x.unfold(dim, size, step): the windows of `size` along dim, every
+    `step`, as a dim of their count there and a last dim of size: one
+    strided slice per offset in the window, stacked."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    if v.rank == 0:
+        return b.reshape(v, (1,))
+    dim = norm_dim(dim, v.rank)
+    count = (v.shape[dim] - size) // step + 1
+    pieces = []
+    for k in range(size):
+        start = [0] * v.rank
+        limit = list(v.shape)
+        steps = [1] * v.rank
+        start[dim], limit[dim], steps[dim] = k, k + (count - 1) * step + 1, step
+        piece = b.slice(v, start, limit, steps)
+        pieces.append(b.reshape(piece, piece.shape + (1,)))
+    return b.concat(pieces, v.rank)
+
+
 @lowers("aten.roll.default")
 def roll(ctx, x, shifts, dims=()):
     """Elements shifted along each dim (the flattened tensor when `dims`

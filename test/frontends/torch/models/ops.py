@@ -177,6 +177,11 @@ CASES = {
     # padding and ties (relu's zeros), average pooling with and without
     # the padding counted.
     "conv-pool": lambda: _conv_pool(),
+    # Sliding windows (Tensor.unfold: one strided slice per offset),
+    # overlapping and not, as local attention takes its key windows.
+    "unfold-windows": _case(lambda h: ((h.unfold(1, 3, 2).pow(2).sum(-1) * torch.arange(3.0)).sum()
+                                       + h.unfold(0, 2, 1).sin().sum()
+                                       + h.view(2, 2, 8).unfold(2, 4, 4).prod(-1).sum())),
     # Index-selecting reductions: max/min(dim) values and indices, topk
     # (largest and smallest) and sort, whose gradient goes to the selected
     # element alone; relu's zeros make ties, which pick the first index
