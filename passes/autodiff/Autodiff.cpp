@@ -85,13 +85,12 @@ public:
         func.getContext(), func.getArgumentTypes(), resultTypes));
     func.removeResAttrsAttr();
     eraseDeadOps(block);
-    block.walk([](StopGradientOp op) {
-      op.getResult().replaceAllUsesWith(op.getX());
-      op.erase();
-    });
-    block.walk([](StraightThroughOp op) {
-      op.getResult().replaceAllUsesWith(op.getValue());
-      op.erase();
+    // Both gradient marks keep their first operand (operand, value).
+    block.walk([](Operation *op) {
+      if (!isa<StopGradientOp, StraightThroughOp>(op))
+        return;
+      op->getResult(0).replaceAllUsesWith(op->getOperand(0));
+      op->erase();
     });
     return success();
   }

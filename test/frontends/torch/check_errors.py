@@ -32,6 +32,9 @@ CASES = {
                                             "h.median(dim=-1)"]),
     "CustomFunction": ("ModelError", ["torch.autograd.Function", "StraightThrough",
                                       "Python backward"]),
+    "DuplicateAssignment": ("UnsupportedOpError", ["aten.index_put.default",
+                                                   "writes one element more than once",
+                                                   "accumulate=True"]),
     "CopyUnderNoGrad": ("ModelError", ["in-place copy_ under torch.no_grad()",
                                        "requires grad", "h = h + (new - h).detach()"]),
 }

@@ -1,5 +1,5 @@
-"""Helpers shared by the lowerings: type promotion over lowered arguments
-and dimension arithmetic."""
+"""Helpers shared by the lowerings: type promotion over lowered arguments,
+index tensors and dimension arithmetic."""
 import torch
 
 from ..builder import torch_result_type
@@ -22,6 +22,25 @@ def promoted(*xs) -> str:
     tensors = [torch.empty((1,) * r.dim() if r.dim() else (), dtype=r.dtype)
                if isinstance(r, torch.Tensor) else r for r in reps]
     return tfc_dtype(torch_result_type(*tensors))
+
+
+def index_ids(ctx, index, size, dtype=None, wrap_traced=False):
+    """An index tensor as a Value; known indices have negative entries
+    wrapped (torch counts them from the back, tfc.embedding does not), and
+    with `wrap_traced` traced ones too (x[idx] does; index_select and
+    gather reject them)."""
+    if ctx.is_static(index) and hasattr(ctx.static(index, "the index"), "dtype"):
+        t = ctx.static(index, "the index")
+        if not t.is_floating_point() and t.dtype != torch.bool:
+            t = t.remainder(size) if bool((t < 0).any()) else t
+            index = Known(t)
+    elif wrap_traced:
+        ids, b = ctx.tensor(index, dtype), ctx.b
+        if ids.dtype in ("i32", "i64"):
+            return b.select(b.compare("lt", ids, ctx.tensor(0, ids.dtype)),
+                            b.add(ids, ctx.tensor(size, ids.dtype)), ids)
+        return ids
+    return ctx.tensor(index, dtype)
 
 
 def norm_dim(dim: int, rank: int) -> int:

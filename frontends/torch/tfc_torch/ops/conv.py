@@ -7,6 +7,7 @@ gradient is its own, as torch's) or a sum. Exact up to the order of each
 window's sum; memory grows with K (the transformer uses: patch embeddings,
 kernel = stride, K slices of the input; short 1-d convolutions)."""
 import itertools
+import math
 
 from ..importer import Missing
 from ..registry import lowers
@@ -24,7 +25,7 @@ def _ints(value, n, what, ctx):
     return value
 
 
-def _windows(ctx, v, kernel, stride, padding, dilation, pad_value):
+def windows(ctx, v, kernel, stride, padding, dilation, pad_value):
     """v's windows: [*lead, K, *out] for v = [*lead, *spatial] (S =
     len(kernel) trailing spatial dims), and the output's spatial sizes."""
     b = ctx.b
@@ -66,15 +67,11 @@ def convolution(ctx, x, weight, bias, stride, padding, dilation, transposed, out
     s = w.rank - 2
     v, unbatched = _batched(ctx, ctx.tensor(x, dt), s)
     kernel = list(w.shape[2:])
-    win, out = _windows(ctx, v, kernel, _ints(stride, s, "stride", ctx),
+    win, out = windows(ctx, v, kernel, _ints(stride, s, "stride", ctx),
                         _ints(padding, s, "padding", ctx), _ints(dilation, s, "dilation", ctx),
                         0.0)
     n, c, o, g = v.shape[0], v.shape[1], w.shape[0], groups
-    k, p = 1, 1
-    for d in kernel:
-        k *= d
-    for d in out:
-        p *= d
+    k, p = math.prod(kernel), math.prod(out)
     cols = b.reshape(win, (n, g, c // g * k, p))
     rows = b.reshape(w, (1, g, o // g, c // g * k))
     y = b.convert(b.matmul(rows, cols), dt)  # [n, g, o / g, p]
@@ -84,7 +81,7 @@ def convolution(ctx, x, weight, bias, stride, padding, dilation, transposed, out
     return b.reshape(y, ctx.out().shape) if unbatched else y
 
 
-def _pool_args(ctx, kernel, stride, padding, dilation, ceil_mode, s):
+def _pool_args(ctx, kernel, stride, padding, dilation, s):
     kernel = _ints(kernel, s, "kernel_size", ctx)
     stride = _ints(stride, s, "stride", ctx) if stride not in (None, []) else kernel
     padding = _ints(padding, s, "padding", ctx)
@@ -98,13 +95,13 @@ def _check_size(ctx, got, want):
                         "pad the input so that the windows tile it, or use ceil_mode=False")
 
 
-def _max_pool(ctx, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False, s=2):
+def _max_pool(ctx, x, kernel, stride, padding, dilation, s):
+    """ceil_mode is checked by the output size (_check_size)."""
     b = ctx.b
     dt = ctx.out(0).dtype if len(ctx.out_types) > 1 else ctx.out().dtype
     v = ctx.tensor(x, dt)
-    kernel, stride, padding, dilation = _pool_args(ctx, kernel, stride, padding, dilation,
-                                                   ceil_mode, s)
-    win, out = _windows(ctx, v, kernel, stride, padding, dilation, float("-inf"))
+    kernel, stride, padding, dilation = _pool_args(ctx, kernel, stride, padding, dilation, s)
+    win, out = windows(ctx, v, kernel, stride, padding, dilation, float("-inf"))
     want = ctx.out(0).shape if len(ctx.out_types) > 1 else ctx.out().shape
     _check_size(ctx, out, want[-s:])
     k = v.rank - s
@@ -116,7 +113,7 @@ def _max_pool(ctx, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=Fals
         "aten.max_pool3d_with_indices.default")
 def max_pool_with_indices(ctx, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
     s = int(ctx.name.split("max_pool")[1][0])
-    values = _max_pool(ctx, x, kernel, stride, padding, dilation, ceil_mode, s)
+    values = _max_pool(ctx, x, kernel, stride, padding, dilation, s)
     return values, Missing("max pooling's indices have no tfc form",
                            "use the pooled values (return_indices=False)")
 
@@ -124,7 +121,7 @@ def max_pool_with_indices(ctx, x, kernel, stride=None, padding=0, dilation=1, ce
 @lowers("aten.max_pool1d.default", "aten.max_pool2d.default", "aten.max_pool3d.default")
 def max_pool(ctx, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
     s = int(ctx.name.split("max_pool")[1][0])
-    return _max_pool(ctx, x, kernel, stride, padding, dilation, ceil_mode, s)
+    return _max_pool(ctx, x, kernel, stride, padding, dilation, s)
 
 
 @lowers("aten.avg_pool1d.default", "aten.avg_pool2d.default", "aten.avg_pool3d.default")
@@ -136,18 +133,15 @@ def avg_pool(ctx, x, kernel, stride=None, padding=0, ceil_mode=False, count_incl
     s = int(ctx.name.split("avg_pool")[1][0])
     dt = ctx.out().dtype
     v = ctx.tensor(x, dt)
-    kernel, stride, padding, _ = _pool_args(ctx, kernel, stride, padding, 1, ceil_mode, s)
-    win, out = _windows(ctx, v, kernel, stride, padding, [1] * s, 0.0)
+    kernel, stride, padding, _ = _pool_args(ctx, kernel, stride, padding, 1, s)
+    win, out = windows(ctx, v, kernel, stride, padding, [1] * s, 0.0)
     _check_size(ctx, out, ctx.out().shape[-s:])
     k = v.rank - s
     total = b.reduce("sum", win, [k])
     if divisor_override:
         return b.div(total, ctx.tensor(float(divisor_override), dt))
-    size = 1
-    for d in kernel:
-        size *= d
     if count_include_pad or not any(padding):
-        return b.div(total, ctx.tensor(float(size), dt))
+        return b.div(total, ctx.tensor(float(math.prod(kernel)), dt))
     ones = b.broadcast_to(ctx.tensor(1.0, dt), v.shape[k:])
-    inside, _ = _windows(ctx, ones, kernel, stride, padding, [1] * s, 0.0)
+    inside, _ = windows(ctx, ones, kernel, stride, padding, [1] * s, 0.0)
     return b.div(total, b.reduce("sum", inside, [0]))

@@ -12,6 +12,7 @@ from .. import dtypes
 from ..registry import lowers
 from ..builder import broadcast_shapes
 from .common import promoted
+from .rounding import signed_zero, trunc_toward_zero
 
 
 def _operands(ctx, *xs, dtype=None):
@@ -82,10 +83,9 @@ def div_mode(ctx, a, b, rounding_mode=None):
         down = bld.select(inexact, signs, ctx.tensor(False, "i1"))
         return bld.select(down, bld.sub(q, ctx.tensor(1, dt)), q)
     if rounding_mode == "trunc" and dtypes.is_float(dt):
-        from .rounding import _signed_zero, _trunc
         x, y = _operands(ctx, a, b)
         q = bld.div(x, y)
-        return bld.stop_gradient(_signed_zero(ctx, _trunc(ctx, q), q))
+        return bld.stop_gradient(signed_zero(ctx, trunc_toward_zero(ctx, q), q))
     ctx.unsupported(f"rounding_mode={rounding_mode!r} on {dt} has no exact tfc form (torch "
                     "corrects a / b with fmod)",
                     "divide integers, or use true division and torch.floor where the "

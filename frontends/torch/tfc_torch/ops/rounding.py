@@ -19,7 +19,7 @@ def sign(ctx, x):
 
 # -- rounding: piecewise constant, so their gradient is zero (stop_gradient) --
 
-def _trunc(ctx, y):
+def trunc_toward_zero(ctx, y):
     """y rounded toward zero: through i64 where |y| < 2^(mantissa bits),
     where every float is already an integer (and for inf and NaN) y."""
     b, dt = ctx.b, y.dtype
@@ -29,7 +29,7 @@ def _trunc(ctx, y):
     return b.select(small, b.convert(b.convert(safe, "i64"), dt), y)
 
 
-def _signed_zero(ctx, r, y):
+def signed_zero(ctx, r, y):
     """r with zeros carrying y's sign (torch's floor(-0.5) is -1, its
     ceil(-0.5) and trunc(-0.5) are -0)."""
     b, dt = ctx.b, y.dtype
@@ -38,7 +38,7 @@ def _signed_zero(ctx, r, y):
 
 def _floor(ctx, y):
     b, dt = ctx.b, y.dtype
-    t = _trunc(ctx, y)
+    t = trunc_toward_zero(ctx, y)
     return b.sub(t, b.select(b.compare("gt", t, y), ctx.tensor(1.0, dt), ctx.tensor(0.0, dt)))
 
 
@@ -50,11 +50,11 @@ def _rounding(kind):
             return y
         one, zero = ctx.tensor(1.0, dt), ctx.tensor(0.0, dt)
         if kind == "trunc":
-            r = _trunc(ctx, y)
+            r = trunc_toward_zero(ctx, y)
         elif kind == "floor":
             r = _floor(ctx, y)
         elif kind == "ceil":
-            t = _trunc(ctx, y)
+            t = trunc_toward_zero(ctx, y)
             r = b.add(t, b.select(b.compare("lt", t, y), one, zero))
         else:  # round half to even
             f = _floor(ctx, y)
@@ -66,7 +66,7 @@ def _rounding(kind):
                           b.select(b.compare("eq", d, half),
                                    b.select(odd, one, zero), zero))
             r = b.add(f, up)
-        return b.stop_gradient(_signed_zero(ctx, r, y))
+        return b.stop_gradient(signed_zero(ctx, r, y))
     lower.__name__ = kind
     return lower
 
@@ -79,4 +79,4 @@ for _kind in ("trunc", "floor", "ceil", "round"):
 def frac(ctx, x):
     """x - trunc(x) (gradient 1, as torch's)."""
     y = ctx.tensor(x, ctx.out().dtype)
-    return ctx.b.sub(y, ctx.b.stop_gradient(_signed_zero(ctx, _trunc(ctx, y), y)))
+    return ctx.b.sub(y, ctx.b.stop_gradient(signed_zero(ctx, trunc_toward_zero(ctx, y), y)))

@@ -9,9 +9,10 @@ Where several positions write one element, torch's scatter and assignment
 leave which write wins undefined; tfc sums them (known indices with such
 duplicates are refused). Only float values are scattered (embedding_grad's
 rows are float)."""
-from ..constants import Known
+import math
+
 from ..registry import lowers
-from .common import norm_dim
+from .common import index_ids, norm_dim
 
 
 def _float_values(ctx, what):
@@ -31,18 +32,26 @@ def _index_value(ctx, index):
     return ids if ids.dtype == "i64" else ctx.b.convert(ids, "i64")
 
 
-def _refuse_duplicates(ctx, index, dim):
-    """Known indices that write one element twice (scatter without add):
-    torch leaves the result undefined, tfc would sum."""
+def _refuse_duplicates(ctx, index, dim=None, size=None):
+    """Known indices that write one element twice (scatter, assignment):
+    torch leaves the result undefined, tfc would sum. Along `dim` per
+    position of the other dims, or over all of them (dim None), negative
+    ones counted from the back of `size` first."""
     if not ctx.is_static(index):
         return
     t = ctx.static(index, "the index")
-    t = t.movedim(dim, -1).reshape(-1, t.shape[dim]) if t.dim() else t.reshape(1, 1)
+    if size is not None:
+        t = t.remainder(size)
+    if dim is None or not t.dim():
+        t = t.reshape(1, -1)
+    else:
+        t = t.movedim(dim, -1).reshape(-1, t.shape[dim])
     for row in t:
         if row.unique().numel() != row.numel():
             ctx.unsupported("the index writes one element more than once, where torch's "
                             "result is undefined",
-                            "use scatter_add (sums) or make the indices unique")
+                            "use scatter_add / index_put_(..., accumulate=True) (sums), or "
+                            "make the indices unique")
 
 
 def _table(ctx, rows, ids, count):
@@ -50,10 +59,7 @@ def _table(ctx, rows, ids, count):
     `count` rows, any row shape (scalars included)."""
     b = ctx.b
     row_shape = rows.shape[1:]
-    width = 1
-    for s in row_shape:
-        width *= s
-    table = b.embedding_grad(b.reshape(rows, (rows.shape[0], width)), ids, count)
+    table = b.embedding_grad(b.reshape(rows, (rows.shape[0], math.prod(row_shape))), ids, count)
     return b.reshape(table, (count,) + row_shape)
 
 
@@ -77,13 +83,8 @@ def _scatter_sum(ctx, shape, dim, ids, src):
             coord = b.iota(ids.shape, d)
             flat = b.add(flat, b.mul(coord, ctx.tensor(strides[d], "i64"))
                          if strides[d] != 1 else coord)
-    count = 1
-    for s in shape:
-        count *= s
-    n = 1
-    for s in ids.shape:
-        n *= s
-    table = _table(ctx, b.reshape(src, (n,)), b.reshape(flat, (n,)), count)
+    n = math.prod(ids.shape)
+    table = _table(ctx, b.reshape(src, (n,)), b.reshape(flat, (n,)), math.prod(shape))
     return b.reshape(table, tuple(shape))
 
 
@@ -154,29 +155,17 @@ def index_put_rows(ctx, v, index, values, accumulate):
     if v.dtype not in ("f16", "bf16", "f32", "f64"):
         ctx.unsupported(f"assignment at integer indices into {v.dtype} values has no tfc form",
                         "assign float values, or use torch.where with a mask")
-    if ctx.is_static(index):  # x[-1] = v: known negative indices count from the back
-        t = ctx.static(index, "the index")
-        if not t.is_floating_point() and bool((t < 0).any()):
-            index = Known(t.remainder(v.shape[0]))
-    ids = _index_value(ctx, index)
-    if not ctx.is_static(index):  # and traced ones
-        ids = b.select(b.compare("lt", ids, ctx.tensor(0, "i64")),
-                       b.add(ids, ctx.tensor(v.shape[0], "i64")), ids)
-    n = 1
-    for s in ids.shape:
-        n *= s
+    if not accumulate:
+        _refuse_duplicates(ctx, index, size=v.shape[0])
+    # x[-1] = v: negative indices count from the back, known or traced.
+    ids = _index_value(ctx, index_ids(ctx, index, v.shape[0], wrap_traced=True))
+    n = math.prod(ids.shape)
     rows = b.reshape(b.broadcast_to(ctx.tensor(values, v.dtype), ids.shape + v.shape[1:]),
                      (n,) + v.shape[1:])
     flat = b.reshape(ids, (n,))
     added = _table(ctx, rows, flat, v.shape[0])
     if accumulate:
         return b.add(v, added)
-    if ctx.is_static(index):
-        t = ctx.static(index, "the index").reshape(-1)
-        if t.unique().numel() != t.numel():
-            ctx.unsupported("the index assigns one row more than once, where torch's result "
-                            "is undefined", "use index_put_(..., accumulate=True) or unique "
-                                            "indices")
     ones = b.broadcast_to(ctx.tensor(1.0, v.dtype), (n,))
     hit = b.compare("gt", _table(ctx, ones, flat, v.shape[0]), ctx.tensor(0.0, v.dtype))
     hit = b.reshape(hit, (v.shape[0],) + (1,) * (v.rank - 1))

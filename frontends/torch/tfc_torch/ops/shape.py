@@ -9,7 +9,8 @@ from ..constants import Known
 from ..importer import Masked
 from ..registry import lowers, refuse
 from . import scatter
-from .common import norm_dim
+from .conv import windows
+from .common import index_ids, norm_dim
 
 
 @lowers("aten.view.default", "aten._unsafe_view.default", "aten._reshape_alias.default",
@@ -168,26 +169,6 @@ def repeat(ctx, x, repeats):
     return b.reshape(v, ctx.out().shape)
 
 
-def _ids(ctx, index, size, dtype=None, wrap_traced=False):
-    """An index tensor as a Value; known indices have negative entries
-    wrapped (torch counts them from the back, tfc.embedding does not), and
-    with `wrap_traced` traced ones too (x[idx] does; index_select and
-    gather reject them)."""
-    if ctx.is_static(index) and hasattr(ctx.static(index, "the index"), "dtype"):
-        t = ctx.static(index, "the index")
-        if not t.is_floating_point() and t.dtype != torch.bool:
-            t = t.remainder(size) if bool((t < 0).any()) else t
-            index = Known(t)
-    elif wrap_traced:
-        ids = ctx.tensor(index, dtype)
-        if ids.dtype in ("i32", "i64"):
-            b = ctx.b
-            return b.select(b.compare("lt", ids, ctx.tensor(0, ids.dtype)),
-                            b.add(ids, ctx.tensor(size, ids.dtype)), ids)
-        return ids
-    return ctx.tensor(index, dtype)
-
-
 def _gather_rows(ctx, table, ids):
     """table[ids] along dim 0 of `table` (any rank >= 1) with an embedding."""
     b = ctx.b
@@ -217,23 +198,16 @@ def flip(ctx, x, dims):
 @lowers("aten.unfold.default")
 def unfold(ctx, x, dim, size, step):
     """x.unfold(dim, size, step): the windows of `size` along dim, every
-    `step`, as a dim of their count there and a last dim of size: one
-    strided slice per offset in the window, stacked."""
+    `step`, as a dim of their count there and a last dim of size
+    (conv.windows along dim moved last, then the two swapped back)."""
     b = ctx.b
     v = ctx.tensor(x)
     if v.rank == 0:
         return b.reshape(v, (1,))
     dim = norm_dim(dim, v.rank)
-    count = (v.shape[dim] - size) // step + 1
-    pieces = []
-    for k in range(size):
-        start = [0] * v.rank
-        limit = list(v.shape)
-        steps = [1] * v.rank
-        start[dim], limit[dim], steps[dim] = k, k + (count - 1) * step + 1, step
-        piece = b.slice(v, start, limit, steps)
-        pieces.append(b.reshape(piece, piece.shape + (1,)))
-    return b.concat(pieces, v.rank)
+    last = v.rank - 1
+    win, _ = windows(ctx, b.swap(v, dim, last), [size], [step], [0], [1], 0.0)
+    return b.swap(b.swap(win, last, last + 1), dim, last)  # [.., count, .., size]
 
 
 @lowers("aten.roll.default")
@@ -288,7 +262,7 @@ def _select_along(ctx, v, dim, ids):
 def index_select(ctx, x, dim, index):
     v = ctx.tensor(x)
     dim = norm_dim(dim, v.rank)
-    return _select_along(ctx, v, dim, _ids(ctx, index, v.shape[dim]))
+    return _select_along(ctx, v, dim, index_ids(ctx, index, v.shape[dim]))
 
 
 def _masked(ctx, v, mask):
@@ -323,7 +297,7 @@ def index(ctx, x, indices):
         ctx.unsupported("advanced indexing with several index tensors has no tfc form",
                         "index one dimension at a time, or use torch.gather / one-hot masks")
     d, i = present[0]
-    ids = _ids(ctx, i, v.shape[d], wrap_traced=True)
+    ids = index_ids(ctx, i, v.shape[d], wrap_traced=True)
     perm = [d] + [e for e in range(v.rank) if e != d]
     moved = ctx.b.transpose(v, perm)
     picked = _gather_rows(ctx, moved, ids)  # ids.shape + other dims
@@ -368,7 +342,7 @@ def gather(ctx, x, dim, index, sparse_grad=False):
         picked = _gather_rows(ctx, b.reshape(v, (v.shape[0], 1)), ids)
         return Masked(b.reshape(picked, ids.shape), index.mask)
     dim = norm_dim(dim, v.rank)
-    ids = _ids(ctx, index, v.shape[dim], "i64")
+    ids = index_ids(ctx, index, v.shape[dim], "i64")
     last = v.rank - 1
     if dim != last:
         v = b.swap(v, dim, last)

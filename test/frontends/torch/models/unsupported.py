@@ -112,5 +112,15 @@ class CopyUnderNoGrad(Base):
         return h.pow(2).mean()
 
 
+class DuplicateAssignment(Base):
+    """x[idx] = v with a known index naming one row twice (-1 is row 3):
+    torch leaves which write wins undefined, tfc would sum them."""
+
+    def forward(self, x):
+        h = torch.zeros(4, 4)
+        h[torch.tensor([3, 0, -1])] = self.fc(x)[:3]  # error here
+        return h.pow(2).mean()
+
+
 def example_batch():
     return (torch.randn(6, 8, generator=torch.Generator().manual_seed(0)),)
