@@ -93,8 +93,13 @@ def select(ctx, x, dim, index):
 
 
 @lowers("aten.split.Tensor", "aten.split_with_sizes.default", "aten.split_copy.Tensor",
-        "aten.split_with_sizes_copy.default")
+        "aten.split_with_sizes_copy.default", "aten.unsafe_split.Tensor",
+        "aten.unsafe_split_with_sizes.default")
 def split(ctx, x, sizes, dim=0):
+    """Slices of `sizes` along dim (an int: pieces of that size, the last
+    one shorter). The unsafe_ forms differ from split only in how torch's
+    autograd checks later in-place writes to the pieces, which a
+    functionalized trace no longer has (nn.LSTM/GRU split their gates so)."""
     v = ctx.tensor(x)
     dim = norm_dim(dim, v.rank)
     total = v.shape[dim]
@@ -105,6 +110,15 @@ def split(ctx, x, sizes, dim=0):
         parts.append(ctx.b.slice_dim(v, dim, start, start + size))
         start += size
     return parts
+
+
+@lowers("aten.unsafe_chunk.default")
+def unsafe_chunk(ctx, x, chunks, dim=0):
+    """`chunks` pieces along dim of ceil(size / chunks) elements each (fewer
+    pieces when they run out), as torch.chunk."""
+    v = ctx.tensor(x)
+    total = v.shape[norm_dim(dim, v.rank)]
+    return split(ctx, v, max(-(-total // chunks), 1), dim)
 
 
 @lowers("aten.unbind.int", "aten.unbind_copy.int")

@@ -208,6 +208,11 @@ CASES = {
     # so in C++; the others write the whole tensor, a view of a 3-d
     # linear's output, and a column through a view of it.
     "no-grad-writes": lambda: _no_grad_writes(),
+    # nn.LSTM (projections), nn.GRU and nn.RNN (tanh and relu): two
+    # bidirectional layers, batch-first or not, with and without biases,
+    # given initial states or zeros; the loss reads every output, h_n and
+    # c_n (their gates come from aten.unsafe_split).
+    "recurrent": lambda: _recurrent(),
 }
 
 
@@ -530,3 +535,33 @@ class _Matmuls(nn.Module):
 def _matmuls():
     torch.manual_seed(0)
     return _Matmuls(), (torch.randn(3, 4, generator=_g(1)),)
+
+
+class _Recurrent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(5, 7, num_layers=2, bidirectional=True, batch_first=True)
+        self.lstm_proj = nn.LSTM(5, 4, num_layers=2, proj_size=3, bias=False)
+        self.gru = nn.GRU(5, 3, num_layers=2, bidirectional=True, bias=False)
+        self.gru_first = nn.GRU(5, 3, num_layers=2, batch_first=True)
+        self.rnn = nn.RNN(5, 4, num_layers=2, bidirectional=True, batch_first=True)
+        self.rnn_relu = nn.RNN(5, 3, num_layers=2, nonlinearity="relu", bias=False)
+
+    def forward(self, x, h0):
+        seq = x.transpose(0, 1)  # [T, B, C] for the modules that are not batch-first
+        a, (h, c) = self.lstm(x)
+        p, (hp, cp) = self.lstm_proj(seq)
+        g, hg = self.gru(seq, h0)
+        f, hf = self.gru_first(x)
+        r, hr = self.rnn(x)
+        q, hq = self.rnn_relu(seq)
+        weights = torch.linspace(-1.0, 1.0, 14)
+        return ((a * weights).sum() + (h * c).sum() + p.pow(2).sum() + hp.sum() + cp.sum()
+                + (g * g.flip(0)).sum() + hg.pow(2).sum() + f.sum() + hf.sum()
+                + r.pow(2).sum() + hr.sum() + q.sum() + hq.pow(2).sum())
+
+
+def _recurrent():
+    torch.manual_seed(0)
+    return _Recurrent(), (torch.randn(3, 5, 5, generator=_g(1)),
+                          torch.randn(4, 3, 3, generator=_g(2)))
