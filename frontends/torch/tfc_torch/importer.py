@@ -82,7 +82,9 @@ class Context:
         self.out_types: List[Optional[TensorType]] = []
         self.real_args: tuple = ()
         self.dropout_counters = 0
-        self._materialized: Dict[tuple, Value] = {}
+        # (id(known), dtype) -> (known, its Value); holding the Known keeps
+        # its id from being reused by a lowering's next temporary Known.
+        self._materialized: Dict[tuple, tuple] = {}
         self._extra_inputs: Dict[str, Argument] = {}
 
     # -- the node's result types -------------------------------------------------------
@@ -108,8 +110,8 @@ class Context:
             if key not in self._materialized:
                 v = constants.materialize(self.b, x.tensor, dtype)
                 v.known = x.tensor
-                self._materialized[key] = v
-            return self._materialized[key]
+                self._materialized[key] = (x, v)
+            return self._materialized[key][1]
         if isinstance(x, (bool, int, float)):
             assert dtype is not None, "a scalar needs an element type"
             return self.b.splat(x, dtype, shape or ())
