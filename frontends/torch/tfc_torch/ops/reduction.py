@@ -1,5 +1,6 @@
-"""Reductions: sum, mean, prod, any/all, amax/amin, max/min (values only),
-argmax/argmin, var/std, logsumexp, vector norms and cumulative sums.
+"""Reductions: sum, nansum, mean, prod, any/all, amax/amin/aminmax,
+max/min, argmax/argmin, sort/topk, var/std, logsumexp, vector norms and
+the cumulative scans (cumsum, cumprod, cummax/cummin, logcumsumexp).
 Reductions over every dimension are tfc reductions over all dims; integer
 and boolean sums accumulate in the traced result type."""
 import math
@@ -63,6 +64,30 @@ def amax(ctx, x, dims=None, keepdim=False):
 @lowers("aten.amin.default", "aten.min.default")
 def amin(ctx, x, dims=None, keepdim=False):
     return _max(ctx, x, dims, keepdim, ctx.out().dtype, negate=True)
+
+
+@lowers("aten.aminmax.default")
+def aminmax(ctx, x, dim=None, keepdim=False):
+    """(amin, amax) along dim (of every element when None). torch 1.13 has
+    no derivative for aminmax (its backward raises); tfc gives amin's and
+    amax's (a tie splits the gradient evenly)."""
+    dt = ctx.out(0).dtype
+    dims = None if dim is None else [dim]
+    low = _max(ctx, x, dims, keepdim, dt, negate=True)
+    high = _max(ctx, x, dims, keepdim, dt)
+    return ctx.b.reshape(low, ctx.out(0).shape), ctx.b.reshape(high, ctx.out(1).shape)
+
+
+@lowers("aten.nansum.default")
+def nansum(ctx, x, dims=None, keepdim=False, dtype=None):
+    """The sum with NaN elements counted as zero; their gradient is zero
+    (torch's nansum backward masks it). torch.nanmean traces to this over
+    a count of the non-NaN elements."""
+    b, t = ctx.b, ctx.out()
+    v = _input(ctx, x, t.dtype)
+    if v.dtype.startswith(("f", "bf")):
+        v = b.select(b.compare("ne", v, v), ctx.tensor(0.0, v.dtype), v)
+    return b.reshape(b.reduce("sum", v, norm_dims(dims, v.rank), keepdim), t.shape)
 
 
 def first_extreme_index(ctx, v, dim, dtype):
@@ -336,19 +361,116 @@ def prod(ctx, x, dim=None, keepdim=False, dtype=None):
     return b.reshape(v, t.shape)
 
 
+def _shifted(ctx, v, d, shift, fill):
+    """v moved `shift` places forward along d, the first `shift` places
+    holding `fill`."""
+    low = [0] * v.rank
+    low[d] = shift
+    return ctx.b.pad(ctx.b.slice_dim(v, d, 0, v.shape[d] - shift), low, [0] * v.rank, fill)
+
+
+def _scan(ctx, v, dim, combine, fill):
+    """The inclusive scan of v along dim in ceil(log2 n) steps: step s
+    combines each element with the one s places before it (`fill` before
+    the start), s = 1, 2, 4, ... `combine(earlier, later)` must be
+    associative; with 0-d v the scan is v."""
+    if v.rank == 0:
+        return v
+    d = norm_dim(dim, v.rank)
+    shift = 1
+    while shift < v.shape[d]:
+        v = combine(_shifted(ctx, v, d, shift, fill), v)
+        shift *= 2
+    return v
+
+
 @lowers("aten.cumsum.default")
 def cumsum(ctx, x, dim, dtype=None):
-    """Inclusive prefix sums along `dim` in ceil(log2 n) steps, each adding
-    the sums so far shifted by 1, 2, 4, ... (integer sums are exact; float
-    sums group differently from torch's left-to-right loop)."""
-    b, t = ctx.b, ctx.out()
-    v = ctx.tensor(x, t.dtype)
+    """Inclusive prefix sums along `dim`: a scan of additions (integer
+    sums are exact; float sums group differently from torch's
+    left-to-right loop)."""
+    t = ctx.out()
+    return _scan(ctx, ctx.tensor(x, t.dtype), dim, ctx.b.add, 0)
+
+
+@lowers("aten.cumprod.default")
+def cumprod(ctx, x, dim, dtype=None):
+    """Inclusive prefix products along `dim`: a scan of multiplications
+    (rounded in another order than torch's loop). Its gradient follows
+    from the multiplications, so each element's is the sum over later
+    outputs of the product of the others, exact with zeros and negative
+    values (torch's cumprod_backward computes the same without dividing)."""
+    t = ctx.out()
+    return _scan(ctx, ctx.tensor(x, t.dtype), dim, ctx.b.mul, 1)
+
+
+@lowers("aten.cummax.default", "aten.cummin.default")
+def cummax(ctx, x, dim):
+    """(values, indices) of the running maximum (cummin: minimum) along
+    dim, as torch's loop: a later element takes over when it is NaN or,
+    while the running value is not NaN, when it is >= (cummin: <=) it, so
+    ties and NaNs take the latest index. A scan over (value, index) pairs
+    whose combine picks one of them by selects: each value is its
+    element's, and its gradient goes to that element alone (torch scatters
+    it to the index)."""
+    b = ctx.b
+    v = ctx.tensor(x, ctx.out(0).dtype)
+    index_type = ctx.out(1).dtype
+    if v.rank == 0:
+        return v, ctx.tensor(0, index_type)
     d = norm_dim(dim, v.rank)
-    n = v.shape[d]
+    direction = "ge" if ctx.name == "aten.cummax.default" else "le"
+    is_float = v.dtype.startswith(("f", "bf"))
+    positions = b.iota(v.shape, d, index_type)
+    values, indices = v, positions
     shift = 1
-    while shift < n:
-        low = [0] * v.rank
-        low[d] = shift
-        v = b.add(v, b.pad(b.slice_dim(v, d, 0, n - shift), low, [0] * v.rank, 0))
+    while shift < v.shape[d]:
+        early_v = _shifted(ctx, values, d, shift, 0)
+        early_i = _shifted(ctx, indices, d, shift, 0)
+        later = b.compare(direction, values, early_v)
+        if is_float:  # NaN wins, and a NaN is kept by all but a later NaN
+            later = b.select(b.compare("ne", early_v, early_v), ctx.tensor(False, "i1"), later)
+            later = b.select(b.compare("ne", values, values), ctx.tensor(True, "i1"), later)
+        # The first `shift` places have nothing before them.
+        later = b.select(b.compare("lt", positions, ctx.tensor(shift, index_type)),
+                         ctx.tensor(True, "i1"), later)
+        values = b.select(later, values, early_v)
+        indices = b.select(later, indices, early_i)
+        shift *= 2
+    return values, indices
+
+
+@lowers("aten.logcumsumexp.default")
+def logcumsumexp(ctx, x, dim):
+    """log(cumsum(exp(x))) along dim without overflow: a scan of torch's
+    two-term log-add-exp, max(a, b) + log(1 + exp(-|a - b|)), which is a
+    where a == b is infinite (-inf + -inf stays -inf). Equal terms get
+    |a - b| = 0 as a constant, so no NaN enters the gradient; an element
+    of -inf after a finite one gets gradient 0 (as torch's), one in a
+    leading run of -inf gets a finite gradient where torch's is NaN."""
+    b = ctx.b
+    v = ctx.tensor(x, ctx.out().dtype)
+    dt = v.dtype
+    if v.rank == 0:
+        return v
+    d = norm_dim(dim, v.rank)
+    zero, one = ctx.tensor(0.0, dt), ctx.tensor(1.0, dt)
+    positions = b.iota(v.shape, d, "i64")
+
+    def log_add_exp(shift):
+        def combine(a, c):
+            same = b.compare("eq", a, c)
+            gap = b.unary("abs", b.sub(b.select(same, zero, a), b.select(same, zero, c)))
+            out = b.add(b.binary("maximum", a, c),
+                        b.unary("log", b.add(one, b.unary("exp", b.unary("neg", gap)))))
+            infinite = b.compare("eq", b.unary("abs", c), ctx.tensor(float("inf"), dt))
+            out = b.select(b.select(same, infinite, ctx.tensor(False, "i1")), c, out)
+            # The first `shift` places have nothing before them.
+            return b.select(b.compare("lt", positions, ctx.tensor(shift, "i64")), c, out)
+        return combine
+
+    shift = 1
+    while shift < v.shape[d]:
+        v = log_add_exp(shift)(_shifted(ctx, v, d, shift, float("-inf")), v)
         shift *= 2
     return v

@@ -213,6 +213,11 @@ CASES = {
     # given initial states or zeros; the loss reads every output, h_n and
     # c_n (their gates come from aten.unsafe_split).
     "recurrent": lambda: _recurrent(),
+    # aminmax (values; torch 1.13 cannot differentiate it), nansum and
+    # nanmean over NaNs, cumprod with zeros and negative values, cummax /
+    # cummin with ties and NaN (values and indices), logcumsumexp with ties
+    # and -inf after finite values.
+    "more-reductions": lambda: _more_reductions(),
 }
 
 
@@ -565,3 +570,45 @@ def _recurrent():
     torch.manual_seed(0)
     return _Recurrent(), (torch.randn(3, 5, 5, generator=_g(1)),
                           torch.randn(4, 3, 3, generator=_g(2)))
+
+
+class _MoreReductions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        nan = float("nan")
+        # Ties, zeros, negative values and NaN in exact places.
+        self.p = nn.Parameter(torch.tensor([[1.0, 3.0, 3.0, 2.0, 3.0, -1.0, 0.0, 0.0],
+                                            [0.0, -2.0, 0.5, 0.0, -3.0, 4.0, -0.5, 2.0],
+                                            [-1.0, -1.0, 2.0, -1.0, 5.0, 5.0, -2.0, 1.5]]))
+        self.register_buffer("holes", torch.tensor([[False] * 8, [False, False, True, False,
+                                                                  False, True, False, False],
+                                                    [True] + [False] * 7]))
+        self.nan = nan
+
+    def forward(self, x):
+        h = self.fc(x)                                            # [4, 8]
+        w = torch.linspace(-1.0, 2.0, 8)
+        holey = h.masked_fill(h > 0.6, self.nan)
+        loss = torch.nansum(holey) + (torch.nansum(holey, 1) * w[:4]).sum()
+        loss = loss + (torch.nanmean(holey, 0) * w).sum() + torch.nanmean(holey)
+        low, high = torch.aminmax(h.detach(), dim=1)
+        lo_all, hi_all = torch.aminmax(h.detach())
+        loss = loss + (h * low[:, None]).sum() + (h.t() * high).sum() + h.sum() * (hi_all - lo_all)
+        loss = loss + (torch.cumprod(h, 1) * w).sum() + torch.cumprod(h, 0).pow(2).sum()
+        loss = loss + (torch.cumprod(self.p, 1) * w).sum() + torch.cumprod(self.p, 0).sum()
+        p = self.p.masked_fill(self.holes, self.nan)
+        values, indices = torch.cummax(p, 1)
+        least, where = torch.cummin(p, 1)
+        loss = loss + (torch.nan_to_num(values) * w).sum() + (torch.nan_to_num(least) * w).pow(2).sum()
+        loss = loss + (h[:3] * (indices + 2 * where)).sum()
+        loss = loss + (torch.cummax(h, 0).values * w).sum() + torch.cummin(h, 1)[0].sum()
+        gaps = torch.cat([h[:, :3], torch.full((4, 1), float("-inf")), h[:, 3:]], 1)
+        loss = loss + (torch.logcumsumexp(gaps, 1) * torch.linspace(-1.0, 2.0, 9)).sum()
+        loss = loss + (torch.logcumsumexp(self.p, 1) * w).sum() + torch.logcumsumexp(h, 0).sum()
+        return loss
+
+
+def _more_reductions():
+    torch.manual_seed(0)
+    return _MoreReductions(), (torch.randn(4, 6, generator=_g(1)),)
