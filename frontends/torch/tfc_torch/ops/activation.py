@@ -1,4 +1,4 @@
-"""Activation functions: gelu, leaky_relu, elu/celu, softplus, mish,
+"""Activation functions: gelu, leaky_relu, rrelu (eval), elu/celu, softplus, mish,
 log_sigmoid, glu, threshold, hard/soft shrink, hardsigmoid, hardswish, each
 composed from tfc's pointwise ops as torch defines it."""
 from ..importer import Missing
@@ -17,6 +17,18 @@ def leaky_relu(ctx, x, negative_slope=0.01):
     y = ctx.tensor(x, dt)
     positive = ctx.b.compare("gt", y, ctx.tensor(0.0, dt))
     return ctx.b.select(positive, y, ctx.b.mul(y, ctx.tensor(negative_slope, dt)))
+
+
+@lowers("aten.rrelu_with_noise.default")
+def rrelu(ctx, x, noise, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """In eval mode leaky_relu with the mean slope (lower + upper) / 2, as
+    torch's. Training mode draws one slope per element from torch's
+    generator, which tfc cannot reproduce."""
+    if training:
+        ctx.unsupported("training-mode rrelu draws random slopes from torch's generator",
+                        "call model.eval() (rrelu is then leaky_relu with slope "
+                        "(lower + upper) / 2), or use F.leaky_relu")
+    return leaky_relu(ctx, x, (lower + upper) / 2)
 
 
 @lowers("aten.prelu.default")

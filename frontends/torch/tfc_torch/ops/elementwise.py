@@ -254,16 +254,130 @@ def reciprocal(ctx, x):
     return ctx.b.div(ctx.tensor(1.0, dt), ctx.tensor(x, dt))
 
 
+def log1p_of(ctx, u):
+    """log(1 + u) accurate for small |u| (tfc has no log1p op): log(w)
+    with w = 1 + u, plus the rounding error of w relative to w, (u - (w -
+    1)) / w, which is what log(w) misses (u itself when 1 + u rounds to 1).
+    The correction's gradient cancels exactly, so d/du is 1 / w. Where w is
+    0 or infinite, log(w) alone (-inf, inf)."""
+    b, dt = ctx.b, u.dtype
+    one = ctx.tensor(1.0, dt)
+    w = b.add(one, u)
+    plain = b.unary("log", w)
+    finite = b.select(b.compare("ne", w, ctx.tensor(0.0, dt)),
+                      b.compare("lt", w, ctx.tensor(float("inf"), dt)), ctx.tensor(False, "i1"))
+    # Safe operands where the correction is not used, so no inf or NaN
+    # reaches its gradient.
+    safe_w = b.select(finite, w, one)
+    safe_u = b.select(finite, u, ctx.tensor(0.0, dt))
+    correction = b.div(b.sub(safe_u, b.sub(safe_w, one)), safe_w)
+    return b.select(finite, b.add(plain, correction), plain)
+
+
 @lowers("aten.log1p.default")
 def log1p(ctx, x):
-    dt = ctx.out().dtype
-    return ctx.b.unary("log", ctx.b.add(ctx.tensor(x, dt), ctx.tensor(1.0, dt)))
+    return log1p_of(ctx, ctx.tensor(x, ctx.out().dtype))
 
 
 @lowers("aten.expm1.default")
 def expm1(ctx, x):
     dt = ctx.out().dtype
     return ctx.b.sub(ctx.b.unary("exp", ctx.tensor(x, dt)), ctx.tensor(1.0, dt))
+
+
+def _in_accumulation_type(ctx, x, formula):
+    """formula(x) computed in f32 for 16-bit types (its intermediate
+    squares would overflow f16), converted back to the traced type."""
+    dt = ctx.out().dtype
+    v = ctx.tensor(x, dt)
+    wide = dtypes.accumulation_type(dt)
+    return ctx.b.convert(formula(ctx.b.convert(v, wide)), dt)
+
+
+def _odd(ctx, y, formula):
+    """formula(|y|) with y's sign, for an odd function whose formula is
+    accurate on y >= 0. The mirror is a select, not abs, so y = 0 keeps
+    its gradient (abs' would be 0 there)."""
+    b = ctx.b
+    negative = b.compare("lt", y, ctx.tensor(0.0, y.dtype))
+    r = formula(b.select(negative, b.unary("neg", y), y))
+    return b.select(negative, b.unary("neg", r), r)
+
+
+# Above this, 1 + a^2 and a^2 - 1 round to a^2 even in f64 (a^2 would
+# overflow f32 from 1.8e19): asinh(a) and acosh(a) are log(a) + log(2).
+_HUGE = 2.0 ** 28
+
+
+def _huge_split(ctx, a, small_formula):
+    """small_formula(a) for a <= _HUGE, log(a) + log 2 above; each branch
+    sees a safe operand (1 in the other's range), so neither overflows
+    into the other's gradient."""
+    b, dt = ctx.b, a.dtype
+    huge = b.compare("gt", a, ctx.tensor(_HUGE, dt))
+    small = small_formula(b.select(huge, ctx.tensor(1.0, dt), a))
+    large = b.add(b.unary("log", b.select(huge, a, ctx.tensor(1.0, dt))),
+                  ctx.tensor(math.log(2.0), dt))
+    return b.select(huge, large, small)
+
+
+@lowers("aten.asinh.default")
+def asinh(ctx, x):
+    """asinh(a) = log1p(a + a^2 / (1 + sqrt(1 + a^2))) for a >= 0 (no
+    cancellation for small a), odd; gradient 1 / sqrt(1 + x^2)."""
+    def formula(v):
+        b = ctx.b
+        one = ctx.tensor(1.0, v.dtype)
+
+        def small(a):
+            square = b.mul(a, a)
+            return log1p_of(ctx, b.add(a, b.div(square, b.add(one, b.unary(
+                "sqrt", b.add(one, square))))))
+        return _odd(ctx, v, lambda a: _huge_split(ctx, a, small))
+    return _in_accumulation_type(ctx, x, formula)
+
+
+@lowers("aten.acosh.default")
+def acosh(ctx, x):
+    """acosh(x) = log1p(t + sqrt(t) sqrt(t + 2)) with t = x - 1 (exact near
+    1, where log(x + sqrt(x^2 - 1)) cancels); NaN below 1. The root is
+    split in two so that the gradient at x = 1 is inf, as torch's, not
+    inf * 0."""
+    def formula(v):
+        b = ctx.b
+        one = ctx.tensor(1.0, v.dtype)
+
+        def small(a):
+            t = b.sub(a, one)
+            root = b.mul(b.unary("sqrt", t), b.unary("sqrt", b.add(t, ctx.tensor(2.0, v.dtype))))
+            return log1p_of(ctx, b.add(t, root))
+        return _huge_split(ctx, v, small)
+    return _in_accumulation_type(ctx, x, formula)
+
+
+@lowers("aten.atanh.default")
+def atanh(ctx, x):
+    """atanh(x) = (log1p(x) - log1p(-x)) / 2: accurate for small |x| and
+    near +-1 (1 - |x| is exact there), +-inf at +-1, NaN beyond; gradient
+    1 / (1 - x^2)."""
+    def formula(v):
+        b = ctx.b
+        diff = b.sub(log1p_of(ctx, v), log1p_of(ctx, b.unary("neg", v)))
+        return b.mul(diff, ctx.tensor(0.5, v.dtype))
+    return _in_accumulation_type(ctx, x, formula)
+
+
+@lowers("aten.sinc.default")
+def sinc(ctx, x):
+    """sin(pi x) / (pi x), 1 at x = 0 with gradient 0 there (torch's). The
+    quotient divides by 1 at x = 0 (a safe denominator), so the branch
+    select leaves unused yields no NaN gradient."""
+    dt, b = ctx.out().dtype, ctx.b
+    y = ctx.tensor(x, dt)
+    one = ctx.tensor(1.0, dt)
+    zero = b.compare("eq", y, ctx.tensor(0.0, dt))
+    scaled = b.select(zero, one, b.mul(y, ctx.tensor(math.pi, dt)))
+    return b.select(zero, one, b.div(b.unary("sin", scaled), scaled))
 
 
 def _scaled_log(ctx, x, base):

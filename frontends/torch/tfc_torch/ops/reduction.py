@@ -1,6 +1,7 @@
 """Reductions: sum, nansum, mean, prod, any/all, amax/amin/aminmax,
 max/min, argmax/argmin, sort/topk, var/std, logsumexp, vector norms and
-the cumulative scans (cumsum, cumprod, cummax/cummin, logcumsumexp).
+the cumulative scans (cumsum, cumprod, cummax/cummin, logcumsumexp), and
+bucketize / searchsorted (a compare and count).
 Reductions over every dimension are tfc reductions over all dims; integer
 and boolean sums accumulate in the traced result type."""
 import math
@@ -9,7 +10,7 @@ import torch
 
 from ..importer import Masked
 from ..registry import lowers
-from .common import norm_dim, norm_dims
+from .common import norm_dim, norm_dims, promoted
 
 
 def _input(ctx, x, dtype):
@@ -474,3 +475,46 @@ def logcumsumexp(ctx, x, dim):
         v = log_add_exp(shift)(_shifted(ctx, v, d, shift, float("-inf")), v)
         shift *= 2
     return v
+
+
+def _count_below(ctx, seq, x, right, dtype):
+    """For each element of x (shape [..., M]), how many elements of the
+    sorted last dim of seq ([..., K], or [K] for all of x) lie before it:
+    those < x (right: <= x), counted as K minus those >= x (right: > x),
+    so that NaN lands after every boundary as in torch's binary search.
+    Counting gives torch's answer for any order of equal boundaries."""
+    b = ctx.b
+    k = seq.shape[-1]
+    if seq.rank == 1:
+        bounds, xs = seq, b.reshape(x, x.shape + (1,))
+    else:
+        bounds = b.reshape(seq, seq.shape[:-1] + (1, k))
+        xs = b.reshape(x, x.shape + (1,))
+    above = b.compare("gt" if right else "ge", bounds, xs)
+    return b.sub(ctx.tensor(k, dtype), b.reduce("sum", b.convert(above, dtype), [-1]))
+
+
+def _search(ctx, seq, x, right):
+    t = ctx.out()
+    s = ctx.tensor(seq)
+    v = ctx.tensor(x)
+    common = promoted(s, v)
+    if s.rank == 0:
+        ctx.unsupported("a 0-d sequence of boundaries", "give the boundaries as a 1-d tensor")
+    return ctx.b.reshape(_count_below(ctx, ctx.b.convert(s, common), ctx.b.convert(v, common),
+                                      right, t.dtype), t.shape)
+
+
+@lowers("aten.bucketize.Tensor")
+def bucketize(ctx, x, boundaries, out_int32=False, right=False):
+    """The bucket index of each element among the sorted 1-d boundaries
+    (compare and count; an integer result with no gradient)."""
+    return _search(ctx, boundaries, x, right)
+
+
+@lowers("aten.searchsorted.Tensor")
+def searchsorted(ctx, seq, x, out_int32=False, right=False, side=None, sorter=None):
+    """Where each element of x would be inserted into the sorted last dim of
+    seq (1-d, or with x's leading dims): compare and count. A `sorter`
+    only reorders seq, and counting does not depend on the order."""
+    return _search(ctx, seq, x, right or side == "right")

@@ -265,6 +265,43 @@ def diagonal(ctx, x, offset=0, dim1=0, dim2=1):
     return b.slice_dim(flat, -1, start, start + (length - 1) * (cols + 1) + 1, cols + 1)
 
 
+@lowers("aten.diag_embed.default")
+def diag_embed(ctx, x, offset=0, dim1=-2, dim2=-1):
+    """Matrices whose `offset` diagonal over (dim1, dim2) holds x's last dim,
+    zero elsewhere: x padded by |offset| and broadcast along the rows
+    (offset >= 0: row i holds x[i]) or columns (below the diagonal: column
+    j holds x[j]), kept where column - row == offset."""
+    b = ctx.b
+    t = ctx.out()
+    v = ctx.tensor(x, t.dtype)
+    n = v.shape[-1]
+    m = n + abs(offset)
+    lead = v.shape[:-1]
+    if offset:
+        v = b.pad(v, [0] * v.rank, [0] * (v.rank - 1) + [abs(offset)], 0)
+    along = b.reshape(v, lead + ((m, 1) if offset >= 0 else (1, m)))
+    diff = b.sub(b.iota((m, m), 1), b.iota((m, m), 0))
+    on = b.compare("eq", diff, ctx.tensor(offset, "i64"))
+    zero = ctx.tensor(False if t.dtype == "i1" else 0, t.dtype)
+    square = b.select(on, along, zero)  # [..., rows, cols]
+    rank = t.rank
+    d1, d2 = norm_dim(dim1, rank), norm_dim(dim2, rank)
+    rest = iter(range(rank - 2))
+    perm = [rank - 2 if d == d1 else rank - 1 if d == d2 else next(rest) for d in range(rank)]
+    return b.transpose(square, perm)
+
+
+@lowers("aten.take.default")
+def take(ctx, x, index):
+    """x.flatten()[index] in index's shape (negative indices count from
+    the back, as torch's): a lookup of the flattened elements as rows."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    numel = v.type.numel
+    ids = index_ids(ctx, index, numel, wrap_traced=True)
+    return _gather_rows(ctx, b.reshape(v, (numel,)), ids)
+
+
 def _select_along(ctx, v, dim, ids):
     """v's entries at 1-d `ids` along `dim` (index_select)."""
     perm = [dim] + [d for d in range(v.rank) if d != dim]

@@ -218,6 +218,14 @@ CASES = {
     # cummin with ties and NaN (values and indices), logcumsumexp with ties
     # and -inf after finite values.
     "more-reductions": lambda: _more_reductions(),
+    # diag_embed (offsets, dims), take (known and traced indices, negative
+    # ones), sinc (at 0 its gradient is 0), asinh / acosh / atanh and
+    # log1p (small arguments scaled up, where log(1 + x) loses digits;
+    # large ones; acosh at 1, whose gradient is inf), rrelu in eval mode.
+    "more-math": lambda: _more_math(),
+    # bucketize / searchsorted: ties with the boundaries, duplicate
+    # boundaries, NaN, right / side, out_int32, a sorter, a 2-d sequence.
+    "bucketize": _case(lambda h: _bucketize(h)),
 }
 
 
@@ -612,3 +620,51 @@ class _MoreReductions(nn.Module):
 def _more_reductions():
     torch.manual_seed(0)
     return _MoreReductions(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+class _MoreMath(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.p = nn.Parameter(torch.tensor([0.0, 0.5, -1.0, 2.5, 0.0, 1e-4, -3e-5, 1.0]))
+        self.q = nn.Parameter(torch.tensor([1.0, 1.0 + 1e-6, 1.5, 3.0, 1e3, 3e9]))
+
+    def forward(self, x, ids):
+        h = self.fc(x)                                            # [4, 8]
+        w = torch.linspace(-1.0, 2.0, 8)
+        loss = (torch.diag_embed(h) * torch.linspace(-1.0, 1.0, 64).view(8, 8)).sum()
+        loss = loss + torch.diag_embed(h[:2], offset=1).pow(2).sum()
+        loss = loss + (torch.diag_embed(h[:3, :5], offset=-2, dim1=0, dim2=2)
+                       * torch.arange(3 * 7 * 7.0).view(7, 3, 7)).sum()
+        loss = loss + (torch.take(h, torch.tensor([[0, 31], [-1, 5], [9, 9]])) * 2.0).pow(2).sum()
+        loss = loss + (torch.take(h, ids) * w[:5]).sum()
+        loss = loss + (torch.sinc(h) * w).sum() + (torch.sinc(self.p) * w).sum()
+        loss = loss + (torch.asinh(h * 3.0) * w).sum() + (torch.asinh(self.p * 1e5) * w).sum()
+        loss = loss + (torch.asinh(h * 1e-6) * 1e6).sum() + torch.asinh(self.p).sum()
+        loss = loss + (torch.acosh(1.0 + h.pow(2)) * w).sum() + torch.acosh(self.q).sum()
+        loss = loss + (torch.acosh(1.0 + h.abs() * 1e-5) * 1e3).sum()
+        loss = loss + (torch.atanh(h.tanh() * 0.9) * w).sum() + (torch.atanh(h * 1e-6) * 1e6).sum()
+        loss = loss + torch.atanh(self.p * 0.3).sum()
+        loss = loss + (torch.log1p(h * 1e-6) * 1e6).sum() + (torch.log1p(h.abs()) * w).sum()
+        loss = loss + (F.rrelu(h, 0.1, 0.3, training=False) * w).sum()
+        return loss + (F.rrelu(self.p, training=False) * w).sum()
+
+
+def _more_math():
+    torch.manual_seed(0)
+    return _MoreMath(), (torch.randn(4, 6, generator=_g(1)), torch.tensor([3, -2, 17, 31, 0]))
+
+
+def _bucketize(h):
+    q = (h * 4.0).round() / 4.0                 # multiples of 1/4: ties with the boundaries
+    q = q.masked_fill(h > 1.2, float("nan"))
+    bounds = torch.tensor([-0.5, -0.25, 0.0, 0.0, 0.25, 0.5])
+    left = torch.bucketize(q, bounds)
+    right = torch.bucketize(q, bounds, right=True, out_int32=True)
+    rows = torch.tensor([[-1.0, 0.0, 0.25, 1.0], [-0.5, -0.5, 0.0, 0.5],
+                         [0.0, 0.25, 0.25, 0.75], [-0.25, 0.0, 0.5, 2.0]])
+    placed = torch.searchsorted(rows, q, side="right")
+    shuffled = torch.tensor([0.25, -0.5, 0.5, 0.0, -0.25])
+    sorted_by = torch.searchsorted(shuffled, q.contiguous(), sorter=torch.tensor([1, 4, 3, 0, 2]))
+    return ((left * h).sum() + (right * h.pow(2)).sum() + (placed * h).sum()
+            + (sorted_by * h * torch.linspace(-1.0, 1.0, 8)).sum())
