@@ -176,6 +176,11 @@ CASES = {
     # conv1d, an unbatched one; max pooling with overlapping windows,
     # padding and ties (relu's zeros), average pooling with and without
     # the padding counted.
+    # Reflection and replication padding (1-3 dims, unbatched, negative
+    # amounts cropping one side) and circular padding (F.pad traces it to
+    # slices), of convolutions' outputs so the gradient reaches their
+    # parameters; padding_mode= pads the convolutions' own inputs so.
+    "padding-modes": lambda: _padding_modes(),
     "conv-pool": lambda: _conv_pool(),
     # Sliding windows (Tensor.unfold: one strided slice per offset),
     # overlapping and not, as local attention takes its key windows.
@@ -334,6 +339,41 @@ class _ConvPool(nn.Module):
 def _conv_pool():
     torch.manual_seed(0)
     return _ConvPool(), (torch.randn(2, 3, 12, 16, generator=_g(1)),)
+
+
+def _ramp_sum(parts):
+    """sum of sin(part) weighted along its last dim (every position's
+    gradient differs)."""
+    return sum((p.sin() * torch.linspace(0.5, 1.5, p.shape[-1])).sum() for p in parts)
+
+
+class _PaddingModes(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1, padding_mode="reflect")
+        self.line = nn.Conv1d(3, 4, 2, padding=1, padding_mode="circular")
+        self.reflect1 = nn.ReflectionPad1d((3, 2))
+        self.reflect2 = nn.ReflectionPad2d((2, 1, 4, 0))
+        self.replicate1 = nn.ReplicationPad1d((1, 4))
+        self.replicate2 = nn.ReplicationPad2d((0, 2, 1, 3))
+        self.replicate3 = nn.ReplicationPad3d((1, 2, 0, 1, 2, 1))
+
+    def forward(self, x):                                   # [2, 3, 5, 6]
+        a = self.conv(x)                                    # [2, 4, 5, 6]
+        t = self.line(x.mean(2))                            # [2, 4, 7]
+        v = a.view(2, 2, 2, 5, 6)
+        return _ramp_sum([self.reflect1(t), self.reflect1(t[0]), self.reflect2(a),
+                          self.replicate1(t), self.replicate2(a), self.replicate3(v),
+                          F.pad(v, (1, 1, 2, 0, 1, 1), mode="reflect"),
+                          F.pad(a, (2, 1, 1, 3), mode="circular"),
+                          F.pad(a, (-1, 2, 2, -2), mode="circular"),
+                          F.pad(t, (-2, 3), mode="reflect"),
+                          F.pad(a, (2, -3, -1, 1), mode="replicate")])
+
+
+def _padding_modes():
+    torch.manual_seed(0)
+    return _PaddingModes(), (torch.randn(2, 3, 5, 6, generator=_g(1)),)
 
 
 def _selections(h):
