@@ -1,8 +1,10 @@
 """Matrix products: mm, addmm (a linear layer with bias), bmm, baddbmm,
-matmul, linear, mv, dot. A transposed operand (`t`, `transpose`) is folded
+matmul, linear, mv, dot; pairwise distances (cdist). A transposed operand (`t`, `transpose`) is folded
 into tfc.matmul's transpose flags by passes/canonicalize.py; 16-bit
 products, which tfc.matmul returns in f32, are converted back to the
 traced type."""
+import math
+
 from ..registry import lowers
 
 
@@ -69,3 +71,40 @@ def linear(ctx, x, weight, bias=None):
     if bias is not None:
         y = bld.add(y, ctx.tensor(bias, dt))
     return bld.reshape(y, ctx.out().shape)
+
+
+@lowers("aten._cdist_forward.default")
+def cdist(ctx, x1, x2, p, compute_mode=None):
+    """The p-norm distances between the rows of x1 [..., P, M] and x2
+    [..., R, M], computed directly from their differences [..., P, R, M]
+    (torch.cdist traces here when it does not take its matrix-product
+    form, which records its own ops). The gradients are torch's: at zero
+    distance 0 (a safe operand under the root, not inf * 0), for p = inf
+    each element whose |difference| equals the maximum gets the whole
+    gradient with its sign (torch's convention; a max reduction would
+    split ties), for p = 0 none."""
+    b = ctx.b
+    t = ctx.out()
+    dt = t.dtype
+    a, c = ctx.tensor(x1, dt), ctx.tensor(x2, dt)
+    diff = b.sub(b.reshape(a, a.shape[:-1] + (1, a.shape[-1])),
+                 b.reshape(c, c.shape[:-2] + (1,) + c.shape[-2:]))
+    size = b.unary("abs", diff)
+    zero = ctx.tensor(0.0, dt)
+    if p == 0:
+        dist = b.reduce("sum", b.convert(b.compare("ne", diff, zero), dt), [-1])
+    elif p == 1:
+        dist = b.reduce("sum", size, [-1])
+    elif p == float("inf"):
+        peak = b.reduce("max", size, [-1], keepdim=True)
+        ties = b.reduce("sum", b.select(b.compare("eq", size, peak), size, zero), [-1])
+        dist = b.straight_through(b.reshape(peak, ties.shape), ties)
+    elif p > 0 and math.isfinite(p):
+        total = b.reduce("sum", b.mul(diff, diff) if p == 2 else b.pow(size, p), [-1])
+        empty = b.compare("eq", total, zero)
+        safe = b.select(empty, ctx.tensor(1.0, dt), total)
+        root = b.unary("sqrt", safe) if p == 2 else b.pow(safe, 1.0 / p)
+        dist = b.select(empty, zero, root)
+    else:
+        ctx.unsupported(f"cdist with p={p} (torch takes p >= 0)")
+    return b.broadcast_to(dist, t.shape)

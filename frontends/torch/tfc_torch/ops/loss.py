@@ -1,8 +1,9 @@
 """Loss functions. nll_loss becomes the frontend op `torch.nll_loss`:
 next to a log_softmax over the classes, passes/cross_entropy.py turns the
 pair into tfc.cross_entropy; anywhere else the expansion below computes it
-with a one-hot selection (tfc has no gather). mse, l1, smooth-l1, huber
-and the binary cross-entropies are elementwise formulas and a reduction."""
+with a one-hot selection (tfc has no gather). mse, l1, smooth-l1, huber,
+the binary cross-entropies and the multi-class margin loss are elementwise
+formulas and a reduction."""
 from ..ir import TensorType
 from ..registry import expands, lowers
 from .activation import softplus_of_negated
@@ -149,3 +150,32 @@ def binary_cross_entropy(ctx, p, y, weight=None, reduction=1):
     if weight is not None:
         losses = b.mul(losses, ctx.tensor(weight, dt))
     return _reduce(ctx, losses, reduction)
+
+
+@lowers("aten.multi_margin_loss.default")
+def multi_margin_loss(ctx, x, target, p=1, margin=1, weight=None, reduction=1):
+    """Per row, the mean over the classes d other than the target y of
+    max(0, margin - x[y] + x[d]) (squared for p = 2), times weight[y]:
+    torch's sum, with the same strict z > 0 (at z = 0 the gradient is 0)."""
+    b = ctx.b
+    dt = ctx.out().dtype
+    if p not in (1, 2):
+        ctx.unsupported(f"multi_margin_loss with p={p} (torch allows only 1 and 2)")
+    v = ctx.tensor(x, dt)
+    y = ctx.tensor(target)
+    if v.rank == 1:
+        v = b.reshape(v, (1, v.shape[0]))
+    n, c = v.shape
+    y = b.reshape(y if y.dtype in ("i32", "i64") else b.convert(y, "i64"), (n, 1))
+    zero = ctx.tensor(0.0, dt)
+    onehot = b.compare("eq", b.iota((n, c), 1, y.dtype), y)
+    picked = b.reduce("sum", b.select(onehot, v, zero), [1], keepdim=True)
+    z = b.add(b.sub(ctx.tensor(margin, dt), picked), v)
+    hinge = b.mul(z, z) if p == 2 else z
+    counted = b.select(onehot, ctx.tensor(False, "i1"), b.compare("gt", z, zero))
+    hinge = b.select(counted, hinge, zero)
+    if weight is not None:
+        w = b.reshape(ctx.tensor(weight, dt), (1, c))
+        hinge = b.mul(hinge, b.reduce("sum", b.select(onehot, w, zero), [1], keepdim=True))
+    losses = b.div(b.reduce("sum", hinge, [1]), ctx.tensor(float(c), dt))
+    return b.reshape(_reduce(ctx, losses, reduction), ctx.out().shape)

@@ -1,6 +1,7 @@
 """Neural-network aten ops: layer norm, group norm, batch norm (training
 statistics or running statistics), softmax / log_softmax, dropout (native_dropout, or
-the bernoulli mask F.dropout traces to on the CPU), embedding.
+the bernoulli mask F.dropout traces to on the CPU), embedding, weight
+normalization.
 
 Random draws use tfc.dropout's counter-based Philox stream, keyed by two
 0-d i64 batch inputs the import adds: `dropout_seed` and `dropout_offset`
@@ -186,3 +187,18 @@ def native_batch_norm(ctx, x, weight, bias, running_mean, running_var, *args):
         training, eps = args[0], args[2]
     y, mu, rstd = _batch_norm(ctx, x, weight, bias, running_mean, running_var, training, eps)
     return _stat_outputs(ctx, y, mu, rstd, len(ctx.out_types))
+
+
+@lowers("aten._weight_norm_interface.default")
+def weight_norm(ctx, v, g, dim=0):
+    """nn.utils.weight_norm's w = v * (g / ||v||), the 2-norm over every dim
+    but `dim` (kept as size 1, g's shape), and that norm. (For another dim
+    than the first or last, and for dim=None, torch traces the formula's
+    own ops.)"""
+    b = ctx.b
+    w = ctx.tensor(v, ctx.out(0).dtype)
+    d = norm_dim(dim, w.rank)
+    others = [i for i in range(w.rank) if i != d]
+    norm = b.unary("sqrt", b.reduce("sum", b.mul(w, w), others, keepdim=True))
+    scaled = b.mul(w, b.div(ctx.tensor(g, w.dtype), norm))
+    return scaled, b.convert(b.reshape(norm, ctx.out(1).shape), ctx.out(1).dtype)

@@ -231,6 +231,15 @@ CASES = {
     # bucketize / searchsorted: ties with the boundaries, duplicate
     # boundaries, NaN, right / side, out_int32, a sorter, a 2-d sequence.
     "bucketize": _case(lambda h: _bucketize(h)),
+    # multi_margin_loss (p 1 and 2, margin, weight, reductions, a 1-d
+    # input, margins exactly 0); cdist with p 2, 1, 3, 0.5, 0 and inf,
+    # batched, at zero distance (gradient 0) and with tied differences
+    # (p = inf gives each its whole gradient, as torch's).
+    "more-losses": lambda: _more_losses(),
+    # nn.utils.weight_norm over dim 0 of Linear and Conv1d, the last dim of
+    # Linear (aten._weight_norm_interface), a middle dim of Conv1d and
+    # dim=None (torch traces those as a norm and a division).
+    "weight-norm": lambda: _weight_norm(),
 }
 
 
@@ -708,3 +717,53 @@ def _bucketize(h):
     sorted_by = torch.searchsorted(shuffled, q.contiguous(), sorter=torch.tensor([1, 4, 3, 0, 2]))
     return ((left * h).sum() + (right * h.pow(2)).sum() + (placed * h).sum()
             + (sorted_by * h * torch.linspace(-1.0, 1.0, 8)).sum())
+
+
+class _MoreLosses(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        # Margins exactly 0 against target [1, 0]; differences tied in size.
+        self.s = nn.Parameter(torch.tensor([[0.0, 1.0, 0.0, 0.3], [2.0, 2.0, 1.0, 1.0]]))
+
+    def forward(self, x, labels):
+        h = self.fc(x)                                            # [4, 8]
+        w = torch.linspace(0.5, 2.0, 8)
+        loss = F.multi_margin_loss(h, labels) + F.multi_margin_loss(h, labels, p=2, margin=0.7)
+        loss = loss + F.multi_margin_loss(h, labels, weight=w, reduction="sum")
+        loss = loss + (F.multi_margin_loss(h, labels, p=2, weight=w, reduction="none") * w[:4]).sum()
+        loss = loss + F.multi_margin_loss(h[0], labels[:1]) + F.multi_margin_loss(self.s, labels[:2])
+        loss = loss + F.multi_margin_loss(self.s, labels[:2], p=2, reduction="sum")
+        points = torch.tensor([[1.0, 0.0, 0.0, 0.3], [0.0, 1.0, 0.0, 0.3], [2.0, 1.0, 2.0, 1.0]])
+        scale = torch.linspace(-1.0, 1.0, 12).view(4, 3)
+        for p in (2.0, 1.0, 3.0, 0.5, 0.0, float("inf")):
+            loss = loss + (torch.cdist(h[:, :4], points, p=p) * scale).sum()
+            loss = loss + torch.cdist(h, h, p=p).sum() + (torch.cdist(self.s, points, p=p) * min(p, 4.0)).sum()
+            loss = loss + torch.cdist(self.s, self.s.flip(0), p=p).pow(2).sum()
+        grouped = h.view(2, 2, 8)
+        return loss + torch.cdist(grouped, grouped.flip(1) * 0.5).sum()
+
+
+def _more_losses():
+    torch.manual_seed(0)
+    return _MoreLosses(), (torch.randn(4, 6, generator=_g(1)), torch.tensor([1, 0, 7, 3]))
+
+
+class _WeightNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.utils.weight_norm(nn.Linear(6, 5))
+        self.fc_last = nn.utils.weight_norm(nn.Linear(6, 5), dim=1)
+        self.fc_all = nn.utils.weight_norm(nn.Linear(6, 5), dim=None)
+        self.conv = nn.utils.weight_norm(nn.Conv1d(3, 4, 3))
+        self.conv_mid = nn.utils.weight_norm(nn.Conv1d(3, 4, 3, bias=False), dim=1)
+
+    def forward(self, x, y):
+        h = self.fc(x) * self.fc_last(x) + self.fc_all(x).pow(2)
+        c = self.conv(y) + self.conv_mid(y).tanh()
+        return (h * torch.linspace(-1.0, 1.0, 5)).sum() + c.pow(2).mean()
+
+
+def _weight_norm():
+    torch.manual_seed(0)
+    return _WeightNorm(), (torch.randn(4, 6, generator=_g(1)), torch.randn(2, 3, 7, generator=_g(2)))
