@@ -37,6 +37,8 @@ CASES = {
                                                    "accumulate=True"]),
     "CopyUnderNoGrad": ("ModelError", ["in-place copy_ under torch.no_grad()",
                                        "requires grad", "h = h + (new - h).detach()"]),
+    "RandomRRelu": ("UnsupportedOpError", ["aten.rrelu_with_noise.default", "random slopes",
+                                           "self.act(self.fc(x))", "model.eval()"]),
 }
 
 

@@ -240,6 +240,11 @@ CASES = {
     # Linear (aten._weight_norm_interface), a middle dim of Conv1d and
     # dim=None (torch traces those as a norm and a division).
     "weight-norm": lambda: _weight_norm(),
+    # F.gaussian_nll_loss / nn.GaussianNLLLoss (replaced while tracing: no
+    # value check on var): per-element, per-row ([N] and [N, 1]) variances,
+    # variances below eps clamped under no_grad (their gradient passes
+    # through, as torch's), full, reductions.
+    "gaussian-nll": lambda: _gaussian_nll(),
 }
 
 
@@ -767,3 +772,23 @@ class _WeightNorm(nn.Module):
 def _weight_norm():
     torch.manual_seed(0)
     return _WeightNorm(), (torch.randn(4, 6, generator=_g(1)), torch.randn(2, 3, 7, generator=_g(2)))
+
+
+class _GaussianNll(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.var = nn.Parameter(torch.tensor([0.0, 1e-8, 0.5, 2.0]))  # two below eps
+        self.loss = nn.GaussianNLLLoss(full=True)
+
+    def forward(self, x, y):
+        h = self.fc(x)                                            # [4, 8]
+        loss = F.gaussian_nll_loss(h, y, h.exp()) + self.loss(h, y, self.var)
+        loss = loss + F.gaussian_nll_loss(h, y, self.var[:, None] + h[:, :1].pow(2), reduction="sum")
+        per_row = F.gaussian_nll_loss(h, y, (h * 0.5).pow(2).mean(1), eps=1e-3, reduction="none")
+        return loss + (per_row * torch.linspace(-1.0, 1.0, 8)).sum()
+
+
+def _gaussian_nll():
+    torch.manual_seed(0)
+    return _GaussianNll(), (torch.randn(4, 6, generator=_g(1)), torch.randn(4, 8, generator=_g(2)))

@@ -122,5 +122,16 @@ class DuplicateAssignment(Base):
         return h.pow(2).mean()
 
 
+class RandomRRelu(Base):
+    """nn.RReLU in training mode draws its slopes from torch's generator."""
+
+    def __init__(self):
+        super().__init__()
+        self.act = nn.RReLU()
+
+    def forward(self, x):
+        return self.act(self.fc(x)).mean()  # error here
+
+
 def example_batch():
     return (torch.randn(6, 8, generator=torch.Generator().manual_seed(0)),)
