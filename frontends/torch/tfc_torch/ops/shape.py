@@ -184,7 +184,9 @@ def repeat(ctx, x, repeats):
 
 
 def _gather_rows(ctx, table, ids):
-    """table[ids] along dim 0 of `table` (any rank >= 1) with an embedding."""
+    """table[ids] along dim 0 of `table` (any rank >= 1) with an embedding;
+    an integer or boolean table (tfc.embedding's is float) by a one-hot
+    selection of its rows, summed (exact: one row is picked)."""
     b = ctx.b
     rest = table.shape[1:]
     width = 1
@@ -193,7 +195,17 @@ def _gather_rows(ctx, table, ids):
     rows = b.reshape(table, (table.shape[0], width))
     if ids.dtype not in ("i32", "i64"):
         ids = b.convert(ids, "i64")
-    picked = b.embedding(rows, ids)
+    if rows.dtype.startswith(("f", "bf")):
+        picked = b.embedding(rows, ids)
+    else:
+        count = rows.shape[0]
+        onehot = b.compare("eq", b.iota(ids.shape + (count, 1), ids.rank, ids.dtype),
+                           b.reshape(ids, ids.shape + (1, 1)))
+        values = rows if rows.dtype != "i1" else b.convert(rows, "i32")
+        picked = b.reduce("sum", b.select(onehot, values, ctx.tensor(0, values.dtype)),
+                          [ids.rank])
+        if rows.dtype == "i1":
+            picked = b.compare("ne", picked, ctx.tensor(0, "i32"))
     return b.reshape(picked, ids.shape + rest)
 
 

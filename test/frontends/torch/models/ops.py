@@ -226,7 +226,8 @@ CASES = {
     # diag_embed (offsets, dims), take (known and traced indices, negative
     # ones), sinc (at 0 its gradient is 0), asinh / acosh / atanh and
     # log1p (small arguments scaled up, where log(1 + x) loses digits;
-    # large ones; acosh at 1, whose gradient is inf), rrelu in eval mode.
+    # large ones; acosh at 1, whose gradient is inf), rrelu in eval mode;
+    # take, flip and x[:, idx] of integer and boolean tensors.
     "more-math": lambda: _more_math(),
     # bucketize / searchsorted: ties with the boundaries, duplicate
     # boundaries, NaN, right / side, out_int32, a sorter, a 2-d sequence.
@@ -692,6 +693,9 @@ class _MoreMath(nn.Module):
                        * torch.arange(3 * 7 * 7.0).view(7, 3, 7)).sum()
         loss = loss + (torch.take(h, torch.tensor([[0, 31], [-1, 5], [9, 9]])) * 2.0).pow(2).sum()
         loss = loss + (torch.take(h, ids) * w[:5]).sum()
+        steps = (h * 3.0).round().long()                          # integer and boolean lookups
+        loss = loss + (torch.take(steps, ids) * h[0, :5]).sum() + (steps.flip(1) * h).sum()
+        loss = loss + ((h > 0)[:, torch.tensor([2, 2, 0])] * h[:, :3]).sum()
         loss = loss + (torch.sinc(h) * w).sum() + (torch.sinc(self.p) * w).sum()
         loss = loss + (torch.asinh(h * 3.0) * w).sum() + (torch.asinh(self.p * 1e5) * w).sum()
         loss = loss + (torch.asinh(h * 1e-6) * 1e6).sum() + torch.asinh(self.p).sum()
