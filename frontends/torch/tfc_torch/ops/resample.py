@@ -5,11 +5,18 @@
     slice: negative padding crops) concatenated with the mirrored rows next
     to each border (a gather of those few rows, reversed) or with the edge
     row broadcast;
+  * nearest, nearest-exact, (bi/tri)linear and bicubic interpolation: per
+    resized dim, a gather of the source rows torch picks (two, weighted,
+    for linear, four for bicubic), the index and weight tables computed
+    here in Python with the float32 arithmetic of ATen's CPU kernels;
 
 Each gather is a tfc.embedding of constant ids (its gradient the
 deterministic scatter-add): the work grows with the output, never with
 in x out.
 """
+import math
+import struct
+
 import torch
 
 from ..constants import Known
@@ -17,11 +24,24 @@ from ..registry import lowers
 from .shape import index_select
 
 
+def _f32(x: float) -> float:
+    """x rounded to a C++ float (float32)."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
 def _gather(ctx, v, dim, ids):
     """v's rows `ids` (a list of ints) along `dim`."""
     if list(ids) == list(range(v.shape[dim])):
         return v
     return index_select(ctx, v, dim, Known(torch.tensor(ids, dtype=torch.int64)))
+
+
+def _along(ctx, values, v, dim):
+    """A constant of v's type holding `values` along `dim` (broadcasting
+    against v)."""
+    shape = (len(values),) + (1,) * (v.rank - dim - 1)
+    t = torch.tensor(values, dtype=torch.float64 if v.dtype == "f64" else torch.float32)
+    return ctx.tensor(Known(t.view(shape)), v.dtype)
 
 
 # -- padding modes ---------------------------------------------------------------------------
@@ -63,4 +83,176 @@ def pad_mode(ctx, x, padding):
     reflect = ctx.name.startswith("aten.reflection")
     for i in range(len(padding) // 2):
         v = _pad_dim(ctx, v, v.rank - 1 - i, padding[2 * i], padding[2 * i + 1], reflect)
+    return v
+
+
+# -- interpolation ----------------------------------------------------------------------------
+
+def _inverse_scale(n_in, n_out, scale):
+    """ATen's compute_scales_value<float>: 1 / the scale factor the caller
+    gave (F.interpolate(scale_factor=) passes it on), else in / out."""
+    return _f32(1.0 / scale) if scale is not None and scale > 0 else _f32(n_in / n_out)
+
+
+def nearest_table(n_in, n_out, scale, exact):
+    """(forward ids, backward ids) of torch's nearest interpolation along
+    one dim. The CPU forward takes floor(float(s * i)) (nearest-exact:
+    floor(float(max(s * (i + 0.5) - 0.5, 0) + 0.5)), the inner part in
+    double), s the float inverse scale. The backward (nearest_idx)
+    special-cases out == in (i) and out == 2 * in (i // 2) for nearest,
+    which disagrees with the forward when a scale factor was given (2 ->
+    2 with scale_factor=1.3 reads [0, 0] but sends the gradient to [0,
+    1]); nearest-exact's backward takes floor(float((i + 0.5) * s))."""
+    s = _inverse_scale(n_in, n_out, scale)
+    last = n_in - 1
+    if exact:
+        fwd = [min(math.floor(_f32(max(s * (i + 0.5) - 0.5, 0.0) + 0.5)), last)
+               for i in range(n_out)]
+        bwd = [min(math.floor(_f32((i + 0.5) * s)), last) for i in range(n_out)]
+        return fwd, bwd
+    fwd = [min(math.floor(_f32(s * i)), last) for i in range(n_out)]
+    if n_out == n_in:
+        bwd = list(range(n_out))
+    elif n_out == 2 * n_in:
+        bwd = [i >> 1 for i in range(n_out)]
+    else:
+        bwd = fwd
+    return fwd, bwd
+
+
+def linear_table(n_in, n_out, align_corners, scale):
+    """(i0, i1, w0, w1) of torch's linear interpolation along one dim
+    (out[i] = x[i0] * w0 + x[i1] * w1), for out != in. ATen's CPU kernels
+    take the float scale s ((in - 1) / (out - 1) with align_corners, else
+    the inverse scale), the source position in double (s * i, or
+    max(s * (i + 0.5) - 0.5, 0)), i0 its integer part, i1 the next row
+    (i0 on the last row), w1 = float(clamp(src - i0, 0, 1)), w0 = 1 - w1."""
+    if align_corners:
+        s = _f32((n_in - 1) / (n_out - 1)) if n_out > 1 else 0.0
+    else:
+        s = _inverse_scale(n_in, n_out, scale)
+    i0s, i1s, w0s, w1s = [], [], [], []
+    for i in range(n_out):
+        src = s * i if align_corners else max(s * (i + 0.5) - 0.5, 0.0)
+        i0 = int(src)
+        w1 = _f32(min(max(src - i0, 0.0), 1.0))
+        i0s.append(i0)
+        i1s.append(i0 + 1 if i0 < n_in - 1 else i0)
+        w0s.append(_f32(1.0 - w1))
+        w1s.append(w1)
+    return i0s, i1s, w0s, w1s
+
+
+def cubic_table(n_in, n_out, align_corners, scale):
+    """(rows, weights), four lists of n_out each: torch's bicubic
+    interpolation reads out[i] = sum_j x[rows[j][i]] * weights[j][i]. The
+    source position is linear's without its clamp at 0, i0 its floor and t
+    = src - i0; the rows are i0 - 1 ... i0 + 2 clamped to the input, the
+    weights Keys' cubic convolution (A = -0.75) at distances t + 1, t,
+    1 - t and 2 - t, in float with one rounding per operation. ATen's
+    kernel rounds some of those operations differently: its weights are
+    within 2e-6 of these (so where an input is infinite, a weight that is
+    0 in one and tiny in the other can make inf of torch's NaN)."""
+    if align_corners:
+        s = _f32((n_in - 1) / (n_out - 1)) if n_out > 1 else 0.0
+    else:
+        s = _inverse_scale(n_in, n_out, scale)
+    a = -0.75
+    f = _f32
+
+    def near(x):  # ((a + 2) x - (a + 3)) x x + 1, for |x| <= 1
+        return f(f(f(f(f((a + 2) * x) - (a + 3)) * x) * x) + 1)
+
+    def far(x):  # ((a x - 5 a) x + 8 a) x - 4 a, for 1 < |x| < 2
+        return f(f(f(f(f(f(a * x) - 5 * a) * x) + 8 * a) * x) - 4 * a)
+
+    rows, weights = [[] for _ in range(4)], [[] for _ in range(4)]
+    for i in range(n_out):
+        src = s * i if align_corners else s * (i + 0.5) - 0.5
+        i0 = math.floor(f(src))
+        t = f(src - i0)
+        u = f(1.0 - t)
+        for j, w in enumerate((far(f(t + 1.0)), near(t), near(u), far(f(u + 1.0)))):
+            rows[j].append(min(max(i0 - 1 + j, 0), n_in - 1))
+            weights[j].append(w)
+    return rows, weights
+
+
+def _nearest_dim(ctx, v, dim, n_out, scale, exact):
+    fwd, bwd = nearest_table(v.shape[dim], n_out, scale, exact)
+    picked = _gather(ctx, v, dim, fwd)
+    if bwd != fwd:
+        # torch's gradient is not its forward's: the value of one gather,
+        # the gradient of the other.
+        picked = ctx.b.straight_through(picked, _gather(ctx, v, dim, bwd))
+    return picked
+
+
+def _linear_dim(ctx, v, dim, n_out, align_corners, scale):
+    b = ctx.b
+    if n_out == v.shape[dim]:
+        # torch weighs the row itself by 1 and 0: x * 1 + x * 0 (an
+        # infinity becomes NaN there, as in torch).
+        return b.add(v, b.mul(v, ctx.tensor(0.0, v.dtype)))
+    i0, i1, w0, w1 = linear_table(v.shape[dim], n_out, align_corners, scale)
+    return b.add(b.mul(_gather(ctx, v, dim, i0), _along(ctx, w0, v, dim)),
+                 b.mul(_gather(ctx, v, dim, i1), _along(ctx, w1, v, dim)))
+
+
+def _cubic_dim(ctx, v, dim, n_out, align_corners, scale):
+    """x0 * w0 + x1 * w1 + x2 * w2 + x3 * w3, in torch's order (also where
+    the size is kept: weights 0, 1, 0, 0)."""
+    b = ctx.b
+    rows, weights = cubic_table(v.shape[dim], n_out, align_corners, scale)
+    out = None
+    for ids, w in zip(rows, weights):
+        term = b.mul(_gather(ctx, v, dim, ids), _along(ctx, w, v, dim))
+        out = term if out is None else b.add(out, term)
+    return out
+
+
+_NEAREST = [f"aten.upsample_nearest{s}d.{o}" for s in (1, 2, 3) for o in ("vec", "default")]
+_NEAREST_EXACT = [f"aten._upsample_nearest_exact{s}d.{o}" for s in (1, 2, 3)
+                  for o in ("vec", "default")]
+_LINEAR = [f"aten.{m}.{o}" for m in ("upsample_linear1d", "upsample_bilinear2d",
+                                     "upsample_trilinear3d") for o in ("vec", "default")]
+_CUBIC = ["aten.upsample_bicubic2d.vec", "aten.upsample_bicubic2d.default"]
+
+
+@lowers(*_NEAREST, *_NEAREST_EXACT, *_LINEAR, *_CUBIC)
+def upsample(ctx, x, output_size, *args, **kwargs):
+    """F.interpolate / nn.Upsample in modes nearest, nearest-exact, linear,
+    bilinear, bicubic and trilinear. The .vec overloads take (output_size,
+    [align_corners,] scale_factors), the others (output_size,
+    [align_corners,] scales per dim); the output size is the traced one.
+    Dims are resized from the last one, as torch's kernels nest them."""
+    name = ctx.name
+    weighted = name in _LINEAR or name in _CUBIC  # these take align_corners
+    s = int(name.split(".")[1][-2])
+    if name.endswith(".vec"):
+        params = ["scale_factors"]
+    else:
+        params = ["scales"] if s == 1 else ["scales_d", "scales_h", "scales_w"][3 - s:]
+    bound = dict(zip((["align_corners"] if weighted else []) + params, args), **kwargs)
+    scales = (bound.get("scale_factors") or [None] * s) if name.endswith(".vec") \
+        else [bound.get(p) for p in params]
+    align_corners = bool(bound.get("align_corners", False))
+    v = ctx.tensor(x)
+    if v.dtype != "f32":
+        ctx.unsupported(f"interpolation of a {v.dtype} tensor: tfc computes torch's index and "
+                        "weight tables as its CPU kernels do for float32",
+                        "interpolate the tensor in float32 (x.float())")
+    x, out = v, ctx.out().shape
+    for i in reversed(range(s)):
+        dim = v.rank - s + i
+        if name in _CUBIC:
+            v = _cubic_dim(ctx, v, dim, out[dim], align_corners, scales[i])
+        elif name in _LINEAR:
+            v = _linear_dim(ctx, v, dim, out[dim], align_corners, scales[i])
+        else:
+            v = _nearest_dim(ctx, v, dim, out[dim], scales[i], name in _NEAREST_EXACT)
+    if name in _CUBIC and out == x.shape:
+        # torch's bicubic backward copies the gradient when no size
+        # changes, though a scale factor made the forward resample.
+        v = ctx.b.straight_through(v, x)
     return v

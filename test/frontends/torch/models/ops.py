@@ -181,6 +181,14 @@ CASES = {
     # slices), of convolutions' outputs so the gradient reaches their
     # parameters; padding_mode= pads the convolutions' own inputs so.
     "padding-modes": lambda: _padding_modes(),
+    # Interpolation in modes nearest, nearest-exact, linear, bilinear,
+    # bicubic and trilinear: sizes given (7 -> 16, 5 -> 3) and scale factors (2, 1.7,
+    # below 1), align_corners both ways, a dim kept at its size (torch
+    # weighs its rows by 1 and 0), scale factors 1.1 and 2.2 that keep and
+    # double a size (torch's nearest gradient goes to other rows than its
+    # forward reads); the .vec overloads F.interpolate traces to and the
+    # others.
+    "upsampling": lambda: _upsampling(),
     "conv-pool": lambda: _conv_pool(),
     # Sliding windows (Tensor.unfold: one strided slice per offset),
     # overlapping and not, as local attention takes its key windows.
@@ -389,6 +397,44 @@ class _PaddingModes(nn.Module):
 def _padding_modes():
     torch.manual_seed(0)
     return _PaddingModes(), (torch.randn(2, 3, 5, 6, generator=_g(1)),)
+
+
+class _Upsampling(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.nearest = nn.Upsample(scale_factor=2)
+        self.bilinear = nn.Upsample(scale_factor=1.7, mode="bilinear")
+
+    def forward(self, x):                                   # [2, 3, 9, 7]
+        a = self.conv(x)                                    # [2, 4, 7, 5]
+        t = a.mean(3)                                       # [2, 4, 7]
+        v = a.view(2, 2, 2, 7, 5)
+        up = F.interpolate
+        return _ramp_sum([
+            self.nearest(a), up(a, size=(16, 3)), up(a, scale_factor=(1.1, 2.2)),
+            up(v, size=(3, 8, 4)), up(t, size=16, mode="nearest-exact"),
+            up(a, scale_factor=1.7, mode="nearest-exact"),
+            up(v, scale_factor=(1.5, 0.6, 2.0), mode="nearest-exact"),
+            up(t, size=16, mode="linear"), up(t, size=3, mode="linear", align_corners=True),
+            up(t, scale_factor=0.6, mode="linear"), self.bilinear(a),
+            up(a, size=(16, 3), mode="bilinear", align_corners=True),
+            up(a, size=(7, 9), mode="bilinear"), nn.UpsamplingBilinear2d(size=(5, 8))(a),
+            up(v, scale_factor=(1.5, 0.6, 1.7), mode="trilinear"),
+            up(v, size=(3, 4, 8), mode="trilinear", align_corners=True),
+            up(a, size=(16, 3), mode="bicubic"),
+            up(a, scale_factor=1.7, mode="bicubic", align_corners=True),
+            # Sizes kept by a scale factor: torch's bicubic backward copies.
+            up(a[..., :5, :], scale_factor=1.1, mode="bicubic"),
+            # The overloads with one scale per dim (torch 2.x's decompositions).
+            torch.ops.aten.upsample_nearest2d.default(a, [7, 10], 1.1, 2.2),
+            torch.ops.aten._upsample_nearest_exact1d.default(t, [12], 1.7),
+            torch.ops.aten.upsample_bilinear2d.default(a, [11, 8], False, 1.7, 1.7)])
+
+
+def _upsampling():
+    torch.manual_seed(0)
+    return _Upsampling(), (torch.randn(2, 3, 9, 7, generator=_g(1)),)
 
 
 def _selections(h):
