@@ -3,7 +3,8 @@ every size pair in to out (1-24 -> 1-40) and 17 scale factors, the rows
 torch's nearest and nearest-exact interpolation read (an upsampled iota)
 and send the gradient to (one-hot output gradients), linear
 interpolation's weights both ways (an upsampled identity matrix; the
-gradients of one-hot outputs) with align_corners off and on, all
+gradients of one-hot outputs) with align_corners off and on, and adaptive
+pooling's windows (an adaptive average of an identity matrix), all
 bit-exact; bicubic weights both ways within 2e-6 (ATen rounds its cubic
 differently). No tfc-run needed: the tables are what the lowerings emit.
 
@@ -19,7 +20,8 @@ sys.path.insert(0, os.path.join(ROOT, "frontends", "torch"))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from tfc_torch.ops.resample import cubic_table, linear_table, nearest_table  # noqa: E402
+from tfc_torch.ops.resample import (adaptive_windows, cubic_table, linear_table,  # noqa: E402
+                                    nearest_table)
 
 SCALES = [0.3, 1 / 3, 0.45, 0.5, 0.7, 0.9, 1.0, 1.1, 1.3, 1.5, 1.7, 2.0, 2.2, 2.5, 3.0, 3.3, 4.0]
 
@@ -96,6 +98,14 @@ def check_cubic(n_in, scale, n_out):
     return problems
 
 
+def check_adaptive(n_in, n_out):
+    starts, ends = adaptive_windows(n_in, n_out)
+    want = torch.zeros(n_out, n_in)
+    for j, (s, e) in enumerate(zip(starts, ends)):
+        want[j, s:e] = 1.0 / (e - s)
+    got = F.adaptive_avg_pool1d(torch.eye(n_in).view(n_in, 1, n_in), n_out)[:, 0, :].t()
+    return [] if torch.equal(got != 0, want != 0) else [f"windows {list(zip(starts, ends))}"]
+
 
 def main():
     failures = 0
@@ -106,8 +116,14 @@ def main():
         for problem in problems:
             failures += 1
             print(f"FAIL {n_in} -> {n_out} (scale_factor {scale}): {problem}")
+    for n_in in range(1, 41):
+        for n_out in range(1, 41):
+            for problem in check_adaptive(n_in, n_out):
+                failures += 1
+                print(f"FAIL adaptive pooling {n_in} -> {n_out}: {problem}")
     if not failures:
-        print(f"ok   resample tables: {len(cases())} interpolation size pairs")
+        print(f"ok   resample tables: {len(cases())} interpolation size pairs, "
+              "1600 adaptive pooling ones")
     return 1 if failures else 0
 
 

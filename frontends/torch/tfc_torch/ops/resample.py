@@ -9,6 +9,11 @@
     resized dim, a gather of the source rows torch picks (two, weighted,
     for linear, four for bicubic), the index and weight tables computed
     here in Python with the float32 arithmetic of ATen's CPU kernels;
+  * adaptive average and max pooling (and interpolate's "area" mode, which
+    is adaptive average pooling): per pooled dim, torch's windows (start
+    floor(i * in / out), end ceil((i + 1) * in / out)) gathered as
+    [out, K] rows, K the widest window, the shorter ones' extra rows masked
+    (a reshape where the windows tile the dim);
 
 Each gather is a tfc.embedding of constant ids (its gradient the
 deterministic scatter-add): the work grows with the output, never with
@@ -20,7 +25,9 @@ import struct
 import torch
 
 from ..constants import Known
+from ..importer import Missing
 from ..registry import lowers
+from .reduction import first_extreme_index, picked_along
 from .shape import index_select
 
 
@@ -42,6 +49,12 @@ def _along(ctx, values, v, dim):
     shape = (len(values),) + (1,) * (v.rank - dim - 1)
     t = torch.tensor(values, dtype=torch.float64 if v.dtype == "f64" else torch.float32)
     return ctx.tensor(Known(t.view(shape)), v.dtype)
+
+
+def _spatial(name, prefix):
+    """The spatial dim count in an op name: _spatial("aten._adaptive_avg_pool2d.default",
+    "_adaptive_avg_pool") is 2."""
+    return int(name.split(prefix)[1][0])
 
 
 # -- padding modes ---------------------------------------------------------------------------
@@ -256,3 +269,81 @@ def upsample(ctx, x, output_size, *args, **kwargs):
         # changes, though a scale factor made the forward resample.
         v = ctx.b.straight_through(v, x)
     return v
+
+
+# -- adaptive pooling --------------------------------------------------------------------------
+
+def adaptive_windows(n_in, n_out):
+    """torch's adaptive pooling windows [start, end) along one dim, as
+    ATen's start_index / end_index compute them (in float)."""
+    starts = [math.floor(_f32(_f32(i * n_in) / n_out)) for i in range(n_out)]
+    ends = [math.ceil(_f32(_f32((i + 1) * n_in) / n_out)) for i in range(n_out)]
+    return starts, ends
+
+
+def _windows_along(ctx, v, dim, n_out, fill):
+    """v's adaptive pooling windows along `dim`: [.., n_out, K, ..] with K
+    the widest window's size; a shorter window's extra entries are `fill`.
+    Also the window sizes."""
+    b = ctx.b
+    n_in = v.shape[dim]
+    starts, ends = adaptive_windows(n_in, n_out)
+    sizes = [e - s for s, e in zip(starts, ends)]
+    k = max(sizes)
+    split = v.shape[:dim] + (n_out, k) + v.shape[dim + 1:]
+    if n_in == n_out * k:
+        return b.reshape(v, split), sizes  # windows tile the dim
+    ids = [min(s + j, e - 1) for s, e in zip(starts, ends) for j in range(k)]
+    win = b.reshape(_gather(ctx, v, dim, ids), split)
+    if min(sizes) < k:
+        inside = torch.tensor([[j < size for j in range(k)] for size in sizes])
+        inside = ctx.tensor(Known(inside.view((n_out, k) + (1,) * (v.rank - dim - 1))), "i1")
+        win = b.select(inside, win, ctx.tensor(fill, v.dtype))
+    return win, sizes
+
+
+def _pool_input(ctx, x, dtype):
+    v = ctx.tensor(x, dtype)
+    if not dtype.startswith(("f", "bf")):
+        ctx.unsupported(f"adaptive pooling of a {dtype} tensor", "pool a float tensor")
+    return v
+
+
+@lowers("aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool3d.default")
+def adaptive_avg_pool(ctx, x, output_size):
+    """Each window's sum divided by its height, then its width (torch's
+    sum / kh / kw; / kd first in 3-d). F.adaptive_avg_pool1d traces to
+    the 2-d op on [N, C, 1, L], interpolate(mode="area") to these."""
+    b = ctx.b
+    s = _spatial(ctx.name, "_adaptive_avg_pool")
+    v = _pool_input(ctx, x, ctx.out().dtype)
+    out = ctx.out().shape
+    sizes = {}
+    for i in reversed(range(s)):
+        dim = v.rank - s + i
+        win, sizes[dim] = _windows_along(ctx, v, dim, out[dim], 0.0)
+        v = b.reduce("sum", win, [dim + 1])
+    for dim in sorted(sizes):
+        v = b.div(v, _along(ctx, [float(k) for k in sizes[dim]], v, dim))
+    return v
+
+
+@lowers("aten.adaptive_max_pool2d.default", "aten.adaptive_max_pool3d.default")
+def adaptive_max_pool(ctx, x, output_size):
+    """Each window's first largest element (row-major order, as torch's
+    kernels scan it), whose gradient is its own. Reduced one dim at a
+    time from the last: the first largest of each row's window, then the
+    first row holding the window's largest, is the row-major first.
+    F.adaptive_max_pool1d traces to the 2-d op."""
+    b = ctx.b
+    s = _spatial(ctx.name, "adaptive_max_pool")
+    v = _pool_input(ctx, x, ctx.out(0).dtype)
+    out = ctx.out(0).shape
+    for i in reversed(range(s)):
+        dim = v.rank - s + i
+        win, _ = _windows_along(ctx, v, dim, out[dim], float("-inf"))
+        index = first_extreme_index(ctx, win, dim + 1, "i64")
+        v = b.reshape(picked_along(ctx, win, dim + 1, index), win.shape[:dim + 1]
+                      + win.shape[dim + 2:])
+    return v, Missing("adaptive max pooling's indices have no tfc form",
+                      "use the pooled values (return_indices=False)")

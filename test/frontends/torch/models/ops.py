@@ -189,6 +189,12 @@ CASES = {
     # forward reads); the .vec overloads F.interpolate traces to and the
     # others.
     "upsampling": lambda: _upsampling(),
+    # Adaptive average and max pooling, 1-3 dims, to sizes whose windows
+    # overlap and differ in size (7 -> 3, 5 -> 4), tile the input (8 -> 2)
+    # or repeat rows (5 -> 7), interpolate's area mode; rounded values make
+    # ties, whose gradient goes to the first largest element in row-major
+    # order.
+    "adaptive-pool": lambda: _adaptive_pool(),
     "conv-pool": lambda: _conv_pool(),
     # Sliding windows (Tensor.unfold: one strided slice per offset),
     # overlapping and not, as local attention takes its key windows.
@@ -435,6 +441,33 @@ class _Upsampling(nn.Module):
 def _upsampling():
     torch.manual_seed(0)
     return _Upsampling(), (torch.randn(2, 3, 9, 7, generator=_g(1)),)
+
+
+class _AdaptivePool(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 2)
+        self.avg = nn.AdaptiveAvgPool2d((3, 4))
+        self.max = nn.AdaptiveMaxPool2d((3, 4))
+
+    def forward(self, x):                                   # [2, 3, 8, 6]
+        a = self.conv(x)                                    # [2, 4, 7, 5]
+        # Ties (a rounded to halves) whose gradient is a's, so which
+        # element takes it shows in the parameters' gradients.
+        tied = (a * 2).round() / 2 + (a - a.detach())
+        t = a.mean(3)                                       # [2, 4, 7]
+        v = tied.view(2, 2, 2, 7, 5)
+        return _ramp_sum([
+            self.avg(a), self.max(tied), self.max(tied[0]), F.adaptive_avg_pool1d(t, 3),
+            F.adaptive_max_pool1d(F.relu(t), 4), F.adaptive_avg_pool2d(a, (None, 4)),
+            F.adaptive_avg_pool2d(a[..., :6, :], (2, 7)), F.adaptive_max_pool2d(tied, (7, 7)),
+            F.adaptive_avg_pool3d(a.view(2, 2, 2, 7, 5), (1, 3, 4)),
+            F.adaptive_max_pool3d(v, (2, 3, 2)), F.interpolate(a, size=(3, 4), mode="area")])
+
+
+def _adaptive_pool():
+    torch.manual_seed(0)
+    return _AdaptivePool(), (torch.randn(2, 3, 8, 6, generator=_g(1)),)
 
 
 def _selections(h):
