@@ -157,6 +157,38 @@ class ParamOnly(nn.Module):
         return self.w
 
 
+class Resample(nn.Module):
+    """ops/resample.py's values: interpolation on awkward sizes (7 -> 16,
+    5 -> 3, scale factors 1.7 and 1.1), every mode, an infinity (torch's
+    NaN where a row is weighed by 0), padding modes, adaptive pooling,
+    pixel and channel shuffles (channel_shuffle has no derivative in torch
+    1.13, so check_ops cannot cover it)."""
+
+    def forward(self, x, inf):                          # [2, 4, 7, 5], [1, 1, 4, 5]
+        up = F.interpolate
+        v = x.view(2, 2, 2, 7, 5)
+        return (up(x, size=(16, 3)), up(x, scale_factor=(1.1, 1.7)),
+                up(x, size=(3, 16), mode="nearest-exact"), up(v, scale_factor=1.7),
+                up(x[:, :, 0], size=16, mode="linear"),
+                up(x, size=(16, 3), mode="bilinear", align_corners=True),
+                up(x, scale_factor=1.7, mode="bilinear"),
+                up(v, size=(3, 8, 4), mode="trilinear"), up(x, size=(16, 3), mode="bicubic"),
+                up(x, scale_factor=1.7, mode="bicubic", align_corners=True),
+                up(inf, size=(4, 3), mode="bilinear"), up(inf, size=(4, 7), mode="bicubic"),
+                F.pad(x, (4, 2, 1, 6), mode="reflect"),
+                F.pad(v, (1, 2, 3, 0, 2, 1), mode="replicate"),
+                F.adaptive_avg_pool2d(x, (3, 4)), F.adaptive_max_pool2d(x, (4, 3)),
+                F.adaptive_avg_pool3d(v, (1, 3, 2)), F.pixel_shuffle(x, 2),
+                F.pixel_unshuffle(x[..., :6, :4], 2), F.channel_shuffle(x, 2),
+                nn.ChannelShuffle(2)(v))
+
+
+def _resample_batch():
+    inf = torch.zeros(1, 1, 4, 5)
+    inf[0, 0, 1, 2] = float("inf")
+    return torch.randn(2, 4, 7, 5, generator=_g(10)), inf
+
+
 # case -> factory of (model, example batch, the output names expected)
 class TorchTransformer(nn.Module):
     """torch's own blocks in eval mode, where they would take their fused
@@ -186,6 +218,7 @@ def _small_cases():
         "param": lambda: (ParamOnly(), (torch.randn(2, 3, generator=_g(8)),)),
         "torch-transformer": lambda: (TorchTransformer(),
                                       (torch.randn(2, 5, 8, generator=_g(9)),)),
+        "resample": lambda: (Resample(), _resample_batch()),
     }
 
 

@@ -14,6 +14,7 @@
     floor(i * in / out), end ceil((i + 1) * in / out)) gathered as
     [out, K] rows, K the widest window, the shorter ones' extra rows masked
     (a reshape where the windows tile the dim);
+  * pixel (un)shuffle and channel shuffle: reshapes around a transpose.
 
 Each gather is a tfc.embedding of constant ids (its gradient the
 deterministic scatter-add): the work grows with the output, never with
@@ -347,3 +348,42 @@ def adaptive_max_pool(ctx, x, output_size):
                       + win.shape[dim + 2:])
     return v, Missing("adaptive max pooling's indices have no tfc form",
                       "use the pooled values (return_indices=False)")
+
+
+# -- shuffles -----------------------------------------------------------------------------------
+
+@lowers("aten.pixel_shuffle.default")
+def pixel_shuffle(ctx, x, upscale_factor):
+    """[*, C * r * r, H, W] -> [*, C, H * r, W * r]: out[c, h * r + i,
+    w * r + j] = x[c * r * r + i * r + j, h, w]."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    r = upscale_factor
+    lead, (c, h, w) = v.shape[:-3], v.shape[-3:]
+    n = len(lead)
+    v = b.reshape(v, lead + (c // (r * r), r, r, h, w))
+    v = b.transpose(v, list(range(n)) + [n + k for k in (0, 3, 1, 4, 2)])
+    return b.reshape(v, ctx.out().shape)
+
+
+@lowers("aten.pixel_unshuffle.default")
+def pixel_unshuffle(ctx, x, downscale_factor):
+    """pixel_shuffle's inverse: [*, C, H * r, W * r] -> [*, C * r * r, H, W]."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    r = downscale_factor
+    lead, (c, h, w) = v.shape[:-3], v.shape[-3:]
+    n = len(lead)
+    v = b.reshape(v, lead + (c, h // r, r, w // r, r))
+    v = b.transpose(v, list(range(n)) + [n + k for k in (0, 2, 4, 1, 3)])
+    return b.reshape(v, ctx.out().shape)
+
+
+@lowers("aten.channel_shuffle.default", "aten.native_channel_shuffle.default")
+def channel_shuffle(ctx, x, groups):
+    """[N, C, *] with C = g * k: channel i * k + j moves to j * g + i."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    n, c, rest = v.shape[0], v.shape[1], v.shape[2:]
+    v = b.reshape(v, (n, groups, c // groups) + rest)
+    return b.reshape(b.swap(v, 1, 2), v.shape[:1] + (c,) + rest)

@@ -195,6 +195,10 @@ CASES = {
     # ties, whose gradient goes to the first largest element in row-major
     # order.
     "adaptive-pool": lambda: _adaptive_pool(),
+    # Sub-pixel convolution: pixel_shuffle of a convolution's channels,
+    # pixel_unshuffle back (batched, unbatched, 5-d). channel_shuffle has
+    # no derivative in torch 1.13: check_forward covers it.
+    "pixel-shuffle": lambda: _pixel_shuffle(),
     "conv-pool": lambda: _conv_pool(),
     # Sliding windows (Tensor.unfold: one strided slice per offset),
     # overlapping and not, as local attention takes its key windows.
@@ -468,6 +472,26 @@ class _AdaptivePool(nn.Module):
 def _adaptive_pool():
     torch.manual_seed(0)
     return _AdaptivePool(), (torch.randn(2, 3, 8, 6, generator=_g(1)),)
+
+
+class _PixelShuffle(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 12, 3, padding=1)
+        self.shuffle = nn.PixelShuffle(2)
+        self.unshuffle = nn.PixelUnshuffle(3)
+
+    def forward(self, x):                                   # [2, 3, 3, 5]
+        a = self.conv(x)                                    # [2, 12, 3, 5]
+        s = self.shuffle(a)                                 # [2, 3, 6, 10]
+        return _ramp_sum([s, self.unshuffle(s[..., :9]), F.pixel_shuffle(a[0], 2),
+                          F.pixel_unshuffle(s.view(2, 1, 3, 6, 10), 2),
+                          F.pixel_shuffle(a.view(2, 1, 12, 3, 5), 2)])
+
+
+def _pixel_shuffle():
+    torch.manual_seed(0)
+    return _PixelShuffle(), (torch.randn(2, 3, 3, 5, generator=_g(1)),)
 
 
 def _selections(h):
