@@ -9,6 +9,9 @@ kernel = stride, K slices of the input; short 1-d convolutions)."""
 import itertools
 import math
 
+import torch
+
+from ..constants import Known
 from ..importer import Missing
 from ..registry import lowers
 from .reduction import first_extreme_index, picked_along
@@ -25,14 +28,17 @@ def _ints(value, n, what, ctx):
     return value
 
 
-def windows(ctx, v, kernel, stride, padding, dilation, pad_value):
+def windows(ctx, v, kernel, stride, padding, dilation, pad_value, extra=None):
     """v's windows: [*lead, K, *out] for v = [*lead, *spatial] (S =
-    len(kernel) trailing spatial dims), and the output's spatial sizes."""
+    len(kernel) trailing spatial dims), and the output's spatial sizes.
+    `extra` pads each spatial dim's end further (ceil_mode's last
+    windows, which overhang the padded input)."""
     b = ctx.b
     s = len(kernel)
     lead = v.rank - s
-    if any(padding):
-        v = b.pad(v, [0] * lead + list(padding), [0] * lead + list(padding), pad_value)
+    high = [p + e for p, e in zip(padding, extra or [0] * s)]
+    if any(padding) or any(high):
+        v = b.pad(v, [0] * lead + list(padding), [0] * lead + high, pad_value)
     spatial = v.shape[lead:]
     out = [(spatial[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(s)]
     if any(n <= 0 for n in out):
@@ -89,21 +95,36 @@ def _pool_args(ctx, kernel, stride, padding, dilation, s):
     return kernel, stride, padding, dilation
 
 
-def _check_size(ctx, got, want):
-    if tuple(got) != tuple(want):
-        ctx.unsupported(f"ceil_mode's partial windows (output {list(want)}, tfc's {list(got)})",
-                        "pad the input so that the windows tile it, or use ceil_mode=False")
+def _overhang(v, want, kernel, stride, padding, dilation):
+    """How far ceil_mode's last window (torch's output sizes `want`)
+    reaches past each padded spatial dim's end (0 without ceil_mode).
+    torch drops a last window that would start in the right padding, so
+    every window holds an element of the input."""
+    s = len(kernel)
+    return [max(0, (o - 1) * st + d * (k - 1) + 1 - (n + 2 * p))
+            for o, k, st, p, d, n in zip(want, kernel, stride, padding, dilation, v.shape[-s:])]
+
+
+def _windows_as_traced(ctx, v, want, kernel, stride, padding, dilation, pad_value):
+    """windows() producing torch's output sizes `want` (ceil_mode's
+    partial last windows padded with `pad_value`)."""
+    extra = _overhang(v, want, kernel, stride, padding, dilation)
+    win, out = windows(ctx, v, kernel, stride, padding, dilation, pad_value, extra)
+    if tuple(out) != tuple(want):
+        raise AssertionError(f"{ctx.name}: windows give {out}, torch {list(want)}")
+    return win
 
 
 def _max_pool(ctx, x, kernel, stride, padding, dilation, s):
-    """ceil_mode is checked by the output size (_check_size)."""
+    """The largest of each window, ceil_mode's partial windows padded with
+    -inf as torch's kernels skip the elements outside the input."""
     b = ctx.b
     dt = ctx.out(0).dtype if len(ctx.out_types) > 1 else ctx.out().dtype
     v = ctx.tensor(x, dt)
     kernel, stride, padding, dilation = _pool_args(ctx, kernel, stride, padding, dilation, s)
-    win, out = windows(ctx, v, kernel, stride, padding, dilation, float("-inf"))
     want = ctx.out(0).shape if len(ctx.out_types) > 1 else ctx.out().shape
-    _check_size(ctx, out, want[-s:])
+    win = _windows_as_traced(ctx, v, want[-s:], kernel, stride, padding, dilation,
+                             float("-inf"))
     k = v.rank - s
     index = first_extreme_index(ctx, win, k, "i64")
     return b.reshape(picked_along(ctx, win, k, index), want)
@@ -127,21 +148,29 @@ def max_pool(ctx, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False
 @lowers("aten.avg_pool1d.default", "aten.avg_pool2d.default", "aten.avg_pool3d.default")
 def avg_pool(ctx, x, kernel, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
              divisor_override=None):
-    """The window's sum over its size: kernel's (count_include_pad), the
-    elements inside the input otherwise, or divisor_override."""
+    """The window's sum over torch's divisor: divisor_override, else the
+    window's size clipped to the padded input (count_include_pad: the
+    padding counts, ceil_mode's overhang does not) or the number of its
+    elements inside the input."""
     b = ctx.b
     s = int(ctx.name.split("avg_pool")[1][0])
     dt = ctx.out().dtype
     v = ctx.tensor(x, dt)
     kernel, stride, padding, _ = _pool_args(ctx, kernel, stride, padding, 1, s)
-    win, out = windows(ctx, v, kernel, stride, padding, [1] * s, 0.0)
-    _check_size(ctx, out, ctx.out().shape[-s:])
-    k = v.rank - s
-    total = b.reduce("sum", win, [k])
+    want = ctx.out().shape[-s:]
+    win = _windows_as_traced(ctx, v, want, kernel, stride, padding, [1] * s, 0.0)
+    total = b.reduce("sum", win, [v.rank - s])
     if divisor_override:
         return b.div(total, ctx.tensor(float(divisor_override), dt))
-    if count_include_pad or not any(padding):
-        return b.div(total, ctx.tensor(float(math.prod(kernel)), dt))
-    ones = b.broadcast_to(ctx.tensor(1.0, dt), v.shape[k:])
-    inside, _ = windows(ctx, ones, kernel, stride, padding, [1] * s, 0.0)
-    return b.div(total, b.reduce("sum", inside, [0]))
+    # The divisor is a product of one extent per dim (exact integers).
+    divisor = None
+    for i, (o, k, st, p, n) in enumerate(zip(want, kernel, stride, padding, v.shape[-s:])):
+        sizes = []
+        for j in range(o):
+            start = j * st - p
+            end = min(start + k, n + p)
+            sizes.append(end - start if count_include_pad else min(end, n) - max(start, 0))
+        extent = ctx.tensor(Known(torch.tensor(sizes, dtype=torch.float32).view(
+            (o,) + (1,) * (s - 1 - i))), dt)
+        divisor = extent if divisor is None else b.mul(divisor, extent)
+    return b.div(total, divisor)

@@ -199,6 +199,11 @@ CASES = {
     # pixel_unshuffle back (batched, unbatched, 5-d). channel_shuffle has
     # no derivative in torch 1.13: check_forward covers it.
     "pixel-shuffle": lambda: _pixel_shuffle(),
+    # Pooling with ceil_mode, whose last window overhangs the padded input
+    # (max: ties whose gradient goes to the first largest element; average:
+    # torch's divisors, count_include_pad both ways, divisor_override), and
+    # average pooling whose divisors differ per dim.
+    "pool-ceil-mode": lambda: _pool_ceil_mode(),
     "conv-pool": lambda: _conv_pool(),
     # Sliding windows (Tensor.unfold: one strided slice per offset),
     # overlapping and not, as local attention takes its key windows.
@@ -372,6 +377,40 @@ class _ConvPool(nn.Module):
 def _conv_pool():
     torch.manual_seed(0)
     return _ConvPool(), (torch.randn(2, 3, 12, 16, generator=_g(1)),)
+
+
+class _PoolCeilMode(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 2)
+        self.max = nn.MaxPool2d(3, stride=2, padding=1, ceil_mode=True)
+        self.avg = nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True)
+
+    def forward(self, x):                                   # [2, 3, 8, 7]
+        a = self.conv(x)                                    # [2, 4, 7, 6]
+        tied = (a * 2).round() / 2 + (a - a.detach())      # ties with a's gradient
+        t = a.mean(3)[..., :6]                              # [2, 4, 6]
+        v = tied.view(2, 2, 2, 7, 6)
+        return ((self.max(tied) * torch.linspace(0.5, 1.5, 4)).sum()
+                + (F.max_pool2d(tied, 2, ceil_mode=True) * torch.linspace(0.5, 1.5, 3)).sum()
+                + (F.max_pool2d(tied, 2, 2, dilation=2, ceil_mode=True).pow(2)).sum()
+                + F.max_pool1d(t, 3, 2, ceil_mode=True).pow(2).sum()
+                + F.max_pool3d(v, 2, ceil_mode=True).pow(2).sum()
+                + _ramp_sum([self.avg(a), F.avg_pool2d(a, 2, ceil_mode=True),
+                             F.avg_pool2d(a, 3, 2, padding=1, ceil_mode=True,
+                                          count_include_pad=False),
+                             F.avg_pool2d(a, (3, 2), 2, padding=1, count_include_pad=False),
+                             F.avg_pool1d(t, 3, 2, padding=1, ceil_mode=True),
+                             F.avg_pool3d(a.view(2, 2, 2, 7, 6), (2, 3, 2), (2, 2, 1),
+                                          padding=(1, 1, 0), ceil_mode=True,
+                                          count_include_pad=False),
+                             F.avg_pool2d(a, 3, 2, padding=1, ceil_mode=True,
+                                          divisor_override=5)]))
+
+
+def _pool_ceil_mode():
+    torch.manual_seed(0)
+    return _PoolCeilMode(), (torch.randn(2, 3, 8, 7, generator=_g(1)),)
 
 
 def _ramp_sum(parts):
