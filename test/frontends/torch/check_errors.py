@@ -39,6 +39,10 @@ CASES = {
                                        "requires grad", "h = h + (new - h).detach()"]),
     "RandomRRelu": ("UnsupportedOpError", ["aten.rrelu_with_noise.default", "random slopes",
                                            "self.act(self.fc(x))", "model.eval()"]),
+    "DoubleInterpolation": ("UnsupportedOpError", ["aten.upsample_bilinear2d.vec",
+                                                   "interpolation of a float64 tensor",
+                                                   "F.interpolate(h, scale_factor=1.5",
+                                                   "x.float()"]),
 }
 
 

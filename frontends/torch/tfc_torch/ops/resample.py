@@ -26,6 +26,7 @@ import struct
 import torch
 
 from ..constants import Known
+from ..dtypes import torch_dtype
 from ..importer import Missing
 from ..registry import lowers
 from .reduction import first_extreme_index, picked_along
@@ -108,6 +109,14 @@ def _inverse_scale(n_in, n_out, scale):
     return _f32(1.0 / scale) if scale is not None and scale > 0 else _f32(n_in / n_out)
 
 
+def _weighted_scale(n_in, n_out, align_corners, scale):
+    """ATen's area_pixel_compute_scale<float> of the linear and cubic
+    modes: (in - 1) / (out - 1) with align_corners, else the inverse scale."""
+    if align_corners:
+        return _f32((n_in - 1) / (n_out - 1)) if n_out > 1 else 0.0
+    return _inverse_scale(n_in, n_out, scale)
+
+
 def nearest_table(n_in, n_out, scale, exact):
     """(forward ids, backward ids) of torch's nearest interpolation along
     one dim. The CPU forward takes floor(float(s * i)) (nearest-exact:
@@ -141,10 +150,7 @@ def linear_table(n_in, n_out, align_corners, scale):
     the inverse scale), the source position in double (s * i, or
     max(s * (i + 0.5) - 0.5, 0)), i0 its integer part, i1 the next row
     (i0 on the last row), w1 = float(clamp(src - i0, 0, 1)), w0 = 1 - w1."""
-    if align_corners:
-        s = _f32((n_in - 1) / (n_out - 1)) if n_out > 1 else 0.0
-    else:
-        s = _inverse_scale(n_in, n_out, scale)
+    s = _weighted_scale(n_in, n_out, align_corners, scale)
     i0s, i1s, w0s, w1s = [], [], [], []
     for i in range(n_out):
         src = s * i if align_corners else max(s * (i + 0.5) - 0.5, 0.0)
@@ -167,10 +173,7 @@ def cubic_table(n_in, n_out, align_corners, scale):
     kernel rounds some of those operations differently: its weights are
     within 2e-6 of these (so where an input is infinite, a weight that is
     0 in one and tiny in the other can make inf of torch's NaN)."""
-    if align_corners:
-        s = _f32((n_in - 1) / (n_out - 1)) if n_out > 1 else 0.0
-    else:
-        s = _inverse_scale(n_in, n_out, scale)
+    s = _weighted_scale(n_in, n_out, align_corners, scale)
     a = -0.75
     f = _f32
 
@@ -242,7 +245,7 @@ def upsample(ctx, x, output_size, *args, **kwargs):
     Dims are resized from the last one, as torch's kernels nest them."""
     name = ctx.name
     weighted = name in _LINEAR or name in _CUBIC  # these take align_corners
-    s = int(name.split(".")[1][-2])
+    s = int(name.split(".")[1][-2])  # upsample_bilinear2d: 2 spatial dims
     if name.endswith(".vec"):
         params = ["scale_factors"]
     else:
@@ -253,10 +256,11 @@ def upsample(ctx, x, output_size, *args, **kwargs):
     align_corners = bool(bound.get("align_corners", False))
     v = ctx.tensor(x)
     if v.dtype != "f32":
-        ctx.unsupported(f"interpolation of a {v.dtype} tensor: tfc computes torch's index and "
+        dtype = str(torch_dtype(v.dtype)).replace("torch.", "")
+        ctx.unsupported(f"interpolation of a {dtype} tensor: tfc computes torch's index and "
                         "weight tables as its CPU kernels do for float32",
                         "interpolate the tensor in float32 (x.float())")
-    x, out = v, ctx.out().shape
+    source, out = v, ctx.out().shape
     for i in reversed(range(s)):
         dim = v.rank - s + i
         if name in _CUBIC:
@@ -265,10 +269,10 @@ def upsample(ctx, x, output_size, *args, **kwargs):
             v = _linear_dim(ctx, v, dim, out[dim], align_corners, scales[i])
         else:
             v = _nearest_dim(ctx, v, dim, out[dim], scales[i], name in _NEAREST_EXACT)
-    if name in _CUBIC and out == x.shape:
+    if name in _CUBIC and out == source.shape:
         # torch's bicubic backward copies the gradient when no size
         # changes, though a scale factor made the forward resample.
-        v = ctx.b.straight_through(v, x)
+        v = ctx.b.straight_through(v, source)
     return v
 
 
@@ -303,13 +307,6 @@ def _windows_along(ctx, v, dim, n_out, fill):
     return win, sizes
 
 
-def _pool_input(ctx, x, dtype):
-    v = ctx.tensor(x, dtype)
-    if not dtype.startswith(("f", "bf")):
-        ctx.unsupported(f"adaptive pooling of a {dtype} tensor", "pool a float tensor")
-    return v
-
-
 @lowers("aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool3d.default")
 def adaptive_avg_pool(ctx, x, output_size):
     """Each window's sum divided by its height, then its width (torch's
@@ -317,7 +314,7 @@ def adaptive_avg_pool(ctx, x, output_size):
     the 2-d op on [N, C, 1, L], interpolate(mode="area") to these."""
     b = ctx.b
     s = _spatial(ctx.name, "_adaptive_avg_pool")
-    v = _pool_input(ctx, x, ctx.out().dtype)
+    v = ctx.tensor(x, ctx.out().dtype)
     out = ctx.out().shape
     sizes = {}
     for i in reversed(range(s)):
@@ -338,7 +335,7 @@ def adaptive_max_pool(ctx, x, output_size):
     F.adaptive_max_pool1d traces to the 2-d op."""
     b = ctx.b
     s = _spatial(ctx.name, "adaptive_max_pool")
-    v = _pool_input(ctx, x, ctx.out(0).dtype)
+    v = ctx.tensor(x, ctx.out(0).dtype)
     out = ctx.out(0).shape
     for i in reversed(range(s)):
         dim = v.rank - s + i

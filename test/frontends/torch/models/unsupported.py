@@ -4,6 +4,7 @@ here (Model)` outside the model's class), which check_errors.py uses to
 check the reported source line."""
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 
 class Base(nn.Module):
@@ -132,6 +133,14 @@ class RandomRRelu(Base):
     def forward(self, x):
         return self.act(self.fc(x)).mean()  # error here
 
+
+class DoubleInterpolation(Base):
+    """Bilinear interpolation of a float64 tensor: tfc computes torch's
+    index and weight tables as its kernels do for float32."""
+
+    def forward(self, x):
+        h = self.fc(x).double().view(1, 1, 6, 4)
+        return F.interpolate(h, scale_factor=1.5, mode="bilinear").mean()  # error here
 
 def example_batch():
     return (torch.randn(6, 8, generator=torch.Generator().manual_seed(0)),)
