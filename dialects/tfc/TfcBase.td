@@ -234,6 +234,59 @@ def Tfc_KernelScheduleAttr : AttrDef<Tfc_Dialect, "KernelSchedule"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Op traits
+//===----------------------------------------------------------------------===//
+// Properties of an op's element math that passes rely on. Each op states
+// them in its own definition; passes query `op->hasTrait<...>()`
+// (dialects/tfc/TfcTraits.h, namespace mlir::OpTrait::tfc), so a new op
+// needs no entry in any pass. A missing trait only costs an optimization;
+// a wrong one breaks the pass that trusts it, so attach a trait only when
+// its statement holds for every attribute value and element type of the op.
+
+class Tfc_NativeOpTrait<string name> : NativeOpTrait<name> {
+  let cppNamespace = "::mlir::OpTrait::tfc";
+}
+
+// Every element i of every result reads an operand of the result's shape at
+// element i only (broadcast operands, the smaller ones, are read elsewhere).
+// Relied on by tfcrt's in-place check (dialects/tfcrt/TfcrtInPlace.cpp): a
+// pointwise or multi_tensor kernel may write a result over such an operand
+// while it runs. Element-local ops have it (Tfc_ElementLocal below), and so
+// do ops whose math also depends on the index or that update several
+// tensors elementwise: dropout, the optimizer updates adamw, adam and sgd.
+def Tfc_ReadsAtResultIndex : Tfc_NativeOpTrait<"ReadsAtResultIndex">;
+
+def Tfc_ElementLocalImpl : Tfc_NativeOpTrait<"ElementLocal">;
+
+// A single-result op whose element i is the same function, at every index,
+// of the operands' elements at index i (numpy broadcasting) alone: it reads
+// no other element and no position (dropout's mask depends on the index,
+// iota's value is one; neither is element-local). Relied on by
+// --tfc-pad-shapes (passes/layout/PadShapes.cpp), which moves such an op
+// from after a cut-back GEMM result to before it, computing it over the
+// padded lanes as well. Implies Tfc_ReadsAtResultIndex, listed with it.
+def Tfc_ElementLocal : TraitList<[Tfc_ReadsAtResultIndex,
+                                  Tfc_ElementLocalImpl]>;
+
+// f(0, ..., 0) = 0 up to the sign of zero, for every attribute value and
+// for zeros of either sign (a select's false counts as zero): lanes that
+// are zero in every operand stay zero. Relied on by --tfc-pad-shapes, which
+// reuses a padded GEMM result as the zero-padded operand of the next GEMM
+// when every op in between keeps the padded lanes zero. Not: exp, cos,
+// sigmoid, div (0 / 0), compare (0 == 0 is true), pow (x^0 = 1), atan2
+// (atan2(0, -0) = pi).
+def Tfc_KeepsZeros : Tfc_NativeOpTrait<"KeepsZeros">;
+
+// A pointwise op whose CUDA code calls a slow-path routine of the math
+// library (IEEE division and square root, the range reductions of exp, log
+// and the trigonometric functions), around which ptxas saves the registers
+// that are live. Relied on by the row-reduction kernel emitter
+// (compiler/codegen/cuda/RowReductionKernel.cpp), which keeps fewer row
+// values in registers in a kernel that holds such an op. tfc.pow calls one
+// depending on its exponent; the emitter asks it separately.
+def Tfc_SlowPathMath : Tfc_NativeOpTrait<"SlowPathMath">;
+
+//===----------------------------------------------------------------------===//
 // Op base class
 //===----------------------------------------------------------------------===//
 

@@ -27,7 +27,8 @@ class Tfc_UnaryOp<string mnemonic, Type tensorType, string formula,
   let hasFolder = 1;
 }
 
-def Tfc_NegOp : Tfc_UnaryOp<"neg", Tfc_NumericTensor, "-x"> {
+def Tfc_NegOp : Tfc_UnaryOp<"neg", Tfc_NumericTensor, "-x",
+    [Tfc_ElementLocal, Tfc_KeepsZeros]> {
   let description = [{
     Negates each element. Example:
     ```mlir
@@ -36,7 +37,8 @@ def Tfc_NegOp : Tfc_UnaryOp<"neg", Tfc_NumericTensor, "-x"> {
   }];
 }
 
-def Tfc_AbsOp : Tfc_UnaryOp<"abs", Tfc_NumericTensor, "|x|"> {
+def Tfc_AbsOp : Tfc_UnaryOp<"abs", Tfc_NumericTensor, "|x|",
+    [Tfc_ElementLocal, Tfc_KeepsZeros]> {
   let description = [{
     Absolute value of each element. Example:
     ```mlir
@@ -45,7 +47,8 @@ def Tfc_AbsOp : Tfc_UnaryOp<"abs", Tfc_NumericTensor, "|x|"> {
   }];
 }
 
-def Tfc_ExpOp : Tfc_UnaryOp<"exp", Tfc_FloatTensor, "e^x"> {
+def Tfc_ExpOp : Tfc_UnaryOp<"exp", Tfc_FloatTensor, "e^x",
+    [Tfc_ElementLocal, Tfc_SlowPathMath]> {
   let description = [{
     Natural exponential of each element. Example:
     ```mlir
@@ -54,7 +57,8 @@ def Tfc_ExpOp : Tfc_UnaryOp<"exp", Tfc_FloatTensor, "e^x"> {
   }];
 }
 
-def Tfc_LogOp : Tfc_UnaryOp<"log", Tfc_FloatTensor, "ln(x)"> {
+def Tfc_LogOp : Tfc_UnaryOp<"log", Tfc_FloatTensor, "ln(x)",
+    [Tfc_ElementLocal, Tfc_SlowPathMath]> {
   let description = [{
     Natural logarithm of each element (-inf at 0, NaN below). Example:
     ```mlir
@@ -63,7 +67,8 @@ def Tfc_LogOp : Tfc_UnaryOp<"log", Tfc_FloatTensor, "ln(x)"> {
   }];
 }
 
-def Tfc_SqrtOp : Tfc_UnaryOp<"sqrt", Tfc_FloatTensor, "sqrt(x)"> {
+def Tfc_SqrtOp : Tfc_UnaryOp<"sqrt", Tfc_FloatTensor, "sqrt(x)",
+    [Tfc_ElementLocal, Tfc_KeepsZeros, Tfc_SlowPathMath]> {
   let description = [{
     Square root of each element. Example:
     ```mlir
@@ -72,7 +77,8 @@ def Tfc_SqrtOp : Tfc_UnaryOp<"sqrt", Tfc_FloatTensor, "sqrt(x)"> {
   }];
 }
 
-def Tfc_RsqrtOp : Tfc_UnaryOp<"rsqrt", Tfc_FloatTensor, "1/sqrt(x)"> {
+def Tfc_RsqrtOp : Tfc_UnaryOp<"rsqrt", Tfc_FloatTensor, "1/sqrt(x)",
+    [Tfc_ElementLocal, Tfc_SlowPathMath]> {
   let description = [{
     Reciprocal square root of each element. Example:
     ```mlir
@@ -81,7 +87,8 @@ def Tfc_RsqrtOp : Tfc_UnaryOp<"rsqrt", Tfc_FloatTensor, "1/sqrt(x)"> {
   }];
 }
 
-def Tfc_CosOp : Tfc_UnaryOp<"cos", Tfc_FloatTensor, "cos(x)"> {
+def Tfc_CosOp : Tfc_UnaryOp<"cos", Tfc_FloatTensor, "cos(x)",
+    [Tfc_ElementLocal, Tfc_SlowPathMath]> {
   let description = [{
     Cosine of each element (radians). Learning-rate schedules (cosine
     decay computed on the device) and rotary embeddings use it. Example:
@@ -91,7 +98,8 @@ def Tfc_CosOp : Tfc_UnaryOp<"cos", Tfc_FloatTensor, "cos(x)"> {
   }];
 }
 
-def Tfc_SinOp : Tfc_UnaryOp<"sin", Tfc_FloatTensor, "sin(x)"> {
+def Tfc_SinOp : Tfc_UnaryOp<"sin", Tfc_FloatTensor, "sin(x)",
+    [Tfc_ElementLocal, Tfc_KeepsZeros, Tfc_SlowPathMath]> {
   let description = [{
     Sine of each element (radians). Example:
     ```mlir
@@ -100,7 +108,8 @@ def Tfc_SinOp : Tfc_UnaryOp<"sin", Tfc_FloatTensor, "sin(x)"> {
   }];
 }
 
-def Tfc_TanhOp : Tfc_UnaryOp<"tanh", Tfc_FloatTensor, "tanh(x)"> {
+def Tfc_TanhOp : Tfc_UnaryOp<"tanh", Tfc_FloatTensor, "tanh(x)",
+    [Tfc_ElementLocal, Tfc_KeepsZeros, Tfc_SlowPathMath]> {
   let description = [{
     Hyperbolic tangent of each element. Example:
     ```mlir
@@ -109,7 +118,8 @@ def Tfc_TanhOp : Tfc_UnaryOp<"tanh", Tfc_FloatTensor, "tanh(x)"> {
   }];
 }
 
-def Tfc_SigmoidOp : Tfc_UnaryOp<"sigmoid", Tfc_FloatTensor, "1/(1+e^-x)"> {
+def Tfc_SigmoidOp : Tfc_UnaryOp<"sigmoid", Tfc_FloatTensor, "1/(1+e^-x)",
+    [Tfc_ElementLocal, Tfc_SlowPathMath]> {
   let description = [{
     Logistic sigmoid of each element. Example:
     ```mlir
@@ -118,7 +128,8 @@ def Tfc_SigmoidOp : Tfc_UnaryOp<"sigmoid", Tfc_FloatTensor, "1/(1+e^-x)"> {
   }];
 }
 
-def Tfc_ReluOp : Tfc_UnaryOp<"relu", Tfc_FloatTensor, "max(x, 0)"> {
+def Tfc_ReluOp : Tfc_UnaryOp<"relu", Tfc_FloatTensor, "max(x, 0)",
+    [Tfc_ElementLocal, Tfc_KeepsZeros]> {
   let description = [{
     Rectified linear unit, `max(x, 0)` (NaN propagates). Example:
     ```mlir
@@ -127,7 +138,8 @@ def Tfc_ReluOp : Tfc_UnaryOp<"relu", Tfc_FloatTensor, "max(x, 0)"> {
   }];
 }
 
-def Tfc_SiluOp : Tfc_UnaryOp<"silu", Tfc_FloatTensor, "x*sigmoid(x)"> {
+def Tfc_SiluOp : Tfc_UnaryOp<"silu", Tfc_FloatTensor, "x*sigmoid(x)",
+    [Tfc_ElementLocal, Tfc_KeepsZeros, Tfc_SlowPathMath]> {
   let description = [{
     Sigmoid linear unit (swish), `x * sigmoid(x)`. Example:
     ```mlir
@@ -137,7 +149,8 @@ def Tfc_SiluOp : Tfc_UnaryOp<"silu", Tfc_FloatTensor, "x*sigmoid(x)"> {
 }
 
 def Tfc_GeluOp : Tfc_Op<"gelu", [Pure, SameOperandsAndResultType,
-                                 Tfc_KernelRoleOpInterface]> {
+    Tfc_KernelRoleOpInterface, Tfc_ElementLocal, Tfc_KeepsZeros,
+    Tfc_SlowPathMath]> {
   let summary = "elementwise Gaussian error linear unit";
   let description = [{
     `x * Phi(x)` with `Phi` the standard normal CDF. `approximate = none`
@@ -157,7 +170,7 @@ def Tfc_GeluOp : Tfc_Op<"gelu", [Pure, SameOperandsAndResultType,
 }
 
 def Tfc_PowOp : Tfc_Op<"pow", [Pure, SameOperandsAndResultType,
-                               Tfc_KernelRoleOpInterface]> {
+                               Tfc_KernelRoleOpInterface, Tfc_ElementLocal]> {
   let summary = "elementwise power with a scalar exponent";
   let description = [{
     Raises each element to a compile-time scalar exponent, as `torch.pow(x,
@@ -187,7 +200,8 @@ class Tfc_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>
   let hasFolder = 1;
 }
 
-def Tfc_AddOp : Tfc_BinaryOp<"add", "lhs + rhs", [Commutative]> {
+def Tfc_AddOp : Tfc_BinaryOp<"add", "lhs + rhs",
+    [Commutative, Tfc_ElementLocal, Tfc_KeepsZeros]> {
   let description = [{
     Adds two tensors of one element type; shapes broadcast numpy-style and
     the result has the broadcast shape. Example (bias add):
@@ -197,7 +211,8 @@ def Tfc_AddOp : Tfc_BinaryOp<"add", "lhs + rhs", [Commutative]> {
   }];
 }
 
-def Tfc_SubOp : Tfc_BinaryOp<"sub", "lhs - rhs"> {
+def Tfc_SubOp : Tfc_BinaryOp<"sub", "lhs - rhs",
+    [Tfc_ElementLocal, Tfc_KeepsZeros]> {
   let description = [{
     Subtracts `rhs` from `lhs` with broadcasting. Example:
     ```mlir
@@ -206,7 +221,8 @@ def Tfc_SubOp : Tfc_BinaryOp<"sub", "lhs - rhs"> {
   }];
 }
 
-def Tfc_MulOp : Tfc_BinaryOp<"mul", "lhs * rhs", [Commutative]> {
+def Tfc_MulOp : Tfc_BinaryOp<"mul", "lhs * rhs",
+    [Commutative, Tfc_ElementLocal, Tfc_KeepsZeros]> {
   let description = [{
     Multiplies two tensors with broadcasting. Example:
     ```mlir
@@ -216,7 +232,8 @@ def Tfc_MulOp : Tfc_BinaryOp<"mul", "lhs * rhs", [Commutative]> {
   let hasCanonicalizer = 1;
 }
 
-def Tfc_DivOp : Tfc_BinaryOp<"div", "lhs / rhs"> {
+def Tfc_DivOp : Tfc_BinaryOp<"div", "lhs / rhs",
+    [Tfc_ElementLocal, Tfc_SlowPathMath]> {
   let description = [{
     Divides `lhs` by `rhs` with broadcasting (IEEE division for floats,
     truncating division for integers). Example:
@@ -226,7 +243,8 @@ def Tfc_DivOp : Tfc_BinaryOp<"div", "lhs / rhs"> {
   }];
 }
 
-def Tfc_MaximumOp : Tfc_BinaryOp<"maximum", "max(lhs, rhs)", [Commutative]> {
+def Tfc_MaximumOp : Tfc_BinaryOp<"maximum", "max(lhs, rhs)",
+    [Commutative, Tfc_ElementLocal, Tfc_KeepsZeros]> {
   let description = [{
     Elementwise maximum with broadcasting; NaN propagates as in
     torch.maximum. Example:
@@ -236,7 +254,8 @@ def Tfc_MaximumOp : Tfc_BinaryOp<"maximum", "max(lhs, rhs)", [Commutative]> {
   }];
 }
 
-def Tfc_MinimumOp : Tfc_BinaryOp<"minimum", "min(lhs, rhs)", [Commutative]> {
+def Tfc_MinimumOp : Tfc_BinaryOp<"minimum", "min(lhs, rhs)",
+    [Commutative, Tfc_ElementLocal, Tfc_KeepsZeros]> {
   let description = [{
     Elementwise minimum with broadcasting; NaN propagates as in
     torch.minimum. Example:
@@ -248,7 +267,8 @@ def Tfc_MinimumOp : Tfc_BinaryOp<"minimum", "min(lhs, rhs)", [Commutative]> {
 
 def Tfc_CompareOp : Tfc_Op<"compare", [Pure, SameOperandsElementType,
                                        InferTypeOpAdaptor,
-                                       Tfc_KernelRoleOpInterface]> {
+                                       Tfc_KernelRoleOpInterface,
+                                       Tfc_ElementLocal]> {
   let summary = "elementwise comparison producing i1";
   let description = [{
     Compares two tensors with broadcasting and yields an i1 tensor of the
@@ -269,7 +289,7 @@ def Tfc_CompareOp : Tfc_Op<"compare", [Pure, SameOperandsElementType,
 
 def Tfc_SelectOp : Tfc_Op<"select", [Pure, InferTypeOpAdaptor,
     AllElementTypesMatch<["on_true", "on_false"]>,
-    Tfc_KernelRoleOpInterface]> {
+    Tfc_KernelRoleOpInterface, Tfc_ElementLocal, Tfc_KeepsZeros]> {
   let summary = "elementwise choice by an i1 condition";
   let description = [{
     `condition ? on_true : on_false` per element; all three operands
@@ -294,7 +314,8 @@ def Tfc_SelectOp : Tfc_Op<"select", [Pure, InferTypeOpAdaptor,
 //===----------------------------------------------------------------------===//
 
 def Tfc_ConvertOp : Tfc_Op<"convert", [Pure, AllShapesMatch<["x", "result"]>,
-                                       Tfc_KernelRoleOpInterface]> {
+                                       Tfc_KernelRoleOpInterface,
+                                       Tfc_ElementLocal, Tfc_KeepsZeros]> {
   let summary = "elementwise dtype conversion";
   let description = [{
     Converts each element to the result's element type: floats round to

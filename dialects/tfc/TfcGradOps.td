@@ -224,7 +224,8 @@ def Tfc_LogSoftmaxGradOp : Tfc_SoftmaxGradBaseOp<"log_softmax_grad",
 //===----------------------------------------------------------------------===//
 
 def Tfc_GeluGradOp : Tfc_Op<"gelu_grad", [Pure, SameOperandsAndResultType,
-                                          Tfc_KernelRoleOpInterface]> {
+    Tfc_KernelRoleOpInterface, Tfc_ElementLocal, Tfc_KeepsZeros,
+    Tfc_SlowPathMath]> {
   let summary = "backward of gelu: dy * gelu'(x)";
   let description = [{
     `dy * d gelu(x) / dx` for the forward `tfc.gelu` with the same
@@ -251,7 +252,8 @@ def Tfc_GeluGradOp : Tfc_Op<"gelu_grad", [Pure, SameOperandsAndResultType,
 }
 
 def Tfc_SiluGradOp : Tfc_Op<"silu_grad", [Pure, SameOperandsAndResultType,
-                                          Tfc_KernelRoleOpInterface]> {
+    Tfc_KernelRoleOpInterface, Tfc_ElementLocal, Tfc_KeepsZeros,
+    Tfc_SlowPathMath]> {
   let summary = "backward of silu: dy * silu'(x)";
   let description = [{
     `dy * s * (1 + x * (1 - s))` with `s = sigmoid(x)`, PyTorch's

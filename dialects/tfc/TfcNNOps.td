@@ -204,7 +204,8 @@ def Tfc_LogSoftmaxOp : Tfc_SoftmaxBaseOp<"log_softmax",
 //===----------------------------------------------------------------------===//
 
 def Tfc_DropoutOp : Tfc_Op<"dropout", [Pure, AllTypesMatch<["x", "result"]>,
-                                       Tfc_KernelRoleOpInterface]> {
+                                       Tfc_KernelRoleOpInterface,
+                                       Tfc_ReadsAtResultIndex]> {
   let summary = "inverted dropout with a counter-based Philox mask";
   let description = [{
     Zeroes each element with probability `p` (`0 <= p < 1`) and scales the

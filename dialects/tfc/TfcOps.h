@@ -17,6 +17,7 @@
 
 #include "dialects/tfc/TfcDialect.h"
 #include "dialects/tfc/TfcInterfaces.h"
+#include "dialects/tfc/TfcTraits.h"
 
 // Each generated header consumes (#undefs) GET_OP_CLASSES, so define it again
 // before every group.

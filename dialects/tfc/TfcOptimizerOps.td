@@ -31,7 +31,8 @@ class Tfc_AdamFamilyOp<string mnemonic, string torchName, string wdDefault,
         AllTypesMatch<["param", "exp_avg", "exp_avg_sq", "param_out",
                        "exp_avg_out", "exp_avg_sq_out"]>,
         DeclareOpInterfaceMethods<Tfc_KernelRoleOpInterface,
-                                  ["getKernelRole"]>]> {
+                                  ["getKernelRole"]>,
+        Tfc_ReadsAtResultIndex]> {
   let summary = "one " # torchName # " step of a parameter tensor";
   let description = [{
     Updates `param` with gradient `grad` and the first/second moment
@@ -90,7 +91,8 @@ def Tfc_AdamOp : Tfc_AdamFamilyOp<"adam", "torch.optim.Adam", "0.0", [{
     [{    %p2, %m2, %v2 = tfc.adam %p, %g, %m, %v, %lr, %step eps 1.000000e-06 : tensor<128xf32>, tensor<128xf32>, tensor<f32>}]>;
 
 def Tfc_SgdOp : Tfc_Op<"sgd", [Pure, InferTypeOpAdaptor,
-    DeclareOpInterfaceMethods<Tfc_KernelRoleOpInterface, ["getKernelRole"]>]> {
+    DeclareOpInterfaceMethods<Tfc_KernelRoleOpInterface, ["getKernelRole"]>,
+    Tfc_ReadsAtResultIndex]> {
   let summary = "one torch.optim.SGD step of a parameter tensor";
   let description = [{
     Updates `param` with gradient `grad` exactly as `torch.optim.SGD`

@@ -1,9 +1,10 @@
 //===- TfcrtInPlace.cpp - when a kernel may write over its input ----------===//
 //
-// The index-preserving ops are listed explicitly rather than derived from a
-// trait or the kernel role: the pointwise role also covers views (transpose,
-// slice, broadcast_to, ...) that read other elements, and an op missing from
-// the list only costs a copy, while a wrong entry corrupts an update.
+// The index-preserving ops are the ones with the Tfc_ReadsAtResultIndex trait
+// (dialects/tfc/TfcBase.td), not derived from the kernel role: the
+// pointwise role also covers views (transpose, slice, broadcast_to, ...)
+// that read other elements. An op without the trait only costs a copy,
+// while a wrong one corrupts an update.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,13 +20,11 @@ using namespace mlir::tfc;
 namespace {
 
 /// Whether every element i of `op`'s results reads operand `operand` at
-/// element i only: an elementwise op (or an optimizer's tensor operand)
-/// whose results all have the operand's shape, so it is not broadcast.
+/// element i only: an op with the ReadsAtResultIndex trait (elementwise
+/// ops, dropout, the optimizer updates) whose results all have the
+/// operand's shape, so it is not broadcast.
 bool readsAtResultIndex(Operation *op, OpOperand &operand) {
-  if (!isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, CosOp, SinOp, TanhOp,
-           SigmoidOp, ReluOp, SiluOp, GeluOp, PowOp, AddOp, SubOp, MulOp, DivOp,
-           MaximumOp, MinimumOp, CompareOp, SelectOp, ConvertOp, DropoutOp,
-           GeluGradOp, SiluGradOp, AdamWOp, AdamOp, SgdOp>(op))
+  if (!op->hasTrait<OpTrait::tfc::ReadsAtResultIndex>())
     return false;
   auto type = dyn_cast<ShapedType>(operand.get().getType());
   if (!type || !type.hasRank())

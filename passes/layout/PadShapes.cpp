@@ -66,20 +66,17 @@ DenseSet<Operation *> vocabularyGemms(func::FuncOp func) {
   return gemms;
 }
 
-/// Pointwise ops that compute each element from the same element of their
-/// operands alone (dropout and iota depend on the index, so a padded
-/// iteration space would change them).
+/// Ops that compute each element from the same element of their operands
+/// alone (Tfc_ElementLocal; dropout and iota depend on the index, so a
+/// padded iteration space would change them).
 bool isElementLocal(Operation *op) {
-  return isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, CosOp, SinOp,
-             TanhOp, SigmoidOp, ReluOp, SiluOp, GeluOp, PowOp, AddOp, SubOp,
-             MulOp, DivOp, MaximumOp, MinimumOp, ConvertOp>(op);
+  return op->hasTrait<OpTrait::tfc::ElementLocal>();
 }
 
-/// Ops with f(0, ..., 0) = 0 (up to the sign of zero): lanes that are zero
-/// in every operand stay zero.
+/// Ops with f(0, ..., 0) = 0 up to the sign of zero (Tfc_KeepsZeros):
+/// lanes that are zero in every operand stay zero.
 bool keepsZeros(Operation *op) {
-  return isa<NegOp, AbsOp, SqrtOp, TanhOp, ReluOp, SiluOp, GeluOp, AddOp,
-             SubOp, MulOp, MaximumOp, MinimumOp, ConvertOp>(op);
+  return op->hasTrait<OpTrait::tfc::KeepsZeros>();
 }
 
 class Padder {

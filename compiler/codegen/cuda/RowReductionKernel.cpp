@@ -37,10 +37,11 @@ using namespace mlir::tfc::cuda;
 
 /// Whether `op`'s CUDA code may call a slow-path routine (IEEE division
 /// and square root, the range reductions of exp, log, the trigonometric
-/// functions, a general power), around which ptxas saves what is live.
+/// functions, a general power), around which ptxas saves what is live:
+/// the ops with the SlowPathMath trait, and a power whose exponent
+/// ValueEmitter does not turn into multiplications.
 static bool isSlowPathOp(Operation *op) {
-  if (isa<DivOp, SqrtOp, RsqrtOp, ExpOp, LogOp, TanhOp, SigmoidOp, SiluOp,
-          GeluOp, GeluGradOp, SiluGradOp, CosOp, SinOp>(op))
+  if (op->hasTrait<OpTrait::tfc::SlowPathMath>())
     return true;
   auto pow = dyn_cast<PowOp>(op);
   double e = pow ? pow.getExponent().convertToDouble() : 1.0;

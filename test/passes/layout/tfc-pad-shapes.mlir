@@ -84,3 +84,48 @@ func.func @f32_and_batched(%q: tensor<2x3x33x25xf32> {tfc.input = "q"},
   %s = tfc.matmul %q, %k transpose_b : tensor<2x3x33x25xf32>, tensor<2x3x33x25xf32> -> tensor<2x3x33x33xf32>
   return %s : tensor<2x3x33x33xf32>
 }
+
+// -----
+
+// Any element-local op (Tfc_ElementLocal) moves before the cut, not only
+// arithmetic: a mask select (its i1 mask, small next to the scores, padded
+// with false) and a comparison, whose cut is then an i1 slice.
+// PAD8-LABEL: func.func @masked_scores
+// PAD8: %[[S:.*]] = tfc.matmul {{.*}} -> tensor<2x3x40x40xf32>
+// PAD8: %[[NINF:.*]] = tfc.constant
+// PAD8: %[[M:.*]] = tfc.pad %{{.*}} low [0, 0] high [7, 7] value 0.000000e+00 : tensor<33x33xi1> -> tensor<40x40xi1>
+// PAD8: %[[SEL:.*]] = tfc.select %[[M]], %[[S]], %[[NINF]] : tensor<40x40xi1>, tensor<2x3x40x40xf32>, tensor<f32>
+// PAD8: %[[C1:.*]] = tfc.slice %[[SEL]] [0, 0, 0, 0] to [2, 3, 33, 33] : tensor<2x3x40x40xf32> -> tensor<2x3x33x33xf32>
+// PAD8: %[[S2:.*]] = tfc.matmul {{.*}} -> tensor<2x3x40x40xf32>
+// PAD8: %[[POS:.*]] = tfc.compare gt, %[[S2]], %{{.*}} : tensor<2x3x40x40xf32>, tensor<f32>
+// PAD8: %[[C2:.*]] = tfc.slice %[[POS]] [0, 0, 0, 0] to [2, 3, 33, 33] : tensor<2x3x40x40xi1> -> tensor<2x3x33x33xi1>
+// PAD8: return %[[C1]], %[[C2]]
+func.func @masked_scores(%q: tensor<2x3x33x25xf32> {tfc.input = "q"},
+                         %k: tensor<2x3x33x25xf32> {tfc.input = "k"},
+                         %mask: tensor<33x33xi1> {tfc.input = "mask"}) -> (tensor<2x3x33x33xf32>, tensor<2x3x33x33xi1>) {
+  %s = tfc.matmul %q, %k transpose_b : tensor<2x3x33x25xf32>, tensor<2x3x33x25xf32> -> tensor<2x3x33x33xf32>
+  %ninf = tfc.constant dense<0xFF800000> : tensor<f32>
+  %m = tfc.select %mask, %s, %ninf : tensor<33x33xi1>, tensor<2x3x33x33xf32>, tensor<f32>
+  %s2 = tfc.matmul %k, %q transpose_b : tensor<2x3x33x25xf32>, tensor<2x3x33x25xf32> -> tensor<2x3x33x33xf32>
+  %zero = tfc.constant dense<0.0> : tensor<f32>
+  %pos = tfc.compare gt, %s2, %zero : tensor<2x3x33x33xf32>, tensor<f32>
+  return %m, %pos : tensor<2x3x33x33xf32>, tensor<2x3x33x33xi1>
+}
+
+// -----
+
+// sin(0) = 0 (Tfc_KeepsZeros): the first GEMM's zero padded columns stay
+// zero through sin, so the second GEMM reads the padded sin directly.
+// AUTO-LABEL: func.func @sin_between_gemms
+// AUTO: %[[P1:.*]] = tfc.matmul {{.*}} -> tensor<16x304xbf16>
+// AUTO: %[[S:.*]] = tfc.sin %[[P1]] : tensor<16x304xbf16>
+// AUTO-NOT: tfc.slice
+// AUTO: tfc.matmul %[[S]], %{{.*}} transpose_b {tfc.pad_from = array<i64: 16, 64, 300>} : tensor<16x304xbf16>, tensor<64x304xbf16> -> tensor<16x64xbf16>
+func.func @sin_between_gemms(%x: tensor<16x104xbf16> {tfc.input = "x"},
+                             %w1: tensor<300x104xbf16> {tfc.param = "w1"},
+                             %w2: tensor<64x300xbf16> {tfc.param = "w2"}) -> tensor<16x64xbf16> {
+  %h = tfc.matmul %x, %w1 transpose_b : tensor<16x104xbf16>, tensor<300x104xbf16> -> tensor<16x300xbf16>
+  %g = tfc.sin %h : tensor<16x300xbf16>
+  %o = tfc.matmul %g, %w2 transpose_b : tensor<16x300xbf16>, tensor<64x300xbf16> -> tensor<16x64xbf16>
+  return %o : tensor<16x64xbf16>
+}
