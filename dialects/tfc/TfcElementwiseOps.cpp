@@ -42,6 +42,7 @@ TFC_INFER_BINARY(MulOp)
 TFC_INFER_BINARY(DivOp)
 TFC_INFER_BINARY(MaximumOp)
 TFC_INFER_BINARY(MinimumOp)
+TFC_INFER_BINARY(Atan2Op)
 #undef TFC_INFER_BINARY
 
 LogicalResult CompareOp::inferReturnTypes(MLIRContext *context,

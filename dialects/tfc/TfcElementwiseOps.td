@@ -265,6 +265,26 @@ def Tfc_MinimumOp : Tfc_BinaryOp<"minimum", "min(lhs, rhs)",
   }];
 }
 
+// Not Tfc_KeepsZeros: atan2(+0, +0) = +0, but atan2(+-0, -0) = +-pi.
+def Tfc_Atan2Op : Tfc_BinaryOp<"atan2", "atan2(lhs, rhs)",
+    [Tfc_ElementLocal, Tfc_SlowPathMath]> {
+  let description = [{
+    The angle of the point (`rhs`, `lhs`) in radians, in [-pi, pi]:
+    `atan2(y, x)` with `y = lhs` first, as C's `atan2` and
+    `torch.atan2(input, other)`, with broadcasting; floats only. The signs
+    of zeros and infinities follow C: `atan2(+-0, +0) = +-0`,
+    `atan2(+-0, -0) = +-pi`, `atan2(+-inf, +inf) = +-pi/4`. The gradient is
+    torch's: `x / (x^2 + y^2)` for `lhs`, `-y / (x^2 + y^2)` for `rhs`
+    (NaN at the origin). The frontend writes atan, asin and acos with it.
+    Example:
+    ```mlir
+    %angle = tfc.atan2 %y, %x : tensor<8x32xf32>, tensor<8x32xf32>
+    ```
+  }];
+  let arguments = (ins Tfc_FloatTensor:$lhs, Tfc_FloatTensor:$rhs);
+  let results = (outs Tfc_FloatTensor:$result);
+}
+
 def Tfc_CompareOp : Tfc_Op<"compare", [Pure, SameOperandsElementType,
                                        InferTypeOpAdaptor,
                                        Tfc_KernelRoleOpInterface,

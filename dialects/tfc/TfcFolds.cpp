@@ -170,6 +170,21 @@ OpFoldResult MinimumOp::fold(FoldAdaptor adaptor) {
       });
 }
 
+OpFoldResult Atan2Op::fold(FoldAdaptor adaptor) {
+  // Evaluated in double and rounded once, as the float unary ops fold.
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](const FoldScalar &a, const FoldScalar &b) -> std::optional<FoldScalar> {
+        const APFloat &y = std::get<APFloat>(a);
+        auto toDouble = [](const APFloat &f) {
+          return convertFloat(f, APFloat::IEEEdouble()).convertToDouble();
+        };
+        return FoldScalar(convertFloat(
+            APFloat(std::atan2(toDouble(y), toDouble(std::get<APFloat>(b)))),
+            y.getSemantics()));
+      });
+}
+
 OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   CompareDirection direction = getDirection();
   bool isBool = getElementTypeOrSelf(getLhs().getType()).isInteger(1);

@@ -271,6 +271,15 @@ Cotangents vjp(DivOp op, VjpBuilder &v, Value g) {
   return reduced(v, op, v.div(g, rhs), dr);
 }
 
+Cotangents vjp(Atan2Op op, VjpBuilder &v, Value g) {
+  // torch's atan2_backward, operation by operation: r = 1 / (y^2 + x^2),
+  // d/dy = g * x * r, d/dx = g * -y * r (NaN at the origin, as torch).
+  Value y = op.getLhs(), x = op.getRhs();
+  Type t = tensorTypeOf(g).getElementType();
+  Value r = v.div(v.scalar(t, 1.0), v.add(v.mul(y, y), v.mul(x, x)));
+  return reduced(v, op, v.mul(v.mul(g, x), r), v.mul(v.mul(g, v.neg(y)), r));
+}
+
 /// maximum / minimum: the winner gets g, a tie splits it evenly (PyTorch).
 template <typename OpT>
 Cotangents minMaxVjp(OpT op, VjpBuilder &v, Value g, CompareDirection wins) {
@@ -531,8 +540,8 @@ template <typename... OpTs> void attach(MLIRContext *context) {
 
 void mlir::tfc::detail::attachCoreVjps(MLIRContext *context) {
   attach<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, CosOp, SinOp, TanhOp, SigmoidOp,
-         ReluOp, PowOp, ConvertOp, AddOp, SubOp, MulOp, DivOp, MaximumOp,
-         MinimumOp, SelectOp, ReshapeOp, TransposeOp, BroadcastToOp, SliceOp,
+         ReluOp, PowOp, ConvertOp, AddOp, SubOp, MulOp, DivOp, Atan2Op,
+         MaximumOp, MinimumOp, SelectOp, ReshapeOp, TransposeOp, BroadcastToOp, SliceOp,
          ConcatOp, PadOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp, MatmulOp,
          DropoutOp, StraightThroughOp>(context);
 }

@@ -333,6 +333,12 @@ FailureOr<CExpr> ValueEmitter::emitOp(OpResult result,
         return binary(
             [](auto a, auto b) { return "tfc_min(" + a + ", " + b + ")"; });
       })
+      .Case([&](Atan2Op) {
+        // atan2f / atan2 (16-bit types in f32), as the host's std::atan2.
+        return binary([&](auto y, auto x) {
+          return fn("atan2", et) + "(" + y + ", " + x + ")";
+        });
+      })
       .Case([&](CompareOp c) {
         StringRef cmp;
         switch (c.getDirection()) {

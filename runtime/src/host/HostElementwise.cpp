@@ -393,6 +393,11 @@ bool binary(OpCode code, const T *a, const T *b, T *y, int64_t n) {
     for (int64_t i = 0; i < n; ++i)
       y[i] = minProp(a[i], b[i]);
     return true;
+  case OpCode::Atan2: // float only (the verifier checks)
+    if constexpr (!std::is_integral_v<T>)
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = std::atan2(a[i], b[i]);
+    return true;
   default:
     return true;
   }
@@ -526,6 +531,7 @@ Status pointwiseTyped(const HostOp &op, const std::vector<const void *> &in,
   case OpCode::Div:
   case OpCode::Maximum:
   case OpCode::Minimum:
+  case OpCode::Atan2:
     if (!binary(op.code, arg(0), arg(1), y, n))
       return Status::error(opContext(op) + "integer division by zero");
     return Status::ok();

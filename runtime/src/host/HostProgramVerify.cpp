@@ -95,7 +95,7 @@ bool Checker::checkBinary() {
     op.direction = static_cast<CompareDir>(idx);
     return expectResult(0, DType::I1, *s);
   }
-  if (!operandNumeric(0))
+  if (c == OpCode::Atan2 ? !operandFloat(0) : !operandNumeric(0))
     return false;
   return expectResult(0, in(0).dtype, *s);
 }

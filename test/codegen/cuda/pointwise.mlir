@@ -58,6 +58,32 @@ func.func @cos_sin(%x: tensor<64x32xf32>) -> tensor<64x32xf32> {
   return %r : tensor<64x32xf32>
 }
 
+// atan2 (angles; atan, asin and acos in the frontend): atan2f in f32 for
+// 16-bit operands, rounded once; the double atan2 for f64.
+// CHECK-LABEL: // ===== kernel atan2_bf16: kind pointwise
+// CHECK: const float [[X:v[0-9]+]] = __bfloat162float(in1[i % 96]);
+// CHECK-NEXT: tfc_round_bf16(atan2f(__bfloat162float(va0.v[l]), [[X]]));
+// CHECK: const float [[Y2:v[0-9]+]] = __bfloat162float(in0[i]);
+// CHECK-NEXT: const float [[X2:v[0-9]+]] = __bfloat162float(in1[i % 96]);
+// CHECK-NEXT: tfc_round_bf16(atan2f([[Y2]], [[X2]]));
+func.func @atan2_bf16(%y: tensor<16x96xbf16>, %x: tensor<96xbf16>) -> tensor<16x96xbf16> {
+  %r = tfc.fusion pointwise (%a = %y : tensor<16x96xbf16>, %b = %x : tensor<96xbf16>) -> tensor<16x96xbf16> {
+    %0 = tfc.atan2 %a, %b : tensor<16x96xbf16>, tensor<96xbf16>
+    tfc.yield %0 : tensor<16x96xbf16>
+  } {kernel_name = "atan2_bf16"}
+  return %r : tensor<16x96xbf16>
+}
+
+// CHECK-LABEL: // ===== kernel atan2_f64: kind pointwise
+// CHECK: const double {{v[0-9]+}} = atan2({{v[0-9]+}}, {{v[0-9]+}});
+func.func @atan2_f64(%y: tensor<33x7xf64>, %x: tensor<33x7xf64>) -> tensor<33x7xf64> {
+  %r = tfc.fusion pointwise (%a = %y : tensor<33x7xf64>, %b = %x : tensor<33x7xf64>) -> tensor<33x7xf64> {
+    %0 = tfc.atan2 %a, %b : tensor<33x7xf64>, tensor<33x7xf64>
+    tfc.yield %0 : tensor<33x7xf64>
+  } {kernel_name = "atan2_f64"}
+  return %r : tensor<33x7xf64>
+}
+
 // Attention head split (slice + reshape + transpose) and a cast to bf16:
 // each output element computes its input index; the permuted input is read
 // with scalar loads, the bf16 output is stored 8 at a time.

@@ -138,6 +138,24 @@ func.func @no_fold_div_by_zero() -> tensor<2xi32> {
 
 // -----
 
+// atan2 of constants folds in double, rounded once, with C's signs at the
+// zeros: atan2(-0, -1) = -pi, atan2(+0, -0) = +pi; a broadcast scalar too.
+// CHECK-LABEL: func.func @fold_atan2
+// CHECK-NEXT: %[[C:.*]] = tfc.constant dense<[0.785398185, -3.14159274, 3.14159274, 1.57079637]> : tensor<4xf32>
+// CHECK-NEXT: %[[D:.*]] = tfc.constant dense<[-0.78539816339744828, 0.000000e+00]> : tensor<2xf64>
+// CHECK-NEXT: return %[[C]], %[[D]]
+func.func @fold_atan2() -> (tensor<4xf32>, tensor<2xf64>) {
+  %y = tfc.constant dense<[1.0, -0.0, 0.0, 1.0]> : tensor<4xf32>
+  %x = tfc.constant dense<[1.0, -1.0, -0.0, 0.0]> : tensor<4xf32>
+  %0 = tfc.atan2 %y, %x : tensor<4xf32>, tensor<4xf32>
+  %v = tfc.constant dense<[-2.0, 0.0]> : tensor<2xf64>
+  %two = tfc.constant dense<2.0> : tensor<f64>
+  %1 = tfc.atan2 %v, %two : tensor<2xf64>, tensor<f64>
+  return %0, %1 : tensor<4xf32>, tensor<2xf64>
+}
+
+// -----
+
 // neg is an involution and abs is idempotent.
 // CHECK-LABEL: func.func @neg_neg_abs_abs
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)

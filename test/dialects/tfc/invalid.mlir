@@ -160,6 +160,15 @@ func.func @binary_bool(%x: tensor<4xi1>) {
 
 // -----
 
+// atan2 is defined on floats only.
+func.func @atan2_int(%x: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of floating-point}}
+  %0 = tfc.atan2 %x, %x : tensor<4xi32>, tensor<4xi32>
+  return
+}
+
+// -----
+
 // compare's operands share one element type.
 func.func @compare_dtype_mismatch(%x: tensor<4xf32>, %y: tensor<4xi32>) {
   // expected-error @+1 {{requires the same element type for all operands}}

@@ -203,3 +203,28 @@ func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}) -> tensor<f32> {
   %l = tfc.reduce_sum %s dims [0] : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// atan2(y, x) has torch's atan2_backward: r = 1 / (y^2 + x^2), dy = g x r,
+// dx = g (-y) r, summed back over the dims x was broadcast along.
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-SAME: (%[[Y:.*]]: tensor<2x3xf32> {tfc.param = "y"}, %[[X:.*]]: tensor<3xf32> {tfc.param = "x"})
+// CHECK: %[[G:.*]] = tfc.broadcast_to
+// CHECK-DAG: %[[XX:.*]] = tfc.mul %[[X]], %[[X]] : tensor<3xf32>, tensor<3xf32>
+// CHECK-DAG: %[[YY:.*]] = tfc.mul %[[Y]], %[[Y]] : tensor<2x3xf32>, tensor<2x3xf32>
+// CHECK: %[[S:.*]] = tfc.add %[[YY]], %[[XX]] : tensor<2x3xf32>, tensor<3xf32>
+// CHECK: %[[ONE:.*]] = tfc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[R:.*]] = tfc.div %[[ONE]], %[[S]] : tensor<f32>, tensor<2x3xf32>
+// CHECK-DAG: %[[NY:.*]] = tfc.neg %[[Y]]
+// CHECK-DAG: %[[GNY:.*]] = tfc.mul %[[G]], %[[NY]] : tensor<2x3xf32>, tensor<2x3xf32>
+// CHECK-DAG: %[[DXF:.*]] = tfc.mul %[[GNY]], %[[R]]
+// CHECK-DAG: %[[GX:.*]] = tfc.mul %[[G]], %[[X]] : tensor<2x3xf32>, tensor<3xf32>
+// CHECK-DAG: %[[DY:.*]] = tfc.mul %[[GX]], %[[R]]
+// CHECK: %[[DX:.*]] = tfc.reduce_sum %[[DXF]] dims [0] : tensor<2x3xf32> -> tensor<3xf32>
+// CHECK: return %{{.*}}, %[[DY]], %[[DX]]
+func.func @loss(%y: tensor<2x3xf32> {tfc.param = "y"}, %x: tensor<3xf32> {tfc.param = "x"}) -> tensor<f32> {
+  %a = tfc.atan2 %y, %x : tensor<2x3xf32>, tensor<3xf32>
+  %s = tfc.reduce_sum %a dims [0, 1] : tensor<2x3xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}

@@ -367,6 +367,46 @@ def atanh(ctx, x):
     return _in_accumulation_type(ctx, x, formula)
 
 
+@lowers("aten.atan2.default")
+def atan2(ctx, a, b):
+    """tfc.atan2 (y = a first, as torch); its gradient is torch's."""
+    return ctx.b.binary("atan2", *_operands(ctx, a, b))
+
+
+@lowers("aten.atan.default")
+def atan(ctx, x):
+    """atan(x) = atan2(x, 1): the same signed zero, +-pi/2 at +-inf, and
+    gradient 1 / (x^2 + 1)."""
+    dt = ctx.out().dtype
+    return ctx.b.binary("atan2", ctx.tensor(x, dt), ctx.tensor(1.0, dt))
+
+
+def _cosine_of_asin(ctx, v):
+    """sqrt(1 - v^2) as sqrt(1 - v) sqrt(1 + v): 1 - v is exact for
+    v >= 0.5 (1 + v for v <= -0.5), where 1 - v^2 would cancel; NaN for
+    |v| > 1. With the root split in two, the gradient at v = +-1 is an
+    infinity (torch's) rather than the inf * 0 of sqrt((1 - v) (1 + v))."""
+    b = ctx.b
+    one = ctx.tensor(1.0, v.dtype)
+    return b.mul(b.unary("sqrt", b.sub(one, v)), b.unary("sqrt", b.add(one, v)))
+
+
+@lowers("aten.asin.default")
+def asin(ctx, x):
+    """asin(x) = atan2(x, sqrt(1 - x^2)), in f32 for 16-bit types: -0 at
+    -0, +-pi/2 at +-1 with gradient +inf there, NaN beyond."""
+    return _in_accumulation_type(
+        ctx, x, lambda v: ctx.b.binary("atan2", v, _cosine_of_asin(ctx, v)))
+
+
+@lowers("aten.acos.default")
+def acos(ctx, x):
+    """acos(x) = atan2(sqrt(1 - x^2), x), in f32 for 16-bit types: pi at
+    -1, 0 at 1, gradient -inf at both, NaN beyond."""
+    return _in_accumulation_type(
+        ctx, x, lambda v: ctx.b.binary("atan2", _cosine_of_asin(ctx, v), v))
+
+
 @lowers("aten.sinc.default")
 def sinc(ctx, x):
     """sin(pi x) / (pi x), 1 at x = 0 with gradient 0 there (torch's). The

@@ -7,7 +7,8 @@ from ..ir import Op, Value
 ELEMENTWISE_UNARY = {"tfc.abs", "tfc.exp", "tfc.log", "tfc.neg", "tfc.relu", "tfc.rsqrt",
                      "tfc.sigmoid", "tfc.silu", "tfc.sin", "tfc.cos", "tfc.sqrt", "tfc.tanh",
                      "tfc.gelu", "tfc.pow", "tfc.convert"}
-ELEMENTWISE_BINARY = {"tfc.add", "tfc.sub", "tfc.mul", "tfc.div", "tfc.maximum", "tfc.minimum"}
+ELEMENTWISE_BINARY = {"tfc.add", "tfc.sub", "tfc.mul", "tfc.div", "tfc.maximum", "tfc.minimum",
+                      "tfc.atan2"}
 
 
 def defining(v: Value, *names: str) -> Optional[Op]:

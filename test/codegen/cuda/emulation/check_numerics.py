@@ -175,6 +175,20 @@ def cases(run):
     o, = run(pw, "cos_sin", [x], [(torch.float32, (64, 32))])
     yield "cos_sin", o, torch.sin(torch.cos(x)), False
 
+    # atan2 over all four quadrants, the axes and signed zeros; bf16 is
+    # computed in f32 and rounded once, f64 is the double atan2.
+    special = torch.tensor([0.0, -0.0, 1.0, -1.0, float("inf"), -float("inf")])
+    y, x = torch.randn(16, 96) * 3, torch.randn(96) * 3
+    y[:6, :6] = special.view(6, 1)
+    x[:6] = special
+    yb, xb = y.bfloat16(), x.bfloat16()
+    o, = run(pw, "atan2_bf16", [yb, xb], [(torch.bfloat16, (16, 96))])
+    yield "atan2_bf16", o, torch.atan2(yb.float(), xb.float()).bfloat16(), False
+    y, x = torch.randn(33, 7, dtype=torch.float64), torch.randn(33, 7, dtype=torch.float64)
+    y[:6, 0], x[:6, 0] = special.double(), special.double().flip(0)
+    o, = run(pw, "atan2_f64", [y, x], [(torch.float64, (33, 7))])
+    yield "atan2_f64", o, torch.atan2(y, x), False
+
     x = torch.randn(16, 64, 384)
     o, = run(pw, "split_heads", [x], [(torch.bfloat16, (16, 4, 64, 32))])
     ref = x[:, :, 128:256].reshape(16, 64, 4, 32).permute(0, 2, 1, 3).bfloat16()

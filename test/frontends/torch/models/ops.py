@@ -252,6 +252,12 @@ CASES = {
     # large ones; acosh at 1, whose gradient is inf), rrelu in eval mode;
     # take, flip and x[:, idx] of integer and boolean tensors.
     "more-math": lambda: _more_math(),
+    # atan2 (tfc.atan2) in all four quadrants, on the axes, at signed zeros
+    # (atan2(-0, -1) = -pi, atan2(0, -0) = pi) and at the origin (NaN
+    # gradients, as torch's), broadcast both ways; atan = atan2(x, 1) up to
+    # +-inf; asin / acos = atan2 with sqrt(1 - x^2), at +-1 (infinite
+    # gradients), +-0 and near +-1.
+    "inverse-trig": lambda: _inverse_trig(),
     # bucketize / searchsorted: ties with the boundaries, duplicate
     # boundaries, NaN, right / side, out_int32, a sorter, a 2-d sequence.
     "bucketize": _case(lambda h: _bucketize(h)),
@@ -853,6 +859,33 @@ class _MoreMath(nn.Module):
 def _more_math():
     torch.manual_seed(0)
     return _MoreMath(), (torch.randn(4, 6, generator=_g(1)), torch.tensor([3, -2, 17, 31, 0]))
+
+
+class _InverseTrig(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.num = nn.Parameter(torch.tensor([0.0, -0.0, 0.0, -0.0, 1.0, -1.0, 2.5, -0.3]))
+        self.den = nn.Parameter(torch.tensor([-1.0, -1.0, -0.0, 2.0, 0.0, -0.0, -4.0, 0.7]))
+        self.origin = nn.Parameter(torch.tensor([0.0, -0.0]))
+        self.t = nn.Parameter(torch.tensor([0.0, -0.0, 1e-3, -7.0, 3e4, float("inf"), -float("inf")]))
+        self.s = nn.Parameter(torch.tensor([1.0, -1.0, 0.0, -0.0, 0.5, -0.9999, 0.999, 1e-4]))
+
+    def forward(self, x):
+        h = self.fc(x)                                            # [4, 8]
+        w = torch.linspace(-1.0, 2.0, 8)
+        loss = (torch.atan2(self.num, self.den) * w).sum() + (torch.atan2(h, self.den) * w).sum()
+        loss = loss + (torch.atan2(h[:, :1], h) * w).sum() + torch.atan2(h.t(), h[:, 0]).pow(2).sum()
+        loss = loss + (torch.atan2(self.origin, self.origin.flip(0)) * torch.tensor([1.0, 2.0])).sum()
+        loss = loss + (torch.atan(h * 2.0) * w).sum() + (torch.atan(self.t) * w[:7]).sum()
+        loss = loss + (torch.asin(h.tanh()) * w).sum() + (torch.asin(self.s) * w).sum()
+        loss = loss + (torch.acos(h.tanh() * 0.99) * w).sum() + (torch.acos(self.s) * w.flip(0)).sum()
+        return loss
+
+
+def _inverse_trig():
+    torch.manual_seed(0)
+    return _InverseTrig(), (torch.randn(4, 6, generator=_g(1)),)
 
 
 def _bucketize(h):
