@@ -118,6 +118,20 @@ def Tfc_TanhOp : Tfc_UnaryOp<"tanh", Tfc_FloatTensor, "tanh(x)",
   }];
 }
 
+// Slow-path math as gelu's erf form, whose CUDA code is the same erff.
+def Tfc_ErfOp : Tfc_UnaryOp<"erf", Tfc_FloatTensor, "erf(x)",
+    [Tfc_ElementLocal, Tfc_KeepsZeros, Tfc_SlowPathMath]> {
+  let description = [{
+    The Gauss error function `2/sqrt(pi) * integral_0^x exp(-t^2) dt` of
+    each element, as `torch.erf` (+-1 at +-inf, -0 at -0); its gradient is
+    `2/sqrt(pi) * exp(-x^2)`. The exact GELU is `tfc.gelu`, not built from
+    it. Example:
+    ```mlir
+    %y = tfc.erf %x : tensor<16xf32>
+    ```
+  }];
+}
+
 def Tfc_SigmoidOp : Tfc_UnaryOp<"sigmoid", Tfc_FloatTensor, "1/(1+e^-x)",
     [Tfc_ElementLocal, Tfc_SlowPathMath]> {
   let description = [{

@@ -198,6 +198,16 @@ Cotangents vjp(TanhOp op, VjpBuilder &v, Value g) {
   return SmallVector<Value>{v.mul(g, v.sub(v.scalar(t, 1.0), v.mul(y, y)))};
 }
 
+Cotangents vjp(ErfOp op, VjpBuilder &v, Value g) {
+  // (2 / sqrt(pi)) * exp(-x^2) * g, in torch's order.
+  Value x = op.getX();
+  Type t = tensorTypeOf(g).getElementType();
+  OpBuilder &b = v.builder();
+  Value e = b.create<ExpOp>(v.location(), x.getType(), v.neg(v.mul(x, x)));
+  return SmallVector<Value>{
+      v.mul(v.mul(v.scalar(t, 1.1283791670955126), e), g)};
+}
+
 Cotangents vjp(SigmoidOp op, VjpBuilder &v, Value g) {
   Value y = op.getResult();
   Type t = tensorTypeOf(g).getElementType();
@@ -539,7 +549,7 @@ template <typename... OpTs> void attach(MLIRContext *context) {
 } // namespace
 
 void mlir::tfc::detail::attachCoreVjps(MLIRContext *context) {
-  attach<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, CosOp, SinOp, TanhOp, SigmoidOp,
+  attach<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, CosOp, SinOp, TanhOp, ErfOp, SigmoidOp,
          ReluOp, PowOp, ConvertOp, AddOp, SubOp, MulOp, DivOp, Atan2Op,
          MaximumOp, MinimumOp, SelectOp, ReshapeOp, TransposeOp, BroadcastToOp, SliceOp,
          ConcatOp, PadOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp, MatmulOp,

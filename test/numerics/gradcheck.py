@@ -198,7 +198,7 @@ CASES = [
     unary("neg", lambda a: -a), unary("abs", torch.abs), unary("exp", torch.exp),
     unary("log", torch.log, "positive"), unary("sqrt", torch.sqrt, "positive"),
     unary("rsqrt", torch.rsqrt, "positive"), unary("tanh", torch.tanh),
-    unary("cos", torch.cos), unary("sin", torch.sin),
+    unary("cos", torch.cos), unary("sin", torch.sin), unary("erf", torch.erf),
     unary("sigmoid", torch.sigmoid), unary("relu", torch.relu), unary("silu", F.silu),
     unary("gelu", F.gelu), unary("gelu", gelu_tanh, attrs=" approximate tanh", name="gelu_tanh"),
     unary("pow", lambda a: a ** 3, attrs=", 3.0"),

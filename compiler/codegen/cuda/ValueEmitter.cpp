@@ -252,6 +252,9 @@ FailureOr<CExpr> ValueEmitter::emitOp(OpResult result,
       .Case([&](TanhOp) {
         return unary([&](auto x) { return fn("tanh", et) + "(" + x + ")"; });
       })
+      .Case([&](ErfOp) {
+        return unary([&](auto x) { return fn("erf", et) + "(" + x + ")"; });
+      })
       .Case([&](SigmoidOp) {
         return unary([&](auto x) {
           return lit(et, 1.0) + " / (" + lit(et, 1.0) + " + " + fn("exp", et) +

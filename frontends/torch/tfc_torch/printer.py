@@ -10,7 +10,7 @@ from . import dtypes
 from .ir import Function, Op, Value
 
 _UNARY = ("abs", "exp", "log", "neg", "relu", "rsqrt", "sigmoid", "silu", "sin",
-          "cos", "sqrt", "tanh", "stop_gradient")
+          "cos", "sqrt", "tanh", "erf", "stop_gradient")
 _BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "atan2")
 _REDUCE = ("reduce_sum", "reduce_mean", "reduce_max")
 

@@ -268,6 +268,11 @@ void unaryFloat(OpCode code, const HostOp &op, const T *x, T *y, int64_t n) {
     for (int64_t i = 0; i < n; ++i)
       y[i] = vtanh(x[i]);
     return;
+  case OpCode::Erf:
+    // ATen's vectorized erf formula for float (HostMath.h), libm for double.
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = verf(x[i]);
+    return;
   case OpCode::Sigmoid:
     for (int64_t i = 0; i < n; ++i)
       y[i] = T(1) / (T(1) + vexp(-x[i]));

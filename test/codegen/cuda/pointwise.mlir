@@ -84,6 +84,19 @@ func.func @atan2_f64(%y: tensor<33x7xf64>, %x: tensor<33x7xf64>) -> tensor<33x7x
   return %r : tensor<33x7xf64>
 }
 
+// erf: the precise CUDA erff in f32 for 16-bit operands, erf for f64.
+// CHECK-LABEL: // ===== kernel erf_f16_f64: kind pointwise
+// CHECK: tfc_round_f16(erff(
+// CHECK: const double {{v[0-9]+}} = erf(
+func.func @erf_f16_f64(%x: tensor<8x40xf16>, %y: tensor<8x40xf64>) -> (tensor<8x40xf16>, tensor<8x40xf64>) {
+  %r:2 = tfc.fusion pointwise (%a = %x : tensor<8x40xf16>, %b = %y : tensor<8x40xf64>) -> (tensor<8x40xf16>, tensor<8x40xf64>) {
+    %0 = tfc.erf %a : tensor<8x40xf16>
+    %1 = tfc.erf %b : tensor<8x40xf64>
+    tfc.yield %0, %1 : tensor<8x40xf16>, tensor<8x40xf64>
+  } {kernel_name = "erf_f16_f64"}
+  return %r#0, %r#1 : tensor<8x40xf16>, tensor<8x40xf64>
+}
+
 // Attention head split (slice + reshape + transpose) and a cast to bf16:
 // each output element computes its input index; the permuted input is read
 // with scalar loads, the bf16 output is stored 8 at a time.

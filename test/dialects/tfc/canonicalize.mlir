@@ -156,6 +156,18 @@ func.func @fold_atan2() -> (tensor<4xf32>, tensor<2xf64>) {
 
 // -----
 
+// erf folds in double: erf(1) rounded once to f32, the signed zero kept.
+// CHECK-LABEL: func.func @fold_erf
+// CHECK-NEXT: %[[C:.*]] = tfc.constant dense<[0.842700779, -0.000000e+00, 1.000000e+00]> : tensor<3xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @fold_erf() -> tensor<3xf32> {
+  %x = tfc.constant dense<[1.0, -0.0, 0x7F800000]> : tensor<3xf32>
+  %0 = tfc.erf %x : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
 // neg is an involution and abs is idempotent.
 // CHECK-LABEL: func.func @neg_neg_abs_abs
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)

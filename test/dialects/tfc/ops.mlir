@@ -26,6 +26,8 @@ func.func @unary(%x: tensor<4x8xf32>, %i: tensor<4xi32>, %h: tensor<2xbf16>) -> 
   %cos = tfc.cos %6 : tensor<4x8xf32>
   // CHECK: tfc.sin %{{.*}} : tensor<4x8xf32>
   %sin = tfc.sin %cos : tensor<4x8xf32>
+  // CHECK: tfc.erf %{{.*}} : tensor<4x8xf32>
+  %erf = tfc.erf %sin : tensor<4x8xf32>
   // CHECK: tfc.sigmoid %{{.*}} : tensor<4x8xf32>
   %7 = tfc.sigmoid %6 : tensor<4x8xf32>
   // CHECK: tfc.relu %{{.*}} : tensor<4x8xf32>

@@ -27,7 +27,6 @@ CASES = {
                                        "torch.nonzero(h)"]),
     "ReturnsLogits": ("ModelError", ["returns tensor<6x4xf32>, not a scalar loss", "loss_fn"]),
     "ComplexRotary": ("ModelError", ["complex", "rotate_half"]),
-    "BareErf": ("UnsupportedOpError", ["aten.erf.default", "exact GELU", "torch.erf(self.fc(x))"]),
     "MedianInLoss": ("UnsupportedOpError", ["unsupported PyTorch op aten.median.dim",
                                             "h.median(dim=-1)"]),
     "CustomFunction": ("ModelError", ["torch.autograd.Function", "StraightThrough",

@@ -228,3 +228,22 @@ func.func @loss(%y: tensor<2x3xf32> {tfc.param = "y"}, %x: tensor<3xf32> {tfc.pa
   %s = tfc.reduce_sum %a dims [0, 1] : tensor<2x3xf32> -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// erf has torch's derivative, in its order: (2 / sqrt(pi) * exp(-x^2)) * g.
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-SAME: (%[[X:.*]]: tensor<5xf32> {tfc.param = "x"})
+// CHECK: %[[G:.*]] = tfc.broadcast_to
+// CHECK: %[[XX:.*]] = tfc.mul %[[X]], %[[X]]
+// CHECK: %[[N:.*]] = tfc.neg %[[XX]]
+// CHECK: %[[E:.*]] = tfc.exp %[[N]]
+// CHECK: %[[C:.*]] = tfc.constant dense<1.12837923> : tensor<f32>
+// CHECK: %[[CE:.*]] = tfc.mul %[[C]], %[[E]] : tensor<f32>, tensor<5xf32>
+// CHECK: %[[DX:.*]] = tfc.mul %[[CE]], %[[G]] : tensor<5xf32>, tensor<5xf32>
+// CHECK: return %{{.*}}, %[[DX]]
+func.func @loss(%x: tensor<5xf32> {tfc.param = "x"}) -> tensor<f32> {
+  %e = tfc.erf %x : tensor<5xf32>
+  %s = tfc.reduce_sum %e dims [0] : tensor<5xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}

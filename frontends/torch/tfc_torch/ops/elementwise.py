@@ -9,7 +9,7 @@ import math
 import torch
 
 from .. import dtypes
-from ..registry import lowers
+from ..registry import expands, lowers
 from ..builder import broadcast_shapes
 from .common import promoted
 from .rounding import signed_zero, trunc_toward_zero
@@ -575,10 +575,26 @@ def pow_tensor(ctx, base, exponent):
 
 @lowers("aten.erf.default")
 def erf(ctx, x):
-    # No tfc.erf: kept as a frontend op for the GELU pattern (passes/gelu.py);
-    # legalize refuses any erf that is not part of an exact GELU.
+    """A frontend op first, so that the exact-GELU pattern (passes/gelu.py)
+    sees it whole; legalize turns the others into tfc.erf."""
     y = ctx.tensor(x, ctx.out().dtype)
     return ctx.b.frontend("erf", [y], {}, [y.type]).result
+
+
+@expands("torch.erf")
+def expand_erf(b, op):
+    return [b.unary("erf", op.operands[0])]
+
+
+@lowers("aten.erfc.default")
+def erfc(ctx, x):
+    """1 - erf(x) in f64 (tfc has no erfc op): within 1e-6 relative of
+    torch's erfc while erfc(x) > 1e-10 (x < 4.5); beyond, where f32 still
+    holds erfc's digits, only within 1e-16 absolute (0 from x = 5.9 on,
+    torch's 1e-17 and less)."""
+    dt, b = ctx.out().dtype, ctx.b
+    v = b.convert(ctx.tensor(x, dt), "f64")
+    return b.convert(b.sub(ctx.tensor(1.0, "f64"), b.unary("erf", v)), dt)
 
 
 @lowers("aten.logical_not.default", "aten.bitwise_not.default")

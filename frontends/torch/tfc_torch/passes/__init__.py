@@ -9,8 +9,8 @@
   cross_entropy   nll_loss(log_softmax(x))           -> tfc.cross_entropy
   dropout         x * (bernoulli(1 - p) / (1 - p))   -> tfc.dropout
   attention       softmax(q k^T * s [+ causal mask] [+ mask]) [dropout] v -> tfc.attention
-  legalize        expands the remaining frontend ops (nll_loss, bernoulli) into tfc
-                  ops, refuses the others (erf outside a GELU)
+  legalize        expands the remaining frontend ops (nll_loss, bernoulli, erf) into
+                  tfc ops, refuses the others
 and dead-code elimination after each.
 """
 from . import attention, canonicalize, cross_entropy, dropout, gelu, legalize, rms_norm
@@ -29,11 +29,11 @@ PIPELINE = (
 
 def run_pipeline(fn, patterns: bool = True) -> dict:
     """Runs the passes on `fn`; returns how often each pattern fired.
-    With `patterns` false only canonicalize, gelu (erf has no other tfc
-    form) and legalize run: the IR keeps the decomposed forms."""
+    With `patterns` false only canonicalize and legalize run: the IR keeps
+    the decomposed forms."""
     stats = {}
     for name, run in PIPELINE:
-        if not patterns and name not in ("canonicalize", "gelu", "legalize"):
+        if not patterns and name not in ("canonicalize", "legalize"):
             continue
         stats[name] = stats.get(name, 0) + run(fn)
         fn.dce()

@@ -1,7 +1,8 @@
 """The exact GELU written with erf (`x * 0.5 * (1 + erf(x / sqrt(2)))`, as
-older BERT code does) becomes `tfc.gelu` (approximate none). tfc has no erf
-op, so this is the only place an aten.erf can go (legalize refuses any
-other).
+older BERT code does) becomes `tfc.gelu` (approximate none): one op with
+its own backward instead of an erf and three multiplications. aten.erf is
+imported as the frontend op torch.erf for this match; legalize turns the
+erfs it leaves into tfc.erf.
 
 Matched: e = erf(x / c | x * (1/c)) with c = sqrt(2); a = add(e, 1); then
 mul(a, mul(x, 0.5)) or mul(mul(a, x), 0.5), operands in either order."""

@@ -1,15 +1,12 @@
 """Replaces the frontend ops no pattern claimed by their tfc expansion
-(registry.expands), and refuses those that have none with the user's
-source line (e.g. an erf outside an exact GELU)."""
+(registry.expands: an erf outside an exact GELU becomes tfc.erf), and
+refuses those that have none with the user's source line."""
 from .. import registry
 from ..errors import UnsupportedOpError
 from .match import collect_before, replace, splice
 
-_NO_EXPANSION_HINTS = {
-    "torch.erf": ("tfc has no erf op; erf is only supported as part of an exact GELU "
-                  "x * 0.5 * (1 + erf(x / sqrt(2)))",
-                  "use torch.nn.functional.gelu (or nn.GELU) instead"),
-}
+# Why a frontend op without an expansion is refused, and what to do instead.
+_NO_EXPANSION_HINTS = {}
 
 
 def run(fn) -> int:

@@ -6,7 +6,7 @@ from ..ir import Op, Value
 
 ELEMENTWISE_UNARY = {"tfc.abs", "tfc.exp", "tfc.log", "tfc.neg", "tfc.relu", "tfc.rsqrt",
                      "tfc.sigmoid", "tfc.silu", "tfc.sin", "tfc.cos", "tfc.sqrt", "tfc.tanh",
-                     "tfc.gelu", "tfc.pow", "tfc.convert"}
+                     "tfc.erf", "tfc.gelu", "tfc.pow", "tfc.convert"}
 ELEMENTWISE_BINARY = {"tfc.add", "tfc.sub", "tfc.mul", "tfc.div", "tfc.maximum", "tfc.minimum",
                       "tfc.atan2"}
 

@@ -189,6 +189,13 @@ def cases(run):
     o, = run(pw, "atan2_f64", [y, x], [(torch.float64, (33, 7))])
     yield "atan2_f64", o, torch.atan2(y, x), False
 
+    x = torch.randn(8, 40) * 2
+    x[0, :4] = torch.tensor([0.0, -0.0, float("inf"), -float("inf")])
+    xh, xd = x.half(), x.double() * 2
+    h, d = run(pw, "erf_f16_f64", [xh, xd], [(torch.float16, (8, 40)), (torch.float64, (8, 40))])
+    yield "erf_f16_f64 f16", h, torch.erf(xh.float()).half(), False
+    yield "erf_f16_f64 f64", d, torch.erf(xd), False
+
     x = torch.randn(16, 64, 384)
     o, = run(pw, "split_heads", [x], [(torch.bfloat16, (16, 4, 64, 32))])
     ref = x[:, :, 128:256].reshape(16, 64, 4, 32).permute(0, 2, 1, 3).bfloat16()

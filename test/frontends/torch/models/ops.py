@@ -3,6 +3,8 @@ returning a scalar loss that depends on its parameters through the ops
 under test (check_ops.py compares loss and gradients with PyTorch).
 CASES maps a case name to a factory returning (module, example batch);
 PATTERNS, the patterns a case's import must recognize."""
+import math
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -258,6 +260,10 @@ CASES = {
     # +-inf; asin / acos = atan2 with sqrt(1 - x^2), at +-1 (infinite
     # gradients), +-0 and near +-1.
     "inverse-trig": lambda: _inverse_trig(),
+    # erf outside an exact GELU (tfc.erf; the GELU beside it is still
+    # recognized), at +-0, +-inf and large |x|; erfc = 1 - erf in f64, up to
+    # x = 4.4 (erfc 1e-9) and down to -6.
+    "erf": lambda: _erf(),
     # bucketize / searchsorted: ties with the boundaries, duplicate
     # boundaries, NaN, right / side, out_int32, a sorter, a 2-d sequence.
     "bucketize": _case(lambda h: _bucketize(h)),
@@ -656,7 +662,7 @@ def _detached(h):
 # RMSNorm without weight and with x / sqrt(...); cross_entropy for the
 # unweighted mean/sum nll_loss of a log_softmax (ignore_index, and the nll
 # part of label smoothing), not for the weighted, per-row or 2-d ones.
-PATTERNS = {"norms": {"rms_norm": 2}, "nll-variants": {"cross_entropy": 2}}
+PATTERNS = {"norms": {"rms_norm": 2}, "nll-variants": {"cross_entropy": 2}, "erf": {"gelu": 1}}
 
 
 def _slice_assign(h):
@@ -886,6 +892,27 @@ class _InverseTrig(nn.Module):
 def _inverse_trig():
     torch.manual_seed(0)
     return _InverseTrig(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+class _Erf(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.p = nn.Parameter(torch.tensor([0.0, -0.0, float("inf"), -float("inf"), 4.0, -9.0, 1e-4]))
+        self.q = nn.Parameter(torch.tensor([0.0, 1.0, 2.5, 4.4, -1.5, -6.0, 1e-3]))
+
+    def forward(self, x):
+        h = self.fc(x)                                            # [4, 8]
+        w = torch.linspace(-1.0, 2.0, 8)
+        gelu = h * 0.5 * (1.0 + torch.erf(h / math.sqrt(2.0)))
+        loss = (gelu * w).sum() + (torch.erf(h * 0.7) * w).sum() + (torch.erf(self.p) * w[:7]).sum()
+        loss = loss + (torch.erfc(h) * w).sum() + (torch.erfc(self.q) * w[1:]).sum()
+        return loss + (torch.erfc(self.q[3:4]) * 1e9).sum()
+
+
+def _erf():
+    torch.manual_seed(0)
+    return _Erf(), (torch.randn(4, 6, generator=_g(1)),)
 
 
 def _bucketize(h):

@@ -66,13 +66,6 @@ class ComplexRotary(Base):
         return torch.view_as_real(z * freqs).sum()
 
 
-class BareErf(Base):
-    """erf outside an exact GELU: no tfc op computes it."""
-
-    def forward(self, x):
-        return torch.erf(self.fc(x)).mean()  # error here
-
-
 class MedianInLoss(Base):
     """aten.median has no tfc lowering."""
 
