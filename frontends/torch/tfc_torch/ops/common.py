@@ -53,3 +53,12 @@ def norm_dims(dims, rank: int):
     if isinstance(dims, int):
         dims = [dims]
     return sorted({norm_dim(d, rank) for d in dims})
+
+
+def constant_along(ctx, values, v, dim):
+    """A constant of v's element type holding the floats `values` along
+    `dim` (size 1 in the dims after it, so it broadcasts against v): per-row
+    weights, divisors or scales of a lowering."""
+    shape = (len(values),) + (1,) * (v.rank - dim - 1)
+    t = torch.tensor(values, dtype=torch.float64 if v.dtype == "f64" else torch.float32)
+    return ctx.tensor(Known(t.view(shape)), v.dtype)

@@ -9,11 +9,9 @@ kernel = stride, K slices of the input; short 1-d convolutions)."""
 import itertools
 import math
 
-import torch
-
-from ..constants import Known
 from ..importer import Missing
 from ..registry import lowers
+from .common import constant_along
 from .reduction import first_extreme_index, picked_along
 
 
@@ -170,7 +168,6 @@ def avg_pool(ctx, x, kernel, stride=None, padding=0, ceil_mode=False, count_incl
             start = j * st - p
             end = min(start + k, n + p)
             sizes.append(end - start if count_include_pad else min(end, n) - max(start, 0))
-        extent = ctx.tensor(Known(torch.tensor(sizes, dtype=torch.float32).view(
-            (o,) + (1,) * (s - 1 - i))), dt)
+        extent = constant_along(ctx, sizes, total, total.rank - s + i)
         divisor = extent if divisor is None else b.mul(divisor, extent)
     return b.div(total, divisor)

@@ -370,19 +370,29 @@ def _shifted(ctx, v, d, shift, fill):
     return ctx.b.pad(ctx.b.slice_dim(v, d, 0, v.shape[d] - shift), low, [0] * v.rank, fill)
 
 
-def _scan(ctx, v, dim, combine, fill):
-    """The inclusive scan of v along dim in ceil(log2 n) steps: step s
-    combines each element with the one s places before it (`fill` before
-    the start), s = 1, 2, 4, ... `combine(earlier, later)` must be
-    associative; with 0-d v the scan is v."""
-    if v.rank == 0:
-        return v
-    d = norm_dim(dim, v.rank)
+def _scan(ctx, values, dim, combine, fills):
+    """The inclusive scan along dim of a tuple of same-shape Values, in
+    ceil(log2 n) steps: step s = 1, 2, 4, ... combines each position's tuple
+    with the one s places before it (`fills` before the start):
+    `combine(earlier, later, s)` returns the new tuple and must be
+    associative; it gets s to tell the first s places, which have nothing
+    before them, where a fill is not neutral. With 0-d values the scan is
+    the values."""
+    values = tuple(values)
+    if values[0].rank == 0:
+        return values
+    d = norm_dim(dim, values[0].rank)
     shift = 1
-    while shift < v.shape[d]:
-        v = combine(_shifted(ctx, v, d, shift, fill), v)
+    while shift < values[0].shape[d]:
+        earlier = tuple(_shifted(ctx, v, d, shift, f) for v, f in zip(values, fills))
+        values = tuple(combine(earlier, values, shift))
         shift *= 2
-    return v
+    return values
+
+
+def _scan_one(ctx, v, dim, op, fill):
+    """The scan of one Value whose binary `op` has `fill` as its identity."""
+    return _scan(ctx, (v,), dim, lambda e, l, _: (op(e[0], l[0]),), (fill,))[0]
 
 
 @lowers("aten.cumsum.default")
@@ -391,7 +401,7 @@ def cumsum(ctx, x, dim, dtype=None):
     sums are exact; float sums group differently from torch's
     left-to-right loop)."""
     t = ctx.out()
-    return _scan(ctx, ctx.tensor(x, t.dtype), dim, ctx.b.add, 0)
+    return _scan_one(ctx, ctx.tensor(x, t.dtype), dim, ctx.b.add, 0)
 
 
 @lowers("aten.cumprod.default")
@@ -402,7 +412,7 @@ def cumprod(ctx, x, dim, dtype=None):
     outputs of the product of the others, exact with zeros and negative
     values (torch's cumprod_backward computes the same without dividing)."""
     t = ctx.out()
-    return _scan(ctx, ctx.tensor(x, t.dtype), dim, ctx.b.mul, 1)
+    return _scan_one(ctx, ctx.tensor(x, t.dtype), dim, ctx.b.mul, 1)
 
 
 @lowers("aten.cummax.default", "aten.cummin.default")
@@ -423,22 +433,20 @@ def cummax(ctx, x, dim):
     direction = "ge" if ctx.name == "aten.cummax.default" else "le"
     is_float = v.dtype.startswith(("f", "bf"))
     positions = b.iota(v.shape, d, index_type)
-    values, indices = v, positions
-    shift = 1
-    while shift < v.shape[d]:
-        early_v = _shifted(ctx, values, d, shift, 0)
-        early_i = _shifted(ctx, indices, d, shift, 0)
-        later = b.compare(direction, values, early_v)
+
+    def combine(earlier, later, shift):
+        (early_v, early_i), (values, indices) = earlier, later
+        take_later = b.compare(direction, values, early_v)
         if is_float:  # NaN wins, and a NaN is kept by all but a later NaN
-            later = b.select(b.compare("ne", early_v, early_v), ctx.tensor(False, "i1"), later)
-            later = b.select(b.compare("ne", values, values), ctx.tensor(True, "i1"), later)
+            take_later = b.select(b.compare("ne", early_v, early_v), ctx.tensor(False, "i1"),
+                                  take_later)
+            take_later = b.select(b.compare("ne", values, values), ctx.tensor(True, "i1"),
+                                  take_later)
         # The first `shift` places have nothing before them.
-        later = b.select(b.compare("lt", positions, ctx.tensor(shift, index_type)),
-                         ctx.tensor(True, "i1"), later)
-        values = b.select(later, values, early_v)
-        indices = b.select(later, indices, early_i)
-        shift *= 2
-    return values, indices
+        take_later = b.select(b.compare("lt", positions, ctx.tensor(shift, index_type)),
+                              ctx.tensor(True, "i1"), take_later)
+        return (b.select(take_later, values, early_v), b.select(take_later, indices, early_i))
+    return _scan(ctx, (v, positions), d, combine, (0, 0))
 
 
 @lowers("aten.logcumsumexp.default")
@@ -458,23 +466,17 @@ def logcumsumexp(ctx, x, dim):
     zero, one = ctx.tensor(0.0, dt), ctx.tensor(1.0, dt)
     positions = b.iota(v.shape, d, "i64")
 
-    def log_add_exp(shift):
-        def combine(a, c):
-            same = b.compare("eq", a, c)
-            gap = b.unary("abs", b.sub(b.select(same, zero, a), b.select(same, zero, c)))
-            out = b.add(b.binary("maximum", a, c),
-                        b.unary("log", b.add(one, b.unary("exp", b.unary("neg", gap)))))
-            infinite = b.compare("eq", b.unary("abs", c), ctx.tensor(float("inf"), dt))
-            out = b.select(b.select(same, infinite, ctx.tensor(False, "i1")), c, out)
-            # The first `shift` places have nothing before them.
-            return b.select(b.compare("lt", positions, ctx.tensor(shift, "i64")), c, out)
-        return combine
-
-    shift = 1
-    while shift < v.shape[d]:
-        v = log_add_exp(shift)(_shifted(ctx, v, d, shift, float("-inf")), v)
-        shift *= 2
-    return v
+    def log_add_exp(earlier, later, shift):
+        a, c = earlier[0], later[0]
+        same = b.compare("eq", a, c)
+        gap = b.unary("abs", b.sub(b.select(same, zero, a), b.select(same, zero, c)))
+        out = b.add(b.binary("maximum", a, c),
+                    b.unary("log", b.add(one, b.unary("exp", b.unary("neg", gap)))))
+        infinite = b.compare("eq", b.unary("abs", c), ctx.tensor(float("inf"), dt))
+        out = b.select(b.select(same, infinite, ctx.tensor(False, "i1")), c, out)
+        # The first `shift` places have nothing before them.
+        return (b.select(b.compare("lt", positions, ctx.tensor(shift, "i64")), c, out),)
+    return _scan(ctx, (v,), d, log_add_exp, (float("-inf"),))[0]
 
 
 def _count_below(ctx, seq, x, right, dtype):

@@ -29,6 +29,7 @@ from ..constants import Known
 from ..dtypes import torch_dtype
 from ..importer import Missing
 from ..registry import lowers
+from .common import constant_along
 from .reduction import first_extreme_index, picked_along
 from .shape import index_select
 
@@ -43,14 +44,6 @@ def _gather(ctx, v, dim, ids):
     if list(ids) == list(range(v.shape[dim])):
         return v
     return index_select(ctx, v, dim, Known(torch.tensor(ids, dtype=torch.int64)))
-
-
-def _along(ctx, values, v, dim):
-    """A constant of v's type holding `values` along `dim` (broadcasting
-    against v)."""
-    shape = (len(values),) + (1,) * (v.rank - dim - 1)
-    t = torch.tensor(values, dtype=torch.float64 if v.dtype == "f64" else torch.float32)
-    return ctx.tensor(Known(t.view(shape)), v.dtype)
 
 
 def _spatial(name, prefix):
@@ -212,8 +205,8 @@ def _linear_dim(ctx, v, dim, n_out, align_corners, scale):
         # infinity becomes NaN there, as in torch).
         return b.add(v, b.mul(v, ctx.tensor(0.0, v.dtype)))
     i0, i1, w0, w1 = linear_table(v.shape[dim], n_out, align_corners, scale)
-    return b.add(b.mul(_gather(ctx, v, dim, i0), _along(ctx, w0, v, dim)),
-                 b.mul(_gather(ctx, v, dim, i1), _along(ctx, w1, v, dim)))
+    return b.add(b.mul(_gather(ctx, v, dim, i0), constant_along(ctx, w0, v, dim)),
+                 b.mul(_gather(ctx, v, dim, i1), constant_along(ctx, w1, v, dim)))
 
 
 def _cubic_dim(ctx, v, dim, n_out, align_corners, scale):
@@ -223,7 +216,7 @@ def _cubic_dim(ctx, v, dim, n_out, align_corners, scale):
     rows, weights = cubic_table(v.shape[dim], n_out, align_corners, scale)
     out = None
     for ids, w in zip(rows, weights):
-        term = b.mul(_gather(ctx, v, dim, ids), _along(ctx, w, v, dim))
+        term = b.mul(_gather(ctx, v, dim, ids), constant_along(ctx, w, v, dim))
         out = term if out is None else b.add(out, term)
     return out
 
@@ -322,7 +315,7 @@ def adaptive_avg_pool(ctx, x, output_size):
         win, sizes[dim] = _windows_along(ctx, v, dim, out[dim], 0.0)
         v = b.reduce("sum", win, [dim + 1])
     for dim in sorted(sizes):
-        v = b.div(v, _along(ctx, [float(k) for k in sizes[dim]], v, dim))
+        v = b.div(v, constant_along(ctx, [float(k) for k in sizes[dim]], v, dim))
     return v
 
 

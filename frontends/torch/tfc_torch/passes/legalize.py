@@ -5,9 +5,6 @@ from .. import registry
 from ..errors import UnsupportedOpError
 from .match import collect_before, replace, splice
 
-# Why a frontend op without an expansion is refused, and what to do instead.
-_NO_EXPANSION_HINTS = {}
-
 
 def run(fn) -> int:
     expanded = 0
@@ -16,9 +13,8 @@ def run(fn) -> int:
             continue
         expand = registry.expansion(op.name)
         if expand is None:
-            reason, hint = _NO_EXPANSION_HINTS.get(op.name, ("no tfc expansion", ""))
             aten = "aten." + op.name.split(".", 1)[1] + ".default"
-            raise UnsupportedOpError(aten, op.source, reason, hint)
+            raise UnsupportedOpError(aten, op.source, "no tfc expansion")
         b = collect_before(fn, op)
         news = expand(b, op)
         splice(fn, op, b)
