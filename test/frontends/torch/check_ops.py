@@ -1,9 +1,9 @@
-"""The frontend's aten lowerings one group at a time: each module of
-models/ops.py is imported and run by `tfc-run --grad`; its loss and every
-gradient must equal torch.autograd's (rtol 1e-5 for the loss, 1e-4 of the
-largest magnitude for each gradient), and the patterns listed in
-models/ops.py's PATTERNS must be recognized; importing under torch.no_grad()
-must give the same module.
+"""The frontend's aten lowerings one group at a time: each module of the
+models/ops/ package (one file per lowering file of tfc_torch/ops/) is
+imported and run by `tfc-run --grad`; its loss and every gradient must equal
+torch.autograd's (rtol 1e-5 for the loss, 1e-4 of the largest magnitude for
+each gradient), and the patterns listed in the package's PATTERNS must be
+recognized; importing under torch.no_grad() must give the same module.
 
 Usage: check_ops.py --tfc-run BIN [--case NAME ...] [--device host|cuda]
 Exit codes: 0 pass, 1 failure, 77 device unavailable.
@@ -21,9 +21,12 @@ import check_models  # noqa: E402  (sets up the import path of tfc_torch)
 
 
 def load_cases():
-    """(CASES, PATTERNS) of models/ops.py."""
-    spec = importlib.util.spec_from_file_location("frontend_ops", os.path.join(HERE, "models", "ops.py"))
+    """(CASES, PATTERNS) of the models/ops/ package (its groups merged)."""
+    package = os.path.join(HERE, "models", "ops")
+    spec = importlib.util.spec_from_file_location("frontend_ops", os.path.join(package, "__init__.py"),
+                                                  submodule_search_locations=[package])
     module = importlib.util.module_from_spec(spec)
+    sys.modules["frontend_ops"] = module  # for the groups' relative imports
     spec.loader.exec_module(module)
     return module.CASES, module.PATTERNS
 

@@ -1,0 +1,46 @@
+"""Cases for tfc_torch/ops/activation.py's lowerings: gelu (exact and tanh),
+leaky_relu, softplus, hardsigmoid / hardswish, elu / celu / selu, mish,
+log_sigmoid, glu, threshold and the shrinks, each composed from tfc's
+pointwise ops, also with parameters exactly on their kinks."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .common import _case
+
+CASES = {
+    "activations": _case(lambda h: (F.gelu(h) + F.gelu(h, approximate="tanh") + F.leaky_relu(h, 0.2)
+                                    + F.softplus(h) + F.softplus(h, beta=2.0, threshold=1.0)
+                                    + F.hardsigmoid(h) + F.hardswish(h) + F.hardtanh(h, -0.5, 0.5)
+                                    + F.elu(h).clamp(max=10.0)).mean()),
+    # Piecewise activations with parameters exactly on their kinks: each
+    # gets torch's one-sided derivative there.
+    "activation-kinks": lambda: _activation_kinks(),
+    # Activations composed from tfc's pointwise ops.
+    "activations-composed": _case(lambda h: (F.mish(h) + F.logsigmoid(h) + F.celu(h, 0.7) + F.selu(h)
+                                             + F.softsign(h) + F.tanhshrink(h)
+                                             + F.hardshrink(h, 0.3) + F.softshrink(h, 0.2)
+                                             + F.threshold(h, 0.1, -2.0) + F.relu6(h * 8)
+                                             + F.glu(torch.cat([h, h * 0.5], 1), dim=1)).mean()
+                                  + F.glu(h, dim=0).sum()),
+}
+
+
+class _ActivationKinks(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.p = nn.Parameter(torch.tensor([-3.0, 3.0, 0.0, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 6.0,
+                                            -6.0, 0.5]))
+
+    def forward(self, x):
+        p, w = self.p, torch.arange(1.0, 13.0) + x.sum()
+        return ((F.hardswish(p) * w).sum() + (F.hardsigmoid(p) * w).sum() * 3
+                + (F.relu6(p + 3) * w).sum() * 5 + (F.hardtanh(p, -3, 3) * w).sum() * 7
+                + (p.clamp(-3, 3) * w).sum() * 11 + (F.relu(p) * w).sum() * 13
+                + (F.threshold(p, 3.0, -1.0) * w).sum() * 17 + (F.hardshrink(p, 3.0) * w).sum()
+                + (F.softshrink(p, 3.0) * w).sum() * 23 + (F.leaky_relu(p, 0.1) * w).sum()
+                + F.elu(p).sum())
+
+
+def _activation_kinks():
+    return _ActivationKinks(), (torch.zeros(2),)

@@ -1,0 +1,199 @@
+"""Cases for tfc_torch/ops/elementwise.py's lowerings: arithmetic, comparisons
+and selections, clamps (ties on their bounds), powers, math composed from
+tfc's pointwise ops (log2, sinh, hypot, xlogy, lerp, ...), integer division
+and remainders, the inverse trigonometric functions (tfc.atan2), erf / erfc
+(tfc.erf) and the hyperbolic inverses and log1p."""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .common import _case, _g
+
+CASES = {
+    "arith": _case(lambda h: ((h * 2.5 - 1.0) / 3.0 + (1.0 - h) * h.exp() / (h.abs() + 1)).sum()),
+    "unary": _case(lambda h: (h.sigmoid() + h.tanh() + F.silu(h) + F.relu(h) + h.sin() * h.cos()
+                              + (h.abs() + 0.5).log() + (h.abs() + 0.5).sqrt()
+                              + (h.abs() + 0.5).rsqrt() + (h.abs() + 1).reciprocal()
+                              + torch.log1p(h.abs()) + torch.expm1(h * 0.1) - h.neg()).mean()),
+    "clamp-minmax": _case(lambda h: (h.clamp(-0.3, 0.4) + h.clamp(min=0.1) + h.clamp(max=-0.1)
+                                     + torch.maximum(h, h.flip(0) if False else h * 0.5)
+                                     + torch.minimum(h, -h)).sum()),
+    # Values exactly on a clamp bound (relu's zeros, a value clamped twice):
+    # clamp passes their gradient on (lo <= x <= hi), hardtanh / relu6 do
+    # not (lo < x < hi), maximum would split it.
+    "clamp-ties": _case(lambda h: _clamp_ties(h)),
+    "pow": _case(lambda h: (h.pow(2) + h.abs().pow(1.5) + h.pow(3.0) + 2.0 ** h
+                            + torch.pow(h.abs() + 1, torch.tensor(2.0))).mean()),
+    "where-compare": _case(lambda h: (torch.where(h > 0, h, h * 0.1)
+                                      + torch.where(h <= 0.2, 1.0, h)
+                                      + h.masked_fill(h < -0.5, 0.0)
+                                      + (h >= 0.1).float() * h + (h == h).float()
+                                      + ((h > 0) & (h < 0.5)).float() * h
+                                      + ((h > 0) | ~(h < 0.5)).float() * h).sum()),
+    # Math composed from tfc's pointwise ops.
+    "math-composed": _case(lambda h: (torch.sign(h) * h + torch.log2(h.abs() + 1) + torch.log10(h.abs() + 1)
+                                      + torch.exp2(h) + torch.sinh(h) + torch.cosh(h)
+                                      + torch.tan(h * 0.5) + torch.hypot(h, h * 0.5 + 1)
+                                      + torch.xlogy(h.relu(), h.abs() + 0.5)
+                                      + torch.logit(torch.sigmoid(h * 3), eps=0.02)
+                                      + torch.addcmul(h, h, h * 0.5 + 1, value=0.3)
+                                      + torch.addcdiv(h, h, h.abs() + 1, value=-0.7)
+                                      + torch.lerp(h, h * 2, 0.3) + torch.lerp(h, -h, 0.8)
+                                      + torch.lerp(h, h.flip(1), torch.sigmoid(h))
+                                      + torch.nan_to_num(h.log())).mean()
+                           + F.kl_div(F.log_softmax(h, 1), F.softmax(h.detach() * 2, 1),
+                                      reduction="batchmean")),
+    # Integer fmod / remainder / floor division (exact; float fmod and
+    # floor division are refused), float trunc division, traced negative
+    # indices, bool
+    # arithmetic (isfinite decomposes into a bool mul), logaddexp(2),
+    # copysign, prelu and soft_margin_loss.
+    "more-elementwise": lambda: _more_elementwise(),
+    # diag_embed (offsets, dims), take (known and traced indices, negative
+    # ones), sinc (at 0 its gradient is 0), asinh / acosh / atanh and
+    # log1p (small arguments scaled up, where log(1 + x) loses digits;
+    # large ones; acosh at 1, whose gradient is inf), rrelu in eval mode;
+    # take, flip and x[:, idx] of integer and boolean tensors.
+    "more-math": lambda: _more_math(),
+    # atan2 (tfc.atan2) in all four quadrants, on the axes, at signed zeros
+    # (atan2(-0, -1) = -pi, atan2(0, -0) = pi) and at the origin (NaN
+    # gradients, as torch's), broadcast both ways; atan = atan2(x, 1) up to
+    # +-inf; asin / acos = atan2 with sqrt(1 - x^2), at +-1 (infinite
+    # gradients), +-0 and near +-1.
+    "inverse-trig": lambda: _inverse_trig(),
+    # erf outside an exact GELU (tfc.erf; the GELU beside it is still
+    # recognized), at +-0, +-inf and large |x|; erfc = 1 - erf in f64, up to
+    # x = 4.4 (erfc 1e-9) and down to -6.
+    "erf": lambda: _erf(),
+}
+
+
+# The exact GELU beside erf.
+PATTERNS = {"erf": {"gelu": 1}}
+
+
+def _clamp_ties(h):
+    # On the bounds with h's gradient: the value of a detached copy, the
+    # gradient of h (and values clamped under no_grad, as straight-through).
+    c = h - h.detach() + torch.where(h > 0, 0.3, -0.2)
+    with torch.no_grad():
+        g = (h * 1.0).clamp_(-0.2, 0.3)
+    lo = torch.full((8,), -0.2)
+    return ((c.clamp(-0.2, 0.3) * h.detach()).sum() + (F.hardtanh(c, -0.2, 0.3) * 3).sum()
+            + (torch.clamp(c, min=lo) * 5).sum() + (c.clamp(max=0.3) * 7).sum()
+            + (F.relu6(c * 20 - 6) * h.detach()).sum() + (g.clamp(-0.2, 0.3) * 2).sum())
+
+
+class _MoreElementwise(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.act = nn.PReLU(4, init=0.2)
+
+    def forward(self, x, positions):
+        h = self.fc(x)
+        period = (positions.remainder(3) + torch.fmod(positions - 4, 3) * 2
+                  + positions // 3 - torch.div(positions, -2, rounding_mode="floor"))
+        wrapped = h[positions[2, :4] % 4 - 2]        # traced negative indices count from the back
+        wave = h * period.to(h.dtype)
+        ok = torch.isfinite(h / (h > -0.5)) & (h < 0.9)
+        act = self.act(h.view(4, 4, 2))
+        steps = torch.div(h * 5, 0.7, rounding_mode="trunc")
+        return (torch.logaddexp(h, wave).sum() + torch.logaddexp2(h, -h * 0.5).sum()
+                + wrapped.pow(2).sum() + (steps * h).sum()
+                + torch.copysign(h, wave - 0.1).pow(3).sum() + (h * ok).sum()
+                + (h * ((h > 0) + (h < -0.2))).sum() + act.pow(2).sum()
+                + F.soft_margin_loss(h, torch.sign(torch.arange(32.0).view(4, 8) - 15.5)))
+
+
+def _more_elementwise():
+    torch.manual_seed(0)
+    positions = torch.tensor([[0, 1, 2, 3, 4, 5, 6, 7], [7, 6, 5, 4, 3, 2, 1, 0],
+                              [9, 11, -1, -5, 2, 8, 3, 1], [4, 4, 4, 4, 0, 0, 0, 0]])
+    return _MoreElementwise(), (torch.randn(4, 6, generator=_g(1)), positions)
+
+
+class _MoreMath(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.p = nn.Parameter(torch.tensor([0.0, 0.5, -1.0, 2.5, 0.0, 1e-4, -3e-5, 1.0]))
+        self.q = nn.Parameter(torch.tensor([1.0, 1.0 + 1e-6, 1.5, 3.0, 1e3, 3e9]))
+
+    def forward(self, x, ids):
+        h = self.fc(x)                                            # [4, 8]
+        w = torch.linspace(-1.0, 2.0, 8)
+        loss = (torch.diag_embed(h) * torch.linspace(-1.0, 1.0, 64).view(8, 8)).sum()
+        loss = loss + torch.diag_embed(h[:2], offset=1).pow(2).sum()
+        loss = loss + (torch.diag_embed(h[:3, :5], offset=-2, dim1=0, dim2=2)
+                       * torch.arange(3 * 7 * 7.0).view(7, 3, 7)).sum()
+        loss = loss + (torch.take(h, torch.tensor([[0, 31], [-1, 5], [9, 9]])) * 2.0).pow(2).sum()
+        loss = loss + (torch.take(h, ids) * w[:5]).sum()
+        steps = (h * 3.0).round().long()                          # integer and boolean lookups
+        loss = loss + (torch.take(steps, ids) * h[0, :5]).sum() + (steps.flip(1) * h).sum()
+        loss = loss + ((h > 0)[:, torch.tensor([2, 2, 0])] * h[:, :3]).sum()
+        loss = loss + (torch.sinc(h) * w).sum() + (torch.sinc(self.p) * w).sum()
+        loss = loss + (torch.asinh(h * 3.0) * w).sum() + (torch.asinh(self.p * 1e5) * w).sum()
+        loss = loss + (torch.asinh(h * 1e-6) * 1e6).sum() + torch.asinh(self.p).sum()
+        loss = loss + (torch.acosh(1.0 + h.pow(2)) * w).sum() + torch.acosh(self.q).sum()
+        loss = loss + (torch.acosh(1.0 + h.abs() * 1e-5) * 1e3).sum()
+        loss = loss + (torch.atanh(h.tanh() * 0.9) * w).sum() + (torch.atanh(h * 1e-6) * 1e6).sum()
+        loss = loss + torch.atanh(self.p * 0.3).sum()
+        loss = loss + (torch.log1p(h * 1e-6) * 1e6).sum() + (torch.log1p(h.abs()) * w).sum()
+        loss = loss + (F.rrelu(h, 0.1, 0.3, training=False) * w).sum()
+        return loss + (F.rrelu(self.p, training=False) * w).sum()
+
+
+def _more_math():
+    torch.manual_seed(0)
+    return _MoreMath(), (torch.randn(4, 6, generator=_g(1)), torch.tensor([3, -2, 17, 31, 0]))
+
+
+class _InverseTrig(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.num = nn.Parameter(torch.tensor([0.0, -0.0, 0.0, -0.0, 1.0, -1.0, 2.5, -0.3]))
+        self.den = nn.Parameter(torch.tensor([-1.0, -1.0, -0.0, 2.0, 0.0, -0.0, -4.0, 0.7]))
+        self.origin = nn.Parameter(torch.tensor([0.0, -0.0]))
+        self.t = nn.Parameter(torch.tensor([0.0, -0.0, 1e-3, -7.0, 3e4, float("inf"), -float("inf")]))
+        self.s = nn.Parameter(torch.tensor([1.0, -1.0, 0.0, -0.0, 0.5, -0.9999, 0.999, 1e-4]))
+
+    def forward(self, x):
+        h = self.fc(x)                                            # [4, 8]
+        w = torch.linspace(-1.0, 2.0, 8)
+        loss = (torch.atan2(self.num, self.den) * w).sum() + (torch.atan2(h, self.den) * w).sum()
+        loss = loss + (torch.atan2(h[:, :1], h) * w).sum() + torch.atan2(h.t(), h[:, 0]).pow(2).sum()
+        loss = loss + (torch.atan2(self.origin, self.origin.flip(0)) * torch.tensor([1.0, 2.0])).sum()
+        loss = loss + (torch.atan(h * 2.0) * w).sum() + (torch.atan(self.t) * w[:7]).sum()
+        loss = loss + (torch.asin(h.tanh()) * w).sum() + (torch.asin(self.s) * w).sum()
+        loss = loss + (torch.acos(h.tanh() * 0.99) * w).sum() + (torch.acos(self.s) * w.flip(0)).sum()
+        return loss
+
+
+def _inverse_trig():
+    torch.manual_seed(0)
+    return _InverseTrig(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+class _Erf(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.p = nn.Parameter(torch.tensor([0.0, -0.0, float("inf"), -float("inf"), 4.0, -9.0, 1e-4]))
+        self.q = nn.Parameter(torch.tensor([0.0, 1.0, 2.5, 4.4, -1.5, -6.0, 1e-3]))
+
+    def forward(self, x):
+        h = self.fc(x)                                            # [4, 8]
+        w = torch.linspace(-1.0, 2.0, 8)
+        gelu = h * 0.5 * (1.0 + torch.erf(h / math.sqrt(2.0)))
+        loss = (gelu * w).sum() + (torch.erf(h * 0.7) * w).sum() + (torch.erf(self.p) * w[:7]).sum()
+        loss = loss + (torch.erfc(h) * w).sum() + (torch.erfc(self.q) * w[1:]).sum()
+        return loss + (torch.erfc(self.q[3:4]) * 1e9).sum()
+
+
+def _erf():
+    torch.manual_seed(0)
+    return _Erf(), (torch.randn(4, 6, generator=_g(1)),)

@@ -1,0 +1,93 @@
+"""Cases for tfc_torch/ops/loss.py's lowerings: mse, l1, smooth-l1, huber, the
+binary cross-entropies, nll_loss (and the cross_entropy pattern), soft and
+multi-class margin losses, the Gaussian negative log-likelihood; and cdist
+(ops/linalg.py) beside multi_margin_loss."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .common import _case, _g
+
+CASES = {
+    "losses": _case(lambda h, y: (F.mse_loss(h, y) + F.l1_loss(h, y, reduction="sum")
+                                  + F.smooth_l1_loss(h, y, beta=0.5)
+                                  + F.huber_loss(h, y, delta=0.7)
+                                  + F.binary_cross_entropy_with_logits(h, (y > 0).float())
+                                  + F.binary_cross_entropy_with_logits(
+                                      h, (y > 0).float(), pos_weight=torch.full((8,), 2.0))
+                                  + F.binary_cross_entropy(h.sigmoid(), (y > 0).float())),
+                    extra=(torch.randn(4, 8, generator=_g(2)),)),
+    "nll-variants": _case(lambda h, t: (F.cross_entropy(h, t, weight=torch.linspace(0.5, 2.0, 8))
+                                        + F.cross_entropy(h, t, ignore_index=3, reduction="sum")
+                                        + F.cross_entropy(h, t, label_smoothing=0.1)
+                                        + F.nll_loss(F.log_softmax(h, 1), t, reduction="none").sum()
+                                        + F.cross_entropy(h.view(2, 2, 8).transpose(1, 2),
+                                                          t.view(2, 2))),
+                          extra=(torch.tensor([3, 0, 7, 3]),)),
+    # multi_margin_loss (p 1 and 2, margin, weight, reductions, a 1-d
+    # input, margins exactly 0); cdist with p 2, 1, 3, 0.5, 0 and inf,
+    # batched, at zero distance (gradient 0) and with tied differences
+    # (p = inf gives each its whole gradient, as torch's).
+    "more-losses": lambda: _more_losses(),
+    # F.gaussian_nll_loss / nn.GaussianNLLLoss (replaced while tracing: no
+    # value check on var): per-element, per-row ([N] and [N, 1]) variances,
+    # variances below eps clamped under no_grad (their gradient passes
+    # through, as torch's), full, reductions.
+    "gaussian-nll": lambda: _gaussian_nll(),
+}
+
+
+# cross_entropy for the unweighted mean/sum nll_loss of a log_softmax
+# (ignore_index, and the nll part of label smoothing), not for the
+# weighted, per-row or 2-d ones.
+PATTERNS = {"nll-variants": {"cross_entropy": 2}}
+
+
+class _MoreLosses(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        # Margins exactly 0 against target [1, 0]; differences tied in size.
+        self.s = nn.Parameter(torch.tensor([[0.0, 1.0, 0.0, 0.3], [2.0, 2.0, 1.0, 1.0]]))
+
+    def forward(self, x, labels):
+        h = self.fc(x)                                            # [4, 8]
+        w = torch.linspace(0.5, 2.0, 8)
+        loss = F.multi_margin_loss(h, labels) + F.multi_margin_loss(h, labels, p=2, margin=0.7)
+        loss = loss + F.multi_margin_loss(h, labels, weight=w, reduction="sum")
+        loss = loss + (F.multi_margin_loss(h, labels, p=2, weight=w, reduction="none") * w[:4]).sum()
+        loss = loss + F.multi_margin_loss(h[0], labels[:1]) + F.multi_margin_loss(self.s, labels[:2])
+        loss = loss + F.multi_margin_loss(self.s, labels[:2], p=2, reduction="sum")
+        points = torch.tensor([[1.0, 0.0, 0.0, 0.3], [0.0, 1.0, 0.0, 0.3], [2.0, 1.0, 2.0, 1.0]])
+        scale = torch.linspace(-1.0, 1.0, 12).view(4, 3)
+        for p in (2.0, 1.0, 3.0, 0.5, 0.0, float("inf")):
+            loss = loss + (torch.cdist(h[:, :4], points, p=p) * scale).sum()
+            loss = loss + torch.cdist(h, h, p=p).sum() + (torch.cdist(self.s, points, p=p) * min(p, 4.0)).sum()
+            loss = loss + torch.cdist(self.s, self.s.flip(0), p=p).pow(2).sum()
+        grouped = h.view(2, 2, 8)
+        return loss + torch.cdist(grouped, grouped.flip(1) * 0.5).sum()
+
+
+def _more_losses():
+    torch.manual_seed(0)
+    return _MoreLosses(), (torch.randn(4, 6, generator=_g(1)), torch.tensor([1, 0, 7, 3]))
+
+
+class _GaussianNll(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.var = nn.Parameter(torch.tensor([0.0, 1e-8, 0.5, 2.0]))  # two below eps
+        self.loss = nn.GaussianNLLLoss(full=True)
+
+    def forward(self, x, y):
+        h = self.fc(x)                                            # [4, 8]
+        loss = F.gaussian_nll_loss(h, y, h.exp()) + self.loss(h, y, self.var)
+        loss = loss + F.gaussian_nll_loss(h, y, self.var[:, None] + h[:, :1].pow(2), reduction="sum")
+        per_row = F.gaussian_nll_loss(h, y, (h * 0.5).pow(2).mean(1), eps=1e-3, reduction="none")
+        return loss + (per_row * torch.linspace(-1.0, 1.0, 8)).sum()
+
+
+def _gaussian_nll():
+    torch.manual_seed(0)
+    return _GaussianNll(), (torch.randn(4, 6, generator=_g(1)), torch.randn(4, 8, generator=_g(2)))

@@ -1,0 +1,164 @@
+"""Cases for tfc_torch/ops/nn.py's lowerings: layer norm (and the RMSNorm
+pattern), batch norm in training and eval mode, group norm, softmax /
+log_softmax, embedding with a padding index and weight normalization; and the
+recurrent layers (nn.LSTM, nn.GRU, nn.RNN), which trace to the ops these and
+elementwise.py / shape.py lower."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .common import _case, _g
+
+CASES = {
+    "norms": lambda: _norms(),
+    "batch-norm-train": lambda: _batch_norm(train=True),
+    "batch-norm-eval": lambda: _batch_norm(train=False),
+    "embedding-padding": lambda: _embedding_padding(),
+    "softmax-dims": _case(lambda h: (F.softmax(h.view(2, 2, 8), dim=1) * h.view(2, 2, 8)).sum()
+                          + (F.log_softmax(h, dim=0) * h).sum()),
+    "group-norm": lambda: _group_norm(),
+    # nn.LSTM (projections), nn.GRU and nn.RNN (tanh and relu): two
+    # bidirectional layers, batch-first or not, with and without biases,
+    # given initial states or zeros; the loss reads every output, h_n and
+    # c_n (their gates come from aten.unsafe_split).
+    "recurrent": lambda: _recurrent(),
+    # nn.utils.weight_norm over dim 0 of Linear and Conv1d, the last dim of
+    # Linear (aten._weight_norm_interface), a middle dim of Conv1d and
+    # dim=None (torch traces those as a norm and a division).
+    "weight-norm": lambda: _weight_norm(),
+}
+
+
+# RMSNorm without weight and with x / sqrt(...).
+PATTERNS = {"norms": {"rms_norm": 2}}
+
+
+class _GroupNorms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 12)
+        self.affine = nn.GroupNorm(3, 6)
+        self.plain = nn.GroupNorm(2, 4, affine=False)
+
+    def forward(self, x):
+        h = self.fc(x).view(2, 6, 2, 2)
+        return ((self.affine(h) * h).sum() + self.plain(h[:, :4].reshape(2, 4, 4)).pow(2).mean()
+                + F.group_norm(h.reshape(4, 6, 2), 6).pow(3).sum())
+
+
+def _group_norm():
+    torch.manual_seed(0)
+    return _GroupNorms(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+class _Norms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 12)
+        self.ln = nn.LayerNorm(12)
+        self.ln2 = nn.LayerNorm((3, 4), elementwise_affine=False)
+        self.w = nn.Parameter(torch.randn(12))
+
+    def forward(self, x):
+        h = self.fc(x)
+        a = self.ln(h)
+        b = self.ln2(h.view(-1, 3, 4)).view(-1, 12)
+        r = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-5)   # RMSNorm, no weight
+        s = self.w * (h / torch.sqrt((h * h).mean(-1, keepdim=True) + 1e-6))
+        return (a * b + r + s.tanh()).sum()
+
+
+def _norms():
+    torch.manual_seed(0)
+    return _Norms(), (torch.randn(5, 6, generator=_g(1)),)
+
+
+class _BatchNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.bn = nn.BatchNorm1d(8)
+        self.conv_like = nn.BatchNorm2d(2)
+
+    def forward(self, x):
+        h = self.bn(self.fc(x))
+        g = self.conv_like(self.fc(x).view(-1, 2, 2, 2))
+        return (h.pow(2).sum() + g.tanh().sum())
+
+
+def _batch_norm(train):
+    torch.manual_seed(0)
+    model = _BatchNorm()
+    with torch.no_grad():
+        for bn in (model.bn, model.conv_like):
+            bn.running_mean.uniform_(-0.5, 0.5)
+            bn.running_var.uniform_(0.5, 1.5)
+            bn.weight.uniform_(0.5, 1.5)
+            bn.bias.uniform_(-0.5, 0.5)
+    model.train(train)
+    return model, (torch.randn(5, 6, generator=_g(1)),)
+
+
+class _Embedding(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4, padding_idx=0)
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, ids):
+        return self.fc(self.emb(ids)).pow(2).mean()
+
+
+def _embedding_padding():
+    torch.manual_seed(0)
+    return _Embedding(), (torch.tensor([[0, 3, 9], [2, 0, 0]]),)
+
+
+class _Recurrent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(5, 7, num_layers=2, bidirectional=True, batch_first=True)
+        self.lstm_proj = nn.LSTM(5, 4, num_layers=2, proj_size=3, bias=False)
+        self.gru = nn.GRU(5, 3, num_layers=2, bidirectional=True, bias=False)
+        self.gru_first = nn.GRU(5, 3, num_layers=2, batch_first=True)
+        self.rnn = nn.RNN(5, 4, num_layers=2, bidirectional=True, batch_first=True)
+        self.rnn_relu = nn.RNN(5, 3, num_layers=2, nonlinearity="relu", bias=False)
+
+    def forward(self, x, h0):
+        seq = x.transpose(0, 1)  # [T, B, C] for the modules that are not batch-first
+        a, (h, c) = self.lstm(x)
+        p, (hp, cp) = self.lstm_proj(seq)
+        g, hg = self.gru(seq, h0)
+        f, hf = self.gru_first(x)
+        r, hr = self.rnn(x)
+        q, hq = self.rnn_relu(seq)
+        weights = torch.linspace(-1.0, 1.0, 14)
+        return ((a * weights).sum() + (h * c).sum() + p.pow(2).sum() + hp.sum() + cp.sum()
+                + (g * g.flip(0)).sum() + hg.pow(2).sum() + f.sum() + hf.sum()
+                + r.pow(2).sum() + hr.sum() + q.sum() + hq.pow(2).sum())
+
+
+def _recurrent():
+    torch.manual_seed(0)
+    return _Recurrent(), (torch.randn(3, 5, 5, generator=_g(1)),
+                          torch.randn(4, 3, 3, generator=_g(2)))
+
+
+class _WeightNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.utils.weight_norm(nn.Linear(6, 5))
+        self.fc_last = nn.utils.weight_norm(nn.Linear(6, 5), dim=1)
+        self.fc_all = nn.utils.weight_norm(nn.Linear(6, 5), dim=None)
+        self.conv = nn.utils.weight_norm(nn.Conv1d(3, 4, 3))
+        self.conv_mid = nn.utils.weight_norm(nn.Conv1d(3, 4, 3, bias=False), dim=1)
+
+    def forward(self, x, y):
+        h = self.fc(x) * self.fc_last(x) + self.fc_all(x).pow(2)
+        c = self.conv(y) + self.conv_mid(y).tanh()
+        return (h * torch.linspace(-1.0, 1.0, 5)).sum() + c.pow(2).mean()
+
+
+def _weight_norm():
+    torch.manual_seed(0)
+    return _WeightNorm(), (torch.randn(4, 6, generator=_g(1)), torch.randn(2, 3, 7, generator=_g(2)))

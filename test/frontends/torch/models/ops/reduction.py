@@ -1,0 +1,132 @@
+"""Cases for tfc_torch/ops/reduction.py's lowerings: sums, means, extrema, var
+/ std, logsumexp and vector norms, reductions of boolean-mask selections,
+prod, any / all, the index-selecting max / min(dim), topk and sort, the scans
+(cumsum, cumprod, cummax / cummin, logcumsumexp), nansum / nanmean, aminmax
+and bucketize / searchsorted."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .common import _case, _g
+
+CASES = {
+    "reductions": _case(lambda h: (h.sum(0).mean() + h.mean(dim=1, keepdim=True).sum()
+                                   + h.amax(dim=1).sum() + h.amin(dim=0).sum() + h.max()
+                                   + h.min() + h.max(dim=1).values.sum()
+                                   + torch.logsumexp(h, dim=1).sum())),
+    "var-std-norm": _case(lambda h: (h.var(dim=1).sum() + h.std(dim=0, unbiased=False).sum()
+                                     + h.var() + torch.linalg.vector_norm(h, dim=1).sum()
+                                     + h.norm(p=1) + torch.linalg.vector_norm(h, ord=float("inf")))),
+    "masked-reductions": _case(lambda h: (h[h > 0].sum() + h[h[:, 0] > 0].mean()
+                                          + torch.masked_select(h, h < 0.1).mean())),
+    # Reductions composed from tfc ops (ops/reduction.py).
+    "reductions-composed": _case(lambda h: (h.prod(1).sum() + (h * 0.5 + 1).prod() + h.prod(0, keepdim=True).sum()
+                                            + (h * (h > 0).any(1, keepdim=True)).sum()
+                                            + (h * (h > -1).all(0)).sum() + (h * (h > 0).any()).sum()
+                                            + torch.std_mean(h, 1)[0].sum() + torch.std_mean(h, 0)[1].sum()
+                                            + h.cumsum(1).pow(2).mean() + h.cumsum(0).sum()
+                                            + h.norm(p=3, dim=1).sum() + h.norm(p=float("-inf"))),
+                                 rows=5, out=7),
+    # Position ids from an attention mask (HF style): an integer cumsum.
+    "cumsum-positions": lambda: _positions(),
+    # Index-selecting reductions: max/min(dim) values and indices, topk
+    # (largest and smallest) and sort, whose gradient goes to the selected
+    # element alone; relu's zeros make ties, which pick the first index
+    # (amax splits a tie's gradient evenly, max(dim) does not).
+    "selections": _case(lambda h: _selections(h)),
+    # aminmax (values; torch 1.13 cannot differentiate it), nansum and
+    # nanmean over NaNs, cumprod with zeros and negative values, cummax /
+    # cummin with ties and NaN (values and indices), logcumsumexp with ties
+    # and -inf after finite values.
+    "more-reductions": lambda: _more_reductions(),
+    # bucketize / searchsorted: ties with the boundaries, duplicate
+    # boundaries, NaN, right / side, out_int32, a sorter, a 2-d sequence.
+    "bucketize": _case(lambda h: _bucketize(h)),
+}
+
+
+class _Positions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pos = nn.Embedding(9, 6)
+        self.fc = nn.Linear(6, 6)
+
+    def forward(self, x, mask):
+        positions = (mask.long().cumsum(-1) - 1).clamp(min=0)
+        return (self.fc(x) * self.pos(positions)).sum()
+
+
+def _positions():
+    torch.manual_seed(0)
+    mask = torch.tensor([[0, 0, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 0, 0, 0]])
+    return _Positions(), (torch.randn(2, 8, 6, generator=_g(1)), mask)
+
+
+def _selections(h):
+    r = F.relu(h - 0.3)
+    top = torch.topk(r, 3, dim=1)
+    low = torch.topk(h, 2, dim=0, largest=False)
+    srt = torch.sort(h * torch.tensor([1.0, -1.0, 1.0, 0.0]).view(4, 1), dim=0, descending=True)
+    mx, mi = r.max(dim=1)
+    nn_, ni = h.min(dim=0, keepdim=True)
+    weights = torch.arange(1.0, 9.0)
+    return ((top.values * torch.tensor([3.0, 2.0, 1.0])).sum() + (top.indices * r[:, :3]).sum()
+            + low.values.pow(2).sum() + (srt.values * weights).sum() + (srt.indices * h).sum()
+            + (mx * mi).sum() + mx.pow(2).sum() + (nn_ * ni).sum() + r.max(0)[0].sum())
+
+
+class _MoreReductions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        nan = float("nan")
+        # Ties, zeros, negative values and NaN in exact places.
+        self.p = nn.Parameter(torch.tensor([[1.0, 3.0, 3.0, 2.0, 3.0, -1.0, 0.0, 0.0],
+                                            [0.0, -2.0, 0.5, 0.0, -3.0, 4.0, -0.5, 2.0],
+                                            [-1.0, -1.0, 2.0, -1.0, 5.0, 5.0, -2.0, 1.5]]))
+        self.register_buffer("holes", torch.tensor([[False] * 8, [False, False, True, False,
+                                                                  False, True, False, False],
+                                                    [True] + [False] * 7]))
+        self.nan = nan
+
+    def forward(self, x):
+        h = self.fc(x)                                            # [4, 8]
+        w = torch.linspace(-1.0, 2.0, 8)
+        holey = h.masked_fill(h > 0.6, self.nan)
+        loss = torch.nansum(holey) + (torch.nansum(holey, 1) * w[:4]).sum()
+        loss = loss + (torch.nanmean(holey, 0) * w).sum() + torch.nanmean(holey)
+        low, high = torch.aminmax(h.detach(), dim=1)
+        lo_all, hi_all = torch.aminmax(h.detach())
+        loss = loss + (h * low[:, None]).sum() + (h.t() * high).sum() + h.sum() * (hi_all - lo_all)
+        loss = loss + (torch.cumprod(h, 1) * w).sum() + torch.cumprod(h, 0).pow(2).sum()
+        loss = loss + (torch.cumprod(self.p, 1) * w).sum() + torch.cumprod(self.p, 0).sum()
+        p = self.p.masked_fill(self.holes, self.nan)
+        values, indices = torch.cummax(p, 1)
+        least, where = torch.cummin(p, 1)
+        loss = loss + (torch.nan_to_num(values) * w).sum() + (torch.nan_to_num(least) * w).pow(2).sum()
+        loss = loss + (h[:3] * (indices + 2 * where)).sum()
+        loss = loss + (torch.cummax(h, 0).values * w).sum() + torch.cummin(h, 1)[0].sum()
+        gaps = torch.cat([h[:, :3], torch.full((4, 1), float("-inf")), h[:, 3:]], 1)
+        loss = loss + (torch.logcumsumexp(gaps, 1) * torch.linspace(-1.0, 2.0, 9)).sum()
+        loss = loss + (torch.logcumsumexp(self.p, 1) * w).sum() + torch.logcumsumexp(h, 0).sum()
+        return loss
+
+
+def _more_reductions():
+    torch.manual_seed(0)
+    return _MoreReductions(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+def _bucketize(h):
+    q = (h * 4.0).round() / 4.0                 # multiples of 1/4: ties with the boundaries
+    q = q.masked_fill(h > 1.2, float("nan"))
+    bounds = torch.tensor([-0.5, -0.25, 0.0, 0.0, 0.25, 0.5])
+    left = torch.bucketize(q, bounds)
+    right = torch.bucketize(q, bounds, right=True, out_int32=True)
+    rows = torch.tensor([[-1.0, 0.0, 0.25, 1.0], [-0.5, -0.5, 0.0, 0.5],
+                         [0.0, 0.25, 0.25, 0.75], [-0.25, 0.0, 0.5, 2.0]])
+    placed = torch.searchsorted(rows, q, side="right")
+    shuffled = torch.tensor([0.25, -0.5, 0.5, 0.0, -0.25])
+    sorted_by = torch.searchsorted(shuffled, q.contiguous(), sorter=torch.tensor([1, 4, 3, 0, 2]))
+    return ((left * h).sum() + (right * h.pow(2)).sum() + (placed * h).sum()
+            + (sorted_by * h * torch.linspace(-1.0, 1.0, 8)).sum())

@@ -1,0 +1,54 @@
+"""Cases for tfc_torch/ops/shape.py's lowerings: views, reshapes and
+transposes, slicing, concatenation, padding and repetition, tril / triu, slice
+assignment, gathers by index, flip / roll / diagonal and Tensor.unfold's
+sliding windows."""
+import torch
+import torch.nn.functional as F
+
+from .common import _case
+
+CASES = {
+    "shapes": _case(lambda h: (h.view(2, 2, 8).transpose(0, 2).reshape(8, 4).t()
+                               .unsqueeze(0).squeeze(0).permute(1, 0).flatten() * torch.arange(32.0)
+                               ).sum()),
+    "slicing": _case(lambda h: (h[1:3, ::2].sum() + h[:, -1].sum() * 2 + h[2].sum()
+                                + torch.cat([h[:, :3], h[:, 5:]], dim=1).pow(2).sum()
+                                + torch.stack([h[0], h[1]], dim=1).exp().sum()
+                                + sum(p.mean() for p in h.split(3, dim=1))
+                                + sum(p.sum() for p in h.chunk(2, dim=0))
+                                + sum(p.max() for p in h.unbind(0)) + h.narrow(1, 2, 3).sum())),
+    "pad-repeat": _case(lambda h: (F.pad(h, (1, 2, 0, 1), value=0.5).pow(2).sum()
+                                   + F.pad(h, (-1, -2)).sum() + h.repeat(2, 3).sigmoid().sum()
+                                   + h.expand(3, 4, 8).tanh().sum())),
+    "tril-triu": _case(lambda h: (h.view(4, 8)[:, :4].tril().pow(2).sum()
+                                  + h[:, 4:].triu(1).exp().sum()), out=8),
+    "slice-assign": _case(lambda h: _slice_assign(h)),
+    "gather-index": _case(lambda h, idx, rows: (h.gather(1, idx).pow(2).sum()
+                                                + h.index_select(1, idx[0]).sum()
+                                                + h[rows].exp().sum() + h[:, idx[1]].sum()
+                                                + h[rows, 2:5].tanh().sum()
+                                                + h[:, torch.tensor([-1, 0, -3])].sum()),
+                          extra=(torch.tensor([[0, 3], [7, 1], [2, 2], [5, 6]]),
+                                 torch.tensor([[3, 0], [1, 1], [2, 0]]))),
+    # Data movement composed from slices and gathers (ops/shape.py).
+    "flip-roll-diagonal": _case(lambda h: ((h.flip(0) * h).sum() + (h.flip(0, 1)[:, :3] ** 2).sum()
+                                           + (torch.roll(h, 3, 1) * h).sum()
+                                           + (torch.roll(h, (1, -2), (0, 1)) * h).sum()
+                                           + (torch.roll(h, 5) * h).sum()
+                                           + (torch.diagonal(h) ** 2).sum()
+                                           + torch.diagonal(h, 2).sum() + torch.diagonal(h, -1).sum() * 3
+                                           + torch.diagonal(h.view(2, 2, 8), 1, 1, 2).pow(2).sum())),
+    # Sliding windows (Tensor.unfold: one strided slice per offset),
+    # overlapping and not, as local attention takes its key windows.
+    "unfold-windows": _case(lambda h: ((h.unfold(1, 3, 2).pow(2).sum(-1) * torch.arange(3.0)).sum()
+                                       + h.unfold(0, 2, 1).sin().sum()
+                                       + h.view(2, 2, 8).unfold(2, 4, 4).prod(-1).sum())),
+}
+
+
+def _slice_assign(h):
+    z = h.clone()
+    z[:, 0] = 0.0
+    z[1:3, 2:5] = h[1:3, 2:5] * 2
+    z += 1
+    return (z * h).sum()
