@@ -5,7 +5,10 @@ im2col) feed a tfc.matmul against the weight (convolution, groups as a
 batch dim), a max (pooling: the first largest element of the window, whose
 gradient is its own, as torch's) or a sum. Exact up to the order of each
 window's sum; memory grows with K (the transformer uses: patch embeddings,
-kernel = stride, K slices of the input; short 1-d convolutions)."""
+kernel = stride, K slices of the input; short 1-d convolutions).
+Transposed convolution is the same gather over the input with zeros
+inserted between its elements; F.unfold is the gather itself and F.fold
+its adjoint, the slices placed back and summed."""
 import itertools
 import math
 
@@ -26,11 +29,12 @@ def _ints(value, n, what, ctx):
     return value
 
 
-def windows(ctx, v, kernel, stride, padding, dilation, pad_value, extra=None):
+def windows(ctx, v, kernel, stride, padding, dilation, pad_value, extra=None, reverse=False):
     """v's windows: [*lead, K, *out] for v = [*lead, *spatial] (S =
     len(kernel) trailing spatial dims), and the output's spatial sizes.
     `extra` pads each spatial dim's end further (ceil_mode's last
-    windows, which overhang the padded input)."""
+    windows, which overhang the padded input); `reverse` lists each
+    window's K elements in reverse order."""
     b = ctx.b
     s = len(kernel)
     lead = v.rank - s
@@ -42,7 +46,10 @@ def windows(ctx, v, kernel, stride, padding, dilation, pad_value, extra=None):
     if any(n <= 0 for n in out):
         ctx.unsupported(f"a kernel {kernel} larger than the padded input {list(spatial)}")
     slices = []
-    for offsets in itertools.product(*[range(k) for k in kernel]):
+    # `reverse` visits the offsets backwards: the windows of a kernel
+    # flipped in every spatial dim (transposed convolution's).
+    order = [range(k - 1, -1, -1) if reverse else range(k) for k in kernel]
+    for offsets in itertools.product(*order):
         start = [0] * lead + [o * d for o, d in zip(offsets, dilation)]
         limit = list(v.shape[:lead]) + [st + (n - 1) * sd + 1
                                         for st, n, sd in zip(start[lead:], out, stride)]
@@ -59,25 +66,71 @@ def _batched(ctx, v, spatial_dims):
     return v, False
 
 
+def _padded(ctx, v, low, high):
+    """v padded with zeros by `low` / `high` per dim, cropped where an
+    amount is negative."""
+    b = ctx.b
+    if any(p < 0 for p in low + high):
+        v = b.slice(v, [max(-p, 0) for p in low],
+                    [n - max(-p, 0) for n, p in zip(v.shape, high)])
+        low, high = [max(p, 0) for p in low], [max(p, 0) for p in high]
+    return b.pad(v, low, high, 0.0) if any(low + high) else v
+
+
+def _transposed_input(ctx, v, kernel, stride, padding, dilation, output_padding):
+    """The input on which a stride-1 convolution with the flipped kernel is
+    transposed convolution's: stride - 1 zeros inserted after each element
+    of every spatial dim (a zero pad of a new size-1 dim after it, merged
+    back), then d * (k - 1) - p zeros before each dim and d * (k - 1) - p +
+    output_padding after its last element (cropped where negative)."""
+    b = ctx.b
+    s = len(kernel)
+    lead = v.rank - s
+    spatial = v.shape[lead:]
+    if any(st > 1 for st in stride):
+        v = b.reshape(v, v.shape[:lead] + tuple(x for n in spatial for x in (n, 1)))
+        v = b.pad(v, [0] * v.rank, [0] * lead + [x for st in stride for x in (0, st - 1)], 0.0)
+        v = b.reshape(v, v.shape[:lead] + tuple(n * st for n, st in zip(spatial, stride)))
+    low = [d * (k - 1) - p for k, p, d in zip(kernel, padding, dilation)]
+    # The inserted zeros already end each dim with stride - 1 of them.
+    high = [lo + op - (st - 1) for lo, op, st in zip(low, output_padding, stride)]
+    return _padded(ctx, v, [0] * lead + low, [0] * lead + high)
+
+
 @lowers("aten.convolution.default")
 def convolution(ctx, x, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
+    """A convolution, or with `transposed` its adjoint (ConvTranspose*d):
+    the input with zeros inserted between its elements and padded
+    (_transposed_input), then a stride-1 convolution with the kernel
+    flipped in every spatial dim and its channel dims swapped per group
+    (the weight is [C_in, C_out / groups, *k]). Exact, at stride^S times
+    the products of a direct scatter: the inserted zeros are multiplied
+    too."""
     b = ctx.b
     dt = ctx.out().dtype
-    if transposed:
-        ctx.unsupported("transposed convolution has no tfc form yet",
-                        "upsample with repeat_interleave and a plain convolution")
     w = ctx.tensor(weight, dt)
     s = w.rank - 2
     v, unbatched = _batched(ctx, ctx.tensor(x, dt), s)
     kernel = list(w.shape[2:])
-    win, out = windows(ctx, v, kernel, _ints(stride, s, "stride", ctx),
-                        _ints(padding, s, "padding", ctx), _ints(dilation, s, "dilation", ctx),
-                        0.0)
-    n, c, o, g = v.shape[0], v.shape[1], w.shape[0], groups
-    k, p = math.prod(kernel), math.prod(out)
+    stride = _ints(stride, s, "stride", ctx)
+    padding = _ints(padding, s, "padding", ctx)
+    dilation = _ints(dilation, s, "dilation", ctx)
+    n, c, g = v.shape[0], v.shape[1], groups
+    k = math.prod(kernel)
+    if transposed:
+        v = _transposed_input(ctx, v, kernel, stride, padding, dilation,
+                              _ints(output_padding, s, "output_padding", ctx))
+        win, out = windows(ctx, v, kernel, [1] * s, [0] * s, dilation, 0.0, reverse=True)
+        o = w.shape[1] * g
+        rows = b.reshape(w, (g, c // g, o // g, k))
+        rows = b.reshape(b.swap(rows, 1, 2), (1, g, o // g, c // g * k))
+    else:
+        win, out = windows(ctx, v, kernel, stride, padding, dilation, 0.0)
+        o = w.shape[0]
+        rows = b.reshape(w, (1, g, o // g, c // g * k))
+    p = math.prod(out)
     cols = b.reshape(win, (n, g, c // g * k, p))
-    rows = b.reshape(w, (1, g, o // g, c // g * k))
     y = b.convert(b.matmul(rows, cols), dt)  # [n, g, o / g, p]
     y = b.reshape(y, (n, o) + tuple(out))
     if bias is not None:
@@ -171,3 +224,55 @@ def avg_pool(ctx, x, kernel, stride=None, padding=0, ceil_mode=False, count_incl
         extent = constant_along(ctx, sizes, total, total.rank - s + i)
         divisor = extent if divisor is None else b.mul(divisor, extent)
     return b.div(total, divisor)
+
+
+@lowers("aten.im2col.default")
+def im2col(ctx, x, kernel_size, dilation, padding, stride):
+    """F.unfold: the windows of a [N, C, H, W] (or unbatched [C, H, W])
+    input as [N, C * K, L] columns, the channel outer, the kernel offset
+    inner and the L windows in row-major order (torch's layout)."""
+    b = ctx.b
+    v, unbatched = _batched(ctx, ctx.tensor(x), 2)
+    win, out = windows(ctx, v, _ints(kernel_size, 2, "kernel_size", ctx),
+                       _ints(stride, 2, "stride", ctx), _ints(padding, 2, "padding", ctx),
+                       _ints(dilation, 2, "dilation", ctx), 0.0)
+    cols = b.reshape(win, (v.shape[0], v.shape[1] * win.shape[2], math.prod(out)))
+    return b.reshape(cols, ctx.out().shape) if unbatched else cols
+
+
+@lowers("aten.col2im.default")
+def col2im(ctx, x, output_size, kernel_size, dilation, padding, stride):
+    """F.fold, im2col's adjoint: [N, C * K, L] columns summed back into a
+    [N, C, H, W] image (or unbatched [C * K, L] into [C, H, W]). The
+    columns of each kernel offset, zeros inserted stride - 1 apart (one pad
+    for all of them), are placed by a pad at their offset in the padded
+    image and added in torch's order (offsets in row-major order, each
+    element's overlapping windows summed from the first), then the
+    padding is cropped: K image-sized adds."""
+    b = ctx.b
+    v, unbatched = _batched(ctx, ctx.tensor(x), 1)
+    kernel = _ints(kernel_size, 2, "kernel_size", ctx)
+    dilation = _ints(dilation, 2, "dilation", ctx)
+    padding = _ints(padding, 2, "padding", ctx)
+    stride = _ints(stride, 2, "stride", ctx)
+    size = _ints(output_size, 2, "output_size", ctx)
+    padded = [n + 2 * p for n, p in zip(size, padding)]
+    out = [(n - d * (k - 1) - 1) // st + 1 for n, k, d, st in zip(padded, kernel, dilation, stride)]
+    n, k = v.shape[0], math.prod(kernel)
+    c = v.shape[1] // k
+    # [N, C, K, oh, 1, ow, 1] padded to [N, C, K, oh, sh, ow, sw]: each
+    # column followed by stride - 1 zeros in both dims.
+    cols = b.reshape(v, (n, c, k, out[0], 1, out[1], 1))
+    cols = b.pad(cols, [0] * 7, [0, 0, 0, 0, stride[0] - 1, 0, stride[1] - 1], 0.0) \
+        if stride != [1, 1] else cols
+    cols = b.reshape(cols, (n, c, k, out[0] * stride[0], out[1] * stride[1]))
+    image = None
+    for i, offsets in enumerate(itertools.product(*[range(kk) for kk in kernel])):
+        piece = b.reshape(b.slice_dim(cols, 2, i, i + 1), (n, c) + cols.shape[3:])
+        low = [o * d for o, d in zip(offsets, dilation)]
+        high = [m - lo - e for m, lo, e in zip(padded, low, cols.shape[3:])]
+        piece = _padded(ctx, piece, [0, 0] + low, [0, 0] + high)
+        image = piece if image is None else b.add(image, piece)
+    image = b.slice(image, [0, 0] + padding,
+                    [n, c] + [p + m for p, m in zip(padding, size)])
+    return b.reshape(image, ctx.out().shape) if unbatched else image

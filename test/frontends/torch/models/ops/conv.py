@@ -1,6 +1,7 @@
-"""Cases for tfc_torch/ops/conv.py's lowerings: convolutions and max / average
-pooling as window gathers (strides, padding, dilation, groups, unbatched
-inputs, ceil_mode and torch's divisors)."""
+"""Cases for tfc_torch/ops/conv.py's lowerings: convolutions, transposed
+convolutions and max / average pooling as window gathers (strides,
+padding, output_padding, dilation, groups, unbatched inputs, ceil_mode and
+torch's divisors), F.unfold and F.fold."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -19,6 +20,13 @@ CASES = {
     # padding and ties (relu's zeros), average pooling with and without
     # the padding counted.
     "conv-pool": lambda: _conv_pool(),
+    # Transposed convolutions, 1-3 dims: stride 2-3 with output_padding,
+    # padding beyond dilation * (k - 1) (the dilated input cropped), groups
+    # 2 with dilation 2, no bias, an unbatched input.
+    "conv-transpose": lambda: _conv_transpose(),
+    # F.unfold / F.fold (nn.Unfold, nn.Fold): kernels, dilation, padding
+    # and strides, overlapping windows summed back, an unbatched fold.
+    "unfold-fold": lambda: _unfold_fold(),
 }
 
 
@@ -79,3 +87,48 @@ class _PoolCeilMode(nn.Module):
 def _pool_ceil_mode():
     torch.manual_seed(0)
     return _PoolCeilMode(), (torch.randn(2, 3, 8, 7, generator=_g(1)),)
+
+
+class _ConvTranspose(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up1 = nn.ConvTranspose1d(6, 4, 3, stride=2, padding=1, output_padding=1)
+        self.crop1 = nn.ConvTranspose1d(4, 3, 3, stride=3, padding=3, bias=False)
+        self.up2 = nn.ConvTranspose2d(4, 6, (3, 2), stride=(3, 2), padding=(2, 0),
+                                      output_padding=(1, 1), groups=2, dilation=(2, 1))
+        self.up3 = nn.ConvTranspose3d(2, 3, (2, 3, 1), stride=(2, 1, 3), padding=(0, 1, 0),
+                                      output_padding=(1, 0, 2))
+
+    def forward(self, x):                                   # [2, 6, 7]
+        a = self.up1(x)                                     # [2, 4, 14]
+        b = self.crop1(a[0])                                # unbatched [3, 36]
+        c = self.up2(a.view(2, 4, 2, 7))                    # [2, 6, 5, 15]
+        d = self.up3(x.reshape(2, 2, 3, 7, 1))              # [2, 3, 7, 7, 3]
+        return _ramp_sum([a, b, c, d])
+
+
+def _conv_transpose():
+    torch.manual_seed(0)
+    return _ConvTranspose(), (torch.randn(2, 6, 7, generator=_g(1)),)
+
+
+class _UnfoldFold(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 1)
+        self.unfold = nn.Unfold((2, 3), dilation=(2, 1), padding=(1, 0), stride=(2, 3))
+        self.fold = nn.Fold((5, 7), 3, padding=1)
+
+    def forward(self, x):                                   # [2, 2, 5, 7]
+        h = self.conv(x)                                    # [2, 3, 5, 7]
+        cols = self.unfold(h)                               # [2, 18, 6]
+        back = F.fold(cols, (5, 7), (2, 3), dilation=(2, 1), padding=(1, 0), stride=(2, 3))
+        dense = F.unfold(h, 3, padding=1)                   # [2, 27, 35]
+        summed = self.fold(dense)                           # overlapping windows
+        single = F.fold(dense[0] * 0.5, (5, 7), 3, padding=1)
+        return _ramp_sum([cols, back, summed, single, F.unfold(h[1], 2, stride=2)])
+
+
+def _unfold_fold():
+    torch.manual_seed(0)
+    return _UnfoldFold(), (torch.randn(2, 2, 5, 7, generator=_g(1)),)
