@@ -2,6 +2,8 @@
 slicing (slice/select/split/narrow), concatenation, padding, repetition,
 gathers by index (index, index_select, gather, embedding-like) and the
 scatter ops functionalization produces for slice assignments."""
+import math
+
 import torch
 
 from ..builder import broadcast_shapes
@@ -343,53 +345,117 @@ def masked_select(ctx, x, mask):
     return Masked(b.broadcast_to(v, shape), b.broadcast_to(m, shape))
 
 
+def _advanced(ctx, v, indices):
+    """The integer index tensors of x[indices] (None entries take their
+    dim whole): (the indexed dims, their broadcast shape B, one index of
+    shape B into those dims flattened in row-major order: a Known when
+    every index is known, else an i64 Value, whether the indexed dims are
+    adjacent). Negative indices count from the back of their dim, known
+    or traced."""
+    b = ctx.b
+    present = [(d, i) for d, i in enumerate(indices) if i is not None]
+    dims = [d for d, _ in present]
+    sizes = [v.shape[d] for d in dims]
+    strides = [math.prod(sizes[k + 1:]) for k in range(len(sizes))]
+    adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
+    if all(ctx.is_static(i) for _, i in present):
+        known = [ctx.static(i, "the index") for _, i in present]
+        shape = tuple(torch.broadcast_shapes(*(t.shape for t in known)))
+        flat = sum(t.to(torch.int64).remainder(s).expand(shape) * st
+                   for t, s, st in zip(known, sizes, strides))
+        return dims, shape, Known(flat), adjacent
+    ids = [index_ids(ctx, i, s, "i64", wrap_traced=True) for (_, i), s in zip(present, sizes)]
+    shape = broadcast_shapes(*(x.shape for x in ids))
+    flat = None
+    for x, st in zip(ids, strides):
+        term = b.broadcast_to(x if st == 1 else b.mul(x, ctx.tensor(st, "i64")), shape)
+        flat = term if flat is None else b.add(flat, term)
+    return dims, tuple(shape), flat, adjacent
+
+
+def _indexed_first(ctx, v, dims):
+    """v with the indexed `dims` flattened into one leading dim and the
+    others after it in order: [N, rest...]."""
+    rest = [d for d in range(v.rank) if d not in dims]
+    moved = ctx.b.transpose(v, dims + rest)
+    return ctx.b.reshape(moved, (math.prod(v.shape[d] for d in dims),)
+                         + tuple(v.shape[d] for d in rest))
+
+
+def _leading_mask(ctx, v, indices):
+    """The boolean mask of x[mask] (one mask over x's leading dims), or
+    None for integer indices; other uses of boolean masks are refused."""
+    present = [i for i in indices if i is not None]
+    masks = [i for i in present if ctx.tensor(i).dtype == "i1"]
+    if not masks:
+        return None
+    mask = ctx.tensor(masks[0])
+    if len(present) != 1 or indices[0] is None or mask.shape != v.shape[:mask.rank]:
+        ctx.unsupported("boolean-mask indexing other than x[mask] with the mask over "
+                        "x's leading dims",
+                        "keep the shape static: torch.where(mask, x, 0) or masked_fill, "
+                        "and reduce with a mask-weighted sum")
+    return mask
+
+
 @lowers("aten.index.Tensor")
 def index(ctx, x, indices):
+    """x[i0, i1, ...] with integer index tensors (None: a dim taken whole,
+    x[:, i]): the indices broadcast together to a shape B and flattened
+    into one index over the indexed dims, whose rows one lookup gathers
+    (its gradient sums repeated indices, as torch's). As in torch, B
+    replaces the indexed dims where they are adjacent and goes in front
+    where they are not (x[i, :, j]). x[mask] with one boolean mask over
+    the leading dims is a masked selection."""
     v = ctx.tensor(x)
-    present = [(d, i) for d, i in enumerate(indices) if i is not None]
-    for d, i in present:
-        idx = ctx.tensor(i) if not isinstance(i, (int, bool)) else None
-        if idx is not None and idx.dtype == "i1":
-            if len(present) != 1 or d != 0 or idx.shape != v.shape[:idx.rank]:
-                ctx.unsupported("boolean-mask indexing other than x[mask] with the mask over "
-                                "x's leading dims",
-                                "keep the shape static: torch.where(mask, x, 0) or masked_fill, "
-                                "and reduce with a mask-weighted sum")
-            return _masked(ctx, v, idx)
-    if len(present) != 1:
-        ctx.unsupported("advanced indexing with several index tensors has no tfc form",
-                        "index one dimension at a time, or use torch.gather / one-hot masks")
-    d, i = present[0]
-    ids = index_ids(ctx, i, v.shape[d], wrap_traced=True)
-    perm = [d] + [e for e in range(v.rank) if e != d]
-    moved = ctx.b.transpose(v, perm)
-    picked = _gather_rows(ctx, moved, ids)  # ids.shape + other dims
-    # torch puts the indexed dims where the index was (a single index tensor).
-    k = ids.rank
+    mask = _leading_mask(ctx, v, indices)
+    if mask is not None:
+        return _masked(ctx, v, mask)
+    dims, shape, flat, adjacent = _advanced(ctx, v, indices)
+    picked = _gather_rows(ctx, _indexed_first(ctx, v, dims), ctx.tensor(flat, "i64"))
+    if not adjacent:
+        return picked  # B + other dims
+    k, d = len(shape), dims[0]
     order = list(range(k, k + d)) + list(range(k)) + list(range(k + d, picked.rank))
     return ctx.b.transpose(picked, order)
 
 
 @lowers("aten.index_put.default")
 def index_put(ctx, x, indices, values, accumulate=False):
-    """x[mask] = values (or += with accumulate) for one boolean mask: a
-    select; for one integer index tensor over dim 0 a scatter
-    (scatter.index_put_rows)."""
+    """x[mask] = values (or += with accumulate) for one boolean mask over
+    the leading dims: a select. x[i0, i1, ...] = values with integer index
+    tensors: values broadcast to x[i0, i1, ...]'s shape and laid out as
+    rows (B first), scattered into x with its indexed dims flattened
+    (scatter.index_put_rows: accumulate sums repeated indices; without
+    it, known indices naming one element twice are refused and traced
+    ones sum)."""
     b = ctx.b
     v = ctx.tensor(x)
-    present = [i for i in indices if i is not None]
-    if len(indices) != 1 or len(present) != 1:
-        ctx.unsupported("indexed assignment other than x[mask] = values or x[idx] = values "
-                        "(one index tensor, over dim 0) has no tfc form",
-                        "use torch.where(mask, values, x), or index_add / scatter along a dim")
-    mask = ctx.tensor(present[0])
-    if mask.dtype != "i1":
-        return scatter.index_put_rows(ctx, v, present[0], values, accumulate)
-    mask = b.reshape(mask, mask.shape + (1,) * (v.rank - mask.rank))
-    new = ctx.tensor(values, v.dtype)
-    if accumulate:
-        new = b.add(v, new)
-    return b.broadcast_to(b.select(mask, new, v), ctx.out().shape)
+    mask = _leading_mask(ctx, v, indices)
+    if mask is not None:
+        mask = b.reshape(mask, mask.shape + (1,) * (v.rank - mask.rank))
+        new = ctx.tensor(values, v.dtype)
+        if accumulate:
+            new = b.add(v, new)
+        return b.broadcast_to(b.select(mask, new, v), ctx.out().shape)
+    dims, shape, flat, adjacent = _advanced(ctx, v, indices)
+    rest = [d for d in range(v.rank) if d not in dims]
+    rest_shape = tuple(v.shape[d] for d in rest)
+    k = len(shape)
+    if adjacent:  # x[indices]'s shape has B in place of the indexed dims
+        d = dims[0]
+        view = rest_shape[:d] + shape + rest_shape[d:]
+        to_rows = list(range(d, d + k)) + list(range(d)) + list(range(d + k, len(view)))
+    else:
+        view, to_rows = shape + rest_shape, list(range(k + len(rest)))
+    rows = b.transpose(b.broadcast_to(ctx.tensor(values, v.dtype), view), to_rows)
+    n = math.prod(shape)
+    rows = b.reshape(rows, (n,) + rest_shape)
+    flat = Known(flat.tensor.reshape(n)) if isinstance(flat, Known) else b.reshape(flat, (n,))
+    put = scatter.index_put_rows(ctx, _indexed_first(ctx, v, dims), flat, rows, accumulate)
+    order = dims + rest
+    put = b.reshape(put, tuple(v.shape[d] for d in dims) + rest_shape)
+    return b.transpose(put, [order.index(d) for d in range(v.rank)])
 
 
 @lowers("aten.gather.default")

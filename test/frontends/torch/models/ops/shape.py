@@ -30,6 +30,18 @@ CASES = {
                                                 + h[:, torch.tensor([-1, 0, -3])].sum()),
                           extra=(torch.tensor([[0, 3], [7, 1], [2, 2], [5, 6]]),
                                  torch.tensor([[3, 0], [1, 1], [2, 0]]))),
+    # Advanced indexing with several index tensors: the last valid token of
+    # each sequence (logits[arange(b), lengths], lengths a batch input with
+    # -1 among them), adjacent index tensors in the middle (x[:, i, j]) and
+    # separated ones (x[i, :, j], whose dims go in front), broadcasting
+    # ([2, 1] with [3]), repeated and negative indices, known and traced.
+    "advanced-indexing": _case(lambda h, lengths, cols: _advanced_indexing(h, lengths, cols),
+                               extra=(torch.tensor([3, -1]), torch.tensor([[1], [-2]]))),
+    # Indexed assignment with several index tensors: known and traced
+    # indices (negative among them), accumulate with repeated indices,
+    # a dim taken whole between the index tensors and in front of them.
+    "advanced-assignment": _case(lambda h, rows, cols: _advanced_assignment(h, rows, cols),
+                                 extra=(torch.tensor([1, 0, -1]), torch.tensor([[2], [-1]]))),
     # Data movement composed from slices and gathers (ops/shape.py).
     "flip-roll-diagonal": _case(lambda h: ((h.flip(0) * h).sum() + (h.flip(0, 1)[:, :3] ** 2).sum()
                                            + (torch.roll(h, 3, 1) * h).sum()
@@ -52,3 +64,35 @@ def _slice_assign(h):
     z[1:3, 2:5] = h[1:3, 2:5] * 2
     z += 1
     return (z * h).sum()
+
+
+def _advanced_indexing(h, lengths, cols):
+    seq = h.view(2, 4, 4)                          # [batch, time, channels]
+    ramp = torch.linspace(0.5, 1.5, 4)
+    last = seq[torch.arange(2), lengths]           # [2, 4]
+    inner = seq[:, torch.tensor([[0], [3]]), torch.tensor([1, -1, 1])]   # [2, 2, 3]
+    apart = seq[torch.tensor([1, 0, 1]), :, torch.tensor([2, 2, -4])]    # [3, 4]
+    traced = seq[cols, lengths, torch.tensor([0, 3])]                   # [2, 2]
+    square = h[torch.tensor([3, 0, 3]), torch.tensor([7, -8, 7])]        # repeated
+    return ((last * ramp).sin().sum() + (inner * torch.arange(3.0)).pow(2).sum()
+            + (apart * ramp).exp().sum() + traced.tanh().sum() * 2 + (square * square).sum())
+
+
+def _advanced_assignment(h, rows, cols):
+    z = torch.zeros(4, 8)
+    z[torch.tensor([0, 2, -1]), torch.tensor([1, 5, 5])] = h[0, :3] * 2.0
+    z[rows.view(3, 1), cols.view(1, 2)] = h[1:4, 6:8]          # traced, rows 1 0 3, cols 2 7
+    w = h.view(2, 4, 4).index_put((torch.tensor([1, 1, 0]), torch.tensor([2, 2, -1])),
+                                  h[:3, :4] * 0.5, accumulate=True)
+    # x[:, i, j] = v and x[i, :, j] = v (torch 1.13's functionalization
+    # fails on those statements; the functional op traces).
+    put = torch.ops.aten.index_put
+    y = put(torch.ones(3, 4, 5), [None, torch.tensor([0, 3]), torch.tensor([4, -5])],
+            h[:3, :2].exp())
+    x = put(torch.ones(3, 4, 5), [torch.tensor([2, 0]), None, torch.tensor([1, 3])],
+            h[:2, :4] - 1.0)
+    u = put(torch.zeros(2, 3, 4), [None, rows.view(3, 1).remainder(3), cols.view(2)],
+            h[:3, :2] * 3.0, True)
+    return ((z * torch.arange(32.0).view(4, 8)).sin().sum() + w.pow(2).sum()
+            + (y * torch.arange(60.0).view(3, 4, 5)).sum() + (x * x.flip(0)).sum()
+            + (u * torch.arange(24.0).view(2, 3, 4)).cos().sum())
