@@ -111,6 +111,19 @@ def minimum(ctx, a, b):
     return ctx.b.binary("minimum", *_operands(ctx, a, b))
 
 
+@lowers("aten.fmax.default", "aten.fmin.default")
+def fmax(ctx, a, b):
+    """The larger (fmin: smaller) operand, ignoring a NaN one: a where a >=
+    b (a <= b) or b is NaN, else b, so NaN only where both are and the
+    gradient goes as torch's (to a on ties and where b is NaN)."""
+    bld = ctx.b
+    x, y = _operands(ctx, a, b)
+    keep = bld.compare("ge" if ctx.name == "aten.fmax.default" else "le", x, y)
+    if dtypes.is_float(x.dtype):
+        keep = bld.select(bld.compare("ne", y, y), ctx.tensor(True, "i1"), keep)
+    return bld.broadcast_to(bld.select(keep, x, y), ctx.out().shape)
+
+
 def _integer_fmod(ctx, a, b, what):
     """(a - trunc(a / b) * b, b) for integers: exact, as torch's fmod."""
     dt = ctx.out().dtype

@@ -1,11 +1,15 @@
 """Matrix products: mm, addmm (a linear layer with bias), bmm, baddbmm,
-matmul, linear, mv, dot; pairwise distances (cdist). A transposed operand (`t`, `transpose`) is folded
+addbmm, matmul, linear, mv, dot, vdot, bilinear forms (_trilinear);
+norms of differences (cdist, dist) and renorm; matrix shapes (trace,
+rot90, block_diag). A transposed operand (`t`, `transpose`) is folded
 into tfc.matmul's transpose flags by passes/canonicalize.py; 16-bit
 products, which tfc.matmul returns in f32, are converted back to the
 traced type."""
 import math
 
 from ..registry import lowers
+from .common import norm_dim
+from .shape import flip
 
 
 def _product(ctx, a, b, dtype):
@@ -52,8 +56,10 @@ def matmul(ctx, a, b):
     return bld.reshape(bld.convert(bld.matmul(x, y), dt), ctx.out().shape)
 
 
-@lowers("aten.mv.default", "aten.dot.default")
+@lowers("aten.mv.default", "aten.dot.default", "aten.vdot.default")
 def mv(ctx, a, b):
+    """mv, dot and vdot (of real vectors: no conjugate) as matmul's vector
+    cases."""
     return matmul(ctx, a, b)
 
 
@@ -108,3 +114,191 @@ def cdist(ctx, x1, x2, p, compute_mode=None):
     else:
         ctx.unsupported(f"cdist with p={p} (torch takes p >= 0)")
     return b.broadcast_to(dist, t.shape)
+
+
+@lowers("aten.addbmm.default")
+def addbmm(ctx, c, b1, b2, beta=1, alpha=1):
+    """beta * c + alpha * sum_i b1[i] @ b2[i] as one matmul: the batch
+    moved into the contracted dim ([M, B * K] @ [B * K, N])."""
+    bld = ctx.b
+    dt = ctx.out().dtype
+    x, y = ctx.tensor(b1, dt), ctx.tensor(b2, dt)
+    nb, m, k = x.shape
+    rows = bld.reshape(bld.transpose(x, [1, 0, 2]), (m, nb * k))
+    cols = bld.reshape(y, (nb * k, y.shape[2]))
+    product = bld.convert(bld.matmul(rows, cols), dt)
+    return bld.broadcast_to(_axpby(ctx, product, c, beta, alpha, dt), ctx.out().shape)
+
+
+def _contract(ctx, a, b, sums):
+    """The sum over dims `sums` of a * b (same rank, size-1 dims broadcast)
+    as one matmul, the summed dims kept with size 1: a dim both have (and
+    not summed) is a batch dim, one only a has a row dim, one only b has a
+    column dim (torch's sumproduct_pair). A summed dim only one operand has
+    is summed in that operand first."""
+    bld = ctx.b
+    r = a.rank
+    for d in sums:
+        if a.shape[d] == 1 and b.shape[d] != 1:
+            b = bld.reduce("sum", b, [d], keepdim=True)
+        elif b.shape[d] == 1 and a.shape[d] != 1:
+            a = bld.reduce("sum", a, [d], keepdim=True)
+    kept = [d for d in range(r) if d not in sums]
+    batch = [d for d in kept if a.shape[d] == b.shape[d]]
+    left = [d for d in kept if d not in batch and b.shape[d] == 1]
+    right = [d for d in kept if d not in batch and a.shape[d] == 1]
+    summed = list(sums)
+    perm = batch + left + summed + right
+    lead = tuple(a.shape[d] for d in batch)
+    size = lambda v, dims: math.prod(v.shape[d] for d in dims)  # noqa: E731
+    x = bld.reshape(bld.transpose(a, perm), lead + (size(a, left), size(a, summed)))
+    y = bld.reshape(bld.transpose(b, perm), lead + (size(b, summed), size(b, right)))
+    out = bld.convert(bld.matmul(x, y), a.dtype)
+    order = batch + left + right
+    out = bld.reshape(out, lead + tuple(a.shape[d] for d in left)
+                      + tuple(b.shape[d] for d in right))
+    out = bld.transpose(out, [order.index(d) for d in kept])
+    return bld.reshape(out, tuple(1 if d in sums else max(a.shape[d], b.shape[d])
+                                  for d in range(r)))
+
+
+@lowers("aten._trilinear.default")
+def trilinear(ctx, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    """sum over `sumdim` of i1 * i2 * i3, each input given size-1 dims at
+    its `expand` positions (F.bilinear: x1 W x2 per output feature).
+    As torch's: i1 and i2 contracted over the summed dims i3 lacks, then
+    that with i3 over the rest, each as one matmul (_contract)."""
+    dt = ctx.out().dtype
+    bld = ctx.b
+
+    def expanded(x, dims):
+        v = ctx.tensor(x, dt)
+        shape = list(v.shape)
+        for d in sorted(dims):
+            shape.insert(d, 1)
+        return bld.reshape(v, shape)
+
+    a, b, c = expanded(i1, expand1), expanded(i2, expand2), expanded(i3, expand3)
+    sums = sorted(norm_dim(d, a.rank) for d in sumdim)
+    if not sums:
+        return bld.reshape(bld.mul(bld.mul(a, b), c), ctx.out().shape)
+    first = [d for d in sums if c.shape[d] == 1]
+    out = _contract(ctx, a, b, first) if first else bld.mul(a, b)
+    rest = [d for d in sums if d not in first]
+    out = _contract(ctx, out, c, rest) if rest else bld.mul(out, c)
+    return bld.reshape(out, ctx.out().shape)
+
+
+def _norm(ctx, v, p, dims, keepdim=False):
+    """The p-norm of v over `dims` with torch's norm gradient (norm_backward):
+    0 where the norm is 0 (a safe operand under the root, not inf * 0), for
+    p < 1 also 0 at zero elements, for p = +-inf split evenly among the
+    elements whose |v| is the extreme (tfc's max reduction splits ties so),
+    none for p = 0 (a count)."""
+    b = ctx.b
+    dt = v.dtype
+    size = b.unary("abs", v)
+    zero = ctx.tensor(0.0, dt)
+    if p == 0:
+        return b.reduce("sum", b.convert(b.compare("ne", v, zero), dt), dims, keepdim)
+    if p == 1:
+        return b.reduce("sum", size, dims, keepdim)
+    if p == float("inf"):
+        return b.reduce("max", size, dims, keepdim)
+    if p == float("-inf"):
+        return b.unary("neg", b.reduce("max", b.unary("neg", size), dims, keepdim))
+    if p < 0 or not math.isfinite(p):
+        ctx.unsupported(f"a norm of order {p} is not lowered (p >= 0 and +-inf are)")
+    if p == 2:
+        powered = b.mul(v, v)
+    else:
+        nonzero = b.compare("ne", v, zero)
+        powered = b.select(nonzero, b.pow(b.select(nonzero, size, ctx.tensor(1.0, dt)), p),
+                           zero)
+    total = b.reduce("sum", powered, dims, keepdim)
+    empty = b.compare("eq", total, zero)
+    safe = b.select(empty, ctx.tensor(1.0, dt), total)
+    root = b.unary("sqrt", safe) if p == 2 else b.pow(safe, 1.0 / p)
+    return b.select(empty, zero, root)
+
+
+@lowers("aten.dist.default")
+def dist(ctx, a, b, p=2):
+    """The p-norm of a - b (broadcast) over all its elements."""
+    dt = ctx.out().dtype
+    diff = ctx.b.sub(ctx.tensor(a, dt), ctx.tensor(b, dt))
+    return _norm(ctx, diff, float(p), list(range(diff.rank)))
+
+
+@lowers("aten.renorm.default")
+def renorm(ctx, x, p, dim, maxnorm):
+    """Each slice along `dim` whose p-norm exceeds maxnorm scaled by
+    maxnorm / (norm + 1e-7), as torch's kernel (x times a factor that is 1
+    elsewhere); differentiating that product gives torch's
+    renorm_backward."""
+    b = ctx.b
+    dt = ctx.out().dtype
+    v = ctx.tensor(x, dt)
+    d = norm_dim(dim, v.rank)
+    norm = _norm(ctx, v, float(p), [i for i in range(v.rank) if i != d], keepdim=True)
+    limit = ctx.tensor(float(maxnorm), dt)
+    factor = b.select(b.compare("gt", norm, limit),
+                      b.div(limit, b.add(norm, ctx.tensor(1e-7, dt))), ctx.tensor(1.0, dt))
+    return b.mul(v, factor)
+
+
+@lowers("aten.trace.default")
+def trace(ctx, x):
+    """The sum of a matrix's main diagonal: the flattened matrix's every
+    (cols + 1)-th element from the first. Its gradient is the diagonal's;
+    torch 1.13's trace backward also sends the gradient to the elements
+    past the diagonal at the same stride in a matrix with more rows than
+    columns (pytorch#171704, fixed upstream), which tfc does not copy."""
+    b = ctx.b
+    t = ctx.out()
+    v = ctx.tensor(x, t.dtype)
+    rows, cols = v.shape
+    n = min(rows, cols)
+    if n == 0:
+        return ctx.tensor(0, t.dtype)
+    flat = b.reshape(v, (rows * cols,))
+    return b.reduce("sum", b.slice_dim(flat, 0, 0, (n - 1) * (cols + 1) + 1, cols + 1), [0])
+
+
+@lowers("aten.rot90.default")
+def rot90(ctx, x, k=1, dims=(0, 1)):
+    """x rotated k quarter turns from dims[0] towards dims[1], as torch's:
+    a flip of dims[1] then a transpose (k = 1), a flip of both (2), a flip
+    of dims[0] then a transpose (3)."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    d0, d1 = norm_dim(dims[0], v.rank), norm_dim(dims[1], v.rank)
+    k %= 4
+    if k == 1:
+        return b.swap(flip(ctx, v, [d1]), d0, d1)
+    if k == 2:
+        return flip(ctx, v, [d0, d1])
+    if k == 3:
+        return b.swap(flip(ctx, v, [d0]), d0, d1)
+    return v
+
+
+@lowers("aten.block_diag.default")
+def block_diag(ctx, tensors):
+    """The inputs (0-d: 1 x 1, 1-d: one row) along the diagonal of a zero
+    matrix: each padded with zeros to the full width, the rows
+    concatenated."""
+    b = ctx.b
+    t = ctx.out()
+    blocks = []
+    for x in tensors:
+        v = ctx.tensor(x, t.dtype)
+        blocks.append(b.reshape(v, (1, 1) if v.rank == 0 else (1, v.shape[0]) if v.rank == 1
+                                else v.shape))
+    width, start, rows = t.shape[1], 0, []
+    for v in blocks:
+        if v.shape[0]:
+            rows.append(b.pad(v, [0, start], [0, width - start - v.shape[1]], 0.0)
+                        if v.shape[1] != width else v)
+        start += v.shape[1]
+    return b.concat(rows, 0) if rows else b.splat(0, t.dtype, t.shape)

@@ -1,4 +1,4 @@
-"""Reductions: sum, nansum, mean, prod, any/all, amax/amin/aminmax,
+"""Reductions: sum, nansum, mean, prod, any/all, count_nonzero, amax/amin/aminmax,
 max/min, argmax/argmin, sort/topk, var/std, logsumexp, vector norms and
 the cumulative scans (cumsum, cumprod, cummax/cummin, logcumsumexp), and
 bucketize / searchsorted (a compare and count).
@@ -333,6 +333,17 @@ def any_(ctx, x, dims=None, keepdim=False):
 @lowers("aten.all.default", "aten.all.dim", "aten.all.dims")
 def all_(ctx, x, dims=None, keepdim=False):
     return _any(ctx, x, dims, keepdim, every=True)
+
+
+@lowers("aten.count_nonzero.default", "aten.count_nonzero.dim_IntList")
+def count_nonzero(ctx, x, dims=None):
+    """The number of elements != 0 (NaN counts) along dims (all when
+    None), as i64."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    zero = ctx.tensor(0, v.dtype) if v.dtype != "i1" else ctx.tensor(False, "i1")
+    hits = b.convert(b.compare("ne", v, zero), ctx.out().dtype)
+    return b.reduce("sum", hits, norm_dims(dims, v.rank))
 
 
 @lowers("aten.prod.default", "aten.prod.dim_int")

@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .common import _case, _g
+from .common import _case, _g, _ramp_sum
 
 CASES = {
     "arith": _case(lambda h: ((h * 2.5 - 1.0) / 3.0 + (1.0 - h) * h.exp() / (h.abs() + 1)).sum()),
@@ -67,6 +67,9 @@ CASES = {
     # recognized), at +-0, +-inf and large |x|; erfc = 1 - erf in f64, up to
     # x = 4.4 (erfc 1e-9) and down to -6.
     "erf": lambda: _erf(),
+    # fmax / fmin: ties (the gradient to the first operand), NaN in either
+    # operand (the other one and its gradient), broadcasting, a scalar.
+    "fmax-fmin": _case(lambda h: _fmax_fmin(h)),
 }
 
 
@@ -197,3 +200,14 @@ class _Erf(nn.Module):
 def _erf():
     torch.manual_seed(0)
     return _Erf(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+def _fmax_fmin(h):
+    a = (h * 2).round() / 2 + (h - h.detach())              # tied values, h's gradient
+    b = (h.flip(0) * 2).round() / 2 + (h.flip(0) - h.flip(0).detach())
+    nan = torch.tensor(float("nan"))
+    holes = torch.arange(32).view(4, 8) % 5
+    an, bn = torch.where(holes == 1, nan, a), torch.where(holes == 3, nan, b)
+    return _ramp_sum([torch.fmax(an, bn), torch.fmin(an, bn), torch.fmax(a, b),
+                      torch.fmin(b, a), torch.fmax(an, h[0]), torch.fmin(h[:, :1], bn),
+                      torch.fmax(an, torch.tensor(0.25))])

@@ -1,13 +1,25 @@
 """Cases for tfc_torch/ops/linalg.py's lowerings: the matrix products (matmul
-with broadcast batches and vectors, baddbmm, einsum, dot, outer); cdist is
-checked with the losses (loss.py)."""
+with broadcast batches and vectors, baddbmm, addbmm, einsum, dot, vdot,
+outer, bilinear forms), dist and renorm, trace, rot90, block_diag and
+cartesian_prod; cdist is checked with the losses (loss.py)."""
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
-from .common import _g
+from .common import _case, _g, _ramp_sum
 
 CASES = {
     "matmul-forms": lambda: _matmuls(),
+    # nn.Bilinear (bias, no bias, 3-d inputs), F.bilinear, addbmm with
+    # beta / alpha, vdot.
+    "bilinear-forms": lambda: _bilinear_forms(),
+    # dist of orders 2, 3, 1, 0.5, 0, inf (ties split the gradient) and -inf,
+    # at zero distance (gradient 0, as torch's); renorm of orders 2, 1, 3
+    # with a zero slice and slices under maxnorm.
+    "dist-renorm": _case(lambda h: _dist_renorm(h), rows=5),
+    # trace (non-square), rot90 (k = 1, 2, 3, -1, other dims), block_diag of
+    # 0-d, 1-d and 2-d blocks, cartesian_prod.
+    "matrix-shapes": _case(lambda h: _matrix_shapes(h), rows=5, out=7),
 }
 
 
@@ -32,3 +44,49 @@ class _Matmuls(nn.Module):
 def _matmuls():
     torch.manual_seed(0)
     return _Matmuls(), (torch.randn(3, 4, generator=_g(1)),)
+
+
+class _BilinearForms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 7)
+        self.bilinear = nn.Bilinear(7, 5, 3)
+        self.plain = nn.Bilinear(5, 5, 4, bias=False)
+        self.w = nn.Parameter(torch.randn(2, 7, 7))
+
+    def forward(self, x):                                   # [3, 4, 6]
+        h = self.fc(x)                                      # [3, 4, 7]
+        a = self.bilinear(h, h[..., 1:6].flip(1))           # [3, 4, 3]
+        b = self.plain(h[0, :, :5], h[1, :, 2:])            # [4, 4]
+        c = F.bilinear(h[2], h[1], self.w)                  # [4, 2]
+        d = torch.addbmm(h[0, 0, :3], h, h.transpose(1, 2)[..., :3], beta=0.5, alpha=-1.5)
+        e = torch.addbmm(self.w[0, :, :4], h.transpose(1, 2), h[:, :, :4])   # [7, 4]
+        return _ramp_sum([a, b, c, d, e]) + torch.vdot(h[0, 0], h[1, 2])
+
+
+def _bilinear_forms():
+    torch.manual_seed(0)
+    return _BilinearForms(), (torch.randn(3, 4, 6, generator=_g(1)),)
+
+
+def _dist_renorm(h):
+    ties = (h * 2).round() / 2 + (h - h.detach())           # h's gradient, tied values
+    d = (torch.dist(h[0], h[1]) + torch.dist(h[0], h[1:3], 3) + torch.dist(h[2], h[3], 1)
+         + torch.dist(h[1], h[2], 0.5) + torch.dist(h[0], h[4], 0).detach() * h[0, 0]
+         + torch.dist(ties[0], ties[1] * 0, float("inf"))
+         + torch.dist(ties[2], -ties[2].flip(0), float("-inf"))
+         + torch.dist(h[3], h[3].detach()) + torch.dist(h[4], h[4].detach(), 3))
+    zeroed = h * (torch.arange(5.) != 2)[:, None]           # row 2 is zero
+    r = (torch.renorm(zeroed, 2, 0, 1.5) + torch.renorm(zeroed, 1, 0, 2.0).pow(2)
+         + torch.renorm(zeroed * 0.5, 3, 0, 1.0).sin())
+    return d + _ramp_sum([r, torch.renorm(h, 2, 1, 0.7)])
+
+
+def _matrix_shapes(h):                                      # [5, 7]
+    cube = h.view(5, 7, 1) * torch.linspace(-1, 1, 3)       # [5, 7, 3]
+    # Not a tall matrix: torch 1.13's trace backward is wrong there (ops/linalg.py).
+    return (torch.trace(h) + torch.trace(h[:, 2:]) * 0.5
+            + _ramp_sum([torch.rot90(h), torch.rot90(h, 2), torch.rot90(h, 3, (1, 0)),
+                         torch.rot90(cube, -1, (0, 2)), torch.rot90(h, 4),
+                         torch.block_diag(h[0, 0], h[1, :3], h[2:4, :2], h[:1, 3:]),
+                         torch.cartesian_prod(h[0, :2], h[1, :3], h[2, 1:3])]))

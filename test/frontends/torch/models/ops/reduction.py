@@ -42,6 +42,9 @@ CASES = {
     # bucketize / searchsorted: ties with the boundaries, duplicate
     # boundaries, NaN, right / side, out_int32, a sorter, a 2-d sequence.
     "bucketize": _case(lambda h: _bucketize(h)),
+    # count_nonzero over all dims and over dims (zeros from relu, NaN
+    # counted, a boolean input) scaling the loss.
+    "count-nonzero": _case(lambda h: _count_nonzero(h)),
 }
 
 
@@ -130,3 +133,11 @@ def _bucketize(h):
     sorted_by = torch.searchsorted(shuffled, q.contiguous(), sorter=torch.tensor([1, 4, 3, 0, 2]))
     return ((left * h).sum() + (right * h.pow(2)).sum() + (placed * h).sum()
             + (sorted_by * h * torch.linspace(-1.0, 1.0, 8)).sum())
+
+
+def _count_nonzero(h):
+    r = F.relu(h - 0.2)
+    nan = torch.where(torch.arange(8) == 3, torch.tensor(float("nan")), r.detach())
+    return ((r * torch.count_nonzero(r, 1)[:, None]).sum() + h.sum() * torch.count_nonzero(r)
+            + (h * torch.count_nonzero(nan, (0,))).sum() + h.mean() * torch.count_nonzero(h > 0)
+            + (h[:, :2] * torch.count_nonzero(r.view(4, 2, 4), (0, 2))).sum())
