@@ -36,10 +36,26 @@ def signed_zero(ctx, r, y):
     return b.select(b.compare("eq", r, ctx.tensor(0.0, dt)), b.mul(y, ctx.tensor(0.0, dt)), r)
 
 
-def _floor(ctx, y):
+def floor_toward_minus_inf(ctx, y):
+    """y rounded down (a zero may lose its sign; inf and NaN stay)."""
     b, dt = ctx.b, y.dtype
     t = trunc_toward_zero(ctx, y)
     return b.sub(t, b.select(b.compare("gt", t, y), ctx.tensor(1.0, dt), ctx.tensor(0.0, dt)))
+
+
+def round_half_even(ctx, y):
+    """y rounded to the nearest integer, ties to even (std::nearbyint's
+    default; a zero may lose its sign)."""
+    b, dt = ctx.b, y.dtype
+    one, zero = ctx.tensor(1.0, dt), ctx.tensor(0.0, dt)
+    f = floor_toward_minus_inf(ctx, y)
+    d = b.sub(y, f)  # exact: f is within one of y
+    half = ctx.tensor(0.5, dt)
+    f_half = b.mul(f, half)
+    odd = b.compare("ne", f_half, floor_toward_minus_inf(ctx, f_half))
+    up = b.select(b.compare("gt", d, half), one,
+                  b.select(b.compare("eq", d, half), b.select(odd, one, zero), zero))
+    return b.add(f, up)
 
 
 def _rounding(kind):
@@ -52,20 +68,12 @@ def _rounding(kind):
         if kind == "trunc":
             r = trunc_toward_zero(ctx, y)
         elif kind == "floor":
-            r = _floor(ctx, y)
+            r = floor_toward_minus_inf(ctx, y)
         elif kind == "ceil":
             t = trunc_toward_zero(ctx, y)
             r = b.add(t, b.select(b.compare("lt", t, y), one, zero))
         else:  # round half to even
-            f = _floor(ctx, y)
-            d = b.sub(y, f)  # exact: f is within one of y
-            half = ctx.tensor(0.5, dt)
-            f_half = b.mul(f, half)
-            odd = b.compare("ne", f_half, _floor(ctx, f_half))
-            up = b.select(b.compare("gt", d, half), one,
-                          b.select(b.compare("eq", d, half),
-                                   b.select(odd, one, zero), zero))
-            r = b.add(f, up)
+            r = round_half_even(ctx, y)
         return b.stop_gradient(signed_zero(ctx, r, y))
     lower.__name__ = kind
     return lower
