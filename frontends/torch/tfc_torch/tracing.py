@@ -27,8 +27,8 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from . import no_grad_writes
-from .errors import DataDependentError, ModelError
+from . import no_grad_writes, traceable
+from .errors import DataDependentError, FrontendError, ModelError
 from .source import TRACE_ENTRY, Frame, exception_frame, return_frame
 
 try:  # torch >= 2.0
@@ -261,11 +261,18 @@ def _traceable_functions():
     nn.GaussianNLLLoss's included, see them)."""
     for name, (replacement, _) in _REPLACED.items():
         setattr(torch.nn.functional, name, replacement)
+    # traceable.py's: torch.quantile / nanquantile (and the Tensor methods),
+    # F.embedding_bag, F.embedding (which refuses max_norm).
+    originals = [(owner, name, getattr(owner, name)) for owner, name, _ in traceable.REPLACEMENTS]
+    for owner, name, replacement in traceable.REPLACEMENTS:
+        setattr(owner, name, replacement)
     try:
         yield
     finally:
         for name, (_, original) in _REPLACED.items():
             setattr(torch.nn.functional, name, original)
+        for owner, name, original in originals:
+            setattr(owner, name, original)
 
 
 class _NoFastPaths(torch.overrides.TorchFunctionMode):
@@ -365,6 +372,10 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             gm = make_fx(_functionalize(_tfc_traced_loss), **options)(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
         text = f"{type(e).__name__}: {e}"
+        if isinstance(e, FrontendError) and e.frame is None:  # from a replacement
+            e.frame = exception_frame(e)
+            e.args = (e._render(),)
+            raise
         if any(m in text for m in _DATA_DEPENDENT_MARKERS):
             raise DataDependentError(
                 "the model's Python control flow depends on a tensor's value "

@@ -103,16 +103,33 @@ def expand_bernoulli(b, op):
     return [b.convert(b.compare("ne", kept, b.splat(0.0, "f32")), t.dtype)]
 
 
+def _by_frequency(ctx, table, ids, out):
+    """The lookup `out` whose gradient reaches each row of the table divided
+    by how often the row's index occurs in `ids` (scale_grad_by_freq, as
+    torch's): straight_through of the lookup times 1 / that count (a
+    constant), a scatter-add of ones looked up again."""
+    b = ctx.b
+    n = ids.type.numel
+    flat = b.reshape(ids, (n,))
+    ones = b.broadcast_to(ctx.tensor(1.0, "f32"), (n, 1))
+    counts = b.embedding(b.embedding_grad(ones, flat, table.shape[0]), ids)   # ids.shape + (1,)
+    scale = b.convert(b.div(ctx.tensor(1.0, "f32"), counts), out.dtype)
+    return b.straight_through(out, b.mul(out, b.stop_gradient(scale)))
+
+
 @lowers("aten.embedding.default")
 def embedding(ctx, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
-    if scale_grad_by_freq:
-        ctx.unsupported("scale_grad_by_freq changes the gradient; tfc.embedding's is plain")
+    """Rows of the weight at the indices (tfc.embedding; its gradient sums
+    repeated rows, or with scale_grad_by_freq averages them over the
+    index's count in the batch)."""
     b = ctx.b
     table = ctx.tensor(weight)
     ids = ctx.tensor(indices)
     if ids.dtype not in ("i32", "i64"):
         ids = b.convert(ids, "i64")
     out = b.embedding(table, ids)
+    if scale_grad_by_freq:
+        out = _by_frequency(ctx, table, ids, out)
     if padding_idx is not None and padding_idx >= 0:
         # torch never updates the padding row (its gradient is zero). With
         # that row zero, as nn.Embedding initializes it, masking the

@@ -66,12 +66,26 @@ class ComplexRotary(Base):
         return torch.view_as_real(z * freqs).sum()
 
 
-class MedianInLoss(Base):
-    """aten.median has no tfc lowering."""
+class LongMedian(Base):
+    """median along a dim longer than tfc ranks (it compares every pair)."""
 
     def forward(self, x):
-        h = self.fc(x)
+        h = self.fc(x).repeat(1, 1100)
         return h.median(dim=-1).values.mean()  # error here
+
+
+class EmbeddingMaxNorm(nn.Module):
+    """nn.Embedding(max_norm=...) renormalizes its weight in place while
+    looking rows up."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 8, max_norm=1.0)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        ids = (x[:, :3].abs() * 3).long()
+        return self.fc(self.emb(ids)).mean()  # error here
 
 
 class StraightThrough(torch.autograd.Function):

@@ -14,6 +14,16 @@ CASES = {
     "batch-norm-train": lambda: _batch_norm(train=True),
     "batch-norm-eval": lambda: _batch_norm(train=False),
     "embedding-padding": lambda: _embedding_padding(),
+    # nn.Embedding(scale_grad_by_freq=True): each row's gradient divided by
+    # its index's count in the batch (repeats within and across sequences,
+    # a padding index beside it).
+    "embedding-frequency": lambda: _embedding_frequency(),
+    # nn.EmbeddingBag / F.embedding_bag (replaced while tracing): sum, mean
+    # and max of 2-d bags with a padding index, 1-d input with offsets from
+    # the batch (an empty bag, include_last_offset both ways),
+    # per_sample_weights computed by the model, max over two equal rows
+    # (torch's first keeps the gradient).
+    "embedding-bags": lambda: _embedding_bags(),
     "softmax-dims": _case(lambda h: (F.softmax(h.view(2, 2, 8), dim=1) * h.view(2, 2, 8)).sum()
                           + (F.log_softmax(h, dim=0) * h).sum()),
     "group-norm": lambda: _group_norm(),
@@ -112,6 +122,55 @@ class _Embedding(nn.Module):
 def _embedding_padding():
     torch.manual_seed(0)
     return _Embedding(), (torch.tensor([[0, 3, 9], [2, 0, 0]]),)
+
+
+class _FrequencyEmbedding(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4, scale_grad_by_freq=True)
+        self.padded = nn.Embedding(10, 4, padding_idx=1, scale_grad_by_freq=True)
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, ids):
+        h = self.emb(ids) + self.padded(ids.flip(1)) * 0.5
+        return (self.fc(h).sin() * torch.linspace(0.5, 1.5, 3)).sum()
+
+
+def _embedding_frequency():
+    torch.manual_seed(0)
+    return _FrequencyEmbedding(), (torch.tensor([[4, 3, 9, 4], [3, 1, 4, 7], [9, 9, 1, 0]]),)
+
+
+class _Bags(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.sum = nn.EmbeddingBag(9, 4, mode="sum", padding_idx=2)
+        self.mean = nn.EmbeddingBag(9, 4, mode="mean", padding_idx=-1)
+        self.max = nn.EmbeddingBag(9, 4, mode="max")
+        self.weighted = nn.EmbeddingBag(9, 4, mode="sum")
+        self.gate = nn.Linear(4, 1)
+        with torch.no_grad():
+            self.max.weight[5] = self.max.weight[3]
+
+    def forward(self, ids, flat, offsets, ends):
+        ramp = torch.linspace(0.5, 1.5, 4)
+        out = ((self.sum(ids) * ramp).sin().sum() + self.mean(ids).pow(2).sum()
+               + (self.max(ids) * ramp).sum())
+        out = out + (self.mean(flat, offsets) * ramp).exp().sum()
+        out = out + F.embedding_bag(flat, self.max.weight, ends, mode="max",
+                                    include_last_offset=True).pow(2).sum()
+        weights = torch.sigmoid(self.gate(self.sum.weight[flat])).squeeze(-1)
+        out = out + (self.weighted(flat, offsets, per_sample_weights=weights) * ramp).sum()
+        return out
+
+
+def _embedding_bags():
+    torch.manual_seed(0)
+    ids = torch.tensor([[1, 2, 0], [3, 5, 5], [2, 2, 2], [8, 4, 3]])
+    flat = torch.tensor([1, 2, 0, 3, 5, 4, 2, 8, 1, 1])
+    offsets = torch.tensor([0, 3, 3, 7])            # bag 1 empty
+    ends = torch.tensor([0, 2, 5, 10])              # include_last_offset
+    return _Bags(), (ids, flat, offsets, ends)
 
 
 class _Recurrent(nn.Module):

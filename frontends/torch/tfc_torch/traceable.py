@@ -1,0 +1,205 @@
+"""Traceable forms of torch functions that make_fx cannot trace, used in
+their place while tracing (tracing.py installs them).
+
+torch.quantile / nanquantile (functions and Tensor methods) check
+`0 <= q <= 1` with .item(), which no trace can read; F.embedding_bag calls
+aten._embedding_bag, whose autograd torch 1.13's make_fx trips over. The
+replacements compute the same values from ops the frontend lowers, and
+autograd through them gives torch's gradients. F.embedding is wrapped to
+refuse max_norm by name. An error a replacement raises without a source
+line gets the model's line from tracing.py."""
+import math
+
+import torch
+import torch.nn.functional as F
+
+from .errors import ModelError
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(x, q, dim, keepdim, interpolation, ignore_nan, name):
+    """torch 1.13's quantile computation: the row sorted (NaN last), the
+    rank q * (n - 1) of each quantile (a row with a NaN: the last, so the
+    result is NaN; nanquantile: n counts the numbers, an all-NaN row rank
+    0), rounded per `interpolation`, the sorted values at the ranks below
+    and above, interpolated with lerp."""
+    if not isinstance(x, torch.Tensor) or x.dtype not in (torch.float32, torch.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if interpolation not in _INTERPOLATIONS:
+        raise ValueError(f"{name}() interpolation must be one of {', '.join(_INTERPOLATIONS)}. "
+                         f"Got {interpolation}")
+    if x.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    checked = not isinstance(q, torch.Tensor)
+    if checked:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+        q = torch.tensor(q, dtype=x.dtype)
+    elif q.dim() > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    qs = q.to(x.dtype).reshape(-1)                            # [Q]
+    if dim is None:
+        rows, out_dims = x.reshape(-1), [1] * x.dim() if keepdim else []
+    else:
+        d = dim % max(x.dim(), 1)
+        rows = x.movedim(d, -1) if x.dim() else x.reshape(1)
+        out_dims = list(x.shape)
+        if out_dims:
+            if keepdim:
+                out_dims[d] = 1
+            else:
+                del out_dims[d]
+    ordered = rows.sort(dim=-1).values                        # [..., n]
+    n = ordered.shape[-1]
+    lead = ordered.shape[:-1]
+    nans = ordered.isnan()
+    if ignore_nan:
+        ranks = qs * (nans.logical_not().sum(-1, keepdim=True) - 1)
+        ranks = ranks.masked_fill(ranks < 0, 0)
+    else:
+        ranks = (qs * (n - 1)).expand(lead + (qs.numel(),))
+        ranks = ranks.masked_fill(nans.any(-1, keepdim=True), n - 1)
+    if interpolation == "lower":
+        ranks = ranks.floor()
+    elif interpolation == "higher":
+        ranks = ranks.ceil()
+    elif interpolation == "nearest":
+        ranks = ranks.round()
+    ranks = ranks.expand(lead + (qs.numel(),))
+    below = ranks.long()
+    values = ordered.gather(-1, below)                        # [..., Q]
+    if interpolation in ("linear", "midpoint"):
+        weights = torch.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        values = values.lerp(ordered.gather(-1, ranks.ceil().long()), weights)
+    if not checked:
+        # q computed in the model: NaN where torch raises.
+        valid = (qs >= 0) & (qs <= 1)
+        values = torch.where(valid, values, torch.full_like(values, math.nan))
+    values = values.reshape(out_dims + [qs.numel()])
+    return values.squeeze(-1) if q.dim() == 0 else values.movedim(-1, 0)
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    if out is not None:
+        raise RuntimeError("tfc_torch traces quantile without out=")
+    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    if out is not None:
+        raise RuntimeError("tfc_torch traces nanquantile without out=")
+    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+
+
+def _refuse_max_norm(what):
+    raise ModelError(
+        f"{what} with max_norm renormalizes the looked-up rows of the weight in place "
+        "(under no_grad, before the lookup), which a trace cannot record",
+        hint="drop max_norm, or renormalize the weight outside the model between steps: "
+             "torch.embedding_renorm_(emb.weight, ids, max_norm, 2.0) under torch.no_grad()")
+
+
+_EMBEDDING = F.embedding
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """F.embedding, refusing max_norm with an error that names it (torch's
+    in-place renormalization of the weight fails inside make_fx with a
+    message about leaf Variables)."""
+    if max_norm is not None:
+        _refuse_max_norm("nn.Embedding / F.embedding")
+    return _EMBEDDING(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq,
+                      sparse)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
+                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    """F.embedding_bag from embedding lookups: a bag's rows weighted by
+    whether they belong to it (not padding_idx, times per_sample_weights)
+    and summed, or averaged over its count, or their first largest element
+    per column (torch's max keeps the first; its gradient goes there
+    alone). An empty bag gives zeros. 2-d input: one bag per row. 1-d input
+    with offsets: bag b holds positions offsets[b] <= j < the next offset
+    (the input's end for the last, unless include_last_offset), a [bags,
+    n] membership matrix compared from `offsets` in the graph, so offsets
+    computed by the model need no data-dependent shape."""
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) "
+                         f"is not None, then it must have the same shape as the input "
+                         f"({input.shape})")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max, got {mode}")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
+                                  f"per_sample_weights is only supported for mode='sum' "
+                                  f"(got mode='{mode}'). Please open a feature request on GitHub.")
+    if scale_grad_by_freq:
+        raise ModelError("F.embedding_bag / nn.EmbeddingBag with scale_grad_by_freq=True is not "
+                         "imported (tfc does not reproduce torch's gradient for it)",
+                         hint="drop scale_grad_by_freq, or look the rows up with "
+                              "nn.Embedding(scale_grad_by_freq=True) and reduce the bags "
+                              "yourself")
+    if padding_idx is not None:
+        if not -weight.size(0) <= padding_idx < weight.size(0):
+            raise AssertionError("padding_idx must be within the number of embeddings")
+        padding_idx %= weight.size(0)
+    if max_norm is not None:
+        _refuse_max_norm("F.embedding_bag / nn.EmbeddingBag")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences.")
+        rows = _EMBEDDING(input, weight)   # [B, L, D]
+        member = torch.ones(input.shape, dtype=torch.bool, device=input.device)
+        if padding_idx is not None:
+            member = member & (input != padding_idx)
+    elif input.dim() == 1:
+        if offsets is None or offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor when input is 1D")
+        bags = offsets.numel() - (1 if include_last_offset else 0)
+        starts = offsets[:bags]
+        if include_last_offset:
+            ends = offsets[1:bags + 1]
+        else:
+            ends = torch.cat([offsets[1:bags], torch.full((1,), input.numel(),
+                                                          dtype=offsets.dtype,
+                                                          device=offsets.device)])
+        positions = torch.arange(input.numel(), device=input.device)
+        member = (positions >= starts.unsqueeze(1)) & (positions < ends.unsqueeze(1))  # [B, n]
+        if padding_idx is not None:
+            member = member & (input != padding_idx)
+        rows = _EMBEDDING(input, weight)   # [n, D]
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    counts = member.sum(-1, keepdim=True)                                          # [B, 1]
+    if mode == "max":
+        if input.dim() == 1:
+            rows = rows.unsqueeze(0)
+        masked = torch.where(member.unsqueeze(-1), rows, torch.full_like(rows, -math.inf))
+        picked = masked.gather(-2, masked.argmax(-2, keepdim=True)).squeeze(-2)   # [B, D]
+        return torch.where(counts > 0, picked, torch.zeros_like(picked))
+    weights = member.to(weight.dtype)
+    if per_sample_weights is not None:
+        weights = weights * per_sample_weights.to(weight.dtype)
+    if input.dim() == 1:
+        total = weights @ rows
+    else:
+        total = (weights.unsqueeze(-1) * rows).sum(-2)
+    if mode == "mean":
+        total = total / counts.clamp(min=1).to(weight.dtype)
+    return total
+
+
+# (owner, attribute name, replacement) while tracing.
+REPLACEMENTS = [
+    (torch, "quantile", quantile),
+    (torch, "nanquantile", nanquantile),
+    (torch.Tensor, "quantile", lambda self, *a, **k: quantile(self, *a, **k)),
+    (torch.Tensor, "nanquantile", lambda self, *a, **k: nanquantile(self, *a, **k)),
+    (F, "embedding_bag", embedding_bag),
+    (F, "embedding", embedding),
+]
