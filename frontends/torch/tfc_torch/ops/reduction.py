@@ -359,9 +359,16 @@ def prod(ctx, x, dim=None, keepdim=False, dtype=None):
         v, d = b.reshape(v, (v.type.numel,)), 0
     else:
         d = norm_dims(dim, v.rank)[0]
-    n = v.shape[d]
-    if n == 0:
+    if v.shape[d] == 0:
         return b.broadcast_to(ctx.tensor(1, t.dtype), t.shape)
+    return b.reshape(product_along(ctx, v, d), t.shape)
+
+
+def product_along(ctx, v, d):
+    """The product of v along dim d (kept as size 1) by halving: padded
+    with ones to a power of two, the halves multiplied until one is left."""
+    b = ctx.b
+    n = v.shape[d]
     width = 1 << (n - 1).bit_length()
     if width != n:
         high = [0] * v.rank
@@ -370,7 +377,7 @@ def prod(ctx, x, dim=None, keepdim=False, dtype=None):
     while width > 1:
         width //= 2
         v = b.mul(b.slice_dim(v, d, 0, width), b.slice_dim(v, d, width, 2 * width))
-    return b.reshape(v, t.shape)
+    return v
 
 
 def _shifted(ctx, v, d, shift, fill):

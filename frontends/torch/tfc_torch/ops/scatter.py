@@ -1,9 +1,10 @@
-"""Scatters by index: scatter_add, scatter (src / value), index_add and
-integer-indexed assignment (x[idx] = v, x[idx] += v). Each is one
-tfc.embedding_grad, the deterministic scatter-add kernel (its VJP is an
-embedding lookup, so the gradient of the scattered values is torch's
-gather): the written positions are flattened into rows of a table, the
-values summed into them in increasing position order.
+"""Scatters by index: scatter_add, scatter (src / value), index_add,
+integer-indexed assignment (x[idx] = v, x[idx] += v) and scatter_reduce.
+Each sum is one tfc.embedding_grad, the deterministic scatter-add kernel
+(its VJP is an embedding lookup, so the gradient of the scattered values
+is torch's gather): the written positions are flattened into rows of a
+table, the values summed into them in increasing position order.
+scatter_reduce's prod, amax and amin reduce a one-hot layout instead.
 
 Where several positions write one element, torch's scatter and assignment
 leave which write wins undefined; tfc sums them (known indices with such
@@ -13,6 +14,7 @@ import math
 
 from ..registry import lowers
 from .common import index_ids, norm_dim
+from .reduction import product_along
 
 
 def _float_values(ctx, what):
@@ -119,6 +121,100 @@ def scatter_src(ctx, x, dim, index, src):
 def scatter_value(ctx, x, dim, index, value):
     dt = _float_values(ctx, "scatter")
     return _scatter_into(ctx, ctx.tensor(x, dt), dim, index, float(value))
+
+
+def _reduced_into(ctx, v, dim, ids, src, reduce, include_self):
+    """scatter_reduce's prod, amax or amin: with `dim` moved last, a
+    [.., n, m] one-hot of which target (n, v's size along dim) each of
+    the m scattered elements lands on, the src elements there (1 or -inf
+    elsewhere) reduced over m, self joining when include_self; elements
+    nothing lands on keep self. Where the index is smaller than v outside
+    `dim`, only that corner is reduced into."""
+    b = ctx.b
+    last = v.rank - 1
+    src = b.slice(src, [0] * src.rank, list(ids.shape))
+
+    def to_last(t):
+        return b.swap(t, dim, last) if dim != last else t
+    moved, ids, src = to_last(v), to_last(ids), to_last(src)
+    lead, n, m = ids.shape[:-1], moved.shape[-1], ids.shape[-1]
+    corner = b.slice(moved, [0] * v.rank, list(lead) + [n])                  # [.., n]
+    lands = b.compare("eq", b.iota(lead + (n, m), -2), b.reshape(ids, lead + (1, m)))
+    hit = b.compare("gt", b.reduce("sum", b.convert(lands, "i32"), [-1]), ctx.tensor(0, "i32"))
+    values = b.reshape(src, lead + (1, m))
+    if reduce == "prod":
+        factors = b.select(lands, values, ctx.tensor(1.0, v.dtype))
+        out = b.reshape(product_along(ctx, factors, v.rank), lead + (n,))
+        if include_self:
+            out = b.mul(corner, out)
+    else:
+        sign = (lambda y: y) if reduce == "amax" else (lambda y: b.unary("neg", y))
+        candidates = b.select(lands, sign(values), ctx.tensor(float("-inf"), v.dtype))
+        if include_self:  # ties with self split the gradient with it, as torch's
+            candidates = b.concat([b.reshape(sign(corner), lead + (n, 1)), candidates], -1)
+        out = sign(b.reduce("max", candidates, [-1]))
+        if not include_self:
+            out = _self_shares_ties(ctx, out, corner, lands, values, hit)
+    out = b.select(hit, out, corner)
+    if lead != moved.shape[:-1]:
+        inside = None
+        for d, size in enumerate(lead):
+            if size != moved.shape[d]:
+                here = b.compare("lt", b.iota(moved.shape, d), ctx.tensor(size, "i64"))
+                inside = here if inside is None else b.select(inside, here,
+                                                              ctx.tensor(False, "i1"))
+        padded = b.pad(out, [0] * v.rank, [s - c for s, c in zip(moved.shape, out.shape)], 0)
+        out = b.select(inside, padded, moved)
+    return to_last(out)
+
+
+def _self_shares_ties(ctx, out, corner, lands, values, hit):
+    """amax / amin without self, whose gradient torch still splits with
+    self where self equals the result (and then drops self's share): the
+    src elements' even split scaled by ties / (ties + 1) there, as a
+    straight_through of `out` times that constant."""
+    b = ctx.b
+    dt = out.dtype
+    lead_n = out.shape
+    ties = b.compare("eq", values, b.reshape(out, lead_n + (1,)))
+    ties = b.reduce("sum", b.convert(b.select(lands, ties, ctx.tensor(False, "i1")), dt), [-1])
+    self_tie = b.convert(b.compare("eq", corner, out), dt)
+    scale = b.select(hit, b.div(ties, b.add(ties, self_tie)), ctx.tensor(1.0, dt))
+    return b.straight_through(out, b.mul(out, b.stop_gradient(scale)))
+
+
+@lowers("aten.scatter_reduce.two")
+def scatter_reduce(ctx, x, dim, index, src, reduce, include_self=True):
+    """self.scatter_reduce(dim, index, src, reduce, include_self): src's
+    elements combined into the elements of self that `index` names along
+    dim, with self's own value unless include_self is False; elements no
+    index names keep self. sum and mean add with the scatter-add kernel
+    (mean divides by the count, self included); prod, amax and amin
+    reduce a one-hot layout (_reduced_into). The gradients are torch's:
+    prod's the product of the others (zeros included), amax / amin's
+    split evenly among the elements equal to the result, self among
+    them where it is equal, even without include_self (whose share torch
+    then drops)."""
+    b = ctx.b
+    dt = _float_values(ctx, "scatter_reduce")
+    v, s = ctx.tensor(x, dt), ctx.tensor(src, dt)
+    ids = _index_value(ctx, index)
+    if v.rank == 0:
+        v, s, ids = (b.reshape(t, (1,)) for t in (v, s, ids))
+    dim = norm_dim(dim, v.rank)
+    if reduce in ("prod", "amax", "amin"):
+        return b.reshape(_reduced_into(ctx, v, dim, ids, s, reduce, include_self), ctx.out().shape)
+    if reduce not in ("sum", "mean"):
+        ctx.unsupported(f"scatter_reduce with reduce={reduce!r}")
+    ones = b.broadcast_to(ctx.tensor(1.0, dt), ids.shape)
+    count = _scatter_sum(ctx, v.shape, dim, ids, ones)
+    hit = b.compare("gt", count, ctx.tensor(0.0, dt))
+    total = _scatter_sum(ctx, v.shape, dim, ids, s)
+    if include_self:
+        total, count = b.add(v, total), b.add(count, ctx.tensor(1.0, dt))
+    if reduce == "mean":
+        total = b.div(total, b.select(hit, count, ctx.tensor(1.0, dt)))
+    return b.reshape(b.select(hit, total, v), ctx.out().shape)
 
 
 def _moved_rows(ctx, v, dim):

@@ -1,6 +1,6 @@
-"""Cases for tfc_torch/ops/scatter.py's lowerings (one tfc.embedding_grad
-each): scatter_add, scatter, index_add and integer-indexed assignment, also as
-a mixture-of-experts layer's routing."""
+"""Cases for tfc_torch/ops/scatter.py's lowerings: scatter_add, scatter,
+index_add and integer-indexed assignment (one tfc.embedding_grad each), also
+as a mixture-of-experts layer's routing, and scatter_reduce."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -17,6 +17,12 @@ CASES = {
     # index and alpha, x[idx] = v and x[idx] += v; indices known and traced.
     "scatters": _case(lambda h, ids: _scatters(h, ids),
                       extra=(torch.tensor([[3, 0, 4, 4, 1, 0, 2, 2], [1, 1, 0, 3, 2, 4, 4, 0]]),)),
+    # scatter_reduce in every reduction, with and without self: repeated
+    # indices, elements no index names, an index smaller than self outside
+    # the dim, traced indices, ties (amax / amin split their gradient, with
+    # self when included), zeros in prod (one and two in a group).
+    "scatter-reduce": _case(lambda h, ids: _scatter_reduce(h, ids),
+                            extra=(torch.tensor([[3, 0, 4, 4, 1, 0, 2, 2], [1, 1, 0, 3, 2, 4, 4, 0]]),)),
 }
 
 
@@ -57,3 +63,33 @@ def _scatters(h, ids):
     assigned[ids[1, 4:6] - 5] = h[2:4] * 0.5      # traced -3 and -1: rows 2 and 4
     return (added.pow(2).sum() + (placed * placed.flip(1)).sum() + filled.pow(3).sum()
             + (summed * torch.arange(24.0).view(3, 8)).sum() + assigned.sin().sum())
+
+
+def _scatter_reduce(h, ids):
+    ramp = torch.arange(1.0, 7.0)
+    index = torch.tensor([[0, 0, 2, 5, 2, 0], [1, 1, 1, 1, 4, 4], [3, 0, 3, 0, 3, 3]])
+    out = 0
+    for i, reduce in enumerate(("sum", "prod", "mean", "amax", "amin")):
+        for include_self in (True, False):
+            base = h[:3, 2:8] * 0.5 + 0.25
+            y = base.scatter_reduce(1, index, h[1:4, :6], reduce, include_self=include_self)
+            out = out + (y * ramp).sin().sum() * (i + 1)
+            # The index [2, 8] into rows of 3: row 2 untouched.
+            z = torch.ones(3, 5).scatter_reduce(1, ids.remainder(5), h[:2], reduce,
+                                                include_self=include_self)
+            out = out + (z * torch.arange(15.0).view(3, 5)).cos().sum()
+            # Along dim 0.
+            w = h[:3, :4].scatter_reduce(0, torch.tensor([[2, 0, 0, 1], [2, 2, 0, 1]]), h[2:4, 4:],
+                                         reduce, include_self=include_self)
+            out = out + w.pow(2).sum()
+    # Ties: rounded values (straight through), equal to self or each other.
+    r = h + ((h * 2).round() / 2 - h).detach()
+    for reduce in ("amax", "amin"):
+        for include_self in (True, False):
+            y = r[0].scatter_reduce(0, torch.tensor([0, 0, 1, 1, 2, 2, 0, 1]), r[1],
+                                    reduce, include_self=include_self)
+            out = out + (y * torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])).sum()
+    # prod with zeros: one in a group, and two in another.
+    zeros = h[3] * torch.tensor([1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0])
+    p = torch.ones(4).scatter_reduce(0, torch.tensor([0, 0, 1, 2, 2, 3, 3, 1]), zeros, "prod")
+    return out + (p * torch.arange(1.0, 5.0)).sum()
