@@ -7,11 +7,15 @@ table, the values summed into them in increasing position order.
 scatter_reduce's prod, amax and amin reduce a one-hot layout instead.
 
 Where several positions write one element, torch's scatter and assignment
-leave which write wins undefined; tfc sums them (known indices with such
-duplicates are refused). Only float values are scattered (embedding_grad's
-rows are float)."""
+leave which write wins undefined. For scatter tfc sums them (known indices
+with such duplicates are refused); for assignment (index_put) the last
+write wins, as torch's CPU loop and deterministic mode. Only float values
+are scattered (embedding_grad's rows are float)."""
 import math
 
+import torch
+
+from ..constants import Known
 from ..registry import lowers
 from .common import index_ids, norm_dim
 from .reduction import product_along
@@ -35,7 +39,7 @@ def _index_value(ctx, index):
 
 
 def _refuse_duplicates(ctx, index, dim=None, size=None):
-    """Known indices that write one element twice (scatter, assignment):
+    """Known indices that write one element twice (scatter):
     torch leaves the result undefined, tfc would sum. Along `dim` per
     position of the other dims, or over all of them (dim None), negative
     ones counted from the back of `size` first."""
@@ -244,15 +248,44 @@ def index_add(ctx, x, dim, index, source, alpha=1):
     return b.add(v, b.transpose(added, back))
 
 
+# Assignments through more traced indices than this sum the writes to one
+# element instead of keeping the last (finding it compares every pair).
+MAX_LAST_WRITE_SIZE = 8192
+
+
+def _later_writes(ctx, index, flat, n, size):
+    """Which of the n writes at `flat` another write after it overwrites
+    (i1 [n]), or None when none can: compared in Python for a known index,
+    in the graph (every pair) for a traced one of at most
+    MAX_LAST_WRITE_SIZE elements."""
+    b = ctx.b
+    if ctx.is_static(index):
+        t = ctx.static(index, "the index").reshape(-1).to(torch.int64).remainder(size)
+        later = [bool((t[i + 1:] == t[i]).any()) for i in range(t.numel())]
+        if not any(later):
+            return None
+        return ctx.tensor(Known(torch.tensor(later)), "i1")
+    if n > MAX_LAST_WRITE_SIZE:
+        return None
+    same = b.compare("eq", b.reshape(flat, (n, 1)), b.reshape(flat, (1, n)))
+    after = b.compare("gt", b.iota((n, n), 1), b.iota((n, n), 0))
+    overwritten = b.select(after, same, ctx.tensor(False, "i1"))
+    return b.compare("gt", b.reduce("sum", b.convert(overwritten, "i32"), [1]),
+                     ctx.tensor(0, "i32"))
+
+
 def index_put_rows(ctx, v, index, values, accumulate):
     """x[index] = values (or += with accumulate) for one integer index
-    tensor over dim 0: values broadcast to index.shape + x.shape[1:]."""
+    tensor over dim 0: values broadcast to index.shape + x.shape[1:].
+    Where several writes name one row, accumulate sums them; without it
+    the last write wins (torch's CPU loop, and its deterministic mode),
+    and, as torch's index_put backward, every write's values get the
+    row's gradient (a straight_through of the last writes to their sum).
+    Through more than MAX_LAST_WRITE_SIZE traced indices duplicates sum."""
     b = ctx.b
     if v.dtype not in ("f16", "bf16", "f32", "f64"):
         ctx.unsupported(f"assignment at integer indices into {v.dtype} values has no tfc form",
                         "assign float values, or use torch.where with a mask")
-    if not accumulate:
-        _refuse_duplicates(ctx, index, size=v.shape[0])
     # x[-1] = v: negative indices count from the back, known or traced.
     ids = _index_value(ctx, index_ids(ctx, index, v.shape[0], wrap_traced=True))
     n = math.prod(ids.shape)
@@ -262,6 +295,11 @@ def index_put_rows(ctx, v, index, values, accumulate):
     added = _table(ctx, rows, flat, v.shape[0])
     if accumulate:
         return b.add(v, added)
+    later = _later_writes(ctx, index, flat, n, v.shape[0])
+    if later is not None:
+        kept = b.select(b.reshape(later, (n,) + (1,) * (v.rank - 1)),
+                        ctx.tensor(0.0, v.dtype), rows)
+        added = b.straight_through(_table(ctx, kept, flat, v.shape[0]), added)
     ones = b.broadcast_to(ctx.tensor(1.0, v.dtype), (n,))
     hit = b.compare("gt", _table(ctx, ones, flat, v.shape[0]), ctx.tensor(0.0, v.dtype))
     hit = b.reshape(hit, (v.shape[0],) + (1,) * (v.rank - 1))

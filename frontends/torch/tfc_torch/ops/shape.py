@@ -427,8 +427,7 @@ def index_put(ctx, x, indices, values, accumulate=False):
     tensors: values broadcast to x[i0, i1, ...]'s shape and laid out as
     rows (B first), scattered into x with its indexed dims flattened
     (scatter.index_put_rows: accumulate sums repeated indices; without
-    it, known indices naming one element twice are refused and traced
-    ones sum)."""
+    it the last write wins)."""
     b = ctx.b
     v = ctx.tensor(x)
     mask = _leading_mask(ctx, v, indices)

@@ -120,16 +120,6 @@ class CopyUnderNoGrad(Base):
         return h.pow(2).mean()
 
 
-class DuplicateAssignment(Base):
-    """x[idx] = v with a known index naming one row twice (-1 is row 3):
-    torch leaves which write wins undefined, tfc would sum them."""
-
-    def forward(self, x):
-        h = torch.zeros(4, 4)
-        h[torch.tensor([3, 0, -1])] = self.fc(x)[:3]  # error here
-        return h.pow(2).mean()
-
-
 class RandomRRelu(Base):
     """nn.RReLU in training mode draws its slopes from torch's generator."""
 

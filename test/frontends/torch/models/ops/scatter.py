@@ -17,6 +17,11 @@ CASES = {
     # index and alpha, x[idx] = v and x[idx] += v; indices known and traced.
     "scatters": _case(lambda h, ids: _scatters(h, ids),
                       extra=(torch.tensor([[3, 0, 4, 4, 1, 0, 2, 2], [1, 1, 0, 3, 2, 4, 4, 0]]),)),
+    # Assignment through indices naming one element twice: the last write
+    # wins (torch's CPU loop), every write's values get the element's
+    # gradient; known (-1 is row 3) and traced, one index and two.
+    "assignment-duplicates": _case(lambda h, ids: _assignment_duplicates(h, ids),
+                                   extra=(torch.tensor([2, 0, 2, -3, 1, 0]),)),
     # scatter_reduce in every reduction, with and without self: repeated
     # indices, elements no index names, an index smaller than self outside
     # the dim, traced indices, ties (amax / amin split their gradient, with
@@ -93,3 +98,16 @@ def _scatter_reduce(h, ids):
     zeros = h[3] * torch.tensor([1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0])
     p = torch.ones(4).scatter_reduce(0, torch.tensor([0, 0, 1, 2, 2, 3, 3, 1]), zeros, "prod")
     return out + (p * torch.arange(1.0, 5.0)).sum()
+
+
+def _assignment_duplicates(h, ids):
+    rows = torch.zeros(4, 8)
+    rows[torch.tensor([3, 0, -1])] = h[:3]
+    traced = torch.ones(3, 8)
+    traced[ids] = h[:, :1].repeat(2, 8)[:6] * torch.arange(1.0, 7.0).view(6, 1)
+    pairs = torch.zeros(4, 8)
+    pairs[torch.tensor([1, 2, 1, 1]), torch.tensor([5, 0, 5, -3])] = h[0, :4]
+    pairs[ids[:4], ids[2:].remainder(8)] = h[1, 4:] * 2.0
+    ramp = torch.arange(32.0).view(4, 8)
+    return ((rows * ramp).sin().sum() + (traced * ramp[:3]).cos().sum()
+            + (pairs * ramp).pow(2).sum())
