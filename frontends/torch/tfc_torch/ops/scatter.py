@@ -261,10 +261,12 @@ def _later_writes(ctx, index, flat, n, size):
     b = ctx.b
     if ctx.is_static(index):
         t = ctx.static(index, "the index").reshape(-1).to(torch.int64).remainder(size)
-        later = [bool((t[i + 1:] == t[i]).any()) for i in range(t.numel())]
-        if not any(later):
-            return None
-        return ctx.tensor(Known(torch.tensor(later)), "i1")
+        n = t.numel()
+        order = (t * n + torch.arange(n)).argsort()   # by element, then position
+        ordered = t[order]
+        later = torch.zeros(n, dtype=torch.bool)
+        later[order[:-1]] = ordered[1:] == ordered[:-1]
+        return ctx.tensor(Known(later), "i1") if bool(later.any()) else None
     if n > MAX_LAST_WRITE_SIZE:
         return None
     same = b.compare("eq", b.reshape(flat, (n, 1)), b.reshape(flat, (1, n)))
