@@ -27,23 +27,8 @@ void TfcDialect::registerElementwiseOps() {
 // Broadcasting binary ops
 //===----------------------------------------------------------------------===//
 
-/// All broadcasting binary ops infer the broadcast shape with lhs's dtype.
-#define TFC_INFER_BINARY(OP)                                                   \
-  LogicalResult OP::inferReturnTypes(                                          \
-      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
-      SmallVectorImpl<Type> &inferred) {                                       \
-    return inferBroadcastType(                                                 \
-        loc, {adaptor.getLhs().getType(), adaptor.getRhs().getType()},         \
-        getElementTypeOrSelf(adaptor.getLhs().getType()), inferred);           \
-  }
-TFC_INFER_BINARY(AddOp)
-TFC_INFER_BINARY(SubOp)
-TFC_INFER_BINARY(MulOp)
-TFC_INFER_BINARY(DivOp)
-TFC_INFER_BINARY(MaximumOp)
-TFC_INFER_BINARY(MinimumOp)
-TFC_INFER_BINARY(Atan2Op)
-#undef TFC_INFER_BINARY
+// Every Tfc_BinaryOp (add ... fmod) infers the broadcast shape with lhs's
+// dtype in its ODS (extraClassDefinition); compare infers i1.
 
 LogicalResult CompareOp::inferReturnTypes(MLIRContext *context,
                                           std::optional<Location> loc,

@@ -212,6 +212,16 @@ class Tfc_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>
   let results = (outs Tfc_NumericTensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
   let hasFolder = 1;
+  // The broadcast shape with lhs's element type, for every binary op here.
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return inferBroadcastType(
+          loc, {adaptor.getLhs().getType(), adaptor.getRhs().getType()},
+          ::mlir::getElementTypeOrSelf(adaptor.getLhs().getType()), inferred);
+    }
+  }];
 }
 
 def Tfc_AddOp : Tfc_BinaryOp<"add", "lhs + rhs",
@@ -293,6 +303,28 @@ def Tfc_Atan2Op : Tfc_BinaryOp<"atan2", "atan2(lhs, rhs)",
     Example:
     ```mlir
     %angle = tfc.atan2 %y, %x : tensor<8x32xf32>, tensor<8x32xf32>
+    ```
+  }];
+  let arguments = (ins Tfc_FloatTensor:$lhs, Tfc_FloatTensor:$rhs);
+  let results = (outs Tfc_FloatTensor:$result);
+}
+
+// Not Tfc_KeepsZeros: fmod(+-0, y) = +-0 for y != 0, but fmod(0, 0) = NaN.
+def Tfc_FmodOp : Tfc_BinaryOp<"fmod", "fmod(lhs, rhs)",
+    [Tfc_ElementLocal, Tfc_SlowPathMath]> {
+  let description = [{
+    The remainder of `lhs / rhs` truncated toward zero, exactly, as C's
+    `fmod` and `torch.fmod(input, other)`: `lhs - n * rhs` with
+    `n = trunc(lhs / rhs)` taken in exact arithmetic, so the result has
+    `lhs`'s sign (a zero result too) and is smaller than `|rhs|`; with
+    broadcasting, floats only. `fmod(x, +-0)` and `fmod(+-inf, y)` are NaN,
+    `fmod(x, +-inf) = x` for finite `x`. The gradient is torch's: `g` for
+    `lhs`, `-g * trunc(lhs / rhs)` for `rhs` (the quotient rounded, then
+    truncated, as torch's `div(rounding_mode="trunc")`). The frontend
+    writes torch's fmod, remainder and floor division of floats with it.
+    Example:
+    ```mlir
+    %r = tfc.fmod %x, %m : tensor<8x32xf32>, tensor<f32>
     ```
   }];
   let arguments = (ins Tfc_FloatTensor:$lhs, Tfc_FloatTensor:$rhs);

@@ -186,6 +186,22 @@ OpFoldResult Atan2Op::fold(FoldAdaptor adaptor) {
       });
 }
 
+OpFoldResult FmodOp::fold(FoldAdaptor adaptor) {
+  // std::fmod in double: exact, and so is the conversion back (the remainder
+  // of two values of a float type is a value of that type).
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](const FoldScalar &a, const FoldScalar &b) -> std::optional<FoldScalar> {
+        const APFloat &x = std::get<APFloat>(a);
+        auto toDouble = [](const APFloat &f) {
+          return convertFloat(f, APFloat::IEEEdouble()).convertToDouble();
+        };
+        return FoldScalar(convertFloat(
+            APFloat(std::fmod(toDouble(x), toDouble(std::get<APFloat>(b)))),
+            x.getSemantics()));
+      });
+}
+
 OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   CompareDirection direction = getDirection();
   bool isBool = getElementTypeOrSelf(getLhs().getType()).isInteger(1);

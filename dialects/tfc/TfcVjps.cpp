@@ -290,6 +290,23 @@ Cotangents vjp(Atan2Op op, VjpBuilder &v, Value g) {
   return reduced(v, op, v.mul(v.mul(g, x), r), v.mul(v.mul(g, v.neg(y)), r));
 }
 
+Cotangents vjp(FmodOp op, VjpBuilder &v, Value g) {
+  // torch's fmod backward: g for lhs, -g * trunc(lhs / rhs) for rhs, the
+  // quotient rounded first (div(rounding_mode="trunc")). trunc(q) is
+  // q - fmod(q, 1), exact; q itself where that is NaN (q infinite or NaN),
+  // and q * 0 where it is zero, for trunc's sign of zero (trunc(-0.5) = -0).
+  Value q = v.div(op.getLhs(), op.getRhs());
+  Type t = tensorTypeOf(g).getElementType();
+  Value zero = v.scalar(t, 0.0);
+  Value frac =
+      v.builder().create<FmodOp>(v.location(), q.getType(), q, v.scalar(t, 1.0));
+  Value whole = v.select(v.compare(CompareDirection::eq, frac, frac),
+                         v.sub(q, frac), q);
+  Value trunc = v.select(v.compare(CompareDirection::eq, whole, zero),
+                         v.mul(q, zero), whole);
+  return reduced(v, op, g, v.mul(v.neg(g), trunc));
+}
+
 /// maximum / minimum: the winner gets g, a tie splits it evenly (PyTorch).
 template <typename OpT>
 Cotangents minMaxVjp(OpT op, VjpBuilder &v, Value g, CompareDirection wins) {
@@ -550,7 +567,7 @@ template <typename... OpTs> void attach(MLIRContext *context) {
 
 void mlir::tfc::detail::attachCoreVjps(MLIRContext *context) {
   attach<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, CosOp, SinOp, TanhOp, ErfOp, SigmoidOp,
-         ReluOp, PowOp, ConvertOp, AddOp, SubOp, MulOp, DivOp, Atan2Op,
+         ReluOp, PowOp, ConvertOp, AddOp, SubOp, MulOp, DivOp, Atan2Op, FmodOp,
          MaximumOp, MinimumOp, SelectOp, ReshapeOp, TransposeOp, BroadcastToOp, SliceOp,
          ConcatOp, PadOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp, MatmulOp,
          DropoutOp, StraightThroughOp>(context);

@@ -138,7 +138,7 @@ CASES = [
     unary("pow", lambda a: a ** 3, attrs=", 3.0"),
     binary("add", torch.add), binary("sub", torch.sub), binary("mul", torch.mul),
     binary("div", torch.div, "positive"), binary("maximum", torch.maximum),
-    binary("minimum", torch.minimum), binary("atan2", torch.atan2),
+    binary("minimum", torch.minimum), binary("atan2", torch.atan2), binary("fmod", torch.fmod),
     simple("compare_select", [([4, 33], "float"), ([33], "float")], [([4, 33], "i1"), ([4, 33], None)],
            "  %m = tfc.compare lt, %a, %b : tensor<4x33x{d}>, tensor<33x{d}>\n"
            "  %s = tfc.select %m, %a, %b : tensor<4x33xi1>, tensor<4x33x{d}>, tensor<33x{d}>\n"

@@ -204,7 +204,7 @@ CASES = [
     unary("pow", lambda a: a ** 3, attrs=", 3.0"),
     binary("add", torch.add), binary("sub", torch.sub), binary("mul", torch.mul),
     binary("div", torch.div, "positive"), binary("maximum", torch.maximum),
-    binary("minimum", torch.minimum), binary("atan2", torch.atan2),
+    binary("minimum", torch.minimum), binary("atan2", torch.atan2), binary("fmod", torch.fmod),
     Case("select", [([4, 6], "bool"), ([4, 6], "float"), ([6], "float")], [("y", [4, 6])],
          f"  %y = tfc.select %a, %b, %c : tensor<4x6xi1>, {T([4, 6])}, {T([6])}",
          lambda a, b, c: torch.where(a, b, c)),

@@ -342,6 +342,13 @@ FailureOr<CExpr> ValueEmitter::emitOp(OpResult result,
           return fn("atan2", et) + "(" + y + ", " + x + ")";
         });
       })
+      .Case([&](FmodOp) {
+        // fmodf / fmod (16-bit types in f32: the remainder is exact, so the
+        // rounding back is too), as the host's std::fmod.
+        return binary([&](auto x, auto y) {
+          return fn("fmod", et) + "(" + x + ", " + y + ")";
+        });
+      })
       .Case([&](CompareOp c) {
         StringRef cmp;
         switch (c.getDirection()) {

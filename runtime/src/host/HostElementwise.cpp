@@ -403,6 +403,11 @@ bool binary(OpCode code, const T *a, const T *b, T *y, int64_t n) {
       for (int64_t i = 0; i < n; ++i)
         y[i] = std::atan2(a[i], b[i]);
     return true;
+  case OpCode::Fmod: // float only (the verifier checks); exact
+    if constexpr (!std::is_integral_v<T>)
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = std::fmod(a[i], b[i]);
+    return true;
   default:
     return true;
   }
@@ -537,6 +542,7 @@ Status pointwiseTyped(const HostOp &op, const std::vector<const void *> &in,
   case OpCode::Maximum:
   case OpCode::Minimum:
   case OpCode::Atan2:
+  case OpCode::Fmod:
     if (!binary(op.code, arg(0), arg(1), y, n))
       return Status::error(opContext(op) + "integer division by zero");
     return Status::ok();

@@ -95,7 +95,8 @@ bool Checker::checkBinary() {
     op.direction = static_cast<CompareDir>(idx);
     return expectResult(0, DType::I1, *s);
   }
-  if (c == OpCode::Atan2 ? !operandFloat(0) : !operandNumeric(0))
+  bool floatOnly = c == OpCode::Atan2 || c == OpCode::Fmod;
+  if (floatOnly ? !operandFloat(0) : !operandNumeric(0))
     return false;
   return expectResult(0, in(0).dtype, *s);
 }

@@ -97,6 +97,30 @@ func.func @erf_f16_f64(%x: tensor<8x40xf16>, %y: tensor<8x40xf64>) -> (tensor<8x
   return %r#0, %r#1 : tensor<8x40xf16>, tensor<8x40xf64>
 }
 
+// fmod (torch's fmod, remainder and floor division of floats): fmodf in
+// f32 for 16-bit operands, whose remainder is exact and so rounds back
+// exactly; the double fmod for f64.
+// CHECK-LABEL: // ===== kernel fmod_f16: kind pointwise
+// CHECK: const float [[B:v[0-9]+]] = __half2float(in1[i % 40]);
+// CHECK-NEXT: tfc_round_f16(fmodf(__half2float(va0.v[l]), [[B]]));
+func.func @fmod_f16(%x: tensor<24x40xf16>, %y: tensor<40xf16>) -> tensor<24x40xf16> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<24x40xf16>, %b = %y : tensor<40xf16>) -> tensor<24x40xf16> {
+    %0 = tfc.fmod %a, %b : tensor<24x40xf16>, tensor<40xf16>
+    tfc.yield %0 : tensor<24x40xf16>
+  } {kernel_name = "fmod_f16"}
+  return %r : tensor<24x40xf16>
+}
+
+// CHECK-LABEL: // ===== kernel fmod_f64: kind pointwise
+// CHECK: const double {{v[0-9]+}} = fmod({{v[0-9]+}}, {{v[0-9]+}});
+func.func @fmod_f64(%x: tensor<33x7xf64>, %y: tensor<33x7xf64>) -> tensor<33x7xf64> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<33x7xf64>, %b = %y : tensor<33x7xf64>) -> tensor<33x7xf64> {
+    %0 = tfc.fmod %a, %b : tensor<33x7xf64>, tensor<33x7xf64>
+    tfc.yield %0 : tensor<33x7xf64>
+  } {kernel_name = "fmod_f64"}
+  return %r : tensor<33x7xf64>
+}
+
 // Attention head split (slice + reshape + transpose) and a cast to bf16:
 // each output element computes its input index; the permuted input is read
 // with scalar loads, the bf16 output is stored 8 at a time.

@@ -168,6 +168,27 @@ func.func @fold_erf() -> tensor<3xf32> {
 
 // -----
 
+// fmod of constants folds exactly, with the dividend's sign: 5.5 % 2 = 1.5,
+// -5.5 % 2 = -1.5, -0 % 3 = -0, a multiple gives +0, a huge dividend is
+// exact (1e30f mod 7 = 1), x % inf = x, x % 0 and inf % y are NaN (of
+// either sign: the sign bit of libm's NaN is not checked); a broadcast
+// scalar divisor in f64 too.
+// CHECK-LABEL: func.func @fold_fmod
+// CHECK-NEXT: %[[C:.*]] = tfc.constant dense<[1.500000e+00, -1.500000e+00, -0.000000e+00, 0.000000e+00, 1.000000e+00, -2.500000e+00, {{0x[7F]FC00000}}, {{0x[7F]FC00000}}]> : tensor<8xf32>
+// CHECK-NEXT: %[[D:.*]] = tfc.constant dense<[-1.250000e+00, 7.500000e-01]> : tensor<2xf64>
+// CHECK-NEXT: return %[[C]], %[[D]]
+func.func @fold_fmod() -> (tensor<8xf32>, tensor<2xf64>) {
+  %x = tfc.constant dense<[5.5, -5.5, -0.0, 6.0, 1.0e30, -2.5, 1.0, 0x7F800000]> : tensor<8xf32>
+  %y = tfc.constant dense<[2.0, 2.0, 3.0, -3.0, 7.0, 0x7F800000, 0.0, 2.0]> : tensor<8xf32>
+  %0 = tfc.fmod %x, %y : tensor<8xf32>, tensor<8xf32>
+  %v = tfc.constant dense<[-7.25, 4.75]> : tensor<2xf64>
+  %m = tfc.constant dense<-2.0> : tensor<f64>
+  %1 = tfc.fmod %v, %m : tensor<2xf64>, tensor<f64>
+  return %0, %1 : tensor<8xf32>, tensor<2xf64>
+}
+
+// -----
+
 // neg is an involution and abs is idempotent.
 // CHECK-LABEL: func.func @neg_neg_abs_abs
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)

@@ -169,6 +169,24 @@ func.func @atan2_int(%x: tensor<4xi32>) {
 
 // -----
 
+// fmod is defined on floats only (integer remainders are the frontend's).
+func.func @fmod_int(%x: tensor<4xi64>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of floating-point}}
+  %0 = tfc.fmod %x, %x : tensor<4xi64>, tensor<4xi64>
+  return
+}
+
+// -----
+
+// fmod's operands share one element type.
+func.func @fmod_dtype_mismatch(%x: tensor<4xf32>, %y: tensor<4xf64>) {
+  // expected-error @+1 {{requires the same element type for all operands}}
+  %0 = tfc.fmod %x, %y : tensor<4xf32>, tensor<4xf64>
+  return
+}
+
+// -----
+
 // compare's operands share one element type.
 func.func @compare_dtype_mismatch(%x: tensor<4xf32>, %y: tensor<4xi32>) {
   // expected-error @+1 {{requires the same element type for all operands}}

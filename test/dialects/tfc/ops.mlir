@@ -80,7 +80,9 @@ func.func @binary(%x: tensor<16x64x128xf32>, %b: tensor<128xf32>, %c: tensor<16x
   %5 = tfc.minimum %4, %c : tensor<16x64x128xf32>, tensor<16x1x1xf32>
   // CHECK: tfc.atan2 %{{.*}}, %{{.*}} : tensor<16x64x128xf32>, tensor<128xf32>
   %6 = tfc.atan2 %5, %b : tensor<16x64x128xf32>, tensor<128xf32>
-  return %6 : tensor<16x64x128xf32>
+  // CHECK: tfc.fmod %{{.*}}, %{{.*}} : tensor<16x64x128xf32>, tensor<f32>
+  %7 = tfc.fmod %6, %s : tensor<16x64x128xf32>, tensor<f32>
+  return %7 : tensor<16x64x128xf32>
 }
 
 // -----

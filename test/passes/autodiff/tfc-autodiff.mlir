@@ -247,3 +247,32 @@ func.func @loss(%x: tensor<5xf32> {tfc.param = "x"}) -> tensor<f32> {
   %s = tfc.reduce_sum %e dims [0] : tensor<5xf32> -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// fmod(a, b) has torch's fmod backward: g for a, -g * trunc(a / b) for b
+// (the quotient rounded, then truncated: q - fmod(q, 1), q where that is
+// NaN, q * 0 where it is zero for trunc's sign), summed back over the dims
+// b was broadcast along.
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32> {tfc.param = "a"}, %[[B:.*]]: tensor<3xf32> {tfc.param = "b"})
+// CHECK: %[[G:.*]] = tfc.broadcast_to
+// CHECK: %[[Q:.*]] = tfc.div %[[A]], %[[B]] : tensor<2x3xf32>, tensor<3xf32>
+// CHECK-DAG: %[[ZERO:.*]] = tfc.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[ONE:.*]] = tfc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[F:.*]] = tfc.fmod %[[Q]], %[[ONE]] : tensor<2x3xf32>, tensor<f32>
+// CHECK-DAG: %[[FINITE:.*]] = tfc.compare eq, %[[F]], %[[F]]
+// CHECK-DAG: %[[QF:.*]] = tfc.sub %[[Q]], %[[F]]
+// CHECK: %[[W:.*]] = tfc.select %[[FINITE]], %[[QF]], %[[Q]]
+// CHECK-DAG: %[[Z:.*]] = tfc.compare eq, %[[W]], %[[ZERO]]
+// CHECK-DAG: %[[QZ:.*]] = tfc.mul %[[Q]], %[[ZERO]]
+// CHECK: %[[T:.*]] = tfc.select %[[Z]], %[[QZ]], %[[W]]
+// CHECK: %[[NG:.*]] = tfc.neg %[[G]]
+// CHECK: %[[DBF:.*]] = tfc.mul %[[NG]], %[[T]] : tensor<2x3xf32>, tensor<2x3xf32>
+// CHECK: %[[DB:.*]] = tfc.reduce_sum %[[DBF]] dims [0] : tensor<2x3xf32> -> tensor<3xf32>
+// CHECK: return %{{.*}}, %[[G]], %[[DB]]
+func.func @loss(%a: tensor<2x3xf32> {tfc.param = "a"}, %b: tensor<3xf32> {tfc.param = "b"}) -> tensor<f32> {
+  %r = tfc.fmod %a, %b : tensor<2x3xf32>, tensor<3xf32>
+  %s = tfc.reduce_sum %r dims [0, 1] : tensor<2x3xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}

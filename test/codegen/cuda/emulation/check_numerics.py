@@ -189,6 +189,33 @@ def cases(run):
     o, = run(pw, "atan2_f64", [y, x], [(torch.float64, (33, 7))])
     yield "atan2_f64", o, torch.atan2(y, x), False
 
+    # fmod is exact: bit-exact against torch in f16 (computed in f32) and
+    # f64, with the sign of zero results (the dividend's) checked as well
+    # (not NaN's: libm's NaN and torch's differ in sign bit).
+    # Divisors of both signs, zero and infinite; dividends that are exact
+    # multiples, signed zeros, infinities and far larger than the divisor.
+    x = (torch.randn(24, 40) * 50).half()
+    y = (torch.randn(40) * 4).half()
+    y[:4] = torch.tensor([0.0, -0.0, float("inf"), -float("inf")])
+    x[:6, :] = torch.tensor([0.0, -0.0, float("inf"), -float("inf"), 6e4, -6e4]).half().view(6, 1)
+    x[6, :] = y * 3
+    x[7, :] = y * -5
+    o, = run(pw, "fmod_f16", [x, y], [(torch.float16, (24, 40))])
+    ref = torch.fmod(x.float(), y.float()).half()
+    yield "fmod_f16", o, ref, True
+    signs = ~ref.isnan()
+    yield "fmod_f16 signs", torch.signbit(o[signs]), torch.signbit(ref[signs]), True
+    x = torch.randn(33, 7, dtype=torch.float64) * 1e3
+    y = torch.randn(33, 7, dtype=torch.float64)
+    x[:, 0] = y[:, 0] * torch.arange(-16, 17, dtype=torch.float64)
+    x[:4, 1] = torch.tensor([1e300, -1e300, 5e-324, -0.0], dtype=torch.float64)
+    y[:4, 2] = torch.tensor([0.0, float("inf"), -float("inf"), -1e-300], dtype=torch.float64)
+    o, = run(pw, "fmod_f64", [x, y], [(torch.float64, (33, 7))])
+    ref = torch.fmod(x, y)
+    yield "fmod_f64", o, ref, True
+    signs = ~ref.isnan()
+    yield "fmod_f64 signs", torch.signbit(o[signs]), torch.signbit(ref[signs]), True
+
     x = torch.randn(8, 40) * 2
     x[0, :4] = torch.tensor([0.0, -0.0, float("inf"), -float("inf")])
     xh, xd = x.half(), x.double() * 2
