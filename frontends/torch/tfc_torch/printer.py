@@ -11,7 +11,7 @@ from .ir import Function, Op, Value
 
 _UNARY = ("abs", "exp", "log", "neg", "relu", "rsqrt", "sigmoid", "silu", "sin",
           "cos", "sqrt", "tanh", "erf", "stop_gradient")
-_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "atan2")
+_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "atan2", "fmod")
 _REDUCE = ("reduce_sum", "reduce_mean", "reduce_max")
 
 

@@ -67,8 +67,9 @@ def div(ctx, a, b):
 def div_mode(ctx, a, b, rounding_mode=None):
     """Integers divide truncating (tfc.div), or flooring: one less where a
     remainder is left and the signs differ (Python's //); floats truncate
-    a / b (torch's trunc division; zero gradient). torch's float floor
-    division corrects a / b with fmod, which tfc has no exact form of."""
+    a / b (torch's trunc division), or floor with ATen's formula
+    (_floor_quotient, from the exact tfc.fmod). Both float roundings have a
+    zero gradient, as torch's."""
     dt, bld = ctx.out().dtype, ctx.b
     integer = dt in ("i32", "i64")
     if rounding_mode is None or (rounding_mode == "trunc" and integer):
@@ -86,10 +87,12 @@ def div_mode(ctx, a, b, rounding_mode=None):
         x, y = _operands(ctx, a, b)
         q = bld.div(x, y)
         return bld.stop_gradient(signed_zero(ctx, trunc_toward_zero(ctx, q), q))
-    ctx.unsupported(f"rounding_mode={rounding_mode!r} on {dt} has no exact tfc form (torch "
-                    "corrects a / b with fmod)",
-                    "divide integers, or use true division and torch.floor where the "
-                    "rounding of a / b does not matter")
+    if rounding_mode == "floor" and dtypes.is_float(dt):
+        x, y = _operands(ctx, a, b)
+        m = bld.binary("fmod", x, y)
+        return bld.stop_gradient(_floor_quotient(ctx, x, y, m, _remainder_fix(ctx, m, y)))
+    ctx.unsupported(f"rounding_mode={rounding_mode!r} on {dt} values is not supported",
+                    "divide integer or float tensors")
 
 
 @lowers("aten.floor_divide.default", "aten.floor_divide.Scalar")
@@ -124,33 +127,75 @@ def fmax(ctx, a, b):
     return bld.broadcast_to(bld.select(keep, x, y), ctx.out().shape)
 
 
-def _integer_fmod(ctx, a, b, what):
-    """(a - trunc(a / b) * b, b) for integers: exact, as torch's fmod."""
+def _remainder_fix(ctx, m, y):
+    """Where the remainder m = fmod(x, y) is nonzero and its sign is not
+    y's: there Python's % adds y and // takes one less."""
+    bld, zero = ctx.b, ctx.tensor(0, m.dtype)
+    return bld.select(bld.compare("ne", m, zero),
+                      bld.compare("ne", bld.compare("lt", m, zero), bld.compare("lt", y, zero)),
+                      ctx.tensor(False, "i1"))
+
+
+def _floor_quotient(ctx, x, y, m, fix):
+    """torch's floor division of floats (ATen's div_floor_floating), given
+    m = fmod(x, y) and its _remainder_fix: d = (x - m) / y, less one where
+    fixed; its floor, plus one where d exceeds it by more than 1/2 (d's
+    rounding); zero with the sign of x / y where d is zero; x / y where y
+    is zero. Computed in f32 for 16-bit types (torch's Half and BFloat16
+    kernels compute in float) and rounded once to x's type."""
+    bld, out = ctx.b, x.dtype
+    dt = dtypes.accumulation_type(out)
+    x, y, m = (bld.convert(v, dt) for v in (x, y, m))
+    one, zero = ctx.tensor(1.0, dt), ctx.tensor(0.0, dt)
+    d = bld.div(bld.sub(x, m), y)
+    d = bld.select(fix, bld.sub(d, one), d)
+    t = trunc_toward_zero(ctx, d)
+    f = bld.sub(t, bld.select(bld.compare("gt", t, d), one, zero))  # floor(d)
+    f = bld.select(bld.compare("gt", bld.sub(d, f), ctx.tensor(0.5, dt)), bld.add(f, one), f)
+    q = bld.div(x, y)
+    f = bld.select(bld.compare("eq", d, zero), bld.mul(q, zero), f)
+    return bld.convert(bld.select(bld.compare("eq", y, zero), q, f), out)
+
+
+def _integer_operands(ctx, a, b, what):
     dt = ctx.out().dtype
     if dt not in ("i32", "i64"):
-        ctx.unsupported(f"{what} of {dt} values has no exact tfc form (tfc has no fmod op; "
-                        "a - trunc(a / b) * b rounds)",
-                        "compute the remainder of integers, or write the periodic function "
-                        "with sin/cos")
-    x, y = _operands(ctx, a, b)
-    return ctx.b.sub(x, ctx.b.mul(ctx.b.div(x, y), y)), y
+        ctx.unsupported(f"{what} of {dt} values is not supported",
+                        "compute the remainder of integer or float tensors")
+    return _operands(ctx, a, b)
 
 
 @lowers("aten.fmod.Tensor", "aten.fmod.Scalar")
 def fmod(ctx, a, b):
-    return _integer_fmod(ctx, a, b, "fmod")[0]
+    """C's fmod: tfc.fmod for floats (exact; 16-bit types in f32, also
+    exact), whose gradient is torch's (g for a, -g * trunc(a / b) for b, in
+    the traced type); a - trunc(a / b) * b for integers."""
+    dt, bld = ctx.out().dtype, ctx.b
+    if dtypes.is_float(dt):
+        return bld.binary("fmod", *_operands(ctx, a, b))
+    x, y = _integer_operands(ctx, a, b, "fmod")
+    return bld.sub(x, bld.mul(bld.div(x, y), y))
 
 
-@lowers("aten.remainder.Tensor", "aten.remainder.Scalar")
+@lowers("aten.remainder.Tensor", "aten.remainder.Scalar", "aten.remainder.Scalar_Tensor")
 def remainder(ctx, a, b):
-    """Python's %: fmod, plus b where it is nonzero and its sign is not b's."""
-    bld = ctx.b
-    r, y = _integer_fmod(ctx, a, b, "remainder")
-    zero = ctx.tensor(0, r.dtype)
-    fix = bld.select(bld.compare("ne", r, zero),
-                     bld.compare("ne", bld.compare("lt", r, zero), bld.compare("lt", y, zero)),
-                     ctx.tensor(False, "i1"))
-    return bld.select(fix, bld.add(r, y), r)
+    """Python's %: m = fmod(a, b), plus b where m is nonzero and its sign
+    is not b's (ATen's formula; for floats from tfc.fmod, m + b rounded
+    once as torch's). The float gradient is torch's, g for a and
+    -g * (a // b) for b with ATen's floor division, through a
+    straight-through source (the select's own gradient would truncate a
+    rounded a / b instead)."""
+    dt, bld = ctx.out().dtype, ctx.b
+    if dtypes.is_float(dt):
+        x, y = _operands(ctx, a, b)
+        m = bld.binary("fmod", x, y)
+        fix = _remainder_fix(ctx, m, y)
+        r = bld.select(fix, bld.add(m, y), m)
+        q = bld.stop_gradient(_floor_quotient(ctx, x, y, m, fix))
+        return bld.straight_through(r, bld.sub(x, bld.mul(y, q)))
+    x, y = _integer_operands(ctx, a, b, "remainder")
+    m = bld.sub(x, bld.mul(bld.div(x, y), y))
+    return bld.select(_remainder_fix(ctx, m, y), bld.add(m, y), m)
 
 
 def _logaddexp(ctx, a, b, exp_neg, scale):

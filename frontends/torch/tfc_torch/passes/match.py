@@ -8,7 +8,7 @@ ELEMENTWISE_UNARY = {"tfc.abs", "tfc.exp", "tfc.log", "tfc.neg", "tfc.relu", "tf
                      "tfc.sigmoid", "tfc.silu", "tfc.sin", "tfc.cos", "tfc.sqrt", "tfc.tanh",
                      "tfc.erf", "tfc.gelu", "tfc.pow", "tfc.convert"}
 ELEMENTWISE_BINARY = {"tfc.add", "tfc.sub", "tfc.mul", "tfc.div", "tfc.maximum", "tfc.minimum",
-                      "tfc.atan2"}
+                      "tfc.atan2", "tfc.fmod"}
 
 
 def defining(v: Value, *names: str) -> Optional[Op]:

@@ -1,7 +1,7 @@
 """Cases for tfc_torch/ops/elementwise.py's lowerings: arithmetic, comparisons
 and selections, clamps (ties on their bounds), powers, math composed from
-tfc's pointwise ops (log2, sinh, hypot, xlogy, lerp, ...), integer division
-and remainders, the inverse trigonometric functions (tfc.atan2), erf / erfc
+tfc's pointwise ops (log2, sinh, hypot, xlogy, lerp, ...), division and
+remainders (of floats through tfc.fmod), the inverse trigonometric functions (tfc.atan2), erf / erfc
 (tfc.erf) and the hyperbolic inverses and log1p."""
 import math
 
@@ -45,9 +45,8 @@ CASES = {
                                       + torch.nan_to_num(h.log())).mean()
                            + F.kl_div(F.log_softmax(h, 1), F.softmax(h.detach() * 2, 1),
                                       reduction="batchmean")),
-    # Integer fmod / remainder / floor division (exact; float fmod and
-    # floor division are refused), float trunc division, traced negative
-    # indices, bool
+    # Integer fmod / remainder / floor division (exact), float trunc
+    # division, traced negative indices, bool
     # arithmetic (isfinite decomposes into a bool mul), logaddexp(2),
     # copysign, prelu and soft_margin_loss.
     "more-elementwise": lambda: _more_elementwise(),
@@ -67,6 +66,14 @@ CASES = {
     # recognized), at +-0, +-inf and large |x|; erfc = 1 - erf in f64, up to
     # x = 4.4 (erfc 1e-9) and down to -6.
     "erf": lambda: _erf(),
+    # Float fmod, remainder (%), floor_divide (//) and div's floor and
+    # trunc rounding (tfc.fmod, ATen's formulas): operands of both signs,
+    # exact multiples (zero remainders, integral quotients), signed zeros
+    # (made visible by atan2(r, -1) = +-pi), quotients rounding up to an
+    # integer (1.0 // 0.1 = 9), tensor and scalar divisors,
+    # a zero or infinite divisor, bf16 (computed in f32); the gradients
+    # of a and b (fmod's b: -g trunc(a / b), remainder's: -g (a // b)).
+    "float-remainders": lambda: _float_remainders(),
     # fmax / fmin: ties (the gradient to the first operand), NaN in either
     # operand (the other one and its gradient), broadcasting, a scalar.
     "fmax-fmin": _case(lambda h: _fmax_fmin(h)),
@@ -109,6 +116,45 @@ class _MoreElementwise(nn.Module):
                 + torch.copysign(h, wave - 0.1).pow(3).sum() + (h * ok).sum()
                 + (h * ((h > 0) + (h < -0.2))).sum() + act.pow(2).sum()
                 + F.soft_margin_loss(h, torch.sign(torch.arange(32.0).view(4, 8) - 15.5)))
+
+
+class _FloatRemainders(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        # Dyadic divisors of both signs, so that their multiples are exact.
+        self.b = nn.Parameter(torch.tensor([0.75, -0.5, 1.5, -2.0, 0.25, -0.375, 3.0, -1.25]))
+
+    def forward(self, x):
+        h = self.fc(x) * 4
+        k = torch.tensor([3.0, -2.0, 5.0, -7.0, 0.0, 1.0, -1.0, 4.0])
+        a = torch.cat([h, (self.b * k).view(1, 8), (-self.b * k).view(1, 8)])  # +-0 at k = 0
+        b = self.b
+        w = torch.linspace(0.5, 1.5, 8)
+        parts = [torch.fmod(a, b), a % b, torch.fmod(a, -1.5), a % 0.75, 2.5 % b.detach(),
+                 torch.div(a, b, rounding_mode="floor"), torch.div(a, -0.75, rounding_mode="trunc"),
+                 a.detach() // b.detach(), a.detach() // -0.5]
+        # a / 0.1 rounds to an integer the exact quotient is below: floor
+        # division takes one less than floor(a / b), % keeps about 0.1.
+        tenths = torch.tensor([1.0, -1.0, 0.3, -0.7, 5.0, 1e-3, 2.9, 7.0]) + h[:1] * 0
+        parts += [torch.div(tenths, 0.1, rounding_mode="floor"), tenths % 0.1,
+                  tenths % -0.1, tenths.detach() // -0.1]
+        zero = torch.atan2(torch.cat([parts[0], parts[1], parts[5]]), torch.tensor(-1.0))
+        # Zero and infinite divisors and dividends, a tiny divisor (but not
+        # for //, whose huge quotients would swamp the loss).
+        special = torch.tensor([0.0, -0.0, float("inf"), -float("inf"), 1e-30, 2.0, -3.0, 0.5])
+        odd = [torch.fmod(h, special), h % special,
+               torch.div(h, special[[0, 1, 2, 3, 7, 5, 6, 7]], rounding_mode="floor"),
+               torch.fmod(special.view(8, 1) * h[:1], 1.25), special.view(8, 1) % -h[:1].detach()]
+        half = [torch.fmod(h.bfloat16(), b.bfloat16()).float(), (h.bfloat16() % -0.7).float(),
+                torch.div(h.bfloat16(), b.detach().bfloat16(), rounding_mode="floor").float()]
+        return (sum(((p * w).sum() for p in parts + half)) + zero.sum()
+                + sum(torch.nan_to_num(p, 7.0, 100.0, -100.0).mul(w).sum() for p in odd))
+
+
+def _float_remainders():
+    torch.manual_seed(0)
+    return _FloatRemainders(), (torch.randn(4, 6, generator=_g(3)),)
 
 
 def _more_elementwise():
