@@ -1,8 +1,8 @@
 """Cases for tfc_torch/ops/elementwise.py's lowerings: arithmetic, comparisons
 and selections, clamps (ties on their bounds), powers, math composed from
 tfc's pointwise ops (log2, sinh, hypot, xlogy, lerp, ...), division and
-remainders (of floats through tfc.fmod), the inverse trigonometric functions (tfc.atan2), erf / erfc
-(tfc.erf) and the hyperbolic inverses and log1p."""
+remainders (of floats through tfc.fmod), the inverse trigonometric functions
+(tfc.atan2), erf / erfc (tfc.erf) and the hyperbolic inverses and log1p."""
 import math
 
 import torch
