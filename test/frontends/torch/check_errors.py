@@ -41,9 +41,6 @@ CASES = {
                                                    "interpolation of a float64 tensor",
                                                    "F.interpolate(h, scale_factor=1.5",
                                                    "x.float()"]),
-    "BicubicGridSample": ("UnsupportedOpError", ["aten.grid_sampler_2d.default",
-                                                 "bicubic mode is not lowered",
-                                                 "F.grid_sample(h, grid", "mode='bilinear'"]),
 }
 
 

@@ -1,19 +1,21 @@
 """Sampling grids: F.affine_grid (aten.affine_grid_generator) and
-F.grid_sample (aten.grid_sampler_2d / 3d) in modes bilinear and nearest,
-padding modes zeros, border and reflection, align_corners either way.
+F.grid_sample (aten.grid_sampler_2d / 3d) in modes bilinear, nearest and
+(2-d) bicubic, padding modes zeros, border and reflection, align_corners
+either way.
 
 The grid is an affine map of torch's base grid, per coordinate one
 multiply-add of a small table along one output dim (no [H * W, 3] table,
 no matmul). Sampling follows ATen's kernels operation by operation: grid
 coordinates unnormalized to source positions, clipped or reflected into
-the input, then the 2^S corners around each position (bilinear) or the
-nearest one, read with one tfc.embedding lookup each from the input as
-[N * H * W, C] rows (corners outside the input read as 0), weighted and
-added in torch's order. Gradients follow from those ops and are torch's:
-the input's scatters back through the lookups, the grid's comes through
-the weights and the unnormalize / clip / reflect steps, whose selects give
-0 at and beyond a clip bound as torch's backward does; nearest sampling
-gives the grid none."""
+the input, then the 2^S corners around each position (bilinear), the
+nearest one, or the 4 x 4 taps around it (bicubic, each tap clipped or
+reflected itself), read with one tfc.embedding lookup each from the input
+as [N * H * W, C] rows (positions outside the input read as 0), weighted
+and added in torch's order. Gradients follow from those ops and are
+torch's: the input's scatters back through the lookups, the grid's comes
+through the weights and the unnormalize / clip / reflect steps, whose
+selects give 0 at and beyond a clip bound as torch's backward does;
+nearest sampling gives the grid none."""
 import itertools
 import math
 
@@ -72,10 +74,8 @@ def _clip(ctx, c, size):
 def _reflect(ctx, c, twice_low, twice_high):
     """c reflected into [twice_low / 2, twice_high / 2] (torch's
     reflect_coordinates): |c - low| split into whole spans (floor) and the
-    rest, which an odd number of spans counts from the other end; the
-    gradient is +-1 as torch's. The rest is c - flips * span where torch
-    takes fmod: equal up to rounding, and at a reflection point itself
-    (within an ulp) possibly the other side's value and gradient sign."""
+    exact rest (tfc.fmod), which an odd number of spans counts from the
+    other end; the gradient is +-1 as torch's."""
     b, dt = ctx.b, c.dtype
     if twice_low == twice_high:
         return b.mul(c, ctx.tensor(0.0, dt))
@@ -84,7 +84,7 @@ def _reflect(ctx, c, twice_low, twice_high):
     d = b.sub(c, low)
     a = b.select(b.compare("lt", d, ctx.tensor(0.0, dt)), b.unary("neg", d), d)
     flips = b.stop_gradient(floor_toward_minus_inf(ctx, b.div(a, span)))
-    extra = b.sub(a, b.mul(flips, span))
+    extra = b.binary("fmod", a, span)
     half = b.mul(flips, ctx.tensor(0.5, dt))
     even = b.compare("eq", half, floor_toward_minus_inf(ctx, half))
     return b.select(even, b.add(extra, low), b.add(b.sub(span, extra), low))
@@ -92,7 +92,8 @@ def _reflect(ctx, c, twice_low, twice_high):
 
 def _source_index(ctx, coord, size, padding_mode, align_corners):
     """torch's grid_sampler_compute_source_index: a grid coordinate in
-    [-1, 1] as a position in an input dim of `size`."""
+    [-1, 1] as a position in an input dim of `size` (only unnormalized
+    when `padding_mode` is None: bicubic bounds each tap instead)."""
     b, dt = ctx.b, coord.dtype
     one = ctx.tensor(1.0, dt)
     if align_corners:
@@ -100,6 +101,13 @@ def _source_index(ctx, coord, size, padding_mode, align_corners):
     else:
         c = b.div(b.sub(b.mul(b.add(coord, one), ctx.tensor(float(size), dt)), one),
                   ctx.tensor(2.0, dt))
+    return _bounded(ctx, c, size, padding_mode, align_corners) if padding_mode else c
+
+
+def _bounded(ctx, c, size, padding_mode, align_corners):
+    """torch's compute_coordinates: a position clipped (border) or
+    reflected and clipped (reflection) into the input; as it is for
+    zeros."""
     if padding_mode == 1:  # border
         c = _clip(ctx, c, size)
     elif padding_mode == 2:  # reflection
@@ -135,11 +143,11 @@ def grid_sampler(ctx, x, grid, interpolation_mode, padding_mode, align_corners):
     b = ctx.b
     t = ctx.out()
     dt = t.dtype
-    if interpolation_mode not in (0, 1):
-        ctx.unsupported("grid_sample's bicubic mode is not lowered",
-                        "mode='bilinear' or mode='nearest'")
     v, g = ctx.tensor(x, dt), ctx.tensor(grid, dt)
     s = v.rank - 2
+    if interpolation_mode not in (0, 1, 2) or (interpolation_mode == 2 and s != 2):
+        ctx.unsupported(f"grid_sample's interpolation mode {interpolation_mode} is not lowered "
+                        f"for {s}-d inputs", "mode='bilinear' or mode='nearest'")
     n, c, spatial = v.shape[0], v.shape[1], list(v.shape[2:])
     rows = b.reshape(b.transpose(v, [0] + list(range(2, v.rank)) + [1]),
                      (n * math.prod(spatial), c))  # [N * H * W, C]
@@ -148,9 +156,12 @@ def grid_sampler(ctx, x, grid, interpolation_mode, padding_mode, align_corners):
     pos = [None] * s
     for j in range(s):
         coord = b.reshape(b.slice_dim(g, -1, j, j + 1), (n,) + out)
-        pos[s - 1 - j] = _source_index(ctx, coord, spatial[s - 1 - j], padding_mode,
+        pos[s - 1 - j] = _source_index(ctx, coord, spatial[s - 1 - j],
+                                       None if interpolation_mode == 2 else padding_mode,
                                        align_corners)
-    if interpolation_mode == 1:  # nearest
+    if interpolation_mode == 2:
+        total = _bicubic(ctx, rows, pos, spatial, padding_mode, align_corners)
+    elif interpolation_mode == 1:  # nearest
         near = [b.stop_gradient(round_half_even(ctx, p)) for p in pos]
         total = _corner(ctx, rows, near, spatial)
     else:
@@ -170,3 +181,47 @@ def grid_sampler(ctx, x, grid, interpolation_mode, padding_mode, align_corners):
             term = b.mul(value, b.reshape(weight, weight.shape + (1,)))
             total = term if total is None else b.add(total, term)
     return b.transpose(total, [0, s + 1] + list(range(1, s + 1)))
+
+
+def _cubic_coefficients(ctx, t):
+    """torch's get_cubic_upsample_coefficients (Keys' cubic convolution, A
+    = -0.75) at the distances t + 1, t, 1 - t and 2 - t of the four taps."""
+    b, dt = ctx.b, t.dtype
+    c = lambda value: ctx.tensor(value, dt)  # noqa: E731
+    a = -0.75
+
+    def far(x):  # 1 < x < 2
+        return b.sub(b.mul(b.add(b.mul(b.sub(b.mul(c(a), x), c(a * 5)), x), c(a * 8)), x),
+                     c(a * 4))
+
+    def near(x):  # x <= 1
+        return b.add(b.mul(b.mul(b.sub(b.mul(c(a + 2), x), c(a + 3)), x), x), c(1.0))
+
+    return [far(b.add(t, c(1.0))), near(t), near(b.sub(c(1.0), t)), far(b.sub(c(2.0), t))]
+
+
+def _bicubic(ctx, rows, pos, spatial, padding_mode, align_corners):
+    """torch's bicubic grid sampling: the unnormalized position's 4 x 4
+    taps around floor(position), each tap's coordinates clipped or
+    reflected into the input (get_value_bounded), rows interpolated along
+    x first, then those along y."""
+    b = ctx.b
+    low = [b.stop_gradient(floor_toward_minus_inf(ctx, p)) for p in pos]
+    coeffs = [_cubic_coefficients(ctx, b.sub(p, lo)) for p, lo in zip(pos, low)]
+
+    def tap(d, k):
+        at = b.add(low[d], ctx.tensor(float(k - 1), low[d].dtype))
+        if padding_mode:
+            at = b.stop_gradient(_bounded(ctx, at, spatial[d], padding_mode, align_corners))
+        return at
+
+    total = None
+    for i in range(4):
+        row = None
+        for j in range(4):
+            value = _corner(ctx, rows, [tap(0, i), tap(1, j)], spatial)
+            term = b.mul(b.reshape(coeffs[1][j], coeffs[1][j].shape + (1,)), value)
+            row = term if row is None else b.add(row, term)
+        term = b.mul(b.reshape(coeffs[0][i], coeffs[0][i].shape + (1,)), row)
+        total = term if total is None else b.add(total, term)
+    return total

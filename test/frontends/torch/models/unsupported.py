@@ -140,14 +140,5 @@ class DoubleInterpolation(Base):
         return F.interpolate(h, scale_factor=1.5, mode="bilinear").mean()  # error here
 
 
-class BicubicGridSample(Base):
-    """grid_sample's bicubic mode (bilinear and nearest are lowered)."""
-
-    def forward(self, x):
-        h = self.fc(x).view(1, 1, 6, 4)
-        grid = torch.tanh(h).view(1, 3, 4, 2)
-        return F.grid_sample(h, grid, mode="bicubic", align_corners=False).mean()  # error here
-
-
 def example_batch():
     return (torch.randn(6, 8, generator=torch.Generator().manual_seed(0)),)

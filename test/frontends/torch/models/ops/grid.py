@@ -1,7 +1,8 @@
 """Cases for tfc_torch/ops/grid.py's lowerings: F.affine_grid (2-d and 3-d,
-align_corners both ways, a size-1 dim) and F.grid_sample (bilinear and
-nearest, padding modes zeros / border / reflection, align_corners both
-ways, 2-d and 3-d), with gradients to the input and the grid."""
+align_corners both ways, a size-1 dim) and F.grid_sample (bilinear,
+nearest and bicubic, padding modes zeros / border / reflection,
+align_corners both ways, 2-d and 3-d), with gradients to the input and the
+grid."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -14,8 +15,9 @@ CASES = {
     "affine-grid": lambda: _affine_grid(),
     # grid_sample of a learned input at learned positions reaching outside
     # [-1, 1] and at fixed ones on pixel centers, the border, nearest's
-    # half-way ties: every mode and padding mode, align_corners both ways,
-    # 3-d bilinear and nearest.
+    # half-way ties: bilinear, nearest and bicubic (taps past the border,
+    # each clipped or reflected) with every padding mode, align_corners both
+    # ways; 3-d bilinear and nearest.
     "grid-sample": lambda: _grid_sample(),
 }
 
@@ -57,7 +59,7 @@ class _GridSample(nn.Module):
                               [0.0, 0.0], [1.1, -1.3], [-3.0, 2.5], [0.6, 0.75]])
         grid = torch.cat([learned, fixed.expand(2, 8, 2)], 1).view(2, 1, 11, 2)
         parts = []
-        for mode in ("bilinear", "nearest"):
+        for mode in ("bilinear", "nearest", "bicubic"):
             for padding in ("zeros", "border", "reflection"):
                 for corners in (False, True):
                     parts.append(F.grid_sample(image, grid, mode, padding, corners))
