@@ -339,8 +339,25 @@ def log1p(ctx, x):
 
 @lowers("aten.expm1.default")
 def expm1(ctx, x):
-    dt = ctx.out().dtype
-    return ctx.b.sub(ctx.b.unary("exp", ctx.tensor(x, dt)), ctx.tensor(1.0, dt))
+    """exp(x) - 1 accurate for small |x| (tfc has no expm1 op): Kahan's
+    (u - 1) x / log(u) with u = exp(x), whose rounding errors in u - 1 and
+    log(u) cancel; x itself where u rounds to 1 (keeps -0), -1 where u - 1
+    is -1 (x = -inf among them), inf where u is. In f32 for 16-bit types.
+    The gradient is torch's, grad * (result + 1), passed to x alone (the
+    formula's own derivative is NaN where u == 1)."""
+    dt, b = ctx.out().dtype, ctx.b
+    v = ctx.tensor(x, dt)
+    wide = dtypes.accumulation_type(dt)
+    w = b.convert(v, wide)
+    one, minus_one = ctx.tensor(1.0, wide), ctx.tensor(-1.0, wide)
+    u = b.unary("exp", w)
+    um1 = b.sub(u, one)
+    y = b.div(b.mul(um1, w), b.unary("log", u))
+    y = b.select(b.compare("eq", u, ctx.tensor(float("inf"), wide)), u, y)
+    y = b.select(b.compare("eq", um1, minus_one), minus_one, y)
+    y = b.convert(b.select(b.compare("eq", u, one), w, y), dt)
+    slope = b.stop_gradient(b.add(y, ctx.tensor(1.0, dt)))
+    return b.straight_through(b.stop_gradient(y), b.mul(v, slope))
 
 
 def _in_accumulation_type(ctx, x, formula):

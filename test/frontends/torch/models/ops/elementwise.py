@@ -66,6 +66,10 @@ CASES = {
     # recognized), at +-0, +-inf and large |x|; erfc = 1 - erf in f64, up to
     # x = 4.4 (erfc 1e-9) and down to -6.
     "erf": lambda: _erf(),
+    # expm1 (Kahan's (u - 1) x / log(u)): arguments scaled down to 1e-4 and
+    # 1e-13 (f32 and f64), where exp(x) - 1 loses the digits; signed zeros,
+    # tiny, large and infinite arguments (gradient exp(x), 0 at -inf).
+    "expm1": lambda: _expm1(),
     # Float fmod, remainder (%), floor_divide (//) and div's floor and
     # trunc rounding (tfc.fmod, ATen's formulas): operands of both signs,
     # exact multiples (zero remainders, integral quotients), signed zeros
@@ -257,3 +261,25 @@ def _fmax_fmin(h):
     return _ramp_sum([torch.fmax(an, bn), torch.fmin(an, bn), torch.fmax(a, b),
                       torch.fmin(b, a), torch.fmax(an, h[0]), torch.fmin(h[:, :1], bn),
                       torch.fmax(an, torch.tensor(0.25))])
+
+
+class _Expm1(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.p = nn.Parameter(torch.tensor([0.0, -0.0, 1e-30, -1e-8, 3e-4, -20.0,
+                                            -float("inf"), 1.5]))
+        self.q = nn.Parameter(torch.tensor([5.0, 80.0]))
+
+    def forward(self, x):
+        h = self.fc(x)                                            # [4, 8]
+        w = torch.linspace(-1.0, 2.0, 8)
+        loss = (torch.expm1(h * 1e-4) * 1e4 * w).sum() + (torch.expm1(h) * w).sum()
+        loss = loss + (torch.expm1(h.double() * 1e-13) * 1e13 * w).sum().float()
+        loss = loss + (torch.expm1(self.p) * w).sum()
+        return loss + (torch.expm1(self.q) * torch.tensor([1.0, 1e-30])).sum()
+
+
+def _expm1():
+    torch.manual_seed(0)
+    return _Expm1(), (torch.randn(4, 6, generator=_g(1)),)
