@@ -337,10 +337,32 @@ def _masked(ctx, v, mask):
     return Masked(v, b.broadcast_to(mask, v.shape))
 
 
+def _known_selection(ctx, v, mask):
+    """v[mask] for a mask known at trace time (its count, and so the
+    result's shape, is static): the flattened elements at the mask's true
+    positions, in row-major order, gathered as rows (torch.combinations
+    selects its index grids so). v's dims after the mask's are kept."""
+    b = ctx.b
+    where = torch.nonzero(mask.reshape(-1)).reshape(-1)
+    if where.numel() == 0:
+        ctx.unsupported("the mask selects no element; tfc tensors have no zero-sized dimensions")
+    lead = math.prod(mask.shape)
+    rows = b.reshape(v, (lead,) + v.shape[mask.dim():])
+    return _gather_rows(ctx, rows, ctx.tensor(Known(where), "i64"))
+
+
 @lowers("aten.masked_select.default")
 def masked_select(ctx, x, mask):
+    """x.masked_select(mask): with a known mask the selected elements
+    (a static shape), else a Masked selection that only a sum or mean of
+    all of it may use."""
     b = ctx.b
-    v, m = ctx.tensor(x), ctx.tensor(mask, "i1")
+    v = ctx.tensor(x)
+    if ctx.is_static(mask):
+        known = ctx.static(mask, "the mask").to(torch.bool)
+        shape = tuple(torch.broadcast_shapes(tuple(v.shape), tuple(known.shape)))
+        return _known_selection(ctx, b.broadcast_to(v, shape), known.expand(shape))
+    m = ctx.tensor(mask, "i1")
     shape = broadcast_shapes(v.shape, m.shape)
     return Masked(b.broadcast_to(v, shape), b.broadcast_to(m, shape))
 
@@ -410,6 +432,8 @@ def index(ctx, x, indices):
     v = ctx.tensor(x)
     mask = _leading_mask(ctx, v, indices)
     if mask is not None:
+        if getattr(mask, "known", None) is not None:
+            return _known_selection(ctx, v, mask.known.to(torch.bool))
         return _masked(ctx, v, mask)
     dims, shape, flat, adjacent = _advanced(ctx, v, indices)
     picked = _gather_rows(ctx, _indexed_first(ctx, v, dims), ctx.tensor(flat, "i64"))

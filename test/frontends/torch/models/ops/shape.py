@@ -55,7 +55,34 @@ CASES = {
     "unfold-windows": _case(lambda h: ((h.unfold(1, 3, 2).pow(2).sum(-1) * torch.arange(3.0)).sum()
                                        + h.unfold(0, 2, 1).sin().sum()
                                        + h.view(2, 2, 8).unfold(2, 4, 4).prod(-1).sum())),
+    # Selections whose count is known at trace time (torch.combinations
+    # selects its index grids with a constant triangular mask), and index
+    # tables of pairs: combinations with and without replacement, of
+    # traced values and of indices (x[i] * x[j] over pairs), triu / tril
+    # indices, cartesian_prod, x[known mask].
+    "combinations": _case(lambda h: _combinations(h)),
 }
+
+
+def _ordered(t):
+    """t's rows weighted by position, its columns told apart (the order
+    of the combinations matters)."""
+    cols = [t[:, k] * (k + 1) + k for k in range(t.shape[1])]
+    return (torch.stack(cols, 1).sin().prod(-1) * torch.arange(1.0, t.shape[0] + 1)).sum()
+
+
+def _combinations(h):
+    ramp = torch.linspace(0.5, 1.5, 8)
+    pairs = torch.combinations(torch.arange(4), 2)                    # [6, 2]
+    gram = (h[pairs[:, 0]] * h[pairs[:, 1]] * ramp).sum(-1)            # x[i] . x[j]
+    upper = torch.triu_indices(4, 8, 1)
+    lower = torch.tril_indices(4, 8, -2)
+    return ((gram.sin() * torch.arange(6.0)).sum() + _ordered(torch.combinations(h[0], 2))
+            + _ordered(torch.combinations(h[1, :5], 2, with_replacement=True))
+            + _ordered(torch.combinations(h[2, :5], 3))
+            + (h[upper[0], upper[1]] * torch.arange(22.0)).sum() + h[lower[0], lower[1]].exp().sum()
+            + _ordered(torch.cartesian_prod(h[3, :3], h[0, 5:], h[1, :2]))
+            + (h[torch.ones(4, 8).tril(-1).bool()] * torch.arange(6.0)).sum())
 
 
 def _slice_assign(h):
