@@ -8,12 +8,17 @@ window's sum; memory grows with K (the transformer uses: patch embeddings,
 kernel = stride, K slices of the input; short 1-d convolutions).
 Transposed convolution is the same gather over the input with zeros
 inserted between its elements; F.unfold is the gather itself and F.fold
-its adjoint, the slices placed back and summed."""
+its adjoint, the slices placed back and summed. Max pooling's indices
+come from a constant table of each window element's flat position, and
+F.max_unpool scatters the values back to them."""
 import itertools
 import math
 
-from ..importer import Missing
+import torch
+
+from ..constants import Known
 from ..registry import lowers
+from . import scatter
 from .common import constant_along
 from .reduction import first_extreme_index, picked_along
 
@@ -166,9 +171,10 @@ def _windows_as_traced(ctx, v, want, kernel, stride, padding, dilation, pad_valu
     return win
 
 
-def _max_pool(ctx, x, kernel, stride, padding, dilation, s):
+def _max_pool(ctx, x, kernel, stride, padding, dilation, s, with_indices=False):
     """The largest of each window, ceil_mode's partial windows padded with
-    -inf as torch's kernels skip the elements outside the input."""
+    -inf as torch's kernels skip the elements outside the input; with
+    `with_indices` also torch's indices (_pool_indices)."""
     b = ctx.b
     dt = ctx.out(0).dtype if len(ctx.out_types) > 1 else ctx.out().dtype
     v = ctx.tensor(x, dt)
@@ -178,22 +184,79 @@ def _max_pool(ctx, x, kernel, stride, padding, dilation, s):
                              float("-inf"))
     k = v.rank - s
     index = first_extreme_index(ctx, win, k, "i64")
-    return b.reshape(picked_along(ctx, win, k, index), want)
+    if with_indices:  # torch's kernels name a window's last NaN
+        at = b.iota(win.shape, k)
+        nan = b.reduce("max", b.select(b.compare("ne", win, win), at, ctx.tensor(-1, "i64")),
+                       [k], keepdim=True)
+        index = b.select(b.compare("ge", nan, ctx.tensor(0, "i64")), nan, index)
+    values = b.reshape(picked_along(ctx, win, k, index), want)
+    if not with_indices:
+        return values
+    table = _pool_indices(v.shape[-s:], want[-s:], kernel, stride, padding, dilation)
+    table = ctx.tensor(Known(table.reshape((1,) * k + tuple(table.shape))), "i64")
+    onehot = b.compare("eq", b.iota(win.shape, k), index)
+    flat = b.reduce("sum", b.select(onehot, table, ctx.tensor(0, "i64")), [k])
+    return values, b.convert(b.reshape(flat, want), ctx.out(1).dtype)
+
+
+def _pool_indices(spatial, out, kernel, stride, padding, dilation):
+    """[K, *out]: the flat index within its (N, C) plane (row-major over
+    the input's spatial dims, torch's max pooling indices) of each
+    window's K elements, in windows()'s order. An element in the padding
+    or the overhang (picked only where every element of the window is
+    -inf) names the window's first element inside the input, as torch's
+    kernels start from it."""
+    planes = []
+    for offsets in itertools.product(*(range(n) for n in kernel)):
+        flat = torch.zeros(tuple(out), dtype=torch.int64)
+        inside = torch.ones(tuple(out), dtype=torch.bool)
+        for i, (o, st, p, d, n) in enumerate(zip(offsets, stride, padding, dilation, spatial)):
+            shape = [1] * len(out)
+            shape[i] = out[i]
+            pos = (torch.arange(out[i]) * st - p + o * d).view(shape)
+            inside = inside & (pos >= 0) & (pos < n)
+            flat = flat * n + pos
+        planes.append((flat, inside))
+    table = torch.stack([f for f, _ in planes])
+    inside = torch.stack([m for _, m in planes])
+    first = table.gather(0, inside.to(torch.int8).argmax(0, keepdim=True))
+    return torch.where(inside, table, first)
 
 
 @lowers("aten.max_pool1d_with_indices.default", "aten.max_pool2d_with_indices.default",
         "aten.max_pool3d_with_indices.default")
 def max_pool_with_indices(ctx, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """Max pooling's values and indices: each window's first largest
+    element (a NaN where the window holds one) and its flat index within
+    the (N, C) plane, as F.max_unpool takes them."""
     s = int(ctx.name.split("max_pool")[1][0])
-    values = _max_pool(ctx, x, kernel, stride, padding, dilation, s)
-    return values, Missing("max pooling's indices have no tfc form",
-                           "use the pooled values (return_indices=False)")
+    return _max_pool(ctx, x, kernel, stride, padding, dilation, s, with_indices=True)
 
 
 @lowers("aten.max_pool1d.default", "aten.max_pool2d.default", "aten.max_pool3d.default")
 def max_pool(ctx, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
     s = int(ctx.name.split("max_pool")[1][0])
     return _max_pool(ctx, x, kernel, stride, padding, dilation, s)
+
+
+@lowers("aten.max_unpool2d.default", "aten.max_unpool3d.default")
+def max_unpool(ctx, x, indices, output_size, stride=None, padding=None):
+    """F.max_unpool*d (1-d traces to the 2-d op): each (N, C) plane of
+    zeros of `output_size` with x's elements written at their flat
+    `indices` (max pooling's), a scatter (scatter.scatter_planes: where
+    indices repeat, as overlapping windows give, the last write wins as
+    torch's loop; each element's gradient is the output's at its index).
+    stride and padding (3-d) only check the sizes in torch."""
+    b = ctx.b
+    out = ctx.out()
+    s = len(output_size)
+    v = ctx.tensor(x, out.dtype)
+    lead = out.shape[:-s]
+    planes, size = math.prod(lead), math.prod(out.shape[-s:])
+    ids = ctx.tensor(indices)
+    rows = (planes, math.prod(v.shape[-s:]))
+    written = scatter.scatter_planes(ctx, b.reshape(v, rows), b.reshape(ids, rows), size)
+    return b.reshape(written, out.shape)
 
 
 @lowers("aten.avg_pool1d.default", "aten.avg_pool2d.default", "aten.avg_pool3d.default")

@@ -94,6 +94,30 @@ def _scatter_sum(ctx, shape, dim, ids, src):
     return b.reshape(table, tuple(shape))
 
 
+def scatter_planes(ctx, values, ids, size):
+    """[G, size] zeros with each of the G planes' [G, M] `values` written
+    at its `ids` (i64, within the plane): one scatter-add, the writes
+    another write after it overwrites (the same id later in its plane,
+    compared pairwise within the plane) zeroed first, so the last write
+    wins. Every write's value gets the gradient at its id (a
+    straight_through of the last writes to the sum of all), as torch's
+    max_unpool backward gathers it."""
+    b = ctx.b
+    g, m = values.shape
+    ids = ids if ids.dtype == "i64" else b.convert(ids, "i64")
+    flat = b.add(ids, b.mul(b.iota((g, m), 0), ctx.tensor(size, "i64")))
+    same = b.compare("eq", b.reshape(ids, (g, m, 1)), b.reshape(ids, (g, 1, m)))
+    after = b.compare("gt", b.iota((g, m, m), 2), b.iota((g, m, m), 1))
+    later = b.reduce("sum", b.convert(b.select(after, same, ctx.tensor(False, "i1")), "i32"), [2])
+    kept = b.select(b.compare("gt", later, ctx.tensor(0, "i32")), ctx.tensor(0.0, values.dtype),
+                    values)
+    n = g * m
+    flat = b.reshape(flat, (n,))
+    written = _table(ctx, b.reshape(kept, (n,)), flat, g * size)
+    summed = _table(ctx, b.reshape(values, (n,)), flat, g * size)
+    return b.reshape(b.straight_through(written, summed), (g, size))
+
+
 @lowers("aten.scatter_add.default")
 def scatter_add(ctx, x, dim, index, src):
     dt = _float_values(ctx, "scatter_add")

@@ -1,7 +1,8 @@
 """Cases for tfc_torch/ops/conv.py's lowerings: convolutions, transposed
 convolutions and max / average pooling as window gathers (strides,
 padding, output_padding, dilation, groups, unbatched inputs, ceil_mode and
-torch's divisors), F.unfold and F.fold."""
+torch's divisors), F.unfold and F.fold, max pooling's indices and
+F.max_unpool*d."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -27,7 +28,63 @@ CASES = {
     # F.unfold / F.fold (nn.Unfold, nn.Fold): kernels, dilation, padding
     # and strides, overlapping windows summed back, an unbatched fold.
     "unfold-fold": lambda: _unfold_fold(),
+    # Max pooling's indices (return_indices=True), 1-3 dims, and
+    # F.max_unpool*d writing the pooled values back at them: overlapping
+    # windows (one element the max of several: the last write wins, its
+    # gradient gathered by each), padding, ceil_mode, dilation, ties
+    # (rounded values), an all -inf window (torch names its first element
+    # inside the input), windows holding NaN (torch names the last), an
+    # unbatched input. The indices enter the loss, so a wrong one changes it.
+    "max-unpool": lambda: _max_unpool(),
 }
+
+
+class _MaxUnpool(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 2)
+
+    def forward(self, x):                                   # [2, 2, 8, 7]
+        a = self.conv(x)                                    # [2, 3, 7, 6]
+        tied = (a * 2).round() / 2 + (a - a.detach())
+        ramp = torch.linspace(0.5, 1.5, 6)
+        total = 0.0
+        indices = []
+        p, i = F.max_pool2d(tied, 3, 2, padding=1, return_indices=True)
+        total = total + (F.max_unpool2d(p, i, 3, 2, 1, output_size=(7, 6)) * ramp).sin().sum()
+        indices.append(i)
+        p, i = F.max_pool2d(a, (2, 3), (2, 1), dilation=(1, 2), ceil_mode=True,
+                            return_indices=True)
+        total = total + (p * torch.linspace(0.5, 1.5, 2)).sum()
+        indices.append(i)
+        t = a.flatten(2)                                    # [2, 3, 42]
+        p, i = F.max_pool1d(t, 4, 3, padding=2, return_indices=True)
+        total = total + F.max_unpool1d(p, i, 4, 3, 2, output_size=(42,)).pow(2).exp().sum()
+        indices.append(i)
+        v = a[:, :, :6].reshape(2, 3, 3, 2, 6)
+        p, i = F.max_pool3d(v, 2, return_indices=True)
+        total = total + (F.max_unpool3d(p, i, 2, output_size=(3, 2, 6)) * ramp).cos().sum()
+        indices.append(i)
+        p, i = F.max_pool2d(a[0], 2, return_indices=True)   # unbatched [3, 7, 6]
+        total = total + (F.max_unpool2d(p, i, 2) * ramp).sum()
+        indices.append(i)
+        # The left columns -inf: windows wholly in the padding and -inf.
+        masked = a.masked_fill(torch.arange(6) < 2, float("-inf"))
+        p, i = F.max_pool2d(masked, 3, 2, padding=1, return_indices=True)
+        total = total + p[..., 1:].sum()
+        indices.append(i)
+        # NaN in some windows (sqrt of negatives): torch names the last.
+        p, i = F.max_pool2d(a.sqrt(), 2, 2, padding=1, return_indices=True)
+        indices.append(i)
+        for i in indices:   # bounded terms, each changed by a wrong index
+            spread = torch.arange(float(i.numel())).view(i.shape)
+            total = total + (i.float() * 0.37 + spread).sin().sum()
+        return total
+
+
+def _max_unpool():
+    torch.manual_seed(0)
+    return _MaxUnpool(), (torch.randn(2, 2, 8, 7, generator=_g(1)),)
 
 
 class _ConvPool(nn.Module):
