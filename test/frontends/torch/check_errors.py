@@ -41,6 +41,10 @@ CASES = {
                                                    "interpolation of a float64 tensor",
                                                    "F.interpolate(h, scale_factor=1.5",
                                                    "x.float()"]),
+    "StridedOutsideView": ("UnsupportedOpError", ["aten.as_strided.default",
+                                                  "storage that the input tensor does not cover",
+                                                  "h.as_strided((2, 4), (4, 1), 0)",
+                                                  ".contiguous()"]),
 }
 
 

@@ -323,6 +323,48 @@ def _select_along(ctx, v, dim, ids):
     return ctx.b.transpose(picked, [perm.index(d) for d in range(v.rank)])
 
 
+@lowers("aten.as_strided.default", "aten.as_strided_copy.default")
+def as_strided(ctx, x, size, stride, storage_offset=None):
+    """x.as_strided(size, stride, storage_offset): the elements at storage
+    positions offset + sum_d i_d * stride_d, which torch counts in x's
+    storage. The traced x has no storage, so the positions are mapped, at
+    trace time, to the elements of x (its example's strides and offset
+    say where each lies) and gathered from x flattened; its gradient sums
+    where positions repeat, as torch's. Positions outside the storage, or
+    on storage that x does not cover (x a slice of a larger tensor), and
+    an x whose elements share storage (an expanded view) are refused."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    real = ctx.example(0)
+    offset = real.storage_offset() if storage_offset is None else storage_offset
+    if any(n == 0 for n in size):
+        ctx.unsupported("the result is empty; tfc tensors have no zero-sized dimensions")
+    held = real.storage_offset() + sum(
+        (torch.arange(n) * st).view([n if d == k else 1 for d in range(real.dim())])
+        for k, (n, st) in enumerate(zip(real.shape, real.stride())))
+    held = torch.as_tensor(held, dtype=torch.int64).reshape(-1)
+    if held.unique().numel() != held.numel():
+        ctx.unsupported("the input's elements share storage (an expanded view), so its "
+                        "storage positions do not name single elements",
+                        "call .contiguous() (or .clone()) before as_strided")
+    want = offset + sum((torch.arange(n) * st).view([n if d == k else 1 for d in range(len(size))])
+                        for k, (n, st) in enumerate(zip(size, stride)))
+    want = torch.as_tensor(want, dtype=torch.int64).expand(tuple(size))
+    storage = real.storage().size()
+    if offset < 0 or bool((want >= storage).any()):
+        ctx.unsupported(f"size {list(size)}, stride {list(stride)} and storage offset {offset} "
+                        f"reach past the input's storage of {storage} elements")
+    order = held.argsort()
+    at = torch.searchsorted(held[order], want.reshape(-1)).clamp(max=held.numel() - 1)
+    if not bool((held[order][at] == want.reshape(-1)).all()):
+        ctx.unsupported("the strides reach storage that the input tensor does not cover "
+                        "(it is a view of a larger tensor)",
+                        "call .contiguous() (or .clone()) before as_strided")
+    ids = order[at].reshape(tuple(size))
+    numel = v.type.numel
+    return _gather_rows(ctx, b.reshape(v, (numel,)), ctx.tensor(Known(ids), "i64"))
+
+
 @lowers("aten.index_select.default")
 def index_select(ctx, x, dim, index):
     v = ctx.tensor(x)

@@ -140,5 +140,14 @@ class DoubleInterpolation(Base):
         return F.interpolate(h, scale_factor=1.5, mode="bilinear").mean()  # error here
 
 
+class StridedOutsideView(Base):
+    """as_strided of a slice reaching storage outside it: torch reads the
+    larger tensor's elements, which the traced slice does not hold."""
+
+    def forward(self, x):
+        h = self.fc(x)[:, 1:]
+        return h.as_strided((2, 4), (4, 1), 0).sum()  # error here
+
+
 def example_batch():
     return (torch.randn(6, 8, generator=torch.Generator().manual_seed(0)),)

@@ -61,7 +61,23 @@ CASES = {
     # traced values and of indices (x[i] * x[j] over pairs), triu / tril
     # indices, cartesian_prod, x[known mask].
     "combinations": _case(lambda h: _combinations(h)),
+    # as_strided as a gather of storage positions: overlapping windows
+    # (repeated elements sum their gradients), a storage offset, a zero
+    # stride, a transposed view (positions in its base's storage), a slice
+    # whose positions stay inside it, torch.as_strided, a 0-d result.
+    "as-strided": _case(lambda h: _as_strided(h)),
 }
+
+
+def _as_strided(h):
+    ramp = torch.linspace(0.5, 1.5, 3)
+    windows = h.reshape(-1).as_strided((30, 3), (1, 1))        # sliding windows
+    return ((windows.sin() * ramp).sum() + (h.as_strided((3, 3), (2, 1), 1) ** 2).sum()
+            + (torch.as_strided(h, (2, 3, 2), (9, 1, 0), 4) * torch.arange(12.0).view(2, 3, 2)
+               ).exp().sum()
+            + (h.t().as_strided((4, 3), (1, 9), 2) * ramp).tanh().sum()
+            + (h[:, 2:].as_strided((3, 4), (8, 1)) * torch.arange(4.0)).sum()
+            + h.as_strided((), (), 13) * 3)
 
 
 def _ordered(t):
