@@ -6,7 +6,10 @@ torch.quantile / nanquantile (functions and Tensor methods) check
 aten._embedding_bag, whose autograd torch 1.13's make_fx trips over. The
 replacements compute the same values from ops the frontend lowers, and
 autograd through them gives torch's gradients. F.embedding is wrapped to
-refuse max_norm by name. An error a replacement raises without a source
+refuse max_norm by name. F.one_hot (num_classes given) and
+F.gaussian_nll_loss check index ranges / variance signs with values
+(.item(), torch.any): their replacements compute the same without the
+value checks (see each). An error a replacement raises without a source
 line gets the model's line from tracing.py."""
 import math
 
@@ -194,6 +197,46 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
     return total
 
 
+_ONE_HOT = F.one_hot
+
+
+def one_hot(tensor, num_classes=-1):
+    """F.one_hot with a given class count, as a comparison with arange:
+    torch's checks the indices' range with .item(), which a trace cannot
+    do. An index outside [0, num_classes) gives a row of zeros here (torch
+    raises)."""
+    if num_classes < 0:
+        return _ONE_HOT(tensor, num_classes)
+    classes = torch.arange(num_classes, device=tensor.device, dtype=tensor.dtype)
+    return (tensor.unsqueeze(-1) == classes).to(torch.int64)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """F.gaussian_nll_loss as torch 1.13 computes it, without its check
+    `if torch.any(var < 0): raise`, which reads values: a negative entry of
+    var becomes NaN instead, so the loss is NaN where torch raises. The
+    shape and reduction checks stay (they raise while tracing)."""
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = torch.unsqueeze(var, -1)
+        elif not (input.size()[:-1] == var.size()[:-1] and var.size(-1) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = torch.where(var < 0, torch.full_like(var, math.nan), var)
+    var = var.clone()
+    with torch.no_grad():
+        var.clamp_(min=eps)  # NaN stays NaN
+    loss = 0.5 * (torch.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
 # (owner, attribute name, replacement) while tracing.
 REPLACEMENTS = [
     (torch, "quantile", quantile),
@@ -202,4 +245,6 @@ REPLACEMENTS = [
     (torch.Tensor, "nanquantile", lambda self, *a, **k: nanquantile(self, *a, **k)),
     (F, "embedding_bag", embedding_bag),
     (F, "embedding", embedding),
+    (F, "one_hot", one_hot),
+    (F, "gaussian_nll_loss", gaussian_nll_loss),
 ]

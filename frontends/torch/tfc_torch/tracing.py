@@ -18,7 +18,6 @@ torch.nn.utils.stateless.functional_call) and torch 2.x (torch.func).
 """
 import contextlib
 import inspect
-import math
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
@@ -205,72 +204,18 @@ def _recording_grad_mode():
             del tracer.create_node
 
 
-def _one_hot(tensor, num_classes=-1):
-    """F.one_hot with a given class count, as a comparison with arange:
-    torch's checks the indices' range with .item(), which a trace cannot
-    do. An index outside [0, num_classes) gives a row of zeros here (torch
-    raises)."""
-    if num_classes < 0:
-        return _ORIGINAL_ONE_HOT(tensor, num_classes)
-    classes = torch.arange(num_classes, device=tensor.device, dtype=tensor.dtype)
-    return (tensor.unsqueeze(-1) == classes).to(torch.int64)
-
-
-_ORIGINAL_ONE_HOT = torch.nn.functional.one_hot
-
-
-def _gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
-    """F.gaussian_nll_loss as torch 1.13 computes it, without its check
-    `if torch.any(var < 0): raise`, which reads values: a negative entry of
-    var becomes NaN instead, so the loss is NaN where torch raises. The
-    shape and reduction checks stay (they raise while tracing)."""
-    if var.size() != input.size():
-        if input.size()[:-1] == var.size():
-            var = torch.unsqueeze(var, -1)
-        elif not (input.size()[:-1] == var.size()[:-1] and var.size(-1) == 1):
-            raise ValueError("var is of incorrect size")
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(reduction + " is not valid")
-    var = torch.where(var < 0, torch.full_like(var, math.nan), var)
-    var = var.clone()
-    with torch.no_grad():
-        var.clamp_(min=eps)  # NaN stays NaN
-    loss = 0.5 * (torch.log(var) + (input - target) ** 2 / var)
-    if full:
-        loss += 0.5 * math.log(2 * math.pi)
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    return loss
-
-
-# name in torch.nn.functional -> (the replacement, torch's function)
-_REPLACED = {
-    "one_hot": (_one_hot, _ORIGINAL_ONE_HOT),
-    "gaussian_nll_loss": (_gaussian_nll_loss, torch.nn.functional.gaussian_nll_loss),
-}
-
-
 @contextlib.contextmanager
 def _traceable_functions():
-    """torch.nn.functional functions whose torch implementation reads
-    tensor values, replaced while tracing (and while no_grad_writes runs
-    the model eagerly, so both runs take the same code) by value-free
-    equivalents (the model's calls through `F.` / `torch.nn.functional.`,
-    nn.GaussianNLLLoss's included, see them)."""
-    for name, (replacement, _) in _REPLACED.items():
-        setattr(torch.nn.functional, name, replacement)
-    # traceable.py's: torch.quantile / nanquantile (and the Tensor methods),
-    # F.embedding_bag, F.embedding (which refuses max_norm).
+    """Torch functions whose implementation reads tensor values (or that
+    make_fx cannot trace), replaced while tracing (and while no_grad_writes
+    runs the model eagerly, so both runs take the same code) by traceable.py's
+    value-free equivalents."""
     originals = [(owner, name, getattr(owner, name)) for owner, name, _ in traceable.REPLACEMENTS]
     for owner, name, replacement in traceable.REPLACEMENTS:
         setattr(owner, name, replacement)
     try:
         yield
     finally:
-        for name, (_, original) in _REPLACED.items():
-            setattr(torch.nn.functional, name, original)
         for owner, name, original in originals:
             setattr(owner, name, original)
 
