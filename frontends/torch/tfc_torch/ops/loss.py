@@ -2,8 +2,8 @@
 next to a log_softmax over the classes, passes/cross_entropy.py turns the
 pair into tfc.cross_entropy; anywhere else the expansion below computes it
 with a one-hot selection (tfc has no gather). mse, l1, smooth-l1, huber,
-the binary cross-entropies and the multi-class margin loss are elementwise
-formulas and a reduction."""
+the binary cross-entropies and the multi-class and multi-label margin
+losses are elementwise formulas and a reduction."""
 from ..ir import TensorType
 from ..registry import expands, lowers
 from .activation import softplus_of_negated
@@ -179,3 +179,42 @@ def multi_margin_loss(ctx, x, target, p=1, margin=1, weight=None, reduction=1):
         hinge = b.mul(hinge, b.reduce("sum", b.select(onehot, w, zero), [1], keepdim=True))
     losses = b.div(b.reduce("sum", hinge, [1]), ctx.tensor(float(c), dt))
     return b.reshape(_reduce(ctx, losses, reduction), ctx.out().shape)
+
+
+@lowers("aten.multilabel_margin_loss_forward.default")
+def multilabel_margin_loss(ctx, x, target, reduction):
+    """Per row, the sum over its targets y (target's entries before the
+    first -1, repeats counted again) and the classes d that are no target
+    of max(0, 1 - x[y] + x[d]), over the number of classes: torch's, the
+    same strict z > 0 (at z = 0 the gradient is 0). The second result is
+    torch's is_target, 1 at the row's target classes."""
+    b = ctx.b
+    dt = ctx.out(0).dtype
+    v = ctx.tensor(x, dt)
+    t = ctx.tensor(target)
+    if v.rank == 1:
+        v, t = b.reshape(v, (1, v.shape[0])), b.reshape(t, (1, t.shape[0]))
+    t = t if t.dtype == "i64" else b.convert(t, "i64")
+    n, c = v.shape
+    zero = ctx.tensor(0.0, dt)
+    # The targets before the row's first negative entry count.
+    k = b.iota((n, c), 1)
+    from_end = b.sub(ctx.tensor(c, "i64"), k)
+    first_end = b.sub(ctx.tensor(c, "i64"), b.reduce(
+        "max", b.select(b.compare("lt", t, ctx.tensor(0, "i64")), from_end,
+                        ctx.tensor(0, "i64")), [1], keepdim=True))
+    valid = b.compare("lt", k, first_end)                                     # [n, k]
+    onehot = b.compare("eq", b.iota((n, c, c), 2), b.reshape(t, (n, c, 1)))  # [n, k, class]
+    onehot = b.select(b.reshape(valid, (n, c, 1)), onehot, ctx.tensor(False, "i1"))
+    hits = b.reduce("sum", b.convert(onehot, "i32"), [1])
+    is_target = b.compare("gt", hits, ctx.tensor(0, "i32"))                  # [n, class]
+    picked = b.reduce("sum", b.select(onehot, b.reshape(v, (n, 1, c)), zero), [2],
+                      keepdim=True)                                           # [n, k, 1]
+    z = b.add(b.sub(ctx.tensor(1.0, dt), picked), b.reshape(v, (n, 1, c)))   # [n, k, d]
+    counted = b.select(b.reshape(is_target, (n, 1, c)), ctx.tensor(False, "i1"),
+                       b.compare("gt", z, zero))
+    counted = b.select(b.reshape(valid, (n, c, 1)), counted, ctx.tensor(False, "i1"))
+    hinge = b.reduce("sum", b.select(counted, z, zero), [1, 2])
+    losses = b.div(hinge, ctx.tensor(float(c), dt))
+    return (b.reshape(_reduce(ctx, losses, reduction), ctx.out(0).shape),
+            b.reshape(b.convert(is_target, ctx.out(1).dtype), ctx.out(1).shape))

@@ -1,7 +1,7 @@
 """Cases for tfc_torch/ops/loss.py's lowerings: mse, l1, smooth-l1, huber, the
-binary cross-entropies, nll_loss (and the cross_entropy pattern), soft and
-multi-class margin losses, the Gaussian negative log-likelihood; and cdist
-(ops/linalg.py) beside multi_margin_loss."""
+binary cross-entropies, nll_loss (and the cross_entropy pattern), soft,
+multi-class and multi-label margin losses, the Gaussian negative
+log-likelihood; and cdist (ops/linalg.py) beside multi_margin_loss."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -34,7 +34,38 @@ CASES = {
     # variances below eps clamped under no_grad (their gradient passes
     # through, as torch's), full, reductions.
     "gaussian-nll": lambda: _gaussian_nll(),
+    # multilabel_margin_loss: targets ending at the first -1 (anywhere,
+    # and nowhere: all classes targets), a repeated target (counted
+    # twice), a row with no targets, margins exactly 0, reductions, a
+    # 1-d input.
+    "multilabel-margin": lambda: _multilabel_margin(),
 }
+
+
+class _MultilabelMargin(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.s = nn.Parameter(torch.tensor([[1.0, 0.0, 0.5, 2.0], [0.3, 1.3, -0.7, 0.3]]))
+
+    def forward(self, x, targets):
+        h = self.fc(x)                                            # [4, 8]
+        loss = F.multilabel_margin_loss(h, targets)
+        loss = loss + F.multilabel_margin_loss(h * 2, targets, reduction="sum")
+        per_row = F.multilabel_margin_loss(h.sin(), targets, reduction="none")
+        loss = loss + (per_row * torch.linspace(0.5, 1.5, 4)).sum()
+        loss = loss + F.multilabel_margin_loss(h[2], targets[2])
+        zero_margins = torch.tensor([[0, -1, 2, 2], [1, 1, -1, 0]])
+        loss = loss + F.multilabel_margin_loss(self.s, zero_margins, reduction="sum")
+        return loss + F.multilabel_margin_loss(torch.cat([self.s, h[:2, :4]]) * 3,
+                                               torch.tensor([[3, 2, 1, 0]] * 2 + [[-1] * 4] * 2))
+
+
+def _multilabel_margin():
+    torch.manual_seed(0)
+    targets = torch.tensor([[3, 0, -1, 1, 5, 5, 5, 5], [7, 7, 2, 0, 1, -1, 0, 0],
+                            [1, 6, 2, 0, 4, 3, 7, 5], [-1, 2, 3, 4, 5, 6, 7, 0]])
+    return _MultilabelMargin(), (torch.randn(4, 6, generator=_g(1)), targets)
 
 
 # cross_entropy for the unweighted mean/sum nll_loss of a log_softmax
