@@ -102,26 +102,34 @@ LogicalResult runStepAccumulate(ModuleOp module,
     std::string name =
         (stepArgumentName(train, grad.param.getArgNumber()) + kGradAccumSuffix)
             .str();
-    auto type = RankedTensorType::get(tensorTypeOf(grad.value).getShape(),
-                                      builder.getF32Type());
+    // Summed in f32 whatever the gradient's type (as torch's .grad of an f32
+    // master weight), in f64 for an f64 parameter (f32 would drop its bits).
+    auto gradType = tensorTypeOf(grad.value);
+    Type accElement = gradType.getElementType().isF64()
+                          ? gradType.getElementType()
+                          : Type(builder.getF32Type());
+    auto type = RankedTensorType::get(gradType.getShape(), accElement);
     for (func::FuncOp func : {train, apply}) {
       FailureOr<BlockArgument> acc = addStepArgument(
           func, StepStage::accumulate, type, TfcDialect::kStateAttrName, name);
       if (failed(acc))
         return failure();
       if (func == apply) {
+        // A gradient has its parameter's type: a 16-bit parameter's sum is
+        // rounded once, here (torch rounds its 16-bit .grad at every add).
         OpBuilder applyBuilder(stepReturn(apply));
-        addStepResult(apply, *acc, kGradAttrName,
+        VjpBuilder av(applyBuilder, loc);
+        Value summed =
+            av.convert(*acc, tensorTypeOf(grad.param).getElementType());
+        addStepResult(apply, summed, kGradAttrName,
                       stepArgumentName(apply, grad.param.getArgNumber()));
-        addStepResult(apply, VjpBuilder(applyBuilder, loc).zeros(type),
-                      TfcDialect::kUpdateAttrName, name);
+        addStepResult(apply, av.zeros(type), TfcDialect::kUpdateAttrName,
+                      name);
         continue;
       }
-      // Summed in f32 whatever the gradient's type, as torch's .grad of an
-      // f32 master weight.
       builder.setInsertionPoint(stepReturn(train));
       gradResults.set(grad.result);
-      addStepResult(train, v.add(*acc, v.convert(grad.value, builder.getF32Type())),
+      addStepResult(train, v.add(*acc, v.convert(grad.value, accElement)),
                     TfcDialect::kUpdateAttrName, name);
     }
   }
