@@ -8,7 +8,7 @@ replacements compute the same values from ops the frontend lowers, and
 autograd through them gives torch's gradients. F.embedding is wrapped to
 refuse max_norm by name. F.one_hot (num_classes given) and
 F.gaussian_nll_loss check index ranges / variance signs with values
-(.item(), torch.any): their replacements compute the same without the
+(.item(), torch.any), torch.cov / corrcoef the degrees of freedom: their replacements compute the same without the
 value checks (see each). An error a replacement raises without a source
 line gets the model's line from tracing.py."""
 import math
@@ -197,6 +197,54 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
     return total
 
 
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """torch.cov as torch 1.13's at::cov computes it (observations in the
+    columns, weighted mean, mm of the centred rows over the degrees of
+    freedom), without its value checks: fweights' sign and integrality and
+    aweights' sign are not checked (torch raises), and degrees of freedom
+    <= 0 divide by zero (inf / NaN, as torch after its warning)."""
+    if input.dim() > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got "
+                           f"an input with {input.dim()} dimensions")
+    rows = input.view(1, -1) if input.dim() < 2 else input
+    n = rows.size(1)
+    w = None
+    for weights, name in ((fweights, "fweights"), (aweights, "aweights")):
+        if weights is None:
+            continue
+        if weights.dim() > 1 or weights.numel() != n:
+            raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions and "
+                               f"{n} elements, got shape {tuple(weights.shape)}")
+        if name == "fweights" and weights.is_floating_point():
+            raise RuntimeError("cov(): expected fweights to have integral dtype")
+        if name == "aweights" and not weights.is_floating_point():
+            raise RuntimeError("cov(): expected aweights to have floating point dtype")
+        w = weights if w is None else w * weights
+    if w is None:
+        mean = rows.mean(1)
+        dof = torch.tensor(float(n - correction), dtype=mean.dtype)
+    else:
+        w = w.to(rows.dtype)
+        total = w.sum()
+        mean = (rows * w).sum(1) / total
+        dof = total - (correction * (w * aweights).sum() / total if aweights is not None
+                       else correction)
+    dof = torch.where(dof <= 0, torch.zeros_like(dof), dof)
+    centred = rows - mean.unsqueeze(1)
+    weighted = centred if w is None else centred * w
+    return (centred @ weighted.t() / dof).squeeze()
+
+
+def corrcoef(input):
+    """torch.corrcoef from the replacement cov: the covariance over the
+    outer product of the standard deviations, clipped to [-1, 1]."""
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    std = torch.diagonal(c).sqrt()
+    return (c / std.unsqueeze(1) / std.unsqueeze(0)).clip(-1, 1)
+
+
 _ONE_HOT = F.one_hot
 
 
@@ -247,4 +295,8 @@ REPLACEMENTS = [
     (F, "embedding", embedding),
     (F, "one_hot", one_hot),
     (F, "gaussian_nll_loss", gaussian_nll_loss),
+    (torch, "cov", cov),
+    (torch, "corrcoef", corrcoef),
+    (torch.Tensor, "cov", lambda self, *a, **k: cov(self, *a, **k)),
+    (torch.Tensor, "corrcoef", lambda self: corrcoef(self)),
 ]

@@ -1,15 +1,18 @@
 """Matrix products: mm, addmm (a linear layer with bias), bmm, baddbmm,
 addbmm, matmul, linear, mv, dot, vdot, bilinear forms (_trilinear);
-norms of differences (cdist, dist) and renorm; matrix shapes (trace,
+norms of differences (cdist, pdist, dist) and renorm; cross products; matrix shapes (trace,
 rot90, block_diag). A transposed operand (`t`, `transpose`) is folded
 into tfc.matmul's transpose flags by passes/canonicalize.py; 16-bit
 products, which tfc.matmul returns in f32, are converted back to the
 traced type."""
 import math
 
+import torch
+
+from ..constants import Known
 from ..registry import lowers
 from .common import norm_dim
-from .shape import flip
+from .shape import _gather_rows, _select_along, flip
 
 
 def _product(ctx, a, b, dtype):
@@ -84,36 +87,78 @@ def cdist(ctx, x1, x2, p, compute_mode=None):
     """The p-norm distances between the rows of x1 [..., P, M] and x2
     [..., R, M], computed directly from their differences [..., P, R, M]
     (torch.cdist traces here when it does not take its matrix-product
-    form, which records its own ops). The gradients are torch's: at zero
-    distance 0 (a safe operand under the root, not inf * 0), for p = inf
-    each element whose |difference| equals the maximum gets the whole
-    gradient with its sign (torch's convention; a max reduction would
-    split ties), for p = 0 none."""
+    form, which records its own ops); gradients as torch's (_norms)."""
     b = ctx.b
     t = ctx.out()
     dt = t.dtype
     a, c = ctx.tensor(x1, dt), ctx.tensor(x2, dt)
     diff = b.sub(b.reshape(a, a.shape[:-1] + (1, a.shape[-1])),
                  b.reshape(c, c.shape[:-2] + (1,) + c.shape[-2:]))
+    return b.broadcast_to(_norms(ctx, diff, p, "cdist"), t.shape)
+
+
+def _norms(ctx, diff, p, what):
+    """The p-norms of diff's rows (last dim), with torch's cdist/pdist
+    gradients: at zero distance 0 (a safe operand under the root, not
+    inf * 0), for p = inf each element whose |difference| equals the
+    maximum gets the whole gradient with its sign (torch's convention; a
+    max reduction would split ties), for p = 0 none."""
+    b = ctx.b
+    dt = diff.dtype
     size = b.unary("abs", diff)
     zero = ctx.tensor(0.0, dt)
     if p == 0:
-        dist = b.reduce("sum", b.convert(b.compare("ne", diff, zero), dt), [-1])
-    elif p == 1:
-        dist = b.reduce("sum", size, [-1])
-    elif p == float("inf"):
+        return b.reduce("sum", b.convert(b.compare("ne", diff, zero), dt), [-1])
+    if p == 1:
+        return b.reduce("sum", size, [-1])
+    if p == float("inf"):
         peak = b.reduce("max", size, [-1], keepdim=True)
         ties = b.reduce("sum", b.select(b.compare("eq", size, peak), size, zero), [-1])
-        dist = b.straight_through(b.reshape(peak, ties.shape), ties)
-    elif p > 0 and math.isfinite(p):
-        total = b.reduce("sum", b.mul(diff, diff) if p == 2 else b.pow(size, p), [-1])
-        empty = b.compare("eq", total, zero)
-        safe = b.select(empty, ctx.tensor(1.0, dt), total)
-        root = b.unary("sqrt", safe) if p == 2 else b.pow(safe, 1.0 / p)
-        dist = b.select(empty, zero, root)
-    else:
-        ctx.unsupported(f"cdist with p={p} (torch takes p >= 0)")
-    return b.broadcast_to(dist, t.shape)
+        return b.straight_through(b.reshape(peak, ties.shape), ties)
+    if not (p > 0 and math.isfinite(p)):
+        ctx.unsupported(f"{what} with p={p} (torch takes p >= 0)")
+    total = b.reduce("sum", b.mul(diff, diff) if p == 2 else b.pow(size, p), [-1])
+    empty = b.compare("eq", total, zero)
+    safe = b.select(empty, ctx.tensor(1.0, dt), total)
+    root = b.unary("sqrt", safe) if p == 2 else b.pow(safe, 1.0 / p)
+    return b.select(empty, zero, root)
+
+
+@lowers("aten._pdist_forward.default")
+def pdist(ctx, x, p=2.0):
+    """F.pdist: the p-norm distances between the rows i < j of x [N, M], in
+    row-major order of the pairs (the upper triangle of cdist(x, x)), from
+    the differences of the two rows of each pair, gathered by a constant
+    pair table; gradients as torch's _pdist_backward (cdist's rules)."""
+    b = ctx.b
+    dt = ctx.out().dtype
+    v = ctx.tensor(x, dt)
+    n = v.shape[0]
+    if n < 2:
+        ctx.unsupported(f"pdist of {n} row (no pairs: tfc tensors have no zero-sized "
+                        "dimensions)")
+    first, second = torch.triu_indices(n, n, 1)
+    diff = b.sub(_gather_rows(ctx, v, ctx.tensor(Known(first), "i64")),
+                 _gather_rows(ctx, v, ctx.tensor(Known(second), "i64")))
+    return _norms(ctx, diff, p, "pdist")
+
+
+@lowers("aten.linalg_cross.default")
+def cross(ctx, a, c, dim=-1):
+    """torch.cross / linalg.cross of 3-vectors along dim (operands
+    broadcast): a[i + 1] c[i + 2] - a[i + 2] c[i + 1], the components
+    rotated by constant index tables."""
+    b = ctx.b
+    t = ctx.out()
+    x, y = (b.broadcast_to(ctx.tensor(v, t.dtype), t.shape) for v in (a, c))
+    d = norm_dim(dim, t.rank)
+    if t.shape[d] != 3:
+        ctx.unsupported(f"cross product along a dim of size {t.shape[d]} (torch needs 3)")
+
+    def rotated(v, by):
+        ids = ctx.tensor(Known(torch.tensor([(i + by) % 3 for i in range(3)])), "i64")
+        return _select_along(ctx, v, d, ids)
+    return b.sub(b.mul(rotated(x, 1), rotated(y, 2)), b.mul(rotated(x, 2), rotated(y, 1)))
 
 
 @lowers("aten.addbmm.default")

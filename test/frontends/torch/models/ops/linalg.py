@@ -1,7 +1,7 @@
 """Cases for tfc_torch/ops/linalg.py's lowerings: the matrix products (matmul
 with broadcast batches and vectors, baddbmm, addbmm, einsum, dot, vdot,
 outer, bilinear forms), dist and renorm, trace, rot90, block_diag and
-cartesian_prod; cdist is checked with the losses (loss.py)."""
+cartesian_prod, pdist, cross products, cov and corrcoef; cdist is checked with the losses (loss.py)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -20,6 +20,11 @@ CASES = {
     # trace (non-square), rot90 (k = 1, 2, 3, -1, other dims), block_diag of
     # 0-d, 1-d and 2-d blocks, cartesian_prod.
     "matrix-shapes": _case(lambda h: _matrix_shapes(h), rows=5, out=7),
+    # F.pdist of orders 2, 1, inf, 0.5, 3 (f64) with two equal rows (zero
+    # distance: gradient 0); cross / linalg.cross along the last, a middle
+    # and the first dim, broadcast operands; cov (correction 1 and 0,
+    # fweights and aweights, 1-d input) and corrcoef, replaced while tracing.
+    "distances-covariance": _case(lambda h: _distances_covariance(h), rows=5, out=6),
 }
 
 
@@ -90,3 +95,19 @@ def _matrix_shapes(h):                                      # [5, 7]
                          torch.rot90(cube, -1, (0, 2)), torch.rot90(h, 4),
                          torch.block_diag(h[0, 0], h[1, :3], h[2:4, :2], h[:1, 3:]),
                          torch.cartesian_prod(h[0, :2], h[1, :3], h[2, 1:3])]))
+
+
+def _distances_covariance(h):                       # h: [5, 6]
+    twins = torch.cat([h[:3], h[:2]])                # rows 3, 4 repeat rows 0, 1
+    loss = _ramp_sum([F.pdist(twins), F.pdist(h, p=1), F.pdist(h, p=float("inf")),
+                      F.pdist(h, p=0.5), F.pdist(h[:, :2].double(), p=3).float()])
+    loss = loss + _ramp_sum([torch.cross(h[:, :3], h[:, 3:], dim=1).flatten(),
+                             torch.linalg.cross(h[:4].view(4, 2, 3)[:, :1], h[1:].view(4, 2, 3)
+                                                ).flatten(),
+                             torch.cross(h.t()[:3], h.t()[3:], dim=0).flatten()])
+    weights = torch.tensor([0.5, 1.5, 2.0, 0.25, 1.0, 3.0])
+    counts = torch.tensor([1, 2, 0, 3, 1, 1])
+    return loss + _ramp_sum([torch.cov(h).flatten(), torch.corrcoef(h * h.flip(0)).flatten(),
+                             torch.cov(h, correction=0, fweights=counts, aweights=weights).flatten(),
+                             torch.cov(h[0]).view(1), h.cov(correction=2, aweights=weights).flatten(),
+                             h.t().corrcoef().flatten()])
