@@ -131,16 +131,14 @@ def embedding(ctx, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sp
     if scale_grad_by_freq:
         out = _by_frequency(ctx, table, ids, out)
     if padding_idx is not None and padding_idx >= 0:
-        # torch never updates the padding row (its gradient is zero). With
-        # that row zero, as nn.Embedding initializes it, masking the
-        # lookups of padding_idx gives the same values and gradients.
-        row = ctx.example(0)
-        if row is not None and bool(row[padding_idx].ne(0).any()):
-            ctx.unsupported(f"padding_idx={padding_idx} with a nonzero padding row",
-                            "zero the padding row (as nn.Embedding does at init)")
+        # torch reads the padding row like any other and gives it no
+        # gradient from this lookup: the values are the lookup's, the
+        # gradient goes through the lookup masked at padding_idx. (Masking
+        # the values too is only right while the row is zero: a row tied to
+        # an output layer, or set by the user, is not.)
         keep = b.compare("ne", ids, b.splat(padding_idx, ids.dtype))
         keep = b.reshape(keep, ids.shape + (1,))
-        out = b.select(keep, out, ctx.tensor(0.0, out.dtype))
+        out = b.straight_through(out, b.select(keep, out, ctx.tensor(0.0, out.dtype)))
     return out
 
 

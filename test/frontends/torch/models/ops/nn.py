@@ -110,18 +110,27 @@ def _batch_norm(train):
 
 
 class _Embedding(nn.Module):
+    """padding_idx 0 at its initial zero row; padding_idx 5 at a row that is
+    not zero (set, or trained through a tied output layer as here): torch
+    reads it as any row and gives it no gradient from the lookup."""
+
     def __init__(self):
         super().__init__()
         self.emb = nn.Embedding(10, 4, padding_idx=0)
         self.fc = nn.Linear(4, 3)
+        self.tied = nn.Embedding(7, 4, padding_idx=5)
+        with torch.no_grad():
+            self.tied.weight[5] = torch.tensor([0.5, -1.0, 0.25, 2.0])
 
     def forward(self, ids):
-        return self.fc(self.emb(ids)).pow(2).mean()
+        h = self.tied(ids % 7)
+        logits = F.linear(h, self.tied.weight)
+        return self.fc(self.emb(ids)).pow(2).mean() + logits.sin().sum()
 
 
 def _embedding_padding():
     torch.manual_seed(0)
-    return _Embedding(), (torch.tensor([[0, 3, 9], [2, 0, 0]]),)
+    return _Embedding(), (torch.tensor([[0, 3, 9], [2, 0, 5]]),)
 
 
 class _FrequencyEmbedding(nn.Module):
