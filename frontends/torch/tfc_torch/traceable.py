@@ -8,9 +8,10 @@ replacements compute the same values from ops the frontend lowers, and
 autograd through them gives torch's gradients. F.embedding is wrapped to
 refuse max_norm by name. F.one_hot (num_classes given) and
 F.gaussian_nll_loss check index ranges / variance signs with values
-(.item(), torch.any), torch.cov / corrcoef the degrees of freedom: their replacements compute the same without the
-value checks (see each). An error a replacement raises without a source
-line gets the model's line from tracing.py."""
+(.item(), torch.any), torch.cov / corrcoef the degrees of freedom: their
+replacements compute the same without the value checks (see each).
+F.ctc_loss's list lengths become tensors. An error a replacement raises
+without a source line gets the model's line from tracing.py."""
 import math
 
 import torch
@@ -285,6 +286,23 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return loss
 
 
+_CTC_LOSS = F.ctc_loss
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """F.ctc_loss with list lengths passed as tensors: given lists, torch
+    1.13 builds the tensor its mean reduction divides by inside the op,
+    where make_fx records no values (tracing fails on an unallocated
+    tensor). The values are the same."""
+    def as_tensor(lengths):
+        if isinstance(lengths, torch.Tensor):
+            return lengths
+        return torch.tensor(lengths, dtype=torch.long, device=log_probs.device)
+    return _CTC_LOSS(log_probs, targets, as_tensor(input_lengths), as_tensor(target_lengths),
+                     blank=blank, reduction=reduction, zero_infinity=zero_infinity)
+
+
 # (owner, attribute name, replacement) while tracing.
 REPLACEMENTS = [
     (torch, "quantile", quantile),
@@ -295,6 +313,7 @@ REPLACEMENTS = [
     (F, "embedding", embedding),
     (F, "one_hot", one_hot),
     (F, "gaussian_nll_loss", gaussian_nll_loss),
+    (F, "ctc_loss", ctc_loss),
     (torch, "cov", cov),
     (torch, "corrcoef", corrcoef),
     (torch.Tensor, "cov", lambda self, *a, **k: cov(self, *a, **k)),

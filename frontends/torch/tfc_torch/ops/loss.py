@@ -4,6 +4,10 @@ pair into tfc.cross_entropy; anywhere else the expansion below computes it
 with a one-hot selection (tfc has no gather). mse, l1, smooth-l1, huber,
 the binary cross-entropies and the multi-class and multi-label margin
 losses are elementwise formulas and a reduction."""
+import torch
+
+from ..constants import Known
+from ..importer import Missing
 from ..ir import TensorType
 from ..registry import expands, lowers
 from .activation import softplus_of_negated
@@ -218,3 +222,139 @@ def multilabel_margin_loss(ctx, x, target, reduction):
     losses = b.div(hinge, ctx.tensor(float(c), dt))
     return (b.reshape(_reduce(ctx, losses, reduction), ctx.out(0).shape),
             b.reshape(b.convert(is_target, ctx.out(1).dtype), ctx.out(1).shape))
+
+
+def _stable_max(ctx, m):
+    """m without gradient, 0 where it is -inf (log-sum-exp's shift)."""
+    b = ctx.b
+    ninf = ctx.tensor(float("-inf"), m.dtype)
+    return b.stop_gradient(b.select(b.compare("eq", m, ninf), ctx.tensor(0.0, m.dtype), m))
+
+
+def _shifted_log(ctx, total, m):
+    """log(total) + m, -inf where total is 0 with a zero gradient (not
+    the NaN of log's at 0 times exp's 0): impossible alignments."""
+    b = ctx.b
+    dt = total.dtype
+    empty = b.compare("eq", total, ctx.tensor(0.0, dt))
+    logged = b.add(b.unary("log", b.select(empty, ctx.tensor(1.0, dt), total)), m)
+    return b.select(empty, ctx.tensor(float("-inf"), dt), logged)
+
+
+def _log_sum_exp(ctx, terms):
+    """log(sum exp(terms)) as torch's CTC kernels write it: m the largest
+    term (0 where all are -inf), log(exp(t1 - m) + ...) + m summed in
+    order; m carries no gradient (the terms get their softmax weights)."""
+    b = ctx.b
+    m = terms[0]
+    for t in terms[1:]:
+        m = b.binary("maximum", m, t)
+    m = _stable_max(ctx, m)
+    total = None
+    for t in terms:
+        e = b.unary("exp", b.sub(t, m))
+        total = e if total is None else b.add(total, e)
+    return _shifted_log(ctx, total, m)
+
+
+def _lengths(ctx, lengths, n):
+    """CTC lengths (a list, or a known or traced tensor) as i64 [n]."""
+    if isinstance(lengths, (list, tuple, int)):
+        lengths = Known(torch.tensor(lengths, dtype=torch.int64).reshape(n))
+    return ctx.b.reshape(ctx.tensor(lengths, "i64"), (n,))
+
+
+def _padded_targets(ctx, targets, target_lengths, n, unbatched):
+    """CTC targets as [n, S] i64: padded ones as they are; 1-d
+    concatenated ones (sample k's after the lengths before it) gathered
+    into rows of S = their count (enough for any lengths)."""
+    b = ctx.b
+    t = ctx.tensor(targets, "i64")
+    if t.rank == 2 or unbatched:
+        return b.reshape(t, (n, t.shape[-1]))
+    total = s = t.shape[0]
+    zero = ctx.tensor(0, "i64")
+    before = b.compare("lt", b.iota((n, n), 1), b.iota((n, n), 0))           # [k, j]: j < k
+    offset = b.reduce("sum", b.select(before, b.reshape(target_lengths, (1, n)), zero), [1],
+                      keepdim=True)
+    inside = b.compare("lt", b.iota((n, s), 1), b.reshape(target_lengths, (n, 1)))
+    pos = b.select(inside, b.add(offset, b.iota((n, s), 1)), zero)            # [n, S]
+    onehot = b.compare("eq", b.iota((n, s, total), 2), b.reshape(pos, (n, s, 1)))
+    return b.reduce("sum", b.select(onehot, b.reshape(t, (1, 1, total)), zero), [2])
+
+
+@lowers("aten._ctc_loss.default", "aten._ctc_loss.Tensor")
+def ctc_loss(ctx, log_probs, targets, input_lengths, target_lengths, blank=0,
+             zero_infinity=False):
+    """torch's CTC negative log-likelihood per sample: the log-space alpha
+    recursion over the extended labels l' = (blank, y1, blank, y2, ...,
+    blank) unrolled over the T time steps, each torch's
+    alpha_t(s) = lse(alpha(s), alpha(s - 1), alpha(s - 2) where
+    l'(s) != l'(s - 2)) + lp_t(l'(s)), a sample's alphas kept once t
+    reaches its input length, and -lse(alpha(2L), alpha(2L - 1)) at the
+    end. Lengths and targets may be known or traced (masks, not shapes,
+    follow them). Impossible alignments give inf with a zero gradient.
+    torch's backward adds exp(lp) * grad to the gradient of each
+    log-probability before the input length (the logits' gradient when lp
+    is a log_softmax; with zero_infinity, not for infinite losses): a
+    straight_through term of value 0 adds the same. The second result,
+    log_alpha, is not computed."""
+    b = ctx.b
+    out_dt = ctx.out(0).dtype
+    dt = "f32" if out_dt in ("f16", "bf16") else out_dt
+    lp = ctx.tensor(log_probs, dt)
+    unbatched = lp.rank == 2
+    if unbatched:
+        lp = b.reshape(lp, (lp.shape[0], 1, lp.shape[1]))
+    steps, n, c = lp.shape
+    il = b.reshape(_lengths(ctx, input_lengths, n), (n, 1))
+    tl = _lengths(ctx, target_lengths, n)
+    t = _padded_targets(ctx, targets, tl, n, unbatched)
+    tl = b.reshape(tl, (n, 1))
+    s = t.shape[1]
+    width = 2 * s + 1
+    ninf = ctx.tensor(float("-inf"), dt)
+    no = ctx.tensor(False, "i1")
+    # l' [n, 2S + 1] and lp_t(l'(s)) [T, n, 2S + 1] by a one-hot selection.
+    blanks = b.broadcast_to(ctx.tensor(blank, "i64"), (n, s, 1))
+    ext = b.reshape(b.concat([blanks, b.reshape(t, (n, s, 1))], 2), (n, 2 * s))
+    ext = b.concat([ext, b.broadcast_to(ctx.tensor(blank, "i64"), (n, 1))], 1)
+    onehot = b.compare("eq", b.iota((1, n, width, c), 3), b.reshape(ext, (1, n, width, 1)))
+    picked = b.reduce("sum", b.select(onehot, b.reshape(lp, (steps, n, 1, c)),
+                                      ctx.tensor(0.0, dt)), [3])
+    state = b.iota((n, width), 1)
+    differs = b.compare("ne", b.slice(ext, [0, 2], [n, width]),
+                        b.slice(ext, [0, 0], [n, width - 2]))
+    skip = b.concat([b.broadcast_to(no, (n, 2)), differs], 1)
+
+    def at(step):
+        return b.reshape(b.slice(picked, [step, 0, 0], [step + 1, n, width]), (n, width))
+
+    def shifted(a, k):
+        return b.pad(b.slice(a, [0, 0], [n, width - k]), [0, k], [0, 0], float("-inf"))
+
+    # alpha_0: lp_0(blank), and lp_0(y1) for a non-empty target.
+    starts = b.select(b.compare("gt", tl, ctx.tensor(0, "i64")), ctx.tensor(2, "i64"),
+                      ctx.tensor(1, "i64"))
+    alpha = b.select(b.compare("lt", state, starts), at(0), ninf)
+    for step in range(1, steps):
+        terms = [alpha, shifted(alpha, 1), b.select(skip, shifted(alpha, 2), ninf)]
+        new = b.add(_log_sum_exp(ctx, terms), at(step))
+        alpha = b.select(b.compare("lt", ctx.tensor(step, "i64"), il), new, alpha)
+    # The states 2L and 2L - 1; the others add exact zeros to the sum.
+    tl2 = b.mul(tl, ctx.tensor(2, "i64"))
+    last = b.select(b.compare("eq", state, tl2), ctx.tensor(True, "i1"),
+                    b.compare("eq", state, b.sub(tl2, ctx.tensor(1, "i64"))))
+    ends = b.select(last, alpha, ninf)
+    m = _stable_max(ctx, b.reduce("max", ends, [1], keepdim=True))
+    total = b.reduce("sum", b.unary("exp", b.sub(ends, m)), [1], keepdim=True)
+    nll = b.reshape(b.unary("neg", _shifted_log(ctx, total, m)), (n,))
+    # torch's exp(lp) term, for the time steps before each input length.
+    live = b.compare("lt", b.iota((steps, n, 1), 0), b.reshape(il, (1, n, 1)))
+    mass = b.reduce("sum", b.select(live, b.unary("exp", lp), ctx.tensor(0.0, dt)), [0, 2])
+    if zero_infinity:
+        mass = b.select(b.compare("eq", nll, ctx.tensor(float("inf"), dt)),
+                        ctx.tensor(0.0, dt), mass)
+    nll = b.add(nll, b.straight_through(b.broadcast_to(ctx.tensor(0.0, dt), (n,)), mass))
+    return (b.convert(b.reshape(nll, ctx.out(0).shape), out_dt),
+            Missing("the CTC log-alpha table has no tfc form", "use the loss (the first result)"))

@@ -39,7 +39,44 @@ CASES = {
     # twice), a row with no targets, margins exactly 0, reductions, a
     # 1-d input.
     "multilabel-margin": lambda: _multilabel_margin(),
+    # F.ctc_loss against torch's _ctc_loss and its backward: padded
+    # targets and lengths from the batch (traced), repeated labels, an
+    # empty target, an impossible alignment zeroed by zero_infinity, the
+    # blank last, reductions mean / sum / none, 1-d concatenated targets
+    # with list lengths, an unbatched input, and log-probabilities that
+    # are no log_softmax (torch's gradient adds exp(lp)).
+    "ctc-loss": lambda: _ctc(),
 }
+
+
+class _Ctc(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 5)
+
+    def forward(self, x, targets, input_lengths, target_lengths):
+        h = self.fc(x)                                            # [T 7, N 4, C 5]
+        lp = h.log_softmax(-1)
+        loss = F.ctc_loss(lp, targets, input_lengths, target_lengths, zero_infinity=True)
+        last_blank = F.ctc_loss(lp, targets - 1, input_lengths, target_lengths, blank=4,
+                                reduction="none", zero_infinity=True)
+        loss = loss + (last_blank * torch.tensor([0.5, 1.0, 0.0, 2.0])).sum()
+        flat = torch.tensor([1, 3, 3, 2, 4, 1, 1, 2])
+        loss = loss + F.ctc_loss(lp, flat, [7, 5, 6, 7], [3, 2, 1, 2], reduction="sum") * 0.5
+        loss = loss + F.ctc_loss(lp, flat, (7, 5, 6, 7), (3, 2, 1, 2))
+        loss = loss + F.ctc_loss(lp[:, 1], targets[0], input_lengths[:1], target_lengths[:1])
+        raw = F.ctc_loss(h * 0.5, targets, input_lengths, target_lengths, reduction="none",
+                         zero_infinity=True)
+        return loss + (raw * torch.tensor([1.0, -0.5, 1.0, 0.25])).sum()
+
+
+def _ctc():
+    torch.manual_seed(0)
+    targets = torch.tensor([[1, 2, 2], [3, 1, 4], [2, 2, 1], [4, 0, 0]])
+    input_lengths = torch.tensor([7, 6, 3, 5])     # sample 2 needs 4 steps: impossible
+    target_lengths = torch.tensor([3, 2, 3, 0])
+    return _Ctc(), (torch.randn(7, 4, 6, generator=_g(1)), targets, input_lengths,
+                    target_lengths)
 
 
 class _MultilabelMargin(nn.Module):
