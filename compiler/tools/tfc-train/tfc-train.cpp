@@ -115,8 +115,9 @@ static cl::opt<std::string> device("device", cl::desc("host, cuda or auto"),
 static cl::opt<std::string>
     target("target",
            cl::desc("Machine the kernels are scheduled for: sm_80, sm_90, "
-                    "host (no CUDA sources) or auto (host for --device host, "
-                    "else sm_90); not recorded in checkpoints"),
+                    "host (no CUDA sources) or auto (host when the host "
+                    "backend runs: --device host, or auto without a usable "
+                    "GPU; else sm_90); not recorded in checkpoints"),
            cl::init("auto"), cl::cat(category));
 static cl::opt<std::string>
     outDir("out", cl::desc("Output directory (default: the --resume one)"),
@@ -385,12 +386,22 @@ bool run() {
   if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
     return fail("cannot create '" + outDir + "': " + ec.message());
 
+  // The device first: --target auto follows the backend actually opened, so
+  // --device auto without a GPU compiles for the host as --device host does
+  // (the target decides the padding, hence the names of padded weight copies
+  // in checkpoints: a run with --device host resumed with the default
+  // --device auto used to compile for sm_90 and refuse the checkpoint).
+  Runtime rt;
+  if (tfc_status s = tfc::openDevice("tfc-train", device, &rt.dev))
+    return fail("cannot open device '" + device + "'", s);
+
   // Compile the train step (cached on disk).
   tfc::JitOptions jitOptions;
   jitOptions.function = function;
   jitOptions.trainStepOptions = trainStepOptions();
-  jitOptions.target =
-      target == "auto" ? tfc::targetForDevice(device) : target.getValue();
+  jitOptions.target = target == "auto"
+                          ? tfc::targetForDevice(tfc_device_kind(rt.dev))
+                          : target.getValue();
   if (!mlir::tfc::parseKernelTarget(jitOptions.target))
     return fail("unknown --target '" + target + "' (expected auto, " +
                 mlir::tfc::kernelTargetNames() + ")");
@@ -408,9 +419,6 @@ bool run() {
                   .count(),
               trainStepOptions().c_str());
 
-  Runtime rt;
-  if (tfc_status s = tfc::openDevice("tfc-train", device, &rt.dev))
-    return fail("cannot open device '" + device + "'", s);
   std::printf("device: %s\n", tfc_device_description(rt.dev));
   if (tfc_status s = tfc_program_load(rt.dev, compiled.artifactDir.c_str(),
                                       &rt.program))
