@@ -1,0 +1,171 @@
+"""Cases for tfc_torch/ops/special.py's lowerings (computed in f64, rounded
+once): erfinv, lgamma / digamma / polygamma / mvlgamma, the Bessel
+functions i0, i0e, i1, i1e, ndtri, log_ndtr, erfcx, entr and xlog1py, with
+their gradients, on f32, f64 and (where torch's CPU has the op) bf16
+arguments, and at their special values: zeros of both signs, poles, the
+ends of the domain, +-inf and NaN; bf16 values only (detached: torch
+evaluates the derivative formulas op by op in bf16, tfc in f64 rounded
+once, a bf16 rounding apart). Each value enters the loss as asinh(value),
+non-finite ones mapped to finite ones by nan_to_num (their gradient, 0 *
+the derivative, is NaN where the derivative is infinite, in torch as in
+tfc); special
+values whose derivative torch computes as rounding noise (trigamma at the
+negative integers) are checked on constants only."""
+import torch
+import torch.nn as nn
+
+from .common import _g
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _weighted(t):
+    """sum of asinh(t) (in f64: about t for small t, log(2 |t|) for huge
+    ones, +-inf at +-inf) weighted along t's flattened elements, so that
+    each one counts; non-finite values mapped to finite ones."""
+    flat = torch.nan_to_num(torch.asinh(t.double()), 7.0, 100.0, -100.0).reshape(-1)
+    return (flat * torch.linspace(0.5, 1.5, flat.numel(), dtype=torch.float64)).sum().float()
+
+
+class _Special(nn.Module):
+    """A linear layer h and parameters holding special arguments; `fn(self,
+    h)` is the loss."""
+
+    def __init__(self, fn, **points):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        for name, values in points.items():
+            setattr(self, name, nn.Parameter(torch.tensor(values)))
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(self, self.fc(x))
+
+
+def _case(fn, **points):
+    def make():
+        torch.manual_seed(0)
+        return _Special(fn, **points), (torch.randn(4, 6, generator=_g(1)),)
+    return make
+
+
+def _erfinv(m, h):
+    t = h.tanh()
+    loss = _weighted(torch.erfinv(t)) + _weighted(torch.special.erfinv(t * 0.6))
+    loss = loss + _weighted(torch.erfinv(m.p))
+    loss = loss + _weighted(torch.erfinv(t.double() * 0.999))
+    loss = loss + _weighted(torch.erfinv(t.detach().bfloat16()))
+    edges = torch.tensor([1.0, -1.0, 1.5, -2.0, NAN, INF, 1.0 - 2 ** -24, -1e-38])
+    return loss + _weighted(torch.erfinv(edges)) + _weighted(torch.erfinv(edges.double()))
+
+
+# Poles, infinities and NaN (values only: no gradient flows into them).
+_GAMMA_EDGES = [0.0, -0.0, -1.0, -2.0, -7.0, INF, -INF, NAN, 1e30, -1e10, 1e-30, -1e-30]
+
+
+def _gamma(m, h):
+    loss = _weighted(torch.lgamma(h * 3)) + _weighted(torch.digamma(h * 3))
+    loss = loss + _weighted(torch.special.gammaln(m.p)) + _weighted(torch.special.psi(m.p))
+    loss = loss + _weighted(torch.lgamma(m.zero)) + _weighted(torch.digamma(m.zero))
+    edges = torch.tensor(_GAMMA_EDGES)
+    loss = loss + _weighted(torch.lgamma(edges)) + _weighted(torch.digamma(edges))
+    loss = loss + _weighted(torch.lgamma(edges.double())) + _weighted(torch.digamma(edges.double()))
+    wide = h.double() * 4
+    loss = loss + _weighted(torch.lgamma(wide)) + _weighted(torch.digamma(wide))
+    narrow = (h * 3).detach().bfloat16()
+    return loss + _weighted(torch.lgamma(narrow)) + _weighted(torch.digamma(narrow))
+
+
+def _polygamma(m, h):
+    loss = 0
+    for n in (0, 1, 2, 3, 5):
+        loss = loss + _weighted(torch.polygamma(n, h * 3)) / (n + 1)
+        loss = loss + _weighted(torch.special.polygamma(n, m.p)) * 1e-3
+        loss = loss + _weighted(torch.polygamma(n, (h * 2 + 0.5).double()))
+    edges = torch.tensor([0.0, -0.0, INF, -INF, NAN, 1e30, 1e-30, -1e-30, -2.5])  # no -1, -2: noise
+    ints = torch.tensor([0.0, -0.0, -1.0, -2.0, -INF, INF, NAN])
+    loss = loss + _weighted(torch.polygamma(1, edges)) + _weighted(torch.polygamma(1, m.zero))
+    loss = loss + _weighted(torch.polygamma(2, ints)) + _weighted(torch.polygamma(3, ints.double()))
+    loss = loss + _weighted(torch.polygamma(2, (h * 3).detach().bfloat16()))
+    loss = loss + _weighted(torch.mvlgamma(h.abs() + 2, 3))
+    loss = loss + _weighted(torch.special.multigammaln(h.double().abs() + 1, 2))
+    return loss + _weighted(torch.mvlgamma(m.p.abs() + 3, 4))
+
+
+def _bessel(m, h):
+    loss = 0
+    for s in (1.0, 10.0, 30.0):
+        x = h * s
+        loss = loss + (_weighted(torch.i0(x)) / s ** 2 + _weighted(torch.special.i0e(x))
+                       + _weighted(torch.special.i1(x)) / s ** 2 + _weighted(torch.special.i1e(x)))
+    for f in (torch.special.i0, torch.special.i0e, torch.special.i1, torch.special.i1e):
+        loss = loss + _weighted(f(m.p)) * 1e-3 + _weighted(f(m.tiny))
+        loss = loss + _weighted(f(h.double() * 8)) * 1e-2
+    edges = torch.tensor([INF, -INF, NAN, 700.0, -800.0, 1e30])
+    loss = loss + sum(_weighted(f(edges.double())) for f in (torch.special.i0e, torch.special.i1e))
+    loss = loss + _weighted(torch.special.i0e(edges)) + _weighted(torch.special.i1(edges))
+    return loss + _weighted(torch.i0((h * 4).detach().bfloat16()))
+
+
+def _normal(m, h):
+    p = h.sigmoid()
+    loss = _weighted(torch.special.ndtri(p)) + _weighted(torch.special.ndtri(m.p))
+    loss = loss + _weighted(torch.special.ndtri((h * 30).sigmoid().double()))
+    loss = loss + _weighted(torch.special.log_ndtr(h * 4)) + _weighted(torch.special.log_ndtr(m.z))
+    loss = loss + _weighted(torch.special.log_ndtr(h.double() * 15))
+    loss = loss + _weighted(torch.special.erfcx(h * 4)) + _weighted(torch.special.erfcx(m.z))
+    loss = loss + _weighted(torch.special.erfcx(h.double() * 3))
+    edges = torch.tensor([0.0, 1.0, 0.5, -0.1, 1.5, NAN, 1e-300, 1.0 - 1e-16])
+    loss = loss + _weighted(torch.special.ndtri(edges.float())) + _weighted(
+        torch.special.ndtri(edges.double()))
+    far = torch.tensor([INF, -INF, NAN, -1e10, 1e10, -30.0, 30.0])
+    return loss + sum(_weighted(f(far)) for f in (torch.special.log_ndtr, torch.special.erfcx))
+
+
+def _entropy(m, h):
+    loss = _weighted(torch.special.entr(h.abs())) + _weighted(torch.special.entr(m.p))
+    loss = loss + _weighted(torch.special.entr(h.double() * 3)) + _weighted(
+        torch.special.entr(h.abs().detach().bfloat16()))
+    y = m.p.flip(0).abs()
+    loss = loss + _weighted(torch.special.xlog1py(m.p, y))
+    loss = loss + _weighted(torch.special.xlog1py(h, h * 0.5))
+    loss = loss + _weighted(torch.special.xlog1py(h, 2.0))
+    loss = loss + _weighted(torch.special.xlog1py(3.0, h.abs()))
+    loss = loss + _weighted(torch.special.xlog1py(h.double(), h.abs().double() * 1e-9))
+    return loss + _weighted(torch.special.xlogy(h, h.abs())) + _weighted(
+        torch.special.xlog1py(torch.tensor([0.0, 0.0, 1.0]), torch.tensor([NAN, -1.0, -1.0])))
+
+
+CASES = {
+    # erfinv (rational guess, two Newton steps against erf, in f64) near 0
+    # and +-1, at the ends (+-inf), beyond (NaN), in f64 and bf16; the
+    # gradient sqrt(pi) / 2 exp(erfinv(x)^2).
+    "erfinv": _case(_erfinv, p=[0.0, -0.0, 0.5, -0.7, 0.7001, 0.99999, -0.999, 1e-30]),
+    # lgamma (shift + Stirling, reflection below 0) and digamma (shift +
+    # asymptotic series, reflection), gradients digamma and trigamma: both
+    # signs, near the poles, at +-0 (digamma(-0) = inf), poles, +-inf,
+    # NaN, huge and tiny arguments; f64 and bf16.
+    "gamma": _case(_gamma, p=[0.5, -0.5, -2.5, 1e-6, 1.0, 2.0, 30.5, -10.3, 1.4616],
+                   zero=[0.0, -0.0]),
+    # polygamma (n = 0, 1, 2, 3, 5; reflection with the n-th derivative of
+    # cot for negative arguments), gradient polygamma(n + 1); its special
+    # values (n >= 2: -+inf at the poles, NaN at inf); mvlgamma /
+    # multigammaln (p = 2, 3, 4).
+    "polygamma": _case(_polygamma, p=[0.5, -0.5, -2.5, 0.01, 1.0, 7.25, -10.3, 40.0],
+                       zero=[0.0, -0.0]),
+    # i0, i0e, i1, i1e (power series below 20, asymptotic expansion above)
+    # at small and large arguments of both signs, the tiny arguments where
+    # torch's i1 / i1e gradient is 1/2, overflow (i0 and i1: inf), +-inf,
+    # NaN; f64, bf16 i0.
+    "bessel": _case(_bessel, p=[0.0, -0.0, 19.99, 20.0, -25.0, 85.0, -3.5, 1e-3],
+                    tiny=[1e-30, -1e-8, 0.0, 1e-7]),
+    # ndtri (erfinv's guess, Newton on log_ndtr), log_ndtr (erfcx below -1,
+    # log1p(-erfc / 2) above) and erfcx (continued fraction from 2): deep
+    # tails, 0, 1/2, 1, outside [0, 1], +-inf, NaN, f64.
+    "normal": _case(_normal, p=[1e-30, 1e-8, 0.02, 0.5, 0.75, 1.0 - 1e-6, 0.9999, 0.3],
+                    z=[-30.0, -5.0, -1.0, -0.999, 0.0, 2.0, 1.999, 9.0]),
+    # entr (0 at 0, -inf below 0; gradient -(1 + log x): inf at 0) in f32,
+    # f64 and bf16 (rounded per op, as torch), xlog1py (tensor and scalar
+    # operands, x = 0 with y = NaN / -1) and special.xlogy.
+    "entropy": _case(_entropy, p=[0.0, -0.5, 0.5, 1.0, 1e-30, 3.0, 0.25, 7.5]),
+}
