@@ -7,8 +7,9 @@
     row broadcast;
   * nearest, nearest-exact, (bi/tri)linear and bicubic interpolation: per
     resized dim, a gather of the source rows torch picks (two, weighted,
-    for linear, four for bicubic), the index and weight tables computed
-    here in Python with the float32 arithmetic of ATen's CPU kernels;
+    for linear, four for bicubic, the filter's support for antialiased
+    bilinear / bicubic), the index and weight tables computed here in
+    Python with the float32 arithmetic of ATen's CPU kernels;
   * adaptive average and max pooling (and interpolate's "area" mode, which
     is adaptive average pooling): per pooled dim, torch's windows (start
     floor(i * in / out), end ceil((i + 1) * in / out)) gathered as
@@ -188,6 +189,69 @@ def cubic_table(n_in, n_out, align_corners, scale):
     return rows, weights
 
 
+def _triangle(x):
+    """ATen's antialiasing bilinear filter (in float)."""
+    x = abs(x)
+    return _f32(1.0 - x) if x < 1.0 else 0.0
+
+
+def _keys_half(x):
+    """ATen's antialiasing bicubic filter: Keys' cubic with a = -0.5, in
+    double, rounded to float."""
+    a = -0.5
+    x = abs(x)
+    if x < 1.0:
+        return _f32(((a + 2.0) * x - (a + 3.0)) * x * x + 1)
+    if x < 2.0:
+        return _f32((((x - 5) * x + 8) * x - 4) * a)
+    return 0.0
+
+
+def antialias_table(n_in, n_out, align_corners, scale, cubic):
+    """(starts, weights) of torch's antialiased interpolation along one
+    dim: out[i] = sum_j x[starts[i] + j] * weights[i][j], j below the
+    row's tap count. As ATen's CPU _compute_weights_aa (float, a C++ int
+    cast truncating): the filter (a triangle, or Keys' cubic with a =
+    -0.5) stretched by the scale s when downsampling (support = taps / 2
+    times max(s, 1)), centered at s * (i + 0.5), evaluated at each
+    input row's center inside [center - support, center + support) and
+    normalized to sum 1."""
+    f = _f32
+    s = _weighted_scale(n_in, n_out, align_corners, scale)
+    taps = 4 if cubic else 2
+    support = f(taps * 0.5 * s) if s >= 1.0 else taps * 0.5
+    inverse = f(1.0 / s) if s >= 1.0 else 1.0
+    fn = _keys_half if cubic else _triangle
+    starts, weights = [], []
+    for i in range(n_out):
+        center = f(s * (i + 0.5))
+        lo = max(int(f(center - support) + 0.5), 0)
+        size = min(int(f(center + support) + 0.5), n_in) - lo
+        ws = [fn(f((f(f(j + lo) - center) + 0.5) * inverse)) for j in range(size)]
+        total = 0.0
+        for w in ws:
+            total = f(total + w)
+        starts.append(lo)
+        weights.append([f(w / total) for w in ws] if total != 0.0 else ws)
+    return starts, weights
+
+
+def _antialias_dim(ctx, v, dim, n_out, align_corners, scale, cubic):
+    """One dim's antialiased interpolation: tap j of every output row
+    gathered (rows past a row's taps weighted 0, clamped to the input),
+    weighted and added in tap order, as ATen's loop sums."""
+    b = ctx.b
+    n_in = v.shape[dim]
+    starts, weights = antialias_table(n_in, n_out, align_corners, scale, cubic)
+    out = None
+    for j in range(max(len(w) for w in weights)):
+        ids = [min(lo + j, n_in - 1) for lo in starts]
+        w = [ws[j] if j < len(ws) else 0.0 for ws in weights]
+        term = b.mul(_gather(ctx, v, dim, ids), constant_along(ctx, w, v, dim))
+        out = term if out is None else b.add(out, term)
+    return out
+
+
 def _nearest_dim(ctx, v, dim, n_out, scale, exact):
     fwd, bwd = nearest_table(v.shape[dim], n_out, scale, exact)
     picked = _gather(ctx, v, dim, fwd)
@@ -229,16 +293,24 @@ _LINEAR = [f"aten.{m}.{o}" for m in ("upsample_linear1d", "upsample_bilinear2d",
 _CUBIC = ["aten.upsample_bicubic2d.vec", "aten.upsample_bicubic2d.default"]
 
 
-@lowers(*_NEAREST, *_NEAREST_EXACT, *_LINEAR, *_CUBIC)
+_ANTIALIAS = [f"aten._upsample_{m}2d_aa.{o}" for m in ("bilinear", "bicubic")
+              for o in ("vec", "default")]
+
+
+@lowers(*_NEAREST, *_NEAREST_EXACT, *_LINEAR, *_CUBIC, *_ANTIALIAS)
 def upsample(ctx, x, output_size, *args, **kwargs):
     """F.interpolate / nn.Upsample in modes nearest, nearest-exact, linear,
     bilinear, bicubic and trilinear. The .vec overloads take (output_size,
     [align_corners,] scale_factors), the others (output_size,
     [align_corners,] scales per dim); the output size is the traced one.
-    Dims are resized from the last one, as torch's kernels nest them."""
+    Dims are resized from the last one, as torch's kernels nest them.
+    With antialias=True (bilinear, bicubic) every dim is resampled by
+    torch's antialiasing filter (antialias_table), also one whose size a
+    scale factor keeps (torch resamples it too)."""
     name = ctx.name
-    weighted = name in _LINEAR or name in _CUBIC  # these take align_corners
-    s = int(name.split(".")[1][-2])  # upsample_bilinear2d: 2 spatial dims
+    antialias = name in _ANTIALIAS
+    weighted = name in _LINEAR or name in _CUBIC or antialias  # these take align_corners
+    s = int(name.split(".")[1].replace("_aa", "")[-2])  # upsample_bilinear2d: 2 spatial dims
     if name.endswith(".vec"):
         params = ["scale_factors"]
     else:
@@ -256,7 +328,10 @@ def upsample(ctx, x, output_size, *args, **kwargs):
     source, out = v, ctx.out().shape
     for i in reversed(range(s)):
         dim = v.rank - s + i
-        if name in _CUBIC:
+        if antialias:
+            v = _antialias_dim(ctx, v, dim, out[dim], align_corners, scales[i],
+                               "bicubic" in name)
+        elif name in _CUBIC:
             v = _cubic_dim(ctx, v, dim, out[dim], align_corners, scales[i])
         elif name in _LINEAR:
             v = _linear_dim(ctx, v, dim, out[dim], align_corners, scales[i])

@@ -1,6 +1,6 @@
 """Cases for tfc_torch/ops/resample.py's lowerings: reflection, replication
-(and circular) padding, interpolation in every mode, adaptive average and max
-pooling, and pixel (un)shuffle."""
+(and circular) padding, interpolation in every mode (antialiased too),
+adaptive average and max pooling, and pixel (un)shuffle."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -31,7 +31,36 @@ CASES = {
     # pixel_unshuffle back (batched, unbatched, 5-d). channel_shuffle has
     # no derivative in torch 1.13: check_forward covers it.
     "pixel-shuffle": lambda: _pixel_shuffle(),
+    # Antialiased bilinear and bicubic interpolation (antialias=True):
+    # downsampling by up to 3 (the filter stretched over many rows),
+    # upsampling, mixed, align_corners both ways, a scale factor that keeps
+    # a size (torch still resamples it), sizes given and the .vec overload.
+    "antialias": lambda: _antialias(),
 }
+
+
+class _Antialias(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 2)
+
+    def forward(self, x):                                   # [2, 3, 13, 11]
+        a = self.conv(x)                                    # [2, 4, 12, 10]
+        parts = []
+        for mode in ("bilinear", "bicubic"):
+            parts += [F.interpolate(a, size=(4, 3), mode=mode, antialias=True),
+                      F.interpolate(a, size=(5, 17), mode=mode, antialias=True),
+                      F.interpolate(a, size=(7, 4), mode=mode, antialias=True,
+                                    align_corners=True),
+                      F.interpolate(a, scale_factor=(0.45, 1.05), mode=mode, antialias=True),
+                      F.interpolate(a, scale_factor=0.3, mode=mode, antialias=True,
+                                    recompute_scale_factor=True)]
+        return _ramp_sum(parts)
+
+
+def _antialias():
+    torch.manual_seed(0)
+    return _Antialias(), (torch.randn(2, 3, 13, 11, generator=_g(1)),)
 
 
 class _PaddingModes(nn.Module):
