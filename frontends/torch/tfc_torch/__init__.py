@@ -21,7 +21,8 @@ libraries of the build (libtfc_compiler.so, libtfcrt.so, through ctypes):
 
 Works on torch 1.13 and 2.x, CPU only, no dependency beyond torch.
 """
-from .errors import DataDependentError, FrontendError, ModelError, UnsupportedOpError
+from .errors import (DataDependentError, FrontendError, ModelError, TracedUpdateWarning,
+                     UnsupportedOpError)
 from .export import Exported, export, import_module
 from . import safetensors
 from .native import LibraryNotFound, NativeError
@@ -40,4 +41,5 @@ def supported_ops():
 __all__ = ["export", "import_module", "Exported", "supported_ops", "safetensors",
            "compile_train_step", "TrainStep", "compile", "CompiledModule",
            "FrontendError", "UnsupportedOpError", "DataDependentError", "ModelError",
+           "TracedUpdateWarning",
            "NativeError", "LibraryNotFound", "OptionError"]

@@ -45,3 +45,9 @@ class DataDependentError(FrontendError):
 class ModelError(FrontendError):
     """The model or its example batch does not fit what tfc imports (e.g.
     forward returns no scalar loss)."""
+
+
+class TracedUpdateWarning(UserWarning):
+    """The model updates a buffer or a batch input in place (batch norm's
+    running statistics, spectral norm's power iteration), which the compiled
+    program does not carry out: it computes with the values at import time."""

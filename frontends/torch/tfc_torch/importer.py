@@ -394,7 +394,10 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
     for i, node in enumerate(nodes):
         if node.op == "placeholder":
             ph = next(placeholders)
-            real[node] = ph.tensor
+            # The nodes run on real values too; a buffer's is a copy, so an
+            # op updating it in place (training-mode native_batch_norm's
+            # running statistics) leaves the user's module as it was.
+            real[node] = ph.tensor.clone() if ph.role == "buffer" else ph.tensor
             if node not in live:
                 if ph.role == "param":  # unused parameters stay arguments
                     params[ph.key] = ph.tensor

@@ -31,7 +31,7 @@ import torch.utils._pytree as pytree
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from .errors import ModelError
-from .source import node_frame, parse_stack, user_frame
+from .source import parse_stack, user_frame
 
 # node.meta key of a grad-off node that is an in-place op on a tensor that
 # requires grad (see the module docstring); its value is True.

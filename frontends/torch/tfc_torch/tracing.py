@@ -18,6 +18,7 @@ torch.nn.utils.stateless.functional_call) and torch 2.x (torch.func).
 """
 import contextlib
 import inspect
+import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
@@ -27,7 +28,7 @@ import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from . import no_grad_writes, traceable
-from .errors import DataDependentError, FrontendError, ModelError
+from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from .source import TRACE_ENTRY, Frame, exception_frame, return_frame
 
 try:  # torch >= 2.0
@@ -232,6 +233,38 @@ class _NoFastPaths(torch.overrides.TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
+def _warn_dropped_updates(traced: Traced):
+    """Warns when the traced call updates a buffer or a batch input in
+    place (an op writing a placeholder, by its schema): tfc
+    compiles buffers as constants and never writes its inputs, so each
+    call computes with the values they had at import time."""
+    holders = [n for n in traced.graph_module.graph.nodes if n.op == "placeholder"]
+    role = {node: ph for node, ph in zip(holders, traced.placeholders)}
+    written = set()
+    for node in traced.graph_module.graph.nodes:
+        schema = getattr(node.target, "_schema", None)
+        if node.op != "call_function" or schema is None:
+            continue
+        writes = [value for arg, value in zip(schema.arguments, node.args)
+                  if arg.alias_info is not None and arg.alias_info.is_write]  # copy_'s
+        if node.target is torch.ops.aten.native_batch_norm.default and node.args[5]:
+            # Training-mode batch norm updates its running statistics,
+            # which this schema does not declare (functionalization keeps
+            # the op in place).
+            writes += node.args[3:5]
+        for value in writes:
+            if value in role and role[value].role != "param":
+                written.add(f"{role[value].role} '{role[value].key}'")
+    written = sorted(written)
+    if written:
+        warnings.warn(
+            f"{traced.model_name} updates {', '.join(written)} in place (e.g. batch norm's "
+            "running statistics, spectral norm's power iteration): tfc compiles buffers as "
+            "constants and does not write its inputs, so the update is not applied and every "
+            "call uses the values at import time (the module itself is left unchanged)",
+            TracedUpdateWarning, stacklevel=3)
+
+
 def _describe(leaf) -> str:
     """A non-tensor output leaf, for error messages."""
     if leaf is None or isinstance(leaf, (bool, int, float, complex, str)):
@@ -300,8 +333,12 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
 
     # The function's name marks the model's side of recorded stacks (source.py).
     assert _tfc_traced_loss.__name__ == TRACE_ENTRY
-    args = ([param_tensors[n] for n in params], [buffer_tensors[n] for n in buffers],
-            *example_args)
+    # Buffers are traced as copies: a forward that updates one in place
+    # (batch norm's running statistics, spectral norm's power iteration)
+    # writes the copy, so importing leaves the user's module as it was, and
+    # the constants folded from buffers are their values before the call.
+    args = ([param_tensors[n] for n in params],
+            [buffer_tensors[n].clone() for n in buffers], *example_args)
     options = {}
     try:  # newer torch 2.x takes the flag itself (and sets it on its tracer)
         if "record_stack_traces" in inspect.signature(make_fx).parameters:
@@ -355,6 +392,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     aliases = {a: n for n, group in params.items() for a in group if a != n}
     aliases.update({a: n for n, group in buffers.items() for a in group if a != n})
     traced = Traced(gm, placeholders, aliases, type(model).__name__)
+    _warn_dropped_updates(traced)
     if forward:
         traced.output_spec, traced.output_leaves = output["spec"], output["leaves"]
         traced.return_frame = return_frame(getattr(model.forward, "__func__", model.forward))

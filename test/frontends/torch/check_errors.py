@@ -1,6 +1,9 @@
 """tfc_torch's errors for models it cannot import: each names the problem
 (the aten op, or what in the model's Python is data-dependent), points at
 the model's source line (file:line and the code) and says what to change.
+Also its warning for in-place buffer updates the compiled program does
+not carry out (batch norm's running statistics, spectral norm's power
+iteration): named, and the module left unchanged by the import.
 
 Usage: check_errors.py   (no tfc build needed; exit 0 pass, 1 failure)
 """
@@ -65,6 +68,47 @@ def marked_lines():
     return found
 
 
+def check_update_warnings():
+    """(name, problem or None) per model: training-mode batch norm and
+    spectral norm warn with the buffers they update and leave them as they
+    were; eval-mode batch norm does not warn."""
+    import warnings
+    import torch
+    import torch.nn as nn
+    import tfc_torch
+
+    def norm_net(norm):
+        return nn.Sequential(nn.Linear(4, 4), norm, nn.Flatten(0))
+
+    batch = (torch.randn(5, 4),)
+    cases = [("BatchNormTrain", norm_net(nn.BatchNorm1d(4)).train(),
+              ["'1.running_mean'", "'1.running_var'", "'1.num_batches_tracked'"]),
+             ("SpectralNormTrain", nn.Sequential(nn.utils.spectral_norm(nn.Linear(4, 3)),
+                                                 nn.Flatten(0)).train(),
+              ["'0.weight_u'", "'0.weight_v'"]),
+             ("BatchNormEval", norm_net(nn.BatchNorm1d(4)).eval(), [])]
+    results = []
+    for name, model, needles in cases:
+        before = {k: v.clone() for k, v in model.state_dict().items()}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tfc_torch.import_module(model, batch, loss_fn=lambda out, x: out.pow(2).sum())
+        texts = [str(w.message) for w in caught
+                 if issubclass(w.category, tfc_torch.TracedUpdateWarning)]
+        problem = None
+        if needles and not texts:
+            problem = "no TracedUpdateWarning"
+        elif not needles and texts:
+            problem = f"unexpected warning: {texts[0]}"
+        elif texts and any(n not in texts[0] for n in needles):
+            problem = f"warning lacks {[n for n in needles if n not in texts[0]]}: {texts[0]}"
+        changed = [k for k, v in model.state_dict().items() if not torch.equal(v, before[k])]
+        if changed and not problem:
+            problem = f"importing changed the module's {changed}"
+        results.append((name, problem))
+    return results
+
+
 def main():
     import tfc_torch
     spec = importlib.util.spec_from_file_location("unsupported", MODELS)
@@ -90,6 +134,9 @@ def main():
                 problem = f"points at {e.frame}, expected {' or '.join(where)}: {text}"
             if not problem:
                 print(f"  {name}: {text.splitlines()[0]}")
+        print(f"{'FAIL' if problem else 'ok  '} {name}" + (f": {problem}" if problem else ""))
+        failures += bool(problem)
+    for name, problem in check_update_warnings():
         print(f"{'FAIL' if problem else 'ok  '} {name}" + (f": {problem}" if problem else ""))
         failures += bool(problem)
     return 1 if failures else 0
