@@ -155,12 +155,19 @@ tfc_status tfc_program_load_safetensors(tfc_program *program, const char *path,
 /// Restores a saved state: sets the externals whose role is in `role_mask`
 /// from the safetensors file `path`, which must hold exactly those externals
 /// (each of the same dtype and shape). A missing, extra, unknown or
-/// mistyped tensor is an error naming it, and then nothing is set.
+/// mistyped tensor is an error naming it, and then nothing is set. Derived
+/// state (what a refresh entry computes from the parameters: the 16-bit
+/// weight copies, whose names depend on the target's padding) is exempt
+/// when the mask includes TFC_ROLE_PARAM: the program's may be missing and
+/// the file's, listed by tfc_program_save_safetensors in its metadata, may
+/// name no external; the restored parameters recompute it.
 tfc_status tfc_program_restore_safetensors(tfc_program *program,
                                            const char *path,
                                            unsigned role_mask);
 /// Writes the externals whose role is in `role_mask` (tfc_role bits OR-ed
-/// together) to the safetensors file `path` (atomically).
+/// together) to the safetensors file `path` (atomically); the derived state
+/// among them is listed, one name per line, under the metadata key
+/// "tfc.derived_state".
 tfc_status tfc_program_save_safetensors(tfc_program *program, const char *path,
                                         unsigned role_mask);
 

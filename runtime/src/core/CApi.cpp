@@ -365,11 +365,46 @@ tfc_status tfc_program_get(tfc_program *program, const char *name, void *data,
 } // extern "C"
 
 namespace {
+/// The safetensors metadata key listing (one per line) the saved tensors
+/// that are derived state: written by a refresh entry from the parameters
+/// (the 16-bit weight copies), so a program restoring the file recomputes
+/// them and need not have the same ones (another target pads other copies).
+constexpr const char *kDerivedStateKey = "tfc.derived_state";
+
+/// The names of the state externals a refresh entry writes.
+std::set<std::string> derivedState(const Artifact &artifact) {
+  std::set<std::string> names;
+  auto add = [&](int64_t id) {
+    if (id < 0 || static_cast<size_t>(id) >= artifact.buffers.size())
+      return;
+    const BufferDesc *b = &artifact.buffers[id];
+    if (b->kind == BufferKind::Alias)
+      b = &artifact.buffers[b->aliasOf];
+    if (b->kind == BufferKind::External && b->role == BufferRole::State)
+      names.insert(b->name);
+  };
+  for (const EntryDesc &entry : artifact.entries) {
+    if (!entry.refresh)
+      continue;
+    for (const Step &step : entry.steps) {
+      for (int64_t id : step.results)
+        add(id);
+      add(step.dst);
+      if (step.kind == StepKind::Gemm)
+        add(step.gemm.c);
+    }
+  }
+  return names;
+}
+
 /// Sets externals from the safetensors file `path`. Tensors naming no
 /// external are an error unless `ignoreUnknown`; with `exactMask` non-zero
 /// the file must hold exactly the externals whose role is in it (no more,
-/// none missing). Everything is checked before anything is set, so a bad
-/// file changes nothing.
+/// none missing), except derived state when parameters are restored too:
+/// the file's (listed under kDerivedStateKey) may name no external and the
+/// program's may be missing, as setting the parameters recomputes it.
+/// Everything is checked before anything is set, so a bad file changes
+/// nothing.
 Status loadTensors(tfc_program *program, const char *path, bool ignoreUnknown,
                    unsigned exactMask, const char *api) {
   TFC_RETURN_IF_ERROR(checkProgram(program));
@@ -377,11 +412,28 @@ Status loadTensors(tfc_program *program, const char *path, bool ignoreUnknown,
     return Status::error(std::string(api) + ": null path");
   SafetensorsFile file;
   TFC_RETURN_IF_ERROR(readSafetensors(path, file));
+  bool rederived = exactMask & static_cast<unsigned>(TFC_ROLE_PARAM);
+  std::set<std::string> fileDerived;
+  if (auto it = file.metadata.find(kDerivedStateKey);
+      rederived && it != file.metadata.end()) {
+    std::string names = it->second;
+    for (size_t start = 0; start <= names.size();) {
+      size_t end = names.find('\n', start);
+      if (end == std::string::npos)
+        end = names.size();
+      if (end > start)
+        fileDerived.insert(names.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+  std::set<std::string> programDerived;
+  if (rederived)
+    programDerived = derivedState(*program->artifact);
   std::set<std::string> present;
   for (const SafeTensor &t : file.tensors) {
     const BufferDesc *b = program->artifact->findExternal(t.name);
     if (!b) {
-      if (ignoreUnknown)
+      if (ignoreUnknown || fileDerived.count(t.name))
         continue;
       return Status::error(std::string(path) + ": tensor '" + t.name +
                            "' names no external of the program");
@@ -408,7 +460,7 @@ Status loadTensors(tfc_program *program, const char *path, bool ignoreUnknown,
     for (int64_t id : program->externals) {
       const BufferDesc &b = program->artifact->buffers[id];
       if ((exactMask & static_cast<unsigned>(toC(b.role))) &&
-          !present.count(b.name))
+          !present.count(b.name) && !programDerived.count(b.name))
         return Status::error(std::string(path) + ": lacks the " +
                              roleName(b.role) + " '" + b.name + "'");
     }
@@ -448,10 +500,14 @@ tfc_status tfc_program_save_safetensors(tfc_program *program, const char *path,
     if (!path)
       return Status::error("tfc_program_save_safetensors: null path");
     SafetensorsFile file;
+    std::set<std::string> derived = derivedState(*program->artifact);
+    std::string derivedSaved;
     for (int64_t id : program->externals) {
       const BufferDesc &b = program->artifact->buffers[id];
       if (!(role_mask & static_cast<unsigned>(toC(b.role))))
         continue;
+      if (derived.count(b.name))
+        derivedSaved += (derivedSaved.empty() ? "" : "\n") + b.name;
       SafeTensor t;
       t.name = b.name;
       t.dtype = b.dtype;
@@ -461,6 +517,8 @@ tfc_status tfc_program_save_safetensors(tfc_program *program, const char *path,
           program->executor->getExternal(b.name, t.data.data(), t.data.size()));
       file.tensors.push_back(std::move(t));
     }
+    if (!derivedSaved.empty())
+      file.metadata[kDerivedStateKey] = derivedSaved;
     return writeSafetensors(path, file);
   });
 }
