@@ -14,7 +14,7 @@ negative integers) are checked on constants only."""
 import torch
 import torch.nn as nn
 
-from .common import _g
+from .common import Lambda, _g
 
 NAN, INF = float("nan"), float("inf")
 
@@ -29,7 +29,8 @@ def _weighted(t):
 
 class _Special(nn.Module):
     """A linear layer h and parameters holding special arguments; `fn(self,
-    h)` is the loss."""
+    h, edges)` is the loss, `edges` a batch input of f64 special values (a
+    traced tensor: torch ops on constants would be folded while tracing)."""
 
     def __init__(self, fn, **points):
         super().__init__()
@@ -38,61 +39,59 @@ class _Special(nn.Module):
             setattr(self, name, nn.Parameter(torch.tensor(values)))
         self.fn = fn
 
-    def forward(self, x):
-        return self.fn(self, self.fc(x))
+    def forward(self, x, edges):
+        return self.fn(self, self.fc(x), edges)
 
 
-def _case(fn, **points):
+def _case(fn, edges, **points):
     def make():
         torch.manual_seed(0)
-        return _Special(fn, **points), (torch.randn(4, 6, generator=_g(1)),)
+        return _Special(fn, **points), (torch.randn(4, 6, generator=_g(1)),
+                                        torch.tensor(edges, dtype=torch.float64))
     return make
 
 
-def _erfinv(m, h):
+def _erfinv(m, h, e):
     t = h.tanh()
     loss = _weighted(torch.erfinv(t)) + _weighted(torch.special.erfinv(t * 0.6))
     loss = loss + _weighted(torch.erfinv(m.p))
     loss = loss + _weighted(torch.erfinv(t.double() * 0.999))
     loss = loss + _weighted(torch.erfinv(t.detach().bfloat16()))
-    edges = torch.tensor([1.0, -1.0, 1.5, -2.0, NAN, INF, 1.0 - 2 ** -24, -1e-38])
-    return loss + _weighted(torch.erfinv(edges)) + _weighted(torch.erfinv(edges.double()))
+    return loss + _weighted(torch.erfinv(e.float())) + _weighted(torch.erfinv(e))
 
 
 # Poles, infinities and NaN (values only: no gradient flows into them).
 _GAMMA_EDGES = [0.0, -0.0, -1.0, -2.0, -7.0, INF, -INF, NAN, 1e30, -1e10, 1e-30, -1e-30]
 
 
-def _gamma(m, h):
+def _gamma(m, h, e):
     loss = _weighted(torch.lgamma(h * 3)) + _weighted(torch.digamma(h * 3))
     loss = loss + _weighted(torch.special.gammaln(m.p)) + _weighted(torch.special.psi(m.p))
     loss = loss + _weighted(torch.lgamma(m.zero)) + _weighted(torch.digamma(m.zero))
-    edges = torch.tensor(_GAMMA_EDGES)
-    loss = loss + _weighted(torch.lgamma(edges)) + _weighted(torch.digamma(edges))
-    loss = loss + _weighted(torch.lgamma(edges.double())) + _weighted(torch.digamma(edges.double()))
+    loss = loss + _weighted(torch.lgamma(e.float())) + _weighted(torch.digamma(e.float()))
+    loss = loss + _weighted(torch.lgamma(e)) + _weighted(torch.digamma(e))
     wide = h.double() * 4
     loss = loss + _weighted(torch.lgamma(wide)) + _weighted(torch.digamma(wide))
     narrow = (h * 3).detach().bfloat16()
     return loss + _weighted(torch.lgamma(narrow)) + _weighted(torch.digamma(narrow))
 
 
-def _polygamma(m, h):
+def _polygamma(m, h, e):
     loss = 0
     for n in (0, 1, 2, 3, 5):
         loss = loss + _weighted(torch.polygamma(n, h * 3)) / (n + 1)
         loss = loss + _weighted(torch.special.polygamma(n, m.p)) * 1e-3
         loss = loss + _weighted(torch.polygamma(n, (h * 2 + 0.5).double()))
-    edges = torch.tensor([0.0, -0.0, INF, -INF, NAN, 1e30, 1e-30, -1e-30, -2.5])  # no -1, -2: noise
-    ints = torch.tensor([0.0, -0.0, -1.0, -2.0, -INF, INF, NAN])
+    edges, ints = e[:9].float(), e[9:]
     loss = loss + _weighted(torch.polygamma(1, edges)) + _weighted(torch.polygamma(1, m.zero))
-    loss = loss + _weighted(torch.polygamma(2, ints)) + _weighted(torch.polygamma(3, ints.double()))
+    loss = loss + _weighted(torch.polygamma(2, ints.float())) + _weighted(torch.polygamma(3, ints))
     loss = loss + _weighted(torch.polygamma(2, (h * 3).detach().bfloat16()))
     loss = loss + _weighted(torch.mvlgamma(h.abs() + 2, 3))
     loss = loss + _weighted(torch.special.multigammaln(h.double().abs() + 1, 2))
     return loss + _weighted(torch.mvlgamma(m.p.abs() + 3, 4))
 
 
-def _bessel(m, h):
+def _bessel(m, h, e):
     loss = 0
     for s in (1.0, 10.0, 30.0):
         x = h * s
@@ -101,13 +100,12 @@ def _bessel(m, h):
     for f in (torch.special.i0, torch.special.i0e, torch.special.i1, torch.special.i1e):
         loss = loss + _weighted(f(m.p)) * 1e-3 + _weighted(f(m.tiny))
         loss = loss + _weighted(f(h.double() * 8)) * 1e-2
-    edges = torch.tensor([INF, -INF, NAN, 700.0, -800.0, 1e30])
-    loss = loss + sum(_weighted(f(edges.double())) for f in (torch.special.i0e, torch.special.i1e))
-    loss = loss + _weighted(torch.special.i0e(edges)) + _weighted(torch.special.i1(edges))
+    loss = loss + sum(_weighted(f(e)) for f in (torch.special.i0e, torch.special.i1e))
+    loss = loss + _weighted(torch.special.i0e(e.float())) + _weighted(torch.special.i1(e.float()))
     return loss + _weighted(torch.i0((h * 4).detach().bfloat16()))
 
 
-def _normal(m, h):
+def _normal(m, h, e):
     p = h.sigmoid()
     loss = _weighted(torch.special.ndtri(p)) + _weighted(torch.special.ndtri(m.p))
     loss = loss + _weighted(torch.special.ndtri((h * 30).sigmoid().double()))
@@ -115,14 +113,13 @@ def _normal(m, h):
     loss = loss + _weighted(torch.special.log_ndtr(h.double() * 15))
     loss = loss + _weighted(torch.special.erfcx(h * 4)) + _weighted(torch.special.erfcx(m.z))
     loss = loss + _weighted(torch.special.erfcx(h.double() * 3))
-    edges = torch.tensor([0.0, 1.0, 0.5, -0.1, 1.5, NAN, 1e-300, 1.0 - 1e-16])
+    edges, far = e[:8], e[8:].float()
     loss = loss + _weighted(torch.special.ndtri(edges.float())) + _weighted(
-        torch.special.ndtri(edges.double()))
-    far = torch.tensor([INF, -INF, NAN, -1e10, 1e10, -30.0, 30.0])
+        torch.special.ndtri(edges))
     return loss + sum(_weighted(f(far)) for f in (torch.special.log_ndtr, torch.special.erfcx))
 
 
-def _entropy(m, h):
+def _entropy(m, h, e):
     loss = _weighted(torch.special.entr(h.abs())) + _weighted(torch.special.entr(m.p))
     loss = loss + _weighted(torch.special.entr(h.double() * 3)) + _weighted(
         torch.special.entr(h.abs().detach().bfloat16()))
@@ -133,39 +130,104 @@ def _entropy(m, h):
     loss = loss + _weighted(torch.special.xlog1py(3.0, h.abs()))
     loss = loss + _weighted(torch.special.xlog1py(h.double(), h.abs().double() * 1e-9))
     return loss + _weighted(torch.special.xlogy(h, h.abs())) + _weighted(
-        torch.special.xlog1py(torch.tensor([0.0, 0.0, 1.0]), torch.tensor([NAN, -1.0, -1.0])))
+        torch.special.xlog1py(e[:3].float(), e[3:].float()))
 
 
 CASES = {
     # erfinv (rational guess, two Newton steps against erf, in f64) near 0
     # and +-1, at the ends (+-inf), beyond (NaN), in f64 and bf16; the
     # gradient sqrt(pi) / 2 exp(erfinv(x)^2).
-    "erfinv": _case(_erfinv, p=[0.0, -0.0, 0.5, -0.7, 0.7001, 0.99999, -0.999, 1e-30]),
+    "erfinv": _case(_erfinv, [1.0, -1.0, 1.5, -2.0, NAN, INF, 1.0 - 2 ** -24, -1e-38],
+                    p=[0.0, -0.0, 0.5, -0.7, 0.7001, 0.99999, -0.999, 1e-30]),
     # lgamma (shift + Stirling, reflection below 0) and digamma (shift +
     # asymptotic series, reflection), gradients digamma and trigamma: both
     # signs, near the poles, at +-0 (digamma(-0) = inf), poles, +-inf,
     # NaN, huge and tiny arguments; f64 and bf16.
-    "gamma": _case(_gamma, p=[0.5, -0.5, -2.5, 1e-6, 1.0, 2.0, 30.5, -10.3, 1.4616],
+    "gamma": _case(_gamma, _GAMMA_EDGES, p=[0.5, -0.5, -2.5, 1e-6, 1.0, 2.0, 30.5, -10.3, 1.4616],
                    zero=[0.0, -0.0]),
     # polygamma (n = 0, 1, 2, 3, 5; reflection with the n-th derivative of
     # cot for negative arguments), gradient polygamma(n + 1); its special
     # values (n >= 2: -+inf at the poles, NaN at inf); mvlgamma /
     # multigammaln (p = 2, 3, 4).
-    "polygamma": _case(_polygamma, p=[0.5, -0.5, -2.5, 0.01, 1.0, 7.25, -10.3, 40.0],
+    "polygamma": _case(_polygamma, [0.0, -0.0, INF, -INF, NAN, 1e30, 1e-30, -1e-30, -2.5]
+                       + [0.0, -0.0, -1.0, -2.0, -INF, INF, NAN],
+                       p=[0.5, -0.5, -2.5, 0.01, 1.0, 7.25, -10.3, 40.0],
                        zero=[0.0, -0.0]),
     # i0, i0e, i1, i1e (power series below 20, asymptotic expansion above)
     # at small and large arguments of both signs, the tiny arguments where
     # torch's i1 / i1e gradient is 1/2, overflow (i0 and i1: inf), +-inf,
     # NaN; f64, bf16 i0.
-    "bessel": _case(_bessel, p=[0.0, -0.0, 19.99, 20.0, -25.0, 85.0, -3.5, 1e-3],
+    "bessel": _case(_bessel, [INF, -INF, NAN, 700.0, -800.0, 1e30],
+                    p=[0.0, -0.0, 19.99, 20.0, -25.0, 85.0, -3.5, 1e-3],
                     tiny=[1e-30, -1e-8, 0.0, 1e-7]),
     # ndtri (erfinv's guess, Newton on log_ndtr), log_ndtr (erfcx below -1,
     # log1p(-erfc / 2) above) and erfcx (continued fraction from 2): deep
     # tails, 0, 1/2, 1, outside [0, 1], +-inf, NaN, f64.
-    "normal": _case(_normal, p=[1e-30, 1e-8, 0.02, 0.5, 0.75, 1.0 - 1e-6, 0.9999, 0.3],
+    "normal": _case(_normal, [0.0, 1.0, 0.5, -0.1, 1.5, NAN, 1e-300, 1.0 - 1e-16]  # ndtri
+                    + [INF, -INF, NAN, -1e10, 1e10, -30.0, 30.0],
+                    p=[1e-30, 1e-8, 0.02, 0.5, 0.75, 1.0 - 1e-6, 0.9999, 0.3],
                     z=[-30.0, -5.0, -1.0, -0.999, 0.0, 2.0, 1.999, 9.0]),
     # entr (0 at 0, -inf below 0; gradient -(1 + log x): inf at 0) in f32,
     # f64 and bf16 (rounded per op, as torch), xlog1py (tensor and scalar
     # operands, x = 0 with y = NaN / -1) and special.xlogy.
-    "entropy": _case(_entropy, p=[0.0, -0.5, 0.5, 1.0, 1e-30, 3.0, 0.25, 7.5]),
+    "entropy": _case(_entropy, [0.0, 0.0, 1.0, NAN, -1.0, -1.0],
+                     p=[0.0, -0.5, 0.5, 1.0, 1e-30, 3.0, 0.25, 7.5]),
+    # Accuracy on f64 grids: each function within its tolerance of torch.
+    "special-accuracy": lambda: _special_accuracy(),
 }
+
+
+def _special_accuracy():
+    torch.manual_seed(0)
+    loss, grids = _accuracy()
+    return Lambda(loss), (torch.randn(4, 6, generator=_g(1)), *grids)
+
+
+def _grid(lo, hi, n=2001):
+    return torch.linspace(lo, hi, n, dtype=torch.float64)
+
+
+def _tails(lo, hi, n):
+    return torch.logspace(lo, hi, n, dtype=torch.float64)
+
+
+# f64 grids (tails, both signs) and each function's tolerance for its largest
+# error relative to max(|torch's value|, 1): 20 times what tfc reaches on the
+# host, so the sum of errors in tolerances stays below 1 (check_ops' rtol on
+# _accuracy's loss). Where torch itself is off (digamma near the negative
+# poles, 7e-13; trigamma, 5e-10 near 1.1) tfc agrees with mpmath to 1e-15.
+_ACCURACY = {
+    "erfinv": (torch.erfinv, torch.cat([_grid(-0.999999, 0.999999), 1 - _tails(-12, -1, 200)]),
+               4e-14),
+    "lgamma": (torch.lgamma, torch.cat([_grid(-30.05, 30.05), _tails(-200, 200, 401)]), 1.2e-13),
+    "digamma": (torch.digamma, torch.cat([_grid(-30.05, 30.05), _tails(-200, 200, 401)]), 1.4e-11),
+    # Negative half-integers only: near the poles torch's sin(pi x) loses digits.
+    "trigamma": (lambda t: torch.polygamma(1, t),
+                 torch.cat([_grid(1e-3, 60.0), -_grid(0.5, 40.5, 41)]), 1e-8),
+    "polygamma3": (lambda t: torch.polygamma(3, t), _grid(-20.05, 40.05), 3e-14),
+    "i0": (torch.special.i0, _grid(-100, 100), 2.3e-14),
+    "i0e": (torch.special.i0e, _grid(-200, 200), 7e-15),
+    "i1": (torch.special.i1, _grid(-100, 100), 2.2e-14),
+    "i1e": (torch.special.i1e, _grid(-200, 200), 3e-15),
+    "ndtri": (torch.special.ndtri, torch.cat([_grid(1e-6, 1 - 1e-6), _tails(-300, -1, 300)]),
+              2.2e-14),
+    "log_ndtr": (torch.special.log_ndtr, _grid(-40, 40), 2.3e-14),
+    "erfcx": (torch.special.erfcx, _grid(-20, 30), 4.3e-14),
+    "entr": (torch.special.entr, _grid(0, 10), 1e-15),
+}
+
+
+def _accuracy(only=None, scale=None):
+    """A loss of 1e5 (so check_ops' rtol admits 1) plus, per function, its
+    largest error over its f64 grid in units of its tolerance (torch's
+    values are constants of the model: torch's own loss is exactly 1e5)."""
+    names = only or list(_ACCURACY)
+    want = [_ACCURACY[n][0](_ACCURACY[n][1]) for n in names]
+
+    def loss(h, *grids):  # the grids are batch inputs (traced, not folded)
+        total = h.sum() * 0 + 1e5
+        for n, grid, w in zip(names, grids, want):
+            err = (_ACCURACY[n][0](grid) - w).abs() / w.abs().clamp(min=1.0)
+            total = total + (err.amax() / (scale or _ACCURACY[n][2])).float()
+        return total
+    return loss, tuple(_ACCURACY[n][1] for n in names)
