@@ -41,6 +41,10 @@ makes a per-tensor figure meaningless).
 
 Usage: check_train_options.py [--model NAME ...] [--config NAME ...]
                               [--steps N] [--device host|cuda] [--list]
+       check_train_options.py --nvrtc TFC_NVRTC_CHECK --tfc-opt TFC_OPT
+                              --ptxas PTXAS --cuda-include DIR [--model NAME ...]
+(the second: the same models' train steps for sm_90 with NVRTC_STEPS' options,
+every kernel compiled by NVRTC and ptxas for sm_80 and sm_90 without spills)
 Prints one line per model and configuration with the measured differences;
 exit 0 pass, 1 if any fails, 77 device unavailable.
 """
@@ -273,6 +277,46 @@ def check(model_name, factory, config, runs, data):
     raise ValueError(kind)
 
 
+# --nvrtc: the train steps compiled for sm_90, every generated kernel
+# through NVRTC and ptxas for sm_80 and sm_90 (tfc-nvrtc-check: compiles,
+# no register spills), as the nvrtc/examples tests do for gpt-mini.
+NVRTC_STEPS = ["precision=bf16 recompute=blocks optimizer-in-backward=true",
+               "precision=fp16 accumulate-steps=2 recompute=cheap",
+               "optimizer=adamw8bit precision=tf32 max-grad-norm=1 pad=8"]
+
+
+def check_nvrtc(args, models):
+    import subprocess
+    import tempfile
+    from tfc_torch.export import import_module
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for model_name in models:
+            model, example, _ = MODELS[model_name]()
+            source = os.path.join(tmp, model_name + ".mlir")
+            with open(source, "w") as f:
+                f.write(import_module(model, example, None).mlir)
+            for step in NVRTC_STEPS:
+                lowered = subprocess.run(
+                    [args.tfc_opt, f"--tfc-train-pipeline={step} target=sm_90", source],
+                    capture_output=True, text=True)
+                checked = lowered if lowered.returncode else subprocess.run(
+                    [args.nvrtc, "--exec-only", "--ptxas", args.ptxas, "--cuda-include",
+                     args.cuda_include, "-"], input=lowered.stdout, capture_output=True,
+                    text=True)
+                if checked.returncode == 77:
+                    print(f"skipped: {checked.stdout.strip()[-300:]}")
+                    return 77
+                last = (checked.stdout.strip().splitlines() or [""])[-1]
+                ok = checked.returncode == 0
+                failures += not ok
+                print(f"{model_name} [{step}]: {'ok' if ok else 'FAIL'} {last}"
+                      + ("" if ok else "\n" + (checked.stdout + checked.stderr)[-3000:]),
+                      flush=True)
+    print(f"{failures} failure(s)")
+    return 1 if failures else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", action="append", choices=sorted(MODELS))
@@ -280,7 +324,14 @@ def main():
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--device", default="host", choices=["host", "cuda"])
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--nvrtc", metavar="TFC_NVRTC_CHECK",
+                        help="instead: the kernels of NVRTC_STEPS through this tfc-nvrtc-check")
+    parser.add_argument("--tfc-opt", help="with --nvrtc")
+    parser.add_argument("--ptxas", help="with --nvrtc")
+    parser.add_argument("--cuda-include", help="with --nvrtc")
     args = parser.parse_args()
+    if args.nvrtc:
+        return check_nvrtc(args, args.model or MODELS)
     global DEVICE
     DEVICE = args.device
     if DEVICE == "cuda":
