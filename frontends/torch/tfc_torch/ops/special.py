@@ -275,8 +275,8 @@ _SHIFT_TO = 10.0  # where the series of lgamma and digamma reach f64's digits
 def _lgamma_positive(ctx, x):
     """log Gamma(x) for x >= 0 (inf at 0): shifted to z >= 10 by
     Gamma(x) = Gamma(x + n) / (x (x + 1) ... (x + n - 1)), then Stirling's
-    series. Near its zeros at 1 and 2 the result is within about 1e-15
-    absolute (not relative)."""
+    series (within about 1e-15 absolute near the zeros at 1 and 2, where
+    _lgamma64 takes another series)."""
     b = ctx.b
     z, product = _shift(ctx, x, _SHIFT_TO, lambda z: z, b.mul, 1.0)
     r = b.div(_c(ctx, 1.0), z)
@@ -286,13 +286,48 @@ def _lgamma_positive(ctx, x):
                  b.unary("log", product))
 
 
+def _zeta_minus_one(k):
+    """zeta(k) - 1 for an integer k >= 2: the sum of n^-k over 2 <= n < 20
+    and Euler-Maclaurin's tail from 20 (f64's digits)."""
+    n = 20
+    head = sum(float(m) ** -k for m in range(2, n))
+    tail = n ** (1.0 - k) / (k - 1) + 0.5 * n ** -float(k)
+    rising = float(k)  # k (k + 1) ... (k + 2j - 2)
+    for j, bj in enumerate(_BERNOULLI[:5], 1):
+        tail += float(bj) / math.factorial(2 * j) * rising * n ** float(-k - 2 * j + 1)
+        rising *= (k + 2 * j - 1) * (k + 2 * j)
+    return head + tail
+
+
+# log Gamma(2 + e) = (1 - euler_gamma) e + sum_(k>=2) (-1)^k (zeta(k) - 1) / k e^k
+# (|e| <= 1/2: 30 terms), relative to the value also near its zeros e = 0, -1.
+_EULER_GAMMA = 0.57721566490153286061
+_LGAMMA_NEAR_2 = [0.0, 1.0 - _EULER_GAMMA] + [
+    (-1) ** k * _zeta_minus_one(k) / k for k in range(2, 32)]
+
+
+def _lgamma_near_zeros(ctx, x):
+    """log Gamma(x) for 0.5 <= x <= 2.5 from the series around 2: at e =
+    x - 2, or at e = x - 1 less log1p(e) (Gamma(2 + e) = (1 + e) Gamma(1 +
+    e)), both e exact."""
+    b = ctx.b
+    low = _is(ctx, "lt", x, 1.5)
+    e = b.sub(x, _where(ctx, low, _c(ctx, 1.0), _c(ctx, 2.0)))
+    series = _poly(ctx, e, _LGAMMA_NEAR_2)
+    return _where(ctx, low, b.sub(series, log1p_of(ctx, e)), series)
+
+
 def _lgamma64(ctx, x):
     """log |Gamma(x)|, for x < 0 by reflection: log(pi / |sin(pi x)|) -
-    log Gamma(1 - x). inf at 0, the negative integers and +-inf (torch's)."""
+    log Gamma(1 - x); on [0.5, 2.5] the series around 2 (relative digits
+    near the zeros at 1 and 2). inf at 0, the negative integers and +-inf
+    (torch's)."""
     b = ctx.b
     negative = _is(ctx, "lt", x, 0.0)
     w = _where(ctx, negative, b.sub(_c(ctx, 1.0), x), x)
     lg = _lgamma_positive(ctx, w)
+    near = _and(ctx, _is(ctx, "ge", w, 0.5), _is(ctx, "le", w, 2.5))
+    lg = _where(ctx, near, _lgamma_near_zeros(ctx, _where(ctx, near, w, _c(ctx, 2.0))), lg)
     r = _reduced(ctx, x)
     sine = b.unary("abs", b.unary("sin", b.mul(r, _c(ctx, math.pi))))
     y = _where(ctx, negative, b.sub(b.unary("log", b.div(_c(ctx, math.pi), sine)), lg), lg)
