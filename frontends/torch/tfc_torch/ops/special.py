@@ -202,10 +202,11 @@ def erfcx(ctx, x):
     return _result(ctx, v, r, slope)
 
 
-def _log_ndtr64(ctx, x):
+def _log_ndtr64(ctx, x, upper_tail=True):
     """log(Phi(x)), torch's split: log(erfcx(-x / sqrt 2) / 2) - x^2 / 2
     below -1 (no underflow), log1p(-erfc(x / sqrt 2) / 2) above (the
-    upper tail's digits)."""
+    upper tail's digits; without `upper_tail`, for x <= 0 only, erfc is
+    1 - erf)."""
     b = ctx.b
     t = b.mul(x, _c(ctx, math.sqrt(0.5)))
     low = _is(ctx, "lt", x, -1.0)
@@ -213,7 +214,8 @@ def _log_ndtr64(ctx, x):
     lower = b.sub(b.unary("log", b.mul(_erfcx64(ctx, b.unary("neg", tl)), _c(ctx, 0.5))),
                   b.mul(tl, tl))
     th = _where(ctx, low, _c(ctx, 0.0), t)
-    upper = log1p_of(ctx, b.mul(_erfc64(ctx, th), _c(ctx, -0.5)))
+    erfc = _erfc64(ctx, th) if upper_tail else b.sub(_c(ctx, 1.0), b.unary("erf", th))
+    upper = log1p_of(ctx, b.mul(erfc, _c(ctx, -0.5)))
     return _where(ctx, low, lower, upper)
 
 
@@ -241,7 +243,7 @@ def _ndtri64(ctx, p):
     x = b.mul(_erfinv_guess(ctx, y, q), _c(ctx, math.sqrt(2.0)))
     log_q = b.unary("log", q)
     for _ in range(3):
-        lp = _log_ndtr64(ctx, x)
+        lp = _log_ndtr64(ctx, x, upper_tail=False)  # x <= 0
         # d log Phi / dx = exp(-x^2 / 2 - log Phi) / sqrt(2 pi)
         inv_slope = b.mul(b.unary("exp", b.add(lp, b.mul(b.mul(x, x), _c(ctx, 0.5)))),
                           _c(ctx, _SQRT_2PI))
