@@ -124,8 +124,8 @@ static mlir::LogicalResult splitLoweringOptions(
     if (token.consume_front("pad=")) {
       if (!tfc::isValidPadOption(token))
         return errorHandler("unknown value '" + token +
-                            "' for option pad (expected auto, none or a "
-                            "positive integer)");
+                            "' for option pad (expected " +
+                            tfc::padOptionValues() + ")");
       lower.pad = token.str();
       continue;
     }

@@ -121,8 +121,7 @@ std::string applyFlag(const std::string &flag, tfc::JitOptions &options) {
   }
   if (name == "pad") {
     if (!tfc::isValidPadOption(value))
-      return "--pad='" + value +
-             "': expected auto, none or a positive integer";
+      return "--pad='" + value + "': expected " + tfc::padOptionValues();
     options.pad = value;
     return "";
   }

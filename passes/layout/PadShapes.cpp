@@ -356,7 +356,7 @@ struct TfcPadShapesPass
     if (!::tfc::isValidPadOption(pad)) {
       module.emitError(kPassFlag)
           << ": unknown pad '" << pad
-          << "' (expected auto, none or a positive integer)";
+          << "' (expected " << ::tfc::padOptionValues() << ")";
       return signalPassFailure();
     }
     if (!parseKernelTarget(target)) {
@@ -387,7 +387,12 @@ namespace tfc {
 bool isValidPadOption(StringRef pad) {
   int64_t n;
   return pad == "auto" || pad == "none" ||
-         (!pad.getAsInteger(10, n) && n >= 1);
+         (!pad.getAsInteger(10, n) && n >= 1 && n <= kMaxPadMultiple);
+}
+
+std::string padOptionValues() {
+  return "auto, none or an integer from 1 to " +
+         std::to_string(kMaxPadMultiple);
 }
 
 std::optional<PadMultiples> padMultiples(StringRef pad, StringRef target,
@@ -397,7 +402,7 @@ std::optional<PadMultiples> padMultiples(StringRef pad, StringRef target,
     return m;
   int64_t n;
   if (!pad.getAsInteger(10, n)) {
-    if (n < 1)
+    if (n < 1 || n > kMaxPadMultiple)
       return std::nullopt;
     m.rows = m.inner = m.cols = m.vocabulary = n;
     return m;

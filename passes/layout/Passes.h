@@ -33,15 +33,22 @@ struct PadMultiples {
   int64_t vocabulary = 1; ///< N of a GEMM producing cross-entropy logits
 };
 
-/// The multiples `pad` (auto, none or a positive integer) asks for GEMMs of
+/// The multiples `pad` (auto, none or an integer N) asks for GEMMs of
 /// `element` operands on `target` (sm_80, sm_90, host; f32 GEMMs `tf32`
 /// when they run on TF32 tensor cores). std::nullopt for a malformed `pad`.
 std::optional<PadMultiples> padMultiples(llvm::StringRef pad,
                                          llvm::StringRef target,
                                          mlir::Type element, bool tf32);
 
-/// Whether `pad` is auto, none or a positive integer.
+/// The largest multiple `pad=N` takes (a larger one would multiply the
+/// program's memory for no tile any target has).
+constexpr int64_t kMaxPadMultiple = 4096;
+
+/// Whether `pad` is auto, none or an integer from 1 to kMaxPadMultiple.
 bool isValidPadOption(llvm::StringRef pad);
+
+/// "auto, none or an integer from 1 to 4096": what `pad` takes, for errors.
+std::string padOptionValues();
 
 } // namespace tfc
 

@@ -33,8 +33,8 @@ def TfcPadShapesPass : Pass<"tfc-pad-shapes", "::mlir::ModuleOp"> {
     dropped by the cut.
 
     `pad`: `auto` (default) pads what the target's tensor cores want for
-    the GEMM's operand type; `none` pads nothing; a positive integer N pads
-    M, N and K of every GEMM to multiples of N in any precision (tests,
+    the GEMM's operand type; `none` pads nothing; an integer N (1 to 4096)
+    pads M, N and K of every GEMM to multiples of N in any precision (tests,
     experiments). `auto`:
 
     | target | operands | M, N, K | vocabulary |

@@ -98,10 +98,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!tfc::isValidPadOption(pad)) {
-    std::fprintf(stderr,
-                 "tfc-run: unknown --pad '%s' (expected auto, none or a "
-                 "positive integer)\n",
-                 pad.c_str());
+    std::fprintf(stderr, "tfc-run: unknown --pad '%s' (expected %s)\n",
+                 pad.c_str(), tfc::padOptionValues().c_str());
     return 1;
   }
   if (target == "auto")

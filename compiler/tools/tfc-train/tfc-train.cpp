@@ -310,8 +310,8 @@ bool run() {
     return fail("unknown --recompute '" + recompute +
                 "' (expected none, cheap or blocks)");
   if (!tfc::isValidPadOption(pad))
-    return fail("unknown --pad '" + pad +
-                "' (expected auto, none or a positive integer)");
+    return fail("unknown --pad '" + pad + "' (expected " +
+                tfc::padOptionValues() + ")");
   // fp16 trains with loss scaling unless told otherwise (what
   // --tfc-train-pipeline does); the checkpoint records the choice.
   if (resume.empty() && precision == "fp16" &&
