@@ -13,10 +13,12 @@ come from a constant table of each window element's flat position, and
 F.max_unpool scatters the values back to them."""
 import itertools
 import math
+import operator
 
 import torch
 
 from ..constants import Known
+from ..importer import Missing
 from ..registry import lowers
 from . import scatter
 from .common import constant_along
@@ -172,9 +174,11 @@ def _windows_as_traced(ctx, v, want, kernel, stride, padding, dilation, pad_valu
 
 
 def _max_pool(ctx, x, kernel, stride, padding, dilation, s, with_indices=False):
-    """The largest of each window, ceil_mode's partial windows padded with
-    -inf as torch's kernels skip the elements outside the input; with
-    `with_indices` also torch's indices (_pool_indices)."""
+    """The largest of each window (the first; where the window holds NaN,
+    its last NaN, whose gradient it gets, as torch's kernels pick),
+    ceil_mode's partial windows padded with -inf as torch's kernels skip
+    the elements outside the input; with `with_indices` also torch's
+    indices (_pool_indices)."""
     b = ctx.b
     dt = ctx.out(0).dtype if len(ctx.out_types) > 1 else ctx.out().dtype
     v = ctx.tensor(x, dt)
@@ -184,7 +188,7 @@ def _max_pool(ctx, x, kernel, stride, padding, dilation, s, with_indices=False):
                              float("-inf"))
     k = v.rank - s
     index = first_extreme_index(ctx, win, k, "i64")
-    if with_indices:  # torch's kernels name a window's last NaN
+    if dt in ("f16", "bf16", "f32", "f64"):  # torch's kernels pick a window's last NaN
         at = b.iota(win.shape, k)
         nan = b.reduce("max", b.select(b.compare("ne", win, win), at, ctx.tensor(-1, "i64")),
                        [k], keepdim=True)
@@ -230,7 +234,16 @@ def max_pool_with_indices(ctx, x, kernel, stride=None, padding=0, dilation=1, ce
     element (a NaN where the window holds one) and its flat index within
     the (N, C) plane, as F.max_unpool takes them."""
     s = int(ctx.name.split("max_pool")[1][0])
+    if not _uses_result(ctx, 1):  # training traces take this op for plain max pooling
+        values = _max_pool(ctx, x, kernel, stride, padding, dilation, s)
+        return values, Missing("max pooling's indices are not computed where unused")
     return _max_pool(ctx, x, kernel, stride, padding, dilation, s, with_indices=True)
+
+
+def _uses_result(ctx, i):
+    """Whether the traced graph reads result i of the node being lowered."""
+    return any(u.target is operator.getitem and u.args[1] == i and u.users
+               for u in ctx.node.users)
 
 
 @lowers("aten.max_pool1d.default", "aten.max_pool2d.default", "aten.max_pool3d.default")
