@@ -1,6 +1,7 @@
-"""Piecewise-constant ops: sign, floor, ceil, trunc, round (half to even)
-and frac. Their gradient is zero (frac's is one), as in torch: sign selects
-constants, the rounded values are wrapped in tfc.stop_gradient."""
+"""Piecewise-constant ops: sign, floor, ceil, trunc, round (half to even,
+also to decimals) and frac. Their gradient is zero (frac's is one), as in
+torch: sign selects constants, the rounded values are wrapped in
+tfc.stop_gradient."""
 import torch
 
 from .. import dtypes
@@ -81,6 +82,23 @@ def _rounding(kind):
 
 for _kind in ("trunc", "floor", "ceil", "round"):
     lowers(f"aten.{_kind}.default")(_rounding(_kind))
+
+
+@lowers("aten.round.decimals")
+def round_decimals(ctx, x, decimals=0):
+    """torch.round(x, decimals=d) (torch.special.round): ATen's
+    nearbyint(x * 10^d) / 10^d, for d < 0 nearbyint(x / 10^-d) * 10^-d,
+    each op rounded to x's type (also bf16, as torch); zero gradient."""
+    dt, b = ctx.out().dtype, ctx.b
+    if not dtypes.is_float(dt) or decimals == 0:
+        return _rounding("round")(ctx, x)
+    v = ctx.tensor(x, dt)
+    scale = ctx.tensor(10.0 ** abs(decimals), dt)
+    if decimals > 0:
+        r = b.div(round_half_even(ctx, b.mul(v, scale)), scale)
+    else:
+        r = b.mul(round_half_even(ctx, b.div(v, scale)), scale)
+    return b.stop_gradient(signed_zero(ctx, r, v))
 
 
 @lowers("aten.frac.default")
