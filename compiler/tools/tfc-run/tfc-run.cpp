@@ -14,6 +14,7 @@
 #include "dialects/tfc/TfcKernelSchedule.h"
 #include "passes/layout/Passes.h"
 #include "passes/precision/PrecisionPolicy.h"
+#include "runtime/tools/common/OpenDevice.h"
 #include "runtime/tools/tfcrt-run/Runner.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -57,7 +58,8 @@ int main(int argc, char **argv) {
   parser.addString("target", &target,
                    "Machine the kernels are scheduled for when compiling: "
                    "sm_80, sm_90, host (no CUDA sources) or auto (the "
-                   "default: host for --device host, else sm_90)");
+                   "default: host when the host backend runs, --device host "
+                   "or --device auto without a usable GPU; else sm_90)");
   parser.addString("precision", &precision,
                    "Precision when compiling: f32 (the default), tf32, bf16 "
                    "or fp16 (mixed precision with f32 master weights, "
@@ -102,8 +104,28 @@ int main(int argc, char **argv) {
                  pad.c_str(), tfc::padOptionValues().c_str());
     return 1;
   }
-  if (target == "auto")
+  // The device first, as tfc-train: --target auto follows the backend
+  // actually opened, so --device auto without a usable GPU compiles for the
+  // host (it compiled for sm_90, whose padding and kernels the host then
+  // ran: right numbers, but not the program --device host gives).
+  struct OpenedDevice { // destroys it unless runArtifact took it over
+    tfc_device *&dev;
+    ~OpenedDevice() {
+      if (dev)
+        tfc_device_destroy(dev);
+    }
+  } opened{run.opened};
+  if (target == "auto" && run.device == "auto") {
+    if (tfc_status s = tfc::openDevice(run.tool.c_str(), "auto", &run.opened)) {
+      std::fprintf(stderr, "tfc-run: cannot open device 'auto': %s\n",
+                   tfc_status_message(s));
+      tfc_status_free(s);
+      return 1;
+    }
+    target = tfc::targetForDevice(tfc_device_kind(run.opened));
+  } else if (target == "auto") {
     target = tfc::targetForDevice(run.device);
+  }
   if (!mlir::tfc::parseKernelTarget(target)) {
     std::fprintf(stderr, "tfc-run: unknown --target '%s' (expected auto, %s)\n",
                  target.c_str(), mlir::tfc::kernelTargetNames().c_str());
@@ -149,5 +171,7 @@ int main(int argc, char **argv) {
       std::printf("compiled %s (%s, %.0f ms)\n", input.c_str(),
                   result.cacheHit ? "cached" : "fresh", ms);
   }
-  return tfc::tools::runArtifact(artifactDir, run) ? 0 : 1;
+  bool ok = tfc::tools::runArtifact(artifactDir, run);
+  run.opened = nullptr; // runArtifact destroyed it
+  return ok ? 0 : 1;
 }

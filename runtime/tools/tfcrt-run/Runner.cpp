@@ -567,8 +567,10 @@ bool probeDevice(const RunOptions &o) {
 
 bool runArtifact(const std::string &artifactDir, const RunOptions &o) {
   Runtime rt;
-  if (tfc_status s = openDevice(o.tool.c_str(), o.device, &rt.dev))
-    return fail(o, "cannot open device '" + o.device + "'", s);
+  rt.dev = o.opened;
+  if (!rt.dev)
+    if (tfc_status s = openDevice(o.tool.c_str(), o.device, &rt.dev))
+      return fail(o, "cannot open device '" + o.device + "'", s);
   if (!o.quiet)
     std::printf("device: %s\n", tfc_device_description(rt.dev));
   auto loadStart = std::chrono::steady_clock::now();

@@ -12,6 +12,7 @@
 #define TFC_RUNTIME_TOOLS_TFCRT_RUN_RUNNER_H
 
 #include "runtime/tools/tfcrt-run/Flags.h"
+#include "tfc/runtime.h"
 
 #include <cstdint>
 #include <string>
@@ -37,6 +38,11 @@ struct RunOptions {
   std::string profileJson;
   bool quiet = false;
   std::string probeDevice;
+  /// A device the caller opened already (tfc-run opens --device auto
+  /// before compiling, so --target auto follows the backend it got), which
+  /// runArtifact uses instead of opening `device` and then destroys; null:
+  /// runArtifact opens `device`.
+  tfc_device *opened = nullptr;
 };
 
 /// Declares the run flags in `parser`, writing into `options`. Call
