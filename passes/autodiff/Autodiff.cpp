@@ -80,6 +80,13 @@ public:
       results.push_back(grad);
       resultTypes.push_back(arg.getType());
     }
+    // The loss's other results (new values of model state such as batch
+    // norm's running statistics) follow the gradients, not differentiated:
+    // the backward starts from the loss alone.
+    for (Value extra : ret.getOperands().drop_front()) {
+      results.push_back(extra);
+      resultTypes.push_back(extra.getType());
+    }
     ret->setOperands(results);
     func.setFunctionType(FunctionType::get(
         func.getContext(), func.getArgumentTypes(), resultTypes));
@@ -223,6 +230,11 @@ struct TfcAutodiffPass
       return signalPassFailure();
     }
 
+    // The updates of model state the loss returns after it keep their
+    // names (the gradient function returns them after the gradients).
+    SmallVector<Attribute> updates;
+    for (unsigned i = 1, e = func.getNumResults(); i < e; ++i)
+      updates.push_back(func.getResultAttr(i, TfcDialect::kUpdateAttrName));
     func::FuncOp grad = func.clone();
     grad.setName(gradName);
     SymbolTable(module).insert(grad, std::next(Block::iterator(func)));
@@ -240,6 +252,9 @@ struct TfcAutodiffPass
       name(i + 1, "grad." + func.getArgAttrOfType<StringAttr>(
                                     index, TfcDialect::kParamAttrName)
                                 .getValue());
+    for (auto [i, update] : llvm::enumerate(updates))
+      grad.setResultAttr(1 + params.size() + i, TfcDialect::kUpdateAttrName,
+                         update);
   }
 
   static LogicalResult checkLossFunction(func::FuncOp func) {
@@ -247,7 +262,13 @@ struct TfcAutodiffPass
       return func.emitError("--tfc-autodiff: @")
              << func.getName() << " must have a body of exactly one block";
     ArrayRef<Type> results = func.getResultTypes();
-    auto loss = results.size() == 1
+    // After the loss, only updates of model state (tfc.update of a
+    // tfc.state argument, which the dialect verifies).
+    unsigned numLoss = 1;
+    while (numLoss < results.size() &&
+           func.getResultAttr(numLoss, TfcDialect::kUpdateAttrName))
+      ++numLoss;
+    auto loss = !results.empty() && numLoss == results.size()
                     ? dyn_cast<RankedTensorType>(results.front())
                     : RankedTensorType();
     if (!loss || loss.getRank() != 0 || !isFloatTensor(loss)) {
@@ -257,7 +278,7 @@ struct TfcAutodiffPass
       return func.emitError("--tfc-autodiff: @")
              << func.getName()
              << " must return one scalar loss (a 0-d floating-point tensor), "
-                "got ("
+                "then only updates of model state ({tfc.update}), got ("
              << got << ")";
     }
     return success();

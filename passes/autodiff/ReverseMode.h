@@ -18,13 +18,15 @@ namespace tfc {
 /// its first return operand) in place into its gradient function: the body
 /// keeps the forward, appends the backward (one VJP per op on a path from a
 /// parameter to the loss) and returns (loss, d loss / d arg) for each
-/// argument index in `params`, in that order. No gradient flows through a
-/// tfc.stop_gradient, and through a tfc.straight_through only to its
-/// source; afterwards each is replaced by its operand (value). Ops left
-/// dead are erased and result attributes are dropped. The backward starts from a 0-d constant
-/// 1.0 (the seed), which gets the unit attribute `seedMark` when one is
-/// given. On failure a diagnostic was emitted and `func` is left partially
-/// rewritten (callers work on a clone).
+/// argument index in `params`, in that order, then the function's other
+/// return operands as they were (new values of model state, such as batch
+/// norm's running statistics), which are not differentiated. No gradient
+/// flows through a tfc.stop_gradient, and through a tfc.straight_through
+/// only to its source; afterwards each is replaced by its operand (value).
+/// Ops left dead are erased and result attributes are dropped. The backward
+/// starts from a 0-d constant 1.0 (the seed), which gets the unit attribute
+/// `seedMark` when one is given. On failure a diagnostic was emitted and
+/// `func` is left partially rewritten (callers work on a clone).
 mlir::LogicalResult appendGradients(mlir::func::FuncOp func,
                                     llvm::ArrayRef<unsigned> params,
                                     llvm::StringRef seedMark = {});

@@ -45,12 +45,19 @@ LogicalResult checkLoss(func::FuncOp loss) {
   };
   if (loss.isExternal() || !loss.getBody().hasOneBlock())
     return fail() << " must have a body of exactly one block";
-  auto type = loss.getNumResults() == 1
+  // After the loss, only the new values of model state: results marked
+  // tfc.update, which the dialect checks name a tfc.state argument of their
+  // type (batch norm's running statistics).
+  bool updatesOnly = true;
+  for (unsigned i = 1, e = loss.getNumResults(); i < e; ++i)
+    updatesOnly &= bool(loss.getResultAttr(i, TfcDialect::kUpdateAttrName));
+  auto type = loss.getNumResults() >= 1 && updatesOnly
                   ? dyn_cast<RankedTensorType>(loss.getResultTypes()[0])
                   : RankedTensorType();
   if (!type || type.getRank() != 0 || !isa<FloatType>(type.getElementType()))
     return fail()
-           << " must return one scalar loss (a 0-d floating-point tensor)";
+           << " must return one scalar loss (a 0-d floating-point tensor), "
+              "then only updates of model state ({tfc.update})";
   for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i)
     if (loss.getArgAttr(i, TfcDialect::kParamAttrName))
       return success();
@@ -75,8 +82,9 @@ LogicalResult runStepGradients(ModuleOp module,
     return loss.emitError(flag) << ": the module already has a symbol "
                                    "@train_step";
 
-  // The parameters first, then the other arguments (the batch), each named
-  // for the runtime.
+  // The parameters first, then model state (buffers the forward updates,
+  // kept with the other state), then the other arguments (the batch), each
+  // named for the runtime.
   Builder b(loss.getContext());
   SmallVector<unsigned> order;
   for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i)
@@ -84,15 +92,24 @@ LogicalResult runStepGradients(ModuleOp module,
       order.push_back(i);
   unsigned numParams = order.size();
   for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i)
-    if (!loss.getArgAttr(i, TfcDialect::kParamAttrName))
+    if (loss.getArgAttr(i, TfcDialect::kStateAttrName) &&
+        !loss.getArgAttr(i, TfcDialect::kParamAttrName))
       order.push_back(i);
+  for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i)
+    if (!loss.getArgAttr(i, TfcDialect::kParamAttrName) &&
+        !loss.getArgAttr(i, TfcDialect::kStateAttrName))
+      order.push_back(i);
+  SmallVector<Attribute> updates;
+  for (unsigned i = 1, e = loss.getNumResults(); i < e; ++i)
+    updates.push_back(loss.getResultAttr(i, TfcDialect::kUpdateAttrName));
   SmallVector<Type> types;
   SmallVector<DictionaryAttr> attrs;
   for (unsigned i : order) {
     types.push_back(loss.getArgumentTypes()[i]);
     NamedAttrList list(loss.getArgAttrDict(i));
     if (!list.get(TfcDialect::kParamAttrName) &&
-        !list.get(TfcDialect::kInputAttrName))
+        !list.get(TfcDialect::kInputAttrName) &&
+        !list.get(TfcDialect::kStateAttrName))
       list.set(TfcDialect::kInputAttrName,
                b.getStringAttr("arg" + std::to_string(i)));
     attrs.push_back(list.getDictionary(loss.getContext()));
@@ -134,6 +151,11 @@ LogicalResult runStepGradients(ModuleOp module,
   for (unsigned i = 0; i < numParams; ++i)
     func.setResultAttr(i + 1, kGradAttrName,
                        func.getArgAttr(i, TfcDialect::kParamAttrName));
+  // The state updates follow the gradients (StepForm.h's order: updates of
+  // state after the gradients); every call of the step writes them, as
+  // every forward of torch's module does.
+  for (auto [i, update] : llvm::enumerate(updates))
+    func.setResultAttr(1 + numParams + i, TfcDialect::kUpdateAttrName, update);
   recordFirstStage(func, StepStage::gradients);
   return success();
 }

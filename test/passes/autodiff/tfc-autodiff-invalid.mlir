@@ -12,7 +12,7 @@ func.func @loss(%x: tensor<4xf32> {tfc.input = "x"}) -> tensor<f32> {
 // -----
 
 // The loss must be a single 0-d float tensor.
-// expected-error @+1 {{--tfc-autodiff: @loss must return one scalar loss (a 0-d floating-point tensor), got (tensor<4xf32>)}}
+// expected-error @+1 {{--tfc-autodiff: @loss must return one scalar loss (a 0-d floating-point tensor), then only updates of model state ({tfc.update}), got (tensor<4xf32>)}}
 func.func @loss(%x: tensor<4xf32> {tfc.param = "x"}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
@@ -20,7 +20,7 @@ func.func @loss(%x: tensor<4xf32> {tfc.param = "x"}) -> tensor<4xf32> {
 // -----
 
 // Two results are not a loss either.
-// expected-error @+1 {{must return one scalar loss (a 0-d floating-point tensor), got (tensor<f32>, tensor<f32>)}}
+// expected-error @+1 {{must return one scalar loss (a 0-d floating-point tensor), then only updates of model state ({tfc.update}), got (tensor<f32>, tensor<f32>)}}
 func.func @loss(%x: tensor<f32> {tfc.param = "x"}) -> (tensor<f32>, tensor<f32>) {
   return %x, %x : tensor<f32>, tensor<f32>
 }

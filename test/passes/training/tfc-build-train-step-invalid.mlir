@@ -45,7 +45,7 @@ func.func @loss(%x: tensor<4xf32> {tfc.input = "x"}) -> tensor<f32> {
 // -----
 
 // The loss must be a single 0-d float tensor.
-// expected-error @+1 {{--tfc-step-gradients: @loss must return one scalar loss (a 0-d floating-point tensor)}}
+// expected-error @+1 {{--tfc-step-gradients: @loss must return one scalar loss (a 0-d floating-point tensor), then only updates of model state ({tfc.update})}}
 func.func @loss(%x: tensor<4xf32> {tfc.param = "x"}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
