@@ -603,3 +603,72 @@ def xlog1py(ctx, a, c):
     zero = ctx.tensor(0.0, dt)
     skip = b.select(b.compare("ne", y, y), ctx.tensor(False, "i1"), b.compare("eq", x, zero))
     return b.broadcast_to(b.select(skip, zero, b.mul(x, log1p_of(ctx, y))), ctx.out().shape)
+
+
+# -- Hurwitz zeta ------------------------------------------------------------------
+
+_ZETA_TERMS = 12  # sum of the first 12 terms, Euler-Maclaurin's tail from q + 12
+_ZETA_TAIL = 12   # Bernoulli terms of the tail (B_2 .. B_24, Cephes' count)
+_BERNOULLI_MORE = _BERNOULLI + [Fraction(854513, 138), Fraction(-236364091, 2730)]
+
+
+def _power(ctx, base, x, odd):
+    """base^-x for base != 0: exp(-x log |base|), negative where base < 0
+    and the (integer) x is odd."""
+    b = ctx.b
+    p = b.unary("exp", b.unary("neg", b.mul(x, b.unary("log", b.unary("abs", base)))))
+    flip = _and(ctx, _is(ctx, "lt", base, 0.0), odd)
+    return _where(ctx, flip, b.unary("neg", p), p)
+
+
+def _zeta64(ctx, x, q):
+    """zeta(x, q) = sum_k (q + k)^-x: 12 terms, then w = q + 12's
+    Euler-Maclaurin tail w^(1-x) / (x - 1) + w^-x / 2 + sum_j B_2j / (2j)!
+    x (x + 1) ... (x + 2j - 2) w^(-x-2j+1). Special values as torch's
+    (Cephes'): inf at x = 1 and at q <= 0 integer, NaN for x < 1 and for
+    q <= 0 with a fractional x; NaN also for q < -3 (w < 9, where the tail
+    does not hold; torch sums further)."""
+    b = ctx.b
+    one = _c(ctx, 1.0)
+    odd = b.compare("ne", b.binary("fmod", x, _c(ctx, 2.0)), _c(ctx, 0.0))
+    total = _c(ctx, 0.0)
+    for k in range(_ZETA_TERMS):
+        total = b.add(total, _power(ctx, b.add(q, _c(ctx, float(k))), x, odd))
+    w = b.add(q, _c(ctx, float(_ZETA_TERMS)))
+    w = _where(ctx, _is(ctx, "gt", w, 0.0), w, one)  # the NaN cases below
+    wx = _power(ctx, w, x, odd)
+    tail = b.add(b.div(b.mul(wx, w), b.sub(x, one)), b.mul(wx, _c(ctx, 0.5)))
+    rising, inverse = x, b.div(wx, w)  # x (x + 1) ..., w^(-x-2j+1)
+    inverse_square = b.div(one, b.mul(w, w))
+    for j in range(1, _ZETA_TAIL + 1):
+        c = _c(ctx, float(_BERNOULLI_MORE[j - 1]) / math.factorial(2 * j))
+        tail = b.add(tail, b.mul(b.mul(c, rising), inverse))
+        rising = b.mul(rising, b.mul(b.add(x, _c(ctx, 2.0 * j - 1)), b.add(x, _c(ctx, 2.0 * j))))
+        inverse = b.mul(inverse, inverse_square)
+    y = b.add(total, tail)
+    integer_x = _is(ctx, "eq", b.binary("fmod", x, one), 0.0)
+    nonpositive = _is(ctx, "le", q, 0.0)
+    pole = _and(ctx, nonpositive, _is(ctx, "eq", b.binary("fmod", q, one), 0.0))
+    undefined = b.select(_is(ctx, "lt", q, -3.0), ctx.tensor(True, "i1"),
+                         _and(ctx, nonpositive, b.select(integer_x, ctx.tensor(False, "i1"),
+                                                         ctx.tensor(True, "i1"))))
+    y = _where(ctx, undefined, _NAN, y)
+    y = _where(ctx, pole, _INF, y)
+    y = _where(ctx, _is(ctx, "lt", x, 1.0), _NAN, y)
+    return _where(ctx, _is(ctx, "eq", x, 1.0), _INF, y)
+
+
+@lowers("aten.special_zeta.default", "aten.special_zeta.self_scalar",
+        "aten.special_zeta.other_scalar")
+def zeta(ctx, x, q):
+    """The Hurwitz zeta function zeta(x, q); gradient -x zeta(x + 1, q) to
+    q (torch's). torch has no derivative for x (its backward raises): tfc
+    passes none to x."""
+    dt, b = ctx.out().dtype, ctx.b
+    xv, qv = ctx.tensor(x, dt), ctx.tensor(q, dt)
+    shape = ctx.out().shape
+    xv, qv = b.broadcast_to(xv, shape), b.broadcast_to(qv, shape)
+    x64, q64 = b.convert(xv, "f64"), b.convert(qv, "f64")
+    y = _zeta64(ctx, x64, q64)
+    slope = b.mul(b.unary("neg", x64), _zeta64(ctx, b.add(x64, _c(ctx, 1.0)), q64))
+    return _result(ctx, qv, y, slope)

@@ -133,6 +133,18 @@ def _entropy(m, h, e):
         torch.special.xlog1py(e[:3].float(), e[3:].float()))
 
 
+def _zeta(m, h, e):
+    x = h.detach().abs() * 3 + 1.5
+    loss = _weighted(torch.special.zeta(3.0, h.abs() + 0.5)) + _weighted(
+        torch.special.zeta(x, h.abs() + 0.1))
+    loss = loss + _weighted(torch.special.zeta(x, 2.0)) + _weighted(
+        torch.special.zeta(4.0, m.p)) + _weighted(torch.special.zeta(2.0, m.p))
+    loss = loss + _weighted(torch.special.zeta(x.double(), h.double().abs() + 1))
+    loss = loss + _weighted(torch.special.zeta(3.0, -2.5 + h * 0.1))
+    return loss + _weighted(torch.special.zeta(e[:8].float(), e[8:].float())) + _weighted(
+        torch.special.zeta(e[:8], e[8:]))
+
+
 CASES = {
     # erfinv (rational guess, two Newton steps against erf, in f64) near 0
     # and +-1, at the ends (+-inf), beyond (NaN), in f64 and bf16; the
@@ -172,6 +184,13 @@ CASES = {
     # operands, x = 0 with y = NaN / -1) and special.xlogy.
     "entropy": _case(_entropy, [0.0, 0.0, 1.0, NAN, -1.0, -1.0],
                      p=[0.0, -0.5, 0.5, 1.0, 1e-30, 3.0, 0.25, 7.5]),
+    # Hurwitz zeta (12 terms and Euler-Maclaurin's tail): tensor and scalar
+    # x and q, q < 0 with integer x, f64; x = 1 (inf), x < 1 (NaN), poles
+    # at q = 0, -1, fractional x at q < 0 (NaN). torch has no derivative for
+    # x (its backward raises): x is detached or a number here.
+    "zeta": _case(_zeta, [1.0, 0.5, 2.0, 2.0, 2.5, 3.0, 4.0, 2.0]
+                  + [1.0, 2.0, 0.0, -1.0, -0.5, -2.5, NAN, INF],
+                  p=[0.5, 1.0, 2.5, 1e-3, 30.0, -0.5, -2.25, 7.0]),
     # Accuracy on f64 grids: each function within its tolerance of torch.
     "special-accuracy": lambda: _special_accuracy(),
 }
@@ -217,6 +236,9 @@ _ACCURACY = {
     "log_ndtr": (torch.special.log_ndtr, _grid(-40, 40), 2.3e-14),
     "erfcx": (torch.special.erfcx, _grid(-20, 30), 4.3e-14),
     "entr": (torch.special.entr, _grid(0, 10), 1e-15),
+    "zeta-q": (lambda t: torch.special.zeta(3.0, t), torch.cat([_grid(-2.95, -0.05, 30),
+                                                               _tails(-6, 3, 300)]), 1.2e-13),
+    "zeta-x": (lambda t: torch.special.zeta(t, 1.5), _grid(1.01, 40), 1e-14),
 }
 
 
