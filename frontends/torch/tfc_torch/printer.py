@@ -210,15 +210,19 @@ class _Names:
     def __init__(self):
         self.names: Dict[Value, str] = {}
         self.taken = set()
+        # base -> the suffix to try next: every smaller one is taken (the
+        # names stay the smallest free ones, without rescanning them).
+        self.next: Dict[str, int] = {}
 
     def assign(self, value: Value) -> str:
         base = re.sub(r"[^A-Za-z0-9_]", "_", value.hint) or "v"
         if base[0].isdigit():
             base = "v" + base
-        name, i = base, 1
+        name, i = base, self.next.get(base, 1)
         while name in self.taken:
             name = f"{base}_{i}"
             i += 1
+        self.next[base] = i
         self.taken.add(name)
         self.names[value] = "%" + name
         return self.names[value]
@@ -252,7 +256,7 @@ def print_function(fn: Function, locations: bool = True) -> str:
     lines = [f"// {c}" if c else "//" for c in fn.comments]
     args = []
     for a in fn.arguments:
-        attr = "tfc.param" if a.role == "param" else "tfc.input"
+        attr = {"param": "tfc.param", "state": "tfc.state"}.get(a.role, "tfc.input")
         args.append(f"    {names.assign(a)}: {a.type} {{{attr} = \"{a.key}\"}}")
     if fn.result_names:
         assert len(fn.result_names) == len(fn.returns), "one tfc.output name per result"
@@ -261,6 +265,11 @@ def print_function(fn: Function, locations: bool = True) -> str:
         # One result per line, as the arguments, when there are several.
         result_types = ("(" + results[0] + ")" if len(results) == 1
                         else "(\n" + ",\n".join(f"    {r}" for r in results) + ")")
+    elif fn.updates:
+        assert len(fn.updates) == len(fn.returns) - 1, "one tfc.update name per state result"
+        results = [str(fn.returns[0].type)] + [f'{v.type} {{tfc.update = "{name}"}}'
+                                               for v, name in zip(fn.returns[1:], fn.updates)]
+        result_types = "(\n" + ",\n".join(f"    {r}" for r in results) + ")"
     else:
         result_types = ", ".join(str(v.type) for v in fn.returns)
         if len(fn.returns) != 1:
