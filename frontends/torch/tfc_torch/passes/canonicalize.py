@@ -244,9 +244,13 @@ def _attrs_key(attrs):
 
 
 def cse(fn) -> int:
-    """Merges ops with the same name, operands, attributes and types."""
-    seen, merged = {}, 0
+    """Merges ops with the same name, operands, attributes and types. The
+    ops are in order, so a merged op's uses are renamed as they are
+    reached (one pass, not a scan of every op per merge)."""
+    seen, merged, renamed = {}, 0, {}
     for op in list(fn.ops):
+        if renamed:
+            op.operands = [renamed.get(v, v) for v in op.operands]
         key = (op.name, tuple(id(v) for v in op.operands), _attrs_key(op.attrs),
                tuple(r.type for r in op.results))
         first = seen.get(key)
@@ -254,10 +258,13 @@ def cse(fn) -> int:
             seen[key] = op
             continue
         for old, new in zip(op.results, first.results):
+            assert old.type == new.type, f"replacing {old.type} with {new.type}"
             if new.known is None:
                 new.known = old.known
-            replace(fn, old, new)
+            renamed[old] = new
         merged += 1
+    if renamed:
+        fn.returns = [renamed.get(v, v) for v in fn.returns]
     return merged
 
 
