@@ -38,14 +38,23 @@ class Exported:
     # import_forward: the TreeSpec of the model's output (tree_unflatten
     # of the results in `outputs` order rebuilds it); None for a loss.
     output_spec: Optional[pytree.TreeSpec] = None
+    # Model state of a loss import: the buffers its training forward updates
+    # (batch norm's running statistics, spectral norm's weight_u / weight_v,
+    # num_batches_tracked), `tfc.state` arguments whose new values the
+    # function returns after the loss ({tfc.update}), with their values at
+    # import time, by state_dict name.
+    state: "OrderedDict[str, torch.Tensor]" = field(default_factory=OrderedDict)
 
     def save(self, path: str) -> None:
         with open(path, "w") as f:
             f.write(self.mlir)
 
     def save_weights(self, path: str) -> None:
-        """The parameters (one tensor per `tfc.param` argument)."""
-        safetensors.save(OrderedDict((k, v.detach()) for k, v in self.params.items()), path)
+        """The parameters (one tensor per `tfc.param` argument) and the
+        model state (one per `tfc.state` argument)."""
+        tensors = OrderedDict((k, v.detach()) for k, v in self.params.items())
+        tensors.update((k, v.detach()) for k, v in self.state.items())
+        safetensors.save(tensors, path)
 
     def save_inputs(self, path: str) -> None:
         """The example batch (one tensor per `tfc.input` argument)."""
@@ -65,6 +74,9 @@ def _header(model_name: str, exported: Exported) -> List[str]:
         lines.append(f"tied parameters (one argument): {tied}.")
     if exported.buffers:
         lines.append(f"buffers folded into constants: {', '.join(exported.buffers)}.")
+    if exported.state:
+        lines.append("buffers the training forward updates (tfc.state, new values returned "
+                     f"after the loss): {', '.join(exported.state)}.")
     if exported.output_spec is not None:
         results = ", ".join(f"{name} {list(v.shape)} {dtypes.torch_dtype(v.dtype)}"
                             .replace("torch.", "")
@@ -112,7 +124,7 @@ def _import(traced, function_name: str, patterns: bool, locations: bool) -> Expo
     stats = run_pipeline(imported.function, patterns)
     exported = Exported("", imported.function, imported.params, imported.inputs,
                         imported.aliases, imported.buffers, stats, list(imported.outputs),
-                        traced.output_spec)
+                        traced.output_spec, imported.state)
     imported.function.comments = _header(traced.model_name, exported)
     exported.mlir = print_function(imported.function, locations)
     return exported

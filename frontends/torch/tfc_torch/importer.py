@@ -86,6 +86,8 @@ class Context:
         # its id from being reused by a lowering's next temporary Known.
         self._materialized: Dict[tuple, tuple] = {}
         self._extra_inputs: Dict[str, Argument] = {}
+        # Model state (`tfc.state` arguments) -> its new value.
+        self.state_updates: "OrderedDict[str, Value]" = OrderedDict()
 
     # -- the node's result types -------------------------------------------------------
     def out(self, i: Optional[int] = None) -> TensorType:
@@ -151,6 +153,19 @@ class Context:
         raise UnsupportedOpError(m.op or self.name, self.frame,
                                  f"{m.reason}, and {self.name} uses it here", m.hint)
 
+    def update_state(self, state, value: Value) -> bool:
+        """Records `value` as the new value of `state` when it is model
+        state (a buffer the loss import carries, e.g. a training-mode batch
+        norm's running mean); False (nothing recorded) for anything else,
+        such as a buffer folded into a constant."""
+        if not (isinstance(state, Argument) and state.role == "state"):
+            return False
+        if value.type != state.type:
+            value = self.b.convert(value, state.dtype)
+        assert value.type == state.type, f"{state.key}: {value.type} != {state.type}"
+        self.state_updates[state.key] = value
+        return True
+
     def batch_input(self, key: str, type: TensorType) -> Value:
         """An extra `tfc.input` argument (e.g. the dropout seed)."""
         if key not in self._extra_inputs:
@@ -168,11 +183,15 @@ class Imported:
     aliases: Dict[str, str] = field(default_factory=dict)
     buffers: List[str] = field(default_factory=list)
     outputs: List[str] = field(default_factory=lambda: ["loss"])  # result names
+    # Model state: buffers the training forward updates (tfc.state
+    # arguments, their new values returned after the loss), by state_dict
+    # name, with their values at import time.
+    state: "OrderedDict[str, torch.Tensor]" = field(default_factory=OrderedDict)
 
 
-def _live_nodes(graph: torch.fx.Graph) -> set:
+def _live_nodes(graph: torch.fx.Graph, roots=()) -> set:
     out = [n for n in graph.nodes if n.op == "output"]
-    live, stack = set(), list(out)
+    live, stack = set(), list(out) + list(roots)
     while stack:
         n = stack.pop()
         if n in live:
@@ -381,13 +400,18 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
     ctx = Context(fn, b)
     env: Dict[torch.fx.Node, object] = {}
     real: Dict[torch.fx.Node, object] = {}
-    live = _live_nodes(gm.graph)
+    # A loss import carries the buffers its forward updates as model state;
+    # the copy_ writing one back is live (it gives the new value).
+    carried = tracing.state_writes(traced) if traced.output_spec is None else {}
+    write_backs = {w for w in carried.values() if w.target is torch.ops.aten.copy_.default}
+    live = _live_nodes(gm.graph, write_backs)
     nodes = list(gm.graph.nodes)
     last_use = {}
     for i, n in enumerate(nodes):
         for m in n.all_input_nodes:
             last_use[m] = i
-    params, inputs, buffers = OrderedDict(), OrderedDict(), []
+    params, inputs, buffers, state = OrderedDict(), OrderedDict(), [], OrderedDict()
+    state_args: List[Argument] = []
     placeholders = iter(traced.placeholders)
     results, outputs = [], []
 
@@ -403,6 +427,12 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                     params[ph.key] = ph.tensor
                     fn.add_argument(tensor_type(ph.tensor, None, f"parameter {ph.key}"),
                                     "param", ph.key, _hint(ph.key))
+                continue
+            if ph.role == "buffer" and node in carried:
+                t = tensor_type(ph.tensor, None, f"buffer {ph.key}")
+                env[node] = fn.add_argument(t, "state", ph.key, _hint(ph.key))
+                state_args.append(env[node])
+                state[ph.key] = ph.tensor
                 continue
             if ph.role == "buffer":
                 env[node] = Known(ph.tensor.detach())
@@ -431,6 +461,14 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                              node_frame(node))
 
         frame = node_frame(node)
+        if node in write_backs:  # buffer.copy_(new): the state's new value
+            state_arg, new = env[node.args[0]], env[node.args[1]]
+            b.source, b.hint = frame, node.name
+            new = ctx.tensor(new, state_arg.dtype)
+            if new.shape != state_arg.shape:
+                new = b.broadcast_to(new, state_arg.shape)
+            ctx.update_state(state_arg, new)
+            continue
         name = registry.op_name(node.target)
         real_args = _map(node.args, lambda n: real[n])
         real_kwargs = _map(node.kwargs, lambda n: real[n])
@@ -480,7 +518,13 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
             if last_use.get(m) == i and m in real:
                 del real[m]
 
+    if state_args:
+        # The new values of the model state follow the loss (an update
+        # never computed, e.g. of a batch norm the loss does not read,
+        # returns the state as it was).
+        fn.updates = [a.key for a in state_args]
+        results = results + [ctx.state_updates.get(a.key, a) for a in state_args]
     fn.returns = results
     for key, arg in ctx._extra_inputs.items():  # e.g. dropout_seed: example value 0
         inputs[key] = torch.zeros(arg.shape, dtype=dtypes.torch_dtype(arg.dtype))
-    return Imported(fn, params, inputs, dict(traced.aliases), buffers, outputs)
+    return Imported(fn, params, inputs, dict(traced.aliases), buffers, outputs, state)

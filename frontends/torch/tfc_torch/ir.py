@@ -75,11 +75,12 @@ class Value:
 
 class Argument(Value):
     """A function argument: a parameter (`tfc.param`), a batch tensor
-    (`tfc.input`), named `key`."""
+    (`tfc.input`) or model state the training forward updates (`tfc.state`,
+    a buffer such as batch norm's running mean), named `key`."""
 
     def __init__(self, type: TensorType, role: str, key: str, hint: str):
         super().__init__(type, hint)
-        assert role in ("param", "input")
+        assert role in ("param", "input", "state")
         self.role = role
         self.key = key
 
@@ -121,6 +122,9 @@ class Function:
         # The results' `tfc.output` names (printed as result attributes);
         # empty for a loss function, whose one result the runtime calls "loss".
         self.result_names: List[str] = []
+        # A loss function's results after the loss: the new values of its
+        # `tfc.state` arguments of these names (printed as `tfc.update`).
+        self.updates: List[str] = []
         self.comments: List[str] = []
 
     def add_argument(self, type: TensorType, role: str, key: str, hint: str) -> Argument:

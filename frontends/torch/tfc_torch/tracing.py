@@ -233,36 +233,71 @@ class _NoFastPaths(torch.overrides.TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
-def _warn_dropped_updates(traced: Traced):
-    """Warns when the traced call updates a buffer or a batch input in
-    place (an op writing a placeholder, by its schema): tfc
-    compiles buffers as constants and never writes its inputs, so each
-    call computes with the values they had at import time."""
+def _placeholder_writes(traced: Traced) -> Dict[torch.fx.Node, List[torch.fx.Node]]:
+    """The nodes writing each placeholder in place, in graph order: an op
+    whose schema marks the argument Tensor(a!) (functionalization leaves
+    a copy_ per updated input), and training-mode native_batch_norm, which
+    writes its running statistics without declaring it."""
     holders = [n for n in traced.graph_module.graph.nodes if n.op == "placeholder"]
-    role = {node: ph for node, ph in zip(holders, traced.placeholders)}
-    written = set()
+    writes: Dict[torch.fx.Node, List[torch.fx.Node]] = {}
     for node in traced.graph_module.graph.nodes:
         schema = getattr(node.target, "_schema", None)
         if node.op != "call_function" or schema is None:
             continue
-        writes = [value for arg, value in zip(schema.arguments, node.args)
-                  if arg.alias_info is not None and arg.alias_info.is_write]  # copy_'s
+        written = [value for arg, value in zip(schema.arguments, node.args)
+                   if arg.alias_info is not None and arg.alias_info.is_write]  # copy_'s
         if node.target is torch.ops.aten.native_batch_norm.default and node.args[5]:
-            # Training-mode batch norm updates its running statistics,
-            # which this schema does not declare (functionalization keeps
-            # the op in place).
-            writes += node.args[3:5]
-        for value in writes:
-            if value in role and role[value].role != "param":
-                written.add(f"{role[value].role} '{role[value].key}'")
-    written = sorted(written)
+            written += node.args[3:5]
+        for value in written:
+            if value in holders:
+                writes.setdefault(value, []).append(node)
+    return writes
+
+
+def state_writes(traced: Traced) -> Dict[torch.fx.Node, torch.fx.Node]:
+    """The buffers a loss import carries as model state (`tfc.state`
+    arguments whose new values the function returns): each written once,
+    by a copy_ of a new value (functionalization's write-back: spectral
+    norm's weight_u / weight_v, num_batches_tracked) or as the running
+    statistics of a training-mode native_batch_norm; placeholder node ->
+    its writer."""
+    role = dict(zip([n for n in traced.graph_module.graph.nodes if n.op == "placeholder"],
+                    traced.placeholders))
+    carried = {}
+    for holder, writers in _placeholder_writes(traced).items():
+        if role[holder].role != "buffer" or len(writers) != 1:
+            continue
+        writer = writers[0]
+        if writer.target is torch.ops.aten.copy_.default and writer.args[0] is holder:
+            carried[holder] = writer
+        elif (writer.target is torch.ops.aten.native_batch_norm.default
+              and role[holder].tensor.is_floating_point()):
+            carried[holder] = writer
+    return carried
+
+
+def _warn_dropped_updates(traced: Traced, carried=()):
+    """Warns when the traced call updates a buffer or a batch input in
+    place and the import does not carry the update (`carried`: the
+    placeholders a loss import makes model state): tfc compiles buffers as
+    constants and never writes its inputs, so each call computes with the
+    values they had at import time."""
+    role = dict(zip([n for n in traced.graph_module.graph.nodes if n.op == "placeholder"],
+                    traced.placeholders))
+    written = sorted(f"{role[holder].role} '{role[holder].key}'"
+                     for holder in _placeholder_writes(traced)
+                     if role[holder].role != "param" and holder not in carried)
     if written:
+        where = ("a forward import (import_forward, compile) does not carry them"
+                 if traced.output_spec is not None else
+                 "the training step carries only buffers each written once, by a copy_ or "
+                 "as batch norm's running statistics")
         warnings.warn(
             f"{traced.model_name} updates {', '.join(written)} in place (e.g. batch norm's "
             "running statistics, spectral norm's power iteration): tfc compiles buffers as "
             "constants and does not write its inputs, so the update is not applied and every "
-            "call uses the values at import time (the module itself is left unchanged)",
-            TracedUpdateWarning, stacklevel=3)
+            f"call uses the values at import time ({where}; the module itself is left "
+            "unchanged)", TracedUpdateWarning, stacklevel=3)
 
 
 def _describe(leaf) -> str:
@@ -392,8 +427,9 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     aliases = {a: n for n, group in params.items() for a in group if a != n}
     aliases.update({a: n for n, group in buffers.items() for a in group if a != n})
     traced = Traced(gm, placeholders, aliases, type(model).__name__)
-    _warn_dropped_updates(traced)
     if forward:
         traced.output_spec, traced.output_leaves = output["spec"], output["leaves"]
         traced.return_frame = return_frame(getattr(model.forward, "__func__", model.forward))
+    # A loss import carries the buffers of state_writes as model state.
+    _warn_dropped_updates(traced, () if forward else state_writes(traced))
     return traced

@@ -46,8 +46,21 @@ class _ModelState:
         self.dtypes = {n: t.dtype for n, t in exported.params.items()}
         self.in_program = set(program.names("param"))
         self.initial = {n: t.detach().clone() for n, t in exported.params.items()}
+        # Model state: buffers the training forward updates (tfc.state
+        # arguments named as in the state_dict), which the program holds.
+        self.state = {n: t.detach().clone() for n, t in getattr(exported, "state", {}).items()}
         self.buffers = {k: v.detach().clone() for k, v in model.state_dict().items()
-                        if self.argument(k) is None}
+                        if self.argument(k) is None and self.state_name(k) is None}
+
+    def state_name(self, key: str) -> Optional[str]:
+        """The model-state argument `key` names (itself or the tied one)."""
+        name = self.aliases.get(key, key)
+        return name if name in self.state else None
+
+    def set_initial_state(self, program: Program) -> None:
+        """Sets the model state to the module's buffers at compile time."""
+        for name, value in self.state.items():
+            program.set(name, value)
 
     def argument(self, key: str) -> Optional[str]:
         """The parameter argument `key` names (itself or the tied one)."""
@@ -63,8 +76,13 @@ class _ModelState:
                 values[name] = self.initial[name].clone()
         out = OrderedDict()
         for key in self.keys:
-            arg = self.argument(key)
-            out[key] = values[arg] if arg is not None else self.buffers[key].clone()
+            arg, state = self.argument(key), self.state_name(key)
+            if arg is not None:
+                out[key] = values[arg]
+            elif state is not None:
+                out[key] = program.get(state).to(self.state[state].dtype)
+            else:
+                out[key] = self.buffers[key].clone()
         return out
 
     def load_state_dict(self, program: Program, state: Dict[str, torch.Tensor],
@@ -75,9 +93,16 @@ class _ModelState:
             unexpected = [k for k in state if k not in expected]
             if missing or unexpected:
                 raise KeyError(f"state_dict mismatch: missing {missing}, unexpected {unexpected}")
-        checked = {}
+        checked, model_state = {}, {}
         for key, value in state.items():
             arg = self.argument(key)
+            if arg is None and self.state_name(key) is not None:
+                name = self.state_name(key)
+                if tuple(value.shape) != tuple(self.state[name].shape):
+                    raise ValueError(f"'{key}' has shape {list(value.shape)}, the model's is "
+                                     f"{list(self.state[name].shape)}")
+                model_state[name] = value.detach().to(self.state[name].dtype)
+                continue
             if arg is None:
                 if key in self.buffers and not torch.equal(value.detach().cpu(),
                                                            self.buffers[key]):
@@ -98,6 +123,8 @@ class _ModelState:
                 program.set(arg, value)
             else:
                 self.initial[arg] = value.clone()
+        for name, value in model_state.items():
+            program.set(name, value)
 
 
 class _BatchFeed:
@@ -166,6 +193,7 @@ class TrainStep:
         for arg in self._model.params:
             if arg in self._model.in_program:
                 self.program.set(arg, self._model.initial[arg])
+        self._model.set_initial_state(self.program)
         self._schedule = dict(SCHEDULE_INPUTS)
         self._schedule.update(inputs)
         for key, value in self._schedule.items():
@@ -203,21 +231,29 @@ class TrainStep:
         return self.program.get(name)
 
     def state_dict(self) -> "OrderedDict[str, torch.Tensor]":
-        """The module's state_dict with the trained parameters (buffers as
-        compiled); `model.load_state_dict(step.state_dict())` takes it."""
+        """The module's state_dict with the trained parameters and the
+        buffers the training forward updates as the steps left them (batch
+        norm's running statistics, spectral norm's weight_u / weight_v;
+        other buffers as compiled); `model.load_state_dict(step.state_dict())`
+        takes it."""
         return self._model.state_dict(self.program)
 
     def load_state_dict(self, state: Dict[str, torch.Tensor], strict: bool = True) -> None:
-        """Sets the parameters from a module state_dict (optimizer state is
-        kept, as torch's module load_state_dict keeps the optimizer's)."""
+        """Sets the parameters and the updated buffers (model state) from a
+        module state_dict (optimizer state is kept, as torch's module
+        load_state_dict keeps the optimizer's)."""
         self._model.load_state_dict(self.program, state, strict)
 
     def optimizer_state_dict(self) -> "OrderedDict[str, torch.Tensor]":
-        """The optimizer's (and loss scaler's) state tensors by name."""
-        return OrderedDict((n, self.program.get(n)) for n in self.program.names("state"))
+        """The optimizer's (and loss scaler's) state tensors by name (the
+        model's updated buffers are in state_dict())."""
+        return OrderedDict((n, self.program.get(n)) for n in self._optimizer_state())
+
+    def _optimizer_state(self):
+        return [n for n in self.program.names("state") if n not in self._model.state]
 
     def load_optimizer_state_dict(self, state: Dict[str, torch.Tensor]) -> None:
-        names = self.program.names("state")
+        names = self._optimizer_state()
         missing = [n for n in names if n not in state]
         unexpected = [n for n in state if n not in names]
         if missing or unexpected:
@@ -226,7 +262,8 @@ class TrainStep:
             self.program.set(n, state[n])
 
     def save(self, path: str) -> None:
-        """Parameters and optimizer state to one safetensors file."""
+        """Parameters, model state (updated buffers) and optimizer state to
+        one safetensors file."""
         self.program.save(path, ("param", "state"))
 
     def load(self, path: str) -> None:

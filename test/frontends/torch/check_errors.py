@@ -3,7 +3,9 @@
 the model's source line (file:line and the code) and says what to change.
 Also its warning for in-place buffer updates the compiled program does
 not carry out (batch norm's running statistics, spectral norm's power
-iteration): named, and the module left unchanged by the import.
+iteration in a forward import; a buffer written twice): named, and the
+module left unchanged by the import; a loss import carries them as model
+state instead.
 
 Usage: check_errors.py   (no tfc build needed; exit 0 pass, 1 failure)
 """
@@ -69,30 +71,57 @@ def marked_lines():
 
 
 def check_update_warnings():
-    """(name, problem or None) per model: training-mode batch norm and
-    spectral norm warn with the buffers they update and leave them as they
-    were; eval-mode batch norm does not warn."""
+    """(name, problem or None) per model: a forward import (import_forward)
+    of training-mode batch norm or spectral norm warns with the buffers they
+    update (it does not carry them) and leaves them as they were; a loss
+    import carries them as model state (tfc.state arguments, their updates
+    returned after the loss) and does not warn, except for a buffer it
+    cannot carry (a batch norm applied twice writes its statistics twice);
+    eval-mode batch norm does not warn."""
     import warnings
     import torch
     import torch.nn as nn
     import tfc_torch
+    from tfc_torch.export import import_forward
 
     def norm_net(norm):
         return nn.Sequential(nn.Linear(4, 4), norm, nn.Flatten(0))
 
+    class Twice(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc, self.bn = nn.Linear(4, 4), nn.BatchNorm1d(4)
+
+        def forward(self, x):
+            return self.bn(self.fc(self.bn(x))).flatten()
+
+    def loss(model, batch):
+        return tfc_torch.import_module(model, batch, loss_fn=lambda out, x: out.pow(2).sum())
+
     batch = (torch.randn(5, 4),)
-    cases = [("BatchNormTrain", norm_net(nn.BatchNorm1d(4)).train(),
-              ["'1.running_mean'", "'1.running_var'", "'1.num_batches_tracked'"]),
-             ("SpectralNormTrain", nn.Sequential(nn.utils.spectral_norm(nn.Linear(4, 3)),
-                                                 nn.Flatten(0)).train(),
-              ["'0.weight_u'", "'0.weight_v'"]),
-             ("BatchNormEval", norm_net(nn.BatchNorm1d(4)).eval(), [])]
+    spectral = nn.Sequential(nn.utils.spectral_norm(nn.Linear(4, 3)), nn.Flatten(0))
+    # (name, model, import, substrings of the warning (none: no warning),
+    #  the state arguments the import must have)
+    cases = [("BatchNormTrainForward", norm_net(nn.BatchNorm1d(4)).train(),
+              import_forward,
+              ["'1.running_mean'", "'1.running_var'", "'1.num_batches_tracked'",
+               "forward import"], []),
+             ("SpectralNormTrainForward", spectral.train(), import_forward,
+              ["'0.weight_u'", "'0.weight_v'"], []),
+             ("BatchNormTrainLoss", norm_net(nn.BatchNorm1d(4)).train(), loss, [],
+              ["1.running_mean", "1.running_var", "1.num_batches_tracked"]),
+             ("SpectralNormTrainLoss", spectral.train(), loss, [],
+              ["0.weight_u", "0.weight_v"]),
+             ("BatchNormTwiceLoss", Twice().train(), loss,
+              ["'bn.running_mean'", "'bn.running_var'", "written once"],
+              ["bn.num_batches_tracked"]),
+             ("BatchNormEval", norm_net(nn.BatchNorm1d(4)).eval(), loss, [], [])]
     results = []
-    for name, model, needles in cases:
+    for name, model, importer, needles, state in cases:
         before = {k: v.clone() for k, v in model.state_dict().items()}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            tfc_torch.import_module(model, batch, loss_fn=lambda out, x: out.pow(2).sum())
+            exported = importer(model, batch)
         texts = [str(w.message) for w in caught
                  if issubclass(w.category, tfc_torch.TracedUpdateWarning)]
         problem = None
@@ -102,6 +131,12 @@ def check_update_warnings():
             problem = f"unexpected warning: {texts[0]}"
         elif texts and any(n not in texts[0] for n in needles):
             problem = f"warning lacks {[n for n in needles if n not in texts[0]]}: {texts[0]}"
+        if not problem and list(exported.state) != state:
+            problem = f"model state {list(exported.state)}, expected {state}"
+        missing = [k for k in state if f'{{tfc.state = "{k}"}}' not in exported.mlir
+                   or f'{{tfc.update = "{k}"}}' not in exported.mlir]
+        if missing and not problem:
+            problem = f"no tfc.state argument / tfc.update result for {missing}"
         changed = [k for k, v in model.state_dict().items() if not torch.equal(v, before[k])]
         if changed and not problem:
             problem = f"importing changed the module's {changed}"

@@ -13,6 +13,12 @@ Cases:
   torch's (normwise per tensor: f32 sums in another order drift a little
   over the steps) and tfc_torch.compile of the trained model returns its
   outputs.
+- buffers: a conv net with BatchNorm2d, BatchNorm1d and a spectral_norm
+  layer, 5 AdamW steps: losses, parameters and the buffers the training
+  forward updates (running statistics, weight_u / weight_v,
+  num_batches_tracked) as torch's, the eval forward after training (torch's
+  module and tfc_torch.compile), also with accumulate_steps=2, and save /
+  load / load_state_dict of the updated buffers.
 - api: SGD with momentum and clipping, gradient accumulation (K=2), the
   learning rate changed between steps, save/load and the optimizer state,
   load_state_dict into a step, frozen parameters (requires_grad=False:
@@ -288,7 +294,144 @@ def check_api(device, steps):
     return None
 
 
-CASES = sorted(FAMILIES) + ["api"]
+class _BufferNet(torch.nn.Module):
+    """A small conv net whose training forward updates buffers: BatchNorm2d
+    and BatchNorm1d running statistics (and num_batches_tracked), spectral
+    norm's power iteration (weight_u, weight_v)."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        # No bias before a batch norm: its true gradient is 0, and Adam
+        # would amplify the rounding noise of both sides.
+        self.conv = nn.Conv2d(3, 4, 3, padding=1, bias=False)
+        self.bn = nn.BatchNorm2d(4, momentum=0.3)
+        self.fc = nn.utils.spectral_norm(nn.Linear(4 * 4 * 4, 6, bias=False))
+        self.bn1 = nn.BatchNorm1d(6)
+        self.out = nn.Linear(6, 2)
+
+    def forward(self, x):
+        h = torch.relu(self.bn(self.conv(x)))
+        return self.out(torch.relu(self.bn1(self.fc(h.flatten(1)))))
+
+
+def check_buffers(device):
+    """5 AdamW steps of _BufferNet against torch.optim.AdamW: losses,
+    parameters and the updated buffers (running statistics, weight_u /
+    weight_v, num_batches_tracked) after the steps, the trained model's
+    eval forward (torch, and tfc_torch.compile); with accumulate_steps=2
+    every micro-batch updates the statistics (as torch's forwards do);
+    save / load and load_state_dict carry them."""
+    torch.manual_seed(5)
+    model = _BufferNet().train()
+    # Buffers away from their defaults, so a step that ignores them shows.
+    with torch.no_grad():
+        model.bn.running_mean.uniform_(-1, 1)
+        model.bn.running_var.uniform_(0.5, 2)
+    x, y = torch.randn(8, 3, 4, 4), torch.randn(8, 2)
+
+    def loss_fn(out, x, y):
+        return torch.nn.functional.mse_loss(out, y)
+
+    g = torch.Generator().manual_seed(11)
+    data = [(torch.randn(8, 3, 4, 4, generator=g), torch.randn(8, 2, generator=g))
+            for _ in range(5)]
+    buffers = [k for k, _ in model.named_buffers()]
+    problems = []
+
+    def compare(label, step, reference):
+        trained = copy.deepcopy(model)
+        trained.load_state_dict(step.state_dict())
+        for (name, p), q in zip(trained.named_parameters(), reference.parameters()):
+            e = normwise(p.detach(), q.detach())
+            if e > PARAM_RTOL:
+                problems.append(f"{label}: parameter {name}: {e:.2e} from torch's")
+        ref_buffers = dict(reference.named_buffers())
+        for name, value in trained.named_buffers():
+            want = ref_buffers[name]
+            if not want.is_floating_point():
+                if not torch.equal(value, want):
+                    problems.append(f"{label}: {name} {value.tolist()}, torch's "
+                                    f"{want.tolist()}")
+                continue
+            e = normwise(value, want)
+            if e > 1e-4:
+                problems.append(f"{label}: buffer {name}: {e:.2e} from torch's")
+        return trained
+
+    # Plain steps.
+    reference = copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(copy.deepcopy(model), (x, y), loss_fn, device=device,
+                                        optimizer="adamw", lr=1e-2, weight_decay=0.1)
+    opt = torch.optim.AdamW(adamw_groups(reference, 0.1), lr=1e-2)
+    for i, (bx, by) in enumerate(data):
+        loss = step(bx, by)
+        opt.zero_grad()
+        expected = loss_fn(reference(bx), bx, by)
+        expected.backward()
+        opt.step()
+        if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
+            problems.append(f"step {i}: loss {loss!r}, torch {expected.item()!r}")
+    if sorted(step.state_dict()) != sorted(model.state_dict()):
+        problems.append(f"state_dict keys {sorted(step.state_dict())}")
+    if any(k in step.optimizer_state_dict() for k in buffers):
+        problems.append("model state listed in optimizer_state_dict()")
+    trained = compare("adamw", step, reference)
+    for name in ("bn.running_mean", "bn.running_var", "fc.weight_u"):
+        if torch.equal(dict(trained.named_buffers())[name], dict(model.named_buffers())[name]):
+            problems.append(f"{name} did not move")
+    trained.eval()
+    reference.eval()
+    with torch.no_grad():
+        want, got = reference(x), trained(x)
+        compiled = tfc_torch.compile(trained, (x,), device=device)(x)
+    for label, value in (("eval forward", got), ("compiled eval forward", compiled)):
+        e = normwise(value, want)
+        if e > 1e-5:
+            problems.append(f"{label} after training: {e:.2e} from torch's")
+
+    # save / load / load_state_dict carry the model state.
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "step.safetensors")
+        saved = step.state_dict()
+        step.save(path)
+        step(*data[0])
+        step.load(path)
+        after = step.state_dict()
+        moved = [k for k in buffers if not torch.equal(after[k], saved[k])]
+        if moved:
+            problems.append(f"load() did not restore {moved}")
+        fresh = dict(model.state_dict())
+        step.load_state_dict(fresh)
+        if not torch.equal(step.state_dict()["bn.running_var"], fresh["bn.running_var"]):
+            problems.append("load_state_dict did not set bn.running_var")
+
+    # Accumulation: two micro-batches (halves) per optimizer step; torch's
+    # forward on each half updates the statistics.
+    reference = copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(copy.deepcopy(model), (x[:4], y[:4]), loss_fn,
+                                        device=device, optimizer="adamw", lr=1e-2,
+                                        weight_decay=0.1, accumulate_steps=2)
+    opt = torch.optim.AdamW(adamw_groups(reference, 0.1), lr=1e-2)
+    for i, (bx, by) in enumerate(data):
+        opt.zero_grad()
+        for half in (slice(0, 4), slice(4, 8)):
+            loss = step(bx[half], by[half])
+            expected = loss_fn(reference(bx[half]), bx[half], by[half])
+            (expected / 2).backward()
+            if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
+                problems.append(f"accumulate step {i}: loss {loss!r}, torch "
+                                f"{expected.item()!r}")
+        opt.step()
+    compare("accumulate_steps=2", step, reference)
+    if problems:
+        return "; ".join(problems[:6])
+    print("buffers: ok (batch norm 2d/1d running statistics, spectral norm weight_u/v, "
+          "num_batches_tracked: 5 AdamW steps, accumulation, eval forward, save/load)")
+    return None
+
+
+CASES = sorted(FAMILIES) + ["api", "buffers"]
 
 
 def main():
@@ -306,8 +449,12 @@ def main():
             return SKIP
     failures = 0
     for case in args.case or CASES:
-        problem = check_api(args.device, args.steps) if case == "api" else \
-            check_family(case, args.device, args.steps)
+        if case == "api":
+            problem = check_api(args.device, args.steps)
+        elif case == "buffers":
+            problem = check_buffers(args.device)
+        else:
+            problem = check_family(case, args.device, args.steps)
         if problem:
             print(f"{case}: FAIL: {problem}")
             failures += 1

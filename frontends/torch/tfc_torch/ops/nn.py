@@ -7,7 +7,7 @@ Random draws use tfc.dropout's counter-based Philox stream, keyed by two
 0-d i64 batch inputs the import adds: `dropout_seed` and `dropout_offset`
 (each draw takes numel counters after the previous ones)."""
 from .. import dtypes
-from ..ir import TensorType
+from ..ir import TensorType, Value
 from ..registry import expands, lowers
 from .common import norm_dim
 
@@ -144,7 +144,8 @@ def embedding(ctx, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sp
 
 def _batch_norm(ctx, x, weight, bias, mean, var, training, eps):
     """y = (x - mean) * rsqrt(var + eps) * weight + bias over dim 1;
-    training mode uses the batch's biased statistics."""
+    training mode uses the batch's biased statistics. Returns y, the mean
+    and rstd per channel, and the variance per channel."""
     b = ctx.b
     v = ctx.tensor(x)
     if v.rank < 2:
@@ -167,7 +168,9 @@ def _batch_norm(ctx, x, weight, bias, mean, var, training, eps):
         y = b.mul(y, b.reshape(ctx.tensor(weight, acc), stat_shape))
     if bias is not None:
         y = b.add(y, b.reshape(ctx.tensor(bias, acc), stat_shape))
-    return b.convert(y, v.dtype), b.reshape(mu, [v.shape[1]]), b.reshape(rstd, [v.shape[1]])
+    channels = [v.shape[1]]
+    return (b.convert(y, v.dtype), b.reshape(mu, channels), b.reshape(rstd, channels),
+            b.reshape(variance, channels))
 
 
 def _stat_outputs(ctx, y, mu, rstd, count):
@@ -200,8 +203,31 @@ def native_batch_norm(ctx, x, weight, bias, running_mean, running_var, *args):
         training, eps = False, args[1]
     else:
         training, eps = args[0], args[2]
-    y, mu, rstd = _batch_norm(ctx, x, weight, bias, running_mean, running_var, training, eps)
+    y, mu, rstd, variance = _batch_norm(ctx, x, weight, bias, running_mean, running_var,
+                                        training, eps)
+    if training and ctx.name == "aten.native_batch_norm.default":
+        _update_running_stats(ctx, x, mu, variance, running_mean, running_var, args[1])
     return _stat_outputs(ctx, y, mu, rstd, len(ctx.out_types))
+
+
+def _update_running_stats(ctx, x, mu, variance, running_mean, running_var, momentum):
+    """Training-mode batch norm's update of its running statistics when the
+    loss import carries them as model state (ctx.update_state), as ATen's:
+    running = (1 - momentum) * running + momentum * batch statistic, the
+    variance unbiased (times n / (n - 1), n the elements per channel; inf
+    for n = 1, as torch's division by zero)."""
+    b = ctx.b
+    n = ctx.tensor(x).type.numel // x.shape[1]
+    unbias = n / (n - 1) if n > 1 else float("inf")
+    for state, stat in ((running_mean, mu), (running_var, variance)):
+        if not (isinstance(state, Value) and getattr(state, "role", None) == "state"):
+            continue
+        if state is running_var:
+            stat = b.mul(stat, ctx.tensor(unbias, stat.dtype))
+        old = ctx.tensor(state, stat.dtype)
+        new = b.add(b.mul(old, ctx.tensor(1.0 - momentum, stat.dtype)),
+                    b.mul(b.stop_gradient(stat), ctx.tensor(momentum, stat.dtype)))
+        ctx.update_state(state, new)
 
 
 @lowers("aten._weight_norm_interface.default")
