@@ -1,5 +1,7 @@
 """Helpers shared by the lowerings: type promotion over lowered arguments,
-index tensors and dimension arithmetic."""
+index tensors, dimension arithmetic and which results the trace reads."""
+import operator
+
 import torch
 
 from ..builder import torch_result_type
@@ -62,3 +64,11 @@ def constant_along(ctx, values, v, dim):
     shape = (len(values),) + (1,) * (v.rank - dim - 1)
     t = torch.tensor(values, dtype=torch.float64 if v.dtype == "f64" else torch.float32)
     return ctx.tensor(Known(t.view(shape)), v.dtype)
+
+
+def result_used(ctx, i):
+    """Whether the traced graph reads result i of the node being lowered
+    (an optional result, such as max pooling's indices, is computed only
+    then)."""
+    return any(u.target is operator.getitem and u.args[1] == i and u.users
+               for u in ctx.node.users)

@@ -13,7 +13,6 @@ come from a constant table of each window element's flat position, and
 F.max_unpool scatters the values back to them."""
 import itertools
 import math
-import operator
 
 import torch
 
@@ -21,7 +20,7 @@ from ..constants import Known
 from ..importer import Missing
 from ..registry import lowers
 from . import scatter
-from .common import constant_along
+from .common import constant_along, result_used
 from .reduction import first_extreme_index, picked_along
 
 
@@ -234,16 +233,10 @@ def max_pool_with_indices(ctx, x, kernel, stride=None, padding=0, dilation=1, ce
     element (a NaN where the window holds one) and its flat index within
     the (N, C) plane, as F.max_unpool takes them."""
     s = int(ctx.name.split("max_pool")[1][0])
-    if not _uses_result(ctx, 1):  # training traces take this op for plain max pooling
+    if not result_used(ctx, 1):  # training traces take this op for plain max pooling
         values = _max_pool(ctx, x, kernel, stride, padding, dilation, s)
         return values, Missing("max pooling's indices are not computed where unused")
     return _max_pool(ctx, x, kernel, stride, padding, dilation, s, with_indices=True)
-
-
-def _uses_result(ctx, i):
-    """Whether the traced graph reads result i of the node being lowered."""
-    return any(u.target is operator.getitem and u.args[1] == i and u.users
-               for u in ctx.node.users)
 
 
 @lowers("aten.max_pool1d.default", "aten.max_pool2d.default", "aten.max_pool3d.default")

@@ -30,7 +30,7 @@ from ..constants import Known
 from ..dtypes import torch_dtype
 from ..importer import Missing
 from ..registry import lowers
-from .common import constant_along
+from .common import constant_along, result_used
 from .reduction import first_extreme_index, picked_along
 from .shape import index_select
 
@@ -400,19 +400,31 @@ def adaptive_max_pool(ctx, x, output_size):
     kernels scan it), whose gradient is its own. Reduced one dim at a
     time from the last: the first largest of each row's window, then the
     first row holding the window's largest, is the row-major first.
+    Where the trace reads the indices (return_indices=True), each
+    element's flat index within its (N, C) plane is picked alongside.
     F.adaptive_max_pool1d traces to the 2-d op."""
     b = ctx.b
     s = _spatial(ctx.name, "adaptive_max_pool")
     v = ctx.tensor(x, ctx.out(0).dtype)
     out = ctx.out(0).shape
+    flat = None
+    if result_used(ctx, 1):
+        lead = v.rank - s
+        flat = ctx.tensor(Known(torch.arange(math.prod(v.shape[lead:]))
+                                .view(v.shape[lead:])), "i64")
+        flat = b.broadcast_to(b.reshape(flat, (1,) * lead + v.shape[lead:]), v.shape)
     for i in reversed(range(s)):
         dim = v.rank - s + i
         win, _ = _windows_along(ctx, v, dim, out[dim], float("-inf"))
         index = first_extreme_index(ctx, win, dim + 1, "i64")
-        v = b.reshape(picked_along(ctx, win, dim + 1, index), win.shape[:dim + 1]
-                      + win.shape[dim + 2:])
-    return v, Missing("adaptive max pooling's indices have no tfc form",
-                      "use the pooled values (return_indices=False)")
+        kept = win.shape[:dim + 1] + win.shape[dim + 2:]
+        v = b.reshape(picked_along(ctx, win, dim + 1, index), kept)
+        if flat is not None:
+            ids, _ = _windows_along(ctx, flat, dim, out[dim], 0)
+            flat = b.reshape(picked_along(ctx, ids, dim + 1, index), kept)
+    if flat is None:
+        return v, Missing("adaptive max pooling's indices are not computed where unused")
+    return v, b.convert(flat, ctx.out(1).dtype)
 
 
 # -- shuffles -----------------------------------------------------------------------------------

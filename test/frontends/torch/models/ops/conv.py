@@ -34,7 +34,8 @@ CASES = {
     # gradient gathered by each), padding, ceil_mode, dilation, ties
     # (rounded values), an all -inf window (torch names its first element
     # inside the input), windows holding NaN (torch names the last), an
-    # unbatched input. The indices enter the loss, so a wrong one changes it.
+    # unbatched input; adaptive max pooling's indices. The indices enter the
+    # loss, so a wrong one changes it.
     "max-unpool": lambda: _max_unpool(),
 }
 
@@ -76,6 +77,14 @@ class _MaxUnpool(nn.Module):
         # NaN in some windows (sqrt of negatives): torch names the last.
         p, i = F.max_pool2d(a.sqrt(), 2, 2, padding=1, return_indices=True)
         indices.append(i)
+        # Adaptive max pooling's indices (ops/resample.py): overlapping and
+        # unequal windows, ties, 1-3 dims, unbatched.
+        for p, i in (F.adaptive_max_pool2d(tied, (3, 4), return_indices=True),
+                     F.adaptive_max_pool1d(t, 5, return_indices=True),
+                     F.adaptive_max_pool3d(v, (2, 1, 4), return_indices=True),
+                     F.adaptive_max_pool2d(tied[1], (5, 5), return_indices=True)):
+            total = total + (p * torch.linspace(0.5, 1.5, p.shape[-1])).sum()
+            indices.append(i)
         for i in indices:   # bounded terms, each changed by a wrong index
             spread = torch.arange(float(i.numel())).view(i.shape)
             total = total + (i.float() * 0.37 + spread).sin().sum()
