@@ -1,6 +1,7 @@
 """Special functions tfc has no op for, composed from its pointwise ops:
 erfinv, lgamma, digamma, polygamma, mvlgamma, the modified Bessel functions
-i0, i0e, i1, i1e, ndtri, log_ndtr, erfcx, entr and xlog1py (erf, erfc,
+i0, i0e, i1, i1e (and modified_bessel_i0 / i1), spherical_bessel_j0,
+ndtri, log_ndtr, erfcx, entr, xlog1py and the Hurwitz zeta (erf, erfc,
 log1p, expm1, sinc and xlogy: elementwise.py).
 
 All but xlog1py are computed in f64 whatever the traced type and rounded
@@ -572,6 +573,29 @@ def i1e(ctx, x):
     tiny x, torch's)."""
     v, y = _f64(ctx, x)
     return _result(ctx, v, _bessel64(ctx, 1, y, True), _i1_slope(ctx, y, True, _eps(ctx)))
+
+
+@lowers("aten.special_modified_bessel_i0.default", "aten.special_modified_bessel_i1.default")
+def modified_bessel(ctx, x):
+    """torch.special.modified_bessel_i0 / i1: I_0, I_1 as i0 / i1, without a
+    gradient (torch defines none)."""
+    b = ctx.b
+    v, y = _f64(ctx, x)
+    nu = 0 if ctx.name.endswith("i0.default") else 1
+    return b.stop_gradient(b.convert(_bessel64(ctx, nu, y, False), v.dtype))
+
+
+@lowers("aten.special_spherical_bessel_j0.default")
+def spherical_bessel_j0(ctx, x):
+    """sin(x) / x in f64: 1 at 0, 0 at +-inf (torch's), without a gradient
+    (torch defines none)."""
+    b = ctx.b
+    v, y = _f64(ctx, x)
+    zero = _is(ctx, "eq", y, 0.0)
+    safe = _where(ctx, zero, _c(ctx, 1.0), y)
+    r = _where(ctx, zero, 1.0, b.div(b.unary("sin", safe), safe))
+    r = _where(ctx, _is(ctx, "eq", b.unary("abs", y), _INF), 0.0, r)
+    return b.stop_gradient(b.convert(r, v.dtype))
 
 
 # -- entr, xlog1py ----------------------------------------------------------------

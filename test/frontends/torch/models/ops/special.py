@@ -102,6 +102,10 @@ def _bessel(m, h, e):
         loss = loss + _weighted(f(h.double() * 8)) * 1e-2
     loss = loss + sum(_weighted(f(e)) for f in (torch.special.i0e, torch.special.i1e))
     loss = loss + _weighted(torch.special.i0e(e.float())) + _weighted(torch.special.i1(e.float()))
+    # torch defines no gradient for these (no grad_fn): values only.
+    for f in (torch.special.modified_bessel_i0, torch.special.modified_bessel_i1,
+              torch.special.spherical_bessel_j0):
+        loss = loss + _weighted(f(h * 10)) * 1e-2 + _weighted(f(e)) + _weighted(f(e.float()))
     return loss + _weighted(torch.i0((h * 4).detach().bfloat16()))
 
 
@@ -168,8 +172,9 @@ CASES = {
     # i0, i0e, i1, i1e (power series below 20, asymptotic expansion above)
     # at small and large arguments of both signs, the tiny arguments where
     # torch's i1 / i1e gradient is 1/2, overflow (i0 and i1: inf), +-inf,
-    # NaN; f64, bf16 i0.
-    "bessel": _case(_bessel, [INF, -INF, NAN, 700.0, -800.0, 1e30],
+    # NaN; f64, bf16 i0; modified_bessel_i0 / i1 and spherical_bessel_j0
+    # (sin(x) / x), which torch does not differentiate.
+    "bessel": _case(_bessel, [INF, -INF, NAN, 700.0, -800.0, 1e30, 0.0, -0.0, 1e-30, 0.3],
                     p=[0.0, -0.0, 19.99, 20.0, -25.0, 85.0, -3.5, 1e-3],
                     tiny=[1e-30, -1e-8, 0.0, 1e-7]),
     # ndtri (erfinv's guess, Newton on log_ndtr), log_ndtr (erfcx below -1,
