@@ -696,3 +696,70 @@ def zeta(ctx, x, q):
     y = _zeta64(ctx, x64, q64)
     slope = b.mul(b.unary("neg", x64), _zeta64(ctx, b.add(x64, _c(ctx, 1.0)), q64))
     return _result(ctx, qv, y, slope)
+
+
+# -- regularized incomplete gamma ---------------------------------------------------
+
+_IGAMMA_TERMS = 150  # series and continued-fraction terms: f64's digits for a <= 400
+
+
+def _igamma64(ctx, a, x):
+    """(P(a, x), Q(a, x)) = the regularized lower and upper incomplete
+    gamma functions, with f = x^a e^-x / Gamma(a): for x < a + 1 the series
+    P = f / a sum_k x^k / ((a + 1) ... (a + k)), else Legendre's continued
+    fraction Q = f / (x + 1 - a - 1 (1 - a) / (x + 3 - a - 2 (2 - a) / ...));
+    the other one is 1 minus it. Special values as torch's: NaN for a < 0,
+    x < 0, a = x = 0 and a = x = inf; P = 1 at a = 0 and at x = inf, P = 0
+    at x = 0 and at a = inf."""
+    b = ctx.b
+    one = _c(ctx, 1.0)
+    positive = _and(ctx, _is(ctx, "gt", a, 0.0), _is(ctx, "gt", x, 0.0))
+    finite = _and(ctx, _is(ctx, "lt", a, _INF), _is(ctx, "lt", x, _INF))
+    usable = _and(ctx, positive, finite)
+    sa, sx = _where(ctx, usable, a, one), _where(ctx, usable, x, one)
+    f = b.unary("exp", b.sub(b.sub(b.mul(sa, b.unary("log", sx)), sx), _lgamma64(ctx, sa)))
+    term, total = one, one
+    for k in range(1, _IGAMMA_TERMS):
+        term = b.mul(term, b.div(sx, b.add(sa, _c(ctx, float(k)))))
+        total = b.add(total, term)
+    series = b.mul(b.div(f, sa), total)
+    frac = b.sub(b.add(sx, _c(ctx, 2.0 * _IGAMMA_TERMS + 1)), sa)
+    for i in range(_IGAMMA_TERMS, 0, -1):
+        partial = b.mul(_c(ctx, float(i)), b.sub(_c(ctx, float(i)), sa))
+        frac = b.sub(b.sub(b.add(sx, _c(ctx, 2.0 * i - 1)), sa), b.div(partial, frac))
+    upper = b.div(f, frac)
+    use_series = b.compare("lt", sx, b.add(sa, one))
+    p = _where(ctx, use_series, series, b.sub(one, upper))
+    q = _where(ctx, use_series, b.sub(one, series), upper)
+    # Edges: P's value (Q = 1 - P there), NaN where undefined.
+    zero_x = _is(ctx, "eq", x, 0.0)
+    edge = _where(ctx, _is(ctx, "eq", a, 0.0), one, _c(ctx, _NAN))
+    edge = _where(ctx, b.select(zero_x, zero_x, _is(ctx, "eq", a, _INF)), 0.0, edge)
+    edge = _where(ctx, _is(ctx, "eq", x, _INF), one, edge)
+    nan = b.select(_is(ctx, "lt", a, 0.0), ctx.tensor(True, "i1"), _is(ctx, "lt", x, 0.0))
+    nan = b.select(nan, nan, _and(ctx, _is(ctx, "eq", a, 0.0), zero_x))
+    nan = b.select(nan, nan, _and(ctx, _is(ctx, "eq", a, _INF), _is(ctx, "eq", x, _INF)))
+    nan = b.select(nan, nan, b.select(b.compare("ne", a, a), ctx.tensor(True, "i1"),
+                                      b.compare("ne", x, x)))
+    edge = _where(ctx, nan, _NAN, edge)
+    p = _where(ctx, usable, p, edge)
+    q = _where(ctx, usable, q, b.sub(one, edge))
+    return p, q
+
+
+@lowers("aten.igamma.default", "aten.igammac.default")
+def igamma(ctx, a, x):
+    """torch.special.gammainc / gammaincc (P and Q); gradient to x, +-x^(a-1)
+    e^-x / Gamma(a) (torch's); none to a (torch's backward raises)."""
+    dt, b = ctx.out().dtype, ctx.b
+    shape = ctx.out().shape
+    av = b.broadcast_to(ctx.tensor(a, dt), shape)
+    xv = b.broadcast_to(ctx.tensor(x, dt), shape)
+    a64, x64 = b.convert(av, "f64"), b.convert(xv, "f64")
+    p, q = _igamma64(ctx, a64, x64)
+    log_x = b.unary("log", x64)
+    density = b.unary("exp", b.sub(b.sub(b.mul(b.sub(a64, _c(ctx, 1.0)), log_x), x64),
+                                   _lgamma64(ctx, a64)))
+    if ctx.name == "aten.igamma.default":
+        return _result(ctx, xv, p, density)
+    return _result(ctx, xv, q, b.unary("neg", density))
