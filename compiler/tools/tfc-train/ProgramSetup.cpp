@@ -7,6 +7,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <optional>
 #include <tuple>
@@ -66,6 +67,13 @@ bool tfc::train::zeroStates(tfc_program *program, std::string &error) {
     if (b.role != TFC_ROLE_STATE)
       continue;
     std::vector<uint8_t> zeros(b.bytes, 0);
+    // Model state starts as torch initializes it: a batch norm's running
+    // variance at 1 (its running mean, like optimizer state, at 0).
+    llvm::StringRef name(b.name);
+    if (name.ends_with(".running_var") && b.dtype == TFC_DTYPE_F32) {
+      std::vector<float> ones(b.bytes / 4, 1.0f);
+      std::memcpy(zeros.data(), ones.data(), b.bytes);
+    }
     if (tfc_status s = tfc_program_set(program, b.name, zeros.data(), b.bytes))
       return failWith(error, std::string("cannot set '") + b.name + "'", s);
   }

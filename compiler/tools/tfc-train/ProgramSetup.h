@@ -27,8 +27,9 @@ namespace tfc::train {
 bool initParameters(tfc_program *program, Rng &rng, int64_t &count,
                     std::string &error);
 
-/// Zero-fills every state (moments, step counter, scaler, accumulators)
-/// explicitly.
+/// Zero-fills every state (moments, step counter, scaler, accumulators,
+/// model state) explicitly, except a batch norm's running variance (state
+/// named "*.running_var"), which starts at 1 as torch's.
 bool zeroStates(tfc_program *program, std::string &error);
 
 /// Where the program's memory goes: its bindings by role (gradient
