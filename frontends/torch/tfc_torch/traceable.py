@@ -10,7 +10,9 @@ refuse max_norm by name. F.one_hot (num_classes given) and
 F.gaussian_nll_loss check index ranges / variance signs with values
 (.item(), torch.any), torch.cov / corrcoef the degrees of freedom: their
 replacements compute the same without the value checks (see each).
-F.ctc_loss's list lengths become tensors. An error a replacement raises
+F.ctc_loss's list lengths become tensors. Batch norm's forward with
+momentum=None reads num_batches_tracked's value: its replacement updates the
+running statistics with tensor ops. An error a replacement raises
 without a source line gets the model's line from tracing.py."""
 import math
 
@@ -303,6 +305,34 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
                      blank=blank, reduction=reduction, zero_infinity=zero_infinity)
 
 
+_BATCH_NORM_FORWARD = torch.nn.modules.batchnorm._BatchNorm.forward
+
+
+def batch_norm_forward(self, input):
+    """_BatchNorm.forward; with momentum=None in training (the cumulative
+    average), torch's forward reads 1 / float(num_batches_tracked), which no
+    trace records. Here the factor is that tensor's reciprocal, the batch
+    normalized by its own statistics (F.batch_norm without running
+    statistics) and the running statistics updated as ATen's
+    native_batch_norm does: running = (1 - f) * running + f * batch
+    statistic, the variance unbiased."""
+    if not (self.training and self.track_running_stats and self.momentum is None
+            and self.num_batches_tracked is not None and self.running_mean is not None
+            and self.running_var is not None):
+        return _BATCH_NORM_FORWARD(self, input)
+    self._check_input_dim(input)
+    self.num_batches_tracked.add_(1)
+    out = F.batch_norm(input, None, None, self.weight, self.bias, True, 0.0, self.eps)
+    with torch.no_grad():
+        dims = [0] + list(range(2, input.dim()))
+        x = input.to(self.running_mean.dtype)
+        mean, var = x.mean(dims), x.var(dims, unbiased=True)
+        factor = 1.0 / self.num_batches_tracked.to(self.running_mean.dtype)
+        self.running_mean.copy_(self.running_mean * (1 - factor) + mean * factor)
+        self.running_var.copy_(self.running_var * (1 - factor) + var * factor)
+    return out
+
+
 # (owner, attribute name, replacement) while tracing.
 REPLACEMENTS = [
     (torch, "quantile", quantile),
@@ -318,4 +348,5 @@ REPLACEMENTS = [
     (torch, "corrcoef", corrcoef),
     (torch.Tensor, "cov", lambda self, *a, **k: cov(self, *a, **k)),
     (torch.Tensor, "corrcoef", lambda self: corrcoef(self)),
+    (torch.nn.modules.batchnorm._BatchNorm, "forward", batch_norm_forward),
 ]

@@ -309,7 +309,7 @@ class _BufferNet(torch.nn.Module):
         self.conv = nn.Conv2d(3, 4, 3, padding=1, bias=False)
         self.bn = nn.BatchNorm2d(4, momentum=0.3)
         self.fc = nn.utils.spectral_norm(nn.Linear(4 * 4 * 4, 6, bias=False))
-        self.bn1 = nn.BatchNorm1d(6)
+        self.bn1 = nn.BatchNorm1d(6, momentum=None)  # the cumulative average
         self.out = nn.Linear(6, 2)
 
     def forward(self, x):
