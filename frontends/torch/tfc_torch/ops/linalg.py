@@ -97,6 +97,28 @@ def cdist(ctx, x1, x2, p, compute_mode=None):
     return b.broadcast_to(_norms(ctx, diff, p, "cdist"), t.shape)
 
 
+@lowers("aten._euclidean_dist.default")
+def euclidean_dist(ctx, x1, x2):
+    """torch.cdist's matrix-product form (p = 2 when an operand has more
+    than 25 rows; the batch dims already expanded to equal): as torch's,
+    one matmul of [-2 x1, |x1|^2, 1] and [x2, 1, |x2|^2], clamped at 0,
+    under a root. The root's operand is replaced by 1 where it is 0 or less,
+    so the gradient there is 0 (torch's _euclidean_dist_backward masks
+    res == 0) and elsewhere autodiff gives torch's (x1 - x2) grad / res."""
+    b = ctx.b
+    dt = ctx.out().dtype
+    a, c = ctx.tensor(x1, dt), ctx.tensor(x2, dt)
+    ones = lambda v: b.splat(1.0, dt, v.shape[:-1] + (1,))  # noqa: E731
+    square = lambda v: b.reduce("sum", b.mul(v, v), [-1], keepdim=True)  # noqa: E731
+    left = b.concat([b.mul(a, ctx.tensor(-2.0, dt)), square(a), ones(a)], -1)
+    right = b.concat([c, ones(c), square(c)], -1)
+    total = b.convert(b.matmul(left, right, transpose_b=True), dt)
+    zero = ctx.tensor(0.0, dt)
+    positive = b.compare("gt", total, zero)
+    root = b.unary("sqrt", b.select(positive, total, ctx.tensor(1.0, dt)))
+    return b.select(positive, root, zero)
+
+
 def _norms(ctx, diff, p, what):
     """The p-norms of diff's rows (last dim), with torch's cdist/pdist
     gradients: at zero distance 0 (a safe operand under the root, not

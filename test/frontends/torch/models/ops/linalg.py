@@ -25,6 +25,10 @@ CASES = {
     # and the first dim, broadcast operands; cov (correction 1 and 0,
     # fweights and aweights, 1-d input) and corrcoef, replaced while tracing.
     "distances-covariance": _case(lambda h: _distances_covariance(h), rows=5, out=6),
+    # torch.cdist of more than 25 rows (its matrix-product form,
+    # _euclidean_dist): 2-d, batched with a broadcast batch, f64, and
+    # integer-valued rows equal in pairs (zero distance: gradient 0).
+    "euclidean-dist": _case(lambda h: _euclidean_dist(h), rows=5),
 }
 
 
@@ -111,3 +115,13 @@ def _distances_covariance(h):                       # h: [5, 6]
                              torch.cov(h, correction=0, fweights=counts, aweights=weights).flatten(),
                              torch.cov(h[0]).view(1), h.cov(correction=2, aweights=weights).flatten(),
                              h.t().corrcoef().flatten()])
+
+
+def _euclidean_dist(h):                               # h: [5, 8]
+    big = torch.cat([h, h * 0.5, h.flip(0), h - 1, h.sin(), h.cos()])        # [30, 8]
+    ints = torch.arange(-45.0, 45.0).view(30, 3) % 7 - 3                      # rows repeat
+    exact = ints + (big[:, :3] - big[:, :3].detach())                         # grad flows
+    batched = torch.cdist(big.view(3, 10, 8).repeat(1, 3, 1), h[:2].unsqueeze(0))
+    return _ramp_sum([torch.cdist(big, h), torch.cdist(h[:3], big), batched.flatten(1),
+                      torch.cdist(exact, exact), torch.cdist(big.double(), big[:4].double() * 2
+                                                            ).float()])
