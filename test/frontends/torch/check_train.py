@@ -13,7 +13,7 @@ Cases:
   torch's (normwise per tensor: f32 sums in another order drift a little
   over the steps) and tfc_torch.compile of the trained model returns its
   outputs.
-- buffers: a conv net with BatchNorm2d, BatchNorm1d and a spectral_norm
+- buffers: a conv net with BatchNorm2d, BatchNorm1d(momentum=None) and a spectral_norm
   layer, 5 AdamW steps: losses, parameters and the buffers the training
   forward updates (running statistics, weight_u / weight_v,
   num_batches_tracked) as torch's, the eval forward after training (torch's
@@ -298,8 +298,9 @@ def check_api(device, steps):
 
 class _BufferNet(torch.nn.Module):
     """A small conv net whose training forward updates buffers: BatchNorm2d
-    and BatchNorm1d running statistics (and num_batches_tracked), spectral
-    norm's power iteration (weight_u, weight_v)."""
+    and BatchNorm1d (momentum=None: the cumulative average) running
+    statistics and num_batches_tracked, spectral norm's power iteration
+    (weight_u, weight_v)."""
 
     def __init__(self):
         super().__init__()
