@@ -26,6 +26,12 @@ CASES = {
     "clamp-ties": _case(lambda h: _clamp_ties(h)),
     "pow": _case(lambda h: (h.pow(2) + h.abs().pow(1.5) + h.pow(3.0) + 2.0 ** h
                             + torch.pow(h.abs() + 1, torch.tensor(2.0))).mean()),
+    # Traced exponents (pow.Tensor_Tensor, pow.Scalar): GeM pooling with a
+    # learnable p, integer exponents of negative bases (signed), zero bases
+    # with exponents 0, 2, 3 (gradients masked as torch's), a negative
+    # scalar base, f64, integers, and C's special values (NaN, +-inf, 0^-1,
+    # (-1)^inf, NaN^0, 1^NaN, (-2)^0.5) through nan_to_num.
+    "pow-tensor": lambda: _tensor_powers(),
     "where-compare": _case(lambda h: (torch.where(h > 0, h, h * 0.1)
                                       + torch.where(h <= 0.2, 1.0, h)
                                       + h.masked_fill(h < -0.5, 0.0)
@@ -283,3 +289,34 @@ class _Expm1(nn.Module):
 def _expm1():
     torch.manual_seed(0)
     return _Expm1(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+class _TensorPowers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.p = nn.Parameter(torch.tensor(3.0))
+        self.q = nn.Parameter(torch.tensor([0.0, 2.0, 0.5, 2.0, 3.0, 0.0]))
+        self.k = nn.Parameter(torch.tensor([2.0, 3.0, -1.0, 0.0, 1.0, 4.0, -2.0, 0.5]))
+
+    def forward(self, x):
+        h = self.fc(x)                                               # [4, 8]
+        gem = h.clamp(min=1e-6).pow(self.p).mean(-1).pow(1.0 / self.p)
+        ints = torch.tensor([2.0, 3.0, -1.0, 0.0, 1.0, 4.0, -2.0, 5.0])
+        signed = (h - 3.0).pow(ints) + torch.pow(-1.5, self.k.detach()).nan_to_num(7.0)
+        zeros = (h[:, :6].abs() * torch.tensor([0.0, 1.0, 1.0, 0.0, 0.0, 1.0])).pow(self.q)
+        wide = h.double().abs().pow(self.p.double() - 1.5).float()
+        nan, inf = math.nan, math.inf
+        xs = torch.tensor([0.0, 0.0, 0.0, -2.0, -2.0, -2.0, 2.0, nan, 1.0, -1.0, -1.0, inf,
+                           -inf, -inf, -inf, 0.5, -0.0, 0.5, -0.5]) + h.detach().sum() * 0
+        ts = torch.tensor([0.0, 2.0, -1.0, 3.0, 2.0, 0.5, 0.5, 0.0, nan, inf, 3.0, -1.0,
+                           0.5, 3.0, 2.0, inf, 3.0, -inf, -inf]) + h.detach().sum() * 0
+        special = torch.nan_to_num(xs.pow(ts), nan=7.0, posinf=5.0, neginf=-3.0)
+        counts = torch.tensor([3, -2, 0, 5]) + h.detach().sum().long() * 0
+        whole = counts ** torch.tensor([5, 3, 0, 2]) + torch.tensor([2, 7, 1, 3]) ** (counts.abs())
+        return _ramp_sum([gem, signed, zeros, wide, special, whole.float()])
+
+
+def _tensor_powers():
+    torch.manual_seed(0)
+    return _TensorPowers(), (torch.randn(4, 6, generator=_g(1)),)
