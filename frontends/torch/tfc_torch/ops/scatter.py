@@ -1,5 +1,6 @@
 """Scatters by index: scatter_add, scatter (src / value), index_add,
-integer-indexed assignment (x[idx] = v, x[idx] += v) and scatter_reduce.
+integer-indexed assignment (x[idx] = v, x[idx] += v, put, index_copy),
+index_fill and scatter_reduce.
 Each sum is one tfc.embedding_grad, the deterministic scatter-add kernel
 (its VJP is an embedding lookup, so the gradient of the scattered values
 is torch's gather): the written positions are flattened into rows of a
@@ -330,3 +331,57 @@ def index_put_rows(ctx, v, index, values, accumulate):
     hit = b.compare("gt", _table(ctx, ones, flat, v.shape[0]), ctx.tensor(0.0, v.dtype))
     hit = b.reshape(hit, (v.shape[0],) + (1,) * (v.rank - 1))
     return b.select(hit, added, v)
+
+
+@lowers("aten.put.default")
+def put(ctx, x, index, source, accumulate=False):
+    """x.put(index, source, accumulate): the flattened x's elements at
+    `index` (any shape, negative counting from the back) set to (or, with
+    accumulate, increased by) source's, as one assignment at integer
+    indices (index_put_rows; duplicates as there)."""
+    b = ctx.b
+    dt = _float_values(ctx, "put")
+    v = ctx.tensor(x, dt)
+    values = b.reshape(ctx.tensor(source, dt), ctx.tensor(index).shape)
+    flat = index_put_rows(ctx, b.reshape(v, (v.type.numel,)), index, values, accumulate)
+    return b.reshape(flat, v.shape)
+
+
+@lowers("aten.index_copy.default")
+def index_copy(ctx, x, dim, index, source):
+    """x.index_copy(dim, index, source): x's slices along dim at the 1-d
+    `index` replaced by source's, as an assignment at integer indices with
+    dim moved first (index_put_rows: the gradients are torch's, x's zero
+    at the copied slices, source's x's gradient there)."""
+    b = ctx.b
+    dt = _float_values(ctx, "index_copy")
+    v, src = ctx.tensor(x, dt), ctx.tensor(source, dt)
+    if v.rank == 0:
+        return b.reshape(src, ())
+    dim = norm_dim(dim, v.rank)
+    moved, back = _moved_rows(ctx, v, dim)
+    rows, _ = _moved_rows(ctx, src, dim)
+    ids = b.reshape(ctx.tensor(index), (rows.shape[0],))
+    return b.transpose(index_put_rows(ctx, moved, ids, rows, False), back)
+
+
+@lowers("aten.index_fill.int_Scalar", "aten.index_fill.int_Tensor")
+def index_fill(ctx, x, dim, index, value):
+    """x.index_fill(dim, index, value): x's slices along dim at the 1-d
+    `index` (negative counting from the back) set to value, selected by a
+    mask of the filled slices (a scatter of ones), so a traced value's
+    gradient sums each filled element once, as torch's (over the unique
+    indices)."""
+    b = ctx.b
+    dt = ctx.out().dtype
+    v = ctx.tensor(x, dt)
+    if v.rank == 0:
+        return b.reshape(ctx.tensor(value, dt), ())
+    dim = norm_dim(dim, v.rank)
+    size = v.shape[dim]
+    ids = _index_value(ctx, index_ids(ctx, index, size, wrap_traced=True))
+    ids = b.reshape(ids, (ids.type.numel,))
+    ones = b.broadcast_to(ctx.tensor(1.0, "f32"), ids.shape)
+    hit = b.compare("gt", _table(ctx, ones, ids, size), ctx.tensor(0.0, "f32"))
+    hit = b.reshape(hit, (size,) + (1,) * (v.rank - dim - 1))
+    return b.select(hit, b.reshape(ctx.tensor(value, dt), ()), v)

@@ -1,5 +1,5 @@
 """Cases for tfc_torch/ops/scatter.py's lowerings: scatter_add, scatter,
-index_add and integer-indexed assignment (one tfc.embedding_grad each), also
+index_add, integer-indexed assignment (also put, index_copy), index_fill (one tfc.embedding_grad each), also
 as a mixture-of-experts layer's routing, and scatter_reduce."""
 import torch
 import torch.nn as nn
@@ -28,6 +28,13 @@ CASES = {
     # self when included), zeros in prod (one and two in a group).
     "scatter-reduce": _case(lambda h, ids: _scatter_reduce(h, ids),
                             extra=(torch.tensor([[3, 0, 4, 4, 1, 0, 2, 2], [1, 1, 0, 3, 2, 4, 4, 0]]),)),
+    # put (known indices with a negative one, traced ones with duplicates
+    # accumulated), index_copy along dims 1 and 0 (known and traced
+    # indices), index_fill with a scalar and a traced 0-d value through a
+    # repeated and a negative index (the value's gradient counts each
+    # filled element once), of an integer tensor, and of a 1-d tensor.
+    "fills-copies": _case(lambda h, ids: _fills_copies(h, ids),
+                          extra=(torch.tensor([3, 0, 2, 2, 1, 7, 5, 0]),)),
 }
 
 
@@ -111,3 +118,18 @@ def _assignment_duplicates(h, ids):
     ramp = torch.arange(32.0).view(4, 8)
     return ((rows * ramp).sin().sum() + (traced * ramp[:3]).cos().sum()
             + (pairs * ramp).pow(2).sum())
+
+
+def _fills_copies(h, ids):                       # h: [4, 8], ids: [8] in 0..7
+    put = h.put(torch.tensor([[0, 9], [-1, 17]]), h[1, :4].view(2, 2) * 2.0)
+    summed = h.put(ids[:6] * 4, h[2, :6] * 3.0, accumulate=True)     # 0 twice, 8 twice
+    placed = h.put(ids[4:7] + 20, h[3, :3])
+    copied = h.index_copy(1, torch.tensor([6, 0, 3]), h[:, :3].flip(1) * 3.0)
+    rows = h.index_copy(0, ids[5:7] - 4, h[:2] * 0.5)                   # traced rows 3, 1
+    filled = h.index_fill(1, torch.tensor([1, -1, 1]), 1.5)
+    held = h.index_fill(1, torch.tensor([2, 5, 2]), h[0, 0] * 2.0)
+    traced = h.index_fill(0, ids[2:4] - 1, -0.5)                        # row 1 twice
+    counts = torch.arange(32).view(4, 8).index_fill(1, ids[:2], -3).float()
+    line = h[0].index_fill(0, ids[:1], h[1, 1])
+    return sum((p.sin() * torch.linspace(0.5, 1.5, p.numel()).view(p.shape)).sum()
+               for p in (put, summed, placed, copied, rows, filled, held, traced, counts, line))
