@@ -45,6 +45,25 @@ def addmm(ctx, c, a, b, beta=1, alpha=1):
                               ctx.out().shape)
 
 
+@lowers("aten.addmv.default")
+def addmv(ctx, c, a, v, beta=1, alpha=1):
+    """beta * c + alpha * (a @ v) (c broadcast to the result), as addmm."""
+    dt = ctx.out().dtype
+    return ctx.b.broadcast_to(_axpby(ctx, matmul(ctx, a, v), c, beta, alpha, dt),
+                              ctx.out().shape)
+
+
+@lowers("aten.addr.default")
+def addr(ctx, c, u, v, beta=1, alpha=1):
+    """beta * c + alpha * outer(u, v) (c broadcast), the outer product as a
+    broadcast multiply."""
+    b = ctx.b
+    dt = ctx.out().dtype
+    x, y = ctx.tensor(u, dt), ctx.tensor(v, dt)
+    outer = b.mul(b.reshape(x, (x.shape[0], 1)), b.reshape(y, (1, y.shape[0])))
+    return b.broadcast_to(_axpby(ctx, outer, c, beta, alpha, dt), ctx.out().shape)
+
+
 @lowers("aten.matmul.default")
 def matmul(ctx, a, b):
     dt = ctx.out().dtype

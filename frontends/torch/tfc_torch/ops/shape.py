@@ -74,7 +74,7 @@ def slice_(ctx, x, dim=0, start=None, end=None, step=1):
     return ctx.b.slice_dim(v, dim, s, e, st)
 
 
-@lowers("aten.narrow.default")
+@lowers("aten.narrow.default", "aten.narrow_copy.default")
 def narrow(ctx, x, dim, start, length):
     v = ctx.tensor(x)
     dim = norm_dim(dim, v.rank)
@@ -303,6 +303,16 @@ def diag_embed(ctx, x, offset=0, dim1=-2, dim2=-1):
     rest = iter(range(rank - 2))
     perm = [rank - 2 if d == d1 else rank - 1 if d == d2 else next(rest) for d in range(rank)]
     return b.transpose(square, perm)
+
+
+@lowers("aten.diag.default")
+def diag(ctx, x, *args, **kwargs):
+    """torch.diag: a vector's square matrix with it on the offset-th
+    diagonal (diag_embed), a matrix's offset-th diagonal (diagonal)."""
+    offset = args[0] if args else kwargs.get("diagonal", 0)
+    if ctx.tensor(x).rank == 1:
+        return diag_embed(ctx, x, offset)
+    return diagonal(ctx, x, offset)
 
 
 @lowers("aten.take.default")

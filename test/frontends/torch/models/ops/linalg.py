@@ -25,6 +25,9 @@ CASES = {
     # and the first dim, broadcast operands; cov (correction 1 and 0,
     # fweights and aweights, 1-d input) and corrcoef, replaced while tracing.
     "distances-covariance": _case(lambda h: _distances_covariance(h), rows=5, out=6),
+    # addmv and addr with beta / alpha, broadcast inputs, beta = 0 with a NaN
+    # input (ignored, as torch's), integers.
+    "addmv-addr": _case(lambda h: _addmv_addr(h), rows=5),
     # torch.cdist of more than 25 rows (its matrix-product form,
     # _euclidean_dist): 2-d, batched with a broadcast batch, f64, and
     # integer-valued rows equal in pairs (zero distance: gradient 0).
@@ -125,3 +128,15 @@ def _euclidean_dist(h):                               # h: [5, 8]
     return _ramp_sum([torch.cdist(big, h), torch.cdist(h[:3], big), batched.flatten(1),
                       torch.cdist(exact, exact), torch.cdist(big.double(), big[:4].double() * 2
                                                             ).float()])
+
+
+def _addmv_addr(h):                                   # h: [5, 8]
+    nan = torch.full((5,), float("nan"))
+    parts = [torch.addmv(h[:, 0], h, h[1], beta=0.5, alpha=-2.0), torch.addmv(h[0, :1], h, h[2]),
+             torch.addmv(nan, h, h[3], beta=0), torch.addr(h[:3, :4], h[0, :3], h[1, 4:],
+                                                           beta=2.0, alpha=0.5),
+             torch.addr(h[0], h[:, 1], h[2]).flatten(), torch.addr(nan.view(5, 1), h[:, 2], h[3],
+                                                                   beta=0).flatten(),
+             torch.addr(torch.ones(2, 3, dtype=torch.long), torch.arange(2), torch.arange(3) - 1,
+                        beta=3, alpha=2).flatten().float()]
+    return _ramp_sum([p.flatten() for p in parts])

@@ -1,6 +1,7 @@
 """Cases for tfc_torch/ops/scatter.py's lowerings: scatter_add, scatter,
-index_add, integer-indexed assignment (also put, index_copy), index_fill (one tfc.embedding_grad each), also
-as a mixture-of-experts layer's routing, and scatter_reduce."""
+index_add, integer-indexed assignment (also put, index_copy) and index_fill
+(one tfc.embedding_grad each), also as a mixture-of-experts layer's routing,
+and scatter_reduce."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

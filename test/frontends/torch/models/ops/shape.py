@@ -20,6 +20,9 @@ CASES = {
     "pad-repeat": _case(lambda h: (F.pad(h, (1, 2, 0, 1), value=0.5).pow(2).sum()
                                    + F.pad(h, (-1, -2)).sum() + h.repeat(2, 3).sigmoid().sum()
                                    + h.expand(3, 4, 8).tanh().sum())),
+    # torch.diag of a vector (offsets 0, 2, -1; integers) and of a matrix
+    # (offsets 0, 3, -2, non-square); narrow_copy with a negative start.
+    "diag-narrow-copy": _case(lambda h: _diag_narrow_copy(h)),
     "tril-triu": _case(lambda h: (h.view(4, 8)[:, :4].tril().pow(2).sum()
                                   + h[:, 4:].triu(1).exp().sum()), out=8),
     "slice-assign": _case(lambda h: _slice_assign(h)),
@@ -139,3 +142,14 @@ def _advanced_assignment(h, rows, cols):
     return ((z * torch.arange(32.0).view(4, 8)).sin().sum() + w.pow(2).sum()
             + (y * torch.arange(60.0).view(3, 4, 5)).sum() + (x * x.flip(0)).sum()
             + (u * torch.arange(24.0).view(2, 3, 4)).cos().sum())
+
+
+def _diag_narrow_copy(h):                            # h: [4, 8]
+    w = torch.linspace(0.5, 1.5, 8)
+    made = [torch.diag(h[0]), torch.diag(h[1, :5], 2), torch.diag(h[2, :3], -1),
+            torch.diag(torch.arange(3) - 1).float()]
+    taken = [torch.diag(h[:, :4]), torch.diag(h, 3), torch.diag(h.t(), -2),
+             torch.narrow_copy(h.detach(), 1, -5, 3).flatten(),     # torch 1.13: no derivative
+             torch.narrow_copy(h.detach(), 0, 1, 2).flatten()]
+    return (sum((m.sin() * w[:m.shape[1]]).sum() for m in made)
+            + sum((t.cos() * torch.linspace(1.0, 2.0, t.numel())).sum() for t in taken))
