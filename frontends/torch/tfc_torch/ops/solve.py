@@ -1,0 +1,380 @@
+"""Small dense linear algebra: LU with partial pivoting (linalg.solve, inv,
+det, slogdet / logdet, lu_factor, lu_solve), Cholesky (linalg.cholesky,
+cholesky_solve, cholesky_inverse) and triangular solves
+(linalg.solve_triangular, triangular_solve), batched over leading dims,
+with B broadcast against A's batch as torch's.
+
+The matrix size n is static, so each algorithm is unrolled over the n
+columns (a few elementwise ops on the whole [.., n, n] matrix per column):
+matrices larger than MAX_SIZE are refused. LU is LAPACK's getrf: the pivot
+of column k is the first row at or below k of largest |value|, its row
+swapped with row k by selects, the multipliers stored below the diagonal;
+`pivots` are 1-based (i32) and det's sign is the swaps' parity. tfc's
+autodiff of the unrolled forms gives torch's analytic gradients wherever
+the pivot order does not change under a small perturbation (no ties).
+
+Errors: torch.linalg.solve / inv / cholesky / lu_factor check `info` with
+aten._linalg_check_errors, which raises for a singular (not positive
+definite) example while tracing, as torch does; at run time tfc has no
+check (the op lowers to nothing), and a singular matrix gives inf / NaN
+solutions and inverses (a zero pivot), NaN Cholesky factors, as the _ex
+forms return with a nonzero info. det of a singular matrix is 0 and
+slogdet's (sign, logabsdet) (0, -inf), as torch's."""
+from ..builder import broadcast_shapes
+from ..importer import Missing
+from ..registry import lowers
+
+# Larger matrices are refused: every algorithm is unrolled over the columns.
+MAX_SIZE = 64
+
+
+def _size(ctx, a):
+    n = a.shape[-1]
+    if a.rank < 2 or a.shape[-2] != n:
+        ctx.unsupported(f"{ctx.name} of a {a.shape} tensor (a square matrix is needed)")
+    if n > MAX_SIZE:
+        ctx.unsupported(f"{ctx.name} of {n} x {n} matrices (tfc unrolls it over the columns: "
+                        f"n <= {MAX_SIZE})", "compute it outside the model")
+    return n
+
+
+def _batched(ctx, a, rhs):
+    """a [.., n, n] and rhs [.., n, m] broadcast to one batch shape."""
+    batch = tuple(broadcast_shapes(a.shape[:-2], rhs.shape[:-2]))
+    return (ctx.b.broadcast_to(a, batch + a.shape[-2:]),
+            ctx.b.broadcast_to(rhs, batch + rhs.shape[-2:]))
+
+
+def _rows(ctx, n):
+    return ctx.b.iota((n, 1), 0, "i64")
+
+
+def _cols(ctx, n):
+    return ctx.b.iota((1, n), 1, "i64")
+
+
+def _entry(b, w, i, j):
+    return b.slice_dim(b.slice_dim(w, -2, i, i + 1), -1, j, j + 1)
+
+
+def _is(ctx, ids, direction, k):
+    return ctx.b.compare(direction, ids, ctx.tensor(k, "i64"))
+
+
+def _mT(b, x):
+    return b.swap(x, x.rank - 2, x.rank - 1)
+
+
+def _swap_rows(ctx, w, k, p):
+    """w with row k and row p (i64 [.., 1, 1]) exchanged."""
+    b = ctx.b
+    rows = _rows(ctx, w.shape[-2])
+    at_p = b.compare("eq", rows, p)
+    row_p = b.reduce("sum", b.select(at_p, w, ctx.tensor(0.0, w.dtype)), [-2], keepdim=True)
+    return b.select(_is(ctx, rows, "eq", k), row_p,
+                    b.select(at_p, b.slice_dim(w, -2, k, k + 1), w))
+
+
+def _eliminate(ctx, a, extra=None):
+    """Gaussian elimination with partial pivoting of a [.., n, n], the same
+    row operations applied to extra [.., n, m]: (LU, extra', pivots i32
+    [.., n], info i32 [..], sign [.., 1, 1]). LU holds U on and above the
+    diagonal, L's multipliers below; a zero pivot leaves its column's
+    multipliers 0 (LAPACK's) and sets info to its 1-based column."""
+    b = ctx.b
+    n = a.shape[-1]
+    dt = a.dtype
+    w = b.concat([a, extra], a.rank - 1) if extra is not None else a
+    rows, cols = _rows(ctx, n), _cols(ctx, w.shape[-1])
+    zero, one = ctx.tensor(0.0, dt), ctx.tensor(1.0, dt)
+    batch = a.shape[:-2]
+    sign = b.splat(1.0, dt, batch + (1, 1))
+    info = b.splat(0, "i32", batch + (1, 1))
+    pivots = []
+    for k in range(n):
+        size = b.select(_is(ctx, rows, "ge", k), b.unary("abs", b.slice_dim(w, -1, k, k + 1)),
+                        ctx.tensor(-1.0, dt))
+        peak = b.reduce("max", size, [-2], keepdim=True)
+        # The first row of largest |value| (row k if none, e.g. NaN).
+        later = b.select(b.compare("eq", size, peak), b.sub(ctx.tensor(n, "i64"), rows),
+                         ctx.tensor(0, "i64"))
+        p = b.sub(ctx.tensor(n, "i64"), b.reduce("max", later, [-2], keepdim=True))
+        p = b.select(_is(ctx, p, "eq", n), ctx.tensor(k, "i64"), p)
+        pivots.append(b.add(p, ctx.tensor(1, "i64")))
+        w = _swap_rows(ctx, w, k, p)
+        sign = b.select(_is(ctx, p, "ne", k), b.unary("neg", sign), sign)
+        pivot = _entry(b, w, k, k)
+        singular = b.compare("eq", pivot, zero)
+        info = b.select(singular, b.select(b.compare("eq", info, ctx.tensor(0, "i32")),
+                                           ctx.tensor(k + 1, "i32"), info), info)
+        below = _is(ctx, rows, "gt", k)
+        multipliers = b.select(below, b.div(b.slice_dim(w, -1, k, k + 1),
+                                            b.select(singular, one, pivot)), zero)
+        right = b.select(_is(ctx, cols, "gt", k), b.slice_dim(w, -2, k, k + 1), zero)
+        w = b.sub(w, b.mul(multipliers, right))
+        w = b.select(_is(ctx, cols, "eq", k), b.select(below, multipliers, w), w)
+    lu = b.slice_dim(w, -1, 0, n)
+    rest = b.slice_dim(w, -1, n, w.shape[-1]) if extra is not None else None
+    pivots = b.convert(b.reshape(b.concat(pivots, a.rank - 1), batch + (n,)), "i32")
+    return lu, rest, pivots, b.reshape(info, batch), sign
+
+
+def _substitute(ctx, t, rhs, upper, unit=False):
+    """The solution x of t x = rhs (t [.., n, n] triangular, only its
+    `upper` or lower triangle read; a unit diagonal when `unit`), by
+    substitution, column by column."""
+    b = ctx.b
+    n = t.shape[-1]
+    rows = _rows(ctx, n)
+    zero = ctx.tensor(0.0, t.dtype)
+    x = rhs
+    for k in (reversed(range(n)) if upper else range(n)):
+        value = b.slice_dim(x, -2, k, k + 1)
+        if not unit:
+            value = b.div(value, _entry(b, t, k, k))
+        left = _is(ctx, rows, "lt" if upper else "gt", k)
+        column = b.select(left, b.slice_dim(t, -1, k, k + 1), zero)
+        x = b.select(_is(ctx, rows, "eq", k), value, b.sub(x, b.mul(column, value)))
+    return x
+
+
+def _lu_solve(ctx, lu, pivots, rhs, adjoint=False):
+    """A^-1 rhs (A^T when `adjoint`) of A's (LU, pivots)."""
+    b = ctx.b
+    n = lu.shape[-1]
+    swaps = [b.reshape(b.sub(b.convert(b.slice_dim(pivots, -1, k, k + 1), "i64"),
+                             ctx.tensor(1, "i64")), pivots.shape[:-1] + (1, 1))
+             for k in range(n)]
+    if not adjoint:
+        for k in range(n):
+            rhs = _swap_rows(ctx, rhs, k, swaps[k])
+        return _substitute(ctx, lu, _substitute(ctx, lu, rhs, False, True), True)
+    x = _substitute(ctx, _mT(b, lu), _substitute(ctx, _mT(b, lu), rhs, False), True, True)
+    for k in reversed(range(n)):
+        x = _swap_rows(ctx, x, k, swaps[k])
+    return x
+
+
+def _solve(ctx, a, rhs):
+    """(A^-1 rhs, info) for a [.., n, n] and rhs [.., n, m] (batches
+    broadcast)."""
+    a, rhs = _batched(ctx, a, rhs)
+    lu, rest, _, info, _ = _eliminate(ctx, a, rhs)
+    return _substitute(ctx, lu, rest, True), info
+
+
+def _eye(ctx, n, dt, batch=()):
+    b = ctx.b
+    one = b.convert(b.compare("eq", _rows(ctx, n), _cols(ctx, n)), dt)
+    return b.broadcast_to(one, batch + (n, n))
+
+
+@lowers("aten._linalg_solve_ex.default")
+def linalg_solve(ctx, a, rhs, left=True, check_errors=False):
+    """torch.linalg.solve / solve_ex: X with A X = B (X A = B if not
+    left, as A^T X^T = B^T); B a vector when 1-d or A's shape less its
+    last dim. Its LU and pivots are not returned (lu_factor gives them)."""
+    b = ctx.b
+    t = ctx.out(0)
+    m, v = ctx.tensor(a, t.dtype), ctx.tensor(rhs, t.dtype)
+    _size(ctx, m)
+    vector = v.rank == 1 or (v.rank == m.rank - 1 and v.shape == m.shape[:-1])
+    if vector:
+        v = b.reshape(v, v.shape + (1,))
+    elif not left:
+        v = _mT(b, v)
+    x, info = _solve(ctx, m if left else _mT(b, m), v)
+    x = b.reshape(x, t.shape) if vector else x if left else _mT(b, x)
+    why = "tfc does not return solve's LU factorization (torch.linalg.lu_factor does)"
+    return (b.reshape(x, t.shape), Missing(why), Missing(why),
+            b.reshape(info, ctx.out(3).shape))
+
+
+@lowers("aten.linalg_inv_ex.default")
+def linalg_inv(ctx, a, check_errors=False):
+    """torch.linalg.inv / inverse: A^-1 = solve(A, I)."""
+    t = ctx.out(0)
+    m = ctx.tensor(a, t.dtype)
+    n = _size(ctx, m)
+    x, info = _solve(ctx, m, _eye(ctx, n, t.dtype, m.shape[:-2]))
+    return x, info
+
+
+@lowers("aten._linalg_check_errors.default")
+def linalg_check_errors(ctx, info, api_name, is_matrix):
+    """Nothing: torch raised while tracing if the example's info was
+    nonzero; at run time tfc returns the inf / NaN results instead."""
+    return None
+
+
+def _diagonal(ctx, lu):
+    return [_entry(ctx.b, lu, k, k) for k in range(lu.shape[-1])]
+
+
+@lowers("aten._linalg_det.default")
+def linalg_det(ctx, a):
+    """torch.linalg.det / det: the product of U's diagonal, negated for an
+    odd number of row swaps; (det, LU, pivots)."""
+    b = ctx.b
+    t = ctx.out(0)
+    m = ctx.tensor(a, t.dtype)
+    _size(ctx, m)
+    lu, _, pivots, _, det = _eliminate(ctx, m)
+    for d in _diagonal(ctx, lu):
+        det = b.mul(det, d)
+    return b.reshape(det, t.shape), lu, pivots
+
+
+@lowers("aten._linalg_slogdet.default")
+def linalg_slogdet(ctx, a):
+    """torch.linalg.slogdet / slogdet / logdet: (sign, log|det|, LU,
+    pivots) from U's diagonal: the sum of log|u_kk| (-inf when singular,
+    sign 0 then), the sign the swaps' parity times the u_kk's."""
+    b = ctx.b
+    t = ctx.out(0)
+    m = ctx.tensor(a, t.dtype)
+    _size(ctx, m)
+    lu, _, pivots, _, sign = _eliminate(ctx, m)
+    zero = ctx.tensor(0.0, t.dtype)
+    total = None
+    for d in _diagonal(ctx, lu):
+        sign = b.mul(sign, b.select(b.compare("gt", d, zero), ctx.tensor(1.0, t.dtype),
+                                    b.select(b.compare("lt", d, zero),
+                                             ctx.tensor(-1.0, t.dtype), zero)))
+        log = b.unary("log", b.unary("abs", d))
+        total = log if total is None else b.add(total, log)
+    return (b.reshape(b.stop_gradient(sign), t.shape), b.reshape(total, t.shape), lu, pivots)
+
+
+@lowers("aten.linalg_lu_factor_ex.default")
+def linalg_lu_factor(ctx, a, pivot=True, check_errors=False):
+    """torch.linalg.lu_factor / lu_factor_ex: (LU, pivots, info)."""
+    m = ctx.tensor(a, ctx.out(0).dtype)
+    _size(ctx, m)
+    if not pivot:
+        ctx.unsupported("LU without pivoting (torch's CPU kernel refuses it too)")
+    lu, _, pivots, info, _ = _eliminate(ctx, m)
+    return lu, pivots, info
+
+
+@lowers("aten.linalg_lu_solve.default")
+def linalg_lu_solve(ctx, lu, pivots, rhs, left=True, adjoint=False):
+    """torch.linalg.lu_solve: A X = B from A's (LU, pivots), with A^T when
+    adjoint, X A = B (A^T X^T = B^T) when not left."""
+    b = ctx.b
+    t = ctx.out()
+    f, v = ctx.tensor(lu, t.dtype), ctx.tensor(rhs, t.dtype)
+    _size(ctx, f)
+    p = ctx.tensor(pivots, "i32")
+    if not left:
+        v, adjoint = _mT(b, v), not adjoint
+    batch = tuple(t.shape[:-2])
+    f = b.broadcast_to(f, batch + f.shape[-2:])
+    p = b.broadcast_to(p, batch + p.shape[-1:])
+    v = b.broadcast_to(v, batch + v.shape[-2:])
+    x = _lu_solve(ctx, f, p, v, adjoint)
+    return x if left else _mT(b, x)
+
+
+@lowers("aten.linalg_solve_triangular.default")
+def linalg_solve_triangular(ctx, a, rhs, upper, left=True, unitriangular=False):
+    """torch.linalg.solve_triangular: only A's `upper` (or lower) triangle
+    is read; X A = B solved as A^T X^T = B^T."""
+    b = ctx.b
+    t = ctx.out()
+    m, v = ctx.tensor(a, t.dtype), ctx.tensor(rhs, t.dtype)
+    _size(ctx, m)
+    if not left:
+        m, v, upper = _mT(b, m), _mT(b, v), not upper
+    m, v = _batched(ctx, m, v)
+    x = _substitute(ctx, m, v, upper, unitriangular)
+    return x if left else _mT(b, x)
+
+
+@lowers("aten.triangular_solve.default")
+def triangular_solve(ctx, rhs, a, upper=True, transpose=False, unitriangular=False):
+    """torch.triangular_solve: (X with op(A) X = B, A broadcast), op(A)
+    = A^T when `transpose`."""
+    b = ctx.b
+    t = ctx.out(0)
+    m, v = ctx.tensor(a, t.dtype), ctx.tensor(rhs, t.dtype)
+    _size(ctx, m)
+    m, v = _batched(ctx, m, v)
+    x = _substitute(ctx, _mT(b, m) if transpose else m, v, upper != transpose, unitriangular)
+    return x, m
+
+
+def _cholesky(ctx, a, upper):
+    """The lower Cholesky factor L of A (L L^T = A) and info (the 1-based
+    column of the first non-positive pivot, 0 if none), from A's lower
+    triangle (upper: its upper one, as torch's). Right-looking: column k of
+    L is A's column k over sqrt(a_kk), and its outer product leaves the
+    rest. The gradient is torch's symmetric one: the triangle read is
+    mirrored, and its gradient passed to (A + A^T) / 2."""
+    b = ctx.b
+    n = a.shape[-1]
+    rows, cols = _rows(ctx, n), _cols(ctx, n)
+    tri = b.compare("le" if upper else "ge", rows, cols)
+    half = b.select(tri, a, ctx.tensor(0.0, a.dtype))
+    mirrored = b.select(b.compare("eq", rows, cols), a, b.add(half, _mT(b, half)))
+    w = b.straight_through(b.stop_gradient(mirrored),
+                           b.mul(b.add(a, _mT(b, a)), ctx.tensor(0.5, a.dtype)))
+    zero = ctx.tensor(0.0, a.dtype)
+    info = b.splat(0, "i32", a.shape[:-2] + (1, 1))
+    out = b.splat(0.0, a.dtype, a.shape)
+    for k in range(n):
+        pivot = _entry(b, w, k, k)
+        # Not positive (or NaN): LAPACK's potrf stops there; tfc goes on (NaN).
+        fails = b.select(b.compare("gt", pivot, zero), ctx.tensor(False, "i1"),
+                         ctx.tensor(True, "i1"))
+        info = b.select(fails, b.select(b.compare("eq", info, ctx.tensor(0, "i32")),
+                                        ctx.tensor(k + 1, "i32"), info), info)
+        root = b.unary("sqrt", pivot)
+        below = _is(ctx, rows, "gt", k)
+        column = b.select(below, b.div(b.slice_dim(w, -1, k, k + 1), root), zero)
+        out = b.select(_is(ctx, cols, "eq", k),
+                       b.select(_is(ctx, rows, "eq", k), root, column), out)
+        w = b.sub(w, b.mul(column, _mT(b, column)))
+    return out, b.reshape(info, a.shape[:-2])
+
+
+@lowers("aten.linalg_cholesky_ex.default")
+def linalg_cholesky(ctx, a, upper=False, check_errors=False):
+    """torch.linalg.cholesky / cholesky_ex: (L, or U = L^T when upper, info)."""
+    m = ctx.tensor(a, ctx.out(0).dtype)
+    _size(ctx, m)
+    factor, info = _cholesky(ctx, m, upper)
+    return (_mT(ctx.b, factor) if upper else factor), info
+
+
+@lowers("aten.cholesky.default")
+def cholesky(ctx, a, upper=False):
+    """The deprecated torch.cholesky."""
+    return linalg_cholesky(ctx, a, upper)[0]
+
+
+def _cholesky_solve(ctx, factor, v, upper):
+    """A^-1 v for A = L L^T (factor L) or U^T U (factor U)."""
+    b = ctx.b
+    first = _mT(b, factor) if upper else factor           # lower
+    return _substitute(ctx, _mT(b, first), _substitute(ctx, first, v, False), True)
+
+
+@lowers("aten.cholesky_solve.default")
+def cholesky_solve(ctx, rhs, factor, upper=False):
+    """torch.cholesky_solve(B, L): A^-1 B for A = L L^T (U^T U when
+    upper), only the factor's triangle read."""
+    t = ctx.out()
+    f, v = ctx.tensor(factor, t.dtype), ctx.tensor(rhs, t.dtype)
+    _size(ctx, f)
+    f, v = _batched(ctx, f, v)
+    return _cholesky_solve(ctx, f, v, upper)
+
+
+@lowers("aten.cholesky_inverse.default")
+def cholesky_inverse(ctx, factor, upper=False):
+    """torch.cholesky_inverse(L): A^-1 = cholesky_solve(I, L)."""
+    t = ctx.out()
+    f = ctx.tensor(factor, t.dtype)
+    n = _size(ctx, f)
+    return _cholesky_solve(ctx, f, _eye(ctx, n, t.dtype, f.shape[:-2]), upper)

@@ -1,0 +1,102 @@
+"""Cases for tfc_torch/ops/solve.py's lowerings: LU-based solve, inv, det,
+slogdet / logdet, lu_factor and lu_solve; Cholesky, cholesky_solve and
+cholesky_inverse; triangular solves. Matrices are made of the linear
+layer's output so every entry has a gradient; one of each pair has an
+anti-diagonal added (partial pivoting swaps rows: det's sign from the
+parity)."""
+import torch
+
+from .common import _case, _ramp_sum
+
+CASES = {
+    # linalg.solve (matrix B broadcast over A's batch, vector B, left=False),
+    # solve_ex's info, inv / inverse, det, slogdet, logdet of a positive
+    # and of a negative det (NaN, as torch's), f32 and f64, batched and not.
+    "lu-solve-det": _case(lambda h: _lu_forms(h), rows=8, out=8),
+    # lu_factor (LU and pivots), lu_solve (adjoint, left=False).
+    "lu-factor-solve": _case(lambda h: _lu_factor_solve(h), rows=8, out=8),
+    # linalg.cholesky (lower, upper, f64), cholesky_ex's info, the deprecated
+    # cholesky, cholesky_solve (lower, upper, broadcast B), cholesky_inverse;
+    # solve_triangular (upper, lower, left=False, unitriangular; the other
+    # triangle holds values that must be ignored), triangular_solve
+    # (transpose, broadcast A).
+    "cholesky-triangular": _case(lambda h: _cholesky_triangular(h), rows=8, out=8),
+    # Singular matrices (forward only): det 0, slogdet (0, -inf), solve_ex's
+    # and cholesky_ex's info (nonzero), inv_ex's inf / NaN, a det of rank 3
+    # (rounding: near 0).
+    "singular-matrices": _case(lambda h: _singular(h), rows=8, out=8),
+}
+
+
+def _matrices(h):
+    """[2, 4, 4] matrices from h [8, 8]: the first with an anti-diagonal
+    added and a zero first entry (elimination without pivoting divides by
+    0), the second with a diagonal."""
+    a = h[:4].reshape(2, 4, 4) * (torch.arange(32) != 0).view(2, 4, 4)
+    return a + torch.stack([torch.eye(4).flip(0), torch.eye(4)]) * 2
+
+
+def _lu_forms(h):
+    a = _matrices(h)
+    b = h[4:].reshape(2, 4, 4)[:, :, :3]
+    sol = torch.linalg.solve(a, b[0])                            # B broadcast
+    x, info = torch.linalg.solve_ex(a.double(), h[4, :4].double())   # vector B
+    right = torch.linalg.solve(a[0], h[4:7, :4], left=False)     # X A = B
+    sign, logdet = torch.linalg.slogdet(a)
+    parts = [sol.flatten(1), x.float(), right, torch.linalg.inv(a).flatten(1),
+             torch.inverse(a[1].double()).float(), torch.linalg.det(a).view(1, 2),
+             torch.det(a[0].double()).float().view(1), (sign * logdet).view(1, 2),
+             torch.logdet(a[1]).view(1)]
+    return _ramp_sum(parts) + info.float().sum() * h[0, 0]
+
+
+def _lu_factor_solve(h):
+    a = _matrices(h)
+    b = h[4:].reshape(2, 4, 4)
+    lu, pivots = torch.linalg.lu_factor(a)
+    lu64, pivots64 = torch.linalg.lu_factor(a[0].double())
+    parts = [lu.flatten(1), pivots.float() * h[5, :4], torch.linalg.lu_solve(lu, pivots, b),
+             torch.linalg.lu_solve(lu, pivots, b, adjoint=True).flatten(1),
+             torch.linalg.lu_solve(lu, pivots, b[:, :3], left=False).flatten(1),
+             torch.linalg.lu_solve(lu64, pivots64, b[1].double()).float()]
+    return _ramp_sum(parts)
+
+
+def _cholesky_triangular(h):
+    a = h[:4].reshape(2, 4, 4)
+    spd = a @ a.mT + torch.eye(4)
+    b = h[4:].reshape(2, 4, 4)
+    low = torch.linalg.cholesky(spd)
+    up, info = torch.linalg.cholesky_ex(spd[1].double(), upper=True)
+    tri = a + 2 * torch.eye(4)                    # both triangles hold values
+    # The triangle torch does not read gets half the symmetric gradient.
+    ignored = [torch.linalg.cholesky(spd[0] + torch.triu(b[0], 1)),
+               torch.linalg.cholesky(spd[1] + torch.tril(b[1], -1), upper=True)]
+    parts = ignored + [low.flatten(1), up.float(), torch.cholesky(spd[0]),
+             torch.cholesky_solve(b, low).flatten(1),
+             torch.cholesky_solve(b[0].double(), up, upper=True).float(),
+             torch.cholesky_inverse(low[0]),
+             torch.linalg.solve_triangular(tri, b, upper=True).flatten(1),
+             torch.linalg.solve_triangular(tri[0], b, upper=False).flatten(1),
+             torch.linalg.solve_triangular(tri, b[:, :2], upper=True, left=False).flatten(1),
+             torch.linalg.solve_triangular(tri.double(), b.double(), upper=False,
+                                           unitriangular=True).float().flatten(1),
+             torch.triangular_solve(b, tri[1], transpose=True)[0].flatten(1),
+             torch.triangular_solve(b[0], tri, upper=False)[0].flatten(1)]
+    return _ramp_sum(parts) + info.float() * h[0, 0]
+
+
+def _singular(h):
+    a = h[:4].reshape(2, 4, 4)
+    rank3 = torch.cat([a[:, :3], a[:, :1] + a[:, 2:3]], 1).detach()   # row 3 = row 0 + row 2
+    zero_col = a.detach() * (torch.arange(4) != 1)                       # column 1 is 0
+    det = torch.linalg.det(zero_col)
+    sign, logdet = torch.linalg.slogdet(zero_col)
+    _, solved = torch.linalg.solve_ex(zero_col, a[:, :, :1].detach())
+    x, _ = torch.linalg.inv_ex(zero_col)
+    _, not_pd = torch.linalg.cholesky_ex(-zero_col @ zero_col.mT)
+    # torch factors A^T for solve_ex's info (4 here), tfc A (2): only "nonzero" is compared.
+    flags = torch.cat([det, sign, (logdet == float("-inf")).float(), (solved != 0).float(),
+                       (~x.isfinite()).any(-1).any(-1).float(), not_pd.float(),
+                       (torch.linalg.det(rank3).abs() < 1e-5).float()])
+    return (flags * h.flatten()[:flags.numel()]).sum() + h.sum()
