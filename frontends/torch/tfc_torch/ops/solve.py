@@ -1,5 +1,5 @@
 """Small dense linear algebra: LU with partial pivoting (linalg.solve, inv,
-det, slogdet / logdet, lu_factor, lu_solve), Cholesky (linalg.cholesky,
+det, slogdet / logdet, lu_factor, lu_solve, linalg.lu, lu_unpack), Cholesky (linalg.cholesky,
 cholesky_solve, cholesky_inverse) and triangular solves
 (linalg.solve_triangular, triangular_solve), batched over leading dims,
 with B broadcast against A's batch as torch's.
@@ -138,13 +138,19 @@ def _substitute(ctx, t, rhs, upper, unit=False):
     return x
 
 
+def _swaps(ctx, pivots):
+    """The 0-based row (i64 [.., 1, 1]) swapped with row k, for each k."""
+    b = ctx.b
+    return [b.reshape(b.sub(b.convert(b.slice_dim(pivots, -1, k, k + 1), "i64"),
+                            ctx.tensor(1, "i64")), pivots.shape[:-1] + (1, 1))
+            for k in range(pivots.shape[-1])]
+
+
 def _lu_solve(ctx, lu, pivots, rhs, adjoint=False):
     """A^-1 rhs (A^T when `adjoint`) of A's (LU, pivots)."""
     b = ctx.b
     n = lu.shape[-1]
-    swaps = [b.reshape(b.sub(b.convert(b.slice_dim(pivots, -1, k, k + 1), "i64"),
-                             ctx.tensor(1, "i64")), pivots.shape[:-1] + (1, 1))
-             for k in range(n)]
+    swaps = _swaps(ctx, pivots)
     if not adjoint:
         for k in range(n):
             rhs = _swap_rows(ctx, rhs, k, swaps[k])
@@ -255,6 +261,46 @@ def linalg_lu_factor(ctx, a, pivot=True, check_errors=False):
         ctx.unsupported("LU without pivoting (torch's CPU kernel refuses it too)")
     lu, _, pivots, info, _ = _eliminate(ctx, m)
     return lu, pivots, info
+
+
+def _unpack(ctx, lu, pivots):
+    """(P, L, U) with A = P L U from A's (LU, pivots): P^T is the swaps
+    applied to I in order, L the unit lower triangle, U the upper one."""
+    b = ctx.b
+    n = lu.shape[-1]
+    rows, cols = _rows(ctx, n), _cols(ctx, n)
+    zero = ctx.tensor(0.0, lu.dtype)
+    lower = b.select(b.compare("gt", rows, cols), lu,
+                     b.convert(b.compare("eq", rows, cols), lu.dtype))
+    upper = b.select(b.compare("le", rows, cols), lu, zero)
+    perm = _eye(ctx, n, lu.dtype, lu.shape[:-2])
+    for k, p in enumerate(_swaps(ctx, pivots)):
+        perm = _swap_rows(ctx, perm, k, p)
+    return _mT(b, perm), lower, upper
+
+
+@lowers("aten.linalg_lu.default")
+def linalg_lu(ctx, a, pivot=True):
+    """torch.linalg.lu: (P, L, U) of the LU factorization."""
+    m = ctx.tensor(a, ctx.out(1).dtype)
+    _size(ctx, m)
+    if not pivot:
+        ctx.unsupported("LU without pivoting (torch's CPU kernel refuses it too)")
+    lu, _, pivots, _, _ = _eliminate(ctx, m)
+    return _unpack(ctx, lu, pivots)
+
+
+@lowers("aten.lu_unpack.default")
+def lu_unpack(ctx, lu, pivots, unpack_data=True, unpack_pivots=True):
+    """torch.lu_unpack: (P, L, U) from lu_factor's (LU, pivots); the
+    results not unpacked are empty in torch, which tfc does not return."""
+    f = ctx.tensor(lu, ctx.out(1).dtype if unpack_data else ctx.out(0).dtype)
+    _size(ctx, f)
+    p = ctx.b.broadcast_to(ctx.tensor(pivots, "i32"), f.shape[:-1])
+    perm, lower, upper = _unpack(ctx, f, p)
+    empty = Missing("torch returns an empty tensor here (not unpacked), which tfc does not")
+    return (perm if unpack_pivots else empty, lower if unpack_data else empty,
+            upper if unpack_data else empty)
 
 
 @lowers("aten.linalg_lu_solve.default")

@@ -13,7 +13,8 @@ CASES = {
     # solve_ex's info, inv / inverse, det, slogdet, logdet of a positive
     # and of a negative det (NaN, as torch's), f32 and f64, batched and not.
     "lu-solve-det": _case(lambda h: _lu_forms(h), rows=8, out=8),
-    # lu_factor (LU and pivots), lu_solve (adjoint, left=False).
+    # lu_factor (LU and pivots), lu_solve (adjoint, left=False), linalg.lu
+    # and lu_unpack (P weighted, L, U).
     "lu-factor-solve": _case(lambda h: _lu_factor_solve(h), rows=8, out=8),
     # linalg.cholesky (lower, upper, f64), cholesky_ex's info, the deprecated
     # cholesky, cholesky_solve (lower, upper, broadcast B), cholesky_inverse;
@@ -59,6 +60,10 @@ def _lu_factor_solve(h):
              torch.linalg.lu_solve(lu, pivots, b, adjoint=True).flatten(1),
              torch.linalg.lu_solve(lu, pivots, b[:, :3], left=False).flatten(1),
              torch.linalg.lu_solve(lu64, pivots64, b[1].double()).float()]
+    perm, low, up = torch.linalg.lu(a.roll(1, -2))           # P is not P^T
+    perm64, low64, up64 = torch.lu_unpack(*torch.linalg.lu_factor(a[1].roll(1, 0).double()))
+    parts += [(perm * b[:, :1]).flatten(1), low.flatten(1), up.flatten(1),
+              (perm64 * b[0].double()).float(), low64.float(), up64.float()]
     return _ramp_sum(parts)
 
 
