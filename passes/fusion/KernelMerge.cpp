@@ -26,6 +26,28 @@ using namespace mlir::tfc;
 
 namespace {
 
+/// Whether the loops of a multi-tensor body that sums whole tensors hold at
+/// most limits.maxSumLoopOps ops each: ops are counted by the element
+/// count of their result (the loop computing them), constants and scalars
+/// aside.
+bool sumLoopsFit(Block &body, const ::tfc::fusion::MergeLimits &limits) {
+  if (!limits.maxSumLoopOps ||
+      !llvm::any_of(body.without_terminator(),
+                    [](Operation &op) { return isTensorSum(&op); }))
+    return true;
+  llvm::DenseMap<int64_t, unsigned> ops;
+  for (Operation &op : body.without_terminator()) {
+    if (isa<ConstantOp>(op) || op.getNumResults() == 0)
+      continue;
+    auto type = dyn_cast<ShapedType>(op.getResult(0).getType());
+    if (type && type.hasStaticShape() && type.getNumElements() > 1 &&
+        ++ops[type.getNumElements()] > limits.maxSumLoopOps)
+      return false;
+  }
+  return true;
+}
+
+
 bool isBefore(Operation *a, Operation *b) { return a->isBeforeInBlock(b); }
 
 void sortByProgramOrder(SmallVectorImpl<FusionOp> &kernels) {
@@ -355,7 +377,8 @@ FailureOr<FusionOp> mergeKernels(ArrayRef<FusionOp> membersIn,
   };
   if (yielded.empty() || inputs.size() > limits.maxInputs ||
       inputs.size() + yielded.size() > limits.maxParams ||
-      body->getOperations().size() - 1 > limits.maxOps)
+      body->getOperations().size() - 1 > limits.maxOps ||
+      !sumLoopsFit(*body, limits))
     return discard();
   if (failed(verifyKernelBody(*body, kind)))
     return discard();

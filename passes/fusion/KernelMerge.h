@@ -30,11 +30,20 @@ struct MergeLimits {
   /// most.
   unsigned maxParams = 64;
 
+  /// Ops one loop of a multi-tensor kernel holding whole-tensor sums may
+  /// compute (0: no bound). Its tensors of one element count share a loop,
+  /// so the pointwise work before their sums (a loss's elementwise math)
+  /// adds up in one thread's registers, as in a pointwise kernel (ten
+  /// igamma losses over one shape made ptxas spill 2.8 KB). Updates keep
+  /// the whole maxOps: each optimizer rule is small and independent.
+  unsigned maxSumLoopOps = 0;
+
   /// The limits of a kernel of `kind`. A multi-tensor kernel exists to
   /// update many tensors in one launch: its bound is the parameter space.
   static MergeLimits of(mlir::tfc::KernelKind kind) {
     if (kind == mlir::tfc::KernelKind::multi_tensor)
-      return {/*maxOps=*/1024, /*maxInputs=*/480, /*maxParams=*/480};
+      return {/*maxOps=*/1024, /*maxInputs=*/480, /*maxParams=*/480,
+              /*maxSumLoopOps=*/MergeLimits().maxOps};
     return {};
   }
 };
