@@ -101,7 +101,10 @@ def mark(fn: Callable, args: Sequence, grad_off: Sequence[torch.fx.Node],
     traced: Dict[str, List[torch.fx.Node]] = defaultdict(list)
     grad_off_set = set(grad_off)
     for node in grad_off:
-        traced[functional_name(node.target)].append(node)
+        # Only aten ops pair up with the eager run's dispatches; the
+        # getitems that pick a multi-result op's outputs are no dispatch.
+        if isinstance(node.target, torch._ops.OpOverload):
+            traced[functional_name(node.target)].append(node)
     if not traced:
         return
     recorder = _GradOffOps()

@@ -14,7 +14,9 @@ CASES = {
     "frozen-parameters": lambda: _frozen(),
     # Gradient control: detach and no_grad / inference_mode values are
     # constants to the gradient (tfc.stop_gradient); without it these
-    # gradients differ from torch's by about their own size.
+    # gradients differ from torch's by about their own size. Ops with
+    # several results under no_grad (var_mean, topk: their outputs picked
+    # by getitem nodes) used to fail the import with an IndexError.
     "detach-no-grad": _case(lambda h: _detached(h)),
     # An in-place op under no_grad on a tensor that requires grad keeps its
     # history: the new value, the gradient as through the identity
@@ -66,8 +68,12 @@ def _detached(h):
     with torch.no_grad():
         scale = h.abs().mean(0)
         above = h > scale
+        spread, centre = torch.var_mean(h, 0)
+        top, where = h.topk(2, 1)
     with torch.inference_mode():
         shift = (h * 0.0 + 1.0).sum()
     target = (h * 0.5 + 1.0).detach()
     return (F.mse_loss(h, target) + (h * scale).sum() + (h * above).mean()
-            + (h * h.detach()).sum() * 0.1 + shift * 0.01)
+            + (h * h.detach()).sum() * 0.1 + shift * 0.01
+            + ((h - centre) / (spread + 1).sqrt()).pow(2).sum() * 0.1
+            + (h.gather(1, where) * top).sum() * 0.1)
