@@ -761,6 +761,91 @@ def isinf(ctx, x):
     return ctx.b.compare("eq", ctx.b.unary("abs", y), ctx.tensor(float("inf"), y.dtype))
 
 
+@lowers("aten.signbit.default")
+def signbit(ctx, x):
+    """Whether x's sign bit is set: x < 0, and for a zero 1 / x < 0 (-0).
+    A NaN's sign bit cannot be read without a bit cast (tfc has none):
+    false, where torch gives true for -NaN."""
+    b = ctx.b
+    y = ctx.tensor(x)
+    if y.dtype == "i1":
+        return b.splat(False, "i1", y.shape)
+    zero = ctx.tensor(0, y.dtype)
+    negative = b.compare("lt", y, zero)
+    if not dtypes.is_float(y.dtype):
+        return negative
+    one = ctx.tensor(1.0, y.dtype)
+    return b.select(b.compare("eq", y, zero), b.compare("lt", b.div(one, y), zero), negative)
+
+
+@lowers("aten.deg2rad.default", "aten.rad2deg.default")
+def deg2rad(ctx, x):
+    """x times pi / 180 (rad2deg: 180 / pi), the factor rounded to x's
+    type as torch's scalar multiply."""
+    dt = ctx.out().dtype
+    factor = math.pi / 180 if ctx.name.startswith("aten.deg2rad") else 180 / math.pi
+    return ctx.b.mul(ctx.tensor(x, dt), ctx.tensor(factor, dt))
+
+
+@lowers("aten.heaviside.default")
+def heaviside(ctx, x, values):
+    """0 where x < 0 (and NaN), `values` where x == 0, 1 where x > 0.
+    torch 1.13 defines no derivative; tfc passes values' gradient where it
+    is selected."""
+    b, t = ctx.b, ctx.out()
+    y, v = ctx.tensor(x, t.dtype), ctx.tensor(values, t.dtype)
+    zero = ctx.tensor(0, t.dtype)
+    step = b.select(b.compare("gt", y, zero), ctx.tensor(1, t.dtype), zero)
+    return b.broadcast_to(b.select(b.compare("eq", y, zero), v, step), t.shape)
+
+
+@lowers("aten.isin.Tensor_Tensor", "aten.isin.Tensor_Scalar", "aten.isin.Scalar_Tensor")
+def isin(ctx, elements, test_elements, assume_unique=False, invert=False):
+    """Whether each element equals one of test_elements (compared in their
+    promoted type; NaN equals nothing): a [..., n] comparison against the
+    n flattened test elements, any over n (memory grows as numel * n)."""
+    b = ctx.b
+    dt = promoted(elements, test_elements)
+    x, test = ctx.tensor(elements, dt), ctx.tensor(test_elements, dt)
+    n = test.type.numel
+    hits = b.compare("eq", b.reshape(x, x.shape + (1,)), b.reshape(test, (n,)))
+    found = b.compare("gt", b.reduce("sum", b.convert(hits, "i32"), [-1]), ctx.tensor(0, "i32"))
+    if invert:
+        found = b.select(found, ctx.tensor(False, "i1"), ctx.tensor(True, "i1"))
+    return b.reshape(found, ctx.out().shape)
+
+
+@lowers("aten.frexp.Tensor")
+def frexp(ctx, x):
+    """(mantissa, exponent) with x = mantissa 2^exponent, |mantissa| in
+    [0.5, 1): |x| in f64 scaled into [0.5, 1) by exact powers of two chosen
+    by comparisons (down from 2^1023, up from 2^-1074, so subnormals are
+    exact), the exponent counting them (i32). 0, +-inf and NaN give
+    (x, 0), as torch. The mantissa's gradient is torch's, g / 2^exponent
+    (through the scalings); the exponent has none."""
+    b = ctx.b
+    dt = ctx.out(0).dtype
+    v = ctx.tensor(x, dt)
+    wide = b.convert(v, "f64")
+    size = b.stop_gradient(b.unary("abs", wide))
+    f64 = lambda c: ctx.tensor(float(c), "f64")  # noqa: E731
+    scaled, exponent = wide, f64(0)
+    steps = [2 ** k for k in range(9, -1, -1)]
+    for k, up in [(k, False) for k in steps] + [(k, True) for k in [512] + steps]:
+        limit = 2.0 ** -k if up else 2.0 ** k
+        move = b.compare("lt" if up else "ge", size, f64(limit))
+        scale = b.select(move, f64(2.0 ** k if up else 2.0 ** -k), f64(1))
+        size, scaled = b.mul(size, scale), b.mul(scaled, scale)
+        exponent = b.add(exponent, b.select(move, f64(-k if up else k), f64(0)))
+    move = b.compare("ge", size, f64(1))  # [1, 2) -> [0.5, 1)
+    scaled = b.mul(scaled, b.select(move, f64(0.5), f64(1)))
+    exponent = b.add(exponent, b.select(move, f64(1), f64(0)))
+    special = b.select(b.compare("eq", wide, f64(0)), ctx.tensor(True, "i1"),
+                       b.compare("ne", b.sub(wide, wide), f64(0)))  # 0, inf, NaN
+    exponent = b.select(special, f64(0), exponent)  # the scalings leave their mantissa x
+    return b.convert(scaled, dt), b.convert(exponent, ctx.out(1).dtype)
+
+
 @lowers("aten._to_copy.default", "aten.to.dtype", "aten.to.dtype_layout", "aten.to.device",
         "aten.to.other", "aten.type_as.default")
 def to_copy(ctx, x, *args, **kwargs):

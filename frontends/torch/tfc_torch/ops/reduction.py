@@ -1,7 +1,7 @@
 """Reductions: sum, nansum, mean, prod, any/all, count_nonzero, amax/amin/aminmax,
 max/min, argmax/argmin, sort/topk, var/std, logsumexp, vector norms and
-the cumulative scans (cumsum, cumprod, cummax/cummin, logcumsumexp), and
-bucketize / searchsorted (a compare and count).
+the cumulative scans (cumsum, cumprod, cummax/cummin, logcumsumexp),
+bucketize / searchsorted (a compare and count) and histc (a scatter-add).
 Reductions over every dimension are tfc reductions over all dims; integer
 and boolean sums accumulate in the traced result type."""
 import math
@@ -538,3 +538,38 @@ def searchsorted(ctx, seq, x, out_int32=False, right=False, side=None, sorter=No
     seq (1-d, or with x's leading dims): compare and count. A `sorter`
     only reorders seq, and counting does not depend on the order."""
     return _search(ctx, seq, x, right or side == "right")
+
+
+@lowers("aten.histc.default")
+def histc(ctx, x, bins=100, min=0, max=0):  # noqa: A002 - torch's argument names
+    """torch.histc: counts of x's elements in `bins` equal bins over
+    [min, max] (x's own extremes when min == max, widened by 1 each way
+    when equal), torch's bin (x - min) / (max - min) * bins truncated, in
+    x's type, the max edge in the last bin; elements outside [min, max]
+    are not counted, NaN is counted in bin 0 (as torch 1.13's CPU kernel).
+    One scatter-add of ones (the uncounted ones
+    into an extra bin, dropped). No gradient, as torch's."""
+    from .scatter import _table   # scatter.py imports this module
+    b = ctx.b
+    dt = ctx.out().dtype
+    v = ctx.tensor(x, dt)
+    v = b.stop_gradient(b.reshape(v, (v.type.numel,)))
+    if min == max:
+        lo = b.unary("neg", b.reduce("max", b.unary("neg", v), [0]))
+        hi = b.reduce("max", v, [0])
+        same = b.compare("eq", lo, hi)
+        lo = b.sub(lo, b.select(same, ctx.tensor(1.0, dt), ctx.tensor(0.0, dt)))
+        hi = b.add(hi, b.select(same, ctx.tensor(1.0, dt), ctx.tensor(0.0, dt)))
+    else:
+        lo, hi = ctx.tensor(float(min), dt), ctx.tensor(float(max), dt)
+    # torch 1.13's CPU kernel skips x < min and x > max only: NaN lands in bin 0.
+    inside = b.select(b.compare("lt", v, lo), ctx.tensor(False, "i1"),
+                      b.select(b.compare("gt", v, hi), ctx.tensor(False, "i1"),
+                               ctx.tensor(True, "i1")))
+    scaled = b.mul(b.div(b.sub(v, lo), b.sub(hi, lo)), ctx.tensor(float(bins), dt))
+    counted = b.select(inside, b.compare("eq", v, v), ctx.tensor(False, "i1"))  # not NaN
+    pos = b.convert(b.select(counted, scaled, ctx.tensor(0.0, dt)), "i64")
+    pos = b.select(b.compare("ge", pos, ctx.tensor(bins, "i64")), ctx.tensor(bins - 1, "i64"), pos)
+    pos = b.select(inside, pos, ctx.tensor(bins, "i64"))
+    ones = b.splat(1.0, dt, v.shape)
+    return b.slice_dim(_table(ctx, ones, pos, bins + 1), 0, 0, bins)

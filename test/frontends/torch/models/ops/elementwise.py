@@ -32,6 +32,12 @@ CASES = {
     # scalar base, f64, integers, and C's special values (NaN, +-inf, 0^-1,
     # (-1)^inf, NaN^0, 1^NaN, (-2)^0.5) through nan_to_num.
     "pow-tensor": lambda: _tensor_powers(),
+    # signbit (-0, +-inf, integers), deg2rad / rad2deg (floats, integers),
+    # heaviside (zeros, NaN, broadcast values; no gradient in torch),
+    # isin (all three forms, invert, integers against floats, NaN) and
+    # frexp (its mantissa's gradient; f32 / f64 subnormals, extremes, 0,
+    # -0, +-inf, NaN).
+    "sign-tests-frexp": _case(lambda h: _sign_tests_frexp(h)),
     "where-compare": _case(lambda h: (torch.where(h > 0, h, h * 0.1)
                                       + torch.where(h <= 0.2, 1.0, h)
                                       + h.masked_fill(h < -0.5, 0.0)
@@ -320,3 +326,27 @@ class _TensorPowers(nn.Module):
 def _tensor_powers():
     torch.manual_seed(0)
     return _TensorPowers(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+def _sign_tests_frexp(h):                             # h: [4, 8]
+    one = 1 + h.detach().sum() * 0                     # a traced 1 (keeps -0)
+    nan, inf = math.nan, math.inf
+    odd = torch.tensor([-0.0, 0.0, -1.0, 2.0, inf, -inf, 1e-45, -1e-45]) * one
+    ints = torch.tensor([-3, 0, 4, 180, -90]) * one.long()
+    bits = [torch.signbit(odd), torch.signbit(h), torch.signbit(ints)]
+    angles = [torch.deg2rad(h), torch.rad2deg(h), torch.deg2rad(ints)]
+    zeros = h.detach() * torch.tensor([0.0, 1.0] * 4)
+    steps = [torch.heaviside(zeros, torch.tensor(0.25)),
+             torch.heaviside(zeros, torch.linspace(-1.0, 1.0, 8)),
+             torch.heaviside(torch.tensor([nan, -0.0, 0.0, -2.0]) * one, torch.tensor([3.0]))]
+    hits = [torch.isin(h, h[0, :3]), torch.isin(h, torch.tensor([1.0, 2.0]), invert=True),
+            torch.isin(ints, torch.tensor([180.0, 4.5, 4.0]) * one),
+            torch.isin(torch.tensor([nan, 1.0, 2.0]) * one, torch.tensor([nan, 2.0]) * one),
+            torch.isin(h.detach().round(), 0.0), torch.isin(1.0, h.detach().round()).view(1)]
+    specials = [torch.tensor([0.0, -0.0, inf, -inf, nan, 1e-45, 3e-39, 3.4e38, -0.75, 1.0, 6.0]),
+                torch.tensor([5e-324, 2e-310, 1.7e308, -3.0], dtype=torch.float64)]
+    frexps = [torch.frexp(h * 3.0)] + [torch.frexp(t * one.to(t.dtype)) for t in specials]
+    parts = ([p.float() for p in bits + steps + hits] + angles
+             + [m.nan_to_num(7.0, 5.0, -3.0).float() for m, _ in frexps]
+             + [e.float() for _, e in frexps])
+    return _ramp_sum([p.flatten() for p in parts])

@@ -10,6 +10,11 @@ import torch.nn.functional as F
 from .common import _case, _g
 
 CASES = {
+    # histc (no gradient, as torch's): bins from the data's extremes (min
+    # == max), a given range with elements outside it, on its edges and NaN
+    # (bin 0, as torch 1.13's CPU kernel), a constant input (range widened
+    # by 1), f64, an element torch's rounding of the bin formula places.
+    "histc": _case(lambda h: _histc(h)),
     "reductions": _case(lambda h: (h.sum(0).mean() + h.mean(dim=1, keepdim=True).sum()
                                    + h.amax(dim=1).sum() + h.amin(dim=0).sum() + h.max()
                                    + h.min() + h.max(dim=1).values.sum()
@@ -141,3 +146,17 @@ def _count_nonzero(h):
     return ((r * torch.count_nonzero(r, 1)[:, None]).sum() + h.sum() * torch.count_nonzero(r)
             + (h * torch.count_nonzero(nan, (0,))).sum() + h.mean() * torch.count_nonzero(h > 0)
             + (h[:, :2] * torch.count_nonzero(r.view(4, 2, 4), (0, 2))).sum())
+
+
+def _histc(h):                                        # h: [4, 8]
+    one = 1 + h.detach().sum() * 0
+    edges = torch.tensor([-1.0, 1.0, 0.5, float("nan"), -1.0000001, 0.0]) * one
+    counts = [torch.histc(h, 5), torch.histc(h, bins=7, min=-1.0, max=1.0),
+              torch.histc(torch.cat([h.flatten(), edges]), 4, -1.0, 1.0),
+              torch.histc(h * 0 + 2.0, 3),
+              torch.histc(h.double() * 2.0, 6, min=-3.0, max=2.5).float(),
+              torch.histc(h[0], 3, min=0.5, max=0.5),                 # min == max: data's
+              # (x - min) / (max - min) * bins is 9.99999 (bin 9), (x - min) * bins / .. 10
+              torch.histc(torch.tensor([0.7168835401535034]) + h[0, :1].detach() * 0, 18,
+                          -0.8421103358268738, 1.9640786776542662)]
+    return sum((c * torch.linspace(1.0, 2.0, c.numel())).sum() for c in counts) + h.pow(2).sum()
