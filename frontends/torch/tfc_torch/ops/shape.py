@@ -10,7 +10,7 @@ from ..builder import broadcast_shapes
 from ..constants import Known
 from ..importer import Masked
 from ..registry import lowers, refuse
-from . import scatter
+from . import reduction, scatter
 from .conv import windows
 from .common import index_ids, norm_dim
 
@@ -569,6 +569,33 @@ def gather(ctx, x, dim, index, sparse_grad=False):
     return out
 
 
+@lowers("aten.masked_scatter.default")
+def masked_scatter(ctx, x, mask, source):
+    """x.masked_scatter(mask, source): x and mask broadcast to one shape
+    (the result's: static, only where the values land depends on the
+    mask); its k-th true position in row-major order takes
+    source.flatten()[k], the others keep x's. k is the flattened mask's
+    inclusive prefix count less one (an integer scan, exact), the source
+    element gathered as a row, so the source's gradient is the masked
+    gradient at its first positions and zeros after, x's the gradient
+    where the mask is false, as torch's. A source with fewer elements
+    than true positions (torch raises) repeats its last element."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    m = ctx.tensor(mask, "i1")
+    shape = broadcast_shapes(v.shape, m.shape)
+    count = math.prod(shape)
+    flat_x = b.reshape(b.broadcast_to(v, shape), (count,))
+    flat_m = b.reshape(b.broadcast_to(m, shape), (count,))
+    src = ctx.tensor(source, v.dtype)
+    src = b.reshape(src, (src.type.numel,))
+    taken = reduction._scan_one(ctx, b.convert(flat_m, "i64"), 0, b.add, 0)
+    k = b.sub(taken, ctx.tensor(1, "i64"))
+    k = b.binary("maximum", k, ctx.tensor(0, "i64"))
+    k = b.binary("minimum", k, ctx.tensor(src.shape[0] - 1, "i64"))
+    picked = _gather_rows(ctx, src, k)
+    return b.reshape(b.select(flat_m, picked, flat_x), shape)
+
 @lowers("aten.slice_scatter.default")
 def slice_scatter(ctx, x, src, dim=0, start=None, end=None, step=1):
     b = ctx.b
@@ -611,8 +638,7 @@ def triangle(ctx, x, diagonal=0):
 
 refuse(["aten.nonzero.default", "aten.unique.default",
         "aten._unique2.default", "aten.unique_dim.default", "aten.unique_consecutive.default",
-        "aten.repeat_interleave.Tensor", "aten.argwhere.default",
-        "aten.masked_scatter.default"],
+        "aten.repeat_interleave.Tensor", "aten.argwhere.default"],
        "its output shape depends on tensor values",
        "tfc compiles static shapes: keep every tensor's shape independent of the data "
        "(torch.where / masked_fill instead of boolean indexing or nonzero)")

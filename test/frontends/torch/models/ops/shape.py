@@ -69,7 +69,20 @@ CASES = {
     # stride, a transposed view (positions in its base's storage), a slice
     # whose positions stay inside it, torch.as_strided, a 0-d result.
     "as-strided": _case(lambda h: _as_strided(h)),
+    # masked_scatter: a traced mask (h > 0), a broadcast mask ([4, 1]
+    # over [4, 8]), a broadcast input ([8] over a [4, 8] mask), a source
+    # with more elements than true positions (its tail gets no gradient).
+    "masked-scatter": _case(lambda h: _masked_scatter(h)),
 }
+
+
+def _masked_scatter(h):                              # h: [4, 8]
+    ramp = torch.arange(1.0, 33.0).view(4, 8)
+    src = (h.flip(0) * 3).cos() * torch.linspace(0.5, 1.5, 32).view(4, 8)
+    a = h.masked_scatter(h > 0, src)
+    b = h.masked_scatter(h[:, :1] > 0, src[1:].flatten().sin())
+    c = h[0].masked_scatter(h > 0.3, src.t() * 2)
+    return (a * ramp).sum() + (b * ramp).sin().sum() + (c * ramp.flip(1) / 32).exp().sum()
 
 
 def _as_strided(h):
