@@ -5,8 +5,9 @@ layer's output so every entry has a gradient; one of each pair has an
 anti-diagonal added (partial pivoting swaps rows: det's sign from the
 parity)."""
 import torch
+import torch.nn as nn
 
-from .common import _case, _ramp_sum
+from .common import _case, _g, _ramp_sum
 
 CASES = {
     # linalg.solve (matrix B broadcast over A's batch, vector B, left=False),
@@ -26,7 +27,43 @@ CASES = {
     # and cholesky_ex's info (nonzero), inv_ex's inf / NaN, a det of rank 3
     # (rounding: near 0).
     "singular-matrices": _case(lambda h: _singular(h), rows=8, out=8),
+    # matrix_exp: f32 batched, f64, a skew-symmetric A (exp orthogonal),
+    # ||A||_1 near 23 and a skew f64 A near 1070 (the Taylor degree
+    # matters), a 1 x 1 and a nilpotent A.
+    "matrix-exp": _case(lambda h: _matrix_exp(h), rows=8, out=8),
+    # nn.utils.parametrizations.orthogonal of a square Linear (default map:
+    # matrix_exp of the skew part of the lower triangle, times its base).
+    "orthogonal-square": lambda: _orthogonal(4, 4),
 }
+
+
+class _Orthogonal(nn.Module):
+    def __init__(self, width, out):
+        super().__init__()
+        self.fc = nn.utils.parametrizations.orthogonal(nn.Linear(width, out))
+        self.head = nn.Linear(out, 3)
+
+    def forward(self, x):
+        return (self.head(self.fc(x).tanh()) ** 2).mean()
+
+
+def _orthogonal(width, out):
+    torch.manual_seed(0)
+    return _Orthogonal(width, out), (torch.randn(6, width, generator=_g(1)),)
+
+
+def _matrix_exp(h):
+    a = h[:4].reshape(2, 4, 4)
+    skew = (a[0] - a[0].mT) * 2
+    big = a[1].double() * 6                        # ||A||_1 ~ 23
+    nilpotent = torch.triu(a[0], 1)
+    # ||A||_1 ~ 1070, exp(A) orthogonal: the Taylor degree matters (6 fails).
+    spin = (a[1] - a[1].mT).double() * 400
+    parts = [torch.matrix_exp(a).flatten(1), torch.linalg.matrix_exp(a[1].double()).float(),
+             torch.matrix_exp(skew), torch.matrix_exp(big).float() * 0.1,
+             torch.matrix_exp(h[4:6, :1].reshape(2, 1, 1)).view(1, 2),
+             torch.linalg.matrix_exp(nilpotent), torch.matrix_exp(spin).float()]
+    return _ramp_sum(parts)
 
 
 def _matrices(h):
