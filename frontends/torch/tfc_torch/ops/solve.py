@@ -2,8 +2,9 @@
 det, slogdet / logdet, lu_factor, lu_solve, linalg.lu, lu_unpack), Cholesky (linalg.cholesky,
 cholesky_solve, cholesky_inverse) and triangular solves
 (linalg.solve_triangular, triangular_solve), batched over leading dims,
-with B broadcast against A's batch as torch's; and the matrix exponential
-(linalg.matrix_exp: scaling, Taylor polynomial, squarings, in f64).
+with B broadcast against A's batch as torch's; the matrix exponential
+(linalg.matrix_exp: scaling, Taylor polynomial, squarings, in f64);
+Householder QR (linalg.qr, linalg.householder_product).
 
 The matrix size n is static, so each algorithm is unrolled over the n
 columns (a few elementwise ops on the whole [.., n, n] matrix per column):
@@ -463,3 +464,104 @@ def linalg_matrix_exp(ctx, a):
         e = b.add(b.add(e, e), b.matmul(e, e))
     out = b.add(eye, e)
     return out if t.dtype == "f64" else b.convert(out, t.dtype)
+
+
+def _reflector(ctx, v, k, entries):
+    """Householder vector k of LAPACK's compact form: 1 at row k, the
+    column `entries` [.., m, 1] below it, 0 above."""
+    b = ctx.b
+    rows = _rows(ctx, v.shape[-2])
+    zero, one = ctx.tensor(0.0, v.dtype), ctx.tensor(1.0, v.dtype)
+    return b.select(_is(ctx, rows, "eq", k), one,
+                    b.select(_is(ctx, rows, "gt", k), entries, zero))
+
+
+def _apply_reflector(ctx, x, v, tau):
+    """(I - tau v v^T) x for v [.., m, 1], tau [.., 1, 1]."""
+    b = ctx.b
+    return b.sub(x, b.mul(b.mul(tau, v), b.reduce("sum", b.mul(v, x), [-2], keepdim=True)))
+
+
+def _householder_q(ctx, vs, taus, m, cols, dt, batch):
+    """H_0 H_1 ... H_{k-1} applied to the first `cols` columns of I_m (LAPACK's
+    orgqr), the reflectors applied from the last."""
+    b = ctx.b
+    q = b.broadcast_to(b.convert(b.compare("eq", _rows(ctx, m), _cols(ctx, cols)), dt),
+                       batch + (m, cols))
+    for v, tau in reversed(list(zip(vs, taus))):
+        q = _apply_reflector(ctx, q, v, tau)
+    return q
+
+
+@lowers("aten.linalg_qr.default")
+def linalg_qr(ctx, a, mode="reduced"):
+    """torch.linalg.qr (modes reduced, complete, r): LAPACK's geqrf
+    unrolled over the k = min(m, n) columns, then orgqr for Q. Column j's
+    reflector (dlarfg): alpha = a_jj, s = |a below j|^2; s = 0 leaves the
+    column as is (tau = 0, so R's diagonal may be negative, as LAPACK's);
+    else beta = -sign(alpha) sqrt(alpha^2 + s), tau = (beta - alpha) / beta,
+    v = (1, below / (alpha - beta)) and R_jj = beta. Same values as torch's
+    (its R diagonal signs included); rounding differs (no blocking, no
+    dnrm2 scaling: entries past 1e154 in f64, 1e19 in f32 overflow).
+    Gradients are tfc's autodiff of the unrolled form (torch's formula is
+    that derivative). mode='r' gives no Q (torch's is empty)."""
+    b = ctx.b
+    dt = ctx.out(1).dtype
+    w = ctx.tensor(a, dt)
+    if w.rank < 2:
+        ctx.unsupported(f"{ctx.name} of a {w.shape} tensor (a matrix is needed)")
+    m, n = w.shape[-2:]
+    k_count = min(m, n)
+    if k_count > MAX_SIZE:
+        ctx.unsupported(f"{ctx.name} of {m} x {n} matrices (tfc unrolls it over the columns: "
+                        f"min(m, n) <= {MAX_SIZE})", "compute it outside the model")
+    batch = w.shape[:-2]
+    rows, cols = _rows(ctx, m), _cols(ctx, n)
+    zero, one = ctx.tensor(0.0, dt), ctx.tensor(1.0, dt)
+    vs, taus = [], []
+    for k in range(k_count):
+        column = b.slice_dim(w, -1, k, k + 1)
+        below = b.select(_is(ctx, rows, "gt", k), column, zero)
+        alpha = _entry(b, w, k, k)
+        s = b.reduce("sum", b.mul(below, below), [-2], keepdim=True)
+        plain = b.compare("eq", s, zero)
+        # Guards keep the unused branch finite (its gradient would be NaN).
+        norm = b.unary("sqrt", b.select(plain, one, b.add(b.mul(alpha, alpha), s)))
+        beta = b.select(b.compare("ge", alpha, zero), b.unary("neg", norm), norm)
+        beta = b.select(plain, alpha, beta)
+        tau = b.select(plain, zero, b.div(b.sub(beta, alpha), b.select(plain, one, beta)))
+        scale = b.div(one, b.select(plain, one, b.sub(alpha, beta)))
+        v = _reflector(ctx, w, k, b.mul(below, scale))
+        vs.append(v)
+        taus.append(tau)
+        w = b.select(_is(ctx, cols, "gt", k), _apply_reflector(ctx, w, v, tau), w)
+        w = b.select(_is(ctx, cols, "eq", k),
+                     b.select(_is(ctx, rows, "eq", k), beta,
+                              b.select(_is(ctx, rows, "lt", k), w, zero)), w)
+    if mode == "complete":
+        return _householder_q(ctx, vs, taus, m, m, dt, batch), w
+    r = b.slice_dim(w, -2, 0, k_count)
+    if mode == "r":
+        return Missing("torch.linalg.qr(mode='r') returns an empty Q, which tfc does not"), r
+    return _householder_q(ctx, vs, taus, m, k_count, dt, batch), r
+
+
+@lowers("aten.linalg_householder_product.default")
+def linalg_householder_product(ctx, a, tau):
+    """torch.linalg.householder_product (orgqr): the first n columns of
+    H_0 ... H_{k-1}, H_i = I - tau_i v_i v_i^T with v_i column i of A below
+    the diagonal and 1 on it (A [.., m, n], tau [.., k], k <= n <= m)."""
+    b = ctx.b
+    dt = ctx.out().dtype
+    w = ctx.tensor(a, dt)
+    t = ctx.tensor(tau, dt)
+    m, n = w.shape[-2:]
+    k_count = t.shape[-1]
+    if k_count > n or n > m:
+        ctx.unsupported(f"{ctx.name} of A {w.shape} and tau {t.shape} (k <= n <= m is needed)")
+    batch = tuple(broadcast_shapes(w.shape[:-2], t.shape[:-1]))
+    w = b.broadcast_to(w, batch + (m, n))
+    t = b.broadcast_to(t, batch + (k_count,))
+    vs = [_reflector(ctx, w, i, b.slice_dim(w, -1, i, i + 1)) for i in range(k_count)]
+    taus = [b.reshape(b.slice_dim(t, -1, i, i + 1), batch + (1, 1)) for i in range(k_count)]
+    return _householder_q(ctx, vs, taus, m, n, dt, batch)

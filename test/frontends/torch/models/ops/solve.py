@@ -34,7 +34,27 @@ CASES = {
     # nn.utils.parametrizations.orthogonal of a square Linear (default map:
     # matrix_exp of the skew part of the lower triangle, times its base).
     "orthogonal-square": lambda: _orthogonal(4, 4),
+    # linalg.qr: reduced (tall, batched f32), complete (wide f64), and
+    # forward only (torch has no gradient there) complete of a tall
+    # matrix, mode='r', an upper-triangular A (no reflection: R keeps
+    # its negative diagonal, Q = I); householder_product (orgqr).
+    "qr-householder": _case(lambda h: _qr_householder(h), rows=8, out=8),
+    # orthogonal of a non-square Linear (default map: householder_product).
+    "orthogonal-wide": lambda: _orthogonal(4, 6),
 }
+
+
+def _qr_householder(h):
+    tall = h[:6].reshape(2, 6, 4)
+    q, r = torch.linalg.qr(tall)
+    qc, rc = torch.linalg.qr(h[5:8, :5].double(), mode="complete")
+    fixed = tall[1].detach()
+    qt, rt = torch.linalg.qr(fixed, mode="complete")
+    _, rr = torch.linalg.qr(fixed * 2, mode="r")
+    qu, ru = torch.linalg.qr(torch.triu(h[:4, 4:]).detach() - torch.eye(4))
+    product = torch.linalg.householder_product(h[:6, 2:6], h[6, :3].tanh() + 1)
+    parts = [q.flatten(1), r.flatten(1), qc.float(), rc.float(), qt, rt, rr, qu, ru, product]
+    return _ramp_sum(parts)
 
 
 class _Orthogonal(nn.Module):
