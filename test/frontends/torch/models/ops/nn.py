@@ -13,6 +13,11 @@ CASES = {
     "norms": lambda: _norms(),
     "batch-norm-train": lambda: _batch_norm(train=True),
     "batch-norm-eval": lambda: _batch_norm(train=False),
+    # nn.utils.spectral_norm in training mode: its power iteration reads
+    # weight_u / weight_v (model state, fed as the export's `state`) and
+    # updates them; importing twice must give the same module (tracing on
+    # copies) and the gradient is torch's through the normalized weight.
+    "spectral-norm-train": lambda: _spectral_norm(),
     "embedding-padding": lambda: _embedding_padding(),
     # nn.Embedding(scale_grad_by_freq=True): each row's gradient divided by
     # its index's count in the batch (repeats within and across sequences,
@@ -107,6 +112,21 @@ def _batch_norm(train):
             bn.bias.uniform_(-0.5, 0.5)
     model.train(train)
     return model, (torch.randn(5, 6, generator=_g(1)),)
+
+
+class _SpectralNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.utils.spectral_norm(nn.Linear(6, 4))
+        self.out = nn.utils.spectral_norm(nn.Linear(4, 3), n_power_iterations=2)
+
+    def forward(self, x):
+        return self.out(torch.tanh(self.fc(x))).pow(2).sum()
+
+
+def _spectral_norm():
+    torch.manual_seed(0)
+    return _SpectralNorm().train(), (torch.randn(5, 6, generator=_g(1)),)
 
 
 class _Embedding(nn.Module):
