@@ -153,16 +153,27 @@ def check(tfc_run, case, seed, workdir):
     return errors
 
 
-def unary(op, fn, kind="float", attrs="", name=None):
+def unary(op, fn, kind="float", attrs="", name=None, gen=None):
     t = ttype([4, 7])
     return Case(name or op, [([4, 7], kind)], [("y", [4, 7])],
-                f"  %y = tfc.{op} %a{attrs} : {t}", fn)
+                f"  %y = tfc.{op} %a{attrs} : {t}", fn, gen=gen)
 
 
 def binary(op, fn, kind="float", gen=None):
     a, b = ttype([4, 1, 6]), ttype([5, 1])
     return Case(op, [([4, 1, 6], "float"), ([5, 1], kind)], [("y", [4, 5, 6])],
                 f"  %y = tfc.{op} %a, %b : {a}, {b}", fn, gen=gen)
+
+
+def _spread(i, t):
+    """The input's values replaced, in their order, by distinct points 0.3
+    apart and at least 0.15 off zero (a second operand's shifted 0.05 off
+    the first's): no kink (abs and relu at 0, ties of maximum, minimum and
+    a max reduction) lies within a central difference's step (1e-5 times
+    a normal direction), where the difference is meaningless, and a tie's
+    split gradient never meets a one-sided difference."""
+    ranks = t.flatten().argsort().argsort().double()
+    return ((ranks - t.numel() / 2 + 0.5) * 0.3 + 0.05 * i).view(t.shape)
 
 
 def _fmod_operands(i, t):
@@ -206,16 +217,16 @@ def ce_labels(i, t):
 
 T = ttype
 CASES = [
-    unary("neg", lambda a: -a), unary("abs", torch.abs), unary("exp", torch.exp),
+    unary("neg", lambda a: -a), unary("abs", torch.abs, gen=_spread), unary("exp", torch.exp),
     unary("log", torch.log, "positive"), unary("sqrt", torch.sqrt, "positive"),
     unary("rsqrt", torch.rsqrt, "positive"), unary("tanh", torch.tanh),
     unary("cos", torch.cos), unary("sin", torch.sin), unary("erf", torch.erf),
-    unary("sigmoid", torch.sigmoid), unary("relu", torch.relu), unary("silu", F.silu),
+    unary("sigmoid", torch.sigmoid), unary("relu", torch.relu, gen=_spread), unary("silu", F.silu),
     unary("gelu", F.gelu), unary("gelu", gelu_tanh, attrs=" approximate tanh", name="gelu_tanh"),
     unary("pow", lambda a: a ** 3, attrs=", 3.0"),
     binary("add", torch.add), binary("sub", torch.sub), binary("mul", torch.mul),
-    binary("div", torch.div, "positive"), binary("maximum", torch.maximum),
-    binary("minimum", torch.minimum), binary("atan2", torch.atan2),
+    binary("div", torch.div, "positive"), binary("maximum", torch.maximum, gen=_spread),
+    binary("minimum", torch.minimum, gen=_spread), binary("atan2", torch.atan2),
     binary("fmod", torch.fmod, gen=_fmod_operands),
     Case("select", [([4, 6], "bool"), ([4, 6], "float"), ([6], "float")], [("y", [4, 6])],
          f"  %y = tfc.select %a, %b, %c : tensor<4x6xi1>, {T([4, 6])}, {T([6])}",
@@ -252,7 +263,7 @@ CASES = [
     Case("reduce_max", [([3, 8], "float")], [("y", [3]), ("z", [8])],
          f"  %y = tfc.reduce_max %a dims [1] : {T([3, 8])} -> {T([3])}\n"
          f"  %z = tfc.reduce_max %a dims [0] : {T([3, 8])} -> {T([8])}",
-         lambda a: [a.amax(1), a.amax(0)]),
+         lambda a: [a.amax(1), a.amax(0)], gen=_spread),
     Case("matmul_linear", [([2, 3, 5], "float"), ([4, 5], "float"), ([5, 6], "float")],
          [("y", [2, 3, 4]), ("z", [2, 3, 6])],
          f"  %y = tfc.matmul %a, %b transpose_b : {T([2, 3, 5])}, {T([4, 5])} -> {T([2, 3, 4])}\n"
