@@ -192,13 +192,18 @@ class ConvGRU(nn.Module):
         return F.cross_entropy(self.head(out[:, -1]), labels)
 
 
+def _classifier(model, seed, shape, classes=7):
+    """(model, a batch of 4, the batch factory) for a model classifying
+    inputs of `shape` into `classes`."""
+    def batch(g, n):
+        return (torch.randn(n, *shape, generator=g),
+                torch.randint(0, classes, (n,), generator=g))
+    return _init(model, seed), batch(torch.Generator().manual_seed(seed), 4), batch
+
+
 def conv_gru(seed=3):
     torch.manual_seed(seed)
-    model = _init(ConvGRU(), seed)
-
-    def batch(g, n):
-        return torch.randn(n, 5, 13, generator=g), torch.randint(0, 7, (n,), generator=g)
-    return model, batch(torch.Generator().manual_seed(seed), 4), batch
+    return _classifier(ConvGRU(), seed, (5, 13))
 
 
 # ---- mixer ----------------------------------------------------------------
@@ -236,11 +241,7 @@ class Mixer(nn.Module):
 
 def mixer(seed=4):
     torch.manual_seed(seed)
-    model = _init(Mixer(), seed)
-
-    def batch(g, n):
-        return torch.randn(n, 7, 11, generator=g), torch.randint(0, 7, (n,), generator=g)
-    return model, batch(torch.Generator().manual_seed(seed), 4), batch
+    return _classifier(Mixer(), seed, (7, 11))
 
 
 # ---- moe ------------------------------------------------------------------
