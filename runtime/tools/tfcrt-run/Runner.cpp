@@ -187,11 +187,9 @@ bool setScheduleInput(const RunOptions &o, tfc_program *program,
   return true;
 }
 
-/// The tensors of the safetensors file `path` that name no external of
-/// `program`, from the file's header; empty when there are none or the
-/// header cannot be read (the load that follows then reports the problem).
-std::vector<std::string> tensorsNamingNoExternal(const std::string &path,
-                                                 tfc_program *program) {
+/// The tensor names of the safetensors file `path`, from its header; empty
+/// when it cannot be read (the load that follows then reports the problem).
+std::vector<std::string> safetensorsNames(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   uint8_t size[8];
   if (!in.read(reinterpret_cast<char *>(size), 8))
@@ -208,17 +206,54 @@ std::vector<std::string> tensorsNamingNoExternal(const std::string &path,
                                              /*allow_exceptions=*/false);
   if (!doc.is_object())
     return {};
+  std::vector<std::string> names;
+  for (auto &[name, value] : doc.items())
+    if (name != "__metadata__")
+      names.push_back(name);
+  return names;
+}
+
+/// Those of `names` that name no external of `program`.
+std::vector<std::string> namingNoExternal(const std::vector<std::string> &names,
+                                          tfc_program *program) {
   std::vector<std::string> extra;
-  for (auto &[name, value] : doc.items()) {
+  for (const std::string &name : names) {
     tfc_binding b;
-    if (name == "__metadata__")
-      continue;
     if (tfc_status s = tfc_program_find_binding(program, name.c_str(), &b)) {
       tfc_status_free(s);
       extra.push_back(name);
     }
   }
   return extra;
+}
+
+/// A notice naming the state of a program that is not a training step (the
+/// model state of an exported loss: batch norm's running statistics, a
+/// spectral norm's vectors) that neither --inputs (`given`) sets: it starts
+/// at zero, which such state rarely is (a zero weight_u gives NaN).
+void noteZeroState(const RunOptions &o, tfc_program *program,
+                   const std::vector<std::string> &given) {
+  if (isTrainingProgram(program))
+    return; // optimizer state starts at zero by design
+  std::string names;
+  size_t count = 0;
+  for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
+    tfc_binding b;
+    if (tfc_status s = tfc_program_binding(program, i, &b)) {
+      tfc_status_free(s);
+      continue;
+    }
+    if (b.role != TFC_ROLE_STATE ||
+        std::find(given.begin(), given.end(), b.name) != given.end())
+      continue;
+    if (count++ < 5)
+      names += (names.empty() ? "" : ", ") + std::string(b.name);
+  }
+  if (count)
+    progress(o, "state not in --inputs starts at zero: " + names +
+                    (count > 5 ? ", ..." : "") +
+                    " (give the model state with the parameters, e.g. "
+                    "tfc_torch's save_weights)");
 }
 
 bool fillRandom(const RunOptions &o, tfc_program *program) {
@@ -599,10 +634,12 @@ bool runArtifact(const std::string &artifactDir, const RunOptions &o) {
   // Random values first, so --inputs overrides whatever it provides.
   if (o.haveSeed && !fillRandom(o, rt.program))
     return false;
+  std::vector<std::string> given;
   if (!o.inputs.empty()) {
     // Tensors the program has no external for are skipped with a notice, so
     // one file serves a model's forward and its training step.
-    std::vector<std::string> extra = tensorsNamingNoExternal(o.inputs, rt.program);
+    given = safetensorsNames(o.inputs);
+    std::vector<std::string> extra = namingNoExternal(given, rt.program);
     if (tfc_status s = tfc_program_load_safetensors(
             rt.program, o.inputs.c_str(), /*ignore_unknown=*/!extra.empty()))
       return fail(o, "cannot read inputs", s);
@@ -616,6 +653,8 @@ bool runArtifact(const std::string &artifactDir, const RunOptions &o) {
                       " tensor(s) the program has no external for: " + names);
     }
   }
+
+  noteZeroState(o, rt.program, given);
 
   std::string entry = resolveEntry(o, rt.program);
   if (entry.empty())
