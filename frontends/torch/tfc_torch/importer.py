@@ -153,6 +153,14 @@ class Context:
         raise UnsupportedOpError(m.op or self.name, self.frame,
                                  f"{m.reason}, and {self.name} uses it here", m.hint)
 
+    def state_value(self, state):
+        """The current value of `state`: its last recorded update when it is
+        model state updated earlier in the forward (a batch norm module
+        applied again), else `state` itself."""
+        if isinstance(state, Argument) and state.role == "state":
+            return self.state_updates.get(state.key, state)
+        return state
+
     def update_state(self, state, value: Value) -> bool:
         """Records `value` as the new value of `state` when it is model
         state (a buffer the loss import carries, e.g. a training-mode batch

@@ -256,21 +256,24 @@ def _placeholder_writes(traced: Traced) -> Dict[torch.fx.Node, List[torch.fx.Nod
 
 def state_writes(traced: Traced) -> Dict[torch.fx.Node, torch.fx.Node]:
     """The buffers a loss import carries as model state (`tfc.state`
-    arguments whose new values the function returns): each written once,
+    arguments whose new values the function returns): each written once
     by a copy_ of a new value (functionalization's write-back: spectral
-    norm's weight_u / weight_v, num_batches_tracked) or as the running
-    statistics of a training-mode native_batch_norm; placeholder node ->
-    its writer."""
+    norm's weight_u / weight_v, num_batches_tracked), or as the running
+    statistics of training-mode native_batch_norms, any number of them (a
+    batch norm module applied several times updates its statistics once
+    per call, each from the last: ops/nn.py reads ctx.state_value);
+    placeholder node -> its (first) writer."""
     role = dict(zip([n for n in traced.graph_module.graph.nodes if n.op == "placeholder"],
                     traced.placeholders))
     carried = {}
     for holder, writers in _placeholder_writes(traced).items():
-        if role[holder].role != "buffer" or len(writers) != 1:
+        if role[holder].role != "buffer":
             continue
         writer = writers[0]
-        if writer.target is torch.ops.aten.copy_.default and writer.args[0] is holder:
+        if (len(writers) == 1 and writer.target is torch.ops.aten.copy_.default
+                and writer.args[0] is holder):
             carried[holder] = writer
-        elif (writer.target is torch.ops.aten.native_batch_norm.default
+        elif (all(w.target is torch.ops.aten.native_batch_norm.default for w in writers)
               and role[holder].tensor.is_floating_point()):
             carried[holder] = writer
     return carried
@@ -290,8 +293,8 @@ def _warn_dropped_updates(traced: Traced, carried=()):
     if written:
         where = ("a forward import (import_forward, compile) does not carry them"
                  if traced.output_spec is not None else
-                 "the training step carries only buffers each written once, by a copy_ or "
-                 "as batch norm's running statistics")
+                 "the training step carries buffers written once by a copy_ and batch "
+                 "norm's running statistics")
         warnings.warn(
             f"{traced.model_name} updates {', '.join(written)} in place (e.g. batch norm's "
             "running statistics, spectral norm's power iteration): tfc compiles buffers as "

@@ -13,8 +13,8 @@ Cases:
   torch's (normwise per tensor: f32 sums in another order drift a little
   over the steps) and tfc_torch.compile of the trained model returns its
   outputs.
-- buffers: a conv net with BatchNorm2d, BatchNorm1d(momentum=None) and a spectral_norm
-  layer, 5 AdamW steps: losses, parameters and the buffers the training
+- buffers: a conv net with BatchNorm2d (applied twice), BatchNorm1d(momentum=None) and a
+  spectral_norm layer, 5 AdamW steps: losses, parameters and the buffers the training
   forward updates (running statistics, weight_u / weight_v,
   num_batches_tracked) as torch's, the eval forward after training (torch's
   module and tfc_torch.compile), also with accumulate_steps=2, and save /
@@ -315,6 +315,7 @@ class _BufferNet(torch.nn.Module):
 
     def forward(self, x):
         h = torch.relu(self.bn(self.conv(x)))
+        h = self.bn(h * 0.5 + 0.25)  # applied again: a second update, from the first
         return self.out(torch.relu(self.bn1(self.fc(h.flatten(1)))))
 
 

@@ -224,7 +224,7 @@ def _update_running_stats(ctx, x, mu, variance, running_mean, running_var, momen
             continue
         if state is running_var:
             stat = b.mul(stat, ctx.tensor(unbias, stat.dtype))
-        old = ctx.tensor(state, stat.dtype)
+        old = ctx.tensor(ctx.state_value(state), stat.dtype)
         new = b.add(b.mul(old, ctx.tensor(1.0 - momentum, stat.dtype)),
                     b.mul(b.stop_gradient(stat), ctx.tensor(momentum, stat.dtype)))
         ctx.update_state(state, new)
