@@ -410,7 +410,7 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
     real: Dict[torch.fx.Node, object] = {}
     # A loss import carries the buffers its forward updates as model state;
     # the copy_ writing one back is live (it gives the new value).
-    carried = tracing.state_writes(traced) if traced.output_spec is None else {}
+    carried = traced.carried
     write_backs = {w for w in carried.values() if w.target is torch.ops.aten.copy_.default}
     live = _live_nodes(gm.graph, write_backs)
     nodes = list(gm.graph.nodes)

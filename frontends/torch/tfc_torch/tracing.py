@@ -63,6 +63,9 @@ class Traced:
     output_spec: Optional[pytree.TreeSpec] = None
     output_leaves: List[Optional[str]] = field(default_factory=list)
     return_frame: Optional[Frame] = None
+    # Loss traces only: the buffers carried as model state (state_writes:
+    # placeholder node -> its first writer).
+    carried: Dict[torch.fx.Node, torch.fx.Node] = field(default_factory=dict)
 
 
 _DATA_DEPENDENT_MARKERS = (
@@ -279,17 +282,17 @@ def state_writes(traced: Traced) -> Dict[torch.fx.Node, torch.fx.Node]:
     return carried
 
 
-def _warn_dropped_updates(traced: Traced, carried=()):
+def _warn_dropped_updates(traced: Traced):
     """Warns when the traced call updates a buffer or a batch input in
-    place and the import does not carry the update (`carried`: the
-    placeholders a loss import makes model state): tfc compiles buffers as
+    place and the import does not carry the update (traced.carried:
+    the placeholders a loss import makes model state): tfc compiles buffers as
     constants and never writes its inputs, so each call computes with the
     values they had at import time."""
     role = dict(zip([n for n in traced.graph_module.graph.nodes if n.op == "placeholder"],
                     traced.placeholders))
     written = sorted(f"{role[holder].role} '{role[holder].key}'"
                      for holder in _placeholder_writes(traced)
-                     if role[holder].role != "param" and holder not in carried)
+                     if role[holder].role != "param" and holder not in traced.carried)
     if written:
         where = ("a forward import (import_forward, compile) does not carry them"
                  if traced.output_spec is not None else
@@ -433,6 +436,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     if forward:
         traced.output_spec, traced.output_leaves = output["spec"], output["leaves"]
         traced.return_frame = return_frame(getattr(model.forward, "__func__", model.forward))
-    # A loss import carries the buffers of state_writes as model state.
-    _warn_dropped_updates(traced, () if forward else state_writes(traced))
+    else:  # a loss import carries the buffers of state_writes as model state
+        traced.carried = state_writes(traced)
+    _warn_dropped_updates(traced)
     return traced

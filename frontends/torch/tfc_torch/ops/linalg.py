@@ -12,7 +12,7 @@ import torch
 from ..constants import Known
 from ..registry import lowers
 from .common import norm_dim
-from .shape import _gather_rows, _select_along, flip
+from .shape import gather_rows, select_along, flip
 
 
 def _product(ctx, a, b, dtype):
@@ -179,8 +179,8 @@ def pdist(ctx, x, p=2.0):
         ctx.unsupported(f"pdist of {n} row (no pairs: tfc tensors have no zero-sized "
                         "dimensions)")
     first, second = torch.triu_indices(n, n, 1)
-    diff = b.sub(_gather_rows(ctx, v, ctx.tensor(Known(first), "i64")),
-                 _gather_rows(ctx, v, ctx.tensor(Known(second), "i64")))
+    diff = b.sub(gather_rows(ctx, v, ctx.tensor(Known(first), "i64")),
+                 gather_rows(ctx, v, ctx.tensor(Known(second), "i64")))
     return _norms(ctx, diff, p, "pdist")
 
 
@@ -198,7 +198,7 @@ def cross(ctx, a, c, dim=-1):
 
     def rotated(v, by):
         ids = ctx.tensor(Known(torch.tensor([(i + by) % 3 for i in range(3)])), "i64")
-        return _select_along(ctx, v, d, ids)
+        return select_along(ctx, v, d, ids)
     return b.sub(b.mul(rotated(x, 1), rotated(y, 2)), b.mul(rotated(x, 2), rotated(y, 1)))
 
 

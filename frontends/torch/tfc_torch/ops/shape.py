@@ -185,7 +185,7 @@ def repeat(ctx, x, repeats):
     return b.reshape(v, ctx.out().shape)
 
 
-def _gather_rows(ctx, table, ids):
+def gather_rows(ctx, table, ids):
     """table[ids] along dim 0 of `table` (any rank >= 1) with an embedding;
     an integer or boolean table (tfc.embedding's is float) by a one-hot
     selection of its rows, summed (exact: one row is picked)."""
@@ -219,7 +219,7 @@ def flip(ctx, x, dims):
     for d in sorted({norm_dim(d, v.rank) for d in dims}):
         if v.shape[d] < 2:
             continue
-        v = _select_along(ctx, v, d, ctx.tensor(Known(torch.arange(v.shape[d] - 1, -1, -1)), "i64"))
+        v = select_along(ctx, v, d, ctx.tensor(Known(torch.arange(v.shape[d] - 1, -1, -1)), "i64"))
     return v
 
 
@@ -323,13 +323,13 @@ def take(ctx, x, index):
     v = ctx.tensor(x)
     numel = v.type.numel
     ids = index_ids(ctx, index, numel, wrap_traced=True)
-    return _gather_rows(ctx, b.reshape(v, (numel,)), ids)
+    return gather_rows(ctx, b.reshape(v, (numel,)), ids)
 
 
-def _select_along(ctx, v, dim, ids):
+def select_along(ctx, v, dim, ids):
     """v's entries at 1-d `ids` along `dim` (index_select)."""
     perm = [dim] + [d for d in range(v.rank) if d != dim]
-    picked = _gather_rows(ctx, ctx.b.transpose(v, perm), ids)  # [n, rest...]
+    picked = gather_rows(ctx, ctx.b.transpose(v, perm), ids)  # [n, rest...]
     return ctx.b.transpose(picked, [perm.index(d) for d in range(v.rank)])
 
 
@@ -372,14 +372,14 @@ def as_strided(ctx, x, size, stride, storage_offset=None):
                         "call .contiguous() (or .clone()) before as_strided")
     ids = order[at].reshape(tuple(size))
     numel = v.type.numel
-    return _gather_rows(ctx, b.reshape(v, (numel,)), ctx.tensor(Known(ids), "i64"))
+    return gather_rows(ctx, b.reshape(v, (numel,)), ctx.tensor(Known(ids), "i64"))
 
 
 @lowers("aten.index_select.default")
 def index_select(ctx, x, dim, index):
     v = ctx.tensor(x)
     dim = norm_dim(dim, v.rank)
-    return _select_along(ctx, v, dim, index_ids(ctx, index, v.shape[dim]))
+    return select_along(ctx, v, dim, index_ids(ctx, index, v.shape[dim]))
 
 
 def _masked(ctx, v, mask):
@@ -400,7 +400,7 @@ def _known_selection(ctx, v, mask):
         ctx.unsupported("the mask selects no element; tfc tensors have no zero-sized dimensions")
     lead = math.prod(mask.shape)
     rows = b.reshape(v, (lead,) + v.shape[mask.dim():])
-    return _gather_rows(ctx, rows, ctx.tensor(Known(where), "i64"))
+    return gather_rows(ctx, rows, ctx.tensor(Known(where), "i64"))
 
 
 @lowers("aten.masked_select.default")
@@ -488,7 +488,7 @@ def index(ctx, x, indices):
             return _known_selection(ctx, v, mask.known.to(torch.bool))
         return _masked(ctx, v, mask)
     dims, shape, flat, adjacent = _advanced(ctx, v, indices)
-    picked = _gather_rows(ctx, _indexed_first(ctx, v, dims), ctx.tensor(flat, "i64"))
+    picked = gather_rows(ctx, _indexed_first(ctx, v, dims), ctx.tensor(flat, "i64"))
     if not adjacent:
         return picked  # B + other dims
     k, d = len(shape), dims[0]
@@ -543,7 +543,7 @@ def gather(ctx, x, dim, index, sparse_grad=False):
         # w.gather(0, ids[mask]): the gathered values under the same mask
         # (masked-out ids replaced by 0, so the lookup stays in range).
         ids = b.select(index.mask, index.values, ctx.tensor(0, index.values.dtype))
-        picked = _gather_rows(ctx, b.reshape(v, (v.shape[0], 1)), ids)
+        picked = gather_rows(ctx, b.reshape(v, (v.shape[0], 1)), ids)
         return Masked(b.reshape(picked, ids.shape), index.mask)
     dim = norm_dim(dim, v.rank)
     ids = index_ids(ctx, index, v.shape[dim], "i64")
@@ -593,7 +593,7 @@ def masked_scatter(ctx, x, mask, source):
     k = b.sub(taken, ctx.tensor(1, "i64"))
     k = b.binary("maximum", k, ctx.tensor(0, "i64"))
     k = b.binary("minimum", k, ctx.tensor(src.shape[0] - 1, "i64"))
-    picked = _gather_rows(ctx, src, k)
+    picked = gather_rows(ctx, src, k)
     return b.reshape(b.select(flat_m, picked, flat_x), shape)
 
 @lowers("aten.slice_scatter.default")
