@@ -12,7 +12,7 @@ import torch
 from ..constants import Known
 from ..registry import lowers
 from .common import norm_dim
-from .shape import gather_rows, select_along, flip
+from .shape import flip, gather_rows
 
 
 def _product(ctx, a, b, dtype):
@@ -188,7 +188,7 @@ def pdist(ctx, x, p=2.0):
 def cross(ctx, a, c, dim=-1):
     """torch.cross / linalg.cross of 3-vectors along dim (operands
     broadcast): a[i + 1] c[i + 2] - a[i + 2] c[i + 1], the components
-    rotated by constant index tables."""
+    rotated by two static slices (views the consumers' kernels fold in)."""
     b = ctx.b
     t = ctx.out()
     x, y = (b.broadcast_to(ctx.tensor(v, t.dtype), t.shape) for v in (a, c))
@@ -197,8 +197,7 @@ def cross(ctx, a, c, dim=-1):
         ctx.unsupported(f"cross product along a dim of size {t.shape[d]} (torch needs 3)")
 
     def rotated(v, by):
-        ids = ctx.tensor(Known(torch.tensor([(i + by) % 3 for i in range(3)])), "i64")
-        return select_along(ctx, v, d, ids)
+        return b.concat([b.slice_dim(v, d, by, 3), b.slice_dim(v, d, 0, by)], d)
     return b.sub(b.mul(rotated(x, 1), rotated(y, 2)), b.mul(rotated(x, 2), rotated(y, 1)))
 
 

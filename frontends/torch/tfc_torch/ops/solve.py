@@ -20,7 +20,8 @@ aten._linalg_check_errors, which raises for a singular (not positive
 definite) example while tracing, as torch does; at run time tfc has no
 check (the op lowers to nothing), and a singular matrix gives inf / NaN
 solutions and inverses (a zero pivot), NaN Cholesky factors, as the _ex
-forms return with a nonzero info. det of a singular matrix is 0 and
+forms return with a nonzero info (nonzero exactly when torch's is; the
+column it names may differ: torch factors the transpose). det of a singular matrix is 0 and
 slogdet's (sign, logabsdet) (0, -inf), as torch's."""
 from ..builder import broadcast_shapes
 from ..importer import Missing
@@ -30,13 +31,25 @@ from ..registry import lowers
 MAX_SIZE = 64
 
 
-def _size(ctx, a):
+def _square(ctx, a):
+    """n of the square matrices a [.., n, n]; refused otherwise."""
     n = a.shape[-1]
     if a.rank < 2 or a.shape[-2] != n:
         ctx.unsupported(f"{ctx.name} of a {a.shape} tensor (a square matrix is needed)")
-    if n > MAX_SIZE:
-        ctx.unsupported(f"{ctx.name} of {n} x {n} matrices (tfc unrolls it over the columns: "
-                        f"n <= {MAX_SIZE})", "compute it outside the model")
+    return n
+
+
+def _unrolled(ctx, a, steps):
+    """Refuses unrolling more than MAX_SIZE column steps for a [.., m, n]."""
+    if steps > MAX_SIZE:
+        ctx.unsupported(f"{ctx.name} of {a.shape[-2]} x {a.shape[-1]} matrices (tfc unrolls it "
+                        f"over the columns: at most {MAX_SIZE})", "compute it outside the model")
+
+
+def _size(ctx, a):
+    """n of the square matrices a [.., n, n], n <= MAX_SIZE."""
+    n = _square(ctx, a)
+    _unrolled(ctx, a, n)
     return n
 
 
@@ -192,7 +205,7 @@ def linalg_solve(ctx, a, rhs, left=True, check_errors=False):
     elif not left:
         v = _mT(b, v)
     x, info = _solve(ctx, m if left else _mT(b, m), v)
-    x = b.reshape(x, t.shape) if vector else x if left else _mT(b, x)
+    x = x if left or vector else _mT(b, x)
     why = "tfc does not return solve's LU factorization (torch.linalg.lu_factor does)"
     return (b.reshape(x, t.shape), Missing(why), Missing(why),
             b.reshape(info, ctx.out(3).shape))
@@ -284,11 +297,7 @@ def _unpack(ctx, lu, pivots):
 @lowers("aten.linalg_lu.default")
 def linalg_lu(ctx, a, pivot=True):
     """torch.linalg.lu: (P, L, U) of the LU factorization."""
-    m = ctx.tensor(a, ctx.out(1).dtype)
-    _size(ctx, m)
-    if not pivot:
-        ctx.unsupported("LU without pivoting (torch's CPU kernel refuses it too)")
-    lu, _, pivots, _, _ = _eliminate(ctx, m)
+    lu, pivots, _ = linalg_lu_factor(ctx, a, pivot)
     return _unpack(ctx, lu, pivots)
 
 
@@ -449,9 +458,7 @@ def linalg_matrix_exp(ctx, a):
     b = ctx.b
     t = ctx.out()
     m = ctx.tensor(a)
-    if m.rank < 2 or m.shape[-2] != m.shape[-1]:
-        ctx.unsupported(f"{ctx.name} of a {m.shape} tensor (a square matrix is needed)")
-    n = m.shape[-1]
+    n = _square(ctx, m)
     x = m if m.dtype == "f64" else b.convert(m, "f64")
     x = b.mul(x, ctx.tensor(2.0 ** -EXP_SQUARINGS, "f64"))
     eye = _eye(ctx, n, "f64", m.shape[:-2])
@@ -512,9 +519,7 @@ def linalg_qr(ctx, a, mode="reduced"):
         ctx.unsupported(f"{ctx.name} of a {w.shape} tensor (a matrix is needed)")
     m, n = w.shape[-2:]
     k_count = min(m, n)
-    if k_count > MAX_SIZE:
-        ctx.unsupported(f"{ctx.name} of {m} x {n} matrices (tfc unrolls it over the columns: "
-                        f"min(m, n) <= {MAX_SIZE})", "compute it outside the model")
+    _unrolled(ctx, w, k_count)
     batch = w.shape[:-2]
     rows, cols = _rows(ctx, m), _cols(ctx, n)
     zero, one = ctx.tensor(0.0, dt), ctx.tensor(1.0, dt)
@@ -559,6 +564,7 @@ def linalg_householder_product(ctx, a, tau):
     k_count = t.shape[-1]
     if k_count > n or n > m:
         ctx.unsupported(f"{ctx.name} of A {w.shape} and tau {t.shape} (k <= n <= m is needed)")
+    _unrolled(ctx, w, k_count)
     batch = tuple(broadcast_shapes(w.shape[:-2], t.shape[:-1]))
     w = b.broadcast_to(w, batch + (m, n))
     t = b.broadcast_to(t, batch + (k_count,))

@@ -132,11 +132,12 @@ def _euclidean_dist(h):                               # h: [5, 8]
 
 def _addmv_addr(h):                                   # h: [5, 8]
     nan = torch.full((5,), float("nan"))
+    traced_zero = (h[0, 0] * 0).long()   # integer operands computed in the graph, not folded
     parts = [torch.addmv(h[:, 0], h, h[1], beta=0.5, alpha=-2.0), torch.addmv(h[0, :1], h, h[2]),
              torch.addmv(nan, h, h[3], beta=0), torch.addr(h[:3, :4], h[0, :3], h[1, 4:],
                                                            beta=2.0, alpha=0.5),
              torch.addr(h[0], h[:, 1], h[2]).flatten(), torch.addr(nan.view(5, 1), h[:, 2], h[3],
                                                                    beta=0).flatten(),
-             torch.addr(torch.ones(2, 3, dtype=torch.long), torch.arange(2), torch.arange(3) - 1,
-                        beta=3, alpha=2).flatten().float()]
+             torch.addr(torch.ones(2, 3, dtype=torch.long), torch.arange(2) + traced_zero,
+                        torch.arange(3) - 1, beta=3, alpha=2).flatten().float()]
     return _ramp_sum([p.flatten() for p in parts])

@@ -160,7 +160,7 @@ def _advanced_assignment(h, rows, cols):
 def _diag_narrow_copy(h):                            # h: [4, 8]
     w = torch.linspace(0.5, 1.5, 8)
     made = [torch.diag(h[0]), torch.diag(h[1, :5], 2), torch.diag(h[2, :3], -1),
-            torch.diag(torch.arange(3) - 1).float()]
+            torch.diag(torch.arange(3) - 1 + (h[0, 0] * 0).long()).float()]
     taken = [torch.diag(h[:, :4]), torch.diag(h, 3), torch.diag(h.t(), -2),
              torch.narrow_copy(h.detach(), 1, -5, 3).flatten(),     # torch 1.13: no derivative
              torch.narrow_copy(h.detach(), 0, 1, 2).flatten()]
