@@ -550,11 +550,18 @@ def hypot(ctx, a, b_):
 @lowers("aten.xlogy.Tensor", "aten.xlogy.Scalar_Self", "aten.xlogy.Scalar_Other")
 def xlogy(ctx, a, b_):
     """x log(y), 0 where x == 0 unless y is NaN (torch's rule)."""
+    return x_times_log(ctx, a, b_, lambda y: ctx.b.unary("log", y))
+
+
+def x_times_log(ctx, a, b_, log):
+    """x log(y) in the traced type with torch's xlogy rule: 0 where x == 0
+    unless y is NaN (the gradients through the select: log(y), 0 where
+    x == 0, and x log'(y)); `log` maps y to its logarithm (log, log1p)."""
     dt, b = ctx.out().dtype, ctx.b
     x, y = _operands(ctx, a, b_)
     zero = ctx.tensor(0.0, dt)
     skip = b.select(b.compare("ne", y, y), ctx.tensor(False, "i1"), b.compare("eq", x, zero))
-    return b.broadcast_to(b.select(skip, zero, b.mul(x, b.unary("log", y))), ctx.out().shape)
+    return b.broadcast_to(b.select(skip, zero, b.mul(x, log(y))), ctx.out().shape)
 
 
 @lowers("aten.logit.default")

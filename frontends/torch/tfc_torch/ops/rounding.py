@@ -2,6 +2,8 @@
 also to decimals) and frac. Their gradient is zero (frac's is one), as in
 torch: sign selects constants, the rounded values are wrapped in
 tfc.stop_gradient."""
+import math
+
 import torch
 
 from .. import dtypes
@@ -93,7 +95,8 @@ def round_decimals(ctx, x, decimals=0):
     if not dtypes.is_float(dt) or decimals == 0:
         return _rounding("round")(ctx, x)
     v = ctx.tensor(x, dt)
-    scale = ctx.tensor(10.0 ** abs(decimals), dt)
+    # 10^d past f64's range is inf, as ATen's pow (x * inf, x / inf).
+    scale = ctx.tensor(10.0 ** abs(decimals) if abs(decimals) <= 308 else math.inf, dt)
     if decimals > 0:
         r = b.div(round_half_even(ctx, b.mul(v, scale)), scale)
     else:

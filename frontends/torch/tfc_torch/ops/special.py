@@ -1,10 +1,11 @@
 """Special functions tfc has no op for, composed from its pointwise ops:
 erfinv, lgamma, digamma, polygamma, mvlgamma, the modified Bessel functions
 i0, i0e, i1, i1e (and modified_bessel_i0 / i1), spherical_bessel_j0,
-ndtri, log_ndtr, erfcx, entr, xlog1py and the Hurwitz zeta (erf, erfc,
-log1p, expm1, sinc and xlogy: elementwise.py).
+ndtri, log_ndtr, erfcx, entr, xlog1py, the Hurwitz zeta and the
+regularized incomplete gamma functions (erf, erfc, log1p, expm1, sinc and
+xlogy: elementwise.py).
 
-All but xlog1py are computed in f64 whatever the traced type and rounded
+All but xlog1py (and entr of 16-bit types) are computed in f64 whatever the traced type and rounded
 once to it (torch computes in the traced type, so f32 results differ from
 torch's by its own rounding errors, about an ulp): series, continued
 fractions and Newton steps against tfc.erf, which is libm's erf in f64.
@@ -20,7 +21,7 @@ import torch
 
 from .. import dtypes
 from ..registry import lowers
-from .elementwise import log1p_of
+from .elementwise import log1p_of, x_times_log
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
@@ -619,14 +620,8 @@ def entr(ctx, x):
 @lowers("aten.special_xlog1py.default", "aten.special_xlog1py.self_scalar",
         "aten.special_xlog1py.other_scalar")
 def xlog1py(ctx, a, c):
-    """x log1p(y), 0 where x == 0 unless y is NaN (torch's rule, as
-    xlogy's), in the traced type; gradients log1p(y) (0 where x == 0) and
-    x / (1 + y), through the select."""
-    dt, b = ctx.out().dtype, ctx.b
-    x, y = ctx.tensor(a, dt), ctx.tensor(c, dt)
-    zero = ctx.tensor(0.0, dt)
-    skip = b.select(b.compare("ne", y, y), ctx.tensor(False, "i1"), b.compare("eq", x, zero))
-    return b.broadcast_to(b.select(skip, zero, b.mul(x, log1p_of(ctx, y))), ctx.out().shape)
+    """x log1p(y), 0 where x == 0 unless y is NaN (xlogy's rule)."""
+    return x_times_log(ctx, a, c, lambda y: log1p_of(ctx, y))
 
 
 # -- Hurwitz zeta ------------------------------------------------------------------

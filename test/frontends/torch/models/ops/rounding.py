@@ -30,6 +30,9 @@ def _round_decimals(h):
              torch.special.round(h * 7, decimals=2), torch.round(tens, decimals=-1),
              torch.round(h * 300, decimals=-2), torch.round(h.double() * 3, decimals=3).float(),
              torch.round((h * 3).bfloat16(), decimals=1).float(), torch.round(h, decimals=0),
+             # 10^400 is inf (x * inf, then inf / inf: NaN), 10^-400 too
+             torch.round(h, decimals=400).nan_to_num(7.0),
+             torch.round(h, decimals=-400).nan_to_num(5.0),
              torch.atan2(torch.round(h * 1e-3, decimals=1), torch.tensor(-1.0)),
              torch.round(h * 1e35, decimals=5).clamp(-1, 1)]
     return sum(((p * h.sum()) * torch.linspace(0.5, 1.5, p.shape[-1])).sum() for p in parts)

@@ -80,7 +80,7 @@ def _polygamma(m, h, e):
     loss = 0
     for n in (0, 1, 2, 3, 5):
         loss = loss + _weighted(torch.polygamma(n, h * 3)) / (n + 1)
-        loss = loss + _weighted(torch.special.polygamma(n, m.p)) * 1e-3
+        loss = loss + _weighted(torch.special.polygamma(n, m.p))
         loss = loss + _weighted(torch.polygamma(n, (h * 2 + 0.5).double()))
     edges, ints = e[:9].float(), e[9:]
     loss = loss + _weighted(torch.polygamma(1, edges)) + _weighted(torch.polygamma(1, m.zero))
@@ -98,14 +98,14 @@ def _bessel(m, h, e):
         loss = loss + (_weighted(torch.i0(x)) / s ** 2 + _weighted(torch.special.i0e(x))
                        + _weighted(torch.special.i1(x)) / s ** 2 + _weighted(torch.special.i1e(x)))
     for f in (torch.special.i0, torch.special.i0e, torch.special.i1, torch.special.i1e):
-        loss = loss + _weighted(f(m.p)) * 1e-3 + _weighted(f(m.tiny))
-        loss = loss + _weighted(f(h.double() * 8)) * 1e-2
+        loss = loss + _weighted(f(m.p)) + _weighted(f(m.tiny))
+        loss = loss + _weighted(f(h.double() * 8))
     loss = loss + sum(_weighted(f(e)) for f in (torch.special.i0e, torch.special.i1e))
     loss = loss + _weighted(torch.special.i0e(e.float())) + _weighted(torch.special.i1(e.float()))
     # torch defines no gradient for these (no grad_fn): values only.
     for f in (torch.special.modified_bessel_i0, torch.special.modified_bessel_i1,
               torch.special.spherical_bessel_j0):
-        loss = loss + _weighted(f(h * 10)) * 1e-2 + _weighted(f(e)) + _weighted(f(e.float()))
+        loss = loss + _weighted(f(h * 10)) + _weighted(f(e)) + _weighted(f(e.float()))
     return loss + _weighted(torch.i0((h * 4).detach().bfloat16()))
 
 
