@@ -22,7 +22,6 @@ import importlib.util
 import os
 import re
 import sys
-from collections import OrderedDict
 
 _DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16",
            "i64": "int64", "i32": "int32", "bool": "bool"}
@@ -104,8 +103,8 @@ def _parser():
     ap.add_argument("--batch-out", metavar="FILE",
                     help="write the example batch here (safetensors)")
     ap.add_argument("--feed", metavar="FILE",
-                    help="write parameters and example batch in one safetensors file "
-                         "(what `tfc-run --inputs` takes)")
+                    help="write parameters, model state and example batch in one "
+                         "safetensors file (what `tfc-run --inputs` takes)")
     ap.add_argument("--function", default="loss", help="name of the function (default: loss)")
     ap.add_argument("--input-names", help="comma-separated names of the batch tensors")
     ap.add_argument("--seed", type=int, default=0, help="seed of random example batches (0)")
@@ -173,9 +172,7 @@ def main(argv=None) -> int:
     if args.batch_out:
         exported.save_inputs(args.batch_out)
     if args.feed:
-        from tfc_torch import safetensors
-        safetensors.save(OrderedDict(list(exported.params.items()) + list(exported.inputs.items())),
-                         args.feed)
+        exported.save_feed(args.feed)
     fired = ", ".join(f"{k} {v}" for k, v in exported.patterns.items()
                       if v and k not in ("canonicalize", "legalize"))
     written = ["stdout" if args.output == "-" else args.output]

@@ -49,16 +49,22 @@ class Exported:
         with open(path, "w") as f:
             f.write(self.mlir)
 
+    def _tensors(self, *groups) -> "OrderedDict[str, torch.Tensor]":
+        return OrderedDict((k, v.detach()) for group in groups for k, v in group.items())
+
     def save_weights(self, path: str) -> None:
         """The parameters (one tensor per `tfc.param` argument) and the
         model state (one per `tfc.state` argument)."""
-        tensors = OrderedDict((k, v.detach()) for k, v in self.params.items())
-        tensors.update((k, v.detach()) for k, v in self.state.items())
-        safetensors.save(tensors, path)
+        safetensors.save(self._tensors(self.params, self.state), path)
+
+    def save_feed(self, path: str) -> None:
+        """Everything a run of the exported function reads: the parameters,
+        the model state and the example batch (tfc-run --inputs)."""
+        safetensors.save(self._tensors(self.params, self.state, self.inputs), path)
 
     def save_inputs(self, path: str) -> None:
         """The example batch (one tensor per `tfc.input` argument)."""
-        safetensors.save(OrderedDict((k, v.detach()) for k, v in self.inputs.items()), path)
+        safetensors.save(self._tensors(self.inputs), path)
 
 
 def _header(model_name: str, exported: Exported) -> List[str]:

@@ -300,7 +300,7 @@ def check_run(case, tfc_run, device, workdir):
     stem = os.path.join(workdir, case.replace("/", "-"))
     exported.save(stem + ".mlir")
     feed = stem + "-in.safetensors"
-    tfc_torch.safetensors.save({**exported.params, **exported.state, **exported.inputs}, feed)
+    exported.save_feed(feed)
     out = stem + "-out.safetensors"
     cmd = [tfc_run, stem + ".mlir", "--function", "forward", "--device", device,
            "--inputs", feed, "--outputs", out, "--quiet"]

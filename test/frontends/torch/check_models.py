@@ -116,7 +116,7 @@ def tfc_loss_and_grads(tfc_run, exported, stem, device):
     import tfc_torch
     exported.save(stem + ".mlir")
     feed = stem + "-in.safetensors"
-    tfc_torch.safetensors.save({**exported.params, **exported.state, **exported.inputs}, feed)
+    exported.save_feed(feed)
     run_tfc(tfc_run, stem + ".mlir", feed, stem + "-grad.safetensors", device, grad=True)
     got = tfc_torch.safetensors.load(stem + "-grad.safetensors")
     return got["loss"], [got[f"grad.{name}"] for name in exported.params]
@@ -159,7 +159,7 @@ def check(case, tfc_run, device, workdir):
         if exported.patterns.get(name, 0) != count:
             return f"pattern {name} fired {exported.patterns.get(name, 0)} times, expected {count}"
     feed = stem + "-in.safetensors"
-    tfc_torch.safetensors.save({**exported.params, **exported.state, **exported.inputs}, feed)
+    exported.save_feed(feed)
     want_loss, want_grads = torch_loss_and_grads(model, batch, loss_fn)
 
     run_tfc(tfc_run, stem + ".mlir", feed, stem + "-fwd.safetensors", device, grad=False)

@@ -48,7 +48,7 @@ def check(name, factory, tfc_run, device, workdir, patterns):
         if exported.patterns.get(pattern, 0) != count:
             return f"pattern {pattern} fired {exported.patterns.get(pattern, 0)} times, expected {count}"
     feed = stem + "-in.safetensors"
-    tfc_torch.safetensors.save({**exported.params, **exported.state, **exported.inputs}, feed)
+    exported.save_feed(feed)
     want_loss, want_grads = check_models.torch_loss_and_grads(model, batch, None)
     if len(exported.params) != len(want_grads):
         return (f"{len(exported.params)} parameter arguments for {len(want_grads)} "

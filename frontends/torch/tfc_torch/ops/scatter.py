@@ -105,6 +105,11 @@ def scatter_planes(ctx, values, ids, size):
     max_unpool backward gathers it."""
     b = ctx.b
     g, m = values.shape
+    if g * m * m > MAX_LAST_WRITE_SIZE ** 2:
+        ctx.unsupported(f"{ctx.name} of {g} planes of {m} values (the last write of each "
+                        f"index is found by comparing the writes of a plane pairwise: "
+                        f"{g * m * m:,} comparisons, at most {MAX_LAST_WRITE_SIZE ** 2:,})",
+                        "unpool fewer or smaller planes, or gather with the indices instead")
     ids = ids if ids.dtype == "i64" else b.convert(ids, "i64")
     flat = b.add(ids, b.mul(b.iota((g, m), 0), ctx.tensor(size, "i64")))
     same = b.compare("eq", b.reshape(ids, (g, m, 1)), b.reshape(ids, (g, 1, m)))
