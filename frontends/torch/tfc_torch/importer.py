@@ -153,11 +153,16 @@ class Context:
         raise UnsupportedOpError(m.op or self.name, self.frame,
                                  f"{m.reason}, and {self.name} uses it here", m.hint)
 
+    @staticmethod
+    def is_state(value) -> bool:
+        """Whether `value` is a model-state argument (`tfc.state`)."""
+        return isinstance(value, Argument) and value.role == "state"
+
     def state_value(self, state):
         """The current value of `state`: its last recorded update when it is
         model state updated earlier in the forward (a batch norm module
         applied again), else `state` itself."""
-        if isinstance(state, Argument) and state.role == "state":
+        if self.is_state(state):
             return self.state_updates.get(state.key, state)
         return state
 
@@ -166,7 +171,7 @@ class Context:
         state (a buffer the loss import carries, e.g. a training-mode batch
         norm's running mean); False (nothing recorded) for anything else,
         such as a buffer folded into a constant."""
-        if not (isinstance(state, Argument) and state.role == "state"):
+        if not self.is_state(state):
             return False
         if value.type != state.type:
             value = self.b.convert(value, state.dtype)
@@ -472,7 +477,7 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
         if node in write_backs:  # buffer.copy_(new): the state's new value
             state_arg, new = env[node.args[0]], env[node.args[1]]
             b.source, b.hint = frame, node.name
-            new = ctx.tensor(new, state_arg.dtype)
+            new = ctx.tensor(new)  # update_state converts it to the state's type
             if new.shape != state_arg.shape:
                 new = b.broadcast_to(new, state_arg.shape)
             ctx.update_state(state_arg, new)

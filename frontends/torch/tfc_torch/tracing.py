@@ -63,7 +63,7 @@ class Traced:
     output_spec: Optional[pytree.TreeSpec] = None
     output_leaves: List[Optional[str]] = field(default_factory=list)
     return_frame: Optional[Frame] = None
-    # Loss traces only: the buffers carried as model state (state_writes:
+    # Loss traces only: the buffers carried as model state (_state_writes:
     # placeholder node -> its first writer).
     carried: Dict[torch.fx.Node, torch.fx.Node] = field(default_factory=dict)
 
@@ -236,12 +236,18 @@ class _NoFastPaths(torch.overrides.TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
-def _placeholder_writes(traced: Traced) -> Dict[torch.fx.Node, List[torch.fx.Node]]:
-    """The nodes writing each placeholder in place, in graph order: an op
-    whose schema marks the argument Tensor(a!) (functionalization leaves
-    a copy_ per updated input), and training-mode native_batch_norm, which
-    writes its running statistics without declaring it."""
-    holders = [n for n in traced.graph_module.graph.nodes if n.op == "placeholder"]
+def _roles(traced: Traced) -> Dict[torch.fx.Node, Placeholder]:
+    """Each placeholder node's Placeholder."""
+    return dict(zip([n for n in traced.graph_module.graph.nodes if n.op == "placeholder"],
+                    traced.placeholders))
+
+
+def _placeholder_writes(traced: Traced, holders) -> Dict[torch.fx.Node, List[torch.fx.Node]]:
+    """The nodes writing each of the placeholder nodes `holders` in place,
+    in graph order: an op whose schema marks the argument Tensor(a!)
+    (functionalization leaves a copy_ per updated input), and training-mode
+    native_batch_norm, which writes its running statistics without
+    declaring it."""
     writes: Dict[torch.fx.Node, List[torch.fx.Node]] = {}
     for node in traced.graph_module.graph.nodes:
         schema = getattr(node.target, "_schema", None)
@@ -257,7 +263,7 @@ def _placeholder_writes(traced: Traced) -> Dict[torch.fx.Node, List[torch.fx.Nod
     return writes
 
 
-def state_writes(traced: Traced) -> Dict[torch.fx.Node, torch.fx.Node]:
+def _state_writes(writes, role) -> Dict[torch.fx.Node, torch.fx.Node]:
     """The buffers a loss import carries as model state (`tfc.state`
     arguments whose new values the function returns): each written once
     by a copy_ of a new value (functionalization's write-back: spectral
@@ -265,11 +271,10 @@ def state_writes(traced: Traced) -> Dict[torch.fx.Node, torch.fx.Node]:
     statistics of training-mode native_batch_norms, any number of them (a
     batch norm module applied several times updates its statistics once
     per call, each from the last: ops/nn.py reads ctx.state_value);
-    placeholder node -> its (first) writer."""
-    role = dict(zip([n for n in traced.graph_module.graph.nodes if n.op == "placeholder"],
-                    traced.placeholders))
+    placeholder node -> its (first) writer, from _placeholder_writes'
+    `writes` and _roles' `role`."""
     carried = {}
-    for holder, writers in _placeholder_writes(traced).items():
+    for holder, writers in writes.items():
         if role[holder].role != "buffer":
             continue
         writer = writers[0]
@@ -282,16 +287,14 @@ def state_writes(traced: Traced) -> Dict[torch.fx.Node, torch.fx.Node]:
     return carried
 
 
-def _warn_dropped_updates(traced: Traced):
+def _warn_dropped_updates(traced: Traced, writes, role):
     """Warns when the traced call updates a buffer or a batch input in
-    place and the import does not carry the update (traced.carried:
-    the placeholders a loss import makes model state): tfc compiles buffers as
-    constants and never writes its inputs, so each call computes with the
-    values they had at import time."""
-    role = dict(zip([n for n in traced.graph_module.graph.nodes if n.op == "placeholder"],
-                    traced.placeholders))
+    place (`writes`, `role`: as _state_writes') and the import does not
+    carry the update (traced.carried: the placeholders a loss import makes
+    model state): tfc compiles buffers as constants and never writes its
+    inputs, so each call computes with the values they had at import time."""
     written = sorted(f"{role[holder].role} '{role[holder].key}'"
-                     for holder in _placeholder_writes(traced)
+                     for holder in writes
                      if role[holder].role != "param" and holder not in traced.carried)
     if written:
         where = ("a forward import (import_forward, compile) does not carry them"
@@ -436,7 +439,9 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     if forward:
         traced.output_spec, traced.output_leaves = output["spec"], output["leaves"]
         traced.return_frame = return_frame(getattr(model.forward, "__func__", model.forward))
-    else:  # a loss import carries the buffers of state_writes as model state
-        traced.carried = state_writes(traced)
-    _warn_dropped_updates(traced)
+    role = _roles(traced)
+    writes = _placeholder_writes(traced, set(role))
+    if not forward:  # a loss import carries the buffers of _state_writes as model state
+        traced.carried = _state_writes(writes, role)
+    _warn_dropped_updates(traced, writes, role)
     return traced

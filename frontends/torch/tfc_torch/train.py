@@ -48,7 +48,7 @@ class _ModelState:
         self.initial = {n: t.detach().clone() for n, t in exported.params.items()}
         # Model state: buffers the training forward updates (tfc.state
         # arguments named as in the state_dict), which the program holds.
-        self.state = {n: t.detach().clone() for n, t in getattr(exported, "state", {}).items()}
+        self.state = {n: t.detach().clone() for n, t in exported.state.items()}
         self.buffers = {k: v.detach().clone() for k, v in model.state_dict().items()
                         if self.argument(k) is None and self.state_name(k) is None}
 

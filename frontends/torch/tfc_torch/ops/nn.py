@@ -7,7 +7,7 @@ Random draws use tfc.dropout's counter-based Philox stream, keyed by two
 0-d i64 batch inputs the import adds: `dropout_seed` and `dropout_offset`
 (each draw takes numel counters after the previous ones)."""
 from .. import dtypes
-from ..ir import TensorType, Value
+from ..ir import TensorType
 from ..registry import expands, lowers
 from .common import norm_dim
 
@@ -220,7 +220,7 @@ def _update_running_stats(ctx, x, mu, variance, running_mean, running_var, momen
     n = ctx.tensor(x).type.numel // x.shape[1]
     unbias = n / (n - 1) if n > 1 else float("inf")
     for state, stat in ((running_mean, mu), (running_var, variance)):
-        if not (isinstance(state, Value) and getattr(state, "role", None) == "state"):
+        if not ctx.is_state(state):
             continue
         if state is running_var:
             stat = b.mul(stat, ctx.tensor(unbias, stat.dtype))
