@@ -195,6 +195,34 @@ LogicalResult appendGradients(func::FuncOp func, ArrayRef<unsigned> params,
                               StringRef seedMark) {
   return ReverseMode(func, params, seedMark).run();
 }
+
+const char kLossResultsRule[] =
+    "one scalar loss (a 0-d floating-point tensor), then only updates of "
+    "model state ({tfc.update})";
+
+bool returnsLossAndUpdates(func::FuncOp loss) {
+  ArrayRef<Type> results = loss.getResultTypes();
+  if (results.empty())
+    return false;
+  for (unsigned i = 1, e = results.size(); i < e; ++i)
+    if (!loss.getResultAttr(i, TfcDialect::kUpdateAttrName))
+      return false;
+  auto type = dyn_cast<RankedTensorType>(results.front());
+  return type && type.getRank() == 0 && isFloatTensor(type);
+}
+
+SmallVector<Attribute> stateUpdates(func::FuncOp loss) {
+  SmallVector<Attribute> updates;
+  for (unsigned i = 1, e = loss.getNumResults(); i < e; ++i)
+    updates.push_back(loss.getResultAttr(i, TfcDialect::kUpdateAttrName));
+  return updates;
+}
+
+void setStateUpdates(func::FuncOp grad, unsigned first,
+                     ArrayRef<Attribute> updates) {
+  for (auto [i, update] : llvm::enumerate(updates))
+    grad.setResultAttr(first + i, TfcDialect::kUpdateAttrName, update);
+}
 } // namespace tfc
 
 namespace {
@@ -232,9 +260,7 @@ struct TfcAutodiffPass
 
     // The updates of model state the loss returns after it keep their
     // names (the gradient function returns them after the gradients).
-    SmallVector<Attribute> updates;
-    for (unsigned i = 1, e = func.getNumResults(); i < e; ++i)
-      updates.push_back(func.getResultAttr(i, TfcDialect::kUpdateAttrName));
+    SmallVector<Attribute> updates = ::tfc::stateUpdates(func);
     func::FuncOp grad = func.clone();
     grad.setName(gradName);
     SymbolTable(module).insert(grad, std::next(Block::iterator(func)));
@@ -252,34 +278,20 @@ struct TfcAutodiffPass
       name(i + 1, "grad." + func.getArgAttrOfType<StringAttr>(
                                     index, TfcDialect::kParamAttrName)
                                 .getValue());
-    for (auto [i, update] : llvm::enumerate(updates))
-      grad.setResultAttr(1 + params.size() + i, TfcDialect::kUpdateAttrName,
-                         update);
+    ::tfc::setStateUpdates(grad, 1 + params.size(), updates);
   }
 
   static LogicalResult checkLossFunction(func::FuncOp func) {
     if (func.isExternal() || !func.getBody().hasOneBlock())
       return func.emitError("--tfc-autodiff: @")
              << func.getName() << " must have a body of exactly one block";
-    ArrayRef<Type> results = func.getResultTypes();
-    // After the loss, only updates of model state (tfc.update of a
-    // tfc.state argument, which the dialect verifies).
-    unsigned numLoss = 1;
-    while (numLoss < results.size() &&
-           func.getResultAttr(numLoss, TfcDialect::kUpdateAttrName))
-      ++numLoss;
-    auto loss = !results.empty() && numLoss == results.size()
-                    ? dyn_cast<RankedTensorType>(results.front())
-                    : RankedTensorType();
-    if (!loss || loss.getRank() != 0 || !isFloatTensor(loss)) {
+    if (!::tfc::returnsLossAndUpdates(func)) {
       std::string got;
       llvm::raw_string_ostream os(got);
-      llvm::interleaveComma(results, os);
+      llvm::interleaveComma(func.getResultTypes(), os);
       return func.emitError("--tfc-autodiff: @")
-             << func.getName()
-             << " must return one scalar loss (a 0-d floating-point tensor), "
-                "then only updates of model state ({tfc.update}), got ("
-             << got << ")";
+             << func.getName() << " must return " << ::tfc::kLossResultsRule
+             << ", got (" << got << ")";
     }
     return success();
   }

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace tfc {
 
@@ -30,6 +31,24 @@ namespace tfc {
 mlir::LogicalResult appendGradients(mlir::func::FuncOp func,
                                     llvm::ArrayRef<unsigned> params,
                                     llvm::StringRef seedMark = {});
+
+/// What a loss function returns, for errors: "one scalar loss (...), then
+/// only updates of model state ({tfc.update})".
+extern const char kLossResultsRule[];
+
+/// Whether `loss` returns one 0-d floating-point loss followed only by
+/// updates of model state (results marked tfc.update, which the dialect
+/// checks name a tfc.state argument of their type).
+bool returnsLossAndUpdates(mlir::func::FuncOp loss);
+
+/// The tfc.update attributes of `loss`'s results after the loss, in order:
+/// appendGradients drops result attributes, so a caller reads them first
+/// and gives them back with setStateUpdates.
+llvm::SmallVector<mlir::Attribute> stateUpdates(mlir::func::FuncOp loss);
+
+/// Marks the results of `grad` from `first` on with `updates`.
+void setStateUpdates(mlir::func::FuncOp grad, unsigned first,
+                     llvm::ArrayRef<mlir::Attribute> updates);
 
 } // namespace tfc
 

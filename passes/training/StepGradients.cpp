@@ -45,19 +45,8 @@ LogicalResult checkLoss(func::FuncOp loss) {
   };
   if (loss.isExternal() || !loss.getBody().hasOneBlock())
     return fail() << " must have a body of exactly one block";
-  // After the loss, only the new values of model state: results marked
-  // tfc.update, which the dialect checks name a tfc.state argument of their
-  // type (batch norm's running statistics).
-  bool updatesOnly = true;
-  for (unsigned i = 1, e = loss.getNumResults(); i < e; ++i)
-    updatesOnly &= bool(loss.getResultAttr(i, TfcDialect::kUpdateAttrName));
-  auto type = loss.getNumResults() >= 1 && updatesOnly
-                  ? dyn_cast<RankedTensorType>(loss.getResultTypes()[0])
-                  : RankedTensorType();
-  if (!type || type.getRank() != 0 || !isa<FloatType>(type.getElementType()))
-    return fail()
-           << " must return one scalar loss (a 0-d floating-point tensor), "
-              "then only updates of model state ({tfc.update})";
+  if (!::tfc::returnsLossAndUpdates(loss))
+    return fail() << " must return " << ::tfc::kLossResultsRule;
   for (unsigned i = 0, e = loss.getNumArguments(); i < e; ++i)
     if (loss.getArgAttr(i, TfcDialect::kParamAttrName))
       return success();
@@ -99,9 +88,7 @@ LogicalResult runStepGradients(ModuleOp module,
     if (!loss.getArgAttr(i, TfcDialect::kParamAttrName) &&
         !loss.getArgAttr(i, TfcDialect::kStateAttrName))
       order.push_back(i);
-  SmallVector<Attribute> updates;
-  for (unsigned i = 1, e = loss.getNumResults(); i < e; ++i)
-    updates.push_back(loss.getResultAttr(i, TfcDialect::kUpdateAttrName));
+  SmallVector<Attribute> updates = stateUpdates(loss);
   SmallVector<Type> types;
   SmallVector<DictionaryAttr> attrs;
   for (unsigned i : order) {
@@ -154,8 +141,7 @@ LogicalResult runStepGradients(ModuleOp module,
   // The state updates follow the gradients (StepForm.h's order: updates of
   // state after the gradients); every call of the step writes them, as
   // every forward of torch's module does.
-  for (auto [i, update] : llvm::enumerate(updates))
-    func.setResultAttr(1 + numParams + i, TfcDialect::kUpdateAttrName, update);
+  setStateUpdates(func, 1 + numParams, updates);
   recordFirstStage(func, StepStage::gradients);
   return success();
 }
