@@ -21,6 +21,7 @@
 #include "llvm/Support/InitLLVM.h"
 
 #include <chrono>
+#include <memory>
 #include <cstdio>
 #include <string>
 
@@ -108,21 +109,18 @@ int main(int argc, char **argv) {
   // actually opened, so --device auto without a usable GPU compiles for the
   // host (it compiled for sm_90, whose padding and kernels the host then
   // ran: right numbers, but not the program --device host gives).
-  struct OpenedDevice { // destroys it unless runArtifact took it over
-    tfc_device *&dev;
-    ~OpenedDevice() {
-      if (dev)
-        tfc_device_destroy(dev);
-    }
-  } opened{run.opened};
+  std::unique_ptr<tfc_device, void (*)(tfc_device *)> device(
+      nullptr, tfc_device_destroy);
   if (target == "auto" && run.device == "auto") {
-    if (tfc_status s = tfc::openDevice(run.tool.c_str(), "auto", &run.opened)) {
+    tfc_device *opened = nullptr;
+    if (tfc_status s = tfc::openDevice(run.tool.c_str(), "auto", &opened)) {
       std::fprintf(stderr, "tfc-run: cannot open device 'auto': %s\n",
                    tfc_status_message(s));
       tfc_status_free(s);
       return 1;
     }
-    target = tfc::targetForDevice(tfc_device_kind(run.opened));
+    device.reset(opened);
+    target = tfc::targetForDevice(tfc_device_kind(opened));
   } else if (target == "auto") {
     target = tfc::targetForDevice(run.device);
   }
@@ -171,7 +169,5 @@ int main(int argc, char **argv) {
       std::printf("compiled %s (%s, %.0f ms)\n", input.c_str(),
                   result.cacheHit ? "cached" : "fresh", ms);
   }
-  bool ok = tfc::tools::runArtifact(artifactDir, run);
-  run.opened = nullptr; // runArtifact destroyed it
-  return ok ? 0 : 1;
+  return tfc::tools::runArtifact(artifactDir, run, device.release()) ? 0 : 1;
 }

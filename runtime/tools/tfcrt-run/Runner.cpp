@@ -600,9 +600,10 @@ bool probeDevice(const RunOptions &o) {
   return true;
 }
 
-bool runArtifact(const std::string &artifactDir, const RunOptions &o) {
+bool runArtifact(const std::string &artifactDir, const RunOptions &o,
+                 tfc_device *device) {
   Runtime rt;
-  rt.dev = o.opened;
+  rt.dev = device;
   if (!rt.dev)
     if (tfc_status s = openDevice(o.tool.c_str(), o.device, &rt.dev))
       return fail(o, "cannot open device '" + o.device + "'", s);

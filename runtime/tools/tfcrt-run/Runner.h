@@ -38,11 +38,6 @@ struct RunOptions {
   std::string profileJson;
   bool quiet = false;
   std::string probeDevice;
-  /// A device the caller opened already (tfc-run opens --device auto
-  /// before compiling, so --target auto follows the backend it got), which
-  /// runArtifact uses instead of opening `device` and then destroys; null:
-  /// runArtifact opens `device`.
-  tfc_device *opened = nullptr;
 };
 
 /// Declares the run flags in `parser`, writing into `options`. Call
@@ -57,7 +52,11 @@ bool probeDevice(const RunOptions &options);
 
 /// Loads the artifact directory `artifactDir` and runs it as `options`
 /// says. True on success; on failure one line on stderr.
-bool runArtifact(const std::string &artifactDir, const RunOptions &options);
+/// `device`: one the caller opened already (tfc-run opens --device auto
+/// before compiling, so --target auto follows the backend it got), which
+/// runArtifact takes over and destroys; null: it opens options.device.
+bool runArtifact(const std::string &artifactDir, const RunOptions &options,
+                 tfc_device *device = nullptr);
 
 } // namespace tfc::tools
 
