@@ -408,7 +408,7 @@ def _scan(ctx, values, dim, combine, fills):
     return values
 
 
-def _scan_one(ctx, v, dim, op, fill):
+def scan_one(ctx, v, dim, op, fill):
     """The scan of one Value whose binary `op` has `fill` as its identity."""
     return _scan(ctx, (v,), dim, lambda e, l, _: (op(e[0], l[0]),), (fill,))[0]
 
@@ -419,7 +419,7 @@ def cumsum(ctx, x, dim, dtype=None):
     sums are exact; float sums group differently from torch's
     left-to-right loop)."""
     t = ctx.out()
-    return _scan_one(ctx, ctx.tensor(x, t.dtype), dim, ctx.b.add, 0)
+    return scan_one(ctx, ctx.tensor(x, t.dtype), dim, ctx.b.add, 0)
 
 
 @lowers("aten.cumprod.default")
@@ -430,7 +430,7 @@ def cumprod(ctx, x, dim, dtype=None):
     outputs of the product of the others, exact with zeros and negative
     values (torch's cumprod_backward computes the same without dividing)."""
     t = ctx.out()
-    return _scan_one(ctx, ctx.tensor(x, t.dtype), dim, ctx.b.mul, 1)
+    return scan_one(ctx, ctx.tensor(x, t.dtype), dim, ctx.b.mul, 1)
 
 
 @lowers("aten.cummax.default", "aten.cummin.default")

@@ -589,7 +589,7 @@ def masked_scatter(ctx, x, mask, source):
     flat_m = b.reshape(b.broadcast_to(m, shape), (count,))
     src = ctx.tensor(source, v.dtype)
     src = b.reshape(src, (src.type.numel,))
-    taken = reduction._scan_one(ctx, b.convert(flat_m, "i64"), 0, b.add, 0)
+    taken = reduction.scan_one(ctx, b.convert(flat_m, "i64"), 0, b.add, 0)
     k = b.sub(taken, ctx.tensor(1, "i64"))
     k = b.binary("maximum", k, ctx.tensor(0, "i64"))
     k = b.binary("minimum", k, ctx.tensor(src.shape[0] - 1, "i64"))
