@@ -1,6 +1,7 @@
 //===- Data.cpp - tfc-train batches ----------------------------------------===//
 
 #include "compiler/tools/tfc-train/Data.h"
+#include "compiler/tools/tfc-train/Safetensors.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -144,22 +145,13 @@ bool DataSet::openExamples(const std::string &spec, const ModelInfo &model,
     error = "data file '" + spec + "': " + why;
     return false;
   };
-  if (bytes_.size() < 8)
-    return bad("too short for a safetensors header");
-  uint64_t headerSize = 0;
-  for (int i = 7; i >= 0; --i)
-    headerSize = headerSize << 8 | bytes_[i];
-  if (headerSize > bytes_.size() - 8)
-    return bad("header length " + std::to_string(headerSize) +
-               " exceeds the file");
-  llvm::Expected<llvm::json::Value> header = llvm::json::parse(llvm::StringRef(
-      reinterpret_cast<const char *>(bytes_.data()) + 8, headerSize));
-  if (!header)
-    return bad("header is not JSON: " + llvm::toString(header.takeError()));
-  const llvm::json::Object *tensors = header->getAsObject();
-  if (!tensors)
-    return bad("header is not a JSON object");
-  size_t dataStart = 8 + headerSize, dataSize = bytes_.size() - dataStart;
+  llvm::json::Object header;
+  size_t dataStart = 0;
+  std::string why;
+  if (!parseSafetensorsHeader(bytes_, bytes_.size(), header, dataStart, why))
+    return bad(why);
+  const llvm::json::Object *tensors = &header;
+  size_t dataSize = bytes_.size() - dataStart;
   if (model.inputs.empty())
     return bad("the model has no tfc.input arguments to feed");
   int64_t modelBatch = model.inputs.front().shape.empty()

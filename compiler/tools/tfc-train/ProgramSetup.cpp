@@ -1,6 +1,7 @@
 //===- ProgramSetup.cpp - a loaded train step's parameters and state ------===//
 
 #include "compiler/tools/tfc-train/ProgramSetup.h"
+#include "compiler/tools/tfc-train/Safetensors.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -56,6 +58,59 @@ bool tfc::train::initParameters(tfc_program *program, Rng &rng,
     if (tfc_status s = tfc_program_set(program, b.name, values.data(), b.bytes))
       return failWith(error, "cannot set '" + name + "'", s);
   }
+  return true;
+}
+
+bool tfc::train::countParameters(tfc_program *program, int64_t &count,
+                                 std::string &error) {
+  count = 0;
+  for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
+    tfc_binding b;
+    if (tfc_status s = tfc_program_binding(program, i, &b))
+      return failWith(error, "cannot describe a binding", s);
+    if (b.role == TFC_ROLE_PARAM)
+      count += int64_t(b.bytes / tfc_dtype_size(b.dtype));
+  }
+  return true;
+}
+
+bool tfc::train::loadInitialValues(tfc_program *program,
+                                   const std::string &path, int64_t &count,
+                                   std::string &error) {
+  std::vector<std::string> names;
+  if (!safetensorsNames(path, names, error))
+    return failWith(error, "--init " + error);
+  if (!countParameters(program, count, error))
+    return false;
+  std::vector<std::string> missing;
+  std::set<std::string> known;
+  for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
+    tfc_binding b;
+    if (tfc_status s = tfc_program_binding(program, i, &b))
+      return failWith(error, "cannot describe a binding", s);
+    if (b.role != TFC_ROLE_PARAM && b.role != TFC_ROLE_STATE)
+      continue;
+    known.insert(b.name);
+    if (b.role == TFC_ROLE_PARAM &&
+        !std::binary_search(names.begin(), names.end(), std::string(b.name)))
+      missing.push_back(b.name);
+  }
+  if (!missing.empty())
+    return failWith(error, "--init '" + path + "' lacks parameter '" +
+                               missing.front() + "'" +
+                               (missing.size() > 1
+                                    ? " and " +
+                                          std::to_string(missing.size() - 1) +
+                                          " more"
+                                    : std::string()) +
+                               " (it must hold every parameter)");
+  for (const std::string &name : names)
+    if (!known.count(name))
+      return failWith(error, "--init '" + path + "' holds '" + name +
+                                 "', which is no parameter or state of the "
+                                 "train step");
+  if (tfc_status s = tfc_program_load_safetensors(program, path.c_str(), 0))
+    return failWith(error, "--init", s);
   return true;
 }
 

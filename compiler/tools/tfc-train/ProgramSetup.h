@@ -2,8 +2,8 @@
 //
 // What tfc-train does to a compiled train-step program before and after
 // training, through libtfcrt's C API only: GPT-2 initialization of the
-// parameters, zero-filled optimizer state, and the memory anatomy of the
-// program's buffers.
+// parameters or the model's own from a file, zero-filled optimizer state,
+// and the memory anatomy of the program's buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +26,21 @@ namespace tfc::train {
 /// parameter scalars. Only f32 parameters; false with `error` otherwise.
 bool initParameters(tfc_program *program, Rng &rng, int64_t &count,
                     std::string &error);
+
+/// Sets `count` to the number of parameter scalars of `program`.
+bool countParameters(tfc_program *program, int64_t &count,
+                     std::string &error);
+
+/// Sets the parameters, and the model state the file holds, from the
+/// safetensors file `path` (what tfc-import-torch --weights or
+/// tfc_torch.Exported.save_weights write: the model's own initialization),
+/// in place of initParameters. The file must hold every parameter; each of
+/// its tensors must name a parameter or state of the program, of the same
+/// dtype and shape; state it leaves out keeps its value. Sets `count` to the
+/// number of parameter scalars. False with one line in `error` otherwise,
+/// naming the tensor.
+bool loadInitialValues(tfc_program *program, const std::string &path,
+                       int64_t &count, std::string &error);
 
 /// Zero-fills every state (moments, step counter, scaler, accumulators,
 /// model state) explicitly, except a batch norm's running variance (state

@@ -21,6 +21,7 @@
 #include "compiler/tools/tfc-train/Metrics.h"
 #include "compiler/tools/tfc-train/Model.h"
 #include "compiler/tools/tfc-train/ProgramSetup.h"
+#include "compiler/tools/tfc-train/Safetensors.h"
 #include "compiler/tools/tfc-train/Report.h"
 #include "compiler/tools/tfc-train/Schedule.h"
 #include "tfc/runtime.h"
@@ -122,6 +123,12 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     outDir("out", cl::desc("Output directory (default: the --resume one)"),
            cl::cat(category));
+static cl::opt<std::string> init(
+    "init",
+    cl::desc("Initial parameters and model state from a safetensors file "
+             "(tfc-import-torch --weights) instead of GPT-2 initialization: "
+             "it must hold every parameter"),
+    cl::value_desc("FILE.safetensors"), cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of init and data"),
                               cl::init(0), cl::cat(category));
 static cl::opt<std::string>
@@ -211,7 +218,7 @@ std::vector<Sticky> stickyOptions() {
           sticky("precision", precision), sticky("pad", pad),
           sticky("recompute", recompute),
           sticky("optimizer-in-backward", optimizerInBackward),
-          sticky("seed", seed),
+          sticky("seed", seed),           sticky("init", init),
           sticky("accumulate", accumulate), sticky("steps", steps)};
 }
 
@@ -226,6 +233,7 @@ bool reconcileOptions(const CheckpointMeta &meta) {
   options.emplace("pad", "auto");
   options.emplace("recompute", "none");
   options.emplace("optimizer-in-backward", "false");
+  options.emplace("init", "");
   for (Sticky &option : stickyOptions()) {
     auto it = options.find(option.name);
     if (it == options.end())
@@ -383,6 +391,12 @@ bool run() {
   DataSet dataSet;
   if (!dataSet.open(data, info, error))
     return fail(error);
+  // An unreadable --init file fails before the compile; the names in it are
+  // checked against the program's once it is loaded.
+  std::vector<std::string> initNames;
+  if (!init.empty() && resume.empty() &&
+      !safetensorsNames(init, initNames, error))
+    return fail("--init " + error);
   if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
     return fail("cannot create '" + outDir + "': " + ec.message());
 
@@ -437,11 +451,20 @@ bool run() {
                   "' entry");
   }
 
-  // Parameters: GPT-2 init or the checkpoint; data stream: seeded or saved.
+  // Parameters: GPT-2 init, the --init file or the checkpoint; data stream:
+  // seeded or saved.
   Rng initRng(seed);
   int64_t parameters = 0;
-  if (!initParameters(rt.program, initRng, parameters, error) ||
-      !zeroStates(rt.program, error))
+  // (A resume restores every parameter and state from the checkpoint.)
+  bool initialized =
+      !checkpointDir.empty()
+          ? countParameters(rt.program, parameters, error)
+      : init.empty() ? initParameters(rt.program, initRng, parameters, error) &&
+                           zeroStates(rt.program, error)
+                     : zeroStates(rt.program, error) &&
+                           loadInitialValues(rt.program, init, parameters,
+                                             error);
+  if (!initialized)
     return fail(error);
   Rng dataRng(seed ^ 0x5deece66dull);
   std::vector<StepRecord> earlier;
