@@ -59,7 +59,13 @@ bool tfc::train::inspectModel(const std::string &path,
       info.params.push_back(arg);
     } else if (auto name = func.getArgAttrOfType<StringAttr>(i, "tfc.input")) {
       arg.name = name.str();
-      info.inputs.push_back(arg);
+      bool stream = (arg.name == kDropoutSeedInput ||
+                     arg.name == kDropoutOffsetInput) &&
+                    arg.shape.empty() && arg.elementType == "i64";
+      if (stream)
+        info.randomStream.push_back(arg.name);
+      else
+        info.inputs.push_back(arg);
     }
   }
   if (info.params.empty()) {

@@ -22,10 +22,23 @@ struct ModelArgument {
   std::string elementType;    ///< "f32", "i64", ...
 };
 
+/// The 0-d i64 inputs that key a model's random draws (tfc.dropout's
+/// Philox stream), named so by the PyTorch frontend: tfc-train feeds them
+/// itself (the seed from --seed, the offset moved past every draw of the
+/// micro-batches before), they never come from the data.
+constexpr const char *kDropoutSeedInput = "dropout_seed";
+constexpr const char *kDropoutOffsetInput = "dropout_offset";
+/// The offset's step per micro-batch: room for 2^40 draws per forward, as
+/// tfc_torch's TrainStep does.
+constexpr int64_t kDropoutOffsetStride = int64_t(1) << 40;
+
 /// The loss function's parameters and batch inputs.
 struct ModelInfo {
   std::vector<ModelArgument> params;
-  std::vector<ModelArgument> inputs;
+  std::vector<ModelArgument> inputs; ///< data inputs
+  /// The random-stream inputs (kDropoutSeedInput, kDropoutOffsetInput) the
+  /// function has, not among `inputs`.
+  std::vector<std::string> randomStream;
   int64_t batch = 0;  ///< tokens.shape[0] (or every input's leading dim)
   int64_t seqLen = 0; ///< tokens.shape[1] (1 for a data set of examples)
 };

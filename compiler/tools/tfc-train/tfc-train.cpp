@@ -283,6 +283,20 @@ struct Runtime {
   }
 };
 
+/// Sets the random-stream inputs `info` found for micro-batch `index` of
+/// the run (counted from its first step, so a resume draws what the
+/// straight run would): the seed is --seed, the offset index * stride.
+bool setRandomStream(tfc_program *program, const ModelInfo &info,
+                     int64_t index) {
+  for (const std::string &name : info.randomStream) {
+    int64_t value = name == kDropoutSeedInput ? int64_t(seed.getValue())
+                                              : index * kDropoutOffsetStride;
+    if (tfc_status s = tfc_program_set(program, name.c_str(), &value, 8))
+      return fail("cannot set '" + name + "'", s);
+  }
+  return true;
+}
+
 bool setTokens(tfc_program *program, const char *name,
                const std::vector<int64_t> &values) {
   tfc_binding b;
@@ -561,6 +575,8 @@ bool run() {
                  !setTokens(rt.program, "targets", b.targets)) {
         return false;
       }
+      if (!setRandomStream(rt.program, info, step * accumulate + micro))
+        return false;
       auto start = std::chrono::steady_clock::now();
       if (tfc_status s = tfc_program_run(rt.program, stepEntries.front()))
         return fail("step " + std::to_string(step + 1) + " failed", s);
