@@ -262,6 +262,13 @@ class Builder:
     def dropout(self, x: Value, seed: Value, offset: Value, p: float) -> Value:
         return self.create("tfc.dropout", [x, seed, offset], {"p": float(p)}, [x.type]).result
 
+    def random(self, seed: Value, offset: Value, distribution: str, type: TensorType) -> Value:
+        """Samples of `distribution` ("uniform" in [0, 1), "normal" N(0, 1))
+        of a static float `type`: element i from Philox counter offset + i."""
+        assert distribution in ("uniform", "normal"), distribution
+        return self.create("tfc.random", [seed, offset], {"distribution": distribution},
+                           [type]).result
+
     # -- frontend-internal ops (see ir.py) ---------------------------------------------
 
     def frontend(self, name: str, operands, attrs, result_types) -> Op:

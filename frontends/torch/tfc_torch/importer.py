@@ -31,7 +31,8 @@ from .tracing import Traced
 _NEVER_FOLD = ("aten.native_dropout", "aten.dropout", "aten.bernoulli", "aten.rand",
                "aten.randn", "aten.randint", "aten.normal", "aten.uniform",
                "aten.multinomial", "aten.randperm", "aten.rand_like", "aten.randn_like",
-               "aten.randint_like")
+               "aten.randint_like", "aten.exponential", "aten.geometric", "aten.log_normal",
+               "aten.cauchy")
 
 
 class Missing:

@@ -173,6 +173,11 @@ def _dropout(op, n):
             f"{dtypes.attr_float_text(op.attrs['p'])} : {x.type}")
 
 
+def _random(op, n):
+    seed, offset = op.operands
+    return f"tfc.random {n(seed)}, {n(offset)} {op.attrs['distribution']} : {op.result.type}"
+
+
 SYNTAX: Dict[str, Callable] = {
     **{f"tfc.{u}": _unary for u in _UNARY},
     **{f"tfc.{b}": _binary for b in _BINARY},
@@ -200,6 +205,7 @@ SYNTAX: Dict[str, Callable] = {
     "tfc.cross_entropy": _cross_entropy,
     "tfc.attention": _attention,
     "tfc.dropout": _dropout,
+    "tfc.random": _random,
     "tfc.straight_through": _straight_through,
 }
 

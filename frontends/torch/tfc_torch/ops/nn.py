@@ -3,13 +3,14 @@ statistics or running statistics), softmax / log_softmax, dropout (native_dropou
 the bernoulli mask F.dropout traces to on the CPU), embedding, weight
 normalization.
 
-Random draws use tfc.dropout's counter-based Philox stream, keyed by two
+Dropout masks use tfc.dropout's counter-based Philox stream, keyed by two
 0-d i64 batch inputs the import adds: `dropout_seed` and `dropout_offset`
-(each draw takes numel counters after the previous ones)."""
+(each draw takes numel counters after the previous ones: random.py's
+philox_stream, shared with the other random draws)."""
 from .. import dtypes
-from ..ir import TensorType
 from ..registry import expands, lowers
 from .common import norm_dim
+from .random import philox_stream
 
 
 @lowers("aten.native_layer_norm.default")
@@ -51,18 +52,6 @@ def softmax(ctx, x, dim, half_to_float=False):
     return ctx.b.softmax(v, norm_dim(dim, v.rank), log="log_softmax" in ctx.name)
 
 
-def _philox_stream(ctx, numel):
-    """(seed, offset) for a random draw of `numel` elements: the batch
-    inputs `dropout_seed` and `dropout_offset`, the offset advanced past
-    the draws made before it in the model."""
-    scalar = TensorType((), "i64")
-    seed = ctx.batch_input("dropout_seed", scalar)
-    base = ctx.batch_input("dropout_offset", scalar)
-    used = ctx.dropout_counters
-    ctx.dropout_counters = used + numel
-    return seed, (ctx.b.add(base, ctx.tensor(used, "i64")) if used else base)
-
-
 @lowers("aten.native_dropout.default")
 def native_dropout(ctx, x, p, train):
     """Identity when p is 0 or not training; otherwise tfc.dropout (its
@@ -72,7 +61,7 @@ def native_dropout(ctx, x, p, train):
     v = ctx.tensor(x)
     if not train or p == 0:
         return v, Missing("its mask is not computed by tfc")
-    seed, offset = _philox_stream(ctx, v.type.numel)
+    seed, offset = philox_stream(ctx, v.type.numel)
     return ctx.b.dropout(v, seed, offset, p), Missing(
         "its mask is not computed by tfc (tfc.dropout regenerates it)")
 
@@ -87,7 +76,7 @@ def bernoulli(ctx, x, p=0.5, generator=None):
         ctx.unsupported(f"bernoulli with probability {p!r} (a number in [0, 1] is lowered)")
     if p == 0:
         return ctx.tensor(0, t.dtype, t.shape)
-    seed, offset = _philox_stream(ctx, t.numel)
+    seed, offset = philox_stream(ctx, t.numel)
     return ctx.b.frontend("bernoulli", [seed, offset], {"p": float(p)}, [t]).result
 
 

@@ -53,7 +53,7 @@ def _nan_count(ctx, v):
     return b.reduce("sum", b.convert(b.compare("ne", v, v), "i64"), [-1], keepdim=True)
 
 
-def _ranks(ctx, v):
+def ranks(ctx, v):
     """Each element's place in its row's (last dim) stable ascending order,
     NaN after every number: the elements before it (smaller, or equal
     and earlier), as i64."""
@@ -82,7 +82,7 @@ def _at_rank(ctx, v, rank):
     b = ctx.b
     if isinstance(rank, int):
         rank = ctx.tensor(rank, "i64")
-    hit = b.compare("eq", _ranks(ctx, v), rank)
+    hit = b.compare("eq", ranks(ctx, v), rank)
     positions = b.iota(v.shape, v.rank - 1, "i64")
     return b.reduce("max", b.select(hit, positions, ctx.tensor(-1, "i64")), [-1], keepdim=True)
 
