@@ -8,8 +8,8 @@
 // silu, silu_backward), step for step, in the value type T (float for f32 and
 // the 16-bit types, double for f64).
 //
-// Transcendentals come from a math policy M with static `exp`, `tanh` and
-// `erf` overloads for float and double: the host's vectorizable versions
+// Transcendentals come from a math policy M with static `exp`, `tanh`,
+// `erf`, `log`, `sqrt` and `cos` overloads for float and double: the host's vectorizable versions
 // (runtime/src/host/HostMath.h, `HostMath`) or CUDA's (`tfc_math` in the
 // device library), so each backend keeps its accuracy/speed trade-off while
 // the formula around them is the same text.
@@ -107,17 +107,27 @@ TFC_SCALAR_FN void philox4x32_10(unsigned int c[4], unsigned int k0,
   }
 }
 
-/// tfc.dropout's 32-bit draw for element `index` (TfcNNOps.td): the first
-/// Philox4x32-10 word with key (lo32(seed), hi32(seed)) and counter
-/// (lo32(c), hi32(c), 0, 0), c = offset + index (mod 2^64).
+/// The stream of tfc.dropout and tfc.random (TfcNNOps.td): the four
+/// Philox4x32-10 words of element `index`, with key (lo32(seed), hi32(seed))
+/// and counter (lo32(c), hi32(c), 0, 0), c = offset + index (mod 2^64).
+TFC_SCALAR_FN void philoxWords(unsigned long long seed,
+                               unsigned long long offset,
+                               unsigned long long index, unsigned int r[4]) {
+  unsigned long long counter = offset + index;
+  r[0] = (unsigned int)counter;
+  r[1] = (unsigned int)(counter >> 32);
+  r[2] = 0u;
+  r[3] = 0u;
+  philox4x32_10(r, (unsigned int)seed, (unsigned int)(seed >> 32));
+}
+
+/// tfc.dropout's 32-bit draw for element `index`: the first word.
 TFC_SCALAR_FN unsigned int dropoutDraw(unsigned long long seed,
                                        unsigned long long offset,
                                        unsigned long long index) {
-  unsigned long long counter = offset + index;
-  unsigned int c[4] = {(unsigned int)counter, (unsigned int)(counter >> 32),
-                       0u, 0u};
-  philox4x32_10(c, (unsigned int)seed, (unsigned int)(seed >> 32));
-  return c[0];
+  unsigned int r[4];
+  philoxWords(seed, offset, index, r);
+  return r[0];
 }
 
 /// The keep threshold of dropout probability p in [0, 1): an element is kept
@@ -132,6 +142,59 @@ TFC_SCALAR_FN bool dropoutKeep(unsigned long long seed,
                                unsigned long long index,
                                unsigned long long threshold) {
   return dropoutDraw(seed, offset, index) >= threshold;
+}
+
+/// 2^-24 and 2^-53: the weights of the lowest random bit of a 24-bit and a
+/// 53-bit uniform.
+inline constexpr float kTwoToMinus24 = 5.9604644775390625e-08f;
+inline constexpr double kTwoToMinus53 = 1.1102230246251565404e-16;
+
+/// 53 random bits from two Philox words: hi * 2^21 + (lo >> 11).
+TFC_SCALAR_FN unsigned long long randomBits53(unsigned int hi,
+                                              unsigned int lo) {
+  return ((unsigned long long)hi << 21) | (unsigned long long)(lo >> 11);
+}
+
+/// tfc.random uniform for a result whose significand has `bits` <= 24 bits
+/// (f32 24, f16 11, bf16 8): (r0 >> (32 - bits)) * 2^-bits in [0, 1), exact
+/// in float and in the result type.
+TFC_SCALAR_FN float randomUniformFloat(unsigned long long seed,
+                                       unsigned long long offset,
+                                       unsigned long long index, int bits) {
+  unsigned int r[4];
+  philoxWords(seed, offset, index, r);
+  unsigned int scale = 1u << (24 - bits);
+  return float((r[0] >> (32 - bits)) * scale) * kTwoToMinus24;
+}
+
+/// tfc.random uniform for f64: 53 bits from r0, r1, times 2^-53.
+TFC_SCALAR_FN double randomUniformDouble(unsigned long long seed,
+                                         unsigned long long offset,
+                                         unsigned long long index) {
+  unsigned int r[4];
+  philoxWords(seed, offset, index, r);
+  return double(randomBits53(r[0], r[1])) * kTwoToMinus53;
+}
+
+/// tfc.random normal (Box-Muller): sqrt(-2 ln u1) cos(2 pi u2) with u1 in
+/// (0, 1] and u2 in [0, 1): 24-bit uniforms from r0 and r1 in float (T =
+/// float, for f32 and the 16-bit types), 53-bit ones from (r0, r1) and (r2,
+/// r3) in double. The policy M supplies log, sqrt and cos.
+template <class M, class T>
+TFC_SCALAR_FN T randomNormal(unsigned long long seed, unsigned long long offset,
+                             unsigned long long index) {
+  unsigned int r[4];
+  philoxWords(seed, offset, index, r);
+  T u1, u2;
+  if constexpr (sizeof(T) == 8) {
+    u1 = T(randomBits53(r[0], r[1]) + 1ull) * T(kTwoToMinus53);
+    u2 = T(randomBits53(r[2], r[3])) * T(kTwoToMinus53);
+  } else {
+    u1 = T((r[0] >> 8) + 1u) * T(kTwoToMinus24);
+    u2 = T(r[1] >> 8) * T(kTwoToMinus24);
+  }
+  return M::sqrt(T(-2) * M::log(u1)) *
+         M::cos(T(6.283185307179586476925) * u2);
 }
 
 } // namespace scalar

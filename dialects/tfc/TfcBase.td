@@ -152,6 +152,16 @@ def Tfc_GeluApproximation : I32EnumAttr<"GeluApproximation",
 def Tfc_GeluApproximationAttr
     : EnumAttr<Tfc_Dialect, Tfc_GeluApproximation, "gelu_approximation">;
 
+def Tfc_RandomDistribution : I32EnumAttr<"RandomDistribution",
+    "what tfc.random draws", [
+      I32EnumAttrCase<"uniform", 0>,
+      I32EnumAttrCase<"normal", 1>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tfc";
+}
+def Tfc_RandomDistributionAttr
+    : EnumAttr<Tfc_Dialect, Tfc_RandomDistribution, "random_distribution">;
+
 def Tfc_CompareDirection : I32EnumAttr<"CompareDirection",
     "elementwise comparison predicate", [
       I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,

@@ -1,7 +1,8 @@
 //===- TfcNNOps.td - tfc neural-network ops -------------------------------===//
 //
 // The model-level building blocks of transformers: embedding, layer_norm,
-// rms_norm, softmax, log_softmax, dropout, attention and cross_entropy. Each
+// rms_norm, softmax, log_softmax, dropout, random, attention and
+// cross_entropy. Each
 // equals one PyTorch function (named in its description) and is kept whole at
 // the graph level because its kernel (a gather, a row reduction, a Philox
 // pointwise op) is better than what its decomposition would fuse into, and
@@ -237,6 +238,50 @@ def Tfc_DropoutOp : Tfc_Op<"dropout", [Pure, AllTypesMatch<["x", "result"]>,
     $x `,` $seed `,` $offset `p` $p attr-dict `:` type($x)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// random
+//===----------------------------------------------------------------------===//
+
+def Tfc_RandomOp : Tfc_Op<"random", [Pure, Tfc_KernelRoleOpInterface,
+                                     Tfc_SlowPathMath]> {
+  let summary = "uniform or standard normal numbers from the Philox stream";
+  let description = [{
+    A tensor of random numbers drawn from tfc.dropout's counter-based
+    Philox stream: the element at row-major linear index `i` draws
+    Philox4x32-10 with key `(lo32(seed), hi32(seed))` and counter
+    `(lo32(c), hi32(c), 0, 0)`, `c = offset + i` (mod 2^64), giving the
+    words `r0, r1, r2, r3`. One counter per element, so a draw consumes
+    `numel(result)` counters from `offset`, as a dropout of that shape does.
+
+    - `uniform`: in `[0, 1)` with as many random bits as the result's
+      significand, so rounding never reaches 1: `(r0 >> 8) * 2^-24` for f32,
+      `(r0 >> 21) * 2^-11` for f16, `(r0 >> 24) * 2^-8` for bf16, and
+      `(r0 * 2^21 + (r1 >> 11)) * 2^-53` for f64; exact in the result type,
+      so host and GPU draw bit-identical numbers.
+    - `normal`: a standard normal sample by Box-Muller,
+      `sqrt(-2 ln u1) * cos(2 pi u2)` with `u1 = ((r0 >> 8) + 1) * 2^-24`
+      in `(0, 1]` and `u2 = (r1 >> 8) * 2^-24` (f64: 53-bit `u1` from r0, r1
+      and `u2` from r2, r3), computed in accumulationType(result) and rounded
+      once; host and GPU agree to the last bits of their log, sqrt and cos
+    (the slow-path math of the normal draw is why the op is SlowPathMath).
+
+    Pure (a function of seed and offset: CSE merges two draws of one
+    (seed, offset, type)); nothing differentiable flows through it. The
+    numbers are not PyTorch's (its generator is another stream), only their
+    distribution is: the frontend builds torch.rand, randn, randint,
+    bernoulli, multinomial, ... on it. Example:
+    ```mlir
+    %noise = tfc.random %seed, %offset normal : tensor<8x3x32x32xf32>
+    ```
+  }];
+  let arguments = (ins Tfc_I64Scalar:$seed, Tfc_I64Scalar:$offset,
+                       Tfc_RandomDistributionAttr:$distribution);
+  let results = (outs Tfc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $seed `,` $offset `` $distribution attr-dict `:` type($result)
+  }];
 }
 
 //===----------------------------------------------------------------------===//

@@ -116,6 +116,22 @@ def dropout_ref(a, b, c):
     return torch.where(keep, a / (1 - p), torch.zeros_like(a))
 
 
+def random_case(dtype):
+    """tfc.random uniform and normal of one dtype against philox.py: the
+    uniforms exact, the normals within the dtype's tolerance (tfc's log,
+    sqrt and cos in f32 / f64)."""
+    def ref(b, c):
+        return [torch.tensor(philox.random_values(int(b), int(c), 6400, dist, dtype),
+                             dtype=torch.float64).reshape(64, 100)
+                for dist in ("uniform", "normal")]
+    return simple(f"random_{dtype}", [([], "seed"), ([], "offset")],
+                  [([64, 100], None), ([64, 100], None)],
+                  "  %0 = tfc.random %a, %b uniform : tensor<64x100x{d}>\n"
+                  "  %1 = tfc.random %a, %b normal : tensor<64x100x{d}>\n"
+                  "  return %0, %1 : tensor<64x100x{d}>, tensor<64x100x{d}>",
+                  ref, dtypes=(dtype,))
+
+
 def attention_ref(q, k, v, causal, rnd=lambda t: t):
     """scaled_dot_product_attention (torch 2.x semantics, top-left causal
     mask), with `rnd` applied where tfc's decomposition stores a 16-bit
@@ -224,6 +240,7 @@ CASES = [
     simple("dropout", [([8, 50], "float"), ([], "seed"), ([], "offset")], [([8, 50], None)],
            "  %0 = tfc.dropout %a, %b, %c p 2.5e-01 : tensor<8x50x{d}>\n"
            "  return %0 : tensor<8x50x{d}>", dropout_ref),
+    random_case("f32"), random_case("f64"), random_case("bf16"),
     simple("attention", [([2, 3, 10, 8], "float"), ([2, 3, 12, 8], "float"), ([2, 3, 12, 8], "float")],
            [([2, 3, 10, 8], None), ([2, 3, 10, 8], None)],
            "  %0 = tfc.attention %a, %b, %c : tensor<2x3x10x8x{d}>, tensor<2x3x12x8x{d}>, tensor<2x3x12x8x{d}> -> tensor<2x3x10x8x{d}>\n"

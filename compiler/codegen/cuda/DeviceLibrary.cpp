@@ -61,6 +61,12 @@ struct tfc_math {
   static TFC_INLINE double tanh(double x) { return ::tanh(x); }
   static TFC_INLINE float erf(float x) { return erff(x); }
   static TFC_INLINE double erf(double x) { return ::erf(x); }
+  static TFC_INLINE float log(float x) { return logf(x); }
+  static TFC_INLINE double log(double x) { return ::log(x); }
+  static TFC_INLINE float sqrt(float x) { return sqrtf(x); }
+  static TFC_INLINE double sqrt(double x) { return ::sqrt(x); }
+  static TFC_INLINE float cos(float x) { return cosf(x); }
+  static TFC_INLINE double cos(double x) { return ::cos(x); }
 };
 #endif
 )cuda";

@@ -73,8 +73,8 @@ private:
   /// square root, transcendentals, pow): what is live across such a call is
   /// spilled, so a fully unrolled loop over them must not hold row arrays.
   bool callsSlowPaths(Value value);
-  /// Whether computing `value` involves a dropout (its Philox rounds).
-  bool computesDropout(Value value);
+  /// Whether computing `value` involves a dropout or random (Philox rounds).
+  bool computesPhilox(Value value);
   /// Whether computing `value` reads a kernel input or an anchor's result;
   /// a value that does not (a constant, an iota) is recomputed where needed.
   bool readsMemory(Value value);

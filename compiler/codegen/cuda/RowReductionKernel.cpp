@@ -195,8 +195,9 @@ bool RowKernelEmitter::callsSlowPaths(Value value) {
   return computedWith(value, isSlowPathOp);
 }
 
-bool RowKernelEmitter::computesDropout(Value value) {
-  return computedWith(value, [](Operation *op) { return isa<DropoutOp>(op); });
+bool RowKernelEmitter::computesPhilox(Value value) {
+  return computedWith(value,
+                      [](Operation *op) { return isa<DropoutOp, RandomOp>(op); });
 }
 
 bool RowKernelEmitter::readsMemory(Value value) {

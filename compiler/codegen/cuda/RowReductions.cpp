@@ -203,7 +203,7 @@ LogicalResult RowKernelEmitter::materialize(Value x, bool wanted) {
   // own; fully unrolled over the lanes, ptxas overlaps them and their state
   // competes with the array (a 7600-wide cross-entropy row at 512 threads,
   // 15 lanes, spilled): such a prologue counts three registers per lane.
-  if (computesDropout(x))
+  if (computesPhilox(x))
     cost *= 3;
   if (cost > registersLeft)
     return success(); // re-read in every pass instead

@@ -532,6 +532,31 @@ FailureOr<CExpr> ValueEmitter::emitOp(OpResult result,
         return w.declare(level, ct,
                          keep + " ? " + scaled + " : " + lit(et, 0.0));
       })
+      .Case([&](RandomOp r) -> FailureOr<CExpr> {
+        FailureOr<CExpr> seed = emit(r.getSeed(), {});
+        if (failed(seed))
+          return failure();
+        FailureOr<CExpr> offset = emit(r.getOffset(), {});
+        if (failed(offset))
+          return failure();
+        IndexExpr linear = linearize(coords, shape);
+        std::string args =
+            fmt::format("{}, {}, (unsigned long long)({})", seed->code,
+                        offset->code, linear.render());
+        // The element formulas of TfcNNOps.td, in common/ScalarOps.h: f64
+        // in double, the others in float (their uniforms exact in it).
+        std::string value;
+        if (r.getDistribution() == RandomDistribution::normal)
+          value = fmt::format("tfc::scalar::randomNormal<tfc_math, {}>({})",
+                              et.isF64() ? "double" : "float", args);
+        else if (et.isF64())
+          value = "tfc::scalar::randomUniformDouble(" + args + ")";
+        else
+          value = fmt::format("tfc::scalar::randomUniformFloat({}, {})", args,
+                              et.isF16() ? 11 : et.isBF16() ? 8 : 24);
+        int level = std::max({seed->level, offset->level, linear.level()});
+        return w.declare(level, ct, roundToStorage(et, value));
+      })
       .Case([&](EmbeddingOp e) -> FailureOr<CExpr> {
         Value ids = e.getIds();
         size_t idRank = shapeOf(ids).size();

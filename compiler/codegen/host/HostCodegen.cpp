@@ -239,6 +239,10 @@ FailureOr<std::string> HostProgramWriter::attributes(Operation *op) {
         return kv("dim", std::to_string(int64_t(o.getDim())));
       })
       .Case([&](DropoutOp o) { return kv("p", f64(o.getP())); })
+      .Case([&](RandomOp o) {
+        return kv("distribution",
+                  stringifyRandomDistribution(o.getDistribution()).str());
+      })
       // Backward ops.
       .Case([&](GeluGradOp o) {
         return kv("approximate",

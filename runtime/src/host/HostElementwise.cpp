@@ -529,6 +529,27 @@ void dropout(const HostOp &op, const T *x, T *y, int64_t start, int64_t n,
                : T(0);
 }
 
+/// tfc.random's elements [start, start + n) in compute type: float for f32
+/// and the 16-bit types (whose uniforms are exact in them), double for f64.
+void random(const HostOp &op, DType dtype, int64_t seed, int64_t offset,
+            void *result, int64_t start, int64_t n) {
+  uint64_t s = uint64_t(seed), o = uint64_t(offset);
+  if (dtype == DType::F64) {
+    auto *y = static_cast<double *>(result);
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = op.randomNormal
+                 ? scalar::randomNormal<HostMath, double>(s, o, start + i)
+                 : scalar::randomUniformDouble(s, o, start + i);
+    return;
+  }
+  int bits = dtype == DType::F16 ? 11 : dtype == DType::BF16 ? 8 : 24;
+  auto *y = static_cast<float *>(result);
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = op.randomNormal
+               ? scalar::randomNormal<HostMath, float>(s, o, start + i)
+               : scalar::randomUniformFloat(s, o, start + i, bits);
+}
+
 template <typename T>
 Status pointwiseTyped(const HostOp &op, const std::vector<const void *> &in,
                       void *result, int64_t start, int64_t n) {
@@ -578,6 +599,7 @@ bool isPointwiseOp(OpCode code) {
   switch (code) {
   case OpCode::Convert:
   case OpCode::Dropout:
+  case OpCode::Random:
   case OpCode::GeluGrad:
   case OpCode::SiluGrad:
     return true;
@@ -616,6 +638,11 @@ Status runPointwiseOp(const HostProgram &prog, const HostOp &op,
       convertFromInt(static_cast<const int64_t *>(operands[0]), rt.dtype,
                      result, n);
     roundToDType(rt.dtype, result, n);
+    return Status::ok();
+  }
+  if (op.code == OpCode::Random) {
+    random(op, rt.dtype, *static_cast<const int64_t *>(operands[0]),
+           *static_cast<const int64_t *>(operands[1]), result, start, n);
     return Status::ok();
   }
   Status s;

@@ -39,7 +39,7 @@ enum class Fetch {
   Chained,   ///< produced earlier in the same chain, aligned with the chunk
   Aligned,   ///< whole value of the chain's shape: read at the chunk offset
   Broadcast, ///< whole value of another shape: gathered per chunk
-  Scalar,    ///< dropout seed/offset: the single value itself
+  Scalar,    ///< a seed/offset (readsScalarOperand): the single value
   View,      ///< a view of a whole value: gathered per chunk (HostViews.h)
 };
 
@@ -178,16 +178,16 @@ Interpreter::Interpreter(HostProgram program, int64_t chunkElements,
       }
     }
   // A view is gathered whole only for a reader that needs it so: a
-  // whole-tensor op (a view op that did not fold is one), a dropout's seed
-  // or offset, the caller (an output). Chains and folded views read it in
+  // whole-tensor op (a view op that did not fold is one), a dropout's or
+  // random's seed or offset, the caller (an output). Chains and folded views read it in
   // place.
   for (const HostOp &op : prog_.ops)
     for (size_t k = 0; k < op.operands.size(); ++k) {
       int64_t v = op.operands[k];
       if (v < 0 || !p.views[v])
         continue;
-      bool chainRead = isPointwiseOp(op.code) &&
-                       !(op.code == OpCode::Dropout && k > 0);
+      bool chainRead =
+          isPointwiseOp(op.code) && !readsScalarOperand(op.code, k);
       bool composed = isFoldableView(op.code) && p.views[op.results[0]];
       if (!chainRead && !composed)
         p.materialize[v] = true;
@@ -266,7 +266,7 @@ Interpreter::Interpreter(HostProgram program, int64_t chunkElements,
           vs[k] = broadcastView(*p.views[v], grp.shape);
           if (!p.isStatic[vs[k].base])
             p.needsWhole[vs[k].base] = true;
-        } else if (op.code == OpCode::Dropout && k > 0) {
+        } else if (readsScalarOperand(op.code, k)) {
           f.push_back(Fetch::Scalar);
           s.push_back(-1);
           if (!p.isStatic[v])

@@ -147,17 +147,24 @@ void columnSumValues(const float *x, int64_t rows, int64_t cols, int64_t ld,
 void columnSumValues(const double *x, int64_t rows, int64_t cols, int64_t ld,
                      double *y);
 
-/// Runs a pointwise op (elementwise, compare, select, convert, dropout) on
-/// elements [start, start + n) of its result. `operands[i]` points at n
-/// compute-type values aligned with the result chunk, except dropout's seed
-/// and offset, which point at their single value. The result is rounded to
-/// its dtype.
+/// Runs a pointwise op (elementwise, compare, select, convert, dropout,
+/// random) on elements [start, start + n) of its result. `operands[i]`
+/// points at n compute-type values aligned with the result chunk, except
+/// the seed and offset of dropout and random (readsScalarOperand), which
+/// point at their single value. The result is rounded to its dtype.
 Status runPointwiseOp(const HostProgram &prog, const HostOp &op,
                       const std::vector<const void *> &operands, void *result,
                       int64_t start, int64_t n);
 
 /// True when runPointwiseOp implements `code`.
 bool isPointwiseOp(OpCode code);
+
+/// True when operand `k` of a pointwise op `code` is read as its single
+/// value, not elementwise: the 0-d i64 seed and offset of dropout (operands
+/// 1, 2) and random (0, 1).
+inline bool readsScalarOperand(OpCode code, size_t k) {
+  return (code == OpCode::Dropout && k > 0) || code == OpCode::Random;
+}
 
 /// Runs any other op on whole tensors: `operands[i]` points at the whole
 /// compute-type value (null for an absent optional operand), `results[i]` at

@@ -125,6 +125,9 @@ struct HostMath {
   template <typename T> static T exp(T x) { return vexp(x); }
   template <typename T> static T tanh(T x) { return vtanh(x); }
   template <typename T> static T erf(T x) { return verf(x); }
+  template <typename T> static T log(T x) { return std::log(x); }
+  template <typename T> static T sqrt(T x) { return std::sqrt(x); }
+  template <typename T> static T cos(T x) { return std::cos(x); }
 };
 
 } // namespace tfc::rt::host

@@ -103,6 +103,7 @@ struct HostOp {
   std::vector<int64_t> results;
 
   bool geluTanh = false;       ///< gelu: approximate=tanh.
+  bool randomNormal = false;   ///< random: distribution=normal.
   double fvalue = 0.0;         ///< pow exponent, pad value, dropout p.
   double eps = 1e-5;           ///< layer_norm, rms_norm.
   double labelSmoothing = 0.0; ///< cross_entropy.

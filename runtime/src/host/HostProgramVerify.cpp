@@ -331,6 +331,19 @@ bool Checker::checkNN() {
     if (!(op.fvalue >= 0.0 && op.fvalue < 1.0))
       return fail("dropout p must lie in [0, 1)");
     return expectResult(0, in(0).dtype, in(0).shape);
+  case OpCode::Random: {
+    for (size_t i = 0; i < 2; ++i)
+      if (in(i).dtype != DType::I64 || !in(i).shape.empty())
+        return fail("seed and offset must be 0-d i64, got " + typeStr(in(i)));
+    int idx;
+    if (!takeKeyword("distribution", {"uniform", "normal"}, idx))
+      return false;
+    op.randomNormal = idx == 1;
+    if (!isFloat(res(0).dtype))
+      return fail("random result must be a float tensor, got " +
+                  typeStr(res(0)));
+    return true;
+  }
   case OpCode::CrossEntropy: {
     if (!isFloat(in(0).dtype) || in(0).shape.size() != 2)
       return fail("logits must be a 2-d float tensor, got " + typeStr(in(0)));

@@ -221,6 +221,33 @@ func.func @dropout_bf16(%x: tensor<16x64x128xbf16>, %seed: tensor<i64>, %offset:
   return %r : tensor<16x64x128xbf16>
 }
 
+// Random draws: tfc.random's element formulas from common/ScalarOps.h (the
+// host interpreter's too) at Philox counter offset + i; a uniform carries
+// as many bits as its type's significand (24, 53, 11, 8: exact in it), a
+// normal is computed in float (double for f64) and rounded once. A
+// noise-plus-input chain (diffusion's x + sigma * eps) fuses with them.
+// CHECK-LABEL: // ===== kernel random_draws: kind pointwise
+// CHECK: TFC_SCALAR_FN float randomUniformFloat(
+// CHECK: random_draws(const float* __restrict__ in0, const long long* __restrict__ in1, const long long* __restrict__ in2, float* __restrict__ out0, double* __restrict__ out1, __half* __restrict__ out2, __nv_bfloat16* __restrict__ out3)
+// CHECK-DAG: tfc::scalar::randomUniformFloat({{.*}}, (unsigned long long)(i), 24)
+// CHECK-DAG: tfc::scalar::randomNormal<tfc_math, float>({{.*}}, (unsigned long long)(i))
+// CHECK-DAG: tfc::scalar::randomNormal<tfc_math, double>({{.*}}, (unsigned long long)(i))
+// CHECK-DAG: tfc::scalar::randomUniformFloat({{.*}}, (unsigned long long)(i), 11)
+// CHECK-DAG: tfc_round_bf16(tfc::scalar::randomUniformFloat({{.*}}, (unsigned long long)(i), 8))
+func.func @random_draws(%x: tensor<32x50xf32>, %seed: tensor<i64>, %offset: tensor<i64>) -> (tensor<32x50xf32>, tensor<32x50xf64>, tensor<32x50xf16>, tensor<32x50xbf16>) {
+  %r:4 = tfc.fusion pointwise (%a = %x : tensor<32x50xf32>, %s = %seed : tensor<i64>, %o = %offset : tensor<i64>) -> (tensor<32x50xf32>, tensor<32x50xf64>, tensor<32x50xf16>, tensor<32x50xbf16>) {
+    %u = tfc.random %s, %o uniform : tensor<32x50xf32>
+    %z = tfc.random %s, %o normal : tensor<32x50xf32>
+    %n = tfc.add %a, %z : tensor<32x50xf32>, tensor<32x50xf32>
+    %y = tfc.add %n, %u : tensor<32x50xf32>, tensor<32x50xf32>
+    %d = tfc.random %s, %o normal : tensor<32x50xf64>
+    %h = tfc.random %s, %o uniform : tensor<32x50xf16>
+    %b = tfc.random %s, %o uniform : tensor<32x50xbf16>
+    tfc.yield %y, %d, %h, %b : tensor<32x50xf32>, tensor<32x50xf64>, tensor<32x50xf16>, tensor<32x50xbf16>
+  } {kernel_name = "random_draws"}
+  return %r#0, %r#1, %r#2, %r#3 : tensor<32x50xf32>, tensor<32x50xf64>, tensor<32x50xf16>, tensor<32x50xbf16>
+}
+
 // A small dense constant becomes a table in the module.
 // CHECK-LABEL: // ===== kernel dense_table: kind pointwise
 // CHECK: __device__ const float tfc_table{{[0-9]+}}[4] = {1.0f, 2.5f, -3.0f, 0.125f};

@@ -1212,6 +1212,29 @@ func.func @dropout_offset_type(%x: tensor<8xf32>, %s: tensor<i64>, %o: tensor<i3
   return
 }
 
+//===----------------------------------------------------------------------===//
+// random
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Random numbers are floats: an integer draw (randint) is built from them.
+func.func @random_integer_result(%s: tensor<i64>, %o: tensor<i64>) {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of}}
+  %0 = tfc.random %s, %o uniform : tensor<8xi64>
+  return
+}
+
+// -----
+
+// The distribution is uniform or normal.
+func.func @random_unknown_distribution(%s: tensor<i64>, %o: tensor<i64>) {
+  // expected-error @+2 {{expected ::mlir::tfc::RandomDistribution to be one of: uniform, normal}}
+  // expected-error @+1 {{failed to parse Tfc_RandomDistributionAttr parameter 'value'}}
+  %0 = tfc.random %s, %o poisson : tensor<8xf32>
+  return
+}
+
 // -----
 
 // dropout applies to floats only.

@@ -617,6 +617,21 @@ func.func @dropout(%x: tensor<16x64x128xf32>, %seed: tensor<i64>, %offset: tenso
 
 // -----
 
+// random draws uniform or normal numbers of any float type from the same
+// 0-d i64 seed and offset operands as dropout.
+// CHECK-LABEL: func.func @random
+func.func @random(%seed: tensor<i64>, %offset: tensor<i64>) -> (tensor<8x3xf32>, tensor<5xbf16>, tensor<f64>) {
+  // CHECK: tfc.random %{{[^ ]+}}, %{{[^ ]+}} uniform : tensor<8x3xf32>
+  %u = tfc.random %seed, %offset uniform : tensor<8x3xf32>
+  // CHECK: tfc.random %{{[^ ]+}}, %{{[^ ]+}} normal : tensor<5xbf16>
+  %z = tfc.random %seed, %offset normal : tensor<5xbf16>
+  // CHECK: tfc.random %{{[^ ]+}}, %{{[^ ]+}} normal : tensor<f64>
+  %s = tfc.random %seed, %offset normal : tensor<f64>
+  return %u, %z, %s : tensor<8x3xf32>, tensor<5xbf16>, tensor<f64>
+}
+
+// -----
+
 // Causal self-attention over [batch, heads, T, D].
 // CHECK-LABEL: func.func @attention_causal
 func.func @attention_causal(%q: tensor<16x4x64x32xf32>, %k: tensor<16x4x64x32xf32>, %v: tensor<16x4x64x32xf32>) -> tensor<16x4x64x32xf32> {

@@ -23,6 +23,8 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INPUTS = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "numerics"))
+import philox  # noqa: E402  (test/numerics: the reference Philox stream)
 
 C_TYPES = {torch.float32: "float", torch.float64: "double",
            torch.float16: "__half", torch.bfloat16: "__nv_bfloat16",
@@ -249,6 +251,22 @@ def cases(run):
     yield "dropout_bf16 keep rate", torch.tensor(abs(frac - 0.9) < 0.01), torch.tensor(True), True
     scale = torch.tensor(1 / 0.9, dtype=torch.float32)
     yield "dropout_bf16 kept values", o[kept], (xb.float()[kept] * scale).bfloat16(), True
+
+    # tfc.random against philox.py (test/numerics): the uniforms bit for
+    # bit, the normals to the dtype's tolerance (CUDA's logf/cosf vs double).
+    x, seed, offset = torch.randn(32, 50), 0x1234ABCD5678, 77
+    y, d, h, bf = run(pw, "random_draws", [x, torch.tensor(seed), torch.tensor(offset)],
+                      [(torch.float32, (32, 50)), (torch.float64, (32, 50)),
+                       (torch.float16, (32, 50)), (torch.bfloat16, (32, 50))])
+
+    def draws(distribution, dtype):
+        values = philox.random_values(seed, offset, 1600, distribution, dtype)
+        return torch.tensor(values, dtype=torch.float64).reshape(32, 50)
+    ref = x.double() + draws("normal", "f32") + draws("uniform", "f32")
+    yield "random_draws noise", y, ref.float(), False
+    yield "random_draws normal f64", d, draws("normal", "f64"), False
+    yield "random_draws uniform f16", h, draws("uniform", "f16").half(), True
+    yield "random_draws uniform bf16", bf, draws("uniform", "bf16").bfloat16(), True
 
     x = torch.randn(8, 4)
     o, = run(pw, "dense_table", [x], [(torch.float32, (8, 4))])
