@@ -56,6 +56,15 @@ def draw(ctx, distribution, shape, dtype):
 
 
 def _check(ctx, generator=None, float_result=True):
+    """Refuses a generator argument, a draw of the wrong type, and an
+    in-place draw (what torch 1.13 leaves unfunctionalized: a fill of a
+    tensor made from constants) into a tensor something else reads."""
+    if ctx.name.split(".")[1].endswith("_"):
+        written = ctx.node.args[0]
+        if len(written.users) > 1:
+            ctx.unsupported("an in-place draw into a tensor the model also reads elsewhere",
+                            "draw into a fresh tensor (torch.empty_like(x).uniform_(), "
+                            "torch.rand_like(x), ...)")
     if generator is not None:
         ctx.unsupported("a draw with its own torch.Generator", _GENERATOR_HINT)
     if float_result and not dtypes.is_float(ctx.out().dtype):
@@ -96,24 +105,21 @@ def randn(ctx, *args, generator=None, **kwargs):
 
 
 @lowers("aten.normal.float_float", "aten.normal.Tensor_float", "aten.normal.float_Tensor",
-        "aten.normal.Tensor_Tensor", "aten.normal_functional.default")
+        "aten.normal.Tensor_Tensor", "aten.normal_functional.default", "aten.normal_.default")
 def normal(ctx, *args, generator=None, **kwargs):
     """mean + std * N(0, 1), mean and std numbers or tensors (broadcast),
     computed in f32 (f64 for f64 results) and rounded once; no gradient to
     mean or std (torch's derivative is zero)."""
     _check(ctx, generator)
     t = ctx.out()
-    if ctx.name == "aten.normal_functional.default":  # normal_(self, mean, std)
+    if ctx.name in ("aten.normal_functional.default", "aten.normal_.default"):  # (self, mean, std)
         mean = args[1] if len(args) > 1 else kwargs.get("mean", 0.0)
         std = args[2] if len(args) > 2 else kwargs.get("std", 1.0)
     else:
         mean = args[0] if args else kwargs["mean"]
         std = args[1] if len(args) > 1 else kwargs.get("std", 1.0)
-    if ctx.is_static(mean) and ctx.is_static(std):
-        mean, std = ctx.static(mean, "mean"), ctx.static(std, "std")
-        if isinstance(mean, (int, float)) and isinstance(std, (int, float)) \
-                and mean == 0 and std == 1:
-            return draw(ctx, "normal", t.shape, t.dtype)
+    if isinstance(mean, (int, float)) and isinstance(std, (int, float)) and (mean, std) == (0, 1):
+        return draw(ctx, "normal", t.shape, t.dtype)
     b, w = ctx.b, _work(t.dtype)
     z = draw(ctx, "normal", t.shape, w)
     y = b.add(b.mul(z, ctx.tensor(std, w)), ctx.tensor(mean, w))
@@ -122,7 +128,7 @@ def normal(ctx, *args, generator=None, **kwargs):
     return b.stop_gradient(b.convert(y, t.dtype))
 
 
-@lowers("aten.uniform.default")
+@lowers("aten.uniform.default", "aten.uniform_.default")
 def uniform(ctx, x, low=0.0, high=1.0, generator=None):
     """uniform_(low, high): low + (high - low) * u, u drawn in the result's
     type (so [0, 1) stays below 1), the affine map in f32 (f64) and rounded
@@ -139,7 +145,7 @@ def uniform(ctx, x, low=0.0, high=1.0, generator=None):
     return b.convert(y, t.dtype)
 
 
-@lowers("aten.exponential.default")
+@lowers("aten.exponential.default", "aten.exponential_.default")
 def exponential(ctx, x, lambd=1.0, generator=None):
     """exponential_(lambd): -log(1 - u) / lambd in f64, rounded once."""
     _check(ctx, generator)
@@ -154,7 +160,7 @@ def exponential(ctx, x, lambd=1.0, generator=None):
     return b.convert(e, t.dtype)
 
 
-@lowers("aten.geometric.default")
+@lowers("aten.geometric.default", "aten.geometric_.default")
 def geometric(ctx, x, p, generator=None):
     """geometric_(p): trials up to the first success, ceil(E / -log(1 - p))
     for E ~ Exp(1), at least 1 (P(k) = (1 - p)^(k - 1) p), in f64."""
@@ -174,7 +180,7 @@ def geometric(ctx, x, p, generator=None):
     return b.convert(k, t.dtype)
 
 
-@lowers("aten.log_normal.default")
+@lowers("aten.log_normal.default", "aten.log_normal_.default")
 def log_normal(ctx, x, mean=1.0, std=2.0, generator=None):
     """log_normal_(mean, std): exp(mean + std * N(0, 1)) in f64."""
     _check(ctx, generator)
@@ -186,7 +192,7 @@ def log_normal(ctx, x, mean=1.0, std=2.0, generator=None):
     return b.convert(y, t.dtype)
 
 
-@lowers("aten.cauchy.default")
+@lowers("aten.cauchy.default", "aten.cauchy_.default")
 def cauchy(ctx, x, median=0.0, sigma=1.0, generator=None):
     """cauchy_(median, sigma): median + sigma tan(pi (u - 1/2)) in f64."""
     _check(ctx, generator)
@@ -224,7 +230,8 @@ def _integers(ctx, low, high):
 
 
 @lowers("aten.randint.default", "aten.randint.low", "aten.randint_like.default",
-        "aten.randint_like.low_dtype", "aten.random.from", "aten.random.to")
+        "aten.randint_like.low_dtype", "aten.random.from", "aten.random.to", "aten.random_.from",
+        "aten.random_.to")
 def randint(ctx, *args, generator=None, **kwargs):
     """randint(high, size) / randint(low, high, size), randint_like(x, high)
     / (x, low, high), x.random_(low, high) / x.random_(high): integers
@@ -235,9 +242,9 @@ def randint(ctx, *args, generator=None, **kwargs):
         low, high = 0, args[0]
     elif name == "aten.randint.low":
         low, high = args[0], args[1]
-    elif name in ("aten.randint_like.default", "aten.random.to"):
+    elif name in ("aten.randint_like.default", "aten.random.to", "aten.random_.to"):
         low, high = 0, args[1]
-    else:  # randint_like.low_dtype, random.from
+    else:  # randint_like.low_dtype, random(_).from
         low, high = args[1], args[2] if len(args) > 2 else kwargs.get("to")
         if high is None:
             ctx.unsupported("random_(from) up to the largest value of the type",
@@ -245,7 +252,7 @@ def randint(ctx, *args, generator=None, **kwargs):
     return _integers(ctx, low, high)
 
 
-@lowers("aten.bernoulli.default", "aten.bernoulli.Tensor")
+@lowers("aten.bernoulli.default", "aten.bernoulli.Tensor", "aten.bernoulli_.Tensor")
 def bernoulli_tensor(ctx, x, p=None, generator=None):
     """bernoulli(probabilities) and bernoulli_(probabilities): 1 where a
     uniform (24 bits; 53 for f64 probabilities) is below the element's
@@ -259,7 +266,7 @@ def bernoulli_tensor(ctx, x, p=None, generator=None):
     pv = ctx.tensor(probs)
     w = _work(pv.dtype) if dtypes.is_float(pv.dtype) else "f32"
     u = draw(ctx, "uniform", t.shape, w)
-    hit = b.compare("lt", u, b.stop_gradient(ctx.tensor(probs, w)))
+    hit = b.compare("lt", u, ctx.tensor(probs, w))  # i1: no gradient
     return b.convert(hit, t.dtype)
 
 
