@@ -714,17 +714,6 @@ def expand_erf(b, op):
     return [b.unary("erf", op.operands[0])]
 
 
-@lowers("aten.erfc.default")
-def erfc(ctx, x):
-    """1 - erf(x) in f64 (tfc has no erfc op): within 1e-6 relative of
-    torch's erfc while erfc(x) > 1e-10 (x < 4.5); beyond, where f32 still
-    holds erfc's digits, only within 1e-16 absolute (0 from x = 5.9 on,
-    torch's 1e-17 and less)."""
-    dt, b = ctx.out().dtype, ctx.b
-    v = b.convert(ctx.tensor(x, dt), "f64")
-    return b.convert(b.sub(ctx.tensor(1.0, "f64"), b.unary("erf", v)), dt)
-
-
 @lowers("aten.logical_not.default", "aten.bitwise_not.default")
 def logical_not(ctx, x):
     if ctx.out().dtype != "i1":

@@ -117,10 +117,14 @@ def _normal(m, h, e):
     loss = loss + _weighted(torch.special.log_ndtr(h.double() * 15))
     loss = loss + _weighted(torch.special.erfcx(h * 4)) + _weighted(torch.special.erfcx(m.z))
     loss = loss + _weighted(torch.special.erfcx(h.double() * 3))
+    # erfc in its f32 upper tail (1e-17 at 6: 1 - erf cancels to 0) and f64.
+    loss = loss + _weighted(torch.erfc(h * 4)) + _weighted(torch.erfc(m.z))
+    loss = loss + _weighted(torch.erfc(h.double() * 6)) * 1e10
     edges, far = e[:8], e[8:].float()
     loss = loss + _weighted(torch.special.ndtri(edges.float())) + _weighted(
         torch.special.ndtri(edges))
-    return loss + sum(_weighted(f(far)) for f in (torch.special.log_ndtr, torch.special.erfcx))
+    return loss + sum(_weighted(f(far)) for f in (torch.special.log_ndtr, torch.special.erfcx,
+                                                   torch.erfc))
 
 
 def _entropy(m, h, e):
@@ -191,8 +195,9 @@ CASES = {
                     p=[0.0, -0.0, 19.99, 20.0, -25.0, 85.0, -3.5, 1e-3],
                     tiny=[1e-30, -1e-8, 0.0, 1e-7]),
     # ndtri (erfinv's guess, Newton on log_ndtr), log_ndtr (erfcx below -1,
-    # log1p(-erfc / 2) above) and erfcx (continued fraction from 2): deep
-    # tails, 0, 1/2, 1, outside [0, 1], +-inf, NaN, f64.
+    # log1p(-erfc / 2) above), erfcx (continued fraction from 2) and erfc
+    # (exp(-x^2) erfcx(x) from 2): deep tails, 0, 1/2, 1, outside [0, 1],
+    # +-inf, NaN, f64.
     "normal": _case(_normal, [0.0, 1.0, 0.5, -0.1, 1.5, NAN, 1e-300, 1.0 - 1e-16]  # ndtri
                     + [INF, -INF, NAN, -1e10, 1e10, -30.0, 30.0],
                     p=[1e-30, 1e-8, 0.02, 0.5, 0.75, 1.0 - 1e-6, 0.9999, 0.3],
@@ -262,6 +267,8 @@ _ACCURACY = {
               2.2e-14),
     "log_ndtr": (torch.special.log_ndtr, _grid(-40, 40), 2.3e-14),
     "erfcx": (torch.special.erfcx, _grid(-20, 30), 4.3e-14),
+    # Relative to the value itself: the upper tail's digits (to 1e-300).
+    "erfc": (torch.erfc, torch.cat([_grid(-6, 26), _tails(-8, 0, 100)]), 2.1e-13, 1e-300),
     "entr": (torch.special.entr, _grid(0, 10), 1e-15),
     "zeta-q": (lambda t: torch.special.zeta(3.0, t), torch.cat([_grid(-2.95, -0.05, 30),
                                                                _tails(-6, 3, 300)]), 1.2e-13),
