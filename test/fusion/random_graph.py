@@ -5,8 +5,8 @@ of kernel fusion (test/fusion/fuzz_fusion.py).
 broadcasting-compatible shapes of odd sizes (1, 3, 127, 1000, ...), a random
 forward graph over most of the dialect's ops (elementwise math, compare and
 select, converts between f32/f64/bf16, constants and iota, views and data
-movement, row and column reductions, norms, softmax, dropout, embedding,
-matmul, cross-entropy) and a scalar f32 loss, so that --tfc-autodiff adds
+movement, row and column reductions, norms, softmax, dropout, random
+noise, embedding, matmul, cross-entropy) and a scalar f32 loss, so that --tfc-autodiff adds
 the backward graph. The same seed always gives the same text.
 
 Values stay finite by construction where it is cheap (logs and roots of
@@ -337,6 +337,18 @@ class Graph:
         return self.emit(f"tfc.dropout {x.name}, {seed.name}, {offset.name} p {p} : {x.type}",
                          x.shape, x.dtype, "dropout", x.grad)
 
+    def noise(self, x):
+        """x plus or times random numbers of its shape and type (diffusion's
+        noise, a VAE's eps): tfc.random, keyed by inputs as dropout is."""
+        seed = self.arg((), "i64", "input")
+        offset = self.arg((), "i64", "input")
+        dist = self.rng.choice(("uniform", "normal"))
+        r = self.emit(f"tfc.random {seed.name}, {offset.name} {dist} : {x.type}",
+                      x.shape, x.dtype, "random", False)
+        op = self.rng.choice(("add", "mul"))
+        return self.emit(f"tfc.{op} {x.name}, {r.name} : {x.type}, {r.type}",
+                         x.shape, x.dtype, op, x.grad)
+
     def embedding(self, x):
         vocab = self.rng.choice((3, 7, 16, 127))
         width = self.rng.choice((1, 3, 8, 16))
@@ -400,7 +412,7 @@ class Graph:
                  (self.iota_float, 1), (self.reshape, 2), (self.transpose, 2),
                  (self.slice, 2), (self.concat, 1), (self.pad, 1), (self.broadcast_to, 1),
                  (self.reduce, 4), (self.norm, 3), (self.softmax, 3), (self.dropout, 1),
-                 (self.embedding, 1), (self.matmul, 2), (self.linear, 2)]
+                 (self.noise, 1), (self.embedding, 1), (self.matmul, 2), (self.linear, 2)]
         rule = self.rng.choices([r for r, _ in rules], [w for _, w in rules])[0]
         y = rule(x)
         if y.dtype in FLOATS:

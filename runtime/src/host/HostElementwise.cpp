@@ -643,6 +643,7 @@ Status runPointwiseOp(const HostProgram &prog, const HostOp &op,
   if (op.code == OpCode::Random) {
     random(op, rt.dtype, *static_cast<const int64_t *>(operands[0]),
            *static_cast<const int64_t *>(operands[1]), result, start, n);
+    roundToDType(rt.dtype, result, n); // a 16-bit normal, rounded once
     return Status::ok();
   }
   Status s;
