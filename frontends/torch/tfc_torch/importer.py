@@ -358,14 +358,11 @@ def _results(node, env, ctx: Context, traced: Traced):
 
 def _without_gradient(b: Builder, lowered, grad_off, frame):
     """A node traced with autograd off: under no_grad (or inference_mode)
-    its float results carry no gradient (tfc.stop_gradient); inside
-    torch.utils.checkpoint's reentrant Function its ops are differentiated
-    as written (what checkpoint's recompute computes); any other
-    autograd.Function is refused, since its Python backward cannot be
-    imported."""
+    its float results carry no gradient (tfc.stop_gradient); inside an
+    autograd.Function (a torch whose make_fx traces them) it is refused,
+    since the Function's Python backward cannot be imported
+    (torch.utils.checkpoint runs no Function while tracing: traceable.py)."""
     if grad_off != tracing.NO_GRAD:
-        if _is_checkpoint(grad_off):
-            return lowered
         name = getattr(grad_off, "__qualname__", str(grad_off))
         raise ModelError(f"custom torch.autograd.Function '{name}': "
                          f"{tracing.AUTOGRAD_FUNCTION_PROBLEM}", frame,
@@ -393,14 +390,6 @@ def _straight_through(b: Builder, lowered, written, name, frame):
                          "requires grad, of a form tfc cannot differentiate as PyTorch does",
                          frame, "apply the op without no_grad, or detach() its result")
     return b.straight_through(lowered, written)
-
-
-def _is_checkpoint(function_class) -> bool:
-    try:
-        from torch.utils.checkpoint import CheckpointFunction
-    except ImportError:  # pragma: no cover - every supported torch has it
-        return False
-    return function_class is CheckpointFunction
 
 
 def import_traced(traced: Traced, function_name: str = "loss") -> Imported:

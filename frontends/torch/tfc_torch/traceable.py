@@ -12,12 +12,16 @@ F.gaussian_nll_loss check index ranges / variance signs with values
 replacements compute the same without the value checks (see each).
 F.ctc_loss's list lengths become tensors. Batch norm's forward with
 momentum=None reads num_batches_tracked's value: its replacement updates the
-running statistics with tensor ops. An error a replacement raises
+running statistics with tensor ops. torch.utils.checkpoint (both forms, and
+checkpoint_sequential, which calls it) calls the checkpointed function
+directly: its values and gradients are the function's, and what it saves
+memory on is tfc's recompute option. An error a replacement raises
 without a source line gets the model's line from tracing.py."""
 import math
 
 import torch
 import torch.nn.functional as F
+import torch.utils.checkpoint
 
 from .errors import ModelError
 
@@ -333,6 +337,27 @@ def batch_norm_forward(self, input):
     return out
 
 
+class _DirectCheckpointFunction:
+    """torch.utils.checkpoint's reentrant Function (checkpoint(...,
+    use_reentrant=True), the 1.13 default): the function's forward, whose
+    ops tfc differentiates as checkpoint's recompute would. Unlike torch's,
+    the function's parameters get their gradients also when no tensor input
+    requires one (torch then gives them none and warns "None of the inputs
+    have requires_grad=True"): a trace does not see requires_grad, and the
+    gradients are what such a model means."""
+
+    @staticmethod
+    def apply(function, preserve_rng_state, *args):
+        return function(*args)
+
+
+def _checkpoint_without_reentrant(function, preserve_rng_state=True, *args, **kwargs):
+    """checkpoint(..., use_reentrant=False): the function itself (torch
+    1.13 implements it with saved-tensor hooks, which make_fx cannot
+    trace)."""
+    return function(*args, **kwargs)
+
+
 # (owner, attribute name, replacement) while tracing.
 REPLACEMENTS = [
     (torch, "quantile", quantile),
@@ -349,4 +374,8 @@ REPLACEMENTS = [
     (torch.Tensor, "cov", lambda self, *a, **k: cov(self, *a, **k)),
     (torch.Tensor, "corrcoef", lambda self: corrcoef(self)),
     (torch.nn.modules.batchnorm._BatchNorm, "forward", batch_norm_forward),
+    # Module globals that checkpoint() looks up when called, so a model that
+    # imported checkpoint by name takes them too.
+    (torch.utils.checkpoint, "CheckpointFunction", _DirectCheckpointFunction),
+    (torch.utils.checkpoint, "_checkpoint_without_reentrant", _checkpoint_without_reentrant),
 ]

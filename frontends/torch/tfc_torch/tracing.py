@@ -158,8 +158,8 @@ def _recording_stack_traces():
 AUTOGRAD_FUNCTION_PROBLEM = ("tfc derives every gradient from the traced forward ops "
                              "and cannot use a Python backward")
 AUTOGRAD_FUNCTION_HINT = ("write the forward with differentiable torch ops (tfc differentiates "
-                          "them); instead of torch.utils.checkpoint, call the function directly "
-                          "and let tfc recompute (recompute=cheap|blocks)")
+                          "them; torch.utils.checkpoint is supported: tfc calls the function and "
+                          "recomputes with recompute=cheap|blocks)")
 
 # node.meta key set on nodes traced with autograd off: NO_GRAD under
 # torch.no_grad() / inference_mode / set_grad_enabled(False), else the
@@ -413,14 +413,13 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         if "support the use of autograd.Function" in text:  # functorch of torch 1.13
             raise ModelError(
                 f"a torch.autograd.Function cannot be traced ({AUTOGRAD_FUNCTION_PROBLEM}; "
-                "this torch traces no Function at all, torch.utils.checkpoint's "
-                "use_reentrant=True form included)", exception_frame(e),
+                "this torch traces no Function at all)", exception_frame(e),
                 AUTOGRAD_FUNCTION_HINT) from e
-        if "support saved tensor hooks" in text:  # torch 1.13: checkpoint(use_reentrant=False)
+        if "support saved tensor hooks" in text:  # torch 1.13, e.g. save_on_cpu
             raise ModelError(
-                "torch.utils.checkpoint (or another saved-tensor hook) cannot be traced by "
-                "this torch's functorch", exception_frame(e),
-                "call the checkpointed function directly: tfc recomputes activations itself "
+                "a saved-tensor hook (torch.autograd.graph.saved_tensors_hooks, save_on_cpu) "
+                "cannot be traced by this torch's functorch", exception_frame(e),
+                "remove the hook: tfc places and recomputes activations itself "
                 "(recompute=cheap|blocks)") from e
         raise ModelError(f"tracing the model with make_fx failed: {text.splitlines()[0]}",
                          exception_frame(e)) from e

@@ -21,6 +21,9 @@ Cases:
   load / load_state_dict of the updated buffers; fusion=False, recompute=cheap,
   recompute=blocks + optimizer_in_backward (as the plain step), bf16 (near it,
   the state f32).
+- checkpoint: torch.utils.checkpoint (both forms, checkpoint_sequential)
+  traced as a direct call: 4 AdamW steps as torch's on the model without
+  checkpointing, also with recompute=blocks.
 - api: SGD with momentum and clipping, gradient accumulation (K=2), the
   learning rate changed between steps, save/load and the optimizer state,
   load_state_dict into a step, frozen parameters (requires_grad=False:
@@ -464,7 +467,74 @@ def check_buffers(device):
     return None
 
 
-CASES = sorted(FAMILIES) + ["api", "buffers"]
+class _CheckpointNet(torch.nn.Module):
+    """Blocks under torch.utils.checkpoint, in both forms (use_reentrant
+    False with a keyword-free extra argument, True), a checkpoint_sequential
+    over a Sequential, and a block imported by name; `plain` calls the same
+    blocks directly (the reference)."""
+
+    def __init__(self, plain=False):
+        super().__init__()
+        nn = torch.nn
+        self.a, self.b = nn.Linear(6, 12), nn.Linear(12, 6)
+        self.seq = nn.Sequential(nn.Linear(6, 6), nn.Tanh(), nn.Linear(6, 6), nn.GELU())
+        self.norm = nn.LayerNorm(6)
+        self.plain = plain
+
+    def block(self, x, scale):
+        return x + self.b(torch.nn.functional.gelu(self.a(self.norm(x)))) * scale
+
+    def forward(self, x):
+        from torch.utils.checkpoint import checkpoint, checkpoint_sequential
+        if self.plain:
+            return self.seq(self.block(self.block(x, 0.5), 2.0))
+        h = checkpoint(self.block, x, 0.5, use_reentrant=False)
+        h = checkpoint(self.block, h, 2.0, use_reentrant=True)
+        return checkpoint_sequential(self.seq, 2, h)
+
+
+def check_checkpoint(device):
+    """torch.utils.checkpoint traces as a direct call: 4 AdamW steps of
+    _CheckpointNet through compile_train_step against torch on the same
+    model without checkpointing (torch.autograd.grad refuses a reentrant
+    checkpoint, and its values are the function's anyway): losses and
+    parameters as torch's, also with recompute=blocks."""
+    torch.manual_seed(3)
+    model = _CheckpointNet()
+    g = torch.Generator().manual_seed(4)
+    data = [(torch.randn(5, 6, generator=g), torch.randn(5, 6, generator=g)) for _ in range(4)]
+
+    def loss_fn(out, x, y):
+        return torch.nn.functional.mse_loss(out, y)
+
+    problems = []
+    for options in ({}, {"recompute": "blocks"}):
+        reference = _CheckpointNet(plain=True)
+        reference.load_state_dict(model.state_dict())
+        step = tfc_torch.compile_train_step(copy.deepcopy(model), data[0], loss_fn, device=device,
+                                            optimizer="adamw", lr=1e-2, **options)
+        opt = torch.optim.AdamW(adamw_groups(reference, 0.01), lr=1e-2, weight_decay=0.01)
+        for i, (x, y) in enumerate(data):
+            loss = step(x, y)
+            opt.zero_grad()
+            expected = loss_fn(reference(x), x, y)
+            expected.backward()
+            opt.step()
+            if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
+                problems.append(f"{options}: step {i}: loss {loss!r}, torch {expected.item()!r}")
+        trained = step.state_dict()
+        for name, p in reference.named_parameters():
+            e = normwise(trained[name], p.detach())
+            if e > PARAM_RTOL:
+                problems.append(f"{options}: parameter {name}: {e:.2e} from torch's")
+    if problems:
+        return "; ".join(problems[:6])
+    print("checkpoint: ok (use_reentrant False and True, checkpoint_sequential: 4 AdamW steps "
+          "as torch without checkpointing, also recompute=blocks)")
+    return None
+
+
+CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint"]
 
 
 def main():
@@ -486,6 +556,8 @@ def main():
             problem = check_api(args.device, args.steps)
         elif case == "buffers":
             problem = check_buffers(args.device)
+        elif case == "checkpoint":
+            problem = check_checkpoint(args.device)
         else:
             problem = check_family(case, args.device, args.steps)
         if problem:
