@@ -9,6 +9,7 @@ import torch
 from ..builder import broadcast_shapes
 from ..constants import Known
 from ..importer import Masked
+from ..ir import Value
 from ..registry import lowers, refuse
 from . import reduction, scatter
 from .conv import windows
@@ -130,11 +131,25 @@ def unbind(ctx, x, dim=0):
     return [_select(ctx, v, dim, i) for i in range(v.shape[dim])]
 
 
+def _is_empty(x) -> bool:
+    """Whether a lowered argument is a tensor of no elements (a Known
+    constant such as a cat accumulator's torch.zeros(B, 0, C), or a
+    Value)."""
+    if isinstance(x, Known):
+        return x.tensor.numel() == 0
+    return isinstance(x, Value) and x.type.numel == 0
+
+
 @lowers("aten.cat.default", "aten.concat.default")
 def cat(ctx, tensors, dim=0):
+    """Operands without elements add nothing and are left out: torch's
+    legacy 1-d [0] tensor of any rank's cat, and an accumulator started
+    empty along the cat's dim (`outs = torch.zeros(B, 0, C)`, then
+    `outs = torch.cat([outs, step], 1)` per step)."""
     t = ctx.out()
-    values = [ctx.tensor(x, t.dtype) for x in tensors]
-    values = [v for v in values if not (v.rank == 1 and v.shape[0] == 0)]
+    if t.numel == 0:
+        ctx.unsupported("the concatenation is empty; tfc tensors have no zero-sized dimensions")
+    values = [ctx.tensor(x, t.dtype) for x in tensors if not _is_empty(x)]
     return ctx.b.concat(values, norm_dim(dim, t.rank))
 
 

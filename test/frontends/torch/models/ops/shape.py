@@ -17,6 +17,10 @@ CASES = {
                                 + sum(p.mean() for p in h.split(3, dim=1))
                                 + sum(p.sum() for p in h.chunk(2, dim=0))
                                 + sum(p.max() for p in h.unbind(0)) + h.narrow(1, 2, 3).sum())),
+    # cat with operands of no elements: a decoder's output accumulator
+    # started as torch.zeros(B, 0, C) and grown per step, the legacy 1-d
+    # empty tensor (an empty slice of a traced value stays unsupported).
+    "cat-empty": _case(lambda h: _cat_empty(h)),
     "pad-repeat": _case(lambda h: (F.pad(h, (1, 2, 0, 1), value=0.5).pow(2).sum()
                                    + F.pad(h, (-1, -2)).sum() + h.repeat(2, 3).sigmoid().sum()
                                    + h.expand(3, 4, 8).tanh().sum())),
@@ -74,6 +78,14 @@ CASES = {
     # with more elements than true positions (its tail gets no gradient).
     "masked-scatter": _case(lambda h: _masked_scatter(h)),
 }
+
+
+def _cat_empty(h):                                  # h: [4, 8]
+    outs = torch.zeros(4, 0, 2)
+    for t in range(3):
+        outs = torch.cat([outs, h[:, None, 2 * t:2 * t + 2].sin()], 1)
+    legacy = torch.cat([h.new_zeros(0), h[0], h.new_zeros(0)])
+    return outs.pow(2).sum() + legacy.exp().sum()
 
 
 def _masked_scatter(h):                              # h: [4, 8]
