@@ -120,4 +120,21 @@ def materialize(b: Builder, t: torch.Tensor, dtype: Optional[str] = None) -> Val
         if all(s == 1 for s in lead):
             return b.reshape(mask, shape)
         return b.broadcast_to(mask, shape)
+    compact = broadcast_base(t)
+    if compact is not None:
+        return b.broadcast_to(materialize(b, compact), shape)
     return b.dense(dense_text(t, dtype), TensorType(shape, dtype))
+
+
+def broadcast_base(t: torch.Tensor) -> Optional[torch.Tensor]:
+    """The smallest tensor that broadcasts to `t` (size 1 along every dim
+    `t` is constant along: an expanded row, a bias repeated over the batch),
+    or None when there is none or `t` is small enough to print whole: such a
+    constant is stored once and broadcast, not written out at full size."""
+    if t.numel() <= _LIST_LIMIT:
+        return None
+    compact = t
+    for d in range(t.dim()):
+        if compact.shape[d] > 1 and torch.equal(compact, compact.narrow(d, 0, 1).expand_as(compact)):
+            compact = compact.narrow(d, 0, 1)
+    return compact.contiguous() if compact.numel() < t.numel() else None
