@@ -59,15 +59,63 @@ class Masked:
         self.op = op
 
 
+class Complex:
+    """A complex tensor inside the import: its real and imaginary parts,
+    Values of one type of the matching real element type (complex64: f32,
+    complex128: f64). The lowerings of ops/complex.py take and return
+    these; any other lowering meeting one is an error naming its op."""
+
+    def __init__(self, re: Value, im: Value):
+        assert re.type == im.type and dtypes.is_float(re.dtype), (re.type, im.type)
+        self.re = re
+        self.im = im
+
+    @property
+    def type(self) -> TensorType:
+        """The parts' type (real element type)."""
+        return self.re.type
+
+    @property
+    def shape(self):
+        return self.re.shape
+
+    def __repr__(self):
+        return f"Complex({self.re.type})"
+
+
+# Complex dtype -> the element type of its parts.
+_COMPLEX_PARTS = {torch.complex64: "f32", torch.complex128: "f64"}
+
+
+def is_complex_arg(x) -> bool:
+    """Whether a lowered argument is complex: a Complex pair, a known
+    complex tensor or a Python complex number (lists searched)."""
+    if isinstance(x, (list, tuple)):
+        return any(is_complex_arg(e) for e in x)
+    return (isinstance(x, Complex) or isinstance(x, complex)
+            or (isinstance(x, Known) and x.tensor.is_complex()))
+
+
 def tensor_type(t: torch.Tensor, frame=None, what: str = "tensor") -> TensorType:
     try:
         return TensorType(tuple(t.shape), dtypes.tfc_dtype(t.dtype))
     except ValueError as e:
         if t.is_complex():
-            raise ModelError(f"{what} is a complex tensor ({t.dtype}); tfc has no complex types",
-                             frame, "write rotary embeddings with real cos/sin tables and "
-                             "rotate_half instead of torch.view_as_complex / torch.polar") from None
+            raise ModelError(f"{what} is a complex tensor ({t.dtype}); tfc's arguments are "
+                             "real", frame, "pass real and imaginary parts as real tensors "
+                             "(torch.view_as_real(z)) and build the complex value in forward "
+                             "with torch.view_as_complex or torch.complex") from None
         raise ModelError(f"{what} has dtype {t.dtype}: {e}", frame) from None
+
+
+def parts_type(t: torch.Tensor, frame=None, what: str = "tensor") -> TensorType:
+    """A traced tensor's type; of a complex one, the type of its parts."""
+    if t.is_complex():
+        if t.dtype not in _COMPLEX_PARTS:
+            raise ModelError(f"{what} has dtype {t.dtype}; tfc lowers complex64 and "
+                             "complex128 only", frame)
+        return TensorType(tuple(t.shape), _COMPLEX_PARTS[t.dtype])
+    return tensor_type(t, frame, what)
 
 
 class Context:
@@ -81,6 +129,9 @@ class Context:
         self.name = ""
         self.frame = None
         self.out_types: List[Optional[TensorType]] = []
+        # Per result: whether the traced tensor is complex (its out_types
+        # entry is then the type of its parts).
+        self.out_complex: List[bool] = []
         self.real_args: tuple = ()
         self.dropout_counters = 0
         # (id(known), dtype) -> (known, its Value); holding the Known keeps
@@ -106,6 +157,8 @@ class Context:
             self.missing(x)
         if isinstance(x, Masked):
             self.masked(x)
+        if isinstance(x, Complex) or is_complex_arg(x):
+            self.unsupported("a complex operand reaches a lowering of real tensors")
         if isinstance(x, Value):
             return self.b.convert(x, dtype) if dtype else x
         if isinstance(x, Known):
@@ -134,7 +187,7 @@ class Context:
         return self.real_args[i] if i < len(self.real_args) else None
 
     def is_static(self, x) -> bool:
-        return not isinstance(x, (Value, Missing, Masked))
+        return not isinstance(x, (Value, Missing, Masked, Complex))
 
     def unsupported(self, reason: str, hint: str = ""):
         raise UnsupportedOpError(self.name, self.frame, reason, hint)
@@ -228,7 +281,7 @@ def _map(args, fn):
 def _is_known(x) -> bool:
     if isinstance(x, (list, tuple)):
         return all(_is_known(e) for e in x)
-    return not isinstance(x, (Value, Missing, Masked))
+    return not isinstance(x, (Value, Missing, Masked, Complex))
 
 
 def _as_known(value):
@@ -246,7 +299,12 @@ def _check_types(name, produced, traced, frame):
             raise AssertionError(f"lowering of {name} selected {produced.values.type}, "
                                  f"traced {traced.dtype}")
         return
-    if isinstance(traced, torch.Tensor):
+    if isinstance(traced, torch.Tensor) and traced.is_complex():
+        want = parts_type(traced, frame)
+        if not isinstance(produced, Complex) or produced.type != want:
+            raise AssertionError(f"lowering of {name} returned {produced!r} for a complex "
+                                 f"result of parts {want} (at {frame})")
+    elif isinstance(traced, torch.Tensor):
         if not isinstance(produced, Value):
             raise AssertionError(f"lowering of {name} returned {produced!r} for a tensor result")
         want = tensor_type(traced, frame)
@@ -264,10 +322,18 @@ def _check_types(name, produced, traced, frame):
 def _traced_types(value, frame, name) -> List[Optional[TensorType]]:
     what = f"the result of {name}"
     if isinstance(value, torch.Tensor):
-        return [tensor_type(value, frame, what)]
+        return [parts_type(value, frame, what)]
     if isinstance(value, (list, tuple)):
-        return [tensor_type(v, frame, what) if isinstance(v, torch.Tensor) else None
+        return [parts_type(v, frame, what) if isinstance(v, torch.Tensor) else None
                 for v in value]
+    return []
+
+
+def _traced_complex(value) -> List[bool]:
+    if isinstance(value, torch.Tensor):
+        return [value.is_complex()]
+    if isinstance(value, (list, tuple)):
+        return [isinstance(v, torch.Tensor) and v.is_complex() for v in value]
     return []
 
 
@@ -323,6 +389,10 @@ def _forward_results(node, env, ctx: Context, traced: Traced) -> List[Value]:
                              "a tuple, list or dict of them) and keep other values "
                              "(numbers, None, strings) outside the model")
         value, frame = env[leaf], node_frame(leaf)
+        if isinstance(value, Complex) or is_complex_arg(value):
+            raise ModelError(f"the model's output {name} is a complex tensor; tfc functions "
+                             "return real tensors", frame,
+                             "return torch.view_as_real(z) (or z.real and z.imag)")
         if isinstance(value, Missing):
             raise UnsupportedOpError(value.op, frame,
                                      f"{value.reason}, and the model returns it as {name}",
@@ -373,6 +443,8 @@ def _without_gradient(b: Builder, lowered, grad_off, frame):
             return b.stop_gradient(v)
         if isinstance(v, Masked) and dtypes.is_float(v.values.dtype):
             return Masked(b.stop_gradient(v.values), v.mask, v.op)
+        if isinstance(v, Complex):
+            return Complex(b.stop_gradient(v.re), b.stop_gradient(v.im))
         return v
     if isinstance(lowered, (list, tuple)):
         return type(lowered)(stop(v) for v in lowered)
@@ -488,7 +560,18 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
             env[node] = _as_known(value)
         else:
             out_types = _traced_types(value, frame, name)
-            lowering = registry.lookup(name)
+            out_complex = _traced_complex(value)
+            if any(out_complex) or is_complex_arg((args, list(kwargs.values()))):
+                lowering = registry.lookup_complex(name)
+                if lowering is None:
+                    raise UnsupportedOpError(
+                        name, frame, "tfc_torch lowers it for real tensors only, and here it "
+                        "has a complex operand or result",
+                        "the ops lowered for complex values are listed in docs/frontend.md "
+                        "(Complex numbers and FFTs); take torch.view_as_real(z) (or z.real, "
+                        "z.imag) before this op")
+            else:
+                lowering = registry.lookup(name)
             if lowering is None:
                 refused = registry.refusal(name)
                 if refused:
@@ -496,6 +579,7 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                 raise UnsupportedOpError(name, frame)
             ctx.node, ctx.name, ctx.frame = node, name, frame
             ctx.out_types = out_types
+            ctx.out_complex = out_complex
             ctx.real_args = real_args
             b.source, b.hint = frame, node.name
             for x in _flat_nodes((node.args, node.kwargs)):

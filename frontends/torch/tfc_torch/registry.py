@@ -17,12 +17,17 @@ passes/legalize.py applies it when no pattern claimed the op.
 Ops that can never be lowered because their result's shape depends on
 tensor values are listed with `refuse`, so their error says what to write
 instead.
+
+A node with a complex operand or result is lowered by the entry registered
+with `@lowers_complex(...)` instead (ops/complex.py): it receives complex
+tensors as importer.Complex pairs of real Values and returns such pairs.
 """
 from typing import Callable, Dict, List, Optional, Tuple
 
 _LOWERINGS: Dict[str, Callable] = {}
 _REFUSED: Dict[str, Tuple[str, str]] = {}
 _EXPANSIONS: Dict[str, Callable] = {}
+_COMPLEX_LOWERINGS: Dict[str, Callable] = {}
 
 
 def op_name(target) -> str:
@@ -44,6 +49,22 @@ def lowers(*names: str):
     return register
 
 
+def lowers_complex(*names: str):
+    """Registers the decorated function as the lowering of `names` for
+    nodes with a complex operand or result."""
+    def register(fn):
+        for name in names:
+            if name in _COMPLEX_LOWERINGS:
+                raise AssertionError(f"{name} lowered twice for complex operands")
+            _COMPLEX_LOWERINGS[name] = fn
+        return fn
+    return register
+
+
+def lookup_complex(name: str) -> Optional[Callable]:
+    return _COMPLEX_LOWERINGS.get(name)
+
+
 def refuse(names, reason: str, hint: str) -> None:
     """Marks `names` as ops whose output shape depends on tensor values."""
     for name in names:
@@ -59,8 +80,9 @@ def refusal(name: str) -> Optional[Tuple[str, str]]:
 
 
 def supported_ops() -> List[str]:
-    """Every aten op overload the frontend lowers, sorted."""
-    return sorted(_LOWERINGS)
+    """Every aten op overload the frontend lowers (for real or complex
+    operands), sorted."""
+    return sorted(set(_LOWERINGS) | set(_COMPLEX_LOWERINGS))
 
 
 def expands(name: str):

@@ -55,15 +55,22 @@ class ReturnsLogits(Base):
         return self.fc(x)  # error here
 
 
-class ComplexRotary(Base):
-    """Rotary embeddings with complex numbers (Meta's Llama code)."""
+class ComplexLog(Base):
+    """A complex op ops/complex.py does not lower (the logarithm of a
+    complex tensor; complex rotary embeddings and FFTs are lowered)."""
 
     def forward(self, x):
         h = self.fc(x)
-        angles = torch.outer(torch.arange(h.shape[0]).float(), torch.ones(2))
-        freqs = torch.polar(torch.ones_like(angles), angles)
-        z = torch.view_as_complex(h.reshape(h.shape[0], 2, 2))  # error here
-        return torch.view_as_real(z * freqs).sum()
+        z = torch.view_as_complex(h.reshape(h.shape[0], 2, 2))
+        return torch.view_as_real(torch.log(z)).sum()  # error here
+
+
+class LongFft(Base):
+    """A DFT longer than ops/complex.py's tables (MAX_DFT_SIZE)."""
+
+    def forward(self, x):
+        h = self.fc(x).repeat(1, 300)
+        return torch.fft.rfft(h).abs().mean()  # error here
 
 
 class LongMedian(Base):

@@ -6,11 +6,11 @@ The groups mirror the lowering files of frontends/torch/tfc_torch/ops/
 control; common.py holds their shared helpers. CASES maps a case name to a
 factory returning (module, example batch); PATTERNS, the patterns a case's
 import must recognize. Both merge the groups' own, in GROUPS' order."""
-from . import (activation, conv, elementwise, gradient, grid, linalg, loss, nn, order,
-               reduction, resample, rounding, scatter, shape, solve, special)
+from . import (activation, complex, conv, elementwise, gradient, grid, linalg, loss, nn,
+               order, reduction, resample, rounding, scatter, shape, solve, special)
 
 GROUPS = (elementwise, activation, rounding, shape, conv, resample, grid, scatter, linalg,
-          solve, reduction, order, nn, loss, special, gradient)
+          solve, reduction, order, nn, loss, special, complex, gradient)
 
 CASES = {}
 PATTERNS = {}

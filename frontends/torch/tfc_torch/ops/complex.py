@@ -1,0 +1,484 @@
+"""Complex numbers and FFTs over real tfc ops.
+
+The dialect has real element types only, so a complex tensor is carried
+through the import as an importer.Complex: its real and imaginary parts,
+Values of the matching real type (complex64: f32, complex128: f64). The
+lowerings here are registered with `lowers_complex` and run for every node
+with a complex operand or result; they take such pairs (and real Values,
+known tensors and Python numbers, complex ones included) and return pairs.
+tfc's autodiff of the real ops gives the gradients, which equal torch's for
+a real loss (the pair is the real 2-vector torch's convention differentiates).
+
+  * Arithmetic: `mul`, `div`, `add`, `sub` (complex with complex or real),
+    `complex`, `polar`, `view_as_complex` / `view_as_real`, `conj` (the
+    imaginary part negated), `abs` and `angle` (gradient 0 at 0, torch's),
+    `exp`.
+  * Data movement and linear reductions (reshapes, slices, permutes, cat,
+    padding, sums, means, ...) are applied to each part by the op's real
+    lowering (`_COMPONENTWISE`); matrix products (`mm`, `bmm`, `matmul`)
+    from four real ones.
+  * DFTs (`_fft_r2c`, `_fft_c2c`, `_fft_c2r`, what `torch.fft.*` and
+    `torch.stft` trace to) are matmuls with constant cos / sin tables along
+    each transformed dim, the exact definition at O(n^2) work per dim;
+    sizes above MAX_DFT_SIZE are refused.
+"""
+import math
+
+import torch
+
+from .. import dtypes, registry
+from ..constants import Known
+from ..importer import Complex
+from ..ir import Value
+from ..registry import lowers, lowers_complex
+from .common import norm_dim
+
+# The largest transformed size along one dim: each dim's tables are two
+# dense [n, n] constants (1024: 4 MiB each in f32).
+MAX_DFT_SIZE = 1024
+
+# aten's fft_norm_mode (ATen/native/SpectralOpsUtils.h): the `normalization`
+# argument of the _fft_* ops.
+_NORM_NONE, _NORM_BY_ROOT_N, _NORM_BY_N = 0, 1, 2
+
+
+# -- pairs ------------------------------------------------------------------------------
+
+def parts(ctx, x, dtype):
+    """(re, im) of a lowered argument as Values of element type `dtype`; im
+    is None for a real argument (its imaginary part is zero)."""
+    b = ctx.b
+    if isinstance(x, Complex):
+        return b.convert(x.re, dtype), b.convert(x.im, dtype)
+    if isinstance(x, Known) and x.tensor.is_complex():
+        t = x.tensor
+        return (ctx.tensor(Known(t.real.contiguous()), dtype),
+                ctx.tensor(Known(t.imag.contiguous()), dtype))
+    if isinstance(x, complex):
+        return ctx.tensor(x.real, dtype), ctx.tensor(x.imag, dtype)
+    return ctx.tensor(x, dtype), None
+
+
+def pair(ctx, re, im, i=None):
+    """The node's (i-th) complex result from its parts (None: zero),
+    broadcast to the traced shape."""
+    t = ctx.out(i)
+    b = ctx.b
+    re = b.broadcast_to(b.convert(re, t.dtype), t.shape) if re is not None else None
+    im = b.broadcast_to(b.convert(im, t.dtype), t.shape) if im is not None else None
+    zero = None
+    if re is None or im is None:
+        zero = ctx.tensor(0.0, t.dtype, t.shape)
+    return Complex(re if re is not None else zero, im if im is not None else zero)
+
+
+def _is_complex(x) -> bool:
+    return (isinstance(x, (Complex, complex))
+            or (isinstance(x, Known) and x.tensor.is_complex()))
+
+
+def _add(b, x, y):
+    if x is None:
+        return y
+    return x if y is None else b.add(x, y)
+
+
+def _sub(b, x, y):
+    if y is None:
+        return x
+    return b.unary("neg", y) if x is None else b.sub(x, y)
+
+
+def _mul(b, x, y):
+    return None if x is None or y is None else b.mul(x, y)
+
+
+def cmul(b, ar, ai, br, bi, product=None):
+    """(ar + i ai) (br + i bi) for any real-bilinear `product` of parts
+    (default: elementwise mul); None parts are zero."""
+    product = product or b.mul
+
+    def p(x, y):
+        return None if x is None or y is None else product(x, y)
+    return _sub(b, p(ar, br), p(ai, bi)), _add(b, p(ar, bi), p(ai, br))
+
+
+# -- construction, views and casts --------------------------------------------------------
+
+@lowers_complex("aten.view_as_complex.default")
+def view_as_complex(ctx, x):
+    t, b = ctx.out(), ctx.b
+    v = ctx.tensor(x, t.dtype)
+    return Complex(b.reshape(b.slice_dim(v, -1, 0, 1), t.shape),
+                   b.reshape(b.slice_dim(v, -1, 1, 2), t.shape))
+
+
+@lowers_complex("aten.view_as_real.default")
+def view_as_real(ctx, z):
+    t, b = ctx.out(), ctx.b
+    re, im = parts(ctx, z, t.dtype)
+    if im is None:
+        im = ctx.tensor(0.0, t.dtype, re.shape)
+    column = tuple(re.shape) + (1,)
+    return b.concat([b.reshape(re, column), b.reshape(im, column)], -1)
+
+
+@lowers_complex("aten.complex.default")
+def complex_(ctx, real, imag):
+    dt = ctx.out().dtype
+    return pair(ctx, ctx.tensor(real, dt), ctx.tensor(imag, dt))
+
+
+@lowers_complex("aten.polar.default")
+def polar(ctx, magnitude, angle):
+    dt, b = ctx.out().dtype, ctx.b
+    r, a = ctx.tensor(magnitude, dt), ctx.tensor(angle, dt)
+    return pair(ctx, b.mul(r, b.unary("cos", a)), b.mul(r, b.unary("sin", a)))
+
+
+@lowers_complex("aten._to_copy.default", "aten.to.dtype", "aten.to.dtype_layout",
+                "aten.to.device", "aten.to.other", "aten.type_as.default")
+def to_copy(ctx, x, *args, **kwargs):
+    """A cast to or from a complex type: a real tensor gets a zero
+    imaginary part; complex to real keeps the real part (torch discards the
+    imaginary part, with a warning)."""
+    dt = ctx.out().dtype
+    re, im = parts(ctx, x, dt)
+    if ctx.out_complex[0]:
+        return pair(ctx, re, im)
+    return re
+
+
+@lowers_complex("aten.conj.default", "aten._conj.default", "aten.resolve_conj.default",
+                "aten.conj_physical.default", "aten._conj_physical.default")
+def conj(ctx, z):
+    """The conjugate (torch's lazy conjugate bit made physical)."""
+    re, im = parts(ctx, z, ctx.out().dtype)
+    return pair(ctx, re, ctx.b.unary("neg", im) if im is not None else None)
+
+
+@lowers("aten._neg_view.default")
+@lowers_complex("aten._neg_view.default", "aten.neg.default")
+def neg(ctx, x):
+    """-x (`_neg_view` is how the trace spells the negated imaginary part
+    of a conjugate: view_as_real(conj(z)) read as its negation)."""
+    b = ctx.b
+    if not ctx.out_complex or not ctx.out_complex[0]:
+        return b.unary("neg", ctx.tensor(x, ctx.out().dtype))
+    re, im = parts(ctx, x, ctx.out().dtype)
+    return pair(ctx, b.unary("neg", re), b.unary("neg", im) if im is not None else None)
+
+
+# -- arithmetic --------------------------------------------------------------------------
+
+def _alpha_scaled(ctx, x, alpha, dt):
+    if alpha == 1 or x is None:
+        return x
+    if isinstance(alpha, complex):
+        ctx.unsupported("a complex alpha")
+    return ctx.b.mul(x, ctx.tensor(alpha, dt))
+
+
+@lowers_complex("aten.add.Tensor", "aten.add.Scalar", "aten.sub.Tensor", "aten.sub.Scalar",
+                "aten.rsub.Tensor", "aten.rsub.Scalar")
+def add_sub(ctx, a, other, alpha=1):
+    dt, b = ctx.out().dtype, ctx.b
+    if ctx.name.startswith("aten.rsub"):
+        a, other = other, a
+    ar, ai = parts(ctx, a, dt)
+    br, bi = parts(ctx, other, dt)
+    br, bi = _alpha_scaled(ctx, br, alpha, dt), _alpha_scaled(ctx, bi, alpha, dt)
+    if ctx.name.startswith("aten.add"):
+        return pair(ctx, _add(b, ar, br), _add(b, ai, bi))
+    return pair(ctx, _sub(b, ar, br), _sub(b, ai, bi))
+
+
+@lowers_complex("aten.mul.Tensor", "aten.mul.Scalar")
+def mul(ctx, a, other):
+    dt = ctx.out().dtype
+    ar, ai = parts(ctx, a, dt)
+    br, bi = parts(ctx, other, dt)
+    return pair(ctx, *cmul(ctx.b, ar, ai, br, bi))
+
+
+@lowers_complex("aten.div.Tensor", "aten.div.Scalar")
+def div(ctx, a, other):
+    """a / b: by a real b each part; by a complex b, a conj(b) / |b|^2
+    (the textbook formula: no rescaling against overflow of |b|^2)."""
+    dt, b = ctx.out().dtype, ctx.b
+    ar, ai = parts(ctx, a, dt)
+    br, bi = parts(ctx, other, dt)
+    if bi is None:
+        return pair(ctx, b.div(ar, br), b.div(ai, br) if ai is not None else None)
+    re, im = cmul(b, ar, ai, br, b.unary("neg", bi))
+    d = b.add(b.mul(br, br), b.mul(bi, bi))
+    return pair(ctx, b.div(re, d), b.div(im, d))
+
+
+@lowers_complex("aten.reciprocal.default")
+def reciprocal(ctx, z):
+    """1 / z = conj(z) / |z|^2 (a scalar divided by a complex tensor)."""
+    dt, b = ctx.out().dtype, ctx.b
+    re, im = parts(ctx, z, dt)
+    d = b.add(b.mul(re, re), b.mul(im, im))
+    return pair(ctx, b.div(re, d), b.div(b.unary("neg", im), d))
+
+
+@lowers_complex("aten.exp.default")
+def exp(ctx, z):
+    dt, b = ctx.out().dtype, ctx.b
+    re, im = parts(ctx, z, dt)
+    e = b.unary("exp", re)
+    if im is None:
+        return pair(ctx, e, None)
+    return pair(ctx, b.mul(e, b.unary("cos", im)), b.mul(e, b.unary("sin", im)))
+
+
+def _at_origin(ctx, re, im):
+    """(origin mask, re, im with the origin moved to 1 + 0i): where a
+    formula's derivative is 0/0 at z = 0 it is evaluated at 1 instead and
+    the result selected, so no NaN reaches the gradient."""
+    b, dt = ctx.b, re.dtype
+    zero = ctx.tensor(0.0, dt)
+    origin = b.select(b.compare("eq", re, zero), b.compare("eq", im, zero),
+                      ctx.tensor(False, "i1"))
+    return origin, b.select(origin, ctx.tensor(1.0, dt), re), b.select(origin, zero, im)
+
+
+@lowers_complex("aten.abs.default")
+def abs_(ctx, z):
+    """|z| = sqrt(re^2 + im^2), 0 at 0 with a zero gradient (torch's
+    sgn(0) = 0); squares overflow above 1.8e19 in f32 (torch's hypot
+    does not)."""
+    b, dt = ctx.b, ctx.out().dtype
+    re, im = parts(ctx, z, dt)
+    origin, sre, sim = _at_origin(ctx, re, im)
+    r = b.unary("sqrt", b.add(b.mul(sre, sre), b.mul(sim, sim)))
+    return b.select(origin, ctx.tensor(0.0, dt), r)
+
+
+@lowers("aten.angle.default")
+@lowers_complex("aten.angle.default")
+def angle(ctx, z):
+    """atan2(im, re); gradient 0 at 0 (torch's). Of a real tensor: pi for
+    negative elements, 0 otherwise, NaN for NaN, no gradient (torch's)."""
+    b, dt = ctx.b, ctx.out().dtype
+    if not _is_complex(z):
+        x = b.stop_gradient(ctx.tensor(z, dt))
+        negative = b.compare("lt", x, ctx.tensor(0.0, dt))
+        a = b.select(negative, ctx.tensor(math.pi, dt), ctx.tensor(0.0, dt))
+        return b.select(b.compare("ne", x, x), x, a)
+    re, im = parts(ctx, z, dt)
+    origin, sre, sim = _at_origin(ctx, re, im)
+    exact = b.stop_gradient(b.binary("atan2", im, re))  # +-0 and pi at the origin
+    return b.select(origin, exact, b.binary("atan2", sim, sre))
+
+
+# -- each part by the real lowering ---------------------------------------------------------
+
+# Real-linear ops that act on each part alone: op(re + i im) = op(re) + i
+# op(im). Their real lowerings run once per part; a real float operand
+# (cat of a complex and a real tensor) has a zero imaginary part, a Python
+# float (a pad or fill value) likewise, integer operands (dims, sizes,
+# indices) are shared.
+_COMPONENTWISE = (
+    "aten.view.default", "aten._unsafe_view.default", "aten._reshape_alias.default",
+    "aten.reshape.default", "aten.unsqueeze.default", "aten.squeeze.dim",
+    "aten.squeeze.default", "aten.flatten.using_ints", "aten.unflatten.int",
+    "aten.expand.default", "aten.t.default", "aten.transpose.int", "aten.permute.default",
+    "aten.slice.Tensor", "aten.narrow.default", "aten.select.int", "aten.split.Tensor",
+    "aten.split_with_sizes.default", "aten.unbind.int", "aten.cat.default",
+    "aten.stack.default", "aten.constant_pad_nd.default", "aten.repeat.default",
+    "aten.flip.default", "aten.roll.default", "aten.diagonal.default",
+    "aten.index_select.default", "aten.index.Tensor", "aten.gather.default",
+    "aten.slice_scatter.default", "aten.select_scatter.default", "aten.where.self",
+    "aten.clone.default", "aten.alias.default", "aten.lift_fresh_copy.default",
+    "aten.contiguous.default", "aten.detach.default", "aten.zeros_like.default",
+    "aten.sum.default", "aten.sum.dim_IntList", "aten.mean.default", "aten.mean.dim",
+    "aten.cumsum.default",
+)
+
+
+def _part_of(ctx, x, part):
+    """Argument `x` for the run on part 0 (re) or 1 (im)."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_part_of(ctx, e, part) for e in x)
+    if isinstance(x, Complex):
+        return x.im if part else x.re
+    if isinstance(x, Known):
+        t = x.tensor
+        if t.is_complex():
+            return Known((t.imag if part else t.real).contiguous())
+        if t.is_floating_point() and part:
+            return Known(torch.zeros_like(t))
+        return x
+    if isinstance(x, Value) and dtypes.is_float(x.dtype) and part:
+        return ctx.tensor(0.0, x.dtype, x.shape)
+    if isinstance(x, complex):
+        return x.imag if part else x.real
+    if isinstance(x, float):
+        return 0.0 if part else x
+    return x
+
+
+def _example_part(x, part):
+    if isinstance(x, (list, tuple)):
+        return type(x)(_example_part(e, part) for e in x)
+    if isinstance(x, torch.Tensor) and x.is_complex():
+        return x.imag if part else x.real
+    return x
+
+
+@lowers_complex(*_COMPONENTWISE)
+def componentwise(ctx, *args, **kwargs):
+    real = registry.lookup(ctx.name)
+    assert real is not None, f"{ctx.name}: no real lowering"
+    if not all(ctx.out_complex):
+        ctx.unsupported("its result is real here (only complex results are computed "
+                        "part by part)")
+    examples, results = ctx.real_args, []
+    try:
+        for part in (0, 1):
+            ctx.real_args = _example_part(examples, part)
+            results.append(real(ctx, *_part_of(ctx, args, part),
+                                **{k: _part_of(ctx, v, part) for k, v in kwargs.items()}))
+    finally:
+        ctx.real_args = examples
+    re, im = results
+    if isinstance(re, (list, tuple)):
+        return type(re)(Complex(r, i) for r, i in zip(re, im))
+    return Complex(re, im)
+
+
+@lowers_complex("aten.mm.default", "aten.bmm.default", "aten.matmul.default",
+                "aten.mv.default", "aten.dot.default")
+def matmul(ctx, a, other):
+    """Four real products of the parts (by the op's real lowering)."""
+    real, dt = registry.lookup(ctx.name), ctx.out().dtype
+    ar, ai = parts(ctx, a, dt)
+    br, bi = parts(ctx, other, dt)
+    return pair(ctx, *cmul(ctx.b, ar, ai, br, bi, lambda x, y: real(ctx, x, y)))
+
+
+# -- discrete Fourier transforms --------------------------------------------------------
+
+def _scale(normalization, n):
+    if normalization == _NORM_BY_N:
+        return 1.0 / n
+    if normalization == _NORM_BY_ROOT_N:
+        return 1.0 / math.sqrt(n)
+    assert normalization == _NORM_NONE, normalization
+    return 1.0
+
+
+def _tables(ctx, n, rows, cols, sign, scale, dtype, hermitian=False):
+    """Known [rows, cols] tables (cos, sign * sin)(2 pi j k / n) * scale, j
+    the row and k the column (angles reduced mod n in integers, so exact
+    up to the final rounding). With `hermitian` (c2r's last dim: rows are
+    the onesided input k, columns the output j) row k is weighted by the
+    number of spectrum entries it stands for (1 for k = 0 and k = n/2, 2
+    for the others, 0 past n // 2) and the sine of rows 0 and n/2 is 0
+    (their imaginary parts are ignored, as torch's c2r does)."""
+    if n > MAX_DFT_SIZE:
+        ctx.unsupported(f"a DFT of size {n} (tfc computes DFTs as matmuls with [n, n] "
+                        f"tables, up to n = {MAX_DFT_SIZE})",
+                        "transform fewer points (or downsample first)")
+    j = torch.arange(rows, dtype=torch.int64).view(-1, 1)
+    k = torch.arange(cols, dtype=torch.int64).view(1, -1)
+    theta = (j * k).remainder(n).double() * (2 * math.pi / n)
+    cos, sin = torch.cos(theta) * scale, torch.sin(theta) * (sign * scale)
+    if hermitian:
+        weight = torch.full((rows, 1), 2.0, dtype=torch.float64)
+        weight[0] = 1.0
+        if n % 2 == 0 and n // 2 < rows:
+            weight[n // 2] = 1.0
+        weight[n // 2 + 1:] = 0.0
+        cos, sin = cos * weight, sin * weight
+        sin[0] = 0.0
+        if n % 2 == 0 and n // 2 < rows:
+            sin[n // 2] = 0.0
+    t = torch.float64 if dtype == "f64" else torch.float32
+    return (ctx.tensor(Known(cos.to(t).contiguous()), dtype),
+            ctx.tensor(Known(sin.to(t).contiguous()), dtype))
+
+
+def _along(ctx, x, dim, table):
+    """x's dim (size n) contracted with the rows of `table` [n, m]: a
+    matmul, with the dims before and after dim flattened around it."""
+    b = ctx.b
+    shape = list(x.shape)
+    n, m = shape[dim], table.shape[1]
+    before = math.prod(shape[:dim])
+    after = math.prod(shape[dim + 1:])
+    out = shape[:dim] + [m] + shape[dim + 1:]
+    if after == 1:
+        y = b.matmul(b.reshape(x, (before, n)), table)
+    else:
+        y = b.matmul(table, b.reshape(x, (before, n, after)), transpose_a=True)
+    return b.reshape(y, out)
+
+
+def _dft(ctx, re, im, dim, cos, sin):
+    """sum_j (re + i im)_j (cos + i sin)_jk along dim; im None is zero."""
+    b = ctx.b
+    yr, yi = _along(ctx, re, dim, cos), _along(ctx, re, dim, sin)
+    if im is not None:
+        yr = b.sub(yr, _along(ctx, im, dim, sin))
+        yi = b.add(yi, _along(ctx, im, dim, cos))
+    return yr, yi
+
+
+def _c2c_dims(ctx, re, im, dims, normalization, forward, dt):
+    sign = -1.0 if forward else 1.0
+    for d in dims:
+        n = re.shape[d]
+        cos, sin = _tables(ctx, n, n, n, sign, _scale(normalization, n), dt)
+        re, im = _dft(ctx, re, im, d, cos, sin)
+    return re, im
+
+
+def _dims(ctx, dims, rank):
+    return [norm_dim(d, rank) for d in dims]
+
+
+@lowers_complex("aten._fft_r2c.default")
+def fft_r2c(ctx, x, dim, normalization, onesided):
+    """The forward DFT of a real tensor over `dim`: the last one first
+    (onesided: its n // 2 + 1 first outputs), then the others."""
+    dt = ctx.out().dtype
+    v = ctx.tensor(x, dt)
+    dims = _dims(ctx, dim, v.rank)
+    last = dims[-1]
+    n = v.shape[last]
+    m = n // 2 + 1 if onesided else n
+    cos, sin = _tables(ctx, n, n, m, -1.0, _scale(normalization, n), dt)
+    re, im = _dft(ctx, v, None, last, cos, sin)
+    re, im = _c2c_dims(ctx, re, im, dims[:-1], normalization, True, dt)
+    return pair(ctx, re, im)
+
+
+@lowers_complex("aten._fft_c2c.default")
+def fft_c2c(ctx, z, dim, normalization, forward):
+    dt = ctx.out().dtype
+    re, im = parts(ctx, z, dt)
+    re, im = _c2c_dims(ctx, re, im, _dims(ctx, dim, re.rank), normalization, forward, dt)
+    return pair(ctx, re, im)
+
+
+@lowers_complex("aten._fft_c2r.default")
+def fft_c2r(ctx, z, dim, normalization, last_dim_size):
+    """The inverse DFT to a real tensor: inverse c2c over all dims but the
+    last, then the last dim's n = last_dim_size outputs from its onesided
+    half (entries k and n - k of a Hermitian spectrum are conjugates)."""
+    t = ctx.out()
+    re, im = parts(ctx, z, t.dtype)
+    dims = _dims(ctx, dim, re.rank)
+    re, im = _c2c_dims(ctx, re, im, dims[:-1], normalization, False, t.dtype)
+    last, n = dims[-1], last_dim_size
+    rows = re.shape[last]
+    cos, sin = _tables(ctx, n, rows, n, 1.0, _scale(normalization, n), t.dtype,
+                       hermitian=True)
+    y = _along(ctx, re, last, cos)
+    if im is not None:
+        y = ctx.b.sub(y, _along(ctx, im, last, sin))
+    return y
