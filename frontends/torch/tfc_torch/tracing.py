@@ -421,6 +421,13 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                 "cannot be traced by this torch's functorch", exception_frame(e),
                 "remove the hook: tfc places and recomputes activations itself "
                 "(recompute=cheap|blocks)") from e
+        if "automatic differentiation for outputs with complex dtype" in text:  # torch 1.13
+            raise ModelError(
+                f"this torch cannot trace an in-place write into a complex tensor that needs a "
+                f"gradient ({text.splitlines()[0]})", exception_frame(e),
+                "build the complex tensor out of place: torch.cat with zeros, F.pad of "
+                "torch.view_as_real(z), or torch.fft.irfft(z, n=...), which pads the dropped "
+                "frequencies with zeros itself") from e
         raise ModelError(f"tracing the model with make_fx failed: {text.splitlines()[0]}",
                          exception_frame(e)) from e
 

@@ -34,6 +34,8 @@ CASES = {
     "ComplexLog": ("UnsupportedOpError", ["unsupported PyTorch op aten.log.default",
                                           "complex operand", "torch.log(z)",
                                           "torch.view_as_real(z)"]),
+    "ComplexSliceAssignment": ("ModelError", ["in-place write into a complex tensor",
+                                              "torch.cat with zeros", "irfft"]),
     "LongFft": ("UnsupportedOpError", ["unsupported PyTorch op aten._fft_r2c.default",
                                        "a DFT of size 1200", "torch.fft.rfft(h)",
                                        "up to n = 1024"]),

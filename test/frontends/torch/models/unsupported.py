@@ -65,6 +65,17 @@ class ComplexLog(Base):
         return torch.view_as_real(torch.log(z)).sum()  # error here
 
 
+class ComplexSliceAssignment(Base):
+    """The reference FNO code's out_ft[..., :modes] = ... (torch 1.13's
+    make_fx cannot differentiate the complex slice_scatter)."""
+
+    def forward(self, x):
+        spectrum = torch.fft.rfft(self.fc(x))
+        out = torch.zeros(x.shape[0], 3, dtype=torch.cfloat)
+        out[:, :2] = spectrum[:, :2] * 2  # error here
+        return torch.fft.irfft(out, n=4).sum()  # error here (ComplexSliceAssignment)
+
+
 class LongFft(Base):
     """A DFT longer than ops/complex.py's tables (MAX_DFT_SIZE)."""
 

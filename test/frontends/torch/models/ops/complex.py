@@ -149,21 +149,29 @@ def _stft():
 class ComplexRotary(nn.Module):
     """Llama's reference rotary embedding (apply_rotary_emb): query and
     key pairs viewed as complex, multiplied by freqs_cis = polar(1, t
-    theta_i), viewed back as real and flattened, then attention scores."""
+    theta_i), viewed back as real and flattened, then attention scores.
+    With `buffer`, freqs_cis is precomputed for 16 positions as a complex
+    buffer and sliced to the sequence (Llama's Transformer)."""
 
-    def __init__(self, dim=8, heads=2, dtype=torch.float32):
+    def __init__(self, dim=8, heads=2, dtype=torch.float32, buffer=False):
         super().__init__()
         self.heads, self.hd = heads, dim // heads
         self.q = nn.Linear(dim, dim, dtype=dtype)
         self.k = nn.Linear(dim, dim, dtype=dtype)
+        self.buffer = buffer
+        if buffer:
+            self.register_buffer("freqs_cis", self.rotations(16))
+
+    def rotations(self, t):
+        freqs = 1.0 / (10000 ** (torch.arange(0, self.hd, 2)[: self.hd // 2].float() / self.hd))
+        freqs = torch.outer(torch.arange(t), freqs).float()
+        return torch.polar(torch.ones_like(freqs), freqs)
 
     def forward(self, x):
         b, t, _ = x.shape
         q = self.q(x).view(b, t, self.heads, self.hd)
         k = self.k(x).view(b, t, self.heads, self.hd)
-        freqs = 1.0 / (10000 ** (torch.arange(0, self.hd, 2)[: self.hd // 2].float() / self.hd))
-        freqs = torch.outer(torch.arange(t), freqs).float()
-        freqs_cis = torch.polar(torch.ones_like(freqs), freqs)
+        freqs_cis = self.freqs_cis[:t] if self.buffer else self.rotations(t)
         qc = torch.view_as_complex(q.float().reshape(*q.shape[:-1], -1, 2))
         kc = torch.view_as_complex(k.float().reshape(*k.shape[:-1], -1, 2))
         freqs_cis = freqs_cis.view(1, t, 1, self.hd // 2)
@@ -173,10 +181,10 @@ class ComplexRotary(nn.Module):
         return _weighted(scores.softmax(-1))
 
 
-def _rotary(dtype=torch.float32):
+def _rotary(dtype=torch.float32, buffer=False):
     def make():
         torch.manual_seed(0)
-        return ComplexRotary(dtype=dtype), (torch.randn(2, 5, 8, generator=_g(1),
+        return ComplexRotary(dtype=dtype, buffer=buffer), (torch.randn(2, 5, 8, generator=_g(1),
                                                         dtype=dtype),)
     return make
 
@@ -266,7 +274,7 @@ CASES = {
     "complex-fno2d": _fno2d(12, 7, 3),
     "complex-stft": _stft,
     "complex-rotary": _rotary(),
-    "complex-rotary-f64": _rotary(torch.float64),
+    "complex-rotary-f64": _rotary(torch.float64, buffer=True),
     "complex-transforms": _transforms(7, 12),
     "complex-transforms-f64": _transforms(4, 33, torch.float64),
     "complex-arithmetic": _arithmetic(),
