@@ -11,8 +11,8 @@ a real loss (the pair is the real 2-vector torch's convention differentiates).
 
   * Arithmetic: `mul`, `div`, `add`, `sub` (complex with complex or real),
     `complex`, `polar`, `view_as_complex` / `view_as_real`, `conj` (the
-    imaginary part negated), `abs` and `angle` (gradient 0 at 0, torch's),
-    `exp`.
+    imaginary part negated), `abs`, `sgn` and `angle` (gradient 0 at 0,
+    torch's), `exp`, integer powers.
   * Data movement and linear reductions (reshapes, slices, permutes, cat,
     padding, sums, means, ...) are applied to each part by the op's real
     lowering (`_COMPONENTWISE`); matrix products (`mm`, `bmm`, `matmul`)
@@ -222,6 +222,42 @@ def reciprocal(ctx, z):
     re, im = parts(ctx, z, dt)
     d = b.add(b.mul(re, re), b.mul(im, im))
     return pair(ctx, b.div(re, d), b.div(b.unary("neg", im), d))
+
+
+@lowers_complex("aten.pow.Tensor_Scalar")
+def pow_(ctx, z, exponent):
+    """z^k for an integer k (|k| <= 64): repeated squaring with complex
+    products, the reciprocal of z^-k for k < 0."""
+    dt, b = ctx.out().dtype, ctx.b
+    if isinstance(exponent, complex) or float(exponent) != int(exponent) \
+            or abs(int(exponent)) > 64:
+        ctx.unsupported(f"a complex tensor to the power {exponent} (tfc lowers integer "
+                        "powers up to 64 of complex tensors)")
+    k = int(exponent)
+    re, im = parts(ctx, z, dt)
+    result, square = (None, None), (re, im)
+    for bit in range(abs(k).bit_length()):
+        if bit:
+            square = cmul(b, *square, *square)
+        if abs(k) >> bit & 1:
+            result = square if result[0] is None else cmul(b, *result, *square)
+    if result[0] is None:
+        return pair(ctx, ctx.tensor(1.0, dt, re.shape), None)
+    if k < 0:
+        d = b.add(b.mul(result[0], result[0]), b.mul(result[1], result[1]))
+        result = b.div(result[0], d), b.div(b.unary("neg", result[1]), d)
+    return pair(ctx, *result)
+
+
+@lowers_complex("aten.sgn.default")
+def sgn(ctx, z):
+    """z / |z|, 0 at 0 (with a zero gradient there, as torch's)."""
+    dt, b = ctx.out().dtype, ctx.b
+    re, im = parts(ctx, z, dt)
+    origin, sre, sim = _at_origin(ctx, re, im)
+    r = b.unary("sqrt", b.add(b.mul(sre, sre), b.mul(sim, sim)))
+    zero = ctx.tensor(0.0, dt)
+    return pair(ctx, b.select(origin, zero, b.div(sre, r)), b.select(origin, zero, b.div(sim, r)))
 
 
 @lowers_complex("aten.exp.default")

@@ -229,9 +229,10 @@ def _transforms(n, m, dtype=torch.float32):
 
 class Arithmetic(nn.Module):
     """Complex arithmetic and identities on z = complex(h1, h2): |polar(r,
-    a)| = r, angle, abs (also at 0, where the gradient is 0), conj,
-    z conj(z) = |z|^2, division (by complex, real and scalars), exp, add
-    and sub with real tensors and scalars, sums and means, casts."""
+    a)| = r, angle, abs and sgn (also at 0, where the gradient is 0), conj,
+    z conj(z) = |z|^2, division (by complex, real and scalars), exp,
+    integer powers (z^3 = z z z), add and sub with real tensors and
+    scalars, sums and means, casts."""
 
     def __init__(self, dtype):
         super().__init__()
@@ -255,6 +256,10 @@ class Arithmetic(nn.Module):
                  torch.view_as_real(h[:, :4].to(torch.complex64) * w),
                  torch.complex(self.zero, self.zero).abs(),
                  torch.complex(self.zero, self.zero).angle(),
+                 torch.view_as_real(z ** 2), torch.view_as_real(z ** 3 - z * z * z),
+                 torch.view_as_real(w ** -2), torch.view_as_real(z ** 5),
+                 torch.view_as_real(z ** 0), torch.view_as_real(torch.sgn(z)),
+                 torch.view_as_real(torch.sgn(torch.complex(self.zero, self.zero))),
                  torch.view_as_real(torch.cat([z, h[:, :4]], 1))]
         return sum(_weighted(q.float()) for q in parts)
 
