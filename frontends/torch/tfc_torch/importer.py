@@ -6,7 +6,9 @@ only from tensors known at trace time: buffers, constants, factory ops).
 Such known nodes are folded; the others are lowered by their registry
 entry (registry.py, ops/). Each lowering's result types are checked
 against the traced tensors, so a wrong lowering fails here, naming the op,
-instead of producing IR that computes something else.
+instead of producing IR that computes something else. A complex tensor is
+carried as a Complex pair of real Values, and a node with a complex operand
+or result goes to its complex lowering (ops/complex.py).
 """
 import operator
 from collections import OrderedDict
@@ -157,7 +159,7 @@ class Context:
             self.missing(x)
         if isinstance(x, Masked):
             self.masked(x)
-        if isinstance(x, Complex) or is_complex_arg(x):
+        if is_complex_arg(x):
             self.unsupported("a complex operand reaches a lowering of real tensors")
         if isinstance(x, Value):
             return self.b.convert(x, dtype) if dtype else x
