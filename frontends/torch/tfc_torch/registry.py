@@ -81,8 +81,8 @@ def refusal(name: str) -> Optional[Tuple[str, str]]:
 
 def supported_ops() -> List[str]:
     """Every aten op overload the frontend lowers (for real or complex
-    operands), sorted."""
-    return sorted(set(_LOWERINGS) | set(_COMPLEX_LOWERINGS))
+    operands), sorted (the frontend's own tfc_torch ops left out)."""
+    return sorted(n for n in set(_LOWERINGS) | set(_COMPLEX_LOWERINGS) if n.startswith("aten."))
 
 
 def expands(name: str):

@@ -27,7 +27,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from . import no_grad_writes, traceable
+from . import custom_functions, no_grad_writes, traceable
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from .source import TRACE_ENTRY, Frame, exception_frame, return_frame
 
@@ -68,7 +68,7 @@ class Traced:
     carried: Dict[torch.fx.Node, torch.fx.Node] = field(default_factory=dict)
 
 
-_DATA_DEPENDENT_MARKERS = (
+DATA_DEPENDENT_MARKERS = (
     "get value out of a tracing tensor",      # torch 1.13 / 2.x real-mode tracing
     "data-dependent",                          # torch 2.x
     "Data dependent",
@@ -394,7 +394,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         # count (a caller's `with torch.no_grad():` around the import would
         # otherwise mark every node).
         with _recording_stack_traces(), _recording_grad_mode(), _traceable_functions(), \
-                _NoFastPaths(), torch.enable_grad():
+                custom_functions.applied(), _NoFastPaths(), torch.enable_grad():
             gm = make_fx(_functionalize(_tfc_traced_loss), **options)(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
         text = f"{type(e).__name__}: {e}"
@@ -402,7 +402,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             e.frame = exception_frame(e)
             e.args = (e._render(),)
             raise
-        if any(m in text for m in _DATA_DEPENDENT_MARKERS):
+        if any(m in text for m in DATA_DEPENDENT_MARKERS):
             raise DataDependentError(
                 "the model's Python control flow depends on a tensor's value "
                 "(an `if`/`while` on a tensor, .item(), .tolist(), int()/bool() of a tensor)",
@@ -433,8 +433,15 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
 
     grad_off = [n for n in gm.graph.nodes
                 if n.op == "call_function" and n.meta.get(GRAD_OFF) == NO_GRAD]
-    with _traceable_functions():
-        no_grad_writes.mark(_tfc_traced_loss, args, grad_off, _NoFastPaths)
+    # The eager run also checks custom Functions' backwards (elementwise).
+    try:
+        with _traceable_functions(), custom_functions.applied(check=True):
+            no_grad_writes.mark(_tfc_traced_loss, args, grad_off, _NoFastPaths)
+    except FrontendError as e:
+        if e.frame is None:  # from the eager run of a replacement: the model's line
+            e.frame = exception_frame(e)
+            e.args = (e._render(),)
+        raise
 
     placeholders = [Placeholder("param", n, param_tensors[n]) for n in params]
     placeholders += [Placeholder("buffer", n, buffer_tensors[n]) for n in buffers]

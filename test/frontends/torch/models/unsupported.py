@@ -106,24 +106,25 @@ class EmbeddingMaxNorm(nn.Module):
         return self.fc(self.emb(ids)).mean()  # error here
 
 
-class StraightThrough(torch.autograd.Function):
-    """A custom backward (straight-through rounding): tfc cannot import it,
-    and differentiating the forward instead would give other gradients."""
+class MixingBackward(torch.autograd.Function):
+    """A custom backward that moves gradients between elements: tfc imports
+    elementwise backwards only (grad_input = m * grad_output), and
+    differentiating the forward instead would give other gradients."""
 
     @staticmethod
     def forward(ctx, h):
-        return h * 2.0  # error here (CustomFunction)
+        return h * 2.0
 
     @staticmethod
     def backward(ctx, grad):
-        return grad
+        return grad.flip(-1) * 2.0
 
 
 class CustomFunction(Base):
     """A torch.autograd.Function with its own backward inside the model."""
 
     def forward(self, x):
-        return StraightThrough.apply(self.fc(x)).mean()  # error here
+        return MixingBackward.apply(self.fc(x)).mean()  # error here
 
 
 class CopyUnderNoGrad(Base):

@@ -1,8 +1,9 @@
 """Cases for gradient control, which has no lowering file of its own (the
 importer, tracing.py and no_grad_writes.py, with ops/elementwise.py's
-detach): frozen parameters, detached and no_grad / inference_mode values as
-constants (tfc.stop_gradient), and in-place writes under no_grad as
-straight-through (tfc.straight_through)."""
+detach, and custom_functions.py): frozen parameters, detached and no_grad /
+inference_mode values as constants (tfc.stop_gradient), in-place writes
+under no_grad as straight-through (tfc.straight_through), and custom
+autograd.Functions with elementwise backwards."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -24,7 +25,75 @@ CASES = {
     # so in C++; the others write the whole tensor, a view of a 3-d
     # linear's output, and a column through a view of it.
     "no-grad-writes": lambda: _no_grad_writes(),
+    # Custom torch.autograd.Functions, imported with their own backward
+    # (elementwise: grad_input = m * grad_output): gradient reversal with a
+    # number argument, a straight-through rounding with a clipping mask from
+    # ctx attributes, a hand-written swish derivative from saved tensors, a
+    # two-input product (each input its own m) with an integer mask input
+    # that gets no gradient, an output used twice. Differentiating the
+    # forwards instead gives other gradients (reversal: their negatives;
+    # rounding: zero).
+    "custom-functions": _case(lambda h: _custom_functions(h)),
 }
+
+
+class _Reverse(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, lam):
+        ctx.lam = lam
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -ctx.lam * grad, None
+
+
+class _RoundClip(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, bound):
+        ctx.bound = bound
+        ctx.save_for_backward(x)
+        return torch.round(x * 4).clamp(-bound, bound) / 4
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * (x.abs() <= ctx.bound / 4).to(grad.dtype), None
+
+
+class _Swish(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * torch.sigmoid(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        s = torch.sigmoid(x)
+        return grad * (s * (1 + x * (1 - s)))
+
+
+class _MaskedProduct(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b, keep):
+        ctx.save_for_backward(a, b, keep)
+        return a * b * keep
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, keep = ctx.saved_tensors
+        return grad * b * keep, grad * a * keep, None
+
+
+def _custom_functions(h):                          # h: [4, 8]
+    r = _Reverse.apply(h, 0.7)
+    q = _RoundClip.apply(h.tanh(), 3.0)
+    s = _Swish.apply(h * 1.5)
+    keep = (torch.arange(8) % 3 != 0).expand(4, 8).to(torch.int64)
+    p = _MaskedProduct.apply(h.sin(), h.cos(), keep)
+    return ((r * torch.linspace(0.5, 1.5, 8)).sum() + (q * h).sum() + s.pow(2).sum()
+            + p.sum() + (p * p).mean())
 
 
 class _FrozenLayer(nn.Module):
