@@ -19,8 +19,12 @@ a real loss (the pair is the real 2-vector torch's convention differentiates).
     from four real ones.
   * DFTs (`_fft_r2c`, `_fft_c2c`, `_fft_c2r`, what `torch.fft.*` and
     `torch.stft` trace to) are matmuls with constant cos / sin tables along
-    each transformed dim, the exact definition at O(n^2) work per dim;
-    sizes above MAX_DFT_SIZE are refused.
+    each transformed dim, the exact definition at O(n^2) work per dim up to
+    DIRECT_DFT_MAX points; a longer dim of n = n1 n2 points is split once
+    (Cooley-Tukey: DFTs of n1 and n2 points and a twiddle product between,
+    each part split again when it is long), so work and tables stay near
+    O(n (n1 + n2)). A size whose largest prime factor exceeds MAX_DFT_SIZE
+    is refused.
 """
 import math
 
@@ -32,9 +36,13 @@ from ..importer import Complex
 from ..ir import Value
 from ..registry import lowers, lowers_complex
 from .common import norm_dim
+from .shape import flip
 
-# The largest transformed size along one dim: each dim's tables are two
-# dense [n, n] constants (1024: 4 MiB each in f32).
+# Sizes up to DIRECT_DFT_MAX (and primes) are transformed with [n, n]
+# tables; longer ones are split into factors. A prime (or a factor that
+# cannot be split) above MAX_DFT_SIZE is refused: its two [n, n] tables
+# would hold 4 MiB each in f32 at 1024.
+DIRECT_DFT_MAX = 128
 MAX_DFT_SIZE = 1024
 
 # aten's fft_norm_mode (ATen/native/SpectralOpsUtils.h): the `normalization`
@@ -415,10 +423,11 @@ def _tables(ctx, n, rows, cols, sign, scale, dtype, hermitian=False):
     number of spectrum entries it stands for (1 for k = 0 and k = n/2, 2
     for the others, 0 past n // 2) and the sine of rows 0 and n/2 is 0
     (their imaginary parts are ignored, as torch's c2r does)."""
-    if n > MAX_DFT_SIZE:
-        ctx.unsupported(f"a DFT of size {n} (tfc computes DFTs as matmuls with [n, n] "
-                        f"tables, up to n = {MAX_DFT_SIZE})",
-                        "transform fewer points (or downsample first)")
+    if n > MAX_DFT_SIZE and _split(n) is None:
+        ctx.unsupported(f"a DFT of size {n} (tfc computes DFTs as matmuls with tables of "
+                        f"the size or of its factors, and {n} has no factors; at most "
+                        f"{MAX_DFT_SIZE} points without)",
+                        "transform a size with small prime factors (pad with n=...)")
     j = torch.arange(rows, dtype=torch.int64).view(-1, 1)
     k = torch.arange(cols, dtype=torch.int64).view(1, -1)
     theta = (j * k).remainder(n).double() * (2 * math.pi / n)
@@ -464,12 +473,46 @@ def _dft(ctx, re, im, dim, cos, sin):
     return yr, yi
 
 
+def _split(n):
+    """(n1, n2) with n = n1 n2 and n1 the largest divisor up to sqrt(n),
+    for n above DIRECT_DFT_MAX; None for shorter and prime n."""
+    if n <= DIRECT_DFT_MAX:
+        return None
+    for n1 in range(math.isqrt(n), 1, -1):
+        if n % n1 == 0:
+            return n1, n // n1
+    return None
+
+
+def _c2c_dim(ctx, re, im, d, sign, scale, dt):
+    """sum_j x_j exp(sign 2 pi i j k / n) * scale along dim d (im None:
+    a real x). Split as x[n2 j1 + j2] -> X[k1 + n1 k2]: a DFT over j1 (n1
+    points), the twiddle exp(sign 2 pi i j2 k1 / n), a DFT over j2 (n2
+    points), the (k1, k2) dims swapped into k's order."""
+    n = re.shape[d]
+    split = _split(n)
+    if split is None:
+        cos, sin = _tables(ctx, n, n, n, sign, scale, dt)
+        return _dft(ctx, re, im, d, cos, sin)
+    n1, n2 = split
+    b = ctx.b
+    shape = list(re.shape)
+    parted = shape[:d] + [n1, n2] + shape[d + 1:]
+    re = b.reshape(re, parted)
+    im = b.reshape(im, parted) if im is not None else None
+    re, im = _c2c_dim(ctx, re, im, d, sign, scale, dt)
+    tw_cos, tw_sin = _tables(ctx, n, n1, n2, sign, 1.0, dt)
+    ones = (1,) * (len(shape) - d - 1)
+    re, im = cmul(b, re, im, b.reshape(tw_cos, (n1, n2) + ones),
+                  b.reshape(tw_sin, (n1, n2) + ones))
+    re, im = _c2c_dim(ctx, re, im, d + 1, sign, 1.0, dt)
+    return b.reshape(b.swap(re, d, d + 1), shape), b.reshape(b.swap(im, d, d + 1), shape)
+
+
 def _c2c_dims(ctx, re, im, dims, normalization, forward, dt):
     sign = -1.0 if forward else 1.0
     for d in dims:
-        n = re.shape[d]
-        cos, sin = _tables(ctx, n, n, n, sign, _scale(normalization, n), dt)
-        re, im = _dft(ctx, re, im, d, cos, sin)
+        re, im = _c2c_dim(ctx, re, im, d, sign, _scale(normalization, re.shape[d]), dt)
     return re, im
 
 
@@ -487,8 +530,12 @@ def fft_r2c(ctx, x, dim, normalization, onesided):
     last = dims[-1]
     n = v.shape[last]
     m = n // 2 + 1 if onesided else n
-    cos, sin = _tables(ctx, n, n, m, -1.0, _scale(normalization, n), dt)
-    re, im = _dft(ctx, v, None, last, cos, sin)
+    if _split(n) is None:
+        cos, sin = _tables(ctx, n, n, m, -1.0, _scale(normalization, n), dt)
+        re, im = _dft(ctx, v, None, last, cos, sin)
+    else:  # the whole transform, then its first m outputs
+        re, im = _c2c_dim(ctx, v, None, last, -1.0, _scale(normalization, n), dt)
+        re, im = ctx.b.slice_dim(re, last, 0, m), ctx.b.slice_dim(im, last, 0, m)
     re, im = _c2c_dims(ctx, re, im, dims[:-1], normalization, True, dt)
     return pair(ctx, re, im)
 
@@ -512,9 +559,27 @@ def fft_c2r(ctx, z, dim, normalization, last_dim_size):
     re, im = _c2c_dims(ctx, re, im, dims[:-1], normalization, False, t.dtype)
     last, n = dims[-1], last_dim_size
     rows = re.shape[last]
+    if _split(n) is not None and rows >= n // 2 + 1:
+        return _c2r_split(ctx, re, im, last, n, _scale(normalization, n), t.dtype)
     cos, sin = _tables(ctx, n, rows, n, 1.0, _scale(normalization, n), t.dtype,
                        hermitian=True)
     y = _along(ctx, re, last, cos)
     if im is not None:
         y = ctx.b.sub(y, _along(ctx, im, last, sin))
+    return y
+
+
+def _c2r_split(ctx, re, im, d, n, scale, dt):
+    """c2r of a long dim: the whole spectrum from its onesided half (entry
+    n - k the conjugate of entry k), its inverse DFT, the real part (which
+    drops the imaginary parts of entries 0 and n / 2, as torch's c2r)."""
+    b = ctx.b
+    h = n // 2 + 1
+    re = b.slice_dim(re, d, 0, h)
+    im = b.slice_dim(im, d, 0, h) if im is not None else ctx.tensor(0.0, dt, re.shape)
+    mirrored = n - h  # entries h .. n - 1 are conj of entries n - h .. 1
+    full_re = b.concat([re, flip(ctx, b.slice_dim(re, d, 1, 1 + mirrored), [d])], d)
+    full_im = b.concat([im, b.unary("neg", flip(ctx, b.slice_dim(im, d, 1, 1 + mirrored),
+                                                 [d]))], d)
+    y, _ = _c2c_dim(ctx, full_re, full_im, d, 1.0, scale, dt)
     return y

@@ -227,6 +227,39 @@ def _transforms(n, m, dtype=torch.float32):
     return make
 
 
+class LongTransforms(nn.Module):
+    """Sizes above DIRECT_DFT_MAX, split into factors: rfft / irfft of
+    17424 = 132^2 points (132 = 11 x 12 split again), fft of 150 = 10 x 15
+    points, irfft to an odd 135 = 9 x 15 points, and an STFT with n_fft
+    2048 = 32 x 64 (a multi-resolution STFT loss's long window); a prime
+    size above it (149) is direct. Orthonormal, so values stay near 1."""
+
+    def __init__(self):
+        super().__init__()
+        self.p = nn.Parameter(torch.linspace(0.5, 1.5, 17424))
+        self.fc = nn.Linear(150, 150)
+
+    def forward(self, x, y):
+        s = x * self.p
+        h = self.fc(y)
+        spectrum = torch.fft.rfft(s, norm="ortho")
+        parts = [torch.view_as_real(spectrum), torch.fft.irfft(spectrum, n=17424, norm="ortho"),
+                 torch.view_as_real(torch.fft.fft(h, norm="ortho")),
+                 torch.fft.irfft(torch.fft.rfft(h, norm="ortho"), n=135, norm="ortho"),
+                 torch.fft.ifft(h[:, :149], norm="ortho").imag]
+        window = torch.hann_window(2048)
+        frames = torch.stft(s[:, :6144], 2048, hop_length=512, window=window, normalized=True,
+                            return_complex=True)
+        parts.append(frames.abs())
+        return sum(_weighted(torch.sin(q)) for q in parts)
+
+
+def _long():
+    torch.manual_seed(0)
+    return LongTransforms(), (torch.randn(2, 17424, generator=_g(1)),
+                              torch.randn(2, 150, generator=_g(2)))
+
+
 class Arithmetic(nn.Module):
     """Complex arithmetic and identities on z = complex(h1, h2): |polar(r,
     a)| = r, angle, abs and sgn (also at 0, where the gradient is 0), conj,
@@ -282,6 +315,7 @@ CASES = {
     "complex-rotary-f64": _rotary(torch.float64, buffer=True),
     "complex-transforms": _transforms(7, 12),
     "complex-transforms-f64": _transforms(4, 33, torch.float64),
+    "complex-long": _long,
     "complex-arithmetic": _arithmetic(),
     "complex-arithmetic-f64": _arithmetic(torch.float64),
 }
