@@ -301,6 +301,15 @@ def abs_(ctx, z):
     return b.select(origin, ctx.tensor(0.0, dt), r)
 
 
+@lowers_complex("aten.linalg_vector_norm.default", "aten.norm.Scalar", "aten.norm.ScalarOpt_dim")
+def norm(ctx, z, *args, **kwargs):
+    """A vector norm of a complex tensor is the real lowering's norm of
+    |z| (whose zero gradient at 0 is also the norm's there)."""
+    if not _is_complex(z):
+        ctx.unsupported("a complex dtype argument for the norm of a real tensor")
+    return registry.lookup(ctx.name)(ctx, abs_(ctx, z), *args, **kwargs)
+
+
 @lowers("aten.angle.default")
 @lowers_complex("aten.angle.default")
 def angle(ctx, z):

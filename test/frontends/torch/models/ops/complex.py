@@ -264,7 +264,7 @@ class Arithmetic(nn.Module):
     """Complex arithmetic and identities on z = complex(h1, h2): |polar(r,
     a)| = r, angle, abs and sgn (also at 0, where the gradient is 0), conj,
     z conj(z) = |z|^2, division (by complex, real and scalars), exp,
-    integer powers (z^3 = z z z), add and sub with real tensors and
+    integer powers (z^3 = z z z), vector norms, add and sub with real tensors and
     scalars, sums and means, casts."""
 
     def __init__(self, dtype):
@@ -293,6 +293,9 @@ class Arithmetic(nn.Module):
                  torch.view_as_real(w ** -2), torch.view_as_real(z ** 5),
                  torch.view_as_real(z ** 0), torch.view_as_real(torch.sgn(z)),
                  torch.view_as_real(torch.sgn(torch.complex(self.zero, self.zero))),
+                 torch.linalg.norm(z).reshape(1), torch.norm(w, dim=1),
+                 torch.linalg.vector_norm(z, ord=1, dim=0),
+                 torch.linalg.vector_norm(z, ord=float("inf"), dim=-1),
                  torch.view_as_real(torch.cat([z, h[:, :4]], 1))]
         return sum(_weighted(q.float()) for q in parts)
 
