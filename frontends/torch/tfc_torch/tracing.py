@@ -217,9 +217,16 @@ def _traceable_functions():
     originals = [(owner, name, getattr(owner, name)) for owner, name, _ in traceable.REPLACEMENTS]
     for owner, name, replacement in traceable.REPLACEMENTS:
         setattr(owner, name, replacement)
+    # torch.distributions checks its arguments' constraints by default
+    # (`constraint.check(value).all()`: a tensor's value in Python control
+    # flow); a debugging aid that no trace can record, off while tracing.
+    distribution = torch.distributions.Distribution
+    validate = distribution._validate_args
+    distribution.set_default_validate_args(False)
     try:
         yield
     finally:
+        distribution.set_default_validate_args(validate)
         for owner, name, original in originals:
             setattr(owner, name, original)
 

@@ -46,7 +46,26 @@ CASES = {
     # with list lengths, an unbatched input, and log-probabilities that
     # are no log_softmax (torch's gradient adds exp(lp)).
     "ctc-loss": lambda: _ctc(),
+    # Losses from torch.distributions (their argument checks, a tensor's
+    # value in Python control flow, are off while tracing): a PPO objective
+    # (Categorical log_prob and entropy from logits), Normal log_prob and
+    # entropy, an Independent Normal, the Normal-Normal KL divergence.
+    "distributions": _case(lambda h, act, y: _distributions(h, act, y),
+                           extra=(torch.tensor([0, 7, 3, 3]), torch.randn(4, 4, generator=_g(2)))),
 }
+
+
+def _distributions(h, act, y):                         # h: [4, 8]
+    D = torch.distributions
+    pi = D.Categorical(logits=h)
+    ratio = torch.exp(pi.log_prob(act) - pi.log_prob(act).detach() * 0.9)
+    ppo = -torch.min(ratio * y[:, 0], ratio.clamp(0.8, 1.2) * y[:, 0]).mean()
+    mu, log_std = h[:, :4], h[:, 4:].clamp(-3, 2)
+    q = D.Normal(mu, log_std.exp())
+    prior = D.Independent(D.Normal(torch.zeros(4), torch.ones(4)), 1)
+    return (ppo - 0.01 * pi.entropy().mean() - q.log_prob(y).sum() + q.entropy().sum() * 0.1
+            + D.kl_divergence(q, D.Normal(torch.zeros_like(mu), 2 * torch.ones_like(mu))).sum()
+            - prior.log_prob(mu).mean())
 
 
 class _Ctc(nn.Module):
