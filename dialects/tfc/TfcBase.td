@@ -36,6 +36,13 @@ def Tfc_Dialect : Dialect {
     /// Argument attribute marking a trainable parameter; its value is the
     /// parameter's state-dict name, e.g. "h.0.ln_1.weight".
     static constexpr ::llvm::StringLiteral kParamAttrName = "tfc.param";
+    /// Parameter-group hyper-parameters (f64 argument attributes beside
+    /// tfc.param): the factor on the learning rate of this parameter's
+    /// updates, and its weight decay in place of the optimizer's (and of the
+    /// rank < 2 rule), as torch.optim's param_groups set them.
+    static constexpr ::llvm::StringLiteral kLrScaleAttrName = "tfc.lr_scale";
+    static constexpr ::llvm::StringLiteral kWeightDecayAttrName =
+        "tfc.weight_decay";
     /// Argument attribute naming a batch input, e.g. "tokens".
     static constexpr ::llvm::StringLiteral kInputAttrName = "tfc.input";
     /// Argument attribute marking training state that persists across steps

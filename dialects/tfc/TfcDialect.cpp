@@ -1,6 +1,7 @@
 //===- TfcDialect.cpp - the tfc graph-level dialect -----------------------===//
 
 #include "dialects/tfc/TfcDialect.h"
+
 #include "dialects/tfc/TfcOps.h"
 #include "dialects/tfc/TfcVjps.h"
 
@@ -10,6 +11,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::tfc;
@@ -45,6 +48,27 @@ Operation *TfcDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return builder.create<ConstantOp>(loc, elements);
 }
 
+/// tfc.lr_scale / tfc.weight_decay: a finite f64 >= 0 on a tfc.param
+/// function argument.
+static LogicalResult verifyParamGroupAttribute(Operation *op,
+                                               unsigned argIndex,
+                                               NamedAttribute attribute) {
+  StringRef attrName = attribute.getName().strref();
+  auto value = dyn_cast<FloatAttr>(attribute.getValue());
+  if (!value || !value.getType().isF64() ||
+      !std::isfinite(value.getValueAsDouble()) ||
+      value.getValueAsDouble() < 0)
+    return op->emitError() << "'" << attrName << "' on argument #" << argIndex
+                           << " must be a finite f64 >= 0, got "
+                           << attribute.getValue();
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func || !func.getArgAttr(argIndex, TfcDialect::kParamAttrName))
+    return op->emitError() << "'" << attrName << "' on argument #" << argIndex
+                           << " needs a '" << TfcDialect::kParamAttrName
+                           << "' beside it (a parameter group's setting)";
+  return success();
+}
+
 /// `tfc.param` and `tfc.input` name function arguments the way a PyTorch
 /// state dict and batch do; the runtime binds tensors by these names, so
 /// they must be non-empty and unique within the function.
@@ -53,12 +77,15 @@ LogicalResult TfcDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned argIndex,
                                                    NamedAttribute attribute) {
   StringRef attrName = attribute.getName().strref();
+  if (attrName == kLrScaleAttrName || attrName == kWeightDecayAttrName)
+    return verifyParamGroupAttribute(op, argIndex, attribute);
   if (attrName != kParamAttrName && attrName != kInputAttrName &&
       attrName != kStateAttrName)
     return op->emitError() << "unknown tfc argument attribute '" << attrName
                            << "' (expected '" << kParamAttrName << "', '"
-                           << kInputAttrName << "' or '" << kStateAttrName
-                           << "')";
+                           << kInputAttrName << "', '" << kStateAttrName
+                           << "', '" << kLrScaleAttrName << "' or '"
+                           << kWeightDecayAttrName << "')";
   auto name = dyn_cast<StringAttr>(attribute.getValue());
   if (!name || name.getValue().empty())
     return op->emitError() << "'" << attrName << "' on argument #" << argIndex

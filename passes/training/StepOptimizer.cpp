@@ -137,11 +137,21 @@ LogicalResult runStepOptimizer(ModuleOp module,
       in.step = newStep;
       // Parameter groups as GPT-2/nanoGPT and Hugging Face train them:
       // biases and norm weights (rank < 2) are not decayed unless
-      // decay-all.
+      // decay-all; a parameter's own group settings (tfc.lr_scale,
+      // tfc.weight_decay, from torch.optim's param_groups) come first.
       in.weightDecay =
           options.decayAll || tensorTypeOf(in.param).getRank() >= 2
               ? baseDecay
               : 0.0;
+      unsigned argIndex = grad.param.getArgNumber();
+      if (auto decay = func.getArgAttrOfType<FloatAttr>(
+              argIndex, TfcDialect::kWeightDecayAttrName))
+        in.weightDecay = decay.getValueAsDouble();
+      if (auto scale = func.getArgAttrOfType<FloatAttr>(
+              argIndex, TfcDialect::kLrScaleAttrName);
+          scale && scale.getValueAsDouble() != 1.0)
+        in.lr = v.mul(lr, v.scalar(builder.getF32Type(),
+                                   scale.getValueAsDouble()));
       ParamStepResult out = rule->emitStep(builder, loc, in);
       updates.push_back({grad.param, out.param});
       for (auto [arg, value] : llvm::zip(paramStates, out.states))

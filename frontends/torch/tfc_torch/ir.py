@@ -83,6 +83,9 @@ class Argument(Value):
         assert role in ("param", "input", "state")
         self.role = role
         self.key = key
+        # A parameter's group settings, f64 attributes printed beside
+        # tfc.param: tfc.lr_scale, tfc.weight_decay (optimizers.py).
+        self.settings: Dict[str, float] = {}
 
 
 class Op:

@@ -263,7 +263,8 @@ def print_function(fn: Function, locations: bool = True) -> str:
     args = []
     for a in fn.arguments:
         attr = {"param": "tfc.param", "state": "tfc.state"}.get(a.role, "tfc.input")
-        args.append(f"    {names.assign(a)}: {a.type} {{{attr} = \"{a.key}\"}}")
+        settings = "".join(f", {k} = {v:.17e} : f64" for k, v in sorted(a.settings.items()))
+        args.append(f"    {names.assign(a)}: {a.type} {{{attr} = \"{a.key}\"{settings}}}")
     if fn.result_names:
         assert len(fn.result_names) == len(fn.returns), "one tfc.output name per result"
         results = [f'{v.type} {{tfc.output = "{name}"}}'

@@ -13,12 +13,13 @@ module is read once (its parameters initialize the program) and written
 only when the caller loads `step.state_dict()` into it.
 """
 from collections import OrderedDict
-from typing import Callable, Dict, Optional, Sequence
+from typing import Callable, Dict, Optional, Sequence, Union
 
 import torch
 
-from . import compiler
+from . import compiler, optimizers
 from .export import import_module
+from .printer import print_function
 from .options import SCHEDULE_INPUTS, OptionError, compiler_flags
 from .runtime import Device, Program
 from .tracing import input_names as batch_input_names
@@ -163,7 +164,8 @@ class TrainStep:
     of loss / K, then one optimizer.step())."""
 
     def __init__(self, model: torch.nn.Module, example_args: Sequence[torch.Tensor],
-                 loss_fn: Optional[Callable], device: str, input_names, options: Dict):
+                 loss_fn: Optional[Callable], device: str, input_names, options: Dict,
+                 param_settings: Optional[Dict[str, Dict[str, float]]] = None):
         seed = options.pop("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise OptionError(f"option seed={seed!r}: expected an integer")
@@ -184,6 +186,13 @@ class TrainStep:
         self.device = Device(device)
         flags = compiler_flags(options, True, target_for(self.device))
         self.exported = import_module(model, example_args, loss_fn, input_names=input_names)
+        if param_settings:
+            # Parameter groups: tfc.lr_scale / tfc.weight_decay beside each
+            # tfc.param (tied names share their parameter's settings).
+            for arg in self.exported.function.arguments:
+                if arg.role == "param" and arg.key in param_settings:
+                    arg.settings = dict(param_settings[arg.key])
+            self.exported.mlir = print_function(self.exported.function)
         name = f"{type(model).__name__}.mlir"
         self.artifact = compiler.compile_source(self.exported.mlir, flags, name)
         self.program = Program(self.device, self.artifact.directory)
@@ -273,7 +282,8 @@ class TrainStep:
 
 def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                        loss_fn: Optional[Callable] = None, *, device: str = "host",
-                       optimizer: str = "adamw", lr: float = 1e-3,
+                       optimizer: Union[str, torch.optim.Optimizer] = "adamw",
+                       lr: Optional[float] = None,
                        input_names: Optional[Sequence[str]] = None, **options) -> TrainStep:
     """Traces `model`'s loss on `example_args` (forward returns the scalar
     loss, or `loss_fn(model(*args), *args)` does), compiles its training step
@@ -288,6 +298,23 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
     torch's). Defaults are the pipeline's (AdamW with torch's defaults; weight
     decay 0.01 for parameters of rank >= 2 only, unless decay_all=True) and
     lr=1e-3 (torch.optim.AdamW's). An unknown option or a bad value raises
-    OptionError naming it."""
-    options = dict(options, optimizer=optimizer, lr=lr)
+    OptionError naming it.
+
+    `optimizer` may also be the torch.optim.AdamW / Adam / SGD instance a
+    training script builds: its hyper-parameters are the options (lr and the
+    optimizer's own options may then not be given) and its param_groups
+    become per-parameter learning-rate factors and weight decays
+    (optimizers.py)."""
+    if isinstance(optimizer, torch.optim.Optimizer):
+        taken, settings = optimizers.from_torch(optimizer, model)
+        clash = sorted(k for k in taken if k in options or (k == "lr" and lr is not None))
+        if clash or "weight_decay" in options or "decay_all" in options:
+            raise OptionError(f"option {', '.join(clash) or 'weight_decay/decay_all'}: given by "
+                              f"the {type(optimizer).__name__} instance (its param_groups)")
+        betas = taken.pop("betas", None)
+        if betas is not None:
+            taken["beta1"], taken["beta2"] = float(betas[0]), float(betas[1])
+        options = dict(options, **taken)
+        return TrainStep(model, example_args, loss_fn, device, input_names, options, settings)
+    options = dict(options, optimizer=optimizer, lr=1e-3 if lr is None else lr)
     return TrainStep(model, example_args, loss_fn, device, input_names, options)

@@ -4,7 +4,7 @@
 // op group in the order of the Tfc*Ops.td files.
 
 // Only tfc.param, tfc.input and tfc.state are tfc argument attributes.
-// expected-error @+1 {{unknown tfc argument attribute 'tfc.weight' (expected 'tfc.param', 'tfc.input' or 'tfc.state')}}
+// expected-error @+1 {{unknown tfc argument attribute 'tfc.weight' (expected 'tfc.param', 'tfc.input', 'tfc.state', 'tfc.lr_scale' or 'tfc.weight_decay')}}
 func.func @unknown(%w: tensor<4xf32> {tfc.weight = "w"}) {
   return
 }
@@ -1209,6 +1209,22 @@ func.func @dropout_seed_type(%x: tensor<8xf32>, %s: tensor<1xi64>, %o: tensor<i6
 func.func @dropout_offset_type(%x: tensor<8xf32>, %s: tensor<i64>, %o: tensor<i32>) {
   // expected-error @+1 {{operand #2 must be 0D tensor of 64-bit signless integer values}}
   %0 = "tfc.dropout"(%x, %s, %o) <{p = 1.0e-01 : f64}> : (tensor<8xf32>, tensor<i64>, tensor<i32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// A parameter group's learning-rate factor is a finite f64 >= 0.
+// expected-error @+1 {{'tfc.lr_scale' on argument #0 must be a finite f64 >= 0, got -1.000000e+00 : f64}}
+func.func @lr_scale_negative(%w: tensor<4xf32> {tfc.param = "w", tfc.lr_scale = -1.0 : f64}) {
+  return
+}
+
+// -----
+
+// Group settings belong to parameters only.
+// expected-error @+1 {{'tfc.weight_decay' on argument #0 needs a 'tfc.param' beside it}}
+func.func @weight_decay_on_input(%x: tensor<4xf32> {tfc.input = "x", tfc.weight_decay = 1.0e-02 : f64}) {
   return
 }
 

@@ -24,6 +24,9 @@ Cases:
 - checkpoint: torch.utils.checkpoint (both forms, checkpoint_sequential)
   traced as a direct call: 4 AdamW steps as torch's on the model without
   checkpointing, also with recompute=blocks.
+- param-groups: a torch.optim AdamW / SGD instance with param_groups as the
+  optimizer (per-group lr and weight decay, an ungrouped parameter frozen),
+  also optimizer_in_backward, against the same torch optimizer; refusals.
 - api: SGD with momentum and clipping, gradient accumulation (K=2), the
   learning rate changed between steps, save/load and the optimizer state,
   load_state_dict into a step, frozen parameters (requires_grad=False:
@@ -534,7 +537,74 @@ def check_checkpoint(device):
     return None
 
 
-CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint"]
+def check_param_groups(device):
+    """A torch.optim instance with param_groups as compile_train_step's
+    optimizer: AdamW (betas, per-group lr and weight decay, a bias decayed
+    by its group, a parameter in no group: never updated) and SGD with
+    Nesterov momentum, 5 steps each against the same torch optimizer on a
+    copy, also with optimizer_in_backward; options the instance sets, or
+    forms tfc has no option for, are errors."""
+    torch.manual_seed(6)
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(6, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 3))
+
+    def loss_fn(out, x, y):
+        return torch.nn.functional.cross_entropy(out, y)
+
+    def groups(m):
+        return [{"params": [m[0].weight, m[0].bias], "lr": 1e-3, "weight_decay": 0.1},
+                {"params": [m[1].weight, m[1].bias], "lr": 3e-3, "weight_decay": 0.0},
+                {"params": [m[3].weight], "lr": 1e-2, "weight_decay": 0.05}]
+
+    makers = {"adamw": lambda p: torch.optim.AdamW(p, lr=1e-3, betas=(0.8, 0.95)),
+              "sgd": lambda p: torch.optim.SGD(p, lr=1e-3, momentum=0.9, nesterov=True)}
+    g = torch.Generator().manual_seed(7)
+    data = [(torch.randn(5, 6, generator=g), torch.randint(0, 3, (5,), generator=g))
+            for _ in range(5)]
+    problems = []
+    for (kind, make), extra in [(k, e) for k in makers.items()
+                                for e in ({}, {"optimizer_in_backward": True})]:
+        label = f"{kind}{' in backward' if extra else ''}"
+        mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+        step = tfc_torch.compile_train_step(mine, data[0], loss_fn, device=device,
+                                            optimizer=make(groups(mine)), **extra)
+        opt = make(groups(reference))
+        for i, (x, y) in enumerate(data):
+            loss = step(x, y)
+            opt.zero_grad()
+            expected = loss_fn(reference(x), x, y)
+            expected.backward()
+            opt.step()
+            if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
+                problems.append(f"{label} step {i}: loss {loss!r}, torch {expected.item()!r}")
+        trained = step.state_dict()
+        for name, p in reference.named_parameters():
+            e = normwise(trained[name], p.detach())
+            if e > PARAM_RTOL:
+                problems.append(f"{label}: parameter {name}: {e:.2e} from torch's")
+        if not torch.equal(trained["3.bias"], model[3].bias.detach()):
+            problems.append(f"{label}: 3.bias (in no group) changed")
+    refusals = [({"lr": 0.1}, "option lr"),
+                ({"optimizer": torch.optim.AdamW(model.parameters(), amsgrad=True)}, "amsgrad"),
+                ({"optimizer": torch.optim.RMSprop(model.parameters())}, "RMSprop"),
+                ({"optimizer": torch.optim.Adam([{"params": [model[0].weight], "eps": 1e-6},
+                                                 {"params": [model[3].weight]}])}, "differ in eps")]
+    for kwargs, words in refusals:
+        kwargs.setdefault("optimizer", torch.optim.SGD(model.parameters(), lr=0.1))
+        try:
+            tfc_torch.compile_train_step(model, data[0], loss_fn, device=device, **kwargs)
+            problems.append(f"{words}: accepted")
+        except tfc_torch.OptionError as e:
+            if words not in str(e):
+                problems.append(f"{words}: message {e}")
+    if problems:
+        return "; ".join(problems[:6])
+    print("param-groups: ok (AdamW and SGD instances with 3 groups: per-group lr and weight "
+          "decay, an ungrouped parameter frozen, also optimizer_in_backward; 4 refusals)")
+    return None
+
+
+CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "param-groups"]
 
 
 def main():
@@ -558,6 +628,8 @@ def main():
             problem = check_buffers(args.device)
         elif case == "checkpoint":
             problem = check_checkpoint(args.device)
+        elif case == "param-groups":
+            problem = check_param_groups(args.device)
         else:
             problem = check_family(case, args.device, args.steps)
         if problem:

@@ -1,0 +1,77 @@
+"""A torch.optim optimizer as compile_train_step's options.
+
+`compile_train_step(model, args, optimizer=torch.optim.AdamW(groups, ...))`
+takes the optimizer a PyTorch training script already builds: its class
+names tfc's optimizer (AdamW, Adam, SGD), its hyper-parameters become the
+options, and its param_groups become per-parameter settings in the
+compiled step (the argument attributes tfc.lr_scale and tfc.weight_decay,
+docs/training.md): each group's learning rate as a factor on the first
+group's (a schedule then scales every group alike, as torch's schedulers
+do) and its weight decay on every parameter of the group, biases included,
+exactly as torch applies it. A parameter in no group is not trained (torch
+never steps it): factor 0, decay 0. Settings tfc keeps per step, not per
+group (betas, eps, momentum, nesterov), must agree across groups; a form
+tfc has no option for (amsgrad, maximize, SGD's dampening) is an
+OptionError naming it.
+"""
+from typing import Dict, Tuple
+
+import torch
+
+from .options import OptionError
+
+# torch class -> (tfc optimizer, {group key: tfc option}, {group key: the
+# value tfc requires}).
+_OPTIMIZERS = {
+    torch.optim.AdamW: ("adamw", {"betas": "betas", "eps": "eps"},
+                        {"amsgrad": False, "maximize": False}),
+    torch.optim.Adam: ("adam", {"betas": "betas", "eps": "eps"},
+                       {"amsgrad": False, "maximize": False}),
+    torch.optim.SGD: ("sgd", {"momentum": "momentum", "nesterov": "nesterov"},
+                      {"dampening": 0, "maximize": False}),
+}
+
+LR_SCALE = "tfc.lr_scale"
+WEIGHT_DECAY = "tfc.weight_decay"
+
+
+def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
+               ) -> Tuple[Dict[str, object], Dict[str, Dict[str, float]]]:
+    """(options, {parameter name: {attribute: value}}) of `optimizer`."""
+    kind = type(optimizer)
+    if kind not in _OPTIMIZERS:
+        raise OptionError(f"optimizer {kind.__name__}: tfc compiles torch.optim.AdamW, Adam "
+                          "and SGD instances (or pass optimizer= by name: adamw, adam, sgd, "
+                          "adafactor, adamw8bit)")
+    name, shared, required = _OPTIMIZERS[kind]
+    groups = optimizer.param_groups
+    first = groups[0]
+    options: Dict[str, object] = {"optimizer": name, "lr": float(first["lr"])}
+    for key, option in shared.items():
+        values = {repr(g.get(key)) for g in groups}
+        if len(values) > 1:
+            raise OptionError(f"optimizer {kind.__name__}: its param_groups differ in {key} "
+                              f"({', '.join(sorted(values))}); tfc sets {key} per step, "
+                              "per group only lr and weight_decay")
+        options[option] = first[key]
+    for key, want in required.items():
+        for g in groups:
+            if key in g and g[key] != want:
+                raise OptionError(f"optimizer {kind.__name__}: {key}={g[key]!r} has no tfc "
+                                  f"form (tfc trains with {key}={want!r})")
+    if float(first["lr"]) <= 0:
+        raise OptionError(f"optimizer {kind.__name__}: the first group's lr must be > 0 "
+                          "(the others are factors of it)")
+    groups_of = {}
+    for g in groups:
+        for p in g["params"]:
+            groups_of[id(p)] = g
+    settings: Dict[str, Dict[str, float]] = {}
+    for pname, p in model.named_parameters():
+        g = groups_of.get(id(p))
+        if g is None:
+            settings[pname] = {LR_SCALE: 0.0, WEIGHT_DECAY: 0.0}
+        else:
+            settings[pname] = {LR_SCALE: float(g["lr"]) / float(first["lr"]),
+                               WEIGHT_DECAY: float(g.get("weight_decay", 0.0))}
+    return options, settings
