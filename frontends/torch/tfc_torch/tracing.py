@@ -27,7 +27,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from . import custom_functions, no_grad_writes, traceable
+from . import custom_functions, no_grad_writes, packed_sequences, traceable
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from .source import TRACE_ENTRY, Frame, exception_frame, return_frame
 
@@ -401,7 +401,8 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         # count (a caller's `with torch.no_grad():` around the import would
         # otherwise mark every node).
         with _recording_stack_traces(), _recording_grad_mode(), _traceable_functions(), \
-                custom_functions.applied(), _NoFastPaths(), torch.enable_grad():
+                custom_functions.applied(), packed_sequences.replaced(), _NoFastPaths(), \
+                torch.enable_grad():
             gm = make_fx(_functionalize(_tfc_traced_loss), **options)(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
         text = f"{type(e).__name__}: {e}"
@@ -440,10 +441,18 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
 
     grad_off = [n for n in gm.graph.nodes
                 if n.op == "call_function" and n.meta.get(GRAD_OFF) == NO_GRAD]
-    # The eager run also checks custom Functions' backwards (elementwise).
+    # The eager run also checks custom Functions' backwards (elementwise),
+    # and an eager forward the padding of packed sequences when the trace
+    # padded one without total_length (packed_sequences.py).
     try:
-        with _traceable_functions(), custom_functions.applied(check=True):
+        with _traceable_functions(), custom_functions.applied(check=True), \
+                packed_sequences.replaced(check=True):
             no_grad_writes.mark(_tfc_traced_loss, args, grad_off, _NoFastPaths)
+            if packed_sequences.unchecked():
+                with torch.random.fork_rng(devices=[]), torch.no_grad(), _NoFastPaths():
+                    _tfc_traced_loss(*pytree.tree_map(
+                        lambda t: t.detach().clone() if isinstance(t, torch.Tensor) else t,
+                        list(args)))
     except FrontendError as e:
         if e.frame is None:  # from the eager run of a replacement: the model's line
             e.frame = exception_frame(e)

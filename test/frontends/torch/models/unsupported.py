@@ -168,5 +168,21 @@ class StridedOutsideView(Base):
         return h.as_strided((2, 4), (4, 1), 0).sum()  # error here
 
 
+class PackedWithoutTotalLength(Base):
+    """pad_packed_sequence without total_length pads to the longest length
+    (2 here, of 3 padded steps): a shape that depends on the lengths'
+    values."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(4, 3, batch_first=True)
+
+    def forward(self, x):
+        h = self.fc(x).view(2, 3, 4)
+        packed = nn.utils.rnn.pack_padded_sequence(h, torch.tensor([2, 1]), batch_first=True)
+        out, _ = nn.utils.rnn.pad_packed_sequence(self.rnn(packed)[0], batch_first=True)  # error here
+        return out.mean()
+
+
 def example_batch():
     return (torch.randn(6, 8, generator=torch.Generator().manual_seed(0)),)

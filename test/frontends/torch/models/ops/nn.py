@@ -37,6 +37,13 @@ CASES = {
     # given initial states or zeros; the loss reads every output, h_n and
     # c_n (their gates come from aten.unsafe_split).
     "recurrent": lambda: _recurrent(),
+    # Packed sequences (packed_sequences.py: masked padded tensors while
+    # tracing) through the same recurrent layers: lengths a traced batch
+    # input, enforce_sorted False (sorting and unsorting the batch) and True,
+    # batch-first and not, initial states given, projections, pad to
+    # total_length and to the input's length (the longest sequence fills
+    # it), padding_value; the loss reads the outputs, h_n and c_n.
+    "packed-sequences": lambda: _packed(),
     # nn.utils.weight_norm over dim 0 of Linear and Conv1d, the last dim of
     # Linear (aten._weight_norm_interface), a middle dim of Conv1d and
     # dim=None (torch traces those as a norm and a division).
@@ -230,6 +237,39 @@ def _recurrent():
     torch.manual_seed(0)
     return _Recurrent(), (torch.randn(3, 5, 5, generator=_g(1)),
                           torch.randn(4, 3, 3, generator=_g(2)))
+
+
+class _Packed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(5, 4, num_layers=2, bidirectional=True, batch_first=True)
+        self.gru = nn.GRU(5, 3, bidirectional=True)
+        self.rnn = nn.RNN(5, 3, nonlinearity="relu", batch_first=True)
+        self.proj = nn.LSTM(5, 4, proj_size=2)
+
+    def forward(self, x, lengths, h0):
+        pack = nn.utils.rnn.pack_padded_sequence
+        pad = nn.utils.rnn.pad_packed_sequence
+        a, (h, c) = self.lstm(pack(x, lengths, batch_first=True, enforce_sorted=False))
+        a, _ = pad(a, batch_first=True, total_length=7)
+        seq = x.transpose(0, 1)
+        g, hg = self.gru(pack(seq, lengths, enforce_sorted=False), h0)
+        g, _ = pad(g, padding_value=-1.0)
+        order = torch.tensor([0, 3, 1, 2])             # sorted by length: 6, 5, 4, 2
+        r, hr = self.rnn(pack(x[order], lengths[order], batch_first=True))
+        r, _ = pad(r, batch_first=True)
+        p, (hp, cp) = self.proj(pack(seq, lengths, enforce_sorted=False))
+        p, out_lengths = pad(p, total_length=6)
+        weights = torch.linspace(-1.0, 1.0, 8)
+        return ((a * weights).sum() + (h * c).sum() + (g * g.flip(0)).sum() + hg.pow(2).sum()
+                + r.pow(2).sum() + hr.sum() + p.sum() + hp.sum() + cp.pow(2).sum()
+                + out_lengths.sum() * 0.01)
+
+
+def _packed():
+    torch.manual_seed(0)
+    return _Packed(), (torch.randn(4, 6, 5, generator=_g(1)), torch.tensor([6, 4, 2, 5]),
+                       torch.randn(2, 4, 3, generator=_g(2)))
 
 
 class _WeightNorm(nn.Module):
