@@ -15,7 +15,8 @@ momentum=None reads num_batches_tracked's value: its replacement updates the
 running statistics with tensor ops. torch.utils.checkpoint (both forms, and
 checkpoint_sequential, which calls it) calls the checkpointed function
 directly: its values and gradients are the function's, and what it saves
-memory on is tfc's recompute option. An error a replacement raises
+memory on is tfc's recompute option. torch.linalg.eigh / eigvalsh are
+eigh.py's Jacobi decomposition. An error a replacement raises
 without a source line gets the model's line from tracing.py."""
 import math
 
@@ -23,6 +24,7 @@ import torch
 import torch.nn.functional as F
 import torch.utils.checkpoint
 
+from . import eigh
 from .errors import ModelError
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -378,4 +380,7 @@ REPLACEMENTS = [
     # imported checkpoint by name takes them too.
     (torch.utils.checkpoint, "CheckpointFunction", _DirectCheckpointFunction),
     (torch.utils.checkpoint, "_checkpoint_without_reentrant", _checkpoint_without_reentrant),
+    # LAPACK's symmetric eigendecomposition as unrolled Jacobi (eigh.py).
+    (torch.linalg, "eigh", eigh.eigh),
+    (torch.linalg, "eigvalsh", eigh.eigvalsh),
 ]

@@ -1,6 +1,7 @@
 """Cases for tfc_torch/ops/solve.py's lowerings: LU-based solve, inv, det,
 slogdet / logdet, lu_factor and lu_solve; Cholesky, cholesky_solve and
-cholesky_inverse; triangular solves. Matrices are made of the linear
+cholesky_inverse; triangular solves; and eigh.py's symmetric
+eigendecomposition. Matrices are made of the linear
 layer's output so every entry has a gradient; one of each pair has an
 anti-diagonal added (partial pivoting swaps rows: det's sign from the
 parity)."""
@@ -41,7 +42,30 @@ CASES = {
     "qr-householder": _case(lambda h: _qr_householder(h), rows=8, out=8),
     # orthogonal of a non-square Linear (default map: householder_product).
     "orthogonal-wide": lambda: _orthogonal(4, 6),
+    # torch.linalg.eigh / eigvalsh (eigh.py's Jacobi, traced in place of
+    # LAPACK): a whitening transform V diag(L^-1/2) V^T of a covariance
+    # (sign-independent in V), the eigenvalues weighted (each its own
+    # gradient), a batch of 2 at odd size 5 in f64 reading the upper
+    # triangle of a non-symmetric matrix, eigvalsh's log-determinant.
+    "eigh": _case(lambda h: _eigh(h), rows=8, out=8),
 }
+
+
+def _eigh(h):                                            # h: [8, 8]
+    cov = h.t() @ h / 8 + 0.1 * torch.eye(8)
+    values, vectors = torch.linalg.eigh(cov)
+    white = vectors @ torch.diag(values.rsqrt()) @ vectors.t()
+    pair = h[:, :5].double().reshape(2, 4, 5)
+    sym = pair.transpose(-1, -2) @ pair + torch.tril(pair[:, :, :5].sum(1, keepdim=True)
+                                                       .expand(2, 5, 5), -1)
+    upper, basis = torch.linalg.eigh(sym, UPLO="U")
+    proj = basis @ torch.diag_embed(upper.tanh()) @ basis.transpose(-1, -2)
+    # A weighting that is not symmetric, so the eigenvectors' gradient
+    # (its divided differences) shows; a symmetric one cancels part of it.
+    return ((h @ white).pow(2).mean() + (values * torch.arange(8.0)).sum()
+            + (white * torch.arange(64.0).view(8, 8)).sum() * 0.01
+            + torch.linalg.eigvalsh(cov).log().sum() + proj.pow(2).sum().float()
+            + (upper * torch.linspace(-1, 1, 5, dtype=torch.float64)).sum().float())
 
 
 def _qr_householder(h):

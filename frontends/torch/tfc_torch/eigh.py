@@ -1,0 +1,136 @@
+"""Symmetric eigendecomposition in traceable torch ops (torch.linalg.eigh,
+eigvalsh), used in place of LAPACK's while tracing (traceable.py).
+
+Values: cyclic Jacobi in its parallel (round-robin) order, in f64 whatever
+the input's type: each of the n - 1 steps of a sweep rotates n / 2 disjoint
+index pairs at once, as J^T A J with J built from one-hot selection
+matrices (matmuls only: no gather, no data-dependent control flow), and the
+eigenvectors accumulate as V J. A fixed number of sweeps (Jacobi converges
+quadratically: 8 + log2 n sweeps reach f64's digits for n <= 32), then the
+eigenvalues sorted ascending and the vectors with them, as torch returns
+them. Like LAPACK's, the vectors' signs are a convention: each column is
+signed so that its largest-magnitude entry is positive, which torch does
+not promise to match (losses that use the vectors sign-independently, such
+as V diag(f(L)) V^T, agree).
+
+Gradients are torch's formulas (linalg_eigh_backward), passed straight
+through the values computed without gradient: dL = diag(V^T dA V) and
+dV = V (F o (V^T dA V)) with F_ij = 1 / (L_j - L_i) off the diagonal, as
+the derivatives of surrogates built from A with V and L held constant
+(tfc_torch::straight_through). Like torch's, they are those of A as given
+(both triangles), and infinite for repeated eigenvalues.
+"""
+import math
+
+import torch
+
+MAX_SIZE = 32
+
+
+def _schedule(n):
+    """The round-robin pairings of n indices (n even): n - 1 steps of n / 2
+    disjoint pairs covering every pair once."""
+    players = list(range(n))
+    steps = []
+    for _ in range(n - 1):
+        steps.append([(min(players[i], players[n - 1 - i]), max(players[i], players[n - 1 - i]))
+                      for i in range(n // 2)])
+        players = [players[0], players[-1]] + players[1:-1]
+    return steps
+
+
+def _selections(pairs, size, n, dtype):
+    """One-hot [size, k] matrices picking the first and second index of
+    each pair that lies inside the real n (pairs with the padding index of
+    odd n are left out)."""
+    inside = [(p, q) for p, q in pairs if q < n]
+    sp = torch.zeros(size, len(inside), dtype=dtype)
+    sq = torch.zeros(size, len(inside), dtype=dtype)
+    for k, (p, q) in enumerate(inside):
+        sp[p, k] = 1.0
+        sq[q, k] = 1.0
+    return sp[:n], sq[:n]
+
+
+def _jacobi(a):
+    """(eigenvalues [.., n], eigenvectors [.., n, n]) of the symmetric f64
+    matrices a, unsorted."""
+    n = a.shape[-1]
+    eye = torch.eye(n, dtype=a.dtype)
+    v = eye.expand(a.shape).clone()
+    size = n + n % 2
+    sweeps = 8 + max(1, math.ceil(math.log2(n)))
+    steps = [_selections(pairs, size, n, a.dtype) for pairs in _schedule(size)]
+    for _ in range(sweeps):
+        for sp, sq in steps:
+            if sp.shape[1] == 0:
+                continue
+            app = ((a @ sp) * sp).sum(-2)                 # [.., k]: a[p, p]
+            aqq = ((a @ sq) * sq).sum(-2)
+            apq = ((a @ sq) * sp).sum(-2)
+            # The rotation zeroing a[p, q]: tan from the stable root.
+            zero = apq == 0
+            theta = (aqq - app) / torch.where(zero, torch.ones_like(apq), 2 * apq)
+            t = torch.sign(theta) / (theta.abs() + torch.sqrt(theta * theta + 1))
+            t = torch.where(zero | (theta == 0), torch.where(zero, torch.zeros_like(t),
+                                                             torch.ones_like(t)), t)
+            c = 1 / torch.sqrt(t * t + 1)
+            s = t * c
+            j = (eye + (sp * (c - 1).unsqueeze(-2)) @ sp.transpose(-1, -2)
+                 + (sq * (c - 1).unsqueeze(-2)) @ sq.transpose(-1, -2)
+                 + (sp * s.unsqueeze(-2)) @ sq.transpose(-1, -2)
+                 - (sq * s.unsqueeze(-2)) @ sp.transpose(-1, -2))
+            a = j.transpose(-1, -2) @ a @ j
+            v = v @ j
+    return torch.diagonal(a, dim1=-2, dim2=-1), v
+
+
+def _straight_through(value, source):
+    return torch.ops.tfc_torch.straight_through(value, source)
+
+
+def decompose(a, uplo="L", vectors=True):
+    """(eigenvalues ascending, eigenvectors or None) of the symmetric
+    matrices `a` [.., n, n] (the triangle `uplo` read), with torch's
+    gradients; n <= MAX_SIZE."""
+    n = a.shape[-1]
+    if a.dim() < 2 or a.shape[-2] != n:
+        raise RuntimeError(f"linalg.eigh: expected square matrices, got {tuple(a.shape)}")
+    if n > MAX_SIZE:
+        from .errors import UnsupportedOpError
+        raise UnsupportedOpError(f"torch.linalg.eigh of {n} x {n} matrices (tfc's Jacobi "
+                                 f"decomposition is unrolled up to {MAX_SIZE} x {MAX_SIZE})")
+    with torch.no_grad():
+        w = a.detach().double()
+        tri = torch.tril(w) if uplo.upper() == "L" else torch.triu(w)
+        sym = tri + tri.transpose(-1, -2) - torch.diag_embed(torch.diagonal(w, dim1=-2, dim2=-1))
+        values, vecs = _jacobi(sym)
+        order = torch.argsort(values, dim=-1)
+        values = torch.gather(values, -1, order)
+        vecs = torch.gather(vecs, -1, order.unsqueeze(-2).expand(vecs.shape))
+        big = torch.argmax(vecs.abs(), dim=-2, keepdim=True)
+        vecs = vecs * torch.sign(torch.gather(vecs, -2, big))
+        values, vecs = values.to(a.dtype), vecs.to(a.dtype)
+        if vectors:
+            gaps = values.unsqueeze(-2) - values.unsqueeze(-1)   # [i, j]: L_j - L_i
+            off = ~torch.eye(n, dtype=torch.bool)
+            f = torch.where(off, 1 / torch.where(off, gaps, torch.ones_like(gaps)),
+                            torch.zeros_like(gaps))
+    m = vecs.transpose(-1, -2) @ a @ vecs                        # V^T A V, live in a
+    values_out = _straight_through(values, torch.diagonal(m, dim1=-2, dim2=-1))
+    if not vectors:
+        return values_out, None
+    return values_out, _straight_through(vecs, vecs + vecs @ (f * m))
+
+
+def eigh(a, UPLO="L", *, out=None):
+    if out is not None:
+        raise RuntimeError("linalg.eigh: out= is not traced by tfc")
+    values, vectors = decompose(a, UPLO, True)
+    return torch.return_types.linalg_eigh((values, vectors))
+
+
+def eigvalsh(a, UPLO="L", *, out=None):
+    if out is not None:
+        raise RuntimeError("linalg.eigvalsh: out= is not traced by tfc")
+    return decompose(a, UPLO, False)[0]
