@@ -57,6 +57,9 @@ CASES = {
                                                    "interpolation of a float64 tensor",
                                                    "F.interpolate(h, scale_factor=1.5",
                                                    "x.float()"]),
+    "UnsizedObserver": ("UnsupportedOpError", [
+        "aten._fused_moving_avg_obs_fq_helper_functional.default",
+        "buffers are not sized yet", "run the prepared model once in PyTorch"]),
     "StridedOutsideView": ("UnsupportedOpError", ["aten.as_strided.default",
                                                   "storage that the input tensor does not cover",
                                                   "h.as_strided((2, 4), (4, 1), 0)",

@@ -186,3 +186,18 @@ class PackedWithoutTotalLength(Base):
 
 def example_batch():
     return (torch.randn(6, 8, generator=torch.Generator().manual_seed(0)),)
+
+
+class UnsizedObserver(Base):
+    """A per-channel fused observer (QAT weights) before its first
+    observation: its min_val / max_val buffers are still empty (torch
+    sizes them then), so the model state has no static shape."""
+
+    def __init__(self):
+        super().__init__()
+        from torch.ao.quantization.fake_quantize import default_fused_per_channel_wt_fake_quant
+        self.weight_fake_quant = default_fused_per_channel_wt_fake_quant()
+
+    def forward(self, x):
+        w = self.weight_fake_quant(self.fc.weight)  # error here
+        return F.linear(x, w, self.fc.bias).mean()

@@ -7,10 +7,10 @@ control; common.py holds their shared helpers. CASES maps a case name to a
 factory returning (module, example batch); PATTERNS, the patterns a case's
 import must recognize. Both merge the groups' own, in GROUPS' order."""
 from . import (activation, complex, conv, elementwise, gradient, grid, linalg, loss, nn,
-               order, reduction, resample, rounding, scatter, shape, solve, special)
+               order, quantize, reduction, resample, rounding, scatter, shape, solve, special)
 
 GROUPS = (elementwise, activation, rounding, shape, conv, resample, grid, scatter, linalg,
-          solve, reduction, order, nn, loss, special, complex, gradient)
+          solve, reduction, order, nn, loss, special, complex, quantize, gradient)
 
 CASES = {}
 PATTERNS = {}

@@ -1,0 +1,134 @@
+"""Cases for tfc_torch/ops/quantize.py's lowerings: fake quantization per
+tensor and per channel (values on rounding ties and outside the range, so
+rounding to even and the gradient mask matter), the learnable (LSQ) forms
+with their scale and zero-point gradients, and a prepare_qat'ed conv +
+linear model with the default fbgemm QAT qconfig (fused moving-average
+observers)."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .common import _g
+
+
+def _ties(n, scale, shift=0.0):
+    """n values k * scale + scale / 2 (+ shift): each exactly on a rounding
+    tie of x / scale, from well below the quantized range to above it."""
+    return (torch.arange(n, dtype=torch.float32) - n // 2) * scale + scale / 2 + shift
+
+
+class _FakeQuant(nn.Module):
+    """fake_quantize_per_tensor_affine with Python and with tensor qparams
+    (buffers), fake_quantize_per_channel_affine with an integer and a float
+    zero point, each on x * 3 (the mask: values beyond the range get no
+    gradient) and on ties (the rounded values weight the loss)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.register_buffer("scale", torch.tensor([0.25]))
+        self.register_buffer("zero_point", torch.tensor([3], dtype=torch.int32))
+        self.register_buffer("ch_scale", torch.tensor([0.125, 0.25, 0.5, 0.0625]))
+        self.register_buffer("ch_zero", torch.tensor([0, -3, 5, 7], dtype=torch.int32))
+        self.register_buffer("ch_zero_f", torch.tensor([0.5, -2.25, 4.0, 1.75]))
+
+    def forward(self, x):
+        h = self.fc(x)  # [4, 8]
+        w = torch.linspace(0.5, 1.5, 8)
+        ties = _ties(32, 0.25).reshape(4, 8) + h * 0  # traced, not folded
+        parts = [
+            torch.fake_quantize_per_tensor_affine(h * 3, 0.25, 3, 0, 15),
+            torch.fake_quantize_per_tensor_affine(h * 3, self.scale, self.zero_point, -8, 7),
+            torch.fake_quantize_per_channel_affine(h.t() * 3, self.ch_scale, self.ch_zero, 1,
+                                                   -8, 7).t(),
+            torch.fake_quantize_per_channel_affine(h * 3, self.ch_scale, self.ch_zero_f, 0,
+                                                   -8, 7),
+        ]
+        loss = sum((p * w).sum() for p in parts)
+        tied = [
+            torch.fake_quantize_per_tensor_affine(ties, 0.25, 3, 0, 15),
+            torch.fake_quantize_per_tensor_affine(ties, self.scale, self.zero_point, -8, 7),
+            torch.fake_quantize_per_channel_affine(ties, self.ch_scale, self.ch_zero, 0, -8, 7),
+            torch.fake_quantize_per_channel_affine(ties + 0.0625, self.ch_scale, self.ch_zero_f,
+                                                   0, -8, 7),
+        ]
+        return loss + sum((t * h).sum() for t in tied)
+
+
+class _Learnable(nn.Module):
+    """_fake_quantize_learnable_per_tensor_affine and _per_channel_affine
+    (LSQ): scale and zero point are parameters; zero points on .5 (the
+    forward rounds to even, the per-tensor backward up), values inside and
+    outside the range, grad_factor."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.scale = nn.Parameter(torch.tensor([0.2]))
+        self.zero_point = nn.Parameter(torch.tensor([2.5]))
+        self.ch_scale = nn.Parameter(torch.tensor([0.1, 0.3, 0.05, 0.2]))
+        self.ch_zero = nn.Parameter(torch.tensor([0.5, -1.5, 3.2, -0.4]))
+        self.scale2 = nn.Parameter(torch.tensor([0.5]))
+        self.zero2 = nn.Parameter(torch.tensor([-1.7]))
+
+    def forward(self, x):
+        h = self.fc(x)  # [4, 8]
+        w = torch.linspace(0.5, 1.5, 8)
+        a = torch._fake_quantize_learnable_per_tensor_affine(h * 2, self.scale, self.zero_point,
+                                                             0, 15, 1.0)
+        b = torch._fake_quantize_learnable_per_tensor_affine(h, self.scale2, self.zero2,
+                                                             -8, 7, 0.5)
+        c = torch._fake_quantize_learnable_per_channel_affine(h * 2, self.ch_scale, self.ch_zero,
+                                                              0, -8, 7, 1.0)
+        d = torch._fake_quantize_learnable_per_channel_affine(
+            h.t().reshape(2, 4, 4).transpose(0, 1), self.ch_scale, self.ch_zero, 0, -4, 3, 0.25)
+        return ((a + b + c) * w).sum() + (d.sin() * torch.linspace(0.5, 1.5, 4)).sum()
+
+
+class _QatNet(nn.Module):
+    """Conv + ReLU + linear between QuantStub / DeQuantStub."""
+
+    def __init__(self):
+        super().__init__()
+        self.quant = torch.ao.quantization.QuantStub()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.relu = nn.ReLU()
+        self.fc = nn.Linear(4 * 4 * 4, 5)
+        self.dequant = torch.ao.quantization.DeQuantStub()
+
+    def forward(self, x, y):
+        h = self.relu(self.conv(self.quant(x)))
+        return F.cross_entropy(self.dequant(self.fc(h.flatten(1))), y)
+
+
+def make_qat_net(seed=0):
+    """A prepare_qat'ed _QatNet (default fbgemm QAT qconfig: fused
+    moving-average observers, per-channel symmetric weights, reduce_range
+    activations) after one forward, so the per-channel observers' buffers
+    have their [C] shapes, and its example batch, whose activations reach
+    beyond the ranges observed (so the gradient mask matters)."""
+    import warnings
+    torch.manual_seed(seed)
+    model = _QatNet().train()
+    model.qconfig = torch.ao.quantization.get_default_qat_qconfig("fbgemm")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # reduce_range's deprecation
+        torch.ao.quantization.prepare_qat(model, inplace=True)
+    x = torch.randn(4, 3, 6, 6, generator=_g(1))
+    y = torch.randint(0, 5, (4,), generator=_g(2))
+    model(torch.randn(4, 3, 6, 6, generator=_g(3)) * 0.5, y)
+    return model, (x, y)
+
+
+def _module(cls):
+    def make():
+        torch.manual_seed(0)
+        return cls(), (torch.randn(4, 6, generator=_g(1)),)
+    return make
+
+
+CASES = {
+    "fake-quant": _module(_FakeQuant),
+    "fake-quant-learnable": _module(_Learnable),
+    "qat-conv-linear": make_qat_net,
+}
