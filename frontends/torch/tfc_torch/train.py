@@ -12,6 +12,7 @@ Parameters and optimizer state live in the runtime between steps; the
 module is read once (its parameters initialize the program) and written
 only when the caller loads `step.state_dict()` into it.
 """
+import copy
 from collections import OrderedDict
 from typing import Callable, Dict, Optional, Sequence, Union
 
@@ -41,7 +42,11 @@ class _ModelState:
     """How a traced module's state_dict maps onto a program's tensors."""
 
     def __init__(self, model: torch.nn.Module, exported, program: Program):
-        self.keys = list(model.state_dict().keys())
+        state_dict = model.state_dict()
+        self.keys = list(state_dict.keys())
+        # The modules' versions: load_state_dict hands them to each module's
+        # _load_from_state_dict (observers read their buffers' names by it).
+        self.metadata = copy.deepcopy(getattr(state_dict, "_metadata", None))
         self.aliases = dict(exported.aliases)          # tied name -> argument name
         self.params = list(exported.params)            # argument names
         self.dtypes = {n: t.dtype for n, t in exported.params.items()}
@@ -84,6 +89,8 @@ class _ModelState:
                 out[key] = program.get(state).to(self.state[state].dtype)
             else:
                 out[key] = self.buffers[key].clone()
+        if self.metadata is not None:
+            out._metadata = copy.deepcopy(self.metadata)
         return out
 
     def load_state_dict(self, program: Program, state: Dict[str, torch.Tensor],

@@ -27,6 +27,10 @@ Cases:
 - param-groups: a torch.optim AdamW / SGD instance with param_groups as the
   optimizer (per-group lr and weight decay, an ungrouped parameter frozen),
   also optimizer_in_backward, against the same torch optimizer; refusals.
+- qat: a prepare_qat'ed conv + linear net (default fbgemm QAT qconfig), 8 AdamW
+  steps: losses, parameters and the fused observers' buffers (running min /
+  max, scale, zero point) as torch's (step.state_dict() keeps the modules'
+  versions, which the observers' load_state_dict reads).
 - api: SGD with momentum and clipping, gradient accumulation (K=2), the
   learning rate changed between steps, save/load and the optimizer state,
   load_state_dict into a step, frozen parameters (requires_grad=False:
@@ -604,7 +608,61 @@ def check_param_groups(device):
     return None
 
 
-CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "param-groups"]
+def check_qat(device):
+    """8 AdamW steps of a prepare_qat'ed conv + linear net (default fbgemm
+    QAT qconfig: fused moving-average observers, per-channel symmetric
+    weights) against torch.optim.AdamW: per-step losses, then parameters
+    and the observers' buffers (running min / max, scale, zero point) as
+    torch's; the enable flags stay constants."""
+    import check_ops  # loads models/ops/ as the package frontend_ops
+    check_ops.load_cases()
+    qmod = sys.modules["frontend_ops"].quantize
+    model, (x, y) = qmod.make_qat_net(seed=3)
+    g = torch.Generator().manual_seed(13)
+    # Batches of growing spread: the running ranges and qparams keep moving.
+    data = [(torch.randn(4, 3, 6, 6, generator=g) * (1 + 0.2 * i),
+             torch.randint(0, 5, (4,), generator=g)) for i in range(8)]
+    observed = [k for k in dict(model.named_buffers())
+                if k.endswith(("min_val", "max_val", "scale", "zero_point"))]
+    problems = []
+    reference = copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(copy.deepcopy(model), (x, y), device=device,
+                                        optimizer="adamw", lr=1e-2, weight_decay=0.1)
+    opt = torch.optim.AdamW(adamw_groups(reference, 0.1), lr=1e-2)
+    for i, (bx, by) in enumerate(data):
+        loss = step(bx, by)
+        opt.zero_grad()
+        expected = reference(bx, by)
+        expected.backward()
+        opt.step()
+        if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
+            problems.append(f"step {i}: loss {loss!r}, torch {expected.item()!r}")
+    trained = copy.deepcopy(model)
+    trained.load_state_dict(step.state_dict())
+    for (name, p), q in zip(trained.named_parameters(), reference.parameters()):
+        e = normwise(p.detach(), q.detach())
+        if e > PARAM_RTOL:
+            problems.append(f"parameter {name}: {e:.2e} from torch's")
+    got, want = dict(trained.named_buffers()), dict(reference.named_buffers())
+    start = dict(model.named_buffers())
+    for name in observed:
+        if want[name].is_floating_point():
+            e = normwise(got[name], want[name])
+            if e > 1e-5:
+                problems.append(f"buffer {name}: {e:.2e} from torch's")
+        elif not torch.equal(got[name], want[name]):
+            problems.append(f"{name} {got[name].tolist()}, torch's {want[name].tolist()}")
+        if name.endswith("min_val") and torch.equal(got[name], start[name]):
+            problems.append(f"{name} did not move")
+    if problems:
+        return "; ".join(problems[:6])
+    print(f"qat: ok ({len(data)} AdamW steps of a prepare_qat'ed conv + linear net: losses, "
+          f"parameters and {len(observed)} observer buffers (running min/max, scale, "
+          "zero_point) as torch's)")
+    return None
+
+
+CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "param-groups", "qat"]
 
 
 def main():
@@ -630,6 +688,8 @@ def main():
             problem = check_checkpoint(args.device)
         elif case == "param-groups":
             problem = check_param_groups(args.device)
+        elif case == "qat":
+            problem = check_qat(args.device)
         else:
             problem = check_family(case, args.device, args.steps)
         if problem:
