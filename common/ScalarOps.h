@@ -155,9 +155,15 @@ TFC_SCALAR_FN unsigned long long randomBits53(unsigned int hi,
   return ((unsigned long long)hi << 21) | (unsigned long long)(lo >> 11);
 }
 
+/// The random bits of a tfc.random uniform per result type: its
+/// significand's (f64: 53, randomUniformDouble).
+inline constexpr int kUniformBitsF32 = 24;
+inline constexpr int kUniformBitsF16 = 11;
+inline constexpr int kUniformBitsBF16 = 8;
+
 /// tfc.random uniform for a result whose significand has `bits` <= 24 bits
-/// (f32 24, f16 11, bf16 8): (r0 >> (32 - bits)) * 2^-bits in [0, 1), exact
-/// in float and in the result type.
+/// (kUniformBits*): (r0 >> (32 - bits)) * 2^-bits in [0, 1), exact in float
+/// and in the result type.
 TFC_SCALAR_FN float randomUniformFloat(unsigned long long seed,
                                        unsigned long long offset,
                                        unsigned long long index, int bits) {

@@ -265,7 +265,7 @@ def Tfc_RandomOp : Tfc_Op<"random", [Pure, Tfc_KernelRoleOpInterface,
       in `(0, 1]` and `u2 = (r1 >> 8) * 2^-24` (f64: 53-bit `u1` from r0, r1
       and `u2` from r2, r3), computed in accumulationType(result) and rounded
       once; host and GPU agree to the last bits of their log, sqrt and cos
-    (the slow-path math of the normal draw is why the op is SlowPathMath).
+      (the slow-path math of the normal draw is why the op is SlowPathMath).
 
     Pure (a function of seed and offset: CSE merges two draws of one
     (seed, offset, type)); nothing differentiable flows through it. The

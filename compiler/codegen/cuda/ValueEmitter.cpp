@@ -553,7 +553,9 @@ FailureOr<CExpr> ValueEmitter::emitOp(OpResult result,
           value = "tfc::scalar::randomUniformDouble(" + args + ")";
         else
           value = fmt::format("tfc::scalar::randomUniformFloat({}, {})", args,
-                              et.isF16() ? 11 : et.isBF16() ? 8 : 24);
+                              et.isF16()    ? ::tfc::scalar::kUniformBitsF16
+                              : et.isBF16() ? ::tfc::scalar::kUniformBitsBF16
+                                            : ::tfc::scalar::kUniformBitsF32);
         int level = std::max({seed->level, offset->level, linear.level()});
         return w.declare(level, ct, roundToStorage(et, value));
       })

@@ -150,7 +150,6 @@ bool DataSet::openExamples(const std::string &spec, const ModelInfo &model,
   std::string why;
   if (!parseSafetensorsHeader(bytes_, bytes_.size(), header, dataStart, why))
     return bad(why);
-  const llvm::json::Object *tensors = &header;
   size_t dataSize = bytes_.size() - dataStart;
   if (model.inputs.empty())
     return bad("the model has no tfc.input arguments to feed");
@@ -173,7 +172,7 @@ bool DataSet::openExamples(const std::string &spec, const ModelInfo &model,
                  input.name + "' has " + std::to_string(input.shape.front()) +
                  ", '" + model.inputs.front().name + "' " +
                  std::to_string(modelBatch));
-    const llvm::json::Object *t = tensors->getObject(input.name);
+    const llvm::json::Object *t = header.getObject(input.name);
     if (!t)
       return bad("no tensor '" + input.name + "' for the model input of that "
                  "name");

@@ -31,7 +31,8 @@ static bool failWith(std::string &error, const std::string &what,
 
 bool tfc::train::initParameters(tfc_program *program, Rng &rng,
                                 int64_t &count, std::string &error) {
-  count = 0;
+  if (!countParameters(program, count, error))
+    return false;
   for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
     tfc_binding b;
     if (tfc_status s = tfc_program_binding(program, i, &b))
@@ -44,7 +45,6 @@ bool tfc::train::initParameters(tfc_program *program, Rng &rng,
                                  "; tfc-train initializes f32");
     std::string name = b.name;
     size_t n = b.bytes / 4;
-    count += n;
     bool isWeight = name.size() >= 7 &&
                     name.compare(name.size() - 7, 7, ".weight") == 0;
     bool isNorm = name.find("ln") != std::string::npos ||
@@ -75,11 +75,9 @@ bool tfc::train::countParameters(tfc_program *program, int64_t &count,
 }
 
 bool tfc::train::loadInitialValues(tfc_program *program,
-                                   const std::string &path, int64_t &count,
-                                   std::string &error) {
-  std::vector<std::string> names;
-  if (!safetensorsNames(path, names, error))
-    return failWith(error, "--init " + error);
+                                   const std::string &path,
+                                   const std::vector<std::string> &names,
+                                   int64_t &count, std::string &error) {
   if (!countParameters(program, count, error))
     return false;
   std::vector<std::string> missing;

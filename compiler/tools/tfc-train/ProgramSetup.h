@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tfc::train {
 
@@ -34,13 +35,14 @@ bool countParameters(tfc_program *program, int64_t &count,
 /// Sets the parameters, and the model state the file holds, from the
 /// safetensors file `path` (what tfc-import-torch --weights or
 /// tfc_torch.Exported.save_weights write: the model's own initialization),
-/// in place of initParameters. The file must hold every parameter; each of
-/// its tensors must name a parameter or state of the program, of the same
-/// dtype and shape; state it leaves out keeps its value. Sets `count` to the
-/// number of parameter scalars. False with one line in `error` otherwise,
-/// naming the tensor.
+/// in place of initParameters; `names` are its tensors (safetensorsNames).
+/// The file must hold every parameter; each of its tensors must name a
+/// parameter or state of the program, of the same dtype and shape; state it
+/// leaves out keeps its value. Sets `count` to the number of parameter
+/// scalars. False with one line in `error` otherwise, naming the tensor.
 bool loadInitialValues(tfc_program *program, const std::string &path,
-                       int64_t &count, std::string &error);
+                       const std::vector<std::string> &names, int64_t &count,
+                       std::string &error);
 
 /// Zero-fills every state (moments, step counter, scaler, accumulators,
 /// model state) explicitly, except a batch norm's running variance (state

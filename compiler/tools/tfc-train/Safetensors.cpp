@@ -9,23 +9,48 @@
 
 using namespace tfc::train;
 
+/// The largest header accepted: the runtime's limit
+/// (runtime/src/core/Safetensors.h, kMaxSafetensorsHeaderBytes), so a
+/// corrupt length cannot make tfc-train read or allocate gigabytes.
+static constexpr uint64_t kMaxHeaderBytes = 100'000'000;
+
+/// The header length of a file starting with `first8`, if it fits a file of
+/// `fileSize` bytes and the limit; else false with `why`.
+static bool headerLength(const uint8_t *first8, uint64_t fileSize,
+                         uint64_t &length, std::string &why) {
+  if (fileSize < 8) {
+    why = "too short for a safetensors header";
+    return false;
+  }
+  length = 0;
+  for (int i = 7; i >= 0; --i)
+    length = length << 8 | first8[i];
+  if (length > fileSize - 8 || length > kMaxHeaderBytes) {
+    why = "header length " + std::to_string(length) +
+          (length > fileSize - 8 ? " exceeds the file"
+                                 : " exceeds the 100 MB limit");
+    return false;
+  }
+  return true;
+}
+
 bool tfc::train::parseSafetensorsHeader(const std::vector<uint8_t> &bytes,
                                         uint64_t fileSize,
                                         llvm::json::Object &tensors,
                                         size_t &dataStart, std::string &why) {
-  if (bytes.size() < 8 || fileSize < 8) {
+  uint64_t length = 0;
+  if (bytes.size() < 8) {
     why = "too short for a safetensors header";
     return false;
   }
-  uint64_t headerSize = 0;
-  for (int i = 7; i >= 0; --i)
-    headerSize = headerSize << 8 | bytes[i];
-  if (headerSize > fileSize - 8 || headerSize > bytes.size() - 8) {
-    why = "header length " + std::to_string(headerSize) + " exceeds the file";
+  if (!headerLength(bytes.data(), fileSize, length, why))
+    return false;
+  if (length > bytes.size() - 8) {
+    why = "the header could not be read whole";
     return false;
   }
   llvm::Expected<llvm::json::Value> header = llvm::json::parse(llvm::StringRef(
-      reinterpret_cast<const char *>(bytes.data()) + 8, headerSize));
+      reinterpret_cast<const char *>(bytes.data()) + 8, length));
   if (!header) {
     why = "header is not JSON: " + llvm::toString(header.takeError());
     return false;
@@ -36,7 +61,7 @@ bool tfc::train::parseSafetensorsHeader(const std::vector<uint8_t> &bytes,
     return false;
   }
   tensors = std::move(*object);
-  dataStart = size_t(8 + headerSize);
+  dataStart = size_t(8 + length);
   return true;
 }
 
@@ -48,26 +73,23 @@ bool tfc::train::safetensorsNames(const std::string &path,
     error = "cannot open '" + path + "'";
     return false;
   }
-  uint64_t fileSize = uint64_t(in.tellg());
+  uint64_t fileSize = uint64_t(in.tellg()), length = 0;
   std::vector<uint8_t> bytes(8, 0);
   in.seekg(0);
-  if (fileSize >= 8) {
-    in.read(reinterpret_cast<char *>(bytes.data()), 8);
-    uint64_t headerSize = 0;
-    for (int i = 7; i >= 0; --i)
-      headerSize = headerSize << 8 | bytes[i];
-    if (headerSize <= fileSize - 8) {
-      bytes.resize(8 + headerSize);
-      in.read(reinterpret_cast<char *>(bytes.data()) + 8,
-              std::streamsize(headerSize));
-    }
-  }
+  in.read(reinterpret_cast<char *>(bytes.data()),
+          std::streamsize(std::min<uint64_t>(fileSize, 8)));
+  std::string why;
   llvm::json::Object tensors;
   size_t dataStart = 0;
-  std::string why;
-  if (!in || !parseSafetensorsHeader(bytes, fileSize, tensors, dataStart,
-                                     why)) {
-    error = "'" + path + "': " + (why.empty() ? "cannot be read" : why);
+  bool ok = headerLength(bytes.data(), fileSize, length, why);
+  if (ok) {
+    bytes.resize(8 + length);
+    in.read(reinterpret_cast<char *>(bytes.data()) + 8,
+            std::streamsize(length));
+    ok = parseSafetensorsHeader(bytes, fileSize, tensors, dataStart, why);
+  }
+  if (!ok) {
+    error = "'" + path + "': " + why;
     return false;
   }
   names.clear();

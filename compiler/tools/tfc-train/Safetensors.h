@@ -21,9 +21,11 @@
 namespace tfc::train {
 
 /// Parses the header at the start of `bytes` (the first `bytes.size()`
-/// bytes of a file of `fileSize` bytes): sets `tensors` to its JSON object
-/// and `dataStart` to the offset of the tensor bytes. False with `why` (one
-/// phrase: too short, a header past the end, not a JSON object) otherwise.
+/// bytes of a file of `fileSize` bytes, the header whole among them): sets
+/// `tensors` to its JSON object and `dataStart` to the offset of the tensor
+/// bytes. False with `why` (one phrase: too short, a header past the end
+/// of the file or above the runtime's 100 MB limit, not a JSON object)
+/// otherwise.
 bool parseSafetensorsHeader(const std::vector<uint8_t> &bytes,
                             uint64_t fileSize, llvm::json::Object &tensors,
                             size_t &dataStart, std::string &why);

@@ -285,12 +285,14 @@ struct Runtime {
 
 /// Sets the random-stream inputs `info` found for micro-batch `index` of
 /// the run (counted from its first step, so a resume draws what the
-/// straight run would): the seed is --seed, the offset index * stride.
+/// straight run would): the seed is --seed, the offset index * stride
+/// (mod 2^64, as the counter is).
 bool setRandomStream(tfc_program *program, const ModelInfo &info,
                      int64_t index) {
   for (const std::string &name : info.randomStream) {
+    uint64_t offset = uint64_t(index) * uint64_t(kDropoutOffsetStride);
     int64_t value = name == kDropoutSeedInput ? int64_t(seed.getValue())
-                                              : index * kDropoutOffsetStride;
+                                              : int64_t(offset);
     if (tfc_status s = tfc_program_set(program, name.c_str(), &value, 8))
       return fail("cannot set '" + name + "'", s);
   }
@@ -476,8 +478,8 @@ bool run() {
       : init.empty() ? initParameters(rt.program, initRng, parameters, error) &&
                            zeroStates(rt.program, error)
                      : zeroStates(rt.program, error) &&
-                           loadInitialValues(rt.program, init, parameters,
-                                             error);
+                           loadInitialValues(rt.program, init, initNames,
+                                             parameters, error);
   if (!initialized)
     return fail(error);
   Rng dataRng(seed ^ 0x5deece66dull);

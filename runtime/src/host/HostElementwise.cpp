@@ -542,7 +542,9 @@ void random(const HostOp &op, DType dtype, int64_t seed, int64_t offset,
                  : scalar::randomUniformDouble(s, o, start + i);
     return;
   }
-  int bits = dtype == DType::F16 ? 11 : dtype == DType::BF16 ? 8 : 24;
+  int bits = dtype == DType::F16    ? scalar::kUniformBitsF16
+             : dtype == DType::BF16 ? scalar::kUniformBitsBF16
+                                    : scalar::kUniformBitsF32;
   auto *y = static_cast<float *>(result);
   for (int64_t i = 0; i < n; ++i)
     y[i] = op.randomNormal

@@ -1,6 +1,6 @@
 // RUN: tfc-opt %s --tfc-step-gradients --tfc-step-optimizer | FileCheck %s
 // RUN: tfc-opt %s --tfc-step-gradients '--tfc-step-optimizer=optimizer=sgd momentum=0.9' | FileCheck %s --check-prefix=SGD
-// RUN: tfc-opt %s '--tfc-train-pipeline=optimizer=sgd optimizer-in-backward=true' > /dev/null
+// RUN: tfc-opt %s --tfc-step-gradients '--tfc-step-optimizer=optimizer=sgd' --tfc-optimizer-in-backward | FileCheck %s --check-prefix=EARLY
 
 // Parameter groups, as torch.optim's param_groups set them (the PyTorch
 // frontend writes them from an optimizer's groups): backbone.w trains at a
@@ -38,3 +38,10 @@ func.func @loss(%w: tensor<4x4xf32> {tfc.param = "backbone.w", tfc.lr_scale = 1.
 // SGD: tfc.sgd %{{[^,]+}}, %{{[^,]+}}, %[[SCALED]], %{{[^ ]+}} momentum_buffer({{.*}}) momentum 9.000000e-01 : tensor<4x4xf32>
 // SGD: tfc.sgd %{{[^,]+}}, %{{[^,]+}}, %[[LR]], %{{[^ ]+}} momentum_buffer({{.*}}) momentum 9.000000e-01 weight_decay 5.000000e-02 : tensor<4xf32>
 // SGD: tfc.sgd %{{[^,]+}}, %{{[^,]+}}, %[[LR]], %{{[^ ]+}} momentum_buffer({{.*}}) momentum 9.000000e-01 : tensor<4x4xf32>
+
+// Updates moved into the backward (--tfc-optimizer-in-backward) keep the
+// scaled rate: backbone.w's update still reads lr times 0.1.
+// EARLY-LABEL: func.func @train_step
+// EARLY: %[[TENTH:.*]] = tfc.constant dense<1.000000e-01> : tensor<f32>
+// EARLY: %[[SCALED:.*]] = tfc.mul %{{[^,]+}}, %[[TENTH]]
+// EARLY: tfc.sgd %{{[^,]+}}, %{{[^,]+}}, %[[SCALED]], %{{[^ ]+}} : tensor<4x4xf32>
