@@ -16,11 +16,14 @@ running statistics with tensor ops. torch.utils.checkpoint (both forms, and
 checkpoint_sequential, which calls it) calls the checkpointed function
 directly: its values and gradients are the function's, and what it saves
 memory on is tfc's recompute option. torch.linalg.eigh / eigvalsh are
-eigh.py's Jacobi decomposition. An error a replacement raises
+eigh.py's Jacobi decomposition. torch.ao.quantization's non-fused
+FakeQuantize (Python observers, whose forward branches on buffer values) is
+refused by name. An error a replacement raises
 without a source line gets the model's line from tracing.py."""
 import math
 
 import torch
+import torch.ao.quantization
 import torch.nn.functional as F
 import torch.utils.checkpoint
 
@@ -361,6 +364,24 @@ def _checkpoint_without_reentrant(function, preserve_rng_state=True, *args, **kw
 
 
 # (owner, attribute name, replacement) while tracing.
+def fake_quantize_forward(self, X):
+    """FakeQuantize.forward (and that of subclasses keeping it), refused by
+    name: it tests observer_enabled / fake_quant_enabled and its Python
+    observers test their running min / max with bool(), which no trace can
+    read (FusedMovingAvgObsFakeQuantize, the default QAT qconfigs' module,
+    is one traceable op: ops/quantize.py)."""
+    def name(module):  # functional_call's stand-in classes derive from the module's
+        return next(c.__name__ for c in type(module).__mro__
+                    if not c.__name__.startswith("StatelessReplacer"))
+    raise ModelError(
+        f"torch.ao.quantization's non-fused {name(self)} (Python observer "
+        f"{name(self.activation_post_process)}) branches on its buffers' values "
+        "(observer_enabled, the running min / max), which a trace cannot record",
+        hint="use the fused fake quantizer: torch.ao.quantization.get_default_qat_qconfig("
+             "backend) (version 1, FusedMovingAvgObsFakeQuantize), or a QConfig of "
+             "FusedMovingAvgObsFakeQuantize.with_args(...) with the same observer arguments")
+
+
 REPLACEMENTS = [
     (torch, "quantile", quantile),
     (torch, "nanquantile", nanquantile),
@@ -383,4 +404,5 @@ REPLACEMENTS = [
     # LAPACK's symmetric eigendecomposition as unrolled Jacobi (eigh.py).
     (torch.linalg, "eigh", eigh.eigh),
     (torch.linalg, "eigvalsh", eigh.eigvalsh),
+    (torch.ao.quantization.FakeQuantize, "forward", fake_quantize_forward),
 ]

@@ -60,6 +60,9 @@ CASES = {
     "UnsizedObserver": ("UnsupportedOpError", [
         "aten._fused_moving_avg_obs_fq_helper_functional.default",
         "buffers are not sized yet", "run the prepared model once in PyTorch"]),
+    "NonFusedFakeQuant": ("ModelError", ["non-fused FakeQuantize",
+                                         "MovingAverageMinMaxObserver",
+                                         "FusedMovingAvgObsFakeQuantize"]),
     "StridedOutsideView": ("UnsupportedOpError", ["aten.as_strided.default",
                                                   "storage that the input tensor does not cover",
                                                   "h.as_strided((2, 4), (4, 1), 0)",

@@ -201,3 +201,17 @@ class UnsizedObserver(Base):
     def forward(self, x):
         w = self.weight_fake_quant(self.fc.weight)  # error here
         return F.linear(x, w, self.fc.bias).mean()
+
+
+class NonFusedFakeQuant(Base):
+    """torch.ao.quantization's non-fused FakeQuantize: Python observers that
+    branch on buffer values."""
+
+    def __init__(self):
+        super().__init__()
+        from torch.ao.quantization import FakeQuantize, MovingAverageMinMaxObserver
+        self.act_fake_quant = FakeQuantize(observer=MovingAverageMinMaxObserver, quant_min=0,
+                                           quant_max=255)
+
+    def forward(self, x):
+        return self.act_fake_quant(self.fc(x)).mean()  # error here
