@@ -101,16 +101,17 @@ class _QatNet(nn.Module):
         return F.cross_entropy(self.dequant(self.fc(h.flatten(1))), y)
 
 
-def make_qat_net(seed=0):
-    """A prepare_qat'ed _QatNet (default fbgemm QAT qconfig: fused
-    moving-average observers, per-channel symmetric weights, reduce_range
-    activations) after one forward, so the per-channel observers' buffers
-    have their [C] shapes, and its example batch, whose activations reach
-    beyond the ranges observed (so the gradient mask matters)."""
+def make_qat_net(seed=0, backend="fbgemm"):
+    """A prepare_qat'ed _QatNet (default QAT qconfig of `backend`: fused
+    moving-average observers; fbgemm: per-channel symmetric weights,
+    reduce_range activations; qnnpack: per-tensor symmetric weights) after
+    one forward, so the per-channel observers' buffers have their [C]
+    shapes, and its example batch, whose activations reach beyond the
+    ranges observed (so the gradient mask matters)."""
     import warnings
     torch.manual_seed(seed)
     model = _QatNet().train()
-    model.qconfig = torch.ao.quantization.get_default_qat_qconfig("fbgemm")
+    model.qconfig = torch.ao.quantization.get_default_qat_qconfig(backend)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # reduce_range's deprecation
         torch.ao.quantization.prepare_qat(model, inplace=True)
@@ -118,6 +119,16 @@ def make_qat_net(seed=0):
     y = torch.randint(0, 5, (4,), generator=_g(2))
     model(torch.randn(4, 3, 6, 6, generator=_g(3)) * 0.5, y)
     return model, (x, y)
+
+
+def _qat_frozen():
+    """The qnnpack QAT net late in training: observers off (the qparams
+    stay, the running min / max too), and the output's fake quantization
+    off (its input passes through with its whole gradient)."""
+    model, batch = make_qat_net(backend="qnnpack")
+    model.apply(torch.ao.quantization.disable_observer)
+    model.fc.activation_post_process.apply(torch.ao.quantization.disable_fake_quant)
+    return model, batch
 
 
 def _module(cls):
@@ -131,4 +142,6 @@ CASES = {
     "fake-quant": _module(_FakeQuant),
     "fake-quant-learnable": _module(_Learnable),
     "qat-conv-linear": make_qat_net,
+    "qat-qnnpack": lambda: make_qat_net(backend="qnnpack"),
+    "qat-frozen-observers": _qat_frozen,
 }
