@@ -17,10 +17,12 @@ with the gradient m_i * g to each input x_i (ops/autograd.py lowers it to
 tfc.straight_through).
 
 The eager run after the trace (no_grad_writes.mark, `applied(check=True)`)
-checks that form on the real values: the backward of a random gradient
-must equal m_i times it, else the Function is refused with its name (a
-backward that mixes elements, such as a custom matmul or softmax, is not
-imported). One tensor output (floating point), inputs of its shape.
+records each Function it meets, and run_checks() then checks that form on
+the real values: the backward of random gradients (two draws, elements of
+sizes over 16 orders of magnitude, scaled by 1e-8 and 1e8 too) must equal
+m_i times them, else the Function is refused with its name (a backward
+that mixes elements, such as a custom matmul or softmax, or that clips,
+gates or normalizes the gradient, is not imported). One tensor output (floating point), inputs of its shape.
 """
 import contextlib
 from typing import Optional
@@ -28,6 +30,7 @@ from typing import Optional
 import torch
 
 from .errors import FrontendError, ModelError
+from .source import stack_frame
 
 # The frontend's own torch op: `value` with the gradient of `source` (the
 # identity to source): recorded by make_fx like an aten op.
@@ -35,6 +38,21 @@ _LIBRARY = torch.library.Library("tfc_torch", "DEF")
 _LIBRARY.define("straight_through(Tensor value, Tensor source) -> Tensor")
 _LIBRARY.impl("straight_through", lambda value, source: value.clone(),
               "CompositeExplicitAutograd")
+
+# Whether the running `applied` block is the eager run (check=True).
+_EAGER = [False]
+
+
+def straight_through(value, source):
+    """`value` with the gradient of `source`: the frontend's own op while
+    tracing (lowered to tfc.straight_through); in the eager run, where
+    autograd must see that the result requires grad as the model's tensor
+    would (no_grad_writes pairs in-place writes by it), value + (source -
+    source.detach()), which no trace records."""
+    if _EAGER[0]:
+        return value.detach() + (source - source.detach())
+    return torch.ops.tfc_torch.straight_through(value, source)
+
 
 PROBLEM_HINT = ("write the forward with differentiable torch ops (tfc differentiates them), or "
                 "give the Function an elementwise backward (grad_input = m * grad_output)")
@@ -65,9 +83,9 @@ class _TraceContext:
         self.materialize_grads = value
 
 
-def _refuse(cls, why: str):
+def _refuse(cls, why: str, frame=None):
     name = getattr(cls, "__qualname__", str(cls))
-    raise ModelError(f"custom torch.autograd.Function '{name}': {why}", hint=PROBLEM_HINT)
+    raise ModelError(f"custom torch.autograd.Function '{name}': {why}", frame, PROBLEM_HINT)
 
 
 def _grads(cls, ctx, grad):
@@ -119,31 +137,56 @@ def _import(cls, args, check):
             _refuse(cls, "tfc imports an elementwise backward only (inputs and gradients of "
                          "the output's shape)")
     if check:
-        _check_elementwise(cls, ctx, out, args, grads)
+        # Checked after the eager run (run_checks): its backward calls would
+        # otherwise be ops of that run that the trace does not have.
+        _PENDING.append((cls, ctx, out, args, grads, stack_frame()))
     if not differentiable:
         return out
     source = None
     for a, m in differentiable:
         term = m.detach().to(out.dtype) * a.to(out.dtype)
         source = term if source is None else source + term
-    return torch.ops.tfc_torch.straight_through(out, source)
+    return straight_through(out, source)
 
 
-def _check_elementwise(cls, ctx, out, args, ones_grads):
-    """The backward of a random gradient g must be m * g for every input
-    (m: the backward of ones), on the eager run's real values."""
-    g = torch.randn(out.shape, generator=torch.Generator().manual_seed(0)).to(out.dtype)
-    grads = _grads(cls, ctx, g)
-    for i, (a, m, got) in enumerate(zip(args, ones_grads, grads)):
-        if m is None or got is None or not isinstance(a, torch.Tensor):
-            continue
-        want = (m.detach() * g).double()
-        got = got.detach().double()
-        scale = float(want.abs().max()) if want.numel() else 0.0
-        if got.shape != want.shape or not torch.allclose(got, want, rtol=1e-3,
-                                                         atol=1e-5 * max(scale, 1e-30)):
-            _refuse(cls, f"the gradient of input {i} is not m * grad_output (its backward "
-                         "mixes elements: tfc imports an elementwise backward only)")
+# The Functions the eager run met, (cls, ctx, output, args, m_i), to check.
+_PENDING = []
+
+
+def _gradients(out):
+    """Gradients to try a backward with: two independent random draws, each
+    element of its own size over 16 orders of magnitude (a backward that
+    clips, gates or normalizes its gradient is m * g for none of them), and
+    the same scaled by 1e-8 and 1e8."""
+    rng = torch.Generator().manual_seed(0)
+    for _ in range(2):
+        g = torch.randn(out.shape, generator=rng, dtype=torch.float64)
+        g = g * torch.pow(10.0, torch.rand(out.shape, generator=rng, dtype=torch.float64) * 8 - 4)
+        for scale in (1.0, 1e-8, 1e8):
+            yield (g * scale).to(out.dtype)
+
+
+def run_checks():
+    """Checks that the backward of every Function the eager run met is
+    m * grad_output, m the backward of ones (on the run's real values), for
+    the gradients of _gradients(); refuses it with its name otherwise."""
+    pending, _PENDING[:] = list(_PENDING), []
+    for cls, ctx, out, args, ones_grads, frame in pending:
+        for g in _gradients(out):
+            grads = _grads(cls, ctx, g)
+            for i, (a, m, got) in enumerate(zip(args, ones_grads, grads)):
+                if m is None or not isinstance(a, torch.Tensor) or not a.is_floating_point():
+                    continue
+                want = (m.detach().double() * g.double())
+                ok = got is not None and got.shape == want.shape
+                if ok:
+                    got = got.detach().double()
+                    scale = float(want.abs().max()) if want.numel() else 0.0
+                    ok = torch.allclose(got, want, rtol=1e-3, atol=1e-6 * max(scale, 1e-300))
+                if not ok:
+                    _refuse(cls, f"the gradient of input {i} is not m * grad_output (its "
+                                 "backward mixes elements or is not linear in the gradient: tfc "
+                                 "imports an elementwise backward only)", frame)
 
 
 @contextlib.contextmanager
@@ -152,6 +195,8 @@ def applied(check: bool = False):
     while the eager run checks the backwards (check=True)."""
     owner = torch.autograd.Function
     had: Optional[object] = owner.__dict__.get("apply")
+    _PENDING.clear()
+    _EAGER[0] = check
 
     def apply(cls, *args):
         return _apply(cls, *args, check=check)
@@ -159,6 +204,7 @@ def applied(check: bool = False):
     try:
         yield
     finally:
+        _EAGER[0] = False
         if had is None:
             del owner.apply
         else:

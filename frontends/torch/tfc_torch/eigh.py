@@ -24,6 +24,8 @@ import math
 
 import torch
 
+from .custom_functions import straight_through
+
 MAX_SIZE = 32
 
 
@@ -85,10 +87,6 @@ def _jacobi(a):
     return torch.diagonal(a, dim1=-2, dim2=-1), v
 
 
-def _straight_through(value, source):
-    return torch.ops.tfc_torch.straight_through(value, source)
-
-
 def decompose(a, uplo="L", vectors=True):
     """(eigenvalues ascending, eigenvectors or None) of the symmetric
     matrices `a` [.., n, n] (the triangle `uplo` read), with torch's
@@ -117,10 +115,10 @@ def decompose(a, uplo="L", vectors=True):
             f = torch.where(off, 1 / torch.where(off, gaps, torch.ones_like(gaps)),
                             torch.zeros_like(gaps))
     m = vecs.transpose(-1, -2) @ a @ vecs                        # V^T A V, live in a
-    values_out = _straight_through(values, torch.diagonal(m, dim1=-2, dim2=-1))
+    values_out = straight_through(values, torch.diagonal(m, dim1=-2, dim2=-1))
     if not vectors:
         return values_out, None
-    return values_out, _straight_through(vecs, vecs + vecs @ (f * m))
+    return values_out, straight_through(vecs, vecs + vecs @ (f * m))
 
 
 def eigh(a, UPLO="L", *, out=None):

@@ -98,14 +98,17 @@ def _header(model_name: str, exported: Exported) -> List[str]:
 def import_module(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                   loss_fn: Optional[Callable] = None, input_names: Optional[Sequence[str]] = None,
                   function_name: str = "loss", patterns: bool = True,
-                  locations: bool = True) -> Exported:
+                  locations: bool = True,
+                  param_settings: Optional[Dict[str, Dict[str, float]]] = None) -> Exported:
     """Traces `model` (forward returns the loss, or `loss_fn(model(*args),
     *args)` does) and imports it as the tfc function `@function_name`.
     `patterns=False` keeps decomposed forms (no rms_norm / cross_entropy /
     attention / gelu recognition); `locations=False` omits the MLIR
-    locations that point at the Python source."""
+    locations that point at the Python source; `param_settings` gives
+    parameters (by name) their group settings (optimizers.py: tfc.lr_scale,
+    tfc.weight_decay)."""
     traced = trace(model, example_args, loss_fn, input_names)
-    return _import(traced, function_name, patterns, locations)
+    return _import(traced, function_name, patterns, locations, param_settings)
 
 
 def import_forward(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
@@ -124,9 +127,13 @@ def import_forward(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     return _import(traced, function_name, patterns, locations)
 
 
-def _import(traced, function_name: str, patterns: bool, locations: bool) -> Exported:
+def _import(traced, function_name: str, patterns: bool, locations: bool,
+            param_settings=None) -> Exported:
     """Imports a trace (loss or forward), runs the passes and prints it."""
     imported = import_traced(traced, function_name)
+    for arg in imported.function.arguments:
+        if arg.role == "param" and param_settings and arg.key in param_settings:
+            arg.settings = dict(param_settings[arg.key])
     stats = run_pipeline(imported.function, patterns)
     exported = Exported("", imported.function, imported.params, imported.inputs,
                         imported.aliases, imported.buffers, stats, list(imported.outputs),

@@ -44,6 +44,10 @@ def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
                           "and SGD instances (or pass optimizer= by name: adamw, adam, sgd, "
                           "adafactor, adamw8bit)")
     name, shared, required = _OPTIMIZERS[kind]
+    if any(optimizer.state.values()):
+        raise OptionError(f"optimizer {kind.__name__}: it has state (moments, step counts) from "
+                          "earlier steps, which tfc does not take over: pass a fresh optimizer "
+                          "(and TrainStep.load_optimizer_state_dict for tfc's own state)")
     groups = optimizer.param_groups
     first = groups[0]
     options: Dict[str, object] = {"optimizer": name, "lr": float(first["lr"])}

@@ -38,27 +38,26 @@ def op_name(target) -> str:
     return f"{module}.{getattr(target, '__name__', repr(target))}".lstrip(".")
 
 
-def lowers(*names: str):
-    """Registers the decorated function as the lowering of `names`."""
+def _registrar(table: Dict[str, Callable], names, what: str):
     def register(fn):
         for name in names:
-            if name in _LOWERINGS:
-                raise AssertionError(f"{name} lowered twice ({_LOWERINGS[name].__name__}, {fn.__name__})")
-            _LOWERINGS[name] = fn
+            if name in table:
+                raise AssertionError(f"{name} lowered twice{what} ({table[name].__name__}, "
+                                     f"{fn.__name__})")
+            table[name] = fn
         return fn
     return register
+
+
+def lowers(*names: str):
+    """Registers the decorated function as the lowering of `names`."""
+    return _registrar(_LOWERINGS, names, "")
 
 
 def lowers_complex(*names: str):
     """Registers the decorated function as the lowering of `names` for
     nodes with a complex operand or result."""
-    def register(fn):
-        for name in names:
-            if name in _COMPLEX_LOWERINGS:
-                raise AssertionError(f"{name} lowered twice for complex operands")
-            _COMPLEX_LOWERINGS[name] = fn
-        return fn
-    return register
+    return _registrar(_COMPLEX_LOWERINGS, names, " for complex operands")
 
 
 def lookup_complex(name: str) -> Optional[Callable]:

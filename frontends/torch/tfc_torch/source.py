@@ -112,6 +112,16 @@ def exception_frame(exc: BaseException) -> Optional[Frame]:
     return found
 
 
+def stack_frame() -> Optional[Frame]:
+    """The innermost user frame of the current Python stack (the model's
+    line that called into the frontend's replacement running now)."""
+    found = None
+    for fs in traceback.extract_stack():
+        if not _is_library(fs.filename):
+            found = Frame(fs.filename, fs.lineno, fs.name, (fs.line or "").strip())
+    return found
+
+
 def return_frame(fn) -> Optional[Frame]:
     """The return statement of the user's function `fn` (e.g. a module's
     forward): its line when `fn` has one return, else its `def` line; None

@@ -214,8 +214,12 @@ def _traceable_functions():
     make_fx cannot trace), replaced while tracing (and while no_grad_writes
     runs the model eagerly, so both runs take the same code) by traceable.py's
     value-free equivalents."""
-    originals = [(owner, name, getattr(owner, name)) for owner, name, _ in traceable.REPLACEMENTS]
-    for owner, name, replacement in traceable.REPLACEMENTS:
+    # Only what this torch has: torch >= 2.1 has no
+    # checkpoint._checkpoint_without_reentrant, for one.
+    present = [(owner, name, replacement) for owner, name, replacement in traceable.REPLACEMENTS
+               if hasattr(owner, name)]
+    originals = [(owner, name, getattr(owner, name)) for owner, name, _ in present]
+    for owner, name, replacement in present:
         setattr(owner, name, replacement)
     # torch.distributions checks its arguments' constraints by default
     # (`constraint.check(value).all()`: a tensor's value in Python control
@@ -448,6 +452,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         with _traceable_functions(), custom_functions.applied(check=True), \
                 packed_sequences.replaced(check=True):
             no_grad_writes.mark(_tfc_traced_loss, args, grad_off, _NoFastPaths)
+            custom_functions.run_checks()
             if packed_sequences.unchecked():
                 with torch.random.fork_rng(devices=[]), torch.no_grad(), _NoFastPaths():
                     _tfc_traced_loss(*pytree.tree_map(

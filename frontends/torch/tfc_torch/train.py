@@ -20,7 +20,6 @@ import torch
 
 from . import compiler, optimizers
 from .export import import_module
-from .printer import print_function
 from .options import SCHEDULE_INPUTS, OptionError, compiler_flags
 from .runtime import Device, Program
 from .tracing import input_names as batch_input_names
@@ -192,14 +191,8 @@ class TrainStep:
                               "(and warmup_steps, min_lr as wanted)")
         self.device = Device(device)
         flags = compiler_flags(options, True, target_for(self.device))
-        self.exported = import_module(model, example_args, loss_fn, input_names=input_names)
-        if param_settings:
-            # Parameter groups: tfc.lr_scale / tfc.weight_decay beside each
-            # tfc.param (tied names share their parameter's settings).
-            for arg in self.exported.function.arguments:
-                if arg.role == "param" and arg.key in param_settings:
-                    arg.settings = dict(param_settings[arg.key])
-            self.exported.mlir = print_function(self.exported.function)
+        self.exported = import_module(model, example_args, loss_fn, input_names=input_names,
+                                      param_settings=param_settings)
         name = f"{type(model).__name__}.mlir"
         self.artifact = compiler.compile_source(self.exported.mlir, flags, name)
         self.program = Program(self.device, self.artifact.directory)
@@ -314,13 +307,14 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
     (optimizers.py)."""
     if isinstance(optimizer, torch.optim.Optimizer):
         taken, settings = optimizers.from_torch(optimizer, model)
-        clash = sorted(k for k in taken if k in options or (k == "lr" and lr is not None))
-        if clash or "weight_decay" in options or "decay_all" in options:
-            raise OptionError(f"option {', '.join(clash) or 'weight_decay/decay_all'}: given by "
-                              f"the {type(optimizer).__name__} instance (its param_groups)")
         betas = taken.pop("betas", None)
         if betas is not None:
             taken["beta1"], taken["beta2"] = float(betas[0]), float(betas[1])
+        given = set(options) | ({"lr"} if lr is not None else set())
+        clash = sorted(given & (set(taken) | {"betas", "weight_decay", "decay_all"}))
+        if clash:
+            raise OptionError(f"option {', '.join(clash)}: given by the "
+                              f"{type(optimizer).__name__} instance (its param_groups)")
         options = dict(options, **taken)
         return TrainStep(model, example_args, loss_fn, device, input_names, options, settings)
     options = dict(options, optimizer=optimizer, lr=1e-3 if lr is None else lr)

@@ -544,10 +544,11 @@ def check_checkpoint(device):
 def check_param_groups(device):
     """A torch.optim instance with param_groups as compile_train_step's
     optimizer: AdamW (betas, per-group lr and weight decay, a bias decayed
-    by its group, a parameter in no group: never updated) and SGD with
-    Nesterov momentum, 5 steps each against the same torch optimizer on a
-    copy, also with optimizer_in_backward; options the instance sets, or
-    forms tfc has no option for, are errors."""
+    by its group, a parameter in no group: never updated), Adam (its L2
+    decay per group) and SGD with Nesterov momentum, 5 steps each against
+    the same torch optimizer on a copy, also with optimizer_in_backward;
+    options the instance sets, an optimizer with state, or forms tfc has no
+    option for, are errors."""
     torch.manual_seed(6)
     nn = torch.nn
     model = nn.Sequential(nn.Linear(6, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 3))
@@ -561,6 +562,7 @@ def check_param_groups(device):
                 {"params": [m[3].weight], "lr": 1e-2, "weight_decay": 0.05}]
 
     makers = {"adamw": lambda p: torch.optim.AdamW(p, lr=1e-3, betas=(0.8, 0.95)),
+              "adam": lambda p: torch.optim.Adam(p, lr=1e-3, eps=1e-6),   # L2 decay per group
               "sgd": lambda p: torch.optim.SGD(p, lr=1e-3, momentum=0.9, nesterov=True)}
     g = torch.Generator().manual_seed(7)
     data = [(torch.randn(5, 6, generator=g), torch.randint(0, 3, (5,), generator=g))
@@ -588,7 +590,13 @@ def check_param_groups(device):
                 problems.append(f"{label}: parameter {name}: {e:.2e} from torch's")
         if not torch.equal(trained["3.bias"], model[3].bias.detach()):
             problems.append(f"{label}: 3.bias (in no group) changed")
+    used = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    model(data[0][0]).sum().backward()
+    used.step()                                  # momentum buffers: state tfc would drop
+    model.zero_grad()
     refusals = [({"lr": 0.1}, "option lr"),
+                ({"beta1": 0.5, "optimizer": torch.optim.Adam(model.parameters())}, "beta1"),
+                ({"optimizer": used}, "has state"),
                 ({"optimizer": torch.optim.AdamW(model.parameters(), amsgrad=True)}, "amsgrad"),
                 ({"optimizer": torch.optim.RMSprop(model.parameters())}, "RMSprop"),
                 ({"optimizer": torch.optim.Adam([{"params": [model[0].weight], "eps": 1e-6},
@@ -603,8 +611,8 @@ def check_param_groups(device):
                 problems.append(f"{words}: message {e}")
     if problems:
         return "; ".join(problems[:6])
-    print("param-groups: ok (AdamW and SGD instances with 3 groups: per-group lr and weight "
-          "decay, an ungrouped parameter frozen, also optimizer_in_backward; 4 refusals)")
+    print("param-groups: ok (AdamW, Adam and SGD instances with 3 groups: per-group lr and "
+          "weight decay, an ungrouped parameter frozen, also optimizer_in_backward; 6 refusals)")
     return None
 
 

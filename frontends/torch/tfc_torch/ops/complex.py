@@ -30,9 +30,9 @@ import math
 
 import torch
 
-from .. import dtypes, registry
+from .. import registry
 from ..constants import Known
-from ..importer import Complex
+from ..importer import Complex, is_complex_arg
 from ..ir import Value
 from ..registry import lowers, lowers_complex
 from .common import norm_dim
@@ -78,11 +78,6 @@ def pair(ctx, re, im, i=None):
     if re is None or im is None:
         zero = ctx.tensor(0.0, t.dtype, t.shape)
     return Complex(re if re is not None else zero, im if im is not None else zero)
-
-
-def _is_complex(x) -> bool:
-    return (isinstance(x, (Complex, complex))
-            or (isinstance(x, Known) and x.tensor.is_complex()))
 
 
 def _add(b, x, y):
@@ -305,7 +300,7 @@ def abs_(ctx, z):
 def norm(ctx, z, *args, **kwargs):
     """A vector norm of a complex tensor is the real lowering's norm of
     |z| (whose zero gradient at 0 is also the norm's there)."""
-    if not _is_complex(z):
+    if not is_complex_arg(z):
         ctx.unsupported("a complex dtype argument for the norm of a real tensor")
     return registry.lookup(ctx.name)(ctx, abs_(ctx, z), *args, **kwargs)
 
@@ -316,7 +311,7 @@ def angle(ctx, z):
     """atan2(im, re); gradient 0 at 0 (torch's). Of a real tensor: pi for
     negative elements, 0 otherwise, NaN for NaN, no gradient (torch's)."""
     b, dt = ctx.b, ctx.out().dtype
-    if not _is_complex(z):
+    if not is_complex_arg(z):
         x = b.stop_gradient(ctx.tensor(z, dt))
         negative = b.compare("lt", x, ctx.tensor(0.0, dt))
         a = b.select(negative, ctx.tensor(math.pi, dt), ctx.tensor(0.0, dt))
@@ -352,8 +347,16 @@ _COMPONENTWISE = (
 )
 
 
+# The index arguments (by position) of the componentwise ops that take
+# some: shared by both runs. Every other tensor argument is data, whose
+# imaginary part is 0 when it is real (an integer tensor in a cat with
+# complex ones included).
+_INDEX_ARGS = {"aten.index_select.default": 2, "aten.index.Tensor": 1,
+               "aten.gather.default": 2, "aten.where.self": 0}
+
+
 def _part_of(ctx, x, part):
-    """Argument `x` for the run on part 0 (re) or 1 (im)."""
+    """Data argument `x` for the run on part 0 (re) or 1 (im)."""
     if isinstance(x, (list, tuple)):
         return type(x)(_part_of(ctx, e, part) for e in x)
     if isinstance(x, Complex):
@@ -362,11 +365,9 @@ def _part_of(ctx, x, part):
         t = x.tensor
         if t.is_complex():
             return Known((t.imag if part else t.real).contiguous())
-        if t.is_floating_point() and part:
-            return Known(torch.zeros_like(t))
-        return x
-    if isinstance(x, Value) and dtypes.is_float(x.dtype) and part:
-        return ctx.tensor(0.0, x.dtype, x.shape)
+        return Known(torch.zeros_like(t)) if part else x
+    if isinstance(x, Value) and part:
+        return ctx.tensor(False if x.dtype == "i1" else 0, x.dtype, x.shape)
     if isinstance(x, complex):
         return x.imag if part else x.real
     if isinstance(x, float):
@@ -391,9 +392,11 @@ def componentwise(ctx, *args, **kwargs):
                         "part by part)")
     examples, results = ctx.real_args, []
     try:
+        index = _INDEX_ARGS.get(ctx.name)
         for part in (0, 1):
             ctx.real_args = _example_part(examples, part)
-            results.append(real(ctx, *_part_of(ctx, args, part),
+            parts = [a if i == index else _part_of(ctx, a, part) for i, a in enumerate(args)]
+            results.append(real(ctx, *parts,
                                 **{k: _part_of(ctx, v, part) for k, v in kwargs.items()}))
     finally:
         ctx.real_args = examples

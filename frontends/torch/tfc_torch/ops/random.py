@@ -167,8 +167,9 @@ def geometric(ctx, x, p, generator=None):
     _check(ctx, generator, float_result=False)
     t = ctx.out()
     p = _scalar(ctx, p, "p")
-    if not 0 < p <= 1:
-        ctx.unsupported(f"geometric_ with probability {p!r} (a number in (0, 1] is lowered)")
+    if not 1e-15 <= p <= 1:
+        ctx.unsupported(f"geometric_ with probability {p!r} (a number in [1e-15, 1] is lowered: "
+                        "below, the trial counts outgrow int64)")
     b = ctx.b
     if p == 1:
         return ctx.tensor(1, t.dtype, t.shape)
@@ -217,6 +218,9 @@ def _integers(ctx, low, high):
         ctx.unsupported(f"random integers in the empty range [{low}, {high})")
     if n == 1:
         return ctx.tensor(low, t.dtype, t.shape)
+    if n > 2 ** 53:
+        ctx.unsupported(f"random integers in a range of {n} values (tfc draws them from 53-bit "
+                        "uniforms: ranges up to 2^53)")
     b = ctx.b
     u = draw(ctx, "uniform", t.shape, "f64")
     top = float(n - 1)
@@ -263,8 +267,8 @@ def bernoulli_tensor(ctx, x, p=None, generator=None):
     if ctx.is_static(probs) and isinstance(probs, (int, float)):
         ctx.unsupported("bernoulli_ with a number here (bernoulli_.float is its form)")
     b = ctx.b
-    pv = ctx.tensor(probs)
-    w = _work(pv.dtype) if dtypes.is_float(pv.dtype) else "f32"
+    dtype = ctx.tensor(probs).dtype
+    w = _work(dtype) if dtypes.is_float(dtype) else "f32"
     u = draw(ctx, "uniform", t.shape, w)
     hit = b.compare("lt", u, ctx.tensor(probs, w))  # i1: no gradient
     return b.convert(hit, t.dtype)

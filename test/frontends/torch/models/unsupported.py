@@ -168,6 +168,26 @@ class StridedOutsideView(Base):
         return h.as_strided((2, 4), (4, 1), 0).sum()  # error here
 
 
+class ClippedGradient(torch.autograd.Function):
+    """A backward that clips its gradient: m * g only where |g| <= 0.5, so
+    not linear in the gradient (a fixed m would be wrong for others)."""
+
+    @staticmethod
+    def forward(ctx, h):
+        return h * 1.0
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.clamp(-0.5, 0.5)
+
+
+class ClippingBackward(Base):
+    """A custom Function whose backward is not linear in the gradient."""
+
+    def forward(self, x):
+        return ClippedGradient.apply(self.fc(x)).pow(2).sum()  # error here
+
+
 class PackedWithoutTotalLength(Base):
     """pad_packed_sequence without total_length pads to the longest length
     (2 here, of 3 padded steps): a shape that depends on the lengths'

@@ -265,7 +265,8 @@ class Arithmetic(nn.Module):
     a)| = r, angle, abs and sgn (also at 0, where the gradient is 0), conj,
     z conj(z) = |z|^2, division (by complex, real and scalars), exp,
     integer powers (z^3 = z z z), vector norms, add and sub with real tensors and
-    scalars, sums and means, casts."""
+    scalars, sums and means, casts; integer tensors beside complex ones in
+    cat, where and stack (imaginary part 0)."""
 
     def __init__(self, dtype):
         super().__init__()
@@ -296,7 +297,12 @@ class Arithmetic(nn.Module):
                  torch.linalg.norm(z).reshape(1), torch.norm(w, dim=1),
                  torch.linalg.vector_norm(z, ord=1, dim=0),
                  torch.linalg.vector_norm(z, ord=float("inf"), dim=-1),
-                 torch.view_as_real(torch.cat([z, h[:, :4]], 1))]
+                 torch.view_as_real(torch.cat([z, h[:, :4]], 1)),
+                 # Integer data among complex values: its imaginary part 0.
+                 torch.view_as_real(torch.cat([z, torch.ones(3, 2, dtype=torch.long)], 1)),
+                 torch.view_as_real(torch.where(h[:, :4] > 0, z,
+                                                torch.full((3, 4), 2, dtype=torch.long))),
+                 torch.view_as_real(torch.stack([z[0], torch.arange(4)]))]
         return sum(_weighted(q.float()) for q in parts)
 
 

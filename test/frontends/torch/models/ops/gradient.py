@@ -30,7 +30,8 @@ CASES = {
     # number argument, a straight-through rounding with a clipping mask from
     # ctx attributes, a hand-written swish derivative from saved tensors, a
     # two-input product (each input its own m) with an integer mask input
-    # that gets no gradient, an output used twice. Differentiating the
+    # that gets no gradient, an output used twice, an output clamped in
+    # place under no_grad. Differentiating the
     # forwards instead gives other gradients (reversal: their negatives;
     # rounding: zero).
     "custom-functions": _case(lambda h: _custom_functions(h)),
@@ -92,8 +93,13 @@ def _custom_functions(h):                          # h: [4, 8]
     s = _Swish.apply(h * 1.5)
     keep = (torch.arange(8) % 3 != 0).expand(4, 8).to(torch.int64)
     p = _MaskedProduct.apply(h.sin(), h.cos(), keep)
+    # An in-place write under no_grad on a Function's output keeps its
+    # history (straight-through), as on any tensor that requires grad.
+    w = _Swish.apply(h * 0.5)
+    with torch.no_grad():
+        w.clamp_(-0.2, 0.2)
     return ((r * torch.linspace(0.5, 1.5, 8)).sum() + (q * h).sum() + s.pow(2).sum()
-            + p.sum() + (p * p).mean())
+            + p.sum() + (p * p).mean() + (w * h).sum())
 
 
 class _FrozenLayer(nn.Module):
