@@ -131,6 +131,64 @@ def _qat_frozen():
     return model, batch
 
 
+class _ObserverEdges(nn.Module):
+    """torch.fused_moving_avg_obs_fake_quant on batches built to reach each
+    branch of ATen's ChooseQuantizationParams: a range of zeros (scale
+    0.1), tiny ranges above, below and around zero (the scale raised to
+    6.1e-5 and the range widened), an all-positive and a straddling range
+    affine and symmetric (per tensor and per channel), a second
+    observation moving the range; the loss reads the updated scales, zero
+    points and running ranges (so a wrong branch shows) besides the
+    fake-quantized values."""
+
+    SPECS = [  # (values, quant_min, quant_max, symmetric)
+        ([0.0, 0.0, 0.0, 0.0], 0, 255, False),
+        ([1e-7, 2e-7, 3e-7, 2.5e-7], 0, 255, False),
+        ([-3e-7, -1e-7, -2e-7, -1.5e-7], 0, 127, False),
+        ([-1e-7, 2e-7, 0.5e-7, 1e-7], -128, 127, True),
+        ([0.3, 1.7, 0.9, 1.1], 0, 255, False),
+        ([0.3, 1.7, 0.9, 1.1], -128, 127, True),
+        ([-0.61, 2.3, 0.05, -0.2], 0, 127, False),
+        ([-0.61, 2.3, 0.05, -0.2], -128, 127, True),
+    ]
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 4)
+        self.register_buffer("on", torch.tensor([1]))
+        for i in range(len(self.SPECS)):
+            self.register_buffer(f"min{i}", torch.tensor(float("inf")))
+            self.register_buffer(f"max{i}", torch.tensor(float("-inf")))
+            self.register_buffer(f"scale{i}", torch.tensor([1.0]))
+            self.register_buffer(f"zp{i}", torch.tensor([0], dtype=torch.int32))
+        self.register_buffer("ch_min", torch.tensor([float("inf")] * 3))
+        self.register_buffer("ch_max", torch.tensor([float("-inf")] * 3))
+        self.register_buffer("ch_scale", torch.ones(3))
+        self.register_buffer("ch_zp", torch.zeros(3, dtype=torch.int32))
+
+    def forward(self, x):
+        h = self.fc(x)  # [4, 4]
+        loss = 0
+        for i, (values, qmin, qmax, symmetric) in enumerate(self.SPECS):
+            v = torch.tensor(values) + h[0] * 0  # traced, not folded
+            out = torch.fused_moving_avg_obs_fake_quant(
+                v, self.on, self.on, getattr(self, f"min{i}"), getattr(self, f"max{i}"),
+                getattr(self, f"scale{i}"), getattr(self, f"zp{i}"), 0.25, qmin, qmax, -1,
+                False, symmetric)
+            loss = loss + (out * h[1]).sum() + getattr(self, f"scale{i}").log().sum() \
+                + getattr(self, f"zp{i}").float().sum() * 0.1 \
+                + (getattr(self, f"min{i}") + getattr(self, f"max{i}")) * 10
+        rows = torch.tensor([[0.0, 0.0, 0.0, 0.0], [1e-6, 3e-6, 2e-6, 0.0],
+                             [-0.5, 1.5, 0.25, 0.75]]) + h[:3] * 0
+        for scale in (1.0, 1.6):  # a second observation moves the ranges
+            out = torch.fused_moving_avg_obs_fake_quant(
+                rows * scale + h[:3] * 0.01, self.on, self.on, self.ch_min, self.ch_max,
+                self.ch_scale, self.ch_zp, 0.25, -128, 127, 0, True, True)
+            loss = loss + (out * h[:3]).sum()
+        return loss + self.ch_scale.log().sum() + self.ch_zp.float().sum() * 0.1 \
+            + (self.ch_min + self.ch_max).sum() * 10
+
+
 def _module(cls):
     def make():
         torch.manual_seed(0)
@@ -141,6 +199,7 @@ def _module(cls):
 CASES = {
     "fake-quant": _module(_FakeQuant),
     "fake-quant-learnable": _module(_Learnable),
+    "fused-observer-qparams": _module(_ObserverEdges),
     "qat-conv-linear": make_qat_net,
     "qat-qnnpack": lambda: make_qat_net(backend="qnnpack"),
     "qat-frozen-observers": _qat_frozen,
