@@ -17,13 +17,14 @@ checkpoint_sequential, which calls it) calls the checkpointed function
 directly: its values and gradients are the function's, and what it saves
 memory on is tfc's recompute option. torch.linalg.eigh / eigvalsh are
 eigh.py's Jacobi decomposition. torch.ao.quantization's non-fused
-FakeQuantize (Python observers, whose forward branches on buffer values) is
-refused by name. An error a replacement raises
+FakeQuantize (Python observers, whose forward branches on buffer values) and
+_LearnableFakeQuantize are refused by name. An error a replacement raises
 without a source line gets the model's line from tracing.py."""
 import math
 
 import torch
 import torch.ao.quantization
+import torch.ao.quantization._learnable_fake_quantize
 import torch.nn.functional as F
 import torch.utils.checkpoint
 
@@ -382,6 +383,19 @@ def fake_quantize_forward(self, X):
              "FusedMovingAvgObsFakeQuantize.with_args(...) with the same observer arguments")
 
 
+def learnable_fake_quantize_forward(self, X):
+    """_LearnableFakeQuantize.forward, refused by name: it tests its
+    static_enabled / fake_quant_enabled buffers' values and writes its
+    scale and zero-point parameters in place (clamp_, zero_())."""
+    raise ModelError(
+        "torch.ao.quantization's _LearnableFakeQuantize branches on its buffers' values "
+        "(static_enabled, fake_quant_enabled) and writes its scale / zero_point parameters "
+        "in place, which a trace cannot record",
+        hint="call torch._fake_quantize_learnable_per_tensor_affine(x, scale, zero_point, "
+             "quant_min, quant_max, grad_factor) (or _per_channel_affine) in forward, with "
+             "scale and zero_point as parameters")
+
+
 REPLACEMENTS = [
     (torch, "quantile", quantile),
     (torch, "nanquantile", nanquantile),
@@ -405,4 +419,6 @@ REPLACEMENTS = [
     (torch.linalg, "eigh", eigh.eigh),
     (torch.linalg, "eigvalsh", eigh.eigvalsh),
     (torch.ao.quantization.FakeQuantize, "forward", fake_quantize_forward),
+    (torch.ao.quantization._learnable_fake_quantize._LearnableFakeQuantize, "forward",
+     learnable_fake_quantize_forward),
 ]

@@ -66,6 +66,8 @@ CASES = {
     "NonFusedFakeQuant": ("ModelError", ["non-fused FakeQuantize",
                                          "MovingAverageMinMaxObserver",
                                          "FusedMovingAvgObsFakeQuantize"]),
+    "LearnableFakeQuant": ("ModelError", ["_LearnableFakeQuantize",
+                                          "_fake_quantize_learnable_per_tensor_affine"]),
     "StridedOutsideView": ("UnsupportedOpError", ["aten.as_strided.default",
                                                   "storage that the input tensor does not cover",
                                                   "h.as_strided((2, 4), (4, 1), 0)",

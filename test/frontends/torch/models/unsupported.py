@@ -235,3 +235,18 @@ class NonFusedFakeQuant(Base):
 
     def forward(self, x):
         return self.act_fake_quant(self.fc(x)).mean()  # error here
+
+
+class LearnableFakeQuant(Base):
+    """torch.ao.quantization's _LearnableFakeQuantize module: flags read by
+    value, parameters written in place."""
+
+    def __init__(self):
+        super().__init__()
+        from torch.ao.quantization import MovingAverageMinMaxObserver
+        from torch.ao.quantization._learnable_fake_quantize import _LearnableFakeQuantize
+        self.act_fake_quant = _LearnableFakeQuantize(observer=MovingAverageMinMaxObserver,
+                                                     quant_min=0, quant_max=255)
+
+    def forward(self, x):
+        return self.act_fake_quant(self.fc(x)).mean()  # error here
