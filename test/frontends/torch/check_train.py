@@ -110,6 +110,29 @@ def normwise(a, b):
     return (a - b).norm().item() / max(b.norm().item(), 1e-12)
 
 
+def train_alongside(step, reference, opt, loss_of, data, label, problems):
+    """Runs the tfc `step` and torch's `opt` on `reference` over the batches
+    `data` side by side (loss_of(reference, batch): torch's loss); a step
+    whose losses differ by more than LOSS_RTOL is a problem."""
+    for i, batch in enumerate(data):
+        loss = step(*batch)
+        opt.zero_grad()
+        expected = loss_of(reference, batch)
+        expected.backward()
+        opt.step()
+        if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
+            problems.append(f"{label}step {i}: loss {loss!r}, torch {expected.item()!r}")
+
+
+def compare_parameters(state, reference, label, problems):
+    """Each parameter of `reference` against the trained `state` (a
+    state_dict): normwise within PARAM_RTOL."""
+    for name, p in reference.named_parameters():
+        e = normwise(state[name], p.detach())
+        if e > PARAM_RTOL:
+            problems.append(f"{label}parameter {name}: {e:.2e} from torch's")
+
+
 def check_family(case, device, steps):
     model, example, loss_fn = load_family(case)
     model.train()
@@ -521,19 +544,9 @@ def check_checkpoint(device):
         step = tfc_torch.compile_train_step(copy.deepcopy(model), data[0], loss_fn, device=device,
                                             optimizer="adamw", lr=1e-2, **options)
         opt = torch.optim.AdamW(adamw_groups(reference, 0.01), lr=1e-2, weight_decay=0.01)
-        for i, (x, y) in enumerate(data):
-            loss = step(x, y)
-            opt.zero_grad()
-            expected = loss_fn(reference(x), x, y)
-            expected.backward()
-            opt.step()
-            if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
-                problems.append(f"{options}: step {i}: loss {loss!r}, torch {expected.item()!r}")
-        trained = step.state_dict()
-        for name, p in reference.named_parameters():
-            e = normwise(trained[name], p.detach())
-            if e > PARAM_RTOL:
-                problems.append(f"{options}: parameter {name}: {e:.2e} from torch's")
+        train_alongside(step, reference, opt, lambda m, b: loss_fn(m(b[0]), *b), data,
+                        f"{options}: ", problems)
+        compare_parameters(step.state_dict(), reference, f"{options}: ", problems)
     if problems:
         return "; ".join(problems[:6])
     print("checkpoint: ok (use_reentrant False and True, checkpoint_sequential: 4 AdamW steps "
@@ -575,19 +588,10 @@ def check_param_groups(device):
         step = tfc_torch.compile_train_step(mine, data[0], loss_fn, device=device,
                                             optimizer=make(groups(mine)), **extra)
         opt = make(groups(reference))
-        for i, (x, y) in enumerate(data):
-            loss = step(x, y)
-            opt.zero_grad()
-            expected = loss_fn(reference(x), x, y)
-            expected.backward()
-            opt.step()
-            if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
-                problems.append(f"{label} step {i}: loss {loss!r}, torch {expected.item()!r}")
+        train_alongside(step, reference, opt, lambda m, b: loss_fn(m(b[0]), *b), data,
+                        f"{label}: ", problems)
         trained = step.state_dict()
-        for name, p in reference.named_parameters():
-            e = normwise(trained[name], p.detach())
-            if e > PARAM_RTOL:
-                problems.append(f"{label}: parameter {name}: {e:.2e} from torch's")
+        compare_parameters(trained, reference, f"{label}: ", problems)
         if not torch.equal(trained["3.bias"], model[3].bias.detach()):
             problems.append(f"{label}: 3.bias (in no group) changed")
     used = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
@@ -637,20 +641,10 @@ def check_qat(device):
     step = tfc_torch.compile_train_step(copy.deepcopy(model), (x, y), device=device,
                                         optimizer="adamw", lr=1e-2, weight_decay=0.1)
     opt = torch.optim.AdamW(adamw_groups(reference, 0.1), lr=1e-2)
-    for i, (bx, by) in enumerate(data):
-        loss = step(bx, by)
-        opt.zero_grad()
-        expected = reference(bx, by)
-        expected.backward()
-        opt.step()
-        if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
-            problems.append(f"step {i}: loss {loss!r}, torch {expected.item()!r}")
+    train_alongside(step, reference, opt, lambda m, b: m(*b), data, "", problems)
     trained = copy.deepcopy(model)
     trained.load_state_dict(step.state_dict())
-    for (name, p), q in zip(trained.named_parameters(), reference.parameters()):
-        e = normwise(p.detach(), q.detach())
-        if e > PARAM_RTOL:
-            problems.append(f"parameter {name}: {e:.2e} from torch's")
+    compare_parameters(step.state_dict(), reference, "", problems)
     got, want = dict(trained.named_buffers()), dict(reference.named_buffers())
     start = dict(model.named_buffers())
     for name in observed:
