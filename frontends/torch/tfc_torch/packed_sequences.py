@@ -29,8 +29,9 @@ from torch.nn.utils import rnn as rnn_utils
 
 from .errors import ModelError
 
-# id(padded data) -> lengths [B] (int64), for the sequences packed while a
-# `replaced` block runs.
+# id(padded data) -> (the data, lengths [B] int64), for the sequences
+# packed while a `replaced` block runs (the data held, so no other tensor
+# takes its id while the block runs).
 _LENGTHS = {}
 # Whether a trace padded a packed sequence without total_length: the
 # example's lengths must then be checked in an eager run (unchecked()).
@@ -63,16 +64,17 @@ class _VF:
     def _pack_padded_sequence(self, input, lengths, batch_first):
         data = input if batch_first else input.transpose(0, 1)
         steps = data.shape[1]
-        _LENGTHS[id(data)] = lengths
+        _LENGTHS[id(data)] = (data, lengths)
         batch_sizes = _time_mask(lengths, steps).sum(0)
         return data, batch_sizes
 
     def _pad_packed_sequence(self, data, batch_sizes, batch_first, padding_value,
                              max_seq_length):
-        lengths = _LENGTHS.get(id(data))
-        if lengths is None:
+        held = _LENGTHS.get(id(data))
+        if held is None or held[0] is not data:
             return self._real._pad_packed_sequence(data, batch_sizes, batch_first,
                                                    padding_value, max_seq_length)
+        lengths = held[1]
         steps = data.shape[1]
         no_total_length = sys._getframe(1).f_locals.get("total_length") is None
         _UNCHECKED[0] |= no_total_length and not self._check
@@ -150,10 +152,12 @@ def _rnn_forward(original):
     """nn.LSTM / GRU / RNN forward: a sequence packed while tracing runs the
     masked recurrence, anything else the module's own forward."""
     def forward(self, input, hx=None):
-        if not (isinstance(input, rnn_utils.PackedSequence) and id(input.data) in _LENGTHS):
+        held = _LENGTHS.get(id(input.data)) if isinstance(input, rnn_utils.PackedSequence) \
+            else None
+        if held is None or held[0] is not input.data:
             return original(self, input, hx)
         data, batch_sizes, sorted_indices, unsorted_indices = input
-        lengths = _LENGTHS[id(data)]
+        lengths = held[1]
         lstm = self.mode == "LSTM"
         rows = self.num_layers * (2 if self.bidirectional else 1)
         if hx is None:
@@ -165,7 +169,7 @@ def _rnn_forward(original):
             hx = self.permute_hidden(hx, sorted_indices)
             h0, c0 = hx if lstm else (hx, None)
         out, h_n, c_n = _masked_recurrence(self, data, lengths, h0, c0)
-        _LENGTHS[id(out)] = lengths
+        _LENGTHS[id(out)] = (out, lengths)
         packed = rnn_utils.PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices)
         hidden = (h_n, c_n) if lstm else h_n
         return packed, self.permute_hidden(hidden, unsorted_indices)
