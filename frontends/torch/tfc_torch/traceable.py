@@ -16,7 +16,8 @@ running statistics with tensor ops. torch.utils.checkpoint (both forms, and
 checkpoint_sequential, which calls it) calls the checkpointed function
 directly: its values and gradients are the function's, and what it saves
 memory on is tfc's recompute option. torch.linalg.eigh / eigvalsh are
-eigh.py's Jacobi decomposition. torch.ao.quantization's non-fused
+eigh.py's Jacobi decomposition, torch.linalg.svd / svdvals / pinv / cond,
+torch.svd and the spectral and nuclear norms svd.py's on it. torch.ao.quantization's non-fused
 FakeQuantize (Python observers, whose forward branches on buffer values) and
 _LearnableFakeQuantize are refused by name. An error a replacement raises
 without a source line gets the model's line from tracing.py."""
@@ -28,7 +29,7 @@ import torch.ao.quantization._learnable_fake_quantize
 import torch.nn.functional as F
 import torch.utils.checkpoint
 
-from . import eigh
+from . import eigh, svd
 from .errors import ModelError
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -418,6 +419,8 @@ REPLACEMENTS = [
     # LAPACK's symmetric eigendecomposition as unrolled Jacobi (eigh.py).
     (torch.linalg, "eigh", eigh.eigh),
     (torch.linalg, "eigvalsh", eigh.eigvalsh),
+    # ... and the singular value decompositions on it (svd.py).
+    *svd.replacements(),
     (torch.ao.quantization.FakeQuantize, "forward", fake_quantize_forward),
     (torch.ao.quantization._learnable_fake_quantize._LearnableFakeQuantize, "forward",
      learnable_fake_quantize_forward),

@@ -1,7 +1,7 @@
 """Cases for tfc_torch/ops/solve.py's lowerings: LU-based solve, inv, det,
 slogdet / logdet, lu_factor and lu_solve; Cholesky, cholesky_solve and
 cholesky_inverse; triangular solves; and eigh.py's symmetric
-eigendecomposition. Matrices are made of the linear
+eigendecomposition and svd.py's singular value decomposition on it. Matrices are made of the linear
 layer's output so every entry has a gradient; one of each pair has an
 anti-diagonal added (partial pivoting swaps rows: det's sign from the
 parity)."""
@@ -48,7 +48,24 @@ CASES = {
     # gradient), a batch of 2 at odd size 5 in f64 reading the upper
     # triangle of a non-symmetric matrix, eigvalsh's log-determinant.
     "eigh": _case(lambda h: _eigh(h), rows=8, out=8),
+    # Singular values and vectors on it (svd.py, Gram matrices in f64):
+    # weighted singular values of a tall and a wide matrix, U diag(sqrt s)
+    # V^T weighted unevenly (the vectors' gradient), the nuclear and
+    # spectral norms, torch.norm(p='nuc'), pinv, cond and torch.svd.
+    "svd": _case(lambda h: _svd(h), rows=8, out=8),
 }
+
+
+def _svd(h):                                             # h: [8, 8]
+    tall, wide = h[:, :6], h[:5, :]
+    u, s, vh = torch.linalg.svd(tall, full_matrices=False)
+    ut, st, vt = torch.svd(wide)
+    return ((s * torch.arange(6.0)).sum() + (st * torch.linspace(1, 2, 5)).sum()
+            + (u @ torch.diag(s.sqrt()) @ vh * torch.arange(48.0).view(8, 6)).sum() * 0.01
+            + (ut @ torch.diag(st) @ vt.t() * torch.arange(40.0).view(5, 8)).sum() * 0.01
+            + torch.linalg.matrix_norm(tall, "nuc") + torch.linalg.matrix_norm(wide, 2)
+            + torch.norm(wide, p="nuc") + torch.linalg.svdvals(wide).pow(2).sum()
+            + torch.linalg.pinv(tall).pow(2).sum() * 0.1 + torch.linalg.cond(tall) * 0.1)
 
 
 def _eigh(h):                                            # h: [8, 8]
