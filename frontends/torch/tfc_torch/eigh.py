@@ -18,7 +18,13 @@ through the values computed without gradient: dL = diag(V^T dA V) and
 dV = V (F o (V^T dA V)) with F_ij = 1 / (L_j - L_i) off the diagonal, as
 the derivatives of surrogates built from A with V and L held constant
 (tfc_torch::straight_through). Like torch's, they are those of A as given
-(both triangles), and infinite for repeated eigenvalues.
+(its symmetric part), with torch's order: the skew part of V^T gV before
+the division by the gaps, so nothing large cancels in f32. The gaps are
+those of the eigenvalues in the input's type, which the loss reads too: a
+repeated eigenvalue a rounding apart (a rank-deficient covariance plus
+eps I) gives the divided differences torch gets. Between eigenvalues equal
+in that type (gaps below 1e-10 of the largest) the vectors' part is 0
+where the formula divides by zero.
 """
 import math
 
@@ -94,10 +100,13 @@ def decompose(a, uplo="L", vectors=True):
     n = a.shape[-1]
     if a.dim() < 2 or a.shape[-2] != n:
         raise RuntimeError(f"linalg.eigh: expected square matrices, got {tuple(a.shape)}")
+    from .errors import UnsupportedOpError
     if n > MAX_SIZE:
-        from .errors import UnsupportedOpError
         raise UnsupportedOpError(f"torch.linalg.eigh of {n} x {n} matrices (tfc's Jacobi "
                                  f"decomposition is unrolled up to {MAX_SIZE} x {MAX_SIZE})")
+    if a.dtype not in (torch.float32, torch.float64):
+        raise UnsupportedOpError(f"torch.linalg.eigh of {a.dtype} matrices (tfc decomposes "
+                                 "float32 and float64 ones, as torch's CPU kernels)")
     with torch.no_grad():
         w = a.detach().double()
         tri = torch.tril(w) if uplo.upper() == "L" else torch.triu(w)
@@ -110,15 +119,27 @@ def decompose(a, uplo="L", vectors=True):
         vecs = vecs * torch.sign(torch.gather(vecs, -2, big))
         values, vecs = values.to(a.dtype), vecs.to(a.dtype)
         if vectors:
-            gaps = values.unsqueeze(-2) - values.unsqueeze(-1)   # [i, j]: L_j - L_i
-            off = ~torch.eye(n, dtype=torch.bool)
-            f = torch.where(off, 1 / torch.where(off, gaps, torch.ones_like(gaps)),
+            # [i, j] = 1 / (L_j - L_i) from the eigenvalues the model reads
+            # (its type: a loss's f(L_i) - f(L_j) and this gap then round
+            # alike, as torch's); 0 on the diagonal and between equal
+            # eigenvalues (gaps below 1e-10 of the largest magnitude), where
+            # the formula divides by zero (see above).
+            gaps = values.unsqueeze(-2) - values.unsqueeze(-1)
+            scale = values.abs().amax(-1, keepdim=True).unsqueeze(-1)
+            apart = gaps.abs() > 1e-10 * torch.clamp(scale, min=torch.finfo(a.dtype).tiny)
+            f = torch.where(apart, 1 / torch.where(apart, gaps, torch.ones_like(gaps)),
                             torch.zeros_like(gaps))
-    m = vecs.transpose(-1, -2) @ a @ vecs                        # V^T A V, live in a
+    # V^T sym(A) V, live in a: torch's backward takes the symmetric part of
+    # A's gradient (the skew part of V^T gV), as this surrogate's does.
+    m = vecs.transpose(-1, -2) @ ((a + a.transpose(-1, -2)) / 2) @ vecs
     values_out = straight_through(values, torch.diagonal(m, dim1=-2, dim2=-1))
     if not vectors:
         return values_out, None
-    return values_out, straight_through(vecs, vecs + vecs @ (f * m))
+    # F o m is antisymmetric (m symmetric): taking its skew part changes no
+    # value but puts torch's skew(V^T gV) before F in the backward, so the
+    # large F o sym(V^T gV) is never formed and cancelled in f32.
+    fm = f * m
+    return values_out, straight_through(vecs, vecs + vecs @ ((fm - fm.transpose(-1, -2)) / 2))
 
 
 def eigh(a, UPLO="L", *, out=None):

@@ -79,7 +79,17 @@ def _eigh(h):                                            # h: [8, 8]
     proj = basis @ torch.diag_embed(upper.tanh()) @ basis.transpose(-1, -2)
     # A weighting that is not symmetric, so the eigenvectors' gradient
     # (its divided differences) shows; a symmetric one cancels part of it.
-    return ((h @ white).pow(2).mean() + (values * torch.arange(8.0)).sum()
+    # A matrix that is not symmetric (eigh reads its lower triangle; the
+    # gradient is that of its symmetric part, as torch's), its vectors in
+    # an uneven product; a covariance of 4 samples in 8 dimensions plus
+    # 0.1 I (the eigenvalue 0.1 four times, apart by f32 rounding only),
+    # whitened: divided differences over gaps of an ulp, as torch's.
+    skew_l, skew_v = torch.linalg.eigh(h + 0.3 * h.t())
+    rank = h[:4].t() @ h[:4] / 4 + 0.1 * torch.eye(8)
+    rl, rv = torch.linalg.eigh(rank)
+    return ((skew_v @ torch.diag(skew_l.tanh()) @ skew_v.t() * torch.arange(64.0).view(8, 8)).sum()
+            * 0.01 + (h @ rv @ torch.diag(rl.rsqrt()) @ rv.t()).pow(2).mean()
+            + (h @ white).pow(2).mean() + (values * torch.arange(8.0)).sum()
             + (white * torch.arange(64.0).view(8, 8)).sum() * 0.01
             + torch.linalg.eigvalsh(cov).log().sum() + proj.pow(2).sum().float()
             + (upper * torch.linspace(-1, 1, 5, dtype=torch.float64)).sum().float())
