@@ -13,6 +13,9 @@ past its length (a reverse direction starts at its last valid step) and
 zeros as the output there, which is what the packed computation gives; and
 pad_packed_sequence returns the padded output with `padding_value` past each
 length and the lengths. Sorting, hx and h_n ordering stay torch's own code.
+A model that reads such a sequence's `.data` or `.batch_sizes` itself (the
+padded layout where torch has the packed one), or rebuilds one from its
+fields, is refused.
 
 One difference: without `total_length`, torch pads to the longest length of
 the batch (a shape that depends on the values); the trace pads to the
@@ -21,6 +24,7 @@ input's length T. An eager run after such a trace checks the example
 shorter than T is refused, asking for total_length.
 """
 import contextlib
+import os
 import sys
 
 import torch
@@ -62,7 +66,9 @@ class _VF:
         return getattr(self._real, name)
 
     def _pack_padded_sequence(self, input, lengths, batch_first):
-        data = input if batch_first else input.transpose(0, 1)
+        # A fresh tensor object either way: the same input packed twice with
+        # other lengths must not share an entry.
+        data = input.view(input.shape) if batch_first else input.transpose(0, 1)
         steps = data.shape[1]
         _LENGTHS[id(data)] = (data, lengths)
         batch_sizes = _time_mask(lengths, steps).sum(0)
@@ -90,6 +96,40 @@ class _VF:
             out = F.pad(out, (0, 0) * (data.dim() - 2) + (0, max_seq_length - steps),
                         value=padding_value)
         return (out if batch_first else out.transpose(0, 1)), lengths
+
+
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+class _PaddedPackedSequence(rnn_utils.PackedSequence):
+    """A PackedSequence whose `data` is the padded batch (this module's):
+    torch's own code and this module read its fields; a model that reads
+    `.data` or `.batch_sizes` itself would get the padded layout where torch
+    gives the packed one, so it is refused."""
+
+    def _field(self, index, name):
+        caller = sys._getframe(2).f_code.co_filename
+        path = os.path.abspath(caller)
+        if not (path.startswith(_TORCH_DIR) or path.startswith(_OWN_DIR)):
+            raise ModelError(f"the model reads a packed sequence's .{name}: tfc keeps packed "
+                             "sequences padded while tracing (their packed layout depends on "
+                             "the lengths' values)",
+                             hint="read the output of pad_packed_sequence instead")
+        return tuple.__getitem__(self, index)
+
+    @property
+    def data(self):
+        return self._field(0, "data")
+
+    @property
+    def batch_sizes(self):
+        return self._field(1, "batch_sizes")
+
+
+def _packed_sequence_init(data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
+    """torch.nn.utils.rnn._packed_sequence_init, making the padded kind."""
+    return _PaddedPackedSequence(data, batch_sizes, sorted_indices, unsorted_indices)
 
 
 def _invert_permutation(permutation):
@@ -152,11 +192,14 @@ def _rnn_forward(original):
     """nn.LSTM / GRU / RNN forward: a sequence packed while tracing runs the
     masked recurrence, anything else the module's own forward."""
     def forward(self, input, hx=None):
-        held = _LENGTHS.get(id(input.data)) if isinstance(input, rnn_utils.PackedSequence) \
-            else None
-        if held is None or held[0] is not input.data:
+        if not isinstance(input, _PaddedPackedSequence):
             return original(self, input, hx)
         data, batch_sizes, sorted_indices, unsorted_indices = input
+        held = _LENGTHS.get(id(data))
+        if held is None or held[0] is not data:
+            raise ModelError("a packed sequence rebuilt from its fields (PackedSequence(f(p.data), "
+                             "...), .to(), ...) while tracing: tfc keeps packed sequences padded",
+                             hint="apply f before packing, or to pad_packed_sequence's output")
         lengths = held[1]
         lstm = self.mode == "LSTM"
         rows = self.num_layers * (2 if self.bidirectional else 1)
@@ -170,7 +213,7 @@ def _rnn_forward(original):
             h0, c0 = hx if lstm else (hx, None)
         out, h_n, c_n = _masked_recurrence(self, data, lengths, h0, c0)
         _LENGTHS[id(out)] = (out, lengths)
-        packed = rnn_utils.PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices)
+        packed = _PaddedPackedSequence(out, batch_sizes, sorted_indices, unsorted_indices)
         hidden = (h_n, c_n) if lstm else h_n
         return packed, self.permute_hidden(hidden, unsorted_indices)
     return forward
@@ -180,17 +223,20 @@ def _rnn_forward(original):
 def replaced(check: bool = False):
     """Packed sequences as masked padded tensors while tracing (check=False)
     or while the eager run checks the example (check=True)."""
-    real, invert = rnn_utils._VF, rnn_utils.invert_permutation
+    real, invert, init = rnn_utils._VF, rnn_utils.invert_permutation, \
+        rnn_utils._packed_sequence_init
     classes = (torch.nn.LSTM, torch.nn.GRU, torch.nn.RNN)
     originals = [cls.__dict__["forward"] for cls in classes]
     rnn_utils._VF = _VF(real, check)
     rnn_utils.invert_permutation = _invert_permutation
+    rnn_utils._packed_sequence_init = _packed_sequence_init
     for cls, original in zip(classes, originals):
         cls.forward = _rnn_forward(original)
     try:
         yield
     finally:
         rnn_utils._VF, rnn_utils.invert_permutation = real, invert
+        rnn_utils._packed_sequence_init = init
         for cls, original in zip(classes, originals):
             cls.forward = original
         _LENGTHS.clear()

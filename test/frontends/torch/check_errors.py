@@ -46,6 +46,8 @@ CASES = {
     "ClippingBackward": ("ModelError", ["torch.autograd.Function", "ClippedGradient",
                                         "not linear in the gradient",
                                         "ClippedGradient.apply(self.fc(x))"]),
+    "PackedData": ("ModelError", ["reads a packed sequence's .data", "pad_packed_sequence",
+                                  "out.data.mean()"]),
     "PackedWithoutTotalLength": ("ModelError", ["pad_packed_sequence without total_length",
                                                 "2 in the example, of 3 steps",
                                                 "total_length=3"]),

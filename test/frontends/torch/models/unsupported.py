@@ -204,6 +204,21 @@ class PackedWithoutTotalLength(Base):
         return out.mean()
 
 
+class PackedData(Base):
+    """Reading a packed sequence's .data (its packed layout depends on the
+    lengths' values; tfc keeps it padded while tracing)."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(4, 3, batch_first=True)
+
+    def forward(self, x):
+        h = self.fc(x).view(2, 3, 4)
+        out, _ = self.rnn(nn.utils.rnn.pack_padded_sequence(h, torch.tensor([3, 2]),
+                                                            batch_first=True))
+        return out.data.mean()  # error here
+
+
 def example_batch():
     return (torch.randn(6, 8, generator=torch.Generator().manual_seed(0)),)
 

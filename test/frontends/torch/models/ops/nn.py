@@ -260,10 +260,12 @@ class _Packed(nn.Module):
         r, _ = pad(r, batch_first=True)
         p, (hp, cp) = self.proj(pack(seq, lengths, enforce_sorted=False))
         p, out_lengths = pad(p, total_length=6)
+        # The same tensor packed again with other lengths (its own entry).
+        _, hs = self.gru(pack(seq, lengths.flip(0), enforce_sorted=False), h0)
         weights = torch.linspace(-1.0, 1.0, 8)
         return ((a * weights).sum() + (h * c).sum() + (g * g.flip(0)).sum() + hg.pow(2).sum()
                 + r.pow(2).sum() + hr.sum() + p.sum() + hp.sum() + cp.pow(2).sum()
-                + out_lengths.sum() * 0.01)
+                + out_lengths.sum() * 0.01 + (hs * hg).sum())
 
 
 def _packed():
