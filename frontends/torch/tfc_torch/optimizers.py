@@ -8,8 +8,9 @@ compiled step (the argument attributes tfc.lr_scale and tfc.weight_decay,
 docs/training.md): each group's learning rate as a factor on the first
 group's (a schedule then scales every group alike, as torch's schedulers
 do) and its weight decay on every parameter of the group, biases included,
-exactly as torch applies it. A parameter in no group is not trained (torch
-never steps it): factor 0, decay 0. Settings tfc keeps per step, not per
+exactly as torch applies it (rates from `initial_lr` when a torch scheduler
+is attached). A parameter in no group is not trained (torch never steps
+it): factor 0, decay 0. Settings tfc keeps per step, not per
 group (betas, eps, momentum, nesterov), must agree across groups; a form
 tfc has no option for (amsgrad, maximize, SGD's dampening) is an
 OptionError naming it.
@@ -26,7 +27,7 @@ _OPTIMIZERS = {
     torch.optim.AdamW: ("adamw", {"betas": "betas", "eps": "eps"},
                         {"amsgrad": False, "maximize": False}),
     torch.optim.Adam: ("adam", {"betas": "betas", "eps": "eps"},
-                       {"amsgrad": False, "maximize": False}),
+                       {"amsgrad": False, "maximize": False, "decoupled_weight_decay": False}),
     torch.optim.SGD: ("sgd", {"momentum": "momentum", "nesterov": "nesterov"},
                       {"dampening": 0, "maximize": False}),
 }
@@ -49,8 +50,13 @@ def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
                           "earlier steps, which tfc does not take over: pass a fresh optimizer "
                           "(and TrainStep.load_optimizer_state_dict for tfc's own state)")
     groups = optimizer.param_groups
+
+    def lr_of(g):
+        # A scheduler already attached keeps each group's base rate in
+        # initial_lr (its lr is the schedule's current one).
+        return float(g.get("initial_lr", g["lr"]))
     first = groups[0]
-    options: Dict[str, object] = {"optimizer": name, "lr": float(first["lr"])}
+    options: Dict[str, object] = {"optimizer": name, "lr": lr_of(first)}
     for key, option in shared.items():
         values = {repr(g.get(key)) for g in groups}
         if len(values) > 1:
@@ -63,7 +69,7 @@ def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
             if key in g and g[key] != want:
                 raise OptionError(f"optimizer {kind.__name__}: {key}={g[key]!r} has no tfc "
                                   f"form (tfc trains with {key}={want!r})")
-    if float(first["lr"]) <= 0:
+    if lr_of(first) <= 0:
         raise OptionError(f"optimizer {kind.__name__}: the first group's lr must be > 0 "
                           "(the others are factors of it)")
     groups_of = {}
@@ -76,6 +82,6 @@ def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
         if g is None:
             settings[pname] = {LR_SCALE: 0.0, WEIGHT_DECAY: 0.0}
         else:
-            settings[pname] = {LR_SCALE: float(g["lr"]) / float(first["lr"]),
+            settings[pname] = {LR_SCALE: lr_of(g) / lr_of(first),
                                WEIGHT_DECAY: float(g.get("weight_decay", 0.0))}
     return options, settings

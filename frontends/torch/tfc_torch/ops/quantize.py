@@ -12,6 +12,7 @@ quant_max) - zero_point) * scale, and the gradient of x the incoming one
 where quant_min <= q <= quant_max, zero elsewhere (the cachemask); scale
 and zero point get none, except in the learnable forms."""
 import math
+import struct
 
 from .. import dtypes
 from ..registry import lowers
@@ -199,6 +200,7 @@ def fake_quantize_learnable_per_channel(ctx, x, scale, zero_point, axis, qmin, q
 # -- the fused moving-average observer (FusedMovingAvgObsFakeQuantize) ---------------------
 
 _SMALL_SCALE = 6.1e-5  # ATen's SMALL_SCALE_THRESHOLD (a float)
+_SMALL_SCALE_F32 = struct.unpack("f", struct.pack("f", _SMALL_SCALE))[0]  # its value as a float
 
 
 def _choose_qparams(ctx, lo, hi, qmin, qmax, symmetric):
@@ -227,27 +229,33 @@ def _choose_qparams(ctx, lo, hi, qmin, qmax, symmetric):
     lo = b.binary("minimum", lo, zero)  # the range holds 0
     hi = b.binary("maximum", hi, zero)
     span = qmax - qmin
-    scale = b.convert(b.div(b.sub(b.convert(hi, "f64"), b.convert(lo, "f64")), f64(span)),
-                      "f32")
-    # A zero scale, or one whose reciprocal overflows, becomes 0.1.
+    # The scale is a double, as ATen's, until it is returned: the zero point
+    # comes from the unrounded one (an f32 one moves it by one for ranges
+    # such as [-1, 1] over 0..255).
+    s64 = b.div(b.sub(b.convert(hi, "f64"), b.convert(lo, "f64")), f64(span))
+    scale = b.convert(s64, "f32")
+    # A zero scale, or one whose reciprocal overflows (in float), becomes 0.1.
     degenerate = b.compare("eq", scale, zero)
     degenerate = b.select(degenerate, degenerate,
                           b.compare("eq", b.unary("abs", b.div(f32(1.0), scale)),
                                     f32(float("inf"))))
-    scale = b.select(degenerate, f32(0.1), scale)
-    # A scale below the threshold is raised to it, the range widened with it.
-    small = b.compare("lt", scale, f32(_SMALL_SCALE))
-    amplifier = b.div(f32(_SMALL_SCALE), scale)
+    s64 = b.select(degenerate, f64(0.1), s64)
+    # A scale below the (float) threshold is raised to it, the range widened
+    # with it (the amplifier a float, as ATen's).
+    threshold = f64(_SMALL_SCALE_F32)
+    small = b.compare("lt", s64, threshold)
+    amplifier = b.convert(b.div(threshold, s64), "f32")
     lo_zero, hi_zero = b.compare("eq", lo, zero), b.compare("eq", hi, zero)
     widened = b.mul(f32(_SMALL_SCALE), f32(span))
     new_hi = b.select(lo_zero, widened, b.select(hi_zero, hi, b.mul(hi, amplifier)))
     new_lo = b.select(lo_zero, lo, b.select(hi_zero, b.unary("neg", widened),
                                             b.mul(lo, amplifier)))
     lo, hi = b.select(small, new_lo, lo), b.select(small, new_hi, hi)
-    scale = b.select(small, f32(_SMALL_SCALE), scale)
+    s64 = b.select(small, threshold, s64)
+    scale = b.convert(s64, "f32")
     # The zero point from the end with the smaller error term, nudged to an
     # integer in [qmin, qmax] (nearbyint: ties to even).
-    s64, lo64, hi64 = b.convert(scale, "f64"), b.convert(lo, "f64"), b.convert(hi, "f64")
+    lo64, hi64 = b.convert(lo, "f64"), b.convert(hi, "f64")
     lo_q, hi_q = b.div(lo64, s64), b.div(hi64, s64)
     from_lo, from_hi = b.sub(f64(qmin), lo_q), b.sub(f64(qmax), hi_q)
     err_lo = b.sub(f64(abs(qmin)), b.unary("abs", lo_q))

@@ -136,8 +136,8 @@ class _ObserverEdges(nn.Module):
     branch of ATen's ChooseQuantizationParams: a range of zeros (scale
     0.1), tiny ranges above, below and around zero (the scale raised to
     6.1e-5 and the range widened), an all-positive and a straddling range
-    affine and symmetric (per tensor and per channel), a second
-    observation moving the range; the loss reads the updated scales, zero
+    affine and symmetric (per tensor and per channel), ranges whose zero
+    point needs the unrounded scale, a second observation moving the range; the loss reads the updated scales, zero
     points and running ranges (so a wrong branch shows) besides the
     fake-quantized values."""
 
@@ -150,6 +150,10 @@ class _ObserverEdges(nn.Module):
         ([0.3, 1.7, 0.9, 1.1], -128, 127, True),
         ([-0.61, 2.3, 0.05, -0.2], 0, 127, False),
         ([-0.61, 2.3, 0.05, -0.2], -128, 127, True),
+        # Ranges whose zero point ATen takes from the unrounded (double)
+        # scale: 128, where the f32 scale gives 127.
+        ([-1.0, 1.0, 0.25, -0.5], 0, 255, False),
+        ([-0.5, 0.5, 0.1, 0.2], 0, 255, False),
     ]
 
     def __init__(self):
