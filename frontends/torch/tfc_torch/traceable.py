@@ -15,7 +15,9 @@ momentum=None reads num_batches_tracked's value: its replacement updates the
 running statistics with tensor ops. torch.utils.checkpoint (both forms, and
 checkpoint_sequential, which calls it) calls the checkpointed function
 directly: its values and gradients are the function's, and what it saves
-memory on is tfc's recompute option. torch.linalg.eigh / eigvalsh are
+memory on is tfc's recompute option. nn.AdaptiveLogSoftmaxWithLoss's
+forward gathers rows per cluster with nonzero: its replacement runs every
+cluster on all rows and selects. torch.linalg.eigh / eigvalsh are
 eigh.py's Jacobi decomposition, torch.linalg.svd / svdvals / pinv / cond,
 torch.svd and the spectral and nuclear norms svd.py's on it. torch.ao.quantization's non-fused
 FakeQuantize (Python observers, whose forward branches on buffer values) and
@@ -365,6 +367,38 @@ def _checkpoint_without_reentrant(function, preserve_rng_state=True, *args, **kw
     return function(*args, **kwargs)
 
 
+def adaptive_log_softmax_forward(self, input_, target_):
+    """nn.AdaptiveLogSoftmaxWithLoss.forward: torch gathers each cluster's
+    rows with nonzero (a shape that depends on the targets); here every
+    cluster's tail runs on all rows and each row takes its target's
+    log-probability from its own cluster (the same values and gradients,
+    more arithmetic in the tails). Targets out of range, which torch
+    refuses by value, give the head's last cluster entry instead."""
+    from torch.nn.modules.adaptive import _ASMoutput
+    batched = input_.dim() == 2
+    if not batched:
+        input_, target_ = input_.unsqueeze(0), target_.unsqueeze(0)
+    if input_.dim() != 2 or target_.dim() != 1 or input_.size(0) != target_.size(0):
+        return _ADAPTIVE_FORWARD(self, input_, target_)
+    head_logprob = F.log_softmax(self.head(input_), dim=1)
+    shortlist = self.shortlist_size
+    output = head_logprob.gather(1, target_.clamp(max=shortlist - 1).unsqueeze(1)).squeeze(1)
+    cutoffs = [0] + self.cutoffs
+    for i in range(1, len(cutoffs) - 1):
+        low, high = cutoffs[i], cutoffs[i + 1]
+        inside = (target_ >= low) & (target_ < high)
+        relative = (target_ - low).clamp(0, high - low - 1)
+        cluster = F.log_softmax(self.tail[i - 1](input_), dim=1)
+        value = head_logprob[:, shortlist + i - 1] + cluster.gather(1, relative.unsqueeze(1)) \
+            .squeeze(1)
+        output = torch.where(inside, value, output)
+    loss = (-output).mean()
+    return _ASMoutput(output if batched else output.squeeze(0), loss)
+
+
+_ADAPTIVE_FORWARD = torch.nn.AdaptiveLogSoftmaxWithLoss.forward
+
+
 # (owner, attribute name, replacement) while tracing.
 def fake_quantize_forward(self, X):
     """FakeQuantize.forward (and that of subclasses keeping it), refused by
@@ -412,6 +446,7 @@ REPLACEMENTS = [
     (torch.Tensor, "cov", lambda self, *a, **k: cov(self, *a, **k)),
     (torch.Tensor, "corrcoef", lambda self: corrcoef(self)),
     (torch.nn.modules.batchnorm._BatchNorm, "forward", batch_norm_forward),
+    (torch.nn.AdaptiveLogSoftmaxWithLoss, "forward", adaptive_log_softmax_forward),
     # Module globals that checkpoint() looks up when called, so a model that
     # imported checkpoint by name takes them too.
     (torch.utils.checkpoint, "CheckpointFunction", _DirectCheckpointFunction),

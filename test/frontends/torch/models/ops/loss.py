@@ -50,9 +50,33 @@ CASES = {
     # value in Python control flow, are off while tracing): a PPO objective
     # (Categorical log_prob and entropy from logits), Normal log_prob and
     # entropy, an Independent Normal, the Normal-Normal KL divergence.
+    # nn.AdaptiveLogSoftmaxWithLoss (traceable.py: every cluster on all
+    # rows, each row its target's cluster): targets in the shortlist and in
+    # both tail clusters, head bias, the output's log-probabilities and the
+    # loss; an unbatched call.
+    "adaptive-softmax": lambda: _adaptive(),
     "distributions": _case(lambda h, act, y: _distributions(h, act, y),
                            extra=(torch.tensor([0, 7, 3, 3]), torch.randn(4, 4, generator=_g(2)))),
 }
+
+
+class _Adaptive(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.asm = nn.AdaptiveLogSoftmaxWithLoss(8, 30, [6, 17], div_value=2.0, head_bias=True)
+
+    def forward(self, x, y):
+        h = self.fc(x)
+        out = self.asm(h, y)
+        single = self.asm(h[0], y[0])
+        return (out.loss + (out.output * torch.linspace(0.5, 1.5, y.shape[0])).sum()
+                + single.loss * 0.5)
+
+
+def _adaptive():
+    torch.manual_seed(0)
+    return _Adaptive(), (torch.randn(7, 6, generator=_g(1)), torch.tensor([0, 5, 6, 16, 17, 29, 3]))
 
 
 def _distributions(h, act, y):                         # h: [4, 8]
