@@ -18,8 +18,8 @@ tfc.straight_through).
 
 The eager run after the trace (no_grad_writes.mark, `applied(check=True)`)
 records each Function it meets, and run_checks() then checks that form on
-the real values: the backward of random gradients (two draws, elements of
-sizes over 16 orders of magnitude, scaled by 1e-8 and 1e8 too) must equal
+the real values: the backward of random gradients (two draws, elements
+spanning 8 orders of magnitude, scaled by 1e-8 and 1e8 too) must equal
 m_i times them, else the Function is refused with its name (a backward
 that mixes elements, such as a custom matmul or softmax, or that clips,
 gates or normalizes the gradient, is not imported). One tensor output (floating point), inputs of its shape.
@@ -154,10 +154,10 @@ _PENDING = []
 
 
 def _gradients(out):
-    """Gradients to try a backward with: two independent random draws, each
-    element of its own size over 16 orders of magnitude (a backward that
-    clips, gates or normalizes its gradient is m * g for none of them), and
-    the same scaled by 1e-8 and 1e8."""
+    """Gradients to try a backward with: two independent random draws whose
+    elements span 8 orders of magnitude, each also scaled by 1e-8 and 1e8 (a
+    backward that clips, gates or normalizes its gradient is m * g for none
+    of them)."""
     rng = torch.Generator().manual_seed(0)
     for _ in range(2):
         g = torch.randn(out.shape, generator=rng, dtype=torch.float64)

@@ -91,13 +91,13 @@ def _fresh(value):
 
 
 def mark(fn: Callable, args: Sequence, grad_off: Sequence[torch.fx.Node],
-         tracing_context: Callable = contextlib.nullcontext) -> None:
+         tracing_context: Callable = contextlib.nullcontext) -> bool:
     """Sets INPLACE_NO_GRAD on those of `grad_off` (the nodes of the trace of
     `fn(*args)` recorded under torch.no_grad(), in graph order) that are
     in-place ops on tensors requiring grad; raises ModelError where that
     cannot be decided. Runs `fn` once eagerly, under `tracing_context()` (the
     tracer's, so the same code paths run), and only when `grad_off` is not
-    empty."""
+    empty; returns whether it ran `fn`."""
     traced: Dict[str, List[torch.fx.Node]] = defaultdict(list)
     grad_off_set = set(grad_off)
     for node in grad_off:
@@ -106,7 +106,7 @@ def mark(fn: Callable, args: Sequence, grad_off: Sequence[torch.fx.Node],
         if isinstance(node.target, torch._ops.OpOverload):
             traced[functional_name(node.target)].append(node)
     if not traced:
-        return
+        return False
     recorder = _GradOffOps()
     fresh = pytree.tree_map(_fresh, list(args))
     with torch.random.fork_rng(devices=[]), tracing_context(), torch.enable_grad(), recorder:
@@ -118,7 +118,7 @@ def mark(fn: Callable, args: Sequence, grad_off: Sequence[torch.fx.Node],
               for name, calls in eager.items()}
     writes = {name: ks for name, ks in writes.items() if ks}
     if not writes:
-        return
+        return True
     # The names that must pair up: those written, and those of the grad-off
     # nodes reading a written one other than functionalization's write-backs
     # (scatters into the base of a written view), which the eager run lacks.
@@ -157,6 +157,7 @@ def mark(fn: Callable, args: Sequence, grad_off: Sequence[torch.fx.Node],
             if user in grad_off_set and _is_write_back(user) and WRITTEN_VIEW not in user.meta:
                 user.meta[WRITTEN_VIEW] = True
                 work.append(user)
+    return True
 
 
 def _keep_view_chain(view, grad_off_set) -> None:

@@ -445,15 +445,16 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
 
     grad_off = [n for n in gm.graph.nodes
                 if n.op == "call_function" and n.meta.get(GRAD_OFF) == NO_GRAD]
-    # The eager run also checks custom Functions' backwards (elementwise),
-    # and an eager forward the padding of packed sequences when the trace
-    # padded one without total_length (packed_sequences.py).
+    # The eager run also checks custom Functions' backwards (elementwise)
+    # and the padding of packed sequences; a trace that padded one without
+    # total_length (packed_sequences.py) gets an eager forward of its own
+    # when that run did not happen.
     try:
         with _traceable_functions(), custom_functions.applied(check=True), \
                 packed_sequences.replaced(check=True):
-            no_grad_writes.mark(_tfc_traced_loss, args, grad_off, _NoFastPaths)
+            ran = no_grad_writes.mark(_tfc_traced_loss, args, grad_off, _NoFastPaths)
             custom_functions.run_checks()
-            if packed_sequences.unchecked():
+            if packed_sequences.unchecked() and not ran:
                 with torch.random.fork_rng(devices=[]), torch.no_grad(), _NoFastPaths():
                     _tfc_traced_loss(*pytree.tree_map(
                         lambda t: t.detach().clone() if isinstance(t, torch.Tensor) else t,
