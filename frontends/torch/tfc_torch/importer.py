@@ -48,17 +48,34 @@ class Missing:
 
 
 class Masked:
-    """x[mask] (masked_select, boolean-mask indexing): a number of elements
-    that depends on the data. It is kept as the full `values` and the
-    broadcast i1 `mask`, which is enough for the consumers that do not
-    need the selection's shape: a sum or mean of all its elements (and a
-    gather by it); any other use is an error naming `op`."""
+    """x[mask] (boolean-mask indexing over x's leading dims) or
+    x.masked_select(mask): a number of rows that depends on the data. It is
+    kept as all N candidate rows, `values` (the mask's dims flattened into
+    dim 0), and `rows`, N booleans saying which are selected; `source` is
+    the mask Value it was made from (x[mask] = f(y[mask]) matches by it).
+    masked.py runs the ops that keep rows apart on the full rows; any
+    other use is an error naming `op`."""
 
-    def __init__(self, values: Value, mask: Value, op: str = ""):
-        assert values.shape == mask.shape and mask.dtype == "i1"
+    def __init__(self, values: Value, rows: Value, op: str = "", source=None):
+        assert values.rank >= 1 and rows.shape == values.shape[:1] and rows.dtype == "i1"
         self.values = values
-        self.mask = mask
+        self.rows = rows
         self.op = op
+        self.source = source
+
+    def like(self, values: Value) -> "Masked":
+        """Other values (N rows) under the same selection."""
+        return Masked(values, self.rows, self.op, self.source)
+
+    def broadcast_rows(self, b: Builder, shape=None) -> Value:
+        """`rows` broadcast along the values' (or `shape`'s) other dims."""
+        shape = tuple(shape or self.values.shape)
+        rows = b.reshape(self.rows, self.rows.shape + (1,) * (len(shape) - 1))
+        return b.broadcast_to(rows, shape)
+
+    def count(self, b: Builder, dtype: str) -> Value:
+        """The number of selected rows, a scalar of `dtype`."""
+        return b.reduce("sum", b.convert(self.rows, dtype), [0])
 
 
 class Complex:
@@ -196,13 +213,17 @@ class Context:
 
     def masked(self, m: "Masked"):
         """Raises the error for a use of a masked selection that needs its
-        (data-dependent) shape."""
+        (data-dependent) number of rows."""
+        self.refuse_masked(m, f"{self.name} needs that number")
+
+    def refuse_masked(self, m: "Masked", reason: str):
         raise DataDependentError(
-            f"{m.op} selects a data-dependent number of elements (boolean mask), and "
-            f"{self.name} needs that shape", self.frame,
-            "tfc keeps a masked selection only for an immediate .sum() or .mean() of all "
-            "of it; otherwise keep the shape static with torch.where(mask, x, 0) or "
-            "masked_fill and reduce with a mask-weighted sum")
+            f"{m.op} selects a data-dependent number of rows (boolean mask), and {reason}",
+            self.frame,
+            "tfc keeps a masked selection through ops that treat its rows apart "
+            "(elementwise ops, ops over its other dims, linear layers, losses, sums and means "
+            "over its rows, x[mask] = f(y[mask])); otherwise keep the shape static with "
+            "torch.where(mask, x, 0) or masked_fill and reduce with a mask-weighted sum")
 
     def missing(self, m: "Missing"):
         """Raises the error for using a result tfc cannot compute."""
@@ -297,9 +318,10 @@ def _as_known(value):
 def _check_types(name, produced, traced, frame):
     """Asserts a lowering produced the traced result types."""
     if isinstance(produced, Masked):
-        if produced.values.dtype != tensor_type(traced, frame).dtype:
-            raise AssertionError(f"lowering of {name} selected {produced.values.type}, "
-                                 f"traced {traced.dtype}")
+        want = tensor_type(traced, frame)
+        if produced.values.dtype != want.dtype or produced.values.shape[1:] != want.shape[1:]:
+            raise AssertionError(f"lowering of {name} selected rows {produced.values.type}, "
+                                 f"traced {want}")
         return
     if isinstance(traced, torch.Tensor) and traced.is_complex():
         want = parts_type(traced, frame)
@@ -444,7 +466,7 @@ def _without_gradient(b: Builder, lowered, grad_off, frame):
         if isinstance(v, Value) and dtypes.is_float(v.dtype):
             return b.stop_gradient(v)
         if isinstance(v, Masked) and dtypes.is_float(v.values.dtype):
-            return Masked(b.stop_gradient(v.values), v.mask, v.op)
+            return v.like(b.stop_gradient(v.values))
         if isinstance(v, Complex):
             return Complex(b.stop_gradient(v.re), b.stop_gradient(v.im))
         return v
@@ -588,7 +610,12 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                 if isinstance(env[x], Missing):
                     ctx.missing(env[x])
             try:
-                lowered = lowering(ctx, *args, **kwargs)
+                from . import masked  # masked.py uses this module's Masked
+                if masked.selections((args, kwargs)) and \
+                        not getattr(lowering, "takes_masked", False):
+                    lowered = masked.lower(ctx, lowering, args, kwargs)
+                else:
+                    lowered = lowering(ctx, *args, **kwargs)
             except FrontendError:
                 raise
             except ValueError as e:  # e.g. a known tensor with no tfc form

@@ -54,6 +54,13 @@ def lowers(*names: str):
     return _registrar(_LOWERINGS, names, "")
 
 
+def takes_masked(fn):
+    """Marks a lowering that handles importer.Masked selections among its
+    arguments itself (others get them through masked.py)."""
+    fn.takes_masked = True
+    return fn
+
+
 def lowers_complex(*names: str):
     """Registers the decorated function as the lowering of `names` for
     nodes with a complex operand or result."""

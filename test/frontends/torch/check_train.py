@@ -31,6 +31,10 @@ Cases:
   steps: losses, parameters and the fused observers' buffers (running min /
   max, scale, zero point) as torch's (step.state_dict() keeps the modules'
   versions, which the observers' load_state_dict reads).
+- masked: a masked-LM loss (cross-entropy on the tokens a mask selects) and
+  node losses on a training mask, compiled from one batch and trained 6 AdamW
+  steps on batches whose masks select other numbers of rows (1 to all but
+  one): losses and parameters as torch's.
 - api: SGD with momentum and clipping, gradient accumulation (K=2), the
   learning rate changed between steps, save/load and the optimizer state,
   load_state_dict into a step, frozen parameters (requires_grad=False:
@@ -664,7 +668,45 @@ def check_qat(device):
     return None
 
 
-CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "param-groups", "qat"]
+def check_masked(device):
+    """Masked selections (x[mask]) are compiled for any mask: the models of
+    models/ops/masked.py's masked-lm and masked-node-losses cases, compiled
+    from their example batch, then trained 6 AdamW steps on batches whose
+    masks select other numbers of rows (one row, all but one, random)."""
+    from models.ops import masked
+    problems = []
+    for name, factory in (("masked-lm", masked._mlm), ("masked-node-losses", masked._nodes)):
+        model, example = factory()
+        reference = copy.deepcopy(model)
+        step = tfc_torch.compile_train_step(copy.deepcopy(model), example, device=device,
+                                            optimizer="adamw", lr=1e-2, weight_decay=0.0)
+        opt = torch.optim.AdamW(reference.parameters(), lr=1e-2, weight_decay=0.0)
+        g = torch.Generator().manual_seed(7)
+        mask = [i for i, t in enumerate(example) if t.dtype == torch.bool][0]
+        shape = example[mask].shape
+        counts = []
+        data = []
+        for i in range(6):
+            batch = list(random_batch(example, g))
+            keep = torch.rand(shape, generator=g) < 0.5
+            if i < 2:  # one selected row; all rows but one
+                keep = torch.full(shape, i == 1)
+                keep.view(-1)[3] = i == 0
+            batch[mask] = keep
+            counts.append(int(keep.sum()))
+            data.append(tuple(batch))
+        train_alongside(step, reference, opt, lambda m, b: m(*b), data, f"{name}: ", problems)
+        compare_parameters(step.state_dict(), reference, f"{name}: ", problems)
+        if counts[0] == int(example[mask].sum()):
+            problems.append(f"{name}: the first batch selects as many rows as the example")
+    if problems:
+        return "; ".join(problems[:6])
+    print("masked: ok (masked-LM and node losses compiled once, 6 AdamW steps on masks "
+          "selecting other numbers of rows: losses and parameters as torch's)")
+    return None
+
+
+CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "masked", "param-groups", "qat"]
 
 
 def main():
@@ -688,6 +730,8 @@ def main():
             problem = check_buffers(args.device)
         elif case == "checkpoint":
             problem = check_checkpoint(args.device)
+        elif case == "masked":
+            problem = check_masked(args.device)
         elif case == "param-groups":
             problem = check_param_groups(args.device)
         elif case == "qat":

@@ -8,7 +8,6 @@ import math
 
 import torch
 
-from ..importer import Masked
 from ..registry import lowers
 from .common import norm_dim, norm_dims, promoted
 
@@ -17,22 +16,9 @@ def _input(ctx, x, dtype):
     return ctx.tensor(x, dtype)
 
 
-def _masked_total(ctx, m: Masked, dims, dtype):
-    """The sum of a masked selection's elements (all of them: a selection
-    is 1-d, so dims can only name that one dim)."""
-    if dims not in (None, [], [0], [-1], 0, -1):
-        ctx.masked(m)
-    b = ctx.b
-    values = b.convert(m.values, dtype)
-    picked = b.select(m.mask, values, ctx.tensor(0, dtype))
-    return b.reduce("sum", picked, list(range(picked.rank)))
-
-
 @lowers("aten.sum.default", "aten.sum.dim_IntList", "aten.sum.dim_DimnameList")
 def sum_(ctx, x, dims=None, keepdim=False, dtype=None):
     t = ctx.out()
-    if isinstance(x, Masked):
-        return ctx.b.reshape(_masked_total(ctx, x, dims, t.dtype), t.shape)
     v = _input(ctx, x, t.dtype)
     return ctx.b.reduce("sum", v, norm_dims(dims, v.rank), keepdim)
 
@@ -40,11 +26,6 @@ def sum_(ctx, x, dims=None, keepdim=False, dtype=None):
 @lowers("aten.mean.default", "aten.mean.dim")
 def mean(ctx, x, dims=None, keepdim=False, dtype=None):
     t = ctx.out()
-    if isinstance(x, Masked):
-        b = ctx.b
-        total = _masked_total(ctx, x, dims, t.dtype)
-        count = b.reduce("sum", b.convert(x.mask, t.dtype), list(range(x.mask.rank)))
-        return b.reshape(b.div(total, count), t.shape)
     v = _input(ctx, x, t.dtype)
     return ctx.b.reduce("mean", v, norm_dims(dims, v.rank), keepdim)
 

@@ -10,7 +10,8 @@ from ..builder import broadcast_shapes
 from ..constants import Known
 from ..importer import Masked
 from ..ir import Value
-from ..registry import lowers, refuse
+from .. import masked
+from ..registry import lowers, refuse, takes_masked
 from . import reduction, scatter
 from .conv import windows
 from .common import index_ids, norm_dim
@@ -398,10 +399,32 @@ def index_select(ctx, x, dim, index):
 
 
 def _masked(ctx, v, mask):
-    """Masked(v, mask) for a mask over v's leading dims."""
+    """v[mask] for a mask over v's leading dims: the mask's dims flattened
+    into the rows of a Masked selection."""
     b = ctx.b
-    mask = b.reshape(mask, mask.shape + (1,) * (v.rank - mask.rank))
-    return Masked(v, b.broadcast_to(mask, v.shape))
+    lead = math.prod(mask.shape)
+    return _selection(ctx, b.reshape(v, (lead,) + v.shape[mask.rank:]),
+                      b.reshape(mask, (lead,)), mask)
+
+
+def _selection(ctx, rows_of, rows, source=None):
+    """The Masked selection of the rows of `rows_of` where `rows` holds.
+    Its unselected rows are replaced by a copy of the first selected row:
+    the ops that run on all rows (masked.py) then see only values of the
+    selection, so none computes inf or NaN there that would turn their
+    zero gradients into NaN (x[x > 0].log(), y[m] = y[m].sqrt())."""
+    b = ctx.b
+    n = rows.shape[0]
+    # The first selected row: n - max(n - i over selected rows i) (row 0
+    # when none is selected; then every row is discarded anyway).
+    position = b.iota((n,), 0, "i64")
+    score = b.select(rows, b.sub(b.splat(n, "i64"), position), b.splat(0, "i64"))
+    first = b.sub(b.splat(n, "i64"), b.reduce("max", score, [0]))
+    first = b.select(b.compare("lt", first, b.splat(n, "i64")), first, b.splat(0, "i64"))
+    fill = gather_rows(ctx, rows_of, b.reshape(first, (1,)))
+    wide = b.broadcast_to(b.reshape(rows, (n,) + (1,) * (rows_of.rank - 1)), rows_of.shape)
+    return Masked(b.select(wide, rows_of, b.broadcast_to(fill, rows_of.shape)), rows,
+                  source=source)
 
 
 def _known_selection(ctx, v, mask):
@@ -419,19 +442,32 @@ def _known_selection(ctx, v, mask):
 
 
 @lowers("aten.masked_select.default")
+@takes_masked
 def masked_select(ctx, x, mask):
     """x.masked_select(mask): with a known mask the selected elements
-    (a static shape), else a Masked selection that only a sum or mean of
-    all of it may use."""
+    (a static shape), else a Masked selection of the elements. Of a
+    selection (x and mask selections of the same rows, or one of them
+    broadcasting along the rows): the elements of its selected rows where
+    the mask holds."""
     b = ctx.b
+    outer = masked.selections([x, mask])
+    if outer:
+        if not masked.keeps_rows_apart(outer, [x, mask]):
+            ctx.masked(outer[0])
+        rows = outer[0]
+        x, mask = [t.values if isinstance(t, Masked) else t for t in (x, mask)]
     v = ctx.tensor(x)
-    if ctx.is_static(mask):
+    if not outer and ctx.is_static(mask):
         known = ctx.static(mask, "the mask").to(torch.bool)
         shape = tuple(torch.broadcast_shapes(tuple(v.shape), tuple(known.shape)))
         return _known_selection(ctx, b.broadcast_to(v, shape), known.expand(shape))
     m = ctx.tensor(mask, "i1")
     shape = broadcast_shapes(v.shape, m.shape)
-    return Masked(b.broadcast_to(v, shape), b.broadcast_to(m, shape))
+    m = b.broadcast_to(m, shape)
+    if outer:
+        m = b.select(rows.broadcast_rows(b, shape), m, b.splat(False, "i1"))
+    n = math.prod(shape)
+    return _selection(ctx, b.reshape(b.broadcast_to(v, shape), (n,)), b.reshape(m, (n,)))
 
 
 def _advanced(ctx, v, indices):
@@ -512,6 +548,7 @@ def index(ctx, x, indices):
 
 
 @lowers("aten.index_put.default")
+@takes_masked
 def index_put(ctx, x, indices, values, accumulate=False):
     """x[mask] = values (or += with accumulate) for one boolean mask over
     the leading dims: a select. x[i0, i1, ...] = values with integer index
@@ -520,8 +557,20 @@ def index_put(ctx, x, indices, values, accumulate=False):
     (scatter.index_put_rows: accumulate sums repeated indices; without
     it the last write wins)."""
     b = ctx.b
+    if isinstance(x, Masked):
+        # sel[m] = value with m a boolean selection of the same rows (torch's
+        # cross_entropy zeroes the ignored rows of its smoothing term so).
+        if not all(i is None or isinstance(i, Masked) and i.values.dtype == "i1"
+                   for i in indices):
+            ctx.masked(x)
+        return masked.lower(ctx, index_put, (x, indices, values, accumulate), {})
     v = ctx.tensor(x)
     mask = _leading_mask(ctx, v, indices)
+    if isinstance(values, Masked):
+        # x[mask] = f(y[mask]): the rows selected by the same mask, in place.
+        if mask is None or not masked.same_value(values.source, mask):
+            ctx.refuse_masked(values, "x[index] = selection needs the same mask as index")
+        values = b.reshape(b.convert(values.values, v.dtype), v.shape)
     if mask is not None:
         mask = b.reshape(mask, mask.shape + (1,) * (v.rank - mask.rank))
         new = ctx.tensor(values, v.dtype)
@@ -549,17 +598,21 @@ def index_put(ctx, x, indices, values, accumulate=False):
 
 
 @lowers("aten.gather.default")
+@takes_masked
 def gather(ctx, x, dim, index, sparse_grad=False):
     """x.gather(dim, index) as a one-hot selection (no gather op in tfc):
     out[..., k] = sum_c x[..., c] * (index[..., k] == c) along `dim`."""
     b = ctx.b
+    if isinstance(x, Masked) or isinstance(index, Masked) and (
+            ctx.tensor(x).rank != 1 or norm_dim(dim, 1) != 0):
+        return masked.lower(ctx, gather, (x, dim, index), {"sparse_grad": sparse_grad})
     v = ctx.tensor(x)
-    if isinstance(index, Masked) and v.rank == 1 and norm_dim(dim, 1) == 0:
+    if isinstance(index, Masked):
         # w.gather(0, ids[mask]): the gathered values under the same mask
         # (masked-out ids replaced by 0, so the lookup stays in range).
-        ids = b.select(index.mask, index.values, ctx.tensor(0, index.values.dtype))
+        ids = b.select(index.rows, index.values, ctx.tensor(0, index.values.dtype))
         picked = gather_rows(ctx, b.reshape(v, (v.shape[0], 1)), ids)
-        return Masked(b.reshape(picked, ids.shape), index.mask)
+        return index.like(b.reshape(picked, ids.shape))
     dim = norm_dim(dim, v.rank)
     ids = index_ids(ctx, index, v.shape[dim], "i64")
     last = v.rank - 1

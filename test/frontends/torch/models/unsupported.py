@@ -33,11 +33,33 @@ class BranchOnValue(Base):
 
 class BooleanMask(Base):
     """Boolean-mask indexing whose result is used with its data-dependent
-    shape (a sum or mean of it alone would be fine)."""
+    shape: a running sum along the selected elements mixes them (sums,
+    means and elementwise ops of them alone would be fine)."""
 
     def forward(self, x):
         h = self.fc(x)
-        return (h[h > 0] * 2.0).sum()  # error here
+        return h[h > 0].cumsum(0).sum()  # error here
+
+
+class SelectionSize(Base):
+    """The number of rows of a masked selection read as a number (the
+    trace would keep the example's): torch's kl_div 'batchmean' divides by
+    its input's size(0)."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        sel = h[h[:, 0] > 0]
+        return F.kl_div(sel.log_softmax(-1), sel.detach().softmax(-1),  # error here
+                        reduction="batchmean")
+
+
+class SelectionLength(Base):
+    """len() of a masked selection."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        sel = h[h[:, 0] > 0]
+        return sel.sum() / len(sel)  # error here
 
 
 class Nonzero(Base):

@@ -2,15 +2,16 @@
 returning a scalar loss that depends on its parameters through the ops
 under test (check_ops.py compares loss and gradients with PyTorch).
 The groups mirror the lowering files of frontends/torch/tfc_torch/ops/
-(elementwise.py, activation.py, ...), plus gradient.py for gradient
-control; common.py holds their shared helpers. CASES maps a case name to a
-factory returning (module, example batch); PATTERNS, the patterns a case's
-import must recognize. Both merge the groups' own, in GROUPS' order."""
-from . import (activation, complex, conv, elementwise, gradient, grid, linalg, loss, nn,
-               order, quantize, reduction, resample, rounding, scatter, shape, solve, special)
+(elementwise.py, activation.py, ...), plus masked.py for masked
+selections (tfc_torch/masked.py) and gradient.py for gradient control;
+common.py holds their shared helpers. CASES maps a case name to a factory
+returning (module, example batch); PATTERNS, the patterns a case's import
+must recognize. Both merge the groups' own, in GROUPS' order."""
+from . import (activation, complex, conv, elementwise, gradient, grid, linalg, loss, masked,
+               nn, order, quantize, reduction, resample, rounding, scatter, shape, solve, special)
 
 GROUPS = (elementwise, activation, rounding, shape, conv, resample, grid, scatter, linalg,
-          solve, reduction, order, nn, loss, special, complex, quantize, gradient)
+          solve, reduction, order, nn, loss, special, complex, quantize, masked, gradient)
 
 CASES = {}
 PATTERNS = {}

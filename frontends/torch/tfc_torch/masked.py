@@ -1,0 +1,441 @@
+"""Masked selections flowing through the ops that keep their rows apart.
+
+x[mask] (a boolean mask over x's leading dims) and x.masked_select(mask)
+have a number of rows k that depends on the data. The import keeps such a
+selection as importer.Masked: all N candidate rows (`values`, the mask's
+dims flattened into dim 0) and which of them are selected (`rows`, N
+booleans). The traced selection's dim 0 (k rows) and the full values' dim
+0 (N rows) are the same dim, so every other dim and every dim argument
+means the same in both.
+
+An op that treats dim 0 as a batch dim, computing each output row from the
+same row of its masked operands only, gives on the N rows the selected
+rows' results and some results for the unselected rows, which nothing
+reads: its lowering runs unchanged on the full values and its results are
+selections under the same rows. This module decides which ops do
+(`lower`):
+
+- elementwise ops (the lowerings of ops/elementwise.py, activation.py,
+  special.py, rounding.py), their other operands broadcasting along dim 0;
+- ops whose dim arguments do not name dim 0 (softmax, log_softmax, select,
+  slice, cat, transpose, unsqueeze, the reductions over other dims, ...),
+  permute keeping dim 0 first, and views that keep each row a row;
+- per-row ops of the masked operand: linear, mm / addmm / matmul / bmm on
+  its rows, layer_norm over the trailing dims, convolution (dim 0 is its
+  batch), embedding of selected ids;
+- losses with a `reduction`, run per element (reduction none) and then
+  summed or averaged over the selected rows (nll_loss's mean divides by the
+  selected rows' target weights, as torch's);
+- sum / mean / amax / amin over dims that include dim 0: the unselected
+  rows are replaced by the reduction's identity first.
+
+The lowerings that take selections themselves (ops/reduction.py's sum and
+mean of all elements, index_put's x[mask] = f(y[mask]), gather by selected
+ids) are marked with registry.takes_masked. Operands selected by different
+masks, and any other op, are refused with the DataDependentError of
+Context.masked.
+"""
+import dataclasses
+import math
+from typing import List, Optional
+
+import torch
+
+from . import dtypes
+from .importer import Masked
+from .ir import Value
+from .ops.common import norm_dim
+
+# Ops whose named dim arguments must not name dim 0 (then each row stays a
+# row). A reduction that names dim 0 is handled by _reduce_rows when it is
+# one of _ROW_REDUCTIONS.
+_DIM_ARGS = {
+    "aten._softmax.default": ("dim",), "aten._log_softmax.default": ("dim",),
+    "aten.softmax.int": ("dim",), "aten.log_softmax.int": ("dim",),
+    "aten.select.int": ("dim",), "aten.slice.Tensor": ("dim",),
+    "aten.transpose.int": ("dim0", "dim1"), "aten.squeeze.dim": ("dim",),
+    "aten.squeeze.dims": ("dim",), "aten.cat.default": ("dim",),
+    "aten.split.Tensor": ("dim",), "aten.split_with_sizes.default": ("dim",),
+    "aten.unbind.int": ("dim",), "aten.chunk.default": ("dim",),
+    "aten.cumsum.default": ("dim",), "aten.cumprod.default": ("dim",),
+    "aten.logcumsumexp.default": ("dim",), "aten.flip.default": ("dims",),
+    "aten.roll.default": ("dims",), "aten.index_select.default": ("dim",),
+    "aten.gather.default": ("dim",), "aten.glu.default": ("dim",),
+    "aten.sum.dim_IntList": ("dim",), "aten.mean.dim": ("dim",),
+    "aten.amax.default": ("dim",), "aten.amin.default": ("dim",),
+    "aten.max.dim": ("dim",), "aten.min.dim": ("dim",),
+    "aten.argmax.default": ("dim",), "aten.argmin.default": ("dim",),
+    "aten.logsumexp.default": ("dim",), "aten.prod.dim_int": ("dim",),
+    "aten.any.dim": ("dim",), "aten.all.dim": ("dim",),
+    "aten.var.correction": ("dim",), "aten.std.correction": ("dim",),
+    "aten.var_mean.correction": ("dim",), "aten.std_mean.correction": ("dim",),
+    "aten.var.dim": ("dim",), "aten.std.dim": ("dim",),
+    "aten.topk.default": ("dim",), "aten.sort.default": ("dim",),
+    "aten.linalg_vector_norm.default": ("dim",), "aten.norm.ScalarOpt_dim": ("dim",),
+}
+# Dim arguments that count positions of the result (one more dim).
+_NEW_DIM_ARGS = {"aten.unsqueeze.default": ("dim",), "aten.stack.default": ("dim",)}
+# Reductions over dim 0 computed on the selected rows: the tfc reduction
+# and the identity that stands in for the unselected rows (the .default
+# forms reduce every dim).
+_ROW_REDUCTIONS = {"aten.sum.dim_IntList": ("sum", 0.0), "aten.sum.default": ("sum", 0.0),
+                   "aten.mean.dim": ("mean", 0.0), "aten.mean.default": ("mean", 0.0),
+                   "aten.amax.default": ("max", -math.inf), "aten.max.default": ("max", -math.inf),
+                   "aten.amin.default": ("min", math.inf), "aten.min.default": ("min", math.inf)}
+# Views whose sizes name dim 0's extent (k, or -1): each row stays a row
+# when the result has k rows and the same elements per row.
+_VIEWS = ("aten.view.default", "aten._unsafe_view.default", "aten.reshape.default",
+          "aten._reshape_alias.default", "aten.view_copy.default",
+          "aten._reshape_alias_copy.default", "aten.expand.default")
+# Per-row ops: the arguments that may be selections (the others are
+# weights, applied to each row alike).
+_ROW_OPS = {
+    "aten.mm.default": ("self",), "aten.addmm.default": ("mat1",),
+    "aten.linear.default": ("input",), "aten.matmul.default": ("self", "other"),
+    "aten.bmm.default": ("self", "mat2"), "aten.embedding.default": ("indices",),
+    "aten.convolution.default": ("input",), "aten.native_layer_norm.default": ("input",),
+    "aten.layer_norm.default": ("input",), "aten.permute.default": ("self",),
+    "aten.repeat.default": ("self",), "aten.nll_loss_forward.default": ("self", "target"),
+    "aten.nll_loss.default": ("self", "target"),
+    "aten.index_put.default": ("self", "indices", "values"),
+}
+# Losses with a `reduction` argument, computed per element on the rows.
+_LOSSES = ("aten.mse_loss.default", "aten.l1_loss.default", "aten.smooth_l1_loss.default",
+           "aten.huber_loss.default", "aten.binary_cross_entropy.default",
+           "aten.binary_cross_entropy_with_logits.default", "aten.soft_margin_loss.default",
+           "aten.nll_loss_forward.default", "aten.nll_loss.default")
+_ELEMENTWISE_MODULES = ("elementwise", "activation", "special", "rounding")
+# Lowerings of those modules that are not elementwise in all their operands.
+_NOT_ELEMENTWISE = ("aten.glu.default", "aten.new_zeros.default", "aten.new_ones.default",
+                    "aten.new_full.default", "aten.new_empty.default",
+                    "aten.isin.Tensor_Tensor", "aten.isin.Scalar_Tensor")
+
+
+def selections(tree) -> List[Masked]:
+    """The Masked values in a node's (nested) arguments."""
+    if isinstance(tree, Masked):
+        return [tree]
+    if isinstance(tree, (list, tuple)):
+        return [m for t in tree for m in selections(t)]
+    if isinstance(tree, dict):
+        return [m for t in tree.values() for m in selections(t)]
+    return []
+
+
+def lower(ctx, lowering, args, kwargs):
+    """The lowering of ctx's node, one of whose arguments is a selection:
+    run on the full rows when the op keeps rows apart (module doc), else
+    the DataDependentError of the first selection."""
+    found = selections((args, kwargs))
+    first = found[0]
+    if not all(same_value(m.rows, first.rows) for m in found[1:]):
+        ctx.refuse_masked(first, "operands selected by different masks (tfc matches the "
+                                 "rows of selections by the same mask only)")
+    named = _named(ctx, args, kwargs)
+    name = ctx.name
+    dims = _dims(ctx, named, first)
+    if name in _ROW_REDUCTIONS:
+        dims = list(range(_rank(first))) if dims is None else dims
+        if 0 in dims:
+            return _reduce_rows(ctx, named, first, dims)
+    if name in _LOSSES and named.get("reduction", 1) != 0:
+        return _reduced_loss(ctx, lowering, args, kwargs, named, first)
+    k = _selected_count(ctx, args)
+    if name == "aten.slice.Tensor" and dims == [0] and k is not None and _whole(named, k):
+        return named["self"]  # sel[:, ...]: every row
+    if k is None or not _keeps_rows(ctx, lowering, named, dims, found, k):
+        ctx.masked(first)
+    return _on_rows(ctx, lowering, args, kwargs, first, k)
+
+
+def _whole(named, k) -> bool:
+    """Whether a slice takes every one of k rows in order."""
+    start, end, step = named.get("start"), named.get("end"), named.get("step", 1)
+    return start in (None, 0, -k) and (end is None or end >= k) and step == 1
+
+
+def _named(ctx, args, kwargs) -> dict:
+    """The node's arguments by schema name (defaults filled in)."""
+    schema = getattr(ctx.node.target, "_schema", None)
+    if schema is None:
+        return dict(kwargs)
+    named = {}
+    for i, a in enumerate(schema.arguments):
+        if i < len(args):
+            named[a.name] = args[i]
+        elif a.name in kwargs:
+            named[a.name] = kwargs[a.name]
+        elif a.has_default_value():
+            named[a.name] = a.default_value
+    return named
+
+
+def _rank(first: Masked) -> int:
+    return first.values.rank
+
+
+def _dims(ctx, named, first) -> Optional[List[int]]:
+    """The dims the op's dim arguments name (normalized), [] for ops with
+    none, None for 'every dim' (a dim argument left out)."""
+    table, extra = (_NEW_DIM_ARGS, 1) if ctx.name in _NEW_DIM_ARGS else (_DIM_ARGS, 0)
+    if ctx.name in _ROW_REDUCTIONS and ctx.name not in table:
+        return None
+    dims = []
+    for arg in table.get(ctx.name, ()):
+        value = named.get(arg)
+        if value is None or (isinstance(value, (list, tuple)) and not value):
+            return None
+        values = value if isinstance(value, (list, tuple)) else [value]
+        dims += [norm_dim(int(d), _rank(first) + extra) for d in values]
+    return dims
+
+
+def _is_tensor(x) -> bool:
+    return isinstance(x, (Value, Masked)) or isinstance(getattr(x, "tensor", None), torch.Tensor)
+
+
+def _shape(x):
+    return tuple(x.values.shape if isinstance(x, Masked) else
+                 x.shape if isinstance(x, Value) else x.tensor.shape)
+
+
+def _keeps_rows(ctx, lowering, named, dims, found, k) -> bool:
+    name = ctx.name
+    out = [t for t in ctx.out_types if t is not None]
+    if not out or any(t.rank == 0 for t in out):
+        return False
+    if name in _DIM_ARGS or name in _NEW_DIM_ARGS:
+        return dims is not None and 0 not in dims and _broadcast_along_rows(named, found)
+    if name in _VIEWS:
+        src = _shape(found[0])
+        if name == "aten.expand.default":
+            return out[0].rank == len(src) and out[0].shape[0] == k
+        return out[0].shape[0] == k and math.prod(out[0].shape[1:]) == math.prod(src[1:])
+    if name == "aten.index.Tensor":
+        # sel[:, i, j]: integer indices into other dims, next to each other
+        # (so their broadcast shape takes their place, after dim 0).
+        at = [i for i, x in enumerate(named["indices"]) if x is not None]
+        return (bool(at) and at[0] > 0 and at == list(range(at[0], at[-1] + 1))
+                and _only_selected(named, ("self",)))
+    if name == "aten.permute.default":
+        return norm_dim(int(named["dims"][0]), _rank(found[0])) == 0
+    if name == "aten.repeat.default":
+        return int(named["repeats"][0]) == 1 and len(named["repeats"]) == _rank(found[0])
+    if name in ("aten.native_layer_norm.default", "aten.layer_norm.default"):
+        return len(named["normalized_shape"]) < _rank(found[0])
+    if name in _ROW_OPS:
+        allowed = _ROW_OPS[name]
+        if name in ("aten.matmul.default", "aten.bmm.default"):
+            # Row i of a @ b is row i of a times b, or (batched) times b's
+            # matrix i: b a selection too.
+            a = named.get("self")
+            return isinstance(a, Masked) and a.values.rank >= 2
+        return _only_selected(named, allowed)
+    module = getattr(lowering, "__module__", "").rsplit(".", 1)[-1]
+    return (module in _ELEMENTWISE_MODULES and name not in _NOT_ELEMENTWISE
+            and all(m.values.rank == max(t.rank for t in out) for m in found)
+            and _broadcast_along_rows(named, found))
+
+
+def _broadcast_along_rows(named, found) -> bool:
+    """Whether every operand that is not a selection broadcasts along the
+    rows: a rank below the selections', or extent 1 in dim 0."""
+    rank = max(m.values.rank for m in found)
+    return all(isinstance(x, Masked) or len(_shape(x)) < rank or _shape(x)[0] == 1
+               for x in _tensors(named))
+
+
+def keeps_rows_apart(found, operands) -> bool:
+    """For lowerings that take selections (registry.takes_masked) and act
+    elementwise: the selections share their rows and every other operand
+    broadcasts along them."""
+    return all(same_value(m.rows, found[0].rows) for m in found) and \
+        _broadcast_along_rows({"operands": list(operands)}, found)
+
+
+def _tensors(tree):
+    if isinstance(tree, dict):
+        tree = list(tree.values())
+    if isinstance(tree, (list, tuple)):
+        return [x for t in tree for x in _tensors(t)]
+    return [tree] if _is_tensor(tree) else []
+
+
+def _only_selected(named, allowed) -> bool:
+    """Whether the selections are among the `allowed` arguments (every
+    other tensor argument is a weight applied to each row alike)."""
+    return all(key in allowed or not selections(value) for key, value in named.items())
+
+
+def _full_types(ctx, first, k):
+    """The node's traced result types with dim 0's k rows as the N full
+    rows (results that hold rows); others unchanged."""
+    n = first.values.shape[0]
+    return [dataclasses.replace(t, shape=(n,) + t.shape[1:])
+            if t is not None and t.rank >= 1 and t.shape[0] == k else t
+            for t in ctx.out_types]
+
+
+def _selected_count(ctx, args) -> Optional[int]:
+    """k: dim 0 of the example value of the node's first selection."""
+    def find(tree, real):
+        if isinstance(tree, Masked):
+            return real.shape[0] if isinstance(real, torch.Tensor) else None
+        if isinstance(tree, (list, tuple)) and isinstance(real, (list, tuple)):
+            for t, r in zip(tree, real):
+                k = find(t, r)
+                if k is not None:
+                    return k
+        return None
+    return find(list(args), list(ctx.real_args))
+
+
+def same_value(a, b, depth: int = 8) -> bool:
+    """Whether two Values are one value: the same Value, or results of the
+    same op on the same operands (a mask written twice, `x[h > 0] =
+    f(h[h > 0])`), `depth` ops deep."""
+    if a is b:
+        return True
+    if depth == 0 or not isinstance(a, Value) or not isinstance(b, Value) \
+            or a.op is None or b.op is None or a.type != b.type or a.index != b.index:
+        return False
+    x, y = a.op, b.op
+    try:
+        same_attrs = x.name == y.name and x.attrs == y.attrs
+    except (TypeError, ValueError, RuntimeError):  # attributes holding arrays
+        same_attrs = False
+    return same_attrs and len(x.operands) == len(y.operands) and all(
+        same_value(p, q, depth - 1) for p, q in zip(x.operands, y.operands))
+
+
+def _unwrap(tree, n, k):
+    if isinstance(tree, Masked):
+        return tree.values
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_unwrap(t, n, k) for t in tree)
+    return tree
+
+
+def _sizes_on_rows(ctx, args, kwargs, n):
+    """A view's sizes with dim 0's extent (k or -1) replaced by N."""
+    args = list(args)
+    sizes = list(args[1])
+    sizes[0] = n
+    args[1] = sizes
+    return tuple(args), kwargs
+
+
+def _on_rows(ctx, lowering, args, kwargs, first, k):
+    """The lowering on the full rows; results with dim 0 as rows are
+    selections by the same rows."""
+    saved = ctx.out_types
+    ctx.out_types = _full_types(ctx, first, k)
+    n = first.values.shape[0]
+    full_args, full_kwargs = _unwrap(args, n, k), _unwrap(kwargs, n, k)
+    if ctx.name in _VIEWS:
+        full_args, full_kwargs = _sizes_on_rows(ctx, full_args, full_kwargs, n)
+    try:
+        lowered = lowering(ctx, *full_args, **full_kwargs)
+    finally:
+        ctx.out_types = saved
+
+    def wrap(v, t):
+        if isinstance(v, Value) and t is not None and t.rank >= 1 and t.shape[0] == k \
+                and v.rank >= 1 and v.shape[0] == n:
+            return first.like(v)
+        return v
+    if isinstance(lowered, (list, tuple)):
+        types = saved if len(saved) == len(lowered) else [saved[0]] * len(lowered)
+        return type(lowered)(wrap(v, t) for v, t in zip(lowered, types))
+    return wrap(lowered, saved[0] if saved else None)
+
+
+def _reduce_rows(ctx, named, first, dims):
+    """sum / mean / max / min over dims that include dim 0: the unselected
+    rows replaced by the reduction's identity (mean: the sum over the
+    number of selected elements)."""
+    b = ctx.b
+    v = first.values
+    if named.get("self") is not first:
+        ctx.masked(first)
+    kind, identity = _ROW_REDUCTIONS[ctx.name]
+    dtype = ctx.out().dtype
+    if math.isinf(identity) and not dtypes.is_float(v.dtype):
+        ctx.masked(first)
+    filled = b.select(first.broadcast_rows(b), b.convert(v, dtype), ctx.tensor(identity, dtype))
+    keepdim = bool(named.get("keepdim", False))
+    if kind == "min":  # -max(-x)
+        reduced = b.unary("neg", b.reduce("max", b.unary("neg", filled), dims, keepdim))
+    elif kind == "mean":
+        per_row = math.prod(v.shape[d] for d in dims if d != 0)
+        count = b.mul(first.count(b, dtype), ctx.tensor(float(per_row), dtype))
+        reduced = b.div(b.reduce("sum", filled, dims, keepdim), count)
+    else:
+        reduced = b.reduce(kind, filled, dims, keepdim)
+    return b.reshape(reduced, ctx.out().shape)
+
+
+def _reduced_loss(ctx, lowering, args, kwargs, named, first):
+    """A loss with reduction mean or sum over selections: its per-element
+    losses (reduction none) on the rows, summed over the selected rows;
+    the mean divides by their count (nll_loss: by the selected rows' target
+    weights, the per-row loss of an input of -1s)."""
+    b = ctx.b
+    name = ctx.name
+    schema = ctx.node.target._schema
+    position = [a.name for a in schema.arguments].index("reduction")
+    for key, value in named.items():
+        if key not in ("self", "target", "weight", "pos_weight") and selections(value):
+            ctx.masked(first)
+    if not (isinstance(named.get("self"), Masked) and isinstance(named.get("target"), Masked)):
+        ctx.masked(first)
+    reduction = named["reduction"]
+    n = first.values.shape[0]
+    t_in = first.values.type
+
+    def per_element(inputs):
+        call = list(args) + [None] * max(0, position + 1 - len(args))
+        call = [_unwrap(a, n, None) for a in call[:len(schema.arguments)]]
+        for i, a in enumerate(schema.arguments[:len(call)]):
+            if call[i] is None and a.name in named and i >= len(args):
+                call[i] = _unwrap(named[a.name], n, None)
+        call[0] = inputs
+        call[position] = 0
+        call = call[:max(position + 1, len(args))]
+        saved = ctx.out_types
+        elem = t_in if "nll_loss" not in name else \
+            dataclasses.replace(saved[0], shape=(n,) + t_in.shape[2:])
+        ctx.out_types = [elem] + [saved[i] for i in range(1, len(saved))]
+        try:
+            out = lowering(ctx, *call, **{k: v for k, v in kwargs.items() if k != "reduction"})
+        finally:
+            ctx.out_types = saved
+        return out[0] if isinstance(out, (list, tuple)) else out
+
+    losses = per_element(first.values if named["self"] is first else named["self"].values)
+    dtype = ctx.out(0).dtype
+    rows = first.broadcast_rows(b, losses.shape)
+    zero = ctx.tensor(0.0, dtype)
+    total = b.reduce("sum", b.select(rows, b.convert(losses, dtype), zero),
+                     list(range(losses.rank)))
+    weight_total = None
+    if "nll_loss" in name:
+        ones = b.broadcast_to(ctx.tensor(-1.0, t_in.dtype), t_in.shape)
+        weights = per_element(ones)
+        weight_total = b.reduce("sum", b.select(rows, b.convert(weights, dtype), zero),
+                                list(range(weights.rank)))
+    if reduction == 1:  # mean
+        if weight_total is not None:
+            result = b.div(total, weight_total)
+        else:
+            per_row = math.prod(losses.shape[1:])
+            count = b.mul(first.count(b, dtype), ctx.tensor(float(per_row), dtype))
+            result = b.div(total, count)
+    else:
+        result = total
+    result = b.reshape(result, ctx.out(0).shape)
+    if len(ctx.out_types) > 1:  # nll_loss_forward's total_weight
+        tw = weight_total if weight_total is not None else zero
+        return result, b.reshape(b.convert(tw, ctx.out(1).dtype), ctx.out(1).shape)
+    return result
+

@@ -1,0 +1,135 @@
+"""Cases for masked selections (tfc_torch/masked.py): x[mask] and
+masked_select flowing through the ops that keep their rows apart, into
+losses, reductions over the rows and x[mask] = f(y[mask]). Each mask
+selects some rows of its batch, neither none nor all. check_train.py's
+"masked" case runs a compiled step on batches whose masks select other
+numbers of rows; check_errors.py's BooleanMask and SelectionSize cases are
+the refusals."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .common import _g
+
+
+class _MaskedLM(nn.Module):
+    """BERT's loss on the masked positions only: embedding, layer norm and
+    the output layer on every token, cross-entropy on the selected ones."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.norm = nn.LayerNorm(8)
+        self.out = nn.Linear(8, 20)
+
+    def forward(self, ids, mask, targets):
+        h = self.norm(self.emb(ids))
+        return F.cross_entropy(self.out(h[mask]), targets[mask])
+
+
+class _NodeLosses(nn.Module):
+    """A GCN layer and node-classification losses on the training nodes
+    (data.train_mask): cross-entropy with label smoothing (torch zeroes the
+    ignored rows of its smoothing term with x[m] = 0 of a selection), with
+    class weights and an ignored class, MSE against one-hot targets, BCE
+    with logits summed, smooth L1 and Huber, KL divergence summed."""
+
+    def __init__(self):
+        super().__init__()
+        self.l1 = nn.Linear(5, 8)
+        self.l2 = nn.Linear(8, 3)
+
+    def forward(self, x, adj, y, train):
+        o = self.l2(adj @ F.relu(self.l1(adj @ x)))
+        sel, t = o[train], y[train]
+        w = torch.tensor([1.0, 2.0, 0.5])
+        return (F.cross_entropy(sel, t, label_smoothing=0.1)
+                + F.nll_loss(sel.log_softmax(-1), t, weight=w, ignore_index=2)
+                + F.mse_loss(sel.softmax(-1), F.one_hot(t, 3).float())
+                + F.binary_cross_entropy_with_logits(sel, torch.sigmoid(sel.detach() * 2),
+                                                     reduction="sum") / 10
+                + F.smooth_l1_loss(sel, sel.detach().roll(1, 1), beta=0.5)
+                + F.huber_loss(sel, sel.detach() * 1.5, delta=0.3)
+                + F.kl_div(sel.log_softmax(-1), sel.detach().softmax(-1), reduction="sum"))
+
+
+class _Assignments(nn.Module):
+    """Functions defined on the selected values only (log1p of positives
+    below -1 elsewhere, sqrt of positives) written back with x[m] = f(y[m])
+    (the mask written twice) and accumulated; a selection of a selection
+    (masked_select of the selected rows); max / min / sum / mean over the
+    selected rows, keeping dims."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 4)
+
+    def forward(self, x):
+        h = self.fc(x) * 3
+        out = torch.zeros_like(h)
+        out[h > 0.1] = h[h > 0.1].sqrt()
+        rows = h[:, 0] > 0
+        acc = h.clone()
+        acc.index_put_((rows,), h[rows].exp() * 0.1, accumulate=True)
+        pos = h[h > -1].log1p()
+        nested = h[rows].masked_select(h[rows] > 0)
+        return (out.pow(2).sum() + acc.sum() + pos.mean() + nested.sum()
+                + h[rows].amax(0).sum() + h[rows].amin(0, keepdim=True).sum()
+                + h[rows].sum(0, keepdim=True).pow(2).sum() + h[~rows].mean((0, 1)))
+
+
+class _RowOps(nn.Module):
+    """Ops on the selected rows that keep them apart: softmax over the
+    other dim, a concat and transpose of other dims, views that keep each
+    row (sel.shape[0] as a size), unsqueeze and select, a 1-d convolution
+    of selected sequences (rows as its batch), a batched matmul of two
+    selections, a gather along the other dim."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(6, 12)
+        self.conv = nn.Conv1d(3, 2, 3, padding=1)
+
+    def forward(self, x, keep):
+        h = self.proj(x)[keep]                      # (k, 12)
+        seq = h.view(h.shape[0], 3, 4)              # (k, 3, 4)
+        att = torch.bmm(seq, seq.transpose(1, 2)).softmax(-1)
+        both = torch.cat([h, h.tanh()], 1).unsqueeze(1)
+        picked = h.gather(1, h.argmax(1, keepdim=True))
+        return (self.conv(seq).pow(2).mean() + (att @ seq).sum() + both.select(1, 0).mean()
+                + seq.reshape(seq.size(0), -1).std(1).sum() + picked.sum()
+                + h.softmax(-1).log().mean())
+
+
+def _mlm():
+    ids = torch.randint(0, 20, (3, 7), generator=_g(1))
+    mask = torch.rand(3, 7, generator=_g(2)) < 0.4
+    return _MaskedLM(), (ids, mask, torch.randint(0, 20, (3, 7), generator=_g(3)))
+
+
+def _nodes():
+    torch.manual_seed(0)
+    x = torch.randn(10, 5, generator=_g(1))
+    adj = torch.rand(10, 10, generator=_g(2))
+    train = torch.rand(10, generator=_g(4)) < 0.5
+    return _NodeLosses(), (x, adj / adj.sum(1, keepdim=True),
+                           torch.randint(0, 3, (10,), generator=_g(3)), train)
+
+
+def _assign():
+    torch.manual_seed(0)
+    return _Assignments(), (torch.randn(6, 6, generator=_g(1)),)
+
+
+def _rows():
+    torch.manual_seed(0)
+    keep = torch.tensor([True, False, True, True, False, True, False])
+    return _RowOps(), (torch.randn(7, 6, generator=_g(1)), keep)
+
+
+CASES = {
+    "masked-lm": _mlm,
+    "masked-node-losses": _nodes,
+    "masked-assignments": _assign,
+    "masked-row-ops": _rows,
+}
