@@ -91,8 +91,14 @@ def torch_loss_and_grads(model, batch, loss_fn):
     out = model(*batch) if loss_fn is None else loss_fn(
         model(*batch[:_model_argc(model, batch)]), *batch)
     params = [p for _, p in model.named_parameters() if p.requires_grad]  # frozen: constants
-    grads = torch.autograd.grad(out, params, allow_unused=True)
-    grads = [torch.zeros_like(p) if g is None else g for p, g in zip(params, grads)]
+    for p in params:
+        p.grad = None
+    # backward(), not autograd.grad: torch.utils.checkpoint's reentrant form
+    # (densenet's memory_efficient blocks) refuses the latter.
+    out.backward()
+    grads = [torch.zeros_like(p) if p.grad is None else p.grad.clone() for p in params]
+    for p in params:
+        p.grad = None
     return out.detach(), grads
 
 
