@@ -204,19 +204,27 @@ def _keeps_rows(ctx, lowering, named, dims, found, k) -> bool:
     out = [t for t in ctx.out_types if t is not None]
     if not out or any(t.rank == 0 for t in out):
         return False
-    if name in _DIM_ARGS or name in _NEW_DIM_ARGS:
-        return dims is not None and 0 not in dims and _broadcast_along_rows(named, found)
+
     if name in _VIEWS:
         src = _shape(found[0])
         if name == "aten.expand.default":
             return out[0].rank == len(src) and out[0].shape[0] == k
         return out[0].shape[0] == k and math.prod(out[0].shape[1:]) == math.prod(src[1:])
     if name == "aten.index.Tensor":
-        # sel[:, i, j]: integer indices into other dims, next to each other
-        # (so their broadcast shape takes their place, after dim 0).
-        at = [i for i, x in enumerate(named["indices"]) if x is not None]
-        return (bool(at) and at[0] > 0 and at == list(range(at[0], at[-1] + 1))
-                and _only_selected(named, ("self",)))
+        indices = named["indices"]
+        at = [i for i, x in enumerate(indices) if x is not None]
+        adjacent = bool(at) and at == list(range(at[0], at[-1] + 1))
+        if isinstance(named["self"], Masked):
+            # sel[:, i, j]: integer indices into other dims, next to each
+            # other (their broadcast shape takes their place, after dim 0).
+            return adjacent and at[0] > 0 and not selections(indices)
+        # x[i, j] with i, j selected ids (torch.where(mask)): the indices'
+        # broadcast shape, their rows, comes first.
+        return adjacent and at[0] == 0 and _broadcast_along_rows({"i": indices}, found)
+    if name == "aten.index_select.default" and dims == [0]:
+        return isinstance(named["index"], Masked) and not isinstance(named["self"], Masked)
+    if name in _DIM_ARGS or name in _NEW_DIM_ARGS:
+        return dims is not None and 0 not in dims and _broadcast_along_rows(named, found)
     if name == "aten.permute.default":
         return norm_dim(int(named["dims"][0]), _rank(found[0])) == 0
     if name == "aten.repeat.default":
@@ -226,10 +234,15 @@ def _keeps_rows(ctx, lowering, named, dims, found, k) -> bool:
     if name in _ROW_OPS:
         allowed = _ROW_OPS[name]
         if name in ("aten.matmul.default", "aten.bmm.default"):
-            # Row i of a @ b is row i of a times b, or (batched) times b's
-            # matrix i: b a selection too.
-            a = named.get("self")
-            return isinstance(a, Masked) and a.values.rank >= 2
+            # Row i of a @ b is row i of a times b (a weight), or, batched,
+            # matrix i of a times matrix i of b (both selections of the
+            # same rank: b's dim 0 is then its batch, not a contracted dim).
+            a, other = named.get("self"), named.get("other", named.get("mat2"))
+            if not isinstance(a, Masked) or a.values.rank < 2:
+                return False
+            if isinstance(other, Masked):
+                return other.values.rank == a.values.rank >= 3
+            return name == "aten.matmul.default" and len(_shape(other)) <= 2
         return _only_selected(named, allowed)
     module = getattr(lowering, "__module__", "").rsplit(".", 1)[-1]
     return (module in _ELEMENTWISE_MODULES and name not in _NOT_ELEMENTWISE

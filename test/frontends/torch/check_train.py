@@ -31,8 +31,9 @@ Cases:
   steps: losses, parameters and the fused observers' buffers (running min /
   max, scale, zero point) as torch's (step.state_dict() keeps the modules'
   versions, which the observers' load_state_dict reads).
-- masked: a masked-LM loss (cross-entropy on the tokens a mask selects) and
-  node losses on a training mask, compiled from one batch and trained 6 AdamW
+- masked: a masked-LM loss (cross-entropy on the tokens a mask selects),
+  node losses on a training mask and rows indexed by torch.where(mask),
+  compiled from one batch and trained 6 AdamW
   steps on batches whose masks select other numbers of rows (1 to all but
   one): losses and parameters as torch's.
 - api: SGD with momentum and clipping, gradient accumulation (K=2), the
@@ -669,39 +670,41 @@ def check_qat(device):
 
 
 def check_masked(device):
-    """Masked selections (x[mask]) are compiled for any mask: the models of
-    models/ops/masked.py's masked-lm and masked-node-losses cases, compiled
+    """Masked selections (x[mask], nonzero's indices) are compiled for any
+    mask: the models of models/ops/masked.py's masked-lm, masked-node-losses
+    and masked-where-indices cases, compiled
     from their example batch, then trained 6 AdamW steps on batches whose
     masks select other numbers of rows (one row, all but one, random)."""
     from models.ops import masked
     problems = []
-    for name, factory in (("masked-lm", masked._mlm), ("masked-node-losses", masked._nodes)):
+    for name, factory in (("masked-lm", masked._mlm), ("masked-node-losses", masked._nodes),
+                          ("masked-where-indices", masked._where)):
         model, example = factory()
         reference = copy.deepcopy(model)
         step = tfc_torch.compile_train_step(copy.deepcopy(model), example, device=device,
                                             optimizer="adamw", lr=1e-2, weight_decay=0.0)
         opt = torch.optim.AdamW(reference.parameters(), lr=1e-2, weight_decay=0.0)
         g = torch.Generator().manual_seed(7)
-        mask = [i for i, t in enumerate(example) if t.dtype == torch.bool][0]
-        shape = example[mask].shape
+        masks = [i for i, t in enumerate(example) if t.dtype == torch.bool]
         counts = []
         data = []
         for i in range(6):
             batch = list(random_batch(example, g))
-            keep = torch.rand(shape, generator=g) < 0.5
-            if i < 2:  # one selected row; all rows but one
-                keep = torch.full(shape, i == 1)
-                keep.view(-1)[3] = i == 0
-            batch[mask] = keep
-            counts.append(int(keep.sum()))
+            for m in masks:
+                keep = torch.rand(example[m].shape, generator=g) < 0.5
+                if i < 2:  # one selected row; all rows but one
+                    keep = torch.full(example[m].shape, i == 1)
+                    keep.view(-1)[3] = i == 0
+                batch[m] = keep
+            counts.append(int(batch[masks[0]].sum()))
             data.append(tuple(batch))
         train_alongside(step, reference, opt, lambda m, b: m(*b), data, f"{name}: ", problems)
         compare_parameters(step.state_dict(), reference, f"{name}: ", problems)
-        if counts[0] == int(example[mask].sum()):
+        if counts[0] == int(example[masks[0]].sum()):
             problems.append(f"{name}: the first batch selects as many rows as the example")
     if problems:
         return "; ".join(problems[:6])
-    print("masked: ok (masked-LM and node losses compiled once, 6 AdamW steps on masks "
+    print("masked: ok (masked-LM, node losses and where-indices compiled once, 6 AdamW steps on masks "
           "selecting other numbers of rows: losses and parameters as torch's)")
     return None
 

@@ -704,9 +704,25 @@ def triangle(ctx, x, diagonal=0):
     return b.select(keep, v, zero)
 
 
-refuse(["aten.nonzero.default", "aten.unique.default",
+@lowers("aten.nonzero.default", "aten.argwhere.default")
+def nonzero(ctx, x):
+    """The coordinates of x's nonzero elements, [k, rank] in row-major
+    order: a Masked selection of the coordinates of every element (rows
+    where x != 0), which indexes as torch.where(mask) / mask.nonzero()
+    idioms do (x[i], x[i, j], index_select; masked.py)."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    if v.rank == 0:
+        ctx.unsupported("nonzero of a 0-d tensor (its coordinates have no columns)")
+    n = math.prod(v.shape)
+    coords = b.concat([b.reshape(b.iota(v.shape, d, "i64"), (n, 1)) for d in range(v.rank)], 1)
+    zero = ctx.tensor(0, v.dtype) if v.dtype != "i1" else ctx.tensor(False, "i1")
+    return _selection(ctx, coords, b.reshape(b.compare("ne", v, zero), (n,)))
+
+
+refuse(["aten.unique.default",
         "aten._unique2.default", "aten.unique_dim.default", "aten.unique_consecutive.default",
-        "aten.repeat_interleave.Tensor", "aten.argwhere.default"],
+        "aten.repeat_interleave.Tensor"],
        "its output shape depends on tensor values",
        "tfc compiles static shapes: keep every tensor's shape independent of the data "
        "(torch.where / masked_fill instead of boolean indexing or nonzero)")

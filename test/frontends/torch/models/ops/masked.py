@@ -1,6 +1,7 @@
-"""Cases for masked selections (tfc_torch/masked.py): x[mask] and
-masked_select flowing through the ops that keep their rows apart, into
-losses, reductions over the rows and x[mask] = f(y[mask]). Each mask
+"""Cases for masked selections (tfc_torch/masked.py): x[mask],
+masked_select and the indices of nonzero / torch.where(mask) flowing
+through the ops that keep their rows apart, into losses, reductions over
+the rows and x[mask] = f(y[mask]). Each mask
 selects some rows of its batch, neither none nor all. check_train.py's
 "masked" case runs a compiled step on batches whose masks select other
 numbers of rows; check_errors.py's BooleanMask and SelectionSize cases are
@@ -101,6 +102,33 @@ class _RowOps(nn.Module):
                 + h.softmax(-1).log().mean())
 
 
+class _WhereIndices(nn.Module):
+    """Indices from nonzero / torch.where(mask) / argwhere: rows gathered
+    by them (x[i], index_select), elements by two of them (x[i, j]), a
+    loss on the rows of positive scores."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(5, 3)
+
+    def forward(self, x, keep, pairs):
+        o = self.fc(x)
+        i = torch.nonzero(keep).squeeze(1)
+        a, b = torch.where(pairs)
+        pos = torch.nonzero(o[:, 0] > 0)[:, 0]
+        return (o[i].pow(2).sum() + o.index_select(0, keep.nonzero(as_tuple=True)[0]).mean()
+                + o[a, b].sum() + o[a, b % 2].exp().mean()
+                + torch.argwhere(pairs)[:, 1].float().mean()
+                + F.cross_entropy(o[pos], (x[pos, 0] > 0).long()))
+
+
+def _where():
+    torch.manual_seed(0)
+    return _WhereIndices(), (torch.randn(10, 5, generator=_g(1)),
+                             torch.rand(10, generator=_g(4)) < 0.5,
+                             torch.rand(10, 3, generator=_g(5)) < 0.4)
+
+
 def _mlm():
     ids = torch.randint(0, 20, (3, 7), generator=_g(1))
     mask = torch.rand(3, 7, generator=_g(2)) < 0.4
@@ -132,4 +160,5 @@ CASES = {
     "masked-node-losses": _nodes,
     "masked-assignments": _assign,
     "masked-row-ops": _rows,
+    "masked-where-indices": _where,
 }
