@@ -704,8 +704,8 @@ def check_masked(device):
             problems.append(f"{name}: the first batch selects as many rows as the example")
     if problems:
         return "; ".join(problems[:6])
-    print("masked: ok (masked-LM, node losses and where-indices compiled once, 6 AdamW steps on masks "
-          "selecting other numbers of rows: losses and parameters as torch's)")
+    print("masked: ok (masked-LM, node losses and where-indices compiled once, 6 AdamW steps "
+          "on masks selecting other numbers of rows: losses and parameters as torch's)")
     return None
 
 
