@@ -82,6 +82,10 @@ _ROW_REDUCTIONS = {"aten.sum.dim_IntList": ("sum", 0.0), "aten.sum.default": ("s
                    "aten.mean.dim": ("mean", 0.0), "aten.mean.default": ("mean", 0.0),
                    "aten.amax.default": ("max", -math.inf), "aten.max.default": ("max", -math.inf),
                    "aten.amin.default": ("min", math.inf), "aten.min.default": ("min", math.inf)}
+# Variance and standard deviation (and with the mean) over dims that
+# include dim 0: computed over the selected rows (_moments_rows).
+_ROW_MOMENTS = ("aten.var.correction", "aten.std.correction", "aten.var_mean.correction",
+                "aten.std_mean.correction")
 # Views whose sizes name dim 0's extent (k, or -1): each row stays a row
 # when the result has k rows and the same elements per row.
 _VIEWS = ("aten.view.default", "aten._unsafe_view.default", "aten.reshape.default",
@@ -138,6 +142,14 @@ def lower(ctx, lowering, args, kwargs):
         dims = list(range(_rank(first))) if dims is None else dims
         if 0 in dims:
             return _reduce_rows(ctx, named, first, dims)
+    if name in _ROW_MOMENTS or name == "aten.logsumexp.default":
+        dims = list(range(_rank(first))) if dims is None else dims
+        if 0 in dims:
+            if named.get("self") is not first:
+                ctx.masked(first)
+            if name == "aten.logsumexp.default":
+                return _logsumexp_rows(ctx, named, first, dims)
+            return _moments_rows(ctx, named, first, dims)
     if name in _LOSSES and named.get("reduction", 1) != 0:
         return _reduced_loss(ctx, lowering, args, kwargs, named, first)
     k = _selected_count(ctx, args)
@@ -380,12 +392,58 @@ def _reduce_rows(ctx, named, first, dims):
     if kind == "min":  # -max(-x)
         reduced = b.unary("neg", b.reduce("max", b.unary("neg", filled), dims, keepdim))
     elif kind == "mean":
-        per_row = math.prod(v.shape[d] for d in dims if d != 0)
-        count = b.mul(first.count(b, dtype), ctx.tensor(float(per_row), dtype))
-        reduced = b.div(b.reduce("sum", filled, dims, keepdim), count)
+        reduced = b.div(b.reduce("sum", filled, dims, keepdim),
+                        _elements(ctx, first, dims, dtype))
     else:
         reduced = b.reduce(kind, filled, dims, keepdim)
     return b.reshape(reduced, ctx.out().shape)
+
+
+def _elements(ctx, first, dims, dtype):
+    """The number of selected elements over `dims` (dim 0 among them)."""
+    per_row = math.prod(first.values.shape[d] for d in dims if d != 0)
+    return ctx.b.mul(first.count(ctx.b, dtype), ctx.tensor(float(per_row), dtype))
+
+
+def _moments_rows(ctx, named, first, dims):
+    """var / std (and var_mean / std_mean) over dims including dim 0: the
+    selected elements' squared deviations from their mean, summed and
+    divided by their number minus the correction (torch's default 1)."""
+    b = ctx.b
+    dtype = ctx.out(0).dtype
+    correction = named.get("correction")
+    correction = 1.0 if correction is None else float(correction)
+    keepdim = bool(named.get("keepdim", False))
+    values = b.convert(first.values, dtype)
+    zero = ctx.tensor(0.0, dtype)
+    count = _elements(ctx, first, dims, dtype)
+    mean = b.div(b.reduce("sum", b.select(first.broadcast_rows(b), values, zero), dims, True),
+                 count)
+    centered = b.sub(values, mean)
+    squares = b.select(first.broadcast_rows(b), b.mul(centered, centered), zero)
+    var = b.div(b.reduce("sum", squares, dims, keepdim),
+                b.sub(count, ctx.tensor(correction, dtype)))
+    result = b.unary("sqrt", var) if ctx.name.startswith("aten.std") else var
+    result = b.reshape(result, ctx.out(0).shape)
+    if ctx.name.endswith("_mean.correction"):
+        return result, b.reshape(mean, ctx.out(1).shape)
+    return result
+
+
+def _logsumexp_rows(ctx, named, first, dims):
+    """logsumexp over dims including dim 0: the unselected rows -inf (and
+    a max of -inf, all rows unselected or -inf, shifted by 0)."""
+    b = ctx.b
+    dtype = ctx.out().dtype
+    ninf = ctx.tensor(float("-inf"), dtype)
+    filled = b.select(first.broadcast_rows(b), b.convert(first.values, dtype), ninf)
+    peak = b.reduce("max", filled, dims, True)
+    shift = b.select(b.compare("eq", peak, ninf), ctx.tensor(0.0, dtype), peak)
+    total = b.reduce("sum", b.unary("exp", b.sub(filled, shift)), dims, True)
+    result = b.add(b.unary("log", total), shift)
+    if not named.get("keepdim", False):
+        result = b.reduce("sum", result, dims, False)  # drops the size-1 dims
+    return b.reshape(result, ctx.out().shape)
 
 
 def _reduced_loss(ctx, lowering, args, kwargs, named, first):
@@ -441,9 +499,7 @@ def _reduced_loss(ctx, lowering, args, kwargs, named, first):
         if weight_total is not None:
             result = b.div(total, weight_total)
         else:
-            per_row = math.prod(losses.shape[1:])
-            count = b.mul(first.count(b, dtype), ctx.tensor(float(per_row), dtype))
-            result = b.div(total, count)
+            result = b.div(total, _elements(ctx, first.like(losses), range(losses.rank), dtype))
     else:
         result = total
     result = b.reshape(result, ctx.out(0).shape)

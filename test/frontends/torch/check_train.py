@@ -672,9 +672,9 @@ def check_qat(device):
 def check_masked(device):
     """Masked selections (x[mask], nonzero's indices) are compiled for any
     mask: the models of models/ops/masked.py's masked-lm, masked-node-losses
-    and masked-where-indices cases, compiled
-    from their example batch, then trained 6 AdamW steps on batches whose
-    masks select other numbers of rows (one row, all but one, random)."""
+    and masked-where-indices cases, compiled from their example batch, then
+    trained 6 AdamW steps on batches whose masks select other numbers of
+    rows (one row, all but one, random)."""
     from models.ops import masked
     problems = []
     for name, factory in (("masked-lm", masked._mlm), ("masked-node-losses", masked._nodes),

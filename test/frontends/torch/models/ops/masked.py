@@ -58,8 +58,9 @@ class _Assignments(nn.Module):
     """Functions defined on the selected values only (log1p of positives
     below -1 elsewhere, sqrt of positives) written back with x[m] = f(y[m])
     (the mask written twice) and accumulated; a selection of a selection
-    (masked_select of the selected rows); max / min / sum / mean over the
-    selected rows, keeping dims."""
+    (masked_select of the selected rows); max / min / sum / mean, var /
+    std / var_mean and logsumexp over the selected rows, keeping dims; PPO's
+    normalization of the selected advantages."""
 
     def __init__(self):
         super().__init__()
@@ -74,9 +75,14 @@ class _Assignments(nn.Module):
         acc.index_put_((rows,), h[rows].exp() * 0.1, accumulate=True)
         pos = h[h > -1].log1p()
         nested = h[rows].masked_select(h[rows] > 0)
+        adv = h[rows][:, 1]
+        normalized = (adv - adv.mean()) / (adv.std() + 1e-8)  # PPO's advantages
         return (out.pow(2).sum() + acc.sum() + pos.mean() + nested.sum()
                 + h[rows].amax(0).sum() + h[rows].amin(0, keepdim=True).sum()
-                + h[rows].sum(0, keepdim=True).pow(2).sum() + h[~rows].mean((0, 1)))
+                + h[rows].sum(0, keepdim=True).pow(2).sum() + h[~rows].mean((0, 1))
+                + (normalized * adv).sum() + h[rows].var(0).sum()
+                + torch.var_mean(h[rows], 0, unbiased=False)[0].sum()
+                + h[rows].std(unbiased=False) + h[rows].logsumexp(0).sum())
 
 
 class _RowOps(nn.Module):
