@@ -52,20 +52,23 @@ class Masked:
     x.masked_select(mask): a number of rows that depends on the data. It is
     kept as all N candidate rows, `values` (the mask's dims flattened into
     dim 0), and `rows`, N booleans saying which are selected; `source` is
-    the mask Value it was made from (x[mask] = f(y[mask]) matches by it).
-    masked.py runs the ops that keep rows apart on the full rows; any
-    other use is an error naming `op`."""
+    the mask Value it was made from (x[mask] = f(y[mask]) matches by it);
+    `merged`, for rows a view merged with the dims after them, (the
+    selection before, the merged dims' sizes). masked.py runs the ops that
+    keep rows apart on the full rows; any other use is an error naming
+    `op`."""
 
-    def __init__(self, values: Value, rows: Value, op: str = "", source=None):
+    def __init__(self, values: Value, rows: Value, op: str = "", source=None, merged=None):
         assert values.rank >= 1 and rows.shape == values.shape[:1] and rows.dtype == "i1"
         self.values = values
         self.rows = rows
         self.op = op
         self.source = source
+        self.merged = merged
 
     def like(self, values: Value) -> "Masked":
         """Other values (N rows) under the same selection."""
-        return Masked(values, self.rows, self.op, self.source)
+        return Masked(values, self.rows, self.op, self.source, self.merged)
 
     def broadcast_rows(self, b: Builder, shape=None) -> Value:
         """`rows` broadcast along the values' (or `shape`'s) other dims."""

@@ -29,20 +29,23 @@ selections under the same rows. This module decides which ops do
 - sum / mean / amax / amin over dims that include dim 0: the unselected
   rows are replaced by the reduction's identity first.
 
-The lowerings that take selections themselves (ops/reduction.py's sum and
-mean of all elements, index_put's x[mask] = f(y[mask]), gather by selected
-ids) are marked with registry.takes_masked. Operands selected by different
+Views may also merge the rows with the dims after them (and split them
+back), each row's flag repeated. The lowerings that take selections
+themselves (ops/shape.py's index_put: x[mask] = f(y[mask]); masked_select
+of a selection; gather by selected ids) are marked with
+registry.takes_masked. Operands selected by different
 masks, and any other op, are refused with the DataDependentError of
 Context.masked.
 """
 import dataclasses
 import math
+import sys
 from typing import List, Optional
 
 import torch
 
 from . import dtypes
-from .importer import Masked
+from .importer import Masked, Missing
 from .ir import Value
 from .ops.common import norm_dim
 
@@ -91,6 +94,11 @@ _ROW_MOMENTS = ("aten.var.correction", "aten.std.correction", "aten.var_mean.cor
 _VIEWS = ("aten.view.default", "aten._unsafe_view.default", "aten.reshape.default",
           "aten._reshape_alias.default", "aten.view_copy.default",
           "aten._reshape_alias_copy.default", "aten.expand.default")
+# Views that may also merge the rows with the dims after them, or split
+# merged rows again (_regroup_rows).
+_RESHAPES = ("aten.view.default", "aten._unsafe_view.default", "aten.reshape.default",
+             "aten._reshape_alias.default", "aten.view_copy.default",
+             "aten._reshape_alias_copy.default")
 # Per-row ops: the arguments that may be selections (the others are
 # weights, applied to each row alike).
 _ROW_OPS = {
@@ -101,13 +109,15 @@ _ROW_OPS = {
     "aten.layer_norm.default": ("input",), "aten.permute.default": ("self",),
     "aten.repeat.default": ("self",), "aten.nll_loss_forward.default": ("self", "target"),
     "aten.nll_loss.default": ("self", "target"),
+    "aten.nll_loss2d_forward.default": ("self", "target"),
     "aten.index_put.default": ("self", "indices", "values"),
 }
 # Losses with a `reduction` argument, computed per element on the rows.
 _LOSSES = ("aten.mse_loss.default", "aten.l1_loss.default", "aten.smooth_l1_loss.default",
            "aten.huber_loss.default", "aten.binary_cross_entropy.default",
            "aten.binary_cross_entropy_with_logits.default", "aten.soft_margin_loss.default",
-           "aten.nll_loss_forward.default", "aten.nll_loss.default")
+           "aten.nll_loss_forward.default", "aten.nll_loss.default",
+           "aten.nll_loss2d_forward.default")
 _ELEMENTWISE_MODULES = ("elementwise", "activation", "special", "rounding")
 # Lowerings of those modules that are not elementwise in all their operands.
 _NOT_ELEMENTWISE = ("aten.glu.default", "aten.new_zeros.default", "aten.new_ones.default",
@@ -153,17 +163,48 @@ def lower(ctx, lowering, args, kwargs):
     if name in _LOSSES and named.get("reduction", 1) != 0:
         return _reduced_loss(ctx, lowering, args, kwargs, named, first)
     k = _selected_count(ctx, args)
-    if name == "aten.slice.Tensor" and dims == [0] and k is not None and _whole(named, k):
+    if name == "aten.slice.Tensor" and dims == [0] and _whole(named):
         return named["self"]  # sel[:, ...]: every row
+    if name in _RESHAPES and k is not None:
+        regrouped = _regroup_rows(ctx, first, k)
+        if regrouped is not None:
+            return regrouped
     if k is None or not _keeps_rows(ctx, lowering, named, dims, found, k):
         ctx.masked(first)
     return _on_rows(ctx, lowering, args, kwargs, first, k)
 
 
-def _whole(named, k) -> bool:
-    """Whether a slice takes every one of k rows in order."""
+def _regroup_rows(ctx, first, k):
+    """A view that merges the rows with the dims after them, (k, d1..dj,
+    rest) -> (k * d1..dj, rest) (F.linear of a 3-d selection, a loss over
+    tokens of selected sequences): a selection of N * d1..dj rows, each
+    row's flag repeated; or that splits such merged rows back. None for
+    any other view."""
+    b = ctx.b
+    src, out = tuple(ctx.real_args[0].shape), ctx.out().shape
+    v = first.values
+    for j in range(1, len(src)):
+        if out[0] == math.prod(src[:j + 1]) and out[1:] == src[j + 1:]:
+            group = src[1:j + 1]
+            n = v.shape[0] * math.prod(group)
+            rows = b.broadcast_to(b.reshape(first.rows, (v.shape[0],) + (1,) * len(group)),
+                                  (v.shape[0],) + group)
+            return Masked(b.reshape(v, (n,) + out[1:]), b.reshape(rows, (n,)), first.op,
+                          merged=(first, group))
+    if first.merged is not None:
+        outer, group = first.merged
+        lead = (outer.values.shape[0],) + group
+        if out[1:] == group + src[1:] and out[0] * math.prod(group) == k:
+            return outer.like(b.reshape(v, lead + src[1:]))
+    return None
+
+
+def _whole(named) -> bool:
+    """Whether a slice takes every row in order whatever their number
+    (`sel[:, j]` traces as a slice from 0 to the largest int64): a literal
+    end or a negative start counts rows, refused."""
     start, end, step = named.get("start"), named.get("end"), named.get("step", 1)
-    return start in (None, 0, -k) and (end is None or end >= k) and step == 1
+    return start in (None, 0) and (end is None or end >= sys.maxsize) and step == 1
 
 
 def _named(ctx, args, kwargs) -> dict:
@@ -214,6 +255,8 @@ def _shape(x):
 def _keeps_rows(ctx, lowering, named, dims, found, k) -> bool:
     name = ctx.name
     out = [t for t in ctx.out_types if t is not None]
+    if name in ("aten.nll_loss_forward.default", "aten.nll_loss2d_forward.default"):
+        out = out[:1]  # and total_weight, unused with reduction none
     if not out or any(t.rank == 0 for t in out):
         return False
 
@@ -235,6 +278,10 @@ def _keeps_rows(ctx, lowering, named, dims, found, k) -> bool:
         return adjacent and at[0] == 0 and _broadcast_along_rows({"i": indices}, found)
     if name == "aten.index_select.default" and dims == [0]:
         return isinstance(named["index"], Masked) and not isinstance(named["self"], Masked)
+    if name in ("aten.cat.default", "aten.stack.default"):
+        # Every operand a selection (a plain one with k rows is not).
+        return dims is not None and 0 not in dims and all(
+            isinstance(t, Masked) for t in named["tensors"])
     if name in _DIM_ARGS or name in _NEW_DIM_ARGS:
         return dims is not None and 0 not in dims and _broadcast_along_rows(named, found)
     if name == "aten.permute.default":
@@ -243,6 +290,8 @@ def _keeps_rows(ctx, lowering, named, dims, found, k) -> bool:
         return int(named["repeats"][0]) == 1 and len(named["repeats"]) == _rank(found[0])
     if name in ("aten.native_layer_norm.default", "aten.layer_norm.default"):
         return len(named["normalized_shape"]) < _rank(found[0])
+    if name == "aten.embedding.default" and named.get("scale_grad_by_freq"):
+        return False  # counts the ids of every row, not the selected ones
     if name in _ROW_OPS:
         allowed = _ROW_OPS[name]
         if name in ("aten.matmul.default", "aten.bmm.default"):
@@ -333,21 +382,22 @@ def same_value(a, b, depth: int = 8) -> bool:
         same_value(p, q, depth - 1) for p, q in zip(x.operands, y.operands))
 
 
-def _unwrap(tree, n, k):
+def _unwrap(tree):
+    """The arguments with each selection replaced by its full rows."""
     if isinstance(tree, Masked):
         return tree.values
     if isinstance(tree, (list, tuple)):
-        return type(tree)(_unwrap(t, n, k) for t in tree)
+        return type(tree)(_unwrap(t) for t in tree)
+    if isinstance(tree, dict):
+        return {key: _unwrap(t) for key, t in tree.items()}
     return tree
 
 
-def _sizes_on_rows(ctx, args, kwargs, n):
+def _sizes_on_rows(args, n):
     """A view's sizes with dim 0's extent (k or -1) replaced by N."""
     args = list(args)
-    sizes = list(args[1])
-    sizes[0] = n
-    args[1] = sizes
-    return tuple(args), kwargs
+    args[1] = [n] + list(args[1])[1:]
+    return tuple(args)
 
 
 def _on_rows(ctx, lowering, args, kwargs, first, k):
@@ -356,9 +406,9 @@ def _on_rows(ctx, lowering, args, kwargs, first, k):
     saved = ctx.out_types
     ctx.out_types = _full_types(ctx, first, k)
     n = first.values.shape[0]
-    full_args, full_kwargs = _unwrap(args, n, k), _unwrap(kwargs, n, k)
+    full_args, full_kwargs = _unwrap(args), _unwrap(kwargs)
     if ctx.name in _VIEWS:
-        full_args, full_kwargs = _sizes_on_rows(ctx, full_args, full_kwargs, n)
+        full_args = _sizes_on_rows(full_args, n)
     try:
         lowered = lowering(ctx, *full_args, **full_kwargs)
     finally:
@@ -368,6 +418,8 @@ def _on_rows(ctx, lowering, args, kwargs, first, k):
         if isinstance(v, Value) and t is not None and t.rank >= 1 and t.shape[0] == k \
                 and v.rank >= 1 and v.shape[0] == n:
             return first.like(v)
+        if isinstance(v, Value) and v.rank == 0:  # over every row: nll_loss' total_weight
+            return Missing("a total over the unselected rows too")
         return v
     if isinstance(lowered, (list, tuple)):
         types = saved if len(saved) == len(lowered) else [saved[0]] * len(lowered)
@@ -466,10 +518,10 @@ def _reduced_loss(ctx, lowering, args, kwargs, named, first):
 
     def per_element(inputs):
         call = list(args) + [None] * max(0, position + 1 - len(args))
-        call = [_unwrap(a, n, None) for a in call[:len(schema.arguments)]]
+        call = [_unwrap(a) for a in call[:len(schema.arguments)]]
         for i, a in enumerate(schema.arguments[:len(call)]):
             if call[i] is None and a.name in named and i >= len(args):
-                call[i] = _unwrap(named[a.name], n, None)
+                call[i] = _unwrap(named[a.name])
         call[0] = inputs
         call[position] = 0
         call = call[:max(position + 1, len(args))]

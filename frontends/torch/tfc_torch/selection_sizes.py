@@ -1,39 +1,51 @@
 """Refuses reading the number of rows of a masked selection while tracing.
 
-x[mask] and x.masked_select(mask) have a number of rows k that depends on
-the data; the import keeps them as all N rows and a row mask (masked.py),
-so the compiled program is right for any mask. A trace records Python
-numbers as constants, though: `sel.sum() / sel.shape[0]`, `len(sel)`,
-F.kl_div's 'batchmean' (a division by input.size(0)) would compile the
-example's k into the program, right for the example batch only.
+x[mask], x.masked_select(mask) and the coordinates of nonzero /
+torch.where(mask) have a number of rows k that depends on the data; the
+import keeps them as all N rows and a row mask (masked.py), so the compiled
+program is right for any mask. A trace records Python numbers as
+constants, though: `sel.sum() / sel.shape[0]`, `len(sel)`,
+`pos[:sel.shape[0]]`, F.kl_div's 'batchmean' (a division by input.size(0))
+would compile the example's k into the program, right for the example
+batch only.
 
 While tracing, SelectionSizes marks the tensors that are selections (and
-the results the model computes from them that keep their k rows) and
-gives their dim 0, to the model's code (not to the tracing machinery's), as
-a Count: it serves as a size (a view's; the import checks that dim 0 stays
-the rows) and compares equal to another Count (torch's shape checks), and
-refuses arithmetic, ordering and conversion to a number; len() and numel()
-of a selection are refused. Tensor.__getitem__, size, shape, numel and
-__len__ are wrapped meanwhile (x[mask] and the reads inside torch's own
-functionals reach no torch function mode); the mode propagates the marks.
-A Count used as a loop bound (range(sel.shape[0])) is not caught.
+the results the model computes from them that keep their k rows) and gives
+their dim 0, to the model's code (not to the tracing machinery's), as a
+Count: it serves as dim 0 of a view of a selection (the import checks that
+dim 0 stays the rows) and compares with a Count of the same mask (torch's
+own shape checks may compare any two), and refuses arithmetic, ordering,
+conversion to a number and use as an index or a size of anything else.
+len() and numel() of a selection are refused, and so is a view of one
+whose dim 0 is a number other than -1. F.cross_entropy with probability
+targets, whose mean ATen divides by the input's row count, is computed as
+the mean of its per-row losses. Tensor.__getitem__ / __setitem__, size,
+shape, numel and __len__ are wrapped meanwhile (they, and the reads inside
+torch's functionals, reach no torch function mode); the mode propagates
+the marks. A mask computed from constants alone (not from the parameters,
+the batch, the buffers or random draws) selects a known number of rows
+and is not marked. A Count used as a Python loop bound
+(range(sel.shape[0])) is not caught.
 """
+import inspect
 import os
 import sys
-from typing import Optional
+from typing import Optional, Tuple
 
 import torch
 from torch.overrides import TorchFunctionMode
 
 from .errors import DataDependentError
 
-_MARK = "_tfc_selected_rows"
+_MARK = "_tfc_selected_rows"     # (k, the mask's id) on a selection
+_CONSTANT = "_tfc_constant"      # True on a tensor computed from constants alone
 _HINT = ("the compiled program must be right for any mask: count the rows with "
          "mask.sum() (a tensor), average with .mean(), or keep the shape static with "
          "torch.where(mask, x, 0)")
-# Functions that may take a Count as a size: the import checks that dim 0
-# stays the selection's rows.
-_SIZED = {"view", "reshape", "expand", "size", "dim"}
+_VIEWS = ("view", "reshape", "expand")
+# Factories whose values differ per call: a mask drawn from one is data.
+_RANDOM = ("rand", "normal", "bernoulli", "multinomial", "dropout", "uniform", "exponential",
+           "geometric", "cauchy", "log_normal", "poisson")
 _TORCH = os.path.dirname(torch.__file__) + os.sep
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # Frames that only forward a call (Tensor's Python methods, the override
@@ -49,45 +61,54 @@ try:
     _MACHINERY += (os.path.dirname(functorch.__file__) + os.sep,)
 except ImportError:
     pass
-
-
 _ABSENT = object()
 
 
-def _from_model(depth: int = 2) -> bool:
-    """Whether the call being handled (`depth` frames up) comes from the
-    model's code (the user's, or torch's modules and functionals it
-    calls), not from the tracing machinery."""
+def _caller(depth: int) -> str:
+    """The file of the code that made the call being handled, `depth`
+    frames up, past the frames that only forward it."""
     frame = sys._getframe(depth)
     while frame is not None and frame.f_code.co_filename.startswith(_FORWARDING):
         frame = frame.f_back
-    return frame is None or not frame.f_code.co_filename.startswith(_MACHINERY)
+    return frame.f_code.co_filename if frame is not None else ""
+
+
+def _from_model(depth: int = 2) -> bool:
+    """Whether the call being handled comes from the model's code (the
+    user's, or torch's modules and functionals it calls), not from the
+    tracing machinery."""
+    return not _caller(depth + 1).startswith(_MACHINERY)
 
 
 def _refuse(what: str):
     raise DataDependentError(
-        f"the model reads the number of rows of a masked selection (x[mask] or "
-        f"masked_select): {what}; that number depends on the data, and a trace would "
-        "keep the example's as a constant", None, _HINT)
+        f"the model reads the number of rows of a masked selection (x[mask], masked_select, "
+        f"nonzero): {what}; that number depends on the data, and a trace would keep the "
+        "example's as a constant", None, _HINT)
 
 
 class Count:
-    """The number of rows of a selection in the example: an index (a
-    size) and comparable with another Count, refused as a number."""
+    """The number of rows of a selection in the example: dim 0 of a view
+    of a selection, comparable with a Count of the same mask, refused as a
+    number."""
 
-    def __init__(self, k: int):
+    def __init__(self, k: int, mask: int):
         self.k = k
+        self.mask = mask
 
     def __index__(self):
+        # C++ argument parsing (a view's sizes; the mode refuses the rest).
         return self.k
 
     def __repr__(self):
         return f"Count({self.k})"
 
     def __eq__(self, other):
-        if isinstance(other, Count):
+        if isinstance(other, Count) and other.mask == self.mask:
             return self.k == other.k
-        _refuse("its size compared with a number")
+        if _caller(2).startswith(_TORCH):  # torch's own shape checks
+            return self.k == (other.k if isinstance(other, Count) else other)
+        _refuse("its size compared with a number or another mask's")
 
     def __ne__(self, other):
         return not self.__eq__(other)
@@ -112,41 +133,82 @@ class _Sizes(tuple):
         _refuse("numel() of its shape")
 
 
-def _has_count(tree) -> bool:
-    if isinstance(tree, Count):
-        return True
+def _walk(tree):
+    """The leaves of nested lists, tuples, dicts and slices."""
     if isinstance(tree, (list, tuple)):
-        return any(_has_count(t) for t in tree)
+        return [x for t in tree for x in _walk(t)]
     if isinstance(tree, dict):
-        return any(_has_count(t) for t in tree.values())
-    return False
+        return [x for t in tree.values() for x in _walk(t)]
+    if isinstance(tree, slice):
+        return _walk([tree.start, tree.stop, tree.step])
+    return [tree]
+
+
+def _has_count(tree) -> bool:
+    return any(isinstance(x, Count) for x in _walk(tree))
 
 
 def _tensors(tree):
-    if isinstance(tree, torch.Tensor):
-        return [tree]
-    if isinstance(tree, (list, tuple)):
-        return [t for x in tree for t in _tensors(x)]
-    if isinstance(tree, dict):
-        return [t for x in tree.values() for t in _tensors(x)]
-    return []
+    return [x for x in _walk(tree) if isinstance(x, torch.Tensor)]
 
 
-def _bool_index(index) -> bool:
-    index = index if isinstance(index, (tuple, list)) else (index,)
-    return any(isinstance(i, torch.Tensor) and i.dtype in (torch.bool, torch.uint8)
-               for i in index)
+def _selection(t) -> Optional[Tuple[int, int]]:
+    """(k, mask id) of a selection, else None."""
+    return getattr(t, _MARK, None) if isinstance(t, torch.Tensor) else None
 
 
-def _mark(t: torch.Tensor):
-    if isinstance(t, torch.Tensor) and t.dim() >= 1:
-        setattr(t, _MARK, t.shape[0])
+def _constant(t) -> bool:
+    return getattr(t, _CONSTANT, False)
 
 
-def _rows(t) -> Optional[int]:
-    """k when `t` is a selection read by the model's code, else None."""
-    k = getattr(t, _MARK, None) if isinstance(t, torch.Tensor) else None
-    return k if k is not None and _from_model(3) else None
+def _mark(out, mask):
+    """Marks the tensors of `out` as selections by `mask` (one of them with
+    rows: dim 0, the row count)."""
+    for t in _tensors(out):
+        if t.dim() >= 1:
+            setattr(t, _MARK, (t.shape[0], id(mask)))
+
+
+def _derive(out, inputs, random: bool = False):
+    """Propagates the marks to `out` from `inputs`: constant when every
+    input is (and no random draw made it); a selection when an input is
+    and dim 0 keeps its rows."""
+    constant = not random and all(_constant(t) for t in inputs)
+    selected = [_selection(t) for t in inputs if _selection(t) is not None]
+    for t in _tensors(out):
+        if constant:
+            setattr(t, _CONSTANT, True)
+        elif _constant(t):
+            setattr(t, _CONSTANT, False)  # written in place from data
+        if selected and t.dim() >= 1 and t.shape[0] == selected[0][0]:
+            setattr(t, _MARK, selected[0])
+
+
+def _rows(t) -> Optional[Tuple[int, int]]:
+    """(k, mask id) when `t` is a selection read by the model's code."""
+    mark = _selection(t)
+    return mark if mark is not None and _from_model(3) else None
+
+
+def _view_sizes(args, kwargs):
+    sizes = kwargs.get("size", kwargs.get("shape"))
+    if sizes is None and len(args) > 1:
+        sizes = args[1] if isinstance(args[1], (tuple, list)) else args[1:]
+    return list(sizes) if sizes is not None else []
+
+
+def _mean_of_rows(func, args, kwargs):
+    """F.cross_entropy(sel, probabilities): ATen's mean divides by the
+    input's row count (a constant in the trace); the mean of the per-row
+    losses is the same number, by a division the import keeps."""
+    bound = inspect.signature(func).bind(*args, **kwargs)
+    bound.apply_defaults()
+    call = dict(bound.arguments)
+    if call.get("size_average") is not None or call.get("reduce") is not None \
+            or call.get("reduction") != "mean":
+        return None
+    call["reduction"] = "none"
+    return func(**call).mean()
 
 
 class SelectionSizes(TorchFunctionMode):
@@ -155,31 +217,41 @@ class SelectionSizes(TorchFunctionMode):
     def __enter__(self):
         tensor = torch.Tensor
         self._saved = {name: tensor.__dict__.get(name, _ABSENT)
-                       for name in ("__getitem__", "size", "shape", "numel", "nelement",
-                                    "__len__")}
-        getitem, size, numel, length = (tensor.__getitem__, tensor.size, tensor.numel,
-                                        tensor.__len__)
+                       for name in ("__getitem__", "__setitem__", "size", "shape", "numel",
+                                    "nelement", "__len__")}
+        getitem, setitem, size, numel, length = (
+            tensor.__getitem__, tensor.__setitem__, tensor.size, tensor.numel, tensor.__len__)
         shape = torch._C._TensorBase.shape
 
         def selecting_getitem(t, index):
+            if _has_count(index) and _from_model():
+                _refuse("indexing with its size")
             out = getitem(t, index)
-            if _bool_index(index):
-                _mark(out)
+            masks = [i for i in _tensors(index) if i.dtype in (torch.bool, torch.uint8)]
+            live = [m for m in masks if not _constant(m)]
+            if live:
+                _mark(out, live[0])
+            else:
+                _derive(out, [t] + _tensors(index))
             return out
 
+        def tracking_setitem(t, index, value):
+            setitem(t, index, value)
+            _derive(t, [t] + _tensors((index, value)))
+
         def rows_size(t, *args, **kwargs):
-            k = _rows(t)
-            if k is None:
+            mark = _rows(t)
+            if mark is None:
                 return size(t, *args, **kwargs)
             dim = args[0] if args else kwargs.get("dim")
             if dim is None:
-                return _Sizes((Count(k),) + tuple(size(t)[1:]))
-            return Count(k) if dim % t.dim() == 0 else size(t, dim)
+                return _Sizes((Count(*mark),) + tuple(size(t)[1:]))
+            return Count(*mark) if dim % t.dim() == 0 else size(t, dim)
 
         def rows_shape(t):
-            k = _rows(t)
+            mark = _rows(t)
             real = shape.__get__(t)
-            return real if k is None else _Sizes((Count(k),) + tuple(real[1:]))
+            return real if mark is None else _Sizes((Count(*mark),) + tuple(real[1:]))
 
         def rows_numel(t):
             if _rows(t) is not None:
@@ -190,7 +262,7 @@ class SelectionSizes(TorchFunctionMode):
             if _rows(t) is not None:
                 _refuse("len() of it")
             return length(t)
-        tensor.__getitem__ = selecting_getitem
+        tensor.__getitem__, tensor.__setitem__ = selecting_getitem, tracking_setitem
         tensor.size, tensor.numel, tensor.nelement = rows_size, rows_numel, rows_numel
         tensor.shape = property(rows_shape)
         tensor.__len__ = rows_len
@@ -207,17 +279,28 @@ class SelectionSizes(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         name = getattr(func, "__name__", "").split(".")[0]
-        if name not in _SIZED and _has_count((args, kwargs)) and _from_model():
-            _refuse(f"{name or func} takes its size as a number")
+        first = args[0] if args else None
+        if _from_model():
+            if name in _VIEWS and _selection(first) is not None:
+                sizes = _view_sizes(args, kwargs)
+                if sizes and not isinstance(sizes[0], Count) and sizes[0] != -1:
+                    _refuse(f"{name} with {sizes[0]} rows (use its size or -1)")
+            elif _has_count((args, kwargs)):
+                _refuse(f"{name or func} takes its size as a number")
+            if name == "numel" and _selection(first) is not None:
+                _refuse("numel() of it")
+            if name == "cross_entropy" and _selection(first) is not None and len(args) > 1 \
+                    and isinstance(args[1], torch.Tensor) and args[1].is_floating_point():
+                out = _mean_of_rows(func, args, kwargs)
+                if out is not None:
+                    return out
         out = func(*args, **kwargs)
-        if name == "masked_select":
-            _mark(out)
-            return out
-        selected = [getattr(t, _MARK) for t in _tensors((args, kwargs))
-                    if getattr(t, _MARK, None) is not None]
-        if selected:
-            # Results that keep the selection's rows are selections too.
-            for t in _tensors(out):
-                if t.dim() >= 1 and t.shape[0] == selected[0]:
-                    setattr(t, _MARK, selected[0])
+        inputs = _tensors((args, kwargs))
+        if name == "masked_select" or name in ("nonzero", "argwhere") or (
+                name == "where" and len(args) == 1 and not kwargs):
+            mask = inputs[-1] if inputs else None
+            if mask is not None and not _constant(mask):
+                _mark(out, mask)
+                return out
+        _derive(out, inputs, random=any(r in name for r in _RANDOM))
         return out

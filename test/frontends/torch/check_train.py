@@ -33,9 +33,11 @@ Cases:
   versions, which the observers' load_state_dict reads).
 - masked: a masked-LM loss (cross-entropy on the tokens a mask selects),
   node losses on a training mask and rows indexed by torch.where(mask),
-  compiled from one batch and trained 6 AdamW
-  steps on batches whose masks select other numbers of rows (1 to all but
-  one): losses and parameters as torch's.
+  compiled from one batch and trained 6 AdamW steps on batches whose masks
+  select other numbers of rows (1 to all but one): losses and parameters as
+  torch's; ops on selected rows, assignments and selected sequences (also
+  compiled from an example selecting one row) give torch's losses on other
+  masks.
 - api: SGD with momentum and clipping, gradient accumulation (K=2), the
   learning rate changed between steps, save/load and the optimizer state,
   load_state_dict into a step, frozen parameters (requires_grad=False:
@@ -669,12 +671,30 @@ def check_qat(device):
     return None
 
 
+def _other_masks(example, g, i):
+    """Batch i like `example` with its boolean masks redrawn: one selected
+    row (i = 0), all rows but one (i = 1), else random."""
+    batch = list(random_batch(example, g))
+    for m, t in enumerate(example):
+        if t.dtype == torch.bool:
+            keep = torch.rand(t.shape, generator=g) < 0.5
+            if i < 2:
+                keep = torch.full(t.shape, i == 1)
+                keep.view(-1)[3] = i == 0
+            batch[m] = keep
+    return tuple(batch)
+
+
 def check_masked(device):
     """Masked selections (x[mask], nonzero's indices) are compiled for any
-    mask: the models of models/ops/masked.py's masked-lm, masked-node-losses
-    and masked-where-indices cases, compiled from their example batch, then
+    mask. The models of models/ops/masked.py's masked-lm, masked-node-losses
+    and masked-where-indices cases, compiled from their example batch, are
     trained 6 AdamW steps on batches whose masks select other numbers of
-    rows (one row, all but one, random)."""
+    rows (one row, all but one, random): losses and parameters as torch's.
+    The row-op, assignment and sequence cases (views, slices, moments,
+    masks the model computes), compiled (tfc_torch.compile) from their
+    example and from one selecting a single row, give torch's loss on 6
+    such batches (NaN where torch's is: the variance of one row)."""
     from models.ops import masked
     problems = []
     for name, factory in (("masked-lm", masked._mlm), ("masked-node-losses", masked._nodes),
@@ -685,27 +705,25 @@ def check_masked(device):
                                             optimizer="adamw", lr=1e-2, weight_decay=0.0)
         opt = torch.optim.AdamW(reference.parameters(), lr=1e-2, weight_decay=0.0)
         g = torch.Generator().manual_seed(7)
-        masks = [i for i, t in enumerate(example) if t.dtype == torch.bool]
-        counts = []
-        data = []
-        for i in range(6):
-            batch = list(random_batch(example, g))
-            for m in masks:
-                keep = torch.rand(example[m].shape, generator=g) < 0.5
-                if i < 2:  # one selected row; all rows but one
-                    keep = torch.full(example[m].shape, i == 1)
-                    keep.view(-1)[3] = i == 0
-                batch[m] = keep
-            counts.append(int(batch[masks[0]].sum()))
-            data.append(tuple(batch))
+        data = [_other_masks(example, g, i) for i in range(6)]
         train_alongside(step, reference, opt, lambda m, b: m(*b), data, f"{name}: ", problems)
         compare_parameters(step.state_dict(), reference, f"{name}: ", problems)
-        if counts[0] == int(example[masks[0]].sum()):
-            problems.append(f"{name}: the first batch selects as many rows as the example")
+    for name, factory in (("masked-row-ops", masked._rows), ("masked-assignments", masked._assign),
+                          ("masked-sequences", masked._sequences()),
+                          ("masked-sequences, one row in the example", masked._sequences(1))):
+        model, example = factory()
+        compiled = tfc_torch.compile(model, example, device=device)
+        g = torch.Generator().manual_seed(8)
+        for i in range(6):
+            batch = _other_masks(example, g, i)
+            loss, want = compiled(*batch).item(), model(*batch).item()
+            if not (math.isnan(loss) and math.isnan(want)) and rel(loss, want) > LOSS_RTOL:
+                problems.append(f"{name}: batch {i}: loss {loss!r}, torch {want!r}")
     if problems:
         return "; ".join(problems[:6])
-    print("masked: ok (masked-LM, node losses and where-indices compiled once, 6 AdamW steps "
-          "on masks selecting other numbers of rows: losses and parameters as torch's)")
+    print("masked: ok (masked-LM, node losses and where-indices trained 6 AdamW steps on masks "
+          "selecting other numbers of rows as torch's; row ops, assignments and sequences, "
+          "also compiled from one selected row, give torch's losses on 6 other masks)")
     return None
 
 

@@ -135,6 +135,39 @@ def _where():
                              torch.rand(10, 3, generator=_g(5)) < 0.4)
 
 
+class _Sequences(nn.Module):
+    """Selected sequences (a mask over the batch of (B, T, C) inputs): a
+    linear layer on them (its 3-d input's view merges the rows with the
+    time steps, its output's view splits them back), layer norm, a token
+    loss over their flattened rows, cross-entropy over the time steps as
+    the spatial dim with reduction none, nll_loss with reduction none."""
+
+    def __init__(self):
+        super().__init__()
+        self.inp = nn.Linear(5, 4)
+        self.out = nn.Linear(4, 3)
+
+    def forward(self, x, keep, y):
+        sel = self.inp(x)[keep]                     # (k, T, 4)
+        logits = self.out(F.layer_norm(sel, (4,)))  # (k, T, 3)
+        t = y[keep]
+        return (F.cross_entropy(logits.reshape(-1, 3), t.reshape(-1))
+                + F.cross_entropy(logits.transpose(1, 2), t, reduction="none").mean()
+                + F.nll_loss(logits.log_softmax(-1).flatten(0, 1), t.flatten(),
+                             reduction="none").sum() / 10)
+
+
+def _sequences(count=None):
+    def make():
+        torch.manual_seed(0)
+        keep = torch.rand(6, generator=_g(4)) < 0.5
+        if count is not None:
+            keep = torch.arange(6) < count
+        return _Sequences(), (torch.randn(6, 3, 5, generator=_g(1)), keep,
+                              torch.randint(0, 3, (6, 3), generator=_g(2)))
+    return make
+
+
 def _mlm():
     ids = torch.randint(0, 20, (3, 7), generator=_g(1))
     mask = torch.rand(3, 7, generator=_g(2)) < 0.4
@@ -167,4 +200,5 @@ CASES = {
     "masked-assignments": _assign,
     "masked-row-ops": _rows,
     "masked-where-indices": _where,
+    "masked-sequences": _sequences(),
 }
