@@ -9,6 +9,7 @@
 #include "passes/lowering/Passes.h"
 #include "passes/precision/Passes.h"
 #include "passes/precision/PrecisionPolicy.h"
+#include "passes/training/OptimizerRule.h"
 #include "passes/training/Passes.h"
 #include "passes/training/StepStages.h"
 
@@ -187,6 +188,11 @@ mlir::LogicalResult tfc::buildTrainPipeline(
   // An update before the last gradient is known cannot depend on all of
   // them.
   if (inBackward) {
+    // Options are checked: the optimizer is known.
+    std::string unused, composed;
+    if (!makeOptimizerRule(options, unused)->hasUpdateOp())
+      composed = "optimizer=" + options.optimizer +
+                 " (its update is plain ops over the gradients)";
     const char *conflict =
         options.maxGradNorm > 0 ? "max-grad-norm (the global norm needs every "
                                   "gradient first)"
@@ -195,10 +201,8 @@ mlir::LogicalResult tfc::buildTrainPipeline(
                                   "loss-scaling=false)"
         : options.accumulateSteps > 1
             ? "accumulate-steps (the update needs every micro-batch first)"
-        : options.optimizer == "adafactor"
-            ? "optimizer=adafactor (its update is plain ops over the "
-              "gradients)"
-            : nullptr;
+        : !composed.empty() ? composed.c_str()
+                            : nullptr;
     if (conflict)
       return errorHandler(llvm::Twine("optimizer-in-backward=true cannot be "
                                       "combined with ") +

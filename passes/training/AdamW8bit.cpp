@@ -50,6 +50,7 @@ public:
             {"exp_avg_sq.absmax", absmax}};
   }
   double defaultWeightDecay() const override { return 1e-2; }
+  bool hasUpdateOp() const override { return true; }
 
   ParamStepResult emitStep(OpBuilder &builder, Location loc,
                            const ParamStep &in) const override {

@@ -5,8 +5,9 @@
 // (gradients, unscaling, clipping, the step counter, skipped steps); what
 // differs is the state a parameter carries and the ops of one update. An
 // OptimizerRule supplies those two things, so each optimizer lives in its own
-// file (TorchOptimizers.cpp: adamw, adam, sgd; Adafactor.cpp; AdamW8bit.cpp)
-// and adding one touches neither the skeleton nor the other optimizers.
+// file (TorchOptimizers.cpp: adamw, adam, sgd; Adafactor.cpp; AdamW8bit.cpp;
+// RMSprop.cpp; Adagrad.cpp) and adding one touches neither the skeleton nor
+// the other optimizers: its factory joins makeOptimizerRule's list.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +62,13 @@ public:
   stateOf(mlir::RankedTensorType param) const = 0;
   /// The weight decay when the pass option is negative (torch's default).
   virtual double defaultWeightDecay() const { return 0.0; }
+  /// The eps when the pass option is negative (torch's default):
+  /// makeOptimizerRule builds the rule again with it.
+  virtual double defaultEps() const { return 1e-8; }
+  /// Whether emitStep emits one update op per parameter (TfcOptimizerUpdates.h,
+  /// which --tfc-optimizer-in-backward moves) rather than plain ops over the
+  /// gradient.
+  virtual bool hasUpdateOp() const { return false; }
   /// Emits the ops of one update of one parameter at the builder's point.
   virtual ParamStepResult emitStep(mlir::OpBuilder &builder,
                                    mlir::Location loc,
@@ -88,6 +96,17 @@ makeAdamW8bitRule(const TfcBuildTrainStepPassOptions &options,
 std::unique_ptr<OptimizerRule>
 makeAdafactorRule(const TfcBuildTrainStepPassOptions &options,
                   std::string &error);
+
+/// torch.optim.RMSprop (RMSprop.cpp): "P.square_avg", with momentum > 0
+/// "P.momentum_buffer", with centered "P.grad_avg"; plain tfc ops.
+std::unique_ptr<OptimizerRule>
+makeRmspropRule(const TfcBuildTrainStepPassOptions &options,
+                std::string &error);
+
+/// torch.optim.Adagrad (Adagrad.cpp): "P.sum"; plain tfc ops.
+std::unique_ptr<OptimizerRule>
+makeAdagradRule(const TfcBuildTrainStepPassOptions &options,
+                std::string &error);
 
 } // namespace tfc
 

@@ -44,13 +44,17 @@ defvar TfcStepClipOptions = [
 
 defvar TfcStepOptimizerOptions = [
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
-           "adamw, adam, sgd, adafactor or adamw8bit">,
+           "adamw, adam, sgd, adafactor, adamw8bit, rmsprop or adagrad "
+           "(torch.optim's AdamW, Adam, SGD, Adafactor, RMSprop, Adagrad; "
+           "bitsandbytes' AdamW8bit)">,
     Option<"beta1", "beta1", "double", /*default=*/"0.9",
            "Adam/AdamW first-moment decay">,
     Option<"beta2", "beta2", "double", /*default=*/"0.999",
            "Adam/AdamW second-moment decay">,
-    Option<"eps", "eps", "double", /*default=*/"1e-8",
-           "Adam/AdamW epsilon (outside the sqrt)">,
+    Option<"eps", "eps", "double", /*default=*/"-1.0",
+           "Epsilon added to the denominator (outside the sqrt); negative "
+           "means the optimizer's torch default (1e-10 for adagrad, 1e-8 "
+           "otherwise)">,
     Option<"weightDecay", "weight-decay", "double", /*default=*/"-1.0",
            "Weight decay; negative means the optimizer's torch default "
            "(0.01 for adamw, 0 otherwise)">,
@@ -61,9 +65,19 @@ defvar TfcStepOptimizerOptions = [
            "adamw8bit: elements per quantization block (a power of two in "
            "[32, 1024])">,
     Option<"momentum", "momentum", "double", /*default=*/"0.0",
-           "SGD momentum (0: no momentum buffer)">,
+           "SGD/RMSprop momentum (0: no momentum buffer)">,
     Option<"nesterov", "nesterov", "bool", /*default=*/"false",
            "SGD Nesterov momentum">,
+    Option<"alpha", "alpha", "double", /*default=*/"0.99",
+           "RMSprop: smoothing constant of square_avg, in [0, 1)">,
+    Option<"centered", "centered", "bool", /*default=*/"false",
+           "RMSprop: divide by the estimated variance of the gradient "
+           "(keeps grad_avg)">,
+    Option<"lrDecay", "lr-decay", "double", /*default=*/"0.0",
+           "Adagrad: the step size is lr / (1 + (t - 1) * lr-decay) (>= 0)">,
+    Option<"initialAccumulatorValue", "initial-accumulator-value", "double",
+           /*default=*/"0.0",
+           "Adagrad: the value of sum before the first step (>= 0)">,
     Option<"beta2Decay", "beta2-decay", "double", /*default=*/"-0.8",
            "Adafactor: beta2_t = 1 - t^beta2-decay (must be <= 0)">,
     Option<"eps1", "eps1", "double", /*default=*/"0.0",
@@ -98,7 +112,9 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     adamw; for adafactor, f32
     `"P.row_var"` (P's shape with the last dim 1) and `"P.col_var"` (with
     the second-to-last dim 1) when rank(P) >= 2, else `"P.variance"` (P's
-    shape)); `{tfc.state = "step"}`
+    shape); for rmsprop `"P.square_avg"`, with momentum > 0
+    `"P.momentum_buffer"`, with centered `"P.grad_avg"`; for adagrad
+    `"P.sum"`, each of P's type); `{tfc.state = "step"}`
     (tensor<i64>); with loss scaling `{tfc.state = "loss_scale"}`
     (tensor<f32>) and `{tfc.state = "growth_tracker"}` (tensor<i64>);
     the learning-rate inputs: `{tfc.input = "lr"}` (tensor<f32>, the
@@ -157,6 +173,15 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     decoupled and scaled by lr, and eps1 floors the row mean and V instead
     of being added to G^2. Its weight decay defaults to 0.
 
+    optimizer=rmsprop and optimizer=adagrad follow torch.optim.RMSprop and
+    torch.optim.Adagrad (torch 1.13's single-tensor step, in its order of
+    operations) and are built from plain tfc ops; their weight decay is
+    torch's L2 penalty (G + weight_decay * P, default 0). rmsprop reads
+    alpha, eps, momentum and centered; adagrad lr-decay,
+    initial-accumulator-value (the value `"P.sum"` reads on the first step:
+    the runtime zero-fills state) and eps (default 1e-10). The formulas are
+    in docs/training.md.
+
     ```mlir
     func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"},
                     %x: tensor<2x8xf32> {tfc.input = "x"}) -> tensor<f32>
@@ -211,10 +236,13 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     ```
 
     Errors: everything --tfc-autodiff rejects; an unknown optimizer;
-    accumulate-steps < 1; an option out of range (betas outside [0, 1), negative eps, weight decay,
-    momentum or max-grad-norm, nesterov without momentum, a block size that
-    is not a power of two in [32, 1024], beta2-decay > 0,
-    negative eps1 or eps2, clip-threshold < 1, a growth factor
+    accumulate-steps < 1; an option out of range (betas outside [0, 1),
+    negative eps or weight decay other than -1 (the optimizer's default),
+    negative momentum or max-grad-norm, nesterov without momentum, a block
+    size that is not a power of two in [32, 1024], beta2-decay > 0,
+    negative eps1 or eps2, clip-threshold < 1, alpha outside [0, 1),
+    negative lr-decay or initial-accumulator-value, an option of rmsprop
+    or adagrad given to another optimizer, a growth factor
     <= 1, a backoff factor outside (0, 1), growth-interval < 1, init-scale
     <= 0, min-scale/max-scale negative or not around init-scale, an unknown
     schedule); a loss argument already named lr/step/loss_scale/growth_tracker

@@ -57,14 +57,30 @@ checkStepOptimizerOptions(const TfcBuildTrainStepPassOptions &o) {
   std::string error;
   if (!makeOptimizerRule(o, error))
     return error;
-  if (!std::isfinite(o.eps) || o.eps < 0)
-    return "eps must be non-negative and finite";
+  if (o.eps >= 0 ? !std::isfinite(o.eps) : o.eps != -1.0)
+    return "eps must be non-negative and finite (or -1 for the optimizer's "
+           "default)";
   if (o.weightDecay >= 0 ? !std::isfinite(o.weightDecay)
                          : o.weightDecay != -1.0)
     return "weight-decay must be non-negative and finite (or -1 for the "
            "optimizer's default)";
   if (o.nesterov && (o.optimizer != "sgd" || o.momentum == 0.0))
     return "nesterov needs optimizer=sgd and momentum > 0";
+  // An option of one optimizer given to another would be silently ignored.
+  // Given means: not the default (Passes.td).
+  struct OwnOption {
+    bool given;
+    const char *name, *owner;
+  };
+  for (const OwnOption &option :
+       {OwnOption{o.alpha != 0.99, "alpha", "rmsprop"},
+        OwnOption{o.centered, "centered", "rmsprop"},
+        OwnOption{o.lrDecay != 0.0, "lr-decay", "adagrad"},
+        OwnOption{o.initialAccumulatorValue != 0.0,
+                  "initial-accumulator-value", "adagrad"}})
+    if (option.given && o.optimizer != option.owner)
+      return std::string(option.name) + " is an option of optimizer=" +
+             option.owner + " only";
   return checkScheduleOptions(o);
 }
 

@@ -27,7 +27,8 @@
 #define TFC_STEP_CLIP_OPTIONS(X) X(maxGradNorm)
 #define TFC_STEP_OPTIMIZER_OPTIONS(X)                                          \
   X(optimizer) X(beta1) X(beta2) X(eps) X(weightDecay) X(decayAll)             \
-  X(blockSize) X(momentum) X(nesterov) X(beta2Decay) X(eps1) X(eps2)           \
+  X(blockSize) X(momentum) X(nesterov) X(alpha) X(centered) X(lrDecay)         \
+  X(initialAccumulatorValue) X(beta2Decay) X(eps1) X(eps2)                     \
   X(clipThreshold) X(schedule)
 
 namespace tfc {

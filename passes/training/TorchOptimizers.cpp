@@ -31,6 +31,7 @@ public:
     return {{"exp_avg", param}, {"exp_avg_sq", param}};
   }
   double defaultWeightDecay() const override { return decoupled ? 1e-2 : 0.0; }
+  bool hasUpdateOp() const override { return true; }
 
   ParamStepResult emitStep(OpBuilder &builder, Location loc,
                            const ParamStep &in) const override {
@@ -64,6 +65,7 @@ public:
       return {};
     return {{"momentum_buffer", param}};
   }
+  bool hasUpdateOp() const override { return true; }
 
   ParamStepResult emitStep(OpBuilder &builder, Location loc,
                            const ParamStep &in) const override {
@@ -112,13 +114,22 @@ makeOptimizerRule(const TfcBuildTrainStepPassOptions &options,
   using Factory = std::unique_ptr<OptimizerRule> (*)(
       const TfcBuildTrainStepPassOptions &, std::string &);
   for (Factory factory :
-       {makeTorchOptimizerRule, makeAdafactorRule, makeAdamW8bitRule}) {
+       {makeTorchOptimizerRule, makeAdafactorRule, makeAdamW8bitRule,
+        makeRmspropRule, makeAdagradRule}) {
     std::unique_ptr<OptimizerRule> rule = factory(options, error);
-    if (rule || !error.empty())
-      return rule;
+    if (!rule || options.eps >= 0) {
+      if (rule || !error.empty())
+        return rule;
+      continue;
+    }
+    // eps < 0: the optimizer's own default, given to a second rule.
+    TfcBuildTrainStepPassOptions resolved = options;
+    resolved.eps = rule->defaultEps();
+    return factory(resolved, error);
   }
   error = "unknown optimizer '" + options.optimizer +
-          "' (expected adamw, adam, sgd, adafactor or adamw8bit)";
+          "' (expected adamw, adam, sgd, adafactor, adamw8bit, rmsprop or "
+          "adagrad)";
   return nullptr;
 }
 

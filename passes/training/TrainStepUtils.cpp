@@ -5,6 +5,8 @@
 #include "dialects/tfc/TfcOps.h"
 #include "dialects/tfc/TfcVjps.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::tfc;
 
@@ -26,6 +28,41 @@ Value i64Scalar(OpBuilder &builder, Location loc, int64_t value) {
   auto type = RankedTensorType::get({}, i64);
   return builder.create<ConstantOp>(
       loc, DenseElementsAttr::get(type, builder.getIntegerAttr(i64, value)));
+}
+
+Type optimizerComputeType(Value param) {
+  Type element = tensorTypeOf(param).getElementType();
+  return element.isF64() ? element : Float32Type::get(param.getContext());
+}
+
+Value onFirstStepUse(OpBuilder &builder, Location loc, Value step,
+                     double init, Value x) {
+  VjpBuilder v(builder, loc);
+  Value one = i64Scalar(builder, loc, 1);
+  Value first = v.compare(CompareDirection::eq, step, one);
+  Value initial = v.scalar(tensorTypeOf(x).getElementType(), init);
+  return v.select(first, initial, x);
+}
+
+Value stepAsF64(OpBuilder &builder, Location loc, Value step) {
+  return VjpBuilder(builder, loc).convert(step, builder.getF64Type());
+}
+
+Value powOfStep(OpBuilder &builder, Location loc, double base, Value t) {
+  VjpBuilder v(builder, loc);
+  Value logBase = v.scalar(builder.getF64Type(), std::log(base));
+  Value exponent = v.mul(t, logBase);
+  return builder.create<ExpOp>(loc, exponent.getType(), exponent);
+}
+
+Value addL2Penalty(OpBuilder &builder, Location loc, Value grad, Value param,
+                   double weightDecay) {
+  if (weightDecay == 0.0)
+    return grad;
+  VjpBuilder v(builder, loc);
+  Value decay = v.scalar(tensorTypeOf(param).getElementType(), weightDecay);
+  Value penalty = v.mul(param, decay);
+  return v.add(grad, penalty);
 }
 
 } // namespace tfc

@@ -60,9 +60,12 @@ static cl::opt<int64_t> steps("steps", cl::desc("Optimizer steps in all"),
 static cl::opt<int64_t>
     batch("batch", cl::desc("Batch size (must equal the model's)"),
           cl::init(0), cl::cat(category));
-static cl::opt<std::string> optimizer("optimizer",
-                                      cl::desc("adamw, adam, sgd, adafactor or adamw8bit"),
-                                      cl::init("adamw"), cl::cat(category));
+static cl::opt<std::string> optimizer(
+    "optimizer",
+    cl::desc("adamw, adam, sgd, adafactor, adamw8bit, rmsprop or adagrad "
+             "(each with torch.optim's defaults but --lr and --weight-decay; "
+             "the pass options set the rest: docs/training.md)"),
+    cl::init("adamw"), cl::cat(category));
 static cl::opt<double> lr("lr", cl::desc("Peak learning rate"),
                           cl::init(3e-4), cl::cat(category));
 static cl::opt<std::string>
@@ -360,9 +363,10 @@ bool run() {
   if (steps < 1)
     return fail("--steps must be at least 1");
   if (optimizer != "adamw" && optimizer != "adam" && optimizer != "sgd" &&
-      optimizer != "adafactor" && optimizer != "adamw8bit")
+      optimizer != "adafactor" && optimizer != "adamw8bit" &&
+      optimizer != "rmsprop" && optimizer != "adagrad")
     return fail("unknown --optimizer '" + optimizer +
-                "' (adamw, adam, sgd, adafactor, adamw8bit)");
+                "' (adamw, adam, sgd, adafactor, adamw8bit, rmsprop, adagrad)");
   Schedule sched;
   if (!parseScheduleKind(schedule, sched.kind))
     return fail("unknown --schedule '" + schedule +

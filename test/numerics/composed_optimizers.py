@@ -1,0 +1,147 @@
+"""The optimizers --tfc-build-train-step composes of plain tfc ops
+(rmsprop, adagrad) against torch.optim for 20 steps.
+
+Each case trains a 32x16 matrix and a 48-vector on the loss sum(P * G), whose
+gradient is exactly the fed G, with fresh random gradients every step (rows of
+different scales): one tfc-run --train-step per step (compiled once, then the
+artifact), parameters and optimizer state carried over with --state-out /
+--inputs. torch.optim's optimizer (foreach=False, torch 1.13's CPU step) gets
+the same initial parameters and gradients, and weight decay on the matrix
+only (tfc's default groups: rank < 2 parameters are not decayed). After every
+step every parameter and state (named as torch's state_dict: P.square_avg,
+P.sum, ...) must equal torch's under torch.testing's f32 tolerances; the
+largest normwise error (max|tfc - torch| / max|torch|) is printed.
+
+Usage: composed_optimizers.py --tfc-run BIN [--device host|cuda] [--case NAME] [--seed N]
+Exit codes: 0 pass, 1 mismatch or failure, 77 skipped (device unavailable).
+"""
+import os
+import subprocess
+import sys
+
+import torch
+
+import run_numerics
+import safetensors_io
+
+STEPS = 20
+SHAPES = {"m": (32, 16), "v": (48,)}
+
+
+def f32(x):
+    """The f32 value tfc's runtime learning rate holds; torch gets it too."""
+    return float(torch.tensor(x, dtype=torch.float32))
+
+
+# name -> (pass options, torch.optim class, its keyword arguments, lr); the
+# weight_decay keyword applies to the matrix only.
+CASES = {
+    "rmsprop": ("optimizer=rmsprop", torch.optim.RMSprop, {}, 1e-2),
+    "rmsprop-options": ("optimizer=rmsprop alpha=0.9 eps=1e-6 weight-decay=0.1",
+                        torch.optim.RMSprop, {"alpha": 0.9, "eps": 1e-6, "weight_decay": 0.1},
+                        3e-3),
+    "rmsprop-momentum": ("optimizer=rmsprop momentum=0.9", torch.optim.RMSprop,
+                         {"momentum": 0.9}, 1e-3),
+    "rmsprop-centered": ("optimizer=rmsprop centered=true momentum=0.5 weight-decay=0.01",
+                         torch.optim.RMSprop,
+                         {"centered": True, "momentum": 0.5, "weight_decay": 0.01}, 1e-3),
+    # eps defaults to torch's 1e-10 for adagrad.
+    "adagrad": ("optimizer=adagrad", torch.optim.Adagrad, {}, 1e-2),
+    "adagrad-options": ("optimizer=adagrad lr-decay=0.05 initial-accumulator-value=0.5 "
+                        "eps=1e-6 weight-decay=0.1", torch.optim.Adagrad,
+                        {"lr_decay": 0.05, "initial_accumulator_value": 0.5, "eps": 1e-6,
+                         "weight_decay": 0.1}, 5e-2),
+}
+
+
+def build_mlir():
+    args, body, terms = [], [], []
+    for name, shape in SHAPES.items():
+        t = "tensor<" + "".join(f"{d}x" for d in shape) + "f32>"
+        dims = ", ".join(str(i) for i in range(len(shape)))
+        args.append(f'%{name}: {t} {{tfc.param = "{name}"}}')
+        args.append(f'%g{name}: {t} {{tfc.input = "g{name}"}}')
+        body.append(f"  %pg{name} = tfc.mul %{name}, %g{name} : {t}, {t}")
+        body.append(f"  %s{name} = tfc.reduce_sum %pg{name} dims [{dims}] : {t} -> tensor<f32>")
+        terms.append(f"%s{name}")
+    body.append(f"  %sum = tfc.add {terms[0]}, {terms[1]} : tensor<f32>, tensor<f32>")
+    return (f"func.func @loss({', '.join(args)}) -> tensor<f32> {{\n" + "\n".join(body) +
+            "\n  return %sum : tensor<f32>\n}\n")
+
+
+def normwise_error(have, want):
+    want = want.to(torch.float64)
+    scale = want.abs().max().item()
+    err = (have.to(torch.float64) - want).abs().max().item()
+    return err / scale if scale > 0 else err
+
+
+def run_case(args, case, seed, workdir):
+    options, optim, kw, lr = CASES[case]
+    lr = f32(lr)
+    model = os.path.join(workdir, "model.mlir")
+    with open(model, "w") as f:
+        f.write(build_mlir())
+    artifact = os.path.join(workdir, f"{case}-artifact")
+    g = torch.Generator().manual_seed(seed)
+    params = {n: torch.nn.Parameter(torch.randn(s, generator=g)) for n, s in SHAPES.items()}
+    groups = [{"params": [params["m"]]},
+              {"params": [params["v"]], "weight_decay": 0.0}]
+    opt = optim(groups, lr=lr, foreach=False, **kw)
+    carried = {n: p.detach().clone() for n, p in params.items()}
+    state_out = os.path.join(workdir, "state.safetensors")
+    worst = 0.0
+    for step in range(1, STEPS + 1):
+        grads = {n: torch.randn(s, generator=g) * torch.rand(s[:-1] + (1,), generator=g) * 3
+                 if len(s) > 1 else torch.randn(s, generator=g) for n, s in SHAPES.items()}
+        for n, p in params.items():
+            p.grad = grads[n].clone()
+        opt.step()
+        feed = dict(carried)
+        feed.update({f"g{n}": gr for n, gr in grads.items()})
+        feed["lr"] = torch.tensor(lr, dtype=torch.float32)
+        inp = os.path.join(workdir, "in.safetensors")
+        safetensors_io.save(feed, inp)
+        # Compile once (step 1), then run the saved artifact.
+        cmd = [args.tfc_run, model if step == 1 else artifact, "--inputs", inp, "--steps", "1",
+               "--state-out", state_out, "--device", args.device, "--quiet"]
+        if step == 1:
+            cmd += ["--train-step", options, "--emit-artifact", artifact]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            return f"step {step}: tfc-run failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}"
+        got = safetensors_io.load(state_out)
+        if "step" not in got or int(got["step"]) != step:
+            return f"step {step}: step counter {got.get('step')}"
+        for n, p in params.items():
+            pairs = [(n, p.detach())]
+            pairs += [(f"{n}.{key}", value) for key, value in opt.state[p].items()
+                      if key != "step"]
+            for key, want in pairs:
+                have = got.get(key)
+                if have is None:
+                    return f"step {step}: '{key}' missing from the state ({sorted(got)})"
+                if have.shape != want.shape or have.dtype != want.dtype:
+                    return (f"step {step}: '{key}' is {have.dtype} {tuple(have.shape)}, torch's "
+                            f"{want.dtype} {tuple(want.shape)}")
+                worst = max(worst, normwise_error(have, want))
+                try:
+                    torch.testing.assert_close(have, want)
+                except AssertionError as e:
+                    return f"step {step}: '{key}': {e}"
+        carried = got
+    print(f"     {case}: max normwise rel. error vs torch.optim over {STEPS} steps {worst:.2e}")
+    return None
+
+
+def main():
+    args, seed = run_numerics.start("composed_optimizers", [("--case", {"action": "append"})],
+                                    model=False)
+    if args is None:
+        return seed
+    return run_numerics.run_cases("composed_optimizers", CASES, args.case,
+                                  lambda case, workdir: run_case(args, case, seed, workdir))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
