@@ -6,8 +6,9 @@
 // differs is the state a parameter carries and the ops of one update. An
 // OptimizerRule supplies those two things, so each optimizer lives in its own
 // file (TorchOptimizers.cpp: adamw, adam, sgd; Adafactor.cpp; AdamW8bit.cpp;
-// RMSprop.cpp; Adagrad.cpp) and adding one touches neither the skeleton nor
-// the other optimizers: its factory joins makeOptimizerRule's list.
+// RMSprop.cpp; Adagrad.cpp; Adamax.cpp; NAdam.cpp; RAdam.cpp) and adding one
+// touches neither the skeleton nor the other optimizers: its factory joins
+// makeOptimizerRule's list.
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,6 +108,20 @@ makeRmspropRule(const TfcBuildTrainStepPassOptions &options,
 std::unique_ptr<OptimizerRule>
 makeAdagradRule(const TfcBuildTrainStepPassOptions &options,
                 std::string &error);
+
+/// torch.optim.Adamax (Adamax.cpp): "P.exp_avg", "P.exp_inf"; plain tfc ops.
+std::unique_ptr<OptimizerRule>
+makeAdamaxRule(const TfcBuildTrainStepPassOptions &options, std::string &error);
+
+/// torch.optim.NAdam (NAdam.cpp): "P.mu_product" (0-d f32), "P.exp_avg",
+/// "P.exp_avg_sq"; plain tfc ops.
+std::unique_ptr<OptimizerRule>
+makeNAdamRule(const TfcBuildTrainStepPassOptions &options, std::string &error);
+
+/// torch.optim.RAdam (RAdam.cpp): "P.exp_avg", "P.exp_avg_sq"; plain tfc
+/// ops.
+std::unique_ptr<OptimizerRule>
+makeRAdamRule(const TfcBuildTrainStepPassOptions &options, std::string &error);
 
 } // namespace tfc
 

@@ -44,13 +44,15 @@ defvar TfcStepClipOptions = [
 
 defvar TfcStepOptimizerOptions = [
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
-           "adamw, adam, sgd, adafactor, adamw8bit, rmsprop or adagrad "
-           "(torch.optim's AdamW, Adam, SGD, Adafactor, RMSprop, Adagrad; "
-           "bitsandbytes' AdamW8bit)">,
+           "adamw, adam, sgd, adafactor, adamw8bit, rmsprop, adagrad, "
+           "adamax, nadam or radam (torch.optim's AdamW, Adam, SGD, "
+           "Adafactor, RMSprop, Adagrad, Adamax, NAdam, RAdam; bitsandbytes' "
+           "AdamW8bit)">,
     Option<"beta1", "beta1", "double", /*default=*/"0.9",
-           "Adam/AdamW first-moment decay">,
+           "Adam/AdamW/Adamax/NAdam/RAdam first-moment decay">,
     Option<"beta2", "beta2", "double", /*default=*/"0.999",
-           "Adam/AdamW second-moment decay">,
+           "Adam/AdamW/NAdam/RAdam second-moment decay (Adamax: of the "
+           "infinity norm)">,
     Option<"eps", "eps", "double", /*default=*/"-1.0",
            "Epsilon added to the denominator (outside the sqrt); negative "
            "means the optimizer's torch default (1e-10 for adagrad, 1e-8 "
@@ -78,6 +80,9 @@ defvar TfcStepOptimizerOptions = [
     Option<"initialAccumulatorValue", "initial-accumulator-value", "double",
            /*default=*/"0.0",
            "Adagrad: the value of sum before the first step (>= 0)">,
+    Option<"momentumDecay", "momentum-decay", "double", /*default=*/"0.004",
+           "NAdam: momentum schedule mu_t = beta1 (1 - 0.96^(t "
+           "momentum-decay) / 2) (>= 0)">,
     Option<"beta2Decay", "beta2-decay", "double", /*default=*/"-0.8",
            "Adafactor: beta2_t = 1 - t^beta2-decay (must be <= 0)">,
     Option<"eps1", "eps1", "double", /*default=*/"0.0",
@@ -114,7 +119,10 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     the second-to-last dim 1) when rank(P) >= 2, else `"P.variance"` (P's
     shape); for rmsprop `"P.square_avg"`, with momentum > 0
     `"P.momentum_buffer"`, with centered `"P.grad_avg"`; for adagrad
-    `"P.sum"`, each of P's type); `{tfc.state = "step"}`
+    `"P.sum"`; for adamax `"P.exp_avg"`, `"P.exp_inf"`; for nadam
+    `"P.mu_product"` (tensor<f32>), `"P.exp_avg"`, `"P.exp_avg_sq"`; for
+    radam `"P.exp_avg"`, `"P.exp_avg_sq"`; each of P's type unless said);
+    `{tfc.state = "step"}`
     (tensor<i64>); with loss scaling `{tfc.state = "loss_scale"}`
     (tensor<f32>) and `{tfc.state = "growth_tracker"}` (tensor<i64>);
     the learning-rate inputs: `{tfc.input = "lr"}` (tensor<f32>, the
@@ -173,14 +181,17 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     decoupled and scaled by lr, and eps1 floors the row mean and V instead
     of being added to G^2. Its weight decay defaults to 0.
 
-    optimizer=rmsprop and optimizer=adagrad follow torch.optim.RMSprop and
-    torch.optim.Adagrad (torch 1.13's single-tensor step, in its order of
-    operations) and are built from plain tfc ops; their weight decay is
-    torch's L2 penalty (G + weight_decay * P, default 0). rmsprop reads
-    alpha, eps, momentum and centered; adagrad lr-decay,
-    initial-accumulator-value (the value `"P.sum"` reads on the first step:
-    the runtime zero-fills state) and eps (default 1e-10). The formulas are
-    in docs/training.md.
+    optimizer=rmsprop, adagrad, adamax, nadam and radam follow
+    torch.optim.RMSprop, Adagrad, Adamax, NAdam and RAdam (torch 1.13's
+    single-tensor step, in its order of operations; the scalars torch forms
+    from the step count in Python floats in f64) and are built from plain
+    tfc ops; their weight decay is torch's L2 penalty (G + weight_decay * P,
+    default 0). rmsprop reads alpha, eps, momentum and centered; adagrad
+    lr-decay, initial-accumulator-value (the value `"P.sum"` reads on the
+    first step: the runtime zero-fills state) and eps (default 1e-10);
+    adamax and radam beta1, beta2 and eps; nadam beta1, beta2, eps and
+    momentum-decay (`"P.mu_product"` reads 1 on the first step). The
+    formulas are in docs/training.md.
 
     ```mlir
     func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"},
@@ -241,8 +252,9 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     negative momentum or max-grad-norm, nesterov without momentum, a block
     size that is not a power of two in [32, 1024], beta2-decay > 0,
     negative eps1 or eps2, clip-threshold < 1, alpha outside [0, 1),
-    negative lr-decay or initial-accumulator-value, an option of rmsprop
-    or adagrad given to another optimizer, a growth factor
+    negative lr-decay, initial-accumulator-value or momentum-decay, an
+    option of rmsprop, adagrad or nadam given to another optimizer, a growth
+    factor
     <= 1, a backoff factor outside (0, 1), growth-interval < 1, init-scale
     <= 0, min-scale/max-scale negative or not around init-scale, an unknown
     schedule); a loss argument already named lr/step/loss_scale/growth_tracker

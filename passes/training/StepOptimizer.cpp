@@ -76,11 +76,12 @@ checkStepOptimizerOptions(const TfcBuildTrainStepPassOptions &o) {
        {OwnOption{o.alpha != 0.99, "alpha", "rmsprop"},
         OwnOption{o.centered, "centered", "rmsprop"},
         OwnOption{o.lrDecay != 0.0, "lr-decay", "adagrad"},
-        OwnOption{o.initialAccumulatorValue != 0.0,
-                  "initial-accumulator-value", "adagrad"}})
+        OwnOption{o.initialAccumulatorValue != 0.0, "initial-accumulator-value",
+                  "adagrad"},
+        OwnOption{o.momentumDecay != 0.004, "momentum-decay", "nadam"}})
     if (option.given && o.optimizer != option.owner)
-      return std::string(option.name) + " is an option of optimizer=" +
-             option.owner + " only";
+      return std::string(option.name) +
+             " is an option of optimizer=" + option.owner + " only";
   return checkScheduleOptions(o);
 }
 

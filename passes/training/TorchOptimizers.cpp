@@ -113,9 +113,9 @@ makeOptimizerRule(const TfcBuildTrainStepPassOptions &options,
   error.clear();
   using Factory = std::unique_ptr<OptimizerRule> (*)(
       const TfcBuildTrainStepPassOptions &, std::string &);
-  for (Factory factory :
-       {makeTorchOptimizerRule, makeAdafactorRule, makeAdamW8bitRule,
-        makeRmspropRule, makeAdagradRule}) {
+  for (Factory factory : {makeTorchOptimizerRule, makeAdafactorRule,
+                          makeAdamW8bitRule, makeRmspropRule, makeAdagradRule,
+                          makeAdamaxRule, makeNAdamRule, makeRAdamRule}) {
     std::unique_ptr<OptimizerRule> rule = factory(options, error);
     if (!rule || options.eps >= 0) {
       if (rule || !error.empty())
@@ -128,8 +128,8 @@ makeOptimizerRule(const TfcBuildTrainStepPassOptions &options,
     return factory(resolved, error);
   }
   error = "unknown optimizer '" + options.optimizer +
-          "' (expected adamw, adam, sgd, adafactor, adamw8bit, rmsprop or "
-          "adagrad)";
+          "' (expected adamw, adam, sgd, adafactor, adamw8bit, rmsprop, "
+          "adagrad, adamax, nadam or radam)";
   return nullptr;
 }
 

@@ -35,8 +35,8 @@ Type optimizerComputeType(Value param) {
   return element.isF64() ? element : Float32Type::get(param.getContext());
 }
 
-Value onFirstStepUse(OpBuilder &builder, Location loc, Value step,
-                     double init, Value x) {
+Value onFirstStepUse(OpBuilder &builder, Location loc, Value step, double init,
+                     Value x) {
   VjpBuilder v(builder, loc);
   Value one = i64Scalar(builder, loc, 1);
   Value first = v.compare(CompareDirection::eq, step, one);
@@ -53,6 +53,29 @@ Value powOfStep(OpBuilder &builder, Location loc, double base, Value t) {
   Value logBase = v.scalar(builder.getF64Type(), std::log(base));
   Value exponent = v.mul(t, logBase);
   return builder.create<ExpOp>(loc, exponent.getType(), exponent);
+}
+
+Value firstMoment(OpBuilder &builder, Location loc, Value m, Value grad,
+                  double beta1) {
+  VjpBuilder v(builder, loc);
+  Type type = tensorTypeOf(m).getElementType();
+  Value beta = v.scalar(type, beta1);
+  Value rest = v.scalar(type, 1.0 - beta1);
+  Value kept = v.mul(m, beta);
+  Value added = v.mul(grad, rest);
+  return v.add(kept, added);
+}
+
+Value secondMoment(OpBuilder &builder, Location loc, Value m, Value grad,
+                   double beta2) {
+  VjpBuilder v(builder, loc);
+  Type type = tensorTypeOf(m).getElementType();
+  Value beta = v.scalar(type, beta2);
+  Value rest = v.scalar(type, 1.0 - beta2);
+  Value kept = v.mul(m, beta);
+  Value scaled = v.mul(rest, grad);
+  Value added = v.mul(scaled, grad);
+  return v.add(kept, added);
 }
 
 Value addL2Penalty(OpBuilder &builder, Location loc, Value grad, Value param,

@@ -40,8 +40,19 @@ mlir::Value stepAsF64(mlir::OpBuilder &builder, mlir::Location loc,
 
 /// base^t in f64 for a 0-d f64 `t` >= 1 and 0 <= base < 1, as
 /// exp(t * ln(base)) (tfc.pow's exponent is a constant).
-mlir::Value powOfStep(mlir::OpBuilder &builder, mlir::Location loc,
-                      double base, mlir::Value t);
+mlir::Value powOfStep(mlir::OpBuilder &builder, mlir::Location loc, double base,
+                      mlir::Value t);
+
+/// torch's first moment `m.mul_(beta1).add_(grad, alpha=1 - beta1)`, as
+/// m * beta1 + grad * (1 - beta1) (ATen fuses the second product and the
+/// sum; tfc rounds each).
+mlir::Value firstMoment(mlir::OpBuilder &builder, mlir::Location loc,
+                        mlir::Value m, mlir::Value grad, double beta1);
+
+/// torch's second moment `v.mul_(beta2).addcmul_(grad, grad, value=1 -
+/// beta2)`, as v * beta2 + ((1 - beta2) * grad) * grad (addcmul's order).
+mlir::Value secondMoment(mlir::OpBuilder &builder, mlir::Location loc,
+                         mlir::Value v, mlir::Value grad, double beta2);
 
 /// torch's L2 penalty `grad.add(param, alpha=weight_decay)`; `grad` itself
 /// when weightDecay is 0.

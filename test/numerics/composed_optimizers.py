@@ -1,5 +1,5 @@
 """The optimizers --tfc-build-train-step composes of plain tfc ops
-(rmsprop, adagrad) against torch.optim for 20 steps.
+(rmsprop, adagrad, adamax, nadam, radam) against torch.optim for 20 steps.
 
 Each case trains a 32x16 matrix and a 48-vector on the loss sum(P * G), whose
 gradient is exactly the fed G, with fresh random gradients every step (rows of
@@ -9,8 +9,9 @@ artifact), parameters and optimizer state carried over with --state-out /
 the same initial parameters and gradients, and weight decay on the matrix
 only (tfc's default groups: rank < 2 parameters are not decayed). After every
 step every parameter and state (named as torch's state_dict: P.square_avg,
-P.sum, ...) must equal torch's under torch.testing's f32 tolerances; the
-largest normwise error (max|tfc - torch| / max|torch|) is printed.
+P.sum, P.mu_product, ...) must equal torch's under torch.testing's f32
+tolerances; the largest normwise errors (max|tfc - torch| / max|torch|) of
+the parameters, of their change since step 0 and of the states are printed.
 
 Usage: composed_optimizers.py --tfc-run BIN [--device host|cuda] [--case NAME] [--seed N]
 Exit codes: 0 pass, 1 mismatch or failure, 77 skipped (device unavailable).
@@ -51,6 +52,21 @@ CASES = {
                         "eps=1e-6 weight-decay=0.1", torch.optim.Adagrad,
                         {"lr_decay": 0.05, "initial_accumulator_value": 0.5, "eps": 1e-6,
                          "weight_decay": 0.1}, 5e-2),
+    "adamax": ("optimizer=adamax", torch.optim.Adamax, {}, 2e-3),
+    "adamax-options": ("optimizer=adamax beta1=0.8 beta2=0.99 eps=1e-3 weight-decay=0.1",
+                       torch.optim.Adamax,
+                       {"betas": (0.8, 0.99), "eps": 1e-3, "weight_decay": 0.1}, 1e-2),
+    "nadam": ("optimizer=nadam", torch.optim.NAdam, {}, 2e-3),
+    "nadam-options": ("optimizer=nadam beta1=0.8 beta2=0.99 eps=1e-6 momentum-decay=0.05 "
+                      "weight-decay=0.1", torch.optim.NAdam,
+                      {"betas": (0.8, 0.99), "eps": 1e-6, "momentum_decay": 0.05,
+                       "weight_decay": 0.1}, 1e-2),
+    # beta2 0.999: rho_t > 5 from step 6 (the unrectified update before).
+    "radam": ("optimizer=radam", torch.optim.RAdam, {}, 1e-3),
+    # beta2 0.9: rho_inf = 19, rho_t > 5 from step 3.
+    "radam-options": ("optimizer=radam beta1=0.8 beta2=0.9 eps=1e-6 weight-decay=0.1",
+                      torch.optim.RAdam,
+                      {"betas": (0.8, 0.9), "eps": 1e-6, "weight_decay": 0.1}, 1e-2),
 }
 
 
@@ -89,8 +105,9 @@ def run_case(args, case, seed, workdir):
               {"params": [params["v"]], "weight_decay": 0.0}]
     opt = optim(groups, lr=lr, foreach=False, **kw)
     carried = {n: p.detach().clone() for n, p in params.items()}
+    initial = {n: p.detach().to(torch.float64) for n, p in params.items()}
     state_out = os.path.join(workdir, "state.safetensors")
-    worst = 0.0
+    worst = {"params": 0.0, "moved": 0.0, "state": 0.0}
     for step in range(1, STEPS + 1):
         grads = {n: torch.randn(s, generator=g) * torch.rand(s[:-1] + (1,), generator=g) * 3
                  if len(s) > 1 else torch.randn(s, generator=g) for n, s in SHAPES.items()}
@@ -124,13 +141,22 @@ def run_case(args, case, seed, workdir):
                 if have.shape != want.shape or have.dtype != want.dtype:
                     return (f"step {step}: '{key}' is {have.dtype} {tuple(have.shape)}, torch's "
                             f"{want.dtype} {tuple(want.shape)}")
-                worst = max(worst, normwise_error(have, want))
+                kind = "params" if key == n else "state"
+                worst[kind] = max(worst[kind], normwise_error(have, want))
+                if key == n:
+                    # The distance moved so far, where the rounding of the
+                    # parameters themselves does not hide the update's error.
+                    moved = normwise_error(have.to(torch.float64) - initial[n],
+                                           want.to(torch.float64) - initial[n])
+                    worst["moved"] = max(worst["moved"], moved)
                 try:
                     torch.testing.assert_close(have, want)
                 except AssertionError as e:
                     return f"step {step}: '{key}': {e}"
         carried = got
-    print(f"     {case}: max normwise rel. error vs torch.optim over {STEPS} steps {worst:.2e}")
+    print(f"     {case}: max normwise rel. error vs torch.optim over {STEPS} steps: params "
+          f"{worst['params']:.2e}, their change since step 0 {worst['moved']:.2e}, "
+          f"state {worst['state']:.2e}")
     return None
 
 

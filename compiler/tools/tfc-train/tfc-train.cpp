@@ -62,9 +62,10 @@ static cl::opt<int64_t>
           cl::init(0), cl::cat(category));
 static cl::opt<std::string> optimizer(
     "optimizer",
-    cl::desc("adamw, adam, sgd, adafactor, adamw8bit, rmsprop or adagrad "
-             "(each with torch.optim's defaults but --lr and --weight-decay; "
-             "the pass options set the rest: docs/training.md)"),
+    cl::desc("adamw, adam, sgd, adafactor, adamw8bit, rmsprop, adagrad, "
+             "adamax, nadam or radam (each with torch.optim's defaults but "
+             "--lr and --weight-decay; the pass options set the rest: "
+             "docs/training.md)"),
     cl::init("adamw"), cl::cat(category));
 static cl::opt<double> lr("lr", cl::desc("Peak learning rate"),
                           cl::init(3e-4), cl::cat(category));
@@ -364,9 +365,11 @@ bool run() {
     return fail("--steps must be at least 1");
   if (optimizer != "adamw" && optimizer != "adam" && optimizer != "sgd" &&
       optimizer != "adafactor" && optimizer != "adamw8bit" &&
-      optimizer != "rmsprop" && optimizer != "adagrad")
+      optimizer != "rmsprop" && optimizer != "adagrad" &&
+      optimizer != "adamax" && optimizer != "nadam" && optimizer != "radam")
     return fail("unknown --optimizer '" + optimizer +
-                "' (adamw, adam, sgd, adafactor, adamw8bit, rmsprop, adagrad)");
+                "' (adamw, adam, sgd, adafactor, adamw8bit, rmsprop, "
+                "adagrad, adamax, nadam, radam)");
   Schedule sched;
   if (!parseScheduleKind(schedule, sched.kind))
     return fail("unknown --schedule '" + schedule +

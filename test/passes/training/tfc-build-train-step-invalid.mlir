@@ -17,7 +17,7 @@
 // Errors of --tfc-build-train-step: one case per rule on the model, and one
 // RUN line per option rule.
 
-// OPT: --tfc-build-train-step: unknown optimizer 'lion' (expected adamw, adam, sgd, adafactor, adamw8bit, rmsprop or adagrad)
+// OPT: --tfc-build-train-step: unknown optimizer 'lion' (expected adamw, adam, sgd, adafactor, adamw8bit, rmsprop, adagrad, adamax, nadam or radam)
 // NESTEROV: --tfc-build-train-step: nesterov needs optimizer=sgd and momentum > 0
 // BACKOFF: --tfc-build-train-step: backoff-factor must lie in (0, 1)
 // CLIP: --tfc-build-train-step: max-grad-norm must be non-negative and finite (0: off)
