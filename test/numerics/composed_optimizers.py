@@ -12,6 +12,8 @@ step every parameter and state (named as torch's state_dict: P.square_avg,
 P.sum, P.mu_product, ...) must equal torch's under torch.testing's f32
 tolerances; the largest normwise errors (max|tfc - torch| / max|torch|) of
 the parameters, of their change since step 0 and of the states are printed.
+The *-f64 cases train f64 parameters (tfc computes and keeps state in f64)
+under torch.testing's f64 tolerances.
 
 Usage: composed_optimizers.py --tfc-run BIN [--device host|cuda] [--case NAME] [--seed N]
 Exit codes: 0 pass, 1 mismatch or failure, 77 skipped (device unavailable).
@@ -34,8 +36,9 @@ def f32(x):
     return float(torch.tensor(x, dtype=torch.float32))
 
 
-# name -> (pass options, torch.optim class, its keyword arguments, lr); the
-# weight_decay keyword applies to the matrix only.
+# name -> (pass options, torch.optim class, its keyword arguments, lr[, the
+# parameters' dtype, default f32]); the weight_decay keyword applies to the
+# matrix only.
 CASES = {
     "rmsprop": ("optimizer=rmsprop", torch.optim.RMSprop, {}, 1e-2),
     "rmsprop-options": ("optimizer=rmsprop alpha=0.9 eps=1e-6 weight-decay=0.1",
@@ -63,26 +66,32 @@ CASES = {
                        "weight_decay": 0.1}, 1e-2),
     # beta2 0.999: rho_t > 5 from step 6 (the unrectified update before).
     "radam": ("optimizer=radam", torch.optim.RAdam, {}, 1e-3),
-    # beta2 0.9: rho_inf = 19, rho_t > 5 from step 3.
+    # beta2 0.9: rho_inf = 19 (rho_t > 5 from step 6 as well).
     "radam-options": ("optimizer=radam beta1=0.8 beta2=0.9 eps=1e-6 weight-decay=0.1",
                       torch.optim.RAdam,
                       {"betas": (0.8, 0.9), "eps": 1e-6, "weight_decay": 0.1}, 1e-2),
 }
+# The same with f64 parameters: tfc computes and keeps the state in f64 (NAdam's
+# mu_product stays f32, as torch's); torch.testing's f64 tolerances.
+for _name in ("rmsprop-centered", "adagrad-options", "adamax-options", "nadam-options",
+              "radam-options"):
+    CASES[_name + "-f64"] = CASES[_name] + (torch.float64,)
 
 
-def build_mlir():
+def build_mlir(element):
     args, body, terms = [], [], []
+    scalar = f"tensor<{element}>"
     for name, shape in SHAPES.items():
-        t = "tensor<" + "".join(f"{d}x" for d in shape) + "f32>"
+        t = "tensor<" + "".join(f"{d}x" for d in shape) + f"{element}>"
         dims = ", ".join(str(i) for i in range(len(shape)))
         args.append(f'%{name}: {t} {{tfc.param = "{name}"}}')
         args.append(f'%g{name}: {t} {{tfc.input = "g{name}"}}')
         body.append(f"  %pg{name} = tfc.mul %{name}, %g{name} : {t}, {t}")
-        body.append(f"  %s{name} = tfc.reduce_sum %pg{name} dims [{dims}] : {t} -> tensor<f32>")
+        body.append(f"  %s{name} = tfc.reduce_sum %pg{name} dims [{dims}] : {t} -> {scalar}")
         terms.append(f"%s{name}")
-    body.append(f"  %sum = tfc.add {terms[0]}, {terms[1]} : tensor<f32>, tensor<f32>")
-    return (f"func.func @loss({', '.join(args)}) -> tensor<f32> {{\n" + "\n".join(body) +
-            "\n  return %sum : tensor<f32>\n}\n")
+    body.append(f"  %sum = tfc.add {terms[0]}, {terms[1]} : {scalar}, {scalar}")
+    return (f"func.func @loss({', '.join(args)}) -> {scalar} {{\n" + "\n".join(body) +
+            f"\n  return %sum : {scalar}\n}}\n")
 
 
 def normwise_error(have, want):
@@ -93,14 +102,16 @@ def normwise_error(have, want):
 
 
 def run_case(args, case, seed, workdir):
-    options, optim, kw, lr = CASES[case]
+    options, optim, kw, lr, *rest = CASES[case]
+    dtype = rest[0] if rest else torch.float32
     lr = f32(lr)
     model = os.path.join(workdir, "model.mlir")
     with open(model, "w") as f:
-        f.write(build_mlir())
+        f.write(build_mlir("f64" if dtype == torch.float64 else "f32"))
     artifact = os.path.join(workdir, f"{case}-artifact")
     g = torch.Generator().manual_seed(seed)
-    params = {n: torch.nn.Parameter(torch.randn(s, generator=g)) for n, s in SHAPES.items()}
+    params = {n: torch.nn.Parameter(torch.randn(s, generator=g, dtype=dtype))
+              for n, s in SHAPES.items()}
     groups = [{"params": [params["m"]]},
               {"params": [params["v"]], "weight_decay": 0.0}]
     opt = optim(groups, lr=lr, foreach=False, **kw)
@@ -109,8 +120,9 @@ def run_case(args, case, seed, workdir):
     state_out = os.path.join(workdir, "state.safetensors")
     worst = {"params": 0.0, "moved": 0.0, "state": 0.0}
     for step in range(1, STEPS + 1):
-        grads = {n: torch.randn(s, generator=g) * torch.rand(s[:-1] + (1,), generator=g) * 3
-                 if len(s) > 1 else torch.randn(s, generator=g) for n, s in SHAPES.items()}
+        grads = {n: (torch.randn(s, generator=g) * torch.rand(s[:-1] + (1,), generator=g) * 3
+                     if len(s) > 1 else torch.randn(s, generator=g)).to(dtype)
+                 for n, s in SHAPES.items()}
         for n, p in params.items():
             p.grad = grads[n].clone()
         opt.step()
