@@ -13,7 +13,8 @@ P.sum, P.mu_product, ...) must equal torch's under torch.testing's f32
 tolerances; the largest normwise errors (max|tfc - torch| / max|torch|) of
 the parameters, of their change since step 0 and of the states are printed.
 The *-f64 cases train f64 parameters (tfc computes and keeps state in f64)
-under torch.testing's f64 tolerances.
+under torch.testing's f64 tolerances; the *-skip-first cases train with loss
+scaling after a first step that the scaler skips (an inf gradient).
 
 Usage: composed_optimizers.py --tfc-run BIN [--device host|cuda] [--case NAME] [--seed N]
 Exit codes: 0 pass, 1 mismatch or failure, 77 skipped (device unavailable).
@@ -76,6 +77,11 @@ CASES = {
 for _name in ("rmsprop-centered", "adagrad-options", "adamax-options", "nadam-options",
               "radam-options"):
     CASES[_name + "-f64"] = CASES[_name] + (torch.float64,)
+# With loss scaling and a first step that the scaler skips (an inf gradient):
+# the state torch initializes to non-zero values is still read right.
+for _name in ("adagrad-options", "nadam"):
+    _options, *_rest = CASES[_name]
+    CASES[_name + "-skip-first"] = (_options + " loss-scaling=true", *_rest)
 
 
 def build_mlir(element):
@@ -119,6 +125,41 @@ def run_case(args, case, seed, workdir):
     initial = {n: p.detach().to(torch.float64) for n, p in params.items()}
     state_out = os.path.join(workdir, "state.safetensors")
     worst = {"params": 0.0, "moved": 0.0, "state": 0.0}
+    compiled = False
+
+    def run_tfc(grads):
+        """One train step of tfc on `carried` (compiled once, then the
+        artifact); returns the state written, or the failure as a str."""
+        nonlocal compiled
+        feed = dict(carried)
+        feed.update({f"g{n}": gr for n, gr in grads.items()})
+        feed["lr"] = torch.tensor(lr, dtype=torch.float32)
+        inp = os.path.join(workdir, "in.safetensors")
+        safetensors_io.save(feed, inp)
+        cmd = [args.tfc_run, artifact if compiled else model, "--inputs", inp, "--steps", "1",
+               "--state-out", state_out, "--device", args.device, "--quiet"]
+        if not compiled:
+            cmd += ["--train-step", options, "--emit-artifact", artifact]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            return f"tfc-run failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}"
+        compiled = True
+        return safetensors_io.load(state_out)
+
+    if case.endswith("-skip-first"):
+        # The loss scaler skips a first step with an inf gradient: the step
+        # count stays 0, so the next step is the first again and reads the
+        # state torch starts from (sum = initial accumulator, mu_product = 1)
+        # though the skipped step left the zero-filled state as it was.
+        bad = {n: torch.zeros(s, dtype=dtype) for n, s in SHAPES.items()}
+        bad["v"][3] = float("inf")
+        got = run_tfc(bad)
+        if isinstance(got, str):
+            return f"skipped step: {got}"
+        if int(got["step"]) != 0 or float(got["loss_scale"]) != 32768:
+            return (f"skipped step: step {int(got['step'])}, loss scale "
+                    f"{float(got['loss_scale'])} (want 0 and 32768)")
+        carried = got
     for step in range(1, STEPS + 1):
         grads = {n: (torch.randn(s, generator=g) * torch.rand(s[:-1] + (1,), generator=g) * 3
                      if len(s) > 1 else torch.randn(s, generator=g)).to(dtype)
@@ -126,20 +167,9 @@ def run_case(args, case, seed, workdir):
         for n, p in params.items():
             p.grad = grads[n].clone()
         opt.step()
-        feed = dict(carried)
-        feed.update({f"g{n}": gr for n, gr in grads.items()})
-        feed["lr"] = torch.tensor(lr, dtype=torch.float32)
-        inp = os.path.join(workdir, "in.safetensors")
-        safetensors_io.save(feed, inp)
-        # Compile once (step 1), then run the saved artifact.
-        cmd = [args.tfc_run, model if step == 1 else artifact, "--inputs", inp, "--steps", "1",
-               "--state-out", state_out, "--device", args.device, "--quiet"]
-        if step == 1:
-            cmd += ["--train-step", options, "--emit-artifact", artifact]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            return f"step {step}: tfc-run failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}"
-        got = safetensors_io.load(state_out)
+        got = run_tfc(grads)
+        if isinstance(got, str):
+            return f"step {step}: {got}"
         if "step" not in got or int(got["step"]) != step:
             return f"step {step}: step counter {got.get('step')}"
         for n, p in params.items():
