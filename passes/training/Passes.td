@@ -54,9 +54,9 @@ defvar TfcStepOptimizerOptions = [
            "Adam/AdamW/NAdam/RAdam second-moment decay (Adamax: of the "
            "infinity norm)">,
     Option<"eps", "eps", "double", /*default=*/"-1.0",
-           "Epsilon added to the denominator (outside the sqrt); negative "
-           "means the optimizer's torch default (1e-10 for adagrad, 1e-8 "
-           "otherwise)">,
+           "Epsilon added to the denominator (outside the sqrt); -1 (the "
+           "default) means the optimizer's torch default (1e-10 for adagrad, "
+           "1e-8 otherwise)">,
     Option<"weightDecay", "weight-decay", "double", /*default=*/"-1.0",
            "Weight decay; negative means the optimizer's torch default "
            "(0.01 for adamw, 0 otherwise)">,
