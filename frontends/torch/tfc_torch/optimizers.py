@@ -2,7 +2,8 @@
 
 `compile_train_step(model, args, optimizer=torch.optim.AdamW(groups, ...))`
 takes the optimizer a PyTorch training script already builds: its class
-names tfc's optimizer (AdamW, Adam, SGD), its hyper-parameters become the
+names tfc's optimizer (AdamW, Adam, SGD, RMSprop, Adagrad, Adamax, NAdam,
+RAdam), its hyper-parameters become the
 options, and its param_groups become per-parameter settings in the
 compiled step (the argument attributes tfc.lr_scale and tfc.weight_decay,
 docs/training.md): each group's learning rate as a factor on the first
@@ -11,9 +12,9 @@ do) and its weight decay on every parameter of the group, biases included,
 exactly as torch applies it (rates from `initial_lr` when a torch scheduler
 is attached). A parameter in no group is not trained (torch never steps
 it): factor 0, decay 0. Settings tfc keeps per step, not per
-group (betas, eps, momentum, nesterov), must agree across groups; a form
-tfc has no option for (amsgrad, maximize, SGD's dampening) is an
-OptionError naming it.
+group (betas, eps, momentum, nesterov, alpha, centered, lr_decay, ...),
+must agree across groups; a form tfc has no option for (amsgrad, maximize,
+SGD's dampening) is an OptionError naming it.
 """
 from typing import Dict, Tuple
 
@@ -30,10 +31,28 @@ _OPTIMIZERS = {
                        {"amsgrad": False, "maximize": False, "decoupled_weight_decay": False}),
     torch.optim.SGD: ("sgd", {"momentum": "momentum", "nesterov": "nesterov"},
                       {"dampening": 0, "maximize": False}),
+    torch.optim.RMSprop: ("rmsprop", {"alpha": "alpha", "eps": "eps", "momentum": "momentum",
+                                      "centered": "centered"}, {"maximize": False}),
+    torch.optim.Adagrad: ("adagrad", {"lr_decay": "lr_decay", "eps": "eps",
+                                      "initial_accumulator_value": "initial_accumulator_value"},
+                          {"maximize": False}),
+    torch.optim.Adamax: ("adamax", {"betas": "betas", "eps": "eps"}, {"maximize": False}),
+    torch.optim.NAdam: ("nadam", {"betas": "betas", "eps": "eps",
+                                  "momentum_decay": "momentum_decay"}, {}),
+    torch.optim.RAdam: ("radam", {"betas": "betas", "eps": "eps"}, {}),
 }
 
 LR_SCALE = "tfc.lr_scale"
 WEIGHT_DECAY = "tfc.weight_decay"
+
+
+def _stepped(state) -> bool:
+    """Whether a parameter's optimizer state holds earlier steps (Adagrad
+    fills its accumulator when built: step 0 is a fresh state)."""
+    step = state.get("step")
+    if step is not None:
+        return float(step) > 0
+    return bool(state)
 
 
 def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
@@ -41,11 +60,12 @@ def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
     """(options, {parameter name: {attribute: value}}) of `optimizer`."""
     kind = type(optimizer)
     if kind not in _OPTIMIZERS:
-        raise OptionError(f"optimizer {kind.__name__}: tfc compiles torch.optim.AdamW, Adam "
-                          "and SGD instances (or pass optimizer= by name: adamw, adam, sgd, "
-                          "adafactor, adamw8bit)")
+        raise OptionError(f"optimizer {kind.__name__}: tfc compiles torch.optim.AdamW, Adam, "
+                          "SGD, RMSprop, Adagrad, Adamax, NAdam and RAdam instances (or pass "
+                          "optimizer= by name: adamw, adam, sgd, rmsprop, adagrad, adamax, "
+                          "nadam, radam, adafactor, adamw8bit)")
     name, shared, required = _OPTIMIZERS[kind]
-    if any(optimizer.state.values()):
+    if any(_stepped(state) for state in optimizer.state.values()):
         raise OptionError(f"optimizer {kind.__name__}: it has state (moments, step counts) from "
                           "earlier steps, which tfc does not take over: pass a fresh optimizer "
                           "(and TrainStep.load_optimizer_state_dict for tfc's own state)")

@@ -18,7 +18,8 @@ class OptionError(NativeError, ValueError):
 
 # keyword -> (option of --tfc-train-pipeline, Python type)
 TRAIN_STEP_OPTIONS: Dict[str, Tuple[str, type]] = {
-    "optimizer": ("optimizer", str),          # adamw, adam, sgd, adafactor, adamw8bit
+    "optimizer": ("optimizer", str),          # adamw, adam, sgd, adafactor, adamw8bit,
+                                              # rmsprop, adagrad, adamax, nadam, radam
     "beta1": ("beta1", float),
     "beta2": ("beta2", float),
     "eps": ("eps", float),
@@ -27,6 +28,11 @@ TRAIN_STEP_OPTIONS: Dict[str, Tuple[str, type]] = {
     "block_size": ("block-size", int),
     "momentum": ("momentum", float),
     "nesterov": ("nesterov", bool),
+    "alpha": ("alpha", float),                # rmsprop
+    "centered": ("centered", bool),           # rmsprop
+    "lr_decay": ("lr-decay", float),          # adagrad
+    "initial_accumulator_value": ("initial-accumulator-value", float),  # adagrad
+    "momentum_decay": ("momentum-decay", float),  # nadam
     "beta2_decay": ("beta2-decay", float),
     "eps1": ("eps1", float),
     "eps2": ("eps2", float),

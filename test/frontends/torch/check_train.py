@@ -565,8 +565,10 @@ def check_param_groups(device):
     """A torch.optim instance with param_groups as compile_train_step's
     optimizer: AdamW (betas, per-group lr and weight decay, a bias decayed
     by its group, a parameter in no group: never updated), Adam (its L2
-    decay per group) and SGD with Nesterov momentum, 5 steps each against
-    the same torch optimizer on a copy, also with optimizer_in_backward;
+    decay per group), SGD with Nesterov momentum, RMSprop (centered, with
+    momentum), Adagrad (lr_decay, initial accumulator), Adamax, NAdam
+    (momentum_decay) and RAdam, 5 steps each against the same torch
+    optimizer on a copy, also with optimizer_in_backward (AdamW, Adam, SGD);
     options the instance sets, an optimizer with state, or forms tfc has no
     option for, are errors."""
     torch.manual_seed(6)
@@ -583,13 +585,23 @@ def check_param_groups(device):
 
     makers = {"adamw": lambda p: torch.optim.AdamW(p, lr=1e-3, betas=(0.8, 0.95)),
               "adam": lambda p: torch.optim.Adam(p, lr=1e-3, eps=1e-6),   # L2 decay per group
-              "sgd": lambda p: torch.optim.SGD(p, lr=1e-3, momentum=0.9, nesterov=True)}
+              "sgd": lambda p: torch.optim.SGD(p, lr=1e-3, momentum=0.9, nesterov=True),
+              "rmsprop": lambda p: torch.optim.RMSprop(p, lr=1e-3, alpha=0.9, momentum=0.5,
+                                                       centered=True, eps=1e-6),
+              "adagrad": lambda p: torch.optim.Adagrad(p, lr=1e-2, lr_decay=0.01,
+                                                       initial_accumulator_value=0.1),
+              "adamax": lambda p: torch.optim.Adamax(p, lr=2e-3, betas=(0.8, 0.99)),
+              "nadam": lambda p: torch.optim.NAdam(p, lr=2e-3, momentum_decay=0.01),
+              "radam": lambda p: torch.optim.RAdam(p, lr=1e-3, betas=(0.9, 0.9))}
+    # Built from plain ops (no update op): optimizer_in_backward refuses them.
+    plain = ("rmsprop", "adagrad", "adamax", "nadam", "radam")
     g = torch.Generator().manual_seed(7)
     data = [(torch.randn(5, 6, generator=g), torch.randint(0, 3, (5,), generator=g))
             for _ in range(5)]
     problems = []
     for (kind, make), extra in [(k, e) for k in makers.items()
-                                for e in ({}, {"optimizer_in_backward": True})]:
+                                for e in ({}, {"optimizer_in_backward": True})
+                                if not (e and k[0] in plain)]:
         label = f"{kind}{' in backward' if extra else ''}"
         mine, reference = copy.deepcopy(model), copy.deepcopy(model)
         step = tfc_torch.compile_train_step(mine, data[0], loss_fn, device=device,
@@ -609,7 +621,9 @@ def check_param_groups(device):
                 ({"beta1": 0.5, "optimizer": torch.optim.Adam(model.parameters())}, "beta1"),
                 ({"optimizer": used}, "has state"),
                 ({"optimizer": torch.optim.AdamW(model.parameters(), amsgrad=True)}, "amsgrad"),
-                ({"optimizer": torch.optim.RMSprop(model.parameters())}, "RMSprop"),
+                ({"optimizer": torch.optim.ASGD(model.parameters())}, "ASGD"),
+                ({"optimizer": torch.optim.RMSprop(model.parameters(), maximize=True)},
+                 "maximize"),
                 ({"optimizer": torch.optim.Adam([{"params": [model[0].weight], "eps": 1e-6},
                                                  {"params": [model[3].weight]}])}, "differ in eps")]
     for kwargs, words in refusals:
@@ -622,8 +636,9 @@ def check_param_groups(device):
                 problems.append(f"{words}: message {e}")
     if problems:
         return "; ".join(problems[:6])
-    print("param-groups: ok (AdamW, Adam and SGD instances with 3 groups: per-group lr and "
-          "weight decay, an ungrouped parameter frozen, also optimizer_in_backward; 6 refusals)")
+    print("param-groups: ok (AdamW, Adam, SGD, RMSprop, Adagrad, Adamax, NAdam and RAdam "
+          "instances with 3 groups: per-group lr and weight decay, an ungrouped parameter "
+          "frozen, also optimizer_in_backward (AdamW, Adam, SGD); 7 refusals)")
     return None
 
 
