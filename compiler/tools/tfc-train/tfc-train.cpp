@@ -63,10 +63,19 @@ static cl::opt<int64_t>
 static cl::opt<std::string> optimizer(
     "optimizer",
     cl::desc("adamw, adam, sgd, adafactor, adamw8bit, rmsprop, adagrad, "
-             "adamax, nadam or radam (each with torch.optim's defaults but "
-             "--lr and --weight-decay; the pass options set the rest: "
-             "docs/training.md)"),
+             "adamax, nadam or radam (torch.optim's defaults but --lr, "
+             "--weight-decay and --optimizer-options)"),
     cl::init("adamw"), cl::cat(category));
+static cl::opt<std::string> optimizerOptions(
+    "optimizer-options",
+    cl::desc("The optimizer's hyper-parameters as the train-step pass spells "
+             "them, e.g. \"beta1=0.8 beta2=0.95\", \"momentum=0.9 "
+             "nesterov=true\" or \"alpha=0.9 centered=true\" (keys: beta1, "
+             "beta2, eps, momentum, nesterov, alpha, centered, lr-decay, "
+             "initial-accumulator-value, momentum-decay, decay-all, "
+             "block-size, beta2-decay, eps1, eps2, clip-threshold; "
+             "docs/training.md)"),
+    cl::init(""), cl::cat(category));
 static cl::opt<double> lr("lr", cl::desc("Peak learning rate"),
                           cl::init(3e-4), cl::cat(category));
 static cl::opt<std::string>
@@ -100,7 +109,9 @@ static cl::opt<bool> optimizerInBackward(
     "optimizer-in-backward",
     cl::desc("Update each parameter as soon as its gradient is complete, so "
              "no full set of gradients is ever live (not with "
-             "--max-grad-norm, --loss-scaling, --accumulate or adafactor)"),
+             "--max-grad-norm, --loss-scaling, --accumulate or an optimizer "
+             "built from plain ops: adafactor, rmsprop, adagrad, adamax, "
+             "nadam, radam)"),
     cl::cat(category));
 static cl::opt<std::string> recompute(
     "recompute",
@@ -215,6 +226,7 @@ std::vector<Sticky> stickyOptions() {
   return {sticky("model", model),         sticky("function", function),
           sticky("data", data),           sticky("batch", batch),
           sticky("optimizer", optimizer), sticky("lr", lr),
+          sticky("optimizer-options", optimizerOptions),
           sticky("schedule", schedule),   sticky("warmup", warmup),
           sticky("min-lr", minLr),        sticky("weight-decay", weightDecay),
           sticky("max-grad-norm", maxGradNorm),
@@ -238,6 +250,7 @@ bool reconcileOptions(const CheckpointMeta &meta) {
   options.emplace("recompute", "none");
   options.emplace("optimizer-in-backward", "false");
   options.emplace("init", "");
+  options.emplace("optimizer-options", "");
   for (Sticky &option : stickyOptions()) {
     auto it = options.find(option.name);
     if (it == options.end())
@@ -257,12 +270,41 @@ bool reconcileOptions(const CheckpointMeta &meta) {
   return true;
 }
 
+/// Why `--optimizer-options` is malformed ("" when it is not): each word
+/// must be KEY=VALUE with an optimizer hyper-parameter as the key (values and
+/// the optimizer's use of them are the pass's to check).
+std::string checkOptimizerOptions(const std::string &words) {
+  static const char *const keys[] = {
+      "beta1",    "beta2",      "eps",       "momentum",
+      "nesterov", "alpha",      "centered",  "lr-decay",
+      "initial-accumulator-value",           "momentum-decay",
+      "decay-all", "block-size", "beta2-decay", "eps1",
+      "eps2",     "clip-threshold"};
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(words).split(parts, ' ', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef part : parts) {
+    auto [key, value] = part.split('=');
+    if (value.empty() || !part.contains('='))
+      return "'" + part.str() + "' is not KEY=VALUE";
+    if (llvm::find(keys, key) == std::end(keys))
+      return "'" + key.str() +
+             "' is not an optimizer hyper-parameter (beta1, beta2, eps, "
+             "momentum, nesterov, alpha, centered, lr-decay, "
+             "initial-accumulator-value, momentum-decay, decay-all, "
+             "block-size, beta2-decay, eps1, eps2, clip-threshold; --lr, "
+             "--weight-decay and the others are flags of their own)";
+  }
+  return "";
+}
+
 /// The train-step pipeline's options string for the flags.
 std::string trainStepOptions() {
   std::string options =
       "function=" + function.getValue() + " optimizer=" + optimizer.getValue();
   if (weightDecay >= 0)
     options += " weight-decay=" + text(weightDecay.getValue());
+  if (!optimizerOptions.empty())
+    options += " " + optimizerOptions.getValue();
   options += " max-grad-norm=" + text(maxGradNorm.getValue());
   options += std::string(" loss-scaling=") +
              (lossScaling ? "true" : "false");
@@ -370,6 +412,9 @@ bool run() {
     return fail("unknown --optimizer '" + optimizer +
                 "' (adamw, adam, sgd, adafactor, adamw8bit, rmsprop, "
                 "adagrad, adamax, nadam, radam)");
+  if (std::string problem = checkOptimizerOptions(optimizerOptions);
+      !problem.empty())
+    return fail("--optimizer-options: " + problem);
   Schedule sched;
   if (!parseScheduleKind(schedule, sched.kind))
     return fail("unknown --schedule '" + schedule +
