@@ -36,10 +36,7 @@ public:
       : options(options) {}
 
   SmallVector<StateSpec> stateOf(RankedTensorType param) const override {
-    auto type = RankedTensorType::get(
-        param.getShape(), param.getElementType().isF64()
-                              ? param.getElementType()
-                              : Float32Type::get(param.getContext()));
+    RankedTensorType type = elementwiseStateType(param);
     return {{"sum", type}};
   }
   double defaultEps() const override { return 1e-10; }

@@ -82,11 +82,8 @@ makeAdamW8bitRule(const TfcBuildTrainStepPassOptions &options,
                   std::string &error) {
   if (options.optimizer != "adamw8bit")
     return nullptr;
-  if (!(options.beta1 >= 0 && options.beta1 < 1 && options.beta2 >= 0 &&
-        options.beta2 < 1)) {
-    error = "beta1 and beta2 must lie in [0, 1)";
+  if (!checkBetas(options, error))
     return nullptr;
-  }
   int64_t b = options.blockSize;
   if (b < 32 || b > 1024 || !llvm::isPowerOf2_64(b)) {
     error = "block-size must be a power of two in [32, 1024], got " +

@@ -32,10 +32,7 @@ public:
       : options(options) {}
 
   SmallVector<StateSpec> stateOf(RankedTensorType param) const override {
-    auto type = RankedTensorType::get(
-        param.getShape(), param.getElementType().isF64()
-                              ? param.getElementType()
-                              : Float32Type::get(param.getContext()));
+    RankedTensorType type = elementwiseStateType(param);
     return {{"exp_avg", type}, {"exp_inf", type}};
   }
 
@@ -85,11 +82,8 @@ makeAdamaxRule(const TfcBuildTrainStepPassOptions &options,
   if (options.optimizer != "adamax")
     return nullptr;
   // torch.optim.Adamax's argument checks.
-  if (!(options.beta1 >= 0 && options.beta1 < 1 && options.beta2 >= 0 &&
-        options.beta2 < 1)) {
-    error = "beta1 and beta2 must lie in [0, 1)";
+  if (!checkBetas(options, error))
     return nullptr;
-  }
   return std::make_unique<AdamaxRule>(options);
 }
 

@@ -44,10 +44,7 @@ public:
       : options(options) {}
 
   SmallVector<StateSpec> stateOf(RankedTensorType param) const override {
-    auto type = RankedTensorType::get(
-        param.getShape(), param.getElementType().isF64()
-                              ? param.getElementType()
-                              : Float32Type::get(param.getContext()));
+    RankedTensorType type = elementwiseStateType(param);
     auto scalar =
         RankedTensorType::get({}, Float32Type::get(param.getContext()));
     return {{"mu_product", scalar}, {"exp_avg", type}, {"exp_avg_sq", type}};
@@ -141,11 +138,8 @@ makeNAdamRule(const TfcBuildTrainStepPassOptions &options, std::string &error) {
   if (options.optimizer != "nadam")
     return nullptr;
   // torch.optim.NAdam's argument checks.
-  if (!(options.beta1 >= 0 && options.beta1 < 1 && options.beta2 >= 0 &&
-        options.beta2 < 1)) {
-    error = "beta1 and beta2 must lie in [0, 1)";
+  if (!checkBetas(options, error))
     return nullptr;
-  }
   if (!(std::isfinite(options.momentumDecay) && options.momentumDecay >= 0)) {
     error = "momentum-decay must be non-negative and finite";
     return nullptr;

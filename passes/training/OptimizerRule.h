@@ -76,6 +76,16 @@ public:
                                    const ParamStep &in) const = 0;
 };
 
+/// The Adam family's argument check (beta1 and beta2 in [0, 1)): false with
+/// `error` set when one is out of range.
+bool checkBetas(const TfcBuildTrainStepPassOptions &options,
+                std::string &error);
+
+/// The type of a state tensor that follows its parameter element for
+/// element: the parameter's shape in optimizerComputeType's element type
+/// (f64 for f64 parameters, else f32).
+mlir::RankedTensorType elementwiseStateType(mlir::RankedTensorType param);
+
 /// The rule for `options.optimizer`, or null with `error` set when the name
 /// is unknown or one of its options is out of range.
 std::unique_ptr<OptimizerRule>

@@ -43,10 +43,7 @@ public:
       : options(options) {}
 
   SmallVector<StateSpec> stateOf(RankedTensorType param) const override {
-    auto type = RankedTensorType::get(
-        param.getShape(), param.getElementType().isF64()
-                              ? param.getElementType()
-                              : Float32Type::get(param.getContext()));
+    RankedTensorType type = elementwiseStateType(param);
     SmallVector<StateSpec> states = {{"square_avg", type}};
     if (options.momentum > 0)
       states.push_back({"momentum_buffer", type});

@@ -19,6 +19,22 @@ namespace tfc {
 
 OptimizerRule::~OptimizerRule() = default;
 
+bool checkBetas(const TfcBuildTrainStepPassOptions &options,
+                std::string &error) {
+  if (options.beta1 >= 0 && options.beta1 < 1 && options.beta2 >= 0 &&
+      options.beta2 < 1)
+    return true;
+  error = "beta1 and beta2 must lie in [0, 1)";
+  return false;
+}
+
+RankedTensorType elementwiseStateType(RankedTensorType param) {
+  Type element = param.getElementType();
+  return RankedTensorType::get(
+      param.getShape(),
+      element.isF64() ? element : Float32Type::get(param.getContext()));
+}
+
 namespace {
 
 /// torch.optim.AdamW / Adam: moments exp_avg and exp_avg_sq of P's type.
@@ -93,11 +109,8 @@ makeTorchOptimizerRule(const TfcBuildTrainStepPassOptions &options,
   const std::string &name = options.optimizer;
   if (name != "adamw" && name != "adam" && name != "sgd")
     return nullptr;
-  if (name != "sgd" && !(options.beta1 >= 0 && options.beta1 < 1 &&
-                         options.beta2 >= 0 && options.beta2 < 1)) {
-    error = "beta1 and beta2 must lie in [0, 1)";
+  if (name != "sgd" && !checkBetas(options, error))
     return nullptr;
-  }
   if (!(std::isfinite(options.momentum) && options.momentum >= 0)) {
     error = "momentum must be non-negative and finite";
     return nullptr;
