@@ -76,7 +76,8 @@ public:
     Value muNext32 = v.convert(muNext, f32);
     Value oldProduct = onFirstStepUse(builder, loc, in.step, 1.0, in.states[0]);
     Value product = v.mul(oldProduct, mu32);
-    Value productMu = v.mul(product, mu32);
+    // torch 1.13 multiplies by mu_t once more; torch >= 2.0 does not.
+    Value productMu = options.nadamFixedProduct ? product : v.mul(product, mu32);
     Value productNext = v.mul(productMu, muNext32);
 
     Value expAvg = firstMoment(builder, loc, in.states[1], grad, options.beta1);

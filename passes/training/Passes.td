@@ -54,9 +54,10 @@ defvar TfcStepOptimizerOptions = [
            "Adam/AdamW/NAdam/RAdam second-moment decay (Adamax: of the "
            "infinity norm)">,
     Option<"eps", "eps", "double", /*default=*/"-1.0",
-           "Epsilon added to the denominator (outside the sqrt); -1 (the "
-           "default) means the optimizer's torch default (1e-10 for adagrad, "
-           "1e-8 otherwise)">,
+           "Epsilon of the denominator as torch's optimizer adds it (outside "
+           "the sqrt; adamax: to |g| inside its max); -1 (the default) means "
+           "the optimizer's torch default (1e-10 for adagrad, 1e-8 "
+           "otherwise)">,
     Option<"weightDecay", "weight-decay", "double", /*default=*/"-1.0",
            "Weight decay; negative means the optimizer's torch default "
            "(0.01 for adamw, 0 otherwise)">,
@@ -83,6 +84,11 @@ defvar TfcStepOptimizerOptions = [
     Option<"momentumDecay", "momentum-decay", "double", /*default=*/"0.004",
            "NAdam: momentum schedule mu_t = beta1 (1 - 0.96^(t "
            "momentum-decay) / 2) (>= 0)">,
+    Option<"nadamFixedProduct", "nadam-fixed-product", "bool",
+           /*default=*/"false",
+           "NAdam: the next momentum product as torch >= 2.0 forms it, "
+           "mu_product * mu_{t+1} (false: torch 1.13's, which multiplies by "
+           "mu_t once more)">,
     Option<"beta2Decay", "beta2-decay", "double", /*default=*/"-0.8",
            "Adafactor: beta2_t = 1 - t^beta2-decay (must be <= 0)">,
     Option<"eps1", "eps1", "double", /*default=*/"0.0",
@@ -121,7 +127,9 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     `"P.momentum_buffer"`, with centered `"P.grad_avg"`; for adagrad
     `"P.sum"`; for adamax `"P.exp_avg"`, `"P.exp_inf"`; for nadam
     `"P.mu_product"` (tensor<f32>), `"P.exp_avg"`, `"P.exp_avg_sq"`; for
-    radam `"P.exp_avg"`, `"P.exp_avg_sq"`; each of P's type unless said);
+    radam `"P.exp_avg"`, `"P.exp_avg_sq"`; the states of these five are f64
+    for f64 parameters and f32 otherwise (torch's master-weight type), of
+    P's shape unless said);
     `{tfc.state = "step"}`
     (tensor<i64>); with loss scaling `{tfc.state = "loss_scale"}`
     (tensor<f32>) and `{tfc.state = "growth_tracker"}` (tensor<i64>);

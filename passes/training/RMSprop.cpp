@@ -63,22 +63,16 @@ public:
 
     // One statement per op: the IR's order must not depend on the
     // compiler's order of evaluating arguments.
-    Value alpha = v.scalar(ct, options.alpha);
-    Value rest = v.scalar(ct, 1.0 - options.alpha);
-    Value kept = v.mul(in.states[0], alpha);
-    Value scaled = v.mul(rest, grad);
-    Value added = v.mul(scaled, grad);
-    Value squareAvg = v.add(kept, added);
+    // square_avg and grad_avg are Adam's moments with alpha as their decay.
+    Value squareAvg =
+        secondMoment(builder, loc, in.states[0], grad, options.alpha);
     ParamStepResult result;
     result.states.push_back(squareAvg);
 
     Value variance = squareAvg;
     Value gradAvg;
     if (options.centered) {
-      Value oldAvg = in.states.back();
-      Value keptAvg = v.mul(oldAvg, alpha);
-      Value addedAvg = v.mul(grad, rest);
-      gradAvg = v.add(keptAvg, addedAvg);
+      gradAvg = firstMoment(builder, loc, in.states.back(), grad, options.alpha);
       Value meanSq = v.mul(gradAvg, gradAvg);
       variance = v.sub(squareAvg, meanSq);
     }

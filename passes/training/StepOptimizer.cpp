@@ -68,20 +68,48 @@ checkStepOptimizerOptions(const TfcBuildTrainStepPassOptions &o) {
     return "nesterov needs optimizer=sgd and momentum > 0";
   // An option of one optimizer given to another would be silently ignored.
   // Given means: not the default (Passes.td).
+  static const char *const adamFamily[] = {"adamw", "adam",  "adamw8bit",
+                                           "adamax", "nadam", "radam"};
+  static const char *const withEps[] = {"adamw",   "adam",   "adamw8bit",
+                                        "rmsprop", "adagrad", "adamax",
+                                        "nadam",   "radam"};
+  static const char *const withMomentum[] = {"sgd", "rmsprop"};
+  static const char *const rmsprop[] = {"rmsprop"}, *const adagrad[] = {"adagrad"},
+                           *const nadam[] = {"nadam"}, *const adamw8bit[] = {"adamw8bit"},
+                           *const adafactor[] = {"adafactor"};
   struct OwnOption {
     bool given;
-    const char *name, *owner;
+    const char *name;
+    llvm::ArrayRef<const char *> owners;
   };
   for (const OwnOption &option :
-       {OwnOption{o.alpha != 0.99, "alpha", "rmsprop"},
-        OwnOption{o.centered, "centered", "rmsprop"},
-        OwnOption{o.lrDecay != 0.0, "lr-decay", "adagrad"},
+       {OwnOption{o.beta1 != 0.9, "beta1", adamFamily},
+        OwnOption{o.beta2 != 0.999, "beta2", adamFamily},
+        OwnOption{o.eps != -1.0, "eps", withEps},
+        OwnOption{o.momentum != 0.0, "momentum", withMomentum},
+        OwnOption{o.alpha != 0.99, "alpha", rmsprop},
+        OwnOption{o.centered, "centered", rmsprop},
+        OwnOption{o.lrDecay != 0.0, "lr-decay", adagrad},
         OwnOption{o.initialAccumulatorValue != 0.0, "initial-accumulator-value",
-                  "adagrad"},
-        OwnOption{o.momentumDecay != 0.004, "momentum-decay", "nadam"}})
-    if (option.given && o.optimizer != option.owner)
-      return std::string(option.name) +
-             " is an option of optimizer=" + option.owner + " only";
+                  adagrad},
+        OwnOption{o.momentumDecay != 0.004, "momentum-decay", nadam},
+        OwnOption{o.nadamFixedProduct, "nadam-fixed-product", nadam},
+        OwnOption{o.blockSize != 256, "block-size", adamw8bit},
+        OwnOption{o.beta2Decay != -0.8, "beta2-decay", adafactor},
+        OwnOption{o.eps1 != 0.0, "eps1", adafactor},
+        OwnOption{o.eps2 != 1e-3, "eps2", adafactor},
+        OwnOption{o.clipThreshold != 1.0, "clip-threshold", adafactor}}) {
+    if (!option.given || llvm::is_contained(option.owners, o.optimizer))
+      continue;
+    std::string owners;
+    for (size_t i = 0; i < option.owners.size(); ++i)
+      owners += std::string(i == 0 ? ""
+                            : i + 1 == option.owners.size() ? " or "
+                                                            : ", ") +
+                option.owners[i];
+    return std::string(option.name) + " is an option of optimizer=" + owners +
+           " only";
+  }
   return checkScheduleOptions(o);
 }
 

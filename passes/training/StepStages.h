@@ -28,7 +28,8 @@
 #define TFC_STEP_OPTIMIZER_OPTIONS(X)                                          \
   X(optimizer) X(beta1) X(beta2) X(eps) X(weightDecay) X(decayAll)             \
   X(blockSize) X(momentum) X(nesterov) X(alpha) X(centered) X(lrDecay)         \
-  X(initialAccumulatorValue) X(momentumDecay) X(beta2Decay) X(eps1) X(eps2)    \
+  X(initialAccumulatorValue) X(momentumDecay) X(nadamFixedProduct)            \
+  X(beta2Decay) X(eps1) X(eps2)                                                \
   X(clipThreshold) X(schedule)
 
 namespace tfc {

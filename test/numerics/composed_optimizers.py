@@ -72,6 +72,52 @@ CASES = {
                       torch.optim.RAdam,
                       {"betas": (0.8, 0.9), "eps": 1e-6, "weight_decay": 0.1}, 1e-2),
 }
+
+
+class NAdamFixedProduct(torch.optim.NAdam):
+    """torch.optim.NAdam as torch >= 2.0 steps it: the next momentum product
+    is mu_product * mu_{t+1} (torch 1.13 multiplies by mu_t once more). On
+    this torch, a transcription of its single-tensor step with that one
+    change; on torch >= 2.0, torch's own."""
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        if int(torch.__version__.split(".")[0]) >= 2:
+            return super().step(closure)
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for p in group["params"]:
+                state = self.state[p]
+                if not state:
+                    state["step"] = torch.tensor(0.0)
+                    state["mu_product"] = torch.ones((), dtype=torch.float32)
+                    state["exp_avg"] = torch.zeros_like(p)
+                    state["exp_avg_sq"] = torch.zeros_like(p)
+                state["step"] += 1
+                t = state["step"].item()
+                grad = p.grad
+                if group["weight_decay"] != 0:
+                    grad = grad.add(p, alpha=group["weight_decay"])
+                psi = group["momentum_decay"]
+                mu = beta1 * (1.0 - 0.5 * (0.96 ** (t * psi)))
+                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * psi)))
+                state["mu_product"] *= mu
+                product = state["mu_product"]
+                product_next = product * mu_next
+                state["exp_avg"].mul_(beta1).add_(grad, alpha=1 - beta1)
+                state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                denom = state["exp_avg_sq"].div(1 - beta2 ** t).sqrt().add_(group["eps"])
+                lr = group["lr"]
+                p.addcdiv_(grad, denom, value=(-lr * (1.0 - mu) / (1.0 - product.item())))
+                p.addcdiv_(state["exp_avg"], denom,
+                           value=(-lr * mu_next) / (1.0 - product_next.item()))
+
+
+# nadam-fixed-product=true: the torch >= 2.0 form.
+CASES["nadam-fixed-product"] = ("optimizer=nadam nadam-fixed-product=true beta1=0.8 "
+                                "momentum-decay=0.05 weight-decay=0.1", NAdamFixedProduct,
+                                {"betas": (0.8, 0.999), "momentum_decay": 0.05,
+                                 "weight_decay": 0.1}, 1e-2)
 # The same with f64 parameters: tfc computes and keeps the state in f64 (NAdam's
 # mu_product stays f32, as torch's); torch.testing's f64 tolerances.
 for _name in ("rmsprop-centered", "adagrad-options", "adamax-options", "nadam-options",

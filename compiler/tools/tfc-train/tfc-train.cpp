@@ -26,6 +26,7 @@
 #include "compiler/tools/tfc-train/Schedule.h"
 #include "tfc/runtime.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -38,6 +39,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <set>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -72,8 +74,8 @@ static cl::opt<std::string> optimizerOptions(
              "them, e.g. \"beta1=0.8 beta2=0.95\", \"momentum=0.9 "
              "nesterov=true\" or \"alpha=0.9 centered=true\" (keys: beta1, "
              "beta2, eps, momentum, nesterov, alpha, centered, lr-decay, "
-             "initial-accumulator-value, momentum-decay, decay-all, "
-             "block-size, beta2-decay, eps1, eps2, clip-threshold; "
+             "initial-accumulator-value, momentum-decay, nadam-fixed-product, "
+             "decay-all, block-size, beta2-decay, eps1, eps2, clip-threshold; "
              "docs/training.md)"),
     cl::init(""), cl::cat(category));
 static cl::opt<double> lr("lr", cl::desc("Peak learning rate"),
@@ -270,18 +272,22 @@ bool reconcileOptions(const CheckpointMeta &meta) {
   return true;
 }
 
-/// Why `--optimizer-options` is malformed ("" when it is not): each word
-/// must be KEY=VALUE with an optimizer hyper-parameter as the key (values and
-/// the optimizer's use of them are the pass's to check).
-std::string checkOptimizerOptions(const std::string &words) {
+/// Checks `--optimizer-options` and writes its canonical form to `words`
+/// (KEY=VALUE words sorted, one space apart, so that a resume compares
+/// options, not spellings); returns why it is malformed, "" when it is not.
+/// Each word must be KEY=VALUE with an optimizer hyper-parameter as the key,
+/// at most once (values and the optimizer's use of them are the pass's to
+/// check).
+std::string checkOptimizerOptions(std::string &words) {
   static const char *const keys[] = {
       "beta1",    "beta2",      "eps",       "momentum",
       "nesterov", "alpha",      "centered",  "lr-decay",
       "initial-accumulator-value",           "momentum-decay",
-      "decay-all", "block-size", "beta2-decay", "eps1",
-      "eps2",     "clip-threshold"};
+      "nadam-fixed-product",    "decay-all", "block-size",
+      "beta2-decay", "eps1",    "eps2",      "clip-threshold"};
   llvm::SmallVector<llvm::StringRef> parts;
-  llvm::StringRef(words).split(parts, ' ', -1, /*KeepEmpty=*/false);
+  llvm::SplitString(words, parts); // any whitespace
+  std::set<std::string> seen;
   for (llvm::StringRef part : parts) {
     auto [key, value] = part.split('=');
     if (value.empty() || !part.contains('='))
@@ -290,10 +296,15 @@ std::string checkOptimizerOptions(const std::string &words) {
       return "'" + key.str() +
              "' is not an optimizer hyper-parameter (beta1, beta2, eps, "
              "momentum, nesterov, alpha, centered, lr-decay, "
-             "initial-accumulator-value, momentum-decay, decay-all, "
-             "block-size, beta2-decay, eps1, eps2, clip-threshold; --lr, "
-             "--weight-decay and the others are flags of their own)";
+             "initial-accumulator-value, momentum-decay, "
+             "nadam-fixed-product, decay-all, block-size, beta2-decay, eps1, "
+             "eps2, clip-threshold; --lr, --weight-decay and the others are "
+             "flags of their own)";
+    if (!seen.insert(key.str()).second)
+      return "'" + key.str() + "' is given twice";
   }
+  llvm::sort(parts);
+  words = llvm::join(parts, " ");
   return "";
 }
 
@@ -361,6 +372,11 @@ bool setTokens(tfc_program *program, const char *name,
 }
 
 bool run() {
+  // In canonical form before a resume compares it with the checkpoint's.
+  std::string canonical = optimizerOptions;
+  if (std::string problem = checkOptimizerOptions(canonical); !problem.empty())
+    return fail("--optimizer-options: " + problem);
+  optimizerOptions.setValue(canonical);
   // Resume: take the recorded options first, so checks below see them.
   CheckpointMeta meta;
   std::string checkpointDir;
@@ -412,9 +428,6 @@ bool run() {
     return fail("unknown --optimizer '" + optimizer +
                 "' (adamw, adam, sgd, adafactor, adamw8bit, rmsprop, "
                 "adagrad, adamax, nadam, radam)");
-  if (std::string problem = checkOptimizerOptions(optimizerOptions);
-      !problem.empty())
-    return fail("--optimizer-options: " + problem);
   Schedule sched;
   if (!parseScheduleKind(schedule, sched.kind))
     return fail("unknown --schedule '" + schedule +

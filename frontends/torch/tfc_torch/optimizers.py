@@ -38,9 +38,14 @@ _OPTIMIZERS = {
                           {"maximize": False}),
     torch.optim.Adamax: ("adamax", {"betas": "betas", "eps": "eps"}, {"maximize": False}),
     torch.optim.NAdam: ("nadam", {"betas": "betas", "eps": "eps",
-                                  "momentum_decay": "momentum_decay"}, {}),
-    torch.optim.RAdam: ("radam", {"betas": "betas", "eps": "eps"}, {}),
+                                  "momentum_decay": "momentum_decay"},
+                        {"maximize": False, "decoupled_weight_decay": False}),
+    torch.optim.RAdam: ("radam", {"betas": "betas", "eps": "eps"},
+                        {"maximize": False, "decoupled_weight_decay": False}),
 }
+# torch >= 2.0 forms NAdam's next momentum product without 1.13's extra
+# factor mu_t: the compiled step follows the torch that built the optimizer.
+_TORCH2 = int(torch.__version__.split(".")[0]) >= 2
 
 LR_SCALE = "tfc.lr_scale"
 WEIGHT_DECAY = "tfc.weight_decay"
@@ -77,6 +82,8 @@ def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
         return float(g.get("initial_lr", g["lr"]))
     first = groups[0]
     options: Dict[str, object] = {"optimizer": name, "lr": lr_of(first)}
+    if name == "nadam" and _TORCH2:
+        options["nadam_fixed_product"] = True
     for key, option in shared.items():
         values = {repr(g.get(key)) for g in groups}
         if len(values) > 1:

@@ -33,6 +33,7 @@ TRAIN_STEP_OPTIONS: Dict[str, Tuple[str, type]] = {
     "lr_decay": ("lr-decay", float),          # adagrad
     "initial_accumulator_value": ("initial-accumulator-value", float),  # adagrad
     "momentum_decay": ("momentum-decay", float),  # nadam
+    "nadam_fixed_product": ("nadam-fixed-product", bool),  # nadam as torch >= 2.0
     "beta2_decay": ("beta2-decay", float),
     "eps1": ("eps1", float),
     "eps2": ("eps2", float),

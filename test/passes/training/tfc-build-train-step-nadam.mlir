@@ -3,6 +3,8 @@
 // RUN: not tfc-opt %s '--tfc-build-train-step=optimizer=nadam momentum-decay=-1' 2>&1 | FileCheck %s --check-prefix=DECAYRANGE
 // RUN: not tfc-opt %s '--tfc-build-train-step=optimizer=nadam beta2=1' 2>&1 | FileCheck %s --check-prefix=BETARANGE
 // RUN: not tfc-opt %s '--tfc-build-train-step=optimizer=radam momentum-decay=0.01' 2>&1 | FileCheck %s --check-prefix=NOTDECAY
+// RUN: tfc-opt %s '--tfc-build-train-step=optimizer=nadam nadam-fixed-product=true' | FileCheck %s --check-prefix=FIXED
+// RUN: not tfc-opt %s '--tfc-build-train-step=optimizer=adam nadam-fixed-product=true' 2>&1 | FileCheck %s --check-prefix=NOTFIXED
 
 // optimizer=nadam is torch.optim.NAdam built from plain tfc ops: states
 // "P.mu_product" (0-d f32, as torch's) and "P.exp_avg", "P.exp_avg_sq" of
@@ -92,10 +94,19 @@
 // DECAY: %[[PSI:.*]] = tfc.constant dense<1.000000e-02> : tensor<f64>
 // DECAY-NEXT: tfc.mul %[[T]], %[[PSI]]
 
-// Option ranges, and nadam's option given to another optimizer.
+// nadam-fixed-product=true forms the next product as torch >= 2.0 does,
+// mu_product * mu_{t+1}: no second multiplication by mu_t.
+// FIXED-LABEL: func.func @train_step
+// FIXED: %[[MU32:.*]] = tfc.convert %{{.*}} : tensor<f64> -> tensor<f32>
+// FIXED-NEXT: %[[MUNEXT32:.*]] = tfc.convert %{{.*}} : tensor<f64> -> tensor<f32>
+// FIXED: %[[P:.*]] = tfc.mul %{{.*}}, %[[MU32]] : tensor<f32>, tensor<f32>
+// FIXED-NEXT: %{{.*}} = tfc.mul %[[P]], %[[MUNEXT32]]
+
+// Option ranges, and nadam's options given to another optimizer.
 // DECAYRANGE: --tfc-build-train-step: momentum-decay must be non-negative and finite
 // BETARANGE: --tfc-build-train-step: beta1 and beta2 must lie in [0, 1)
 // NOTDECAY: --tfc-build-train-step: momentum-decay is an option of optimizer=nadam only
+// NOTFIXED: --tfc-build-train-step: nadam-fixed-product is an option of optimizer=nadam only
 
 func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"}, %b: tensor<4xf32> {tfc.param = "b"},
                 %x: tensor<2x8xf32> {tfc.input = "x"}) -> tensor<f32> {

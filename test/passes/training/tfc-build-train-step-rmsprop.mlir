@@ -45,9 +45,14 @@
 // ALL: %[[WD:.*]] = tfc.constant dense<1.000000e-01> : tensor<f32>
 // ALL: %[[PEN:.*]] = tfc.mul %[[W]], %[[WD]]
 // ALL: %[[G:.*]] = tfc.add %[[GW]], %[[PEN]] : tensor<4x8xf32>, tensor<4x8xf32>
+// ALL: %[[ALPHA0:.*]] = tfc.constant dense<8.000000e-01> : tensor<f32>
+// ALL: %[[REST0:.*]] = tfc.constant dense<2.000000e-01> : tensor<f32>
+// ALL: %[[KS:.*]] = tfc.mul %[[WS]], %[[ALPHA0]]
+// ALL: %[[SS:.*]] = tfc.mul %[[REST0]], %[[G]]
+// ALL: %[[AS:.*]] = tfc.mul %[[SS]], %[[G]]
+// ALL: %[[WS2:.*]] = tfc.add %[[KS]], %[[AS]] : tensor<4x8xf32>, tensor<4x8xf32>
 // ALL: %[[ALPHA:.*]] = tfc.constant dense<8.000000e-01> : tensor<f32>
 // ALL: %[[REST:.*]] = tfc.constant dense<2.000000e-01> : tensor<f32>
-// ALL: %[[WS2:.*]] = tfc.add %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<4x8xf32>
 // ALL: %[[KA:.*]] = tfc.mul %[[WA]], %[[ALPHA]]
 // ALL: %[[NA:.*]] = tfc.mul %[[G]], %[[REST]]
 // ALL: %[[WA2:.*]] = tfc.add %[[KA]], %[[NA]]
