@@ -283,7 +283,10 @@ def _keeps_rows(ctx, lowering, named, dims, found, k) -> bool:
         return dims is not None and 0 not in dims and all(
             isinstance(t, Masked) for t in named["tensors"])
     if name in _DIM_ARGS or name in _NEW_DIM_ARGS:
-        return dims is not None and 0 not in dims and _broadcast_along_rows(named, found)
+        # The operand the dims index is the selection (an index into its
+        # other dims may be one too); the others broadcast along its rows.
+        return (dims is not None and 0 not in dims and isinstance(named.get("self"), Masked)
+                and _broadcast_along_rows(named, found))
     if name == "aten.permute.default":
         return norm_dim(int(named["dims"][0]), _rank(found[0])) == 0
     if name == "aten.repeat.default":

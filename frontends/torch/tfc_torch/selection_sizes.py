@@ -22,10 +22,13 @@ targets, whose mean ATen divides by the input's row count, is computed as
 the mean of its per-row losses. Tensor.__getitem__ / __setitem__, size,
 shape, numel and __len__ are wrapped meanwhile (they, and the reads inside
 torch's functionals, reach no torch function mode); the mode propagates
-the marks. A mask computed from constants alone (not from the parameters,
-the batch, the buffers or random draws) selects a known number of rows
-and is not marked. A Count used as a Python loop bound
-(range(sel.shape[0])) is not caught.
+the marks, and refuses every size read of a tensor that moved the rows
+out of dim 0 (sel.T). A mask computed from constants alone (not from the
+parameters, the batch, the buffers, random draws or writes of those into
+it or its views) selects a known number of rows and is not marked. A
+Count used where Python wants an integer (range(sel.shape[0]), numpy,
+list slicing) is not caught: torch's argument parsing asks for the integer
+the same way.
 """
 import inspect
 import os
@@ -43,6 +46,20 @@ _HINT = ("the compiled program must be right for any mask: count the rows with "
          "mask.sum() (a tensor), average with .mean(), or keep the shape static with "
          "torch.where(mask, x, 0)")
 _VIEWS = ("view", "reshape", "expand")
+# Calls that may merge the rows with the dims after them or split them, and
+# calls that may move them out of dim 0 (their results are marked by where
+# the rows went).
+_REGROUPS = ("view", "reshape", "flatten", "_reshape_alias", "view_as", "reshape_as",
+             "unflatten", "ravel")
+_MOVERS = ("t", "T", "mT", "H", "mH", "transpose", "swapaxes", "swapdims", "permute",
+           "movedim", "moveaxis", "unsqueeze", "squeeze", "stack", "unbind", "split", "chunk",
+           "expand", "expand_as", "broadcast_to", "repeat", "tile", "unfold")
+_ALIAS = "_tfc_alias_of"  # a view's or .data's source: the tensor whose storage it shares
+# Calls whose results share their first argument's storage (functionalized
+# views have no _base): a write into one of them writes into the source.
+_ALIASING = _REGROUPS + _MOVERS + ("narrow", "select", "diagonal", "as_strided",
+                                   "tensor_split", "real", "imag", "view_as_real",
+                                   "view_as_complex", "detach", "detach_", "data", "alias")
 # Factories whose values differ per call: a mask drawn from one is data.
 _RANDOM = ("rand", "normal", "bernoulli", "multinomial", "dropout", "uniform", "exponential",
            "geometric", "cauchy", "log_normal", "poisson")
@@ -88,16 +105,19 @@ def _refuse(what: str):
 
 
 class Count:
-    """The number of rows of a selection in the example: dim 0 of a view
-    of a selection, comparable with a Count of the same mask, refused as a
+    """The number of rows of a selection in the example (times `factor`
+    for rows merged with the dims after them): dim 0 of a view of a
+    selection, comparable with a Count of the same mask, refused as a
     number."""
 
-    def __init__(self, k: int, mask: int):
-        self.k = k
+    def __init__(self, k: int, mask: int, factor: int = 1):
+        self.k = k * factor
         self.mask = mask
 
     def __index__(self):
-        # C++ argument parsing (a view's sizes; the mode refuses the rest).
+        # As a size in torch's argument parsing, which runs in the caller's
+        # frame before the mode sees the call: not told apart from other
+        # uses as an integer (range(), numpy, list slicing; documented).
         return self.k
 
     def __repr__(self):
@@ -152,8 +172,9 @@ def _tensors(tree):
     return [x for x in _walk(tree) if isinstance(x, torch.Tensor)]
 
 
-def _selection(t) -> Optional[Tuple[int, int]]:
-    """(k, mask id) of a selection, else None."""
+def _selection(t) -> Optional[Tuple[int, int, Optional[int]]]:
+    """(k, mask id, factor) of a selection (dim 0 holds k * factor rows;
+    factor None: a tensor that moved the rows out of dim 0), else None."""
     return getattr(t, _MARK, None) if isinstance(t, torch.Tensor) else None
 
 
@@ -161,33 +182,58 @@ def _constant(t) -> bool:
     return getattr(t, _CONSTANT, False)
 
 
+def _unconstant(t):
+    """`t` was written in place from data: it, and every tensor it is a
+    view or alias of, no longer holds constants."""
+    while isinstance(t, torch.Tensor):
+        if _constant(t):
+            setattr(t, _CONSTANT, False)
+        source = getattr(t, _ALIAS, None)
+        t = source if source is not None else t._base
+
+
 def _mark(out, mask):
     """Marks the tensors of `out` as selections by `mask` (one of them with
     rows: dim 0, the row count)."""
     for t in _tensors(out):
         if t.dim() >= 1:
-            setattr(t, _MARK, (t.shape[0], id(mask)))
+            setattr(t, _MARK, (t.shape[0], id(mask), 1))
 
 
-def _derive(out, inputs, random: bool = False):
+def _derive(out, inputs, name: str = "", random: bool = False):
     """Propagates the marks to `out` from `inputs`: constant when every
     input is (and no random draw made it); a selection when an input is
-    and dim 0 keeps its rows."""
+    and dim 0 keeps its rows (a view may merge them with the dims after
+    them: a factor); a tensor that moved the rows (a view or transpose
+    that does not keep them in dim 0) refuses every size read."""
     constant = not random and all(_constant(t) for t in inputs)
     selected = [_selection(t) for t in inputs if _selection(t) is not None]
     for t in _tensors(out):
         if constant:
             setattr(t, _CONSTANT, True)
         elif _constant(t):
-            setattr(t, _CONSTANT, False)  # written in place from data
-        if selected and t.dim() >= 1 and t.shape[0] == selected[0][0]:
+            _unconstant(t)  # written in place from data
+        if not selected or t.dim() == 0:
+            continue
+        k, mask, factor = selected[0]
+        rows = k * factor if factor is not None else None
+        if rows is not None and t.shape[0] == rows:
             setattr(t, _MARK, selected[0])
+        elif name in _REGROUPS and factor is not None and t.shape[0] % k == 0:
+            setattr(t, _MARK, (k, mask, t.shape[0] // k))
+        elif name in _REGROUPS or name in _MOVERS:
+            setattr(t, _MARK, (k, mask, None))
 
 
-def _rows(t) -> Optional[Tuple[int, int]]:
-    """(k, mask id) when `t` is a selection read by the model's code."""
+def _rows(t):
+    """(k, mask id, factor) when `t` is a selection read by the model's
+    code; a read of a tensor that moved the rows is refused."""
     mark = _selection(t)
-    return mark if mark is not None and _from_model(3) else None
+    if mark is None or not _from_model(3):
+        return None
+    if mark[2] is None:
+        _refuse("a size of a tensor that moved its rows out of dim 0")
+    return mark
 
 
 def _view_sizes(args, kwargs):
@@ -227,6 +273,8 @@ class SelectionSizes(TorchFunctionMode):
             if _has_count(index) and _from_model():
                 _refuse("indexing with its size")
             out = getitem(t, index)
+            if not _tensors(index):  # basic indexing: a view of t
+                setattr(out, _ALIAS, t)
             masks = [i for i in _tensors(index) if i.dtype in (torch.bool, torch.uint8)]
             live = [m for m in masks if not _constant(m)]
             if live:
@@ -237,7 +285,8 @@ class SelectionSizes(TorchFunctionMode):
 
         def tracking_setitem(t, index, value):
             setitem(t, index, value)
-            _derive(t, [t] + _tensors((index, value)))
+            if not all(_constant(x) for x in _tensors((index, value))):
+                _unconstant(t)
 
         def rows_size(t, *args, **kwargs):
             mark = _rows(t)
@@ -279,6 +328,8 @@ class SelectionSizes(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         name = getattr(func, "__name__", "").split(".")[0]
+        if name == "__get__":  # a property: .T, .data, .shape (the last patched)
+            name = getattr(getattr(func, "__self__", None), "__name__", name)
         first = args[0] if args else None
         if _from_model():
             if name in _VIEWS and _selection(first) is not None:
@@ -302,5 +353,12 @@ class SelectionSizes(TorchFunctionMode):
             if mask is not None and not _constant(mask):
                 _mark(out, mask)
                 return out
-        _derive(out, inputs, random=any(r in name for r in _RANDOM))
+        if name in _ALIASING and isinstance(first, torch.Tensor):
+            for t in _tensors(out):
+                if t is not first:
+                    setattr(t, _ALIAS, first)
+        written = kwargs.get("out", first if name.endswith("_") else None)
+        if isinstance(written, torch.Tensor) and not all(_constant(t) for t in inputs):
+            _unconstant(written)
+        _derive(out, inputs, name, random=any(r in name for r in _RANDOM))
         return out

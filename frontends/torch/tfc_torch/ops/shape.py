@@ -10,7 +10,7 @@ from ..builder import broadcast_shapes
 from ..constants import Known
 from ..importer import Masked
 from ..ir import Value
-from .. import masked
+from .. import dtypes, masked
 from ..registry import lowers, refuse, takes_masked
 from . import reduction, scatter
 from .conv import windows
@@ -420,8 +420,14 @@ def _selection(ctx, rows_of, rows, source=None):
     position = b.iota((n,), 0, "i64")
     score = b.select(rows, b.sub(b.splat(n, "i64"), position), b.splat(0, "i64"))
     first = b.sub(b.splat(n, "i64"), b.reduce("max", score, [0]))
-    first = b.select(b.compare("lt", first, b.splat(n, "i64")), first, b.splat(0, "i64"))
+    some = b.compare("lt", first, b.splat(n, "i64"))
+    first = b.select(some, first, b.splat(0, "i64"))
     fill = gather_rows(ctx, rows_of, b.reshape(first, (1,)))
+    if dtypes.is_float(fill.dtype):
+        # With no row selected the fill is row 0, not a value of the
+        # selection: no gradient through it (0 * NaN of a function defined
+        # on the selection only would reach row 0).
+        fill = b.select(b.reshape(some, (1,) * fill.rank), fill, b.stop_gradient(fill))
     wide = b.broadcast_to(b.reshape(rows, (n,) + (1,) * (rows_of.rank - 1)), rows_of.shape)
     return Masked(b.select(wide, rows_of, b.broadcast_to(fill, rows_of.shape)), rows,
                   source=source)
@@ -570,7 +576,9 @@ def index_put(ctx, x, indices, values, accumulate=False):
         # x[mask] = f(y[mask]): the rows selected by the same mask, in place.
         if mask is None or not masked.same_value(values.source, mask):
             ctx.refuse_masked(values, "x[index] = selection needs the same mask as index")
-        values = b.reshape(b.convert(values.values, v.dtype), v.shape)
+        rows = values.values.shape[0]
+        values = b.reshape(b.broadcast_to(b.convert(values.values, v.dtype),
+                                          (rows,) + v.shape[mask.rank:]), v.shape)
     if mask is not None:
         mask = b.reshape(mask, mask.shape + (1,) * (v.rank - mask.rank))
         new = ctx.tensor(values, v.dtype)

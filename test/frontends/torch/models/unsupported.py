@@ -62,6 +62,27 @@ class SelectionLength(Base):
         return sel.sum() / len(sel)  # error here
 
 
+class SelectionTransposed(Base):
+    """A size of a tensor that moved a selection's rows out of dim 0."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        sel = h[h[:, 0] > 0]
+        return sel.sum() / sel.T.shape[1]  # error here
+
+
+class MaskWrittenThroughView(Base):
+    """A mask built as constants and then written from data through a
+    view: its selection's row count is data, not a constant."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        keep = torch.zeros(h.shape[0], dtype=torch.bool)
+        keep.view(1, -1).copy_((h[:, 0] > 0).view(1, -1))
+        sel = h[keep]
+        return sel.sum() / sel.shape[0]  # error here
+
+
 class Unique(Base):
     """unique: the result's shape depends on the data."""
 

@@ -60,7 +60,9 @@ class _Assignments(nn.Module):
     (the mask written twice) and accumulated; a selection of a selection
     (masked_select of the selected rows); max / min / sum / mean, var /
     std / var_mean and logsumexp over the selected rows, keeping dims; PPO's
-    normalization of the selected advantages."""
+    normalization of the selected advantages; a row's value broadcast back
+    into its row; a function defined on the selection only, of a mask that
+    selects nothing (its gradient 0, not NaN)."""
 
     def __init__(self):
         super().__init__()
@@ -75,6 +77,9 @@ class _Assignments(nn.Module):
         acc.index_put_((rows,), h[rows].exp() * 0.1, accumulate=True)
         pos = h[h > -1].log1p()
         nested = h[rows].masked_select(h[rows] > 0)
+        spread = torch.zeros_like(h)
+        spread[rows] = h[rows].sum(1, keepdim=True)      # broadcast along each row
+        none = (-h.abs() - 1)[h[:, 0] > 100].sqrt().sum()  # selects no row: 0, no NaN
         adv = h[rows][:, 1]
         normalized = (adv - adv.mean()) / (adv.std() + 1e-8)  # PPO's advantages
         return (out.pow(2).sum() + acc.sum() + pos.mean() + nested.sum()
@@ -82,7 +87,8 @@ class _Assignments(nn.Module):
                 + h[rows].sum(0, keepdim=True).pow(2).sum() + h[~rows].mean((0, 1))
                 + (normalized * adv).sum() + h[rows].var(0).sum()
                 + torch.var_mean(h[rows], 0, unbiased=False)[0].sum()
-                + h[rows].std(unbiased=False) + h[rows].logsumexp(0).sum())
+                + h[rows].std(unbiased=False) + h[rows].logsumexp(0).sum()
+                + spread.pow(2).mean() + none)
 
 
 class _RowOps(nn.Module):
