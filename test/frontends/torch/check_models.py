@@ -199,6 +199,18 @@ def check(case, tfc_run, device, workdir):
     return "; ".join(problems) or None
 
 
+def device_missing(tfc_run, device) -> bool:
+    """Whether `device` (not the host) cannot be opened; prints the SKIP
+    line the drivers exit 77 after."""
+    if device == "host":
+        return False
+    probe = subprocess.run([tfc_run, "--probe-device", device], capture_output=True, text=True)
+    if probe.returncode == 0:
+        return False
+    print(f"SKIP: device '{device}' unavailable: {(probe.stderr or probe.stdout).strip()}")
+    return True
+
+
 def run_cases(description, cases, check_case, prefix):
     """The drivers' main: --tfc-run BIN [--case NAME ...] [--device D]
     [--keep DIR]; probes a non-host device (exit 77 when it is missing),
@@ -211,12 +223,8 @@ def run_cases(description, cases, check_case, prefix):
     ap.add_argument("--device", default="host")
     ap.add_argument("--keep", help="write the .mlir and safetensors files here")
     args = ap.parse_args()
-    if args.device != "host":
-        probe = subprocess.run([args.tfc_run, "--probe-device", args.device],
-                               capture_output=True, text=True)
-        if probe.returncode != 0:
-            print(f"SKIP: device '{args.device}' unavailable: {(probe.stderr or probe.stdout).strip()}")
-            return SKIP
+    if device_missing(args.tfc_run, args.device):
+        return SKIP
     failures = 0
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         workdir = args.keep or tmp

@@ -11,7 +11,6 @@ Exit codes: 0 pass, 1 failure, 77 device unavailable.
 import argparse
 import importlib.util
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -78,12 +77,8 @@ def main():
     ap.add_argument("--case", action="append")
     ap.add_argument("--device", default="host")
     args = ap.parse_args()
-    if args.device != "host":
-        probe = subprocess.run([args.tfc_run, "--probe-device", args.device],
-                               capture_output=True, text=True)
-        if probe.returncode != 0:
-            print(f"SKIP: device '{args.device}' unavailable")
-            return check_models.SKIP
+    if check_models.device_missing(args.tfc_run, args.device):
+        return check_models.SKIP
     cases, patterns = load_cases()
     failures = 0
     with tempfile.TemporaryDirectory(prefix="tfc-frontend-ops-") as workdir:

@@ -26,7 +26,6 @@ Exit codes: 0 pass, 1 failure, 77 torchvision not installed or device unavailabl
 import argparse
 import copy
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -252,12 +251,8 @@ def main():
     parser.add_argument("--case", action="append", choices=sorted(CASES) + sorted(REFUSED))
     parser.add_argument("--device", default="host", choices=["host", "cuda"])
     args = parser.parse_args()
-    if args.device != "host":
-        probe = subprocess.run([args.tfc_run, "--probe-device", args.device],
-                               capture_output=True, text=True)
-        if probe.returncode != 0:
-            print(f"SKIP: device '{args.device}' unavailable")
-            return check_models.SKIP
+    if check_models.device_missing(args.tfc_run, args.device):
+        return check_models.SKIP
     failures = 0
     with tempfile.TemporaryDirectory(prefix="tfc-torchvision-") as workdir:
         for name in args.case or list(CASES) + list(REFUSED):
