@@ -1,12 +1,12 @@
 """Masked selections flowing through the ops that keep their rows apart.
 
-x[mask] (a boolean mask over x's leading dims) and x.masked_select(mask)
-have a number of rows k that depends on the data. The import keeps such a
-selection as importer.Masked: all N candidate rows (`values`, the mask's
-dims flattened into dim 0) and which of them are selected (`rows`, N
-booleans). The traced selection's dim 0 (k rows) and the full values' dim
-0 (N rows) are the same dim, so every other dim and every dim argument
-means the same in both.
+x[mask] (a boolean mask over x's leading dims), x.masked_select(mask) and
+the coordinates of nonzero / argwhere / torch.where(mask) have a number of
+rows k that depends on the data. The import keeps such a selection as
+importer.Masked: all N candidate rows (`values`, the mask's dims flattened
+into dim 0) and which of them are selected (`rows`, N booleans). The traced
+selection's dim 0 (k rows) and the full values' dim 0 (N rows) are the same
+dim, so every other dim and every dim argument means the same in both.
 
 An op that treats dim 0 as a batch dim, computing each output row from the
 same row of its masked operands only, gives on the N rows the selected
@@ -19,23 +19,25 @@ selections under the same rows. This module decides which ops do
   special.py, rounding.py), their other operands broadcasting along dim 0;
 - ops whose dim arguments do not name dim 0 (softmax, log_softmax, select,
   slice, cat, transpose, unsqueeze, the reductions over other dims, ...),
-  permute keeping dim 0 first, and views that keep each row a row;
+  permute keeping dim 0 first, views that keep each row a row, and views
+  that merge the rows with the dims after them (each row's flag repeated)
+  or split such merged rows back;
 - per-row ops of the masked operand: linear, mm / addmm / matmul / bmm on
   its rows, layer_norm over the trailing dims, convolution (dim 0 is its
-  batch), embedding of selected ids;
+  batch), embedding of selected ids, x[ids] / index_select by selected ids;
 - losses with a `reduction`, run per element (reduction none) and then
   summed or averaged over the selected rows (nll_loss's mean divides by the
   selected rows' target weights, as torch's);
-- sum / mean / amax / amin over dims that include dim 0: the unselected
-  rows are replaced by the reduction's identity first.
+- sum / mean / max / min over dims that include dim 0 (the unselected rows
+  replaced by the reduction's identity first), var / std and logsumexp
+  over them.
 
-Views may also merge the rows with the dims after them (and split them
-back), each row's flag repeated. The lowerings that take selections
-themselves (ops/shape.py's index_put: x[mask] = f(y[mask]); masked_select
-of a selection; gather by selected ids) are marked with
-registry.takes_masked. Operands selected by different
+The lowerings that take selections themselves (ops/shape.py's index_put:
+x[mask] = f(y[mask]); masked_select of a selection; gather by selected
+ids) are marked with registry.takes_masked. Operands selected by different
 masks, and any other op, are refused with the DataDependentError of
-Context.masked.
+Context.masked. selection_sizes.py keeps the trace from reading k as a
+number.
 """
 import dataclasses
 import math
