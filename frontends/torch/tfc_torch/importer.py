@@ -482,7 +482,10 @@ def _straight_through(b: Builder, lowered, written, name, frame):
     """An in-place op under no_grad on a tensor that requires grad
     (no_grad_writes.py): the tensor takes the new value and keeps its
     history, so the gradient flows to `written` (the op's first argument)
-    as through the identity."""
+    as through the identity (of a masked selection: of its full rows)."""
+    if isinstance(lowered, Masked) and isinstance(written, Masked) \
+            and lowered.values.type == written.values.type:
+        return lowered.like(b.straight_through(lowered.values, written.values))
     if not (isinstance(lowered, Value) and isinstance(written, Value)
             and lowered.type == written.type):
         raise ModelError(f"{name}: an in-place op under torch.no_grad() on a tensor that "

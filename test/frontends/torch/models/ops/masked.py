@@ -96,7 +96,8 @@ class _RowOps(nn.Module):
     other dim, a concat and transpose of other dims, views that keep each
     row (sel.shape[0] as a size), unsqueeze and select, a 1-d convolution
     of selected sequences (rows as its batch), a batched matmul of two
-    selections, a gather along the other dim."""
+    selections, a gather along the other dim, cosine similarity (an
+    in-place clamp under no_grad inside)."""
 
     def __init__(self):
         super().__init__()
@@ -111,7 +112,7 @@ class _RowOps(nn.Module):
         picked = h.gather(1, h.argmax(1, keepdim=True))
         return (self.conv(seq).pow(2).mean() + (att @ seq).sum() + both.select(1, 0).mean()
                 + seq.reshape(seq.size(0), -1).std(1).sum() + picked.sum()
-                + h.softmax(-1).log().mean())
+                + h.softmax(-1).log().mean() + F.cosine_similarity(h, h.flip(1)).mean())
 
 
 class _WhereIndices(nn.Module):
