@@ -62,7 +62,7 @@ _ALIASING = _REGROUPS + _MOVERS + ("narrow", "select", "diagonal", "as_strided",
                                    "view_as_complex", "detach", "detach_", "data", "alias")
 # Factories whose values differ per call: a mask drawn from one is data.
 _RANDOM = ("rand", "normal", "bernoulli", "multinomial", "dropout", "uniform", "exponential",
-           "geometric", "cauchy", "log_normal", "poisson")
+           "geometric", "cauchy", "log_normal", "poisson", "gumbel", "rrelu", "fractional")
 _TORCH = os.path.dirname(torch.__file__) + os.sep
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # Frames that only forward a call (Tensor's Python methods, the override
@@ -147,7 +147,14 @@ class Count:
 
 
 class _Sizes(tuple):
-    """A selection's shape: a tuple whose dim 0 is a Count."""
+    """A selection's shape: a tuple whose dim 0 is a Count (a slice
+    without it is a torch.Size)."""
+
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        if isinstance(index, slice):
+            return _Sizes(item) if _has_count(item) else torch.Size(item)
+        return item
 
     def numel(self):
         _refuse("numel() of its shape")
@@ -179,14 +186,22 @@ def _selection(t) -> Optional[Tuple[int, int, Optional[int]]]:
 
 
 def _constant(t) -> bool:
-    return getattr(t, _CONSTANT, False)
+    """Whether `t` holds constants: it was computed from constants alone,
+    and neither it nor a tensor it views was written from data since (a
+    write through another view of the same source counts)."""
+    while isinstance(t, torch.Tensor):
+        if not getattr(t, _CONSTANT, False):
+            return False
+        source = getattr(t, _ALIAS, None)
+        t = source if source is not None else t._base
+    return True
 
 
 def _unconstant(t):
     """`t` was written in place from data: it, and every tensor it is a
     view or alias of, no longer holds constants."""
     while isinstance(t, torch.Tensor):
-        if _constant(t):
+        if getattr(t, _CONSTANT, False):
             setattr(t, _CONSTANT, False)
         source = getattr(t, _ALIAS, None)
         t = source if source is not None else t._base

@@ -529,7 +529,27 @@ def _leading_mask(ctx, v, indices):
     return mask
 
 
+def _nested_selection(ctx, x, indices):
+    """sel[m] (sel a selection, m a boolean selection of its rows over its
+    leading dims, e.g. l[l != 0] of l = y[mask]): the elements where both
+    the rows and m hold, a selection whose source is m's full mask (for
+    sel[m] = f(sel[m])). None for any other indexing (masked.py's)."""
+    present = [i for i in indices if i is not None]
+    m = present[0] if len(present) == 1 and indices[0] is not None else None
+    if not (isinstance(x, Masked) and isinstance(m, Masked) and m.values.dtype == "i1"):
+        return None
+    if not (masked.same_value(m.rows, x.rows)
+            and m.values.shape == x.values.shape[:m.values.rank]):
+        ctx.refuse_masked(x, "its rows are indexed by a mask of other rows")
+    b = ctx.b
+    keep = b.select(x.broadcast_rows(b, m.values.shape), m.values, b.splat(False, "i1"))
+    lead = math.prod(m.values.shape)
+    return _selection(ctx, b.reshape(x.values, (lead,) + x.values.shape[m.values.rank:]),
+                      b.reshape(keep, (lead,)), m.values)
+
+
 @lowers("aten.index.Tensor")
+@takes_masked
 def index(ctx, x, indices):
     """x[i0, i1, ...] with integer index tensors (None: a dim taken whole,
     x[:, i]): the indices broadcast together to a shape B and flattened
@@ -537,7 +557,11 @@ def index(ctx, x, indices):
     (its gradient sums repeated indices, as torch's). As in torch, B
     replaces the indexed dims where they are adjacent and goes in front
     where they are not (x[i, :, j]). x[mask] with one boolean mask over
-    the leading dims is a masked selection."""
+    the leading dims is a masked selection; sel[m] with m a boolean
+    selection of sel's rows, the selection of both."""
+    if masked.selections([x, indices]):
+        nested = _nested_selection(ctx, x, indices)
+        return nested if nested is not None else masked.lower(ctx, index, (x, indices), {})
     v = ctx.tensor(x)
     mask = _leading_mask(ctx, v, indices)
     if mask is not None:
@@ -569,6 +593,12 @@ def index_put(ctx, x, indices, values, accumulate=False):
         if not all(i is None or isinstance(i, Masked) and i.values.dtype == "i1"
                    for i in indices):
             ctx.masked(x)
+        full = [i.values if isinstance(i, Masked) else i for i in indices]
+        if isinstance(values, Masked) and any(
+                masked.same_value(values.source, i) for i in full if i is not None):
+            # sel[m] = f(sel[m]): on the full rows, m's full mask selects the
+            # same elements (sel's unselected rows are never read).
+            return x.like(index_put(ctx, x.values, full, values, accumulate))
         return masked.lower(ctx, index_put, (x, indices, values, accumulate), {})
     v = ctx.tensor(x)
     mask = _leading_mask(ctx, v, indices)

@@ -97,7 +97,8 @@ class _RowOps(nn.Module):
     row (sel.shape[0] as a size), unsqueeze and select, a 1-d convolution
     of selected sequences (rows as its batch), a batched matmul of two
     selections, a gather along the other dim, cosine similarity (an
-    in-place clamp under no_grad inside)."""
+    in-place clamp under no_grad inside), selections of the selected rows
+    (by rows, by elements)."""
 
     def __init__(self):
         super().__init__()
@@ -112,7 +113,8 @@ class _RowOps(nn.Module):
         picked = h.gather(1, h.argmax(1, keepdim=True))
         return (self.conv(seq).pow(2).mean() + (att @ seq).sum() + both.select(1, 0).mean()
                 + seq.reshape(seq.size(0), -1).std(1).sum() + picked.sum()
-                + h.softmax(-1).log().mean() + F.cosine_similarity(h, h.flip(1)).mean())
+                + h.softmax(-1).log().mean() + F.cosine_similarity(h, h.flip(1)).mean()
+                + (h[h[:, 0] > 0] ** 2).sum() + h[h > 0].sum())
 
 
 class _WhereIndices(nn.Module):
