@@ -164,6 +164,9 @@ def lower(ctx, lowering, args, kwargs):
             return _moments_rows(ctx, named, first, dims)
     if name in _LOSSES and named.get("reduction", 1) != 0:
         return _reduced_loss(ctx, lowering, args, kwargs, named, first)
+    scattered = scatter_rows(ctx, lowering, args, kwargs)
+    if scattered is not None:
+        return scattered
     k = _selected_count(ctx, args)
     if name == "aten.slice.Tensor" and dims == [0] and _whole(named):
         return named["self"]  # sel[:, ...]: every row
@@ -174,6 +177,61 @@ def lower(ctx, lowering, args, kwargs):
     if k is None or not _keeps_rows(ctx, lowering, named, dims, found, k):
         ctx.masked(first)
     return _on_rows(ctx, lowering, args, kwargs, first, k)
+
+
+# Writes into a plain tensor at selected ids: op -> (its index argument, its
+# values argument, whether the writes add up).
+_SCATTERS = {"aten.index_put.default": ("indices", "values", None),
+             "aten.index_add.default": ("index", "source", True),
+             "aten.scatter_add.default": ("index", "src", True)}
+
+
+def scatter_rows(ctx, lowering, args, kwargs):
+    """x[ids] = v, x[ids] += v, index_add / scatter_add along dim 0 into a
+    tensor that is not a selection, at ids and of values that are
+    selections of the same rows (MoE routing: out[i] += expert(x[i]) with i
+    from torch.where): the writes of every row, the unselected rows' values
+    zeroed, summed in. An overwrite (x[ids] = v, also what x[ids] += v
+    traces to) becomes x zeroed where a selected id hits plus the sum of
+    the writes: the same for distinct selected ids (nonzero's, where's),
+    and the gradient reaches each selected value once (unselected rows,
+    which repeat the first selected id, would add theirs again). None when
+    the call is not of that form."""
+    if ctx.name not in _SCATTERS:
+        return None
+    named = _named(ctx, args, kwargs)
+    index_key, values_key, adds = _SCATTERS[ctx.name]
+    if isinstance(named.get("self"), Masked) or (
+            "dim" in named and norm_dim(int(named["dim"]), len(_shape(named["self"]))) != 0):
+        return None
+    ids = named[index_key]
+    ids = [i for i in ids if i is not None] if isinstance(ids, (list, tuple)) else [ids]
+    if not ids or not all(isinstance(i, Masked) and i.values.dtype != "i1" for i in ids):
+        return None
+    first = ids[0]
+    values = named[values_key]
+    if not all(same_value(m.rows, first.rows) for m in ids + selections(values)):
+        ctx.refuse_masked(first, "its ids and the values written at them are selected by "
+                                 "different masks")
+    if not isinstance(values, Masked):
+        return None  # a plain value written once per row: the row count
+    b = ctx.b
+    zero = ctx.tensor(0, values.values.dtype)
+    named[values_key] = values.like(b.select(values.broadcast_rows(b), values.values, zero))
+
+    def call(**changes):
+        both = dict(named, **changes)
+        return lowering(ctx, *[_unwrap(both[a.name]) for a in ctx.node.target._schema.arguments
+                               if a.name in both])
+    if adds is None and not named.get("accumulate", False):
+        x = ctx.tensor(named["self"])
+        ones = b.convert(values.broadcast_rows(b), x.dtype)
+        hits = call(self=b.broadcast_to(ctx.tensor(0, x.dtype), x.shape),
+                    values=values.like(ones), accumulate=True)
+        kept = b.select(b.compare("gt", hits, ctx.tensor(0, x.dtype)),
+                        ctx.tensor(0, x.dtype), x)
+        return call(self=kept, accumulate=True)
+    return call()
 
 
 def _regroup_rows(ctx, first, k):

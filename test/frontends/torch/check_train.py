@@ -725,8 +725,8 @@ def check_masked(device):
     and masked-where-indices cases, compiled from their example batch, are
     trained 6 AdamW steps on batches whose masks select other numbers of
     rows (one row, all but one, random): losses and parameters as torch's.
-    The row-op, assignment and sequence cases (views, slices, moments,
-    masks the model computes), compiled (tfc_torch.compile) from their
+    The row-op, assignment, MoE-routing and sequence cases (views, slices,
+    moments, masks the model computes), compiled (tfc_torch.compile) from their
     example and from one selecting a single row, give torch's loss on 6
     such batches (NaN where torch's is: the variance of one row)."""
     from models.ops import masked
@@ -743,6 +743,7 @@ def check_masked(device):
         train_alongside(step, reference, opt, lambda m, b: m(*b), data, f"{name}: ", problems)
         compare_parameters(step.state_dict(), reference, f"{name}: ", problems)
     for name, factory in (("masked-row-ops", masked._rows), ("masked-assignments", masked._assign),
+                          ("masked-moe-routing", masked._moe),
                           ("masked-sequences", masked._sequences()),
                           ("masked-sequences, one row in the example", masked._sequences(1))):
         model, example = factory()

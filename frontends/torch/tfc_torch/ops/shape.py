@@ -600,6 +600,8 @@ def index_put(ctx, x, indices, values, accumulate=False):
             # same elements (sel's unselected rows are never read).
             return x.like(index_put(ctx, x.values, full, values, accumulate))
         return masked.lower(ctx, index_put, (x, indices, values, accumulate), {})
+    if masked.selections(indices):  # x[ids] = v at selected ids
+        return masked.lower(ctx, index_put, (x, indices, values, accumulate), {})
     v = ctx.tensor(x)
     mask = _leading_mask(ctx, v, indices)
     if isinstance(values, Masked):

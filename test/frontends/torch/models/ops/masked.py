@@ -177,6 +177,37 @@ def _sequences(count=None):
     return make
 
 
+class _MoERouting(nn.Module):
+    """Top-2 mixture-of-experts routing as Mixtral-style code writes it:
+    per expert, the (token, slot) pairs routed to it by torch.where, the
+    expert on those tokens, written back by out[i] += (an overwrite of the
+    gathered sum), index_add_ and an assignment."""
+
+    def __init__(self):
+        super().__init__()
+        self.gate = nn.Linear(6, 3)
+        self.experts = nn.ModuleList([nn.Linear(6, 6) for _ in range(3)])
+
+    def forward(self, x, y):
+        weights = self.gate(x).softmax(-1)
+        top, idx = weights.topk(2, -1)
+        out = torch.zeros_like(x)
+        added = torch.zeros_like(x)
+        last = x.clone()
+        for e, expert in enumerate(self.experts):
+            i, k = torch.where(idx == e)
+            h = top[i, k, None] * expert(x[i])
+            out[i] += h
+            added.index_add_(0, i, h.tanh())
+            last[i] = h
+        return F.mse_loss(out, y) + added.pow(2).mean() + last.sum()
+
+
+def _moe():
+    torch.manual_seed(0)
+    return _MoERouting(), (torch.randn(9, 6, generator=_g(1)), torch.randn(9, 6, generator=_g(2)))
+
+
 def _mlm():
     ids = torch.randint(0, 20, (3, 7), generator=_g(1))
     mask = torch.rand(3, 7, generator=_g(2)) < 0.4
@@ -210,4 +241,5 @@ CASES = {
     "masked-row-ops": _rows,
     "masked-where-indices": _where,
     "masked-sequences": _sequences(),
+    "masked-moe-routing": _moe,
 }
