@@ -190,13 +190,12 @@ def scatter_rows(ctx, lowering, args, kwargs):
     """x[ids] = v, x[ids] += v, index_add / scatter_add along dim 0 into a
     tensor that is not a selection, at ids and of values that are
     selections of the same rows (MoE routing: out[i] += expert(x[i]) with i
-    from torch.where): the writes of every row, the unselected rows' values
-    zeroed, summed in. An overwrite (x[ids] = v, also what x[ids] += v
-    traces to) becomes x zeroed where a selected id hits plus the sum of
-    the writes: the same for distinct selected ids (nonzero's, where's),
-    and the gradient reaches each selected value once (unselected rows,
-    which repeat the first selected id, would add theirs again). None when
-    the call is not of that form."""
+    from torch.where): where the writes add up, those of every row with
+    the unselected rows' values zeroed; an overwrite (x[ids] = v, also what
+    x[ids] += v traces to) sends the unselected rows' writes to a scratch
+    row past x's (they repeat the first selected id and value, and as
+    duplicate writes would take its gradient). None when the call is not
+    of that form."""
     if ctx.name not in _SCATTERS:
         return None
     named = _named(ctx, args, kwargs)
@@ -224,13 +223,24 @@ def scatter_rows(ctx, lowering, args, kwargs):
         return lowering(ctx, *[_unwrap(both[a.name]) for a in ctx.node.target._schema.arguments
                                if a.name in both])
     if adds is None and not named.get("accumulate", False):
+        # An overwrite, the last write to an id winning as torch's: the
+        # unselected rows write into a scratch row after x's, cut off after.
+        indices = named["indices"]
+        if len(indices) != 1 or not isinstance(indices[0], Masked):
+            return None
         x = ctx.tensor(named["self"])
-        ones = b.convert(values.broadcast_rows(b), x.dtype)
-        hits = call(self=b.broadcast_to(ctx.tensor(0, x.dtype), x.shape),
-                    values=values.like(ones), accumulate=True)
-        kept = b.select(b.compare("gt", hits, ctx.tensor(0, x.dtype)),
-                        ctx.tensor(0, x.dtype), x)
-        return call(self=kept, accumulate=True)
+        n = x.shape[0]
+        scratch = b.concat([x, b.broadcast_to(ctx.tensor(0, x.dtype), (1,) + x.shape[1:])], 0)
+        ids = indices[0]
+        aside = ids.like(b.select(ids.broadcast_rows(b), ids.values,
+                                  ctx.tensor(n, ids.values.dtype)))
+        saved = ctx.out_types
+        ctx.out_types = [dataclasses.replace(saved[0], shape=(n + 1,) + x.shape[1:])]
+        try:
+            written = call(self=scratch, indices=[aside])
+        finally:
+            ctx.out_types = saved
+        return b.slice(written, [0] * x.rank, (n,) + x.shape[1:])
     return call()
 
 

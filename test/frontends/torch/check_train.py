@@ -744,6 +744,7 @@ def check_masked(device):
         compare_parameters(step.state_dict(), reference, f"{name}: ", problems)
     for name, factory in (("masked-row-ops", masked._rows), ("masked-assignments", masked._assign),
                           ("masked-moe-routing", masked._moe),
+                          ("masked-write-by-label", masked._write_by_label),
                           ("masked-sequences", masked._sequences()),
                           ("masked-sequences, one row in the example", masked._sequences(1))):
         model, example = factory()

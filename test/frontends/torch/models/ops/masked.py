@@ -208,6 +208,30 @@ def _moe():
     return _MoERouting(), (torch.randn(9, 6, generator=_g(1)), torch.randn(9, 6, generator=_g(2)))
 
 
+class _WriteByLabel(nn.Module):
+    """Rows of the selected nodes written at their labels (repeated ids:
+    the last write wins, as torch's) and added at them (index_add)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+
+    def forward(self, x, keep, labels):
+        ids = labels[keep]
+        h = self.fc(x[keep])
+        last = torch.zeros(4, 6)
+        last[ids] = h
+        total = torch.zeros(4, 6).index_add(0, ids, h.tanh())
+        return last.pow(2).sum() + total.pow(2).sum()
+
+
+def _write_by_label():
+    torch.manual_seed(0)
+    return _WriteByLabel(), (torch.randn(9, 6, generator=_g(1)),
+                             torch.rand(9, generator=_g(2)) < 0.6,
+                             torch.randint(0, 4, (9,), generator=_g(5)))
+
+
 def _mlm():
     ids = torch.randint(0, 20, (3, 7), generator=_g(1))
     mask = torch.rand(3, 7, generator=_g(2)) < 0.4
@@ -242,4 +266,5 @@ CASES = {
     "masked-where-indices": _where,
     "masked-sequences": _sequences(),
     "masked-moe-routing": _moe,
+    "masked-write-by-label": _write_by_label,
 }
