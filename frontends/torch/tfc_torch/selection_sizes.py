@@ -215,7 +215,48 @@ def _mark(out, mask):
             setattr(t, _MARK, (t.shape[0], id(mask), 1))
 
 
-def _derive(out, inputs, name: str = "", random: bool = False):
+def _norm(d, rank: int) -> int:
+    d = int(d)
+    return d + rank if d < 0 else d
+
+
+def _moves_rows(name, args, kwargs) -> bool:
+    """Whether a call of _MOVERS on a selection (args[0], or the first of
+    stack's tensors) moves its rows out of dim 0 (by its arguments, not by
+    the result's shape, where another dim may have k elements too)."""
+    first = args[0] if args else None
+    if name == "stack":
+        first = first[0] if first else None
+    if not isinstance(first, torch.Tensor):
+        return True
+    rank = first.dim()
+
+    def arg(i, key, default=None):
+        return args[i] if len(args) > i else kwargs.get(key, default)
+    if name in ("t", "T", "H"):
+        return rank >= 2
+    if name in ("mT", "mH"):
+        return rank == 2
+    if name in ("transpose", "swapaxes", "swapdims"):
+        a, c = _norm(arg(1, "dim0"), rank), _norm(arg(2, "dim1"), rank)
+        return a != c and 0 in (a, c)
+    if name == "permute":
+        dims = args[1:] if len(args) > 2 else arg(1, "dims")
+        return _norm(list(dims)[0], rank) != 0
+    if name == "unsqueeze":
+        return _norm(arg(1, "dim"), rank + 1) == 0
+    if name == "squeeze":
+        dim = arg(1, "dim")
+        return first.shape[0] == 1 and (dim is None or _norm(dim, rank) == 0)
+    if name == "stack":
+        return _norm(arg(1, "dim", 0), rank + 1) == 0
+    if name in ("unbind", "split", "chunk", "unfold"):
+        dim = arg(2, "dim", 0) if name in ("split", "chunk") else arg(1, "dim", 0)
+        return _norm(dim, rank) == 0
+    return True  # expand / repeat / tile / movedim / broadcast_to: assume so
+
+
+def _derive(out, inputs, name: str = "", random: bool = False, moved: bool = False):
     """Propagates the marks to `out` from `inputs`: constant when every
     input is (and no random draw made it); a selection when an input is
     and dim 0 keeps its rows (a view may merge them with the dims after
@@ -232,11 +273,13 @@ def _derive(out, inputs, name: str = "", random: bool = False):
             continue
         k, mask, factor = selected[0]
         rows = k * factor if factor is not None else None
-        if rows is not None and t.shape[0] == rows:
+        if moved:
+            setattr(t, _MARK, (k, mask, None))
+        elif rows is not None and t.shape[0] == rows:
             setattr(t, _MARK, selected[0])
         elif name in _REGROUPS and factor is not None and t.shape[0] % k == 0:
             setattr(t, _MARK, (k, mask, t.shape[0] // k))
-        elif name in _REGROUPS or name in _MOVERS:
+        elif name in _REGROUPS:
             setattr(t, _MARK, (k, mask, None))
 
 
@@ -375,5 +418,7 @@ class SelectionSizes(TorchFunctionMode):
         written = kwargs.get("out", first if name.endswith("_") else None)
         if isinstance(written, torch.Tensor) and not all(_constant(t) for t in inputs):
             _unconstant(written)
-        _derive(out, inputs, name, random=any(r in name for r in _RANDOM))
+        moved = name in _MOVERS and any(_selection(t) is not None for t in inputs) \
+            and _moves_rows(name, args, kwargs)
+        _derive(out, inputs, name, random=any(r in name for r in _RANDOM), moved=moved)
         return out
