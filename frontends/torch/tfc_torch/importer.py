@@ -498,6 +498,7 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
     """Lowers the traced graph to a tfc Function (before the passes): the
     scalar loss, or every leaf of a forward trace's output."""
     from . import ops  # noqa: F401 - fills the registry
+    from . import masked  # uses this module's Masked: imported once it is loaded
 
     gm = traced.graph_module
     fn = Function(function_name)
@@ -616,7 +617,6 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                 if isinstance(env[x], Missing):
                     ctx.missing(env[x])
             try:
-                from . import masked  # masked.py uses this module's Masked
                 if masked.selections((args, kwargs)) and \
                         not getattr(lowering, "takes_masked", False):
                     lowered = masked.lower(ctx, lowering, args, kwargs)

@@ -163,7 +163,7 @@ def lower(ctx, lowering, args, kwargs):
                 return _logsumexp_rows(ctx, named, first, dims)
             return _moments_rows(ctx, named, first, dims)
     if name in _LOSSES and named.get("reduction", 1) != 0:
-        return _reduced_loss(ctx, lowering, args, kwargs, named, first)
+        return _reduced_loss(ctx, lowering, named, first)
     scattered = scatter_rows(ctx, lowering, args, kwargs)
     if scattered is not None:
         return scattered
@@ -219,9 +219,7 @@ def scatter_rows(ctx, lowering, args, kwargs):
     named[values_key] = values.like(b.select(values.broadcast_rows(b), values.values, zero))
 
     def call(**changes):
-        both = dict(named, **changes)
-        return lowering(ctx, *[_unwrap(both[a.name]) for a in ctx.node.target._schema.arguments
-                               if a.name in both])
+        return _call(ctx, lowering, named, **changes)
     if adds is None and not named.get("accumulate", False):
         # An overwrite, the last write to an id winning as torch's: the
         # unselected rows write into a scratch row after x's, cut off after.
@@ -275,6 +273,14 @@ def _whole(named) -> bool:
     end or a negative start counts rows, refused."""
     start, end, step = named.get("start"), named.get("end"), named.get("step", 1)
     return start in (None, 0) and (end is None or end >= sys.maxsize) and step == 1
+
+
+def _call(ctx, lowering, named, **changes):
+    """The lowering called with the node's arguments by schema name
+    (`named`, some replaced by `changes`), selections as their full rows."""
+    both = dict(named, **changes)
+    return lowering(ctx, *[_unwrap(both[a.name]) for a in ctx.node.target._schema.arguments
+                           if a.name in both])
 
 
 def _named(ctx, args, kwargs) -> dict:
@@ -571,15 +577,13 @@ def _logsumexp_rows(ctx, named, first, dims):
     return b.reshape(result, ctx.out().shape)
 
 
-def _reduced_loss(ctx, lowering, args, kwargs, named, first):
+def _reduced_loss(ctx, lowering, named, first):
     """A loss with reduction mean or sum over selections: its per-element
     losses (reduction none) on the rows, summed over the selected rows;
     the mean divides by their count (nll_loss: by the selected rows' target
     weights, the per-row loss of an input of -1s)."""
     b = ctx.b
     name = ctx.name
-    schema = ctx.node.target._schema
-    position = [a.name for a in schema.arguments].index("reduction")
     for key, value in named.items():
         if key not in ("self", "target", "weight", "pos_weight") and selections(value):
             ctx.masked(first)
@@ -590,25 +594,17 @@ def _reduced_loss(ctx, lowering, args, kwargs, named, first):
     t_in = first.values.type
 
     def per_element(inputs):
-        call = list(args) + [None] * max(0, position + 1 - len(args))
-        call = [_unwrap(a) for a in call[:len(schema.arguments)]]
-        for i, a in enumerate(schema.arguments[:len(call)]):
-            if call[i] is None and a.name in named and i >= len(args):
-                call[i] = _unwrap(named[a.name])
-        call[0] = inputs
-        call[position] = 0
-        call = call[:max(position + 1, len(args))]
         saved = ctx.out_types
         elem = t_in if "nll_loss" not in name else \
             dataclasses.replace(saved[0], shape=(n,) + t_in.shape[2:])
         ctx.out_types = [elem] + [saved[i] for i in range(1, len(saved))]
         try:
-            out = lowering(ctx, *call, **{k: v for k, v in kwargs.items() if k != "reduction"})
+            out = _call(ctx, lowering, named, self=inputs, reduction=0)
         finally:
             ctx.out_types = saved
         return out[0] if isinstance(out, (list, tuple)) else out
 
-    losses = per_element(first.values if named["self"] is first else named["self"].values)
+    losses = per_element(named["self"])
     dtype = ctx.out(0).dtype
     rows = first.broadcast_rows(b, losses.shape)
     zero = ctx.tensor(0.0, dtype)
