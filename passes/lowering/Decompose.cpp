@@ -77,15 +77,17 @@ void decomposeAttention(AttentionOp op, PatternRewriter &builder) {
 // softmax / log_softmax over a non-last dimension
 //===----------------------------------------------------------------------===//
 
-/// Swaps `dim` with the last dimension, applies the op over the last one
-/// (a row reduction) and swaps back; the permutation is its own inverse.
+/// Runs `OpTy` over `dim` of `operands` as a row reduction over the last
+/// dimension: transposes `dim` with the last one, applies the op there and
+/// transposes back (the permutation is its own inverse).
 template <typename OpTy>
-void decomposeSoftmax(OpTy op, PatternRewriter &builder) {
+void decomposeOverLastDim(OpTy op, int64_t dimAttr, ValueRange operands,
+                          PatternRewriter &builder) {
   builder.setInsertionPoint(op);
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(op.getType());
   int64_t rank = type.getRank();
-  int64_t dim = *normalizeDim(op.getDim(), rank);
+  int64_t dim = *normalizeDim(dimAttr, rank);
   SmallVector<int64_t> permutation =
       llvm::to_vector(llvm::seq<int64_t>(0, rank));
   std::swap(permutation[dim], permutation[rank - 1]);
@@ -93,38 +95,34 @@ void decomposeSoftmax(OpTy op, PatternRewriter &builder) {
   std::swap(shape[dim], shape[rank - 1]);
   auto transposedType = withShape(type, shape);
 
-  Value x =
-      builder.create<TransposeOp>(loc, transposedType, op.getX(), permutation);
-  x = builder.create<OpTy>(loc, transposedType, x,
-                           builder.getI64IntegerAttr(-1));
-  Value result = builder.create<TransposeOp>(loc, type, x, permutation);
+  SmallVector<Value> transposed;
+  for (Value operand : operands)
+    transposed.push_back(builder.create<TransposeOp>(loc, transposedType,
+                                                     operand, permutation));
+  IntegerAttr last = builder.getI64IntegerAttr(-1);
+  Value reduced;
+  if constexpr (std::is_same_v<OpTy, SoftmaxOp> ||
+                std::is_same_v<OpTy, LogSoftmaxOp>)
+    reduced = builder.create<OpTy>(loc, transposedType, transposed[0], last);
+  else
+    reduced = builder.create<OpTy>(loc, transposedType, transposed[0],
+                                   transposed[1], last);
+  Value result = builder.create<TransposeOp>(loc, type, reduced, permutation);
   builder.replaceOp(op, result);
 }
 
+/// softmax / log_softmax over a non-last dimension.
+template <typename OpTy>
+void decomposeSoftmax(OpTy op, PatternRewriter &builder) {
+  decomposeOverLastDim(op, op.getDim(), ValueRange{op.getX()}, builder);
+}
+
 /// softmax_grad / log_softmax_grad over a non-last dimension: the same
-/// transpose sandwich, applied to both operands.
+/// transposes, applied to both operands.
 template <typename OpTy>
 void decomposeSoftmaxGrad(OpTy op, PatternRewriter &builder) {
-  builder.setInsertionPoint(op);
-  Location loc = op.getLoc();
-  auto type = cast<RankedTensorType>(op.getType());
-  int64_t rank = type.getRank();
-  int64_t dim = *normalizeDim(op.getDim(), rank);
-  SmallVector<int64_t> permutation =
-      llvm::to_vector(llvm::seq<int64_t>(0, rank));
-  std::swap(permutation[dim], permutation[rank - 1]);
-  SmallVector<int64_t> shape(type.getShape());
-  std::swap(shape[dim], shape[rank - 1]);
-  auto transposedType = withShape(type, shape);
-
-  Value dy =
-      builder.create<TransposeOp>(loc, transposedType, op.getDy(), permutation);
-  Value y =
-      builder.create<TransposeOp>(loc, transposedType, op.getY(), permutation);
-  Value dx = builder.create<OpTy>(loc, transposedType, dy, y,
-                                  builder.getI64IntegerAttr(-1));
-  Value result = builder.create<TransposeOp>(loc, type, dx, permutation);
-  builder.replaceOp(op, result);
+  decomposeOverLastDim(op, op.getDim(), ValueRange{op.getDy(), op.getY()},
+                       builder);
 }
 
 //===----------------------------------------------------------------------===//
