@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmReference.h"
+#include "GpuBackendFixture.h"
 #include "runtime/src/core/Backend.h"
 #include "runtime/src/core/DType.h"
 
@@ -21,55 +22,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <random>
 
-namespace fs = std::filesystem;
 using namespace tfc::rt;
 using namespace tfc::rt::cuda::testing;
 
 namespace {
 
-class CudaGpuTest : public ::testing::Test {
-protected:
-  void SetUp() override {
-    // A private cache so the hit/miss expectations do not depend on earlier
-    // runs.
-    std::string tmpl = fs::temp_directory_path() / "tfc-gpu-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    cacheDir_ = tmpl;
-    setenv("TFC_CACHE_DIR", cacheDir_.c_str(), 1);
-    unsetenv("TFC_DISABLE_CACHE");
-    if (Status s = createCudaBackend(backend_); !s)
-      GTEST_SKIP() << "no usable CUDA GPU: " << s.message();
-  }
-  void TearDown() override {
-    for (DevicePtr p : allocations_)
-      backend_->free(p);
-    backend_.reset();
-    unsetenv("TFC_CACHE_DIR");
-    fs::remove_all(cacheDir_);
-  }
-
-  DevicePtr alloc(size_t bytes) {
-    DevicePtr p = 0;
-    Status s = backend_->allocate(bytes, p);
-    EXPECT_TRUE(s) << s.message();
-    allocations_.push_back(p);
-    return p;
-  }
-
-  int64_t cacheEntries() const {
-    int64_t n = 0;
-    for (const auto &e : fs::directory_iterator(cacheDir_))
-      n += e.path().extension() == ".entry";
-    return n;
-  }
-
-  std::unique_ptr<Backend> backend_;
-  std::vector<DevicePtr> allocations_;
-  std::string cacheDir_;
-};
+using CudaGpuTest = GpuBackendTest;
 
 // The device is described as "<name>, sm_XX".
 TEST_F(CudaGpuTest, DescribesDevice) {

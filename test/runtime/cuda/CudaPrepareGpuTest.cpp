@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuBackendFixture.h"
 #include "runtime/src/core/Backend.h"
 #include "runtime/src/cuda/KernelCache.h"
 #include "runtime/src/cuda/Nvrtc.h"
@@ -17,49 +18,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <thread>
 
-namespace fs = std::filesystem;
 using namespace tfc::rt;
+using namespace tfc::rt::cuda::testing;
 
 namespace {
 
-class CudaPrepareGpuTest : public ::testing::Test {
+class CudaPrepareGpuTest : public GpuBackendTest {
 protected:
-  void SetUp() override {
-    // A private cache: hit/miss counts must not depend on earlier runs.
-    std::string tmpl = fs::temp_directory_path() / "tfc-gpu-prep-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    cacheDir_ = tmpl;
-    setenv("TFC_CACHE_DIR", cacheDir_.c_str(), 1);
-    unsetenv("TFC_DISABLE_CACHE");
-    if (Status s = createCudaBackend(backend_); !s)
-      GTEST_SKIP() << "no usable CUDA GPU: " << s.message();
-  }
-  void TearDown() override {
-    for (DevicePtr p : allocations_)
-      backend_->free(p);
-    backend_.reset();
-    unsetenv("TFC_CACHE_DIR");
-    fs::remove_all(cacheDir_);
-  }
-
-  DevicePtr alloc(size_t bytes) {
-    DevicePtr p = 0;
-    Status s = backend_->allocate(bytes, p);
-    EXPECT_TRUE(s) << s.message();
-    allocations_.push_back(p);
-    return p;
-  }
-
-  int64_t cacheEntries() const {
-    int64_t n = 0;
-    for (const auto &e : fs::directory_iterator(cacheDir_))
-      n += e.path().extension() == ".entry";
-    return n;
-  }
-
   /// Runs `kernel` (a scaleKernel) on 0..255 and checks out = in * factor.
   void expectScales(PreparedKernel &prepared, const KernelDesc &kernel,
                     float factor) {
@@ -77,10 +44,6 @@ protected:
     for (int i = 0; i < 256; ++i)
       ASSERT_EQ(out[i], in[i] * factor) << kernel.name << " at " << i;
   }
-
-  std::unique_ptr<Backend> backend_;
-  std::vector<DevicePtr> allocations_;
-  std::string cacheDir_;
 };
 
 /// out0[i] = in0[i] * (n + 1), as kernel "scale<n>".
