@@ -26,6 +26,15 @@ std::string opContext(const HostOp &op) {
          opName(op.code) + "': ";
 }
 
+Status checkClassLabel(const HostOp &op, int64_t label, int64_t row,
+                       int64_t classes) {
+  if (label >= 0 && label < classes)
+    return Status::ok();
+  return Status::error(opContext(op) + "label " + std::to_string(label) +
+                       " of row " + std::to_string(row) + " is outside [0, " +
+                       std::to_string(classes) + ")");
+}
+
 std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &shape) {
   std::vector<int64_t> s(shape.size());
   int64_t acc = 1;

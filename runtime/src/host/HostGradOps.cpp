@@ -259,10 +259,8 @@ Status crossEntropyGrad(const HostProgram &prog, const HostOp &op,
     int64_t label = labels[r];
     if (label == op.ignoreIndex)
       continue;
-    if (label < 0 || label >= classes)
-      return Status::error(opContext(op) + "label " + std::to_string(label) +
-                           " of row " + std::to_string(r) + " is outside [0, " +
-                           std::to_string(classes) + ")");
+    if (Status s = checkClassLabel(op, label, r, classes); !s)
+      return s;
     ++counted;
   }
   T scale = op.reductionMean ? dloss / T(counted) : dloss;

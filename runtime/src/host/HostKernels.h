@@ -207,6 +207,11 @@ void materializeStatic(const HostProgram &prog, const HostOp &op, void *result);
 /// "host program line N: op 'name': " prefix for runtime errors.
 std::string opContext(const HostOp &op);
 
+/// A row's class label (cross-entropy and its gradient): an error naming
+/// the op, the row and the range when `label` is outside [0, classes).
+Status checkClassLabel(const HostOp &op, int64_t label, int64_t row,
+                       int64_t classes);
+
 } // namespace tfc::rt::host
 
 #endif // TFC_RUNTIME_HOST_HOSTKERNELS_H

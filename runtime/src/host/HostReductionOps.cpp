@@ -221,10 +221,8 @@ Status crossEntropy(const HostProgram &prog, const HostOp &op, const T *x,
     int64_t label = labels[r];
     if (label == op.ignoreIndex)
       continue;
-    if (label < 0 || label >= classes)
-      return Status::error(opContext(op) + "label " + std::to_string(label) +
-                           " of row " + std::to_string(r) + " is outside [0, " +
-                           std::to_string(classes) + ")");
+    if (Status s = checkClassLabel(op, label, r, classes); !s)
+      return s;
     const T *xr = x + r * classes;
     T m = rowMax(xr, classes);
     T s = expShiftedRow(xr, m, exps.data(), classes);
