@@ -291,7 +291,9 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
 
     Options mirror --tfc-train-pipeline's, in Python spelling (see
     tfc_torch.options): optimizer, betas / beta1 / beta2, eps, weight_decay,
-    decay_all, momentum, nesterov, max_grad_norm, schedule with lr, min_lr,
+    decay_all, momentum, nesterov, the optimizers' own (alpha, centered,
+    lr_decay, initial_accumulator_value, momentum_decay, ...),
+    max_grad_norm, schedule with lr, min_lr,
     warmup_steps, total_steps, loss_scaling and the scaler's options,
     accumulate_steps, precision, pad, recompute, optimizer_in_backward,
     fusion; seed keys dropout's random stream (tfc's Philox draws, not
@@ -300,11 +302,11 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
     lr=1e-3 (torch.optim.AdamW's). An unknown option or a bad value raises
     OptionError naming it.
 
-    `optimizer` may also be the torch.optim.AdamW / Adam / SGD instance a
-    training script builds: its hyper-parameters are the options (lr and the
-    optimizer's own options may then not be given) and its param_groups
-    become per-parameter learning-rate factors and weight decays
-    (optimizers.py)."""
+    `optimizer` may also be the torch.optim instance a training script
+    builds (AdamW, Adam, SGD, RMSprop, Adagrad, Adamax, NAdam, RAdam): its
+    hyper-parameters are the options (lr and the optimizer's own options may
+    then not be given) and its param_groups become per-parameter
+    learning-rate factors and weight decays (optimizers.py)."""
     if isinstance(optimizer, torch.optim.Optimizer):
         taken, settings = optimizers.from_torch(optimizer, model)
         betas = taken.pop("betas", None)
