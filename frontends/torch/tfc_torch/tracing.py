@@ -27,7 +27,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from . import custom_functions, no_grad_writes, packed_sequences, traceable
+from . import custom_functions, index_writes, no_grad_writes, packed_sequences, traceable
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from .selection_sizes import SelectionSizes
 from .source import TRACE_ENTRY, Frame, exception_frame, return_frame
@@ -407,7 +407,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         # otherwise mark every node).
         with _recording_stack_traces(), _recording_grad_mode(), _traceable_functions(), \
                 custom_functions.applied(), packed_sequences.replaced(), _NoFastPaths(), \
-                SelectionSizes(), \
+                index_writes.rewritten(), SelectionSizes(), \
                 torch.enable_grad():
             gm = make_fx(_functionalize(_tfc_traced_loss), **options)(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below

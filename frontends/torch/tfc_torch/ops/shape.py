@@ -3,6 +3,7 @@ slicing (slice/select/split/narrow), concatenation, padding, repetition,
 gathers by index (index, index_select, gather, embedding-like) and the
 scatter ops functionalization produces for slice assignments."""
 import math
+from typing import Optional
 
 import torch
 
@@ -513,20 +514,74 @@ def _indexed_first(ctx, v, dims):
                          + tuple(v.shape[d] for d in rest))
 
 
-def _leading_mask(ctx, v, indices):
-    """The boolean mask of x[mask] (one mask over x's leading dims), or
-    None for integer indices; other uses of boolean masks are refused."""
-    present = [i for i in indices if i is not None]
-    masks = [i for i in present if ctx.tensor(i).dtype == "i1"]
+def _known_mask(ctx, i) -> Optional[torch.Tensor]:
+    """An index that is a boolean (or uint8) mask known at trace time, as a
+    torch bool tensor; None for any other index."""
+    if isinstance(i, Known) and i.tensor.dtype in (torch.bool, torch.uint8):
+        return i.tensor.to(torch.bool)
+    if isinstance(i, Value) and i.dtype in ("i1", "u8") and getattr(i, "known", None) is not None:
+        return i.known.to(torch.bool)
+    return None
+
+
+def _known_masks_as_ids(ctx, v, indices):
+    """x[..., mask, ...] with masks known at trace time: each mask
+    replaced by the coordinates of its true elements, one integer index
+    per dim it covers (torch's own meaning of a boolean index), so the
+    result's shape is static wherever the mask stands. `indices` as given
+    when it holds no known mask."""
+    if not any(_known_mask(ctx, i) is not None for i in indices if i is not None):
+        return indices
+    out, dim = [], 0
+    for i in indices:
+        known = _known_mask(ctx, i) if i is not None else None
+        if known is None:
+            out.append(i)
+            dim += 1
+            continue
+        if tuple(known.shape) != tuple(v.shape[dim:dim + known.dim()]):
+            ctx.unsupported(f"a boolean mask of shape {tuple(known.shape)} indexes dims of "
+                            f"sizes {tuple(v.shape[dim:dim + known.dim()])}")
+        coords = torch.nonzero(known)
+        if coords.shape[0] == 0:
+            ctx.unsupported("the mask selects no element; tfc tensors have no zero-sized "
+                            "dimensions")
+        out.extend(Known(coords[:, j].contiguous()) for j in range(known.dim()))
+        dim += known.dim()
+    return out
+
+
+def _mask_at(ctx, v, indices):
+    """(d, mask) for x[:, ..., mask] (one boolean mask over x's dims d..,
+    every other index a whole dim), None for integer indices; any other
+    use of a boolean mask is refused."""
+    present = [(d, i) for d, i in enumerate(indices) if i is not None]
+    masks = [i for _, i in present if ctx.tensor(i).dtype == "i1"]
     if not masks:
         return None
     mask = ctx.tensor(masks[0])
-    if len(present) != 1 or indices[0] is None or mask.shape != v.shape[:mask.rank]:
-        ctx.unsupported("boolean-mask indexing other than x[mask] with the mask over "
-                        "x's leading dims",
+    d = present[0][0]
+    if len(present) != 1 or mask.shape != v.shape[d:d + mask.rank]:
+        ctx.unsupported("boolean-mask indexing other than x[mask] or x[:, ..., mask] with one "
+                        "mask over as many of x's dims",
                         "keep the shape static: torch.where(mask, x, 0) or masked_fill, "
                         "and reduce with a mask-weighted sum")
-    return mask
+    return d, mask
+
+
+def _leading_mask(ctx, v, indices):
+    """The boolean mask of x[mask] (one mask over x's leading dims), or
+    None for integer indices; other uses of boolean masks are refused."""
+    at = _mask_at(ctx, v, indices)
+    if at is None:
+        return None
+    if at[0] != 0:
+        ctx.unsupported("a boolean mask over a dim other than the first (x[:, mask]) selects "
+                        "a data-dependent number of elements there; tfc keeps masked "
+                        "selections of leading dims only",
+                        "keep the shape static: torch.where(mask, x, 0) or masked_fill, "
+                        "or move the dim first (x.t()[mask])")
+    return at[1]
 
 
 def _nested_selection(ctx, x, indices):
@@ -563,10 +618,9 @@ def index(ctx, x, indices):
         nested = _nested_selection(ctx, x, indices)
         return nested if nested is not None else masked.lower(ctx, index, (x, indices), {})
     v = ctx.tensor(x)
+    indices = _known_masks_as_ids(ctx, v, indices)
     mask = _leading_mask(ctx, v, indices)
     if mask is not None:
-        if getattr(mask, "known", None) is not None:
-            return _known_selection(ctx, v, mask.known.to(torch.bool))
         return _masked(ctx, v, mask)
     dims, shape, flat, adjacent = _advanced(ctx, v, indices)
     picked = gather_rows(ctx, _indexed_first(ctx, v, dims), ctx.tensor(flat, "i64"))
@@ -603,16 +657,28 @@ def index_put(ctx, x, indices, values, accumulate=False):
     if masked.selections(indices):  # x[ids] = v at selected ids
         return masked.lower(ctx, index_put, (x, indices, values, accumulate), {})
     v = ctx.tensor(x)
-    mask = _leading_mask(ctx, v, indices)
+    at = _mask_at(ctx, v, indices)
     if isinstance(values, Masked):
         # x[mask] = f(y[mask]): the rows selected by the same mask, in place.
-        if mask is None or not masked.same_value(values.source, mask):
+        if at is None or at[0] != 0 or not masked.same_value(values.source, at[1]):
             ctx.refuse_masked(values, "x[index] = selection needs the same mask as index")
         rows = values.values.shape[0]
         values = b.reshape(b.broadcast_to(b.convert(values.values, v.dtype),
-                                          (rows,) + v.shape[mask.rank:]), v.shape)
-    if mask is not None:
-        mask = b.reshape(mask, mask.shape + (1,) * (v.rank - mask.rank))
+                                          (rows,) + v.shape[at[1].rank:]), v.shape)
+    elif at is not None:
+        # x[..., mask] = value: a select where the mask holds (a mask known
+        # at trace time, too: values of the selection's shape need its
+        # count, which then is static).
+        d, mask = at
+        new = _over_mask(ctx, values, v, d, mask)
+        if new is None:
+            indices = _known_masks_as_ids(ctx, v, indices)
+            at = None
+        else:
+            values = new
+    if at is not None:
+        d, mask = at
+        mask = b.reshape(mask, (1,) * d + mask.shape + (1,) * (v.rank - d - mask.rank))
         new = ctx.tensor(values, v.dtype)
         if accumulate:
             new = b.add(v, new)
@@ -635,6 +701,26 @@ def index_put(ctx, x, indices, values, accumulate=False):
     order = dims + rest
     put = b.reshape(put, tuple(v.shape[d] for d in dims) + rest_shape)
     return b.transpose(put, [order.index(d) for d in range(v.rank)])
+
+
+def _over_mask(ctx, values, v, d, mask):
+    """The values of x[..., mask] = values (the mask over v's dims d..)
+    broadcast against v itself, when they do not vary along the selected
+    elements (that dim of theirs is 1 or absent); None when they do and
+    the mask is known at trace time (the caller indexes by its
+    coordinates); else the write needs the mask's count: refused."""
+    if ctx.is_static(values) and not isinstance(values, (torch.Tensor, Known)):
+        return values  # a Python scalar
+    value = ctx.tensor(values, v.dtype)
+    selected_rank = d + 1 + v.rank - d - mask.rank
+    shape = (1,) * (selected_rank - value.rank) + tuple(value.shape)
+    if len(shape) > selected_rank or shape[d] != 1:
+        if getattr(mask, "known", None) is not None:
+            return None
+        ctx.unsupported("x[..., mask] = values with one value per selected element needs "
+                        "the mask's (data-dependent) count",
+                        "write with torch.where(mask, new_values, x) over x's full shape")
+    return ctx.b.reshape(value, shape[:d] + (1,) * mask.rank + shape[d + 1:])
 
 
 @lowers("aten.gather.default")

@@ -5,7 +5,7 @@ sliding windows."""
 import torch
 import torch.nn.functional as F
 
-from .common import _case
+from .common import _case, _ramp_sum
 
 CASES = {
     "shapes": _case(lambda h: (h.view(2, 2, 8).transpose(0, 2).reshape(8, 4).t()
@@ -49,6 +49,20 @@ CASES = {
     # a dim taken whole between the index tensors and in front of them.
     "advanced-assignment": _case(lambda h, rows, cols: _advanced_assignment(h, rows, cols),
                                  extra=(torch.tensor([1, 0, -1]), torch.tensor([[2], [-1]]))),
+    # Indexed writes behind whole dims, as statements (tfc_torch's
+    # index_writes.py: torch 1.13's functionalization fails on them as
+    # written): x[:, i] = v with v varying along i and broadcasting,
+    # x[..., i] += scalar, adjacent (x[:, i, j]) and separated (x[i, :, j])
+    # index tensors, masks known at trace time and computed from the data
+    # behind whole dims (scalar and broadcast values), traced indices.
+    "index-writes": _case(lambda h, cols, mask: _index_writes(h, cols, mask),
+                          extra=(torch.tensor([5, 1, -2]),
+                                 torch.tensor([True, False, False, True, True]))),
+    # Boolean masks known at trace time indexing any dims: x[:, mask]
+    # (static shape: the mask's true coordinates as indices), a 2-d mask
+    # behind a dim (the upper triangle of each head), a mask next to an
+    # index tensor (torch broadcasts the mask's coordinates with it).
+    "known-masks": _case(lambda h, rows: _known_masks(h, rows), extra=(torch.tensor([3, 0, 1]),)),
     # Data movement composed from slices and gathers (ops/shape.py).
     "flip-roll-diagonal": _case(lambda h: ((h.flip(0) * h).sum() + (h.flip(0, 1)[:, :3] ** 2).sum()
                                            + (torch.roll(h, 3, 1) * h).sum()
@@ -155,8 +169,8 @@ def _advanced_assignment(h, rows, cols):
     z[rows.view(3, 1), cols.view(1, 2)] = h[1:4, 6:8]          # traced, rows 1 0 3, cols 2 7
     w = h.view(2, 4, 4).index_put((torch.tensor([1, 1, 0]), torch.tensor([2, 2, -1])),
                                   h[:3, :4] * 0.5, accumulate=True)
-    # x[:, i, j] = v and x[i, :, j] = v (torch 1.13's functionalization
-    # fails on those statements; the functional op traces).
+    # x[:, i, j] = v and x[i, :, j] = v as the functional op, whose indices
+    # hold None for the whole dims (the statements: "index-writes").
     put = torch.ops.aten.index_put
     y = put(torch.ones(3, 4, 5), [None, torch.tensor([0, 3]), torch.tensor([4, -5])],
             h[:3, :2].exp())
@@ -167,6 +181,32 @@ def _advanced_assignment(h, rows, cols):
     return ((z * torch.arange(32.0).view(4, 8)).sin().sum() + w.pow(2).sum()
             + (y * torch.arange(60.0).view(3, 4, 5)).sum() + (x * x.flip(0)).sum()
             + (u * torch.arange(24.0).view(2, 3, 4)).cos().sum())
+
+
+def _index_writes(h, cols, mask):                    # h: [4, 8]
+    x = h.view(2, 2, 8).clone()
+    x[:, :, cols] = h[:2, :3].unsqueeze(1) * 2.0       # [2, 1, 3] along [2, 2, 3]
+    x[..., torch.tensor([0, 7])] += 1.5
+    x[:, torch.tensor([1, 0]), cols[:2]] = h[0, :2].exp()
+    y = torch.zeros(4, 3, 5)
+    y[torch.tensor([3, 1]), :, torch.tensor([4, 0])] = h[:2, :3] - 1.0   # B first: [2, 3]
+    y[:, :, mask] = 0.5                                 # a mask given as input
+    z = h.view(4, 2, 4).clone()
+    z[:, :, h[0, :4] > 0] = -1.0                        # a mask from the data
+    z[..., h[1, 4:] < 0] = h[:, :1, None] * 3.0         # broadcast along the selection
+    band = torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1)
+    s = h[:, :4].unsqueeze(0).repeat(2, 1, 1)
+    s[:, band] = float("-inf")                          # a causal mask behind the batch
+    return (_ramp_sum([x, y.flatten(1), z.flatten(1)])
+            + (s.softmax(-1) * torch.arange(16.0).view(4, 4)).sum())
+
+
+def _known_masks(h, rows):                           # h: [4, 8]
+    keep = torch.tensor([True, False, True, True, False, False, True, False])
+    heads = h.view(4, 2, 4).transpose(0, 1) @ h.view(4, 2, 4).permute(1, 2, 0)  # [2, 4, 4]
+    upper = torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1)
+    return _ramp_sum([h[:, keep], heads[:, upper], h.view(4, 2, 4)[rows, keep[:2]],
+                      h.view(2, 2, 8)[..., keep].exp()])
 
 
 def _diag_narrow_copy(h):                            # h: [4, 8]
