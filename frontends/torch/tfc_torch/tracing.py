@@ -27,7 +27,8 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from . import custom_functions, index_writes, no_grad_writes, packed_sequences, traceable
+from . import (custom_functions, index_writes, module_state, no_grad_writes, packed_sequences,
+               traceable)
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from .selection_sizes import SelectionSizes
 from .source import TRACE_ENTRY, Frame, exception_frame, return_frame
@@ -328,6 +329,97 @@ def _describe(leaf) -> str:
     return type(leaf).__name__
 
 
+def _make_fx(fn, args):
+    """make_fx of functionalized `fn` on `args` under the tracing contexts;
+    a failure re-raised as the FrontendError that explains it."""
+    options = {}
+    try:  # newer torch 2.x takes the flag itself (and sets it on its tracer)
+        if "record_stack_traces" in inspect.signature(make_fx).parameters:
+            options["record_stack_traces"] = True
+    except (TypeError, ValueError):
+        pass
+    try:
+        # Grad mode on while tracing, so only the model's own no_grad regions
+        # count (a caller's `with torch.no_grad():` around the import would
+        # otherwise mark every node).
+        with _recording_stack_traces(), _recording_grad_mode(), _traceable_functions(), \
+                custom_functions.applied(), packed_sequences.replaced(), _NoFastPaths(), \
+                index_writes.rewritten(), SelectionSizes(), \
+                torch.enable_grad():
+            gm = make_fx(_functionalize(fn), **options)(*args)
+    except Exception as e:  # noqa: BLE001 - re-raised with context below
+        text = f"{type(e).__name__}: {e}"
+        if isinstance(e, FrontendError) and e.frame is None:  # from a replacement
+            e.frame = exception_frame(e)
+            e.args = (e._render(),)
+            raise
+        if any(m in text for m in DATA_DEPENDENT_MARKERS):
+            raise DataDependentError(
+                "the model's Python control flow depends on a tensor's value "
+                "(an `if`/`while` on a tensor, .item(), .tolist(), int()/bool() of a tensor)",
+                exception_frame(e),
+                "tfc compiles one static graph per shape: compute both branches and pick "
+                "with torch.where / masked_fill, or move the decision out of the model "
+                "(e.g. into a constructor argument)") from e
+        if "support the use of autograd.Function" in text:  # functorch of torch 1.13
+            raise ModelError(
+                f"a torch.autograd.Function cannot be traced ({AUTOGRAD_FUNCTION_PROBLEM}; "
+                "this torch traces no Function at all)", exception_frame(e),
+                AUTOGRAD_FUNCTION_HINT) from e
+        if "leaf Variable that requires grad is being used in an in-place" in text:
+            # functorch propagates a write into an input after the call: no
+            # line of the model's is on the stack then.
+            raise ModelError(
+                "forward writes a trainable parameter in place (p.copy_(...), p.clamp_(), "
+                "p.data.mul_(...) under torch.no_grad(): weight clipping, weight "
+                "normalization, masking); tfc's training step updates trainable parameters "
+                "through the optimizer only", None, module_state.TRAINABLE_WRITE_HINT) from e
+        if "support saved tensor hooks" in text:  # torch 1.13, e.g. save_on_cpu
+            raise ModelError(
+                "a saved-tensor hook (torch.autograd.graph.saved_tensors_hooks, save_on_cpu) "
+                "cannot be traced by this torch's functorch", exception_frame(e),
+                "remove the hook: tfc places and recomputes activations itself "
+                "(recompute=cheap|blocks)") from e
+        if "automatic differentiation for outputs with complex dtype" in text:  # torch 1.13
+            raise ModelError(
+                f"this torch cannot trace an in-place write into a complex tensor that needs a "
+                f"gradient ({text.splitlines()[0]})", exception_frame(e),
+                "build the complex tensor out of place: torch.cat with zeros, F.pad of "
+                "torch.view_as_real(z), or torch.fft.irfft(z, n=...), which pads the dropped "
+                "frequencies with zeros itself") from e
+        raise ModelError(f"tracing the model with make_fx failed: {text.splitlines()[0]}",
+                         exception_frame(e)) from e
+
+    return gm
+
+
+def _run_eagerly(fn, args, gm):
+    """The eager run of `fn` that pairs in-place no_grad writes with the
+    trace's nodes (no_grad_writes.py) and checks custom Functions and packed
+    sequences."""
+    grad_off = [n for n in gm.graph.nodes
+                if n.op == "call_function" and n.meta.get(GRAD_OFF) == NO_GRAD]
+    # The eager run also checks custom Functions' backwards (elementwise)
+    # and the padding of packed sequences; a trace that padded one without
+    # total_length (packed_sequences.py) gets an eager forward of its own
+    # when that run did not happen.
+    try:
+        with _traceable_functions(), custom_functions.applied(check=True), \
+                packed_sequences.replaced(check=True):
+            ran = no_grad_writes.mark(fn, args, grad_off, _NoFastPaths)
+            custom_functions.run_checks()
+            if packed_sequences.unchecked() and not ran:
+                with torch.random.fork_rng(devices=[]), torch.no_grad(), _NoFastPaths():
+                    fn(*pytree.tree_map(
+                        lambda t: t.detach().clone() if isinstance(t, torch.Tensor) else t,
+                        list(args)))
+    except FrontendError as e:
+        if e.frame is None:  # from the eager run of a replacement: the model's line
+            e.frame = exception_frame(e)
+            e.args = (e._render(),)
+        raise
+
+
 def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
           loss_fn: Optional[Callable] = None,
           names: Optional[Sequence[str]] = None, forward: bool = False) -> Traced:
@@ -367,6 +459,8 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         accepted = _accepts(model.forward)
         model_argc = min(accepted, model_argc) if accepted is not None else model_argc
 
+    trainable = {a for group in params.values() for a in group}
+
     def _tfc_traced_loss(param_list, buffer_list, *batch):
         state = {}
         for aliases, t in zip(params.values(), param_list):
@@ -375,7 +469,11 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         for aliases, t in zip(buffers.values(), buffer_list):
             for name in aliases:
                 state[name] = t
-        out = _functional_call(model, state, tuple(batch[:model_argc]))
+        holders = dict(state)
+        with module_state.state_tables(model, holders), \
+                module_state.data_writes(holders, trainable):
+            out = _functional_call(model, state, tuple(batch[:model_argc]))
+            module_state.carry_rebindings(state, holders, trainable)
         if loss_fn is not None:
             out = loss_fn(out, *batch)
         if forward:
@@ -395,77 +493,11 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     # the constants folded from buffers are their values before the call.
     args = ([param_tensors[n] for n in params],
             [buffer_tensors[n].clone() for n in buffers], *example_args)
-    options = {}
-    try:  # newer torch 2.x takes the flag itself (and sets it on its tracer)
-        if "record_stack_traces" in inspect.signature(make_fx).parameters:
-            options["record_stack_traces"] = True
-    except (TypeError, ValueError):
-        pass
-    try:
-        # Grad mode on while tracing, so only the model's own no_grad regions
-        # count (a caller's `with torch.no_grad():` around the import would
-        # otherwise mark every node).
-        with _recording_stack_traces(), _recording_grad_mode(), _traceable_functions(), \
-                custom_functions.applied(), packed_sequences.replaced(), _NoFastPaths(), \
-                index_writes.rewritten(), SelectionSizes(), \
-                torch.enable_grad():
-            gm = make_fx(_functionalize(_tfc_traced_loss), **options)(*args)
-    except Exception as e:  # noqa: BLE001 - re-raised with context below
-        text = f"{type(e).__name__}: {e}"
-        if isinstance(e, FrontendError) and e.frame is None:  # from a replacement
-            e.frame = exception_frame(e)
-            e.args = (e._render(),)
-            raise
-        if any(m in text for m in DATA_DEPENDENT_MARKERS):
-            raise DataDependentError(
-                "the model's Python control flow depends on a tensor's value "
-                "(an `if`/`while` on a tensor, .item(), .tolist(), int()/bool() of a tensor)",
-                exception_frame(e),
-                "tfc compiles one static graph per shape: compute both branches and pick "
-                "with torch.where / masked_fill, or move the decision out of the model "
-                "(e.g. into a constructor argument)") from e
-        if "support the use of autograd.Function" in text:  # functorch of torch 1.13
-            raise ModelError(
-                f"a torch.autograd.Function cannot be traced ({AUTOGRAD_FUNCTION_PROBLEM}; "
-                "this torch traces no Function at all)", exception_frame(e),
-                AUTOGRAD_FUNCTION_HINT) from e
-        if "support saved tensor hooks" in text:  # torch 1.13, e.g. save_on_cpu
-            raise ModelError(
-                "a saved-tensor hook (torch.autograd.graph.saved_tensors_hooks, save_on_cpu) "
-                "cannot be traced by this torch's functorch", exception_frame(e),
-                "remove the hook: tfc places and recomputes activations itself "
-                "(recompute=cheap|blocks)") from e
-        if "automatic differentiation for outputs with complex dtype" in text:  # torch 1.13
-            raise ModelError(
-                f"this torch cannot trace an in-place write into a complex tensor that needs a "
-                f"gradient ({text.splitlines()[0]})", exception_frame(e),
-                "build the complex tensor out of place: torch.cat with zeros, F.pad of "
-                "torch.view_as_real(z), or torch.fft.irfft(z, n=...), which pads the dropped "
-                "frequencies with zeros itself") from e
-        raise ModelError(f"tracing the model with make_fx failed: {text.splitlines()[0]}",
-                         exception_frame(e)) from e
-
-    grad_off = [n for n in gm.graph.nodes
-                if n.op == "call_function" and n.meta.get(GRAD_OFF) == NO_GRAD]
-    # The eager run also checks custom Functions' backwards (elementwise)
-    # and the padding of packed sequences; a trace that padded one without
-    # total_length (packed_sequences.py) gets an eager forward of its own
-    # when that run did not happen.
-    try:
-        with _traceable_functions(), custom_functions.applied(check=True), \
-                packed_sequences.replaced(check=True):
-            ran = no_grad_writes.mark(_tfc_traced_loss, args, grad_off, _NoFastPaths)
-            custom_functions.run_checks()
-            if packed_sequences.unchecked() and not ran:
-                with torch.random.fork_rng(devices=[]), torch.no_grad(), _NoFastPaths():
-                    _tfc_traced_loss(*pytree.tree_map(
-                        lambda t: t.detach().clone() if isinstance(t, torch.Tensor) else t,
-                        list(args)))
-    except FrontendError as e:
-        if e.frame is None:  # from the eager run of a replacement: the model's line
-            e.frame = exception_frame(e)
-            e.args = (e._render(),)
-        raise
+    # The traced and the eager call both run forward on the user's module:
+    # its plain attributes are restored after them (module_state.py).
+    with module_state.attributes_kept(model, type(model).__name__):
+        gm = _make_fx(_tfc_traced_loss, args)
+        _run_eagerly(_tfc_traced_loss, args, gm)
 
     placeholders = [Placeholder("param", n, param_tensors[n]) for n in params]
     placeholders += [Placeholder("buffer", n, buffer_tensors[n]) for n in buffers]

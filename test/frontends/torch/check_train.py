@@ -24,6 +24,11 @@ Cases:
 - checkpoint: torch.utils.checkpoint (both forms, checkpoint_sequential)
   traced as a direct call: 4 AdamW steps as torch's on the model without
   checkpointing, also with recompute=blocks.
+- forward-state: MoCo's momentum encoders updated in forward (in place
+  through .parameters(), and through `.data =`), DINO's center rebound
+  (`self.center = ...`), 5 AdamW steps: losses and every state tensor as
+  torch's; compiling leaves the module unchanged and warns about a Python
+  counter it changed; writes to trainable parameters in forward refused.
 - param-groups: a torch.optim AdamW / SGD instance with param_groups as the
   optimizer (per-group lr and weight decay, an ungrouped parameter frozen),
   also optimizer_in_backward, against the same torch optimizer; refusals.
@@ -508,6 +513,111 @@ def check_buffers(device):
     return None
 
 
+class _MomentumNet(torch.nn.Module):
+    """Self-supervised training code that updates state inside forward:
+    MoCo's momentum encoders (`k`, updated in place through .parameters();
+    `k2`, through `.data =` as MoCo's official code), DINO's center (a
+    buffer rebound: `self.center = ...`) and a Python step counter."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.q = nn.Linear(6, 4)
+        self.k = nn.Linear(6, 4)
+        self.k2 = nn.Linear(6, 4)
+        for p in list(self.k.parameters()) + list(self.k2.parameters()):
+            p.requires_grad = False
+        self.register_buffer("center", torch.zeros(4))
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        with torch.no_grad():
+            for pq, pk in zip(self.q.parameters(), self.k.parameters()):
+                pk.mul_(0.8).add_(pq.detach(), alpha=0.2)
+            for pq, pk in zip(self.q.parameters(), self.k2.parameters()):
+                pk.data = pk.data * 0.7 + pq.data * 0.3
+            teacher = torch.softmax((self.k(x) + self.k2(x) - self.center) / 0.5, -1)
+        loss = -(teacher * torch.log_softmax(self.q(x) / 0.2, -1)).sum(-1).mean()
+        with torch.no_grad():
+            self.center = self.center * 0.9 + self.k(x).mean(0) * 0.1
+        return loss
+
+
+def check_forward_state(device):
+    """5 AdamW steps of _MomentumNet against torch: losses, trained
+    parameters, the momentum encoders and the center as torch's; compiling
+    leaves the user's module as it was (its frozen weights, its center and
+    its counter, with a TracedUpdateWarning naming the counter); writes to
+    trainable parameters in forward are refused by name."""
+    import warnings
+    torch.manual_seed(7)
+    model = _MomentumNet()
+    g = torch.Generator().manual_seed(3)
+    data = [torch.randn(5, 6, generator=g) for _ in range(5)]
+    before = copy.deepcopy(model.state_dict())
+    reference = copy.deepcopy(model)
+    problems = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        step = tfc_torch.compile_train_step(model, (data[0],), device=device,
+                                            optimizer="adamw", lr=1e-2)
+    if not any("attributes calls (was 0)" in str(w.message) for w in caught):
+        problems.append("no warning about the counter: "
+                        f"{[str(w.message)[:80] for w in caught]}")
+    if model.calls != 0 or any(not torch.equal(v, before[k])
+                               for k, v in model.state_dict().items()):
+        problems.append("compiling changed the user's module")
+    opt = torch.optim.AdamW(reference.q.parameters(), lr=1e-2)
+    for i, x in enumerate(data):
+        loss = step(x)
+        opt.zero_grad()
+        expected = reference(x)
+        expected.backward()
+        opt.step()
+        if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
+            problems.append(f"step {i}: loss {loss!r}, torch {expected.item()!r}")
+    state = step.state_dict()
+    for name, want in reference.state_dict().items():
+        if name not in state:
+            problems.append(f"{name} missing from state_dict()")
+        elif normwise(state[name], want) > PARAM_RTOL:
+            problems.append(f"{name}: {normwise(state[name], want):.2e} from torch's")
+
+    class Rebinds(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.ones(3))
+
+        def forward(self, x):
+            self.w = torch.nn.Parameter(self.w * 0.5)
+            return (x * self.w).sum()
+
+    class SetsData(Rebinds):
+        def forward(self, x):
+            self.w.data = self.w.data.clamp(-0.5, 0.5)
+            return (x * self.w).sum()
+
+    class ClampsInPlace(Rebinds):
+        def forward(self, x):
+            with torch.no_grad():
+                self.w.clamp_(-0.5, 0.5)
+            return (x * self.w).sum()
+    for cls, text in ((Rebinds, "replaces the trainable parameter 'w'"),
+                      (SetsData, "sets the trainable parameter 'w' through .data"),
+                      (ClampsInPlace, "writes a trainable parameter in place")):
+        problem = expect_error(tfc_torch.ModelError, text, lambda: tfc_torch.compile_train_step(
+            cls(), (torch.ones(3),), device=device))
+        if problem:
+            problems.append(f"{cls.__name__}: {problem}")
+    if problems:
+        return "; ".join(problems[:6])
+    print("forward-state: ok (MoCo momentum encoders through .parameters() and .data, DINO's "
+          "center rebound, 5 AdamW steps as torch's; the user's module unchanged, the counter "
+          "warned about; trainable parameters written in forward refused)")
+    return None
+
+
 class _CheckpointNet(torch.nn.Module):
     """Blocks under torch.utils.checkpoint, in both forms (use_reentrant
     False with a keyword-free extra argument, True), a checkpoint_sequential
@@ -763,7 +873,8 @@ def check_masked(device):
     return None
 
 
-CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "masked", "param-groups", "qat"]
+CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "forward-state", "masked",
+                            "param-groups", "qat"]
 
 
 def main():
@@ -787,6 +898,8 @@ def main():
             problem = check_buffers(args.device)
         elif case == "checkpoint":
             problem = check_checkpoint(args.device)
+        elif case == "forward-state":
+            problem = check_forward_state(args.device)
         elif case == "masked":
             problem = check_masked(args.device)
         elif case == "param-groups":
