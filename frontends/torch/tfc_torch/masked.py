@@ -24,7 +24,12 @@ selections under the same rows. This module decides which ops do
   or split such merged rows back;
 - per-row ops of the masked operand: linear, mm / addmm / matmul / bmm on
   its rows, layer_norm over the trailing dims, convolution (dim 0 is its
-  batch), embedding of selected ids, x[ids] / index_select by selected ids;
+  batch), embedding of selected ids, x[ids] / x[i, :, j] / index_select by
+  selected ids;
+- writes at selected ids into a plain tensor (scatter_rows: index_add /
+  scatter_add with the unselected rows' values zeroed; index_put, as
+  x[i, labels[i]] = v or x[i] += v, with their writes sent to a scratch
+  slice cut off after);
 - losses with a `reduction`, run per element (reduction none) and then
   summed or averaged over the selected rows (nll_loss's mean divides by the
   selected rows' target weights, as torch's);
@@ -49,7 +54,7 @@ import torch
 from . import dtypes
 from .importer import Masked, Missing
 from .ir import Value
-from .ops.common import norm_dim
+from .ops.common import index_ids, norm_dim
 
 # Ops whose named dim arguments must not name dim 0 (then each row stays a
 # row). A reduction that names dim 0 is handled by _reduce_rows when it is
@@ -180,66 +185,95 @@ def lower(ctx, lowering, args, kwargs):
 
 
 # Writes into a plain tensor at selected ids: op -> (its index argument, its
-# values argument, whether the writes add up).
-_SCATTERS = {"aten.index_put.default": ("indices", "values", None),
-             "aten.index_add.default": ("index", "source", True),
-             "aten.scatter_add.default": ("index", "src", True)}
+# values argument).
+_SCATTERS = {"aten.index_put.default": ("indices", "values"),
+             "aten.index_add.default": ("index", "source"),
+             "aten.scatter_add.default": ("index", "src")}
 
 
 def scatter_rows(ctx, lowering, args, kwargs):
-    """x[ids] = v, x[ids] += v, index_add / scatter_add along dim 0 into a
-    tensor that is not a selection, at ids and of values that are
-    selections of the same rows (MoE routing: out[i] += expert(x[i]) with i
-    from torch.where): where the writes add up, those of every row with
-    the unselected rows' values zeroed; an overwrite (x[ids] = v, also what
-    x[ids] += v traces to) sends the unselected rows' writes to a scratch
-    row past x's (they repeat the first selected id and value, and as
-    duplicate writes would take its gradient). None when the call is not
-    of that form."""
+    """Writes at selected ids into a tensor that is not a selection:
+    x[ids] = v, x[i, j] = v, x[i, :, j] += v (index_put with selected ids
+    of one mask, plain index tensors among them, _put_rows), index_add /
+    scatter_add along dim 0 (MoE routing: out[i] += expert(x[i]) with i
+    from torch.where) at ids and of values that are selections of the same
+    rows, those of every row with the unselected rows' values zeroed. None
+    when the call is not of that form."""
     if ctx.name not in _SCATTERS:
         return None
     named = _named(ctx, args, kwargs)
-    index_key, values_key, adds = _SCATTERS[ctx.name]
+    index_key, values_key = _SCATTERS[ctx.name]
     if isinstance(named.get("self"), Masked) or (
             "dim" in named and norm_dim(int(named["dim"]), len(_shape(named["self"]))) != 0):
         return None
-    ids = named[index_key]
-    ids = [i for i in ids if i is not None] if isinstance(ids, (list, tuple)) else [ids]
-    if not ids or not all(isinstance(i, Masked) and i.values.dtype != "i1" for i in ids):
+    if ctx.name == "aten.index_put.default":
+        return _put_rows(ctx, lowering, named)
+    ids, values = named[index_key], named[values_key]
+    if not (isinstance(ids, Masked) and ids.values.dtype != "i1"):
         return None
-    first = ids[0]
-    values = named[values_key]
-    if not all(same_value(m.rows, first.rows) for m in ids + selections(values)):
-        ctx.refuse_masked(first, "its ids and the values written at them are selected by "
-                                 "different masks")
+    if not all(same_value(m.rows, ids.rows) for m in selections(values)):
+        ctx.refuse_masked(ids, "its ids and the values written at them are selected by "
+                               "different masks")
     if not isinstance(values, Masked):
         return None  # a plain value written once per row: the row count
     b = ctx.b
     zero = ctx.tensor(0, values.values.dtype)
     named[values_key] = values.like(b.select(values.broadcast_rows(b), values.values, zero))
+    return _call(ctx, lowering, named)
 
-    def call(**changes):
-        return _call(ctx, lowering, named, **changes)
-    if adds is None and not named.get("accumulate", False):
-        # An overwrite, the last write to an id winning as torch's: the
-        # unselected rows write into a scratch row after x's, cut off after.
-        indices = named["indices"]
-        if len(indices) != 1 or not isinstance(indices[0], Masked):
-            return None
-        x = ctx.tensor(named["self"])
-        n = x.shape[0]
-        scratch = b.concat([x, b.broadcast_to(ctx.tensor(0, x.dtype), (1,) + x.shape[1:])], 0)
-        ids = indices[0]
-        aside = ids.like(b.select(ids.broadcast_rows(b), ids.values,
-                                  ctx.tensor(n, ids.values.dtype)))
-        saved = ctx.out_types
-        ctx.out_types = [dataclasses.replace(saved[0], shape=(n + 1,) + x.shape[1:])]
-        try:
-            written = call(self=scratch, indices=[aside])
-        finally:
-            ctx.out_types = saved
-        return b.slice(written, [0] * x.rank, (n,) + x.shape[1:])
-    return call()
+
+def _put_rows(ctx, lowering, named):
+    """index_put into a plain x at indices some of which are selected ids
+    of one mask (insightface's margin y[i, labels[i]] = f(y[i, labels[i]])
+    with i = torch.where(labels != -1)[0], MoE's out[i] += h, x[i, :, j] =
+    v), accumulating or not: the unselected rows' writes (they repeat the
+    first selected row's ids and values, and as writes would add to it, or
+    take its gradient as duplicates) go to a scratch slice past x's end
+    along the first selected index's dim, cut off after. The indices
+    broadcast along the rows (plain ones of lower rank or extent 1 there),
+    and so do plain values; selected values have their rows first. None
+    for boolean selections as indices."""
+    indices = list(named["indices"])
+    at = [d for d, i in enumerate(indices) if isinstance(i, Masked)]
+    if not at or any(indices[d].values.dtype == "i1" for d in at):
+        return None
+    first = indices[at[0]]
+    values = named["values"]
+    if not all(same_value(m.rows, first.rows) for m in [indices[d] for d in at]
+               + selections(values)):
+        ctx.refuse_masked(first, "its ids and the values written at them are selected by "
+                                 "different masks")
+    x = ctx.tensor(named["self"])
+    r = first.values.rank
+    present = [d for d, i in enumerate(indices) if i is not None]
+    adjacent = present == list(range(present[0], present[-1] + 1))
+    rows_at = present[0] if adjacent else 0  # B's dims in x[indices]
+    view_rank = x.rank - len(present) + r
+    plain = [i for i in indices if i is not None and not isinstance(i, Masked)]
+    along = all(indices[d].values.rank == r for d in at) and all(
+        len(_shape(i)) < r or _shape(i)[0] == 1 for i in plain)
+    if isinstance(values, Masked):
+        along = along and rows_at == 0 and values.values.rank == view_rank
+    elif _is_tensor(values):
+        shape = _shape(values)
+        pos = rows_at - (view_rank - len(shape))
+        along = along and (pos < 0 or shape[pos] == 1)
+    if not along:
+        ctx.masked(first)
+    b = ctx.b
+    d = at[0]
+    n = x.shape[d]
+    pad = x.shape[:d] + (1,) + x.shape[d + 1:]
+    scratch = b.concat([x, b.broadcast_to(ctx.tensor(0, x.dtype), pad)], d)
+    ids = index_ids(ctx, first.values, n, wrap_traced=True)
+    indices[d] = b.select(first.broadcast_rows(b, ids.shape), ids, ctx.tensor(n, ids.dtype))
+    saved = ctx.out_types
+    ctx.out_types = [dataclasses.replace(saved[0], shape=scratch.shape)]
+    try:
+        written = _call(ctx, lowering, named, self=scratch, indices=indices)
+    finally:
+        ctx.out_types = saved
+    return b.slice(written, [0] * x.rank, x.shape)
 
 
 def _regroup_rows(ctx, first, k):
@@ -349,9 +383,10 @@ def _keeps_rows(ctx, lowering, named, dims, found, k) -> bool:
             # sel[:, i, j]: integer indices into other dims, next to each
             # other (their broadcast shape takes their place, after dim 0).
             return adjacent and at[0] > 0 and not selections(indices)
-        # x[i, j] with i, j selected ids (torch.where(mask)): the indices'
-        # broadcast shape, their rows, comes first.
-        return adjacent and at[0] == 0 and _broadcast_along_rows({"i": indices}, found)
+        # x[i, j] or x[i, :, j] with i, j selected ids (torch.where(mask)):
+        # the indices' broadcast shape, their rows, comes first (indices
+        # apart put it in front).
+        return (not adjacent or at[0] == 0) and _broadcast_along_rows({"i": indices}, found)
     if name == "aten.index_select.default" and dims == [0]:
         return isinstance(named["index"], Masked) and not isinstance(named["self"], Masked)
     if name in ("aten.cat.default", "aten.stack.default"):
@@ -371,6 +406,8 @@ def _keeps_rows(ctx, lowering, named, dims, found, k) -> bool:
         return len(named["normalized_shape"]) < _rank(found[0])
     if name == "aten.embedding.default" and named.get("scale_grad_by_freq"):
         return False  # counts the ids of every row, not the selected ones
+    if name == "aten.index_put.default" and not isinstance(named["self"], Masked):
+        return False  # writes into a plain tensor: scatter_rows or refused
     if name in _ROW_OPS:
         allowed = _ROW_OPS[name]
         if name in ("aten.matmul.default", "aten.bmm.default"):

@@ -831,8 +831,10 @@ def _other_masks(example, g, i):
 
 def check_masked(device):
     """Masked selections (x[mask], nonzero's indices) are compiled for any
-    mask. The models of models/ops/masked.py's masked-lm, masked-node-losses
-    and masked-where-indices cases, compiled from their example batch, are
+    mask. The models of models/ops/masked.py's masked-lm, masked-node-losses,
+    masked-where-indices and masked-margin cases (the ArcFace margin's
+    writes at y[i, labels[i]], also compiled from an example selecting
+    every row), compiled from their example batch, are
     trained 6 AdamW steps on batches whose masks select other numbers of
     rows (one row, all but one, random): losses and parameters as torch's.
     The row-op, assignment, MoE-routing and sequence cases (views, slices,
@@ -842,7 +844,10 @@ def check_masked(device):
     from models.ops import masked
     problems = []
     for name, factory in (("masked-lm", masked._mlm), ("masked-node-losses", masked._nodes),
-                          ("masked-where-indices", masked._where)):
+                          ("masked-where-indices", masked._where),
+                          ("masked-margin", masked._margin(keep=True)),
+                          ("masked-margin, every row in the example",
+                           masked._margin(all_rows=True, keep=True))):
         model, example = factory()
         reference = copy.deepcopy(model)
         step = tfc_torch.compile_train_step(copy.deepcopy(model), example, device=device,
@@ -867,7 +872,8 @@ def check_masked(device):
                 problems.append(f"{name}: batch {i}: loss {loss!r}, torch {want!r}")
     if problems:
         return "; ".join(problems[:6])
-    print("masked: ok (masked-LM, node losses and where-indices trained 6 AdamW steps on masks "
+    print("masked: ok (masked-LM, node losses, where-indices and ArcFace margins (also from "
+          "an all-rows example) trained 6 AdamW steps on masks "
           "selecting other numbers of rows as torch's; row ops, assignments and sequences, "
           "also compiled from one selected row, give torch's losses on 6 other masks)")
     return None

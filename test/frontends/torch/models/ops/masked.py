@@ -2,7 +2,8 @@
 masked_select and the indices of nonzero / torch.where(mask) flowing
 through the ops that keep their rows apart, into losses, reductions over
 the rows and x[mask] = f(y[mask]). Each mask
-selects some rows of its batch, neither none nor all. check_train.py's
+selects some rows of its batch, neither none nor all (but
+masked-margin-all-rows: all). check_train.py's
 "masked" case runs a compiled step on batches whose masks select other
 numbers of rows; check_errors.py's BooleanMask and SelectionSize cases are
 the refusals."""
@@ -232,6 +233,54 @@ def _write_by_label():
                              torch.randint(0, 4, (9,), generator=_g(5)))
 
 
+class _Margin(nn.Module):
+    """insightface's ArcFace / CosFace margins on the target logit of the
+    rows that have a label (i = torch.where(labels != -1)[0]): y[i,
+    labels[i]] overwritten by a function of itself (two selected indices:
+    the unselected rows' writes must not reach the first selected one's
+    gradient), a margin added by index_put_(accumulate=True) with
+    selected and with plain values, a learned value written at a plain
+    column index next to the selected rows (y[i, [3]]), and rows of a 3-d
+    tensor increased across a whole dim (z[i, :, labels[i]] += ...). With
+    `keep` (check_train.py's masks) the rows it leaves out get label -1."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 4, bias=False)
+        self.proj = nn.Linear(6, 12)
+        self.bias = nn.Parameter(torch.tensor(0.3))
+
+    def forward(self, x, labels, keep=None):
+        if keep is not None:
+            labels = labels.masked_fill(~keep, -1)
+        cos = F.linear(F.normalize(x), F.normalize(self.fc.weight))
+        i = torch.where(labels != -1)[0]
+        t = labels[i]
+        arc = cos.clone()
+        arc[i, t] = torch.cos(torch.acos(cos[i, t].clamp(-0.99, 0.99)) + 0.5)
+        arc[i, torch.tensor([3])] = self.bias
+        cosface = cos * 1.0
+        cosface.index_put_((i, t), -0.35 * cos[i, t].sigmoid(), accumulate=True)
+        cosface.index_put_((i, t), torch.tensor(-0.1), accumulate=True)
+        z = self.proj(x).view(-1, 3, 4)
+        z[i, :, t] += z[i, 0, t, None].tanh()
+        return (F.cross_entropy(8 * arc, labels, ignore_index=-1)
+                + F.cross_entropy(8 * cosface, labels, ignore_index=-1) + z.pow(2).mean())
+
+
+def _margin(all_rows=False, keep=False):
+    def make():
+        torch.manual_seed(0)
+        labels = torch.randint(0, 4, (8,), generator=_g(2))
+        x = torch.randn(8, 6, generator=_g(1))
+        if keep:
+            return _Margin(), (x, labels, torch.rand(8, generator=_g(3)) < (2 if all_rows else 0.6))
+        if not all_rows:
+            labels[torch.tensor([0, 3, 4])] = -1
+        return _Margin(), (x, labels)
+    return make
+
+
 def _mlm():
     ids = torch.randint(0, 20, (3, 7), generator=_g(1))
     mask = torch.rand(3, 7, generator=_g(2)) < 0.4
@@ -267,4 +316,8 @@ CASES = {
     "masked-sequences": _sequences(),
     "masked-moe-routing": _moe,
     "masked-write-by-label": _write_by_label,
+    "masked-margin": _margin(),
+    # The example selects every row: the same program (an index_put whose
+    # result has as many rows as the selection is no selection).
+    "masked-margin-all-rows": _margin(all_rows=True),
 }
