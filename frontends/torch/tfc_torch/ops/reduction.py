@@ -115,9 +115,12 @@ def max_dim(ctx, x, dim, keepdim=False):
     return (b.reshape(values, ctx.out(0).shape), b.reshape(index, ctx.out(1).shape))
 
 
-# sort orders at most this many elements along its dim: it picks them one
-# by one (a few ops per pick), so the graph grows with the dim's size.
-MAX_SORT_SIZE = 64
+# sort ranks every element against every other along its dim: n x n
+# comparisons per row, so it orders at most this many elements.
+MAX_SORT_SIZE = 4096
+# topk picks its k elements one by one (a few ops per pick); for more than
+# this many it takes the first k of the rank sort.
+MAX_TOPK_PICKS = 32
 
 
 def _lowest(ctx, dtype):
@@ -165,6 +168,53 @@ def _ranked(ctx, v, dim, k, largest):
     return b.concat(values, dim), b.concat(indices, dim)
 
 
+def _sorted_by_rank(ctx, v, dim, descending):
+    """v sorted along dim as (values, i64 indices): stable (ties in index
+    order), NaN last ascending and first descending, as torch's sort. Each
+    element's rank is the number of elements that go before it (one n x n
+    comparison per row); the permutation's one-hot matrix then places the
+    elements, each value the exact element with its gradient going to it
+    alone (picked_along's scheme, over the rank's one-hot)."""
+    b = ctx.b
+    last = v.rank - 1
+    vt = b.swap(v, dim, last) if dim != last else v
+    n = vt.shape[-1]
+    lead = vt.shape[:-1]
+    me = b.reshape(vt, lead + (n, 1))       # element i
+    other = b.reshape(vt, lead + (1, n))    # element j
+    before = b.compare("gt" if descending else "lt", other, me)
+    tie = b.compare("eq", other, me)
+    if v.dtype.startswith(("f", "bf")):
+        me_nan, other_nan = b.compare("ne", me, me), b.compare("ne", other, other)
+        false = ctx.tensor(False, "i1")
+        # A NaN goes after every number ascending, before them descending;
+        # NaNs tie with each other.
+        first, second = (other_nan, me_nan) if descending else (me_nan, other_nan)
+        before = b.select(b.select(first, b.select(second, false, ctx.tensor(True, "i1")),
+                                   false), ctx.tensor(True, "i1"), before)
+        tie = b.select(me_nan, other_nan, tie)
+    earlier = b.compare("lt", b.iota((n, n), 1, "i64"), b.iota((n, n), 0, "i64"))
+    goes_first = b.select(tie, b.broadcast_to(earlier, tie.shape), before)
+    rank = b.reduce("sum", b.convert(goes_first, "i64"), [-1])          # [lead, n] by i
+    # onehot[r, i]: element i lands at position r.
+    onehot = b.compare("eq", b.iota(lead + (n, 1), len(lead), "i64"),
+                       b.reshape(rank, lead + (1, n)))
+    zero = ctx.tensor(0, "i64")
+    indices = b.reduce("sum", b.select(onehot, b.iota(lead + (1, n), len(lead) + 1, "i64"),
+                                       zero), [-1])
+    spread = b.broadcast_to(other, onehot.shape)
+    if v.dtype.startswith(("f", "bf")):
+        summed = b.reduce("sum", b.select(onehot, spread, ctx.tensor(0.0, v.dtype)), [-1])
+        exact = b.reduce("max", b.select(onehot, spread, ctx.tensor(float("-inf"), v.dtype)),
+                         [-1])
+        values = b.straight_through(exact, summed)
+    else:
+        values = b.reduce("sum", b.select(onehot, spread, ctx.tensor(0, v.dtype)), [-1])
+    if dim != last:
+        values, indices = b.swap(values, dim, last), b.swap(indices, dim, last)
+    return values, indices
+
+
 @lowers("aten.topk.default")
 def topk(ctx, x, k, dim=-1, largest=True, sorted=True):
     """The k largest (smallest) along dim, in order (torch's order for
@@ -173,14 +223,22 @@ def topk(ctx, x, k, dim=-1, largest=True, sorted=True):
     dim = norm_dims(dim, v.rank)[0] if v.rank else 0
     if v.rank == 0 or k == 0:
         ctx.unsupported("topk of a scalar or with k = 0")
-    values, indices = _ranked(ctx, v, dim, k, largest)
+    if k > MAX_TOPK_PICKS and v.shape[dim] <= MAX_SORT_SIZE:
+        values, indices = _sorted_by_rank(ctx, v, dim, largest)
+        limit = list(v.shape)
+        limit[dim] = k
+        values = ctx.b.slice(values, [0] * v.rank, limit)
+        indices = ctx.b.slice(indices, [0] * v.rank, limit)
+    else:
+        values, indices = _ranked(ctx, v, dim, k, largest)
     return values, ctx.tensor(indices, ctx.out(1).dtype)
 
 
 @lowers("aten.sort.default", "aten.sort.stable")
 def sort(ctx, x, *args, **kwargs):
     """A stable sort (ties in index order, NaN last ascending, first
-    descending) of at most MAX_SORT_SIZE elements along dim."""
+    descending) of at most MAX_SORT_SIZE elements along dim
+    (_sorted_by_rank)."""
     if ctx.name == "aten.sort.stable":  # sort.stable(self, *, stable, dim, descending)
         dim, descending = kwargs.get("dim", -1), kwargs.get("descending", False)
     else:
@@ -192,10 +250,10 @@ def sort(ctx, x, *args, **kwargs):
     dim = norm_dims(dim, v.rank)[0]
     n = v.shape[dim]
     if n > MAX_SORT_SIZE:
-        ctx.unsupported(f"sorting {n} elements along a dim (tfc sorts at most {MAX_SORT_SIZE}, "
-                        "by picking them one by one)",
+        ctx.unsupported(f"sorting {n} elements along a dim (tfc sorts at most {MAX_SORT_SIZE}: "
+                        "it compares every element with every other)",
                         "use torch.topk for the few largest, or sort outside the model")
-    values, indices = _ranked(ctx, v, dim, n, descending)
+    values, indices = _sorted_by_rank(ctx, v, dim, descending)
     return values, ctx.tensor(indices, ctx.out(1).dtype)
 
 

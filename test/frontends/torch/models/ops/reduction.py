@@ -39,6 +39,11 @@ CASES = {
     # element alone; relu's zeros make ties, which pick the first index
     # (amax splits a tie's gradient evenly, max(dim) does not).
     "selections": _case(lambda h: _selections(h)),
+    # Sorts of long rows by rank (n x n comparisons): MAE's random masking
+    # (argsort of 196 noise values, keep the first 49, argsort again to
+    # restore the order), stable sorts of 200 values with ties, NaN, +-inf
+    # and signed zeros both ways, an integer sort, topk of 100 of 300.
+    "sort-long": lambda: _sort_long(),
     # aminmax (values; torch 1.13 cannot differentiate it), nansum and
     # nanmean over NaNs, cumprod with zeros and negative values, cummax /
     # cummin with ties and NaN (values and indices), logcumsumexp with ties
@@ -81,6 +86,40 @@ def _selections(h):
     return ((top.values * torch.tensor([3.0, 2.0, 1.0])).sum() + (top.indices * r[:, :3]).sum()
             + low.values.pow(2).sum() + (srt.values * weights).sum() + (srt.indices * h).sum()
             + (mx * mi).sum() + mx.pow(2).sum() + (nn_ * ni).sum() + r.max(0)[0].sum())
+
+
+class _SortLong(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        p = torch.randn(3, 200, generator=_g(2))
+        p[0, :6] = torch.tensor([float("nan"), 1.0, 1.0, float("inf"), float("-inf"),
+                                 float("nan")])
+        p[1, :4] = torch.tensor([0.0, -0.0, 2.0, 2.0])
+        p[2] = p[2].round()  # many ties
+        self.p = nn.Parameter(p)
+
+    def forward(self, x, noise, w):
+        shuffle = torch.argsort(noise, dim=1)
+        restore = torch.argsort(shuffle, dim=1)
+        kept = self.fc(torch.gather(x, 1, shuffle[:, :49, None].expand(-1, -1, 4)))
+        full = torch.cat([kept, torch.zeros(2, 147, 4)], 1)
+        full = torch.gather(full, 1, restore[:, :, None].expand(-1, -1, 4))
+        up, i_up = torch.sort(self.p * 1.0, dim=1, stable=True)
+        down, i_down = torch.sort(self.p.t() * 1.0, dim=0, descending=True, stable=True)
+        ints, i_ints = torch.sort((self.p[2] * 1.0).long(), stable=True)
+        top, i_top = (self.p[1] * 2.0).topk(100)
+        finite = torch.nan_to_num(torch.cat([up, down.t()]), nan=7.0, posinf=9.0, neginf=-9.0)
+        return ((full.pow(2) * torch.arange(196.0).view(1, 196, 1)).mean()
+                + (finite * w.repeat(2, 1)).sum() + ((i_up + i_down.t()).float() * w).sum()
+                + ((ints + i_ints).float() * w[0]).sum() + (top * w[0, :100]).sum()
+                + (i_top.float() * w[1, :100]).sum())
+
+
+def _sort_long():
+    return _SortLong(), (torch.randn(2, 196, 4, generator=_g(3)),
+                         torch.rand(2, 196, generator=_g(4)),
+                         torch.randn(3, 200, generator=_g(5)))
 
 
 class _MoreReductions(nn.Module):
