@@ -304,6 +304,64 @@ def _map(args, fn):
     return torch.fx.node.map_arg(args, fn)
 
 
+# The functional scatters with which functionalization writes an in-place op
+# on a view (x.diagonal().add_(1), x[:, ::2] = 0, x.fill_diagonal_(v)) back
+# into its base, and the view each writes through. It emits them (and the
+# views of their bases again) only when the base is next read, so their
+# recorded stack is that later line's.
+_WRITE_BACKS = {"aten.slice_scatter.default": "aten.slice.Tensor",
+                "aten.select_scatter.default": "aten.select.int",
+                "aten.diagonal_scatter.default": "aten.diagonal.default",
+                "aten.as_strided_scatter.default": "aten.as_strided.default"}
+_VIEWS = set(_WRITE_BACKS.values()) | {
+    "aten.view.default", "aten._reshape_alias.default", "aten.transpose.int",
+    "aten.permute.default", "aten.t.default", "aten.unsqueeze.default", "aten.squeeze.dim",
+    "aten.expand.default", "aten.alias.default", "aten.unfold.default"}
+
+
+def _write_frames(nodes) -> Dict[torch.fx.Node, object]:
+    """The user's line of each scatter that writes an in-place op back
+    (above): that of the last view taken, before it, of the same tensor
+    with the same arguments (the view written through, taken where the
+    write is; views are told apart by their op, arguments and what they
+    view, as the emitted ones are new nodes); or, for a scatter into an
+    outer view, its inner scatter's; else the written value's (a second
+    in-place op on a view taken once: diagonal(c).add_(-1).pow_(2)). A
+    scatter the model calls itself (its line names it) keeps its line."""
+    keys: Dict[torch.fx.Node, object] = {}
+    last_view: Dict[object, torch.fx.Node] = {}
+    frames: Dict[torch.fx.Node, object] = {}
+
+    def key(x):
+        if isinstance(x, (list, tuple)):
+            return tuple(key(a) for a in x)
+        return keys.get(x, x) if isinstance(x, torch.fx.Node) else x
+
+    for node in nodes:
+        if node.op != "call_function":
+            continue
+        name = registry.op_name(node.target)
+        args = tuple(key(a) for a in node.args)
+        if name in _VIEWS and not node.kwargs:
+            keys[node] = (name,) + args
+            last_view[keys[node]] = node
+        view = _WRITE_BACKS.get(name)
+        if view is None or len(node.args) < 2 or node.kwargs:
+            continue
+        own = node_frame(node)
+        if own and "_scatter(" in own.code:
+            continue
+        written = node.args[1]
+        taken = last_view.get((view, args[0]) + args[2:])
+        if written in frames:
+            frames[node] = frames[written]
+        elif taken is not None:
+            frames[node] = node_frame(taken)
+        elif isinstance(written, torch.fx.Node) and written.op == "call_function":
+            frames[node] = node_frame(written)
+    return frames
+
+
 def _is_known(x) -> bool:
     if isinstance(x, (list, tuple)):
         return all(_is_known(e) for e in x)
@@ -512,6 +570,7 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
     write_backs = {w for w in carried.values() if w.target is torch.ops.aten.copy_.default}
     live = _live_nodes(gm.graph, write_backs)
     nodes = list(gm.graph.nodes)
+    write_frames = _write_frames(nodes)
     last_use = {}
     for i, n in enumerate(nodes):
         for m in n.all_input_nodes:
@@ -566,7 +625,7 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
             raise ModelError(f"unexpected fx node kind {node.op} ({node.target})",
                              node_frame(node))
 
-        frame = node_frame(node)
+        frame = write_frames.get(node) or node_frame(node)
         if node in write_backs:  # buffer.copy_(new): the state's new value
             state_arg, new = env[node.args[0]], env[node.args[1]]
             b.source, b.hint = frame, node.name

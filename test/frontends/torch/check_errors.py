@@ -86,6 +86,8 @@ CASES = {
                                                   "storage that the input tensor does not cover",
                                                   "h.as_strided((2, 4), (4, 1), 0)",
                                                   ".contiguous()"]),
+    "OverlappingStridedWrite": ("UnsupportedOpError", ["aten.as_strided_scatter.default",
+                                                       "name some elements more than once"]),
 }
 
 

@@ -1,7 +1,8 @@
 """Shape and data-movement aten ops: views and reshapes, transposes,
 slicing (slice/select/split/narrow), concatenation, padding, repetition,
 gathers by index (index, index_select, gather, embedding-like) and the
-scatter ops functionalization produces for slice assignments."""
+scatter ops functionalization produces for slice assignments and in-place
+writes through diagonals and as_strided views."""
 import math
 from typing import Optional
 
@@ -286,10 +287,8 @@ def diagonal(ctx, x, offset=0, dim1=0, dim2=1):
     v = b.transpose(v, rest + [d1, d2])
     rows, cols = v.shape[-2], v.shape[-1]
     lead = tuple(v.shape[:-2])
-    if offset >= 0:
-        length, start = max(0, min(rows, cols - offset)), offset
-    else:
-        length, start = max(0, min(rows + offset, cols)), -offset * cols
+    length = _diagonal_length(rows, cols, offset)
+    start = offset if offset >= 0 else -offset * cols
     flat = b.reshape(v, lead + (rows * cols,))
     if length == 0:
         return b.slice_dim(flat, -1, 0, 0)
@@ -305,14 +304,8 @@ def diag_embed(ctx, x, offset=0, dim1=-2, dim2=-1):
     b = ctx.b
     t = ctx.out()
     v = ctx.tensor(x, t.dtype)
-    n = v.shape[-1]
-    m = n + abs(offset)
-    lead = v.shape[:-1]
-    if offset:
-        v = b.pad(v, [0] * v.rank, [0] * (v.rank - 1) + [abs(offset)], 0)
-    along = b.reshape(v, lead + ((m, 1) if offset >= 0 else (1, m)))
-    diff = b.sub(b.iota((m, m), 1), b.iota((m, m), 0))
-    on = b.compare("eq", diff, ctx.tensor(offset, "i64"))
+    m = v.shape[-1] + abs(offset)
+    on, along = _along_diagonal(ctx, v, offset, m, m)
     zero = ctx.tensor(False if t.dtype == "i1" else 0, t.dtype)
     square = b.select(on, along, zero)  # [..., rows, cols]
     rank = t.rank
@@ -320,6 +313,48 @@ def diag_embed(ctx, x, offset=0, dim1=-2, dim2=-1):
     rest = iter(range(rank - 2))
     perm = [rank - 2 if d == d1 else rank - 1 if d == d2 else next(rest) for d in range(rank)]
     return b.transpose(square, perm)
+
+
+def _diagonal_length(rows, cols, offset):
+    """The length of a [rows, cols] matrix's offset-th diagonal."""
+    if offset >= 0:
+        return max(0, min(rows, cols - offset))
+    return max(0, min(rows + offset, cols))
+
+
+def _along_diagonal(ctx, v, offset, rows, cols):
+    """v's last dim laid along the offset-th diagonal of [rows, cols]
+    matrices: (the [rows, cols] mask where column - row == offset, v
+    broadcastable to [..., rows, cols] holding v[k] at the diagonal's k-th
+    element). The diagonal's k-th element lies in row k (offset >= 0) or
+    column k (below the diagonal), so v, padded to that many rows or
+    columns, runs down the rows or across the columns."""
+    b = ctx.b
+    span = rows if offset >= 0 else cols
+    if v.shape[-1] < span:
+        v = b.pad(v, [0] * v.rank, [0] * (v.rank - 1) + [span - v.shape[-1]], 0)
+    along = b.reshape(v, tuple(v.shape[:-1]) + ((span, 1) if offset >= 0 else (1, span)))
+    diff = b.sub(b.iota((rows, cols), 1), b.iota((rows, cols), 0))
+    return b.compare("eq", diff, ctx.tensor(offset, "i64")), along
+
+
+@lowers("aten.diagonal_scatter.default")
+def diagonal_scatter(ctx, x, src, offset=0, dim1=0, dim2=1):
+    """x with its offset-th diagonal over (dim1, dim2) replaced by src
+    (laid out as diagonal's result: the diagonal last), what an in-place
+    write through torch.diagonal traces to: a select, with dims (dim1,
+    dim2) moved last, between src along the diagonal and x. src's
+    gradient is the diagonal's, x's the gradient off the diagonal."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    d1, d2 = norm_dim(dim1, v.rank), norm_dim(dim2, v.rank)
+    perm = [d for d in range(v.rank) if d not in (d1, d2)] + [d1, d2]
+    moved = b.transpose(v, perm)
+    rows, cols = moved.shape[-2:]
+    if _diagonal_length(rows, cols, offset) == 0:
+        return v
+    on, along = _along_diagonal(ctx, ctx.tensor(src, v.dtype), offset, rows, cols)
+    return b.transpose(b.select(on, along, moved), [perm.index(d) for d in range(v.rank)])
 
 
 @lowers("aten.diag.default")
@@ -362,10 +397,19 @@ def as_strided(ctx, x, size, stride, storage_offset=None):
     an x whose elements share storage (an expanded view) are refused."""
     b = ctx.b
     v = ctx.tensor(x)
-    real = ctx.example(0)
-    offset = real.storage_offset() if storage_offset is None else storage_offset
     if any(n == 0 for n in size):
         ctx.unsupported("the result is empty; tfc tensors have no zero-sized dimensions")
+    ids = _strided_elements(ctx, ctx.example(0), size, stride, storage_offset)
+    numel = v.type.numel
+    return gather_rows(ctx, b.reshape(v, (numel,)), ctx.tensor(Known(ids), "i64"))
+
+
+def _strided_elements(ctx, real, size, stride, storage_offset):
+    """The elements of `real` (flat, row-major indices, a torch tensor of
+    shape `size`) that real.as_strided(size, stride, storage_offset)
+    names: each storage position mapped to the element of `real` that lies
+    there (its strides and offset say where each lies)."""
+    offset = real.storage_offset() if storage_offset is None else storage_offset
     held = real.storage_offset() + sum(
         (torch.arange(n) * st).view([n if d == k else 1 for d in range(real.dim())])
         for k, (n, st) in enumerate(zip(real.shape, real.stride())))
@@ -387,9 +431,40 @@ def as_strided(ctx, x, size, stride, storage_offset=None):
         ctx.unsupported("the strides reach storage that the input tensor does not cover "
                         "(it is a view of a larger tensor)",
                         "call .contiguous() (or .clone()) before as_strided")
-    ids = order[at].reshape(tuple(size))
+    return order[at].reshape(tuple(size))
+
+
+@lowers("aten.as_strided_scatter.default")
+def as_strided_scatter(ctx, x, src, size, stride, storage_offset=None):
+    """x with the elements that x.as_strided(size, stride, storage_offset)
+    names replaced by src (what an in-place write through as_strided
+    traces to: x.fill_diagonal_(v)). torch writes into a clone of x, so
+    the positions are mapped (as as_strided's) to the elements of that
+    clone, at trace time; each element of x then takes the src element
+    written there (a gather of src flattened, by known indices) where it
+    is written and keeps x's elsewhere (a select by a known mask): src's
+    gradient is the written elements', x's the others'. Positions that
+    name one element twice (torch leaves the winner undefined) are
+    refused."""
+    b = ctx.b
+    v = ctx.tensor(x)
+    if any(n == 0 for n in size):
+        return v
+    ids = _strided_elements(ctx, ctx.example(0).clone(), size, stride, storage_offset).reshape(-1)
+    if ids.unique().numel() != ids.numel():
+        ctx.unsupported(f"size {list(size)} and stride {list(stride)} name some elements more "
+                        "than once, and torch leaves which write wins undefined",
+                        "write through a view whose elements are distinct (e.g. a strided "
+                        "slice, torch.diagonal)")
     numel = v.type.numel
-    return gather_rows(ctx, b.reshape(v, (numel,)), ctx.tensor(Known(ids), "i64"))
+    written = torch.zeros(numel, dtype=torch.bool)
+    written[ids] = True
+    source = torch.zeros(numel, dtype=torch.int64)
+    source[ids] = torch.arange(ids.numel())
+    s = ctx.tensor(src, v.dtype)
+    placed = gather_rows(ctx, b.reshape(s, (s.type.numel,)), ctx.tensor(Known(source), "i64"))
+    kept = b.select(ctx.tensor(Known(written), "i1"), placed, b.reshape(v, (numel,)))
+    return b.reshape(kept, v.shape)
 
 
 @lowers("aten.index_select.default")

@@ -211,6 +211,18 @@ class StridedOutsideView(Base):
         return h.as_strided((2, 4), (4, 1), 0).sum()  # error here
 
 
+class OverlappingStridedWrite(Base):
+    """An in-place write through an as_strided view whose positions name
+    elements twice (as_strided_scatter; torch leaves the winner
+    undefined). The error names the write's line, not the later read
+    where functionalization emits the scatter."""
+
+    def forward(self, x):
+        h = self.fc(x) * 1.0
+        h.as_strided((3, 3), (1, 1)).mul_(2.0)  # error here
+        return h.sum()
+
+
 class ClippedGradient(torch.autograd.Function):
     """A backward that clips its gradient: m * g only where |g| <= 0.5, so
     not linear in the gradient (a fixed m would be wrong for others)."""

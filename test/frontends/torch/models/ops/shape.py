@@ -1,7 +1,7 @@
 """Cases for tfc_torch/ops/shape.py's lowerings: views, reshapes and
 transposes, slicing, concatenation, padding and repetition, tril / triu, slice
-assignment, gathers by index, flip / roll / diagonal and Tensor.unfold's
-sliding windows."""
+assignment, gathers by index, flip / roll / diagonal, in-place writes through
+diagonals and as_strided views, and Tensor.unfold's sliding windows."""
 import torch
 import torch.nn.functional as F
 
@@ -91,6 +91,20 @@ CASES = {
     # over [4, 8]), a broadcast input ([8] over a [4, 8] mask), a source
     # with more elements than true positions (its tail gets no gradient).
     "masked-scatter": _case(lambda h: _masked_scatter(h)),
+    # In-place writes through diagonals (diagonal_scatter): Barlow Twins'
+    # loss as published (torch.diagonal(c).add_(-1).pow_(2) and pow_ on
+    # its off-diagonal view), a batched diagonal above the main one, one
+    # below it over dims (0, 2), torch.diagonal_scatter over (2, 0) of a
+    # non-square slice. Gradients reach the diagonal's source and the rest.
+    "diagonal-writes": _case(lambda h: _diagonal_writes(h)),
+    # fill_diagonal_ (as_strided_scatter): SimCLR's similarity matrix with
+    # -inf on its diagonal into cross_entropy, a tall matrix with
+    # wrap=True (the diagonal restarts below the square), a wide one, and
+    # an in-place product through as_strided (every other element of two
+    # rows). (torch 1.13's own torch.as_strided_scatter has a wrong
+    # gradient for its input, so the case writes through the view.)
+    "fill-diagonal": _case(lambda h, labels: _fill_diagonal(h, labels),
+                           extra=(torch.tensor([2, 0, 3, 1]),)),
 }
 
 
@@ -218,3 +232,34 @@ def _diag_narrow_copy(h):                            # h: [4, 8]
              torch.narrow_copy(h.detach(), 0, 1, 2).flatten()]
     return (sum((m.sin() * w[:m.shape[1]]).sum() for m in made)
             + sum((t.cos() * torch.linspace(1.0, 2.0, t.numel())).sum() for t in taken))
+
+
+def _off_diagonal(c):                                # Barlow Twins' helper
+    n = c.shape[0]
+    return c.flatten()[:-1].view(n - 1, n + 1)[:, 1:].flatten()
+
+
+def _diagonal_writes(h):                             # h: [4, 8]
+    c = h[:, :4].t() @ h[:, 4:] / 4                  # the cross-correlation matrix
+    on_diag = torch.diagonal(c).add_(-1).pow_(2).sum()
+    off_diag = _off_diagonal(c).pow_(2).sum()
+    x = h.view(2, 4, 4) * 1.5
+    torch.diagonal(x, 1, 1, 2).mul_(h[:2, :3].exp())          # batched, above the diagonal
+    y = h.view(4, 2, 4) - 0.5
+    torch.diagonal(y, -1, 0, 2).sub_(h[1, 3:6].view(1, 3))   # [2, 3] below, dims (0, 2)
+    z = torch.diagonal_scatter(h.view(2, 4, 4)[:, :3], h[1:, 6:].sin(), -1, 2, 0)  # [3, 2]
+    return (on_diag + 0.005 * off_diag + _ramp_sum([x.flatten(1), y.flatten(1), z.flatten(1)]))
+
+
+def _fill_diagonal(h, labels):                      # h: [4, 8]
+    z = F.normalize(h, dim=1)
+    sim = z @ z.t() / 0.5
+    sim.fill_diagonal_(float("-inf"))
+    tall = h.view(8, 4)[:7, :3].clone()
+    tall.fill_diagonal_(2.0, wrap=True)               # rows 0-2 and 4-6
+    wide = h[:3, :6] * 1.0
+    wide.fill_diagonal_(-1.0)
+    picked = h * 1.0
+    picked.as_strided((2, 4), (8, 2), 1).mul_(h[:2, 4:].cos())   # every other element
+    return (F.cross_entropy(sim, labels)
+            + _ramp_sum([tall.t(), wide, picked]))
