@@ -380,7 +380,8 @@ def _check_types(name, produced, traced, frame):
     """Asserts a lowering produced the traced result types."""
     if isinstance(produced, Masked):
         want = tensor_type(traced, frame)
-        if produced.values.dtype != want.dtype or produced.values.shape[1:] != want.shape[1:]:
+        rows = 1 + getattr(produced, "lead", 0)  # masked.Behind: x[None, ids]
+        if produced.values.dtype != want.dtype or produced.values.shape[1:] != want.shape[rows:]:
             raise AssertionError(f"lowering of {name} selected rows {produced.values.type}, "
                                  f"traced {want}")
         return

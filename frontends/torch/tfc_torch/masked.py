@@ -25,7 +25,8 @@ selections under the same rows. This module decides which ops do
 - per-row ops of the masked operand: linear, mm / addmm / matmul / bmm on
   its rows, layer_norm over the trailing dims, convolution (dim 0 is its
   batch), embedding of selected ids, x[ids] / x[i, :, j] / index_select by
-  selected ids;
+  selected ids (x[None, ids] too, a Behind that a view dropping the dim of
+  1 reads: HF Mixtral's x[None, top_x].reshape(-1, d));
 - writes at selected ids into a plain tensor (scatter_rows: index_add /
   scatter_add with the unselected rows' values zeroed; index_put, as
   x[i, labels[i]] = v or x[i] += v, with their writes sent to a scratch
@@ -154,6 +155,13 @@ def lower(ctx, lowering, args, kwargs):
                                  "rows of selections by the same mask only)")
     named = _named(ctx, args, kwargs)
     name = ctx.name
+    behind = [m for m in found if isinstance(m, Behind)]
+    if behind:
+        return _unlead(ctx, named, behind[0])
+    if name == "aten.index.Tensor" and not isinstance(named["self"], Masked):
+        lead = _leading_none(named)
+        if lead:
+            return _index_behind(ctx, lowering, named, lead)
     dims = _dims(ctx, named, first)
     if name in _ROW_REDUCTIONS:
         dims = list(range(_rank(first))) if dims is None else dims
@@ -182,6 +190,65 @@ def lower(ctx, lowering, args, kwargs):
     if k is None or not _keeps_rows(ctx, lowering, named, dims, found, k):
         ctx.masked(first)
     return _on_rows(ctx, lowering, args, kwargs, first, k)
+
+
+class Behind(Masked):
+    """A selection behind `lead` dims of extent 1: x[None, ids] (HF
+    Mixtral's expert dispatch, h[None, top_x].reshape(-1, d)) traces as
+    (1, k, ...). It holds the selection x[ids] (its rows first, `inner`);
+    only a view that drops the leading dims reads it (_unlead), and it
+    matches no mask (no source)."""
+
+    def __init__(self, inner: Masked, lead: int):
+        super().__init__(inner.values, inner.rows, inner.op)
+        self.inner = inner
+        self.lead = lead
+
+
+def _leading_none(named) -> int:
+    """The number of whole dims of extent 1 (None) before the first index
+    of x[None, ids] (x unsqueezed in front, then indexed behind it)."""
+    indices = named["indices"]
+    lead = 0
+    while lead < len(indices) and indices[lead] is None:
+        lead += 1
+    if lead == len(indices) or any(s != 1 for s in _shape(named["self"])[:lead]):
+        return 0
+    return lead
+
+
+def _index_behind(ctx, lowering, named, lead):
+    """x[None, ids] with selected ids: x[ids] of x without its leading dims
+    of extent 1 (lowered as such), behind them."""
+    x = ctx.tensor(named["self"])
+    real_x, real_indices = ctx.real_args[0], ctx.real_args[1]
+    saved = ctx.real_args, ctx.out_types
+    ctx.real_args = (real_x.reshape(real_x.shape[lead:]), list(real_indices)[lead:])
+    ctx.out_types = [dataclasses.replace(t, shape=t.shape[lead:]) for t in saved[1]]
+    try:
+        inner = lower(ctx, lowering, (ctx.b.reshape(x, x.shape[lead:]),
+                                      list(named["indices"])[lead:]), {})
+    finally:
+        ctx.real_args, ctx.out_types = saved
+    return Behind(inner, lead)
+
+
+def _unlead(ctx, named, sel: Behind):
+    """A view of x[None, ids] (a Behind) that drops the leading dims: the
+    selection x[ids] viewed (its rows kept, or merged with the dims after
+    them); any other use of it is refused."""
+    if ctx.name not in _RESHAPES or named.get("self") is not sel:
+        ctx.masked(sel)
+    src = tuple(ctx.real_args[0].shape)[sel.lead:]
+    out = ctx.out().shape
+    k = src[0]
+    inner = sel.inner
+    if out[:1] == (k,) and math.prod(out[1:]) == math.prod(src[1:]):
+        return inner.like(ctx.b.reshape(inner.values, inner.values.shape[:1] + tuple(out[1:])))
+    regrouped = _regroup_rows(ctx, inner, k, src)
+    if regrouped is None:
+        ctx.masked(sel)
+    return regrouped
 
 
 # Writes into a plain tensor at selected ids: op -> (its index argument, its
@@ -276,14 +343,14 @@ def _put_rows(ctx, lowering, named):
     return b.slice(written, [0] * x.rank, x.shape)
 
 
-def _regroup_rows(ctx, first, k):
+def _regroup_rows(ctx, first, k, src=None):
     """A view that merges the rows with the dims after them, (k, d1..dj,
     rest) -> (k * d1..dj, rest) (F.linear of a 3-d selection, a loss over
     tokens of selected sequences): a selection of N * d1..dj rows, each
     row's flag repeated; or that splits such merged rows back. None for
-    any other view."""
+    any other view. `src`: the traced source's shape (its rows first)."""
     b = ctx.b
-    src, out = tuple(ctx.real_args[0].shape), ctx.out().shape
+    src, out = tuple(src or ctx.real_args[0].shape), ctx.out().shape
     v = first.values
     for j in range(1, len(src)):
         if out[0] == math.prod(src[:j + 1]) and out[1:] == src[j + 1:]:
@@ -439,7 +506,8 @@ def keeps_rows_apart(found, operands) -> bool:
     """For lowerings that take selections (registry.takes_masked) and act
     elementwise: the selections share their rows and every other operand
     broadcasts along them."""
-    return all(same_value(m.rows, found[0].rows) for m in found) and \
+    return not any(isinstance(m, Behind) for m in found) and \
+        all(same_value(m.rows, found[0].rows) for m in found) and \
         _broadcast_along_rows({"operands": list(operands)}, found)
 
 

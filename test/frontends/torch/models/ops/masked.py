@@ -181,8 +181,10 @@ def _sequences(count=None):
 class _MoERouting(nn.Module):
     """Top-2 mixture-of-experts routing as Mixtral-style code writes it:
     per expert, the (token, slot) pairs routed to it by torch.where, the
-    expert on those tokens, written back by out[i] += (an overwrite of the
-    gathered sum), index_add_ and an assignment."""
+    expert on those tokens (gathered as HF Mixtral does, x[None,
+    i].reshape(-1, d): a selection behind a dim of 1), written back by
+    out[i] += (an overwrite of the gathered sum), index_add_ and an
+    assignment."""
 
     def __init__(self):
         super().__init__()
@@ -197,7 +199,7 @@ class _MoERouting(nn.Module):
         last = x.clone()
         for e, expert in enumerate(self.experts):
             i, k = torch.where(idx == e)
-            h = top[i, k, None] * expert(x[i])
+            h = top[i, k, None] * expert(x[None, i].reshape(-1, x.shape[-1]))
             out[i] += h
             added.index_add_(0, i, h.tanh())
             last[i] = h
