@@ -21,7 +21,7 @@ MODELS = os.path.join(HERE, "models", "unsupported.py")
 # model class -> (exception class name, substrings the message must hold)
 CASES = {
     "SortedValues": ("UnsupportedOpError", ["unsupported PyTorch op aten.sort.default",
-                                            "sorting 80 elements", "h.sort(dim=-1)",
+                                            "sorting 4400 elements", "h.sort(dim=-1)",
                                             "torch.topk"]),
     "BranchOnValue": ("DataDependentError", ["control flow depends on a tensor's value",
                                              "if h.sum() > 0", "torch.where"]),
