@@ -3,7 +3,7 @@ log_sigmoid, glu, threshold, hard/soft shrink, hardsigmoid, hardswish, each
 composed from tfc's pointwise ops as torch defines it."""
 from ..importer import Missing
 from ..registry import lowers
-from .common import norm_dim
+from .common import norm_dim, result_used
 
 
 @lowers("aten.gelu.default")
@@ -87,10 +87,14 @@ def softplus_of_negated(ctx, y):
 @lowers("aten.log_sigmoid_forward.default")
 def log_sigmoid_forward(ctx, x):
     """(log sigmoid(x), torch's backward buffer): -log(1 + exp(-x)), which
-    neither overflows nor loses the small values of the negative side."""
+    neither overflows nor loses the small values of the negative side. The
+    buffer, read only by log_sigmoid_backward (a derivative taken inside
+    forward), is built when the graph reads it: torch's CPU exp(-|x|)."""
     y = ctx.tensor(x, ctx.out(0).dtype)
-    return (ctx.b.unary("neg", softplus_of_negated(ctx, y)),
-            Missing("its second result is the backward's buffer, which tfc does not build"))
+    b = ctx.b
+    buffer = b.unary("exp", b.unary("neg", b.unary("abs", ctx.tensor(x, ctx.out(1).dtype)))) \
+        if result_used(ctx, 1) else Missing("its second result is the backward's buffer")
+    return b.unary("neg", softplus_of_negated(ctx, y)), buffer
 
 
 @lowers("aten.glu.default")

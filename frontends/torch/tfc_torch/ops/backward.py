@@ -1,0 +1,246 @@
+"""aten's backward ops, which a derivative taken inside forward records
+(functorch.grad / vmap(grad) / jacrev / hessian: PINN residuals, score
+matching, gradient penalties): the activations' `*_backward`, softmax's and
+log_softmax's `_*_backward_data`, glu's and mse_loss's (silu and mish
+reach them as sigmoid's and tanh's: torch 1.13's functorch decomposes
+silu_backward), and select's and slice's (an input split into coordinates,
+u(x, t) of torch.stack([x, t])).
+
+tfc's training step differentiates the loss again, through these ops
+(second order), so each is composed from tfc ops that have VJPs: tfc's
+named backward ops (tfc.gelu_grad, tfc.silu_grad, tfc.softmax_grad,
+tfc.log_softmax_grad) have none, so they cannot be used here. Each formula
+is the one of ATen's kernel; at a kink the gradient passes to the side
+torch's backward picks (torch's comparison, strict or not, kept).
+"""
+import math
+
+from ..registry import lowers
+from .common import norm_dim
+from .shape import _slice_bounds
+
+_SQRT_HALF = math.sqrt(0.5)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_GELU_KAPPA = 0.044715
+
+
+def _operands(ctx, *xs):
+    """The backward's tensor operands in the result's element type, and the
+    element type."""
+    dt = ctx.out().dtype
+    return [ctx.tensor(x, dt) for x in xs], dt
+
+
+def _where(ctx, cond, on_true, on_false):
+    """select(cond, on_true, on_false) broadcast to the result's shape."""
+    return ctx.b.broadcast_to(ctx.b.select(cond, on_true, on_false), ctx.out().shape)
+
+
+def _const(ctx, value, dt):
+    return ctx.tensor(float(value), dt)
+
+
+@lowers("aten.tanh_backward.default")
+def tanh_backward(ctx, grad, output):
+    """grad * (1 - y^2) with y = tanh(x), the forward's result."""
+    (g, y), dt = _operands(ctx, grad, output)
+    b = ctx.b
+    return b.mul(g, b.sub(_const(ctx, 1, dt), b.mul(y, y)))
+
+
+@lowers("aten.sigmoid_backward.default")
+def sigmoid_backward(ctx, grad, output):
+    """grad * (1 - y) * y with y = sigmoid(x), the forward's result."""
+    (g, y), dt = _operands(ctx, grad, output)
+    b = ctx.b
+    return b.mul(b.mul(g, b.sub(_const(ctx, 1, dt), y)), y)
+
+
+@lowers("aten.threshold_backward.default")
+def threshold_backward(ctx, grad, x, threshold):
+    """0 where x <= threshold, else grad (relu's backward: threshold 0)."""
+    (g, v), dt = _operands(ctx, grad, x)
+    passes = ctx.b.compare("gt", v, _const(ctx, threshold, dt))
+    return _where(ctx, passes, g, _const(ctx, 0, dt))
+
+
+@lowers("aten.leaky_relu_backward.default")
+def leaky_relu_backward(ctx, grad, x, negative_slope, self_is_result=False):
+    """grad where x > 0, else grad * negative_slope (x may be the forward's
+    result: its sign is x's for a positive slope)."""
+    (g, v), dt = _operands(ctx, grad, x)
+    return _where(ctx, ctx.b.compare("gt", v, _const(ctx, 0, dt)), g,
+                  ctx.b.mul(g, _const(ctx, negative_slope, dt)))
+
+
+@lowers("aten.elu_backward.default")
+def elu_backward(ctx, grad, alpha, scale, input_scale, is_result, self_or_result):
+    """elu / selu / celu's backward: grad * scale where the input is
+    positive, else grad * input_scale * alpha * scale * exp(x * input_scale),
+    written with the forward's result y as grad * input_scale * (y + alpha *
+    scale) when torch passes y (is_result)."""
+    (g, v), dt = _operands(ctx, grad, self_or_result)
+    b = ctx.b
+    if is_result:
+        negative = b.mul(b.mul(g, _const(ctx, input_scale, dt)),
+                         b.add(v, _const(ctx, alpha * scale, dt)))
+    else:
+        e = b.unary("exp", b.mul(v, _const(ctx, input_scale, dt)))
+        negative = b.mul(b.mul(g, _const(ctx, input_scale * alpha * scale, dt)), e)
+    return _where(ctx, b.compare("le", v, _const(ctx, 0, dt)), negative,
+                  b.mul(g, _const(ctx, scale, dt)))
+
+
+@lowers("aten.gelu_backward.default")
+def gelu_backward(ctx, grad, x, approximate="none"):
+    """grad * gelu'(x), ATen's formulas: Phi(x) + x phi(x) (erf form), or
+    for the tanh form, with t = tanh(sqrt(2/pi) (x + 0.044715 x^3)),
+    0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2)."""
+    (g, v), dt = _operands(ctx, grad, x)
+    b = ctx.b
+
+    def c(value):
+        return _const(ctx, value, dt)
+
+    x2 = b.mul(v, v)
+    if approximate == "tanh":
+        inner = b.mul(c(_SQRT_2_OVER_PI), b.add(v, b.mul(c(_GELU_KAPPA), b.mul(x2, v))))
+        t = b.unary("tanh", inner)
+        left = b.mul(c(0.5), b.add(c(1), t))
+        right = b.mul(b.mul(b.mul(c(0.5), v), b.sub(c(1), b.mul(t, t))),
+                      b.mul(c(_SQRT_2_OVER_PI), b.add(c(1), b.mul(c(3 * _GELU_KAPPA), x2))))
+        return b.mul(g, b.add(left, right))
+    cdf = b.mul(c(0.5), b.add(c(1), b.unary("erf", b.mul(v, c(_SQRT_HALF)))))
+    pdf = b.mul(c(_INV_SQRT_2PI), b.unary("exp", b.mul(c(-0.5), x2)))
+    return b.mul(g, b.add(cdf, b.mul(v, pdf)))
+
+
+@lowers("aten.softplus_backward.default")
+def softplus_backward(ctx, grad, x, beta=1, threshold=20):
+    """grad where beta x > threshold (softplus is x there), else grad *
+    sigmoid(beta x), written as ATen's z / (z + 1) with z = exp(beta x)."""
+    (g, v), dt = _operands(ctx, grad, x)
+    b = ctx.b
+    scaled = b.mul(v, _const(ctx, beta, dt))
+    z = b.unary("exp", scaled)
+    soft = b.mul(g, b.div(z, b.add(z, _const(ctx, 1, dt))))
+    return _where(ctx, b.compare("gt", scaled, _const(ctx, threshold, dt)), g, soft)
+
+
+@lowers("aten.hardtanh_backward.default")
+def hardtanh_backward(ctx, grad, x, min_val=-1.0, max_val=1.0):
+    """grad strictly inside (min_val, max_val), else 0 (hardtanh, relu6)."""
+    (g, v), dt = _operands(ctx, grad, x)
+    b = ctx.b
+    zero = _const(ctx, 0, dt)
+    below_max = _where(ctx, b.compare("lt", v, _const(ctx, max_val, dt)), g, zero)
+    return _where(ctx, b.compare("gt", v, _const(ctx, min_val, dt)), below_max, zero)
+
+
+@lowers("aten.log_sigmoid_backward.default")
+def log_sigmoid_backward(ctx, grad, x, buffer):
+    """grad * sigmoid(-x), the derivative of log sigmoid(x) (torch's CPU
+    kernel computes the same from its buffer exp(-|x|), which is not read
+    here)."""
+    (g, v), _ = _operands(ctx, grad, x)
+    return ctx.b.mul(g, ctx.b.unary("sigmoid", ctx.b.unary("neg", v)))
+
+
+@lowers("aten.hardswish_backward.default")
+def hardswish_backward(ctx, grad, x):
+    """0 below -3, grad * (x / 3 + 0.5) on [-3, 3], grad above 3."""
+    (g, v), dt = _operands(ctx, grad, x)
+    b = ctx.b
+    ramp = b.mul(g, b.add(b.div(v, _const(ctx, 3, dt)), _const(ctx, 0.5, dt)))
+    upper = _where(ctx, b.compare("le", v, _const(ctx, 3, dt)), ramp, g)
+    return _where(ctx, b.compare("lt", v, _const(ctx, -3, dt)), _const(ctx, 0, dt), upper)
+
+
+@lowers("aten.hardsigmoid_backward.default")
+def hardsigmoid_backward(ctx, grad, x):
+    """grad / 6 strictly inside (-3, 3), else 0."""
+    (g, v), dt = _operands(ctx, grad, x)
+    return hardtanh_backward(ctx, ctx.b.div(g, _const(ctx, 6, dt)), v, -3.0, 3.0)
+
+
+@lowers("aten.hardshrink_backward.default", "aten.softshrink_backward.default")
+def shrink_backward(ctx, grad, x, lambd=0.5):
+    """0 on [-lambd, lambd], else grad (hard and soft shrink alike)."""
+    (g, v), dt = _operands(ctx, grad, x)
+    b = ctx.b
+    outside = b.compare("gt", b.unary("abs", v), _const(ctx, lambd, dt))
+    return _where(ctx, outside, g, _const(ctx, 0, dt))
+
+
+@lowers("aten.glu_backward.default")
+def glu_backward(ctx, grad, x, dim=-1):
+    """For x's halves a, c along `dim` (glu = a * sigmoid(c)): grad *
+    sigmoid(c) for a, grad * a * s (1 - s) for c, concatenated."""
+    (g, v), dt = _operands(ctx, grad, x)
+    b = ctx.b
+    d = norm_dim(dim, v.rank)
+    half = v.shape[d] // 2
+    a, s = b.slice_dim(v, d, 0, half), b.unary("sigmoid", b.slice_dim(v, d, half, 2 * half))
+    da = b.mul(g, s)
+    dc = b.mul(b.mul(da, a), b.sub(_const(ctx, 1, dt), s))
+    return b.concat([da, dc], d)
+
+
+@lowers("aten._softmax_backward_data.default")
+def softmax_backward(ctx, grad, output, dim, input_dtype=None):
+    """y * (grad - sum(grad * y)) along `dim`, y the forward's result."""
+    (g, y), _ = _operands(ctx, grad, output)
+    b = ctx.b
+    d = norm_dim(dim, y.rank)
+    return b.mul(y, b.sub(g, b.reduce("sum", b.mul(g, y), [d], keepdim=True)))
+
+
+@lowers("aten._log_softmax_backward_data.default")
+def log_softmax_backward(ctx, grad, output, dim, input_dtype=None):
+    """grad - exp(y) * sum(grad) along `dim`, y the forward's result."""
+    (g, y), _ = _operands(ctx, grad, output)
+    b = ctx.b
+    d = norm_dim(dim, y.rank)
+    return b.sub(g, b.mul(b.unary("exp", y), b.reduce("sum", g, [d], keepdim=True)))
+
+
+@lowers("aten.mse_loss_backward.default")
+def mse_loss_backward(ctx, grad, x, target, reduction=1):
+    """2 (x - target) grad, divided by the element count for the mean."""
+    (g, v, t), dt = _operands(ctx, grad, x, target)
+    b = ctx.b
+    scale = 2.0 / (ctx.out().numel if reduction == 1 else 1)
+    d = b.mul(b.sub(v, t), _const(ctx, scale, dt))
+    return b.broadcast_to(b.mul(d, g), ctx.out().shape)
+
+
+@lowers("aten.slice_backward.default")
+def slice_backward(ctx, grad, input_sizes, dim, start, end, step):
+    """Zeros of `input_sizes` with grad at x[start:end:step] along `dim`:
+    a stride interleaves step - 1 zeros after each row (concat, reshape),
+    then zero padding places the rows."""
+    (g,), dt = _operands(ctx, grad)
+    b = ctx.b
+    dim = norm_dim(dim, g.rank)
+    size = input_sizes[dim]
+    lo, _, st = _slice_bounds(size, start, end, step)
+    n, rest = g.shape[dim], g.shape[dim + 1:]
+    if st > 1:
+        rows = b.reshape(g, g.shape[:dim + 1] + (1,) + rest)
+        gaps = b.splat(0.0, dt, g.shape[:dim + 1] + (st - 1,) + rest)
+        g = b.reshape(b.concat([rows, gaps], dim + 1), g.shape[:dim] + (n * st,) + rest)
+        g = b.slice_dim(g, dim, 0, min(n * st, size - lo))
+    low, high = [0] * g.rank, [0] * g.rank
+    low[dim], high[dim] = lo, size - lo - g.shape[dim]
+    return b.pad(g, low, high, 0.0)
+
+
+@lowers("aten.select_backward.default")
+def select_backward(ctx, grad, input_sizes, dim, index):
+    """Zeros of `input_sizes` with grad at index `index` of `dim`."""
+    (g,), _ = _operands(ctx, grad)
+    dim = norm_dim(dim, len(input_sizes))
+    index = index + input_sizes[dim] if index < 0 else index
+    g = ctx.b.reshape(g, g.shape[:dim] + (1,) + g.shape[dim:])
+    return slice_backward(ctx, g, input_sizes, dim, index, index + 1, 1)

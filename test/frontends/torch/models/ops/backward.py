@@ -1,0 +1,226 @@
+"""Cases for ops/backward.py: derivatives taken inside forward with functorch
+(vmap(grad), grad(grad), jacrev), which record aten's backward ops, and the
+training step's gradient of a loss built from them (second order: tfc
+differentiates the backward ops themselves). Each case fails to import
+without the lowerings (unsupported aten.*_backward op)."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from functorch import grad, jacrev, vmap
+
+from .common import _g
+
+
+class _Pinn(nn.Module):
+    """One small MLP u(x) per activation; the loss is a PINN residual of
+    u, u_x (vmap(grad)) and, with `second`, u_xx (vmap(grad(grad)))."""
+
+    def __init__(self, acts, second=True):
+        super().__init__()
+        self.nets = nn.ModuleList(nn.Sequential(nn.Linear(1, 8), a, nn.Linear(8, 1))
+                                  for a in acts)
+        self.second = second
+
+    def forward(self, x):                              # x: [B] collocation points
+        loss = 0
+        for i, net in enumerate(self.nets):
+            def u(xi, net=net):
+                return net(xi.reshape(1, 1)).squeeze()
+            u_x = vmap(grad(u))(x)
+            residual = u_x + vmap(u)(x) - torch.sin(x)
+            if self.second[i] if isinstance(self.second, tuple) else self.second:
+                residual = residual + 0.5 * vmap(grad(grad(u)))(x)
+            loss = loss + residual.pow(2).mean()
+        return loss
+
+
+def _pinn(acts, second=True, points=None):
+    def make():
+        torch.manual_seed(0)
+        x = points if points is not None else torch.linspace(-2.5, 2.5, 9)
+        return _Pinn(acts(), second), (x,)
+    return make
+
+
+class _FrozenHardsigmoid(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(1, 8), nn.Hardsigmoid(), nn.Linear(8, 1))
+        self.net.requires_grad_(False)
+        self.scale = nn.Parameter(torch.tensor(1.5))
+
+    def forward(self, x):
+        u_x = vmap(grad(lambda xi: self.net(xi.reshape(1, 1)).squeeze()))(x)
+        return self.scale * u_x.pow(2).mean() + self.scale.pow(2)
+
+
+def _frozen_hardsigmoid():
+    torch.manual_seed(0)
+    return _FrozenHardsigmoid(), (torch.linspace(-4.1, 3.9, 9),)
+
+
+class _Coordinates(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.u = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 1))
+        self.v = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+
+    def forward(self, x, t, xt):                       # x, t: [B]; xt: [B, 7]
+        def u(xi, ti):
+            return self.u(torch.stack([xi, ti])).squeeze()
+
+        residual = vmap(lambda xi, ti: grad(u, 1)(xi, ti) - grad(grad(u, 0), 0)(xi, ti))(x, t)
+
+        def v(z):                                      # z[0], z[2:7:2], z[-2]
+            return self.v(torch.cat([z[:1] * z[-2:-1], z[2::2][:3]])).squeeze()
+
+        v_t = vmap(lambda z: grad(v)(z)[0] + grad(lambda w: grad(v)(w)[2])(z)[4])(xt)
+        return residual.pow(2).mean() + v_t.pow(2).mean()
+
+
+def _coordinates():
+    torch.manual_seed(0)
+    return _Coordinates(), (torch.randn(5, generator=_g(1)), torch.rand(5, generator=_g(2)),
+                            torch.randn(5, 7, generator=_g(3)))
+
+
+class _GradientPenalty(nn.Module):
+    """WGAN-GP's critic loss: critic(fake) - critic(real) plus 10 (|grad_x
+    critic(x_hat)| - 1)^2 at points between real and fake samples, the input
+    gradient taken per sample with vmap(grad)."""
+
+    def __init__(self):
+        super().__init__()
+        self.critic = nn.Sequential(nn.Linear(3, 16), nn.LeakyReLU(0.2), nn.Linear(16, 16),
+                                    nn.LeakyReLU(0.2), nn.Linear(16, 1))
+
+    def forward(self, real, fake, mix):
+        x_hat = mix * real + (1 - mix) * fake
+        g = vmap(grad(lambda xi: self.critic(xi).squeeze()))(x_hat)
+        penalty = (g.norm(dim=-1) - 1).pow(2).mean()
+        return self.critic(fake).mean() - self.critic(real).mean() + 10 * penalty
+
+
+def _gradient_penalty():
+    torch.manual_seed(0)
+    return _GradientPenalty(), (torch.randn(6, 3, generator=_g(1)),
+                                torch.randn(6, 3, generator=_g(2)),
+                                torch.rand(6, 1, generator=_g(3)))
+
+
+class _SoftmaxJacobian(nn.Module):
+    """The Jacobians of softmax and log_softmax of a linear layer's
+    output (jacrev, per sample), over the last dim and over dim 0 of a
+    [3, 4] view, penalized: _softmax_backward_data and
+    _log_softmax_backward_data, differentiated again by the training step."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(5, 12)
+
+    def forward(self, x):
+        def probs(xi):
+            return F.softmax(self.fc(xi), -1)
+
+        def logp(xi):
+            return F.log_softmax(self.fc(xi).reshape(3, 4), 0)
+
+        j1 = vmap(jacrev(probs))(x)                    # [B, 12, 5]
+        j2 = vmap(jacrev(logp))(x)                     # [B, 3, 4, 5]
+        return j1.pow(2).sum() + (j2 * torch.linspace(-1, 1, 5)).pow(2).mean()
+
+
+def _softmax_jacobian():
+    torch.manual_seed(0)
+    return _SoftmaxJacobian(), (torch.randn(4, 5, generator=_g(1)),)
+
+
+class _Glu(nn.Module):
+    """A gated MLP's input gradient (glu_backward) in a score-matching
+    style loss: |s(x)|^2 / 2 plus the divergence's diagonal terms."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(2, 16), nn.GLU(), nn.Linear(8, 1))
+
+    def forward(self, x):
+        s = vmap(grad(lambda xi: self.net(xi).squeeze()))(x)
+        div = vmap(grad(lambda xi: grad(lambda xj: self.net(xj).squeeze())(xi)[0]))(x)[:, 0]
+        return (0.5 * s.pow(2).sum(-1) + div).mean()
+
+
+def _glu():
+    torch.manual_seed(0)
+    return _Glu(), (torch.randn(5, 2, generator=_g(1)),)
+
+
+class _MseInputGradient(nn.Module):
+    """The gradient of an inner mse_loss with respect to a prediction (one
+    step of a learned refinement: x - 0.1 d mse / dx), then an outer loss:
+    mse_loss_backward with the mean and the sum reductions."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x, y):
+        pred = self.fc(x)
+        g_mean = grad(lambda p: F.mse_loss(p.tanh(), y))(pred)
+        g_sum = grad(lambda p: F.mse_loss(p, y, reduction="sum"))(pred)
+        refined = pred - 0.1 * g_mean - 0.01 * g_sum
+        return (refined - y).pow(2).mean()
+
+
+def _mse_input_gradient():
+    torch.manual_seed(0)
+    return _MseInputGradient(), (torch.randn(5, 4, generator=_g(1)),
+                                 torch.randn(5, 3, generator=_g(2)))
+
+
+CASES = {
+    # PINN residuals u_x + u - sin(x) + u_xx / 2 of tanh / sigmoid /
+    # tanhshrink MLPs: tanh_backward and sigmoid_backward at first order
+    # and of themselves at second order (grad(grad)).
+    "functorch-tanh-sigmoid": _pinn(lambda: [nn.Tanh(), nn.Sigmoid(), nn.Tanhshrink()]),
+    # The same for GELU (erf and tanh forms: gelu_backward) and SiLU / Mish,
+    # whose first derivatives functorch decomposes into sigmoid / tanh ops
+    # and whose second ones record sigmoid_backward and tanh_backward.
+    "functorch-gelu-silu-mish": _pinn(lambda: [nn.GELU(), nn.GELU("tanh"), nn.SiLU(),
+                                               nn.Mish()]),
+    # softplus (threshold 1 at beta 2: points on both sides of the linear
+    # branch), log_sigmoid (its forward's buffer built for the backward),
+    # and elu / selu / celu (elu_backward from the input at first order; at
+    # second order torch's grad of elu_backward is elu_backward again).
+    "functorch-softplus-elu": _pinn(lambda: [nn.Softplus(2.0, 1.0), nn.LogSigmoid(), nn.ELU(),
+                                             nn.SELU(), nn.CELU(0.7)]),
+    # Piecewise activations (threshold_backward for relu / threshold,
+    # leaky_relu_backward, hardtanh_backward for hardtanh / relu6,
+    # hardswish_backward, hard / soft shrink): u_x and u_xx. The points
+    # avoid the kinks.
+    "functorch-piecewise": _pinn(
+        lambda: [nn.ReLU(), nn.LeakyReLU(0.1), nn.Hardtanh(-0.5, 0.8), nn.ReLU6(),
+                 nn.Hardswish(), nn.Hardshrink(0.3), nn.Softshrink(0.3),
+                 nn.Threshold(0.2, -0.1)],
+        points=torch.linspace(-3.3, 3.1, 11)),
+    # hardsigmoid_backward, which torch cannot differentiate: the input
+    # gradient of a frozen hardsigmoid MLP, weighted by a trainable scale
+    # (whose gradient is the mean squared input gradient).
+    "functorch-hardsigmoid": lambda: _frozen_hardsigmoid(),
+    # The PINN residual u_t - u_xx of u(x, t) = mlp(stack([x, t])) and one
+    # of an MLP of a vector input's coordinates (xt[0], xt[1:] with
+    # strides): select_backward and slice_backward, zeros around the
+    # derivative of the picked coordinates.
+    "functorch-coordinates": lambda: _coordinates(),
+    # WGAN-GP's gradient penalty on a leaky-relu critic (vmap(grad) of the
+    # critic at interpolated samples, norm of each input gradient).
+    "functorch-gradient-penalty": lambda: _gradient_penalty(),
+    # jacrev of softmax (last dim) and log_softmax (dim 0 of a view) per
+    # sample: the softmax backward ops.
+    "functorch-softmax-jacobian": lambda: _softmax_jacobian(),
+    # Score matching with a GLU network: first and second input derivatives
+    # (glu_backward and its own derivative).
+    "functorch-glu": lambda: _glu(),
+    # grad of mse_loss (mean and sum) with respect to a prediction inside
+    # forward: mse_loss_backward.
+    "functorch-mse": lambda: _mse_input_gradient(),
+}
