@@ -36,6 +36,16 @@ _NEVER_FOLD = ("aten.native_dropout", "aten.dropout", "aten.bernoulli", "aten.ra
                "aten.randint_like", "aten.exponential", "aten.geometric", "aten.log_normal",
                "aten.cauchy")
 
+# The error for an aten backward op with no lowering (ops/backward.py has
+# those tfc lowers), which only a derivative taken inside forward records.
+BACKWARD_OP_REASON = ("aten's backward of a layer, recorded by a derivative taken inside "
+                      "forward (functorch grad / vmap / jacrev / hessian)")
+BACKWARD_OP_HINT = ("tfc lowers the backward ops of the elementwise activations, softmax / "
+                    "log_softmax, glu, mse_loss, select and slice (docs/frontend.md, "
+                    "Derivatives inside forward), not those of normalization, convolution, "
+                    "pooling or the other losses: differentiate through other layers, or take "
+                    "the derivative outside the model")
+
 
 class Missing:
     """An output a lowering cannot provide (e.g. the indices of max.dim);
@@ -667,6 +677,8 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                 refused = registry.refusal(name)
                 if refused:
                     raise DataDependentError(f"{name}: {refused[0]}", frame, refused[1])
+                if "_backward" in name:
+                    raise UnsupportedOpError(name, frame, BACKWARD_OP_REASON, BACKWARD_OP_HINT)
                 raise UnsupportedOpError(name, frame)
             ctx.node, ctx.name, ctx.frame = node, name, frame
             ctx.out_types = out_types

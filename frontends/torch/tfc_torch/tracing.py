@@ -77,6 +77,20 @@ DATA_DEPENDENT_MARKERS = (
     "DataDependentOutputException",
 )
 
+# What torch raises for torch.autograd.grad / .backward() / requires_grad_()
+# inside a functionalized trace: the tensors there have no grad_fn, and
+# functorch refuses requires_grad_() (torch 1.13 and 2.x).
+AUTOGRAD_IN_FORWARD_MARKERS = (
+    "does not require grad and does not have a grad_fn",
+    "call Tensor.requires_grad_() (or perhaps using torch.autograd.functional",
+)
+AUTOGRAD_IN_FORWARD_HINT = (
+    "write derivatives inside forward with functorch's transforms (torch.func on torch 2), "
+    "which tfc traces and differentiates again for training: "
+    "u_x = torch.autograd.grad(u, x, torch.ones_like(u), create_graph=True)[0] with "
+    "u = net(x) becomes u_x = vmap(grad(lambda xi: net(xi).squeeze()))(x) "
+    "(from functorch import grad, vmap; jacrev / hessian for whole Jacobians)")
+
 
 def _alias_groups(model: torch.nn.Module, kind: str) -> "OrderedDict[str, List[str]]":
     """First name -> all names of each distinct parameter (or buffer)."""
@@ -380,6 +394,12 @@ def _make_fx(fn, args):
                 "cannot be traced by this torch's functorch", exception_frame(e),
                 "remove the hook: tfc places and recomputes activations itself "
                 "(recompute=cheap|blocks)") from e
+        if any(m in text for m in AUTOGRAD_IN_FORWARD_MARKERS):
+            raise ModelError(
+                "forward takes a derivative with torch.autograd (torch.autograd.grad, "
+                ".backward(), requires_grad_(), torch.autograd.functional), which cannot be "
+                "traced: tfc traces under functionalization, where tensors carry no autograd "
+                "history", exception_frame(e), AUTOGRAD_IN_FORWARD_HINT) from e
         if "automatic differentiation for outputs with complex dtype" in text:  # torch 1.13
             raise ModelError(
                 f"this torch cannot trace an in-place write into a complex tensor that needs a "

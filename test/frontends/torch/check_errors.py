@@ -88,6 +88,16 @@ CASES = {
                                                   ".contiguous()"]),
     "OverlappingStridedWrite": ("UnsupportedOpError", ["aten.as_strided_scatter.default",
                                                        "name some elements more than once"]),
+    "AutogradGradInForward": ("ModelError", ["forward takes a derivative with torch.autograd",
+                                             "x.clone().requires_grad_(True)",
+                                             "u_x = vmap(grad(lambda xi: net(xi).squeeze()))(x)",
+                                             "torch.func"]),
+    "AutogradGradOfParameter": ("ModelError", ["forward takes a derivative with torch.autograd",
+                                               "torch.autograd.grad(loss, self.fc.weight",
+                                               "functorch"]),
+    "LayerNormInputGradient": ("UnsupportedOpError", [
+        "aten.native_layer_norm_backward.default", "derivative taken inside forward",
+        "not those of normalization"]),
 }
 
 

@@ -320,3 +320,39 @@ class LearnableFakeQuant(Base):
 
     def forward(self, x):
         return self.act_fake_quant(self.fc(x)).mean()  # error here
+
+
+class AutogradGradInForward(Base):
+    """torch.autograd.grad inside forward (a PINN residual's u_x): the
+    functionalized trace's tensors carry no autograd history; the error
+    shows the functorch form."""
+
+    def forward(self, x):
+        x = x.clone().requires_grad_(True)  # error here
+        u = self.fc(x).tanh()
+        u_x = torch.autograd.grad(u, x, torch.ones_like(u), create_graph=True)[0]
+        return (u_x - 1).pow(2).mean()
+
+
+class AutogradGradOfParameter(Base):
+    """torch.autograd.grad of a parameter inside forward (a gradient-norm
+    penalty): the traced parameter has no grad_fn either."""
+
+    def forward(self, x):
+        loss = self.fc(x).tanh().pow(2).mean()
+        g = torch.autograd.grad(loss, self.fc.weight, create_graph=True)[0]  # error here
+        return loss + g.pow(2).sum()
+
+
+class LayerNormInputGradient(Base):
+    """A functorch input gradient through layer norm records
+    native_layer_norm_backward, which tfc does not lower."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(4)
+
+    def forward(self, x):
+        from functorch import grad, vmap
+        g = vmap(grad(lambda xi: self.norm(self.fc(xi)).tanh().sum()))(x)  # error here
+        return g.pow(2).mean()
