@@ -113,11 +113,21 @@ def convolution(ctx, x, weight, bias, stride, padding, dilation, transposed, out
     (the weight is [C_in, C_out / groups, *k]). Exact, at stride^S times
     the products of a direct scatter: the inserted zeros are multiplied
     too."""
-    b = ctx.b
     dt = ctx.out().dtype
     w = ctx.tensor(weight, dt)
+    v, unbatched = _batched(ctx, ctx.tensor(x, dt), w.rank - 2)
+    y = conv(ctx, v, w, stride, padding, dilation, transposed, output_padding, groups)
+    if bias is not None:
+        y = ctx.b.add(y, ctx.b.reshape(ctx.tensor(bias, dt), (y.shape[1],) + (1,) * (w.rank - 2)))
+    return ctx.b.reshape(y, ctx.out().shape) if unbatched else y
+
+
+def conv(ctx, v, w, stride, padding, dilation, transposed, output_padding, groups):
+    """convolution's product of a batched input Value v ([N, C, *spatial])
+    with the weight Value w, without bias (convolution_backward's too)."""
+    b = ctx.b
+    dt = v.dtype
     s = w.rank - 2
-    v, unbatched = _batched(ctx, ctx.tensor(x, dt), s)
     kernel = list(w.shape[2:])
     stride = _ints(stride, s, "stride", ctx)
     padding = _ints(padding, s, "padding", ctx)
@@ -138,10 +148,57 @@ def convolution(ctx, x, weight, bias, stride, padding, dilation, transposed, out
     p = math.prod(out)
     cols = b.reshape(win, (n, g, c // g * k, p))
     y = b.convert(b.matmul(rows, cols), dt)  # [n, g, o / g, p]
-    y = b.reshape(y, (n, o) + tuple(out))
-    if bias is not None:
-        y = b.add(y, b.reshape(ctx.tensor(bias, dt), (o,) + (1,) * s))
-    return b.reshape(y, ctx.out().shape) if unbatched else y
+    return b.reshape(y, (n, o) + tuple(out))
+
+
+@lowers("aten.convolution_backward.default")
+def convolution_backward(ctx, grad, x, weight, bias_sizes, stride, padding, dilation, transposed,
+                         output_padding, groups, output_mask):
+    """(grad_input, grad_weight, grad_bias) of convolution, each where
+    output_mask asks (a derivative taken inside forward: functorch's input
+    gradients ask for grad_input alone). grad_input is the adjoint
+    convolution of grad with the same weight (transposed for a direct
+    one, with the output padding that gives x's size; direct for a
+    transposed one); grad_weight is the product of grad with the windows of
+    the direct product's input (x, or grad for a transposed one), as the
+    forward's; grad_bias sums grad over all dims but the channels."""
+    b = ctx.b
+    dt = next(t.dtype for t in ctx.out_types if t is not None)
+    w = ctx.tensor(weight, dt)
+    s = w.rank - 2
+    dy, _ = _batched(ctx, ctx.tensor(grad, dt), s)
+    v, _ = _batched(ctx, ctx.tensor(x, dt), s)
+    kernel = list(w.shape[2:])
+    stride = _ints(stride, s, "stride", ctx)
+    padding = _ints(padding, s, "padding", ctx)
+    dilation = _ints(dilation, s, "dilation", ctx)
+    results = [None, None, None]
+    if output_mask[0]:
+        if transposed:
+            dx = conv(ctx, dy, w, stride, padding, dilation, False, [0] * s, groups)
+        else:
+            fitted = [i - ((o - 1) * st - 2 * p + d * (k - 1) + 1) for i, o, st, p, d, k in
+                      zip(v.shape[2:], dy.shape[2:], stride, padding, dilation, kernel)]
+            dx = conv(ctx, dy, w, stride, padding, dilation, True, fitted, groups)
+        results[0] = b.reshape(dx, ctx.out(0).shape)
+    if output_mask[1]:
+        # The direct product's input a and its output's gradient e: for a
+        # transposed convolution, grad and x (x's gradient is the direct
+        # convolution of grad with the weight).
+        a, e = (dy, v) if transposed else (v, dy)
+        n, g = a.shape[0], groups
+        win, out = windows(ctx, a, kernel, stride, padding, dilation, 0.0)
+        p, k = math.prod(out), math.prod(kernel)
+        cols = b.reshape(win, (n, g, a.shape[1] // g * k, p))
+        cols = b.reshape(b.transpose(cols, [1, 2, 0, 3]), (g, a.shape[1] // g * k, n * p))
+        rows = b.reshape(e, (n, g, e.shape[1] // g, p))
+        rows = b.reshape(b.transpose(rows, [1, 2, 0, 3]), (g, e.shape[1] // g, n * p))
+        dw = b.convert(b.matmul(rows, cols, transpose_b=True), dt)  # [g, o / g, c / g * k]
+        results[1] = b.reshape(dw, w.shape)
+    if output_mask[2]:
+        results[2] = b.reshape(b.reduce("sum", dy, [0] + list(range(2, dy.rank))),
+                               ctx.out(2).shape)
+    return tuple(results)
 
 
 def _pool_args(ctx, kernel, stride, padding, dilation, s):

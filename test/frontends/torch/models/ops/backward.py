@@ -108,6 +108,53 @@ def _gradient_penalty():
                                 torch.rand(6, 1, generator=_g(3)))
 
 
+class _ConvCritic(nn.Module):
+    """WGAN-GP on images: a conv critic's input gradient per sample (strided
+    padded conv, grouped conv: convolution_backward's grad_input through a
+    transposed convolution), a conv-transpose decoder's input gradient
+    (grad_input through a direct one), and a MAML-style inner step on a
+    conv layer's weight and bias (grad_weight, grad_bias; 1-d, dilated),
+    and the weight gradients of grouped direct and transposed ones."""
+
+    def __init__(self):
+        super().__init__()
+        self.critic = nn.Sequential(nn.Conv2d(2, 4, 3, stride=2, padding=1), nn.LeakyReLU(0.2),
+                                    nn.Conv2d(4, 4, 3, groups=2), nn.Tanh(), nn.Flatten(0),
+                                    nn.Linear(16, 1))
+        self.decoder = nn.Sequential(nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1,
+                                                        output_padding=1, groups=1),
+                                     nn.Tanh())
+        self.inner = nn.Conv1d(3, 4, 3, dilation=2, padding=1, stride=2)
+        self.up = nn.ConvTranspose1d(3, 6, 3, stride=2, groups=3, output_padding=1)
+        self.grouped = nn.Conv1d(3, 6, 2, groups=3)
+
+    def forward(self, x, seq):                         # x: [B, 2, 8, 8]; seq: [B, 3, 11]
+        g = vmap(grad(lambda xi: self.critic(xi).squeeze()))(x)
+        penalty = (g.flatten(1).norm(dim=-1) - 1).pow(2).mean()
+        gd = vmap(grad(lambda z: self.decoder(z).pow(2).sum()))(x[:, :, :4, :4])
+
+        def inner_loss(w, bias):
+            return F.conv1d(seq, w, bias, 2, 1, 2).tanh().pow(2).mean()
+
+        dw, db = grad(inner_loss, argnums=(0, 1))(self.inner.weight, self.inner.bias)
+        adapted = F.conv1d(seq, self.inner.weight - 0.5 * dw, self.inner.bias - 0.5 * db,
+                           2, 1, 2)
+
+        def grouped_loss(wu, wg):                      # grouped transposed and direct
+            up = F.conv_transpose1d(seq, wu, None, 2, 0, 1, 3)
+            return (F.conv1d(seq, wg, None, groups=3).tanh().sum() + up.sin().sum()) * 0.1
+
+        du, dg = grad(grouped_loss, argnums=(0, 1))(self.up.weight, self.grouped.weight)
+        return (10 * penalty + gd.pow(2).mean() + adapted.sin().mean() + du.pow(2).sum()
+                + dg.pow(2).sum())
+
+
+def _conv_critic():
+    torch.manual_seed(0)
+    return _ConvCritic(), (torch.randn(3, 2, 8, 8, generator=_g(1)),
+                           torch.randn(3, 3, 11, generator=_g(2)))
+
+
 class _SoftmaxJacobian(nn.Module):
     """The Jacobians of softmax and log_softmax of a linear layer's
     output (jacrev, per sample), over the last dim and over dim 0 of a
@@ -214,6 +261,9 @@ CASES = {
     # WGAN-GP's gradient penalty on a leaky-relu critic (vmap(grad) of the
     # critic at interpolated samples, norm of each input gradient).
     "functorch-gradient-penalty": lambda: _gradient_penalty(),
+    # Input gradients of conv critics and decoders, and a conv weight's
+    # gradient inside forward: convolution_backward (ops/conv.py).
+    "functorch-conv": lambda: _conv_critic(),
     # jacrev of softmax (last dim) and log_softmax (dim 0 of a view) per
     # sample: the softmax backward ops.
     "functorch-softmax-jacobian": lambda: _softmax_jacobian(),
