@@ -136,7 +136,7 @@ def data_writes(placeholders: Dict[str, torch.Tensor], trainable: Set[str]) -> I
             torch.Tensor.data = saved
 
 
-def _caller_level() -> int:
+def caller_level() -> int:
     """warnings.warn's stacklevel of the first frame outside the frontend
     (and contextlib): the user's call of export / compile."""
     here = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -175,5 +175,6 @@ def attributes_kept(model: torch.nn.Module, model_name: str) -> Iterator[None]:
                 "a trace keeps the values the traced call saw, so every compiled call computes "
                 "as that call did (a step counter does not advance, an init-once branch runs "
                 "every time); the module's attributes are restored. Keep such values in "
-                "buffers (updated in place) or pass them as inputs",
-                TracedUpdateWarning, stacklevel=_caller_level())
+                "registered buffers (updated in place or re-assigned: both are carried) or "
+                "pass them as inputs",
+                TracedUpdateWarning, stacklevel=caller_level())

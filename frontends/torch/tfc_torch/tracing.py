@@ -27,8 +27,8 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from . import (custom_functions, index_writes, module_state, no_grad_writes, packed_sequences,
-               traceable)
+from . import (custom_functions, index_writes, module_state, no_grad_writes, outside_values,
+               packed_sequences, traceable)
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from .selection_sizes import SelectionSizes
 from .source import TRACE_ENTRY, Frame, exception_frame, return_frame
@@ -363,9 +363,10 @@ def _make_fx(fn, args):
             gm = make_fx(_functionalize(fn), **options)(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
         text = f"{type(e).__name__}: {e}"
-        if isinstance(e, FrontendError) and e.frame is None:  # from a replacement
-            e.frame = exception_frame(e)
-            e.args = (e._render(),)
+        if isinstance(e, FrontendError):  # from a replacement or a guard
+            if e.frame is None:
+                e.frame = exception_frame(e)
+                e.args = (e._render(),)
             raise
         if any(m in text for m in DATA_DEPENDENT_MARKERS):
             raise DataDependentError(
@@ -515,7 +516,8 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             [buffer_tensors[n].clone() for n in buffers], *example_args)
     # The traced and the eager call both run forward on the user's module:
     # its plain attributes are restored after them (module_state.py).
-    with module_state.attributes_kept(model, type(model).__name__):
+    with module_state.attributes_kept(model, type(model).__name__), \
+            outside_values.guarded(type(model).__name__):
         gm = _make_fx(_tfc_traced_loss, args)
         _run_eagerly(_tfc_traced_loss, args, gm)
 

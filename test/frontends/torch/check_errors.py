@@ -42,6 +42,8 @@ CASES = {
                                                       "sel.sum() / sel.shape[0]"]),
     "Unique": ("DataDependentError", ["aten._unique2.default", "depends on tensor values",
                                       "torch.unique(h.round())"]),
+    "NumpyInForward": ("DataDependentError", ["reads a tensor's values into numpy (.numpy())",
+                                              "h.detach().numpy()", "torch ops"]),
     "ReturnsLogits": ("ModelError", ["returns tensor<6x4xf32>, not a scalar loss", "loss_fn"]),
     "ComplexLog": ("UnsupportedOpError", ["unsupported PyTorch op aten.log.default",
                                           "complex operand", "torch.log(z)",

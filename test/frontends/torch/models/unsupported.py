@@ -91,6 +91,16 @@ class Unique(Base):
         return torch.unique(h.round()).sum() * h.mean()  # error here
 
 
+class NumpyInForward(Base):
+    """A tensor's values read into numpy (a numpy alignment search): no
+    trace records numpy."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        path = torch.from_numpy((h.detach().numpy() > 0).astype("float32"))  # error here
+        return (h * path).sum()
+
+
 class ReturnsLogits(Base):
     """forward returns logits, not the loss."""
 

@@ -1,0 +1,88 @@
+"""Values a traced forward takes from outside torch's ops.
+
+A trace records torch ops only. Two other ways model code gets values
+would compile silently wrong programs:
+
+- A tensor's values read into numpy (`h.detach().cpu().numpy()`,
+  `np.asarray(h)`: a monotonic alignment search in numpy, a period picked
+  from a numpy FFT). While tracing, the tensors hold no values numpy can
+  read (it reads uninitialized memory), and whatever numpy computes from
+  them would be a constant of the program anyway. `guarded()` makes
+  Tensor.numpy and Tensor.__array__ raise a DataDependentError at the
+  model's line meanwhile.
+- Draws from Python's `random` or numpy's global generator (a SpecAugment
+  mask placed by random.randint): drawn once while tracing, they are
+  constants of the program, the same mask every call. `guarded()` notices
+  that the generators' states moved, warns (TracedUpdateWarning) and puts
+  the states back (compiling consumes none of the user's draws).
+"""
+import contextlib
+import random
+import warnings
+from typing import Iterator
+
+import torch
+
+from .errors import DataDependentError, TracedUpdateWarning
+from .module_state import caller_level
+from .source import stack_frame
+
+try:
+    import numpy
+except ImportError:  # numpy is optional for torch
+    numpy = None
+
+_HINT = ("compute it with torch ops on the tensor (torch.where, cumsum, max over a dim, ...), "
+         "or move the numpy step out of the model: into data preparation, or a "
+         "precomputed input")
+
+
+def _refusing(what: str):
+    def refuse(t, *args, **kwargs):
+        raise DataDependentError(
+            f"the model reads a tensor's values into numpy ({what}): a trace records torch "
+            "ops only, so numpy's result would be a constant of the compiled program (and "
+            "while tracing the tensor holds no values numpy can read)", stack_frame(), _HINT)
+    return refuse
+
+
+def _states():
+    return (random.getstate(), numpy.random.get_state() if numpy is not None else None)
+
+
+def _same_numpy_state(a, b) -> bool:
+    if a is None:
+        return True
+    return a[0] == b[0] and bool((a[1] == b[1]).all()) and a[2:] == b[2:]
+
+
+@contextlib.contextmanager
+def guarded(model_name: str) -> Iterator[None]:
+    """See the module doc: numpy reads refused, host random draws warned
+    about and undone, for the duration of the trace."""
+    saved = {name: torch.Tensor.__dict__.get(name) for name in ("numpy", "__array__")}
+    torch.Tensor.numpy = _refusing(".numpy()")
+    torch.Tensor.__array__ = _refusing("np.asarray / np.array of a tensor")
+    before = _states()
+    try:
+        yield
+    finally:
+        for name, method in saved.items():
+            if method is None:
+                delattr(torch.Tensor, name)
+            else:
+                setattr(torch.Tensor, name, method)
+        after = _states()
+        drew = [name for name, moved in (
+            ("random", before[0] != after[0]),
+            ("numpy.random", not _same_numpy_state(before[1], after[1]))) if moved]
+        random.setstate(before[0])
+        if numpy is not None:
+            numpy.random.set_state(before[1])
+        if drew:
+            warnings.warn(
+                f"{model_name}'s forward draws from {' and '.join(drew)}: the trace keeps the "
+                "values drawn while importing, so every compiled call uses the same draws (a "
+                "SpecAugment mask placed by random.randint stays put); draw with torch "
+                "(torch.rand, torch.randint, torch.randperm: tfc's own stream, new each call)",
+                TracedUpdateWarning, stacklevel=caller_level())
