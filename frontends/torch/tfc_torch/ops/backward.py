@@ -1,10 +1,10 @@
 """aten's backward ops, which a derivative taken inside forward records
 (functorch.grad / vmap(grad) / jacrev / hessian: PINN residuals, score
 matching, gradient penalties): the activations' `*_backward`, softmax's and
-log_softmax's `_*_backward_data`, glu's and mse_loss's (silu and mish
-reach them as sigmoid's and tanh's: torch 1.13's functorch decomposes
-silu_backward), and select's and slice's (an input split into coordinates,
-u(x, t) of torch.stack([x, t])).
+log_softmax's `_*_backward_data`, glu's, the mse / smooth_l1 / huber / nll
+losses' (silu and mish reach them as sigmoid's and tanh's: torch 1.13's
+functorch decomposes silu_backward), and select's and slice's (an input
+split into coordinates, u(x, t) of torch.stack([x, t])).
 
 tfc's training step differentiates the loss again, through these ops
 (second order), so each is composed from tfc ops that have VJPs: tfc's
@@ -205,14 +205,62 @@ def log_softmax_backward(ctx, grad, output, dim, input_dtype=None):
     return b.sub(g, b.mul(b.unary("exp", y), b.reduce("sum", g, [d], keepdim=True)))
 
 
+def _mean_scale(ctx, reduction):
+    """1 / the element count for the mean reduction (1), else 1."""
+    return 1.0 / ctx.out().numel if reduction == 1 else 1.0
+
+
 @lowers("aten.mse_loss_backward.default")
 def mse_loss_backward(ctx, grad, x, target, reduction=1):
     """2 (x - target) grad, divided by the element count for the mean."""
     (g, v, t), dt = _operands(ctx, grad, x, target)
     b = ctx.b
-    scale = 2.0 / (ctx.out().numel if reduction == 1 else 1)
-    d = b.mul(b.sub(v, t), _const(ctx, scale, dt))
+    d = b.mul(b.sub(v, t), _const(ctx, 2.0 * _mean_scale(ctx, reduction), dt))
     return b.broadcast_to(b.mul(d, g), ctx.out().shape)
+
+
+@lowers("aten.smooth_l1_loss_backward.default", "aten.huber_loss_backward.default")
+def smooth_l1_loss_backward(ctx, grad, x, target, reduction=1, beta=1.0):
+    """With d = x - target: grad * d / beta (smooth_l1) or grad * d (huber,
+    beta its delta) for |d| <= beta, else grad * sign(d) (smooth_l1) or
+    grad * delta * sign(d) (huber); divided by the element count for the
+    mean."""
+    (g, v, t), dt = _operands(ctx, grad, x, target)
+    b = ctx.b
+    huber = ctx.name.startswith("aten.huber")
+    norm = _mean_scale(ctx, reduction)
+    d = b.sub(v, t)
+    outer = _const(ctx, norm * (beta if huber else 1.0), dt)
+    sign = _where(ctx, b.compare("lt", d, _const(ctx, 0, dt)), b.unary("neg", outer),
+                  _where(ctx, b.compare("gt", d, _const(ctx, 0, dt)), outer, _const(ctx, 0, dt)))
+    if beta == 0 and not huber:
+        return b.broadcast_to(b.mul(sign, g), ctx.out().shape)
+    inner = b.mul(d, _const(ctx, norm * (1.0 if huber else 1.0 / beta), dt))
+    beyond = b.compare("gt", b.unary("abs", d), _const(ctx, beta, dt))
+    return b.broadcast_to(b.mul(_where(ctx, beyond, sign, inner), g), ctx.out().shape)
+
+
+@lowers("aten.nll_loss_backward.default")
+def nll_loss_backward(ctx, grad, x, target, weight, reduction, ignore_index, total_weight):
+    """-grad * weight[target] at each row's target class, 0 elsewhere and in
+    ignored rows; divided by the forward's total weight for the mean."""
+    (g,), dt = _operands(ctx, grad)
+    b = ctx.b
+    shape = ctx.out().shape
+    n, c = (1,) + shape if len(shape) == 1 else shape
+    t = ctx.tensor(target)
+    t = b.reshape(t if t.dtype in ("i32", "i64") else b.convert(t, "i64"), (n, 1))
+    onehot = b.compare("eq", b.iota((n, c), 1, t.dtype), t)
+    valid = b.compare("ne", t, ctx.tensor(ignore_index, t.dtype))
+    coef = _const(ctx, -1, dt) if weight is None else \
+        b.reshape(b.unary("neg", ctx.tensor(weight, dt)), (1, c))
+    zero = _const(ctx, 0, dt)
+    picked = b.broadcast_to(b.select(valid, b.select(onehot, coef, zero), zero), (n, c))
+    if reduction == 0:
+        g = b.reshape(g, (n, 1))
+    elif reduction == 1:
+        g = b.div(g, ctx.tensor(total_weight, dt))
+    return b.reshape(b.mul(picked, g), shape)
 
 
 @lowers("aten.slice_backward.default")

@@ -155,6 +155,44 @@ def _conv_critic():
                            torch.randn(3, 3, 11, generator=_g(2)))
 
 
+class _LossGradients(nn.Module):
+    """Input-gradient regularization (double backprop) of a classifier's
+    cross-entropy, with class weights and an ignored label, its mean, sum
+    and per-row forms (nll_loss_backward, _log_softmax_backward_data), and
+    the input gradients of smooth_l1 (beta 0.5) and huber (delta 0.8)
+    losses of a regression head."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 5))
+        self.head = nn.Linear(4, 3)
+
+    def forward(self, x, labels, y):
+        w = torch.tensor([1.0, 0.5, 2.0, 1.5, 0.7])
+
+        def ce(xs, reduction, weight=None):
+            return F.cross_entropy(self.net(xs), labels, weight, ignore_index=2,
+                                   reduction=reduction)
+
+        g_mean = grad(lambda xs: ce(xs, "mean", w))(x)
+        g_sum = grad(lambda xs: ce(xs, "sum"))(x)
+        g_rows = grad(lambda xs: (ce(xs, "none", w) * torch.linspace(0.5, 1.5, 6)).sum())(x)
+        g_row = vmap(grad(lambda xi, li: F.cross_entropy(self.net(xi), li)))(x, labels)
+        g_smooth = grad(lambda xs: F.smooth_l1_loss(self.head(xs), y, beta=0.5))(x)
+        g_huber = grad(lambda xs: F.huber_loss(self.head(xs), y, reduction="sum",
+                                               delta=0.8))(x)
+        return (ce(x, "mean") + g_mean.pow(2).sum() + 0.1 * g_sum.pow(2).sum()
+                + g_rows.pow(2).mean() + g_row.pow(2).mean() + g_smooth.pow(2).sum()
+                + g_huber.pow(2).mean())
+
+
+def _loss_gradients():
+    torch.manual_seed(0)
+    return _LossGradients(), (torch.randn(6, 4, generator=_g(1)),
+                              torch.tensor([0, 2, 4, 1, 3, 2]),
+                              torch.randn(6, 3, generator=_g(2)))
+
+
 class _SoftmaxJacobian(nn.Module):
     """The Jacobians of softmax and log_softmax of a linear layer's
     output (jacrev, per sample), over the last dim and over dim 0 of a
@@ -264,6 +302,10 @@ CASES = {
     # Input gradients of conv critics and decoders, and a conv weight's
     # gradient inside forward: convolution_backward (ops/conv.py).
     "functorch-conv": lambda: _conv_critic(),
+    # Gradients of losses with respect to the inputs inside forward:
+    # cross-entropy (weighted, ignored label; mean, sum, per row, per
+    # sample), smooth_l1 and huber.
+    "functorch-loss-gradients": lambda: _loss_gradients(),
     # jacrev of softmax (last dim) and log_softmax (dim 0 of a view) per
     # sample: the softmax backward ops.
     "functorch-softmax-jacobian": lambda: _softmax_jacobian(),
