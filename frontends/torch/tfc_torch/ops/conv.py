@@ -337,11 +337,21 @@ def avg_pool(ctx, x, kernel, stride=None, padding=0, ceil_mode=False, count_incl
     want = ctx.out().shape[-s:]
     win = _windows_as_traced(ctx, v, want, kernel, stride, padding, [1] * s, 0.0)
     total = b.reduce("sum", win, [v.rank - s])
+    return b.div(total, _avg_divisor(ctx, total, v.shape[-s:], kernel, stride, padding,
+                                     count_include_pad, divisor_override))
+
+
+def _avg_divisor(ctx, total, sizes_in, kernel, stride, padding, count_include_pad,
+                 divisor_override):
+    """avg_pool's divisor of each window of `total` (the window sums, whose
+    last len(kernel) dims are the output's) for inputs of spatial sizes
+    `sizes_in`: a product of one extent per dim (exact integers)."""
+    b, s = ctx.b, len(kernel)
     if divisor_override:
-        return b.div(total, ctx.tensor(float(divisor_override), dt))
-    # The divisor is a product of one extent per dim (exact integers).
+        return ctx.tensor(float(divisor_override), total.dtype)
     divisor = None
-    for i, (o, k, st, p, n) in enumerate(zip(want, kernel, stride, padding, v.shape[-s:])):
+    for i, (o, k, st, p, n) in enumerate(zip(total.shape[-s:], kernel, stride, padding,
+                                             sizes_in)):
         sizes = []
         for j in range(o):
             start = j * st - p
@@ -349,7 +359,30 @@ def avg_pool(ctx, x, kernel, stride=None, padding=0, ceil_mode=False, count_incl
             sizes.append(end - start if count_include_pad else min(end, n) - max(start, 0))
         extent = constant_along(ctx, sizes, total, total.rank - s + i)
         divisor = extent if divisor is None else b.mul(divisor, extent)
-    return b.div(total, divisor)
+    return divisor
+
+
+@lowers("aten.avg_pool2d_backward.default", "aten.avg_pool3d_backward.default")
+def avg_pool_backward(ctx, grad, x, kernel, stride, padding, ceil_mode, count_include_pad,
+                      divisor_override):
+    """avg_pool's adjoint: grad over each window's divisor, spread over
+    the window's elements by a transposed convolution with a kernel of ones
+    (channels as batch), cropped to x's size (ceil_mode's overhang too)."""
+    b = ctx.b
+    s = int(ctx.name.split("avg_pool")[1][0])
+    dt = ctx.out().dtype
+    g = ctx.tensor(grad, dt)
+    shape = ctx.out().shape
+    kernel, stride, padding, _ = _pool_args(ctx, kernel, stride, padding, 1, s)
+    g = b.div(g, _avg_divisor(ctx, g, shape[-s:], kernel, stride, padding, count_include_pad,
+                              divisor_override))
+    out = g.shape[-s:]
+    g = b.reshape(g, (math.prod(g.shape[:-s]), 1) + out)
+    fitted = [n - ((o - 1) * st - 2 * p + k) for n, o, st, p, k in
+              zip(shape[-s:], out, stride, padding, kernel)]
+    ones = b.splat(1.0, dt, (1, 1) + tuple(kernel))
+    dx = conv(ctx, g, ones, stride, padding, [1] * s, True, fitted, 1)
+    return b.reshape(dx, shape)
 
 
 @lowers("aten.im2col.default")

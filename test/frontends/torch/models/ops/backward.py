@@ -155,6 +155,40 @@ def _conv_critic():
                            torch.randn(3, 3, 11, generator=_g(2)))
 
 
+class _AvgPoolCritic(nn.Module):
+    """Input gradients through average pooling (avg_pool2d_backward,
+    avg_pool3d_backward): plain 2x2, padded with stride and the padding
+    left out of the divisor under ceil_mode (a last window overhanging the
+    input), a divisor_override with a rectangular window, and a 3-d pool."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3, padding=1)
+        self.conv3 = nn.Conv3d(1, 2, 2)
+        self.pools = [dict(kernel_size=2),
+                      dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
+                           count_include_pad=False),
+                      dict(kernel_size=(2, 3), stride=(1, 2), divisor_override=5)]
+        self.heads = nn.ModuleList(
+            nn.Linear(F.avg_pool2d(torch.zeros(3, 7, 7), **kw).numel(), 1) for kw in self.pools)
+
+    def forward(self, x, vol):                         # x: [B, 2, 7, 7]; vol: [B, 1, 5, 5, 5]
+        def critic(xi):
+            h = self.conv(xi).tanh()
+            return sum(head(F.avg_pool2d(h, **kw).flatten()).squeeze()
+                       for head, kw in zip(self.heads, self.pools))
+
+        g = vmap(grad(critic))(x)
+        g3 = vmap(grad(lambda v: F.avg_pool3d(self.conv3(v).sin(), 2, 1, 1).pow(2).sum()))(vol)
+        return g.pow(2).mean() + g3.pow(2).mean()
+
+
+def _avg_pool_critic():
+    torch.manual_seed(0)
+    return _AvgPoolCritic(), (torch.randn(3, 2, 7, 7, generator=_g(1)),
+                              torch.randn(2, 1, 5, 5, 5, generator=_g(2)))
+
+
 class _LossGradients(nn.Module):
     """Input-gradient regularization (double backprop) of a classifier's
     cross-entropy, with class weights and an ignored label, its mean, sum
@@ -302,6 +336,8 @@ CASES = {
     # Input gradients of conv critics and decoders, and a conv weight's
     # gradient inside forward: convolution_backward (ops/conv.py).
     "functorch-conv": lambda: _conv_critic(),
+    # Input gradients through 2-d and 3-d average pooling (ops/conv.py).
+    "functorch-avg-pool": lambda: _avg_pool_critic(),
     # Gradients of losses with respect to the inputs inside forward:
     # cross-entropy (weighted, ignored label; mean, sum, per row, per
     # sample), smooth_l1 and huber.
