@@ -53,11 +53,24 @@ def _owner(model: torch.nn.Module, name: str):
     return module, local
 
 
+# The ids of the traced placeholders of the call being traced (the tensors
+# that are model state themselves, not views or copies of it).
+_PLACEHOLDERS: Set[int] = set()
+
+
+def is_state(t) -> bool:
+    """Whether `t` is a parameter's or buffer's traced placeholder itself
+    in the call being traced (a view or a temporary is not)."""
+    return id(t) in _PLACEHOLDERS
+
+
 @contextlib.contextmanager
 def state_tables(model: torch.nn.Module, state: Dict[str, torch.Tensor]) -> Iterator[None]:
     """The modules' _parameters / _buffers entries named in `state` hold
     its tensors meanwhile, so iterating them (`.parameters()`, `.buffers()`)
-    sees what attribute reads see."""
+    sees what attribute reads see; is_state() knows them."""
+    outer = set(_PLACEHOLDERS)
+    _PLACEHOLDERS.update(id(t) for t in state.values())
     saved = []
     for name, t in state.items():
         module, local = _owner(model, name)
@@ -71,6 +84,7 @@ def state_tables(model: torch.nn.Module, state: Dict[str, torch.Tensor]) -> Iter
     finally:
         for table, local, original in reversed(saved):
             table[local] = original
+        _PLACEHOLDERS.intersection_update(outer)
 
 
 def _copy_into(holder: torch.Tensor, value, what: str, frame_hint: str):

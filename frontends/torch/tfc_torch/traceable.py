@@ -31,7 +31,7 @@ import torch.ao.quantization._learnable_fake_quantize
 import torch.nn.functional as F
 import torch.utils.checkpoint
 
-from . import eigh, svd
+from . import eigh, module_state, svd
 from .errors import ModelError
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -346,6 +346,69 @@ def batch_norm_forward(self, input):
     return out
 
 
+_F_BATCH_NORM = F.batch_norm
+_F_INSTANCE_NORM = F.instance_norm
+
+
+def _update_running(running, statistic, momentum):
+    """running <- (1 - momentum) * running + momentum * statistic, written
+    in place so functionalization records it (also through a view)."""
+    running.copy_(running * (1 - momentum) + statistic.to(running.dtype) * momentum)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """F.batch_norm. torch 1.13's functionalization does not record
+    native_batch_norm's in-place update of its running statistics; the
+    import carries it for statistics that are model state themselves (a
+    BatchNorm module's buffers), but a view of a buffer (domain-specific
+    batch norm's self.running_mean[domain]) or a temporary would lose it.
+    Those are updated here as ATen does (the variance unbiased), after the
+    batch is normalized by its own statistics."""
+    if not (training and running_mean is not None and running_var is not None
+            and momentum is not None) or (module_state.is_state(running_mean)
+                                          and module_state.is_state(running_var)):
+        return _F_BATCH_NORM(input, running_mean, running_var, weight, bias, training,
+                             momentum, eps)
+    out = _F_BATCH_NORM(input, None, None, weight, bias, True, 0.0, eps)
+    with torch.no_grad():
+        dims = [0] + list(range(2, input.dim()))
+        x = input.to(running_mean.dtype)
+        _update_running(running_mean, x.mean(dims), momentum)
+        _update_running(running_var, x.var(dims, unbiased=True), momentum)
+    return out
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """F.instance_norm; with running statistics (track_running_stats) in
+    training, ATen updates them through a repeated temporary, an update
+    the trace loses (batch_norm above): here the running statistics move
+    by the instances' mean statistics, as ATen's (the per-instance
+    variance unbiased)."""
+    if running_mean is None or running_var is None:
+        return _F_INSTANCE_NORM(input, running_mean, running_var, weight, bias,
+                                use_input_stats, momentum, eps)
+    if not use_input_stats:
+        # Normalized by the running statistics (eval): ATen copies them
+        # back unchanged through its temporary, which would read as an
+        # update; the same arithmetic without it.
+        shape = (1, -1) + (1,) * (input.dim() - 2)
+        out = (input - running_mean.view(shape)) * torch.rsqrt(running_var.view(shape) + eps)
+        if weight is not None:
+            out = out * weight.view(shape)
+        if bias is not None:
+            out = out + bias.view(shape)
+        return out
+    out = _F_INSTANCE_NORM(input, None, None, weight, bias, True, momentum, eps)
+    with torch.no_grad():
+        dims = list(range(2, input.dim()))
+        x = input.to(running_mean.dtype)
+        _update_running(running_mean, x.mean(dims).mean(0), momentum)
+        _update_running(running_var, x.var(dims, unbiased=True).mean(0), momentum)
+    return out
+
+
 class _DirectCheckpointFunction:
     """torch.utils.checkpoint's reentrant Function (checkpoint(...,
     use_reentrant=True), the 1.13 default): the function's forward, whose
@@ -446,6 +509,8 @@ REPLACEMENTS = [
     (torch.Tensor, "cov", lambda self, *a, **k: cov(self, *a, **k)),
     (torch.Tensor, "corrcoef", lambda self: corrcoef(self)),
     (torch.nn.modules.batchnorm._BatchNorm, "forward", batch_norm_forward),
+    (F, "batch_norm", batch_norm),
+    (F, "instance_norm", instance_norm),
     (torch.nn.AdaptiveLogSoftmaxWithLoss, "forward", adaptive_log_softmax_forward),
     # Module globals that checkpoint() looks up when called, so a model that
     # imported checkpoint by name takes them too.

@@ -13,8 +13,9 @@ Cases:
   torch's (normwise per tensor: f32 sums in another order drift a little
   over the steps) and tfc_torch.compile of the trained model returns its
   outputs.
-- buffers: a conv net with BatchNorm2d (applied twice), BatchNorm1d(momentum=None) and a
-  spectral_norm layer, 5 AdamW steps: losses, parameters and the buffers the training
+- buffers: a conv net with BatchNorm2d (applied twice), BatchNorm1d(momentum=None), a
+  spectral_norm layer, InstanceNorm1d(track_running_stats) and a batch norm over rows of
+  one buffer (F.batch_norm of a view), 5 AdamW steps: losses, parameters and the buffers the training
   forward updates (running statistics, weight_u / weight_v,
   num_batches_tracked) as torch's, the eval forward after training (torch's
   module and tfc_torch.compile), also with accumulate_steps=2, and save /
@@ -60,6 +61,7 @@ import sys
 import tempfile
 
 import torch
+import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -350,7 +352,10 @@ class _BufferNet(torch.nn.Module):
     """A small conv net whose training forward updates buffers: BatchNorm2d
     and BatchNorm1d (momentum=None: the cumulative average) running
     statistics and num_batches_tracked, spectral norm's power iteration
-    (weight_u, weight_v)."""
+    (weight_u, weight_v), InstanceNorm1d's running statistics
+    (track_running_stats: ATen updates them through a temporary) and a
+    domain-specific batch norm's (rows of one buffer, F.batch_norm of a
+    view)."""
 
     def __init__(self):
         super().__init__()
@@ -362,11 +367,21 @@ class _BufferNet(torch.nn.Module):
         self.fc = nn.utils.spectral_norm(nn.Linear(4 * 4 * 4, 6, bias=False))
         self.bn1 = nn.BatchNorm1d(6, momentum=None)  # the cumulative average
         self.out = nn.Linear(6, 2)
+        # Affine-free, and no bias before the batch norm (as above).
+        self.inorm = nn.InstanceNorm1d(4, track_running_stats=True, momentum=0.2)
+        self.fc2 = nn.Linear(4 * 16, 3, bias=False)
+        self.register_buffer("domain_mean", torch.zeros(2, 3))
+        self.register_buffer("domain_var", torch.ones(2, 3))
+        self.out2 = nn.Linear(3, 2)
 
     def forward(self, x):
         h = torch.relu(self.bn(self.conv(x)))
         h = self.bn(h * 0.5 + 0.25)  # applied again: a second update, from the first
-        return self.out(torch.relu(self.bn1(self.fc(h.flatten(1)))))
+        g = self.fc2(self.inorm(h.flatten(2) + 1.0).flatten(1))  # statistics away from 0
+        g = F.batch_norm(g, self.domain_mean[1], self.domain_var[1], training=self.training,
+                         momentum=0.1)
+        return (self.out(torch.relu(self.bn1(self.fc(h.flatten(1)))))
+                + self.out2(torch.relu(g)))
 
 
 def check_buffers(device):
@@ -432,7 +447,8 @@ def check_buffers(device):
     if any(k in step.optimizer_state_dict() for k in buffers):
         problems.append("model state listed in optimizer_state_dict()")
     trained = compare("adamw", step, reference)
-    for name in ("bn.running_mean", "bn.running_var", "fc.weight_u"):
+    for name in ("bn.running_mean", "bn.running_var", "fc.weight_u", "inorm.running_var",
+                 "domain_mean"):
         if torch.equal(dict(trained.named_buffers())[name], dict(model.named_buffers())[name]):
             problems.append(f"{name} did not move")
     trained.eval()
@@ -509,6 +525,7 @@ def check_buffers(device):
     if problems:
         return "; ".join(problems[:6])
     print("buffers: ok (batch norm 2d/1d running statistics, spectral norm weight_u/v, "
+          "instance norm and domain batch norm statistics, "
           "num_batches_tracked: 5 AdamW steps, accumulation, fusion=False, recompute, "
           "optimizer_in_backward, bf16, eval forward, save/load)")
     return None
