@@ -873,7 +873,16 @@ def slice_scatter(ctx, x, src, dim=0, start=None, end=None, step=1):
     dim = norm_dim(dim, v.rank)
     lo, hi, st = _slice_bounds(v.shape[dim], start, end, step)
     if st != 1:
-        ctx.unsupported("strided slice assignment has no tfc form")
+        # x[..., lo:hi:st] = src (pe[:, 0::2] = sin(...), torch's own
+        # LowRankMultivariateNormal): src spread along dim by a known
+        # gather, selected at the written positions.
+        n = v.shape[dim]
+        position = torch.arange(n)
+        written = (position >= lo) & (position < hi) & ((position - lo) % st == 0)
+        ids = ((position - lo) // st).clamp(0, s.shape[dim] - 1)
+        spread = select_along(ctx, s, dim, ctx.tensor(Known(ids), "i64"))
+        mask = ctx.tensor(Known(written.view((n,) + (1,) * (v.rank - dim - 1))), "i1")
+        return b.select(mask, spread, v)
     parts = []
     if lo > 0:
         parts.append(b.slice_dim(v, dim, 0, lo))

@@ -30,6 +30,12 @@ CASES = {
     "tril-triu": _case(lambda h: (h.view(4, 8)[:, :4].tril().pow(2).sum()
                                   + h[:, 4:].triu(1).exp().sum()), out=8),
     "slice-assign": _case(lambda h: _slice_assign(h)),
+    # Strided slice assignment: an interleaved sinusoidal encoding of
+    # times from the data (pe[..., 0::2] = sin, pe[..., 1::2] = cos),
+    # K + I through K.view(-1, m * m)[:, ::m + 1] += 1 (torch's own
+    # LowRankMultivariateNormal), a negative-free step with an end short of
+    # the dim and a step past it.
+    "strided-slice-assign": _case(lambda h: _strided_slice_assign(h)),
     "gather-index": _case(lambda h, idx, rows: (h.gather(1, idx).pow(2).sum()
                                                 + h.index_select(1, idx[0]).sum()
                                                 + h[rows].exp().sum() + h[:, idx[1]].sum()
@@ -163,6 +169,20 @@ def _slice_assign(h):
     z[1:3, 2:5] = h[1:3, 2:5] * 2
     z += 1
     return (z * h).sum()
+
+
+def _strided_slice_assign(h):                      # h: [4, 8]
+    t = h[:, :3].sigmoid() * 10                       # times [4, 3]
+    div = torch.exp(torch.arange(0, 6, 2) * (-2.0))
+    pe = torch.zeros(4, 3, 6)
+    pe[..., 0::2] = torch.sin(t.unsqueeze(-1) * div)
+    pe[..., 1::2] = torch.cos(t.unsqueeze(-1) * div)
+    k = h.view(2, 4, 4) @ h.view(2, 4, 4).transpose(-1, -2)
+    k.view(-1, 16)[:, ::5] += 1
+    z = h.clone()
+    z[1:, 1:7:3] = h[:3, :2].exp()
+    z[::2, 5::4] *= -2.0
+    return _ramp_sum([pe.flatten(1), k.flatten(1), z])
 
 
 def _advanced_indexing(h, lengths, cols):
