@@ -42,9 +42,9 @@ BACKWARD_OP_REASON = ("aten's backward of a layer, recorded by a derivative take
                       "forward (functorch grad / vmap / jacrev / hessian)")
 BACKWARD_OP_HINT = ("tfc lowers the backward ops of the elementwise activations, softmax / "
                     "log_softmax, glu, the mse / smooth_l1 / huber / nll losses, select, slice, "
-                    "convolution and average pooling (docs/frontend.md, Gradient control), not "
-                    "those of normalization, max pooling or other losses: differentiate through "
-                    "other layers, or take the derivative outside the model")
+                    "convolution and pooling (docs/frontend.md, Gradient control), not those of "
+                    "normalization or other losses: differentiate through other layers, or take "
+                    "the derivative outside the model")
 
 
 class Missing:

@@ -266,6 +266,14 @@ def _pool_indices(spatial, out, kernel, stride, padding, dilation):
     or the overhang (picked only where every element of the window is
     -inf) names the window's first element inside the input, as torch's
     kernels start from it."""
+    table, inside = _window_positions(spatial, out, kernel, stride, padding, dilation)
+    first = table.gather(0, inside.to(torch.int8).argmax(0, keepdim=True))
+    return torch.where(inside, table, first)
+
+
+def _window_positions(spatial, out, kernel, stride, padding, dilation):
+    """([K, *out] flat index of each window's K elements, as in
+    _pool_indices, and whether each lies inside the input)."""
     planes = []
     for offsets in itertools.product(*(range(n) for n in kernel)):
         flat = torch.zeros(tuple(out), dtype=torch.int64)
@@ -277,10 +285,7 @@ def _pool_indices(spatial, out, kernel, stride, padding, dilation):
             inside = inside & (pos >= 0) & (pos < n)
             flat = flat * n + pos
         planes.append((flat, inside))
-    table = torch.stack([f for f, _ in planes])
-    inside = torch.stack([m for _, m in planes])
-    first = table.gather(0, inside.to(torch.int8).argmax(0, keepdim=True))
-    return torch.where(inside, table, first)
+    return torch.stack([f for f, _ in planes]), torch.stack([m for _, m in planes])
 
 
 @lowers("aten.max_pool1d_with_indices.default", "aten.max_pool2d_with_indices.default",
@@ -294,6 +299,35 @@ def max_pool_with_indices(ctx, x, kernel, stride=None, padding=0, dilation=1, ce
         values = _max_pool(ctx, x, kernel, stride, padding, dilation, s)
         return values, Missing("max pooling's indices are not computed where unused")
     return _max_pool(ctx, x, kernel, stride, padding, dilation, s, with_indices=True)
+
+
+@lowers("aten.max_pool2d_with_indices_backward.default",
+        "aten.max_pool3d_with_indices_backward.default")
+def max_pool_backward(ctx, grad, x, kernel, stride, padding, dilation, ceil_mode, indices):
+    """Each window's gradient at the element its index names: per kernel
+    offset, grad where the index is that offset's element (never one in
+    the padding or the overhang), spread to the input by a transposed
+    convolution whose kernel takes offset k from channel k (channels as
+    batch)."""
+    b = ctx.b
+    s = int(ctx.name.split("max_pool")[1][0])
+    dt, shape = ctx.out().dtype, ctx.out().shape
+    g = ctx.tensor(grad, dt)
+    kernel, stride, padding, dilation = _pool_args(ctx, kernel, stride, padding, dilation, s)
+    out = g.shape[-s:]
+    m, k = math.prod(g.shape[:-s]), math.prod(kernel)
+    table, inside = _window_positions(shape[-s:], out, kernel, stride, padding, dilation)
+    table = torch.where(inside, table, torch.full_like(table, -1))
+    table = ctx.tensor(Known(table.reshape((1, k) + tuple(out))), "i64")
+    at = b.reshape(ctx.tensor(indices, "i64"), (m, 1) + tuple(out))
+    cols = b.select(b.compare("eq", at, table), b.reshape(g, (m, 1) + tuple(out)),
+                    ctx.tensor(0.0, dt))
+    cols = b.broadcast_to(cols, (m, k) + tuple(out))
+    pick = ctx.tensor(Known(torch.eye(k).reshape((k, 1) + tuple(kernel))), dt)
+    fitted = [n - ((o - 1) * st - 2 * p + d * (kk - 1) + 1) for n, o, st, p, d, kk in
+              zip(shape[-s:], out, stride, padding, dilation, kernel)]
+    dx = conv(ctx, cols, pick, stride, padding, dilation, True, fitted, 1)
+    return b.reshape(dx, shape)
 
 
 @lowers("aten.max_pool1d.default", "aten.max_pool2d.default", "aten.max_pool3d.default")

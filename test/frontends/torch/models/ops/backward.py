@@ -189,6 +189,39 @@ def _avg_pool_critic():
                               torch.randn(2, 1, 5, 5, 5, generator=_g(2)))
 
 
+class _DoubleBackpropLeNet(nn.Module):
+    """Input-gradient regularization (double backprop) of a small LeNet:
+    cross-entropy plus the squared gradient of it with respect to the image
+    (nll_loss_backward, _log_softmax_backward_data, threshold_backward,
+    max_pool2d_with_indices_backward with overlapping, padded, ceil_mode
+    windows, convolution_backward), and a 3-d max pool's input gradient
+    (max_pool3d_with_indices_backward, dilated)."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(),
+                                      nn.MaxPool2d(3, 2, padding=1, ceil_mode=True),
+                                      nn.Conv2d(4, 4, 2), nn.ReLU(), nn.MaxPool2d(2),
+                                      nn.Flatten())
+        self.classifier = nn.Linear(16, 5)
+        self.conv3 = nn.Conv3d(1, 2, 2)
+
+    def forward(self, images, labels, vol):            # [B, 1, 10, 10], [B], [2, 1, 6, 6, 6]
+        def ce(x):
+            return F.cross_entropy(self.classifier(self.features(x)), labels)
+
+        g = grad(ce)(images)
+        g3 = grad(lambda v: F.max_pool3d(self.conv3(v).sin(), 2, 1, 1, dilation=2).pow(2).sum())
+        return ce(images) + 10 * g.pow(2).sum() + g3(vol).pow(2).mean()
+
+
+def _double_backprop_lenet():
+    torch.manual_seed(0)
+    return _DoubleBackpropLeNet(), (torch.randn(4, 1, 10, 10, generator=_g(1)),
+                                    torch.tensor([0, 3, 1, 4]),
+                                    torch.randn(2, 1, 6, 6, 6, generator=_g(2)))
+
+
 class _LossGradients(nn.Module):
     """Input-gradient regularization (double backprop) of a classifier's
     cross-entropy, with class weights and an ignored label, its mean, sum
@@ -338,6 +371,9 @@ CASES = {
     "functorch-conv": lambda: _conv_critic(),
     # Input gradients through 2-d and 3-d average pooling (ops/conv.py).
     "functorch-avg-pool": lambda: _avg_pool_critic(),
+    # Double backprop through a LeNet's max pooling (ops/conv.py) and a
+    # 3-d max pool's input gradient.
+    "functorch-max-pool": lambda: _double_backprop_lenet(),
     # Gradients of losses with respect to the inputs inside forward:
     # cross-entropy (weighted, ignored label; mean, sum, per row, per
     # sample), smooth_l1 and huber.
