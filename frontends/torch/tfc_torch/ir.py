@@ -56,6 +56,9 @@ class Value:
         # The tensor this value equals when it was built from a tensor known
         # at trace time (constants.py); patterns read masks from it.
         self.known = None
+        # The ops that have it among their operands (kept by Op.operands'
+        # setter; an op dropped from its function may stay listed).
+        self.users: Dict["Op", None] = {}
 
     @property
     def shape(self):
@@ -95,7 +98,7 @@ class Op:
     def __init__(self, name: str, operands: Sequence[Value], attrs: Dict,
                  result_types: Sequence[TensorType], hint: str = "v", source=None):
         self.name = name
-        self.operands: List[Value] = list(operands)
+        self.operands = operands
         self.attrs = dict(attrs)
         self.source = source
         self.results: List[Value] = []
@@ -103,6 +106,20 @@ class Op:
             v = Value(t, hint)
             v.op, v.index = self, i
             self.results.append(v)
+
+    @property
+    def operands(self) -> List[Value]:
+        """The operand list; assign a new list to change it (the values'
+        users follow), never mutate it in place."""
+        return self._operands
+
+    @operands.setter
+    def operands(self, values: Sequence[Value]) -> None:
+        for v in getattr(self, "_operands", ()):
+            v.users.pop(self, None)
+        self._operands = list(values)
+        for v in self._operands:
+            v.users[self] = None
 
     @property
     def result(self) -> Value:
@@ -146,8 +163,10 @@ class Function:
         return table
 
     def replace_all_uses(self, old: Value, new: Value) -> None:
+        """Every use of `old` (by its users, and among the returns) becomes
+        a use of `new`."""
         assert old.type == new.type, f"replacing {old.type} with {new.type}"
-        for op in self.ops:
+        for op in list(old.users):
             op.operands = [new if v is old else v for v in op.operands]
         self.returns = [new if v is old else v for v in self.returns]
 

@@ -1,15 +1,17 @@
 """Finding the user's source line behind a traced op.
 
-make_fx records, per fx node, the Python stack that created it (fx's
-`record_stack_traces`). The frame worth showing is the innermost one that
-is neither PyTorch's nor tfc_torch's own code: the line of the user's
-model (or loss function) that called the op. torch 1.13 lists frames
-innermost first, torch 2.x outermost first; the order is told apart by
-which side of the frame of tracing.TRACE_ENTRY (the frontend's call into
-the model) holds the frontend's call of make_fx.
+The trace records, per fx node, the Python stack that created it (STACK,
+set by tracing.py; fx's own `record_stack_traces` text is read too). The
+frame worth showing is the innermost one that is neither PyTorch's nor
+tfc_torch's own code: the line of the user's model (or loss function) that
+called the op. Stacks listed innermost first (STACK, torch 1.13's text) and
+outermost first (torch 2.x's text) are told apart by which side of the
+frame of tracing.TRACE_ENTRY (the frontend's call into the model) holds the
+frontend's call of make_fx.
 """
 import ast
 import inspect
+import linecache
 import os
 import re
 import textwrap
@@ -105,8 +107,33 @@ def user_frame(frames: List[Frame]) -> Optional[Frame]:
     return inner[0] if inner else None
 
 
+# fx node meta key: the Python stack that created the node, innermost frame
+# first, as (file, line, function) (tracing.py records it; the source text
+# is read for the frame shown only).
+STACK = "tfc_stack"
+
+
+def stack_of(frame) -> list:
+    """The (file, line, function) of `frame` and its callers, innermost
+    first."""
+    out = []
+    while frame is not None:
+        code = frame.f_code
+        out.append((code.co_filename, frame.f_lineno, code.co_name))
+        frame = frame.f_back
+    return out
+
+
 def node_frame(node) -> Optional[Frame]:
-    """The user's source line of an fx node, when tracing recorded it."""
+    """The user's source line of an fx node, when tracing recorded it (its
+    STACK, or fx's own formatted stack_trace)."""
+    raw = node.meta.get(STACK)
+    if raw is not None:
+        found = user_frame([Frame(file, line, function) for file, line, function in raw])
+        if found is None:
+            return None
+        return Frame(found.file, found.line, found.function,
+                     linecache.getline(found.file, found.line).strip())
     text = getattr(node, "stack_trace", None) or node.meta.get("stack_trace")
     if not text:
         return None

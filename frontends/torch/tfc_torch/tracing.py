@@ -31,7 +31,7 @@ from . import (custom_functions, index_writes, module_state, no_grad_writes, out
                packed_sequences, traceable)
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from .selection_sizes import SelectionSizes
-from .source import TRACE_ENTRY, Frame, exception_frame, return_frame
+from .source import STACK, TRACE_ENTRY, Frame, exception_frame, return_frame, stack_of
 
 try:  # torch >= 2.0
     from torch.func import functional_call as _functional_call
@@ -154,21 +154,51 @@ def input_names(model, n: int, loss_fn=None, given: Optional[Sequence[str]] = No
     return names
 
 
+def _create_name(self, candidate: str, obj) -> str:
+    """torch.fx's _Namespace.create_name (torch 1.13), remembering per base
+    name the last suffix it gave: torch 1.13 counts up from 1 past every
+    name taken before, which makes a long unrolled loop's trace (an LSTM
+    over 1000 steps: ~10^5 nodes named select_N, add_N, ...) quadratic."""
+    if obj is not None and obj in self._obj_to_name:
+        return self._obj_to_name[obj]
+    candidate = self._illegal_char_regex.sub("_", candidate)
+    if candidate[0].isdigit():
+        candidate = f"_{candidate}"
+    match = self._name_suffix_regex.match(candidate)
+    base, num = (candidate, 0) if match is None else (match.group(1), int(match.group(2)))
+    last = self.__dict__.setdefault("_tfc_last_suffix", {})
+    if candidate in self._used_names or self._is_illegal_name(candidate, obj):
+        num = max(num, last.get(base, 0))
+        while True:
+            num += 1
+            candidate = f"{base}_{num}"
+            if candidate not in self._used_names and not self._is_illegal_name(candidate, obj):
+                break
+        last[base] = num
+    self._used_names.setdefault(candidate, 0)
+    if obj is None:
+        self._unassociated_names.add(candidate)
+    else:
+        self._obj_to_name[obj] = candidate
+    return candidate
+
+
 @contextlib.contextmanager
-def _recording_stack_traces():
-    """Makes make_fx's tracer record each node's Python stack."""
-    from torch.fx.experimental import proxy_tensor
-    tracer = proxy_tensor.PythonKeyTracer
-    had = "record_stack_traces" in tracer.__dict__
-    old = tracer.__dict__.get("record_stack_traces")
-    tracer.record_stack_traces = True
+def _linear_fx_names():
+    """torch.fx names nodes through _create_name meanwhile, on torch 1.13
+    (later versions keep a count per base name themselves)."""
+    from torch.fx import graph
+    namespace = getattr(graph, "_Namespace", None)
+    fits = namespace is not None and "_base_count" not in inspect.getsource(namespace.__init__)
+    if not fits:
+        yield
+        return
+    original = namespace.create_name
+    namespace.create_name = _create_name
     try:
         yield
     finally:
-        if had:
-            tracer.record_stack_traces = old
-        else:
-            del tracer.record_stack_traces
+        namespace.create_name = original
 
 
 AUTOGRAD_FUNCTION_PROBLEM = ("tfc derives every gradient from the traced forward ops "
@@ -200,9 +230,12 @@ def _autograd_function(frame):
 
 
 @contextlib.contextmanager
-def _recording_grad_mode():
-    """Marks each node make_fx records while autograd is off (GRAD_OFF):
-    make_fx traces below autograd, so grad mode is visible only here."""
+def _annotating_nodes():
+    """Records on each node make_fx creates the Python stack that created it
+    (source.STACK: frames only, cheaper than fx's formatted
+    record_stack_traces, which reads every frame's source line) and marks
+    the nodes recorded while autograd is off (GRAD_OFF): make_fx traces
+    below autograd, so grad mode is visible only here."""
     from torch.fx.experimental import proxy_tensor
     tracer = proxy_tensor.PythonKeyTracer
     had = "create_node" in tracer.__dict__
@@ -210,6 +243,7 @@ def _recording_grad_mode():
 
     def create_node(self, *args, **kwargs):
         node = original(self, *args, **kwargs)
+        node.meta[STACK] = stack_of(inspect.currentframe())
         if not torch.is_grad_enabled():
             node.meta[GRAD_OFF] = _autograd_function(inspect.currentframe()) or NO_GRAD
         return node
@@ -346,21 +380,15 @@ def _describe(leaf) -> str:
 def _make_fx(fn, args):
     """make_fx of functionalized `fn` on `args` under the tracing contexts;
     a failure re-raised as the FrontendError that explains it."""
-    options = {}
-    try:  # newer torch 2.x takes the flag itself (and sets it on its tracer)
-        if "record_stack_traces" in inspect.signature(make_fx).parameters:
-            options["record_stack_traces"] = True
-    except (TypeError, ValueError):
-        pass
     try:
         # Grad mode on while tracing, so only the model's own no_grad regions
         # count (a caller's `with torch.no_grad():` around the import would
         # otherwise mark every node).
-        with _recording_stack_traces(), _recording_grad_mode(), _traceable_functions(), \
+        with _linear_fx_names(), _annotating_nodes(), _traceable_functions(), \
                 custom_functions.applied(), packed_sequences.replaced(), _NoFastPaths(), \
                 index_writes.rewritten(), SelectionSizes(), \
                 torch.enable_grad():
-            gm = make_fx(_functionalize(fn), **options)(*args)
+            gm = make_fx(_functionalize(fn))(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
         text = f"{type(e).__name__}: {e}"
         if isinstance(e, FrontendError):  # from a replacement or a guard
