@@ -45,6 +45,12 @@ namespace {
 constexpr unsigned kMaxDuplicates = 8;
 /// ...and only when it is this small.
 constexpr unsigned kMaxDuplicatedOps = 16;
+/// A kernel reading a value tries to merge with the next this many kernels
+/// reading it (in program order), not with all of them: each try walks the
+/// ops between the two, and the readers of a weight in a loop unrolled T
+/// times (an RNN over T steps) would make T^2 tries that the steps'
+/// dependences reject anyway.
+constexpr unsigned kSiblingWindow = 8;
 
 class Fuser {
 public:
@@ -269,6 +275,15 @@ private:
     return success();
   }
 
+  /// The member earliest in program order.
+  static Operation *firstOf(ArrayRef<FusionOp> members) {
+    Operation *first = members.front();
+    for (FusionOp m : members)
+      if (m->isBeforeInBlock(first))
+        first = m;
+    return first;
+  }
+
   /// The member latest in program order: where the merged kernel sits.
   static Operation *lastOf(ArrayRef<FusionOp> members) {
     Operation *last = members.front();
@@ -319,10 +334,13 @@ private:
   bool readerMovesAfter(Value argument, FusionOp updater,
                         ArrayRef<FusionOp> members) {
     Operation *last = lastOf(members);
+    Operation *first = firstOf(members);
     llvm::DenseSet<Operation *> memberSet;
     for (FusionOp m : members)
       memberSet.insert(m);
-    // Whether `op` reads, through any chain of ops, a member's result.
+    // Whether `op` reads, through any chain of ops, a member's result. An
+    // op before the first member cannot: the search stops there (a long
+    // unrolled loop would otherwise walk every op before it per call).
     llvm::DenseMap<Operation *, bool> memo;
     std::function<bool(Operation *)> dependsOnMembers = [&](Operation *op) {
       auto [it, inserted] = memo.try_emplace(op, false);
@@ -331,7 +349,10 @@ private:
       bool depends = false;
       for (Value operand : op->getOperands()) {
         Operation *def = operand.getDefiningOp();
-        if (def && (memberSet.contains(def) || dependsOnMembers(def))) {
+        if (!def || def->getBlock() != first->getBlock() ||
+            def->isBeforeInBlock(first))
+          continue;
+        if (memberSet.contains(def) || dependsOnMembers(def)) {
           depends = true;
           break;
         }
@@ -562,14 +583,16 @@ private:
     return changed;
   }
 
-  /// Merges the kernels reading `value` pairwise, first to last.
+  /// Merges the kernels reading `value` pairwise, first to last, each
+  /// with the next kSiblingWindow readers.
   bool mergeReadersOf(Value value) {
     bool changed = false;
     SmallVector<FusionOp> readers = kernelsReading(value);
     for (size_t i = 0; i < readers.size(); ++i) {
       if (isDead(readers[i]))
         continue;
-      for (size_t j = i + 1; j < readers.size(); ++j) {
+      size_t end = std::min(readers.size(), i + 1 + kSiblingWindow);
+      for (size_t j = i + 1; j < end; ++j) {
         if (isDead(readers[j]) ||
             !worthMergingSiblings(value, readers[i], readers[j]))
           continue;
