@@ -27,7 +27,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from . import (custom_functions, index_writes, module_state, no_grad_writes, outside_values,
+from . import (custom_functions, index_rewrites, module_state, no_grad_writes, outside_values,
                packed_sequences, traceable)
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from .selection_sizes import SelectionSizes
@@ -386,7 +386,7 @@ def _make_fx(fn, args):
         # otherwise mark every node).
         with _linear_fx_names(), _annotating_nodes(), _traceable_functions(), \
                 custom_functions.applied(), packed_sequences.replaced(), _NoFastPaths(), \
-                index_writes.rewritten(), SelectionSizes(), \
+                index_rewrites.rewritten(), SelectionSizes(), \
                 torch.enable_grad():
             gm = make_fx(_functionalize(fn))(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
@@ -403,7 +403,9 @@ def _make_fx(fn, args):
                 exception_frame(e),
                 "tfc compiles one static graph per shape: compute both branches and pick "
                 "with torch.where / masked_fill, or move the decision out of the model "
-                "(e.g. into a constructor argument)") from e
+                "(e.g. into a constructor argument); a size read from the data "
+                "(max_len = lengths.max().item() for a padding mask) is the padded size "
+                "(x.size(1))") from e
         if "support the use of autograd.Function" in text:  # functorch of torch 1.13
             raise ModelError(
                 f"a torch.autograd.Function cannot be traced ({AUTOGRAD_FUNCTION_PROBLEM}; "

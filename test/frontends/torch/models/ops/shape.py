@@ -56,7 +56,7 @@ CASES = {
     "advanced-assignment": _case(lambda h, rows, cols: _advanced_assignment(h, rows, cols),
                                  extra=(torch.tensor([1, 0, -1]), torch.tensor([[2], [-1]]))),
     # Indexed writes behind whole dims, as statements (tfc_torch's
-    # index_writes.py: torch 1.13's functionalization fails on them as
+    # index_rewrites.py: torch 1.13's functionalization fails on them as
     # written): x[:, i] = v with v varying along i and broadcasting,
     # x[..., i] += scalar, adjacent (x[:, i, j]) and separated (x[i, :, j])
     # index tensors, masks known at trace time and computed from the data
@@ -64,6 +64,11 @@ CASES = {
     "index-writes": _case(lambda h, cols, mask: _index_writes(h, cols, mask),
                           extra=(torch.tensor([5, 1, -2]),
                                  torch.tensor([True, False, False, True, True]))),
+    # 0-d integer tensors as indices (w[:, idx[i]] over the top delays,
+    # Autoformer): read behind a whole dim, two at the front, written with a
+    # scalar, a value of the selection's shape and +=; the indices traced
+    # (topk of the data).
+    "scalar-tensor-index": _case(lambda h: _scalar_tensor_index(h)),
     # Boolean masks known at trace time indexing any dims: x[:, mask]
     # (static shape: the mask's true coordinates as indices), a 2-d mask
     # behind a dim (the upper triangle of each head), a mask next to an
@@ -215,6 +220,16 @@ def _advanced_assignment(h, rows, cols):
     return ((z * torch.arange(32.0).view(4, 8)).sin().sum() + w.pow(2).sum()
             + (y * torch.arange(60.0).view(3, 4, 5)).sum() + (x * x.flip(0)).sum()
             + (u * torch.arange(24.0).view(2, 3, 4)).cos().sum())
+
+
+def _scalar_tensor_index(h):                         # h: [4, 8]
+    idx = torch.topk(h.sum(0), 3)[1]
+    x = h.view(2, 2, 8).clone()
+    x[..., idx[0]] = 0.5
+    x[:, :, idx[1]] = h[:2, :2] * 3.0
+    x[idx[2] % 2] += 1.0
+    return _ramp_sum([h[:, idx[0]] * h[:, idx[1]], h[idx[2] % 4, idx[0]].reshape(1),
+                      x.flatten(1)])
 
 
 def _index_writes(h, cols, mask):                    # h: [4, 8]

@@ -1,0 +1,159 @@
+"""Index expressions torch 1.13 cannot trace, rewritten while tracing.
+
+Writes behind whole dims. torch 1.13's functionalization fails on an
+index_put_ whose indices start with a whole dim (`x[:, idx] = v`,
+`scores[..., mask] = -inf`, with idx an integer tensor or a boolean mask):
+"sym_strides() called on an undefined Tensor" (the None that stands for
+the whole dim). The same write through a view that moves the indexed dims
+to the front has no such None:
+
+    x[:, ..., idx, ...] = v   <=>   x.permute(indexed dims first)[idx] = v'
+
+where v' is v broadcast to x[:, ..., idx, ...]'s rank and permuted the same
+way (its sizes kept: a dim of 1 still broadcasts); tensor indices
+separated by a whole dim (x[i, :, j] = v) put their result dims in front,
+so there v stays as it is.
+
+Indices that are 0-d integer tensors (`w[:, idx[i]]`, Autoformer's
+aggregation over its top delays): torch turns them into Python integers
+with .item(), which no trace records. Each becomes a 1-element index
+tensor and the dim it adds is squeezed away again (for a write, the value
+gets that dim), which selects the same elements by a traced index.
+
+`rewritten()` installs both rewrites of Tensor.__getitem__ /
+__setitem__ for the duration of the trace; index expressions of other
+forms (ints, steps, newaxis next to tensors) pass through unchanged.
+"""
+import contextlib
+
+import torch
+
+
+def _covered(t: torch.Tensor) -> int:
+    """The number of dims an index tensor covers: a mask's rank, else 1."""
+    return t.dim() if t.dtype in (torch.bool, torch.uint8) else 1
+
+
+def _is_whole(entry) -> bool:
+    return isinstance(entry, slice) and entry == slice(None)
+
+
+def _plan(x: torch.Tensor, index):
+    """(the permutation of x moving the indexed dims first, the index
+    tensors, the permutation of the value's dims, or None to keep them)
+    when `index` is tensor indices and whole dims (one Ellipsis among
+    them) and the tensors do not already index x's leading dims; None for
+    any other index. Adjacent tensors put their broadcast result B where
+    they stand (the value's B dims move first with them); separated ones
+    put B in front already (torch's rule), so the value stays."""
+    entries = list(index) if isinstance(index, tuple) else [index]
+    tensors = [i for i, e in enumerate(entries) if isinstance(e, torch.Tensor)]
+    others = [e for i, e in enumerate(entries) if i not in tensors]
+    if not tensors or any(not (_is_whole(e) or e is Ellipsis) for e in others) \
+            or sum(e is Ellipsis for e in others) > 1:
+        return None
+    indices = [entries[i] for i in tensors]
+    if len(indices) > 1 and any(_covered(t) != 1 for t in indices):
+        return None  # a mask with other index tensors: left to torch
+    named = len(others) - sum(e is Ellipsis for e in others) + sum(map(_covered, indices))
+    if named > x.dim():
+        return None
+    covered, dim = [], 0  # the dims each entry covers, in order
+    for e in entries:
+        span = (x.dim() - named) if e is Ellipsis else (
+            _covered(e) if isinstance(e, torch.Tensor) else 1)
+        if isinstance(e, torch.Tensor):
+            covered += range(dim, dim + span)
+        dim += span
+    if covered == list(range(len(covered))):
+        return None  # the leading dims: torch's own path traces
+    perm = covered + [d for d in range(x.dim()) if d not in covered]
+    if tensors != list(range(tensors[0], tensors[-1] + 1)):
+        return perm, indices, None
+    b_rank = 1 if _covered(indices[0]) != 1 else len(
+        torch.broadcast_shapes(*(tuple(t.shape) for t in indices)))
+    before = covered[0]
+    rank = x.dim() - len(covered) + b_rank
+    value_perm = (list(range(before, before + b_rank)) + list(range(before))
+                  + list(range(before + b_rank, rank)))
+    return perm, indices, value_perm
+
+
+def _is_scalar_index(e) -> bool:
+    return (isinstance(e, torch.Tensor) and e.dim() == 0
+            and not e.dtype.is_floating_point and e.dtype not in (torch.bool, torch.uint8))
+
+
+def _unscalared(x: torch.Tensor, index):
+    """(the index with its 0-d integer tensors as 1-element ones, the dim of
+    the result they add) when every tensor index is such a 0-d integer
+    tensor and the others are whole dims, steps of slices or Ellipsis;
+    None otherwise."""
+    entries = list(index) if isinstance(index, tuple) else [index]
+    tensors = [i for i, e in enumerate(entries) if isinstance(e, torch.Tensor)]
+    if not tensors or not all(_is_scalar_index(entries[i]) for i in tensors):
+        return None
+    if any(not (isinstance(e, slice) or e is Ellipsis) for i, e in enumerate(entries)
+           if i not in tensors) or sum(e is Ellipsis for e in entries) > 1:
+        return None
+    named = len(entries) - sum(e is Ellipsis for e in entries)
+    if named > x.dim():
+        return None
+    adjacent = tensors == list(range(tensors[0], tensors[-1] + 1))
+    at = 0
+    if adjacent:
+        for e in entries[:tensors[0]]:
+            at += (x.dim() - named) if e is Ellipsis else 1
+    new = tuple(e.reshape(1) if i in tensors else e for i, e in enumerate(entries))
+    return new, at
+
+
+def _rewrite_get(getitem):
+    def unscalared_getitem(x, index):
+        plan = _unscalared(x, index) if isinstance(x, torch.Tensor) else None
+        if plan is None:
+            return getitem(x, index)
+        new, at = plan
+        return getitem(x, new).squeeze(at)
+    return unscalared_getitem
+
+
+def _rewrite(setitem):
+    def permuted_setitem(x, index, value):
+        if isinstance(x, torch.Tensor):
+            scalar = _unscalared(x, index)
+            if scalar is not None:
+                index, at = scalar
+                if isinstance(value, torch.Tensor):
+                    # x[index]'s rank before the rewrite: each 0-d index
+                    # takes a dim away.
+                    rank = x.dim() - sum(isinstance(e, torch.Tensor) for e in index)
+                    if value.dim() > rank - at:
+                        value = value.unsqueeze(value.dim() - (rank - at))
+        plan = _plan(x, index) if isinstance(x, torch.Tensor) else None
+        if plan is None:
+            return setitem(x, index, value)
+        perm, indices, value_perm = plan
+        if isinstance(value, torch.Tensor) and value_perm is not None:
+            if value.dim() > len(value_perm):
+                return setitem(x, index, value)  # torch's own error
+            value = value[(None,) * (len(value_perm) - value.dim())].permute(value_perm)
+        setitem(x.permute(perm), tuple(indices) if len(indices) > 1 else indices[0], value)
+    return permuted_setitem
+
+
+@contextlib.contextmanager
+def rewritten():
+    """Tensor.__getitem__ / __setitem__ rewritten as the module doc says,
+    meanwhile."""
+    saved = {name: torch.Tensor.__dict__.get(name) for name in ("__getitem__", "__setitem__")}
+    torch.Tensor.__getitem__ = _rewrite_get(torch.Tensor.__getitem__)
+    torch.Tensor.__setitem__ = _rewrite(torch.Tensor.__setitem__)
+    try:
+        yield
+    finally:
+        for name, method in saved.items():
+            if method is None:
+                delattr(torch.Tensor, name)
+            else:
+                setattr(torch.Tensor, name, method)
