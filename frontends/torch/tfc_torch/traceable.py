@@ -318,6 +318,53 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
                      blank=blank, reduction=reduction, zero_infinity=zero_infinity)
 
 
+def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
+          normalized=False, onesided=None, length=None, return_complex=False):
+    """torch.istft of a complex spectrogram (..., n_fft // 2 + 1 or n_fft,
+    frames): torch 1.13 checks the window envelope (NOLA) with a value
+    read, which no trace records. The same computation in traceable ops:
+    each frame's inverse FFT times the window, overlap-added (F.fold),
+    cut to the centered (or `length`) extent and divided by the overlapped
+    squared window. A window whose envelope is 0 somewhere gives inf / NaN
+    there where torch raises."""
+    if not input.is_complex():
+        raise ModelError("torch.istft of a real tensor (the deprecated (..., 2) layout): "
+                         "tfc takes the complex form",
+                         hint="pass torch.view_as_complex(x) (or torch.complex(re, im))")
+    if return_complex:
+        raise ModelError("torch.istft(return_complex=True): tfc computes the real signal",
+                         hint="return_complex=False (a onesided spectrogram)")
+    hop = n_fft // 4 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    if window is None:
+        window = torch.ones(win, dtype=input.real.dtype)
+    if win < n_fft:
+        left = (n_fft - win) // 2
+        window = F.pad(window, (left, n_fft - win - left))
+    batch = input.shape[:-2]
+    spectrum = input.reshape((-1,) + tuple(input.shape[-2:]))
+    # A two-sided spectrum is read as Hermitian, as torch's real output
+    # does: its first n_fft // 2 + 1 bins.
+    spectrum = spectrum[:, :n_fft // 2 + 1]
+    norm = "ortho" if normalized else "backward"
+    frames = torch.fft.irfft(spectrum, n_fft, dim=1, norm=norm) * window.view(1, n_fft, 1)
+    count = frames.shape[-1]
+    expected = n_fft + hop * (count - 1)
+    signal = F.fold(frames, (1, expected), (1, n_fft), stride=(1, hop)).reshape(-1, expected)
+    squares = (window * window).view(1, n_fft, 1).expand(1, n_fft, count)
+    envelope = F.fold(squares, (1, expected), (1, n_fft), stride=(1, hop)).reshape(expected)
+    start = n_fft // 2 if center else 0
+    if length is not None:
+        end = start + length
+    else:
+        end = expected - n_fft // 2 if center else expected
+    kept = min(end, expected)
+    signal = signal[:, start:kept] / envelope[start:kept]
+    if end > expected:
+        signal = F.pad(signal, (0, end - expected))
+    return signal.reshape(tuple(batch) + (signal.shape[-1],))
+
+
 _BATCH_NORM_FORWARD = torch.nn.modules.batchnorm._BatchNorm.forward
 
 
@@ -504,6 +551,8 @@ REPLACEMENTS = [
     (F, "one_hot", one_hot),
     (F, "gaussian_nll_loss", gaussian_nll_loss),
     (F, "ctc_loss", ctc_loss),
+    (torch, "istft", istft),
+    (torch.Tensor, "istft", lambda self, *a, **k: istft(self, *a, **k)),
     (torch, "cov", cov),
     (torch, "corrcoef", corrcoef),
     (torch.Tensor, "cov", lambda self, *a, **k: cov(self, *a, **k)),

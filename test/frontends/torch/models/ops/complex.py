@@ -146,6 +146,39 @@ def _stft():
                           torch.randn(2, 48, generator=_g(2)))
 
 
+class IstftHead(nn.Module):
+    """A vocoder's ISTFT head (Vocos, iSTFTNet): magnitude and phase from a
+    linear layer, torch.istft back to a waveform (centered with a Hann
+    window; a shorter window padded to n_fft and a `length`; normalized
+    with a two-sided spectrum, read as Hermitian), L1 against a target
+    (traceable.py's replacement of torch.istft)."""
+
+    def __init__(self, width, n_fft=16, hop=4):
+        super().__init__()
+        self.n_fft, self.hop = n_fft, hop
+        self.fc = nn.Linear(width, n_fft + 2)
+        self.register_buffer("window", torch.hann_window(n_fft))
+
+    def forward(self, x, target):
+        h = self.fc(x).transpose(1, 2)                       # [B, n_fft + 2, T]
+        magnitude, phase = h.chunk(2, dim=1)
+        spec = torch.exp(magnitude).clip(max=1e2) * torch.exp(1j * phase)
+        y = torch.istft(spec, self.n_fft, self.hop, self.n_fft, self.window, center=True)
+        short = torch.istft(spec, self.n_fft, self.hop, 12, torch.hann_window(12) + 0.1,
+                            length=30)
+        full = torch.cat([spec, spec[:, 1:-1].flip(1).conj()], 1)
+        normed = full.istft(self.n_fft, self.hop, window=self.window + 0.1, normalized=True,
+                            onesided=False, center=False)
+        return (F.l1_loss(y, target[:, :y.shape[-1]]) + short.pow(2).mean()
+                + (normed * torch.linspace(0.5, 1.5, normed.shape[-1])).sum())
+
+
+def _istft():
+    torch.manual_seed(0)
+    return IstftHead(6), (torch.randn(2, 9, 6, generator=_g(1)),
+                          torch.randn(2, 64, generator=_g(2)))
+
+
 class ComplexRotary(nn.Module):
     """Llama's reference rotary embedding (apply_rotary_emb): query and
     key pairs viewed as complex, multiplied by freqs_cis = polar(1, t
@@ -320,6 +353,7 @@ CASES = {
     "complex-fno1d-f64": _fno1d(12, 7, torch.float64),
     "complex-fno2d": _fno2d(12, 7, 3),
     "complex-stft": _stft,
+    "complex-istft": _istft,
     "complex-rotary": _rotary(),
     "complex-rotary-f64": _rotary(torch.float64, buffer=True),
     "complex-transforms": _transforms(7, 12),
