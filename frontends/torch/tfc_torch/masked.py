@@ -175,6 +175,10 @@ def lower(ctx, lowering, args, kwargs):
             if name == "aten.logsumexp.default":
                 return _logsumexp_rows(ctx, named, first, dims)
             return _moments_rows(ctx, named, first, dims)
+    if name in _ROW_EXTRA_REDUCTIONS and dims is not None and 0 in dims:
+        if named.get("self") is not first:
+            ctx.masked(first)
+        return _ROW_EXTRA_REDUCTIONS[name](ctx, named, first, dims)
     if name in _LOSSES and named.get("reduction", 1) != 0:
         return _reduced_loss(ctx, lowering, named, first)
     scattered = scatter_rows(ctx, lowering, args, kwargs)
@@ -633,6 +637,96 @@ def _reduce_rows(ctx, named, first, dims):
     else:
         reduced = b.reduce(kind, filled, dims, keepdim)
     return b.reshape(reduced, ctx.out().shape)
+
+
+def _first_extreme_rows(ctx, first, largest):
+    """(values, positions) of the largest (smallest) selected element over
+    dim 0 of a selection, keepdim: the first row holding it among the
+    selected ones (the others filled with -inf), and its position among
+    the selected rows (the number of selected rows before it), as torch's
+    max(0) / argmax(0) of the selection."""
+    from .ops import reduction  # ops import this module
+    b = ctx.b
+    v = first.values
+    if not dtypes.is_float(v.dtype):
+        ctx.masked(first)
+    key = v if largest else b.unary("neg", v)
+    filled = b.select(first.broadcast_rows(b), key, ctx.tensor(float("-inf"), v.dtype))
+    index = reduction.first_extreme_index(ctx, filled, 0, "i64")     # [1, rest]
+    values = reduction.picked_along(ctx, v, 0, index)
+    # Selected rows before each row: the exclusive running count.
+    selected = b.convert(first.rows, "i64")
+    before = b.sub(reduction.scan_one(ctx, selected, 0, b.add, 0), selected)
+    before = b.broadcast_to(b.reshape(before, before.shape + (1,) * (v.rank - 1)), v.shape)
+    positions = reduction.picked_along(ctx, before, 0, index)
+    return values, positions
+
+
+def _extreme_rows(ctx, named, first, dims):
+    """max(0) / min(0) of a selection: values and indices (_first_extreme_rows;
+    the results' shapes say whether dim 0 stays)."""
+    b = ctx.b
+    values, positions = _first_extreme_rows(ctx, first, ctx.name == "aten.max.dim")
+    return (b.reshape(values, ctx.out(0).shape),
+            b.reshape(b.convert(positions, ctx.out(1).dtype), ctx.out(1).shape))
+
+
+def _arg_extreme_rows(ctx, named, first, dims):
+    """argmax(0) / argmin(0) of a selection (_first_extreme_rows)."""
+    b = ctx.b
+    _, positions = _first_extreme_rows(ctx, first, ctx.name == "aten.argmax.default")
+    return b.reshape(b.convert(positions, ctx.out().dtype), ctx.out().shape)
+
+
+def _norm_rows(ctx, named, first, dims):
+    """A vector norm over dims including dim 0: |x|^p summed over the
+    selected elements (the others 0), then the p-th root; inf / -inf:
+    the largest / smallest |x| over them."""
+    b = ctx.b
+    dtype = ctx.out().dtype
+    p = named.get("ord", named.get("p", 2))
+    p = 2.0 if p is None else float(p)
+    keepdim = bool(named.get("keepdim", False))
+    magnitude = b.unary("abs", b.convert(first.values, dtype))
+    rows = first.broadcast_rows(b)
+    if math.isinf(p):
+        if p > 0:
+            reduced = b.reduce("max", b.select(rows, magnitude, ctx.tensor(0.0, dtype)),
+                               dims, keepdim)
+        else:
+            reduced = b.unary("neg", b.reduce(
+                "max", b.select(rows, b.unary("neg", magnitude),
+                                ctx.tensor(float("-inf"), dtype)), dims, keepdim))
+    elif p == 0:
+        nonzero = b.convert(b.compare("ne", magnitude, ctx.tensor(0.0, dtype)), dtype)
+        reduced = b.reduce("sum", b.select(rows, nonzero, ctx.tensor(0.0, dtype)), dims, keepdim)
+    else:
+        powered = magnitude if p == 1 else b.pow(magnitude, p)
+        summed = b.reduce("sum", b.select(rows, powered, ctx.tensor(0.0, dtype)), dims, keepdim)
+        reduced = summed if p == 1 else (b.unary("sqrt", summed) if p == 2
+                                         else b.pow(summed, 1.0 / p))
+    return b.reshape(reduced, ctx.out().shape)
+
+
+def _prod_rows(ctx, named, first, dims):
+    """prod over dim 0 of a selection: the unselected rows as 1 (the
+    lowering of prod then runs on the filled rows)."""
+    b = ctx.b
+    v = first.values
+    filled = b.select(first.broadcast_rows(b), v, ctx.tensor(1 if not dtypes.is_float(v.dtype)
+                                                             else 1.0, v.dtype))
+    from .ops import reduction  # ops import this module
+    return reduction.prod(ctx, filled, named.get("dim"), bool(named.get("keepdim", False)),
+                          dtype=named.get("dtype"))
+
+
+# Reductions over dim 0 with their own handling of the unselected rows.
+_ROW_EXTRA_REDUCTIONS = {"aten.max.dim": _extreme_rows, "aten.min.dim": _extreme_rows,
+                         "aten.argmax.default": _arg_extreme_rows,
+                         "aten.argmin.default": _arg_extreme_rows,
+                         "aten.linalg_vector_norm.default": _norm_rows,
+                         "aten.norm.ScalarOpt_dim": _norm_rows,
+                         "aten.prod.dim_int": _prod_rows}
 
 
 def _elements(ctx, first, dims, dtype):

@@ -118,6 +118,35 @@ class _RowOps(nn.Module):
                 + (h[h[:, 0] > 0] ** 2).sum() + h[h > 0].sum())
 
 
+class _RowReductions(nn.Module):
+    """Reductions over the selected rows that need more than a fill:
+    max(0) / min(0) with their indices (positions among the selected
+    rows), argmax / argmin over them, vector norms (p = 1, 2, 3, inf)
+    including dim 0, a product over them."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x, keep):
+        sel = self.fc(x)[keep]
+        top, at = sel.max(0)
+        low, low_at = sel.min(0, keepdim=True)
+        weights = torch.tensor([1.0, -2.0, 3.0])
+        return ((top * weights).sum() + (at.float() * weights).sum() + low.sum() * 2
+                + low_at.float().sum() + (sel.argmax(0) + sel.argmin(0, keepdim=True)).sum()
+                + (sel.norm(p=1, dim=0) * weights).sum() + sel.norm(dim=0).sum()
+                + torch.linalg.vector_norm(sel, ord=float("inf"), dim=0).sum()
+                + torch.linalg.vector_norm(sel, ord=3, dim=(0, 1))
+                + ((sel.tanh() + 1.5).prod(0) * weights).sum())
+
+
+def _row_reductions():
+    torch.manual_seed(0)
+    keep = torch.tensor([True, False, True, True, False, True, True, False, True])
+    return _RowReductions(), (torch.randn(9, 4, generator=_g(1)), keep)
+
+
 class _WhereIndices(nn.Module):
     """Indices from nonzero / torch.where(mask) / argwhere: rows gathered
     by them (x[i], index_select), elements by two of them (x[i, j]), a
@@ -314,6 +343,7 @@ CASES = {
     "masked-node-losses": _nodes,
     "masked-assignments": _assign,
     "masked-row-ops": _rows,
+    "masked-row-reductions": _row_reductions,
     "masked-where-indices": _where,
     "masked-sequences": _sequences(),
     "masked-moe-routing": _moe,
