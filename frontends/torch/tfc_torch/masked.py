@@ -36,7 +36,8 @@ selections under the same rows. This module decides which ops do
   selected rows' target weights, as torch's);
 - sum / mean / max / min over dims that include dim 0 (the unselected rows
   replaced by the reduction's identity first), var / std and logsumexp
-  over them.
+  over them; max(0) / min(0) with indices and argmax / argmin (positions
+  among the selected rows), vector norms and prod over them.
 
 The lowerings that take selections themselves (ops/shape.py's index_put:
 x[mask] = f(y[mask]); masked_select of a selection; gather by selected
