@@ -24,9 +24,9 @@ gets that dim), which selects the same elements by a traced index.
 __setitem__ for the duration of the trace; index expressions of other
 forms (ints, steps, newaxis next to tensors) pass through unchanged.
 """
-import contextlib
-
 import torch
+
+from . import patching
 
 
 def _covered(t: torch.Tensor) -> int:
@@ -142,18 +142,9 @@ def _rewrite(setitem):
     return permuted_setitem
 
 
-@contextlib.contextmanager
 def rewritten():
     """Tensor.__getitem__ / __setitem__ rewritten as the module doc says,
-    meanwhile."""
-    saved = {name: torch.Tensor.__dict__.get(name) for name in ("__getitem__", "__setitem__")}
-    torch.Tensor.__getitem__ = _rewrite_get(torch.Tensor.__getitem__)
-    torch.Tensor.__setitem__ = _rewrite(torch.Tensor.__setitem__)
-    try:
-        yield
-    finally:
-        for name, method in saved.items():
-            if method is None:
-                delattr(torch.Tensor, name)
-            else:
-                setattr(torch.Tensor, name, method)
+    meanwhile (a context manager)."""
+    return patching.replaced(torch.Tensor,
+                             __getitem__=_rewrite_get(torch.Tensor.__getitem__),
+                             __setitem__=_rewrite(torch.Tensor.__setitem__))

@@ -33,6 +33,7 @@ from typing import Dict, Iterator, Set
 
 import torch
 
+from . import patching
 from .errors import ModelError, TracedUpdateWarning
 
 # What to do instead of writing a trainable parameter in forward.
@@ -139,15 +140,8 @@ def data_writes(placeholders: Dict[str, torch.Tensor], trainable: Set[str]) -> I
                 hint=TRAINABLE_WRITE_HINT)
         _copy_into(t, value, f"'{name}' (through .data)",
                    "keep the state's shape")
-    saved = torch.Tensor.__dict__.get("data")
-    torch.Tensor.data = property(prop.__get__, set_data)
-    try:
+    with patching.replaced(torch.Tensor, data=property(prop.__get__, set_data)):
         yield
-    finally:
-        if saved is None:
-            del torch.Tensor.data
-        else:
-            torch.Tensor.data = saved
 
 
 def caller_level() -> int:

@@ -23,6 +23,7 @@ from typing import Iterator
 
 import torch
 
+from . import patching
 from .errors import DataDependentError, TracedUpdateWarning
 from .module_state import caller_level
 from .source import stack_frame
@@ -60,18 +61,12 @@ def _same_numpy_state(a, b) -> bool:
 def guarded(model_name: str) -> Iterator[None]:
     """See the module doc: numpy reads refused, host random draws warned
     about and undone, for the duration of the trace."""
-    saved = {name: torch.Tensor.__dict__.get(name) for name in ("numpy", "__array__")}
-    torch.Tensor.numpy = _refusing(".numpy()")
-    torch.Tensor.__array__ = _refusing("np.asarray / np.array of a tensor")
     before = _states()
     try:
-        yield
+        with patching.replaced(torch.Tensor, numpy=_refusing(".numpy()"),
+                               __array__=_refusing("np.asarray / np.array of a tensor")):
+            yield
     finally:
-        for name, method in saved.items():
-            if method is None:
-                delattr(torch.Tensor, name)
-            else:
-                setattr(torch.Tensor, name, method)
         after = _states()
         drew = [name for name, moved in (
             ("random", before[0] != after[0]),
