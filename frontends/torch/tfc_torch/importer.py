@@ -47,6 +47,11 @@ BACKWARD_OP_HINT = ("tfc lowers the backward ops of the elementwise activations,
                     "the derivative outside the model")
 
 
+# Lowerings that take a model-state argument itself and record its update
+# (ctx.update_state): the others read the state's current value.
+_STATE_UPDATERS = ("aten.native_batch_norm.default",)
+
+
 class Missing:
     """An output a lowering cannot provide (e.g. the indices of max.dim);
     using it is an error naming the op that produced it and `reason`."""
@@ -651,8 +656,15 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
         with torch.no_grad():
             value = node.target(*real_args, **real_kwargs)
         real[node] = value
-        args = _map(node.args, lambda n: env[n])
-        kwargs = _map(node.kwargs, lambda n: env[n])
+        # Model state updated earlier in the forward (a training batch norm's
+        # running statistics) is read at its current value; the batch norm
+        # itself takes the state argument, whose update it chains.
+        if name in _STATE_UPDATERS:
+            args = _map(node.args, lambda n: env[n])
+            kwargs = _map(node.kwargs, lambda n: env[n])
+        else:
+            args = _map(node.args, lambda n: ctx.state_value(env[n]))
+            kwargs = _map(node.kwargs, lambda n: ctx.state_value(env[n]))
 
         if node.target is operator.getitem:
             container, index = args

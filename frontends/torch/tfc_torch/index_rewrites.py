@@ -38,6 +38,23 @@ def _is_whole(entry) -> bool:
     return isinstance(entry, slice) and entry == slice(None)
 
 
+def _entries(x: torch.Tensor, index, dims_of) -> list:
+    """The index's entries, an Ellipsis that stands for no dim left out:
+    torch tells adjacent index tensors apart after expanding it, so
+    x[:, i, ..., j] of a 3-d x has i and j adjacent. `dims_of(entry)`: the
+    dims an entry other than an Ellipsis covers."""
+    entries = list(index) if isinstance(index, tuple) else [index]
+    if any(e is Ellipsis for e in entries):
+        named = sum(dims_of(e) for e in entries if e is not Ellipsis)
+        if named == x.dim():
+            entries = [e for e in entries if e is not Ellipsis]
+    return entries
+
+
+def _dims_of(e) -> int:
+    return _covered(e) if isinstance(e, torch.Tensor) else 1
+
+
 def _plan(x: torch.Tensor, index):
     """(the permutation of x moving the indexed dims first, the index
     tensors, the permutation of the value's dims, or None to keep them)
@@ -46,7 +63,7 @@ def _plan(x: torch.Tensor, index):
     any other index. Adjacent tensors put their broadcast result B where
     they stand (the value's B dims move first with them); separated ones
     put B in front already (torch's rule), so the value stays."""
-    entries = list(index) if isinstance(index, tuple) else [index]
+    entries = _entries(x, index, _dims_of)
     tensors = [i for i, e in enumerate(entries) if isinstance(e, torch.Tensor)]
     others = [e for i, e in enumerate(entries) if i not in tensors]
     if not tensors or any(not (_is_whole(e) or e is Ellipsis) for e in others) \
@@ -89,7 +106,7 @@ def _unscalared(x: torch.Tensor, index):
     the result they add) when every tensor index is such a 0-d integer
     tensor and the others are whole dims, steps of slices or Ellipsis;
     None otherwise."""
-    entries = list(index) if isinstance(index, tuple) else [index]
+    entries = _entries(x, index, lambda e: 1)
     tensors = [i for i, e in enumerate(entries) if isinstance(e, torch.Tensor)]
     if not tensors or not all(_is_scalar_index(entries[i]) for i in tensors):
         return None
