@@ -90,12 +90,17 @@ def state_tables(model: torch.nn.Module, state: Dict[str, torch.Tensor]) -> Iter
 
 def _copy_into(holder: torch.Tensor, value, what: str, frame_hint: str):
     """holder.copy_(value) without recording a gradient, after checking
-    that value can stand for holder (same shape; dtype converted)."""
+    that value can stand for holder (same shape and dtype)."""
     if not isinstance(value, torch.Tensor) or tuple(value.shape) != tuple(holder.shape):
         shape = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
         raise ModelError(f"forward replaces {what} of shape {tuple(holder.shape)} with "
                          f"{shape}; tfc compiles model state of fixed shapes",
                          hint=frame_hint)
+    if value.dtype != holder.dtype:
+        raise ModelError(f"forward replaces {what} of dtype {holder.dtype} with a {value.dtype} "
+                         "tensor; tfc keeps model state in its dtype",
+                         hint="convert the new value (.to(old.dtype)), or register the state "
+                              "with the dtype it takes")
     with torch.no_grad():
         holder.copy_(value)
 
@@ -105,11 +110,18 @@ def carry_rebindings(state: Dict[str, torch.Tensor], placeholders: Dict[str, tor
     """After the call: every name whose entry in functional_call's `state`
     no longer is its placeholder was rebound by forward; a buffer's (or a
     frozen parameter's) new value is copied into the placeholder, a
-    trainable parameter's is refused."""
-    for name, holder in placeholders.items():
-        value = state.get(name, holder)
-        if value is holder:
-            continue
+    trainable parameter's is refused. Values that are placeholders
+    themselves (buffers swapped, a shift register h2 = h1; h1 = new) are
+    read before any is written."""
+    holders = {id(t) for t in placeholders.values()}
+    rebound = {name: state[name] for name, holder in placeholders.items()
+               if name in state and state[name] is not holder}
+    for name, value in rebound.items():
+        if isinstance(value, torch.Tensor) and id(value) in holders:
+            with torch.no_grad():
+                rebound[name] = value.clone()
+    for name, value in rebound.items():
+        holder = placeholders[name]
         if name in trainable:
             raise ModelError(
                 f"forward replaces the trainable parameter '{name}' (self.{name.split('.')[-1]}"
@@ -119,6 +131,25 @@ def carry_rebindings(state: Dict[str, torch.Tensor], placeholders: Dict[str, tor
         _copy_into(holder, value, f"buffer '{name}'",
                    "keep the state's shape, or compute the value in forward without storing it")
         state[name] = holder
+
+
+_PARAMETER_NEW = torch.nn.Parameter.__new__
+
+
+def _traced_parameter(cls, data=None, requires_grad=True):
+    """nn.Parameter(x) of a traced tensor (`self.f = nn.Parameter(self.f *
+    m, requires_grad=False)`): the traced tensor itself (detached when it
+    needs no gradient). A Parameter made of it would be a new leaf, cut
+    from the trace: its value a constant."""
+    if isinstance(data, torch.Tensor) and torch._is_functional_tensor(data):
+        return data if requires_grad else data.detach()
+    return _PARAMETER_NEW(cls, data, requires_grad)
+
+
+def traced_parameters():
+    """nn.Parameter(traced tensor) is that tensor meanwhile (a context
+    manager)."""
+    return patching.replaced(torch.nn.Parameter, __new__=_traced_parameter)
 
 
 @contextlib.contextmanager
@@ -155,34 +186,133 @@ def caller_level() -> int:
     return level
 
 
-def _plain_attributes(model: torch.nn.Module):
-    return {(prefix, key): value
-            for prefix, module in model.named_modules(remove_duplicate=False)
-            for key, value in vars(module).items()
-            if isinstance(value, _PLAIN) and not key.startswith("_")}
+_MISSING = object()
+
+
+def _same_tensor(a, b) -> bool:
+    try:
+        return (a.shape == b.shape and a.dtype == b.dtype
+                and bool(torch.equal(a.detach().cpu(), b.detach().cpu())))
+    except (RuntimeError, TypeError):  # e.g. a traced tensor left behind
+        return False
+
+
+def _snapshot(model: torch.nn.Module) -> list:
+    """What forward may change of each module besides its parameters and
+    buffers: its public attributes (plain values; tensors with a copy of
+    their values; lists and dicts with a shallow copy), its submodule
+    table, and its buffers registered as None."""
+    entries = []
+    for prefix, module in model.named_modules(remove_duplicate=False):
+        for key, value in vars(module).items():
+            if key.startswith("_"):
+                continue
+            if isinstance(value, _PLAIN):
+                entries.append((module, prefix, key, value, None))
+            elif isinstance(value, torch.Tensor):
+                entries.append((module, prefix, key, value, value.detach().clone()))
+            elif isinstance(value, (list, dict)):
+                entries.append((module, prefix, key, value, type(value)(value)))
+        entries.append((module, prefix, "_modules", module._modules, dict(module._modules)))
+        for key, value in module._buffers.items():
+            if value is None:
+                entries.append((module, prefix, ("buffer", key), None, None))
+    return entries
+
+
+def _restore(entry, read: Set[int]) -> str:
+    """Puts one snapshot entry back; what changed (for the warning), or "".
+    A tensor attribute counts when the trace read its old value (its
+    storage among `read`): one recomputed from the parameters on every
+    call (the old spectral_norm's weight, set by a forward pre-hook) is
+    no state."""
+    module, prefix, key, value, copy = entry
+    where = prefix + "." if prefix else ""
+    if isinstance(key, tuple):  # a buffer registered as None
+        if module._buffers.get(key[1]) is None:
+            return ""
+        module._buffers[key[1]] = None
+        return f"buffer {where}{key[1]} (None before)"
+    if key == "_modules":
+        if len(value) == len(copy) and all(value.get(k) is m for k, m in copy.items()):
+            return ""
+        value.clear()
+        value.update(copy)
+        return f"{where}submodules"
+    now = vars(module).get(key, _MISSING)
+    if isinstance(value, _PLAIN):
+        if now is value or now == value:
+            return ""
+        object.__setattr__(module, key, value)
+        return f"{where}{key} (was {value!r})"
+    if isinstance(value, torch.Tensor):
+        if now is value and _same_tensor(value, copy):
+            return ""
+        changed = not (isinstance(now, torch.Tensor) and _same_tensor(now, copy))
+        object.__setattr__(module, key, value)
+        if not _same_tensor(value, copy):
+            with torch.no_grad():
+                value.copy_(copy)
+        return f"{where}{key} (a tensor)" if changed and value.data_ptr() in read else ""
+    if now is value and (value == copy if isinstance(value, dict) else
+                         len(value) == len(copy) and all(a is b for a, b in zip(value, copy))):
+        return ""
+    object.__setattr__(module, key, value)
+    if isinstance(value, list):
+        value[:] = copy
+    else:
+        value.clear()
+        value.update(copy)
+    return f"{where}{key} (a {type(value).__name__})"
+
+
+class _Kept:
+    """attributes_kept's handle: read_by(gm) records the tensors a traced
+    graph reads as constants."""
+
+    def __init__(self):
+        self.read: Set[int] = set()
+
+    def read_by(self, gm: torch.fx.GraphModule) -> None:
+        for value in vars(gm).values():
+            if isinstance(value, torch.Tensor):
+                self.read.add(value.data_ptr())
+        for _, value in gm.named_buffers():
+            self.read.add(value.data_ptr())
 
 
 @contextlib.contextmanager
-def attributes_kept(model: torch.nn.Module, model_name: str) -> Iterator[None]:
-    """Restores the modules' plain attributes (numbers, flags, strings)
-    after the block and warns about those the traced forward changed."""
-    before = _plain_attributes(model)
+def attributes_kept(model: torch.nn.Module, model_name: str) -> Iterator[_Kept]:
+    """Restores what the traced forward changed of the modules besides
+    their parameters and buffers (_snapshot) after the block and says
+    so: a TracedUpdateWarning naming the attributes (a tensor rebound to
+    equal values, as `self.pe = self.pe.to(x.dtype)`, is no change), a
+    ModelError for a buffer registered as None and set in forward (the
+    compiled program would compute its first value every call). Yields a
+    _Kept: tell it the traced graph (read_by) so that tensor attributes
+    the trace never read are no state."""
+    before = _snapshot(model)
+    kept = _Kept()
+    failed = True
     try:
-        yield
+        yield kept
+        failed = False
     finally:
-        changed = []
-        for (prefix, key), value in before.items():
-            module = model.get_submodule(prefix) if prefix else model
-            now = vars(module).get(key, value)
-            if now is not value and now != value:
-                changed.append(f"{prefix + '.' if prefix else ''}{key} (was {value!r})")
-                setattr(module, key, value)
-        if changed:
+        changed = [c for c in (_restore(entry, kept.read) for entry in before) if c]
+        lazy = [c for c in changed if c.startswith("buffer ")]
+        if lazy and not failed:
+            raise ModelError(
+                f"{model_name}'s forward sets {', '.join(lazy)}: tfc carries the updates of "
+                "buffers that exist when the model is compiled, so the compiled program would "
+                "compute the buffer's first value on every call",
+                hint="register the buffer with its initial tensor (register_buffer(name, "
+                     "torch.zeros(...))) and update it in place or re-assign it")
+        if changed and not lazy and not failed:
             warnings.warn(
                 f"{model_name}'s forward changes the Python attributes {', '.join(changed)}: "
                 "a trace keeps the values the traced call saw, so every compiled call computes "
                 "as that call did (a step counter does not advance, an init-once branch runs "
-                "every time); the module's attributes are restored. Keep such values in "
-                "registered buffers (updated in place or re-assigned: both are carried) or "
-                "pass them as inputs",
+                "every time, a list keeps the traced call's entries); the module's attributes "
+                "are restored. Keep such values in registered buffers (updated in place or "
+                "re-assigned: both are carried) or pass them as inputs",
                 TracedUpdateWarning, stacklevel=caller_level())

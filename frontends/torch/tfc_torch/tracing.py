@@ -522,7 +522,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                 state[name] = t
         holders = dict(state)
         with module_state.state_tables(model, holders), \
-                module_state.data_writes(holders, trainable):
+                module_state.data_writes(holders, trainable), module_state.traced_parameters():
             out = _functional_call(model, state, tuple(batch[:model_argc]))
             module_state.carry_rebindings(state, holders, trainable)
         if loss_fn is not None:
@@ -546,9 +546,10 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             [buffer_tensors[n].clone() for n in buffers], *example_args)
     # The traced and the eager call both run forward on the user's module:
     # its plain attributes are restored after them (module_state.py).
-    with module_state.attributes_kept(model, type(model).__name__), \
+    with module_state.attributes_kept(model, type(model).__name__) as kept, \
             outside_values.guarded(type(model).__name__):
         gm = _make_fx(_tfc_traced_loss, args)
+        kept.read_by(gm)
         _run_eagerly(_tfc_traced_loss, args, gm)
 
     placeholders = [Placeholder("param", n, param_tensors[n]) for n in params]
