@@ -16,6 +16,7 @@
 #include "passes/precision/PrecisionPolicy.h"
 
 #include "dialects/tfc/TfcOps.h"
+#include "dialects/tfc/TfcVjps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
@@ -90,9 +91,35 @@ private:
   void convertOperand(Operation *op, unsigned index, Type element) {
     Value v = op->getOperand(index);
     OpBuilder b(op);
+    if (auto attention = dyn_cast<AttentionOp>(op);
+        attention && attention.getMask() == v)
+      v = saturated(b, op->getLoc(), v, cast<FloatType>(element));
     Value c = b.create<ConvertOp>(op->getLoc(), withElement(v.getType(), element),
                                   v);
     op->setOperand(index, c);
+  }
+
+  /// `v` with its finite values beyond `narrow`'s range clamped to its
+  /// largest finite magnitude (infinities and NaN kept): an additive
+  /// attention mask of torch.finfo(torch.float32).min (Hugging Face's
+  /// padding and sliding-window masks) would round to -inf in fp16 / bf16,
+  /// and a row masked everywhere would then be NaN instead of the uniform
+  /// weights torch computes with the f32 mask.
+  Value saturated(OpBuilder &b, Location loc, Value v, FloatType narrow) {
+    FloatType wide = floatElement(v.getType());
+    if (!wide || wide.getWidth() <= narrow.getWidth())
+      return v;
+    double largest =
+        APFloat::getLargest(narrow.getFloatSemantics()).convertToDouble();
+    double inf = std::numeric_limits<double>::infinity();
+    VjpBuilder vb(b, loc);
+    Value hi = vb.scalar(wide, largest), lo = vb.scalar(wide, -largest);
+    Value posInf = vb.scalar(wide, inf), negInf = vb.scalar(wide, -inf);
+    // v > largest and finite -> largest; v < -largest and finite -> -largest.
+    Value high = vb.select(vb.compare(CompareDirection::lt, v, posInf), hi, v);
+    Value low = vb.select(vb.compare(CompareDirection::gt, v, negInf), lo, v);
+    Value clamped = vb.select(vb.compare(CompareDirection::gt, v, hi), high, v);
+    return vb.select(vb.compare(CompareDirection::lt, v, lo), low, clamped);
   }
 
   LogicalResult visit(Operation *op) {

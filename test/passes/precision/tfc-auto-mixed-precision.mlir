@@ -93,6 +93,37 @@ func.func @ops(%q: tensor<2x4x8xf32> {tfc.input = "q"},
 
 // -----
 
+// An additive attention mask is clamped to the 16-bit type's finite range
+// before it is converted (infinities and NaN kept): Hugging Face's masks of
+// torch.finfo(torch.float32).min would round to -inf, and a row masked
+// everywhere would be NaN where torch, adding the f32 mask, weighs every key
+// alike. The clamp compares with the largest finite value of the target
+// type (bf16 3.389e38, fp16 65504) and keeps +-inf through the inner selects.
+// BF16-LABEL: func.func @finite_mask
+// BF16-DAG: %[[HI:.*]] = tfc.constant dense<3.38953139E+38> : tensor<f32>
+// BF16-DAG: %[[LO:.*]] = tfc.constant dense<-3.38953139E+38> : tensor<f32>
+// BF16-DAG: %[[ABOVE:.*]] = tfc.compare gt, %[[M:.*]], %[[HI]]
+// BF16-DAG: %[[BELOW:.*]] = tfc.compare lt, %[[M]], %[[LO]]
+// BF16: %[[SAT:.*]] = tfc.select %[[BELOW]], %{{.*}}, %{{.*}} : tensor<2x1x4xi1>, tensor<2x1x4xf32>
+// BF16: %[[MB:.*]] = tfc.convert %[[SAT]] : tensor<2x1x4xf32> -> tensor<2x1x4xbf16>
+// BF16: tfc.attention %{{.*}}, %{{.*}}, %{{.*}} mask %[[MB]]
+// FP16-LABEL: func.func @finite_mask
+// FP16-DAG: tfc.constant dense<6.550400e+04> : tensor<f32>
+// FP16-DAG: tfc.constant dense<-6.550400e+04> : tensor<f32>
+// FP16: tfc.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} : tensor<2x4x8xf16>
+// F32-LABEL: func.func @finite_mask
+// F32-NOT: tfc.select
+// F32: tfc.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} : tensor<2x4x8xf32>
+func.func @finite_mask(%q: tensor<2x4x8xf32> {tfc.input = "q"},
+                       %k: tensor<2x4x8xf32> {tfc.input = "k"},
+                       %v: tensor<2x4x8xf32> {tfc.input = "v"},
+                       %m: tensor<2x1x4xf32> {tfc.input = "m"}) -> tensor<2x4x8xf32> {
+  %att = tfc.attention %q, %k, %v mask %m : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x1x4xf32> -> tensor<2x4x8xf32>
+  return %att : tensor<2x4x8xf32>
+}
+
+// -----
+
 // f64 is a deliberate choice: an f64 GEMM stays f64.
 // BF16-LABEL: func.func @f64_stays
 // BF16-NOT: tfc.convert

@@ -14,7 +14,9 @@ trace time (a registered tril buffer, or one built in forward from
 constants) that hides exactly the keys after each query: select(mask,
 fill, s) / select(mask, s, fill) with fill = -inf (or any value <= -1e4,
 which softmax turns into an exact 0), or add(s, m) with m 0 on and below
-the diagonal and such a fill above it.
+the diagonal and such a fill above it; a finite fill only when no other
+mask joins it (a row the other mask hides everywhere keeps the finite
+values, which softmax then weighs alike, as torch does).
 
 Any other mask (computed from the batch, e.g. BERT's padding mask) becomes
 tfc.attention's mask operand when the chain applies it after all scaling
@@ -56,6 +58,11 @@ def _causal_additive(mask: torch.Tensor) -> bool:
     return bool((m[:, ~future] == 0).all()) and bool((m[:, future] <= _FILL_LIMIT).all())
 
 
+def _finite_fill(mask: torch.Tensor) -> bool:
+    """Whether an additive causal mask hides keys with a finite value."""
+    return bool(torch.isfinite(mask).all())
+
+
 def _is_neg_inf(v) -> bool:
     s = splat(v)
     return s is not None and float(s) == float("-inf")
@@ -66,14 +73,19 @@ def _peel(v, uses):
     (matmul op, scale factor, causal, mask) or None. `mask` is None or
     (value, how) with how "add" (an additive mask), "keep" (an i1 mask true
     where scores are kept) or "drop" (an i1 mask true where they are
-    masked)."""
-    scale, causal, mask = 1.0, False, None
+    masked). A causal mask with a finite fill next to another mask is not
+    taken: a row the other mask hides everywhere keeps the causal fill's
+    finite values in torch (softmax weighs every key alike), where
+    tfc.attention's causal hides the keys after the query."""
+    scale, causal, mask, finite = 1.0, False, None, False
     while True:
         op = v.op
         if op is None:
             return None
         if op.name == "tfc.matmul":
             if op.attrs.get("transpose_a") or not op.attrs.get("transpose_b"):
+                return None
+            if finite and mask is not None:
                 return None
             return op, scale, causal, mask
         if op.name == "tfc.convert":
@@ -98,9 +110,9 @@ def _peel(v, uses):
         elif op.name == "tfc.select":
             cond, on_true, on_false = op.operands
             if not causal and _is_fill(on_true) and _causal_bool(cond.known, True):
-                inner, causal = on_false, True
+                inner, causal, finite = on_false, True, not _is_neg_inf(on_true)
             elif not causal and _is_fill(on_false) and _causal_bool(cond.known, False):
-                inner, causal = on_true, True
+                inner, causal, finite = on_true, True, not _is_neg_inf(on_false)
             elif mask is None and scale == 1.0 and _is_neg_inf(on_false):
                 inner, mask = on_true, (cond, "keep")
             elif mask is None and scale == 1.0 and _is_neg_inf(on_true):
@@ -112,9 +124,9 @@ def _peel(v, uses):
         elif op.name == "tfc.add":
             a, b = op.operands
             if not causal and _causal_additive(b.known):
-                inner, causal = a, True
+                inner, causal, finite = a, True, _finite_fill(b.known)
             elif not causal and _causal_additive(a.known):
-                inner, causal = b, True
+                inner, causal, finite = b, True, _finite_fill(a.known)
             elif mask is None and scale == 1.0 and b.dtype == op.result.dtype \
                     and a.type == op.result.type:
                 inner, mask = a, (b, "add")

@@ -11,6 +11,13 @@ from .common import _case, _g
 
 CASES = {
     "norms": lambda: _norms(),
+    # Attention masked as Hugging Face builds it: a causal mask filled with
+    # torch.finfo(torch.float32).min (finite) plus a padding mask of the same
+    # fill, the first sequence left-padded so its first query row is masked
+    # everywhere (torch weighs every key alike there: the finite causal fill
+    # is not a true causal mask next to another mask, passes/attention.py);
+    # an -inf causal mask with the same padding; a combined 4-d mask.
+    "attention-masks": lambda: _attention_masks(),
     "batch-norm-train": lambda: _batch_norm(train=True),
     "batch-norm-eval": lambda: _batch_norm(train=False),
     # nn.utils.spectral_norm in training mode: its power iteration reads
@@ -292,3 +299,29 @@ class _WeightNorm(nn.Module):
 def _weight_norm():
     torch.manual_seed(0)
     return _WeightNorm(), (torch.randn(4, 6, generator=_g(1)), torch.randn(2, 3, 7, generator=_g(2)))
+
+
+class _AttentionMasks(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(4, 12)
+
+    def forward(self, x, attention_mask):
+        q, k, v = self.qkv(x).chunk(3, -1)
+        low = torch.finfo(torch.float32).min
+        pad = (1.0 - attention_mask[:, None, :].float()) * low
+        finite = torch.full((3, 3), low).triu(1)
+        infinite = torch.full((3, 3), float("-inf")).triu(1)
+        total = 0
+        for causal in (finite, infinite):
+            p = ((q @ k.transpose(-1, -2)) / 2.0 + pad + causal).softmax(-1)
+            total = total + ((p @ v) * torch.linspace(0.5, 1.5, 4)).pow(2).sum()
+        combined = torch.clamp(pad + finite, min=low)   # one 4-d-style mask
+        p = ((q @ k.transpose(-1, -2)) / 2.0 + combined).softmax(-1)
+        return total + (p @ v).sin().sum()
+
+
+def _attention_masks():
+    torch.manual_seed(0)
+    return _AttentionMasks(), (torch.randn(2, 3, 4, generator=_g(1)),
+                               torch.tensor([[0, 1, 1], [1, 1, 1]]))
