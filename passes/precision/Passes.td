@@ -21,7 +21,7 @@ def TfcAutoMixedPrecisionPass
 
     | class | ops | bf16 / fp16 |
     |---|---|---|
-    | low | tfc.matmul, tfc.attention | f32 operands converted to 16-bit; 16-bit results (f32 accumulation inside the kernels) |
+    | low | tfc.matmul, tfc.attention | f32 operands converted to 16-bit; 16-bit results (f32 accumulation inside the kernels); an additive attention mask clamped to the 16-bit finite range first (+-inf, NaN kept) |
     | f32 | tfc.layer_norm, tfc.rms_norm, tfc.softmax, tfc.log_softmax, tfc.cross_entropy, tfc.reduce_sum, tfc.reduce_mean, tfc.exp, tfc.log, tfc.pow, tfc.rsqrt, and the backward ops tfc.layer_norm_grad, tfc.rms_norm_grad, tfc.layer_norm_grad_input, tfc.rms_norm_grad_input, tfc.softmax_grad, tfc.log_softmax_grad, tfc.cross_entropy_grad | 16-bit operands converted to f32; f32 results |
     | follow | every other op | its operands' storage type: operands of different float types meet at the widest type of the activations; an operand computed from parameters and constants alone (a bias, a scale) is converted to the activations' type instead of widening it |
     | refused | tfc.adamw, tfc.adam, tfc.sgd, tfc.adamw8bit, tfc.fusion | an error: run this pass on the forward, before the train step and the kernels are built |
