@@ -10,13 +10,15 @@ docs/training.md): each group's learning rate as a factor on the first
 group's (a schedule then scales every group alike, as torch's schedulers
 do) and its weight decay on every parameter of the group, biases included,
 exactly as torch applies it (rates from `initial_lr` when a torch scheduler
-is attached). A parameter in no group is not trained (torch never steps
-it): factor 0, decay 0. Settings tfc keeps per step, not per
+is attached; Follower then gives each call the first group's current rate,
+so the scheduler drives the compiled step). A parameter in no group is not
+trained (torch never steps it): factor 0, decay 0. Settings tfc keeps per step, not per
 group (betas, eps, momentum, nesterov, alpha, centered, lr_decay, ...),
 must agree across groups; a form tfc has no option for (amsgrad, maximize,
 SGD's dampening) is an OptionError naming it.
 """
-from typing import Dict, Tuple
+import math
+from typing import Dict, Optional, Tuple
 
 import torch
 
@@ -76,10 +78,7 @@ def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
                           "(and TrainStep.load_optimizer_state_dict for tfc's own state)")
     groups = optimizer.param_groups
 
-    def lr_of(g):
-        # A scheduler already attached keeps each group's base rate in
-        # initial_lr (its lr is the schedule's current one).
-        return float(g.get("initial_lr", g["lr"]))
+    lr_of = _base_lr
     first = groups[0]
     options: Dict[str, object] = {"optimizer": name, "lr": lr_of(first)}
     if name == "nadam" and _TORCH2:
@@ -112,3 +111,61 @@ def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
             settings[pname] = {LR_SCALE: lr_of(g) / lr_of(first),
                                WEIGHT_DECAY: float(g.get("weight_decay", 0.0))}
     return options, settings
+
+
+class Follower:
+    """Keeps a compiled step on the torch optimizer it was built from, the
+    way a training script drives that optimizer: a learning-rate scheduler
+    (StepLR, LambdaLR warm-up, CosineAnnealingLR, OneCycleLR's rates)
+    changes its param_groups' lr between steps, and each call of the step
+    takes the first group's current rate (`lr()`). What the compiled step
+    cannot follow is an OptionError at that call, not a silent difference:
+    groups whose rates stop being the compiled factors of the first's,
+    changed weight decays, changed per-step settings (OneCycleLR's
+    cycle_momentum changes betas / momentum), added groups."""
+
+    def __init__(self, optimizer: torch.optim.Optimizer):
+        self.optimizer = optimizer
+        _, shared, _ = _OPTIMIZERS[type(optimizer)]
+        groups = optimizer.param_groups
+        first = _base_lr(groups[0])
+        self.shared = {key: repr(groups[0].get(key)) for key in shared}
+        self.factors = [_base_lr(g) / first for g in groups]
+        self.decays = [g.get("weight_decay") for g in groups]
+        self.last: Optional[float] = None
+
+    def _refuse(self, what: str, hint: str):
+        raise OptionError(f"optimizer {type(self.optimizer).__name__}: {what} since "
+                          "compile_train_step; the compiled step follows its first group's "
+                          "lr only", hint=hint)
+
+    def lr(self) -> Optional[float]:
+        """The first group's lr when it changed since the last call (None
+        otherwise), after checking that the rest still holds."""
+        groups = self.optimizer.param_groups
+        if len(groups) != len(self.factors):
+            self._refuse("param groups were added", "build the optimizer with all its groups "
+                         "before compiling")
+        for key, want in self.shared.items():
+            if repr(groups[0].get(key)) != want:
+                self._refuse(f"{key} changed ({want} -> {groups[0].get(key)!r})",
+                             "a scheduler cycling momentum / betas (OneCycleLR, "
+                             "CyclicLR): cycle_momentum=False")
+        first = float(groups[0]["lr"])
+        for i, (g, factor, decay) in enumerate(zip(groups, self.factors, self.decays)):
+            if g.get("weight_decay") != decay:
+                self._refuse(f"group {i}'s weight_decay changed", "keep weight decays fixed")
+            if first > 0 and not math.isclose(float(g["lr"]) / first, factor, rel_tol=1e-9,
+                                              abs_tol=1e-12):
+                self._refuse(f"group {i}'s lr is no longer {factor:g} x the first group's",
+                             "schedule every group alike (one lambda for all groups)")
+        if first == self.last:
+            return None
+        self.last = first
+        return first
+
+
+def _base_lr(group) -> float:
+    """A group's base rate: initial_lr when a scheduler is attached (its lr
+    is the schedule's current one)."""
+    return float(group.get("initial_lr", group["lr"]))

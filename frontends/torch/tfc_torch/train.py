@@ -210,6 +210,9 @@ class TrainStep:
                 self.program.set(key, value)
         self.accumulate_steps = self.artifact.accumulate_steps
         self._micro = 0
+        # The torch optimizer the step was compiled from, whose lr it
+        # follows (optimizers.Follower); None for an optimizer by name.
+        self._follower: Optional[optimizers.Follower] = None
 
     @property
     def lr(self) -> float:
@@ -222,6 +225,10 @@ class TrainStep:
         self._schedule["lr"] = float(value)
 
     def __call__(self, *batch: torch.Tensor) -> float:
+        if self._follower is not None:
+            lr = self._follower.lr()
+            if lr is not None:
+                self.lr = lr
         self._feed(batch)
         if self.accumulate_steps > 1:
             self.program.run("accumulate_step")
@@ -306,7 +313,10 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
     builds (AdamW, Adam, SGD, RMSprop, Adagrad, Adamax, NAdam, RAdam): its
     hyper-parameters are the options (lr and the optimizer's own options may
     then not be given) and its param_groups become per-parameter
-    learning-rate factors and weight decays (optimizers.py)."""
+    learning-rate factors and weight decays (optimizers.py); each call then
+    takes the first group's current lr, so a torch.optim.lr_scheduler
+    stepping that optimizer drives the compiled step (a change the step
+    cannot follow, e.g. OneCycleLR cycling betas, is an OptionError)."""
     if isinstance(optimizer, torch.optim.Optimizer):
         taken, settings = optimizers.from_torch(optimizer, model)
         betas = taken.pop("betas", None)
@@ -318,6 +328,8 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
             raise OptionError(f"option {', '.join(clash)}: given by the "
                               f"{type(optimizer).__name__} instance (its param_groups)")
         options = dict(options, **taken)
-        return TrainStep(model, example_args, loss_fn, device, input_names, options, settings)
+        step = TrainStep(model, example_args, loss_fn, device, input_names, options, settings)
+        step._follower = optimizers.Follower(optimizer)
+        return step
     options = dict(options, optimizer=optimizer, lr=1e-3 if lr is None else lr)
     return TrainStep(model, example_args, loss_fn, device, input_names, options)

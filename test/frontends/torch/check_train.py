@@ -707,9 +707,11 @@ def check_param_groups(device):
     momentum), Adagrad (lr_decay, initial accumulator), Adamax, NAdam
     (momentum_decay) and RAdam, 8 steps each against the same torch
     optimizer on a copy (parameters, and the distance each moved), also with
-    optimizer_in_backward (AdamW, Adam, SGD);
-    options the instance sets, an optimizer with state, or forms tfc has no
-    option for, are errors."""
+    optimizer_in_backward (AdamW, Adam, SGD); torch lr schedulers (LambdaLR
+    warm-up from 0, StepLR, CosineAnnealingLR, OneCycleLR without momentum
+    cycling) stepping the optimizer between calls, as torch's; options the
+    instance sets, an optimizer with state, forms tfc has no option for, and
+    a scheduler cycling betas, are errors."""
     torch.manual_seed(6)
     nn = torch.nn
     model = nn.Sequential(nn.Linear(6, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 3))
@@ -765,6 +767,51 @@ def check_param_groups(device):
                 problems.append(f"{label}: {name} moved {e:.2e} from torch's move")
         if not torch.equal(trained["3.bias"], model[3].bias.detach()):
             problems.append(f"{label}: 3.bias (in no group) changed")
+    # torch.optim.lr_scheduler stepping the optimizer the step was compiled
+    # from: each call takes the first group's current lr (the groups keep
+    # their factors), so a warm-up from 0, step decays and cosine annealing
+    # run as torch's; what the step cannot follow is an error.
+    sched = sched_worst = 0
+    schedules = {
+        "warmup": (lambda p: torch.optim.AdamW(p, lr=1e-3),
+                   lambda o: torch.optim.lr_scheduler.LambdaLR(o, lambda s: min(1.0, s / 3))),
+        "step": (lambda p: torch.optim.SGD(p, lr=1e-2, momentum=0.9),
+                 lambda o: torch.optim.lr_scheduler.StepLR(o, 2, gamma=0.3)),
+        "cosine": (lambda p: torch.optim.Adam(p, lr=3e-3),
+                   lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, 8)),
+        "one-cycle": (lambda p: torch.optim.AdamW(p, lr=1e-3),
+                      lambda o: torch.optim.lr_scheduler.OneCycleLR(
+                          o, max_lr=[1e-2, 3e-2, 1e-1], total_steps=8, cycle_momentum=False))}
+    for kind, (make, schedule) in schedules.items():
+        mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+        mine_opt, opt = make(groups(mine)), make(groups(reference))
+        mine_sched, ref_sched = schedule(mine_opt), schedule(opt)
+        step = tfc_torch.compile_train_step(mine, data[0], loss_fn, device=device,
+                                            optimizer=mine_opt)
+        for i, batch in enumerate(data):
+            loss = step(*batch)
+            opt.zero_grad()
+            expected = loss_fn(reference(batch[0]), *batch)
+            expected.backward()
+            opt.step()
+            ref_sched.step()
+            mine_sched.step()
+            sched_worst = max(sched_worst, rel(loss, expected.item()))
+            if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
+                problems.append(f"{kind} schedule step {i}: loss {loss!r}, torch "
+                                f"{expected.item()!r}")
+        compare_parameters(step.state_dict(), reference, f"{kind} schedule: ", problems)
+        sched += 1
+    cycling = torch.optim.AdamW(groups(copy.deepcopy(model)), lr=1e-3)
+    cycler = torch.optim.lr_scheduler.OneCycleLR(cycling, max_lr=1e-2, total_steps=8)
+    step = tfc_torch.compile_train_step(copy.deepcopy(model), data[0], loss_fn, device=device,
+                                        optimizer=cycling)
+    step(*data[0])
+    cycling.step()
+    cycler.step()
+    problem = expect_error(tfc_torch.OptionError, "betas changed", lambda: step(*data[1]))
+    if problem:
+        problems.append(f"one-cycle with cycle_momentum: {problem}")
     used = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     model(data[0][0]).sum().backward()
     used.step()                                  # momentum buffers: state tfc would drop
@@ -791,7 +838,8 @@ def check_param_groups(device):
     print("param-groups: ok (AdamW, Adam, SGD, RMSprop, Adagrad, Adamax, NAdam and RAdam "
           "instances with 3 groups, 8 steps: per-group lr and weight decay, an ungrouped "
           "parameter frozen, also optimizer_in_backward (AdamW, Adam, SGD); each parameter's "
-          f"move within {moved_worst:.1e} of torch's; 7 refusals)")
+          f"move within {moved_worst:.1e} of torch's; {sched} lr schedulers driving the "
+          f"compiled step, losses within {sched_worst:.1e} of torch's; 8 refusals)")
     return None
 
 
