@@ -365,6 +365,21 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     return signal.reshape(tuple(batch) + (signal.shape[-1],))
 
 
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    """Tensor.new_tensor (pytorch-fm's embeddings, Dreamer's free nats):
+    torch 1.13's functionalization fails on it ("DispatchKey Functionalize
+    doesn't correspond to a device"). The same tensor by torch.tensor (a
+    tensor `data`: its values copied, detached), with self's dtype and
+    device by default."""
+    dtype = self.dtype if dtype is None else dtype
+    device = self.device if device is None else device
+    if isinstance(data, torch.Tensor):
+        out = data.detach().clone().to(dtype=dtype, device=device)
+    else:
+        out = torch.tensor(data, dtype=dtype, device=device)
+    return out.requires_grad_() if requires_grad else out
+
+
 _BATCH_NORM_FORWARD = torch.nn.modules.batchnorm._BatchNorm.forward
 
 
@@ -552,6 +567,7 @@ REPLACEMENTS = [
     (F, "gaussian_nll_loss", gaussian_nll_loss),
     (F, "ctc_loss", ctc_loss),
     (torch, "istft", istft),
+    (torch.Tensor, "new_tensor", new_tensor),
     (torch.Tensor, "istft", lambda self, *a, **k: istft(self, *a, **k)),
     (torch, "cov", cov),
     (torch, "corrcoef", corrcoef),

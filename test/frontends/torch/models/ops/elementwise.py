@@ -38,6 +38,13 @@ CASES = {
     # frexp (its mantissa's gradient; f32 / f64 subnormals, extremes, 0,
     # -0, +-inf, NaN).
     "sign-tests-frexp": _case(lambda h: _sign_tests_frexp(h)),
+    # Tensor.new_tensor in forward (pytorch-fm's offsets, Dreamer's free
+    # nats; traceable.py: torch 1.13's functionalization fails on it): a
+    # scalar, a list, another dtype, a copy of a tensor.
+    "new-tensor": _case(lambda h: ((h + h.new_tensor([0.5, -1.0, 2.0, 0.0, 1.5, 3.0, 0.1, 0.2]))
+                                   .clamp(min=h.new_tensor(0.25)).sum()
+                                   + (h * h.new_tensor(h[0].detach())).sum()
+                                   + h.new_tensor([1, 2], dtype=torch.long).sum())),
     "where-compare": _case(lambda h: (torch.where(h > 0, h, h * 0.1)
                                       + torch.where(h <= 0.2, 1.0, h)
                                       + h.masked_fill(h < -0.5, 0.0)
