@@ -74,7 +74,10 @@ def slice_(ctx, x, dim=0, start=None, end=None, step=1):
     dim = norm_dim(dim, v.rank)
     s, e, st = _slice_bounds(v.shape[dim], start, end, step)
     if e <= s:
-        ctx.unsupported("the slice is empty; tfc tensors have no zero-sized dimensions")
+        # No elements, so no values: a constant that an op folds and cat
+        # leaves out (GPT-NeoX's x[..., rotary_ndims:] at rotary_pct=1).
+        out = ctx.out()
+        return Known(torch.zeros(out.shape, dtype=dtypes.torch_dtype(out.dtype)))
     return ctx.b.slice_dim(v, dim, s, e, st)
 
 

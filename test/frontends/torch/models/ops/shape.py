@@ -19,7 +19,8 @@ CASES = {
                                 + sum(p.max() for p in h.unbind(0)) + h.narrow(1, 2, 3).sum())),
     # cat with operands of no elements: a decoder's output accumulator
     # started as torch.zeros(B, 0, C) and grown per step, the legacy 1-d
-    # empty tensor (an empty slice of a traced value stays unsupported).
+    # empty tensor, an empty slice of a traced value through an op
+    # (GPT-NeoX's pass-through part x[..., rotary_ndims:] at rotary_pct=1).
     "cat-empty": _case(lambda h: _cat_empty(h)),
     "pad-repeat": _case(lambda h: (F.pad(h, (1, 2, 0, 1), value=0.5).pow(2).sum()
                                    + F.pad(h, (-1, -2)).sum() + h.repeat(2, 3).sigmoid().sum()
@@ -124,7 +125,9 @@ def _cat_empty(h):                                  # h: [4, 8]
     for t in range(3):
         outs = torch.cat([outs, h[:, None, 2 * t:2 * t + 2].sin()], 1)
     legacy = torch.cat([h.new_zeros(0), h[0], h.new_zeros(0)])
-    return outs.pow(2).sum() + legacy.exp().sum()
+    rotated, passed = h[..., :8], h[..., 8:]
+    neox = torch.cat([rotated.flip(-1) * 2.0, passed * 3.0], -1)
+    return outs.pow(2).sum() + legacy.exp().sum() + (neox * h).sum()
 
 
 def _masked_scatter(h):                              # h: [4, 8]
