@@ -8,6 +8,7 @@ import math
 
 import torch
 
+from .. import dtypes
 from ..registry import lowers
 from .common import norm_dim, norm_dims, promoted
 
@@ -176,6 +177,11 @@ def _sorted_by_rank(ctx, v, dim, descending):
     elements, each value the exact element with its gradient going to it
     alone (picked_along's scheme, over the rank's one-hot)."""
     b = ctx.b
+    if not dtypes.is_float(v.dtype) and v.dtype not in ("i32", "i64"):
+        # Narrow integers (u8, i8, i16, bool) sort as i64: the placing sum
+        # reduces in the values' type.
+        values, indices = _sorted_by_rank(ctx, b.convert(v, "i64"), dim, descending)
+        return b.convert(values, v.dtype), indices
     last = v.rank - 1
     vt = b.swap(v, dim, last) if dim != last else v
     n = vt.shape[-1]
@@ -255,6 +261,16 @@ def sort(ctx, x, *args, **kwargs):
                         "use torch.topk for the few largest, or sort outside the model")
     values, indices = _sorted_by_rank(ctx, v, dim, descending)
     return values, ctx.tensor(indices, ctx.out(1).dtype)
+
+
+@lowers("aten.argsort.stable")
+def argsort_stable(ctx, x, *, stable=True, dim=-1, descending=False):
+    """torch.argsort(x, stable=True): the indices of the stable sort."""
+    v = ctx.tensor(x)
+    if v.rank == 0:
+        return ctx.tensor(0, ctx.out().dtype)
+    _, indices = _sorted_by_rank(ctx, v, norm_dims(dim, v.rank)[0], descending)
+    return ctx.tensor(indices, ctx.out().dtype)
 
 
 @lowers("aten.argmax.default", "aten.argmin.default")

@@ -42,7 +42,8 @@ CASES = {
     # Sorts of long rows by rank (n x n comparisons): MAE's random masking
     # (argsort of 196 noise values, keep the first 49, argsort again to
     # restore the order), stable sorts of 200 values with ties, NaN, +-inf
-    # and signed zeros both ways, an integer sort, topk of 100 of 300.
+    # and signed zeros both ways, an integer and a uint8 sort, a stable
+    # argsort, topk of 100 of 300.
     "sort-long": lambda: _sort_long(),
     # aminmax (values; torch 1.13 cannot differentiate it), nansum and
     # nanmean over NaNs, cumprod with zeros and negative values, cummax /
@@ -109,11 +110,14 @@ class _SortLong(nn.Module):
         down, i_down = torch.sort(self.p.t() * 1.0, dim=0, descending=True, stable=True)
         ints, i_ints = torch.sort((self.p[2] * 1.0).long(), stable=True)
         top, i_top = (self.p[1] * 2.0).topk(100)
+        order = torch.argsort(self.p[2] * 1.0, stable=True, descending=True)
+        small, _ = torch.sort((self.p[2] * 1.0).clamp(0, 3).to(torch.uint8), stable=True)
         finite = torch.nan_to_num(torch.cat([up, down.t()]), nan=7.0, posinf=9.0, neginf=-9.0)
         return ((full.pow(2) * torch.arange(196.0).view(1, 196, 1)).mean()
                 + (finite * w.repeat(2, 1)).sum() + ((i_up + i_down.t()).float() * w).sum()
                 + ((ints + i_ints).float() * w[0]).sum() + (top * w[0, :100]).sum()
-                + (i_top.float() * w[1, :100]).sum())
+                + (i_top.float() * w[1, :100]).sum() + (order.float() * w[2]).sum()
+                + (small.float() * w[1]).sum())
 
 
 def _sort_long():
