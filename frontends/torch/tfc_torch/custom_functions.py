@@ -25,7 +25,8 @@ that mixes elements, such as a custom matmul or softmax, or that clips,
 gates or normalizes the gradient, is not imported). One tensor output (floating point), inputs of its shape.
 """
 import contextlib
-from typing import Optional
+import types
+from typing import List, Optional, Sequence, Tuple
 
 import torch
 
@@ -189,10 +190,48 @@ def run_checks():
                                  "imports an elementwise backward only)", frame)
 
 
+def code_globals(model: torch.nn.Module, *functions) -> List[dict]:
+    """The global namespaces the model's code reads: those of its modules'
+    methods and function attributes and of `functions` (a loss function),
+    and of the modules they import by name (`from . import functions`)."""
+    found: List[dict] = []
+
+    def add(space):
+        if isinstance(space, dict) and not any(space is f for f in found):
+            found.append(space)
+    for m in model.modules():
+        for value in list(vars(type(m)).values()) + list(vars(m).values()):
+            add(getattr(value, "__globals__", None))
+    for f in functions:
+        add(getattr(f, "__globals__", None))
+    for space in list(found):
+        for value in list(space.values()):
+            if isinstance(value, types.ModuleType) and \
+                    not value.__name__.startswith(("torch", "numpy")):
+                add(vars(value))
+    return found
+
+
+def _aliases(spaces) -> List[Tuple[dict, str, type]]:
+    """(globals, name, Function class) of each global bound to a Function's
+    apply at import (`sparsemax = SparsemaxFunction.apply`): a bound method
+    made before tracing, which the patched Function.apply never reaches."""
+    found = []
+    for space in spaces:
+        for name, value in list(space.items()):
+            owner = getattr(value, "__self__", None)
+            if (getattr(value, "__name__", None) == "apply" and isinstance(owner, type)
+                    and issubclass(owner, torch.autograd.Function)):
+                found.append((space, name, owner))
+    return found
+
+
 @contextlib.contextmanager
-def applied(check: bool = False):
+def applied(check: bool = False, spaces: Sequence[dict] = ()):
     """Replaces torch.autograd.Function.apply while tracing (check=False) or
-    while the eager run checks the backwards (check=True)."""
+    while the eager run checks the backwards (check=True), and the
+    Function.apply aliases bound at import in the global namespaces
+    `spaces` (code_globals)."""
     owner = torch.autograd.Function
     had: Optional[object] = owner.__dict__.get("apply")
     _PENDING.clear()
@@ -201,10 +240,16 @@ def applied(check: bool = False):
     def apply(cls, *args):
         return _apply(cls, *args, check=check)
     owner.apply = classmethod(apply)
+    aliases = _aliases(spaces)
+    saved = [space[name] for space, name, _ in aliases]
+    for space, name, cls in aliases:
+        space[name] = types.MethodType(apply, cls)
     try:
         yield
     finally:
         _EAGER[0] = False
+        for (space, name, _), value in zip(aliases, saved):
+            space[name] = value
         if had is None:
             del owner.apply
         else:

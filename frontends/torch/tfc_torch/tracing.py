@@ -377,15 +377,17 @@ def _describe(leaf) -> str:
     return type(leaf).__name__
 
 
-def _make_fx(fn, args):
-    """make_fx of functionalized `fn` on `args` under the tracing contexts;
-    a failure re-raised as the FrontendError that explains it."""
+def _make_fx(fn, args, spaces):
+    """make_fx of functionalized `fn` on `args` under the tracing contexts
+    (`spaces`: the model code's globals, for custom_functions); a failure
+    re-raised as the FrontendError that explains it."""
     try:
         # Grad mode on while tracing, so only the model's own no_grad regions
         # count (a caller's `with torch.no_grad():` around the import would
         # otherwise mark every node).
         with _linear_fx_names(), _annotating_nodes(), _traceable_functions(), \
-                custom_functions.applied(), packed_sequences.replaced(), _NoFastPaths(), \
+                custom_functions.applied(spaces=spaces), packed_sequences.replaced(), \
+                _NoFastPaths(), \
                 index_rewrites.rewritten(), SelectionSizes(), \
                 torch.enable_grad():
             gm = make_fx(_functionalize(fn))(*args)
@@ -444,7 +446,7 @@ def _make_fx(fn, args):
     return gm
 
 
-def _run_eagerly(fn, args, gm):
+def _run_eagerly(fn, args, gm, spaces):
     """The eager run of `fn` that pairs in-place no_grad writes with the
     trace's nodes (no_grad_writes.py) and checks custom Functions and packed
     sequences."""
@@ -455,7 +457,7 @@ def _run_eagerly(fn, args, gm):
     # total_length (packed_sequences.py) gets an eager forward of its own
     # when that run did not happen.
     try:
-        with _traceable_functions(), custom_functions.applied(check=True), \
+        with _traceable_functions(), custom_functions.applied(check=True, spaces=spaces), \
                 packed_sequences.replaced(check=True):
             ran = no_grad_writes.mark(fn, args, grad_off, _NoFastPaths)
             custom_functions.run_checks()
@@ -548,9 +550,10 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     # its plain attributes are restored after them (module_state.py).
     with module_state.attributes_kept(model, type(model).__name__) as kept, \
             outside_values.guarded(type(model).__name__):
-        gm = _make_fx(_tfc_traced_loss, args)
+        spaces = custom_functions.code_globals(model, loss_fn)
+        gm = _make_fx(_tfc_traced_loss, args, spaces)
         kept.read_by(gm)
-        _run_eagerly(_tfc_traced_loss, args, gm)
+        _run_eagerly(_tfc_traced_loss, args, gm, spaces)
 
     placeholders = [Placeholder("param", n, param_tensors[n]) for n in params]
     placeholders += [Placeholder("buffer", n, buffer_tensors[n]) for n in buffers]

@@ -27,7 +27,7 @@ CASES = {
     "no-grad-writes": lambda: _no_grad_writes(),
     # Custom torch.autograd.Functions, imported with their own backward
     # (elementwise: grad_input = m * grad_output): gradient reversal with a
-    # number argument, a straight-through rounding with a clipping mask from
+    # number argument (called through an alias of its apply bound at import), a straight-through rounding with a clipping mask from
     # ctx attributes, a hand-written swish derivative from saved tensors, a
     # two-input product (each input its own m) with an integer mask input
     # that gets no gradient, an output used twice, an output clamped in
@@ -87,8 +87,13 @@ class _MaskedProduct(torch.autograd.Function):
         return grad * b * keep, grad * a * keep, None
 
 
+# Bound at import, as pytorch-tabnet's `sparsemax = SparsemaxFunction.apply`:
+# tracing rebinds such aliases (custom_functions.code_globals).
+_reverse = _Reverse.apply
+
+
 def _custom_functions(h):                          # h: [4, 8]
-    r = _Reverse.apply(h, 0.7)
+    r = _reverse(h, 0.7)
     q = _RoundClip.apply(h.tanh(), 3.0)
     s = _Swish.apply(h * 1.5)
     keep = (torch.arange(8) % 3 != 0).expand(4, 8).to(torch.int64)
