@@ -20,7 +20,12 @@ with .item(), which no trace records. Each becomes a 1-element index
 tensor and the dim it adds is squeezed away again (for a write, the value
 gets that dim), which selects the same elements by a traced index.
 
-`rewritten()` installs both rewrites of Tensor.__getitem__ /
+A one-row value written through a boolean mask (x[mask] = f(x[mask]) when
+the example selects one row) goes to index_put_ itself: torch's setitem
+first views the value without its leading 1, which would cut a masked
+selection from its rows.
+
+`rewritten()` installs the rewrites of Tensor.__getitem__ /
 __setitem__ for the duration of the trace; index expressions of other
 forms (ints, steps, newaxis next to tensors) pass through unchanged.
 """
@@ -135,6 +140,18 @@ def _rewrite_get(getitem):
     return unscalared_getitem
 
 
+def _one_row_masked_write(x, index, value) -> bool:
+    """Whether `x[index] = value` is x[mask] = v for one boolean mask over
+    x's leading dims and a v of the selection's rank whose rows dim is 1."""
+    entries = list(index) if isinstance(index, tuple) else [index]
+    if len(entries) != 1 or not isinstance(x, torch.Tensor) or \
+            not isinstance(value, torch.Tensor):
+        return False
+    mask = entries[0]
+    return (isinstance(mask, torch.Tensor) and mask.dtype == torch.bool and mask.dim() >= 1
+            and value.dim() == x.dim() - mask.dim() + 1 and value.shape[0] == 1)
+
+
 def _rewrite(setitem):
     def permuted_setitem(x, index, value):
         if isinstance(x, torch.Tensor):
@@ -147,6 +164,13 @@ def _rewrite(setitem):
                     rank = x.dim() - sum(isinstance(e, torch.Tensor) for e in index)
                     if value.dim() > rank - at:
                         value = value.unsqueeze(value.dim() - (rank - at))
+        if _one_row_masked_write(x, index, value):
+            # x[mask] = v with v of one row: torch's setitem views v without
+            # its leading 1 first, which would cut a selection of the mask
+            # (x[mask] = f(x[mask]) when one row is selected) from its rows;
+            # index_put_ broadcasts v itself.
+            x.index_put_((index if isinstance(index, torch.Tensor) else index[0],), value)
+            return None
         plan = _plan(x, index) if isinstance(x, torch.Tensor) else None
         if plan is None:
             return setitem(x, index, value)

@@ -147,6 +147,29 @@ def _row_reductions():
     return _RowReductions(), (torch.randn(9, 4, generator=_g(1)), keep)
 
 
+class _SwitchDispatch(nn.Module):
+    """Switch Transformer's expert dispatch, out[mask] = expert(x[mask]),
+    compiled from an example that routes exactly one token (torch's
+    setitem views a one-row value without its leading 1;
+    index_rewrites.py writes it with index_put_)."""
+
+    def __init__(self):
+        super().__init__()
+        self.expert = nn.Linear(4, 4)
+
+    def forward(self, x, mask):
+        out = x.clone()
+        out[mask] = self.expert(x[mask])
+        return (out * out).sum()
+
+
+def _switch_one_row():
+    torch.manual_seed(0)
+    mask = torch.zeros(2, 6, dtype=torch.bool)
+    mask[1, 2] = True
+    return _SwitchDispatch(), (torch.randn(2, 6, 4, generator=_g(1)), mask)
+
+
 class _WhereIndices(nn.Module):
     """Indices from nonzero / torch.where(mask) / argwhere: rows gathered
     by them (x[i], index_select), elements by two of them (x[i, j]), a
@@ -344,6 +367,7 @@ CASES = {
     "masked-assignments": _assign,
     "masked-row-ops": _rows,
     "masked-row-reductions": _row_reductions,
+    "masked-write-one-row": _switch_one_row,
     "masked-where-indices": _where,
     "masked-sequences": _sequences(),
     "masked-moe-routing": _moe,
