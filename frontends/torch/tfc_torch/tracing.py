@@ -405,9 +405,18 @@ def _make_fx(fn, args, spaces):
                 exception_frame(e),
                 "tfc compiles one static graph per shape: compute both branches and pick "
                 "with torch.where / masked_fill, or move the decision out of the model "
-                "(e.g. into a constructor argument); a size read from the data "
-                "(max_len = lengths.max().item() for a padding mask) is the padded size "
-                "(x.size(1))") from e
+                "(e.g. into a constructor argument); a number read from a tensor to compute "
+                "with stays a tensor (loss / mask.sum(), not / mask.sum().item()); a size "
+                "read from the data (max_len = lengths.max().item() for a padding mask) is "
+                "the padded size (x.size(1))") from e
+        if "for tensor of size [0" in text or "with size 0" in text:
+            raise ModelError(
+                f"tracing the model with make_fx failed on an empty tensor ({text.splitlines()[0]}): "
+                "the example batch selects no element somewhere (a mixture-of-experts expert "
+                "routed no token, an empty mask), and this torch cannot trace indexing into "
+                "it", exception_frame(e),
+                "compile from an example batch that selects at least one element everywhere "
+                "(every expert one token); the compiled program then runs any batch") from e
         if "support the use of autograd.Function" in text:  # functorch of torch 1.13
             raise ModelError(
                 f"a torch.autograd.Function cannot be traced ({AUTOGRAD_FUNCTION_PROBLEM}; "
