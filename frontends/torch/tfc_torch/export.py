@@ -99,15 +99,18 @@ def import_module(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                   loss_fn: Optional[Callable] = None, input_names: Optional[Sequence[str]] = None,
                   function_name: str = "loss", patterns: bool = True,
                   locations: bool = True,
-                  param_settings: Optional[Dict[str, Dict[str, float]]] = None) -> Exported:
+                  param_settings: Optional[Dict[str, Dict[str, float]]] = None,
+                  frozen_state: bool = False) -> Exported:
     """Traces `model` (forward returns the loss, or `loss_fn(model(*args),
     *args)` does) and imports it as the tfc function `@function_name`.
     `patterns=False` keeps decomposed forms (no rms_norm / cross_entropy /
     attention / gelu recognition); `locations=False` omits the MLIR
     locations that point at the Python source; `param_settings` gives
     parameters (by name) their group settings (optimizers.py: tfc.lr_scale,
-    tfc.weight_decay)."""
-    traced = trace(model, example_args, loss_fn, input_names)
+    tfc.weight_decay); `frozen_state` makes parameters with
+    requires_grad=False model state (`tfc.state` arguments, set between
+    steps) instead of constants."""
+    traced = trace(model, example_args, loss_fn, input_names, frozen_state=frozen_state)
     return _import(traced, function_name, patterns, locations, param_settings)
 
 

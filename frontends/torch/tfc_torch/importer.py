@@ -586,7 +586,8 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
     # A loss import carries the buffers its forward updates as model state;
     # the copy_ writing one back is live (it gives the new value).
     carried = traced.carried
-    write_backs = {w for w in carried.values() if w.target is torch.ops.aten.copy_.default}
+    write_backs = {w for w in carried.values()
+                   if w is not None and w.target is torch.ops.aten.copy_.default}
     live = _live_nodes(gm.graph, write_backs)
     nodes = list(gm.graph.nodes)
     write_frames = _write_frames(nodes)

@@ -484,7 +484,8 @@ def _run_eagerly(fn, args, gm, spaces):
 
 def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
           loss_fn: Optional[Callable] = None,
-          names: Optional[Sequence[str]] = None, forward: bool = False) -> Traced:
+          names: Optional[Sequence[str]] = None, forward: bool = False,
+          frozen_state: bool = False) -> Traced:
     """Traces the scalar loss of `model` on `example_args`, or with
     `forward` the model's output (see the module docstring); raises
     ModelError / DataDependentError with the user's source line when the
@@ -506,6 +507,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         # Frozen parameters (requires_grad=False) are constants of the
         # loss, as buffers are: never differentiated, never updated.
         frozen = [n for n in params if not param_tensors[n].requires_grad]
+        frozen_names = {a for n in frozen for a in params[n]}
         for n in frozen:
             buffers[n] = params.pop(n)
             buffer_tensors[n] = param_tensors.pop(n)
@@ -577,5 +579,12 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     writes = _placeholder_writes(traced, set(role))
     if not forward:  # a loss import carries the buffers of _state_writes as model state
         traced.carried = _state_writes(writes, role)
+        if frozen_state:
+            # Frozen parameters as model state the forward does not write
+            # (None: no writer), so the step's load_state_dict sets them
+            # between calls (a target network's Polyak update).
+            for holder, placeholder in role.items():
+                if placeholder.key in frozen_names and holder not in traced.carried:
+                    traced.carried[holder] = None
     _warn_dropped_updates(traced, writes, role)
     return traced

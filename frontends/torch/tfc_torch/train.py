@@ -175,6 +175,9 @@ class TrainStep:
         seed = options.pop("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise OptionError(f"option seed={seed!r}: expected an integer")
+        frozen = options.pop("frozen", "constant")
+        if frozen not in ("constant", "state"):
+            raise OptionError(f"option frozen={frozen!r}: expected 'constant' or 'state'")
         inputs = {k: options.pop(k) for k in list(options) if k in SCHEDULE_INPUTS}
         if "betas" in options:
             betas = options.pop("betas")
@@ -192,7 +195,8 @@ class TrainStep:
         self.device = Device(device)
         flags = compiler_flags(options, True, target_for(self.device))
         self.exported = import_module(model, example_args, loss_fn, input_names=input_names,
-                                      param_settings=param_settings)
+                                      param_settings=param_settings,
+                                      frozen_state=frozen == "state")
         name = f"{type(model).__name__}.mlir"
         self.artifact = compiler.compile_source(self.exported.mlir, flags, name)
         self.program = Program(self.device, self.artifact.directory)
@@ -304,7 +308,10 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
     warmup_steps, total_steps, loss_scaling and the scaler's options,
     accumulate_steps, precision, pad, recompute, optimizer_in_backward,
     fusion; seed keys dropout's random stream (tfc's Philox draws, not
-    torch's). Defaults are the pipeline's (AdamW with torch's defaults; weight
+    torch's); frozen="state" keeps parameters with requires_grad=False as
+    model state that load_state_dict sets between steps (a target network's
+    Polyak update) instead of constants folded into the program (the
+    default, frozen="constant"). Defaults are the pipeline's (AdamW with torch's defaults; weight
     decay 0.01 for parameters of rank >= 2 only, unless decay_all=True) and
     lr=1e-3 (torch.optim.AdamW's). An unknown option or a bad value raises
     OptionError naming it.

@@ -47,7 +47,8 @@ Cases:
 - api: SGD with momentum and clipping, gradient accumulation (K=2), the
   learning rate changed between steps, save/load and the optimizer state,
   load_state_dict into a step, frozen parameters (requires_grad=False:
-  unchanged, the others as torch's AdamW), against torch's recipes; bf16 and fp16
+  unchanged, the others as torch's AdamW; with frozen="state" set between
+  steps by load_state_dict, as a Polyak update), against torch's recipes; bf16 and fp16
   steps near f32's; dropout's stream (new masks per call, reproducible per
   seed); the errors (unknown option, bad value, bad batch).
 Exit codes: 0 pass, 1 failure, 77 device unavailable.
@@ -293,6 +294,34 @@ def check_api(device, steps):
     changed = {k: v.clone() for k, v in trained.items()}
     changed[frozen_name] += 1.0
     err = expect_error(ValueError, "frozen parameter", lambda: fstep.load_state_dict(changed))
+    if err:
+        problems.append(err)
+    # frozen="state": the frozen parameter is model state that
+    # load_state_dict sets between steps (a target network's Polyak
+    # update), with the step's results as torch's after each update.
+    sstep = tfc_torch.compile_train_step(copy.deepcopy(frozen), example, loss_fn, device=device,
+                                         lr=1e-2, frozen="state")
+    ref = copy.deepcopy(frozen)
+    opt = torch.optim.AdamW(adamw_groups(ref, 0.01), lr=1e-2)
+    for i, batch in enumerate(batches(model, example, loss_fn, 4, seed=19)):
+        loss = sstep(*batch)
+        opt.zero_grad()
+        expected = torch_loss(ref, batch, loss_fn)
+        expected.backward()
+        opt.step()
+        if not rel(loss, expected.item()) <= LOSS_RTOL:
+            problems.append(f"frozen='state' step {i}: {loss} vs {expected.item()}")
+            break
+        moved = sstep.state_dict()
+        moved[frozen_name] = moved[frozen_name] * 0.9 + 0.05
+        sstep.load_state_dict(moved)
+        with torch.no_grad():
+            dict(ref.named_parameters())[frozen_name].mul_(0.9).add_(0.05)
+    if normwise(sstep.state_dict()[frozen_name],
+                dict(ref.named_parameters())[frozen_name].detach()) > 1e-6:
+        problems.append("frozen='state': the updated frozen parameter is not torch's")
+    err = expect_error(tfc_torch.OptionError, "frozen='states'", lambda: tfc_torch.compile_train_step(
+        copy.deepcopy(frozen), example, loss_fn, device=device, frozen="states"))
     if err:
         problems.append(err)
 
