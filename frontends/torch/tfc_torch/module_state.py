@@ -209,7 +209,7 @@ def _snapshot(model: torch.nn.Module) -> list:
                 continue
             if isinstance(value, _PLAIN):
                 entries.append((module, prefix, key, value, None))
-            elif isinstance(value, torch.Tensor):
+            elif isinstance(value, torch.Tensor) and value.layout == torch.strided:
                 entries.append((module, prefix, key, value, value.detach().clone()))
             elif isinstance(value, (list, dict)):
                 entries.append((module, prefix, key, value, type(value)(value)))
@@ -274,11 +274,9 @@ class _Kept:
         self.read: Set[int] = set()
 
     def read_by(self, gm: torch.fx.GraphModule) -> None:
-        for value in vars(gm).values():
-            if isinstance(value, torch.Tensor):
+        for value in list(vars(gm).values()) + [v for _, v in gm.named_buffers()]:
+            if isinstance(value, torch.Tensor) and value.layout == torch.strided:
                 self.read.add(value.data_ptr())
-        for _, value in gm.named_buffers():
-            self.read.add(value.data_ptr())
 
 
 @contextlib.contextmanager

@@ -10,6 +10,10 @@ from .common import _case, _g, _ramp_sum
 
 CASES = {
     "matmul-forms": lambda: _matmuls(),
+    # torch.sparse.mm with a sparse normalized adjacency known at trace time
+    # (LightGCN: propagation layers averaged, a BPR loss), kept as a sparse
+    # buffer and as a plain attribute; tfc densifies it.
+    "sparse-mm": lambda: _light_gcn(),
     # nn.Bilinear (bias, no bias, 3-d inputs), F.bilinear, addbmm with
     # beta / alpha, vdot.
     "bilinear-forms": lambda: _bilinear_forms(),
@@ -141,3 +145,29 @@ def _addmv_addr(h):                                   # h: [5, 8]
              torch.addr(torch.ones(2, 3, dtype=torch.long), torch.arange(2) + traced_zero,
                         torch.arange(3) - 1, beta=3, alpha=2).flatten().float()]
     return _ramp_sum([p.flatten() for p in parts])
+
+
+class _LightGCN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(6, 3)
+        a = (torch.rand(6, 6, generator=_g(3)) < 0.5).float()
+        a = a + a.t()
+        d = a.sum(1).clamp(min=1).pow(-0.5)
+        self.register_buffer("adj", (d[:, None] * a * d[None, :]).to_sparse())
+        self.adj_attr = self.adj.clone()
+
+    def forward(self, users, pos, neg):
+        layers, h = [self.emb.weight], self.emb.weight
+        for adj in (self.adj, self.adj_attr):
+            h = torch.sparse.mm(adj, h)
+            layers.append(h)
+        out = torch.stack(layers, 1).mean(1)
+        score = (out[users] * out[pos]).sum(-1) - (out[users] * out[neg]).sum(-1)
+        return -F.logsigmoid(score).mean()
+
+
+def _light_gcn():
+    torch.manual_seed(0)
+    return _LightGCN(), (torch.tensor([0, 1, 2]), torch.tensor([3, 4, 5]),
+                         torch.tensor([5, 3, 4]))
