@@ -91,7 +91,11 @@ def dense_text(t: torch.Tensor, dtype: str) -> str:
 
 
 def materialize(b: Builder, t: torch.Tensor, dtype: Optional[str] = None) -> Value:
-    """Emits the known tensor `t` (converted to element type `dtype`)."""
+    """Emits the known tensor `t` (converted to element type `dtype`); a
+    sparse one (a graph's adjacency on the module, read by torch.spmm) as
+    its dense values: tfc has no sparse tensors."""
+    if t.layout != torch.strided:
+        t = t.to_dense()
     if dtype is not None and dtypes.tfc_dtype(t.dtype) != dtype:
         t = t.to(dtypes.torch_dtype(dtype))
     dtype = dtypes.tfc_dtype(t.dtype)

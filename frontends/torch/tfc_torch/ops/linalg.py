@@ -47,12 +47,10 @@ def addmm(ctx, c, a, b, beta=1, alpha=1):
 
 @lowers("aten._sparse_addmm.default")
 def sparse_addmm(ctx, c, a, b, beta=1, alpha=1):
-    """torch.sparse.mm / torch.spmm (beta * c + alpha * (a @ b) with a
-    sparse): a sparse matrix known at trace time (a graph's normalized
-    adjacency kept on the module: LightGCN, NGCF) is densified, then it is
-    addmm; tfc has no sparse tensors."""
-    if isinstance(a, Known) and a.tensor.layout != torch.strided:
-        a = Known(a.tensor.to_dense())
+    """torch.sparse.mm (beta * c + alpha * (a @ b) with a sparse): addmm,
+    a sparse matrix known at trace time (a graph's normalized adjacency
+    kept on the module: LightGCN, NGCF) being emitted dense
+    (constants.materialize); tfc has no sparse tensors."""
     return addmm(ctx, c, a, b, beta, alpha)
 
 

@@ -10,9 +10,10 @@ from .common import _case, _g, _ramp_sum
 
 CASES = {
     "matmul-forms": lambda: _matmuls(),
-    # torch.sparse.mm with a sparse normalized adjacency known at trace time
-    # (LightGCN: propagation layers averaged, a BPR loss), kept as a sparse
-    # buffer and as a plain attribute; tfc densifies it.
+    # torch.sparse.mm and torch.spmm with a sparse normalized adjacency
+    # known at trace time (LightGCN: propagation layers averaged, a BPR
+    # loss), kept as a sparse buffer and as a plain attribute; tfc emits it
+    # dense.
     "sparse-mm": lambda: _light_gcn(),
     # nn.Bilinear (bias, no bias, 3-d inputs), F.bilinear, addbmm with
     # beta / alpha, vdot.
@@ -159,9 +160,10 @@ class _LightGCN(nn.Module):
 
     def forward(self, users, pos, neg):
         layers, h = [self.emb.weight], self.emb.weight
-        for adj in (self.adj, self.adj_attr):
-            h = torch.sparse.mm(adj, h)
-            layers.append(h)
+        h = torch.sparse.mm(self.adj, h)        # aten._sparse_addmm
+        layers.append(h)
+        h = torch.spmm(self.adj_attr, h)        # aten.mm of a sparse constant
+        layers.append(h)
         out = torch.stack(layers, 1).mean(1)
         score = (out[users] * out[pos]).sum(-1) - (out[users] * out[neg]).sum(-1)
         return -F.logsigmoid(score).mean()
