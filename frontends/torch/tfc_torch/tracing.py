@@ -154,6 +154,64 @@ def input_names(model, n: int, loss_fn=None, given: Optional[Sequence[str]] = No
     return names
 
 
+class BatchLayout:
+    """The batch's arguments as tfc inputs: a tensor argument is one input
+    named by the argument; a list, tuple or dict of tensors (DLRM's
+    per-feature index lists, a dict of features) is one input per leaf,
+    named "<argument>.<i>" in torch.utils._pytree's leaf order."""
+
+    def __init__(self, args: Sequence, names: Sequence[str]):
+        self.names = list(names)
+        self.specs = []
+        for i, a in enumerate(args):
+            if isinstance(a, torch.Tensor):
+                self.specs.append(None)
+                continue
+            leaves, spec = pytree.tree_flatten(a)
+            if not isinstance(a, (list, tuple, dict)) or not leaves or \
+                    not all(isinstance(x, torch.Tensor) for x in leaves):
+                raise ModelError(f"example argument {i} is a {type(a).__name__}, not a tensor "
+                                 "(or a list, tuple or dict of tensors)",
+                                 hint="close over non-tensor arguments (functools.partial or a "
+                                      "wrapper module); tfc inputs are tensors")
+            self.specs.append(spec)
+
+    def leaf_names(self) -> List[str]:
+        out = []
+        for name, spec in zip(self.names, self.specs):
+            out += [name] if spec is None else [f"{name}.{i}" for i in range(spec.num_leaves)]
+        return out
+
+    def flatten(self, args: Sequence) -> List[torch.Tensor]:
+        """The leaves of a call's batch, which must have the example's
+        structure."""
+        if len(args) != len(self.specs):
+            raise TypeError(f"expected {len(self.specs)} batch tensors "
+                            f"({', '.join(self.names)}), got {len(args)}")
+        out = []
+        for name, spec, a in zip(self.names, self.specs, args):
+            if spec is None:
+                out.append(a)
+                continue
+            leaves, got = pytree.tree_flatten(a)
+            if got != spec:
+                raise TypeError(f"batch argument '{name}' has the structure {got}; the "
+                                f"compiled program was traced with {spec}")
+            out += leaves
+        return out
+
+    def unflatten(self, leaves: Sequence) -> list:
+        out, at = [], 0
+        for spec in self.specs:
+            if spec is None:
+                out.append(leaves[at])
+                at += 1
+            else:
+                out.append(pytree.tree_unflatten(list(leaves[at:at + spec.num_leaves]), spec))
+                at += spec.num_leaves
+        return out
+
+
 def _create_name(self, candidate: str, obj) -> str:
     """torch.fx's _Namespace.create_name (torch 1.13), remembering per base
     name the last suffix it gave: torch 1.13 counts up from 1 past every
@@ -494,11 +552,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     if isinstance(example_args, torch.Tensor):
         example_args = (example_args,)
     example_args = tuple(example_args)
-    for i, a in enumerate(example_args):
-        if not isinstance(a, torch.Tensor):
-            raise ModelError(f"example argument {i} is a {type(a).__name__}, not a tensor",
-                             hint="close over non-tensor arguments (functools.partial or a "
-                                  "wrapper module); tfc inputs are tensors")
+    layout = BatchLayout(example_args, [f"arg{i}" for i in range(len(example_args))])
     params = _alias_groups(model, "param")
     buffers = _alias_groups(model, "buffer")
     param_tensors = dict(model.named_parameters())
@@ -511,7 +565,9 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         for n in frozen:
             buffers[n] = params.pop(n)
             buffer_tensors[n] = param_tensors.pop(n)
-    batch_names = input_names(model, len(example_args), loss_fn, names)
+    layout.names = input_names(model, len(example_args), loss_fn, names)
+    batch_names = layout.leaf_names()
+    batch_leaves = layout.flatten(example_args)
     taken = set(params) | set(buffers)
     for n in batch_names:
         if n in taken:
@@ -525,7 +581,8 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
 
     trainable = {a for group in params.values() for a in group}
 
-    def _tfc_traced_loss(param_list, buffer_list, *batch):
+    def _tfc_traced_loss(param_list, buffer_list, *leaves):
+        batch = layout.unflatten(leaves)
         state = {}
         for aliases, t in zip(params.values(), param_list):
             for name in aliases:
@@ -556,7 +613,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     # writes the copy, so importing leaves the user's module as it was, and
     # the constants folded from buffers are their values before the call.
     args = ([param_tensors[n] for n in params],
-            [buffer_tensors[n].clone() for n in buffers], *example_args)
+            [buffer_tensors[n].clone() for n in buffers], *batch_leaves)
     # The traced and the eager call both run forward on the user's module:
     # its plain attributes are restored after them (module_state.py).
     with module_state.attributes_kept(model, type(model).__name__) as kept, \
@@ -568,7 +625,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
 
     placeholders = [Placeholder("param", n, param_tensors[n]) for n in params]
     placeholders += [Placeholder("buffer", n, buffer_tensors[n]) for n in buffers]
-    placeholders += [Placeholder("input", n, t) for n, t in zip(batch_names, example_args)]
+    placeholders += [Placeholder("input", n, t) for n, t in zip(batch_names, batch_leaves)]
     aliases = {a: n for n, group in params.items() for a in group if a != n}
     aliases.update({a: n for n, group in buffers.items() for a in group if a != n})
     traced = Traced(gm, placeholders, aliases, type(model).__name__)

@@ -22,6 +22,7 @@ from . import compiler, optimizers
 from .export import import_module
 from .options import SCHEDULE_INPUTS, OptionError, compiler_flags
 from .runtime import Device, Program
+from .tracing import BatchLayout
 from .tracing import input_names as batch_input_names
 
 # Each call's dropout draws start this many Philox counters after the last
@@ -141,17 +142,16 @@ class _BatchFeed:
 
     def __init__(self, model, example_args, loss_fn, input_names, program: Program,
                  seed: int = 0):
-        self.names = batch_input_names(model, len(example_args), loss_fn, input_names)
+        self.layout = BatchLayout(example_args, batch_input_names(
+            model, len(example_args), loss_fn, input_names))
+        self.names = self.layout.leaf_names()
         self.program = program
         self.calls = 0
         if "dropout_seed" in program.bindings:  # constant: set once
             program.set("dropout_seed", torch.tensor(seed, dtype=torch.int64))
 
     def __call__(self, batch) -> None:
-        if len(batch) != len(self.names):
-            raise TypeError(f"expected {len(self.names)} batch tensors "
-                            f"({', '.join(self.names)}), got {len(batch)}")
-        for name, value in zip(self.names, batch):
+        for name, value in zip(self.names, self.layout.flatten(batch)):
             if name in self.program.bindings:
                 self.program.set(name, value)
         if "dropout_offset" in self.program.bindings:

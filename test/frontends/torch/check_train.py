@@ -48,9 +48,11 @@ Cases:
   learning rate changed between steps, save/load and the optimizer state,
   load_state_dict into a step, frozen parameters (requires_grad=False:
   unchanged, the others as torch's AdamW; with frozen="state" set between
-  steps by load_state_dict, as a Polyak update), against torch's recipes; bf16 and fp16
-  steps near f32's; dropout's stream (new masks per call, reproducible per
-  seed); the errors (unknown option, bad value, bad batch).
+  steps by load_state_dict, as a Polyak update), against torch's recipes;
+  bf16 and fp16 steps near f32's; dropout's stream (new masks per call,
+  reproducible per seed); lists and dicts of tensors as batch arguments
+  (DLRM's per-feature bags); the errors (unknown option, bad value, bad
+  batch).
 Exit codes: 0 pass, 1 failure, 77 device unavailable.
 """
 import argparse
@@ -370,10 +372,44 @@ def check_api(device, steps):
     ]:
         if err:
             problems.append(err)
+
+    # Batch arguments that are lists and dicts of tensors (DLRM's
+    # per-feature offsets and indices): one input per leaf, fed from each
+    # call's batch of the same structure, trained as torch's.
+    class Bags(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bags = torch.nn.ModuleList([torch.nn.EmbeddingBag(10, 3) for _ in range(2)])
+            self.top = torch.nn.Linear(6 + 2, 1)
+
+        def forward(self, dense, feats, target):
+            pooled = [bag(f["idx"], f["off"]) for bag, f in zip(self.bags, feats)]
+            out = self.top(torch.cat(pooled + [dense], 1)).squeeze(1)
+            return torch.nn.functional.binary_cross_entropy_with_logits(out, target)
+
+    def bag_batch(g):
+        feats = [{"idx": torch.randint(0, 10, (5,), generator=g), "off": torch.tensor([0, 2])}
+                 for _ in range(2)]
+        return torch.randn(2, 2, generator=g), feats, torch.rand(2, generator=g)
+    g = torch.Generator().manual_seed(23)
+    bags = Bags()
+    ref = copy.deepcopy(bags)
+    bstep = tfc_torch.compile_train_step(copy.deepcopy(bags), bag_batch(g), device=device,
+                                         optimizer="sgd", lr=0.1)
+    opt = torch.optim.SGD(ref.parameters(), lr=0.1)
+    train_alongside(bstep, ref, opt, lambda m, b: m(*b), [bag_batch(g) for _ in range(3)],
+                    "list / dict batch: ", problems)
+    if "feats.3" not in bstep.exported.inputs:
+        problems.append(f"list / dict batch inputs: {list(bstep.exported.inputs)}")
+    d, feats, t = bag_batch(g)
+    err = expect_error(TypeError, "structure", lambda: bstep(d, feats[:1], t))
+    if err:
+        problems.append(err)
     if problems:
         return "; ".join(problems)
     print("api: ok (sgd + clipping + lr change, save/load, optimizer state, "
-          "accumulation, frozen parameters, bf16/fp16, dropout stream, errors)")
+          "accumulation, frozen parameters, bf16/fp16, dropout stream, list / dict "
+          "batches, errors)")
     return None
 
 
