@@ -132,10 +132,11 @@ def normwise(a, b):
     return (a - b).norm().item() / max(b.norm().item(), 1e-12)
 
 
-def train_alongside(step, reference, opt, loss_of, data, label, problems):
+def train_alongside(step, reference, opt, loss_of, data, label, problems, after=None):
     """Runs the tfc `step` and torch's `opt` on `reference` over the batches
-    `data` side by side (loss_of(reference, batch): torch's loss); a step
-    whose losses differ by more than LOSS_RTOL is a problem."""
+    `data` side by side (loss_of(reference, batch): torch's loss), then
+    `after()` when given; a step whose losses differ by more than LOSS_RTOL
+    is a problem."""
     for i, batch in enumerate(data):
         loss = step(*batch)
         opt.zero_grad()
@@ -144,6 +145,8 @@ def train_alongside(step, reference, opt, loss_of, data, label, problems):
         opt.step()
         if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
             problems.append(f"{label}step {i}: loss {loss!r}, torch {expected.item()!r}")
+        if after is not None:
+            after()
 
 
 def compare_parameters(state, reference, label, problems):
@@ -276,15 +279,8 @@ def check_api(device, steps):
     fstep = tfc_torch.compile_train_step(copy.deepcopy(frozen), example, loss_fn, device=device,
                                          lr=1e-2)
     opt = torch.optim.AdamW(adamw_groups(ref, 0.01), lr=1e-2)
-    for i, batch in enumerate(batches(model, example, loss_fn, 5, seed=17)):
-        loss = fstep(*batch)
-        opt.zero_grad()
-        expected = torch_loss(ref, batch, loss_fn)
-        expected.backward()
-        opt.step()
-        if not rel(loss, expected.item()) <= LOSS_RTOL:
-            problems.append(f"frozen step {i}: {loss} vs {expected.item()}")
-            break
+    train_alongside(fstep, ref, opt, lambda m, b: torch_loss(m, b, loss_fn),
+                    batches(model, example, loss_fn, 5, seed=17), "frozen ", problems)
     trained = fstep.state_dict()
     for name, q in ref.named_parameters():
         if name == frozen_name:
@@ -305,20 +301,16 @@ def check_api(device, steps):
                                          lr=1e-2, frozen="state")
     ref = copy.deepcopy(frozen)
     opt = torch.optim.AdamW(adamw_groups(ref, 0.01), lr=1e-2)
-    for i, batch in enumerate(batches(model, example, loss_fn, 4, seed=19)):
-        loss = sstep(*batch)
-        opt.zero_grad()
-        expected = torch_loss(ref, batch, loss_fn)
-        expected.backward()
-        opt.step()
-        if not rel(loss, expected.item()) <= LOSS_RTOL:
-            problems.append(f"frozen='state' step {i}: {loss} vs {expected.item()}")
-            break
+
+    def polyak():
         moved = sstep.state_dict()
         moved[frozen_name] = moved[frozen_name] * 0.9 + 0.05
         sstep.load_state_dict(moved)
         with torch.no_grad():
             dict(ref.named_parameters())[frozen_name].mul_(0.9).add_(0.05)
+    train_alongside(sstep, ref, opt, lambda m, b: torch_loss(m, b, loss_fn),
+                    batches(model, example, loss_fn, 4, seed=19), "frozen='state' ", problems,
+                    after=polyak)
     if normwise(sstep.state_dict()[frozen_name],
                 dict(ref.named_parameters())[frozen_name].detach()) > 1e-6:
         problems.append("frozen='state': the updated frozen parameter is not torch's")
