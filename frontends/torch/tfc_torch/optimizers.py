@@ -102,6 +102,15 @@ def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
     for g in groups:
         for p in g["params"]:
             groups_of[id(p)] = g
+    own = {id(p) for p in model.parameters()}
+    foreign = [p for p in groups_of if p not in own]
+    if foreign or not own & set(groups_of):
+        what = (f"{len(foreign)} of its tensors are not parameters of the model" if foreign
+                else "it holds none of the model's parameters")
+        raise OptionError(f"optimizer {kind.__name__}: {what} (an optimizer built for "
+                          "another copy of the model, e.g. before copy.deepcopy?)",
+                          hint="build the optimizer over the parameters of the module passed "
+                               "to compile_train_step")
     settings: Dict[str, Dict[str, float]] = {}
     for pname, p in model.named_parameters():
         g = groups_of.get(id(p))

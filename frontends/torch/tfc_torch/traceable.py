@@ -32,7 +32,8 @@ import torch.nn.functional as F
 import torch.utils.checkpoint
 
 from . import eigh, module_state, svd
-from .errors import ModelError
+from .errors import DataDependentError, ModelError
+from .source import stack_frame
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -268,9 +269,13 @@ def one_hot(tensor, num_classes=-1):
     """F.one_hot with a given class count, as a comparison with arange:
     torch's checks the indices' range with .item(), which a trace cannot
     do. An index outside [0, num_classes) gives a row of zeros here (torch
-    raises)."""
+    raises). Without num_classes the count is the data's largest index:
+    a DataDependentError."""
     if num_classes < 0:
-        return _ONE_HOT(tensor, num_classes)
+        raise DataDependentError(
+            "F.one_hot without num_classes takes the class count from the largest index "
+            "(a value of the data), which a trace records as a constant", stack_frame(),
+            "pass num_classes=")
     classes = torch.arange(num_classes, device=tensor.device, dtype=tensor.dtype)
     return (tensor.unsqueeze(-1) == classes).to(torch.int64)
 

@@ -859,9 +859,10 @@ def check_param_groups(device):
                                 f"{expected.item()!r}")
         compare_parameters(step.state_dict(), reference, f"{kind} schedule: ", problems)
         sched += 1
-    cycling = torch.optim.AdamW(groups(copy.deepcopy(model)), lr=1e-3)
+    cycled = copy.deepcopy(model)
+    cycling = torch.optim.AdamW(groups(cycled), lr=1e-3)
     cycler = torch.optim.lr_scheduler.OneCycleLR(cycling, max_lr=1e-2, total_steps=8)
-    step = tfc_torch.compile_train_step(copy.deepcopy(model), data[0], loss_fn, device=device,
+    step = tfc_torch.compile_train_step(cycled, data[0], loss_fn, device=device,
                                         optimizer=cycling)
     step(*data[0])
     cycling.step()
@@ -881,7 +882,10 @@ def check_param_groups(device):
                 ({"optimizer": torch.optim.RMSprop(model.parameters(), maximize=True)},
                  "maximize"),
                 ({"optimizer": torch.optim.Adam([{"params": [model[0].weight], "eps": 1e-6},
-                                                 {"params": [model[3].weight]}])}, "differ in eps")]
+                                                 {"params": [model[3].weight]}])}, "differ in eps"),
+                # Built over another copy of the model: it would train nothing.
+                ({"optimizer": torch.optim.SGD(copy.deepcopy(model).parameters(), lr=0.1)},
+                 "not parameters of the model")]
     for kwargs, words in refusals:
         kwargs.setdefault("optimizer", torch.optim.SGD(model.parameters(), lr=0.1))
         try:
@@ -896,7 +900,7 @@ def check_param_groups(device):
           "instances with 3 groups, 8 steps: per-group lr and weight decay, an ungrouped "
           "parameter frozen, also optimizer_in_backward (AdamW, Adam, SGD); each parameter's "
           f"move within {moved_worst:.1e} of torch's; {sched} lr schedulers driving the "
-          f"compiled step, losses within {sched_worst:.1e} of torch's; 8 refusals)")
+          f"compiled step, losses within {sched_worst:.1e} of torch's; 9 refusals)")
     return None
 
 
