@@ -305,6 +305,29 @@ def case_bernoulli(tfc_run, device, stem):
     return p
 
 
+class _DropPath(nn.Module):
+    """Stochastic depth as timm writes it: one keep draw per sample, the
+    [B, 1, 1] mask broadcast over the sample's features (not dropout's one
+    draw per element)."""
+
+    def forward(self, x):
+        h = torch.ones(N // 8, 4, 2) + x
+        mask = h.new_empty((h.shape[0], 1, 1)).bernoulli_(0.7).div_(0.7)
+        return (h * mask,)
+
+
+def case_drop_path(tfc_run, device, stem):
+    """A per-sample mask broadcast over the features: each sample's values
+    all 0 or all 1 / 0.7, kept with frequency 0.7."""
+    outs, _ = run_forward(_DropPath(), stem, tfc_run, device, seed=3, offset=1)
+    y = outs[0].reshape(N // 8, -1)
+    p = Problems()
+    p.check("drop path: a sample's values differ (one draw per element, not per sample)",
+            bool((y == y[:, :1]).all()))
+    p.frequencies("drop path: kept samples", (y[:, 0] > 0).long(), [0.3, 0.7])
+    return p
+
+
 def case_multinomial(tfc_run, device, stem):
     """multinomial with and without replacement, 2-d and 1-d weights (a
     zero weight among them), Gumbel-softmax with hard=True."""
@@ -550,6 +573,7 @@ CASES = {
     "in-place": case_in_place,
     "integers": case_integers,
     "bernoulli": case_bernoulli,
+    "drop-path": case_drop_path,
     "multinomial": case_multinomial,
     "randperm": case_randperm,
     "stream": case_stream,

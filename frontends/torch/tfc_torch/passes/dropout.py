@@ -1,7 +1,9 @@
 """F.dropout as the CPU traces it, x * (bernoulli(1 - p) / (1 - p)),
 becomes tfc.dropout(x, seed, offset, p): one pointwise op whose backward
 regenerates the mask instead of storing it. The bernoulli is the frontend
-op `torch.bernoulli` (ops/nn.py), used by nothing else."""
+op `torch.bernoulli` (ops/nn.py), used by nothing else; a mask of x's own
+shape only (a broadcast one, as stochastic depth's per-sample draw, stays
+a multiply by its draws)."""
 from .match import collect_before, is_splat, other, replace, single_use, splice
 
 
@@ -21,6 +23,11 @@ def run(fn) -> int:
             continue
         x = other(apply, scaled.result)
         if x.type != apply.result.type or x.dtype not in ("f16", "bf16", "f32", "f64"):
+            continue
+        if scaled.result.shape != apply.result.shape:
+            # A mask that broadcasts (stochastic depth's one draw per
+            # sample, [B, 1, 1]) shares its draw along those dims: not
+            # tfc.dropout's one draw per element.
             continue
         seed, offset = op.operands
         b = collect_before(fn, apply)
