@@ -109,8 +109,13 @@ class Program:
         b = self._binding(name)
         t = value.detach() if isinstance(value, torch.Tensor) else torch.tensor(value)
         if tuple(t.shape) != b.shape:
+            hint = ""
+            if t.dim() == len(b.shape) and t.dim() and t.shape[1:] == b.shape[1:] \
+                    and t.shape[0] < b.shape[0]:
+                hint = (" (a smaller last batch: a compiled program has one batch size; "
+                        "DataLoader(drop_last=True), or pad the batch)")
             raise ValueError(f"'{name}' has shape {list(t.shape)}, the program expects "
-                             f"{list(b.shape)}")
+                             f"{list(b.shape)}{hint}")
         if t.dtype != b.dtype:
             if t.is_floating_point() != b.dtype.is_floating_point or b.dtype == torch.bool:
                 raise TypeError(f"'{name}' is {t.dtype}, the program expects {b.dtype}")

@@ -385,6 +385,19 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     return out.requires_grad_() if requires_grad else out
 
 
+_REQUIRES_GRAD_ = torch.Tensor.requires_grad_
+
+
+def requires_grad_(self, requires_grad=True):
+    """Tensor.requires_grad_(False) of a tensor that needs no gradient (the
+    Annotated Transformer's positional-encoding buffer slice) does nothing
+    in torch, but functorch refuses any requires_grad_ while tracing:
+    here that call returns the tensor. Any other call is torch's."""
+    if not requires_grad and not self.requires_grad:
+        return self
+    return _REQUIRES_GRAD_(self, requires_grad)
+
+
 _BATCH_NORM_FORWARD = torch.nn.modules.batchnorm._BatchNorm.forward
 
 
@@ -573,6 +586,7 @@ REPLACEMENTS = [
     (F, "ctc_loss", ctc_loss),
     (torch, "istft", istft),
     (torch.Tensor, "new_tensor", new_tensor),
+    (torch.Tensor, "requires_grad_", requires_grad_),
     (torch.Tensor, "istft", lambda self, *a, **k: istft(self, *a, **k)),
     (torch, "cov", cov),
     (torch, "corrcoef", corrcoef),

@@ -18,6 +18,7 @@ torch.nn.utils.stateless.functional_call) and torch 2.x (torch.func).
 """
 import contextlib
 import inspect
+import linecache
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -540,6 +541,38 @@ def _run_eagerly(fn, args, gm, spaces):
         raise
 
 
+def _refuse_gradient_hooks(model: torch.nn.Module, params: Dict[str, torch.Tensor]) -> None:
+    """Gradient hooks (p.register_hook(lambda g: g.clamp(-c, c)), a module's
+    register_full_backward_hook) change what the optimizer gets in torch;
+    tfc derives the gradients itself and runs no Python during the step,
+    so a model with one is refused rather than trained on other
+    gradients."""
+    hooked, hooks = [], []
+    for n, p in params.items():
+        if p.requires_grad and p._backward_hooks:
+            hooked.append(n)
+            hooks += list(p._backward_hooks.values())
+    for n, m in model.named_modules():
+        table = dict(getattr(m, "_backward_hooks", None) or {})
+        table.update(getattr(m, "_backward_pre_hooks", None) or {})
+        if table:
+            hooked.append(f"module {n or type(m).__name__}")
+            hooks += list(table.values())
+    if hooked:
+        # The first hook's source (the lambda written where it is
+        # registered), when it is Python.
+        code = getattr(hooks[0], "__code__", None)
+        frame = None
+        if code is not None:
+            line = linecache.getline(code.co_filename, code.co_firstlineno).strip()
+            frame = Frame(code.co_filename, code.co_firstlineno, code.co_name, line)
+        raise ModelError(
+            f"gradient hooks on {', '.join(hooked)}: tfc derives the gradients itself and "
+            "runs no Python hook during the step, so it would train on other gradients", frame,
+            "clip with max_grad_norm (clip_grad_norm_'s rule), mask with a frozen parameter "
+            "or a multiply in forward, or remove the hook")
+
+
 def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
           loss_fn: Optional[Callable] = None,
           names: Optional[Sequence[str]] = None, forward: bool = False,
@@ -567,6 +600,8 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             buffer_tensors[n] = param_tensors.pop(n)
     layout.names = input_names(model, len(example_args), loss_fn, names)
     batch_names = layout.leaf_names()
+    if not forward:
+        _refuse_gradient_hooks(model, param_tensors)
     batch_leaves = layout.flatten(example_args)
     taken = set(params) | set(buffers)
     for n in batch_names:

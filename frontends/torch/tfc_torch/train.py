@@ -22,6 +22,7 @@ from . import compiler, optimizers
 from .export import import_module
 from .options import SCHEDULE_INPUTS, OptionError, compiler_flags
 from .runtime import Device, Program
+from .errors import ModelError
 from .tracing import BatchLayout
 from .tracing import input_names as batch_input_names
 
@@ -145,12 +146,24 @@ class _BatchFeed:
         self.layout = BatchLayout(example_args, batch_input_names(
             model, len(example_args), loss_fn, input_names))
         self.names = self.layout.leaf_names()
+        # The modules' train / eval modes the program was traced in.
+        self.model = model
+        self.modes = [m.training for m in model.modules()]
         self.program = program
         self.calls = 0
         if "dropout_seed" in program.bindings:  # constant: set once
             program.set("dropout_seed", torch.tensor(seed, dtype=torch.int64))
 
     def __call__(self, batch) -> None:
+        if [m.training for m in self.model.modules()] != self.modes:
+            traced = "train" if self.modes[0] else "eval"
+            raise ModelError(
+                f"the module's train / eval mode changed since it was compiled (traced in "
+                f"{traced} mode): the compiled program keeps the mode it was traced in "
+                "(dropout, batch norm's statistics)",
+                hint="set the mode before compiling and keep it (model.train() for "
+                     "compile_train_step, model.eval() for tfc_torch.compile), or compile "
+                     "one program per mode")
         for name, value in zip(self.names, self.layout.flatten(batch)):
             if name in self.program.bindings:
                 self.program.set(name, value)

@@ -44,6 +44,7 @@ CASES = {
                                       "torch.unique(h.round())"]),
     "NumpyInForward": ("DataDependentError", ["reads a tensor's values into numpy (.numpy())",
                                               "h.detach().numpy()", "torch ops"]),
+    "GradientHook": ("ModelError", ["gradient hooks on fc.weight", "max_grad_norm"]),
     "ReturnsLogits": ("ModelError", ["returns tensor<6x4xf32>, not a scalar loss", "loss_fn"]),
     "ComplexLog": ("UnsupportedOpError", ["unsupported PyTorch op aten.log.default",
                                           "complex operand", "torch.log(z)",

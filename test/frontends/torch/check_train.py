@@ -358,12 +358,24 @@ def check_api(device, steps):
         expect_error(tfc_torch.OptionError, "precision", lambda: make(precision="fp8")),
         expect_error(ValueError, "shape", lambda: step(example[0][:2], example[1])),
         expect_error(TypeError, "expected 2 batch tensors", lambda: step(example[0])),
+        expect_error(ValueError, "smaller last batch", lambda: step(example[0][:2], example[1])),
         expect_error(KeyError, "missing", lambda: step.load_state_dict({})),
         expect_error(tfc_torch.OptionError, "unknown option 'optimizer'",
                      lambda: tfc_torch.compile(model, example[:1], optimizer="sgd")),
     ]:
         if err:
             problems.append(err)
+
+    # The module's mode is the program's: a step called after model.eval()
+    # is an error, not a training step in the traced mode.
+    moded = copy.deepcopy(model)
+    mstep = tfc_torch.compile_train_step(moded, example, loss_fn, device=device, lr=1e-2)
+    moded.eval()
+    err = expect_error(tfc_torch.ModelError, "train / eval mode changed", lambda: mstep(*example))
+    if err:
+        problems.append(err)
+    moded.train()
+    mstep(*example)
 
     # Batch arguments that are lists and dicts of tensors (DLRM's
     # per-feature offsets and indices): one input per leaf, fed from each

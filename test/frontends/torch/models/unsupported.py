@@ -101,6 +101,18 @@ class NumpyInForward(Base):
         return (h * path).sum()
 
 
+class GradientHook(Base):
+    """A gradient hook on a parameter (per-element clipping): tfc derives
+    the gradients itself and runs no hook."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc.weight.register_hook(lambda g: g.clamp(-1, 1))  # error here
+
+    def forward(self, x):
+        return self.fc(x).pow(2).mean()
+
+
 class ReturnsLogits(Base):
     """forward returns logits, not the loss."""
 
