@@ -188,6 +188,14 @@ def lower(ctx, lowering, args, kwargs):
     k = _selected_count(ctx, args)
     if name == "aten.slice.Tensor" and dims == [0] and _whole(named):
         return named["self"]  # sel[:, ...]: every row
+    if name == "aten.squeeze.default" and named.get("self") is first and k is not None \
+            and k != 1 and ctx.out().shape[:1] == (k,):
+        # sel.squeeze() (nonzero's [k, 1] ids): the other dims of 1 go, the
+        # rows stay (with one row selected torch would drop them too, which
+        # no later op of a selection tells apart).
+        v = first.values
+        return first.like(ctx.b.reshape(v, v.shape[:1] + tuple(d for d in v.shape[1:]
+                                                                if d != 1)))
     if name in _RESHAPES and k is not None:
         regrouped = _regroup_rows(ctx, first, k)
         if regrouped is not None:

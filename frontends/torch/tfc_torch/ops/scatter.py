@@ -17,7 +17,8 @@ import math
 import torch
 
 from ..constants import Known
-from ..registry import lowers
+from ..importer import Masked
+from ..registry import lowers, takes_masked
 from .common import index_ids, norm_dim
 from .reduction import product_along
 
@@ -371,19 +372,36 @@ def index_copy(ctx, x, dim, index, source):
 
 
 @lowers("aten.index_fill.int_Scalar", "aten.index_fill.int_Tensor")
+@takes_masked
 def index_fill(ctx, x, dim, index, value):
     """x.index_fill(dim, index, value): x's slices along dim at the 1-d
     `index` (negative counting from the back) set to value, selected by a
     mask of the filled slices (a scatter of ones), so a traced value's
     gradient sums each filled element once, as torch's (over the unique
-    indices)."""
+    indices). Selected ids (`torch.nonzero(target == pad).squeeze()`, the
+    Annotated Transformer's label smoothing) fill where a selected id
+    names the slice."""
     b = ctx.b
     dt = ctx.out().dtype
+    if isinstance(x, Masked) or isinstance(value, Masked):
+        ctx.masked(x if isinstance(x, Masked) else value)
     v = ctx.tensor(x, dt)
     if v.rank == 0:
         return b.reshape(ctx.tensor(value, dt), ())
     dim = norm_dim(dim, v.rank)
     size = v.shape[dim]
+    if isinstance(index, Masked):
+        ids = b.reshape(b.convert(index.values, "i64"), (index.values.type.numel,))
+        ids = b.select(b.compare("lt", ids, ctx.tensor(0, "i64")),
+                       b.add(ids, ctx.tensor(size, "i64")), ids)
+        named = b.compare("eq", b.reshape(ids, ids.shape + (1,)),
+                          b.iota((1, size), 1, "i64"))
+        selected = b.reshape(index.broadcast_rows(b), ids.shape + (1,))
+        named = b.select(selected, named, ctx.tensor(False, "i1"))
+        hit = b.compare("gt", b.reduce("max", b.convert(named, "i32"), [0]),
+                        ctx.tensor(0, "i32"))
+        hit = b.reshape(hit, (size,) + (1,) * (v.rank - dim - 1))
+        return b.select(hit, b.reshape(ctx.tensor(value, dt), ()), v)
     ids = _index_value(ctx, index_ids(ctx, index, size, wrap_traced=True))
     ids = b.reshape(ids, (ids.type.numel,))
     ones = b.broadcast_to(ctx.tensor(1.0, "f32"), ids.shape)

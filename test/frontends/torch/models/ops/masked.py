@@ -170,6 +170,34 @@ def _switch_one_row():
     return _SwitchDispatch(), (torch.randn(2, 6, 4, generator=_g(1)), mask)
 
 
+class _LabelSmoothing(nn.Module):
+    """The Annotated Transformer's LabelSmoothing: the rows of padding
+    targets zeroed through index_fill_ by nonzero(...).squeeze() (selected
+    ids; squeeze keeps the rows), KLDivLoss on the result."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 5)
+        self.criterion = nn.KLDivLoss(reduction="sum")
+
+    def forward(self, x, target):
+        logp = self.fc(x).log_softmax(-1)
+        true_dist = logp.data.clone()
+        true_dist.fill_(0.2 / 3)
+        true_dist.scatter_(1, target.data.unsqueeze(1), 0.8)
+        true_dist[:, 0] = 0
+        mask = torch.nonzero(target.data == 0)
+        if mask.dim() > 0:
+            true_dist.index_fill_(0, mask.squeeze(), 0.0)
+        return self.criterion(logp, true_dist.clone().detach())
+
+
+def _label_smoothing():
+    torch.manual_seed(0)
+    return _LabelSmoothing(), (torch.randn(6, 4, generator=_g(1)),
+                               torch.tensor([0, 1, 2, 0, 3, 4]))
+
+
 class _WhereIndices(nn.Module):
     """Indices from nonzero / torch.where(mask) / argwhere: rows gathered
     by them (x[i], index_select), elements by two of them (x[i, j]), a
@@ -368,6 +396,7 @@ CASES = {
     "masked-row-ops": _rows,
     "masked-row-reductions": _row_reductions,
     "masked-write-one-row": _switch_one_row,
+    "masked-index-fill": _label_smoothing,
     "masked-where-indices": _where,
     "masked-sequences": _sequences(),
     "masked-moe-routing": _moe,
