@@ -567,8 +567,14 @@ def same_value(a, b, depth: int = 8) -> bool:
     f(h[h > 0])`), `depth` ops deep."""
     if a is b:
         return True
-    if depth == 0 or not isinstance(a, Value) or not isinstance(b, Value) \
-            or a.op is None or b.op is None or a.type != b.type or a.index != b.index:
+    if depth == 0 or not isinstance(a, Value) or not isinstance(b, Value):
+        return False
+    # Reshapes keep the elements in order: one value under views of the
+    # same type (pos and pos.unsqueeze(2) flattened alike).
+    ra, rb = _unreshaped(a), _unreshaped(b)
+    if a.type == b.type and (ra is not a or rb is not b) and same_value(ra, rb, depth - 1):
+        return True
+    if a.op is None or b.op is None or a.type != b.type or a.index != b.index:
         return False
     x, y = a.op, b.op
     try:
@@ -577,6 +583,13 @@ def same_value(a, b, depth: int = 8) -> bool:
         same_attrs = False
     return same_attrs and len(x.operands) == len(y.operands) and all(
         same_value(p, q, depth - 1) for p, q in zip(x.operands, y.operands))
+
+
+def _unreshaped(v):
+    """`v` before the reshapes that made it."""
+    while isinstance(v, Value) and v.op is not None and v.op.name == "tfc.reshape":
+        v = v.op.operands[0]
+    return v
 
 
 def _unwrap(tree):

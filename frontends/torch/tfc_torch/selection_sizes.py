@@ -33,6 +33,7 @@ the same way.
 import inspect
 import os
 import sys
+from fractions import Fraction
 from typing import Optional, Tuple
 
 import torch
@@ -110,8 +111,8 @@ class Count:
     selection, comparable with a Count of the same mask, refused as a
     number."""
 
-    def __init__(self, k: int, mask: int, factor: int = 1):
-        self.k = k * factor
+    def __init__(self, k: int, mask: int, factor=1):
+        self.k = int(k * factor)  # factor may be a Fraction (rows split back)
         self.mask = mask
 
     def __index__(self):
@@ -279,6 +280,13 @@ def _derive(out, inputs, name: str = "", random: bool = False, moved: bool = Fal
             setattr(t, _MARK, selected[0])
         elif name in _REGROUPS and factor is not None and t.shape[0] % k == 0:
             setattr(t, _MARK, (k, mask, t.shape[0] // k))
+        elif name in _REGROUPS and factor is not None and 0 < t.shape[0] < rows \
+                and rows % t.shape[0] == 0:
+            # Rows split back into groups (elements selected by a mask
+            # expanded along the trailing dims, viewed as rows of them:
+            # SSD's loc[pos_idx].view(-1, 4)); the import checks the mask
+            # was such an expansion.
+            setattr(t, _MARK, (k, mask, Fraction(factor) * t.shape[0] / rows))
         elif name in _REGROUPS:
             setattr(t, _MARK, (k, mask, None))
 

@@ -479,11 +479,43 @@ def index_select(ctx, x, dim, index):
 
 def _masked(ctx, v, mask):
     """v[mask] for a mask over v's leading dims: the mask's dims flattened
-    into the rows of a Masked selection."""
+    into the rows of a Masked selection. A mask broadcast along its
+    trailing dims (SSD's pos.unsqueeze(2).expand_as(loc)) selects whole
+    groups of elements: the selection of those groups' rows, its rows
+    merged with the group (masked.py's merged rows), so that a view back
+    into groups (`.view(-1, 4)`) is that row selection."""
     b = ctx.b
     lead = math.prod(mask.shape)
+    grouped = _expanded_rows(mask)
+    if grouped is not None:
+        inner, j = grouped
+        n = math.prod(mask.shape[:j])
+        group = tuple(mask.shape[j:])
+        outer = _selection(ctx, b.reshape(v, (n,) + v.shape[:mask.rank][j:] + v.shape[mask.rank:]),
+                           b.reshape(inner, (n,)), mask)
+        rows = b.broadcast_to(b.reshape(outer.rows, (n,) + (1,) * len(group)), (n,) + group)
+        return Masked(b.reshape(outer.values, (lead,) + v.shape[mask.rank:]),
+                      b.reshape(rows, (lead,)), outer.op, source=mask, merged=(outer, group))
     return _selection(ctx, b.reshape(v, (lead,) + v.shape[mask.rank:]),
                       b.reshape(mask, (lead,)), mask)
+
+
+def _expanded_rows(mask):
+    """(the mask before its broadcast, j) when `mask` is a broadcast of a
+    mask whose dims from j on are 1 (an unsqueeze + expand_as), else None."""
+    op = mask.op
+    if op is None or op.name != "tfc.broadcast_to":
+        return None
+    src = op.operands[0]
+    shape = tuple(src.shape)
+    if len(shape) != mask.rank:
+        return None
+    j = len(shape)
+    while j > 0 and shape[j - 1] == 1 and mask.shape[j - 1] != 1:
+        j -= 1
+    if j == len(shape) or j == 0 or shape[:j] != tuple(mask.shape[:j]):
+        return None
+    return src, j
 
 
 def _selection(ctx, rows_of, rows, source=None):

@@ -198,6 +198,38 @@ def _label_smoothing():
                                torch.tensor([0, 1, 2, 0, 3, 4]))
 
 
+class _MultiBox(nn.Module):
+    """SSD's MultiBox loss (ssd.pytorch): the positive boxes' coordinates
+    and class scores selected by the positive mask expanded over their
+    last dim, viewed back into rows (loc[pos_idx].view(-1, 4)), smooth L1
+    and cross-entropy normalized by the positive count, next to a
+    selection by the plain mask of the same rows (conf_t[pos])."""
+
+    def __init__(self):
+        super().__init__()
+        self.loc = nn.Linear(4, 4)
+        self.conf = nn.Linear(4, 3)
+
+    def forward(self, x, pos, loc_t, conf_t):
+        loc = self.loc(x)
+        pos_idx = pos.unsqueeze(2).expand_as(loc)
+        loss_l = F.smooth_l1_loss(loc[pos_idx].view(-1, 4), loc_t[pos_idx].view(-1, 4),
+                                  reduction="sum")
+        conf = self.conf(x)
+        scores = conf[pos.unsqueeze(2).expand_as(conf)].view(-1, 3)
+        loss_c = F.cross_entropy(scores, conf_t[pos], reduction="sum")
+        return (loss_l + loss_c) / pos.sum() + loc[pos_idx].pow(2).mean()
+
+
+def _multibox():
+    torch.manual_seed(0)
+    pos = torch.zeros(2, 5, dtype=torch.bool)
+    pos[0, 1] = pos[1, 3] = pos[1, 4] = True
+    return _MultiBox(), (torch.randn(2, 5, 4, generator=_g(1)), pos,
+                         torch.randn(2, 5, 4, generator=_g(2)),
+                         torch.randint(0, 3, (2, 5), generator=_g(3)))
+
+
 class _WhereIndices(nn.Module):
     """Indices from nonzero / torch.where(mask) / argwhere: rows gathered
     by them (x[i], index_select), elements by two of them (x[i, j]), a
@@ -397,6 +429,7 @@ CASES = {
     "masked-row-reductions": _row_reductions,
     "masked-write-one-row": _switch_one_row,
     "masked-index-fill": _label_smoothing,
+    "masked-multibox": _multibox,
     "masked-where-indices": _where,
     "masked-sequences": _sequences(),
     "masked-moe-routing": _moe,
