@@ -39,7 +39,7 @@ selections under the same rows. This module decides which ops do
   over them; max(0) / min(0) with indices and argmax / argmin (positions
   among the selected rows), vector norms and prod over them.
 
-The lowerings that take selections themselves (ops/shape.py's index_put:
+The lowerings that take selections themselves (ops/indexing.py's index_put:
 x[mask] = f(y[mask]); masked_select of a selection; gather by selected
 ids) are marked with registry.takes_masked. Operands selected by different
 masks, and any other op, are refused with the DataDependentError of

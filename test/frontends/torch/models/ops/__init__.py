@@ -7,12 +7,12 @@ selections (tfc_torch/masked.py) and gradient.py for gradient control;
 common.py holds their shared helpers. CASES maps a case name to a factory
 returning (module, example batch); PATTERNS, the patterns a case's import
 must recognize. Both merge the groups' own, in GROUPS' order."""
-from . import (activation, backward, complex, conv, elementwise, gradient, grid, linalg, loss,
-               masked, nn, order, quantize, reduction, resample, rounding, scatter, shape, solve,
-               special)
+from . import (activation, backward, complex, conv, elementwise, gradient, grid, indexing,
+               linalg, loss, masked, nn, order, quantize, reduction, resample, rounding, scatter,
+               shape, solve, special)
 
-GROUPS = (elementwise, activation, rounding, shape, conv, resample, grid, scatter, linalg,
-          solve, reduction, order, nn, loss, special, complex, quantize, masked, gradient,
+GROUPS = (elementwise, activation, rounding, shape, indexing, conv, resample, grid, scatter,
+          linalg, solve, reduction, order, nn, loss, special, complex, quantize, masked, gradient,
           backward)
 
 CASES = {}
