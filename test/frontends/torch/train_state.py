@@ -1,0 +1,367 @@
+"""check_train.py's cases on model state the training forward touches:
+buffers it updates (batch / instance norm statistics, spectral norm),
+state changed inside forward (momentum encoders, a rebound center, Python
+attributes and draws) and torch.utils.checkpoint traced as a call."""
+import copy
+import math
+import os
+import random
+import tempfile
+
+import torch
+import torch.nn.functional as F
+
+import tfc_torch
+from train_helpers import (LOSS_RTOL, PARAM_RTOL, adamw_groups, compare_parameters,
+                           expect_error, normwise, rel, train_alongside)
+
+
+class _BufferNet(torch.nn.Module):
+    """A small conv net whose training forward updates buffers: BatchNorm2d
+    and BatchNorm1d (momentum=None: the cumulative average) running
+    statistics and num_batches_tracked, spectral norm's power iteration
+    (weight_u, weight_v), InstanceNorm1d's running statistics
+    (track_running_stats: ATen updates them through a temporary) and a
+    domain-specific batch norm's (rows of one buffer, F.batch_norm of a
+    view)."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        # No bias before a batch norm: its true gradient is 0, and Adam
+        # would amplify the rounding noise of both sides.
+        self.conv = nn.Conv2d(3, 4, 3, padding=1, bias=False)
+        self.bn = nn.BatchNorm2d(4, momentum=0.3)
+        self.fc = nn.utils.spectral_norm(nn.Linear(4 * 4 * 4, 6, bias=False))
+        self.bn1 = nn.BatchNorm1d(6, momentum=None)  # the cumulative average
+        self.out = nn.Linear(6, 2)
+        # Affine-free, and no bias before the batch norm (as above).
+        self.inorm = nn.InstanceNorm1d(4, track_running_stats=True, momentum=0.2)
+        self.fc2 = nn.Linear(4 * 16, 3, bias=False)
+        self.register_buffer("domain_mean", torch.zeros(2, 3))
+        self.register_buffer("domain_var", torch.ones(2, 3))
+        self.out2 = nn.Linear(3, 2)
+
+    def forward(self, x):
+        h = torch.relu(self.bn(self.conv(x)))
+        h = self.bn(h * 0.5 + 0.25)  # applied again: a second update, from the first
+        g = self.fc2(self.inorm(h.flatten(2) + 1.0).flatten(1))  # statistics away from 0
+        g = F.batch_norm(g, self.domain_mean[1], self.domain_var[1], training=self.training,
+                         momentum=0.1)
+        return (self.out(torch.relu(self.bn1(self.fc(h.flatten(1)))))
+                + self.out2(torch.relu(g)))
+
+
+def check_buffers(device):
+    """5 AdamW steps of _BufferNet against torch.optim.AdamW: losses,
+    parameters and the updated buffers (running statistics, weight_u /
+    weight_v, num_batches_tracked) after the steps, the trained model's
+    eval forward (torch, and tfc_torch.compile); with accumulate_steps=2
+    every micro-batch updates the statistics (as torch's forwards do);
+    save / load and load_state_dict carry them."""
+    torch.manual_seed(5)
+    model = _BufferNet().train()
+    # Buffers away from their defaults, so a step that ignores them shows.
+    with torch.no_grad():
+        model.bn.running_mean.uniform_(-1, 1)
+        model.bn.running_var.uniform_(0.5, 2)
+    x, y = torch.randn(8, 3, 4, 4), torch.randn(8, 2)
+
+    def loss_fn(out, x, y):
+        return torch.nn.functional.mse_loss(out, y)
+
+    g = torch.Generator().manual_seed(11)
+    data = [(torch.randn(8, 3, 4, 4, generator=g), torch.randn(8, 2, generator=g))
+            for _ in range(5)]
+    buffers = [k for k, _ in model.named_buffers()]
+    problems = []
+
+    def compare(label, step, reference):
+        trained = copy.deepcopy(model)
+        trained.load_state_dict(step.state_dict())
+        for (name, p), q in zip(trained.named_parameters(), reference.parameters()):
+            e = normwise(p.detach(), q.detach())
+            if e > PARAM_RTOL:
+                problems.append(f"{label}: parameter {name}: {e:.2e} from torch's")
+        ref_buffers = dict(reference.named_buffers())
+        for name, value in trained.named_buffers():
+            want = ref_buffers[name]
+            if not want.is_floating_point():
+                if not torch.equal(value, want):
+                    problems.append(f"{label}: {name} {value.tolist()}, torch's "
+                                    f"{want.tolist()}")
+                continue
+            e = normwise(value, want)
+            if e > 1e-4:
+                problems.append(f"{label}: buffer {name}: {e:.2e} from torch's")
+        return trained
+
+    # Plain steps.
+    reference = copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(copy.deepcopy(model), (x, y), loss_fn, device=device,
+                                        optimizer="adamw", lr=1e-2, weight_decay=0.1)
+    opt = torch.optim.AdamW(adamw_groups(reference, 0.1), lr=1e-2)
+    for i, (bx, by) in enumerate(data):
+        loss = step(bx, by)
+        opt.zero_grad()
+        expected = loss_fn(reference(bx), bx, by)
+        expected.backward()
+        opt.step()
+        if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
+            problems.append(f"step {i}: loss {loss!r}, torch {expected.item()!r}")
+    plain = step.state_dict()
+    if sorted(plain) != sorted(model.state_dict()):
+        problems.append(f"state_dict keys {sorted(step.state_dict())}")
+    if any(k in step.optimizer_state_dict() for k in buffers):
+        problems.append("model state listed in optimizer_state_dict()")
+    trained = compare("adamw", step, reference)
+    for name in ("bn.running_mean", "bn.running_var", "fc.weight_u", "inorm.running_var",
+                 "domain_mean"):
+        if torch.equal(dict(trained.named_buffers())[name], dict(model.named_buffers())[name]):
+            problems.append(f"{name} did not move")
+    trained.eval()
+    reference.eval()
+    with torch.no_grad():
+        want, got = reference(x), trained(x)
+        compiled = tfc_torch.compile(trained, (x,), device=device)(x)
+    for label, value in (("eval forward", got), ("compiled eval forward", compiled)):
+        e = normwise(value, want)
+        if e > 1e-5:
+            problems.append(f"{label} after training: {e:.2e} from torch's")
+
+    # save / load / load_state_dict carry the model state.
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "step.safetensors")
+        saved = step.state_dict()
+        step.save(path)
+        step(*data[0])
+        step.load(path)
+        after = step.state_dict()
+        moved = [k for k in buffers if not torch.equal(after[k], saved[k])]
+        if moved:
+            problems.append(f"load() did not restore {moved}")
+        fresh = dict(model.state_dict())
+        step.load_state_dict(fresh)
+        if not torch.equal(step.state_dict()["bn.running_var"], fresh["bn.running_var"]):
+            problems.append("load_state_dict did not set bn.running_var")
+
+    # The step's options keep the state: f32 ones as the plain step (the
+    # same arithmetic in another grouping: measured bit-identical), bf16
+    # near it with its state f32 (spectral norm's power iteration runs its
+    # matrix-vector products as bf16 GEMMs: weight_u / weight_v measured
+    # 2.8e-2 from f32's, the running statistics 2e-3).
+    for options, tol in (({"fusion": False}, 1e-6), ({"recompute": "cheap"}, 1e-6),
+                         ({"recompute": "blocks", "optimizer_in_backward": True}, 1e-6),
+                         ({"precision": "bf16", "loss_scaling": True}, 6e-2)):
+        other = tfc_torch.compile_train_step(copy.deepcopy(model), (x, y), loss_fn,
+                                             device=device, optimizer="adamw", lr=1e-2,
+                                             weight_decay=0.1, **options)
+        for bx, by in data:
+            other(bx, by)
+        got = other.state_dict()
+        for name in buffers:
+            if got[name].dtype != plain[name].dtype:
+                problems.append(f"{options}: {name} is {got[name].dtype}")
+            elif plain[name].is_floating_point():
+                e = normwise(got[name], plain[name])
+                if e > tol:
+                    problems.append(f"{options}: {name} {e:.2e} from the plain step's")
+            elif not torch.equal(got[name], plain[name]):
+                problems.append(f"{options}: {name} {got[name].tolist()}")
+        if options.get("precision") == "bf16":
+            if other.read("bn.running_var").dtype != torch.float32:
+                problems.append("bf16: the program's bn.running_var is not f32")
+
+    # Accumulation: two micro-batches (halves) per optimizer step; torch's
+    # forward on each half updates the statistics.
+    reference = copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(copy.deepcopy(model), (x[:4], y[:4]), loss_fn,
+                                        device=device, optimizer="adamw", lr=1e-2,
+                                        weight_decay=0.1, accumulate_steps=2)
+    opt = torch.optim.AdamW(adamw_groups(reference, 0.1), lr=1e-2)
+    for i, (bx, by) in enumerate(data):
+        opt.zero_grad()
+        for half in (slice(0, 4), slice(4, 8)):
+            loss = step(bx[half], by[half])
+            expected = loss_fn(reference(bx[half]), bx[half], by[half])
+            (expected / 2).backward()
+            if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
+                problems.append(f"accumulate step {i}: loss {loss!r}, torch "
+                                f"{expected.item()!r}")
+        opt.step()
+    compare("accumulate_steps=2", step, reference)
+    if problems:
+        return "; ".join(problems[:6])
+    print("buffers: ok (batch norm 2d/1d running statistics, spectral norm weight_u/v, "
+          "instance norm and domain batch norm statistics, "
+          "num_batches_tracked: 5 AdamW steps, accumulation, fusion=False, recompute, "
+          "optimizer_in_backward, bf16, eval forward, save/load)")
+    return None
+
+
+class _MomentumNet(torch.nn.Module):
+    """Self-supervised training code that updates state inside forward:
+    MoCo's momentum encoders (`k`, updated in place through .parameters();
+    `k2`, through `.data =` as MoCo's official code), DINO's center (a
+    buffer rebound: `self.center = ...`) and a Python step counter."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.q = nn.Linear(6, 4)
+        self.k = nn.Linear(6, 4)
+        self.k2 = nn.Linear(6, 4)
+        for p in list(self.k.parameters()) + list(self.k2.parameters()):
+            p.requires_grad = False
+        self.register_buffer("center", torch.zeros(4))
+        self.calls = 0
+        self.jitter = 0.0
+
+    def forward(self, x):
+        self.calls += 1
+        self.jitter = random.random()  # a host draw: warned about, not used
+        with torch.no_grad():
+            for pq, pk in zip(self.q.parameters(), self.k.parameters()):
+                pk.mul_(0.8).add_(pq.detach(), alpha=0.2)
+            for pq, pk in zip(self.q.parameters(), self.k2.parameters()):
+                pk.data = pk.data * 0.7 + pq.data * 0.3
+            teacher = torch.softmax((self.k(x) + self.k2(x) - self.center) / 0.5, -1)
+        loss = -(teacher * torch.log_softmax(self.q(x) / 0.2, -1)).sum(-1).mean()
+        with torch.no_grad():
+            self.center = self.center * 0.9 + self.k(x).mean(0) * 0.1
+        return loss
+
+
+def check_forward_state(device):
+    """5 AdamW steps of _MomentumNet against torch: losses, trained
+    parameters, the momentum encoders and the center as torch's; compiling
+    leaves the user's module as it was (its frozen weights, its center and
+    its counter, with a TracedUpdateWarning naming the counter); writes to
+    trainable parameters in forward are refused by name."""
+    import warnings
+    torch.manual_seed(7)
+    model = _MomentumNet()
+    g = torch.Generator().manual_seed(3)
+    data = [torch.randn(5, 6, generator=g) for _ in range(5)]
+    before = copy.deepcopy(model.state_dict())
+    reference = copy.deepcopy(model)
+    problems = []
+    drawn = random.getstate()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        step = tfc_torch.compile_train_step(model, (data[0],), device=device,
+                                            optimizer="adamw", lr=1e-2)
+    for text in ("attributes calls (was 0), jitter (was 0.0)", "draws from random"):
+        if not any(text in str(w.message) for w in caught):
+            problems.append(f"no warning with '{text}': "
+                            f"{[str(w.message)[:80] for w in caught]}")
+    if random.getstate() != drawn:
+        problems.append("compiling consumed draws of Python's random")
+    if model.calls != 0 or any(not torch.equal(v, before[k])
+                               for k, v in model.state_dict().items()):
+        problems.append("compiling changed the user's module")
+    opt = torch.optim.AdamW(reference.q.parameters(), lr=1e-2)
+    for i, x in enumerate(data):
+        loss = step(x)
+        opt.zero_grad()
+        expected = reference(x)
+        expected.backward()
+        opt.step()
+        if not math.isfinite(loss) or rel(loss, expected.item()) > LOSS_RTOL:
+            problems.append(f"step {i}: loss {loss!r}, torch {expected.item()!r}")
+    state = step.state_dict()
+    for name, want in reference.state_dict().items():
+        if name not in state:
+            problems.append(f"{name} missing from state_dict()")
+        elif normwise(state[name], want) > PARAM_RTOL:
+            problems.append(f"{name}: {normwise(state[name], want):.2e} from torch's")
+
+    class Rebinds(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.ones(3))
+
+        def forward(self, x):
+            self.w = torch.nn.Parameter(self.w * 0.5)
+            return (x * self.w).sum()
+
+    class SetsData(Rebinds):
+        def forward(self, x):
+            self.w.data = self.w.data.clamp(-0.5, 0.5)
+            return (x * self.w).sum()
+
+    class ClampsInPlace(Rebinds):
+        def forward(self, x):
+            with torch.no_grad():
+                self.w.clamp_(-0.5, 0.5)
+            return (x * self.w).sum()
+    for cls, text in ((Rebinds, "replaces the trainable parameter 'w'"),
+                      (SetsData, "sets the trainable parameter 'w' through .data"),
+                      (ClampsInPlace, "writes a trainable parameter in place")):
+        problem = expect_error(tfc_torch.ModelError, text, lambda: tfc_torch.compile_train_step(
+            cls(), (torch.ones(3),), device=device))
+        if problem:
+            problems.append(f"{cls.__name__}: {problem}")
+    if problems:
+        return "; ".join(problems[:6])
+    print("forward-state: ok (MoCo momentum encoders through .parameters() and .data, DINO's "
+          "center rebound, 5 AdamW steps as torch's; the user's module unchanged, the counter "
+          "warned about; trainable parameters written in forward refused)")
+    return None
+
+
+class _CheckpointNet(torch.nn.Module):
+    """Blocks under torch.utils.checkpoint, in both forms (use_reentrant
+    False with a keyword-free extra argument, True), a checkpoint_sequential
+    over a Sequential, and a block imported by name; `plain` calls the same
+    blocks directly (the reference)."""
+
+    def __init__(self, plain=False):
+        super().__init__()
+        nn = torch.nn
+        self.a, self.b = nn.Linear(6, 12), nn.Linear(12, 6)
+        self.seq = nn.Sequential(nn.Linear(6, 6), nn.Tanh(), nn.Linear(6, 6), nn.GELU())
+        self.norm = nn.LayerNorm(6)
+        self.plain = plain
+
+    def block(self, x, scale):
+        return x + self.b(torch.nn.functional.gelu(self.a(self.norm(x)))) * scale
+
+    def forward(self, x):
+        from torch.utils.checkpoint import checkpoint, checkpoint_sequential
+        if self.plain:
+            return self.seq(self.block(self.block(x, 0.5), 2.0))
+        h = checkpoint(self.block, x, 0.5, use_reentrant=False)
+        h = checkpoint(self.block, h, 2.0, use_reentrant=True)
+        return checkpoint_sequential(self.seq, 2, h)
+
+
+def check_checkpoint(device):
+    """torch.utils.checkpoint traces as a direct call: 4 AdamW steps of
+    _CheckpointNet through compile_train_step against torch on the same
+    model without checkpointing (torch.autograd.grad refuses a reentrant
+    checkpoint, and its values are the function's anyway): losses and
+    parameters as torch's, also with recompute=blocks."""
+    torch.manual_seed(3)
+    model = _CheckpointNet()
+    g = torch.Generator().manual_seed(4)
+    data = [(torch.randn(5, 6, generator=g), torch.randn(5, 6, generator=g)) for _ in range(4)]
+
+    def loss_fn(out, x, y):
+        return torch.nn.functional.mse_loss(out, y)
+
+    problems = []
+    for options in ({}, {"recompute": "blocks"}):
+        reference = _CheckpointNet(plain=True)
+        reference.load_state_dict(model.state_dict())
+        step = tfc_torch.compile_train_step(copy.deepcopy(model), data[0], loss_fn, device=device,
+                                            optimizer="adamw", lr=1e-2, **options)
+        opt = torch.optim.AdamW(adamw_groups(reference, 0.01), lr=1e-2, weight_decay=0.01)
+        train_alongside(step, reference, opt, lambda m, b: loss_fn(m(b[0]), *b), data,
+                        f"{options}: ", problems)
+        compare_parameters(step.state_dict(), reference, f"{options}: ", problems)
+    if problems:
+        return "; ".join(problems[:6])
+    print("checkpoint: ok (use_reentrant False and True, checkpoint_sequential: 4 AdamW steps "
+          "as torch without checkpointing, also recompute=blocks)")
+    return None
