@@ -275,22 +275,22 @@ private:
     return success();
   }
 
-  /// The member earliest in program order.
-  static Operation *firstOf(ArrayRef<FusionOp> members) {
-    Operation *first = members.front();
-    for (FusionOp m : members)
-      if (m->isBeforeInBlock(first))
-        first = m;
-    return first;
-  }
-
   /// The member latest in program order: where the merged kernel sits.
   static Operation *lastOf(ArrayRef<FusionOp> members) {
-    Operation *last = members.front();
+    return extremeOf(members, /*last=*/true);
+  }
+
+  /// The member earliest in program order.
+  static Operation *firstOf(ArrayRef<FusionOp> members) {
+    return extremeOf(members, /*last=*/false);
+  }
+
+  static Operation *extremeOf(ArrayRef<FusionOp> members, bool last) {
+    Operation *found = members.front();
     for (FusionOp m : members)
-      if (last->isBeforeInBlock(m))
-        last = m;
-    return last;
+      if (last ? found->isBeforeInBlock(m) : m->isBeforeInBlock(found))
+        found = m;
+    return found;
   }
 
   /// The merged kernel sits where the last member is. If it reads an

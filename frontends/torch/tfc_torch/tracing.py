@@ -248,7 +248,8 @@ def _linear_fx_names():
     (later versions keep a count per base name themselves)."""
     from torch.fx import graph
     namespace = getattr(graph, "_Namespace", None)
-    fits = namespace is not None and "_base_count" not in inspect.getsource(namespace.__init__)
+    # torch 1.13's namespace has no per-base count (later ones do).
+    fits = namespace is not None and not hasattr(namespace(), "_base_count")
     if not fits:
         yield
         return
