@@ -28,16 +28,6 @@ Cotangents vjp(EmbeddingOp op, VjpBuilder &v, ArrayRef<Value> cots) {
   return SmallVector<Value>{table, Value()};
 }
 
-Cotangents vjp(EmbeddingGradOp op, VjpBuilder &v, ArrayRef<Value> cots) {
-  // Linear in dy: row i of dy lands in table row ids[i], so its cotangent
-  // is that row of the table's cotangent, an embedding lookup (the
-  // frontend's scatter_add / index_add use it in a forward; their ids are
-  // in range, as torch requires).
-  Value dy = v.builder().create<EmbeddingOp>(v.location(), op.getDy().getType(),
-                                             cots[0], op.getIds());
-  return SmallVector<Value>{dy, Value()};
-}
-
 /// Statistics results (mean, rstd) are only read by backward ops; a
 /// gradient flowing into them means the model differentiates through them.
 LogicalResult noStatisticsCotangents(Operation *op, ArrayRef<Value> cots) {
@@ -179,6 +169,6 @@ template <typename... OpTs> void attach(MLIRContext *context) {
 } // namespace
 
 void mlir::tfc::detail::attachNNVjps(MLIRContext *context) {
-  attach<EmbeddingOp, EmbeddingGradOp, LayerNormOp, RmsNormOp, SoftmaxOp,
+  attach<EmbeddingOp, LayerNormOp, RmsNormOp, SoftmaxOp,
          LogSoftmaxOp, GeluOp, SiluOp, CrossEntropyOp, AttentionOp>(context);
 }

@@ -576,4 +576,5 @@ void mlir::tfc::detail::attachCoreVjps(MLIRContext *context) {
 void mlir::tfc::attachDifferentiableInterfaces(MLIRContext *context) {
   detail::attachCoreVjps(context);
   detail::attachNNVjps(context);
+  detail::attachGradVjps(context);
 }

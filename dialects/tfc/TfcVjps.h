@@ -2,9 +2,10 @@
 //
 // DifferentiableOpInterface is implemented by external models attached to
 // the differentiable ops when the dialect is loaded. The models live in
-// TfcVjps.cpp (elementwise, shape, reduction, matmul, dropout) and
-// TfcNNVjps.cpp (the NN ops, through the named backward ops); VjpBuilder is
-// the small op-building vocabulary both share.
+// TfcVjps.cpp (elementwise, shape, reduction, matmul, dropout),
+// TfcNNVjps.cpp (the NN ops, through the named backward ops) and
+// TfcGradVjps.cpp (the named backward ops themselves: second order);
+// VjpBuilder is the small op-building vocabulary they share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,8 @@ namespace detail {
 void attachCoreVjps(MLIRContext *context);
 /// Attaches the models of TfcNNVjps.cpp.
 void attachNNVjps(MLIRContext *context);
+/// Attaches the models of TfcGradVjps.cpp.
+void attachGradVjps(MLIRContext *context);
 } // namespace detail
 
 /// Builds the ops of a VJP at the builder's insertion point with one

@@ -327,6 +327,32 @@ CASES = [
          [("y", [1, 2, 4, 4])],
          f"  %y = tfc.attention %a, %b, %c causal dropout 2.0e-01 seed %d offset %e : {T([1, 2, 4, 4])}, {T([1, 2, 4, 4])}, {T([1, 2, 4, 4])} -> {T([1, 2, 4, 4])}",
          None),
+    # The backward ops differentiated again (TfcGradVjps.cpp: a gradient
+    # taken inside a forward), against torch's double backward of aten's
+    # backward ops. y of softmax_grad / log_softmax_grad is any tensor: the
+    # formulas hold for any y, not only for a forward's result.
+    Case("gelu_grad", [([4, 7], "float"), ([4, 7], "float")], [("y", [4, 7]), ("z", [4, 7])],
+         f"  %y = tfc.gelu_grad %a, %b : {T([4, 7])}\n"
+         f"  %z = tfc.gelu_grad %a, %b approximate tanh : {T([4, 7])}",
+         lambda a, b: [torch.ops.aten.gelu_backward(a, b),
+                       torch.ops.aten.gelu_backward(a, b, approximate="tanh")]),
+    Case("silu_grad", [([4, 7], "float"), ([4, 7], "float")], [("y", [4, 7])],
+         f"  %y = tfc.silu_grad %a, %b : {T([4, 7])}",
+         # torch 1.13 has no double backward of silu_backward: its formula.
+         lambda a, b: a * torch.sigmoid(b) * (1 + b * (1 - torch.sigmoid(b)))),
+    Case("softmax_grad", [([3, 4, 9], "float"), ([3, 4, 9], "float")],
+         [("y", [3, 4, 9]), ("z", [3, 4, 9])],
+         f"  %y = tfc.softmax_grad %a, %b dim -1 : {T([3, 4, 9])}\n"
+         f"  %z = tfc.softmax_grad %a, %b dim 1 : {T([3, 4, 9])}",
+         lambda a, b: [torch.ops.aten._softmax_backward_data(a, b, -1, torch.float64),
+                       torch.ops.aten._softmax_backward_data(a, b, 1, torch.float64)]),
+    Case("log_softmax_grad", [([3, 9], "float"), ([3, 9], "float")], [("y", [3, 9])],
+         f"  %y = tfc.log_softmax_grad %a, %b dim 0 : {T([3, 9])}",
+         lambda a, b: torch.ops.aten._log_softmax_backward_data(a, b, 0, torch.float64)),
+    Case("embedding_grad", [([3, 5, 4], "float"), ([3, 5], "index10")], [("y", [10, 4])],
+         f"  %y = tfc.embedding_grad %a, %b : {T([3, 5, 4])}, tensor<3x5xi64> -> {T([10, 4])}",
+         lambda a, b: torch.zeros(10, 4, dtype=torch.float64).index_add(
+             0, b.flatten(), a.reshape(-1, 4))),
     Case("tied_weight", [([6, 4], "float"), ([3], "index6")], [("y", [3, 6])],
          f"  %e = tfc.embedding %a, %b : {T([6, 4])}, tensor<3xi64> -> {T([3, 4])}\n"
          f"  %y = tfc.matmul %e, %a transpose_b : {T([3, 4])}, {T([6, 4])} -> {T([3, 6])}",

@@ -95,6 +95,12 @@ class Builder:
     def gelu(self, x: Value, approximate: str = "none") -> Value:
         return self.create("tfc.gelu", [x], {"approximate": approximate}, [x.type]).result
 
+    def gelu_grad(self, dy: Value, x: Value, approximate: str = "none") -> Value:
+        """dy * gelu'(x) (tfc.gelu_grad; dy and x of one type)."""
+        assert dy.type == x.type, (dy.type, x.type)
+        return self.create("tfc.gelu_grad", [dy, x], {"approximate": approximate},
+                           [x.type]).result
+
     def pow(self, x: Value, exponent: float) -> Value:
         return self.create("tfc.pow", [x], {"exponent": float(exponent)}, [x.type]).result
 
@@ -211,6 +217,15 @@ class Builder:
         name = "tfc.log_softmax" if log else "tfc.softmax"
         dim = _norm_dim(dim, x.rank)
         return self.create(name, [x], {"dim": -1 if dim == x.rank - 1 else dim}, [x.type]).result
+
+    def softmax_grad(self, dy: Value, y: Value, dim: int, log: bool = False) -> Value:
+        """The backward of softmax (or log_softmax) along `dim` from its
+        result y (tfc.softmax_grad / tfc.log_softmax_grad)."""
+        assert dy.type == y.type, (dy.type, y.type)
+        name = "tfc.log_softmax_grad" if log else "tfc.softmax_grad"
+        dim = _norm_dim(dim, y.rank)
+        return self.create(name, [dy, y], {"dim": -1 if dim == y.rank - 1 else dim},
+                           [y.type]).result
 
     def layer_norm(self, x: Value, weight: Optional[Value], bias: Optional[Value],
                    normalized_rank: int, eps: float):

@@ -66,6 +66,12 @@ def _gelu(op, n):
     return f"tfc.gelu {n(x)}{approx} : {x.type}"
 
 
+def _gelu_grad(op, n):
+    dy, x = op.operands
+    approx = " approximate tanh" if op.attrs.get("approximate") == "tanh" else ""
+    return f"tfc.gelu_grad {n(dy)}, {n(x)}{approx} : {x.type}"
+
+
 def _pow(op, n):
     x = op.operands[0]
     return f"tfc.pow {n(x)}, {dtypes.attr_float_text(op.attrs['exponent'])} : {x.type}"
@@ -118,6 +124,11 @@ def _matmul(op, n):
 def _softmax(op, n):
     x = op.operands[0]
     return f"{op.name} {n(x)} dim {op.attrs['dim']} : {x.type}"
+
+
+def _softmax_grad(op, n):
+    dy, y = op.operands
+    return f"{op.name} {n(dy)}, {n(y)} dim {op.attrs['dim']} : {y.type}"
 
 
 def _norm(op, n):
@@ -184,6 +195,7 @@ SYNTAX: Dict[str, Callable] = {
     **{f"tfc.{r}": _reduce for r in _REDUCE},
     "tfc.constant": _constant,
     "tfc.gelu": _gelu,
+    "tfc.gelu_grad": _gelu_grad,
     "tfc.pow": _pow,
     "tfc.compare": _compare,
     "tfc.select": _select,
@@ -198,6 +210,8 @@ SYNTAX: Dict[str, Callable] = {
     "tfc.matmul": _matmul,
     "tfc.softmax": _softmax,
     "tfc.log_softmax": _softmax,
+    "tfc.softmax_grad": _softmax_grad,
+    "tfc.log_softmax_grad": _softmax_grad,
     "tfc.layer_norm": _norm,
     "tfc.rms_norm": _norm,
     "tfc.embedding": _embedding,

@@ -276,3 +276,32 @@ func.func @loss(%a: tensor<2x3xf32> {tfc.param = "a"}, %b: tensor<3xf32> {tfc.pa
   %s = tfc.reduce_sum %r dims [0, 1] : tensor<2x3xf32> -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// A backward op differentiated again (second order, TfcGradVjps.cpp):
+// softmax_grad is linear in dy, so dy's cotangent is softmax_grad of the
+// incoming cotangent with the same y; y's is c (dy - sum(dy y)) - dy
+// sum(c y), computed in f32 for bf16 operands and rounded once.
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-SAME: (%[[DY:.*]]: tensor<2x4xbf16> {tfc.param = "dy"}, %[[Y:.*]]: tensor<2x4xbf16> {tfc.param = "y"})
+// CHECK: %[[C:.*]] = tfc.broadcast_to %{{.*}} : tensor<1x1xbf16> -> tensor<2x4xbf16>
+// CHECK: %[[DDY:.*]] = tfc.softmax_grad %[[C]], %[[Y]] dim -1 : tensor<2x4xbf16>
+// CHECK-DAG: %[[CW:.*]] = tfc.convert %[[C]] : tensor<2x4xbf16> -> tensor<2x4xf32>
+// CHECK-DAG: %[[DYW:.*]] = tfc.convert %[[DY]] : tensor<2x4xbf16> -> tensor<2x4xf32>
+// CHECK-DAG: %[[YW:.*]] = tfc.convert %[[Y]] : tensor<2x4xbf16> -> tensor<2x4xf32>
+// CHECK: %[[DYY:.*]] = tfc.mul %[[DYW]], %[[YW]]
+// CHECK: %[[S:.*]] = tfc.reduce_sum %[[DYY]] dims [1] keepdim : tensor<2x4xf32> -> tensor<2x1xf32>
+// CHECK: %[[CY:.*]] = tfc.mul %[[CW]], %[[YW]]
+// CHECK: %[[T:.*]] = tfc.reduce_sum %[[CY]] dims [1] keepdim : tensor<2x4xf32> -> tensor<2x1xf32>
+// CHECK: %[[DYT:.*]] = tfc.mul %[[DYW]], %[[T]]
+// CHECK: %[[D:.*]] = tfc.sub %[[DYW]], %[[S]]
+// CHECK: %[[CD:.*]] = tfc.mul %[[CW]], %[[D]]
+// CHECK: %[[YC:.*]] = tfc.sub %[[CD]], %[[DYT]]
+// CHECK: %[[DYN:.*]] = tfc.convert %[[YC]] : tensor<2x4xf32> -> tensor<2x4xbf16>
+// CHECK: return %{{.*}}, %[[DDY]], %[[DYN]]
+func.func @loss(%dy: tensor<2x4xbf16> {tfc.param = "dy"}, %y: tensor<2x4xbf16> {tfc.param = "y"}) -> tensor<bf16> {
+  %dx = tfc.softmax_grad %dy, %y dim -1 : tensor<2x4xbf16>
+  %s = tfc.reduce_sum %dx dims [0, 1] : tensor<2x4xbf16> -> tensor<bf16>
+  return %s : tensor<bf16>
+}

@@ -7,22 +7,16 @@ functorch decomposes silu_backward), and select's and slice's (an input
 split into coordinates, u(x, t) of torch.stack([x, t])).
 
 tfc's training step differentiates the loss again, through these ops
-(second order), so each is composed from tfc ops that have VJPs: tfc's
-named backward ops (tfc.gelu_grad, tfc.silu_grad, tfc.softmax_grad,
-tfc.log_softmax_grad) have none, so they cannot be used here. Each formula
-is the one of ATen's kernel; at a kink the gradient passes to the side
-torch's backward picks (torch's comparison, strict or not, kept).
+(second order): gelu's, softmax's and log_softmax's become tfc's named
+backward ops (tfc.gelu_grad, tfc.softmax_grad, tfc.log_softmax_grad, whose
+second derivatives are their VJPs in dialects/tfc/TfcGradVjps.cpp), the
+others are composed from tfc ops that have VJPs. Each formula is the one of
+ATen's kernel; at a kink the gradient passes to the side torch's backward
+picks (torch's comparison, strict or not, kept).
 """
-import math
-
 from ..registry import lowers
 from .common import norm_dim
 from .shape import _slice_bounds
-
-_SQRT_HALF = math.sqrt(0.5)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-_GELU_KAPPA = 0.044715
 
 
 def _operands(ctx, *xs):
@@ -94,26 +88,9 @@ def elu_backward(ctx, grad, alpha, scale, input_scale, is_result, self_or_result
 
 @lowers("aten.gelu_backward.default")
 def gelu_backward(ctx, grad, x, approximate="none"):
-    """grad * gelu'(x), ATen's formulas: Phi(x) + x phi(x) (erf form), or
-    for the tanh form, with t = tanh(sqrt(2/pi) (x + 0.044715 x^3)),
-    0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2)."""
-    (g, v), dt = _operands(ctx, grad, x)
-    b = ctx.b
-
-    def c(value):
-        return _const(ctx, value, dt)
-
-    x2 = b.mul(v, v)
-    if approximate == "tanh":
-        inner = b.mul(c(_SQRT_2_OVER_PI), b.add(v, b.mul(c(_GELU_KAPPA), b.mul(x2, v))))
-        t = b.unary("tanh", inner)
-        left = b.mul(c(0.5), b.add(c(1), t))
-        right = b.mul(b.mul(b.mul(c(0.5), v), b.sub(c(1), b.mul(t, t))),
-                      b.mul(c(_SQRT_2_OVER_PI), b.add(c(1), b.mul(c(3 * _GELU_KAPPA), x2))))
-        return b.mul(g, b.add(left, right))
-    cdf = b.mul(c(0.5), b.add(c(1), b.unary("erf", b.mul(v, c(_SQRT_HALF)))))
-    pdf = b.mul(c(_INV_SQRT_2PI), b.unary("exp", b.mul(c(-0.5), x2)))
-    return b.mul(g, b.add(cdf, b.mul(v, pdf)))
+    """grad * gelu'(x): tfc.gelu_grad (ATen's formulas, erf or tanh form)."""
+    (g, v), _ = _operands(ctx, grad, x)
+    return ctx.b.gelu_grad(g, v, approximate)
 
 
 @lowers("aten.softplus_backward.default")
@@ -189,20 +166,18 @@ def glu_backward(ctx, grad, x, dim=-1):
 
 @lowers("aten._softmax_backward_data.default")
 def softmax_backward(ctx, grad, output, dim, input_dtype=None):
-    """y * (grad - sum(grad * y)) along `dim`, y the forward's result."""
+    """y * (grad - sum(grad * y)) along `dim`, y the forward's result:
+    tfc.softmax_grad."""
     (g, y), _ = _operands(ctx, grad, output)
-    b = ctx.b
-    d = norm_dim(dim, y.rank)
-    return b.mul(y, b.sub(g, b.reduce("sum", b.mul(g, y), [d], keepdim=True)))
+    return ctx.b.softmax_grad(g, y, dim)
 
 
 @lowers("aten._log_softmax_backward_data.default")
 def log_softmax_backward(ctx, grad, output, dim, input_dtype=None):
-    """grad - exp(y) * sum(grad) along `dim`, y the forward's result."""
+    """grad - exp(y) * sum(grad) along `dim`, y the forward's result:
+    tfc.log_softmax_grad."""
     (g, y), _ = _operands(ctx, grad, output)
-    b = ctx.b
-    d = norm_dim(dim, y.rank)
-    return b.sub(g, b.mul(b.unary("exp", y), b.reduce("sum", g, [d], keepdim=True)))
+    return ctx.b.softmax_grad(g, y, dim, log=True)
 
 
 def _mean_scale(ctx, reduction):
