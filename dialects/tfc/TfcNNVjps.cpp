@@ -2,7 +2,8 @@
 //
 // The NN ops differentiate through the named backward ops (TfcGradOps.td),
 // which reuse what the forward computed (layer_norm's statistics, softmax's
-// probabilities) and map onto one kernel each. Attention is differentiated
+// probabilities) and map onto one kernel each. The statistics results are
+// differentiable too (a derivative taken inside the forward reads them). Attention is differentiated
 // by recomputing its decomposition at the backward's position (scores and
 // probabilities are not kept alive across the whole forward, as a fused
 // attention kernel would do) and chaining the VJPs of its parts.
@@ -28,21 +29,60 @@ Cotangents vjp(EmbeddingOp op, VjpBuilder &v, ArrayRef<Value> cots) {
   return SmallVector<Value>{table, Value()};
 }
 
-/// Statistics results (mean, rstd) are only read by backward ops; a
-/// gradient flowing into them means the model differentiates through them.
-LogicalResult noStatisticsCotangents(Operation *op, ArrayRef<Value> cots) {
-  for (Value cot : cots.drop_front())
-    if (cot)
-      return op->emitError()
-             << "cannot differentiate through the statistics results of '"
-             << op->getName() << "' (only its first result is differentiable)";
-  return success();
+/// The number of elements in a normalization's row: its last
+/// `normalizedRank` dims.
+int64_t rowCount(RankedTensorType type, int64_t normalizedRank) {
+  int64_t count = 1;
+  for (int64_t size : type.getShape().take_back(normalizedRank))
+    count *= size;
+  return count;
+}
+
+/// x's cotangent from those of a normalization's statistics (read by a
+/// derivative taken inside the forward, whose backward ops use them), in
+/// accumulationType, or null when they have none. Over a row of N
+/// elements, d mean / dx = 1 / N and d rstd / dx = -rstd^3 (x - mean) / N
+/// (rms_norm: -rstd^3 x / N, `mean` null).
+Value statisticsCotangent(VjpBuilder &v, Value x, Value mean, Value rstd,
+                          Value meanCot, Value rstdCot, int64_t count) {
+  if (!meanCot && !rstdCot)
+    return Value();
+  Type acc = tensorTypeOf(rstd).getElementType();
+  Value invCount = v.scalar(acc, 1.0 / double(count));
+  Value sum;
+  if (meanCot)
+    sum = v.builder().create<BroadcastToOp>(
+        v.location(), RankedTensorType::get(tensorTypeOf(x).getShape(), acc),
+        v.mul(meanCot, invCount));
+  if (rstdCot) {
+    Value centered = v.widen(x);
+    if (mean)
+      centered = v.sub(centered, mean);
+    Value cube = v.mul(v.mul(rstd, rstd), rstd);
+    Value term = v.neg(v.mul(v.mul(rstdCot, v.mul(cube, invCount)), centered));
+    sum = sum ? v.add(sum, term) : term;
+  }
+  return sum;
+}
+
+/// `dx` plus the statistics' part (accumulationType), in x's type.
+Value withStatistics(VjpBuilder &v, Value dx, Value statistics, Value x) {
+  if (!statistics)
+    return dx;
+  Value part = v.convert(statistics, tensorTypeOf(x).getElementType());
+  return dx ? v.add(dx, part) : part;
 }
 
 Cotangents vjp(LayerNormOp op, VjpBuilder &v, ArrayRef<Value> cots) {
-  if (failed(noStatisticsCotangents(op, cots)))
-    return failure();
   Value dy = cots[0];
+  int64_t count = rowCount(tensorTypeOf(op.getX()), op.getNormalizedRank());
+  Value statistics = statisticsCotangent(v, op.getX(), op.getMean(),
+                                         op.getRstd(), cots[1], cots[2], count);
+  if (!dy) {
+    SmallVector<Value> result{withStatistics(v, Value(), statistics, op.getX())};
+    result.append(op->getNumOperands() - 1, Value());
+    return result;
+  }
   auto grad = v.builder().create<LayerNormGradOp>(
       v.location(), dy, op.getX(), op.getMean(), op.getRstd(), op.getWeight(),
       op.getNormalizedRankAttr());
@@ -54,7 +94,8 @@ Cotangents vjp(LayerNormOp op, VjpBuilder &v, ArrayRef<Value> cots) {
                            : v.sumToShape(dy, tensorTypeOf(bias));
     dbias = v.convert(dbias, tensorTypeOf(bias).getElementType());
   }
-  SmallVector<Value> result{grad.getDx()};
+  SmallVector<Value> result{
+      withStatistics(v, grad.getDx(), statistics, op.getX())};
   if (op.getWeight())
     result.push_back(grad.getDweight());
   if (op.getBias())
@@ -63,12 +104,19 @@ Cotangents vjp(LayerNormOp op, VjpBuilder &v, ArrayRef<Value> cots) {
 }
 
 Cotangents vjp(RmsNormOp op, VjpBuilder &v, ArrayRef<Value> cots) {
-  if (failed(noStatisticsCotangents(op, cots)))
-    return failure();
+  int64_t count = rowCount(tensorTypeOf(op.getX()), op.getNormalizedRank());
+  Value statistics = statisticsCotangent(v, op.getX(), Value(), op.getRstd(),
+                                         Value(), cots[1], count);
+  if (!cots[0]) {
+    SmallVector<Value> result{withStatistics(v, Value(), statistics, op.getX())};
+    result.append(op->getNumOperands() - 1, Value());
+    return result;
+  }
   auto grad = v.builder().create<RmsNormGradOp>(
       v.location(), cots[0], op.getX(), op.getRstd(), op.getWeight(),
       op.getNormalizedRankAttr());
-  SmallVector<Value> result{grad.getDx()};
+  SmallVector<Value> result{
+      withStatistics(v, grad.getDx(), statistics, op.getX())};
   if (op.getWeight())
     result.push_back(grad.getDweight());
   return result;

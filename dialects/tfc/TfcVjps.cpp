@@ -94,6 +94,20 @@ Value VjpBuilder::convert(Value x, Type elementType) {
       loc, RankedTensorType::get(tensorTypeOf(x).getShape(), elementType), x);
 }
 
+Value VjpBuilder::widen(Value x) {
+  return convert(x, accumulationType(tensorTypeOf(x).getElementType()));
+}
+
+Value VjpBuilder::sumKeepDims(Value x, ArrayRef<int64_t> dims) {
+  auto type = tensorTypeOf(x);
+  SmallVector<int64_t> shape(type.getShape());
+  for (int64_t d : dims)
+    shape[d] = 1;
+  return b.create<ReduceSumOp>(
+      loc, RankedTensorType::get(shape, type.getElementType()), x,
+      b.getDenseI64ArrayAttr(dims), b.getUnitAttr());
+}
+
 Value VjpBuilder::sumToShape(Value cotangent, RankedTensorType type) {
   ArrayRef<int64_t> from = tensorTypeOf(cotangent).getShape();
   ArrayRef<int64_t> to = type.getShape();

@@ -52,6 +52,14 @@ public:
   Value select(Value condition, Value onTrue, Value onFalse);
   Value reshape(Value x, ArrayRef<int64_t> shape);
   Value convert(Value x, Type elementType);
+  /// `x` converted to accumulationType of its element type (f32 for 16-bit).
+  Value widen(Value x);
+  /// A unary elementwise op of `x` (exp, tanh, sigmoid...).
+  template <typename OpT> Value unary(Value x) {
+    return b.create<OpT>(loc, x.getType(), x);
+  }
+  /// `x` summed over `dims` (in [0, rank)), each kept with size 1.
+  Value sumKeepDims(Value x, ArrayRef<int64_t> dims);
   /// Adds `cotangent` over the dimensions that numpy broadcasting expanded
   /// `type` to, and reshapes the sum to `type` (the VJP of a broadcast).
   Value sumToShape(Value cotangent, RankedTensorType type);

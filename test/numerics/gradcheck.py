@@ -349,6 +349,37 @@ CASES = [
     Case("log_softmax_grad", [([3, 9], "float"), ([3, 9], "float")], [("y", [3, 9])],
          f"  %y = tfc.log_softmax_grad %a, %b dim 0 : {T([3, 9])}",
          lambda a, b: torch.ops.aten._log_softmax_backward_data(a, b, 0, torch.float64)),
+    # Statistics read by a derivative taken inside the forward carry
+    # gradients too: d mean / dx = 1 / N, d rstd / dx = -rstd^3 (x - mean) / N.
+    Case("layer_norm_statistics", [([3, 2, 6], "float"), ([2, 6], "float")],
+         [("y", [3, 2, 6]), ("m", [3, 1, 1]), ("r", [3, 1, 1])],
+         f"  %y, %m, %r = tfc.layer_norm %a weight %b normalized_rank 2 : ({T([3, 2, 6])}, {T([2, 6])}) -> ({T([3, 2, 6])}, {T([3, 1, 1])}, {T([3, 1, 1])})",
+         lambda a, b: [F.layer_norm(a, (2, 6), b, None, 1e-5), a.mean((1, 2), keepdim=True),
+                       (a.var((1, 2), unbiased=False, keepdim=True) + 1e-5).rsqrt()]),
+    Case("rms_norm_statistics", [([5, 8], "float")], [("y", [5, 8]), ("r", [5, 1])],
+         f"  %y, %r = tfc.rms_norm %a eps 1.0e-6 : ({T([5, 8])}) -> ({T([5, 8])}, {T([5, 1])})",
+         lambda a: [a * torch.rsqrt(a.pow(2).mean(-1, keepdim=True) + 1e-6),
+                    torch.rsqrt(a.pow(2).mean(-1, keepdim=True) + 1e-6)]),
+    # layer_norm_grad of a layer_norm's statistics, as functorch records
+    # native_layer_norm_backward, against torch's double backward.
+    Case("layer_norm_grad", [([3, 4, 8], "float"), ([8], "float"), ([8], "float"),
+                             ([3, 4, 8], "float")],
+         [("y", [3, 4, 8]), ("dx", [3, 4, 8]), ("dw", [8]), ("db", [8])],
+         f"  %y, %m, %r = tfc.layer_norm %a weight %b bias %c : ({T([3, 4, 8])}, {T([8])}, {T([8])}) -> ({T([3, 4, 8])}, {T([3, 4, 1])}, {T([3, 4, 1])})\n"
+         f"  %dx, %dw, %db = tfc.layer_norm_grad %d, %a, %m, %r weight %b : ({T([3, 4, 8])}, {T([3, 4, 8])}, {T([3, 4, 1])}, {T([3, 4, 1])}, {T([8])}) -> ({T([3, 4, 8])}, {T([8])}, {T([8])})",
+         lambda a, b, c, d: [
+             F.layer_norm(a, (8,), b, c, 1e-5),
+             *torch.ops.aten.native_layer_norm_backward(
+                 d, a, [8], *torch.ops.aten.native_layer_norm(a, [8], b, c, 1e-5)[1:], b, c,
+                 [True, True, True])]),
+    # Its partial derivatives alone: mean and rstd free parameters (rstd
+    # positive), no weight, two normalized dims; central differences only
+    # (torch's double backward has none for mean and rstd).
+    Case("layer_norm_grad_partials", [([3, 2, 6], "float"), ([3, 2, 6], "float"),
+                                      ([3, 1, 1], "float"), ([3, 1, 1], "positive")],
+         [("dx", [3, 2, 6])],
+         f"  %dx = tfc.layer_norm_grad %a, %b, %c, %d normalized_rank 2 : ({T([3, 2, 6])}, {T([3, 2, 6])}, {T([3, 1, 1])}, {T([3, 1, 1])}) -> {T([3, 2, 6])}",
+         None),
     Case("embedding_grad", [([3, 5, 4], "float"), ([3, 5], "index10")], [("y", [10, 4])],
          f"  %y = tfc.embedding_grad %a, %b : {T([3, 5, 4])}, tensor<3x5xi64> -> {T([10, 4])}",
          lambda a, b: torch.zeros(10, 4, dtype=torch.float64).index_add(

@@ -238,6 +238,17 @@ class Builder:
                          [x.type, stats, stats])
         return tuple(op.results)
 
+    def layer_norm_grad(self, dy: Value, x: Value, mean: Value, rstd: Value,
+                        weight: Optional[Value], normalized_rank: int):
+        """(dx,) or, with a weight, (dx, dweight, dbias) of a layer norm
+        from its statistics (tfc.layer_norm_grad)."""
+        operands = [dy, x, mean, rstd] + ([weight] if weight is not None else [])
+        types = [x.type] + ([weight.type, weight.type] if weight is not None else [])
+        op = self.create("tfc.layer_norm_grad", operands,
+                         {"has_weight": weight is not None,
+                          "normalized_rank": normalized_rank}, types)
+        return tuple(op.results)
+
     def rms_norm(self, x: Value, weight: Optional[Value], normalized_rank: int, eps: float):
         stats = TensorType(x.shape[:x.rank - normalized_rank] + (1,) * normalized_rank,
                            dtypes.accumulation_type(x.dtype))

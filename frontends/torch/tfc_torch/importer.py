@@ -41,10 +41,10 @@ _NEVER_FOLD = ("aten.native_dropout", "aten.dropout", "aten.bernoulli", "aten.ra
 BACKWARD_OP_REASON = ("aten's backward of a layer, recorded by a derivative taken inside "
                       "forward (functorch grad / vmap / jacrev / hessian)")
 BACKWARD_OP_HINT = ("tfc lowers the backward ops of the elementwise activations, softmax / "
-                    "log_softmax, glu, the mse / smooth_l1 / huber / nll losses, select, slice, "
-                    "convolution and pooling (docs/frontend.md, Gradient control), not those of "
-                    "normalization or other losses: differentiate through other layers, or take "
-                    "the derivative outside the model")
+                    "log_softmax, glu, layer and batch norm, the mse / smooth_l1 / huber / nll "
+                    "losses, select, slice, convolution and pooling (docs/frontend.md, Gradient "
+                    "control), not those of other layers or losses: differentiate through other "
+                    "layers, or take the derivative outside the model")
 
 
 # Lowerings that take a model-state argument itself and record its update

@@ -143,6 +143,16 @@ def _norm(op, n):
     return f"{text} : {_functional(op, n)}"
 
 
+def _layer_norm_grad(op, n):
+    dy, x, mean, rstd = op.operands[:4]
+    text = f"tfc.layer_norm_grad {n(dy)}, {n(x)}, {n(mean)}, {n(rstd)}"
+    if op.attrs.get("has_weight"):
+        text += f" weight {n(op.operands[4])}"
+    if op.attrs.get("normalized_rank", 1) != 1:
+        text += f" normalized_rank {op.attrs['normalized_rank']}"
+    return f"{text} : {_functional(op, n)}"
+
+
 def _embedding(op, n):
     t, ids = op.operands
     return f"{op.name} {n(t)}, {n(ids)} : {t.type}, {ids.type} -> {op.result.type}"
@@ -214,6 +224,7 @@ SYNTAX: Dict[str, Callable] = {
     "tfc.log_softmax_grad": _softmax_grad,
     "tfc.layer_norm": _norm,
     "tfc.rms_norm": _norm,
+    "tfc.layer_norm_grad": _layer_norm_grad,
     "tfc.embedding": _embedding,
     "tfc.embedding_grad": _embedding,
     "tfc.cross_entropy": _cross_entropy,

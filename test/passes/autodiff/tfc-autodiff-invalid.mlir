@@ -40,16 +40,6 @@ func.func @loss(%x: tensor<4xf32> {tfc.param = "x"}) -> tensor<f32> {
 
 // -----
 
-// A gradient into layer_norm's statistics has no VJP.
-func.func @loss(%x: tensor<2x8xf32> {tfc.param = "x"}) -> tensor<f32> {
-  // expected-error @+1 {{cannot differentiate through the statistics results of 'tfc.layer_norm' (only its first result is differentiable)}}
-  %y, %m, %r = tfc.layer_norm %x : (tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
-  %s = tfc.reduce_sum %m dims [0, 1] : tensor<2x1xf32> -> tensor<f32>
-  return %s : tensor<f32>
-}
-
-// -----
-
 // The function to differentiate must exist.
 // expected-error @+1 {{--tfc-autodiff: no func.func @loss to differentiate (choose one with function=<name>)}}
 module {

@@ -305,3 +305,35 @@ func.func @loss(%dy: tensor<2x4xbf16> {tfc.param = "dy"}, %y: tensor<2x4xbf16> {
   %s = tfc.reduce_sum %dx dims [0, 1] : tensor<2x4xbf16> -> tensor<bf16>
   return %s : tensor<bf16>
 }
+
+// -----
+
+// Gradients into layer_norm's statistics (a derivative taken inside the
+// forward reads them): over rows of N = 8, d mean / dx = 1 / N and d rstd /
+// dx = -rstd^3 (x - mean) / N, in f32 for bf16 x, rounded once; no
+// layer_norm_grad is built when y itself has no gradient.
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8xbf16> {tfc.param = "x"})
+// CHECK: %[[Y:.*]], %[[M:.*]], %[[R:.*]] = tfc.layer_norm %[[X]]
+// CHECK-NOT: tfc.layer_norm_grad
+// CHECK: %[[N:.*]] = tfc.constant dense<1.250000e-01> : tensor<f32>
+// CHECK: %[[CM:.*]] = tfc.mul %{{.*}}, %[[N]] : tensor<2x1xf32>, tensor<f32>
+// CHECK: %[[DM:.*]] = tfc.broadcast_to %[[CM]] : tensor<2x1xf32> -> tensor<2x8xf32>
+// CHECK: %[[XW:.*]] = tfc.convert %[[X]] : tensor<2x8xbf16> -> tensor<2x8xf32>
+// CHECK: %[[XC:.*]] = tfc.sub %[[XW]], %[[M]]
+// CHECK: %[[R2:.*]] = tfc.mul %[[R]], %[[R]]
+// CHECK: %[[R3:.*]] = tfc.mul %[[R2]], %[[R]]
+// CHECK: %[[R3N:.*]] = tfc.mul %[[R3]], %[[N]]
+// CHECK: %[[CR:.*]] = tfc.mul %{{.*}}, %[[R3N]]
+// CHECK: %[[T:.*]] = tfc.mul %[[CR]], %[[XC]]
+// CHECK: %[[DR:.*]] = tfc.neg %[[T]]
+// CHECK: %[[D:.*]] = tfc.add %[[DM]], %[[DR]]
+// CHECK: %[[DX:.*]] = tfc.convert %[[D]] : tensor<2x8xf32> -> tensor<2x8xbf16>
+// CHECK: return %{{.*}}, %[[DX]]
+func.func @loss(%x: tensor<2x8xbf16> {tfc.param = "x"}) -> tensor<f32> {
+  %y, %m, %r = tfc.layer_norm %x : (tensor<2x8xbf16>) -> (tensor<2x8xbf16>, tensor<2x1xf32>, tensor<2x1xf32>)
+  %a = tfc.reduce_sum %m dims [0, 1] : tensor<2x1xf32> -> tensor<f32>
+  %b = tfc.reduce_sum %r dims [0, 1] : tensor<2x1xf32> -> tensor<f32>
+  %s = tfc.add %a, %b : tensor<f32>, tensor<f32>
+  return %s : tensor<f32>
+}

@@ -1,7 +1,7 @@
 """aten's backward ops, which a derivative taken inside forward records
 (functorch.grad / vmap(grad) / jacrev / hessian: PINN residuals, score
 matching, gradient penalties): the activations' `*_backward`, softmax's and
-log_softmax's `_*_backward_data`, glu's, the mse / smooth_l1 / huber / nll
+log_softmax's `_*_backward_data`, layer and batch norm's, glu's, the mse / smooth_l1 / huber / nll
 losses' (silu and mish reach them as sigmoid's and tanh's: torch 1.13's
 functorch decomposes silu_backward), and select's and slice's (an input
 split into coordinates, u(x, t) of torch.stack([x, t])).
@@ -14,6 +14,7 @@ others are composed from tfc ops that have VJPs. Each formula is the one of
 ATen's kernel; at a kink the gradient passes to the side torch's backward
 picks (torch's comparison, strict or not, kept).
 """
+from .. import dtypes
 from ..registry import lowers
 from .common import norm_dim
 from .shape import _slice_bounds
@@ -178,6 +179,74 @@ def log_softmax_backward(ctx, grad, output, dim, input_dtype=None):
     tfc.log_softmax_grad."""
     (g, y), _ = _operands(ctx, grad, output)
     return ctx.b.softmax_grad(g, y, dim, log=True)
+
+
+@lowers("aten.native_layer_norm_backward.default")
+def native_layer_norm_backward(ctx, grad, x, normalized_shape, mean, rstd, weight, bias,
+                               output_mask):
+    """(dx, dweight, dbias) from the forward's statistics: tfc.layer_norm_grad
+    (whose VJP, with the statistics' own, gives the second derivative);
+    dbias is grad's sum over the rows when there is no weight."""
+    dt = next(t.dtype for t in ctx.out_types if t is not None)
+    b = ctx.b
+    dy, v = ctx.tensor(grad, dt), ctx.tensor(x, dt)
+    acc = dtypes.accumulation_type(dt)
+    m, r = ctx.tensor(mean, acc), ctx.tensor(rstd, acc)
+    w = ctx.tensor(weight) if weight is not None else None
+    grads = b.layer_norm_grad(dy, v, m, r, w, len(normalized_shape))
+    rows = list(range(v.rank - len(normalized_shape)))
+    results = [grads[0] if output_mask[0] else None, None, None]
+    if output_mask[1] and w is not None:
+        results[1] = grads[1]
+    if output_mask[2] and bias is not None:
+        results[2] = (grads[2] if w is not None else
+                      b.convert(b.reduce("sum", dy, rows), ctx.out(2).dtype))
+    return tuple(results)
+
+
+@lowers("aten.native_batch_norm_backward.default")
+def native_batch_norm_backward(ctx, grad, x, weight, running_mean, running_var, save_mean,
+                               save_invstd, train, eps, output_mask):
+    """(dx, dweight, dbias) of batch norm over every dim but the channels
+    (dim 1). In training mode dx is tfc.layer_norm_grad of the channels'
+    rows ([C, everything else], the forward's batch statistics), with the
+    weight folded into the upstream gradient; in eval mode the statistics
+    are the running ones, constants: dx = grad * weight * rstd."""
+    dt = next(t.dtype for t in ctx.out_types if t is not None)
+    b = ctx.b
+    dy, v = ctx.tensor(grad, dt), ctx.tensor(x, dt)
+    acc = dtypes.accumulation_type(dt)
+    c = v.shape[1]
+    per_channel = (1, c) + (1,) * (v.rank - 2)
+    if train:
+        mean, rstd = ctx.tensor(save_mean, acc), ctx.tensor(save_invstd, acc)
+    else:
+        mean = ctx.tensor(running_mean, acc)
+        rstd = b.unary("rsqrt", b.add(ctx.tensor(running_var, acc), ctx.tensor(eps, acc)))
+    mean, rstd = b.reshape(mean, per_channel), b.reshape(rstd, per_channel)
+    w = b.reshape(ctx.tensor(weight, dt), per_channel) if weight is not None else None
+    g = b.mul(dy, w) if w is not None else dy
+    others = [0] + list(range(2, v.rank))
+    results = [None, None, None]
+    if output_mask[0] and train:
+        # Channels first, each channel's elements one row.
+        perm = [1, 0] + list(range(2, v.rank))
+        rows = (c, v.type.numel // c)
+        g_rows = b.reshape(b.transpose(g, perm), rows)
+        x_rows = b.reshape(b.transpose(v, perm), rows)
+        dx, = b.layer_norm_grad(g_rows, x_rows, b.reshape(mean, (c, 1)),
+                                b.reshape(rstd, (c, 1)), None, 1)
+        moved = tuple(v.shape[i] for i in perm)
+        results[0] = b.transpose(b.reshape(dx, moved), perm)
+    elif output_mask[0]:
+        results[0] = b.mul(g, b.convert(rstd, dt))
+    if output_mask[1] and w is not None:
+        xhat = b.mul(b.sub(b.convert(v, acc), mean), rstd)
+        dw = b.reduce("sum", b.mul(b.convert(dy, acc), xhat), others)
+        results[1] = b.convert(dw, ctx.out(1).dtype)
+    if output_mask[2]:
+        results[2] = b.convert(b.reduce("sum", b.convert(dy, acc), others), ctx.out(2).dtype)
+    return tuple(results)
 
 
 def _mean_scale(ctx, reduction):

@@ -366,15 +366,12 @@ class AutogradGradOfParameter(Base):
         return loss + g.pow(2).sum()
 
 
-class LayerNormInputGradient(Base):
-    """A functorch input gradient through layer norm records
-    native_layer_norm_backward, which tfc does not lower."""
-
-    def __init__(self):
-        super().__init__()
-        self.norm = nn.LayerNorm(4)
+class LossInputGradient(Base):
+    """A functorch input gradient through binary cross-entropy records
+    binary_cross_entropy_backward, which tfc does not lower."""
 
     def forward(self, x):
         from functorch import grad, vmap
-        g = vmap(grad(lambda xi: self.norm(self.fc(xi)).tanh().sum()))(x)  # error here
+        target = torch.full((4,), 0.5)
+        g = vmap(grad(lambda xi: F.binary_cross_entropy(self.fc(xi).sigmoid(), target)))(x)  # error here
         return g.pow(2).mean()

@@ -329,6 +329,46 @@ def _mse_input_gradient():
                                  torch.randn(5, 3, generator=_g(2)))
 
 
+class _NormCritics(nn.Module):
+    """Gradient penalties through normalization layers (WGAN-GP's paper
+    puts layer norm in the critic): a layer-norm MLP critic (the penalty
+    per sample with vmap(grad): native_layer_norm_backward), a conv critic
+    with group norm (functorch decomposes its backward, reading the
+    forward's statistics) and one with affine instance norm (batch norm's
+    training-mode backward, native_batch_norm_backward), and a jacrev
+    penalty of a pre-norm residual block (layer norm without affine)."""
+
+    def __init__(self):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(4, 12), nn.LayerNorm(12), nn.LeakyReLU(0.2),
+                                 nn.Linear(12, 1))
+        self.gn = nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.GroupNorm(2, 4), nn.SiLU(),
+                                nn.Flatten(), nn.Linear(4 * 16, 1))
+        # No conv bias before instance norm: its gradient is zero (float
+        # noise on both sides), as such models leave it out.
+        self.inorm = nn.Sequential(nn.Conv2d(2, 4, 3, padding=1, bias=False),
+                                   nn.InstanceNorm2d(4, affine=True),
+                                   nn.LeakyReLU(0.2), nn.Flatten(), nn.Linear(4 * 16, 1))
+        self.block_norm = nn.LayerNorm(4, elementwise_affine=False)
+        self.block = nn.Linear(4, 4)
+
+    def _penalty(self, critic, x):
+        g = vmap(grad(lambda xi: critic(xi[None]).squeeze()))(x)
+        return (g.flatten(1).norm(dim=1) - 1).pow(2).mean()
+
+    def forward(self, points, images):
+        jac = vmap(jacrev(lambda p: p + torch.tanh(self.block(self.block_norm(p)))))(points)
+        return (self._penalty(self.mlp, points) + self._penalty(self.gn, images)
+                + self._penalty(self.inorm, images) + jac.pow(2).mean()
+                + self.mlp(points).mean() + self.gn(images).mean() + self.inorm(images).mean())
+
+
+def _norm_critics():
+    torch.manual_seed(0)
+    return _NormCritics(), (torch.randn(5, 4, generator=_g(1)),
+                            torch.randn(3, 2, 4, 4, generator=_g(2)))
+
+
 CASES = {
     # PINN residuals u_x + u - sin(x) + u_xx / 2 of tanh / sigmoid /
     # tanhshrink MLPs: tanh_backward and sigmoid_backward at first order
@@ -387,4 +427,7 @@ CASES = {
     # grad of mse_loss (mean and sum) with respect to a prediction inside
     # forward: mse_loss_backward.
     "functorch-mse": lambda: _mse_input_gradient(),
+    # Input gradients through layer norm, group norm and instance norm
+    # (normalization backward ops, and the statistics' own derivatives).
+    "functorch-norms": lambda: _norm_critics(),
 }
