@@ -44,8 +44,9 @@ bool isFloatTensor(Type type) {
 class ReverseMode {
 public:
   ReverseMode(func::FuncOp func, ArrayRef<unsigned> params,
-              StringRef seedMark)
-      : func(func), params(params), seedMark(seedMark) {}
+              StringRef seedMark, SmallVectorImpl<unsigned> *withoutGradient)
+      : func(func), params(params), seedMark(seedMark),
+        withoutGradient(withoutGradient) {}
 
   LogicalResult run() {
     Block &block = func.front();
@@ -75,8 +76,11 @@ public:
     for (unsigned index : params) {
       Value arg = func.getArgument(index);
       Value grad = cotangents.lookup(arg);
-      if (!grad)
+      if (!grad) {
         grad = v.zeros(tensorTypeOf(arg));
+        if (withoutGradient)
+          withoutGradient->push_back(index);
+      }
       results.push_back(grad);
       resultTypes.push_back(arg.getType());
     }
@@ -184,6 +188,7 @@ private:
   func::FuncOp func;
   ArrayRef<unsigned> params;
   StringRef seedMark;
+  SmallVectorImpl<unsigned> *withoutGradient;
   llvm::DenseSet<Value> active;
   llvm::DenseMap<Value, Value> cotangents;
 };
@@ -192,8 +197,9 @@ private:
 
 namespace tfc {
 LogicalResult appendGradients(func::FuncOp func, ArrayRef<unsigned> params,
-                              StringRef seedMark) {
-  return ReverseMode(func, params, seedMark).run();
+                              StringRef seedMark,
+                              SmallVectorImpl<unsigned> *withoutGradient) {
+  return ReverseMode(func, params, seedMark, withoutGradient).run();
 }
 
 const char kLossResultsRule[] =

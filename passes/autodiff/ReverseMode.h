@@ -26,11 +26,15 @@ namespace tfc {
 /// only to its source; afterwards each is replaced by its operand (value).
 /// Ops left dead are erased and result attributes are dropped. The backward
 /// starts from a 0-d constant 1.0 (the seed), which gets the unit attribute
-/// `seedMark` when one is given. On failure a diagnostic was emitted and
-/// `func` is left partially rewritten (callers work on a clone).
-mlir::LogicalResult appendGradients(mlir::func::FuncOp func,
-                                    llvm::ArrayRef<unsigned> params,
-                                    llvm::StringRef seedMark = {});
+/// `seedMark` when one is given. A parameter no gradient reaches (unused,
+/// or read only through tfc.stop_gradient or integer ops) gets zeros, and
+/// its argument index is appended to `withoutGradient` when given (torch
+/// leaves its .grad None). On failure a diagnostic was emitted and `func`
+/// is left partially rewritten (callers work on a clone).
+mlir::LogicalResult
+appendGradients(mlir::func::FuncOp func, llvm::ArrayRef<unsigned> params,
+                llvm::StringRef seedMark = {},
+                llvm::SmallVectorImpl<unsigned> *withoutGradient = nullptr);
 
 /// What a loss function returns, for errors: "one scalar loss (...), then
 /// only updates of model state ({tfc.update})".

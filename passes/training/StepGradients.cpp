@@ -14,6 +14,7 @@
 #include "dialects/tfc/TfcOps.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace tfc {
@@ -129,7 +130,9 @@ LogicalResult runStepGradients(ModuleOp module,
 
   SmallVector<unsigned> params =
       llvm::to_vector(llvm::seq<unsigned>(0, numParams));
-  if (failed(appendGradients(func, params, kLossSeedAttrName))) {
+  SmallVector<unsigned> withoutGradient;
+  if (failed(appendGradients(func, params, kLossSeedAttrName,
+                             &withoutGradient))) {
     func.erase();
     return failure();
   }
@@ -142,6 +145,18 @@ LogicalResult runStepGradients(ModuleOp module,
   // state after the gradients); every call of the step writes them, as
   // every forward of torch's module does.
   setStateUpdates(func, 1 + numParams, updates);
+  // A parameter no gradient reaches (unused, or read only under no_grad)
+  // returns no gradient, so no later stage touches it: torch's optimizers,
+  // clip_grad_norm_ and GradScaler skip a parameter whose .grad is None
+  // (no weight decay, no momentum); it stays a tfc.param, never updated.
+  llvm::BitVector dropped(func.getNumResults());
+  for (unsigned index : withoutGradient)
+    dropped.set(index + 1);
+  if (dropped.count() == numParams)
+    return loss.emitError(flag)
+           << ": no gradient reaches any tfc.param argument of @"
+           << loss.getName() << " (the loss does not depend on them)";
+  eraseStepResults(func, dropped);
   recordFirstStage(func, StepStage::gradients);
   return success();
 }

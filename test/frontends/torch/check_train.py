@@ -474,6 +474,65 @@ def check_param_groups(device):
     return None
 
 
+def check_no_gradient(device):
+    """Parameters no gradient reaches (an unused pooler, a head read only
+    under torch.no_grad) are skipped as torch's optimizers skip a .grad of
+    None: no weight decay, no momentum, left exactly as compiled; the
+    others train as torch's (SGD with momentum and decay, AdamW, also with
+    max_grad_norm and in backward; 5 steps)."""
+    nn = torch.nn
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Linear(6, 8)
+            self.head = nn.Linear(8, 3)
+            self.pooler = nn.Linear(8, 8)    # unused: BERT's pooler in MLM
+            self.teacher = nn.Linear(8, 3)   # read under no_grad only
+
+        def forward(self, x, y):
+            h = torch.tanh(self.body(x))
+            with torch.no_grad():
+                target = self.teacher(h).softmax(-1)
+            logp = self.head(h).log_softmax(-1)
+            return (torch.nn.functional.nll_loss(logp, y)
+                    - 0.1 * (target * logp).sum(-1).mean())
+
+    torch.manual_seed(11)
+    model = Model()
+    g = torch.Generator().manual_seed(12)
+    data = [(torch.randn(5, 6, generator=g), torch.randint(0, 3, (5,), generator=g))
+            for _ in range(5)]
+    makers = {"sgd": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.1),
+              "adamw": lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.1)}
+    problems = []
+    for kind, make in makers.items():
+        for extra in ({}, {"optimizer_in_backward": True}):
+            label = f"{kind}{' in backward' if extra else ''}: "
+            mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+            step = tfc_torch.compile_train_step(mine, data[0], device=device,
+                                                optimizer=make(mine.parameters()), **extra)
+            train_alongside(step, reference, make(reference.parameters()),
+                            lambda m, b: m(*b), data, label, problems)
+            compare_parameters(step.state_dict(), reference, label, problems)
+            names = set(step.optimizer_state_dict())
+            if any(n.startswith(("pooler.", "teacher.")) for n in names):
+                problems.append(f"{label}optimizer state for a parameter without gradient")
+    step = tfc_torch.compile_train_step(copy.deepcopy(model), data[0], device=device,
+                                        max_grad_norm=0.5, decay_all=True)
+    for batch in data:
+        step(*batch)
+    trained = step.state_dict()
+    for name, p in model.named_parameters():
+        if name.startswith(("pooler.", "teacher.")) and not torch.equal(trained[name], p.detach()):
+            problems.append(f"adamw by name: {name} changed")
+    if problems:
+        return "; ".join(problems[:6])
+    print("no-gradient: ok (an unused and a no_grad-only layer untouched; SGD / AdamW, also in "
+          "backward, as torch's; AdamW by name with max_grad_norm leaves them as compiled)")
+    return None
+
+
 def check_qat(device):
     """8 AdamW steps of a prepare_qat'ed conv + linear net (default fbgemm
     QAT qconfig: fused moving-average observers, per-channel symmetric
@@ -583,7 +642,7 @@ def check_masked(device):
 
 
 CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "forward-state", "masked",
-                            "param-groups", "qat"]
+                            "no-gradient", "param-groups", "qat"]
 
 
 def main():
@@ -611,6 +670,8 @@ def main():
             problem = check_forward_state(args.device)
         elif case == "masked":
             problem = check_masked(args.device)
+        elif case == "no-gradient":
+            problem = check_no_gradient(args.device)
         elif case == "param-groups":
             problem = check_param_groups(args.device)
         elif case == "qat":
