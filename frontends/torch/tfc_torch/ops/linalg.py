@@ -40,9 +40,14 @@ def mm(ctx, a, b):
 
 @lowers("aten.addmm.default", "aten.baddbmm.default")
 def addmm(ctx, c, a, b, beta=1, alpha=1):
+    """beta * c + alpha * (a @ b). A 16-bit product stays in f32 (tfc.matmul's
+    result) while the bias is added and is rounded once, as torch's addmm
+    (and cuBLASLt's bias epilogue): rounding the product first would round
+    twice."""
     dt = ctx.out().dtype
-    return ctx.b.broadcast_to(_axpby(ctx, _product(ctx, a, b, dt), c, beta, alpha, dt),
-                              ctx.out().shape)
+    product = ctx.b.matmul(ctx.tensor(a, dt), ctx.tensor(b, dt))
+    r = _axpby(ctx, product, c, beta, alpha, product.dtype)
+    return ctx.b.broadcast_to(ctx.b.convert(r, dt), ctx.out().shape)
 
 
 @lowers("aten._sparse_addmm.default")

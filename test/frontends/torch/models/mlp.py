@@ -52,3 +52,22 @@ def make_log_softmax():
     labels = torch.randint(0, 4, (8,), generator=g)
     target = torch.randn(8, generator=g)
     return model, (x, labels, target)
+
+
+class AutocastLinear(nn.Module):
+    """A linear layer under torch.autocast(bf16): aten.addmm of bf16
+    operands, whose bias torch adds to the f32 product before rounding."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 4)
+
+    def forward(self, x, labels):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            logits = self.fc(x)
+        return F.cross_entropy(logits.float(), labels)
+
+
+def make_autocast_linear():
+    torch.manual_seed(0)
+    return AutocastLinear(), (torch.randn(8, 6), torch.randint(0, 4, (8,)))
