@@ -173,8 +173,10 @@ class BatchLayout:
                     not all(isinstance(x, torch.Tensor) for x in leaves):
                 raise ModelError(f"example argument {i} is a {type(a).__name__}, not a tensor "
                                  "(or a list, tuple or dict of tensors)",
-                                 hint="close over non-tensor arguments (functools.partial or a "
-                                      "wrapper module); tfc inputs are tensors")
+                                 hint="pass a number that changes between calls (mixup's lam, a "
+                                      "temperature) as a 0-d tensor, torch.tensor(lam); close "
+                                      "over constant ones (functools.partial or a wrapper "
+                                      "module): a closed-over value is fixed when compiled")
             self.specs.append(spec)
 
     def leaf_names(self) -> List[str]:
@@ -574,6 +576,23 @@ def _refuse_gradient_hooks(model: torch.nn.Module, params: Dict[str, torch.Tenso
             "or a multiply in forward, or remove the hook")
 
 
+def _refuse_trained_loss_fn(loss_fn) -> None:
+    """A loss_fn that is a module with trainable parameters (ArcFace /
+    CosFace margin heads, CenterLoss, learned loss weights): the trace
+    would read them as constants, so the step would never train them."""
+    if not isinstance(loss_fn, torch.nn.Module):
+        return
+    names = [n for n, p in loss_fn.named_parameters() if p.requires_grad]
+    if names:
+        shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+        raise ModelError(
+            f"loss_fn ({type(loss_fn).__name__}) has trainable parameters ({shown}): tfc "
+            "trains the parameters of the model passed to compile, and would fold these "
+            "into constants",
+            hint="make the loss module part of the model (a wrapper module holding both, "
+                 "whose forward returns the loss), or freeze them (requires_grad_(False))")
+
+
 def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
           loss_fn: Optional[Callable] = None,
           names: Optional[Sequence[str]] = None, forward: bool = False,
@@ -603,6 +622,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     batch_names = layout.leaf_names()
     if not forward:
         _refuse_gradient_hooks(model, param_tensors)
+        _refuse_trained_loss_fn(loss_fn)
     batch_leaves = layout.flatten(example_args)
     taken = set(params) | set(buffers)
     for n in batch_names:

@@ -118,6 +118,17 @@ def check_family(case, device, steps):
     return None
 
 
+class _WeightedLoss(torch.nn.Module):
+    """cross-entropy scaled by a learned weight (a loss with parameters)."""
+
+    def __init__(self):
+        super().__init__()
+        self.log_weight = torch.nn.Parameter(torch.zeros(()))
+
+    def forward(self, out, x, y):
+        return torch.nn.functional.cross_entropy(out, y) * self.log_weight.exp()
+
+
 def check_api(device, steps):
     model, example, loss_fn = load_family("mlp-sequential")
     problems = []
@@ -271,6 +282,11 @@ def check_api(device, steps):
         expect_error(KeyError, "missing", lambda: step.load_state_dict({})),
         expect_error(tfc_torch.OptionError, "unknown option 'optimizer'",
                      lambda: tfc_torch.compile(model, example[:1], optimizer="sgd")),
+        # A loss module with trainable parameters (a margin head, learned
+        # loss weights) would be constants of the trace: refused.
+        expect_error(tfc_torch.ModelError, "loss_fn (_WeightedLoss) has trainable parameters",
+                     lambda: tfc_torch.compile_train_step(copy.deepcopy(model), example,
+                                                          _WeightedLoss(), device=device)),
     ]:
         if err:
             problems.append(err)
