@@ -12,6 +12,7 @@ import torch
 from ..constants import Known
 from ..registry import lowers
 from .common import norm_dim
+from .reduction import p_norm
 from .shape import flip, gather_rows
 
 
@@ -288,45 +289,12 @@ def trilinear(ctx, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
     return bld.reshape(out, ctx.out().shape)
 
 
-def _norm(ctx, v, p, dims, keepdim=False):
-    """The p-norm of v over `dims` with torch's norm gradient (norm_backward):
-    0 where the norm is 0 (a safe operand under the root, not inf * 0), for
-    p < 1 also 0 at zero elements, for p = +-inf split evenly among the
-    elements whose |v| is the extreme (tfc's max reduction splits ties so),
-    none for p = 0 (a count)."""
-    b = ctx.b
-    dt = v.dtype
-    size = b.unary("abs", v)
-    zero = ctx.tensor(0.0, dt)
-    if p == 0:
-        return b.reduce("sum", b.convert(b.compare("ne", v, zero), dt), dims, keepdim)
-    if p == 1:
-        return b.reduce("sum", size, dims, keepdim)
-    if p == float("inf"):
-        return b.reduce("max", size, dims, keepdim)
-    if p == float("-inf"):
-        return b.unary("neg", b.reduce("max", b.unary("neg", size), dims, keepdim))
-    if p < 0 or not math.isfinite(p):
-        ctx.unsupported(f"a norm of order {p} is not lowered (p >= 0 and +-inf are)")
-    if p == 2:
-        powered = b.mul(v, v)
-    else:
-        nonzero = b.compare("ne", v, zero)
-        powered = b.select(nonzero, b.pow(b.select(nonzero, size, ctx.tensor(1.0, dt)), p),
-                           zero)
-    total = b.reduce("sum", powered, dims, keepdim)
-    empty = b.compare("eq", total, zero)
-    safe = b.select(empty, ctx.tensor(1.0, dt), total)
-    root = b.unary("sqrt", safe) if p == 2 else b.pow(safe, 1.0 / p)
-    return b.select(empty, zero, root)
-
-
 @lowers("aten.dist.default")
 def dist(ctx, a, b, p=2):
     """The p-norm of a - b (broadcast) over all its elements."""
     dt = ctx.out().dtype
     diff = ctx.b.sub(ctx.tensor(a, dt), ctx.tensor(b, dt))
-    return _norm(ctx, diff, float(p), list(range(diff.rank)))
+    return p_norm(ctx, diff, float(p), list(range(diff.rank)))
 
 
 @lowers("aten.renorm.default")
@@ -339,7 +307,7 @@ def renorm(ctx, x, p, dim, maxnorm):
     dt = ctx.out().dtype
     v = ctx.tensor(x, dt)
     d = norm_dim(dim, v.rank)
-    norm = _norm(ctx, v, float(p), [i for i in range(v.rank) if i != d], keepdim=True)
+    norm = p_norm(ctx, v, float(p), [i for i in range(v.rank) if i != d], keepdim=True)
     limit = ctx.tensor(float(maxnorm), dt)
     factor = b.select(b.compare("gt", norm, limit),
                       b.div(limit, b.add(norm, ctx.tensor(1e-7, dt))), ctx.tensor(1.0, dt))

@@ -321,7 +321,7 @@ def var(ctx, x, dims=None, unbiased=None, keepdim=False, correction=None):
 def std(ctx, x, dims=None, unbiased=None, keepdim=False, correction=None):
     if isinstance(dims, bool):
         dims, unbiased = None, dims
-    return ctx.b.unary("sqrt", _variance(ctx, x, dims, _correction(unbiased, correction), keepdim)[0])
+    return _safe_root(ctx, _variance(ctx, x, dims, _correction(unbiased, correction), keepdim)[0])
 
 
 @lowers("aten.var_mean.correction", "aten.var_mean.dim")
@@ -344,30 +344,65 @@ def logsumexp(ctx, x, dims, keepdim=False):
     return out if keepdim else b.reshape(out, ctx.out().shape)
 
 
+def p_norm(ctx, v, p, dims, keepdim=False):
+    """The p-norm of v over `dims` with torch's norm gradient (norm_backward):
+    0 where the norm is 0 (a safe operand under the root, not inf * 0), for
+    p < 1 also 0 at zero elements, for p = +-inf split evenly among the
+    elements whose |v| is the extreme (tfc's max reduction splits ties so),
+    none for p = 0 (a count)."""
+    b = ctx.b
+    dt = v.dtype
+    size = b.unary("abs", v)
+    zero = ctx.tensor(0.0, dt)
+    if p == 0:
+        return b.reduce("sum", b.convert(b.compare("ne", v, zero), dt), dims, keepdim)
+    if p == 1:
+        return b.reduce("sum", size, dims, keepdim)
+    if p == float("inf"):
+        return b.reduce("max", size, dims, keepdim)
+    if p == float("-inf"):
+        return b.unary("neg", b.reduce("max", b.unary("neg", size), dims, keepdim))
+    if p < 0 or not math.isfinite(p):
+        ctx.unsupported(f"a norm of order {p} is not lowered (p >= 0 and +-inf are)")
+    if p == 2:
+        powered = b.mul(v, v)
+    else:
+        nonzero = b.compare("ne", v, zero)
+        powered = b.select(nonzero, b.pow(b.select(nonzero, size, ctx.tensor(1.0, dt)), p),
+                           zero)
+    return _safe_root(ctx, b.reduce("sum", powered, dims, keepdim), p)
+
+
+def _safe_root(ctx, total, p=2):
+    """total^(1/p) (sqrt for p = 2) with gradient 0 where total is 0, as
+    torch's norm_backward and std_backward mask it (not inf * 0 = NaN)."""
+    b = ctx.b
+    zero = ctx.tensor(0.0, total.dtype)
+    empty = b.compare("eq", total, zero)
+    safe = b.select(empty, ctx.tensor(1.0, total.dtype), total)
+    root = b.unary("sqrt", safe) if p == 2 else b.pow(safe, 1.0 / p)
+    return b.select(empty, zero, root)
+
+
 @lowers("aten.linalg_vector_norm.default", "aten.norm.ScalarOpt_dim", "aten.norm.Scalar")
 def vector_norm(ctx, x, ord=2, dims=None, keepdim=False, dtype=None):
+    """p_norm (torch's gradients at a zero norm); a negative finite order
+    as sum(|v|^ord)^(1 / ord)."""
     b = ctx.b
     v = _input(ctx, x, ctx.out().dtype)
     dims = norm_dims(dims, v.rank)
-    ord = 2 if ord is None else ord
-    if ord == 2:
-        return b.unary("sqrt", b.reduce("sum", b.mul(v, v), dims, keepdim))
-    if ord == 1:
-        return b.reduce("sum", b.unary("abs", v), dims, keepdim)
-    if ord == float("inf"):
-        return b.reduce("max", b.unary("abs", v), dims, keepdim)
-    if ord == float("-inf"):
-        return b.unary("neg", b.reduce("max", b.unary("neg", b.unary("abs", v)), dims, keepdim))
-    if ord != 0 and math.isfinite(ord):
+    ord = 2 if ord is None else float(ord)
+    if ord >= 0 or ord == float("-inf"):
+        return p_norm(ctx, v, ord, dims, keepdim)
+    if math.isfinite(ord):
         return b.pow(b.reduce("sum", b.pow(b.unary("abs", v), ord), dims, keepdim), 1.0 / ord)
-    ctx.unsupported(f"norm of order {ord} is not lowered (finite non-zero orders and "
-                    "+-inf are)")
+    ctx.unsupported(f"norm of order {ord} is not lowered")
 
 
 @lowers("aten.std_mean.correction", "aten.std_mean.dim")
 def std_mean(ctx, x, dims=None, unbiased=None, keepdim=False, correction=None):
     variance, mean = _variance(ctx, x, dims, _correction(unbiased, correction), keepdim)
-    return ctx.b.unary("sqrt", variance), mean
+    return _safe_root(ctx, variance), mean
 
 
 def _any(ctx, x, dims, keepdim, every):

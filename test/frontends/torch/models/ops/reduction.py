@@ -56,6 +56,12 @@ CASES = {
     # count_nonzero over all dims and over dims (zeros from relu, NaN
     # counted, a boolean input) scaling the loss.
     "count-nonzero": _case(lambda h: _count_nonzero(h)),
+    # Norms and standard deviations that are exactly 0 get gradient 0, as
+    # torch's norm_backward / std_backward mask it (sqrt's derivative was
+    # inf * 0 = NaN): pairwise distances with their zero diagonal (also
+    # masked out), F.normalize of zero rows, std of a constant channel,
+    # orders 2, 3, 0.5 and inf.
+    "norms-at-zero": _case(lambda h: _norms_at_zero(h)),
 }
 
 
@@ -203,3 +209,15 @@ def _histc(h):                                        # h: [4, 8]
               torch.histc(torch.tensor([0.7168835401535034]) + h[0, :1].detach() * 0, 18,
                           -0.8421103358268738, 1.9640786776542662)]
     return sum((c * torch.linspace(1.0, 2.0, c.numel())).sum() for c in counts) + h.pow(2).sum()
+
+
+def _norms_at_zero(h):
+    p = h[:, :3].reshape(2, 2, 3)
+    d = torch.norm(p[:, :, None] - p[:, None], dim=-1)
+    masked = d.masked_fill(torch.eye(2, dtype=torch.bool), 0.0)
+    rows = h * (torch.arange(h.shape[0]) < 2).float()[:, None]
+    constant = torch.cat([h, h[:, :1] * 0 + 1], -1)
+    return (d.sum() + masked.sum() + F.normalize(rows, dim=-1).sin().sum()
+            + torch.linalg.vector_norm(rows, 3, dim=1).sum() + rows.norm(0.5, dim=1).sum()
+            + rows.norm(float("inf"), dim=1).sum() + constant.std(dim=0).sum()
+            + torch.std_mean(constant, dim=0)[0].sum())
