@@ -27,6 +27,7 @@
 #include "runtime/src/host/HostMemory.h"
 #include "runtime/src/host/HostViews.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -402,23 +403,79 @@ void Interpreter::planInPlace() {
 /// Lays out a run's scratch: the chunk slots, then a buffer for every value
 /// that needs one and has no memory of its own (not a static, a
 /// native-storage input, or a native-storage output, which is written in
-/// place).
+/// place). Buffers whose lifetimes do not overlap share memory: a value is
+/// live from the group producing it (before the first group for an input
+/// converted on load) to the last group reading it, directly or through a
+/// folded view of it. Each takes the lowest offset free of the buffers live
+/// when it is produced (first fit), so a kernel of many steps (a topk's
+/// picks, a long unrolled loop) needs the memory of its widest point, not
+/// the sum of all its values.
 void Interpreter::planScratch() {
   Plan &p = *plan_;
   auto aligned = [](uint64_t n) {
     return (n + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
   };
-  p.scratchBytes = aligned(uint64_t(p.maxSlots) * uint64_t(chunk_) * 8);
-  p.wholeOffset.assign(prog_.values.size(), ~uint64_t(0));
-  for (size_t v = 0; v < prog_.values.size(); ++v) {
+  size_t n = prog_.values.size();
+  std::vector<int> last(n, -1);
+  auto read = [&](int64_t v, int g) {
+    // A folded view's readers read its base (composed: one step).
+    for (int depth = 0; v >= 0 && depth < 2; ++depth) {
+      last[v] = std::max(last[v], g);
+      if (!p.views[v] || p.views[v]->base == v)
+        break;
+      v = p.views[v]->base;
+    }
+  };
+  for (size_t g = 0; g < p.groups.size(); ++g) {
+    const Plan::Group &grp = p.groups[g];
+    for (size_t oi : grp.ops)
+      for (int64_t v : prog_.ops[oi].operands)
+        read(v, int(g));
+    if (grp.view)
+      read(p.views[prog_.ops[grp.ops[0]].results[0]]->base, int(g));
+  }
+
+  uint64_t slotsEnd = aligned(uint64_t(p.maxSlots) * uint64_t(chunk_) * 8);
+  p.scratchBytes = slotsEnd;
+  p.wholeOffset.assign(n, ~uint64_t(0));
+  std::vector<size_t> order;
+  for (size_t v = 0; v < n; ++v) {
     const ValueType &t = prog_.values[v];
     if (p.isStatic[v] || !p.needsWhole[v] ||
         (p.inputIndex[v] >= 0 && nativeStorage(t.dtype)) ||
         (!p.outputIndices[v].empty() && nativeStorage(t.dtype)))
       continue;
-    p.wholeOffset[v] = p.scratchBytes;
-    p.scratchBytes +=
+    order.push_back(v);
+  }
+  auto firstOf = [&](size_t v) { return p.producerGroup[v]; };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return firstOf(a) < firstOf(b);
+  });
+  struct Block {
+    uint64_t begin, end;
+    int last;
+  };
+  std::vector<Block> blocks;
+  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  for (size_t v : order) {
+    const ValueType &t = prog_.values[v];
+    uint64_t size =
         aligned(uint64_t(std::max<int64_t>(1, t.numel)) * computeSize(t.dtype));
+    int first = firstOf(v);
+    busy.clear();
+    for (const Block &b : blocks)
+      if (b.last >= first)
+        busy.push_back({b.begin, b.end});
+    std::sort(busy.begin(), busy.end());
+    uint64_t at = slotsEnd;
+    for (auto [lo, hi] : busy) {
+      if (lo >= at + size)
+        break;
+      at = std::max(at, hi);
+    }
+    p.wholeOffset[v] = at;
+    blocks.push_back({at, at + size, std::max(last[v], first)});
+    p.scratchBytes = std::max(p.scratchBytes, at + size);
   }
 }
 
