@@ -473,6 +473,42 @@ def index_select(ctx, x, dim, index):
     return select_along(ctx, v, dim, index_ids(ctx, index, v.shape[dim]))
 
 
+# The largest one-hot selection (index elements x gathered-dim size) a
+# gather builds; above it (a knn gather of features over 1024 points: 134M)
+# it looks the elements up by their linear offsets (_gather_by_offsets).
+ONE_HOT_GATHER_LIMIT = 1 << 22
+
+
+def _gather_by_offsets(ctx, v, dim, ids):
+    """v.gather(dim, ids) as one embedding lookup of single elements: each
+    index element's linear offset in v's data, (ids[p] at `dim`, p's own
+    coordinates elsewhere) dotted with v's strides. A v that broadcasts a
+    smaller tensor (x.unsqueeze(1).expand(...), the knn gather of
+    DGCNN / PointNet++) is read in that tensor, stride 0 along the
+    broadcast dims, so the expansion is never materialized. Costs the
+    index's size (the gradient: one scatter-add), not index x dim size."""
+    b = ctx.b
+    base = v
+    if v.op is not None and v.op.name == "tfc.broadcast_to":
+        base = v.op.operands[0]
+    shape = (1,) * (v.rank - base.rank) + tuple(base.shape)
+    strides, step = [0] * v.rank, 1
+    for d in reversed(range(v.rank)):
+        if shape[d] != 1:
+            strides[d] = step
+        step *= shape[d]
+    if strides[dim] == 0:  # the gathered dim broadcast: every index reads offset 0 there
+        offsets = ctx.tensor(0, "i64", ids.shape)
+    else:
+        offsets = b.mul(ids, ctx.tensor(strides[dim], "i64"))
+    for d in range(v.rank):
+        if d != dim and strides[d] and ids.shape[d] > 1:
+            offsets = b.add(offsets, b.mul(b.iota(ids.shape, d, "i64"),
+                                           ctx.tensor(strides[d], "i64")))
+    table = b.reshape(base, (base.type.numel, 1))
+    return b.reshape(b.embedding(table, b.broadcast_to(offsets, ids.shape)), ids.shape)
+
+
 @lowers("aten.gather.default")
 @takes_masked
 def gather(ctx, x, dim, index, sparse_grad=False):
@@ -491,6 +527,10 @@ def gather(ctx, x, dim, index, sparse_grad=False):
         return index.like(b.reshape(picked, ids.shape))
     dim = norm_dim(dim, v.rank)
     ids = index_ids(ctx, index, v.shape[dim], "i64")
+    if any(a < i for d, (a, i) in enumerate(zip(v.shape, ids.shape)) if d != dim):
+        ctx.unsupported("the index is larger than the input outside the gathered dimension")
+    if v.dtype.startswith(("f", "bf")) and ids.type.numel * v.shape[dim] > ONE_HOT_GATHER_LIMIT:
+        return _gather_by_offsets(ctx, v, dim, ids)
     last = v.rank - 1
     if dim != last:
         v = b.swap(v, dim, last)

@@ -37,6 +37,11 @@ CASES = {
     # LowRankMultivariateNormal), a negative-free step with an end short of
     # the dim and a step past it.
     "strided-slice-assign": _case(lambda h: _strided_slice_assign(h)),
+    # Gathers too large for a one-hot selection, by linear offsets: a knn
+    # gather of point features expanded over the queries (read in the
+    # unexpanded features), a gather along a middle dim of a plain tensor
+    # and one along a broadcast dim (repeated ids: the gradient sums).
+    "gather-large": lambda: _gather_large(),
     "gather-index": _case(lambda h, idx, rows: (h.gather(1, idx).pow(2).sum()
                                                 + h.index_select(1, idx[0]).sum()
                                                 + h[rows].exp().sum() + h[:, idx[1]].sum()
@@ -189,3 +194,27 @@ def _fill_diagonal(h, labels):                      # h: [4, 8]
     picked.as_strided((2, 4), (8, 2), 1).mul_(h[:2, 4:].cos())   # every other element
     return (F.cross_entropy(sim, labels)
             + _ramp_sum([tall.t(), wide, picked]))
+
+
+class _GatherLarge(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 8)
+        self.w = torch.nn.Parameter(torch.randn(2, 700, 5))
+
+    def forward(self, x):
+        n = x.shape[1]
+        idx = torch.cdist(x, x).topk(16, dim=-1, largest=False)[1]
+        f = self.lin(x)
+        g = torch.gather(f.unsqueeze(1).expand(-1, n, -1, -1), 2,
+                         idx.unsqueeze(-1).expand(-1, -1, -1, 8))
+        ids = (torch.arange(2 * 1300 * 5).reshape(2, 1300, 5) * 7919) % 700
+        h = self.w.gather(1, ids)
+        wide = self.w[:, :1].expand(2, 700, 5)
+        k = wide.gather(1, ids[:, :, :1].expand(2, 1300, 5) % 3 * 0)
+        return g.max(2)[0].sin().sum() + _ramp_sum([h]) + k.pow(2).sum()
+
+
+def _gather_large():
+    torch.manual_seed(0)
+    return _GatherLarge(), (torch.rand(1, 300, 3),)
