@@ -17,19 +17,20 @@ The same code runs on torch 1.13 (functorch.functionalize,
 torch.nn.utils.stateless.functional_call) and torch 2.x (torch.func).
 """
 import contextlib
+import functools
 import inspect
 import linecache
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, Iterator, List, Optional, Sequence
 
 import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from . import (custom_functions, index_rewrites, module_state, no_grad_writes, outside_values,
-               packed_sequences, traceable)
+               packed_sequences, patching, traceable)
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from .selection_sizes import SelectionSizes
 from .source import STACK, TRACE_ENTRY, Frame, exception_frame, return_frame, stack_of
@@ -439,6 +440,26 @@ def _describe(leaf) -> str:
     return type(leaf).__name__
 
 
+@contextlib.contextmanager
+def _initialized_empties() -> Iterator[None]:
+    """torch.empty and its kin zero their tensors meanwhile: the trace
+    computes with the values it sees, and a tensor filled piece by piece in
+    forward (out = torch.empty(...); out[i] = ...) would otherwise bake the
+    uninitialized memory of the parts known at trace time into the import
+    (a different module on every import)."""
+    def zeroed(factory):
+        @functools.wraps(factory)
+        def make(*args, **kwargs):
+            with torch.no_grad():
+                return factory(*args, **kwargs).zero_()
+        return make
+
+    with patching.replaced(torch, empty=zeroed(torch.empty), empty_like=zeroed(torch.empty_like),
+                           empty_strided=zeroed(torch.empty_strided)), \
+            patching.replaced(torch.Tensor, new_empty=zeroed(torch.Tensor.new_empty)):
+        yield
+
+
 def _make_fx(fn, args, spaces):
     """make_fx of functionalized `fn` on `args` under the tracing contexts
     (`spaces`: the model code's globals, for custom_functions); a failure
@@ -450,7 +471,7 @@ def _make_fx(fn, args, spaces):
         with _linear_fx_names(), _annotating_nodes(), _traceable_functions(), \
                 custom_functions.applied(spaces=spaces), packed_sequences.replaced(), \
                 _NoFastPaths(), \
-                index_rewrites.rewritten(), SelectionSizes(), \
+                index_rewrites.rewritten(), SelectionSizes(), _initialized_empties(), \
                 torch.enable_grad():
             gm = make_fx(_functionalize(fn))(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
@@ -576,6 +597,21 @@ def _refuse_gradient_hooks(model: torch.nn.Module, params: Dict[str, torch.Tenso
             "or a multiply in forward, or remove the hook")
 
 
+def _refuse_script_modules(model: torch.nn.Module) -> None:
+    """TorchScript modules (torch.jit.ScriptModule subclasses, script or
+    trace results) run compiled TorchScript, which make_fx and
+    functional_call cannot see into (RWKV-LM's default RWKV_JIT_ON=1)."""
+    for name, module in model.named_modules():
+        if isinstance(module, torch.jit.ScriptModule):
+            what = f"submodule '{name}'" if name else "the model"
+            raise ModelError(
+                f"{what} is a TorchScript module ({type(module).__name__}): tfc traces Python "
+                "modules, and TorchScript runs its own compiled code",
+                hint="use the plain nn.Module (without torch.jit.script / trace, or with "
+                     "the model's JIT switch off, e.g. RWKV_JIT_ON=0); scripted functions "
+                     "called from Python forward code are fine")
+
+
 def _refuse_trained_loss_fn(loss_fn) -> None:
     """A loss_fn that is a module with trainable parameters (ArcFace /
     CosFace margin heads, CenterLoss, learned loss weights): the trace
@@ -602,6 +638,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     ModelError / DataDependentError with the user's source line when the
     model cannot be traced into one static graph."""
     assert not (forward and loss_fn is not None), "a forward trace has no loss_fn"
+    _refuse_script_modules(model)
     if isinstance(example_args, torch.Tensor):
         example_args = (example_args,)
     example_args = tuple(example_args)

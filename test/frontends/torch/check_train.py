@@ -282,6 +282,12 @@ def check_api(device, steps):
         expect_error(KeyError, "missing", lambda: step.load_state_dict({})),
         expect_error(tfc_torch.OptionError, "unknown option 'optimizer'",
                      lambda: tfc_torch.compile(model, example[:1], optimizer="sgd")),
+        # A TorchScript submodule (RWKV's default JIT) cannot be traced.
+        expect_error(tfc_torch.ModelError, "submodule '0' is a TorchScript module",
+                     lambda: tfc_torch.compile_train_step(
+                         torch.nn.Sequential(torch.jit.script(copy.deepcopy(model[0])),
+                                             *list(model)[1:]),
+                         example, loss_fn, device=device)),
         # A loss module with trainable parameters (a margin head, learned
         # loss weights) would be constants of the trace: refused.
         expect_error(tfc_torch.ModelError, "loss_fn (_WeightedLoss) has trainable parameters",

@@ -8,6 +8,10 @@ import torch
 from .common import _case, _ramp_sum
 
 CASES = {
+    # torch.empty filled row by row in forward (RNN tutorials, LRU ports):
+    # folded to zeros, not to the uninitialized memory torch.empty returned
+    # (each import differed: check's no_grad import compares the texts).
+    "empty-filled": lambda: _empty_filled(),
     # Advanced indexing with several index tensors: the last valid token of
     # each sequence (logits[arange(b), lengths], lengths a batch input with
     # -1 among them), adjacent index tensors in the middle (x[:, i, j]) and
@@ -121,3 +125,23 @@ def _masked_scatter(h):                              # h: [4, 8]
     b = h.masked_scatter(h[:, :1] > 0, src[1:].flatten().sin())
     c = h[0].masked_scatter(h > 0.3, src.t() * 2)
     return (a * ramp).sum() + (b * ramp).sin().sum() + (c * ramp.flip(1) / 32).exp().sum()
+
+
+class _EmptyFilled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        out = torch.empty(6, 4)
+        for j, step in enumerate(x):
+            out[j] = self.lin(step)
+        strided = torch.empty_strided((6, 4), (1, 6))
+        strided[:, :2] = x[:, :2]
+        strided[:, 2:] = 1.0
+        return out.pow(2).mean() + strided.sin().sum()
+
+
+def _empty_filled():
+    torch.manual_seed(0)
+    return _EmptyFilled(), (torch.randn(6, 4),)
