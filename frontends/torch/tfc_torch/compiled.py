@@ -15,6 +15,7 @@ from torch.utils import _pytree as pytree
 
 from . import compiler
 from .export import import_forward
+from .module_watch import ModuleWatch
 from .options import compiler_flags
 from .runtime import Device, Program
 from .train import _BatchFeed, _ModelState, target_for
@@ -38,8 +39,10 @@ class CompiledModule:
         for arg in self._model.params:
             if arg in self._model.in_program:
                 self.program.set(arg, self._model.initial[arg])
+        self._watch = ModuleWatch(model, self._model, self.program)
 
     def __call__(self, *batch: torch.Tensor):
+        self._watch.check()
         self._feed(batch)
         self.program.run("forward")
         leaves = [self.program.get(name) for name in self.outputs]

@@ -10,7 +10,10 @@ process (libtfc_compiler.so) and run the training step with libtfcrt.
 
 Parameters and optimizer state live in the runtime between steps; the
 module is read once (its parameters initialize the program) and written
-only when the caller loads `step.state_dict()` into it.
+only when the caller loads `step.state_dict()` into it. Changes to the
+module after compiling that the program cannot follow (its mode,
+requires_grad, hooks, its tensors written) are errors at the next call
+(module_watch.py).
 """
 import copy
 from collections import OrderedDict
@@ -22,7 +25,7 @@ from . import compiler, optimizers
 from .export import import_module
 from .options import SCHEDULE_INPUTS, OptionError, compiler_flags
 from .runtime import Device, Program
-from .errors import ModelError
+from .module_watch import ModuleWatch
 from .tracing import BatchLayout
 from .tracing import input_names as batch_input_names
 
@@ -146,24 +149,12 @@ class _BatchFeed:
         self.layout = BatchLayout(example_args, batch_input_names(
             model, len(example_args), loss_fn, input_names))
         self.names = self.layout.leaf_names()
-        # The modules' train / eval modes the program was traced in.
-        self.model = model
-        self.modes = [m.training for m in model.modules()]
         self.program = program
         self.calls = 0
         if "dropout_seed" in program.bindings:  # constant: set once
             program.set("dropout_seed", torch.tensor(seed, dtype=torch.int64))
 
     def __call__(self, batch) -> None:
-        if [m.training for m in self.model.modules()] != self.modes:
-            traced = "train" if self.modes[0] else "eval"
-            raise ModelError(
-                f"the module's train / eval mode changed since it was compiled (traced in "
-                f"{traced} mode): the compiled program keeps the mode it was traced in "
-                "(dropout, batch norm's statistics)",
-                hint="set the mode before compiling and keep it (model.train() for "
-                     "compile_train_step, model.eval() for tfc_torch.compile), or compile "
-                     "one program per mode")
         for name, value in zip(self.names, self.layout.flatten(batch)):
             if name in self.program.bindings:
                 self.program.set(name, value)
@@ -220,6 +211,7 @@ class TrainStep:
             if arg in self._model.in_program:
                 self.program.set(arg, self._model.initial[arg])
         self._model.set_initial_state(self.program)
+        self._watch = ModuleWatch(model, self._model, self.program)
         self._schedule = dict(SCHEDULE_INPUTS)
         self._schedule.update(inputs)
         for key, value in self._schedule.items():
@@ -246,6 +238,7 @@ class TrainStep:
             lr = self._follower.lr()
             if lr is not None:
                 self.lr = lr
+        self._watch.check()
         self._feed(batch)
         if self.accumulate_steps > 1:
             self.program.run("accumulate_step")

@@ -74,7 +74,8 @@ from check_models import FAMILIES, _model_argc, load_family  # noqa: E402
 from train_helpers import (LOSS_RTOL, MOVED_RTOL, PARAM_RTOL, adamw_groups,  # noqa: E402
                            batches, compare_parameters, expect_error, normwise, random_batch,
                            rel, torch_loss, train_alongside)
-from train_state import check_buffers, check_checkpoint, check_forward_state  # noqa: E402
+from train_state import (check_buffers, check_checkpoint, check_forward_state,  # noqa: E402
+                         check_module_changes)
 
 SKIP = 77
 def check_family(case, device, steps):
@@ -664,7 +665,7 @@ def check_masked(device):
 
 
 CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "forward-state", "masked",
-                            "no-gradient", "param-groups", "qat"]
+                            "module-changes", "no-gradient", "param-groups", "qat"]
 
 
 def main():
@@ -692,6 +693,8 @@ def main():
             problem = check_forward_state(args.device)
         elif case == "masked":
             problem = check_masked(args.device)
+        elif case == "module-changes":
+            problem = check_module_changes(args.device)
         elif case == "no-gradient":
             problem = check_no_gradient(args.device)
         elif case == "param-groups":

@@ -365,3 +365,95 @@ def check_checkpoint(device):
     print("checkpoint: ok (use_reentrant False and True, checkpoint_sequential: 4 AdamW steps "
           "as torch without checkpointing, also recompute=blocks)")
     return None
+
+
+class _Annealed(torch.nn.Module):
+    """A VAE-style loss whose KL weight `beta` the training loop anneals, a
+    temperature buffer, and a layer a WGAN loop would clip."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc = torch.nn.Linear(4, 6)
+        self.dec = torch.nn.Linear(6, 4)
+        self.beta = 0.1
+        self.register_buffer("tau", torch.tensor(2.0))
+
+    def forward(self, x):
+        h = self.enc(x)
+        return F.mse_loss(self.dec(torch.tanh(h / self.tau)), x) + self.beta * h.pow(2).mean()
+
+
+def check_module_changes(device):
+    """Changes to the module after compiling that the compiled program cannot
+    follow are caught at the next call (module_watch.py): an annealed Python
+    attribute warns once; a buffer written in place, a parameter clamped
+    under no_grad or through .data (WGAN's clipping, caught at the backoff
+    value check), requires_grad toggled and a hook added are ModelErrors, in
+    a train step and a compiled forward alike. Loading the step's own values
+    into the module (evaluating mid-training) is no change: the steps go on
+    as an uninterrupted twin's."""
+    import warnings
+    torch.manual_seed(21)
+    model = _Annealed()
+    g = torch.Generator().manual_seed(22)
+    data = [(torch.randn(5, 4, generator=g),) for _ in range(6)]
+    problems = []
+
+    def make(m):
+        return tfc_torch.compile_train_step(m, data[0], device=device, optimizer="sgd", lr=0.1)
+
+    # Syncing the module from the step between calls is accepted.
+    mine, twin = copy.deepcopy(model), copy.deepcopy(model)
+    step, twin_step = make(mine), make(twin)
+    for i, batch in enumerate(data):
+        loss, want = step(*batch), twin_step(*batch)
+        if loss != want:
+            problems.append(f"synced step {i}: loss {loss} != {want}")
+        mine.load_state_dict(step.state_dict())
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = copy.deepcopy(model)
+        step = make(m)
+        step(*data[0])
+        m.beta = 0.5
+        step(*data[1])
+        step(*data[2])
+    texts = [str(w.message) for w in caught if issubclass(w.category, tfc_torch.TracedUpdateWarning)]
+    if len(texts) != 1 or "attribute beta changed" not in texts[0]:
+        problems.append(f"annealed beta: warnings {texts}")
+
+    def changed(change, text, compiled=False):
+        m = copy.deepcopy(model)
+        run = (tfc_torch.compile(m, data[0], device=device) if compiled else make(m))
+        run(*data[0])
+        change(m)
+
+        def calls():
+            for batch in data[1:]:
+                run(*batch)
+        return expect_error(tfc_torch.ModelError, text, calls)
+
+    def clamp_no_grad(m):
+        with torch.no_grad():
+            m.enc.weight.clamp_(-0.01, 0.01)
+
+    for err in [
+        changed(lambda m: m.tau.fill_(1.0), "buffer 'tau' of the module was changed"),
+        changed(lambda m: m.tau.fill_(1.0), "buffer 'tau' of the module was changed", True),
+        changed(clamp_no_grad, "parameter 'enc.weight' of the module was changed"),
+        changed(lambda m: m.dec.weight.data.clamp_(-0.01, 0.01),
+                "parameter 'dec.weight' of the module holds other values"),
+        changed(lambda m: m.dec.bias.requires_grad_(False),
+                "requires_grad of parameter 'dec.bias' changed"),
+        changed(lambda m: m.enc.register_forward_hook(lambda mod, i, o: o * 2),
+                "forward hooks or forward pre-hooks"),
+    ]:
+        if err:
+            problems.append(err)
+    if problems:
+        return "; ".join(problems[:6])
+    print("module-changes: ok (syncing from the step accepted; an annealed attribute warned "
+          "once; buffer writes, clamps under no_grad and through .data, requires_grad and "
+          "hooks refused, also in a compiled forward)")
+    return None
