@@ -3,11 +3,14 @@ compiled program cannot follow: it was traced once, and it holds its own
 parameters and state (the module is read when compiling and written only
 when the caller loads step.state_dict() into it).
 
-ModuleWatch, checked at every call of a TrainStep or CompiledModule:
+ModuleWatch, checked at every call of a TrainStep or CompiledModule
+(errors unless said otherwise):
 
 - the modules' train / eval mode (the program keeps the traced mode);
 - requires_grad of a parameter (freezing or unfreezing after compiling:
-  the program trains what was trainable when it was compiled);
+  the program trains what was trainable when it was compiled): a
+  TracedUpdateWarning (once per step), as a GAN's steps toggle it on
+  purpose around compiling each;
 - forward hooks and forward pre-hooks added or removed;
 - a parameter or buffer changed in place (with torch.no_grad(): p.clamp_(),
   tau.fill_(), a scheduler writing a buffer) or rebound (model.tau = ...):
@@ -92,14 +95,12 @@ class ModuleWatch:
                 hint="set the mode before compiling and keep it (model.train() for "
                      "compile_train_step, model.eval() for tfc_torch.compile), or compile "
                      "one program per mode")
+        toggled = []
         for key, module, table, local in self.entries:
             t = getattr(module, table).get(local)
             t0, version, trainable = self.seen[key]
             if table == "_parameters" and t is not None and t.requires_grad != trainable:
-                raise ModelError(
-                    f"requires_grad of parameter '{key}' changed since the module was compiled "
-                    f"(now {t.requires_grad}): the compiled step trains the parameters that "
-                    "were trainable when it was compiled", hint=_RECOMPILE)
+                toggled.append(key)
             if t is t0 and t._version == version:
                 continue
             if t is None or not self._holds_known_value(key, t):
@@ -114,6 +115,16 @@ class ModuleWatch:
                          + _RECOMPILE)
             self.seen[key] = (t, t._version, t.requires_grad)
             self.synced.add(key)
+        if toggled and "requires_grad" not in self.warned:
+            # A warning, not an error: freezing the other network while
+            # compiling each of a GAN's steps toggles it on purpose.
+            self.warned.add("requires_grad")
+            warnings.warn(
+                f"requires_grad of parameters {', '.join(toggled[:4])}"
+                f"{', ...' if len(toggled) > 4 else ''} changed since the module was compiled: "
+                "the compiled step keeps training the parameters that were trainable when it "
+                "was compiled; to freeze or unfreeze (gradual unfreezing), " + _RECOMPILE,
+                TracedUpdateWarning, stacklevel=3)
         if self.calls & (self.calls - 1) == 0:
             self._compare_values()
         if self._hooks() != self.hooks:

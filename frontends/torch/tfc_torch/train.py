@@ -16,6 +16,9 @@ requires_grad, hooks, its tensors written) are errors at the next call
 (module_watch.py).
 """
 import copy
+import itertools
+import warnings
+import weakref
 from collections import OrderedDict
 from typing import Callable, Dict, Optional, Sequence, Union
 
@@ -25,9 +28,15 @@ from . import compiler, optimizers
 from .export import import_module
 from .options import SCHEDULE_INPUTS, OptionError, compiler_flags
 from .runtime import Device, Program
+from .errors import TracedUpdateWarning
 from .module_watch import ModuleWatch
 from .tracing import BatchLayout
 from .tracing import input_names as batch_input_names
+
+# The compiled steps alive and a clock ordering their calls, for the
+# shared-parameter warning (TrainStep._check_shared).
+_LIVE_STEPS: "weakref.WeakSet[TrainStep]" = weakref.WeakSet()
+_CLOCK = itertools.count()
 
 # Each call's dropout draws start this many Philox counters after the last
 # call's (a step draws far fewer), so no two calls share a mask.
@@ -212,6 +221,7 @@ class TrainStep:
                 self.program.set(arg, self._model.initial[arg])
         self._model.set_initial_state(self.program)
         self._watch = ModuleWatch(model, self._model, self.program)
+        self._track_shared_parameters(model, param_settings)
         self._schedule = dict(SCHEDULE_INPUTS)
         self._schedule.update(inputs)
         for key, value in self._schedule.items():
@@ -222,6 +232,40 @@ class TrainStep:
         # The torch optimizer the step was compiled from, whose lr it
         # follows (optimizers.Follower); None for an optimizer by name.
         self._follower: Optional[optimizers.Follower] = None
+
+    def _track_shared_parameters(self, model: torch.nn.Module, settings) -> None:
+        """Records what this step reads and trains, for _check_shared."""
+        self._reads = {id(p): n for n, p in model.named_parameters()}
+        self._trains = {id(p) for n, p in model.named_parameters() if p.requires_grad and (
+            settings is None or settings[n][optimizers.LR_SCALE] != 0.0)}
+        self._last_call = -1
+        self._synced_at = next(_CLOCK)   # compiled, or loaded a state_dict
+        self._warned_shared = False
+        _LIVE_STEPS.add(self)
+
+    def _check_shared(self) -> None:
+        """Warns (once) when another live step that trains parameters this
+        one reads ran since this one last took parameters in (compiled or
+        load_state_dict): each step holds its own copy, so this one computes
+        with stale values (a GAN's generator step training against the
+        discriminator it was compiled with)."""
+        if self._warned_shared:
+            return
+        for other in list(_LIVE_STEPS):
+            if other is self or other._last_call < self._synced_at:
+                continue
+            shared = [n for i, n in self._reads.items() if i in other._trains]
+            if shared:
+                self._warned_shared = True
+                warnings.warn(
+                    f"parameters {', '.join(shared[:4])}{', ...' if len(shared) > 4 else ''} "
+                    "are trained by another compiled step, which ran since this step took "
+                    "them in: each step holds its own copy, so this one computes with the "
+                    "values it was compiled with (a GAN's generator step against a stale "
+                    "discriminator); copy them across before each call "
+                    "(g_step.load_state_dict(d_step.state_dict(), strict=False)), or compile "
+                    "one step over the whole loss", TracedUpdateWarning, stacklevel=3)
+                return
 
     @property
     def lr(self) -> float:
@@ -239,6 +283,8 @@ class TrainStep:
             if lr is not None:
                 self.lr = lr
         self._watch.check()
+        self._check_shared()
+        self._last_call = next(_CLOCK)
         self._feed(batch)
         if self.accumulate_steps > 1:
             self.program.run("accumulate_step")
@@ -269,6 +315,7 @@ class TrainStep:
         module state_dict (optimizer state is kept, as torch's module
         load_state_dict keeps the optimizer's)."""
         self._model.load_state_dict(self.program, state, strict)
+        self._synced_at = next(_CLOCK)
 
     def optimizer_state_dict(self) -> "OrderedDict[str, torch.Tensor]":
         """The optimizer's (and loss scaler's) state tensors by name (the

@@ -386,10 +386,10 @@ class _Annealed(torch.nn.Module):
 def check_module_changes(device):
     """Changes to the module after compiling that the compiled program cannot
     follow are caught at the next call (module_watch.py): an annealed Python
-    attribute warns once; a buffer written in place, a parameter clamped
-    under no_grad or through .data (WGAN's clipping, caught at the backoff
-    value check), requires_grad toggled and a hook added are ModelErrors, in
-    a train step and a compiled forward alike. Loading the step's own values
+    attribute and requires_grad toggled warn once; a buffer written in
+    place, a parameter clamped under no_grad or through .data (WGAN's
+    clipping, caught at the backoff value check) and a hook added are
+    ModelErrors, in a train step and a compiled forward alike. Loading the step's own values
     into the module (evaluating mid-training) is no change: the steps go on
     as an uninterrupted twin's."""
     import warnings
@@ -419,9 +419,55 @@ def check_module_changes(device):
         m.beta = 0.5
         step(*data[1])
         step(*data[2])
+        m.dec.bias.requires_grad_(False)
+        step(*data[3])
+        step(*data[4])
     texts = [str(w.message) for w in caught if issubclass(w.category, tfc_torch.TracedUpdateWarning)]
-    if len(texts) != 1 or "attribute beta changed" not in texts[0]:
-        problems.append(f"annealed beta: warnings {texts}")
+    if (len(texts) != 2 or "attribute beta changed" not in texts[0]
+            or "requires_grad of parameters dec.bias changed" not in texts[1]):
+        problems.append(f"annealed beta, frozen bias: warnings {texts}")
+
+    # Two steps over one module (a GAN's): the one whose parameters the
+    # other trains warns once when it runs with stale copies, and not when
+    # the caller copies them across before each call.
+    class _Pair(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.g, self.d = torch.nn.Linear(4, 4), torch.nn.Linear(4, 1)
+
+        def forward(self, x):
+            return x
+
+    for sync in (False, True):
+        pair = _Pair()
+
+        def d_loss(out, x, pair=pair):
+            return pair.d(x).mean() - pair.d(pair.g(x).detach()).mean()
+
+        def g_loss(out, x, pair=pair):
+            return -pair.d(pair.g(x)).mean()
+
+        d_step = tfc_torch.compile_train_step(
+            pair, data[0], lambda o, x: d_loss(o, x), device=device,
+            optimizer=torch.optim.SGD(pair.d.parameters(), lr=0.1))
+        g_step = tfc_torch.compile_train_step(
+            pair, data[0], lambda o, x: g_loss(o, x), device=device,
+            optimizer=torch.optim.SGD(pair.g.parameters(), lr=0.1))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for batch in data[:3]:
+                d_step(*batch)
+                if sync:
+                    g_step.load_state_dict({k: v for k, v in d_step.state_dict().items()
+                                            if k.startswith("d.")}, strict=False)
+                g_step(*batch)
+                if sync:
+                    d_step.load_state_dict({k: v for k, v in g_step.state_dict().items()
+                                            if k.startswith("g.")}, strict=False)
+        texts = [str(w.message) for w in caught
+                 if "trained by another compiled step" in str(w.message)]
+        if len(texts) != (0 if sync else 2):
+            problems.append(f"two steps over one module (sync={sync}): warnings {texts}")
 
     def changed(change, text, compiled=False):
         m = copy.deepcopy(model)
@@ -444,8 +490,6 @@ def check_module_changes(device):
         changed(clamp_no_grad, "parameter 'enc.weight' of the module was changed"),
         changed(lambda m: m.dec.weight.data.clamp_(-0.01, 0.01),
                 "parameter 'dec.weight' of the module holds other values"),
-        changed(lambda m: m.dec.bias.requires_grad_(False),
-                "requires_grad of parameter 'dec.bias' changed"),
         changed(lambda m: m.enc.register_forward_hook(lambda mod, i, o: o * 2),
                 "forward hooks or forward pre-hooks"),
     ]:
@@ -453,7 +497,7 @@ def check_module_changes(device):
             problems.append(err)
     if problems:
         return "; ".join(problems[:6])
-    print("module-changes: ok (syncing from the step accepted; an annealed attribute warned "
-          "once; buffer writes, clamps under no_grad and through .data, requires_grad and "
+    print("module-changes: ok (syncing from the step accepted; an annealed attribute and a "
+          "frozen bias warned once; buffer writes, clamps under no_grad and through .data and "
           "hooks refused, also in a compiled forward)")
     return None
