@@ -1,7 +1,8 @@
 """Singular values and vectors in traceable torch ops, used in place of
 LAPACK's while tracing (traceable.py): torch.linalg.svd (reduced),
 svdvals, torch.svd, the matrix norms built on them (ord 2, -2, 'nuc';
-torch.norm(p='nuc')), cond (ord None / 2) and pinv.
+torch.norm(p='nuc'), torch.linalg.norm's matrix forms), cond (ord None / 2),
+pinv and matrix_rank.
 
 From the symmetric eigendecomposition of the Gram matrix (eigh.py, in
 f64): for A [.., m, n] with n <= m, A^T A = V diag(s^2) V^T, so s is the
@@ -98,6 +99,37 @@ def norm(a, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return matrix_norm(a, "nuc", dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
 
 
+def linalg_norm(a, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
+    """torch.linalg.norm: a matrix norm of ord 2, -2 or 'nuc' (over `dim`,
+    two dims, or a 2-d input's) from the singular values, torch's own for
+    every other form."""
+    matrix_dims = dim if dim is not None else ((-2, -1) if a.dim() == 2 else None)
+    if ord not in (2, -2, "nuc") or out is not None or matrix_dims is None \
+            or len(matrix_dims) != 2:
+        return _ORIGINALS["torch.linalg.norm"](a, ord, dim, keepdim, out=out, dtype=dtype)
+    return matrix_norm(a, ord, tuple(matrix_dims), keepdim, dtype=dtype)
+
+
+def _cutoff(a, s, atol, rtol):
+    """max(atol, rtol * s_max), rtol's default max(m, n) * eps of the type
+    when neither is given (torch's pinv and matrix_rank)."""
+    if rtol is None:
+        rtol = 0.0 if atol else max(a.shape[-2:]) * torch.finfo(a.dtype).eps
+    return torch.clamp(rtol * s[..., :1], min=float(atol or 0.0))
+
+
+def matrix_rank(a, *args, atol=None, rtol=None, hermitian=False, out=None, **kwargs):
+    """torch.linalg.matrix_rank: the count of singular values above
+    _cutoff's; torch's own for tensor tolerances and the deprecated tol."""
+    if args or kwargs or out is not None or hermitian \
+            or not isinstance(atol, (type(None), int, float)) \
+            or not isinstance(rtol, (type(None), int, float)):
+        return _ORIGINALS["torch.linalg.matrix_rank"](a, *args, atol=atol, rtol=rtol,
+                                                      hermitian=hermitian, out=out, **kwargs)
+    s = svdvals(a)
+    return (s > _cutoff(a, s, atol, rtol)).sum(-1)
+
+
 def cond(a, p=None, *, out=None):
     """torch.linalg.cond for p None / 2 / -2 (ratios of singular values),
     torch's own for the other norms."""
@@ -115,9 +147,7 @@ def pinv(a, *, atol=None, rtol=None, hermitian=False, out=None):
             or not isinstance(rtol, (type(None), int, float)):
         return _ORIGINALS["torch.linalg.pinv"](a, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
     u, s, vh = _reduced(a, True)
-    if rtol is None:
-        rtol = 0.0 if atol else max(a.shape[-2:]) * torch.finfo(a.dtype).eps
-    cutoff = torch.clamp(rtol * s[..., :1], min=float(atol or 0.0))
+    cutoff = _cutoff(a, s, atol, rtol)
     inverse = torch.where(s > cutoff, 1 / torch.where(s > 0, s, torch.ones_like(s)),
                           torch.zeros_like(s))
     return (vh.transpose(-1, -2) * inverse.unsqueeze(-2)) @ u.transpose(-1, -2)
@@ -128,7 +158,8 @@ def replacements():
     kept for the forms these leave to torch."""
     entries = [(torch.linalg, "svd", svd), (torch.linalg, "svdvals", svdvals),
                (torch, "svd", torch_svd), (torch.linalg, "matrix_norm", matrix_norm),
-               (torch, "norm", norm), (torch.linalg, "cond", cond), (torch.linalg, "pinv", pinv)]
+               (torch, "norm", norm), (torch.linalg, "cond", cond), (torch.linalg, "pinv", pinv),
+               (torch.linalg, "norm", linalg_norm), (torch.linalg, "matrix_rank", matrix_rank)]
     for owner, name, _ in entries:
         _ORIGINALS.setdefault(f"{owner.__name__}.{name}", getattr(owner, name))
     return entries

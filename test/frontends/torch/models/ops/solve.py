@@ -51,7 +51,8 @@ CASES = {
     # Singular values and vectors on it (svd.py, Gram matrices in f64):
     # weighted singular values of a tall and a wide matrix, U diag(sqrt s)
     # V^T weighted unevenly (the vectors' gradient), the nuclear and
-    # spectral norms, torch.norm(p='nuc'), pinv, cond and torch.svd.
+    # spectral norms, torch.norm(p='nuc'), torch.linalg.norm's matrix forms,
+    # pinv, cond, matrix_rank (of a rank-3 product) and torch.svd.
     "svd": _case(lambda h: _svd(h), rows=8, out=8),
 }
 
@@ -65,7 +66,10 @@ def _svd(h):                                             # h: [8, 8]
             + (ut @ torch.diag(st) @ vt.t() * torch.arange(40.0).view(5, 8)).sum() * 0.01
             + torch.linalg.matrix_norm(tall, "nuc") + torch.linalg.matrix_norm(wide, 2)
             + torch.norm(wide, p="nuc") + torch.linalg.svdvals(wide).pow(2).sum()
-            + torch.linalg.pinv(tall).pow(2).sum() * 0.1 + torch.linalg.cond(tall) * 0.1)
+            + torch.linalg.pinv(tall).pow(2).sum() * 0.1 + torch.linalg.cond(tall) * 0.1
+            + torch.linalg.norm(tall, 2) + torch.linalg.norm(wide, "nuc")
+            + torch.linalg.norm(h.view(2, 4, 8), -2, dim=(1, 2)).sum()
+            + torch.linalg.norm(wide) * torch.linalg.matrix_rank(tall[:, :3] @ wide[:3, :6]))
 
 
 def _eigh(h):                                            # h: [8, 8]
