@@ -84,6 +84,7 @@ _DIM_ARGS = {
     "aten.var.dim": ("dim",), "aten.std.dim": ("dim",),
     "aten.topk.default": ("dim",), "aten.sort.default": ("dim",),
     "aten.linalg_vector_norm.default": ("dim",), "aten.norm.ScalarOpt_dim": ("dim",),
+    "aten.select_scatter.default": ("dim",), "aten.slice_scatter.default": ("dim",),
 }
 # Dim arguments that count positions of the result (one more dim).
 _NEW_DIM_ARGS = {"aten.unsqueeze.default": ("dim",), "aten.stack.default": ("dim",)}
@@ -478,6 +479,11 @@ def _keeps_rows(ctx, lowering, named, dims, found, k) -> bool:
         # other dims may be one too); the others broadcast along its rows.
         return (dims is not None and 0 not in dims and isinstance(named.get("self"), Masked)
                 and _broadcast_along_rows(named, found))
+    if name == "aten.constant_pad_nd.default":
+        # Padding the dims after the rows (F.pad pads from the last dim).
+        pad, rank = list(named["pad"]), _rank(found[0])
+        return isinstance(named["self"], Masked) and (
+            len(pad) < 2 * rank or not any(pad[2 * rank - 2:2 * rank]))
     if name == "aten.permute.default":
         return norm_dim(int(named["dims"][0]), _rank(found[0])) == 0
     if name == "aten.repeat.default":

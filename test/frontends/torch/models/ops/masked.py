@@ -99,7 +99,7 @@ class _RowOps(nn.Module):
     of selected sequences (rows as its batch), a batched matmul of two
     selections, a gather along the other dim, cosine similarity (an
     in-place clamp under no_grad inside), selections of the selected rows
-    (by rows, by elements)."""
+    (by rows, by elements), padding along another dim and writes into it."""
 
     def __init__(self):
         super().__init__()
@@ -112,7 +112,13 @@ class _RowOps(nn.Module):
         att = torch.bmm(seq, seq.transpose(1, 2)).softmax(-1)
         both = torch.cat([h, h.tanh()], 1).unsqueeze(1)
         picked = h.gather(1, h.argmax(1, keepdim=True))
+        # nflows' spline knots: a cumsum padded along the last dim, its
+        # ends written (select_scatter, slice_scatter of the rows).
+        knots = F.pad(torch.cumsum(seq.softmax(-1), -1), (1, 0), value=-1.0)
+        knots[..., 0] = -2.0
+        knots[..., 2:4] = knots[..., 2:4] * 0.5
         return (self.conv(seq).pow(2).mean() + (att @ seq).sum() + both.select(1, 0).mean()
+                + (knots * torch.arange(5.0)).sum()
                 + seq.reshape(seq.size(0), -1).std(1).sum() + picked.sum()
                 + h.softmax(-1).log().mean() + F.cosine_similarity(h, h.flip(1)).mean()
                 + (h[h[:, 0] > 0] ** 2).sum() + h[h > 0].sum())
