@@ -12,6 +12,7 @@ frontend's call of make_fx.
 import ast
 import inspect
 import linecache
+import importlib.util
 import os
 import re
 import textwrap
@@ -23,14 +24,21 @@ import torch
 
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__))
-# Frames of these packages are library code, never the user's line.
+# Frames of these packages are library code, never the user's line: torch,
+# the frontend, functorch, and the op libraries beside torch whose
+# functions a model calls as it calls torch's (torchvision.ops'
+# deform_conv2d, roi_align; torchaudio.functional). torchvision's and
+# torchaudio's models stay model code: an error inside a ResNet points at
+# its line there.
 _LIBRARY_DIRS = [_TORCH_DIR, _OWN_DIR]
-for _name in ("functorch",):
+for _name, _sub in (("functorch", ""), ("torchvision", "ops"), ("torchaudio", "functional")):
     try:
-        _mod = __import__(_name)
-        _LIBRARY_DIRS.append(os.path.dirname(os.path.abspath(_mod.__file__)))
-    except ImportError:
-        pass
+        _spec = importlib.util.find_spec(_name)
+    except (ImportError, ValueError):
+        _spec = None
+    if _spec is not None and _spec.origin:
+        _LIBRARY_DIRS.append(os.path.join(os.path.dirname(os.path.abspath(_spec.origin)),
+                                          _sub).rstrip(os.sep))
 
 # The frontend's function that calls the user's model; see tracing.py.
 TRACE_ENTRY = "_tfc_traced_loss"

@@ -98,6 +98,7 @@ CASES = {
     "AutogradGradOfParameter": ("ModelError", ["forward takes a derivative with torch.autograd",
                                                "torch.autograd.grad(loss, self.fc.weight",
                                                "functorch"]),
+    "TorchvisionOp": ("UnsupportedOpError", ["torchvision.roi_align"]),
     "LossInputGradient": ("UnsupportedOpError", [
         "aten.binary_cross_entropy_backward.default", "derivative taken inside forward",
         "not those of other layers or losses"]),

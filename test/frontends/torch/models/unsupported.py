@@ -375,3 +375,15 @@ class LossInputGradient(Base):
         target = torch.full((4,), 0.5)
         g = vmap(grad(lambda xi: F.binary_cross_entropy(self.fc(xi).sigmoid(), target)))(x)  # error here
         return g.pow(2).mean()
+
+
+class TorchvisionOp(Base):
+    """torchvision.ops.roi_align (a two-stage detector's head) has no
+    lowering; the error points at the model's call, not into
+    torchvision/ops."""
+
+    def forward(self, x):
+        from torchvision.ops import roi_align
+        maps = self.fc(x).view(1, 1, 6, 4)
+        boxes = torch.tensor([[0.0, 0.5, 0.5, 3.0, 4.0]])
+        return roi_align(maps, boxes, output_size=2, aligned=True).sum()  # error here
