@@ -525,6 +525,13 @@ def _make_fx(fn, args, spaces):
                 ".backward(), requires_grad_(), torch.autograd.functional), which cannot be "
                 "traced: tfc traces under functionalization, where tensors carry no autograd "
                 "history", exception_frame(e), AUTOGRAD_IN_FORWARD_HINT) from e
+        if "aten::alias() Expected a value of type 'Tensor'" in text:  # torch 1.13 functorch
+            raise ModelError(
+                "this torch's functorch cannot trace forward-mode differentiation (hessian, "
+                "jacfwd, jvp) through an op with a Python number operand (SIREN's "
+                "omega_0 * x)", exception_frame(e),
+                "take second derivatives in reverse mode, jacrev(jacrev(f)) instead of "
+                "hessian(f), or make the number a tensor (x * torch.tensor(30.0))") from e
         if "automatic differentiation for outputs with complex dtype" in text:  # torch 1.13
             raise ModelError(
                 f"this torch cannot trace an in-place write into a complex tensor that needs a "

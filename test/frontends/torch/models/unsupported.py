@@ -387,3 +387,17 @@ class TorchvisionOp(Base):
         maps = self.fc(x).view(1, 1, 6, 4)
         boxes = torch.tensor([[0.0, 0.5, 0.5, 3.0, 4.0]])
         return roi_align(maps, boxes, output_size=2, aligned=True).sum()  # error here
+
+
+class HessianOfScaled(Base):
+    """functorch's hessian (forward mode) of a function multiplying by a
+    Python float: torch 1.13 cannot trace it; the error suggests
+    jacrev(jacrev(f))."""
+
+    def f(self, p):
+        return torch.sin(30.0 * self.fc(p)).sum()  # error here
+
+    def forward(self, x):
+        from functorch import hessian, vmap
+        h = vmap(hessian(self.f))(x)  # error here
+        return h.diagonal(dim1=-2, dim2=-1).sum()
