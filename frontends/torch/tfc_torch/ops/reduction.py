@@ -5,6 +5,7 @@ bucketize / searchsorted (a compare and count) and histc (a scatter-add).
 Reductions over every dimension are tfc reductions over all dims; integer
 and boolean sums accumulate in the traced result type."""
 import math
+import operator
 
 import torch
 
@@ -240,6 +241,42 @@ def topk(ctx, x, k, dim=-1, largest=True, sorted=True):
     return values, ctx.tensor(indices, ctx.out(1).dtype)
 
 
+def _prefix_read(ctx, dim, rank, n):
+    """k when every read of the node's results is a slice [0:k] (step 1)
+    along `dim`, possibly after whole slices of other dims (x[:, :, :k]
+    traces as one slice per dim), k < n the largest such end; else None."""
+    sizes = ctx.out(0).shape
+
+    def prefix(node):
+        k = 0
+        for use in node.users:
+            args = list(use.args) + [None] * 5
+            if str(use.target) != "aten.slice.Tensor" or args[0] is not node:
+                return None
+            d, start, end, step = args[1], args[2] or 0, args[3], args[4] or 1
+            if not isinstance(d, int) or start != 0 or step != 1 or not isinstance(end, int):
+                return None
+            d = norm_dims(d, rank)[0]
+            if d == dim:
+                k = max(k, min(end, n))
+            elif end >= sizes[d]:  # the whole dim: what reads it counts
+                inner = prefix(use)
+                if inner is None:
+                    return None
+                k = max(k, inner)
+            else:
+                return None
+        return k
+
+    k = 0
+    for user in ctx.node.users:
+        inner = prefix(user) if user.target is operator.getitem else None
+        if inner is None:
+            return None
+        k = max(k, inner)
+    return k if 0 < k < n else None
+
+
 @lowers("aten.sort.default", "aten.sort.stable")
 def sort(ctx, x, *args, **kwargs):
     """A stable sort (ties in index order, NaN last ascending, first
@@ -255,6 +292,17 @@ def sort(ctx, x, *args, **kwargs):
         return v, ctx.tensor(0, ctx.out(1).dtype)
     dim = norm_dims(dim, v.rank)[0]
     n = v.shape[dim]
+    k = _prefix_read(ctx, dim, v.rank, n)
+    if k is not None and k <= MAX_TOPK_PICKS:
+        # Only the first k sorted elements are read (PointNet++'s ball
+        # query: group_idx.sort(-1)[0][..., :nsample]): k picks, O(k n) a
+        # row instead of the n x n ranks; the rest of the result is zeros
+        # nothing reads.
+        values, indices = _ranked(ctx, v, dim, k, descending)
+        low, high = [0] * v.rank, [0] * v.rank
+        high[dim] = n - k
+        return (ctx.b.pad(values, low, high, 0.0),
+                ctx.b.pad(ctx.tensor(indices, ctx.out(1).dtype), low, high, 0))
     if n > MAX_SORT_SIZE:
         ctx.unsupported(f"sorting {n} elements along a dim (tfc sorts at most {MAX_SORT_SIZE}: "
                         "it compares every element with every other)",

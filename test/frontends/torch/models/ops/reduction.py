@@ -62,6 +62,11 @@ CASES = {
     # masked out), F.normalize of zero rows, std of a constant channel,
     # orders 2, 3, 0.5 and inf.
     "norms-at-zero": _case(lambda h: _norms_at_zero(h)),
+    # A sort whose results are read only as a prefix along the sorted dim
+    # (PointNet++'s ball query: group_idx.sort(-1)[0][:, :, :nsample]) picks
+    # those elements (k picks) instead of ranking n x n: integer ids with
+    # ties, float values descending with their indices, ties in index order.
+    "sort-prefix": lambda: _sort_prefix(),
 }
 
 
@@ -221,3 +226,27 @@ def _norms_at_zero(h):
             + torch.linalg.vector_norm(rows, 3, dim=1).sum() + rows.norm(0.5, dim=1).sum()
             + rows.norm(float("inf"), dim=1).sum() + constant.std(dim=0).sum()
             + torch.std_mean(constant, dim=0)[0].sum())
+
+
+class _SortPrefix(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.linspace(0.5, 1.5, 3))
+
+    def forward(self, xyz):
+        b, n, _ = xyz.shape
+        group_idx = torch.arange(n).view(1, 1, n).repeat([b, 8, 1])
+        group_idx[torch.cdist(xyz[:, :8], xyz) ** 2 > 0.3] = n
+        group_idx = group_idx.sort(dim=-1)[0][:, :, :5].clamp(max=n - 1)
+        g = torch.gather(xyz.unsqueeze(1).expand(-1, 8, -1, -1), 2,
+                         group_idx.unsqueeze(-1).expand(-1, -1, -1, 3))
+        scores = (xyz * self.w).sum(-1)
+        top = scores.round(decimals=1).sort(dim=1, descending=True)[0]    # ties
+        at = scores.sort(dim=1, descending=True)[1]   # torch's order of ties is its own
+        return ((g * self.w).max(2)[0].sum() + (top[:, :4] * torch.arange(4.0)).sum()
+                + at[:, :3].float().sum())
+
+
+def _sort_prefix():
+    torch.manual_seed(0)
+    return _SortPrefix(), (torch.rand(2, 40, 3, generator=_g(1)),)
