@@ -10,6 +10,7 @@ instead of producing IR that computes something else. A complex tensor is
 carried as a Complex pair of real Values, and a node with a complex operand
 or result goes to its complex lowering (ops/complex.py).
 """
+import dataclasses
 import operator
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -400,6 +401,9 @@ def _check_types(name, produced, traced, frame):
     if isinstance(produced, Masked):
         want = tensor_type(traced, frame)
         rows = 1 + getattr(produced, "lead", 0)  # masked.Behind: x[None, ids]
+        if getattr(produced, "columns", False):
+            # masked.Columns: the rows along dim 1 of the traced [c, k].
+            want = dataclasses.replace(want, shape=want.shape[::-1])
         if produced.values.dtype != want.dtype or produced.values.shape[1:] != want.shape[rows:]:
             raise AssertionError(f"lowering of {name} selected rows {produced.values.type}, "
                                  f"traced {want}")

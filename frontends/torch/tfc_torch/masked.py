@@ -160,6 +160,12 @@ def lower(ctx, lowering, args, kwargs):
     behind = [m for m in found if isinstance(m, Behind)]
     if behind:
         return _unlead(ctx, named, behind[0])
+    columns = [m for m in found if isinstance(m, Columns)]
+    if columns:
+        return _column_use(ctx, named, columns[0])
+    laid = _as_columns(ctx, named, found)
+    if laid is not None:
+        return laid
     if name == "aten.index.Tensor" and not isinstance(named["self"], Masked):
         lead = _leading_none(named)
         if lead:
@@ -263,6 +269,73 @@ def _unlead(ctx, named, sel: Behind):
     if regrouped is None:
         ctx.masked(sel)
     return regrouped
+
+
+class Columns(Masked):
+    """A selection laid out along dim 1: sel.t() of a 2-d selection, or
+    torch.stack of 1-d selections (PyG's edge_index = adj.nonzero().t(),
+    torch.stack(torch.where(adj))). It holds the selection (rows first,
+    `inner`); only taking its rows apart reads it (_column_use)."""
+
+    columns = True  # the traced result is [c, k] (importer's type check)
+
+    def __init__(self, inner: Masked):
+        super().__init__(inner.values, inner.rows, inner.op)
+        self.inner = inner
+
+
+_TRANSPOSES = ("aten.t.default", "aten.transpose.int", "aten.permute.default",
+               "aten.numpy_T.default")
+
+
+def _swaps_two_dims(ctx, named) -> bool:
+    """Whether ctx's op (one of _TRANSPOSES) swaps the two dims of a 2-d
+    tensor."""
+    if ctx.name == "aten.transpose.int":
+        return {norm_dim(int(named["dim0"]), 2), norm_dim(int(named["dim1"]), 2)} == {0, 1}
+    if ctx.name == "aten.permute.default":
+        return [norm_dim(int(d), 2) for d in named["dims"]] == [1, 0]
+    return True
+
+
+def _as_columns(ctx, named, found):
+    """sel.t() of a 2-d selection, or torch.stack(sels) of 1-d ones along
+    dim 0: a Columns; None for any other op."""
+    b = ctx.b
+    if ctx.name in _TRANSPOSES and isinstance(named.get("self"), Masked) \
+            and _rank(named["self"]) == 2 and _swaps_two_dims(ctx, named):
+        return Columns(named["self"])
+    if ctx.name == "aten.stack.default" and norm_dim(int(named.get("dim", 0)), 2) == 0:
+        parts = named["tensors"]
+        if all(isinstance(t, Masked) and _rank(t) == 1 for t in parts):
+            values = b.concat([b.reshape(t.values, t.values.shape + (1,)) for t in parts], 1)
+            return Columns(parts[0].like(values))
+    return None
+
+
+def _column_use(ctx, named, sel: Columns):
+    """What reads a Columns: its rows taken apart (select / unbind along
+    dim 0: `row, col = edge_index`, edge_index[0]), flipped (flip(0)) or
+    transposed back; any other use is refused."""
+    b = ctx.b
+    inner = sel.inner
+    width = inner.values.shape[1]
+
+    def column(i):
+        v = b.slice_dim(inner.values, 1, i, i + 1)
+        return inner.like(b.reshape(v, v.shape[:1]))
+
+    if named.get("self") is sel:
+        if ctx.name == "aten.select.int" and norm_dim(int(named["dim"]), 2) == 0:
+            return column(norm_dim(int(named["index"]), width))
+        if ctx.name == "aten.unbind.int" and norm_dim(int(named.get("dim", 0)), 2) == 0:
+            return tuple(column(i) for i in range(width))
+        if ctx.name in _TRANSPOSES and _swaps_two_dims(ctx, named):
+            return inner
+        if ctx.name == "aten.flip.default" and [norm_dim(int(d), 2) for d in named["dims"]] == [0]:
+            parts = [b.slice_dim(inner.values, 1, i, i + 1) for i in reversed(range(width))]
+            return Columns(inner.like(b.concat(parts, 1)))
+    ctx.masked(sel)
 
 
 # Writes into a plain tensor at selected ids: op -> (its index argument, its

@@ -239,7 +239,7 @@ def _multibox():
 class _WhereIndices(nn.Module):
     """Indices from nonzero / torch.where(mask) / argwhere: rows gathered
     by them (x[i], index_select), elements by two of them (x[i, j]), a
-    loss on the rows of positive scores."""
+    loss on the rows of positive scores, edge lists laid out as [2, E]."""
 
     def __init__(self):
         super().__init__()
@@ -250,10 +250,16 @@ class _WhereIndices(nn.Module):
         i = torch.nonzero(keep).squeeze(1)
         a, b = torch.where(pairs)
         pos = torch.nonzero(o[:, 0] > 0)[:, 0]
+        # PyG's edge_index forms: nonzero().t() taken apart, torch.stack of
+        # torch.where's ids read by row, flipped, and transposed back.
+        src, dst = pairs.nonzero().t()
+        edges = torch.stack(torch.where(pairs))
         return (o[i].pow(2).sum() + o.index_select(0, keep.nonzero(as_tuple=True)[0]).mean()
                 + o[a, b].sum() + o[a, b % 2].exp().mean()
                 + torch.argwhere(pairs)[:, 1].float().mean()
-                + F.cross_entropy(o[pos], (x[pos, 0] > 0).long()))
+                + F.cross_entropy(o[pos], (x[pos, 0] > 0).long())
+                + o[src, dst].tanh().sum() + o[edges[0]].sin().mean()
+                + o[edges.flip(0)[1], edges.t()[:, 1]].cos().sum())
 
 
 def _where():
