@@ -196,6 +196,8 @@ mlir::LogicalResult tfc::buildTrainPipeline(
     const char *conflict =
         options.maxGradNorm > 0 ? "max-grad-norm (the global norm needs every "
                                   "gradient first)"
+        : options.clipGradValue > 0
+            ? "clip-grad-value (the clipping stage reads the whole gradients)"
         : options.lossScaling   ? "loss-scaling (skipping a step needs every "
                                   "gradient first; fp16 turns it on: give "
                                   "loss-scaling=false)"

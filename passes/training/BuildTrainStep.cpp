@@ -77,7 +77,7 @@ void addTrainStepStages(OpPassManager &pm,
     copyStepLossScalingOptions(scaling, options);
     pm.addPass(createTfcStepLossScalingPass(scaling));
   }
-  if (options.maxGradNorm > 0) {
+  if (options.maxGradNorm > 0 || options.clipGradValue > 0) {
     TfcStepClipPassOptions clip;
     copyStepClipOptions(clip, options);
     pm.addPass(createTfcStepClipPass(clip));

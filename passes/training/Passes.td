@@ -39,7 +39,9 @@ defvar TfcStepLossScalingOptions = [
 
 defvar TfcStepClipOptions = [
     Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
-           "Global gradient-norm clipping threshold (0: off)">
+           "Global gradient-norm clipping threshold (0: off)">,
+    Option<"clipGradValue", "clip-grad-value", "double", /*default=*/"0.0",
+           "Clamp every gradient element to [-v, v] (0: off)">
 ];
 
 defvar TfcStepOptimizerOptions = [
@@ -158,7 +160,9 @@ def TfcBuildTrainStepPass : Pass<"tfc-build-train-step", "::mlir::ModuleOp"> {
     --tfc-autodiff; the optimizer ops get step + 1 as their step.
     `max-grad-norm` > 0 clips like torch.nn.utils.clip_grad_norm_:
     total = sqrt(sum of squares of all gradients, in f32), every gradient
-    times min(max_norm / (total + 1e-6), 1). Loss scaling follows
+    times min(max_norm / (total + 1e-6), 1); `clip-grad-value` > 0 clamps
+    every gradient element to [-v, v] first, like
+    torch.nn.utils.clip_grad_value_. Loss scaling follows
     torch.cuda.amp.GradScaler: the loss is multiplied by the scale before
     differentiation; the gradients are multiplied by the f32 reciprocal of
     the scale and checked for inf/NaN; on overflow every parameter and
@@ -368,16 +372,19 @@ def TfcStepLossScalingPass
 }
 
 def TfcStepClipPass : Pass<"tfc-step-clip", "::mlir::ModuleOp"> {
-  let summary = "Stage 4 of a training step: global gradient-norm clipping";
+  let summary = "Stage 4 of a training step: gradient clipping";
   let description = [{
-    Clips the gradients a step function returns (`{tfc.grad}` results)
-    like `torch.nn.utils.clip_grad_norm_(max_norm=max-grad-norm)`: total =
-    sqrt(sum of squares of all gradients, in f32), every gradient times
-    min(max_norm / (total + 1e-6), 1). After --tfc-step-loss-scaling, so it
-    sees unscaled gradients. `max-grad-norm=0` leaves the module unchanged.
+    Clips the gradients a step function returns (`{tfc.grad}` results):
+    with `clip-grad-value` > 0 each element is clamped to [-v, v], like
+    `torch.nn.utils.clip_grad_value_(clip_value=v)`; then with
+    `max-grad-norm` > 0 like `torch.nn.utils.clip_grad_norm_(max_norm)`:
+    total = sqrt(sum of squares of all gradients, in f32), every gradient
+    times min(max_norm / (total + 1e-6), 1). After --tfc-step-loss-scaling,
+    so it sees unscaled gradients (a NaN stays NaN, and the scaler's skip
+    decides). Both 0 leave the module unchanged.
 
-    Errors: a negative or non-finite max-grad-norm; no step function
-    returning gradients, or the optimizer stage already ran.
+    Errors: a negative or non-finite max-grad-norm or clip-grad-value; no
+    step function returning gradients, or the optimizer stage already ran.
   }];
   let dependentDialects = ["::mlir::tfc::TfcDialect"];
   let options = TfcStepClipOptions;

@@ -1,7 +1,8 @@
 //===- StepClip.cpp - --tfc-step-clip -------------------------------------===//
 //
-// Stage 4: torch.nn.utils.clip_grad_norm_ over every gradient the step
-// returns: one norm in f32, one coefficient, every gradient scaled by it.
+// Stage 4: torch.nn.utils.clip_grad_value_ (each element clamped) and then
+// clip_grad_norm_ over every gradient the step returns: one norm in f32,
+// one coefficient, every gradient scaled by it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +43,8 @@ namespace tfc {
 std::string checkStepClipOptions(const TfcBuildTrainStepPassOptions &options) {
   if (!std::isfinite(options.maxGradNorm) || options.maxGradNorm < 0)
     return "max-grad-norm must be non-negative and finite (0: off)";
+  if (!std::isfinite(options.clipGradValue) || options.clipGradValue < 0)
+    return "clip-grad-value must be non-negative and finite (0: off)";
   return "";
 }
 
@@ -49,7 +52,7 @@ LogicalResult runStepClip(ModuleOp module,
                           const TfcBuildTrainStepPassOptions &options) {
   if (std::string problem = checkStepClipOptions(options); !problem.empty())
     return module.emitError(stepStageFlag(StepStage::clip)) << ": " << problem;
-  if (options.maxGradNorm == 0)
+  if (options.maxGradNorm == 0 && options.clipGradValue == 0)
     return success();
   FailureOr<SmallVector<func::FuncOp>> steps =
       enterStage(module, StepStage::clip, /*needGradients=*/true);
@@ -63,6 +66,22 @@ LogicalResult runStepClip(ModuleOp module,
     Location loc = ret.getLoc();
     Type f32 = builder.getF32Type();
     SmallVector<StepGradient> grads = stepGradients(func);
+    if (options.clipGradValue > 0) {
+      // clamp(g, -v, v) as torch's clamp_: NaN stays NaN.
+      for (StepGradient &grad : grads) {
+        Type t = tensorTypeOf(grad.value).getElementType();
+        Value high = v.scalar(t, options.clipGradValue);
+        Value low = v.scalar(t, -options.clipGradValue);
+        Value g = grad.value;
+        Value clamped = v.select(v.compare(CompareDirection::gt, g, high), high,
+                                 v.select(v.compare(CompareDirection::lt, g, low),
+                                          low, g));
+        setStepResult(func, grad.result, clamped);
+        grad.value = clamped;
+      }
+    }
+    if (options.maxGradNorm == 0)
+      continue;
     Value total = v.scalar(f32, 0.0);
     for (const StepGradient &grad : grads) {
       Value g = v.convert(grad.value, f32);

@@ -24,7 +24,7 @@
 #define TFC_STEP_LOSS_SCALING_OPTIONS(X)                                       \
   X(initScale) X(growthFactor) X(backoffFactor) X(growthInterval)              \
   X(minScale) X(maxScale)
-#define TFC_STEP_CLIP_OPTIONS(X) X(maxGradNorm)
+#define TFC_STEP_CLIP_OPTIONS(X) X(maxGradNorm) X(clipGradValue)
 #define TFC_STEP_OPTIMIZER_OPTIONS(X)                                          \
   X(optimizer) X(beta1) X(beta2) X(eps) X(weightDecay) X(decayAll)             \
   X(blockSize) X(momentum) X(nesterov) X(alpha) X(centered) X(lrDecay)         \
@@ -61,7 +61,8 @@ TFC_DEFINE_STEP_OPTIONS_COPY(Optimizer, TFC_STEP_OPTIMIZER_OPTIONS)
 
 /// Adds the stages `options` asks for to `pm` (a module pass manager), in
 /// their order: gradients; accumulate when accumulate-steps > 1;
-/// loss-scaling when loss-scaling; clip when max-grad-norm > 0; optimizer.
+/// loss-scaling when loss-scaling; clip when max-grad-norm or
+/// clip-grad-value > 0; optimizer.
 void addTrainStepStages(mlir::OpPassManager &pm,
                         const TfcBuildTrainStepPassOptions &options);
 

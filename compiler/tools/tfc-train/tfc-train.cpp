@@ -97,6 +97,11 @@ static cl::opt<double>
     maxGradNorm("max-grad-norm",
                 cl::desc("Global gradient-norm clipping (0: off)"),
                 cl::init(0.0), cl::cat(category));
+static cl::opt<double> clipGradValue(
+    "clip-grad-value",
+    cl::desc("Clamp every gradient element to [-v, v] before any norm "
+             "clipping, as torch.nn.utils.clip_grad_value_ (0: off)"),
+    cl::init(0.0), cl::cat(category));
 static cl::opt<bool> lossScaling("loss-scaling",
                                  cl::desc("Dynamic loss scaling (default: on "
                                           "for --precision fp16, else off)"),
@@ -232,6 +237,7 @@ std::vector<Sticky> stickyOptions() {
           sticky("schedule", schedule),   sticky("warmup", warmup),
           sticky("min-lr", minLr),        sticky("weight-decay", weightDecay),
           sticky("max-grad-norm", maxGradNorm),
+          sticky("clip-grad-value", clipGradValue),
           sticky("loss-scaling", lossScaling),
           sticky("precision", precision), sticky("pad", pad),
           sticky("recompute", recompute),
@@ -317,6 +323,8 @@ std::string trainStepOptions() {
   if (!optimizerOptions.empty())
     options += " " + optimizerOptions.getValue();
   options += " max-grad-norm=" + text(maxGradNorm.getValue());
+  if (clipGradValue > 0)
+    options += " clip-grad-value=" + text(clipGradValue.getValue());
   options += std::string(" loss-scaling=") +
              (lossScaling ? "true" : "false");
   options += " precision=" + precision.getValue();

@@ -39,6 +39,7 @@ TRAIN_STEP_OPTIONS: Dict[str, Tuple[str, type]] = {
     "eps2": ("eps2", float),
     "clip_threshold": ("clip-threshold", float),
     "max_grad_norm": ("max-grad-norm", float),
+    "clip_grad_value": ("clip-grad-value", float),
     "schedule": ("schedule", str),            # constant, warmup-cosine, warmup-linear
     "loss_scaling": ("loss-scaling", bool),
     "init_scale": ("init-scale", float),

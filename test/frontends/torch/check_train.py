@@ -155,6 +155,27 @@ def check_api(device, steps):
             problems.append(f"sgd step {i}: {loss} vs {expected.item()}")
             break
 
+    # Value clipping, then norm clipping (clip_grad_value_ and
+    # clip_grad_norm_ in that order), AdamW, vs torch; parameters compared.
+    ref = copy.deepcopy(model)
+    clipped = tfc_torch.compile_train_step(copy.deepcopy(model), example, loss_fn,
+                                           device=device, optimizer="adamw", lr=1e-2,
+                                           weight_decay=0.0, clip_grad_value=0.02,
+                                           max_grad_norm=0.05)
+    opt = torch.optim.AdamW(ref.parameters(), lr=1e-2, weight_decay=0.0)
+    for i, batch in enumerate(batches(model, example, loss_fn, 8, seed=4)):
+        loss = clipped(*batch)
+        opt.zero_grad()
+        expected = torch_loss(ref, batch, loss_fn)
+        expected.backward()
+        torch.nn.utils.clip_grad_value_(ref.parameters(), 0.02)
+        torch.nn.utils.clip_grad_norm_(ref.parameters(), 0.05)
+        opt.step()
+        if not rel(loss, expected.item()) <= LOSS_RTOL:
+            problems.append(f"clip_grad_value step {i}: {loss} vs {expected.item()}")
+            break
+    compare_parameters(clipped.state_dict(), ref, "clip_grad_value: ", problems)
+
     # save / load: a second step resumes exactly where the first is.
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "state.safetensors")
@@ -277,6 +298,7 @@ def check_api(device, steps):
         expect_error(tfc_torch.OptionError, "total_steps",
                      lambda: make(schedule="warmup-cosine")),
         expect_error(tfc_torch.OptionError, "precision", lambda: make(precision="fp8")),
+        expect_error(tfc_torch.OptionError, "clip-grad-value", lambda: make(clip_grad_value=-1.0)),
         expect_error(ValueError, "shape", lambda: step(example[0][:2], example[1])),
         expect_error(TypeError, "expected 2 batch tensors", lambda: step(example[0])),
         expect_error(ValueError, "smaller last batch", lambda: step(example[0][:2], example[1])),

@@ -1,6 +1,7 @@
 // RUN: tfc-opt %s --split-input-file --verify-diagnostics --tfc-step-gradients --tfc-step-clip=max-grad-norm=1 --tfc-step-loss-scaling
 // RUN: not tfc-opt %s --tfc-step-optimizer 2>&1 | FileCheck %s --check-prefix=NOSTEP
 // RUN: not tfc-opt %s --split-input-file --tfc-step-clip=max-grad-norm=-2 2>&1 | FileCheck %s --check-prefix=CLIP
+// RUN: not tfc-opt %s --split-input-file --tfc-step-clip=clip-grad-value=-1 2>&1 | FileCheck %s --check-prefix=CLIPV
 // RUN: not tfc-opt %s --split-input-file --tfc-step-accumulate=accumulate-steps=0 2>&1 | FileCheck %s --check-prefix=ACCUM
 // RUN: not tfc-opt %s --split-input-file --tfc-step-optimizer=optimizer=lion 2>&1 | FileCheck %s --check-prefix=OPT
 
@@ -19,5 +20,6 @@ func.func @loss(%w: tensor<4xf32> {tfc.param = "w"}) -> tensor<f32> {
 
 // Each stage checks its own options.
 // CLIP: error: --tfc-step-clip: max-grad-norm must be non-negative and finite (0: off)
+// CLIPV: error: --tfc-step-clip: clip-grad-value must be non-negative and finite (0: off)
 // ACCUM: error: --tfc-step-accumulate: accumulate-steps must be at least 1 (1: no accumulation)
 // OPT: error: --tfc-step-optimizer: unknown optimizer 'lion'

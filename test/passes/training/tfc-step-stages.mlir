@@ -2,6 +2,7 @@
 // RUN: tfc-opt %s --tfc-step-gradients --tfc-step-accumulate=accumulate-steps=4 | FileCheck %s --check-prefix=ACCUM
 // RUN: tfc-opt %s --tfc-step-gradients '--tfc-step-loss-scaling=init-scale=1024 growth-interval=7' | FileCheck %s --check-prefix=SCALE
 // RUN: tfc-opt %s --tfc-step-gradients --tfc-step-clip=max-grad-norm=2 | FileCheck %s --check-prefix=CLIP
+// RUN: tfc-opt %s --tfc-step-gradients --tfc-step-clip=clip-grad-value=0.25 | FileCheck %s --check-prefix=CLIPV
 // RUN: tfc-opt %s --tfc-step-gradients '--tfc-step-optimizer=optimizer=sgd schedule=warmup-linear' | FileCheck %s --check-prefix=OPT
 // RUN: tfc-opt %s --tfc-step-gradients --tfc-step-accumulate=accumulate-steps=3 --tfc-step-loss-scaling | FileCheck %s --check-prefix=TWO
 
@@ -81,6 +82,19 @@ func.func @loss(%w: tensor<4x8xf32> {tfc.param = "w"}, %b: tensor<4xf32> {tfc.pa
 // CLIP: %[[CW:.*]] = tfc.mul %{{.*}}, %[[COEF]] : tensor<4x8xf32>, tensor<f32>
 // CLIP: %[[CB:.*]] = tfc.mul %{{.*}}, %[[COEF]] : tensor<4xf32>, tensor<f32>
 // CLIP: return %{{.*}}, %[[CW]], %[[CB]] :
+
+// Clipping by value: each gradient element clamped to [-v, v]
+// (torch.nn.utils.clip_grad_value_; NaN stays NaN), no norm.
+// CLIPV-LABEL: func.func @train_step
+// CLIPV: %[[GW:.*]] = tfc.matmul %{{.*}} transpose_a
+// CLIPV: %[[HI:.*]] = tfc.constant dense<2.500000e-01> : tensor<f32>
+// CLIPV: %[[LO:.*]] = tfc.constant dense<-2.500000e-01> : tensor<f32>
+// CLIPV: %[[BELOW:.*]] = tfc.compare lt, %[[GW]], %[[LO]]
+// CLIPV: %[[UP:.*]] = tfc.select %[[BELOW]], %[[LO]], %[[GW]]
+// CLIPV: %[[ABOVE:.*]] = tfc.compare gt, %[[GW]], %[[HI]]
+// CLIPV: %[[CW:.*]] = tfc.select %[[ABOVE]], %[[HI]], %[[UP]]
+// CLIPV-NOT: tfc.sqrt
+// CLIPV: return %{{.*}}, %[[CW]], %{{.*}} :
 
 // Optimizer: the state after the parameters, the step, the schedule's inputs
 // before the batch; updates for every parameter, state and the step, the
