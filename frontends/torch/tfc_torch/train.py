@@ -222,6 +222,7 @@ class TrainStep:
         self._model.set_initial_state(self.program)
         self._watch = ModuleWatch(model, self._model, self.program)
         self._track_shared_parameters(model, param_settings)
+        self._param_names = {id(p): n for n, p in model.named_parameters()}
         self._schedule = dict(SCHEDULE_INPUTS)
         self._schedule.update(inputs)
         for key, value in self._schedule.items():
@@ -325,7 +326,18 @@ class TrainStep:
     def _optimizer_state(self):
         return [n for n in self.program.names("state") if n not in self._model.state]
 
-    def load_optimizer_state_dict(self, state: Dict[str, torch.Tensor]) -> None:
+    def load_optimizer_state_dict(self, state: Dict) -> None:
+        """Sets the optimizer state from optimizer_state_dict()'s form, or
+        from a torch optimizer's state_dict() (resuming a run torch
+        trained): its per-parameter entries by the optimizer's parameter
+        order (the torch optimizer the step was compiled from, or for an
+        optimizer by name one built over model.parameters()), their names
+        torch's (exp_avg, momentum_buffer, ...); its per-parameter step
+        counts, which must agree, become the step's one count; parameters
+        torch holds no state for keep theirs. Its param_groups'
+        hyper-parameters are not read (the step's own apply)."""
+        if isinstance(state, dict) and "state" in state and "param_groups" in state:
+            state = self._from_torch_optimizer_state(state)
         names = self._optimizer_state()
         missing = [n for n in names if n not in state]
         unexpected = [n for n in state if n not in names]
@@ -333,6 +345,41 @@ class TrainStep:
             raise KeyError(f"optimizer state mismatch: missing {missing}, unexpected {unexpected}")
         for n in names:
             self.program.set(n, state[n])
+
+    def _from_torch_optimizer_state(self, torch_state: Dict) -> Dict[str, torch.Tensor]:
+        """optimizer_state_dict()'s form of a torch optimizer's state_dict()."""
+        if self._follower is not None:
+            order = [self._param_names.get(id(p)) for g in self._follower.optimizer.param_groups
+                     for p in g["params"]]
+        else:
+            order = list(self._param_names.values())
+        count = sum(len(g["params"]) for g in torch_state["param_groups"])
+        if count != len(order):
+            raise ValueError(f"the torch optimizer state holds {count} parameters, the "
+                             f"compiled step's optimizer {len(order)}")
+        names = self._optimizer_state()
+        out = {n: self.program.get(n) for n in names}
+        steps, unknown = set(), []
+        for index, entry in torch_state["state"].items():
+            param = order[int(index)]
+            for key, value in entry.items():
+                if key == "step":
+                    steps.add(float(value))
+                    continue
+                name = f"{param}.{key}"
+                if name not in out:
+                    unknown.append(name)
+                    continue
+                out[name] = torch.as_tensor(value).detach().to(out[name].dtype)
+        if unknown:
+            raise KeyError(f"torch optimizer state the compiled step has no state for: "
+                           f"{unknown[:6]} (its state: {names[:6]}...)")
+        if len(steps) > 1:
+            raise ValueError(f"the torch optimizer's parameters took different numbers of steps "
+                             f"({sorted(steps)[:4]}); the compiled step keeps one count")
+        if steps and "step" in out:
+            out["step"] = torch.tensor(int(steps.pop()), dtype=out["step"].dtype)
+        return out
 
     def save(self, path: str) -> None:
         """Parameters, model state (updated buffers) and optimizer state to

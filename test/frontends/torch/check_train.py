@@ -176,6 +176,36 @@ def check_api(device, steps):
             break
     compare_parameters(clipped.state_dict(), ref, "clip_grad_value: ", problems)
 
+    # Resuming a run torch trained: its parameters and its AdamW's
+    # state_dict() (per-parameter moments and step counts) loaded into a
+    # fresh step, which then goes on as torch does; by name and from the
+    # instance (two parameter groups: the order is the groups').
+    for by_instance in (False, True):
+        ref = copy.deepcopy(model)
+        groups = ([{"params": list(ref.parameters())[::2]},
+                   {"params": list(ref.parameters())[1::2]}] if by_instance
+                  else ref.parameters())
+        opt = torch.optim.AdamW(groups, lr=1e-2, weight_decay=0.0)
+        data = list(batches(model, example, loss_fn, 6, seed=5))
+        for batch in data[:3]:
+            opt.zero_grad()
+            torch_loss(ref, batch, loss_fn).backward()
+            opt.step()
+        mine = copy.deepcopy(model)
+        optimizer = (torch.optim.AdamW([{"params": list(mine.parameters())[::2]},
+                                        {"params": list(mine.parameters())[1::2]}],
+                                       lr=1e-2, weight_decay=0.0)
+                     if by_instance else "adamw")
+        kw = {} if by_instance else {"lr": 1e-2, "weight_decay": 0.0}
+        resumed = tfc_torch.compile_train_step(mine, example, loss_fn, device=device,
+                                               optimizer=optimizer, **kw)
+        resumed.load_state_dict(ref.state_dict())
+        resumed.load_optimizer_state_dict(opt.state_dict())
+        label = f"resumed from torch ({'instance' if by_instance else 'by name'}): "
+        train_alongside(resumed, ref, opt, lambda m, b: torch_loss(m, b, loss_fn), data[3:],
+                        label, problems)
+        compare_parameters(resumed.state_dict(), ref, label, problems)
+
     # save / load: a second step resumes exactly where the first is.
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "state.safetensors")
