@@ -210,24 +210,17 @@ Cotangents vjp(LayerNormGradOp op, VjpBuilder &v, ArrayRef<Value> cots) {
   return result;
 }
 
-/// The external model of one backward op: forwards to its vjp().
-template <typename OpT>
-struct GradVjp : DifferentiableOpInterface::ExternalModel<GradVjp<OpT>, OpT> {
-  FailureOr<SmallVector<Value>>
-  buildVjp(Operation *op, OpBuilder &builder,
-           ArrayRef<Value> resultCotangents) const {
-    VjpBuilder v(builder, op->getLoc());
-    return vjp(cast<OpT>(op), v, resultCotangents);
+/// The VJP of a backward op: its vjp() above.
+struct GradRule {
+  template <typename OpT>
+  Cotangents operator()(OpT op, VjpBuilder &v, ArrayRef<Value> cots) const {
+    return vjp(op, v, cots);
   }
 };
-
-template <typename... OpTs> void attach(MLIRContext *context) {
-  (OpTs::template attachInterface<GradVjp<OpTs>>(*context), ...);
-}
 
 } // namespace
 
 void mlir::tfc::detail::attachGradVjps(MLIRContext *context) {
-  attach<EmbeddingGradOp, SoftmaxGradOp, LogSoftmaxGradOp, GeluGradOp,
-         SiluGradOp, LayerNormGradOp>(context);
+  attachVjpModels<GradRule, EmbeddingGradOp, SoftmaxGradOp, LogSoftmaxGradOp,
+                  GeluGradOp, SiluGradOp, LayerNormGradOp>(context);
 }

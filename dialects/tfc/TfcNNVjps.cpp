@@ -199,24 +199,17 @@ Cotangents vjp(AttentionOp op, VjpBuilder &v, ArrayRef<Value> cots) {
   return result;
 }
 
-/// The external model of one NN op: forwards to its vjp().
-template <typename OpT>
-struct NNVjp : DifferentiableOpInterface::ExternalModel<NNVjp<OpT>, OpT> {
-  FailureOr<SmallVector<Value>>
-  buildVjp(Operation *op, OpBuilder &builder,
-           ArrayRef<Value> resultCotangents) const {
-    VjpBuilder v(builder, op->getLoc());
-    return vjp(cast<OpT>(op), v, resultCotangents);
+/// The VJP of an NN op: its vjp() above.
+struct NNRule {
+  template <typename OpT>
+  Cotangents operator()(OpT op, VjpBuilder &v, ArrayRef<Value> cots) const {
+    return vjp(op, v, cots);
   }
 };
-
-template <typename... OpTs> void attach(MLIRContext *context) {
-  (OpTs::template attachInterface<NNVjp<OpTs>>(*context), ...);
-}
 
 } // namespace
 
 void mlir::tfc::detail::attachNNVjps(MLIRContext *context) {
-  attach<EmbeddingOp, LayerNormOp, RmsNormOp, SoftmaxOp,
-         LogSoftmaxOp, GeluOp, SiluOp, CrossEntropyOp, AttentionOp>(context);
+  attachVjpModels<NNRule, EmbeddingOp, LayerNormOp, RmsNormOp, SoftmaxOp,
+                  LogSoftmaxOp, GeluOp, SiluOp, CrossEntropyOp, AttentionOp>(context);
 }

@@ -561,30 +561,23 @@ Cotangents vjp(DropoutOp op, VjpBuilder &v, Value g) {
       Value(), Value()};
 }
 
-/// The external model of one single-result op: forwards to its vjp().
-template <typename OpT>
-struct SingleResultVjp
-    : DifferentiableOpInterface::ExternalModel<SingleResultVjp<OpT>, OpT> {
-  FailureOr<SmallVector<Value>>
-  buildVjp(Operation *op, OpBuilder &builder,
-           ArrayRef<Value> resultCotangents) const {
-    VjpBuilder v(builder, op->getLoc());
-    return vjp(cast<OpT>(op), v, resultCotangents[0]);
+/// The VJP of a single-result op: its vjp() above, of the one cotangent.
+struct CoreRule {
+  template <typename OpT>
+  Cotangents operator()(OpT op, VjpBuilder &v, ArrayRef<Value> cots) const {
+    return vjp(op, v, cots[0]);
   }
 };
-
-template <typename... OpTs> void attach(MLIRContext *context) {
-  (OpTs::template attachInterface<SingleResultVjp<OpTs>>(*context), ...);
-}
 
 } // namespace
 
 void mlir::tfc::detail::attachCoreVjps(MLIRContext *context) {
-  attach<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, CosOp, SinOp, TanhOp, ErfOp, SigmoidOp,
-         ReluOp, PowOp, ConvertOp, AddOp, SubOp, MulOp, DivOp, Atan2Op, FmodOp,
-         MaximumOp, MinimumOp, SelectOp, ReshapeOp, TransposeOp, BroadcastToOp, SliceOp,
-         ConcatOp, PadOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp, MatmulOp,
-         DropoutOp, StraightThroughOp>(context);
+  attachVjpModels<CoreRule, NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, CosOp,
+                  SinOp, TanhOp, ErfOp, SigmoidOp, ReluOp, PowOp, ConvertOp,
+                  AddOp, SubOp, MulOp, DivOp, Atan2Op, FmodOp, MaximumOp,
+                  MinimumOp, SelectOp, ReshapeOp, TransposeOp, BroadcastToOp,
+                  SliceOp, ConcatOp, PadOp, ReduceSumOp, ReduceMeanOp,
+                  ReduceMaxOp, MatmulOp, DropoutOp, StraightThroughOp>(context);
 }
 
 void mlir::tfc::attachDifferentiableInterfaces(MLIRContext *context) {

@@ -76,6 +76,27 @@ private:
   Location loc;
 };
 
+/// The external model of a differentiable op whose VJP `Rule` builds:
+/// Rule{}(op, builder, resultCotangents) returns the operand cotangents.
+/// Each Vjps file defines its Rule, which calls that file's vjp()
+/// overloads, and attaches its ops with attachVjpModels.
+template <typename OpT, typename Rule>
+struct VjpModel
+    : DifferentiableOpInterface::ExternalModel<VjpModel<OpT, Rule>, OpT> {
+  FailureOr<SmallVector<Value>>
+  buildVjp(Operation *op, OpBuilder &builder,
+           ArrayRef<Value> resultCotangents) const {
+    VjpBuilder v(builder, op->getLoc());
+    return Rule{}(cast<OpT>(op), v, resultCotangents);
+  }
+};
+
+/// Attaches VjpModel<OpT, Rule> to each of OpTs.
+template <typename Rule, typename... OpTs>
+void attachVjpModels(MLIRContext *context) {
+  (OpTs::template attachInterface<VjpModel<OpTs, Rule>>(*context), ...);
+}
+
 /// Returns `value`'s ranked tensor type.
 inline RankedTensorType tensorTypeOf(Value value) {
   return cast<RankedTensorType>(value.getType());
