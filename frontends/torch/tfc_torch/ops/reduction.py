@@ -678,6 +678,33 @@ def searchsorted(ctx, seq, x, out_int32=False, right=False, side=None, sorter=No
     return _search(ctx, seq, x, right or side == "right")
 
 
+@lowers("aten.bincount.default")
+def bincount(ctx, x, weights=None, minlength=0):
+    """torch.bincount with minlength covering the values (class counts:
+    bincount(labels, minlength=num_classes)): the counts (or summed
+    weights) of each value in [0, minlength), one scatter-add into the
+    table (values outside it into an extra row, dropped: torch would
+    lengthen its result instead, which a compiled program cannot). Without
+    a minlength above the example's values the length is data-dependent:
+    refused. No gradient, as torch's (none for the weights either)."""
+    from .scatter import _table   # scatter.py imports this module
+    b, t = ctx.b, ctx.out()
+    n = t.shape[0]
+    if minlength <= 0 or n != minlength:
+        ctx.unsupported("bincount without a minlength covering the values: its length is "
+                        "max(x) + 1, read from the data",
+                        "give minlength (e.g. the number of classes), at least max(x) + 1")
+    ids = b.reshape(ctx.tensor(x, "i64"), (ctx.tensor(x).type.numel,))
+    outside = b.select(b.compare("lt", ids, ctx.tensor(0, "i64")), ctx.tensor(True, "i1"),
+                       b.compare("ge", ids, ctx.tensor(n, "i64")))
+    ids = b.select(outside, ctx.tensor(n, "i64"), ids)
+    dt = t.dtype if weights is not None else "f32"
+    rows = (b.stop_gradient(b.reshape(ctx.tensor(weights, dt), ids.shape)) if weights is not None
+            else b.splat(1.0, dt, ids.shape))
+    counts = b.slice_dim(_table(ctx, rows, ids, n + 1), 0, 0, n)
+    return b.convert(counts, t.dtype)
+
+
 @lowers("aten.histc.default")
 def histc(ctx, x, bins=100, min=0, max=0):  # noqa: A002 - torch's argument names
     """torch.histc: counts of x's elements in `bins` equal bins over

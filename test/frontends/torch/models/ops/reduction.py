@@ -67,6 +67,9 @@ CASES = {
     # those elements (k picks) instead of ranking n x n: integer ids with
     # ties, float values descending with their indices, ties in index order.
     "sort-prefix": lambda: _sort_prefix(),
+    # Class counts with bincount(labels, minlength=C) weighting a
+    # cross-entropy (inverse frequency), and summed weights per class.
+    "bincount": lambda: _bincount(),
 }
 
 
@@ -250,3 +253,22 @@ class _SortPrefix(nn.Module):
 def _sort_prefix():
     torch.manual_seed(0)
     return _SortPrefix(), (torch.rand(2, 40, 3, generator=_g(1)),)
+
+
+class _Bincount(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 5)
+
+    def forward(self, x, y, w):
+        counts = torch.bincount(y, minlength=5).float()
+        weight = counts.sum() / (5 * counts.clamp(min=1))
+        per_class = y.bincount(weights=w, minlength=5)
+        return (F.cross_entropy(self.fc(x), y, weight=weight)
+                + (self.fc(x).sum(0) * per_class).mean())
+
+
+def _bincount():
+    torch.manual_seed(0)
+    return _Bincount(), (torch.randn(8, 4, generator=_g(1)),
+                         torch.tensor([0, 1, 1, 3, 3, 3, 0, 2]), torch.rand(8, generator=_g(2)))
