@@ -11,6 +11,7 @@ import torch
 
 from ..builder import broadcast_shapes
 from ..constants import Known
+from ..errors import DataDependentError
 from ..importer import Masked
 from ..ir import Value
 from .. import dtypes, masked
@@ -419,9 +420,31 @@ def nonzero(ctx, x):
     return _selection(ctx, coords, b.reshape(b.compare("ne", v, zero), (n,)))
 
 
+_VALUE_SHAPED = ("its output shape depends on tensor values",
+                 "tfc compiles static shapes: keep every tensor's shape independent of the data "
+                 "(torch.where / masked_fill instead of boolean indexing or nonzero)")
 refuse(["aten.unique.default",
-        "aten._unique2.default", "aten.unique_dim.default", "aten.unique_consecutive.default",
-        "aten.repeat_interleave.Tensor"],
-       "its output shape depends on tensor values",
-       "tfc compiles static shapes: keep every tensor's shape independent of the data "
-       "(torch.where / masked_fill instead of boolean indexing or nonzero)")
+        "aten._unique2.default", "aten.unique_dim.default", "aten.unique_consecutive.default"],
+       *_VALUE_SHAPED)
+
+
+@lowers("aten.repeat_interleave.Tensor")
+def repeat_interleave(ctx, repeats, output_size=None):
+    """The index form torch.repeat_interleave(counts) traces to (x's rows
+    repeated, a graph batch's node-to-graph ids): with output_size given,
+    output j is the number of cumulative counts <= j (counts' cumulative
+    sums by a triangular sum: counts are few). Without output_size the
+    length is sum(counts), read from the data: refused."""
+    if output_size is None:
+        raise DataDependentError(f"{ctx.name}: {_VALUE_SHAPED[0]} (the sum of the repeats)",
+                                 ctx.frame, "give output_size= (the total, e.g. the number of "
+                                 "nodes of the batch): the result then has a static length")
+    b = ctx.b
+    counts = ctx.tensor(repeats, "i64")
+    n = counts.shape[0]
+    lower = b.compare("le", b.iota((n, n), 1, "i64"), b.iota((n, n), 0, "i64"))
+    ends = b.reduce("sum", b.select(lower, b.reshape(counts, (1, n)), ctx.tensor(0, "i64")),
+                    [1])
+    positions = b.iota((int(output_size), 1), 0, "i64")
+    done = b.convert(b.compare("le", b.reshape(ends, (1, n)), positions), "i64")
+    return ctx.b.convert(b.reduce("sum", done, [1]), ctx.out().dtype)

@@ -8,6 +8,10 @@ import torch
 from .common import _case, _ramp_sum
 
 CASES = {
+    # repeat_interleave(counts, output_size=N): a graph batch's node-to-
+    # graph ids from per-graph node counts (empty graphs included), then a
+    # per-graph sum by index_add.
+    "repeat-interleave-counts": lambda: _repeat_interleave_counts(),
     # torch.empty filled row by row in forward (RNN tutorials, LRU ports):
     # folded to zeros, not to the uninitialized memory torch.empty returned
     # (each import differed: check's no_grad import compares the texts).
@@ -145,3 +149,19 @@ class _EmptyFilled(torch.nn.Module):
 def _empty_filled():
     torch.manual_seed(0)
     return _EmptyFilled(), (torch.randn(6, 4),)
+
+
+class _RepeatInterleaveCounts(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.linspace(0.5, 1.5, 3))
+
+    def forward(self, x, counts):
+        batch = torch.arange(counts.numel()).repeat_interleave(counts, output_size=7)
+        pooled = torch.zeros(4, 3).index_add(0, batch, x * self.w)
+        return pooled.pow(2).sum() + batch.float().mean()
+
+
+def _repeat_interleave_counts():
+    torch.manual_seed(0)
+    return _RepeatInterleaveCounts(), (torch.randn(7, 3), torch.tensor([2, 0, 3, 2]))
