@@ -54,12 +54,24 @@ def _tables(model: torch.nn.Module):
 class ModuleWatch:
     """The module as compiled; check() raises or warns about changes."""
 
-    def __init__(self, model: torch.nn.Module, model_state, program):
+    def __init__(self, model: torch.nn.Module, model_state, program, constants=()):
+        """`constants`: the buffers (and frozen parameters) the program
+        folded in because it reads them; the module's other tensors the
+        program does not read (an EMA copy kept beside the model) are free
+        to change."""
         self.model = model
         self.model_state = model_state
         self.program = program
         self.modes = [m.training for m in model.modules()]
+        ms, constants = model_state, set(constants)
         self.entries: List[Tuple[str, torch.nn.Module, str, str]] = _tables(model)
+
+        def read_by_program(key: str) -> bool:
+            arg = ms.argument(key)
+            return ((arg is not None and arg in ms.in_program) or ms.state_name(key) is not None
+                    or ms.aliases.get(key, key) in constants)
+        # The tensors whose writes are checked: those the program reads.
+        self.read = {e[0] for e in self.entries if read_by_program(e[0])}
         self.seen: Dict[str, Tuple[torch.Tensor, int, bool]] = {}
         for key, module, table, local in self.entries:
             t = getattr(module, table)[local]
@@ -101,18 +113,14 @@ class ModuleWatch:
             t0, version, trainable = self.seen[key]
             if table == "_parameters" and t is not None and t.requires_grad != trainable:
                 toggled.append(key)
-            if t is t0 and t._version == version:
+            if (t is t0 and t._version == version) or key not in self.read:
                 continue
             if t is None or not self._holds_known_value(key, t):
                 what = "parameter" if table == "_parameters" else "buffer"
                 raise ModelError(
                     f"{what} '{key}' of the module was changed since it was compiled (in "
                     "place or rebound): the compiled program holds its own copy and keeps "
-                    "computing with it",
-                    hint="change parameters and carried state through the step "
-                         "(sd = step.state_dict(); ...; step.load_state_dict(sd)); pass a value "
-                         "that changes between calls as a batch argument (a 0-d tensor); or "
-                         + _RECOMPILE)
+                    "computing with it", hint=self._hint(key))
             self.seen[key] = (t, t._version, t.requires_grad)
             self.synced.add(key)
         if toggled and "requires_grad" not in self.warned:
@@ -173,7 +181,7 @@ class ModuleWatch:
 
     def _compare_values(self) -> None:
         for key, module, table, local in self.entries:
-            if key in self.synced:
+            if key in self.synced or key not in self.read:
                 continue
             want = self._compiled_value(key)
             t = getattr(module, table).get(local)
@@ -183,9 +191,21 @@ class ModuleWatch:
             raise ModelError(
                 f"{what} '{key}' of the module holds other values than when it was compiled "
                 "(written through .data, e.g. weight clipping p.data.clamp_()): the compiled "
-                "program holds its own copy and keeps computing with it",
-                hint="write parameters through the step (sd = step.state_dict(); "
-                     "sd[name].clamp_(-c, c); step.load_state_dict(sd)), or " + _RECOMPILE)
+                "program holds its own copy and keeps computing with it", hint=self._hint(key))
+
+    def _hint(self, key: str) -> str:
+        """How to change `key` between calls: through the step for what it
+        holds as arguments (parameters, carried state); a constant of the
+        program (a frozen parameter, a buffer) must become state first."""
+        ms = self.model_state
+        if ms.argument(key) is not None or ms.state_name(key) is not None:
+            return ("change it through the step (sd = step.state_dict(); ...; "
+                    "step.load_state_dict(sd)), e.g. weight clipping: "
+                    "sd[name].clamp_(-c, c); or " + _RECOMPILE)
+        return ("it is a constant of the compiled program: for a frozen network updated "
+                "between steps (an EMA target, a momentum teacher) compile with "
+                "frozen=\"state\" and set it with step.load_state_dict(...); pass another value "
+                "that changes between calls as a batch argument (a 0-d tensor); or " + _RECOMPILE)
 
 
 def _equal(a: torch.Tensor, b: torch.Tensor) -> bool:

@@ -70,6 +70,9 @@ class _ModelState:
         self.state = {n: t.detach().clone() for n, t in exported.state.items()}
         self.buffers = {k: v.detach().clone() for k, v in model.state_dict().items()
                         if self.argument(k) is None and self.state_name(k) is None}
+        # The buffers (and frozen parameters) the program reads, folded in;
+        # the others (an EMA copy kept beside the model) are only carried.
+        self.constants = set(exported.buffers)
 
     def state_name(self, key: str) -> Optional[str]:
         """The model-state argument `key` names (itself or the tied one)."""
@@ -125,12 +128,17 @@ class _ModelState:
                 model_state[name] = value.detach().to(self.state[name].dtype)
                 continue
             if arg is None:
-                if key in self.buffers and not torch.equal(value.detach().cpu(),
-                                                           self.buffers[key]):
+                if key not in self.buffers:
+                    continue
+                if self.aliases.get(key, key) not in self.constants:
+                    self.buffers[key] = value.detach().clone()   # not read: carried along
+                elif not torch.equal(value.detach().cpu(), self.buffers[key]):
                     raise ValueError(f"buffer or frozen parameter '{key}' differs from the "
                                      "compiled program's: buffers and parameters with "
                                      "requires_grad=False are constants of the compiled "
-                                     "step; compile again to change them")
+                                     "step; compile again to change them, or for a frozen "
+                                     "network updated between steps (an EMA target) compile "
+                                     "with frozen=\"state\"")
                 continue
             if arg in checked and not torch.equal(checked[arg], value):
                 raise ValueError(f"'{key}' is tied to '{arg}' but holds a different value")
@@ -220,7 +228,7 @@ class TrainStep:
             if arg in self._model.in_program:
                 self.program.set(arg, self._model.initial[arg])
         self._model.set_initial_state(self.program)
-        self._watch = ModuleWatch(model, self._model, self.program)
+        self._watch = ModuleWatch(model, self._model, self.program, self.exported.buffers)
         self._track_shared_parameters(model, param_settings)
         self._param_names = {id(p): n for n, p in model.named_parameters()}
         self._schedule = dict(SCHEDULE_INPUTS)

@@ -377,6 +377,9 @@ class _Annealed(torch.nn.Module):
         self.dec = torch.nn.Linear(6, 4)
         self.beta = 0.1
         self.register_buffer("tau", torch.tensor(2.0))
+        # Not read by forward (an EMA copy kept beside the model, LDM's
+        # LitEma): free to change between calls.
+        self.register_buffer("shadow", torch.zeros(4))
 
     def forward(self, x):
         h = self.enc(x)
@@ -484,6 +487,14 @@ def check_module_changes(device):
         with torch.no_grad():
             m.enc.weight.clamp_(-0.01, 0.01)
 
+    m = copy.deepcopy(model)
+    step = make(m)
+    for batch in data[:3]:
+        step(*batch)
+        m.shadow.mul_(0.9).add_(1.0)
+    step.load_state_dict(m.state_dict())   # the shadow's new value carried, not refused
+    if not torch.equal(step.state_dict()["shadow"], m.shadow):
+        problems.append("an unread buffer's value was not carried by load_state_dict")
     for err in [
         changed(lambda m: m.tau.fill_(1.0), "buffer 'tau' of the module was changed"),
         changed(lambda m: m.tau.fill_(1.0), "buffer 'tau' of the module was changed", True),
