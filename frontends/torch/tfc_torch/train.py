@@ -156,19 +156,28 @@ class _ModelState:
             program.set(name, value)
 
 
+def default_seed() -> int:
+    """A random stream's seed drawn from torch's default generator: runs
+    seeded with torch.manual_seed differ by seed and repeat with it, and two
+    compiled programs draw different streams."""
+    return int(torch.randint(0, 2 ** 62, (), dtype=torch.int64))
+
+
 class _BatchFeed:
     """Sets one call's batch on a program: the batch tensors by name (the
     import drops those the model never reads) and the dropout stream's
     inputs (the seed, and an offset that moves on with every call)."""
 
     def __init__(self, model, example_args, loss_fn, input_names, program: Program,
-                 seed: int = 0):
+                 seed: Optional[int] = None):
         self.layout = BatchLayout(example_args, batch_input_names(
             model, len(example_args), loss_fn, input_names))
         self.names = self.layout.leaf_names()
         self.program = program
         self.calls = 0
         if "dropout_seed" in program.bindings:  # constant: set once
+            if seed is None:
+                seed = default_seed()
             program.set("dropout_seed", torch.tensor(seed, dtype=torch.int64))
 
     def __call__(self, batch) -> None:
@@ -193,8 +202,8 @@ class TrainStep:
     def __init__(self, model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                  loss_fn: Optional[Callable], device: str, input_names, options: Dict,
                  param_settings: Optional[Dict[str, Dict[str, float]]] = None):
-        seed = options.pop("seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, int):
+        seed = options.pop("seed", None)
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise OptionError(f"option seed={seed!r}: expected an integer")
         frozen = options.pop("frozen", "constant")
         if frozen not in ("constant", "state"):
@@ -395,8 +404,12 @@ class TrainStep:
         self.program.save(path, ("param", "state"))
 
     def load(self, path: str) -> None:
-        """Restores a file written by save() (exactly these tensors)."""
+        """Restores a file written by save() (exactly these tensors). The
+        random stream resumes after the restored step count's draws."""
         self.program.restore(path, ("param", "state"))
+        if "step" in self.program.names("state"):
+            self._feed.calls = int(self.program.get("step")) * self.accumulate_steps
+            self._micro = 0
 
 
 def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
@@ -415,8 +428,10 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
     max_grad_norm, schedule with lr, min_lr,
     warmup_steps, total_steps, loss_scaling and the scaler's options,
     accumulate_steps, precision, pad, recompute, optimizer_in_backward,
-    fusion; seed keys dropout's random stream (tfc's Philox draws, not
-    torch's); frozen="state" keeps parameters with requires_grad=False as
+    fusion; seed keys the random stream of dropout and the other draws
+    (tfc's Philox draws, not torch's; by default drawn from torch's
+    generator, so torch.manual_seed repeats a run and two compiled steps
+    draw differently; load() resumes it after the restored steps); frozen="state" keeps parameters with requires_grad=False as
     model state that load_state_dict sets between steps (a target network's
     Polyak update) instead of constants folded into the program (the
     default, frozen="constant"). Defaults are the pipeline's (AdamW with torch's defaults; weight

@@ -315,6 +315,29 @@ def check_api(device, steps):
         losses.append([drop(*gpt_batch) for _ in range(2)])
     if losses[0] != losses[1] or losses[0][0] == losses[0][1]:
         problems.append(f"dropout stream: {losses}")
+    # Without a seed option the stream's seed comes from torch's generator:
+    # torch.manual_seed repeats it, another seed or a second step differs.
+    # load() resumes the stream after the restored steps (same seed).
+    unseeded = []
+    for s in (1, 1, 2):
+        torch.manual_seed(s)
+        drop = tfc_torch.compile_train_step(copy.deepcopy(gpt), gpt_batch, device=device, lr=0.0)
+        unseeded.append(drop(*gpt_batch))
+    if unseeded[0] != unseeded[1] or unseeded[0] == unseeded[2]:
+        problems.append(f"seed from torch's generator: losses {unseeded}")
+    first = tfc_torch.compile_train_step(copy.deepcopy(gpt), gpt_batch, device=device, lr=0.0,
+                                         seed=9)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "state.safetensors")
+        first(*gpt_batch)
+        first.save(path)
+        went_on = [first(*gpt_batch) for _ in range(2)]
+        again = tfc_torch.compile_train_step(copy.deepcopy(gpt), gpt_batch, device=device,
+                                             lr=0.0, seed=9)
+        again.load(path)
+        resumed = [again(*gpt_batch) for _ in range(2)]
+    if resumed != went_on:
+        problems.append(f"stream after load: {resumed} != {went_on}")
 
     # Errors name what is wrong.
     make = lambda **kw: tfc_torch.compile_train_step(  # noqa: E731
