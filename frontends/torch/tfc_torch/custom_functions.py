@@ -23,6 +23,10 @@ spanning 8 orders of magnitude, scaled by 1e-8 and 1e8 too) must equal
 m_i times them, else the Function is refused with its name (a backward
 that mixes elements, such as a custom matmul or softmax, or that clips,
 gates or normalizes the gradient, is not imported). One tensor output (floating point), inputs of its shape.
+
+openai's activation-checkpoint Function (CheckpointFunction(run_function,
+length, *args), diffusion UNets) is traced as a direct call of
+run_function, as torch.utils.checkpoint is.
 """
 import contextlib
 import types
@@ -110,7 +114,22 @@ def _forward(cls, ctx, args):
         return cls.forward(ctx, *args)
 
 
+def _is_activation_checkpoint(cls, args) -> bool:
+    """openai's CheckpointFunction (guided / improved / latent diffusion,
+    Stable Diffusion's use_checkpoint=True): apply(run_function, length,
+    *inputs, *params) runs run_function(*inputs) under no_grad, and its
+    backward reruns it and takes torch.autograd.grad: exactly
+    run_function's own gradient, as torch.utils.checkpoint's."""
+    return (cls.__name__ == "CheckpointFunction" and len(args) >= 2 and callable(args[0])
+            and isinstance(args[1], int) and not isinstance(args[1], bool)
+            and 0 <= args[1] <= len(args) - 2)
+
+
 def _apply(cls, *args, check: bool = False):
+    if _is_activation_checkpoint(cls, args):
+        # Traced as a direct call, as torch.utils.checkpoint is: tfc's
+        # recompute= option decides what to keep.
+        return args[0](*args[2:2 + args[1]])
     try:
         return _import(cls, args, check)
     except FrontendError:

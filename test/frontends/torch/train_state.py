@@ -310,11 +310,33 @@ def check_forward_state(device):
     return None
 
 
+class CheckpointFunction(torch.autograd.Function):
+    """openai's activation checkpoint (guided / latent diffusion, Stable
+    Diffusion's use_checkpoint=True), as those repositories write it."""
+
+    @staticmethod
+    def forward(ctx, run_function, length, *args):
+        ctx.run_function = run_function
+        ctx.input_tensors = list(args[:length])
+        ctx.input_params = list(args[length:])
+        with torch.no_grad():
+            return ctx.run_function(*ctx.input_tensors)
+
+    @staticmethod
+    def backward(ctx, *output_grads):
+        ctx.input_tensors = [x.detach().requires_grad_(True) for x in ctx.input_tensors]
+        with torch.enable_grad():
+            out = ctx.run_function(*[x.view_as(x) for x in ctx.input_tensors])
+        grads = torch.autograd.grad(out, ctx.input_tensors + ctx.input_params, output_grads,
+                                    allow_unused=True)
+        return (None, None) + grads
+
+
 class _CheckpointNet(torch.nn.Module):
     """Blocks under torch.utils.checkpoint, in both forms (use_reentrant
     False with a keyword-free extra argument, True), a checkpoint_sequential
-    over a Sequential, and a block imported by name; `plain` calls the same
-    blocks directly (the reference)."""
+    over a Sequential, openai's CheckpointFunction, and a block imported by
+    name; `plain` calls the same blocks directly (the reference)."""
 
     def __init__(self, plain=False):
         super().__init__()
@@ -322,6 +344,7 @@ class _CheckpointNet(torch.nn.Module):
         self.a, self.b = nn.Linear(6, 12), nn.Linear(12, 6)
         self.seq = nn.Sequential(nn.Linear(6, 6), nn.Tanh(), nn.Linear(6, 6), nn.GELU())
         self.norm = nn.LayerNorm(6)
+        self.last = nn.Linear(6, 6)
         self.plain = plain
 
     def block(self, x, scale):
@@ -330,10 +353,11 @@ class _CheckpointNet(torch.nn.Module):
     def forward(self, x):
         from torch.utils.checkpoint import checkpoint, checkpoint_sequential
         if self.plain:
-            return self.seq(self.block(self.block(x, 0.5), 2.0))
+            return self.last(self.seq(self.block(self.block(x, 0.5), 2.0)))
         h = checkpoint(self.block, x, 0.5, use_reentrant=False)
         h = checkpoint(self.block, h, 2.0, use_reentrant=True)
-        return checkpoint_sequential(self.seq, 2, h)
+        h = checkpoint_sequential(self.seq, 2, h)
+        return CheckpointFunction.apply(self.last, 1, h, *self.last.parameters())
 
 
 def check_checkpoint(device):
@@ -362,8 +386,9 @@ def check_checkpoint(device):
         compare_parameters(step.state_dict(), reference, f"{options}: ", problems)
     if problems:
         return "; ".join(problems[:6])
-    print("checkpoint: ok (use_reentrant False and True, checkpoint_sequential: 4 AdamW steps "
-          "as torch without checkpointing, also recompute=blocks)")
+    print("checkpoint: ok (use_reentrant False and True, checkpoint_sequential, openai's "
+          "CheckpointFunction: 4 AdamW steps as torch without checkpointing, also "
+          "recompute=blocks)")
     return None
 
 
