@@ -74,6 +74,7 @@ class Traced:
 
 DATA_DEPENDENT_MARKERS = (
     "get value out of a tracing tensor",      # torch 1.13 / 2.x real-mode tracing
+    "tolist() shouldn't be called on a tensor with unallocated storage",  # torch 1.13
     "data-dependent",                          # torch 2.x
     "Data dependent",
     "DataDependentOutputException",
@@ -525,6 +526,13 @@ def _make_fx(fn, args, spaces):
                 ".backward(), requires_grad_(), torch.autograd.functional), which cannot be "
                 "traced: tfc traces under functionalization, where tensors carry no autograd "
                 "history", exception_frame(e), AUTOGRAD_IN_FORWARD_HINT) from e
+        if "argument of type: <class 'torch._C.Generator'>" in text:  # torch 1.13 make_fx
+            raise ModelError(
+                "a random draw with an explicit torch.Generator (generator=...) cannot be traced: "
+                "tfc draws its own stream", exception_frame(e),
+                "drop generator= (compile_train_step's seed option, or torch.manual_seed before "
+                "compiling, keys tfc's stream); to fix the noise exactly, draw it outside the "
+                "model and pass it as a batch argument") from e
         if "aten::alias() Expected a value of type 'Tensor'" in text:  # torch 1.13 functorch
             raise ModelError(
                 "this torch's functorch cannot trace forward-mode differentiation (hessian, "

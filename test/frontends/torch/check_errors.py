@@ -99,6 +99,7 @@ CASES = {
                                                "torch.autograd.grad(loss, self.fc.weight",
                                                "functorch"]),
     "TorchvisionOp": ("UnsupportedOpError", ["torchvision.roi_align"]),
+    "GeneratorDraw": ("ModelError", ["explicit torch.Generator", "drop generator="]),
     "HessianOfScaled": ("ModelError", ["forward-mode differentiation", "jacrev(jacrev(f))"]),
     "LossInputGradient": ("UnsupportedOpError", [
         "aten.binary_cross_entropy_backward.default", "derivative taken inside forward",

@@ -401,3 +401,16 @@ class HessianOfScaled(Base):
         from functorch import hessian, vmap
         h = vmap(hessian(self.f))(x)  # error here
         return h.diagonal(dim1=-2, dim2=-1).sum()
+
+
+class GeneratorDraw(Base):
+    """A random draw with an explicit torch.Generator: make_fx cannot take
+    one; tfc draws its own stream."""
+
+    def __init__(self):
+        super().__init__()
+        self.g = torch.Generator().manual_seed(0)
+
+    def forward(self, x):
+        noise = torch.randn(x.shape, generator=self.g)  # error here
+        return self.fc(x + noise).pow(2).mean()
