@@ -8,9 +8,10 @@ table, the values summed into them in increasing position order.
 scatter_reduce's prod, amax and amin reduce a one-hot layout instead.
 
 Where several positions write one element, torch's scatter and assignment
-leave which write wins undefined. For scatter tfc sums them (known indices
-with such duplicates are refused); for assignment (index_put) the last
-write wins, as torch's CPU loop and deterministic mode. Only float values
+leave which write wins undefined. For scatter with traced indices the last
+write along its dim wins, as torch's CPU loop (known indices with such
+duplicates are refused); for assignment (index_put) the last write wins
+too, as torch's CPU loop and deterministic mode. Only float values
 are scattered (embedding_grad's rows are float)."""
 import math
 
@@ -135,15 +136,55 @@ def scatter_add(ctx, x, dim, index, src):
 
 def _scatter_into(ctx, v, dim, index, values):
     """v with the elements `index` writes along `dim` replaced by `values`
-    (a Value of index's shape, or a scalar)."""
+    (a Value of index's shape, or a scalar). Indices known at trace time
+    that write an element twice are refused (torch calls the result
+    undefined); traced ones may repeat, and the last write along `dim`
+    wins, as torch's CPU kernel (_last_writes)."""
     b = ctx.b
-    _refuse_duplicates(ctx, index, norm_dim(dim, v.rank))
+    dim = norm_dim(dim, v.rank)
+    _refuse_duplicates(ctx, index, dim)
     ids = _index_value(ctx, index)
     ones = b.broadcast_to(ctx.tensor(1.0, v.dtype), ids.shape)
     hit = b.compare("gt", _scatter_sum(ctx, v.shape, dim, ids, ones), ctx.tensor(0.0, v.dtype))
     if not isinstance(values, (int, float)):
-        values = _scatter_sum(ctx, v.shape, dim, ids, values)
+        summed = _scatter_sum(ctx, v.shape, dim, ids, values)
+        if ctx.is_static(index):
+            values = summed   # distinct: each element written once
+        else:
+            written = _scatter_sum(ctx, v.shape, dim, ids, _last_writes(ctx, ids, dim, values))
+            # Every write's value gets the gradient at its target, as
+            # torch's scatter backward gathers it.
+            values = b.straight_through(written, summed)
     return b.select(hit, ctx.tensor(values, v.dtype), v)
+
+
+def _last_writes(ctx, ids, dim, values):
+    """`values` (index's shape, or larger along the other dims) with each
+    write that a later one along `dim` (the same id further on in its
+    line) overwrites zeroed: the writes that stay. Compares each line's
+    ids pairwise (lines x m^2, m the index's size along dim)."""
+    b = ctx.b
+    values = b.slice(values, [0] * values.rank, list(ids.shape))
+    last = ids.rank - 1
+    moved_ids = b.swap(ids, dim, last) if dim != last else ids
+    m = moved_ids.shape[-1]
+    lines = moved_ids.type.numel // m
+    if lines * m * m > MAX_LAST_WRITE_SIZE ** 2:
+        ctx.unsupported(f"{ctx.name} of {lines} lines of {m} traced indices (the last write of "
+                        f"each index is found by comparing a line's writes pairwise: "
+                        f"{lines * m * m:,} comparisons, at most {MAX_LAST_WRITE_SIZE ** 2:,})",
+                        "use scatter_add / index_put_(..., accumulate=True) (sums), or write "
+                        "fewer or shorter lines")
+    lead = moved_ids.shape[:-1]
+    same = b.compare("eq", b.reshape(moved_ids, lead + (m, 1)), b.reshape(moved_ids, lead + (1, m)))
+    after = b.compare("gt", b.iota(lead + (m, m), len(lead) + 1),
+                      b.iota(lead + (m, m), len(lead)))
+    later = b.reduce("sum", b.convert(b.select(after, same, ctx.tensor(False, "i1")), "i32"),
+                     [len(lead) + 1])
+    overwritten = b.compare("gt", later, ctx.tensor(0, "i32"))
+    if dim != last:
+        overwritten = b.swap(overwritten, dim, last)
+    return b.select(overwritten, ctx.tensor(0.0, values.dtype), values)
 
 
 @lowers("aten.scatter.src")

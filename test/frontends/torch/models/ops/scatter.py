@@ -20,7 +20,8 @@ CASES = {
                       extra=(torch.tensor([[3, 0, 4, 4, 1, 0, 2, 2], [1, 1, 0, 3, 2, 4, 4, 0]]),)),
     # Assignment through indices naming one element twice: the last write
     # wins (torch's CPU loop), every write's values get the element's
-    # gradient; known (-1 is row 3) and traced, one index and two.
+    # gradient; known (-1 is row 3) and traced, one index and two; and
+    # Tensor.scatter with traced repeated indices along dims 1 and 0.
     "assignment-duplicates": _case(lambda h, ids: _assignment_duplicates(h, ids),
                                    extra=(torch.tensor([2, 0, 2, -3, 1, 0]),)),
     # scatter_reduce in every reduction, with and without self: repeated
@@ -117,8 +118,12 @@ def _assignment_duplicates(h, ids):
     pairs[torch.tensor([1, 2, 1, 1]), torch.tensor([5, 0, 5, -3])] = h[0, :4]
     pairs[ids[:4], ids[2:].remainder(8)] = h[1, 4:] * 2.0
     ramp = torch.arange(32.0).view(4, 8)
+    scattered = torch.zeros(4, 3).scatter(1, ids.remainder(3).view(2, 3).repeat(2, 1),
+                                          h[:, :3] * 3.0)
+    down = torch.zeros(3, 8).scatter(0, ids[:4].remainder(3).view(4, 1).expand(4, 8), h)
     return ((rows * ramp).sin().sum() + (traced * ramp[:3]).cos().sum()
-            + (pairs * ramp).pow(2).sum())
+            + (pairs * ramp).pow(2).sum() + (scattered * ramp[:, :3]).sin().sum()
+            + (down * ramp[:3]).cos().sum())
 
 
 def _fills_copies(h, ids):                       # h: [4, 8], ids: [8] in 0..7
