@@ -557,9 +557,13 @@ def gather(ctx, x, dim, index, sparse_grad=False):
 def slice_scatter(ctx, x, src, dim=0, start=None, end=None, step=1):
     b = ctx.b
     v = ctx.tensor(x)
-    s = ctx.tensor(src, v.dtype)
     dim = norm_dim(dim, v.rank)
     lo, hi, st = _slice_bounds(v.shape[dim], start, end, step)
+    if lo >= hi or any(n == 0 for n in ctx.out().shape):
+        # x[a:a] = v (torchvision Swin's shift mask on a non-square map):
+        # an empty slice, nothing written.
+        return v
+    s = ctx.tensor(src, v.dtype)
     if st != 1:
         # x[..., lo:hi:st] = src (pe[:, 0::2] = sin(...), torch's own
         # LowRankMultivariateNormal): src spread along dim by a known

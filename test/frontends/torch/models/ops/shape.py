@@ -20,7 +20,9 @@ CASES = {
     # cat with operands of no elements: a decoder's output accumulator
     # started as torch.zeros(B, 0, C) and grown per step, the legacy 1-d
     # empty tensor, an empty slice of a traced value through an op
-    # (GPT-NeoX's pass-through part x[..., rotary_ndims:] at rotary_pct=1).
+    # (GPT-NeoX's pass-through part x[..., rotary_ndims:] at rotary_pct=1),
+    # assignments into empty slices (torchvision Swin's shift mask on a
+    # non-square map: nothing written).
     "cat-empty": _case(lambda h: _cat_empty(h)),
     "pad-repeat": _case(lambda h: (F.pad(h, (1, 2, 0, 1), value=0.5).pow(2).sum()
                                    + F.pad(h, (-1, -2)).sum() + h.repeat(2, 3).sigmoid().sum()
@@ -97,7 +99,13 @@ def _cat_empty(h):                                  # h: [4, 8]
     legacy = torch.cat([h.new_zeros(0), h[0], h.new_zeros(0)])
     rotated, passed = h[..., :8], h[..., 8:]
     neox = torch.cat([rotated.flip(-1) * 2.0, passed * 3.0], -1)
-    return outs.pow(2).sum() + legacy.exp().sum() + (neox * h).sum()
+    mask = h.new_zeros((4, 8))
+    count = 0
+    for rows in ((0, -4), (-4, -0), (-0, None)):       # no shift along rows: two empty
+        for cols in ((0, -4), (-4, -2), (-2, None)):
+            mask[rows[0]:rows[1], cols[0]:cols[1]] = count
+            count += 1
+    return outs.pow(2).sum() + legacy.exp().sum() + (neox * h).sum() + (mask * h).sum()
 
 
 def _as_strided(h):
