@@ -75,6 +75,7 @@ class Traced:
 DATA_DEPENDENT_MARKERS = (
     "get value out of a tracing tensor",      # torch 1.13 / 2.x real-mode tracing
     "tolist() shouldn't be called on a tensor with unallocated storage",  # torch 1.13
+    "split_sizes' (position 2) must be tuple of ints",  # split sizes read from a tensor
     "data-dependent",                          # torch 2.x
     "Data dependent",
     "DataDependentOutputException",

@@ -99,6 +99,7 @@ CASES = {
                                                "torch.autograd.grad(loss, self.fc.weight",
                                                "functorch"]),
     "TorchvisionOp": ("UnsupportedOpError", ["torchvision.roi_align"]),
+    "TopkTooMany": ("UnsupportedOpError", ["topk of 300 out of 5200", "at most 256"]),
     "GeneratorDraw": ("ModelError", ["explicit torch.Generator", "drop generator="]),
     "HessianOfScaled": ("ModelError", ["forward-mode differentiation", "jacrev(jacrev(f))"]),
     "LossInputGradient": ("UnsupportedOpError", [

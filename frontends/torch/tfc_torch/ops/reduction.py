@@ -123,6 +123,9 @@ MAX_SORT_SIZE = 4096
 # topk picks its k elements one by one (a few ops per pick); for more than
 # this many it takes the first k of the rank sort.
 MAX_TOPK_PICKS = 32
+# Past MAX_SORT_SIZE, topk picks one by one (a pass over the row each): the
+# most it unrolls (probe N: k=8192 of 32768 ran for minutes).
+MAX_UNSORTED_PICKS = 256
 
 
 def _lowest(ctx, dtype):
@@ -230,6 +233,12 @@ def topk(ctx, x, k, dim=-1, largest=True, sorted=True):
     dim = norm_dims(dim, v.rank)[0] if v.rank else 0
     if v.rank == 0 or k == 0:
         ctx.unsupported("topk of a scalar or with k = 0")
+    if k > MAX_UNSORTED_PICKS and v.shape[dim] > MAX_SORT_SIZE:
+        ctx.unsupported(f"topk of {k} out of {v.shape[dim]} elements (tfc picks more than "
+                        f"{MAX_TOPK_PICKS} from a sort of at most {MAX_SORT_SIZE}, and past that "
+                        f"one by one, at most {MAX_UNSORTED_PICKS})",
+                        "take fewer (OHEM: a threshold on the loss with torch.where, or topk "
+                        "per image of a smaller map), or select outside the model")
     if k > MAX_TOPK_PICKS and v.shape[dim] <= MAX_SORT_SIZE:
         values, indices = _sorted_by_rank(ctx, v, dim, largest)
         limit = list(v.shape)

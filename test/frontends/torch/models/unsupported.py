@@ -414,3 +414,12 @@ class GeneratorDraw(Base):
     def forward(self, x):
         noise = torch.randn(x.shape, generator=self.g)  # error here
         return self.fc(x + noise).pow(2).mean()
+
+
+class TopkTooMany(Base):
+    """topk of more than 256 out of a row longer than tfc sorts (OHEM over
+    a whole image): refused rather than unrolled for minutes."""
+
+    def forward(self, x):
+        h = self.fc(x).repeat(1, 1300)  # 5200 elements per row
+        return h.topk(300, dim=1)[0].sum()  # error here
