@@ -20,6 +20,7 @@ import contextlib
 import functools
 import inspect
 import linecache
+import sys
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -462,6 +463,34 @@ def _initialized_empties() -> Iterator[None]:
         yield
 
 
+@contextlib.contextmanager
+def _unchecked_asserts() -> Iterator[None]:
+    """`assert <tensor condition>` in model code (DETR's generalized_box_iou:
+    assert (boxes[:, 2:] >= boxes[:, :2]).all()) passes while tracing: a
+    compiled program has no Python to stop, so the condition holds as far
+    as it is concerned, and a TracedUpdateWarning says it is not checked.
+    Any other bool() of a traced tensor fails as before (an `if` on data)."""
+    original = torch.Tensor.__bool__
+
+    def __bool__(self):
+        try:
+            return original(self)
+        except RuntimeError as e:
+            caller = sys._getframe(1)
+            lines = [linecache.getline(caller.f_code.co_filename, n).strip()
+                     for n in (caller.f_lineno, caller.f_lineno - 1)]
+            if not any(m in str(e) for m in DATA_DEPENDENT_MARKERS) or \
+                    not any(line.startswith("assert ") for line in lines):
+                raise
+            warnings.warn(
+                "an assert on tensor values is not checked by the compiled program (it has "
+                "no Python to stop); it is taken to hold", TracedUpdateWarning, stacklevel=2)
+            return True
+
+    with patching.replaced(torch.Tensor, __bool__=__bool__):
+        yield
+
+
 def _make_fx(fn, args, spaces):
     """make_fx of functionalized `fn` on `args` under the tracing contexts
     (`spaces`: the model code's globals, for custom_functions); a failure
@@ -474,6 +503,7 @@ def _make_fx(fn, args, spaces):
                 custom_functions.applied(spaces=spaces), packed_sequences.replaced(), \
                 _NoFastPaths(), \
                 index_rewrites.rewritten(), SelectionSizes(), _initialized_empties(), \
+                _unchecked_asserts(), \
                 torch.enable_grad():
             gm = make_fx(_functionalize(fn))(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below

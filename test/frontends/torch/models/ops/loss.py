@@ -9,6 +9,10 @@ import torch.nn.functional as F
 from .common import _case, _g
 
 CASES = {
+    # DETR's generalized_box_iou as its repositories write it, starting
+    # with assert (boxes[:, 2:] >= boxes[:, :2]).all(): the assert is taken
+    # to hold (a TracedUpdateWarning), the loss and gradients are torch's.
+    "giou-assert": lambda: _giou_loss(),
     "losses": _case(lambda h, y: (F.mse_loss(h, y) + F.l1_loss(h, y, reduction="sum")
                                   + F.smooth_l1_loss(h, y, beta=0.5)
                                   + F.huber_loss(h, y, delta=0.7)
@@ -202,3 +206,41 @@ class _GaussianNll(nn.Module):
 def _gaussian_nll():
     torch.manual_seed(0)
     return _GaussianNll(), (torch.randn(4, 6, generator=_g(1)), torch.randn(4, 8, generator=_g(2)))
+
+
+def _box_area(boxes):
+    return (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+
+
+def _generalized_box_iou(boxes1, boxes2):
+    assert (boxes1[:, 2:] >= boxes1[:, :2]).all()
+    assert (boxes2[:, 2:] >= boxes2[:, :2]).all()
+    area1, area2 = _box_area(boxes1), _box_area(boxes2)
+    lt = torch.max(boxes1[:, None, :2], boxes2[:, :2])
+    rb = torch.min(boxes1[:, None, 2:], boxes2[:, 2:])
+    wh = (rb - lt).clamp(min=0)
+    inter = wh[:, :, 0] * wh[:, :, 1]
+    union = area1[:, None] + area2 - inter
+    iou = inter / union
+    lt = torch.min(boxes1[:, None, :2], boxes2[:, :2])
+    rb = torch.max(boxes1[:, None, 2:], boxes2[:, 2:])
+    area = (rb - lt).clamp(min=0).prod(-1)
+    return iou - (area - union) / area
+
+
+class _GiouLoss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(6, 4)
+
+    def forward(self, x, targets):
+        cxcywh = self.head(x).sigmoid()
+        boxes = torch.cat([cxcywh[:, :2] - cxcywh[:, 2:] / 2, cxcywh[:, :2] + cxcywh[:, 2:] / 2], 1)
+        return (1 - torch.diag(_generalized_box_iou(boxes, targets))).mean()
+
+
+def _giou_loss():
+    torch.manual_seed(0)
+    lo = torch.rand(5, 2, generator=_g(2)) * 0.5
+    return _GiouLoss(), (torch.randn(5, 6, generator=_g(1)),
+                         torch.cat([lo, lo + 0.2 + torch.rand(5, 2, generator=_g(3)) * 0.3], 1))
