@@ -59,6 +59,11 @@ def _owner(model: torch.nn.Module, name: str):
 _PLACEHOLDERS: Set[int] = set()
 
 
+def tracing() -> bool:
+    """Whether a traced forward is running (its placeholders are set)."""
+    return bool(_PLACEHOLDERS)
+
+
 def is_state(t) -> bool:
     """Whether `t` is a parameter's or buffer's traced placeholder itself
     in the call being traced (a view or a temporary is not)."""

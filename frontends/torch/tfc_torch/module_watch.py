@@ -85,7 +85,9 @@ class ModuleWatch:
         self.calls = 0
 
     def _hooks(self):
-        return [(prefix, tuple(m._forward_hooks), tuple(m._forward_pre_hooks))
+        def users(hooks):
+            return tuple(k for k, f in hooks.items() if not getattr(f, "tfc_internal", False))
+        return [(prefix, users(m._forward_hooks), users(m._forward_pre_hooks))
                 for prefix, m in self.model.named_modules(remove_duplicate=False)]
 
     def _attributes(self):

@@ -28,6 +28,7 @@ from . import compiler, optimizers
 from .export import import_module
 from .options import SCHEDULE_INPUTS, OptionError, compiler_flags
 from .runtime import Device, Program
+from . import module_state
 from .errors import TracedUpdateWarning
 from .module_watch import ModuleWatch
 from .tracing import BatchLayout
@@ -163,6 +164,60 @@ def default_seed() -> int:
     return int(torch.randint(0, 2 ** 62, (), dtype=torch.int64))
 
 
+def _warn_on_stale_reads(step: "TrainStep", model: torch.nn.Module) -> None:
+    """Hooks on the module and its submodules (forward pre-hooks and
+    state_dict hooks) that warn once when one is called, or its state_dict
+    read (timm's ModelEmaV2, a checkpoint), while the parameters are not the
+    step's: the step trains its own copy, so an evaluation or an EMA update
+    would read the values it was compiled with. One small parameter is
+    compared with the program's, once per step call at most; nothing
+    happens while tracing or in a copy of the module (deepcopy copies
+    hooks)."""
+    names = [n for n in step._model.params if n in step._model.in_program]
+    if not names:
+        return
+    probe = min(names, key=lambda n: step._model.initial[n].numel())
+    tensor = dict(model.named_parameters()).get(probe)
+    if tensor is None:
+        return
+    ref = weakref.ref(step)
+    hooked = weakref.WeakSet(model.modules())
+    checked = {"calls": 0, "stale": False}
+
+    def check(module):
+        step_now = ref()
+        if step_now is None or step_now._warned_stale or module not in hooked \
+                or step_now._feed.calls == 0 or module_state.tracing():
+            return
+        if checked["calls"] != step_now._feed.calls:
+            current = step_now.program.get(probe)
+            checked["calls"] = step_now._feed.calls
+            checked["stale"] = not torch.equal(tensor.detach().cpu(),
+                                               current.to(tensor.dtype).cpu())
+        if not checked["stale"]:
+            return
+        step_now._warned_stale = True
+        warnings.warn(
+            "the module's parameters are the ones it was compiled with: the compiled step "
+            f"trains its own copy ({step_now._feed.calls} calls so far), so using the module "
+            "(an evaluation, an EMA or teacher update, a checkpoint of model.state_dict()) "
+            "reads stale values; load them first with model.load_state_dict(step.state_dict())",
+            TracedUpdateWarning, stacklevel=4)
+
+    def on_call(m, args):
+        check(m)
+
+    def on_state_dict(m, state, prefix, meta):
+        check(m)
+
+    # tfc's own hooks: module_watch does not count them as the user's.
+    on_call.tfc_internal = on_state_dict.tfc_internal = True
+    step._warned_stale = False
+    for module in model.modules():
+        module.register_forward_pre_hook(on_call)
+        module._register_state_dict_hook(on_state_dict)
+
+
 class _BatchFeed:
     """Sets one call's batch on a program: the batch tensors by name (the
     import drops those the model never reads) and the dropout stream's
@@ -237,6 +292,7 @@ class TrainStep:
             if arg in self._model.in_program:
                 self.program.set(arg, self._model.initial[arg])
         self._model.set_initial_state(self.program)
+        _warn_on_stale_reads(self, model)
         self._watch = ModuleWatch(model, self._model, self.program, self.exported.buffers)
         self._track_shared_parameters(model, param_settings)
         self._param_names = {id(p): n for n, p in model.named_parameters()}

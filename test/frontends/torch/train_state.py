@@ -455,6 +455,25 @@ def check_module_changes(device):
             or "requires_grad of parameters dec.bias changed" not in texts[1]):
         problems.append(f"annealed beta, frozen bias: warnings {texts}")
 
+    # Using the module while the step holds newer parameters (an evaluation,
+    # timm's ModelEmaV2 reading model.state_dict()) warns once; after
+    # model.load_state_dict(step.state_dict()) it does not.
+    for sync in (False, True):
+        m = copy.deepcopy(model)
+        step = make(m)
+        for batch in data[:2]:
+            step(*batch)
+        if sync:
+            m.load_state_dict(step.state_dict())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            m.enc(data[0][0])
+            m.dec.state_dict()
+            m(data[0][0])
+        stale = [w for w in caught if "the ones it was compiled with" in str(w.message)]
+        if len(stale) != (0 if sync else 1):
+            problems.append(f"stale module reads (synced={sync}): {len(stale)} warnings")
+
     # Two steps over one module (a GAN's): the one whose parameters the
     # other trains warns once when it runs with stale copies, and not when
     # the caller copies them across before each call.
