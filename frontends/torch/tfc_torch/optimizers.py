@@ -167,7 +167,11 @@ class Follower:
             if first > 0 and not math.isclose(float(g["lr"]) / first, factor, rel_tol=1e-9,
                                               abs_tol=1e-12):
                 self._refuse(f"group {i}'s lr is no longer {factor:g} x the first group's",
-                             "schedule every group alike (one lambda for all groups)")
+                             "the step compiles each group's lr as a fixed factor of the first "
+                             "group's: schedule every group alike (one lambda for all), and "
+                             "when a recipe sets per-group rates itself (layer-wise lr decay: "
+                             "group['lr'] = lr * group['lr_scale']), set them once before "
+                             "compiling, so the factors are compiled in")
         if first == self.last:
             return None
         self.last = first
