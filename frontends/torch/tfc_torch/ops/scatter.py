@@ -24,12 +24,37 @@ from .common import index_ids, norm_dim
 from .reduction import product_along
 
 
-def _float_values(ctx, what):
+_FLOATS = ("f16", "bf16", "f32", "f64")
+_INTEGERS = ("i1", "i8", "i16", "i32", "i64", "u8")
+
+
+def _float_values(ctx, what, integers=False):
+    """The type `what` scatters in: the result's float type, or with
+    `integers` f64 for an integer or boolean result (exact below 2^53;
+    the lowering is wrapped in _exact_integers, which converts back)."""
     dt = ctx.out().dtype
-    if dt not in ("f16", "bf16", "f32", "f64"):
-        ctx.unsupported(f"{what} of {dt} values has no tfc form (tfc scatters float values)",
-                        "scatter floats and convert, or use one-hot arithmetic")
-    return dt
+    if dt in _FLOATS:
+        return dt
+    if integers and dt in _INTEGERS:
+        return "f64"
+    ctx.unsupported(f"{what} of {dt} values has no tfc form (tfc scatters float values)",
+                    "scatter floats and convert, or use one-hot arithmetic")
+
+
+def _exact_integers(lowering):
+    """A scatter lowering that computes an integer or boolean result in f64
+    (_float_values(..., integers=True)): its result converted back (a
+    boolean: nonzero). EViT's index bookkeeping, PyG's degree counts."""
+    def wrapped(ctx, *args, **kwargs):
+        out = lowering(ctx, *args, **kwargs)
+        dt = ctx.out().dtype
+        if dt in _FLOATS:
+            return out
+        if dt == "i1":
+            return ctx.b.compare("ne", out, ctx.tensor(0.0, out.dtype))
+        return ctx.b.convert(out, dt)
+    wrapped.__name__, wrapped.__doc__ = lowering.__name__, lowering.__doc__
+    return wrapped
 
 
 def _index_value(ctx, index):
@@ -127,8 +152,9 @@ def scatter_planes(ctx, values, ids, size):
 
 
 @lowers("aten.scatter_add.default")
+@_exact_integers
 def scatter_add(ctx, x, dim, index, src):
-    dt = _float_values(ctx, "scatter_add")
+    dt = _float_values(ctx, "scatter_add", integers=True)
     v = ctx.tensor(x, dt)
     ids = _index_value(ctx, index)
     return ctx.b.add(v, _scatter_sum(ctx, v.shape, dim, ids, ctx.tensor(src, dt)))
@@ -188,14 +214,16 @@ def _last_writes(ctx, ids, dim, values):
 
 
 @lowers("aten.scatter.src")
+@_exact_integers
 def scatter_src(ctx, x, dim, index, src):
-    dt = _float_values(ctx, "scatter")
+    dt = _float_values(ctx, "scatter", integers=True)
     return _scatter_into(ctx, ctx.tensor(x, dt), dim, index, ctx.tensor(src, dt))
 
 
 @lowers("aten.scatter.value")
+@_exact_integers
 def scatter_value(ctx, x, dim, index, value):
-    dt = _float_values(ctx, "scatter")
+    dt = _float_values(ctx, "scatter", integers=True)
     return _scatter_into(ctx, ctx.tensor(x, dt), dim, index, float(value))
 
 
@@ -300,11 +328,12 @@ def _moved_rows(ctx, v, dim):
 
 
 @lowers("aten.index_add.default")
+@_exact_integers
 def index_add(ctx, x, dim, index, source, alpha=1):
     """self.index_add(dim, index, source, alpha): source's slices along dim,
     times alpha, added into self's slices at `index` (1-d)."""
     b = ctx.b
-    dt = _float_values(ctx, "index_add")
+    dt = _float_values(ctx, "index_add", integers=True)
     v = ctx.tensor(x, dt)
     dim = norm_dim(dim, v.rank) if v.rank else 0
     ids = _index_value(ctx, index)
@@ -358,6 +387,15 @@ def index_put_rows(ctx, v, index, values, accumulate):
     Through more than MAX_LAST_WRITE_SIZE traced indices duplicates sum."""
     b = ctx.b
     if v.dtype not in ("f16", "bf16", "f32", "f64"):
+        # Integer and boolean tensors (DETR's target_classes[idx] = labels,
+        # PyG's mask[idx] = True) are written as f64, exact below 2^53.
+        if v.dtype.startswith("u") or v.dtype in ("i1", "i8", "i16", "i32", "i64"):
+            values = ctx.tensor(values)
+            wide = index_put_rows(ctx, b.convert(v, "f64"), index, b.convert(values, "f64"),
+                                  accumulate)
+            if v.dtype == "i1":
+                return b.compare("ne", wide, ctx.tensor(0.0, "f64"))
+            return b.convert(wide, v.dtype)
         ctx.unsupported(f"assignment at integer indices into {v.dtype} values has no tfc form",
                         "assign float values, or use torch.where with a mask")
     # x[-1] = v: negative indices count from the back, known or traced.
@@ -381,13 +419,14 @@ def index_put_rows(ctx, v, index, values, accumulate):
 
 
 @lowers("aten.put.default")
+@_exact_integers
 def put(ctx, x, index, source, accumulate=False):
     """x.put(index, source, accumulate): the flattened x's elements at
     `index` (any shape, negative counting from the back) set to (or, with
     accumulate, increased by) source's, as one assignment at integer
     indices (index_put_rows; duplicates as there)."""
     b = ctx.b
-    dt = _float_values(ctx, "put")
+    dt = _float_values(ctx, "put", integers=True)
     v = ctx.tensor(x, dt)
     values = b.reshape(ctx.tensor(source, dt), ctx.tensor(index).shape)
     flat = index_put_rows(ctx, b.reshape(v, (v.type.numel,)), index, values, accumulate)
@@ -395,13 +434,14 @@ def put(ctx, x, index, source, accumulate=False):
 
 
 @lowers("aten.index_copy.default")
+@_exact_integers
 def index_copy(ctx, x, dim, index, source):
     """x.index_copy(dim, index, source): x's slices along dim at the 1-d
     `index` replaced by source's, as an assignment at integer indices with
     dim moved first (index_put_rows: the gradients are torch's, x's zero
     at the copied slices, source's x's gradient there)."""
     b = ctx.b
-    dt = _float_values(ctx, "index_copy")
+    dt = _float_values(ctx, "index_copy", integers=True)
     v, src = ctx.tensor(x, dt), ctx.tensor(source, dt)
     if v.rank == 0:
         return b.reshape(src, ())

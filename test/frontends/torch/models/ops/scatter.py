@@ -9,6 +9,11 @@ import torch.nn.functional as F
 from .common import _case, _g
 
 CASES = {
+    # Scatters and assignments into integer and boolean tensors (computed
+    # in f64, exact): DETR's target_classes[idx] = labels, PyG's
+    # to_dense_batch mask[idx] = True and degree counts by index_add, EViT's
+    # complement_idx by scatter of a value, scatter_add of counts.
+    "integer-scatters": lambda: _integer_scatters(),
     # A mixture-of-experts layer: a softmax router's top-2 (topk), one-hot
     # expert masks (F.one_hot, traced as a comparison), tokens gathered per
     # expert and their outputs summed back with index_add.
@@ -139,3 +144,29 @@ def _fills_copies(h, ids):                       # h: [4, 8], ids: [8] in 0..7
     line = h[0].index_fill(0, ids[:1], h[1, 1])
     return sum((p.sin() * torch.linspace(0.5, 1.5, p.numel()).view(p.shape)).sum()
                for p in (put, summed, placed, copied, rows, filled, held, traced, counts, line))
+
+
+class _IntegerScatters(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 5)
+
+    def forward(self, x, rows, labels):
+        logits = self.fc(x)                                         # [6, 5]
+        target = torch.full((6,), 4, dtype=torch.int64)
+        target[rows] = labels                                       # DETR: no-object = 4
+        mask = torch.zeros(6, dtype=torch.bool)
+        mask[rows] = True
+        degree = torch.zeros(6, dtype=torch.int64).index_add(0, rows, torch.ones_like(rows))
+        counts = torch.zeros(5, dtype=torch.int64).scatter_add(0, labels, torch.ones_like(labels))
+        _, top = logits.topk(2, dim=1)
+        rest = torch.scatter(torch.arange(5).expand(6, 5), 1, top, 0).sort(1)[0][:, 2:]
+        return (F.cross_entropy(logits, target) + (logits * mask[:, None]).sum()
+                + (degree.float() * logits[:, 0]).sum() + counts.float().sum()
+                + logits.gather(1, rest).sum())
+
+
+def _integer_scatters():
+    torch.manual_seed(0)
+    return _IntegerScatters(), (torch.randn(6, 4), torch.tensor([1, 3, 3, 5]),
+                                torch.tensor([0, 2, 1, 2]))
