@@ -11,8 +11,9 @@ Where several positions write one element, torch's scatter and assignment
 leave which write wins undefined. For scatter with traced indices the last
 write along its dim wins, as torch's CPU loop (known indices with such
 duplicates are refused); for assignment (index_put) the last write wins
-too, as torch's CPU loop and deterministic mode. Only float values
-are scattered (embedding_grad's rows are float)."""
+too, as torch's CPU loop and deterministic mode. embedding_grad's rows
+are float: integer and boolean tensors are scattered in f64 and converted
+back (_exact_integers), exact below 2^53."""
 import math
 
 import torch
