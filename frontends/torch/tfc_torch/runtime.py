@@ -109,11 +109,16 @@ class Program:
         b = self._binding(name)
         t = value.detach() if isinstance(value, torch.Tensor) else torch.tensor(value)
         if tuple(t.shape) != b.shape:
-            hint = ""
+            hint = (" (a compiled program has the shapes it was compiled with: pad tensors "
+                    "whose sizes vary with the data, such as targets per image or nodes per "
+                    "graph, to a fixed maximum and mask the padding, or compile once per "
+                    "shape)")
             if t.dim() == len(b.shape) and t.dim() and t.shape[1:] == b.shape[1:] \
                     and t.shape[0] < b.shape[0]:
-                hint = (" (a smaller last batch: a compiled program has one batch size; "
-                        "DataLoader(drop_last=True), or pad the batch)")
+                hint = (" (a smaller last batch? a compiled program has one batch size: "
+                        "DataLoader(drop_last=True), or pad the batch; sizes that vary with "
+                        "the data, such as targets per image, are padded to a fixed maximum "
+                        "and masked)")
             raise ValueError(f"'{name}' has shape {list(t.shape)}, the program expects "
                              f"{list(b.shape)}{hint}")
         if t.dtype != b.dtype:
