@@ -463,6 +463,61 @@ def _initialized_empties() -> Iterator[None]:
         yield
 
 
+# Tensors of at most this many elements computed only from constants
+# (torch.tensor literals, factories of shapes) keep their values while
+# tracing, so reading one as a number works (below).
+CONSTANT_ELEMENTS = 1 << 20
+# Factories whose tensor operand gives only a dtype and device.
+_FACTORIES_OF_LIKE = ("new_ones", "new_zeros", "new_full", "new_empty", "ones_like",
+                      "zeros_like", "full_like", "empty_like")
+
+
+@contextlib.contextmanager
+def _constant_values() -> Iterator[None]:
+    """Values computed from constants only can be read while tracing: a
+    mask built from shapes (Transformer-XL's `if attn_mask.any().item()`),
+    Deformable DETR's spatial_shapes = torch.as_tensor([(H, W), ...]) used
+    as sizes, a sampler's torch.linspace(...).tolist(). make_fx tracks the
+    values of torch.tensor literals of one element through the ops on them
+    (reading them is then allowed); here any tensor of at most
+    CONSTANT_ELEMENTS elements from a factory (no tensor operand, or only
+    one giving a dtype: new_ones, zeros_like, ...; random factories
+    excluded) starts such a value, and the ops on them carry it up to that
+    size. Nothing read from a parameter, buffer or batch is a constant."""
+    from torch.fx.experimental import proxy_tensor
+
+    original = proxy_tensor.proxy_call
+
+    def proxy_call(mode, func, args, kwargs):
+        out = original(mode, func, args, kwargs)
+        if not isinstance(out, torch.Tensor) or out.numel() > CONSTANT_ELEMENTS or \
+                not isinstance(func, torch._ops.OpOverload) or \
+                torch.Tag.nondeterministic_seeded in func.tags:
+            return out
+        tensors = [a for a in pytree.tree_flatten((args, kwargs))[0]
+                   if isinstance(a, torch.Tensor)]
+        if tensors and func.overloadpacket.__name__ not in _FACTORIES_OF_LIKE:
+            return out
+        slot = proxy_tensor.get_proxy_slot(out, mode.tracer, None)
+        if slot is not None and slot.constant is None:
+            proxy_tensor.set_proxy_slot(out, mode.tracer,
+                                        proxy_tensor._ProxyTensor(slot.proxy, out.detach().clone()))
+        return out
+
+    def tolist(self):
+        # A functional tensor has no storage for tolist() to read: its
+        # elements one by one (a constant's values, or the data-dependent
+        # error of any other tensor).
+        if self.dim() == 0:
+            return self.item()
+        return [t.tolist() for t in self.unbind(0)]
+
+    with patching.replaced(proxy_tensor, proxy_call=proxy_call,
+                           CONSTANT_NUMEL_LIMIT=CONSTANT_ELEMENTS), \
+            patching.replaced(torch.Tensor, tolist=tolist):
+        yield
+
+
 @contextlib.contextmanager
 def _unchecked_asserts() -> Iterator[None]:
     """`assert <tensor condition>` in model code (DETR's generalized_box_iou:
@@ -503,7 +558,7 @@ def _make_fx(fn, args, spaces):
                 custom_functions.applied(spaces=spaces), packed_sequences.replaced(), \
                 _NoFastPaths(), \
                 index_rewrites.rewritten(), SelectionSizes(), _initialized_empties(), \
-                _unchecked_asserts(), \
+                _unchecked_asserts(), _constant_values(), \
                 torch.enable_grad():
             gm = make_fx(_functionalize(fn))(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below

@@ -8,6 +8,12 @@ import torch.nn.functional as F
 from .common import _case, _ramp_sum
 
 CASES = {
+    # Values computed from constants only, read as numbers while tracing:
+    # Transformer-XL's `if attn_mask.any().item()` on a mask built from
+    # shapes, Deformable DETR's spatial_shapes tensor as split sizes, a
+    # sampler's torch.linspace(...).int().tolist(), DINO's multi-crop
+    # groups (unique_consecutive counts, cumsum) as list bounds.
+    "constant-values": lambda: _constant_values(),
     "shapes": _case(lambda h: (h.view(2, 2, 8).transpose(0, 2).reshape(8, 4).t()
                                .unsqueeze(0).squeeze(0).permute(1, 0).flatten() * torch.arange(32.0)
                                ).sum()),
@@ -226,3 +232,31 @@ class _GatherLarge(torch.nn.Module):
 def _gather_large():
     torch.manual_seed(0)
     return _GatherLarge(), (torch.rand(1, 300, 3),)
+
+
+class _ConstantValues(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, x, small):
+        mask = torch.triu(x.new_ones(4, 4), diagonal=1).bool()
+        if mask.any().item():
+            x = x.masked_fill(mask, 0.0)
+        shapes = torch.as_tensor([(2, 2), (3, 4)], dtype=torch.long)
+        parts = self.lin(x).reshape(-1).split([int(h * w) for h, w in shapes], 0)
+        times = list(reversed(torch.linspace(-1, 3, steps=3).int().tolist()))
+        crops = [x, x * 2.0, small]
+        ends = torch.cumsum(torch.unique_consecutive(
+            torch.tensor([c.shape[-1] for c in crops]), return_counts=True)[1], 0)
+        start, pooled = 0, []
+        for end in ends:
+            pooled.append(torch.cat(crops[start:end]).mean())
+            start = end
+        return (sum(p.sin().sum() for p in parts) + sum(times) * x.sum()
+                + torch.stack(pooled).sum())
+
+
+def _constant_values():
+    torch.manual_seed(0)
+    return _ConstantValues(), (torch.randn(4, 4), torch.randn(4, 2))
