@@ -208,8 +208,56 @@ def lower(ctx, lowering, args, kwargs):
         if regrouped is not None:
             return regrouped
     if k is None or not _keeps_rows(ctx, lowering, named, dims, found, k):
+        compacted = _compacted_against(ctx, lowering, args, kwargs, named, found, k)
+        if compacted is not None:
+            return compacted
         ctx.masked(first)
     return _on_rows(ctx, lowering, args, kwargs, first, k)
+
+
+def _compacted_against(ctx, lowering, args, kwargs, named, found, k):
+    """An elementwise op of a selection with a plain tensor of as many rows
+    as the example selected (GraphGPS: x + attn(dense)[mask], the mask
+    holding exactly x's nodes): the selection compacted to those rows (row
+    i of the selection at position i, one scatter of its values) and the
+    op run on plain tensors. The selection must hold as many rows as the
+    plain tensor on every batch: the result is NaN where it does not
+    (never a silently shifted row). None for any other op."""
+    module = getattr(lowering, "__module__", "").rsplit(".", 1)[-1]
+    rank = max(m.values.rank for m in found)
+    plain = [x for x in _tensors(named) if not isinstance(x, Masked)]
+    if k is None or k < 2 or module not in _ELEMENTWISE_MODULES or \
+            ctx.name in _NOT_ELEMENTWISE or \
+            not any(len(_shape(x)) == rank and _shape(x)[0] == k for x in plain):
+        return None
+    from .ops import reduction  # ops import this module
+    from .ops.scatter import _table
+    b = ctx.b
+    rows = found[0].rows
+    taken = b.convert(rows, "i64")
+    position = b.sub(reduction.scan_one(ctx, taken, 0, b.add, 0), ctx.tensor(1, "i64"))
+    ids = b.select(rows, position, ctx.tensor(k, "i64"))   # the others: a dropped row
+    count = b.reduce("sum", taken, [0])
+
+    def compact(m):
+        if not isinstance(m, Masked):
+            return m
+        v = m.values if dtypes.is_float(m.values.dtype) else b.convert(m.values, "f64")
+        table = b.slice_dim(_table(ctx, v, ids, k + 1), 0, 0, k)
+        guard = b.select(b.compare("eq", count, ctx.tensor(k, "i64")),
+                         ctx.tensor(1.0, table.dtype), ctx.tensor(float("nan"), table.dtype))
+        table = b.mul(table, guard)
+        return table if table.dtype == m.values.dtype else b.convert(table, m.values.dtype)
+
+    def swap(tree):
+        if isinstance(tree, Masked):
+            return compact(tree)
+        if isinstance(tree, (list, tuple)):
+            return type(tree)(swap(t) for t in tree)
+        if isinstance(tree, dict):
+            return {key: swap(t) for key, t in tree.items()}
+        return tree
+    return lowering(ctx, *swap(list(args)), **swap(dict(kwargs)))
 
 
 class Behind(Masked):

@@ -446,8 +446,36 @@ CASES = {
     "masked-sequences": _sequences(),
     "masked-moe-routing": _moe,
     "masked-write-by-label": _write_by_label,
+    # GraphGPS's dense round trip: nodes placed into a padded [B, N]
+    # batch, a layer on it, the real nodes taken back with the mask and
+    # added to the node features (as many rows as the mask selects):
+    # the selection compacted to those rows.
+    "masked-compacted": lambda: _gps(),
     "masked-margin": _margin(),
     # The example selects every row: the same program (an index_put whose
     # result has as many rows as the selection is no selection).
     "masked-margin-all-rows": _margin(all_rows=True),
 }
+
+
+class _GPS(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.local = nn.Linear(3, 3)
+        self.attn = nn.MultiheadAttention(3, 1, batch_first=True)
+
+    def forward(self, x, dense_idx):
+        dense = torch.zeros(2 * 4, 3)
+        dense[dense_idx] = x
+        mask = torch.zeros(2 * 4)
+        mask[dense_idx] = 1.0
+        mask = mask.view(2, 4) > 0
+        h_dense = dense.view(2, 4, 3)
+        h_attn = self.attn(h_dense, h_dense, h_dense, key_padding_mask=~mask,
+                           need_weights=False)[0][mask]
+        return (self.local(x) + h_attn).pow(2).sum() + (x * h_attn).mean()
+
+
+def _gps():
+    torch.manual_seed(0)
+    return _GPS(), (torch.randn(5, 3, generator=_g(1)), torch.tensor([0, 1, 2, 4, 5]))
