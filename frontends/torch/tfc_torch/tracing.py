@@ -504,10 +504,15 @@ def _constant_values() -> Iterator[None]:
                                         proxy_tensor._ProxyTensor(slot.proxy, out.detach().clone()))
         return out
 
+    original_tolist = torch.Tensor.tolist
+
     def tolist(self):
         # A functional tensor has no storage for tolist() to read: its
         # elements one by one (a constant's values, or the data-dependent
-        # error of any other tensor).
+        # error of any other tensor). A plain tensor (a module's tensor
+        # attribute) reads as always.
+        if not torch._is_functional_tensor(self):
+            return original_tolist(self)
         if self.dim() == 0:
             return self.item()
         return [t.tolist() for t in self.unbind(0)]

@@ -238,6 +238,7 @@ class _ConstantValues(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.lin = torch.nn.Linear(4, 4)
+        self.nvec = torch.tensor([2, 2])    # a plain tensor attribute (cleanrl's nvec)
 
     def forward(self, x, small):
         mask = torch.triu(x.new_ones(4, 4), diagonal=1).bool()
@@ -246,6 +247,7 @@ class _ConstantValues(torch.nn.Module):
         shapes = torch.as_tensor([(2, 2), (3, 4)], dtype=torch.long)
         parts = self.lin(x).reshape(-1).split([int(h * w) for h, w in shapes], 0)
         times = list(reversed(torch.linspace(-1, 3, steps=3).int().tolist()))
+        halves = x[0].split(self.nvec.tolist())
         crops = [x, x * 2.0, small]
         ends = torch.cumsum(torch.unique_consecutive(
             torch.tensor([c.shape[-1] for c in crops]), return_counts=True)[1], 0)
@@ -254,7 +256,7 @@ class _ConstantValues(torch.nn.Module):
             pooled.append(torch.cat(crops[start:end]).mean())
             start = end
         return (sum(p.sin().sum() for p in parts) + sum(times) * x.sum()
-                + torch.stack(pooled).sum())
+                + torch.stack(pooled).sum() + halves[1].exp().sum())
 
 
 def _constant_values():
