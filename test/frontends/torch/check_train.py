@@ -73,7 +73,7 @@ import tfc_torch  # noqa: E402
 from check_models import FAMILIES, _model_argc, load_family  # noqa: E402
 from train_helpers import (LOSS_RTOL, MOVED_RTOL, PARAM_RTOL, adamw_groups,  # noqa: E402
                            batches, compare_parameters, expect_error, normwise, random_batch,
-                           rel, torch_loss, train_alongside)
+                           rel, torch_loss, train_alongside, verdict)
 from train_state import (check_buffers, check_checkpoint, check_forward_state,  # noqa: E402
                          check_module_changes)
 
@@ -416,12 +416,10 @@ def check_api(device, steps):
     err = expect_error(TypeError, "structure", lambda: bstep(d, feats[:1], t))
     if err:
         problems.append(err)
-    if problems:
-        return "; ".join(problems)
-    print("api: ok (sgd + clipping + lr change, save/load, optimizer state, "
-          "accumulation, frozen parameters, bf16/fp16, dropout stream, list / dict "
-          "batches, errors)")
-    return None
+    return verdict(problems,
+                   "api: ok (sgd + clipping + lr change, save/load, optimizer state, "
+                   "accumulation, frozen parameters, bf16/fp16, dropout stream, list / dict "
+                   "batches, errors)")
 
 
 def check_param_groups(device):
@@ -562,14 +560,13 @@ def check_param_groups(device):
         except tfc_torch.OptionError as e:
             if words not in str(e):
                 problems.append(f"{words}: message {e}")
-    if problems:
-        return "; ".join(problems[:6])
-    print("param-groups: ok (AdamW, Adam, SGD, RMSprop, Adagrad, Adamax, NAdam and RAdam "
-          "instances with 3 groups, 8 steps: per-group lr and weight decay, an ungrouped "
-          "parameter frozen, also optimizer_in_backward (AdamW, Adam, SGD); each parameter's "
-          f"move within {moved_worst:.1e} of torch's; {sched} lr schedulers driving the "
-          f"compiled step, losses within {sched_worst:.1e} of torch's; 9 refusals)")
-    return None
+    return verdict(problems,
+                   f"param-groups: ok (AdamW, Adam, SGD, RMSprop, Adagrad, Adamax, NAdam and "
+                   f"RAdam instances with 3 groups, 8 steps: per-group lr and weight decay, an "
+                   f"ungrouped parameter frozen, also optimizer_in_backward (AdamW, Adam, SGD); "
+                   f"each parameter's move within {moved_worst:.1e} of torch's; {sched} lr "
+                   f"schedulers driving the compiled step, losses within {sched_worst:.1e} of "
+                   f"torch's; 9 refusals)")
 
 
 def check_no_gradient(device):
@@ -624,11 +621,10 @@ def check_no_gradient(device):
     for name, p in model.named_parameters():
         if name.startswith(("pooler.", "teacher.")) and not torch.equal(trained[name], p.detach()):
             problems.append(f"adamw by name: {name} changed")
-    if problems:
-        return "; ".join(problems[:6])
-    print("no-gradient: ok (an unused and a no_grad-only layer untouched; SGD / AdamW, also in "
-          "backward, as torch's; AdamW by name with max_grad_norm leaves them as compiled)")
-    return None
+    return verdict(problems,
+                   "no-gradient: ok (an unused and a no_grad-only layer untouched; SGD / AdamW, "
+                   "also in backward, as torch's; AdamW by name with max_grad_norm leaves them as "
+                   "compiled)")
 
 
 def check_qat(device):
@@ -667,12 +663,10 @@ def check_qat(device):
             problems.append(f"{name} {got[name].tolist()}, torch's {want[name].tolist()}")
         if name.endswith("min_val") and torch.equal(got[name], start[name]):
             problems.append(f"{name} did not move")
-    if problems:
-        return "; ".join(problems[:6])
-    print(f"qat: ok ({len(data)} AdamW steps of a prepare_qat'ed conv + linear net: losses, "
-          f"parameters and {len(observed)} observer buffers (running min/max, scale, "
-          "zero_point) as torch's)")
-    return None
+    return verdict(problems,
+                   f"qat: ok ({len(data)} AdamW steps of a prepare_qat'ed conv + linear net: "
+                   f"losses, parameters and {len(observed)} observer buffers (running min/max, "
+                   f"scale, zero_point) as torch's)")
 
 
 def _other_masks(example, g, i):
@@ -730,13 +724,11 @@ def check_masked(device):
             loss, want = compiled(*batch).item(), model(*batch).item()
             if not (math.isnan(loss) and math.isnan(want)) and rel(loss, want) > LOSS_RTOL:
                 problems.append(f"{name}: batch {i}: loss {loss!r}, torch {want!r}")
-    if problems:
-        return "; ".join(problems[:6])
-    print("masked: ok (masked-LM, node losses, where-indices and ArcFace margins (also from "
-          "an all-rows example) trained 6 AdamW steps on masks "
-          "selecting other numbers of rows as torch's; row ops, assignments and sequences, "
-          "also compiled from one selected row, give torch's losses on 6 other masks)")
-    return None
+    return verdict(problems,
+                   "masked: ok (masked-LM, node losses, where-indices and ArcFace margins (also "
+                   "from an all-rows example) trained 6 AdamW steps on masks selecting other "
+                   "numbers of rows as torch's; row ops, assignments and sequences, also compiled "
+                   "from one selected row, give torch's losses on 6 other masks)")
 
 
 CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "forward-state", "masked",

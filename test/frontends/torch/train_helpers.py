@@ -91,6 +91,15 @@ def compare_parameters(state, reference, label, problems):
             problems.append(f"{label}parameter {name}: {e:.2e} from torch's")
 
 
+def verdict(problems, summary):
+    """A check's result: its first problems joined, or None after printing
+    `summary` (what passed)."""
+    if problems:
+        return "; ".join(problems[:6])
+    print(summary)
+    return None
+
+
 def expect_error(kind, text, fn):
     try:
         fn()

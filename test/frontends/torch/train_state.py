@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 import tfc_torch
 from train_helpers import (LOSS_RTOL, PARAM_RTOL, adamw_groups, compare_parameters,
-                           expect_error, normwise, rel, train_alongside)
+                           expect_error, normwise, rel, train_alongside, verdict)
 
 
 class _BufferNet(torch.nn.Module):
@@ -190,13 +190,11 @@ def check_buffers(device):
                                 f"{expected.item()!r}")
         opt.step()
     compare("accumulate_steps=2", step, reference)
-    if problems:
-        return "; ".join(problems[:6])
-    print("buffers: ok (batch norm 2d/1d running statistics, spectral norm weight_u/v, "
-          "instance norm and domain batch norm statistics, "
-          "num_batches_tracked: 5 AdamW steps, accumulation, fusion=False, recompute, "
-          "optimizer_in_backward, bf16, eval forward, save/load)")
-    return None
+    return verdict(problems,
+                   "buffers: ok (batch norm 2d/1d running statistics, spectral norm weight_u/v, "
+                   "instance norm and domain batch norm statistics, num_batches_tracked: 5 AdamW "
+                   "steps, accumulation, fusion=False, recompute, optimizer_in_backward, bf16, "
+                   "eval forward, save/load)")
 
 
 class _MomentumNet(torch.nn.Module):
@@ -302,12 +300,10 @@ def check_forward_state(device):
             cls(), (torch.ones(3),), device=device))
         if problem:
             problems.append(f"{cls.__name__}: {problem}")
-    if problems:
-        return "; ".join(problems[:6])
-    print("forward-state: ok (MoCo momentum encoders through .parameters() and .data, DINO's "
-          "center rebound, 5 AdamW steps as torch's; the user's module unchanged, the counter "
-          "warned about; trainable parameters written in forward refused)")
-    return None
+    return verdict(problems,
+                   "forward-state: ok (MoCo momentum encoders through .parameters() and .data, "
+                   "DINO's center rebound, 5 AdamW steps as torch's; the user's module unchanged, "
+                   "the counter warned about; trainable parameters written in forward refused)")
 
 
 class CheckpointFunction(torch.autograd.Function):
@@ -384,12 +380,10 @@ def check_checkpoint(device):
         train_alongside(step, reference, opt, lambda m, b: loss_fn(m(b[0]), *b), data,
                         f"{options}: ", problems)
         compare_parameters(step.state_dict(), reference, f"{options}: ", problems)
-    if problems:
-        return "; ".join(problems[:6])
-    print("checkpoint: ok (use_reentrant False and True, checkpoint_sequential, openai's "
-          "CheckpointFunction: 4 AdamW steps as torch without checkpointing, also "
-          "recompute=blocks)")
-    return None
+    return verdict(problems,
+                   "checkpoint: ok (use_reentrant False and True, checkpoint_sequential, openai's "
+                   "CheckpointFunction: 4 AdamW steps as torch without checkpointing, also "
+                   "recompute=blocks)")
 
 
 class _Annealed(torch.nn.Module):
@@ -450,7 +444,8 @@ def check_module_changes(device):
         m.dec.bias.requires_grad_(False)
         step(*data[3])
         step(*data[4])
-    texts = [str(w.message) for w in caught if issubclass(w.category, tfc_torch.TracedUpdateWarning)]
+    texts = [str(w.message) for w in caught
+             if issubclass(w.category, tfc_torch.TracedUpdateWarning)]
     if (len(texts) != 2 or "attribute beta changed" not in texts[0]
             or "requires_grad of parameters dec.bias changed" not in texts[1]):
         problems.append(f"annealed beta, frozen bias: warnings {texts}")
@@ -550,9 +545,7 @@ def check_module_changes(device):
     ]:
         if err:
             problems.append(err)
-    if problems:
-        return "; ".join(problems[:6])
-    print("module-changes: ok (syncing from the step accepted; an annealed attribute and a "
-          "frozen bias warned once; buffer writes, clamps under no_grad and through .data and "
-          "hooks refused, also in a compiled forward)")
-    return None
+    return verdict(problems,
+                   "module-changes: ok (syncing from the step accepted; an annealed attribute and "
+                   "a frozen bias warned once; buffer writes, clamps under no_grad and through "
+                   ".data and hooks refused, also in a compiled forward)")
