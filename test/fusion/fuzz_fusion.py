@@ -372,19 +372,18 @@ def check_graph_or_raise(args, seed):
         for mode in ("all", "none"):
             out = os.path.join(workdir, f"{mode}.safetensors")
             state = os.path.join(workdir, f"{mode}-state.safetensors")
-            what = (["--train-step", train, "--steps", "2", "--state-out", state]
-                    if train else ["--grad"])
-            ran = run([os.path.join(args.bin, "tfc-run"), model, *what, "--fusion", mode,
-                       "--device", "host", "--seed", str(seed), "--int-range", str(int_range),
-                       "--outputs", out, "--quiet"], env=env)
+
+            def tfc_run(what):
+                return run([os.path.join(args.bin, "tfc-run"), model, *what, "--fusion", mode,
+                            "--device", "host", "--seed", str(seed), "--int-range",
+                            str(int_range), "--outputs", out, "--quiet"], env=env)
+            ran = tfc_run(["--train-step", train, "--steps", "2", "--state-out", state]
+                          if train else ["--grad"])
             if ran.returncode != 0 and train and NOTHING_TO_TRAIN in ran.stderr:
                 # No parameter gets a gradient (the generator's loss reads
                 # none): a training step refuses it; its gradient is checked.
                 train = None
-                what = ["--grad"]
-                ran = run([os.path.join(args.bin, "tfc-run"), model, *what, "--fusion", mode,
-                           "--device", "host", "--seed", str(seed), "--int-range",
-                           str(int_range), "--outputs", out, "--quiet"], env=env)
+                ran = tfc_run(["--grad"])
             if ran.returncode != 0:
                 return seed, f"fusion={mode}: tfc-run failed: {ran.stderr.strip()[-2000:]}", notes
             outs[mode] = (out, state)

@@ -39,7 +39,7 @@ class CompiledModule:
         for arg in self._model.params:
             if arg in self._model.in_program:
                 self.program.set(arg, self._model.initial[arg])
-        self._watch = ModuleWatch(model, self._model, self.program, self.exported.buffers)
+        self._watch = ModuleWatch(model, self._model, self.program)
 
     def __call__(self, *batch: torch.Tensor):
         self._watch.check()

@@ -37,10 +37,6 @@ _NEVER_FOLD = ("aten.native_dropout", "aten.dropout", "aten.bernoulli", "aten.ra
                "aten.randint_like", "aten.exponential", "aten.geometric", "aten.log_normal",
                "aten.cauchy")
 
-# Factories of uninitialized tensors (torch.empty in forward).
-_UNINITIALIZED = ("aten.empty.", "aten.empty_strided.", "aten.empty_like.",
-                  "aten.new_empty.", "aten.new_empty_strided.")
-
 # The error for an aten backward op with no lowering (ops/backward.py has
 # those tfc lowers), which only a derivative taken inside forward records.
 BACKWARD_OP_REASON = ("aten's backward of a layer, recorded by a derivative taken inside "
@@ -682,11 +678,6 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
             container, index = args
             env[node] = container[index]
         elif _is_known((args, kwargs)) and not name.startswith(_NEVER_FOLD):
-            if name.startswith(_UNINITIALIZED) and isinstance(value, torch.Tensor):
-                # Its memory is whatever was there: zeros, as empty_like's
-                # lowering, so that an import is reproducible (a buffer
-                # filled row by row in forward overwrites it anyway).
-                value = torch.zeros_like(value)
             env[node] = _as_known(value)
         else:
             out_types = _traced_types(value, frame, name)

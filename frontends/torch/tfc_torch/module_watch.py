@@ -54,22 +54,21 @@ def _tables(model: torch.nn.Module):
 class ModuleWatch:
     """The module as compiled; check() raises or warns about changes."""
 
-    def __init__(self, model: torch.nn.Module, model_state, program, constants=()):
-        """`constants`: the buffers (and frozen parameters) the program
-        folded in because it reads them; the module's other tensors the
-        program does not read (an EMA copy kept beside the model) are free
-        to change."""
+    def __init__(self, model: torch.nn.Module, model_state, program):
+        """Only the tensors the program reads are watched (model_state's
+        arguments, state and folded constants): the module's others (an EMA
+        copy kept beside the model) are free to change."""
         self.model = model
         self.model_state = model_state
         self.program = program
         self.modes = [m.training for m in model.modules()]
-        ms, constants = model_state, set(constants)
+        ms = model_state
         self.entries: List[Tuple[str, torch.nn.Module, str, str]] = _tables(model)
 
         def read_by_program(key: str) -> bool:
             arg = ms.argument(key)
             return ((arg is not None and arg in ms.in_program) or ms.state_name(key) is not None
-                    or ms.aliases.get(key, key) in constants)
+                    or ms.aliases.get(key, key) in ms.constants)
         # The tensors whose writes are checked: those the program reads.
         self.read = {e[0] for e in self.entries if read_by_program(e[0])}
         self.seen: Dict[str, Tuple[torch.Tensor, int, bool]] = {}

@@ -213,9 +213,13 @@ def _warn_on_stale_reads(step: "TrainStep", model: torch.nn.Module) -> None:
     # tfc's own hooks: module_watch does not count them as the user's.
     on_call.tfc_internal = on_state_dict.tfc_internal = True
     step._warned_stale = False
+    handles = []
     for module in model.modules():
-        module.register_forward_pre_hook(on_call)
-        module._register_state_dict_hook(on_state_dict)
+        handles.append(module.register_forward_pre_hook(on_call))
+        handles.append(module._register_state_dict_hook(on_state_dict))
+    # The hooks go with the step (a module compiled again and again keeps
+    # no pile of dead ones).
+    weakref.finalize(step, lambda: [h.remove() for h in handles])
 
 
 class _BatchFeed:
@@ -293,7 +297,7 @@ class TrainStep:
                 self.program.set(arg, self._model.initial[arg])
         self._model.set_initial_state(self.program)
         _warn_on_stale_reads(self, model)
-        self._watch = ModuleWatch(model, self._model, self.program, self.exported.buffers)
+        self._watch = ModuleWatch(model, self._model, self.program)
         self._track_shared_parameters(model, param_settings)
         self._param_names = {id(p): n for n, p in model.named_parameters()}
         self._schedule = dict(SCHEDULE_INPUTS)
