@@ -432,8 +432,7 @@ refuse(["aten.unique.default",
 def repeat_interleave(ctx, repeats, output_size=None):
     """The index form torch.repeat_interleave(counts) traces to (x's rows
     repeated, a graph batch's node-to-graph ids): with output_size given,
-    output j is the number of cumulative counts <= j (counts' cumulative
-    sums by a triangular sum: counts are few). Without output_size the
+    output j is the number of cumulative counts <= j. Without output_size the
     length is sum(counts), read from the data: refused."""
     if output_size is None:
         raise DataDependentError(f"{ctx.name}: {_VALUE_SHAPED[0]} (the sum of the repeats)",
@@ -442,9 +441,7 @@ def repeat_interleave(ctx, repeats, output_size=None):
     b = ctx.b
     counts = ctx.tensor(repeats, "i64")
     n = counts.shape[0]
-    lower = b.compare("le", b.iota((n, n), 1, "i64"), b.iota((n, n), 0, "i64"))
-    ends = b.reduce("sum", b.select(lower, b.reshape(counts, (1, n)), ctx.tensor(0, "i64")),
-                    [1])
+    ends = reduction.scan_one(ctx, counts, 0, b.add, 0)   # cumsum
     positions = b.iota((int(output_size), 1), 0, "i64")
     done = b.convert(b.compare("le", b.reshape(ends, (1, n)), positions), "i64")
     return ctx.b.convert(b.reduce("sum", done, [1]), ctx.out().dtype)

@@ -14,6 +14,7 @@ duplicates are refused); for assignment (index_put) the last write wins
 too, as torch's CPU loop and deterministic mode. embedding_grad's rows
 are float: integer and boolean tensors are scattered in f64 and converted
 back (_exact_integers), exact below 2^53."""
+import functools
 import math
 
 import torch
@@ -46,6 +47,7 @@ def _exact_integers(lowering):
     """A scatter lowering that computes an integer or boolean result in f64
     (_float_values(..., integers=True)): its result converted back (a
     boolean: nonzero). EViT's index bookkeeping, PyG's degree counts."""
+    @functools.wraps(lowering)
     def wrapped(ctx, *args, **kwargs):
         out = lowering(ctx, *args, **kwargs)
         dt = ctx.out().dtype
@@ -54,7 +56,6 @@ def _exact_integers(lowering):
         if dt == "i1":
             return ctx.b.compare("ne", out, ctx.tensor(0.0, out.dtype))
         return ctx.b.convert(out, dt)
-    wrapped.__name__, wrapped.__doc__ = lowering.__name__, lowering.__doc__
     return wrapped
 
 
