@@ -5,7 +5,7 @@ and state carried over with --state-out / --inputs), so that every
 micro-batch is a different batch: per optimizer step, accumulate_step runs
 on K micro-batches, then apply_step.
 
-accumulate, accumulate-sgd: examples/models/mlp.mlir, K=4, AdamW (and SGD
+accumulate, accumulate-sgd: examples/models/mlp.mlir, K=4, AdamW (eps 1e-6) (and SGD
 with momentum 0.9, whose update scales with the gradient), 10 steps, against torch's
 recipe (opt.zero_grad(); (loss / K).backward() per micro-batch;
 opt.step()). Every micro-batch loss agrees to 1e-4 relative; after every
