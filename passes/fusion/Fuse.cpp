@@ -129,7 +129,8 @@ private:
       return keepsUpdatesInPlace(members, body, *kind, inputs, outputs);
     };
     FailureOr<FusionOp> merged =
-        mergeKernels(members, duplicated, *kind, dryRun, keepsInPlaceUpdates);
+        mergeKernels(members, duplicated, *kind, order, dryRun,
+                     keepsInPlaceUpdates);
     if (failed(merged)) {
       rejected.insert(key);
       return {};
@@ -197,7 +198,7 @@ private:
     Operation *firstRecomputed = nullptr;
     for (FusionOp m : members)
       if (holdsRecomputed(m) &&
-          (!firstRecomputed || m->isBeforeInBlock(firstRecomputed)))
+          (!firstRecomputed || order.isBefore(m, firstRecomputed)))
         firstRecomputed = m;
     if (!firstRecomputed)
       return true;
@@ -205,13 +206,13 @@ private:
     for (FusionOp m : members) {
       for (Value r : m.getResults())
         computed.insert(r);
-      if (!m->isBeforeInBlock(firstRecomputed))
+      if (!order.isBefore(m, firstRecomputed))
         for (Value v : m.getInputs())
           readLate.insert(viewRoot(v));
     }
     Operation *last = members.front();
     for (FusionOp m : members)
-      if (last->isBeforeInBlock(m))
+      if (order.isBefore(last, m))
         last = m;
     auto isMember = [&](Operation *op) {
       return llvm::any_of(members,
@@ -226,12 +227,12 @@ private:
       for (Value r : m.getResults())
         for (Operation *user : r.getUsers())
           if (!isMember(user) && user->getBlock() == last->getBlock() &&
-              !last->isBeforeInBlock(user))
+              !order.isBefore(last, user))
             return false;
       return true;
     };
     return llvm::none_of(members, [&](FusionOp m) {
-      if (!m->isBeforeInBlock(firstRecomputed))
+      if (!order.isBefore(m, firstRecomputed))
         return false;
       return (forward.contains(m.getOperation()) && !movesIntact(m)) ||
              llvm::any_of(m.getInputs(), [&](Value v) {
@@ -276,19 +277,19 @@ private:
   }
 
   /// The member latest in program order: where the merged kernel sits.
-  static Operation *lastOf(ArrayRef<FusionOp> members) {
+  Operation *lastOf(ArrayRef<FusionOp> members) {
     return extremeOf(members, /*last=*/true);
   }
 
   /// The member earliest in program order.
-  static Operation *firstOf(ArrayRef<FusionOp> members) {
+  Operation *firstOf(ArrayRef<FusionOp> members) {
     return extremeOf(members, /*last=*/false);
   }
 
-  static Operation *extremeOf(ArrayRef<FusionOp> members, bool last) {
+  Operation *extremeOf(ArrayRef<FusionOp> members, bool last) {
     Operation *found = members.front();
     for (FusionOp m : members)
-      if (last ? found->isBeforeInBlock(m) : m->isBeforeInBlock(found))
+      if (last ? order.isBefore(found, m) : order.isBefore(m, found))
         found = m;
     return found;
   }
@@ -308,7 +309,7 @@ private:
       for (Operation *user : argument.getUsers()) {
         auto updater = dyn_cast<FusionOp>(user);
         if (!updater || llvm::is_contained(members, updater) ||
-            !updater->isBeforeInBlock(last))
+            !order.isBefore(updater, last))
           continue;
         bool updatesIt = llvm::any_of(updatesOf(updater), [&](auto &update) {
           return update.second == input;
@@ -316,7 +317,7 @@ private:
         if (!updatesIt)
           continue;
         bool readLateAlready = llvm::any_of(members, [&](FusionOp m) {
-          return updater->isBeforeInBlock(m) &&
+          return order.isBefore(updater, m) &&
                  llvm::is_contained(m.getInputs(), input);
         });
         if (!readLateAlready)
@@ -350,7 +351,7 @@ private:
       for (Value operand : op->getOperands()) {
         Operation *def = operand.getDefiningOp();
         if (!def || def->getBlock() != first->getBlock() ||
-            def->isBeforeInBlock(first))
+            order.isBefore(def, first))
           continue;
         if (memberSet.contains(def) || dependsOnMembers(def)) {
           depends = true;
@@ -366,9 +367,9 @@ private:
           views.push_back(user->getResult(0));
           continue;
         }
-        if (memberSet.contains(user) || !user->isBeforeInBlock(updater))
+        if (memberSet.contains(user) || !order.isBefore(user, updater))
           continue; // a member itself, or a reader that was later already
-        if (last->isBeforeInBlock(user) || dependsOnMembers(user))
+        if (order.isBefore(last, user) || dependsOnMembers(user))
           return true;
       }
     return false;
@@ -420,7 +421,7 @@ private:
       FusionOp current = gemm;
       for (int step = 0; step < 2 && current; ++step) {
         FusionOp merged;
-        for (FusionOp reader : readersOf(current).kernels)
+        for (FusionOp reader : readersOf(current, order).kernels)
           if ((merged = merge({current, reader}, {}, /*dryRun=*/false,
                               KernelKind::gemm)))
             break;
@@ -441,7 +442,7 @@ private:
     for (FusionOp producer : llvm::reverse(all)) {
       if (isDead(producer) || producer.getKind() != KernelKind::pointwise)
         continue;
-      Readers readers = readersOf(producer);
+      Readers readers = readersOf(producer, order);
       if (readers.external || readers.kernels.empty())
         continue;
       if (readers.kernels.size() == 1) {
@@ -465,7 +466,7 @@ private:
     for (FusionOp producer : llvm::reverse(all)) {
       if (isDead(producer) || producer.getKind() != KernelKind::pointwise)
         continue;
-      for (FusionOp reader : readersOf(producer).kernels) {
+      for (FusionOp reader : readersOf(producer, order).kernels) {
         if (!carriesBulk(producer, reader))
           continue;
         if (merge({producer, reader}, {})) {
@@ -538,7 +539,7 @@ private:
         continue;
       // The producer may grow several times; follow the merged kernel.
       FusionOp current = producer;
-      for (FusionOp reader : readersOf(producer).kernels) {
+      for (FusionOp reader : readersOf(producer, order).kernels) {
         KernelKind readerKind = reader.getKind();
         bool candidate = readerKind == KernelKind::pointwise ||
                          (kind == KernelKind::row_reduction &&
@@ -587,7 +588,7 @@ private:
   /// with the next kSiblingWindow readers.
   bool mergeReadersOf(Value value) {
     bool changed = false;
-    SmallVector<FusionOp> readers = kernelsReading(value);
+    SmallVector<FusionOp> readers = kernelsReading(value, order);
     for (size_t i = 0; i < readers.size(); ++i) {
       if (isDead(readers[i]))
         continue;
@@ -712,6 +713,7 @@ private:
   }
 
   func::FuncOp func;
+  ProgramOrder order;
   llvm::DenseMap<Operation *, uint64_t> stamps;
   uint64_t nextStamp = 0;
   std::set<std::vector<uint64_t>> rejected;

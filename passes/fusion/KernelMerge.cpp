@@ -48,11 +48,10 @@ bool sumLoopsFit(Block &body, const ::tfc::fusion::MergeLimits &limits) {
 }
 
 
-bool isBefore(Operation *a, Operation *b) { return a->isBeforeInBlock(b); }
-
-void sortByProgramOrder(SmallVectorImpl<FusionOp> &kernels) {
-  llvm::sort(kernels, [](FusionOp a, FusionOp b) {
-    return isBefore(a.getOperation(), b.getOperation());
+void sortByProgramOrder(SmallVectorImpl<FusionOp> &kernels,
+                        ::tfc::fusion::ProgramOrder &order) {
+  llvm::sort(kernels, [&](FusionOp a, FusionOp b) {
+    return order.isBefore(a.getOperation(), b.getOperation());
   });
   kernels.erase(std::unique(kernels.begin(), kernels.end()), kernels.end());
 }
@@ -88,23 +87,23 @@ bool readOutside(Value value, const llvm::DenseSet<Operation *> &inside) {
 }
 
 /// Erases the reshapes of `value` (recursively) that nothing reads.
-void eraseDeadViews(Value value) {
+void eraseDeadViews(Value value, ::tfc::fusion::ProgramOrder &order) {
   for (Operation *user : llvm::make_early_inc_range(value.getUsers())) {
     auto reshape = dyn_cast<ReshapeOp>(user);
     if (!reshape)
       continue;
-    eraseDeadViews(reshape.getResult());
-    if (reshape->use_empty())
+    eraseDeadViews(reshape.getResult(), order);
+    if (reshape->use_empty()) {
+      order.erased(reshape);
       reshape->erase();
+    }
   }
 }
 
-/// Where a value comes from, relative to a group being merged.
+/// How a value read between the members of a group depends on the group.
 enum class Origin {
-  Outside,    ///< unrelated to the group
-  Member,     ///< a member the merged kernel replaces (or a view of one)
-  Duplicated, ///< a duplicated member, which stays (or a view of one)
-  Dependent,  ///< an op between the members that depends on the group
+  Member,    ///< a result of a member the merged kernel replaces (or a view)
+  Dependent, ///< a result of an op that reads the group, which moves
 };
 
 /// Local CSE of the merged body: members cloned from one-op kernels repeat
@@ -157,19 +156,19 @@ Value viewRoot(Value value) {
   return value;
 }
 
-Readers readersOf(FusionOp fusion) {
+Readers readersOf(FusionOp fusion, ProgramOrder &order) {
   Readers readers;
   for (Value result : fusion.getResults())
     collectReaders(result, readers.kernels, readers.external);
-  sortByProgramOrder(readers.kernels);
+  sortByProgramOrder(readers.kernels, order);
   return readers;
 }
 
-SmallVector<FusionOp> kernelsReading(Value value) {
+SmallVector<FusionOp> kernelsReading(Value value, ProgramOrder &order) {
   SmallVector<FusionOp> kernels;
   bool external = false;
   collectReaders(value, kernels, external);
-  sortByProgramOrder(kernels);
+  sortByProgramOrder(kernels, order);
   return kernels;
 }
 
@@ -223,9 +222,13 @@ int64_t iterationSize(FusionOp fusion) {
 
 int64_t elementsPassed(FusionOp producer, FusionOp reader) {
   int64_t elements = 0;
-  for (Value result : producer.getResults())
-    if (llvm::is_contained(kernelsReading(result), reader))
+  for (Value result : producer.getResults()) {
+    SmallVector<FusionOp> kernels;
+    bool external = false;
+    collectReaders(result, kernels, external);
+    if (llvm::is_contained(kernels, reader))
       elements += cast<ShapedType>(result.getType()).getNumElements();
+  }
   return elements;
 }
 
@@ -236,15 +239,15 @@ unsigned opCount(FusionOp fusion) {
 
 FailureOr<FusionOp> mergeKernels(ArrayRef<FusionOp> membersIn,
                                  ArrayRef<FusionOp> duplicatedIn,
-                                 KernelKind kind, bool dryRun,
-                                 MergeCheck accept) {
+                                 KernelKind kind, ProgramOrder &order,
+                                 bool dryRun, MergeCheck accept) {
   MergeLimits limits = MergeLimits::of(kind);
   SmallVector<FusionOp> members(membersIn.begin(), membersIn.end());
-  sortByProgramOrder(members);
-  if (members.size() < 2)
-    return failure();
   Block *block = members.front()->getBlock();
   if (llvm::any_of(members, [&](FusionOp m) { return m->getBlock() != block; }))
+    return failure();
+  sortByProgramOrder(members, order);
+  if (members.size() < 2)
     return failure();
   // `replacedSet`: the members the merged kernel replaces (a duplicated
   // member stays and reads like any other op outside the group).
@@ -258,54 +261,48 @@ FailureOr<FusionOp> mergeKernels(ArrayRef<FusionOp> membersIn,
       replacedSet.insert(m);
   Operation *first = members.front(), *last = members.back();
 
-  // Classify the ops between the first and the last member. An op reading
-  // a replaced member's result (or a dependent op's) will read the merged
-  // kernel, which sits where the last member is: it moves after it, and a
-  // member must not read it (that is the cycle).
-  llvm::DenseMap<Operation *, Origin> origins;
-  auto originOf = [&](Value value) -> Origin {
-    Operation *def = value.getDefiningOp();
-    if (!def)
-      return Origin::Outside;
-    if (memberSet.contains(def))
-      return duplicatedSet.contains(def) ? Origin::Duplicated : Origin::Member;
-    auto it = origins.find(def);
-    return it == origins.end() ? Origin::Outside : it->second;
-  };
+  // The ops before the last member that depend on a replaced member: the
+  // merged kernel sits where the last member is, so they move after it
+  // (views of the members too, re-pointed at it), and no member may read
+  // one (that is the cycle); a duplicated member stays where it is, so it
+  // must not read a replaced member either. They are found by following
+  // uses from the replaced members rather than by walking every op in
+  // between, which made fusion quadratic: two readers of one value, one in
+  // the forward and one in the backward, have most of the step between
+  // them. The search gives up past limits.maxMovedOps (see there).
+  SmallVector<std::pair<Value, Origin>> work;
+  for (FusionOp m : members)
+    if (!duplicatedSet.contains(m))
+      for (Value result : m.getResults())
+        work.push_back({result, Origin::Member});
+  llvm::DenseSet<Operation *> dependents;
   SmallVector<Operation *> toMove;
-  for (Operation *op = first->getNextNode(); op && op != last->getNextNode();
-       op = op->getNextNode()) {
-    if (memberSet.contains(op)) {
-      // A duplicated member stays where it is, so it must not read what the
-      // merged kernel (after it) will produce either.
-      bool stays = duplicatedSet.contains(op);
-      for (Value operand : op->getOperands()) {
-        Origin origin = originOf(operand);
-        if (origin == Origin::Dependent || (stays && origin == Origin::Member))
-          return failure();
-      }
-      continue;
-    }
-    if (isa<ReshapeOp>(op)) {
-      // A view inherits its source's origin; views of replaced members are
-      // re-pointed at the merged kernel, so they move too.
-      Origin origin = originOf(op->getOperand(0));
-      if (origin == Origin::Outside)
+  while (!work.empty()) {
+    auto [value, origin] = work.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      Operation *op = block->findAncestorOpInBlock(*user);
+      if (!op || order.isBefore(last, op))
         continue;
-      origins[op] = origin;
-      if (origin != Origin::Duplicated)
-        toMove.push_back(op);
-      continue;
-    }
-    bool depends = llvm::any_of(op->getOperands(), [&](Value v) {
-      Origin origin = originOf(v);
-      return origin == Origin::Member || origin == Origin::Dependent;
-    });
-    if (depends) {
-      origins[op] = Origin::Dependent;
+      if (memberSet.contains(op)) {
+        if (origin == Origin::Dependent || duplicatedSet.contains(op))
+          return failure();
+        continue;
+      }
+      if (!dependents.insert(op).second)
+        continue;
+      if (toMove.size() == limits.maxMovedOps)
+        return failure();
       toMove.push_back(op);
+      // A view has its source's origin: a member's view reads as the
+      // member.
+      Origin next = isa<ReshapeOp>(op) && op == user ? origin
+                                                     : Origin::Dependent;
+      for (Value result : op->getResults())
+        work.push_back({result, next});
     }
   }
+  llvm::sort(toMove,
+             [&](Operation *a, Operation *b) { return order.isBefore(a, b); });
 
   // Clone the member bodies into the region of a detached placeholder op
   // (a block outside any region cannot hold ops that ask for their
@@ -404,15 +401,21 @@ FailureOr<FusionOp> mergeKernels(ArrayRef<FusionOp> membersIn,
     op->moveAfter(after);
     after = op;
   }
+  SmallVector<Operation *> placed = {fusion};
+  placed.append(toMove.begin(), toMove.end());
+  order.placedBefore(placed, last);
   for (FusionOp member : llvm::reverse(members)) {
     for (Value result : member.getResults())
-      eraseDeadViews(result);
+      eraseDeadViews(result, order);
     if (duplicatedSet.contains(member)) {
-      if (member->use_empty())
+      if (member->use_empty()) {
+        order.erased(member);
         member->erase();
+      }
       continue;
     }
     member->dropAllUses();
+    order.erased(member);
     member->erase();
   }
   return fusion;

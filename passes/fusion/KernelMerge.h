@@ -14,6 +14,7 @@
 #define TFC_PASSES_FUSION_KERNELMERGE_H
 
 #include "dialects/tfc/TfcOps.h"
+#include "passes/fusion/ProgramOrder.h"
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -38,6 +39,15 @@ struct MergeLimits {
   /// the whole maxOps: each optimizer rule is small and independent.
   unsigned maxSumLoopOps = 0;
 
+  /// Ops between the members that depend on them, hence move after the
+  /// merged kernel, that a merge may move. A merge that delays more of the
+  /// program than this is not worth its saved round trip (it would
+  /// also hold everything those ops read alive longer), and nearly always
+  /// fails anyway: the members are a forward value's reader and a backward
+  /// one that depends on what the first feeds. The bound also keeps each
+  /// try's cost independent of the program's length.
+  unsigned maxMovedOps = 256;
+
   /// The limits of a kernel of `kind`. A multi-tensor kernel exists to
   /// update many tensors in one launch: its bound is the parameter space.
   static MergeLimits of(mlir::tfc::KernelKind kind) {
@@ -60,11 +70,12 @@ struct Readers {
   /// (the function's return, another op), so it must stay in memory.
   bool external = false;
 };
-Readers readersOf(mlir::tfc::FusionOp fusion);
+Readers readersOf(mlir::tfc::FusionOp fusion, ProgramOrder &order);
 
 /// The fusions that read `value` (directly or through reshape views), each
 /// once, in program order.
-llvm::SmallVector<mlir::tfc::FusionOp> kernelsReading(mlir::Value value);
+llvm::SmallVector<mlir::tfc::FusionOp> kernelsReading(mlir::Value value,
+                                                      ProgramOrder &order);
 
 /// The kernel kind a kernel of kind `a` merged with one of kind `b` has, or
 /// std::nullopt when fusion does not merge them: equal kinds keep their
@@ -107,8 +118,8 @@ using MergeCheck = llvm::function_ref<mlir::LogicalResult(
 mlir::FailureOr<mlir::tfc::FusionOp>
 mergeKernels(llvm::ArrayRef<mlir::tfc::FusionOp> members,
              llvm::ArrayRef<mlir::tfc::FusionOp> duplicated,
-             mlir::tfc::KernelKind kind, bool dryRun = false,
-             MergeCheck accept = {});
+             mlir::tfc::KernelKind kind, ProgramOrder &order,
+             bool dryRun = false, MergeCheck accept = {});
 
 } // namespace tfc::fusion
 

@@ -68,7 +68,8 @@ def TfcFusePass : Pass<"tfc-fuse", "::mlir::func::FuncOp"> {
     Reductions, gathers and GEMMs are never duplicated; GEMM kernels (past
     rule 0) and block-quantized kernels are left as they are. A merge never forms a
     cycle (ops that depend on the first kernel and feed the second forbid
-    it; other ops in between move after the merged kernel), a value still
+    it; other ops in between move after the merged kernel, at most 256 of
+    them per merge), a value still
     read outside the merged kernel stays one of its outputs, `tfc.reshape`
     views between merged kernels are cloned into the body, and a kernel
     holds at most 128 ops and 32 inputs (multi-tensor kernels: 1024 ops,
