@@ -30,8 +30,8 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from . import (custom_functions, index_rewrites, module_state, no_grad_writes, outside_values,
-               packed_sequences, patching, traceable)
+from . import (custom_functions, grad_flags, index_rewrites, module_state, no_grad_writes,
+               outside_values, packed_sequences, patching, traceable)
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from .selection_sizes import SelectionSizes
 from .source import STACK, TRACE_ENTRY, Frame, exception_frame, return_frame, stack_of
@@ -563,7 +563,7 @@ def _make_fx(fn, args, spaces):
                 custom_functions.applied(spaces=spaces), packed_sequences.replaced(), \
                 _NoFastPaths(), \
                 index_rewrites.rewritten(), SelectionSizes(), _initialized_empties(), \
-                _unchecked_asserts(), _constant_values(), \
+                _unchecked_asserts(), _constant_values(), grad_flags.tracked(), \
                 torch.enable_grad():
             gm = make_fx(_functionalize(fn))(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
@@ -790,6 +790,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             for name in aliases:
                 state[name] = t
         holders = dict(state)
+        grad_flags.mark_trainable(param_list)
         with module_state.state_tables(model, holders), \
                 module_state.data_writes(holders, trainable), module_state.traced_parameters():
             out = _functional_call(model, state, tuple(batch[:model_argc]))

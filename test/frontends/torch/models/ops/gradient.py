@@ -35,6 +35,12 @@ CASES = {
     # forwards instead gives other gradients (reversal: their negatives;
     # rounding: zero).
     "custom-functions": _case(lambda h: _custom_functions(h)),
+    # Tensor.requires_grad read in forward answers as in eager torch
+    # (grad_flags.py): true for trainable parameters and what grad mode
+    # computes from them, false for the batch, detached and no_grad values
+    # and integer results. Each flag weights a term of the loss; make_fx
+    # alone reports false for all, which drops terms and their gradients.
+    "requires-grad-reads": lambda: _requires_grad_reads(),
 }
 
 
@@ -105,6 +111,31 @@ def _custom_functions(h):                          # h: [4, 8]
         w.clamp_(-0.2, 0.2)
     return ((r * torch.linspace(0.5, 1.5, 8)).sum() + (q * h).sum() + s.pow(2).sum()
             + p.sum() + (p * p).mean() + (w * h).sum())
+
+
+class _RequiresGradReads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.gate = nn.Linear(6, 3)
+
+    def forward(self, x):
+        h = self.fc(x)
+        with torch.no_grad():
+            quiet = h * 2
+        flags = [self.fc.weight.requires_grad, h.requires_grad, h[:, 1:].requires_grad,
+                 x.requires_grad, h.detach().requires_grad, h.data.requires_grad,
+                 quiet.requires_grad, h.argmax(-1).requires_grad]
+        loss = h.square().mean()
+        if h.requires_grad:  # an auxiliary loss only while training
+            loss = loss + self.gate(x).softmax(-1).pow(2).mean()
+        weights = torch.tensor([float(f) for f in flags]) * torch.linspace(1.0, 2.0, 8)
+        return loss + (h.sin().mean(0) * weights).sum()
+
+
+def _requires_grad_reads():
+    torch.manual_seed(0)
+    return _RequiresGradReads(), (torch.randn(4, 6, generator=_g(1)),)
 
 
 class _FrozenLayer(nn.Module):
