@@ -157,18 +157,86 @@ def traced_parameters():
     return patching.replaced(torch.nn.Parameter, __new__=_traced_parameter)
 
 
+# Python's in-place operators and item assignment (in-place methods end in "_").
+_INPLACE_OPERATORS = {"__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
+                      "__idiv__", "__ifloordiv__", "__imod__", "__ipow__", "__iand__",
+                      "__ior__", "__ixor__", "__ilshift__", "__irshift__", "__imatmul__"}
+
+
+def _writes_in_place(func) -> bool:
+    name = getattr(func, "__name__", "")
+    return name in _INPLACE_OPERATORS or (name.endswith("_") and not name.startswith("_"))
+
+
+class _AliasWrites(torch.overrides.TorchFunctionMode):
+    """An in-place op on `.data` of a tensor that is not model state runs on
+    the tensor itself under torch.no_grad(): torch's `h.data.clamp_(...)`
+    changes h's value and leaves its autograd history as it was, so h's
+    gradient flows on as through the identity, which is what an in-place op
+    under no_grad on a tensor that requires grad does (no_grad_writes.py
+    pairs it with the eager run's). Written through the detached alias, the
+    trace would cut h's gradient instead."""
+
+    def __init__(self, sources: Dict[int, tuple]):
+        super().__init__()
+        self.sources = sources
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        entry = self.sources.get(id(args[0])) if args else None
+        if entry is None or entry[0] is not args[0] or not _writes_in_place(func):
+            return func(*args, **kwargs)
+        alias, source = entry
+        with torch.no_grad():
+            out = func(source, *args[1:], **kwargs)
+        return alias if out is source else out
+
+
+def _straight_through_into(t: torch.Tensor, value) -> None:
+    """`t.data = value` on a tensor that is not model state (BinaryNet's
+    `input.data = Binarize(input.data)`): torch gives t the new value and
+    keeps t's autograd history, so the gradient reaching t flows on to its
+    old value unchanged (a straight-through estimator). In place: t becomes
+    value + (t - t.detach()), value's own history dropped, as .data drops
+    it."""
+    if not isinstance(value, torch.Tensor) or value.shape != t.shape or value.dtype != t.dtype:
+        got = (f"{tuple(value.shape)} {value.dtype}" if isinstance(value, torch.Tensor)
+               else type(value).__name__)
+        raise ModelError(f"forward sets .data of a {tuple(t.shape)} {t.dtype} tensor to {got}; "
+                         "tfc replaces .data by a value of the same shape and dtype only",
+                         hint="compute the new tensor out of place, t = new")
+    if t._is_view() or getattr(t, "_tfc_alias_of", None) is not None:
+        raise ModelError("forward sets .data of a view of another tensor, which torch gives new "
+                         "storage of its own; tfc would write the new value into the base too",
+                         hint="write the straight-through form out of place, "
+                              "t = t + (new - t).detach()")
+    with torch.enable_grad():
+        t.copy_(value.detach() + (t - t.detach()))
+
+
 @contextlib.contextmanager
 def data_writes(placeholders: Dict[str, torch.Tensor], trainable: Set[str]) -> Iterator[None]:
-    """`t.data = value` on a placeholder meanwhile: an in-place copy for a
-    buffer or frozen parameter, refused for a trainable parameter; on any
-    other tensor torch's own `.data` assignment."""
+    """`.data` meanwhile. Read, it is `t.detach()` (torch's detached alias:
+    no gradient flows back through it; the trace records the detach); an
+    in-place op on it writes `t` (_AliasWrites). `t.data = value` on a
+    placeholder is an in-place copy for a buffer or frozen parameter,
+    refused for a trainable parameter; on any other tensor the
+    straight-through write of _straight_through_into."""
     names = {id(t): n for n, t in placeholders.items()}
-    prop = torch._C._TensorBase.data
+    sources: Dict[int, tuple] = {}
+
+    def get_data(t):
+        alias = t.detach()
+        if id(t) in sources:
+            sources[id(alias)] = (alias, sources[id(t)][1])
+        elif id(t) not in names:
+            sources[id(alias)] = (alias, t)
+        return alias
 
     def set_data(t, value):
         name = names.get(id(t))
         if name is None:
-            return prop.__set__(t, value)
+            return _straight_through_into(t, value)
         if name in trainable:
             raise ModelError(
                 f"forward sets the trainable parameter '{name}' through .data; tfc's training "
@@ -176,7 +244,8 @@ def data_writes(placeholders: Dict[str, torch.Tensor], trainable: Set[str]) -> I
                 hint=TRAINABLE_WRITE_HINT)
         _copy_into(t, value, f"'{name}' (through .data)",
                    "keep the state's shape")
-    with patching.replaced(torch.Tensor, data=property(prop.__get__, set_data)):
+    with patching.replaced(torch.Tensor, data=property(get_data, set_data)), \
+            _AliasWrites(sources):
         yield
 
 

@@ -41,6 +41,14 @@ CASES = {
     # and integer results. Each flag weights a term of the loss; make_fx
     # alone reports false for all, which drops terms and their gradients.
     "requires-grad-reads": lambda: _requires_grad_reads(),
+    # .data in forward (module_state.data_writes): read, torch's detached
+    # alias (focal loss's pt = logpt.data.exp(), weight standardization's
+    # statistics of w.data), a stop-gradient; set on an intermediate
+    # (BinaryNet's h.data = h.data.sign()) or written in place through it
+    # (h.data.clamp_()), the new value forward and the gradient straight
+    # through to the old one. The trace recorded no detach (gradients
+    # through the reads) and dropped the assignment (the loss itself wrong).
+    "data-reads-writes": lambda: _data_reads_writes(),
 }
 
 
@@ -146,6 +154,32 @@ class _FrozenLayer(nn.Module):
 
     def forward(self, x):
         return self.net(x).pow(2).mean()
+
+
+class _DataReadsWrites(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.out = nn.Linear(8, 3)
+
+    def forward(self, x, y):
+        w = self.fc.weight
+        mean = w.data.mean(1, keepdim=True)
+        std = w.data.std(1, keepdim=True) + 1e-5
+        h = F.linear(x, (w - mean) / std, self.fc.bias)
+        logpt = F.log_softmax(self.out(h), -1).gather(1, y[:, None])
+        pt = logpt.data.exp()
+        focal = -((1 - pt) ** 2 * logpt).mean()
+        b = torch.tanh(h) * 1.0
+        b.data = b.data.sign()
+        c = h * 0.5
+        c.data.clamp_(-0.2, 0.3)
+        return focal + (self.out(b) ** 2).mean() + (c * c.data.sin()).sum()
+
+
+def _data_reads_writes():
+    torch.manual_seed(0)
+    return _DataReadsWrites(), (torch.randn(5, 6, generator=_g(1)), torch.tensor([0, 2, 1, 1, 0]))
 
 
 def _frozen():
