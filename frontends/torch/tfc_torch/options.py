@@ -65,6 +65,19 @@ COMMON_OPTIONS: Dict[str, Tuple[str, type]] = {
 SCHEDULE_INPUTS: Dict[str, float] = {"lr": 1e-3, "min_lr": 0.0, "warmup_steps": 0,
                                      "total_steps": 0}
 
+# Names the compiled program gives to tensors of its own, which a batch
+# input must not take (the runtime binds by name; tracing.input_names
+# renames such an input): the schedule's inputs above (passes/training/
+# LearningRate.cpp, scheduleInputs) and the other arguments the training
+# step's stages add (passes/training/StepForm.h: kStepState,
+# kLossScaleState, kGrowthTrackerState), the results (StepForm.h:
+# kLossOutput, kFoundInfOutput; LearningRate.h: kAppliedLrOutput; the
+# forward's "output", importer.output_names) and the importer's inputs of
+# the random stream.
+RESERVED_INPUT_NAMES = frozenset(SCHEDULE_INPUTS) | frozenset((
+    "step", "loss_scale", "growth_tracker", "loss", "found_inf", "applied_lr", "output",
+    "dropout_seed", "dropout_offset"))
+
 
 def _render(keyword: str, value, kind: type) -> str:
     if kind is bool:

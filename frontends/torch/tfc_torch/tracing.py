@@ -30,7 +30,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from . import (custom_functions, grad_flags, index_rewrites, module_state, no_grad_writes,
+from . import (custom_functions, grad_flags, index_rewrites, module_state, no_grad_writes, options,
                outside_values, packed_sequences, patching, traceable)
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from .selection_sizes import SelectionSizes
@@ -156,7 +156,20 @@ def input_names(model, n: int, loss_fn=None, given: Optional[Sequence[str]] = No
         names = (names + [f"arg{i}" for i in range(len(names), n)])[:n]
     if len(set(names)) != n:
         raise ModelError(f"batch tensor names are not unique: {names}; pass input_names=")
-    return names
+    return [_unreserved(name, names) for name in names]
+
+
+def _unreserved(name: str, names: Sequence[str]) -> str:
+    """`name`, or when the program reserves it (options.RESERVED_INPUT_NAMES:
+    a super-resolution model's forward(self, lr, hr)) `name` + "_input" (+
+    "_" until no other batch name has it): the batch is set by position, so
+    only the program's name of the input changes."""
+    if name not in options.RESERVED_INPUT_NAMES:
+        return name
+    name += "_input"
+    while name in names or name in options.RESERVED_INPUT_NAMES:
+        name += "_"
+    return name
 
 
 class BatchLayout:

@@ -37,6 +37,11 @@ Cases:
   steps: losses, parameters and the fused observers' buffers (running min /
   max, scale, zero point) as torch's (step.state_dict() keeps the modules'
   versions, which the observers' load_state_dict reads).
+- input-names: batch inputs named like the program's own tensors (a
+  super-resolution model's forward(self, lr, hr); step, min_lr,
+  warmup_steps, total_steps, loss; a forward's output) renamed with
+  "_input": 4 AdamW steps as torch's, a warmup-cosine step, a compiled
+  forward.
 - masked: a masked-LM loss (cross-entropy on the tokens a mask selects),
   node losses on a training mask and rows indexed by torch.where(mask),
   compiled from one batch and trained 6 AdamW steps on batches whose masks
@@ -627,6 +632,74 @@ def check_no_gradient(device):
                    "compiled)")
 
 
+def check_input_names(device):
+    """Batch inputs named like tensors the compiled program names itself
+    (a super-resolution model's forward(self, lr, hr); step, the schedule's
+    min_lr / warmup_steps / total_steps, loss, output) are renamed
+    ("lr_input") and the step still takes the batch by position: 4 AdamW
+    steps as torch's, a warmup-cosine step and a compiled forward run."""
+    nn, F = torch.nn, torch.nn.functional
+
+    class SuperResolution(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 12, 3, padding=1)
+
+        def forward(self, lr, hr):
+            return F.l1_loss(F.pixel_shuffle(self.conv(lr), 2), hr)
+
+    class Scheduled(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 1)
+
+        def forward(self, x, step, min_lr, warmup_steps, total_steps, loss):
+            return (self.fc(x) * step + min_lr * warmup_steps - total_steps * loss).pow(2).mean()
+
+    class Forward(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 2)
+
+        def forward(self, output, lr):
+            return self.fc(output) * lr
+
+    torch.manual_seed(21)
+    g = torch.Generator().manual_seed(22)
+    problems = []
+    model = SuperResolution()
+    data = [(torch.rand(2, 3, 4, 4, generator=g), torch.rand(2, 3, 8, 8, generator=g))
+            for _ in range(4)]
+    mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(
+        mine, data[0], device=device, optimizer=torch.optim.AdamW(mine.parameters(), lr=1e-2))
+    if list(step.exported.inputs) != ["lr_input", "hr"]:
+        problems.append(f"super-resolution inputs named {list(step.exported.inputs)}")
+    train_alongside(step, reference, torch.optim.AdamW(reference.parameters(), lr=1e-2),
+                    lambda m, b: m(*b), data, "super-resolution: ", problems)
+    compare_parameters(step.state_dict(), reference, "super-resolution: ", problems)
+    batch = [torch.rand(4, 3, generator=g) for _ in range(6)]
+    step = tfc_torch.compile_train_step(Scheduled(), batch, device=device,
+                                        schedule="warmup-cosine", warmup_steps=2,
+                                        total_steps=10, min_lr=1e-4)
+    want = ["x", "step_input", "min_lr_input", "warmup_steps_input", "total_steps_input",
+            "loss_input"]
+    if list(step.exported.inputs) != want:
+        problems.append(f"scheduled: inputs named {list(step.exported.inputs)}")
+    loss = step(*batch)
+    if not math.isfinite(loss):
+        problems.append(f"scheduled: loss {loss!r}")
+    model = Forward()
+    example = (torch.rand(4, 3, generator=g), torch.rand(4, 1, generator=g))
+    got = tfc_torch.compile(model, example, device=device)(*example)
+    if not torch.allclose(got, model(*example), rtol=1e-5, atol=1e-6):
+        problems.append("forward(self, output, lr): outputs differ from torch's")
+    return verdict(problems,
+                   "input-names: ok (forward(self, lr, hr) trained 4 AdamW steps as torch's with "
+                   "its input lr named lr_input; step, min_lr, warmup_steps, total_steps, loss "
+                   "as inputs of a warmup-cosine step; forward(self, output, lr) compiled)")
+
+
 def check_qat(device):
     """8 AdamW steps of a prepare_qat'ed conv + linear net (default fbgemm
     QAT qconfig: fused moving-average observers, per-channel symmetric
@@ -731,8 +804,8 @@ def check_masked(device):
                    "from one selected row, give torch's losses on 6 other masks)")
 
 
-CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "forward-state", "masked",
-                            "module-changes", "no-gradient", "param-groups", "qat"]
+CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "forward-state", "input-names",
+                            "masked", "module-changes", "no-gradient", "param-groups", "qat"]
 
 
 def main():
@@ -758,6 +831,8 @@ def main():
             problem = check_checkpoint(args.device)
         elif case == "forward-state":
             problem = check_forward_state(args.device)
+        elif case == "input-names":
+            problem = check_input_names(args.device)
         elif case == "masked":
             problem = check_masked(args.device)
         elif case == "module-changes":
