@@ -385,6 +385,34 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     return out.requires_grad_() if requires_grad else out
 
 
+_NEW = torch.Tensor.new
+
+
+def new(self, *args, device=None):
+    """The legacy constructor Tensor.new (reid-strong-baseline's
+    `dist.new().resize_as_(dist).fill_(1)`, `x.new(B, C).zero_()`,
+    `x.data.new(size)`), which torch 1.13's functionalization fails on like
+    new_tensor. The same tensor by the other constructors, as torch parses
+    the arguments: sizes (ints, or one torch.Size) are new_empty (zeroed
+    while tracing), a sequence of numbers new_tensor's values, a tensor of
+    self's dtype a differentiable alias of it, nothing an empty tensor."""
+    device = self.device if device is None else device
+    if not args:
+        return self.new_empty((0,), device=device)
+    if len(args) == 1 and isinstance(args[0], torch.Tensor):
+        other = args[0]
+        if other.dtype != self.dtype:
+            raise TypeError(f"Tensor.new of a {other.dtype} tensor from a {self.dtype} one")
+        return other.view_as(other)
+    if len(args) == 1 and isinstance(args[0], torch.Size):
+        return self.new_empty(args[0], device=device)
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return self.new_empty(args, device=device)
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return self.new_tensor(args[0], device=device)
+    return _NEW(self, *args, device=device)
+
+
 _REQUIRES_GRAD_ = torch.Tensor.requires_grad_
 
 
@@ -586,6 +614,7 @@ REPLACEMENTS = [
     (F, "ctc_loss", ctc_loss),
     (torch, "istft", istft),
     (torch.Tensor, "new_tensor", new_tensor),
+    (torch.Tensor, "new", new),
     (torch.Tensor, "requires_grad_", requires_grad_),
     (torch.Tensor, "istft", lambda self, *a, **k: istft(self, *a, **k)),
     (torch, "cov", cov),

@@ -878,6 +878,22 @@ def fill(ctx, x, value):
     return ctx.b.broadcast_to(ctx.tensor(value, t.dtype), t.shape)
 
 
+@lowers("aten.resize_as.default", "aten.resize.default")
+def resize(ctx, x, *args, **kwargs):
+    """x.resize_as_(y) / x.resize_(sizes) (the legacy x.new().resize_as_(y)):
+    an empty x takes the new shape with zeros where torch leaves the memory
+    uninitialized (as empty tensors while tracing), an x of as many
+    elements its values reshaped; a resize keeping part of x is refused."""
+    t = ctx.out()
+    v = ctx.tensor(x)
+    have, want = math.prod(v.shape), math.prod(t.shape)
+    if have == 0:
+        return ctx.tensor(0, t.dtype, t.shape)
+    if have != want:
+        ctx.unsupported(f"resizing {have} elements to {want} keeps part of the storage")
+    return ctx.b.reshape(v, t.shape)
+
+
 @lowers("aten.zeros_like.default", "aten.ones_like.default", "aten.full_like.default",
         "aten.empty_like.default", "aten.new_zeros.default", "aten.new_ones.default",
         "aten.new_full.default", "aten.new_empty.default", "aten.zero.default")

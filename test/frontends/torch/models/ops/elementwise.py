@@ -45,6 +45,11 @@ CASES = {
                                    .clamp(min=h.new_tensor(0.25)).sum()
                                    + (h * h.new_tensor(h[0].detach())).sum()
                                    + h.new_tensor([1, 2], dtype=torch.long).sum())),
+    # The legacy Tensor.new (traceable.py; the same functionalization
+    # failure): sizes (ints, a torch.Size) filled or zeroed in place, a
+    # list, a tensor (a differentiable alias), no argument then resize_as_
+    # (reid-strong-baseline's triplet loss), through .data.
+    "tensor-new": _case(lambda h: _tensor_new(h)),
     "where-compare": _case(lambda h: (torch.where(h > 0, h, h * 0.1)
                                       + torch.where(h <= 0.2, 1.0, h)
                                       + h.masked_fill(h < -0.5, 0.0)
@@ -357,3 +362,13 @@ def _sign_tests_frexp(h):                             # h: [4, 8]
              + [m.nan_to_num(7.0, 5.0, -3.0).float() for m, _ in frexps]
              + [e.float() for _, e in frexps])
     return _ramp_sum([p.flatten() for p in parts])
+
+
+def _tensor_new(h):                                  # h: [4, 8]
+    ones = h.new(h.size()).fill_(1.5)
+    zeros = h.new(4, 8).zero_()
+    flat = h.data.new(32).fill_(0.5).resize_(4, 8)
+    target = h.new().resize_as_(h).fill_(1)
+    scale = h.new([0.5, -1.0, 2.0, 0.0, 1.5, 3.0, 0.1, 0.2])
+    return ((h * ones + zeros).sin().sum() + F.margin_ranking_loss(h[0], h[1], target[0], 0.3)
+            + (h * scale * flat).sum() + (h.new(h) * h).mean())
