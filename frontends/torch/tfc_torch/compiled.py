@@ -33,7 +33,8 @@ class CompiledModule:
         self.artifact = compiler.compile_source(self.exported.mlir, flags,
                                                 f"{type(model).__name__}.mlir")
         self.program = Program(self.device, self.artifact.directory)
-        self._feed = _BatchFeed(model, example_args, None, input_names, self.program)
+        self._feed = _BatchFeed(model, example_args, None, input_names, self.program,
+                                check=self.exported.batch_check)
         self.outputs = list(self.exported.outputs)
         self._model = _ModelState(model, self.exported, self.program)
         for arg in self._model.params:

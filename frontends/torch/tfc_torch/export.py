@@ -44,6 +44,9 @@ class Exported:
     # function returns after the loss ({tfc.update}), with their values at
     # import time, by state_dict name.
     state: "OrderedDict[str, torch.Tensor]" = field(default_factory=OrderedDict)
+    # Checks a call's batch leaves before a compiled program runs (the
+    # lengths of packed sequences padded without total_length), or None.
+    batch_check: Optional[Callable] = None
 
     def save(self, path: str) -> None:
         with open(path, "w") as f:
@@ -141,6 +144,7 @@ def _import(traced, function_name: str, patterns: bool, locations: bool,
     exported = Exported("", imported.function, imported.params, imported.inputs,
                         imported.aliases, imported.buffers, stats, list(imported.outputs),
                         traced.output_spec, imported.state)
+    exported.batch_check = traced.batch_check
     imported.function.comments = _header(traced.model_name, exported)
     exported.mlir = print_function(imported.function, locations)
     return exported

@@ -21,7 +21,11 @@ One difference: without `total_length`, torch pads to the longest length of
 the batch (a shape that depends on the values); the trace pads to the
 input's length T. An eager run after such a trace checks the example
 (tracing.py, `unchecked()`, check=True): a batch whose longest sequence is
-shorter than T is refused, asking for total_length.
+shorter than T is refused, asking for total_length. Every later batch is
+checked too: the trace marks the node of each such padding's lengths
+(MAX_OF_LENGTHS), and `LengthCheck` runs the part of the graph that
+computes their maxima from the batch on each call of a compiled step or
+forward, before the program runs.
 """
 import contextlib
 import os
@@ -32,6 +36,7 @@ import torch.nn.functional as F
 from torch.nn.utils import rnn as rnn_utils
 
 from .errors import ModelError
+from .source import node_frame
 
 # id(padded data) -> (the data, lengths [B] int64), for the sequences
 # packed while a `replaced` block runs (the data held, so no other tensor
@@ -40,6 +45,13 @@ _LENGTHS = {}
 # Whether a trace padded a packed sequence without total_length: the
 # example's lengths must then be checked in an eager run (unchecked()).
 _UNCHECKED = [False]
+
+
+# fx node meta key: the node is max(lengths) of a padding without
+# total_length, its value the number of steps T the trace pads to (set by
+# tracing.py's node hook while MARKING holds T).
+MAX_OF_LENGTHS = "tfc_max_of_lengths"
+MARKING: list = [None]
 
 
 def unchecked() -> bool:
@@ -90,12 +102,93 @@ class _VF:
                 f"lengths ({int(lengths.max())} in the example, of {steps} steps): a shape "
                 "that depends on the lengths' values",
                 hint=f"pass total_length={steps} (the padded input's length)")
+        if no_total_length and not self._check:
+            # A node nothing reads (the import leaves it out) that
+            # LengthCheck computes for each batch.
+            MARKING[0] = steps
+            try:
+                lengths.max()
+            finally:
+                MARKING[0] = None
         mask = _time_mask(lengths, steps).reshape((data.shape[0], steps) + (1,) * (data.dim() - 2))
         out = torch.where(mask, data, torch.full_like(data, padding_value))
         if max_seq_length > steps:
             out = F.pad(out, (0, 0) * (data.dim() - 2) + (0, max_seq_length - steps),
                         value=padding_value)
         return (out if batch_first else out.transpose(0, 1)), lengths
+
+
+class LengthCheck:
+    """Checks each call's batch against the paddings traced without
+    total_length: the part of the traced graph that computes max(lengths)
+    of each, run eagerly on the batch (placeholders in the trace's order:
+    parameters, buffers, batch leaves), must give the T the trace padded
+    to, or torch's output would be shorter than the program's."""
+
+    def __init__(self, gm: torch.fx.GraphModule, marks, values):
+        self.module = gm
+        self.steps = [n.meta[MAX_OF_LENGTHS] for n in marks]
+        self.frames = [node_frame(n) for n in marks]
+        self.values = values      # buffers' values; None for parameters and the batch
+        self.first_input = next(i for i, v in enumerate(values) if v is INPUT)
+
+    def __call__(self, leaves) -> None:
+        args = list(self.values[:self.first_input]) + list(leaves)
+        with torch.no_grad():
+            found = self.module(*args)
+        for longest, steps, frame in zip(found, self.steps, self.frames):
+            longest = int(longest)
+            if longest != steps:
+                raise ModelError(
+                    f"pad_packed_sequence without total_length pads to the longest of the "
+                    f"lengths, {longest} in this batch, where the compiled program pads to "
+                    f"{steps} (the example's longest): its output would be shorter in torch",
+                    frame, f"pass total_length={steps} (the padded input's length) to "
+                    "pad_packed_sequence")
+
+
+# LengthCheck's marker of a batch leaf's place among the placeholders.
+INPUT = object()
+
+
+def length_check(gm: torch.fx.GraphModule, placeholders) -> "LengthCheck | None":
+    """The per-call check of the paddings a trace made without
+    total_length (their max(lengths) nodes, MAX_OF_LENGTHS), over
+    `placeholders` (tracing.Placeholder, one per placeholder node, in
+    order); None when there are none or their lengths are constants (the
+    eager run checked the example's)."""
+    marks = [n for n in gm.graph.nodes if MAX_OF_LENGTHS in n.meta]
+    if not marks:
+        return None
+    needed, stack = set(), list(marks)
+    while stack:
+        n = stack.pop()
+        if n not in needed:
+            needed.add(n)
+            stack.extend(n.all_input_nodes)
+    nodes = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    roles = dict(zip(nodes, placeholders))
+    read = [roles[n] for n in nodes if n in needed]
+    if not any(ph.role == "input" for ph in read):
+        return None
+    random = [n for n in needed if isinstance(n.target, torch._ops.OpOverload)
+              and torch.Tag.nondeterministic_seeded in n.target.tags]
+    if random or any(ph.role == "param" for ph in read):
+        steps = marks[0].meta[MAX_OF_LENGTHS]
+        raise ModelError("pad_packed_sequence without total_length pads to the longest of "
+                         "lengths computed from the parameters or random draws: tfc cannot "
+                         "check them for each batch", node_frame(marks[0]),
+                         f"pass total_length={steps} (the padded input's length)")
+    graph, env = torch.fx.Graph(), {}
+    for n in gm.graph.nodes:
+        if n.op == "placeholder" or n in needed:
+            env[n] = graph.node_copy(n, lambda m: env[m])
+    graph.output(tuple(env[m] for m in marks))
+    values = [INPUT if ph.role == "input" else
+              (ph.tensor.detach().clone() if ph.role == "buffer" and n in needed
+               else None)
+              for n, ph in zip(nodes, placeholders)]
+    return LengthCheck(torch.fx.GraphModule(gm, graph), marks, values)
 
 
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep

@@ -71,6 +71,9 @@ class Traced:
     # Loss traces only: the buffers carried as model state (_state_writes:
     # placeholder node -> its first writer).
     carried: Dict[torch.fx.Node, torch.fx.Node] = field(default_factory=dict)
+    # Called with each call's batch leaves before a compiled program runs
+    # (packed_sequences.LengthCheck), or None.
+    batch_check: Optional[Callable] = None
 
 
 DATA_DEPENDENT_MARKERS = (
@@ -323,6 +326,8 @@ def _annotating_nodes():
     def create_node(self, *args, **kwargs):
         node = original(self, *args, **kwargs)
         node.meta[STACK] = stack_of(inspect.currentframe())
+        if packed_sequences.MARKING[0] is not None and node.target is torch.ops.aten.max.default:
+            node.meta[packed_sequences.MAX_OF_LENGTHS] = packed_sequences.MARKING[0]
         if not torch.is_grad_enabled():
             node.meta[GRAD_OFF] = _autograd_function(inspect.currentframe()) or NO_GRAD
         return node
@@ -842,6 +847,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     aliases = {a: n for n, group in params.items() for a in group if a != n}
     aliases.update({a: n for n, group in buffers.items() for a in group if a != n})
     traced = Traced(gm, placeholders, aliases, type(model).__name__)
+    traced.batch_check = packed_sequences.length_check(gm, placeholders)
     if forward:
         traced.output_spec, traced.output_leaves = output["spec"], output["leaves"]
         traced.return_frame = return_frame(getattr(model.forward, "__func__", model.forward))

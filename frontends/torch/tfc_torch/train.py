@@ -228,11 +228,12 @@ class _BatchFeed:
     inputs (the seed, and an offset that moves on with every call)."""
 
     def __init__(self, model, example_args, loss_fn, input_names, program: Program,
-                 seed: Optional[int] = None):
+                 seed: Optional[int] = None, check: Optional[Callable] = None):
         self.layout = BatchLayout(example_args, batch_input_names(
             model, len(example_args), loss_fn, input_names))
         self.names = self.layout.leaf_names()
         self.program = program
+        self.check = check      # Exported.batch_check
         self.calls = 0
         if "dropout_seed" in program.bindings:  # constant: set once
             if seed is None:
@@ -240,7 +241,10 @@ class _BatchFeed:
             program.set("dropout_seed", torch.tensor(seed, dtype=torch.int64))
 
     def __call__(self, batch) -> None:
-        for name, value in zip(self.names, self.layout.flatten(batch)):
+        leaves = self.layout.flatten(batch)
+        if self.check is not None:
+            self.check(leaves)
+        for name, value in zip(self.names, leaves):
             if name in self.program.bindings:
                 self.program.set(name, value)
         if "dropout_offset" in self.program.bindings:
@@ -290,7 +294,7 @@ class TrainStep:
         self.artifact = compiler.compile_source(self.exported.mlir, flags, name)
         self.program = Program(self.device, self.artifact.directory)
         self._feed = _BatchFeed(model, example_args, loss_fn, input_names, self.program,
-                                seed)
+                                seed, self.exported.batch_check)
         self._model = _ModelState(model, self.exported, self.program)
         for arg in self._model.params:
             if arg in self._model.in_program:

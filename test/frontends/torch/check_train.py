@@ -30,6 +30,11 @@ Cases:
   (`self.center = ...`), 5 AdamW steps: losses and every state tensor as
   torch's; compiling leaves the module unchanged and warns about a Python
   counter it changed; writes to trainable parameters in forward refused.
+- packed-lengths: pad_packed_sequence without total_length (lengths a batch
+  input, or computed in forward from a mask): 2 SGD steps as torch's, then
+  a batch whose longest length is shorter than the example's refused at the
+  call of the step (parameters kept) and of the compiled forward; with
+  total_length any lengths train as torch's, unchecked.
 - param-groups: a torch.optim AdamW / SGD instance with param_groups as the
   optimizer (per-group lr and weight decay, an ungrouped parameter frozen),
   also optimizer_in_backward, against the same torch optimizer; refusals.
@@ -700,6 +705,77 @@ def check_input_names(device):
                    "as inputs of a warmup-cosine step; forward(self, output, lr) compiled)")
 
 
+def check_packed_lengths(device):
+    """pad_packed_sequence without total_length pads to the batch's longest
+    length in torch and to the example's in the compiled program: each call
+    of a step or a compiled forward checks the lengths (a traced input, or
+    computed in forward from a padding mask) and refuses a batch whose
+    longest is shorter, before running (the step's parameters unchanged);
+    with total_length given (a fixed max_length) any batch trains as torch's
+    (3 SGD steps)."""
+    nn = torch.nn
+    rnn = nn.utils.rnn
+
+    class Tagger(nn.Module):
+        def __init__(self, total_length=None, from_mask=False):
+            super().__init__()
+            self.gru = nn.GRU(2, 3, batch_first=True)
+            self.total_length, self.from_mask = total_length, from_mask
+
+        def forward(self, x, lengths):
+            if self.from_mask:
+                lengths = (x.abs().sum(-1) != 0).sum(1)
+            packed = rnn.pack_padded_sequence(x, lengths, batch_first=True,
+                                              enforce_sorted=False)
+            out, _ = rnn.pad_packed_sequence(self.gru(packed)[0], batch_first=True,
+                                             total_length=self.total_length)
+            return out.mean(1).sum() + out[:, -1].pow(2).sum()
+
+    def batch(lengths, g):
+        x = torch.randn(3, 5, 2, generator=g)
+        lengths = torch.tensor(lengths)
+        return x * (torch.arange(5)[None, :, None] < lengths[:, None, None]), lengths
+
+    torch.manual_seed(31)
+    g = torch.Generator().manual_seed(32)
+    problems = []
+    full = [batch([5, 3, 2], g), batch([2, 5, 4], g)]
+    short = batch([4, 3, 1], g)
+    sgd = {"optimizer": "sgd", "lr": 0.1, "weight_decay": 0.0}
+    for from_mask in (False, True):
+        label = "lengths from a mask: " if from_mask else "lengths an input: "
+        model = Tagger(from_mask=from_mask)
+        mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+        step = tfc_torch.compile_train_step(mine, full[0], device=device, **sgd)
+        train_alongside(step, reference, torch.optim.SGD(reference.parameters(), lr=0.1),
+                        lambda m, b: m(*b), full, label, problems)
+        before = step.state_dict()
+        problem = expect_error(tfc_torch.ModelError, "total_length=5", lambda: step(*short))
+        if problem:
+            problems.append(label + problem)
+        if any(not torch.equal(before[k], v) for k, v in step.state_dict().items()):
+            problems.append(f"{label}the refused batch changed the parameters")
+        compiled = tfc_torch.compile(model, full[0], device=device)
+        if not torch.allclose(compiled(*full[1]), model(*full[1]), rtol=1e-5, atol=1e-6):
+            problems.append(f"{label}compiled forward differs from torch's")
+        problem = expect_error(tfc_torch.ModelError, "pad_packed_sequence without total_length",
+                               lambda: compiled(*short))
+        if problem:
+            problems.append(f"{label}compiled forward: {problem}")
+    model = Tagger(total_length=5)
+    mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(mine, full[0], device=device, **sgd)
+    if step.exported.batch_check is not None:
+        problems.append("total_length given: the batch is checked")
+    train_alongside(step, reference, torch.optim.SGD(reference.parameters(), lr=0.1),
+                    lambda m, b: m(*b), [full[1], short, full[0]], "total_length=5: ", problems)
+    return verdict(problems,
+                   "packed-lengths: ok (without total_length: 2 SGD steps as torch's, then a "
+                   "batch whose longest length is shorter than the example's refused by the step "
+                   "(parameters kept) and the compiled forward, lengths an input or from a mask; "
+                   "with total_length: 3 steps as torch's on any lengths, unchecked)")
+
+
 def check_qat(device):
     """8 AdamW steps of a prepare_qat'ed conv + linear net (default fbgemm
     QAT qconfig: fused moving-average observers, per-channel symmetric
@@ -805,7 +881,8 @@ def check_masked(device):
 
 
 CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "forward-state", "input-names",
-                            "masked", "module-changes", "no-gradient", "param-groups", "qat"]
+                            "masked", "module-changes", "no-gradient", "packed-lengths",
+                            "param-groups", "qat"]
 
 
 def main():
@@ -839,6 +916,8 @@ def main():
             problem = check_module_changes(args.device)
         elif case == "no-gradient":
             problem = check_no_gradient(args.device)
+        elif case == "packed-lengths":
+            problem = check_packed_lengths(args.device)
         elif case == "param-groups":
             problem = check_param_groups(args.device)
         elif case == "qat":
