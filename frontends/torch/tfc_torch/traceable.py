@@ -413,6 +413,42 @@ def new(self, *args, device=None):
     return _NEW(self, *args, device=device)
 
 
+def _number_as_tensor(tensor, number):
+    """A Python bool / int operand of a bitwise op as a 0-d tensor of the
+    dtype torch's promotion gives the pair, so the result is torch's."""
+    if isinstance(tensor, torch.Tensor) and isinstance(number, int):  # bool is an int
+        return torch.tensor(number, dtype=torch.result_type(tensor, number), device=tensor.device)
+    return number
+
+
+def _bitwise_method(name):
+    """Tensor's `name` (`m ^ 1`, `m | 0`, `m.bitwise_xor_(True)`) with a
+    number operand as a tensor: torch 1.13's make_fx fails on the Scalar
+    overloads of bitwise_xor / or ("Expected a value of type 'Tensor' for
+    argument 'other'") and the frontend lowers the Tensor ones (& with a
+    number too)."""
+    original = getattr(torch.Tensor, name)
+
+    def method(self, other, *args, **kwargs):
+        return original(self, _number_as_tensor(self, other), *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+def _bitwise_function(name):
+    """torch.bitwise_and / or / xor likewise (either operand a number)."""
+    original = getattr(torch, name)
+
+    def function(input, other, *args, **kwargs):
+        return original(_number_as_tensor(other, input), _number_as_tensor(input, other),
+                        *args, **kwargs)
+    function.__name__ = name
+    return function
+
+
+_BITWISE = ("and", "or", "xor")
+
+
 _REQUIRES_GRAD_ = torch.Tensor.requires_grad_
 
 
@@ -615,6 +651,10 @@ REPLACEMENTS = [
     (torch, "istft", istft),
     (torch.Tensor, "new_tensor", new_tensor),
     (torch.Tensor, "new", new),
+    *[(torch.Tensor, name, _bitwise_method(name))
+      for op in _BITWISE for name in (f"__{op}__", f"__r{op}__", f"__i{op}__", f"bitwise_{op}",
+                                      f"bitwise_{op}_")],
+    *[(torch, f"bitwise_{op}", _bitwise_function(f"bitwise_{op}")) for op in _BITWISE],
     (torch.Tensor, "requires_grad_", requires_grad_),
     (torch.Tensor, "istft", lambda self, *a, **k: istft(self, *a, **k)),
     (torch, "cov", cov),

@@ -56,6 +56,11 @@ CASES = {
                                       + (h >= 0.1).float() * h + (h == h).float()
                                       + ((h > 0) & (h < 0.5)).float() * h
                                       + ((h > 0) | ~(h < 0.5)).float() * h).sum()),
+    # Bitwise ops of bool masks with a Python bool (traceable.py: torch
+    # 1.13's make_fx fails on bitwise_xor / or with a number, and & with one
+    # lowered only as the Tensor overload): operators, reflected, in place,
+    # methods and functions.
+    "bitwise-numbers": _case(lambda h: _bitwise_numbers(h)),
     # Math composed from tfc's pointwise ops.
     "math-composed": _case(lambda h: (torch.sign(h) * h + torch.log2(h.abs() + 1) + torch.log10(h.abs() + 1)
                                       + torch.exp2(h) + torch.sinh(h) + torch.cosh(h)
@@ -372,3 +377,14 @@ def _tensor_new(h):                                  # h: [4, 8]
     scale = h.new([0.5, -1.0, 2.0, 0.0, 1.5, 3.0, 0.1, 0.2])
     return ((h * ones + zeros).sin().sum() + F.margin_ranking_loss(h[0], h[1], target[0], 0.3)
             + (h * scale * flat).sum() + (h.new(h) * h).mean())
+
+
+def _bitwise_numbers(h):                             # h: [4, 8]
+    m = h > 0.1
+    flipped = m ^ True
+    kept = m.clone()
+    kept &= True
+    kept.bitwise_or_(False)
+    parts = (flipped, m | False, True ^ m, m & True, torch.bitwise_xor(m, True),
+             torch.bitwise_or(False, m), m.bitwise_and(True), kept)
+    return sum((p.float() * h * (i + 1)).sum() for i, p in enumerate(parts))
