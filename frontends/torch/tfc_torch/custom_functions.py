@@ -75,6 +75,11 @@ class _TraceContext:
     def save_for_backward(self, *tensors):
         self.saved_tensors = tuple(tensors)
 
+    @property
+    def saved_variables(self):
+        """torch's deprecated alias of saved_tensors (NAFNet's LayerNorm2d)."""
+        return self.saved_tensors
+
     def save_for_forward(self, *tensors):
         pass
 

@@ -30,7 +30,7 @@ CASES = {
     # number argument (called through an alias of its apply bound at import), a straight-through rounding with a clipping mask from
     # ctx attributes, a hand-written swish derivative from saved tensors, a
     # two-input product (each input its own m) with an integer mask input
-    # that gets no gradient, an output used twice, an output clamped in
+    # that gets no gradient, reading ctx.saved_variables, an output used twice, an output clamped in
     # place under no_grad. Differentiating the
     # forwards instead gives other gradients (reversal: their negatives;
     # rounding: zero).
@@ -97,7 +97,7 @@ class _MaskedProduct(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, keep = ctx.saved_tensors
+        a, b, keep = ctx.saved_variables  # torch's deprecated alias (NAFNet)
         return grad * b * keep, grad * a * keep, None
 
 
