@@ -44,6 +44,9 @@ class Exported:
     # function returns after the loss ({tfc.update}), with their values at
     # import time, by state_dict name.
     state: "OrderedDict[str, torch.Tensor]" = field(default_factory=OrderedDict)
+    # Tensors from outside the module's tables folded into constants
+    # (importer.Imported.outside).
+    outside: List[torch.Tensor] = field(default_factory=list)
     # Checks a call's batch leaves before a compiled program runs (the
     # lengths of packed sequences padded without total_length), or None.
     batch_check: Optional[Callable] = None
@@ -143,7 +146,7 @@ def _import(traced, function_name: str, patterns: bool, locations: bool,
     stats = run_pipeline(imported.function, patterns)
     exported = Exported("", imported.function, imported.params, imported.inputs,
                         imported.aliases, imported.buffers, stats, list(imported.outputs),
-                        traced.output_spec, imported.state)
+                        traced.output_spec, imported.state, imported.outside)
     exported.batch_check = traced.batch_check
     imported.function.comments = _header(traced.model_name, exported)
     exported.mlir = print_function(imported.function, locations)

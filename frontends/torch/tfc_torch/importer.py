@@ -325,6 +325,11 @@ def _map(args, fn):
 # into its base, and the view each writes through. It emits them (and the
 # views of their bases again) only when the base is next read, so their
 # recorded stack is that later line's.
+    # The tensors from outside the module's tables that the function folded
+    # in (the trace's get_attr constants: plain tensor attributes, globals,
+    # a hidden module's parameters), the objects themselves (module_watch.py
+    # checks them at every call of a compiled step or forward).
+    outside: List[torch.Tensor] = field(default_factory=list)
 _WRITE_BACKS = {"aten.slice_scatter.default": "aten.slice.Tensor",
                 "aten.select_scatter.default": "aten.select.int",
                 "aten.diagonal_scatter.default": "aten.diagonal.default",
@@ -457,8 +462,10 @@ def output_names(spec) -> List[str]:
     return [f"output.{i}" for i in range(spec.num_leaves)]
 
 
-def _loss_result(node, env) -> List[Value]:
-    """The scalar loss the traced loss function returns."""
+def _loss_result(node, env, b: Builder) -> List[Value]:
+    """The scalar loss the traced loss function returns; a loss of one
+    element in any shape (`loss = torch.zeros(1); loss += ...`, which
+    torch's backward() accepts) as a 0-d tensor."""
     outs = pytree.tree_flatten(node.args[0])[0]
     if len(outs) != 1 or not isinstance(outs[0], torch.fx.Node):
         raise ModelError(f"the traced function returns {len(outs)} values; it must "
@@ -470,11 +477,11 @@ def _loss_result(node, env) -> List[Value]:
     if isinstance(result, Known) or not isinstance(result, Value):
         raise ModelError("the loss does not depend on the parameters or the batch",
                          frame)
-    if result.rank != 0 or not dtypes.is_float(result.dtype):
+    if result.type.numel != 1 or not dtypes.is_float(result.dtype):
         raise ModelError(f"the model returns {result.type}, not a scalar loss", frame,
-                         "forward must return the loss (a 0-d float tensor); pass "
+                         "forward must return the loss (a float tensor of one element); pass "
                          "loss_fn=(output, *batch) -> loss to compute it from the output")
-    return [result]
+    return [result if result.rank == 0 else b.reshape(result, ())]
 
 
 def _forward_results(node, env, ctx: Context, traced: Traced) -> List[Value]:
@@ -528,7 +535,7 @@ def _results(node, env, ctx: Context, traced: Traced):
     node: the scalar loss ("loss"), or for a forward every output leaf
     ("output" / "output.<i>", also set as the results' tfc.output names)."""
     if traced.output_spec is None:
-        return _loss_result(node, env), ["loss"]
+        return _loss_result(node, env, ctx.b), ["loss"]
     results = _forward_results(node, env, ctx, traced)
     ctx.fn.result_names = output_names(traced.output_spec)
     return results, list(ctx.fn.result_names)
@@ -633,6 +640,7 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                 raise ModelError(f"{what} has dtype {ph.tensor.dtype}; tfc parameters are floats",
                                  hint="register integer tensors as buffers")
             env[node] = fn.add_argument(t, ph.role, ph.key, _hint(ph.key))
+    outside: List[torch.Tensor] = []
             (params if ph.role == "param" else inputs)[ph.key] = ph.tensor
             continue
         if node not in live:
@@ -677,6 +685,8 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
         if node.target is operator.getitem:
             container, index = args
             env[node] = container[index]
+            if isinstance(value, torch.Tensor) and all(value is not t for t in outside):
+                outside.append(value)
         elif _is_known((args, kwargs)) and not name.startswith(_NEVER_FOLD):
             env[node] = _as_known(value)
         else:
@@ -741,4 +751,4 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
     fn.returns = results
     for key, arg in ctx._extra_inputs.items():  # e.g. dropout_seed: example value 0
         inputs[key] = torch.zeros(arg.shape, dtype=dtypes.torch_dtype(arg.dtype))
-    return Imported(fn, params, inputs, dict(traced.aliases), buffers, outputs, state)
+    return Imported(fn, params, inputs, dict(traced.aliases), buffers, outputs, state, outside)

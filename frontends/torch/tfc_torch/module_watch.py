@@ -22,18 +22,58 @@ ModuleWatch, checked at every call of a TrainStep or CompiledModule
   clipping p.data.clamp_()): the values are compared with the compiled ones
   at calls 1, 2, 4, 8, ... (a full read of the module's tensors each time,
   log2(calls) times in all);
-- plain Python attributes (a KL-annealing beta, a temperature) whose value
-  changed: a TracedUpdateWarning, once per attribute, since the trace baked
-  in the value it saw if forward read it (tfc cannot tell whether it did).
+- plain Python numbers (a KL-annealing beta, a temperature), attributes of
+  the modules or in their dicts, lists, tuples and simple objects
+  (`self.loss_weights["l2"]`, `self.cfg.loss_weight`: SimpleNamespace,
+  argparse.Namespace, dataclasses; _NESTED_DEPTH levels, containers of at
+  most _NESTED_ITEMS entries) whose value changed: a TracedUpdateWarning,
+  once per attribute, since the trace baked in the value it saw if forward
+  read it (tfc cannot tell whether it did);
+- tensors the program folded in from outside the modules' tables
+  (_ModelState.outside: plain tensor attributes such as `self.beta =
+  torch.tensor(0.)` or CE class weights, a teacher hidden from
+  .parameters() as `self._teacher = [teacher]`, a loss_fn module's, module
+  globals): each is found where the model, loss_fn or the code's globals
+  hold it, and a change in place or a rebinding there is an error, as for
+  a buffer. Identity and version are checked at every call, the values of
+  tensors up to _SMALL elements too, larger ones' at calls 1, 2, 4, 8, ...
+
+A frozen tensor (a buffer, a frozen parameter, an outside tensor) whose new
+value equals the compiled one within float rounding (within_rounding: loralib's
+merge on eval() and unmerge on train() leave the frozen weight one rounding
+step off) is accepted: the program keeps its value, which it still equals.
 """
+import argparse
+import dataclasses
+import types
 import warnings
-from typing import Dict, List, Tuple
+from collections import deque
+from typing import Callable, Dict, List, Optional, Tuple
 
 import torch
 
+from .custom_functions import code_globals
 from .errors import ModelError, TracedUpdateWarning
 
 _PLAIN = (bool, int, float)
+# How deep and how wide numbers in containers of module attributes are
+# looked for (a loss-weight dict, a config namespace; not a vocabulary).
+_NESTED_DEPTH = 3
+_NESTED_ITEMS = 64
+# Outside tensors of at most this many elements have their values compared
+# at every call; larger ones (a hidden teacher's weights) when their
+# identity, version or storage moved, and at calls 1, 2, 4, 8, ...
+_SMALL = 1 << 16
+# Where outside tensors are looked for: at most this deep from a root, in
+# containers of at most this many entries, visiting at most this many objects.
+_SEARCH_DEPTH = 8
+_SEARCH_ITEMS = 1024
+_SEARCH_OBJECTS = 100000
+# A frozen tensor within this relative distance of its compiled value (per
+# element, and of the tensor's largest magnitude) is unchanged: float
+# rounding, not an update.
+_ROUNDING = 1e-6
+_MISSING = object()
 _RECOMPILE = ("compile again after the change (model.load_state_dict(step.state_dict()) "
               "first carries the trained values over)")
 
@@ -54,10 +94,12 @@ def _tables(model: torch.nn.Module):
 class ModuleWatch:
     """The module as compiled; check() raises or warns about changes."""
 
-    def __init__(self, model: torch.nn.Module, model_state, program):
+    def __init__(self, model: torch.nn.Module, model_state, program, loss_fn=None):
         """Only the tensors the program reads are watched (model_state's
-        arguments, state and folded constants): the module's others (an EMA
-        copy kept beside the model) are free to change."""
+        arguments, state and folded constants, and the outside tensors it
+        folded in, looked for in `model`, `loss_fn` and the code's globals):
+        the module's others (an EMA copy kept beside the model) are free to
+        change."""
         self.model = model
         self.model_state = model_state
         self.program = program
@@ -82,6 +124,7 @@ class ModuleWatch:
         self.attributes = self._attributes()
         self.warned = set()
         self.calls = 0
+        self.outside = _outside_tensors(model, loss_fn, getattr(model_state, "outside", []))
 
     def _hooks(self):
         def users(hooks):
@@ -90,11 +133,14 @@ class ModuleWatch:
                 for prefix, m in self.model.named_modules(remove_duplicate=False)]
 
     def _attributes(self):
+        """(module prefix, path) -> value of the numbers reachable from the
+        modules' public attributes (_numbers)."""
         out = {}
         for prefix, m in self.model.named_modules(remove_duplicate=False):
             for key, value in vars(m).items():
-                if not key.startswith("_") and key != "training" and isinstance(value, _PLAIN):
-                    out[(prefix, key)] = value
+                if not key.startswith("_") and key != "training":
+                    _numbers(value, key, _NESTED_DEPTH, lambda path, v: out.__setitem__(
+                        (prefix, path), v))
         return out
 
     def check(self) -> None:
@@ -123,7 +169,8 @@ class ModuleWatch:
                     "place or rebound): the compiled program holds its own copy and keeps "
                     "computing with it", hint=self._hint(key))
             self.seen[key] = (t, t._version, t.requires_grad)
-            self.synced.add(key)
+            if not self._holds_compiled_value(key, t):
+                self.synced.add(key)
         if toggled and "requires_grad" not in self.warned:
             # A warning, not an error: freezing the other network while
             # compiling each of a GAN's steps toggles it on purpose.
@@ -134,8 +181,11 @@ class ModuleWatch:
                 "the compiled step keeps training the parameters that were trainable when it "
                 "was compiled; to freeze or unfreeze (gradual unfreezing), " + _RECOMPILE,
                 TracedUpdateWarning, stacklevel=3)
-        if self.calls & (self.calls - 1) == 0:
+        everything = self.calls & (self.calls - 1) == 0
+        if everything:
             self._compare_values()
+        for entry in self.outside:
+            entry.check(everything)
         if self._hooks() != self.hooks:
             raise ModelError(
                 "forward hooks or forward pre-hooks of the module were added or removed since "
@@ -159,8 +209,21 @@ class ModuleWatch:
         current = self._program_value(key)
         if current is not None and _equal(t, current):
             return True
+        return self._holds_compiled_value(key, t)
+
+    def _holds_compiled_value(self, key: str, t: torch.Tensor) -> bool:
+        """Whether `t` equals the compiled value of `key` (a frozen tensor's
+        within float rounding)."""
         compiled = self._compiled_value(key)
-        return compiled is not None and _equal(t, compiled)
+        if compiled is None:
+            return False
+        return within_rounding(t, compiled) if self._is_constant(key) else _equal(t, compiled)
+
+    def _is_constant(self, key: str) -> bool:
+        """Whether the program folded `key` in (a buffer or frozen
+        parameter it does not update)."""
+        ms = self.model_state
+        return ms.argument(key) is None and ms.state_name(key) is None
 
     def _program_value(self, key: str):
         ms = self.model_state
@@ -186,7 +249,7 @@ class ModuleWatch:
                 continue
             want = self._compiled_value(key)
             t = getattr(module, table).get(local)
-            if want is None or t is None or _equal(t, want):
+            if want is None or t is None or self._holds_compiled_value(key, t):
                 continue
             what = "parameter" if table == "_parameters" else "buffer"
             raise ModelError(
@@ -218,3 +281,235 @@ def _equal(a: torch.Tensor, b: torch.Tensor) -> bool:
     if a.is_floating_point():  # NaN equals NaN here: an unchanged NaN is no change
         return bool(torch.allclose(a, b, rtol=0.0, atol=0.0, equal_nan=True))
     return bool(torch.equal(a, b))
+
+
+def within_rounding(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """_equal, or for floats equal within float rounding: each element
+    within _ROUNDING of b's value and of b's largest finite magnitude (a
+    weight near zero rounds on the scale of the tensor it was computed
+    with); same shape, NaNs and infinities in the same places."""
+    if _equal(a, b):
+        return True
+    a, b = a.detach().cpu(), b.detach().to(a.dtype).cpu()
+    if a.shape != b.shape or not a.is_floating_point() or a.numel() == 0:
+        return False
+    a, b = a.double(), b.double()
+    finite = torch.isfinite(b)
+    scale = float(b[finite].abs().max()) if bool(finite.any()) else 0.0
+    return bool(torch.allclose(a, b, rtol=_ROUNDING, atol=_ROUNDING * scale, equal_nan=True))
+
+
+def _simple_object(value) -> bool:
+    """A plain record whose attributes are its data (SimpleNamespace,
+    argparse.Namespace, a dataclass instance)."""
+    return (isinstance(value, (types.SimpleNamespace, argparse.Namespace))
+            or (dataclasses.is_dataclass(value) and not isinstance(value, type)))
+
+
+def _numbers(value, path: str, depth: int, found: Callable[[str, object], None]) -> None:
+    """Calls found(path, number) for `value` if it is a Python number, else
+    for the numbers in it when it is a dict, list, tuple or simple object
+    of at most _NESTED_ITEMS entries, `depth` levels down."""
+    if isinstance(value, _PLAIN):
+        found(path, value)
+        return
+    if depth == 0:
+        return
+    if isinstance(value, dict) and len(value) <= _NESTED_ITEMS:
+        for k, v in list(value.items()):
+            if isinstance(k, (str, int)):
+                _numbers(v, f"{path}[{k!r}]", depth - 1, found)
+    elif isinstance(value, (list, tuple)) and len(value) <= _NESTED_ITEMS:
+        for i, v in enumerate(value):
+            _numbers(v, f"{path}[{i}]", depth - 1, found)
+    elif _simple_object(value) and len(vars(value)) <= _NESTED_ITEMS:
+        for k, v in list(vars(value).items()):
+            if not k.startswith("_"):
+                _numbers(v, f"{path}.{k}", depth - 1, found)
+
+
+# A step of a path from a root object: (how, key). how: "attr" (the
+# object's __dict__), "item" (obj[key]), "get" (getattr(obj, key)), "cell"
+# (the contents of a closure's cell), or a module's table ("_parameters",
+# "_buffers", "_modules").
+_Step = Tuple[str, object]
+_TABLES = ("_parameters", "_buffers", "_modules")
+
+
+def _follow(root, steps) -> object:
+    """The object at `steps` from `root` now, or _MISSING."""
+    obj = root
+    for how, key in steps:
+        try:
+            if how == "attr":
+                obj = vars(obj).get(key, _MISSING)
+            elif how == "item":
+                obj = obj[key]
+            elif how == "get":
+                obj = getattr(obj, key)
+            elif how == "cell":
+                obj = obj.__closure__[key].cell_contents
+            else:
+                obj = getattr(obj, how).get(key, _MISSING)
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+            return _MISSING
+        if obj is _MISSING or obj is None:
+            return _MISSING
+    return obj
+
+
+def _path_text(root_name: str, steps) -> str:
+    text = root_name
+    for how, key in steps:
+        if how == "item" and text.endswith("."):
+            text += str(key)  # a global: "<module>.<name>"
+        elif how in ("item", "cell"):
+            text += f"[{key!r}]" if how == "item" else f".<closure {key}>"
+        else:
+            text += f".{key}"
+    return text
+
+
+def _children(obj, functions: bool) -> List[Tuple[_Step, object]]:
+    """The objects a search for outside tensors looks into below `obj`:
+    a module's tables and attributes, containers' entries, simple objects'
+    attributes, and (`functions`: below a loss_fn) a function's closure,
+    defaults, bound object and a functools.partial's function and
+    arguments."""
+    out: List[Tuple[_Step, object]] = []
+    if isinstance(obj, torch.nn.Module):
+        for table in _TABLES:
+            out += [((table, k), v) for k, v in getattr(obj, table).items()]
+        out += [(("attr", k), v) for k, v in vars(obj).items() if k not in _TABLES]
+    elif isinstance(obj, dict):
+        if len(obj) <= _SEARCH_ITEMS:
+            out += [(("item", k), v) for k, v in list(obj.items()) if isinstance(k, (str, int))]
+    elif isinstance(obj, (list, tuple)):
+        if len(obj) <= _SEARCH_ITEMS:
+            out += [(("item", i), v) for i, v in enumerate(obj)]
+    elif _simple_object(obj):
+        out += [(("attr", k), v) for k, v in vars(obj).items()]
+    elif functions and callable(obj):
+        for name in ("__self__", "__defaults__", "__kwdefaults__", "func", "args", "keywords"):
+            value = getattr(obj, name, None)
+            if value is not None:
+                out.append((("get", name), value))
+        for i, cell in enumerate(getattr(obj, "__closure__", None) or ()):
+            try:
+                out.append((("cell", i), cell.cell_contents))
+            except ValueError:  # an empty cell
+                pass
+    return out
+
+
+def _searched(value) -> bool:
+    """Whether the search looks at `value`: tensors, modules, containers,
+    simple objects and functions (not Python modules, classes or plain
+    values)."""
+    return (isinstance(value, (torch.Tensor, torch.nn.Module, dict, list, tuple))
+            or _simple_object(value)
+            or (callable(value) and not isinstance(value, (type, types.ModuleType))))
+
+
+# Where the search starts: (name, root, steps from the root, the object
+# there, whether to look into functions).
+_Root = Tuple[str, object, list, object, bool]
+
+
+def _locate(roots: List[_Root], wanted: Dict[int, torch.Tensor]):
+    """id of each tensor of `wanted` -> (name, root, steps) where a
+    breadth-first search from `roots` first finds it."""
+    found: Dict[int, Tuple[str, object, list]] = {}
+    seen = set()
+    queue = deque(roots)
+    visited = 0
+    while queue and len(found) < len(wanted) and visited < _SEARCH_OBJECTS:
+        name, root, steps, obj, functions = queue.popleft()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        visited += 1
+        if isinstance(obj, torch.Tensor):
+            if id(obj) in wanted:
+                found[id(obj)] = (name, root, steps)
+            continue
+        if len(steps) >= _SEARCH_DEPTH:
+            continue
+        for step, child in _children(obj, functions):
+            if _searched(child):
+                queue.append((name, root, steps + [step], child, functions))
+    return found
+
+
+class _Outside:
+    """One tensor the program folded in from outside the modules' tables,
+    with its value then and where the model's code finds it."""
+
+    def __init__(self, tensor: torch.Tensor, where: Optional[Tuple[str, object, list]]):
+        self.value = tensor.detach().clone()
+        self.small = tensor.numel() <= _SMALL
+        self.where = where
+        self._see(tensor)
+
+    def _see(self, tensor: torch.Tensor) -> None:
+        self.tensor, self.version, self.ptr = tensor, tensor._version, tensor.data_ptr()
+
+    def name(self) -> str:
+        if self.where is None:
+            return (f"of shape {list(self.value.shape)} (held by no attribute of the model or "
+                    "loss_fn that tfc found: a closure's, a global of other code)")
+        root_name, _, steps = self.where
+        return f"'{_path_text(root_name, steps)}'"
+
+    def check(self, everything: bool) -> None:
+        """Raises when the tensor changed in place or was rebound to other
+        values (see the module doc); `everything`: compare the values of
+        large tensors too."""
+        now = self.tensor if self.where is None else _follow(self.where[1], self.where[2])
+        if now is _MISSING:  # removed: forward could not read it either
+            return
+        if (now is self.tensor and now._version == self.version and now.data_ptr() == self.ptr
+                and not (self.small or everything)):
+            return
+        if not isinstance(now, torch.Tensor) or not within_rounding(now, self.value):
+            raise ModelError(
+                f"tensor {self.name()} was changed since the module was compiled (in place, "
+                "through .data or rebound): it is no parameter or buffer of the model, so the "
+                "trace folded its value into a constant of the compiled program, which keeps "
+                "computing with the old value", hint=_OUTSIDE_HINT)
+        self._see(now)
+
+
+_OUTSIDE_HINT = (
+    "pass a value that changes between calls as a batch argument (a 0-d tensor for a loss "
+    "weight such as a KL beta, the class-weight tensor); for a frozen network updated between "
+    "steps (an EMA teacher, a new teacher checkpoint) make it a submodule of the model with "
+    "requires_grad=False, compile with frozen=\"state\" and set it with "
+    "step.load_state_dict(...); or " + _RECOMPILE)
+
+
+def _outside_tensors(model: torch.nn.Module, loss_fn, tensors) -> List[_Outside]:
+    """An _Outside for each of `tensors`, found from the model, loss_fn
+    and the globals of their code (module-level tensors, a global teacher)."""
+    if not tensors:
+        return []
+    roots: List[_Root] = [("model", model, [], model, False)]
+    functions = []
+    if loss_fn is not None:
+        roots.append(("loss_fn", loss_fn, [], loss_fn, True))
+        functions.append(getattr(type(loss_fn), "forward", None)
+                         if isinstance(loss_fn, torch.nn.Module) else loss_fn)
+    wanted = {id(t): t for t in tensors}
+    found = _locate(roots, wanted)
+    # Then the globals, for the tensors the model and loss_fn do not hold.
+    wanted = {k: t for k, t in wanted.items() if k not in found}
+    if wanted:
+        roots = []
+        for space in code_globals(model, *[f for f in functions if f is not None]):
+            module = space.get("__name__", "?")
+            roots += [(f"{module}.", space, [("item", k)], v, False)
+                      for k, v in list(space.items())
+                      if isinstance(k, str) and not k.startswith("__")
+                      and isinstance(v, (torch.Tensor, torch.nn.Module, dict, list, tuple))]
+        found.update(_locate(roots, wanted))
+    return [_Outside(t, found.get(id(t))) for t in tensors]

@@ -30,7 +30,7 @@ from .options import SCHEDULE_INPUTS, OptionError, compiler_flags
 from .runtime import Device, Program
 from . import module_state
 from .errors import TracedUpdateWarning
-from .module_watch import ModuleWatch
+from .module_watch import ModuleWatch, within_rounding
 from .tracing import BatchLayout
 from .tracing import input_names as batch_input_names
 
@@ -74,6 +74,9 @@ class _ModelState:
         # The buffers (and frozen parameters) the program reads, folded in;
         # the others (an EMA copy kept beside the model) are only carried.
         self.constants = set(exported.buffers)
+        # The tensors from outside the module's tables folded in (a plain
+        # tensor attribute, a global, a hidden teacher's parameters).
+        self.outside = list(exported.outside)
 
     def state_name(self, key: str) -> Optional[str]:
         """The model-state argument `key` names (itself or the tied one)."""
@@ -133,7 +136,7 @@ class _ModelState:
                     continue
                 if self.aliases.get(key, key) not in self.constants:
                     self.buffers[key] = value.detach().clone()   # not read: carried along
-                elif not torch.equal(value.detach().cpu(), self.buffers[key]):
+                elif not within_rounding(value, self.buffers[key]):
                     raise ValueError(f"buffer or frozen parameter '{key}' differs from the "
                                      "compiled program's: buffers and parameters with "
                                      "requires_grad=False are constants of the compiled "
@@ -301,7 +304,7 @@ class TrainStep:
                 self.program.set(arg, self._model.initial[arg])
         self._model.set_initial_state(self.program)
         _warn_on_stale_reads(self, model)
-        self._watch = ModuleWatch(model, self._model, self.program)
+        self._watch = ModuleWatch(model, self._model, self.program, loss_fn)
         self._track_shared_parameters(model, param_settings)
         self._param_names = {id(p): n for n, p in model.named_parameters()}
         self._schedule = dict(SCHEDULE_INPUTS)

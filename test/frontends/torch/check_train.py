@@ -30,6 +30,11 @@ Cases:
   (`self.center = ...`), 5 AdamW steps: losses and every state tensor as
   torch's; compiling leaves the module unchanged and warns about a Python
   counter it changed; writes to trainable parameters in forward refused.
+- outside-values: tensors forward reads that are no parameters or buffers (a
+  0-d KL weight attribute, class weights, a teacher hidden in a list, a
+  global, a loss_fn module's teacher) changed after compiling are errors
+  naming them; loss weights in a dict or namespace warn; frozen weights put
+  back within float rounding (loralib's merge / unmerge) are accepted.
 - packed-lengths: pad_packed_sequence without total_length (lengths a batch
   input, or computed in forward from a mask): 2 SGD steps as torch's, then
   a batch whose longest length is shorter than the example's refused at the
@@ -85,7 +90,7 @@ from train_helpers import (LOSS_RTOL, MOVED_RTOL, PARAM_RTOL, adamw_groups,  # n
                            batches, compare_parameters, expect_error, normwise, random_batch,
                            rel, torch_loss, train_alongside, verdict)
 from train_state import (check_buffers, check_checkpoint, check_forward_state,  # noqa: E402
-                         check_module_changes)
+                         check_module_changes, check_outside_values)
 
 SKIP = 77
 def check_family(case, device, steps):
@@ -881,8 +886,8 @@ def check_masked(device):
 
 
 CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "forward-state", "input-names",
-                            "masked", "module-changes", "no-gradient", "packed-lengths",
-                            "param-groups", "qat"]
+                            "masked", "module-changes", "no-gradient", "outside-values",
+                            "packed-lengths", "param-groups", "qat"]
 
 
 def main():
@@ -914,6 +919,8 @@ def main():
             problem = check_masked(args.device)
         elif case == "module-changes":
             problem = check_module_changes(args.device)
+        elif case == "outside-values":
+            problem = check_outside_values(args.device)
         elif case == "no-gradient":
             problem = check_no_gradient(args.device)
         elif case == "packed-lengths":

@@ -7,6 +7,7 @@ import math
 import os
 import random
 import tempfile
+import types
 
 import torch
 import torch.nn.functional as F
@@ -549,3 +550,153 @@ def check_module_changes(device):
                    "module-changes: ok (syncing from the step accepted; an annealed attribute and "
                    "a frozen bias warned once; buffer writes, clamps under no_grad and through "
                    ".data and hooks refused, also in a compiled forward)")
+
+
+# A module-level tensor forward reads (check_outside_values).
+_GLOBAL_SCALE = torch.tensor(1.0)
+
+
+class _Outside(torch.nn.Module):
+    """A loss reading tensors that are no parameters or buffers (a KL weight
+    kept as a 0-d tensor attribute, cross-entropy class weights, a teacher
+    hidden from .parameters() in a list, a module-level tensor), loss
+    weights in a dict and a config namespace, and a frozen layer."""
+
+    def __init__(self, teacher):
+        super().__init__()
+        self.enc = torch.nn.Linear(4, 3)
+        self.frozen = torch.nn.Linear(4, 3).requires_grad_(False)
+        self.beta = torch.tensor(0.1)
+        self.class_w = torch.tensor([1.0, 2.0, 0.5])
+        self._teacher = [teacher]
+        self.loss_weights = {"l2": 0.01}
+        self.cfg = types.SimpleNamespace(kd=0.5)
+
+    def forward(self, x, y):
+        z = self.enc(x) + self.frozen(x)
+        with torch.no_grad():
+            t = self._teacher[0](x)
+        return (F.cross_entropy(z, y, weight=self.class_w)
+                + self.beta * _GLOBAL_SCALE * z.pow(2).mean() + self.cfg.kd * F.mse_loss(z, t)
+                + self.loss_weights["l2"] * self.enc.weight.pow(2).sum())
+
+
+class _Distill(torch.nn.Module):
+    """A distillation loss_fn module holding a frozen teacher."""
+
+    def __init__(self, teacher):
+        super().__init__()
+        self.teacher = teacher.requires_grad_(False)
+
+    def forward(self, logits, x, y):
+        with torch.no_grad():
+            t = self.teacher(x)
+        return F.kl_div(F.log_softmax(logits, -1), F.softmax(t, -1), reduction="batchmean")
+
+
+def check_outside_values(device):
+    """Values the trace folds in from outside the module's tables
+    (module_watch.py): tensors that are no parameters or buffers changed
+    after compiling (in place, through .data, rebound; a plain attribute, a
+    hidden teacher, a global, a loss_fn module's teacher) are ModelErrors
+    naming them, in a train step and a compiled forward; loss weights in a
+    dict and a namespace warn as plain attributes do; a frozen weight and a
+    hidden teacher's weight put back within float rounding (loralib's
+    merge on eval(), unmerge on train()) are accepted and the steps go on
+    as an untouched twin's, while a change of 1e-4 is refused."""
+    import warnings
+    torch.manual_seed(23)
+    teacher = torch.nn.Linear(4, 3).requires_grad_(False)
+    g = torch.Generator().manual_seed(24)
+    data = [(torch.randn(6, 4, generator=g), torch.randint(0, 3, (6,), generator=g))
+            for _ in range(5)]
+    problems = []
+
+    def make(m, loss_fn=None, compiled=False):
+        if compiled:
+            return tfc_torch.compile(m.eval(), data[0], device=device)
+        return tfc_torch.compile_train_step(m, data[0], loss_fn, device=device,
+                                            optimizer="sgd", lr=0.1)
+
+    def changed(change, text, compiled=False):
+        m = _Outside(copy.deepcopy(teacher))
+        run = make(m, compiled=compiled)
+        run(*data[0])
+        change(m)
+
+        def calls():
+            for batch in data[1:]:
+                run(*batch)
+        return expect_error(tfc_torch.ModelError, text, calls)
+
+    def scale_teacher(m):
+        with torch.no_grad():
+            m._teacher[0].weight.mul_(2.0)
+
+    def scale_global(m):
+        _GLOBAL_SCALE.fill_(2.0)
+
+    errors = [
+        changed(lambda m: m.beta.add_(0.5), "tensor 'model.beta' was changed"),
+        changed(lambda m: m.beta.add_(0.5), "tensor 'model.beta' was changed", True),
+        changed(lambda m: setattr(m.beta, "data", m.beta.data * 2), "'model.beta' was changed"),
+        changed(lambda m: setattr(m, "class_w", torch.ones(3)), "'model.class_w' was changed"),
+        changed(scale_teacher, "tensor 'model._teacher[0].weight' was changed"),
+        changed(scale_global, "tensor 'train_state._GLOBAL_SCALE' was changed"),
+    ]
+    _GLOBAL_SCALE.fill_(1.0)
+    student, distill = torch.nn.Linear(4, 3), _Distill(copy.deepcopy(teacher))
+    step = make(student, distill)
+    step(*data[0])
+    with torch.no_grad():
+        distill.teacher.bias.add_(1.0)
+    errors.append(expect_error(tfc_torch.ModelError, "tensor 'loss_fn.teacher.bias' was changed",
+                               lambda: step(*data[1])))
+    problems += [e for e in errors if e]
+
+    # Rebinding to equal values is no change; loss weights in containers warn.
+    m = _Outside(copy.deepcopy(teacher))
+    step = make(m)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        step(*data[0])
+        m.class_w = m.class_w.clone()
+        m.loss_weights["l2"] = 0.1
+        m.cfg.kd = 1.0
+        step(*data[1])
+        step(*data[2])
+    texts = sorted(str(w.message) for w in caught
+                   if issubclass(w.category, tfc_torch.TracedUpdateWarning))
+    if (len(texts) != 2 or "attribute cfg.kd changed" not in texts[0]
+            or "attribute loss_weights['l2'] changed" not in texts[1]):
+        problems.append(f"loss weights in a namespace and a dict: warnings {texts}")
+
+    # Put back within float rounding: accepted, the program keeps its values.
+    mine, twin = _Outside(copy.deepcopy(teacher)), None
+    twin = copy.deepcopy(mine)
+    step, twin_step = make(mine), make(twin)
+    merged = torch.randn(3, 4, generator=g) * 0.37
+    with torch.no_grad():
+        for w in (mine.frozen.weight, mine._teacher[0].weight):
+            before = w.clone()
+            w.data += merged
+            w.data -= merged
+            if torch.equal(w, before) or not torch.allclose(w, before, rtol=0, atol=1e-6):
+                problems.append("the merge round trip does not leave a rounding difference")
+    for i, batch in enumerate(data):
+        loss, want = step(*batch), twin_step(*batch)
+        if loss != want:
+            problems.append(f"after a rounding round trip, step {i}: loss {loss} != {want}")
+    for text, weight in (("parameter 'frozen.weight'", lambda m: m.frozen.weight),
+                         ("tensor 'model._teacher[0].weight'", lambda m: m._teacher[0].weight)):
+        def nudge(m, weight=weight):
+            with torch.no_grad():
+                weight(m)[0, 0] += 1e-4
+        err = changed(nudge, text)
+        if err:
+            problems.append(err)
+    return verdict(problems,
+                   "outside-values: ok (a tensor attribute changed in place, through .data and "
+                   "rebound, a hidden teacher, a global and a loss_fn's teacher refused, also in a "
+                   "compiled forward; dict and namespace loss weights warned; rounding round "
+                   "trips accepted, a 1e-4 change refused)")

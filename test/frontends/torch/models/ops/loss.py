@@ -13,6 +13,10 @@ CASES = {
     # with assert (boxes[:, 2:] >= boxes[:, :2]).all(): the assert is taken
     # to hold (a TracedUpdateWarning), the loss and gradients are torch's.
     "giou-assert": lambda: _giou_loss(),
+    # A loss of one element in a shape (`loss = torch.zeros(1); loss += ...`,
+    # a [1, 1] sum), which torch's backward() accepts: the loss as a 0-d
+    # tensor (importer.py), where it was refused as not a scalar loss.
+    "loss-one-element": _case(lambda h: _one_element_loss(h)),
     "losses": _case(lambda h, y: (F.mse_loss(h, y) + F.l1_loss(h, y, reduction="sum")
                                   + F.smooth_l1_loss(h, y, beta=0.5)
                                   + F.huber_loss(h, y, delta=0.7)
@@ -244,3 +248,9 @@ def _giou_loss():
     lo = torch.rand(5, 2, generator=_g(2)) * 0.5
     return _GiouLoss(), (torch.randn(5, 6, generator=_g(1)),
                          torch.cat([lo, lo + 0.2 + torch.rand(5, 2, generator=_g(3)) * 0.3], 1))
+
+
+def _one_element_loss(h):                            # h: [4, 8]
+    loss = torch.zeros(1)
+    loss += F.mse_loss(h, torch.ones_like(h))
+    return loss + h.pow(2).sum(1, keepdim=True)[:1].mean(0, keepdim=True).t() * 0.1
