@@ -52,6 +52,25 @@ BACKWARD_OP_HINT = ("tfc lowers the backward ops of the elementwise activations,
 # (ctx.update_state): the others read the state's current value.
 _STATE_UPDATERS = ("aten.native_batch_norm.default",)
 
+# uint8 values (`.byte()` masks, images): tfc's ui8 is a storage type only
+# arithmetic ops reject (docs/dialect.md), so inside the function a uint8
+# tensor is an i32 Value holding 0..255 (lowerings see i32 as its type);
+# ui8 stays at the edges (batch inputs, a forward's outputs). The results
+# of these ops can leave 0..255 and are wrapped modulo 256, as torch's
+# uint8 arithmetic and conversions (-1.0 and 511 to 255) wrap.
+UINT8_VALUE = "i32"
+_UINT8_WRAPPING = ("aten.add.", "aten.sub.", "aten.rsub.", "aten.mul.", "aten.neg.",
+                   "aten.pow.", "aten.square.", "aten.addcmul.", "aten._to_copy.",
+                   "aten.to.", "aten.type_as.", "aten.copy.", "aten.sum.", "aten.prod.",
+                   "aten.cumsum.", "aten.cumprod.", "aten.mm.", "aten.bmm.", "aten.matmul.",
+                   "aten.fill.", "aten.full_like.", "aten.new_full.")
+
+
+def _wrap_uint8(b: Builder, v: Value) -> Value:
+    """An i32 Value modulo 256 (in 0..255)."""
+    m = b.sub(v, b.mul(b.div(v, b.splat(256, v.dtype)), b.splat(256, v.dtype)))
+    return b.select(b.compare("lt", m, b.splat(0, v.dtype)), b.add(m, b.splat(256, v.dtype)), m)
+
 
 class Missing:
     """An output a lowering cannot provide (e.g. the indices of max.dim);
@@ -146,6 +165,12 @@ def tensor_type(t: torch.Tensor, frame=None, what: str = "tensor") -> TensorType
         raise ModelError(f"{what} has dtype {t.dtype}: {e}", frame) from None
 
 
+def value_type(t: torch.Tensor, frame=None, what: str = "tensor") -> TensorType:
+    """The type of a traced tensor's Value (parts_type; uint8: UINT8_VALUE)."""
+    out = parts_type(t, frame, what)
+    return out.with_dtype(UINT8_VALUE) if t.dtype == torch.uint8 else out
+
+
 def parts_type(t: torch.Tensor, frame=None, what: str = "tensor") -> TensorType:
     """A traced tensor's type; of a complex one, the type of its parts."""
     if t.is_complex():
@@ -178,6 +203,8 @@ class Context:
         self._extra_inputs: Dict[str, Argument] = {}
         # Model state (`tfc.state` arguments) -> its new value.
         self.state_updates: "OrderedDict[str, Value]" = OrderedDict()
+        # The nodes whose traced value is a uint8 tensor (UINT8_VALUE).
+        self.uint8_nodes = set()
 
     # -- the node's result types -------------------------------------------------------
     def out(self, i: Optional[int] = None) -> TensorType:
@@ -200,6 +227,8 @@ class Context:
         if isinstance(x, Value):
             return self.b.convert(x, dtype) if dtype else x
         if isinstance(x, Known):
+            if dtype is None and x.tensor.dtype == torch.uint8:
+                dtype = UINT8_VALUE
             key = (id(x), dtype)
             if key not in self._materialized:
                 v = constants.materialize(self.b, x.tensor, dtype)
@@ -296,6 +325,11 @@ class Imported:
     # arguments, their new values returned after the loss), by state_dict
     # name, with their values at import time.
     state: "OrderedDict[str, torch.Tensor]" = field(default_factory=OrderedDict)
+    # The tensors from outside the module's tables that the function folded
+    # in (the trace's get_attr constants: plain tensor attributes, globals,
+    # a hidden module's parameters), the objects themselves (module_watch.py
+    # checks them at every call of a compiled step or forward).
+    outside: List[torch.Tensor] = field(default_factory=list)
 
 
 def _live_nodes(graph: torch.fx.Graph, roots=()) -> set:
@@ -325,11 +359,6 @@ def _map(args, fn):
 # into its base, and the view each writes through. It emits them (and the
 # views of their bases again) only when the base is next read, so their
 # recorded stack is that later line's.
-    # The tensors from outside the module's tables that the function folded
-    # in (the trace's get_attr constants: plain tensor attributes, globals,
-    # a hidden module's parameters), the objects themselves (module_watch.py
-    # checks them at every call of a compiled step or forward).
-    outside: List[torch.Tensor] = field(default_factory=list)
 _WRITE_BACKS = {"aten.slice_scatter.default": "aten.slice.Tensor",
                 "aten.select_scatter.default": "aten.select.int",
                 "aten.diagonal_scatter.default": "aten.diagonal.default",
@@ -400,7 +429,7 @@ def _as_known(value):
 def _check_types(name, produced, traced, frame):
     """Asserts a lowering produced the traced result types."""
     if isinstance(produced, Masked):
-        want = tensor_type(traced, frame)
+        want = value_type(traced, frame)
         rows = 1 + getattr(produced, "lead", 0)  # masked.Behind: x[None, ids]
         if getattr(produced, "columns", False):
             # masked.Columns: the rows along dim 1 of the traced [c, k].
@@ -420,7 +449,7 @@ def _check_types(name, produced, traced, frame):
             return  # no elements: a constant (an empty slice)
         if not isinstance(produced, Value):
             raise AssertionError(f"lowering of {name} returned {produced!r} for a tensor result")
-        want = tensor_type(traced, frame)
+        want = value_type(traced, frame)
         if produced.type != want:
             raise AssertionError(f"lowering of {name} produced {produced.type}, traced {want}"
                                  f" (at {frame})")
@@ -435,9 +464,9 @@ def _check_types(name, produced, traced, frame):
 def _traced_types(value, frame, name) -> List[Optional[TensorType]]:
     what = f"the result of {name}"
     if isinstance(value, torch.Tensor):
-        return [parts_type(value, frame, what)]
+        return [value_type(value, frame, what)]
     if isinstance(value, (list, tuple)):
-        return [parts_type(v, frame, what) if isinstance(v, torch.Tensor) else None
+        return [value_type(v, frame, what) if isinstance(v, torch.Tensor) else None
                 for v in value]
     return []
 
@@ -526,6 +555,8 @@ def _forward_results(node, env, ctx: Context, traced: Traced) -> List[Value]:
                 raise ModelError(f"the model's output {name} is a constant tfc cannot "
                                  f"express: {e}", frame) from e
         assert isinstance(value, Value), f"output {name}: {value!r}"
+        if leaf in ctx.uint8_nodes:
+            value = ctx.b.convert(value, "ui8")
         results.append(value)
     return results
 
@@ -607,6 +638,7 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
         for m in n.all_input_nodes:
             last_use[m] = i
     params, inputs, buffers, state = OrderedDict(), OrderedDict(), [], OrderedDict()
+    outside: List[torch.Tensor] = []
     state_args: List[Argument] = []
     placeholders = iter(traced.placeholders)
     results, outputs = [], []
@@ -640,14 +672,19 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                 raise ModelError(f"{what} has dtype {ph.tensor.dtype}; tfc parameters are floats",
                                  hint="register integer tensors as buffers")
             env[node] = fn.add_argument(t, ph.role, ph.key, _hint(ph.key))
-    outside: List[torch.Tensor] = []
             (params if ph.role == "param" else inputs)[ph.key] = ph.tensor
+            if ph.tensor.dtype == torch.uint8:
+                b.source, b.hint = None, node.name
+                env[node] = b.convert(env[node], UINT8_VALUE)
+                ctx.uint8_nodes.add(node)
             continue
         if node not in live:
             continue
         if node.op == "get_attr":
             value = getattr(gm, node.target)
             real[node] = value
+            if isinstance(value, torch.Tensor) and all(value is not t for t in outside):
+                outside.append(value)
             env[node] = Known(value.detach()) if isinstance(value, torch.Tensor) else value
             continue
         if node.op == "output":
@@ -672,6 +709,8 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
         with torch.no_grad():
             value = node.target(*real_args, **real_kwargs)
         real[node] = value
+        if isinstance(value, torch.Tensor) and value.dtype == torch.uint8:
+            ctx.uint8_nodes.add(node)
         # Model state updated earlier in the forward (a training batch norm's
         # running statistics) is read at its current value; the batch norm
         # itself takes the state argument, whose update it chains.
@@ -685,8 +724,6 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
         if node.target is operator.getitem:
             container, index = args
             env[node] = container[index]
-            if isinstance(value, torch.Tensor) and all(value is not t for t in outside):
-                outside.append(value)
         elif _is_known((args, kwargs)) and not name.startswith(_NEVER_FOLD):
             env[node] = _as_known(value)
         else:
@@ -728,6 +765,9 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                 raise
             except ValueError as e:  # e.g. a known tensor with no tfc form
                 raise UnsupportedOpError(name, frame, str(e)) from e
+            if isinstance(value, torch.Tensor) and value.dtype == torch.uint8 \
+                    and isinstance(lowered, Value) and name.startswith(_UINT8_WRAPPING):
+                lowered = _wrap_uint8(b, lowered)
             _check_types(name, lowered, value, frame)
             for m in (lowered if isinstance(lowered, (list, tuple)) else [lowered]):
                 if isinstance(m, (Missing, Masked)) and not m.op:

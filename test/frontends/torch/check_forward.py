@@ -9,8 +9,8 @@ The model families of models/ (nanogpt, llama, bert, the MLP classifiers)
 run without their loss: their logits (and hidden states), with and without
 pattern recognition ("/decomposed"; with it, the patterns check_models.py
 expects but the cross-entropy must fire). Small modules return a tuple, a dict,
-integer leaves (argmax, argmin with ties and NaN, a count), and parameters,
-inputs and buffers as they are. Float outputs must match within 1e-4 of
+integer leaves (argmax, argmin with ties and NaN, a count), uint8 leaves of
+a uint8 image input, and parameters, inputs and buffers as they are. Float outputs must match within 1e-4 of
 their largest magnitude (as check_models.py's gradients: f32 sums in
 another order than PyTorch's), integer and boolean outputs exactly. The
 error cases check the messages for outputs tfc cannot return (numbers,
@@ -116,6 +116,21 @@ class IntegerOut(nn.Module):
                 torch.sort(scores, dim=0, descending=True, stable=True))
 
 
+class Uint8Image(nn.Module):
+    """uint8 in and out (an image's pixels): the input returned as it is,
+    arithmetic wrapping modulo 256 as torch's (tfc computes uint8 in i32),
+    a float result converted back, a sum (int64), a constant."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, img):
+        y = (self.fc(img.float() / 255) * 255).clamp(0, 255).byte()
+        return (y, img, img + 100, img * 3 - 7, (img * 2).sum(),
+                torch.tensor([1, 2], dtype=torch.uint8))
+
+
 def _integer_batch():
     x = torch.randn(4, 6, generator=_g(7))
     scores = torch.tensor([[1.0, 3.0, 3.0, 0.0, -1.0],
@@ -219,6 +234,8 @@ def _small_cases():
         "torch-transformer": lambda: (TorchTransformer(),
                                       (torch.randn(2, 5, 8, generator=_g(9)),)),
         "resample": lambda: (Resample(), _resample_batch()),
+        "uint8": lambda: (Uint8Image(), (torch.randint(0, 256, (4, 3), generator=_g(10),
+                                                       dtype=torch.uint8),)),
     }
 
 

@@ -12,7 +12,7 @@ from ..ir import Value
 
 def promoted(*xs) -> str:
     """torch's promoted element type of lowered arguments (Values, Known
-    tensors, Python scalars), as a tfc element type."""
+    tensors, Python scalars), as the element type of a Value of it."""
     reps = []
     for x in xs:
         if isinstance(x, Known):
@@ -23,7 +23,9 @@ def promoted(*xs) -> str:
         raise AssertionError("no operands to promote")
     tensors = [torch.empty((1,) * r.dim() if r.dim() else (), dtype=r.dtype)
                if isinstance(r, torch.Tensor) else r for r in reps]
-    return tfc_dtype(torch_result_type(*tensors))
+    result = torch_result_type(*tensors)
+    # A uint8 tensor's Value is i32 (importer.UINT8_VALUE).
+    return "i32" if result == torch.uint8 else tfc_dtype(result)
 
 
 def index_ids(ctx, index, size, dtype=None, wrap_traced=False):

@@ -110,6 +110,12 @@ CASES = {
     # fmax / fmin: ties (the gradient to the first operand), NaN in either
     # operand (the other one and its gradient), broadcasting, a scalar.
     "fmax-fmin": _case(lambda h: _fmax_fmin(h)),
+    # uint8 tensors in arithmetic (tfc's ui8 is storage only: i32 inside,
+    # wrapped modulo 256 as torch's): pytorch-metric-learning's triplet
+    # masks (`.byte()`, m * d, 1 - m, m + d, maximum, sum as int64), an
+    # image batch input (img + 200, img * 3, img - 100, -img wrap around),
+    # conversions from int64 (wrapping) and floats, comparisons, where.
+    "uint8-arithmetic": lambda: _uint8_arithmetic(),
 }
 
 
@@ -388,3 +394,32 @@ def _bitwise_numbers(h):                             # h: [4, 8]
     parts = (flipped, m | False, True ^ m, m & True, torch.bitwise_xor(m, True),
              torch.bitwise_or(False, m), m.bitwise_and(True), kept)
     return sum((p.float() * h * (i + 1)).sum() for i, p in enumerate(parts))
+
+
+class _Uint8(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 6)
+
+    def forward(self, x, labels, img):
+        f = self.fc(x)
+        m = (labels[:, None] == labels[None]).byte()
+        d = (labels[:, None] != labels[None]).byte()
+        triplets = m.unsqueeze(2) * d.unsqueeze(1)
+        pairs = ((m * d).float() + (1 - m).float() * 2 + (m + d).float() * 3
+                 + torch.maximum(m, d).float() * 5 + torch.minimum(m, 2 * d).float() * 7)
+        wrapped = torch.stack([img + 200, img * 3, img - 100, -img, img // 3, img + img], 0)
+        casts = torch.stack([(labels * 97 - 150).byte()[:, None].expand(6, 3),
+                             (x.abs() * 50).byte()[:, :3]], 0)
+        scale = img.float() / 255 + (img > 128).float() + torch.where(img < 50, img, 7).float()
+        return ((f @ f.t() * pairs).sum() + (triplets.sum((1, 2)).float() * f[:, 0]).sum()
+                + (wrapped.float() * f[None, :, :3]).sum() + (casts.float() * f[:, :3]).sum()
+                + (scale * f[:, 3:]).sum() + m.sum() * f.sum() + img.sum() * 1e-3 * f.mean())
+
+
+def _uint8_arithmetic():
+    torch.manual_seed(0)
+    x = torch.randn(6, 4, generator=_g(1))
+    labels = torch.tensor([0, 0, 1, 1, 2, 2])
+    img = torch.randint(0, 256, (6, 3), generator=_g(2), dtype=torch.uint8)
+    return _Uint8(), (x, labels, img)
