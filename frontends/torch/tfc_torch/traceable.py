@@ -31,7 +31,7 @@ import torch.ao.quantization._learnable_fake_quantize
 import torch.nn.functional as F
 import torch.utils.checkpoint
 
-from . import eigh, module_state, svd
+from . import eigh, grad_flags, module_state, svd
 from .errors import DataDependentError, ModelError
 from .source import stack_frame
 
@@ -453,11 +453,19 @@ _REQUIRES_GRAD_ = torch.Tensor.requires_grad_
 
 
 def requires_grad_(self, requires_grad=True):
-    """Tensor.requires_grad_(False) of a tensor that needs no gradient (the
-    Annotated Transformer's positional-encoding buffer slice) does nothing
-    in torch, but functorch refuses any requires_grad_ while tracing:
-    here that call returns the tensor. Any other call is torch's."""
+    """functorch refuses any requires_grad_ while tracing. Of a tensor that
+    needs no gradient, requires_grad_(False) (the Annotated Transformer's
+    positional-encoding buffer slice) does nothing in torch: here that call
+    returns the tensor. requires_grad_(True) of a traced tensor (HF's
+    enable_input_require_grads hook on the frozen input embeddings, for
+    PEFT's LoRA with checkpointing) is autograd's bookkeeping, which tfc's
+    own differentiation has no use for: the tensor, flagged so that reading
+    requires_grad answers True as in torch (grad_flags.py). Any other call
+    is torch's (a torch.autograd.grad after it fails as before)."""
     if not requires_grad and not self.requires_grad:
+        return self
+    if requires_grad and torch._is_functional_tensor(self):
+        grad_flags.mark_trainable([self])
         return self
     return _REQUIRES_GRAD_(self, requires_grad)
 

@@ -171,6 +171,39 @@ class EmbeddingMaxNorm(nn.Module):
         return self.fc(self.emb(ids)).mean()  # error here
 
 
+class PlainTensorState(nn.Module):
+    """Center-loss centers kept as a plain tensor attribute (no buffer),
+    updated in place in forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 3)
+        self.centers = torch.zeros(3, 3)
+
+    def forward(self, x):
+        f = self.fc(x)
+        y = torch.tensor([0, 1, 2, 0, 1, 2])
+        loss = (f - self.centers[y]).pow(2).mean()
+        with torch.no_grad():
+            self.centers.mul_(0.5).index_add_(0, y, 0.5 * f)  # error here
+        return loss
+
+
+class PlainHiddenState(nn.Module):
+    """A truncated-BPTT hidden state kept as a plain tensor attribute (no
+    buffer), the GRU's initial state."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(8, 4)
+        self.hidden = torch.zeros(1, 4)
+
+    def forward(self, x):
+        out, h = self.rnn(x, self.hidden)  # error here
+        self.hidden = h.detach()
+        return out.pow(2).mean()
+
+
 class MixingBackward(torch.autograd.Function):
     """A custom backward that moves gradients between elements: tfc imports
     elementwise backwards only (grad_input = m * grad_output), and
@@ -347,12 +380,12 @@ class LearnableFakeQuant(Base):
 class AutogradGradInForward(Base):
     """torch.autograd.grad inside forward (a PINN residual's u_x): the
     functionalized trace's tensors carry no autograd history; the error
-    shows the functorch form."""
+    shows the functorch form (requires_grad_(True) alone is a no-op)."""
 
     def forward(self, x):
-        x = x.clone().requires_grad_(True)  # error here
+        x = x.clone().requires_grad_(True)
         u = self.fc(x).tanh()
-        u_x = torch.autograd.grad(u, x, torch.ones_like(u), create_graph=True)[0]
+        u_x = torch.autograd.grad(u, x, torch.ones_like(u), create_graph=True)[0]  # error here
         return (u_x - 1).pow(2).mean()
 
 

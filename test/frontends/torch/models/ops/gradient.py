@@ -49,6 +49,12 @@ CASES = {
     # through to the old one. The trace recorded no detach (gradients
     # through the reads) and dropped the assignment (the loss itself wrong).
     "data-reads-writes": lambda: _data_reads_writes(),
+    # HF's enable_input_require_grads (PEFT's LoRA with checkpointing): a
+    # forward hook on the frozen input embeddings calls
+    # output.requires_grad_(True); while tracing a no-op that flags the
+    # tensor (a requires_grad read answers True, as in torch; here it
+    # weights a loss term). It was refused as a derivative in forward.
+    "requires-grad-hook": lambda: _requires_grad_hook(),
 }
 
 
@@ -180,6 +186,26 @@ class _DataReadsWrites(nn.Module):
 def _data_reads_writes():
     torch.manual_seed(0)
     return _DataReadsWrites(), (torch.randn(5, 6, generator=_g(1)), torch.tensor([0, 2, 1, 1, 0]))
+
+
+class _LoraHooked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 6).requires_grad_(False)
+        self.fc = nn.Linear(6, 6).requires_grad_(False)
+        self.lora = nn.Linear(6, 6, bias=False)
+        self.emb.register_forward_hook(lambda module, inputs, out: out.requires_grad_(True))
+
+    def forward(self, idx):
+        e = self.emb(idx)
+        h = self.fc(e) + self.lora(e)
+        weight = 1.0 if e.requires_grad else 0.0
+        return h.square().mean() + weight * self.lora(e.sin()).mean()
+
+
+def _requires_grad_hook():
+    torch.manual_seed(0)
+    return _LoraHooked(), (torch.tensor([[1, 2, 3], [4, 5, 9]]),)
 
 
 def _frozen():
