@@ -569,10 +569,22 @@ def _unchecked_asserts() -> Iterator[None]:
         yield
 
 
-def _make_fx(fn, args, spaces):
+def _plain_tensor_attributes(model: torch.nn.Module, code: str) -> List[str]:
+    """The names of the modules' tensor attributes that are no parameters
+    or buffers (`self.centers = torch.zeros(...)`), those named on the
+    source line `code` when any is."""
+    found = [(f"{prefix}.{key}" if prefix else key, key)
+             for prefix, module in model.named_modules()
+             for key, value in vars(module).items() if isinstance(value, torch.Tensor)]
+    named = [full for full, key in found if f".{key}" in code]
+    return named or [full for full, _ in found]
+
+
+def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
     """make_fx of functionalized `fn` on `args` under the tracing contexts
     (`spaces`: the model code's globals, for custom_functions); a failure
-    re-raised as the FrontendError that explains it."""
+    re-raised as the FrontendError that explains it (naming `model`'s
+    tensor attributes where one is the cause)."""
     try:
         # Grad mode on while tracing, so only the model's own no_grad regions
         # count (a caller's `with torch.no_grad():` around the import would
@@ -623,6 +635,23 @@ def _make_fx(fn, args, spaces):
                 "p.data.mul_(...) under torch.no_grad(): weight clipping, weight "
                 "normalization, masking); tfc's training step updates trainable parameters "
                 "through the optimizer only", None, module_state.TRAINABLE_WRITE_HINT) from e
+        if "mutating a non-functional tensor with a functional tensor" in text and model:
+            # A tensor functionalization did not wrap (no parameter, buffer or
+            # input: a plain attribute) written with a traced value.
+            frame = exception_frame(e)
+            names = _plain_tensor_attributes(model, frame.code if frame else "")
+            what = (f"the plain tensor attribute{'s' if len(names) > 1 else ''} "
+                    f"{', '.join(names[:4])}" if names else "a tensor")
+            key = names[0].split(".")[-1] if len(names) == 1 else "name"
+            raise ModelError(
+                f"forward writes {what} (no parameter, buffer or input) in place, or hands it "
+                "to an op that this torch traces as writing it (nn.GRU / nn.LSTM given it as "
+                "the initial hidden state): tfc traces and carries the writes of registered "
+                "buffers only", frame,
+                f"register it as a buffer, self.register_buffer('{key}', tensor): the training "
+                "step carries a buffer forward updates in place or re-assigns (a memory bank, "
+                "center-loss centers, a truncated-BPTT hidden state self.hidden = h.detach()) "
+                "as model state; or pass it as a batch argument") from e
         if "support saved tensor hooks" in text:  # torch 1.13, e.g. save_on_cpu
             raise ModelError(
                 "a saved-tensor hook (torch.autograd.graph.saved_tensors_hooks, save_on_cpu) "
@@ -837,7 +866,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     with module_state.attributes_kept(model, type(model).__name__) as kept, \
             outside_values.guarded(type(model).__name__):
         spaces = custom_functions.code_globals(model, loss_fn)
-        gm = _make_fx(_tfc_traced_loss, args, spaces)
+        gm = _make_fx(_tfc_traced_loss, args, spaces, model)
         kept.read_by(gm)
         _run_eagerly(_tfc_traced_loss, args, gm, spaces)
 
