@@ -687,6 +687,14 @@ def check_outside_values(device):
         loss, want = step(*batch), twin_step(*batch)
         if loss != want:
             problems.append(f"after a rounding round trip, step {i}: loss {loss} != {want}")
+    state = step.state_dict()
+    state["frozen.weight"] = mine.frozen.weight.detach().clone()  # one rounding step off
+    try:
+        step.load_state_dict(state)
+    except ValueError as e:
+        problems.append(f"load_state_dict after a rounding round trip: {e}")
+    if step(*data[0]) != twin_step(*data[0]):
+        problems.append("load_state_dict after a rounding round trip changed the step")
     for text, weight in (("parameter 'frozen.weight'", lambda m: m.frozen.weight),
                          ("tensor 'model._teacher[0].weight'", lambda m: m._teacher[0].weight)):
         def nudge(m, weight=weight):
