@@ -124,7 +124,7 @@ class ModuleWatch:
         self.attributes = self._attributes()
         self.warned = set()
         self.calls = 0
-        self.outside = _outside_tensors(model, loss_fn, getattr(model_state, "outside", []))
+        self.outside = _outside_tensors(model, loss_fn, model_state.outside)
 
     def _hooks(self):
         def users(hooks):
@@ -353,7 +353,7 @@ def _follow(root, steps) -> object:
                 obj = getattr(obj, how).get(key, _MISSING)
         except (AttributeError, IndexError, KeyError, TypeError, ValueError):
             return _MISSING
-        if obj is _MISSING or obj is None:
+        if obj is _MISSING:
             return _MISSING
     return obj
 

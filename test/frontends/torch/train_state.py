@@ -641,6 +641,7 @@ def check_outside_values(device):
         changed(lambda m: m.beta.add_(0.5), "tensor 'model.beta' was changed", True),
         changed(lambda m: setattr(m.beta, "data", m.beta.data * 2), "'model.beta' was changed"),
         changed(lambda m: setattr(m, "class_w", torch.ones(3)), "'model.class_w' was changed"),
+        changed(lambda m: setattr(m, "class_w", None), "'model.class_w' was changed"),
         changed(scale_teacher, "tensor 'model._teacher[0].weight' was changed"),
         changed(scale_global, "tensor 'train_state._GLOBAL_SCALE' was changed"),
     ]
