@@ -35,6 +35,7 @@ import torch
 
 from . import patching
 from .errors import ModelError, TracedUpdateWarning
+from .selection_sizes import _ALIASING
 
 # What to do instead of writing a trainable parameter in forward.
 TRAINABLE_WRITE_HINT = ("use the new value functionally (F.conv2d(x, self.weight * self.mask)), "
@@ -168,6 +169,10 @@ def _writes_in_place(func) -> bool:
     return name in _INPLACE_OPERATORS or (name.endswith("_") and not name.startswith("_"))
 
 
+def _takes_view(func) -> bool:
+    return getattr(func, "__name__", "") in _ALIASING
+
+
 class _AliasWrites(torch.overrides.TorchFunctionMode):
     """An in-place op on `.data` of a tensor that is not model state runs on
     the tensor itself under torch.no_grad(): torch's `h.data.clamp_(...)`
@@ -175,7 +180,9 @@ class _AliasWrites(torch.overrides.TorchFunctionMode):
     gradient flows on as through the identity, which is what an in-place op
     under no_grad on a tensor that requires grad does (no_grad_writes.py
     pairs it with the eager run's). Written through the detached alias, the
-    trace would cut h's gradient instead."""
+    trace would cut h's gradient instead. A view of such an alias
+    (`h.data[:, 0]`) is the view of the tensor taken under no_grad, and an
+    in-place op on it runs under no_grad too (a write through a view)."""
 
     def __init__(self, sources: Dict[int, tuple]):
         super().__init__()
@@ -184,12 +191,44 @@ class _AliasWrites(torch.overrides.TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         entry = self.sources.get(id(args[0])) if args else None
-        if entry is None or entry[0] is not args[0] or not _writes_in_place(func):
+        if entry is None or entry[0] is not args[0]:
             return func(*args, **kwargs)
         alias, source = entry
+        if _writes_in_place(func):
+            with torch.no_grad():
+                out = func(source, *args[1:], **kwargs)
+            return alias if out is source else out
+        if not _takes_view(func):
+            return func(*args, **kwargs)
+        return self._view(func, source, *args[1:], **kwargs)
+
+    def _view(self, func, source, *args, **kwargs):
         with torch.no_grad():
-            out = func(source, *args[1:], **kwargs)
-        return alias if out is source else out
+            out = func(source, *args, **kwargs)
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(t, torch.Tensor):
+                self.sources[id(t)] = (t, t)
+        return out
+
+    def indexing(self):
+        """Tensor.__getitem__ / __setitem__ on such aliases likewise (they
+        reach no torch function mode), as a context manager."""
+        getitem, setitem = torch.Tensor.__getitem__, torch.Tensor.__setitem__
+
+        def alias_getitem(t, index):
+            entry = self.sources.get(id(t))
+            if entry is None or entry[0] is not t:
+                return getitem(t, index)
+            return self._view(getitem, entry[1], index)
+
+        def alias_setitem(t, index, value):
+            entry = self.sources.get(id(t))
+            if entry is None or entry[0] is not t:
+                return setitem(t, index, value)
+            with torch.no_grad():
+                setitem(entry[1], index, value)
+        return patching.replaced(torch.Tensor, __getitem__=alias_getitem,
+                                 __setitem__=alias_setitem)
 
 
 def _straight_through_into(t: torch.Tensor, value) -> None:
@@ -244,8 +283,9 @@ def data_writes(placeholders: Dict[str, torch.Tensor], trainable: Set[str]) -> I
                 hint=TRAINABLE_WRITE_HINT)
         _copy_into(t, value, f"'{name}' (through .data)",
                    "keep the state's shape")
-    with patching.replaced(torch.Tensor, data=property(get_data, set_data)), \
-            _AliasWrites(sources):
+    writes = _AliasWrites(sources)
+    with patching.replaced(torch.Tensor, data=property(get_data, set_data)), writes, \
+            writes.indexing():
         yield
 
 

@@ -45,8 +45,8 @@ CASES = {
     # alias (focal loss's pt = logpt.data.exp(), weight standardization's
     # statistics of w.data), a stop-gradient; set on an intermediate
     # (BinaryNet's h.data = h.data.sign()) or written in place through it
-    # (h.data.clamp_()), the new value forward and the gradient straight
-    # through to the old one. The trace recorded no detach (gradients
+    # or a view of it (h.data.clamp_(), h.data[:, 0].mul_(), d += ...), the
+    # new value forward and the gradient straight through to the old one. The trace recorded no detach (gradients
     # through the reads) and dropped the assignment (the loss itself wrong).
     "data-reads-writes": lambda: _data_reads_writes(),
     # HF's enable_input_require_grads (PEFT's LoRA with checkpointing): a
@@ -180,7 +180,12 @@ class _DataReadsWrites(nn.Module):
         b.data = b.data.sign()
         c = h * 0.5
         c.data.clamp_(-0.2, 0.3)
-        return focal + (self.out(b) ** 2).mean() + (c * c.data.sin()).sum()
+        d = c.data
+        d += 0.1
+        e = h * 2.0
+        e.data[:, 0].mul_(0.5)
+        return (focal + (self.out(b) ** 2).mean() + (c * c.data.sin()).sum() + (e * h).sum()
+                + (h[:, :2] * h.data.t()[1:3].t()).sum())
 
 
 def _data_reads_writes():
