@@ -35,7 +35,7 @@ import torch
 
 from . import patching
 from .errors import ModelError, TracedUpdateWarning
-from .selection_sizes import _ALIASING
+from .selection_sizes import _ALIAS, _ALIASING
 
 # What to do instead of writing a trainable parameter in forward.
 TRAINABLE_WRITE_HINT = ("use the new value functionally (F.conv2d(x, self.weight * self.mask)), "
@@ -244,7 +244,7 @@ def _straight_through_into(t: torch.Tensor, value) -> None:
         raise ModelError(f"forward sets .data of a {tuple(t.shape)} {t.dtype} tensor to {got}; "
                          "tfc replaces .data by a value of the same shape and dtype only",
                          hint="compute the new tensor out of place, t = new")
-    if t._is_view() or getattr(t, "_tfc_alias_of", None) is not None:
+    if t._is_view() or getattr(t, _ALIAS, None) is not None:
         raise ModelError("forward sets .data of a view of another tensor, which torch gives new "
                          "storage of its own; tfc would write the new value into the base too",
                          hint="write the straight-through form out of place, "
