@@ -147,6 +147,13 @@ def _apply(cls, *args, check: bool = False):
         _refuse(cls, f"running its forward or backward while tracing failed ({text})")
 
 
+def _injects(a, m, out) -> bool:
+    """Whether input `a`, whose backward of ones is `m`, takes the added-loss
+    form (its gradient does not depend on grad_output): an input not of the
+    output's shape with a gradient of its own element count."""
+    return a.shape != out.shape and isinstance(m, torch.Tensor) and m.numel() == a.numel()
+
+
 def _import(cls, args, check):
     ctx = _TraceContext(args)
     out = _forward(cls, ctx, args)
@@ -157,18 +164,27 @@ def _import(cls, args, check):
         _refuse(cls, f"its backward returned {len(grads)} gradients for {len(args)} inputs")
     differentiable = [(a, m) for a, m in zip(args, grads)
                       if m is not None and isinstance(a, torch.Tensor) and a.is_floating_point()]
+    elementwise = []
     for a, m in differentiable:
+        if _injects(a, m, out):
+            # The gradient c the backward returns whatever grad_output is
+            # (checked by run_checks): a loss term sum(c * a) of value 0.
+            term = (m.detach().reshape(a.shape).to(a.dtype) * a).sum()
+            _INJECTED.append(term - term.detach())
+            continue
         if not isinstance(m, torch.Tensor) or m.shape != out.shape or a.shape != out.shape:
             _refuse(cls, "tfc imports an elementwise backward only (inputs and gradients of "
-                         "the output's shape)")
+                         "the output's shape), or a gradient that does not depend on "
+                         "grad_output")
+        elementwise.append((a, m))
     if check:
         # Checked after the eager run (run_checks): its backward calls would
         # otherwise be ops of that run that the trace does not have.
         _PENDING.append((cls, ctx, out, args, grads, stack_frame()))
-    if not differentiable:
+    if not elementwise:
         return out
     source = None
-    for a, m in differentiable:
+    for a, m in elementwise:
         term = m.detach().to(out.dtype) * a.to(out.dtype)
         source = term if source is None else source + term
     return straight_through(out, source)
@@ -176,6 +192,20 @@ def _import(cls, args, check):
 
 # The Functions the eager run met, (cls, ctx, output, args, m_i), to check.
 _PENDING = []
+# The loss terms of the added-loss form met while tracing (or in the eager
+# run), each of value 0 with its gradient.
+_INJECTED = []
+
+
+def added_loss(loss):
+    """`loss` plus the terms of the Functions whose backward gives an input
+    a gradient that does not depend on grad_output (DeepSeek-MoE's
+    AddAuxiliaryLoss returns ones for its auxiliary loss: the load-balancing
+    loss added to the training loss without changing its value)."""
+    terms, _INJECTED[:] = list(_INJECTED), []
+    for term in terms:
+        loss = loss + term.to(loss.dtype)
+    return loss
 
 
 def _gradients(out):
@@ -202,13 +232,21 @@ def run_checks():
             for i, (a, m, got) in enumerate(zip(args, ones_grads, grads)):
                 if m is None or not isinstance(a, torch.Tensor) or not a.is_floating_point():
                     continue
-                want = (m.detach().double() * g.double())
+                injects = _injects(a, m, out)
+                want = m.detach().double() if injects else m.detach().double() * g.double()
+                if injects and got is not None and got.numel() == want.numel():
+                    got = got.reshape(want.shape)
                 ok = got is not None and got.shape == want.shape
                 if ok:
                     got = got.detach().double()
                     scale = float(want.abs().max()) if want.numel() else 0.0
                     ok = torch.allclose(got, want, rtol=1e-3, atol=1e-6 * max(scale, 1e-300))
                 if not ok:
+                    if injects:
+                        _refuse(cls, f"the gradient of input {i}, not of the output's shape, "
+                                     "depends on grad_output (tfc imports an elementwise "
+                                     "backward, or a gradient independent of grad_output, only)",
+                                frame)
                     _refuse(cls, f"the gradient of input {i} is not m * grad_output (its "
                                  "backward mixes elements or is not linear in the gradient: tfc "
                                  "imports an elementwise backward only)", frame)
@@ -259,6 +297,7 @@ def applied(check: bool = False, spaces: Sequence[dict] = ()):
     owner = torch.autograd.Function
     had: Optional[object] = owner.__dict__.get("apply")
     _PENDING.clear()
+    _INJECTED.clear()
     _EAGER[0] = check
 
     def apply(cls, *args):

@@ -851,7 +851,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             output["leaves"] = [None if isinstance(x, torch.Tensor) else _describe(x)
                                 for x in leaves]
             return [x if isinstance(x, torch.Tensor) else None for x in leaves]
-        return out
+        return custom_functions.added_loss(out) if isinstance(out, torch.Tensor) else out
 
     # The function's name marks the model's side of recorded stacks (source.py).
     assert _tfc_traced_loss.__name__ == TRACE_ENTRY

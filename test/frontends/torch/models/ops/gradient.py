@@ -35,6 +35,14 @@ CASES = {
     # forwards instead gives other gradients (reversal: their negatives;
     # rounding: zero).
     "custom-functions": _case(lambda h: _custom_functions(h)),
+    # A Function whose backward gives an input a gradient that does not
+    # depend on grad_output adds a loss term (DeepSeek-MoE's
+    # AddAuxiliaryLoss: the output is its first input, the auxiliary loss
+    # gets the gradient ones only when it requires grad); here a scalar
+    # router loss and a per-expert [3] one, the second weighted. Without the
+    # term the routers get no gradient from them; before grad_flags the
+    # required flag read False.
+    "custom-function-added-loss": lambda: _added_loss(),
     # Tensor.requires_grad read in forward answers as in eager torch
     # (grad_flags.py): true for trainable parameters and what grad mode
     # computes from them, false for the batch, detached and no_grad values
@@ -125,6 +133,39 @@ def _custom_functions(h):                          # h: [4, 8]
         w.clamp_(-0.2, 0.2)
     return ((r * torch.linspace(0.5, 1.5, 8)).sum() + (q * h).sum() + s.pow(2).sum()
             + p.sum() + (p * p).mean() + (w * h).sum())
+
+
+class _AddAuxiliary(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, aux, weight):
+        ctx.wanted = aux.requires_grad
+        ctx.shape, ctx.weight = aux.shape, weight
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        extra = None
+        if ctx.wanted:
+            extra = torch.full(ctx.shape, ctx.weight, dtype=grad.dtype)
+        return grad, extra, None
+
+
+class _AddedLoss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.router = nn.Linear(6, 3)
+
+    def forward(self, x):
+        probs = self.router(x).softmax(-1)
+        h = _AddAuxiliary.apply(self.fc(x), probs.pow(2).mean(), 1.0)
+        h = _AddAuxiliary.apply(h.tanh(), probs.mean(0).log(), 0.25)
+        return h.square().mean()
+
+
+def _added_loss():
+    torch.manual_seed(0)
+    return _AddedLoss(), (torch.randn(4, 6, generator=_g(1)),)
 
 
 class _RequiresGradReads(nn.Module):
