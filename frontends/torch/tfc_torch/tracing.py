@@ -30,8 +30,8 @@ import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from . import (custom_functions, grad_flags, index_rewrites, module_state, no_grad_writes, options,
-               outside_values, packed_sequences, patching, traceable)
+from . import (custom_functions, functional_calls, grad_flags, index_rewrites, module_state,
+               no_grad_writes, options, outside_values, packed_sequences, patching, traceable)
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from .selection_sizes import SelectionSizes
 from .source import STACK, TRACE_ENTRY, Frame, exception_frame, return_frame, stack_of
@@ -838,7 +838,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                 state[name] = t
         holders = dict(state)
         grad_flags.mark_trainable(param_list)
-        with module_state.state_tables(model, holders), \
+        with module_state.state_tables(model, holders), functional_calls.nested(), \
                 module_state.data_writes(holders, trainable), module_state.traced_parameters():
             out = _functional_call(model, state, tuple(batch[:model_argc]))
             module_state.carry_rebindings(state, holders, trainable)

@@ -7,6 +7,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from functorch import grad, jacrev, vmap
+from torch.nn.utils.stateless import functional_call
 
 from .common import _g
 
@@ -369,6 +370,45 @@ def _norm_critics():
                             torch.randn(3, 2, 4, 4, generator=_g(2)))
 
 
+class _MamlSequential(nn.Module):
+    """MAML on an nn.Sequential learner (the docs' recipe): two inner SGD
+    steps on the support set, each the functorch.grad of the learner's loss
+    with respect to a dict of its parameters run through functional_call
+    (nested inside the trace's own), then the query loss of the fast
+    weights; and a hypernetwork whose generated weights a second
+    Sequential runs with, through functional_call as well."""
+
+    def __init__(self):
+        super().__init__()
+        self.learner = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
+        self.target = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+        self.shapes = {n: p.shape for n, p in self.target.named_parameters()}
+        self.hyper = nn.Linear(2, sum(s.numel() for s in self.shapes.values()))
+
+    def forward(self, xs, ys, xq, yq, z):
+
+        def inner_loss(p):
+            return F.mse_loss(functional_call(self.learner, p, (xs,)), ys)
+
+        fast = dict(self.learner.named_parameters())
+        for _ in range(2):
+            g = grad(inner_loss)(fast)
+            fast = {n: w - 0.1 * g[n] for n, w in fast.items()}
+        query = F.mse_loss(functional_call(self.learner, fast, (xq,)), yq)
+        chunks = self.hyper(z).split([s.numel() for s in self.shapes.values()])
+        generated = {n: c.view(s) for (n, s), c in zip(self.shapes.items(), chunks)}
+        return query + functional_call(self.target, generated, (xq,)).pow(2).mean()
+
+
+def _maml_sequential():
+    torch.manual_seed(0)
+    return _MamlSequential(), (torch.randn(6, 3, generator=_g(1)),
+                               torch.randn(6, 1, generator=_g(2)),
+                               torch.randn(5, 3, generator=_g(3)),
+                               torch.randn(5, 1, generator=_g(4)),
+                               torch.randn(2, generator=_g(5)))
+
+
 CASES = {
     # PINN residuals u_x + u - sin(x) + u_xx / 2 of tanh / sigmoid /
     # tanhshrink MLPs: tanh_backward and sigmoid_backward at first order
@@ -430,4 +470,8 @@ CASES = {
     # Input gradients through layer norm, group norm and instance norm
     # (normalization backward ops, and the statistics' own derivatives).
     "functorch-norms": lambda: _norm_critics(),
+    # MAML's fast weights and a hypernetwork's generated weights on
+    # nn.Sequential modules through functional_call in forward (torch
+    # 1.13's cannot nest in the trace's own: functional_calls.py).
+    "functorch-maml-functional-call": lambda: _maml_sequential(),
 }
