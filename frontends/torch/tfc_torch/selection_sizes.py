@@ -82,11 +82,21 @@ except ImportError:
 _ABSENT = object()
 
 
+# tfc's own functions that only pass a call on (other torch function modes,
+# wrappers of Tensor.__getitem__ / __setitem__): the caller is above them.
+_PASSING = ("__torch_function__", "alias_getitem", "alias_setitem")
+
+
+def _forwards(code) -> bool:
+    return code.co_filename.startswith(_FORWARDING) or (
+        code.co_filename.startswith(_HERE) and code.co_name in _PASSING)
+
+
 def _caller(depth: int) -> str:
     """The file of the code that made the call being handled, `depth`
     frames up, past the frames that only forward it."""
     frame = sys._getframe(depth)
-    while frame is not None and frame.f_code.co_filename.startswith(_FORWARDING):
+    while frame is not None and _forwards(frame.f_code):
         frame = frame.f_back
     return frame.f_code.co_filename if frame is not None else ""
 
@@ -98,11 +108,20 @@ def _from_model(depth: int = 2) -> bool:
     return not _caller(depth + 1).startswith(_MACHINERY)
 
 
-def _refuse(what: str):
+# A view of a selection with a number in dim 0: the rows a mask selects are
+# not laid out per row of the mask (ReID hard mining's
+# dist[is_pos].view(N, -1), as many positives in each row).
+_VIEW_HINT = ("keep dim 0 of the view -1 (sel.view(-1, d)); to reduce the entries a mask "
+              "selects in each row, reduce the full tensor with the others masked out: "
+              "dist.masked_fill(~is_pos, float('-inf')).max(1) (the hardest positive), "
+              "masked_fill(~is_neg, float('inf')).min(1), (x * mask).sum(1)")
+
+
+def _refuse(what: str, hint: str = _HINT):
     raise DataDependentError(
         f"the model reads the number of rows of a masked selection (x[mask], masked_select, "
         f"nonzero): {what}; that number depends on the data, and a trace would keep the "
-        "example's as a constant", None, _HINT)
+        "example's as a constant", None, hint)
 
 
 class Count:
@@ -401,7 +420,8 @@ class SelectionSizes(TorchFunctionMode):
             if name in _VIEWS and _selection(first) is not None:
                 sizes = _view_sizes(args, kwargs)
                 if sizes and not isinstance(sizes[0], Count) and sizes[0] != -1:
-                    _refuse(f"{name} with {sizes[0]} rows (use its size or -1)")
+                    _refuse(f"{name} with {sizes[0]} as dim 0 (dim 0 of a view of a "
+                            "selection holds its rows: -1 or sel.shape[0])", _VIEW_HINT)
             elif _has_count((args, kwargs)):
                 _refuse(f"{name or func} takes its size as a number")
             if name == "numel" and _selection(first) is not None:

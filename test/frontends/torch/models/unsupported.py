@@ -456,3 +456,16 @@ class TopkTooMany(Base):
     def forward(self, x):
         h = self.fc(x).repeat(1, 1300)  # 5200 elements per row
         return h.topk(300, dim=1)[0].sum()  # error here
+
+
+class SelectionViewRows(Base):
+    """A view of a masked selection with a number as dim 0 (ReID hard
+    mining: dist[is_pos].view(N, -1), the positives of each row as its
+    columns); a torch function mode of tfc's own between the model and the
+    size check must not hide the call."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        dist = torch.cdist(h, h)
+        is_pos = torch.eye(6, dtype=torch.bool) | (dist < dist.mean())
+        return dist[is_pos].view(6, -1).max(1)[0].mean()  # error here
