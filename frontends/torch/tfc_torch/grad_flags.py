@@ -43,6 +43,11 @@ def mark_trainable(tensors: Iterable[torch.Tensor]):
         setattr(_inner(t), _FLAG, True)
 
 
+def flagged(t: torch.Tensor) -> bool:
+    """Whether traced `t` reports requires_grad to the model's code."""
+    return getattr(_inner(t), _FLAG, False)
+
+
 @contextlib.contextmanager
 def tracked() -> Iterator[None]:
     """Computes the flags of the ops make_fx records, and answers

@@ -19,6 +19,10 @@ state in ways functional_call alone does not route to the placeholders:
   which the import carries as model state (an update the training step
   applies each call, as for in-place writes). A trainable parameter
   rebound or set through `.data` is refused: the optimizer owns it.
+- A submodule copied in forward (copy.deepcopy, functorch's
+  make_functional): `traced_parameters` makes a deep copy of a traced
+  tensor its detached value (torch's copy of a parameter is a new leaf),
+  and a traced tensor assigned to a parameter's name stands for one.
 - Plain Python attributes changed by forward (a step counter for KL
   annealing, an `initialized` flag) are baked into the trace with the
   values of the traced call. `attributes_kept(model)` restores them after
@@ -33,7 +37,7 @@ from typing import Dict, Iterator, Set
 
 import torch
 
-from . import patching
+from . import grad_flags, patching
 from .errors import ModelError, TracedUpdateWarning
 from .selection_sizes import _ALIAS, _ALIASING
 
@@ -152,10 +156,47 @@ def _traced_parameter(cls, data=None, requires_grad=True):
     return _PARAMETER_NEW(cls, data, requires_grad)
 
 
-def traced_parameters():
-    """nn.Parameter(traced tensor) is that tensor meanwhile (a context
-    manager)."""
-    return patching.replaced(torch.nn.Parameter, __new__=_traced_parameter)
+_MODULE_SETATTR = torch.nn.Module.__setattr__
+
+
+def _traced_setattr(module, name, value):
+    """A traced tensor assigned to a parameter's name stands for a
+    parameter, as nn.Parameter(traced tensor) is one (a module copied in
+    forward, `w -= lr * g` on its weight under no_grad)."""
+    table = module.__dict__.get("_parameters")
+    if table is not None and name in table and isinstance(value, torch.Tensor) and \
+            torch._is_functional_tensor(value):
+        table[name] = value
+    else:
+        _MODULE_SETATTR(module, name, value)
+
+
+@contextlib.contextmanager
+def traced_parameters() -> Iterator[None]:
+    """nn.Parameter(traced tensor) is that tensor meanwhile, a traced
+    tensor assigned to a parameter's name takes its place, and
+    copy.deepcopy of one is its detached value (_traced_deepcopy)."""
+    with patching.replaced(torch.nn.Parameter, __new__=_traced_parameter), \
+            patching.replaced(torch.nn.Module, __setattr__=_traced_setattr), \
+            patching.replaced(torch.Tensor, __deepcopy__=_traced_deepcopy):
+        yield
+
+
+_DEEPCOPY = torch.Tensor.__deepcopy__
+
+
+def _traced_deepcopy(t, memo):
+    """copy.deepcopy of a traced tensor (a submodule copied in forward:
+    `fast = copy.deepcopy(self.net)`, functorch's make_functional): its
+    value, detached, as torch's copy of a parameter is a new leaf that
+    passes no gradient back (and reports requires_grad as t does)."""
+    if not torch._is_functional_tensor(t):
+        return _DEEPCOPY(t, memo)
+    if id(t) not in memo:
+        with torch.no_grad():
+            memo[id(t)] = t.detach().clone()
+        grad_flags.mark_trainable([memo[id(t)]] if grad_flags.flagged(t) else [])
+    return memo[id(t)]
 
 
 # Python's in-place operators and item assignment (in-place methods end in "_").

@@ -63,6 +63,10 @@ CASES = {
     # tensor (a requires_grad read answers True, as in torch; here it
     # weights a loss term). It was refused as a derivative in forward.
     "requires-grad-hook": lambda: _requires_grad_hook(),
+    # Submodules copied in forward (copy.deepcopy, functorch's
+    # make_functional, learn2learn's clone_module): deepcopy of a traced
+    # tensor failed ("python bindings to nullptr storage", at copy.py).
+    "module-copies": lambda: _module_copies(),
 }
 
 
@@ -297,3 +301,51 @@ def _detached(h):
             + (h * h.detach()).sum() * 0.1 + shift * 0.01
             + ((h - centre) / (spread + 1).sqrt()).pow(2).sum() * 0.1
             + (h.gather(1, where) * top).sum() * 0.1)
+
+
+def _clone_module(module):
+    """learn2learn's clone_module, in short: a shallow copy of each
+    module's tables whose parameters are clones (differentiable)."""
+    clone = module.__new__(type(module))
+    clone.__dict__ = module.__dict__.copy()
+    clone._parameters = {k: p.clone() for k, p in module._parameters.items()}
+    clone._modules = {k: _clone_module(m) for k, m in module._modules.items()}
+    return clone
+
+
+class _ModuleCopies(nn.Module):
+    """Submodules copied in forward: copy.deepcopy (a batch norm's buffers
+    too) whose weight is then moved under no_grad, functorch's
+    make_functional with an inner grad step on its parameters (both are
+    copies: no gradient reaches the originals through them, as in torch),
+    and learn2learn's differentiable clone with an inner step whose
+    parameters a hypernetwork-style rebinding replaces."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(6, 5), nn.BatchNorm1d(5), nn.Tanh(), nn.Linear(5, 1))
+        self.head = nn.Sequential(nn.Linear(6, 4), nn.Tanh(), nn.Linear(4, 1))
+        self.learner = nn.Sequential(nn.Linear(6, 3), nn.Tanh(), nn.Linear(3, 1))
+
+    def forward(self, x, y):
+        import copy
+
+        from functorch import grad, make_functional
+        fast = copy.deepcopy(self.net)
+        with torch.no_grad():
+            fast[0].weight -= 0.1 * fast[0].weight.sign()
+        fmodel, params = make_functional(self.head)
+        g = grad(lambda p: F.mse_loss(fmodel(p, x), y))(params)
+        adapted = fmodel([p - 0.5 * gi for p, gi in zip(params, g)], x)
+        clone = _clone_module(self.learner)
+        inner = clone[2].weight.pow(2).sum()
+        clone[2]._parameters["weight"] = clone[2].weight - 0.3 * inner * clone[2].weight
+        return (F.mse_loss(fast(x), y) + F.mse_loss(self.net(x), y) + F.mse_loss(adapted, y)
+                + F.mse_loss(self.head(x), y) + F.mse_loss(clone(x), y)
+                + F.mse_loss(self.learner(x), y))
+
+
+def _module_copies():
+    torch.manual_seed(0)
+    return _ModuleCopies(), (torch.randn(7, 6, generator=_g(1)),
+                             torch.randn(7, 1, generator=_g(2)))
