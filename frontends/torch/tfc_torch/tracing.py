@@ -441,6 +441,14 @@ def _warn_dropped_updates(traced: Traced, writes, role):
     written = sorted(f"{role[holder].role} '{role[holder].key}'"
                      for holder in writes
                      if role[holder].role != "param" and holder not in traced.carried)
+    inputs = [w for w in written if w.startswith("input ")]
+    written = [w for w in written if not w.startswith("input ")]
+    if inputs:
+        warnings.warn(
+            f"{traced.model_name} writes its {', '.join(inputs)} in place: the compiled program "
+            "computes with the written values but leaves the tensors passed to it as they are "
+            "(torch's forward changes them; compiling changes nothing either)",
+            TracedUpdateWarning, stacklevel=3)
     if written:
         where = ("a forward import (import_forward, compile) does not carry them"
                  if traced.output_spec is not None else
@@ -859,8 +867,11 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     # (batch norm's running statistics, spectral norm's power iteration)
     # writes the copy, so importing leaves the user's module as it was, and
     # the constants folded from buffers are their values before the call.
+    # So is the batch: a forward that writes an input in place (fast
+    # neural style's batch.div_(255)) leaves the caller's tensors as they were.
     args = ([param_tensors[n] for n in params],
-            [buffer_tensors[n].clone() for n in buffers], *batch_leaves)
+            [buffer_tensors[n].clone() for n in buffers],
+            *[t.clone() if isinstance(t, torch.Tensor) else t for t in batch_leaves])
     # The traced and the eager call both run forward on the user's module:
     # its plain attributes are restored after them (module_state.py).
     with module_state.attributes_kept(model, type(model).__name__) as kept, \

@@ -704,10 +704,34 @@ def check_input_names(device):
     got = tfc_torch.compile(model, example, device=device)(*example)
     if not torch.allclose(got, model(*example), rtol=1e-5, atol=1e-6):
         problems.append("forward(self, output, lr): outputs differ from torch's")
+
+    class Pixels(nn.Module):  # fast-neural-style: forward scales its input in place
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 1)
+
+        def forward(self, batch):
+            batch.div_(255)
+            return self.fc(batch).pow(2).mean()
+
+    model = Pixels()
+    data = [(torch.rand(4, 3, generator=g) * 255,) for _ in range(3)]
+    kept = [b[0].clone() for b in data]
+    mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(mine, data[0], device=device, optimizer="sgd", lr=0.1)
+    tfc_torch.compile(copy.deepcopy(model), data[1], device=device)
+    if not all(torch.equal(b[0], k) for b, k in zip(data, kept)):
+        problems.append("compiling a forward that writes its input in place changed the "
+                        "caller's example batch")
+    train_alongside(step, reference, torch.optim.SGD(reference.parameters(), lr=0.1),
+                    lambda m, b: m(*[t.clone() for t in b]), data, "batch.div_(255): ",
+                    problems)
     return verdict(problems,
                    "input-names: ok (forward(self, lr, hr) trained 4 AdamW steps as torch's with "
                    "its input lr named lr_input; step, min_lr, warmup_steps, total_steps, loss "
-                   "as inputs of a warmup-cosine step; forward(self, output, lr) compiled)")
+                   "as inputs of a warmup-cosine step; forward(self, output, lr) compiled; a "
+                   "forward writing its input in place compiled without changing the example "
+                   "batch, 3 SGD steps as torch's)")
 
 
 def check_packed_lengths(device):
