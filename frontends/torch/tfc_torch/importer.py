@@ -789,6 +789,9 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
         fn.updates = [a.key for a in state_args]
         results = results + [ctx.state_updates.get(a.key, a) for a in state_args]
     fn.returns = results
+    # Buffers whose values the trace read as numbers are constants of the
+    # program too (the module watch guards them), read by the graph or not.
+    buffers += [k for k in traced.values_read if k not in buffers]
     for key, arg in ctx._extra_inputs.items():  # e.g. dropout_seed: example value 0
         inputs[key] = torch.zeros(arg.shape, dtype=dtypes.torch_dtype(arg.dtype))
     return Imported(fn, params, inputs, dict(traced.aliases), buffers, outputs, state, outside)

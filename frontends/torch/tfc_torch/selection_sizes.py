@@ -43,6 +43,9 @@ from .errors import DataDependentError
 
 _MARK = "_tfc_selected_rows"     # (k, the mask's id) on a selection
 _CONSTANT = "_tfc_constant"      # True on a tensor computed from constants alone
+# On a constant computed from buffers the trace holds as constants (held()):
+# their names, which the trace reports read when it relies on the value.
+_SOURCES = "_tfc_constant_sources"
 _HINT = ("the compiled program must be right for any mask: count the rows with "
          "mask.sum() (a tensor), average with .mean(), or keep the shape static with "
          "torch.where(mask, x, 0)")
@@ -80,6 +83,8 @@ try:
 except ImportError:
     pass
 _ABSENT = object()
+# Reads of a tensor's value as Python numbers.
+_READS = ("item", "tolist", "__float__", "__int__", "__index__", "__bool__")
 
 
 # tfc's own functions that only pass a call on (other torch function modes,
@@ -205,23 +210,76 @@ def _selection(t) -> Optional[Tuple[int, int, Optional[int]]]:
     return getattr(t, _MARK, None) if isinstance(t, torch.Tensor) else None
 
 
+def _flag(t: torch.Tensor) -> bool:
+    """t's own constant mark. A tensor the trace does not see (no
+    functional tensor: a plain tensor attribute, a global, or computed in
+    forward from those alone) is a constant of the program: the trace folds
+    its value in, and the module watch refuses a change of it after
+    compiling."""
+    flag = getattr(t, _CONSTANT, None)
+    if flag is None:
+        return not (torch._is_functional_tensor(t) or isinstance(t, torch.nn.Parameter)
+                    or t.requires_grad)
+    return flag
+
+
 def _constant(t) -> bool:
     """Whether `t` holds constants: it was computed from constants alone,
     and neither it nor a tensor it views was written from data since (a
     write through another view of the same source counts)."""
     while isinstance(t, torch.Tensor):
-        if not getattr(t, _CONSTANT, False):
+        if not _flag(t):
             return False
         source = getattr(t, _ALIAS, None)
         t = source if source is not None else t._base
     return True
 
 
+def held(t: torch.Tensor, name: str) -> None:
+    """Marks `t`, the traced copy of buffer (or frozen parameter) `name`,
+    as a constant the trace may read: the trace reports it read
+    (values_read()) where the count of a selection by it or its value as a
+    number is taken, and the caller refuses that when the step carries it
+    as model state."""
+    setattr(t, _CONSTANT, True)
+    setattr(t, _SOURCES, frozenset([name]))
+
+
+def _sources(tensors) -> frozenset:
+    """The held buffers the constants `tensors` were computed from."""
+    out = frozenset()
+    for t in tensors:
+        while isinstance(t, torch.Tensor):
+            out |= getattr(t, _SOURCES, frozenset())
+            source = getattr(t, _ALIAS, None)
+            t = source if source is not None else t._base
+    return out
+
+
+_read = set()  # the held buffers the running trace relied on
+
+
+def values_read() -> frozenset:
+    """The held buffers (held()) whose values the last trace read: as a
+    number, or as a mask whose selection's size it took as static."""
+    return frozenset(_read)
+
+
+def _real_value(t: torch.Tensor) -> torch.Tensor:
+    """The value of a traced tensor (make_fx traces real tensors)."""
+    from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing
+    if torch._is_functional_tensor(t):
+        torch._sync(t)
+        t = torch._from_functional_tensor(t)
+    with disable_proxy_modes_tracing():
+        return t.detach().clone()
+
+
 def _unconstant(t):
     """`t` was written in place from data: it, and every tensor it is a
     view or alias of, no longer holds constants."""
     while isinstance(t, torch.Tensor):
-        if getattr(t, _CONSTANT, False):
+        if _flag(t):
             setattr(t, _CONSTANT, False)
         source = getattr(t, _ALIAS, None)
         t = source if source is not None else t._base
@@ -283,10 +341,13 @@ def _derive(out, inputs, name: str = "", random: bool = False, moved: bool = Fal
     them: a factor); a tensor that moved the rows (a view or transpose
     that does not keep them in dim 0) refuses every size read."""
     constant = not random and all(_constant(t) for t in inputs)
+    sources = _sources(inputs) if constant else None
     selected = [_selection(t) for t in inputs if _selection(t) is not None]
     for t in _tensors(out):
         if constant:
             setattr(t, _CONSTANT, True)
+            if sources:
+                setattr(t, _SOURCES, sources)
         elif _constant(t):
             _unconstant(t)  # written in place from data
         if not selected or t.dim() == 0:
@@ -346,6 +407,7 @@ class SelectionSizes(TorchFunctionMode):
     """Active while tracing: see the module doc."""
 
     def __enter__(self):
+        _read.clear()
         tensor = torch.Tensor
         self._saved = {name: tensor.__dict__.get(name, _ABSENT)
                        for name in ("__getitem__", "__setitem__", "size", "shape", "numel",
@@ -365,6 +427,7 @@ class SelectionSizes(TorchFunctionMode):
             if live:
                 _mark(out, live[0])
             else:
+                _read.update(_sources(masks))
                 _derive(out, [t] + _tensors(index))
             return out
 
@@ -416,6 +479,12 @@ class SelectionSizes(TorchFunctionMode):
         if name == "__get__":  # a property: .T, .data, .shape (the last patched)
             name = getattr(getattr(func, "__self__", None), "__name__", name)
         first = args[0] if args else None
+        if name in _READS and isinstance(first, torch.Tensor) and _sources([first]) \
+                and _constant(first):
+            # The value of a held buffer (RotatE's self.gamma.item()): a
+            # constant of the program.
+            _read.update(_sources([first]))
+            return getattr(_real_value(first), name)(*args[1:], **kwargs)
         if _from_model():
             if name in _VIEWS and _selection(first) is not None:
                 sizes = _view_sizes(args, kwargs)
@@ -439,6 +508,7 @@ class SelectionSizes(TorchFunctionMode):
             if mask is not None and not _constant(mask):
                 _mark(out, mask)
                 return out
+            _read.update(_sources([mask]))
         if name in _ALIASING and isinstance(first, torch.Tensor):
             for t in _tensors(out):
                 if t is not first:

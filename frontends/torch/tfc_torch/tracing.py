@@ -33,7 +33,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from . import (custom_functions, functional_calls, grad_flags, index_rewrites, module_state,
                no_grad_writes, options, outside_values, packed_sequences, patching, traceable)
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
-from .selection_sizes import SelectionSizes
+from .selection_sizes import SelectionSizes, held, values_read
 from .source import STACK, TRACE_ENTRY, Frame, exception_frame, return_frame, stack_of
 
 try:  # torch >= 2.0
@@ -74,6 +74,11 @@ class Traced:
     # Called with each call's batch leaves before a compiled program runs
     # (packed_sequences.LengthCheck), or None.
     batch_check: Optional[Callable] = None
+    # The buffers (and frozen parameters of a loss) whose values the trace
+    # read as constants (selection_sizes.held: .item() of one, the row
+    # count of a selection by a mask computed from them): the program
+    # holds them as constants even where its graph no longer reads them.
+    values_read: List[str] = field(default_factory=list)
 
 
 DATA_DEPENDENT_MARKERS = (
@@ -841,7 +846,8 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         for aliases, t in zip(params.values(), param_list):
             for name in aliases:
                 state[name] = t
-        for aliases, t in zip(buffers.values(), buffer_list):
+        for (key, aliases), t in zip(buffers.items(), buffer_list):
+            held(t, key)
             for name in aliases:
                 state[name] = t
         holders = dict(state)
@@ -903,4 +909,16 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                 if placeholder.key in frozen_names and holder not in traced.carried:
                     traced.carried[holder] = None
     _warn_dropped_updates(traced, writes, role)
+    read = values_read()
+    carried = sorted(role[h].key for h in traced.carried if role[h].key in read)
+    if carried:
+        raise DataDependentError(
+            f"forward reads the value of {', '.join(carried)} as a number (.item(), float()) or "
+            "as a mask whose selection's row count it uses, and the training step carries it as "
+            "model state (forward writes it, or frozen=\"state\"): the compiled program would "
+            "keep the value read while compiling", None,
+            "compute with it as a tensor (x * self.scale, not x * self.scale.item(); "
+            "torch.where(mask, x, 0) or -1 in a view instead of the row count), or keep a "
+            "value forward does not change as a Python number attribute")
+    traced.values_read = sorted(read)
     return traced

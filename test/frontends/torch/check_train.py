@@ -30,6 +30,10 @@ Cases:
   (`self.center = ...`), 5 AdamW steps: losses and every state tensor as
   torch's; compiling leaves the module unchanged and warns about a Python
   counter it changed; writes to trainable parameters in forward refused.
+- held-values: a frozen parameter read with .item() and a buffer mask whose
+  selection forward views as N rows: 3 SGD steps as torch's; changing either
+  after compiling is refused, as are a forward writing the mask and
+  frozen="state".
 - outside-values: tensors forward reads that are no parameters or buffers (a
   0-d KL weight attribute, class weights, a teacher hidden in a list, a
   global, a loss_fn module's teacher) changed after compiling are errors
@@ -90,7 +94,7 @@ from train_helpers import (LOSS_RTOL, MOVED_RTOL, PARAM_RTOL, adamw_groups,  # n
                            batches, compare_parameters, expect_error, normwise, random_batch,
                            rel, torch_loss, train_alongside, verdict)
 from train_state import (check_buffers, check_checkpoint, check_forward_state,  # noqa: E402
-                         check_module_changes, check_outside_values)
+                         check_held_values, check_module_changes, check_outside_values)
 
 SKIP = 77
 def check_family(case, device, steps):
@@ -909,7 +913,8 @@ def check_masked(device):
                    "from one selected row, give torch's losses on 6 other masks)")
 
 
-CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "forward-state", "input-names",
+CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "forward-state", "held-values",
+                            "input-names",
                             "masked", "module-changes", "no-gradient", "outside-values",
                             "packed-lengths", "param-groups", "qat"]
 
@@ -937,6 +942,8 @@ def main():
             problem = check_checkpoint(args.device)
         elif case == "forward-state":
             problem = check_forward_state(args.device)
+        elif case == "held-values":
+            problem = check_held_values(args.device)
         elif case == "input-names":
             problem = check_input_names(args.device)
         elif case == "masked":

@@ -709,3 +709,78 @@ def check_outside_values(device):
                    "rebound, a hidden teacher, a global and a loss_fn's teacher refused, also in a "
                    "compiled forward; dict and namespace loss weights warned; rounding round "
                    "trips accepted, a 1e-4 change refused)")
+
+
+class _Held(torch.nn.Module):
+    """Values forward reads from the module as constants: RotatE's margin,
+    a frozen parameter read with .item(), and NT-Xent's positives mask, a
+    buffer whose selection forward views as N rows. `writes`: forward also
+    updates the mask buffer (model state)."""
+
+    def __init__(self, writes=False):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.gamma = torch.nn.Parameter(torch.tensor([6.0]), requires_grad=False)
+        self.register_buffer("pos", torch.eye(6, dtype=torch.bool).roll(3, 1))
+        self.writes = writes
+
+    def forward(self, x):
+        z = F.normalize(self.lin(x), dim=1)
+        sim = z @ z.t()
+        pos = sim[self.pos].view(z.shape[0], 1)
+        if self.writes:
+            self.pos.copy_(self.pos.roll(1, 0))
+        return (self.gamma.item() - pos).pow(2).mean() + sim.mean()
+
+
+def check_held_values(device):
+    """Buffers and frozen parameters forward never writes are constants
+    whose values the trace may read (a frozen parameter's .item(), a buffer
+    mask's row count): 3 SGD steps as torch's; changing either after
+    compiling is a ModelError naming it (.item() leaves no use of the
+    parameter in the program, which must still count it as read); a
+    forward that writes the mask, or frozen="state", is refused."""
+    g = torch.Generator().manual_seed(31)
+    data = [(torch.randn(6, 4, generator=g),) for _ in range(4)]
+    problems = []
+    torch.manual_seed(31)
+    model = _Held()
+    reference = copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(model, data[0], device=device, optimizer="sgd", lr=0.1)
+    opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+    for i, batch in enumerate(data[:3]):
+        loss = step(*batch)
+        opt.zero_grad()
+        want = reference(*batch)
+        want.backward()
+        opt.step()
+        if abs(loss - want.item()) > 1e-5 * max(1.0, abs(want.item())):
+            problems.append(f"step {i}: loss {loss}, torch {want.item()}")
+
+    def changed(change, text):
+        m = _Held()
+        run = tfc_torch.compile_train_step(m, data[0], device=device, optimizer="sgd", lr=0.1)
+        run(*data[0])
+        change(m)
+        return expect_error(tfc_torch.ModelError, text,
+                            lambda: [run(*batch) for batch in data[1:]])
+
+    def set_gamma(m):
+        with torch.no_grad():
+            m.gamma.fill_(7.0)
+
+    def set_pos(m):
+        m.pos[0, 1] = True
+    problems += [e for e in (
+        changed(set_gamma, "parameter 'gamma' of the module was changed"),
+        changed(lambda m: m.gamma.data.fill_(7.0), "parameter 'gamma' of the module holds"),
+        changed(set_pos, "buffer 'pos' of the module was changed")) if e]
+    for model, options in ((_Held(writes=True), {}), (_Held(), {"frozen": "state"})):
+        e = expect_error(tfc_torch.DataDependentError, "training step carries it as model state",
+                         lambda: tfc_torch.compile_train_step(model, data[0], device=device,
+                                                              **options))
+        if e:
+            problems.append(e)
+    return verdict(problems, "held-values: ok (a frozen parameter's .item() and a buffer mask's "
+                             "row count: 3 SGD steps as torch's; changes after compiling "
+                             "refused; a written mask and frozen='state' refused)")

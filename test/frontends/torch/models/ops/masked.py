@@ -433,7 +433,39 @@ def _rows():
     return _RowOps(), (torch.randn(7, 6, generator=_g(1)), keep)
 
 
+class _HeldConstants(nn.Module):
+    """Masks and numbers kept on the module that forward never writes:
+    SimCLR's NT-Xent mask built in __init__ as a plain tensor attribute
+    (and as a buffer), selecting the negatives viewed as N rows
+    (sim[self.mask].reshape(N, -1)); RotatE's margin as a frozen parameter
+    and a buffer read with .item() / float(). Their values are constants of
+    the program (the module watch refuses a change after compiling)."""
+
+    def __init__(self, n=3):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        mask = torch.ones(2 * n, 2 * n, dtype=torch.bool).fill_diagonal_(False)
+        for i in range(n):
+            mask[i, n + i] = mask[n + i, i] = False
+        self.mask = mask
+        self.register_buffer("pos", ~mask & ~torch.eye(2 * n, dtype=torch.bool))
+        self.gamma = nn.Parameter(torch.tensor([6.0]), requires_grad=False)
+        self.register_buffer("embedding_range", torch.tensor(0.5))
+
+    def forward(self, x):
+        z = F.normalize(self.lin(x), dim=1)
+        sim = z @ z.t() / 0.5
+        neg = sim[self.mask].reshape(z.shape[0], -1)
+        pos = sim[self.pos].reshape(z.shape[0], 1)
+        nt_xent = F.cross_entropy(torch.cat([pos, neg], 1), torch.zeros(6, dtype=torch.long))
+        score = self.gamma.item() - z.norm(dim=1) / float(self.embedding_range)
+        return nt_xent + F.logsigmoid(score).mean() + neg[:, :2].sum() / neg.shape[1]
+
+
 CASES = {
+    # Constants held by the module (plain attribute, buffer, frozen
+    # parameter): their selections' row counts and their values as numbers.
+    "held-constants": lambda: (_HeldConstants(), (torch.randn(6, 4, generator=_g(1)),)),
     "masked-lm": _mlm,
     "masked-node-losses": _nodes,
     "masked-assignments": _assign,
