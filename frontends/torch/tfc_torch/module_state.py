@@ -27,19 +27,23 @@ state in ways functional_call alone does not route to the placeholders:
   annealing, an `initialized` flag) are baked into the trace with the
   values of the traced call. `attributes_kept(model)` restores them after
   tracing (compiling leaves the module as it was) and names the changed
-  ones in a TracedUpdateWarning.
+  ones in a TracedUpdateWarning; a tensor attribute that is no buffer,
+  changed and read by the trace (`self.h = f(self.h).detach()`), is a
+  ModelError: torch carries it from call to call, and the compiled program
+  would compute with the traced call's value every time.
 """
 import contextlib
 import os
 import sys
 import warnings
-from typing import Dict, Iterator, Set
+from typing import Dict, Iterator, Optional, Set
 
 import torch
 
 from . import grad_flags, patching
 from .errors import ModelError, TracedUpdateWarning
 from .selection_sizes import _ALIAS, _ALIASING
+from .source import Frame, stack_frame
 
 # What to do instead of writing a trainable parameter in forward.
 TRAINABLE_WRITE_HINT = ("use the new value functionally (F.conv2d(x, self.weight * self.mask)), "
@@ -157,12 +161,20 @@ def _traced_parameter(cls, data=None, requires_grad=True):
 
 
 _MODULE_SETATTR = torch.nn.Module.__setattr__
+# (id(module), name) -> the model's line that first rebound the module's
+# plain tensor attribute `name` in the call being traced.
+_REBOUND: Dict[tuple, Optional[Frame]] = {}
 
 
 def _traced_setattr(module, name, value):
     """A traced tensor assigned to a parameter's name stands for a
     parameter, as nn.Parameter(traced tensor) is one (a module copied in
-    forward, `w -= lr * g` on its weight under no_grad)."""
+    forward, `w -= lr * g` on its weight under no_grad). A plain tensor
+    attribute rebound to a tensor is noted with the model's line, for
+    attributes_kept's error."""
+    if isinstance(value, torch.Tensor) and isinstance(module.__dict__.get(name), torch.Tensor) \
+            and (id(module), name) not in _REBOUND:
+        _REBOUND[(id(module), name)] = stack_frame()
     table = module.__dict__.get("_parameters")
     if table is not None and name in table and isinstance(value, torch.Tensor) and \
             torch._is_functional_tensor(value):
@@ -441,18 +453,39 @@ def attributes_kept(model: torch.nn.Module, model_name: str) -> Iterator[_Kept]:
     so: a TracedUpdateWarning naming the attributes (a tensor rebound to
     equal values, as `self.pe = self.pe.to(x.dtype)`, is no change), a
     ModelError for a buffer registered as None and set in forward (the
-    compiled program would compute its first value every call). Yields a
-    _Kept: tell it the traced graph (read_by) so that tensor attributes
-    the trace never read are no state."""
+    compiled program would compute its first value every call) and for a
+    tensor attribute that is no buffer, changed (rebound or written) and
+    read by the trace (the program would compute with its traced value
+    every call). Yields a _Kept: tell it the traced graph (read_by) so
+    that tensor attributes the trace never read are no state."""
     before = _snapshot(model)
     kept = _Kept()
     failed = True
+    _REBOUND.clear()
     try:
         yield kept
         failed = False
     finally:
-        changed = [c for c in (_restore(entry, kept.read) for entry in before) if c]
+        restored = [(entry, _restore(entry, kept.read)) for entry in before]
+        changed = [c for _, c in restored if c]
         lazy = [c for c in changed if c.startswith("buffer ")]
+        tensors = [(entry, c) for entry, c in restored if c.endswith(" (a tensor)")]
+        changed = [c for c in changed if not c.endswith(" (a tensor)")]
+        frames = [_REBOUND.get((id(entry[0]), entry[2])) for entry, _ in tensors]
+        _REBOUND.clear()
+        if tensors and not lazy and not failed:
+            names = [c[:-len(" (a tensor)")] for _, c in tensors]
+            key = tensors[0][0][2] if len(names) == 1 else "name"
+            raise ModelError(
+                f"{model_name}'s forward changes the plain tensor attribute"
+                f"{'s' if len(names) > 1 else ''} {', '.join(names)} (no parameter, buffer or "
+                "input), which torch carries from call to call: a trace reads it as a constant, "
+                "so every compiled call would compute with the value the traced call saw",
+                next((f for f in frames if f is not None), None),
+                f"register it as a buffer, self.register_buffer('{key}', tensor): the training "
+                "step carries a buffer forward re-assigns or updates in place (a running "
+                "statistic, a truncated-BPTT hidden state self.hidden = h.detach()) as model "
+                "state; or pass it as a batch argument")
         if lazy and not failed:
             raise ModelError(
                 f"{model_name}'s forward sets {', '.join(lazy)}: tfc carries the updates of "

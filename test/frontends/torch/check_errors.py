@@ -110,6 +110,10 @@ CASES = {
     "PlainHiddenState": ("ModelError", ["plain tensor attribute hidden", "nn.GRU",
                                          "self.rnn(x, self.hidden)",
                                          "self.register_buffer('hidden', tensor)"]),
+    "PlainTensorRebound": ("ModelError", ["plain tensor attribute running",
+                                           "carries from call to call",
+                                           "self.running = 0.5 * self.running",
+                                           "self.register_buffer('running', tensor)"]),
     "GeneratorDraw": ("ModelError", ["explicit torch.Generator", "drop generator="]),
     "HessianOfScaled": ("ModelError", ["forward-mode differentiation", "jacrev(jacrev(f))"]),
     "LossInputGradient": ("UnsupportedOpError", [

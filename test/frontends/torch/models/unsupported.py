@@ -204,6 +204,22 @@ class PlainHiddenState(nn.Module):
         return out.pow(2).mean()
 
 
+class PlainTensorRebound(nn.Module):
+    """A running loss scale kept as a plain tensor attribute (no buffer),
+    rebound in forward without any op writing it: torch carries it, a
+    compiled step would keep the traced call's value."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 3)
+        self.running = torch.tensor(1.0)
+
+    def forward(self, x):
+        loss = self.fc(x).pow(2).mean()
+        self.running = 0.5 * self.running + 0.5 * loss.detach()  # error here
+        return loss / self.running
+
+
 class MixingBackward(torch.autograd.Function):
     """A custom backward that moves gradients between elements: tfc imports
     elementwise backwards only (grad_input = m * grad_output), and
