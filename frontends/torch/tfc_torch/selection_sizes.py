@@ -30,11 +30,12 @@ Count used where Python wants an integer (range(sel.shape[0]), numpy,
 list slicing) is not caught: torch's argument parsing asks for the integer
 the same way.
 """
+import contextlib
 import inspect
 import os
 import sys
 from fractions import Fraction
-from typing import Optional, Tuple
+from typing import Iterator, Optional, Tuple
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -241,8 +242,24 @@ def held(t: torch.Tensor, name: str) -> None:
     (values_read()) where the count of a selection by it or its value as a
     number is taken, and the caller refuses that when the step carries it
     as model state."""
-    setattr(t, _CONSTANT, True)
-    setattr(t, _SOURCES, frozenset([name]))
+    if _holding:
+        setattr(t, _CONSTANT, True)
+        setattr(t, _SOURCES, frozenset([name]))
+
+
+_holding = True
+
+
+@contextlib.contextmanager
+def holding(hold: bool) -> Iterator[None]:
+    """held() marks meanwhile (hold) or does nothing (not hold: the trace
+    again when a value read turned out to be model state)."""
+    global _holding
+    saved, _holding = _holding, hold
+    try:
+        yield
+    finally:
+        _holding = saved
 
 
 def _sources(tensors) -> frozenset:

@@ -33,6 +33,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from . import (custom_functions, functional_calls, grad_flags, index_rewrites, module_state,
                no_grad_writes, options, outside_values, packed_sequences, patching, traceable)
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
+from . import selection_sizes
 from .selection_sizes import SelectionSizes, held, values_read
 from .source import STACK, TRACE_ENTRY, Frame, exception_frame, return_frame, stack_of
 
@@ -593,6 +594,69 @@ def _plain_tensor_attributes(model: torch.nn.Module, code: str) -> List[str]:
     return named or [full for full, _ in found]
 
 
+_VALUE_READ_HINT = (
+    "tfc compiles one static graph per shape: compute both branches and pick "
+    "with torch.where / masked_fill, or move the decision out of the model "
+    "(e.g. into a constructor argument); a number read from a tensor to compute "
+    "with stays a tensor (loss / mask.sum(), not / mask.sum().item()); a size "
+    "read from the data (max_len = lengths.max().item() for a padding mask) is "
+    "the padded size (x.size(1))")
+# (what the failing line holds, the hint for that idiom), first match wins.
+_VALUE_READ_IDIOMS = (
+    # MoCo / ALBEF / BLIP's queue: ptr = int(self.queue_ptr); queue[:, ptr:ptr + bs] = k.T
+    (("ptr",), "a ring buffer's pointer is model state, read at every call: write at the "
+     "positions it gives without reading it as a number, idx = (self.queue_ptr + "
+     "torch.arange(bs)) % K; self.queue.index_copy_(1, idx, keys.T); "
+     "self.queue_ptr.add_(bs).remainder_(K) (the step carries both buffers)"),
+    (("pack_padded_sequence", "tolist"), "pass the lengths tensor itself, "
+     "pack_padded_sequence(x, lengths, ...): tfc traces packed sequences from it"),
+    # The pytorch.org BiLSTM-CRF tutorial's log_sum_exp: vec[0, argmax(vec)]
+    (("argmax",), "a log-sum-exp stabilized by its max is torch.logsumexp(vec, dim) (the "
+     "BiLSTM-CRF tutorial's log_sum_exp(vec)); an index to pick with stays a tensor: "
+     "vec.max(1).values, vec.gather(1, idx)"),
+)
+
+
+def _value_read_hint(frame: Optional[Frame]) -> str:
+    """The hint for a tensor's value read as a Python value at `frame`:
+    the rewrite of a known idiom found in its line or function, else the
+    general one."""
+    where = f"{frame.function} {frame.code}" if frame is not None else ""
+    for needles, hint in _VALUE_READ_IDIOMS:
+        if all(n in where for n in needles):
+            return hint
+    return _VALUE_READ_HINT
+
+
+# torch.autograd.grad with respect to parameters (MAML's inner step).
+_PARAMETER_GRAD_HINT = (
+    "take a gradient with respect to parameters with functorch's grad of a function of "
+    "them, which tfc traces and differentiates again (MAML's second order): g = grad(lambda "
+    "w: F.mse_loss(xs @ w.t(), ys))(self.w); for a submodule's, g = grad(lambda p: "
+    "loss_fn(functional_call(self.learner, p, (xs,)), ys))(dict(self.learner."
+    "named_parameters())) (from functorch import grad; torch.func on torch 2)")
+
+
+def _autograd_hint(frame: Optional[Frame]) -> str:
+    """The functorch form of the torch.autograd call at `frame`: of a
+    gradient with respect to parameters when its inputs name some."""
+    code = frame.code if frame is not None else ""
+    _, found, call = code.partition("autograd.grad(")
+    arguments, depth = [""], 0
+    for c in call if found else "":
+        depth += (c in "([{") - (c in ")]}")
+        if depth < 0:
+            break
+        if c == "," and depth == 0:
+            arguments.append("")
+        else:
+            arguments[-1] += c
+    inputs = arguments[1] if len(arguments) > 1 else ""
+    if any(w in inputs for w in ("self.", "param", "weight")):
+        return _PARAMETER_GRAD_HINT
+    return AUTOGRAD_IN_FORWARD_HINT
+
+
 def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
     """make_fx of functionalized `fn` on `args` under the tracing contexts
     (`spaces`: the model code's globals, for custom_functions); a failure
@@ -617,16 +681,11 @@ def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
                 e.args = (e._render(),)
             raise
         if any(m in text for m in DATA_DEPENDENT_MARKERS):
+            frame = exception_frame(e)
             raise DataDependentError(
                 "the model's Python control flow depends on a tensor's value "
                 "(an `if`/`while` on a tensor, .item(), .tolist(), int()/bool() of a tensor)",
-                exception_frame(e),
-                "tfc compiles one static graph per shape: compute both branches and pick "
-                "with torch.where / masked_fill, or move the decision out of the model "
-                "(e.g. into a constructor argument); a number read from a tensor to compute "
-                "with stays a tensor (loss / mask.sum(), not / mask.sum().item()); a size "
-                "read from the data (max_len = lengths.max().item() for a padding mask) is "
-                "the padded size (x.size(1))") from e
+                frame, _value_read_hint(frame)) from e
         if "for tensor of size [0" in text or "with size 0" in text:
             raise ModelError(
                 f"tracing the model with make_fx failed on an empty tensor ({text.splitlines()[0]}): "
@@ -672,11 +731,12 @@ def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
                 "remove the hook: tfc places and recomputes activations itself "
                 "(recompute=cheap|blocks)") from e
         if any(m in text for m in AUTOGRAD_IN_FORWARD_MARKERS):
+            frame = exception_frame(e)
             raise ModelError(
                 "forward takes a derivative with torch.autograd (torch.autograd.grad, "
                 ".backward(), requires_grad_(), torch.autograd.functional), which cannot be "
                 "traced: tfc traces under functionalization, where tensors carry no autograd "
-                "history", exception_frame(e), AUTOGRAD_IN_FORWARD_HINT) from e
+                "history", frame, _autograd_hint(frame)) from e
         if "argument of type: <class 'torch._C.Generator'>" in text:  # torch 1.13 make_fx
             raise ModelError(
                 "a random draw with an explicit torch.Generator (generator=...) cannot be traced: "
@@ -880,12 +940,35 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             *[t.clone() if isinstance(t, torch.Tensor) else t for t in batch_leaves])
     # The traced and the eager call both run forward on the user's module:
     # its plain attributes are restored after them (module_state.py).
-    with module_state.attributes_kept(model, type(model).__name__) as kept, \
-            outside_values.guarded(type(model).__name__):
-        spaces = custom_functions.code_globals(model, loss_fn)
-        gm = _make_fx(_tfc_traced_loss, args, spaces, model)
-        kept.read_by(gm)
-        _run_eagerly(_tfc_traced_loss, args, gm, spaces)
+    def run(hold: bool):
+        with selection_sizes.holding(hold), \
+                module_state.attributes_kept(model, type(model).__name__) as kept, \
+                outside_values.guarded(type(model).__name__):
+            spaces = custom_functions.code_globals(model, loss_fn)
+            gm = _make_fx(_tfc_traced_loss, args, spaces, model)
+            kept.read_by(gm)
+            _run_eagerly(_tfc_traced_loss, args, gm, spaces)
+        return gm
+
+    def run_unheld(state: List[str]):
+        """The trace again with buffers not held constant: a value read
+        as a constant that is model state (MoCo's queue pointer, read, then
+        written) fails at the read, with the state named."""
+        try:
+            return run(False)
+        except FrontendError as e:
+            if state:
+                e.hint += (f" ({', '.join(state)}: model state, which forward writes or "
+                           "frozen=\"state\" sets between calls, so no constant)")
+                e.args = (e._render(),)
+            raise
+
+    try:
+        gm = run(True)
+    except FrontendError:
+        if not values_read():
+            raise
+        gm = run_unheld([])  # the failure may follow from a value read
 
     placeholders = [Placeholder("param", n, param_tensors[n]) for n in params]
     placeholders += [Placeholder("buffer", n, buffer_tensors[n]) for n in buffers]
@@ -908,17 +991,13 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             for holder, placeholder in role.items():
                 if placeholder.key in frozen_names and holder not in traced.carried:
                     traced.carried[holder] = None
-    _warn_dropped_updates(traced, writes, role)
     read = values_read()
     carried = sorted(role[h].key for h in traced.carried if role[h].key in read)
     if carried:
-        raise DataDependentError(
-            f"forward reads the value of {', '.join(carried)} as a number (.item(), float()) or "
-            "as a mask whose selection's row count it uses, and the training step carries it as "
-            "model state (forward writes it, or frozen=\"state\"): the compiled program would "
-            "keep the value read while compiling", None,
-            "compute with it as a tensor (x * self.scale, not x * self.scale.item(); "
-            "torch.where(mask, x, 0) or -1 in a view instead of the row count), or keep a "
-            "value forward does not change as a Python number attribute")
+        run_unheld(carried)
+        raise DataDependentError(  # not reached where the read fails unheld
+            f"forward reads the value of {', '.join(carried)} (model state: forward writes it, "
+            "or frozen=\"state\") as a number or a mask's row count", None, _VALUE_READ_HINT)
     traced.values_read = sorted(read)
+    _warn_dropped_updates(traced, writes, role)
     return traced

@@ -733,6 +733,28 @@ class _Held(torch.nn.Module):
         return (self.gamma.item() - pos).pow(2).mean() + sim.mean()
 
 
+class _RingQueue(torch.nn.Module):
+    """MoCo's key queue in the form the error at int(self.queue_ptr)
+    recommends: written at (ptr + arange(bs)) % K, the pointer advanced in
+    place, both buffers model state."""
+
+    def __init__(self, k=10):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.k = k
+        self.register_buffer("queue", F.normalize(torch.randn(4, k), dim=0))
+        self.register_buffer("queue_ptr", torch.zeros(1, dtype=torch.long))
+
+    def forward(self, x):
+        q = F.normalize(self.lin(x), dim=1)
+        loss = torch.logsumexp(q @ self.queue.clone().detach() / 0.07, 1).mean()
+        with torch.no_grad():
+            idx = (self.queue_ptr + torch.arange(x.shape[0])) % self.k
+            self.queue.index_copy_(1, idx, q.T)
+            self.queue_ptr.add_(x.shape[0]).remainder_(self.k)
+        return loss
+
+
 def check_held_values(device):
     """Buffers and frozen parameters forward never writes are constants
     whose values the trace may read (a frozen parameter's .item(), a buffer
@@ -775,12 +797,32 @@ def check_held_values(device):
         changed(set_gamma, "parameter 'gamma' of the module was changed"),
         changed(lambda m: m.gamma.data.fill_(7.0), "parameter 'gamma' of the module holds"),
         changed(set_pos, "buffer 'pos' of the module was changed")) if e]
+    # The ring-buffer form of MoCo's queue (the hint of a pointer read):
+    # 5 SGD steps, the pointer wrapping around, as torch's.
+    torch.manual_seed(32)
+    ring = _RingQueue()
+    reference = copy.deepcopy(ring)
+    step = tfc_torch.compile_train_step(ring, data[0], device=device, optimizer="sgd", lr=0.1)
+    opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+    for i, batch in enumerate(data + data[:1]):
+        loss = step(*batch)
+        opt.zero_grad()
+        want = reference(*batch)
+        want.backward()
+        opt.step()
+        if abs(loss - want.item()) > 1e-5 * max(1.0, abs(want.item())):
+            problems.append(f"ring queue step {i}: loss {loss}, torch {want.item()}")
+    state = step.state_dict()
+    if not torch.allclose(state["queue"], reference.queue, atol=1e-5) \
+            or not torch.equal(state["queue_ptr"], reference.queue_ptr):
+        problems.append("ring queue: the queue or its pointer differ from torch's")
     for model, options in ((_Held(writes=True), {}), (_Held(), {"frozen": "state"})):
-        e = expect_error(tfc_torch.DataDependentError, "training step carries it as model state",
+        e = expect_error(tfc_torch.DataDependentError, ": model state, which forward writes",
                          lambda: tfc_torch.compile_train_step(model, data[0], device=device,
                                                               **options))
         if e:
             problems.append(e)
     return verdict(problems, "held-values: ok (a frozen parameter's .item() and a buffer mask's "
                              "row count: 3 SGD steps as torch's; changes after compiling "
-                             "refused; a written mask and frozen='state' refused)")
+                             "refused; a written mask and frozen='state' refused; MoCo's "
+                             "ring-buffer queue: 5 SGD steps as torch's)")

@@ -485,3 +485,52 @@ class SelectionViewRows(Base):
         dist = torch.cdist(h, h)
         is_pos = torch.eye(6, dtype=torch.bool) | (dist < dist.mean())
         return dist[is_pos].view(6, -1).max(1)[0].mean()  # error here
+
+
+class QueuePointer(Base):
+    """MoCo's key queue: its pointer buffer read as a number to slice the
+    queue, then advanced (model state, a new value every call)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("queue", torch.randn(4, 12))
+        self.register_buffer("queue_ptr", torch.zeros(1, dtype=torch.long))
+
+    def forward(self, x):
+        q = self.fc(x)
+        loss = (q @ self.queue).logsumexp(1).mean()
+        with torch.no_grad():
+            ptr = int(self.queue_ptr)  # error here
+            self.queue[:, ptr:ptr + q.shape[0]] = q.T
+            self.queue_ptr[0] = (ptr + q.shape[0]) % 12
+        return loss
+
+
+class PackedLengthsList(Base):
+    """pack_padded_sequence given the lengths as a list read from a tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(8, 4, batch_first=True)
+
+    def forward(self, x):
+        h = x.view(2, 3, 8)
+        lengths = (h.abs().sum(2) > 0).sum(1)
+        packed = nn.utils.rnn.pack_padded_sequence(h, lengths.tolist(), batch_first=True)  # error here
+        return self.rnn(packed)[1].sum()
+
+
+def _tutorial_argmax(vec):
+    _, idx = torch.max(vec, 1)
+    return idx.item()  # error here (TutorialLogSumExp)
+
+
+class TutorialLogSumExp(Base):
+    """The pytorch.org BiLSTM-CRF tutorial's log_sum_exp: the max picked by
+    an index read as a number."""
+
+    def forward(self, x):
+        vec = self.fc(x)[:1]
+        max_score = vec[0, _tutorial_argmax(vec)]
+        broadcast = max_score.view(1, -1).expand(1, vec.size(1))
+        return max_score + torch.log(torch.sum(torch.exp(vec - broadcast)))
