@@ -41,7 +41,10 @@ Operation *later(Operation *a, Operation *b) {
 
 /// The last op in `block` that `op` must follow: the producers of its
 /// operands, and the readers of the old value of every operand it writes
-/// in place (`inPlace`), but `op` itself and `ignore`.
+/// in place (`inPlace`), but `op` itself, `ignore` and the block's
+/// terminator (a step returning the old value itself, a loss that is a
+/// parameter, keeps it: the update cannot be in place, and stays before
+/// the return).
 Operation *mustFollow(Operation *op, ArrayRef<Value> inPlace,
                       const DenseSet<Operation *> &ignore) {
   Operation *last = nullptr;
@@ -51,7 +54,8 @@ Operation *mustFollow(Operation *op, ArrayRef<Value> inPlace,
   for (Value old : inPlace)
     for (Operation *user : old.getUsers())
       if (user != op && !ignore.contains(user) &&
-          user->getBlock() == op->getBlock())
+          user->getBlock() == op->getBlock() &&
+          !user->hasTrait<OpTrait::IsTerminator>())
         last = later(last, user);
   return last;
 }
