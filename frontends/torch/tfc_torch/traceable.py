@@ -646,7 +646,24 @@ def learnable_fake_quantize_forward(self, X):
              "scale and zero_point as parameters")
 
 
+def register_hook(self, hook):
+    """Tensor.register_hook in forward (h.register_hook(lambda g: g * 0.1)
+    to slow a branch's gradient, a clamp of it), refused by name: the hook
+    changes the gradient of every use of the tensor, and tfc derives the
+    gradients itself and runs no Python during the step. Ignored, it would
+    train on other gradients (a guard `if h.requires_grad:` reads True
+    while tracing, as in torch: grad_flags.py)."""
+    raise ModelError(
+        "Tensor.register_hook in forward: the hook changes the gradient of the tensor, and tfc "
+        "derives the gradients itself and runs no Python hook during the step, so it would "
+        "train on other gradients",
+        hint="scale or mask the gradient with a custom torch.autograd.Function whose backward is "
+             "elementwise (return grad_output * m), applied to the tensor; a clamp of the "
+             "gradient has no such form")
+
+
 REPLACEMENTS = [
+    (torch.Tensor, "register_hook", register_hook),
     (torch, "quantile", quantile),
     (torch, "nanquantile", nanquantile),
     (torch.Tensor, "quantile", lambda self, *a, **k: quantile(self, *a, **k)),

@@ -124,6 +124,9 @@ CASES = {
                                            "carries from call to call",
                                            "self.running = 0.5 * self.running",
                                            "self.register_buffer('running', tensor)"]),
+    "TensorHookInForward": ("ModelError", ["Tensor.register_hook in forward",
+                                            "h.register_hook(lambda g: g * 0.1)",
+                                            "custom torch.autograd.Function"]),
     "GeneratorDraw": ("ModelError", ["explicit torch.Generator", "drop generator="]),
     "HessianOfScaled": ("ModelError", ["forward-mode differentiation", "jacrev(jacrev(f))"]),
     "LossInputGradient": ("UnsupportedOpError", [

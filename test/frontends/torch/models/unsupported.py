@@ -220,6 +220,22 @@ class PlainTensorRebound(nn.Module):
         return loss / self.running
 
 
+class TensorHookInForward(nn.Module):
+    """A gradient hook on an intermediate, guarded as usual: torch scales
+    the encoder's gradient by 0.1; tfc runs no Python hook during the step
+    (ignoring it trained on other gradients, silently)."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc, self.dec = nn.Linear(8, 8), nn.Linear(8, 3)
+
+    def forward(self, x):
+        h = self.enc(x)
+        if h.requires_grad:
+            h.register_hook(lambda g: g * 0.1)  # error here
+        return self.dec(h).pow(2).mean()
+
+
 class MixingBackward(torch.autograd.Function):
     """A custom backward that moves gradients between elements: tfc imports
     elementwise backwards only (grad_input = m * grad_output), and
