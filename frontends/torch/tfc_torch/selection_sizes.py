@@ -420,6 +420,19 @@ def _mean_of_rows(func, args, kwargs):
     return func(**call).mean()
 
 
+def _byte_masks_as_bool(index):
+    """`index` with its uint8 tensors as bool ones: torch indexes with a
+    uint8 tensor as with a mask (the legacy form, `scores[byte_mask] =
+    -inf`), the trace records it as an integer index tensor."""
+    def mask(i):
+        return i.bool() if isinstance(i, torch.Tensor) and i.dtype == torch.uint8 else i
+    if isinstance(index, tuple):
+        return tuple(mask(i) for i in index)
+    if isinstance(index, list) and any(isinstance(i, torch.Tensor) for i in index):
+        return [mask(i) for i in index]
+    return mask(index)
+
+
 class SelectionSizes(TorchFunctionMode):
     """Active while tracing: see the module doc."""
 
@@ -436,6 +449,7 @@ class SelectionSizes(TorchFunctionMode):
         def selecting_getitem(t, index):
             if _has_count(index) and _from_model():
                 _refuse("indexing with its size")
+            index = _byte_masks_as_bool(index)
             out = getitem(t, index)
             if not _tensors(index):  # basic indexing: a view of t
                 setattr(out, _ALIAS, t)
@@ -449,6 +463,7 @@ class SelectionSizes(TorchFunctionMode):
             return out
 
         def tracking_setitem(t, index, value):
+            index = _byte_masks_as_bool(index)
             setitem(t, index, value)
             if not all(_constant(x) for x in _tensors((index, value))):
                 _unconstant(t)

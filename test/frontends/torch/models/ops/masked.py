@@ -487,7 +487,31 @@ CASES = {
     # The example selects every row: the same program (an index_put whose
     # result has as many rows as the selection is no selection).
     "masked-margin-all-rows": _margin(all_rows=True),
+    # Legacy uint8 masks (torch indexes with a byte tensor as with a mask):
+    # a selection, a masked write and a row mask. The trace recorded them as
+    # integer indices: rows 0 and 1 gathered, the write at them.
+    "masked-byte-masks": lambda: _byte_masks(),
 }
+
+
+class _ByteMasks(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 5)
+
+    def forward(self, x, labels):
+        h = self.fc(x)
+        keep = (labels > 0).byte()
+        picked = h[keep]
+        scores = h.clone()
+        scores[(labels == 1).byte()] = -1.5
+        cols = torch.tensor([1, 0, 1, 1, 0], dtype=torch.uint8)
+        return picked.pow(2).sum() / keep.sum() + scores.sin().sum() + h[:, cols].tanh().sum()
+
+
+def _byte_masks():
+    torch.manual_seed(0)
+    return _ByteMasks(), (torch.randn(6, 4, generator=_g(1)), torch.tensor([0, 1, 0, 2, 1, 0]))
 
 
 class _GPS(nn.Module):
