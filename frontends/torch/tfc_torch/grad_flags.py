@@ -9,7 +9,9 @@ auxiliary loss's gradient (the load balancing would be off);
 
 Here each op make_fx records computes the flag of its results the way
 autograd does: true when grad mode is on and one of its tensor operands
-has it (detach and .data give false); the trainable parameters start it.
+has it (detach, .data and zeros_like-style factories give false); the
+trainable parameters start it (in an imported forward, which computes no
+gradient, none: as under torch.no_grad()).
 Reading `t.requires_grad` in the model's code (not in the tracing
 machinery's) answers with that flag; a tensor that is no traced value (a
 module's plain tensor attribute) answers as always. Writing requires_grad
@@ -25,8 +27,12 @@ from . import patching
 from .selection_sizes import _from_model
 
 _FLAG = "_tfc_requires_grad"
-# Ops whose results autograd never tracks, whatever their operands.
-_DETACHING = ("detach", "alias", "lift_fresh", "lift_fresh_copy")
+# Ops whose results autograd never tracks, whatever their operands: the
+# detaching ones, and factories whose tensor operand only gives a shape and
+# dtype (torch.zeros_like(h) requires no grad).
+_DETACHING = ("detach", "alias", "lift_fresh", "lift_fresh_copy", "zeros_like", "ones_like",
+              "full_like", "empty_like", "rand_like", "randn_like", "randint_like", "new_zeros",
+              "new_ones", "new_full", "new_empty", "new_empty_strided", "zero")
 
 
 def _inner(t: torch.Tensor) -> torch.Tensor:
@@ -60,7 +66,8 @@ def tracked() -> Iterator[None]:
     def proxy_call(mode, func, args, kwargs):
         out = original_call(mode, func, args, kwargs)
         if not torch.is_grad_enabled() or not isinstance(func, torch._ops.OpOverload) or \
-                func.overloadpacket.__name__ in _DETACHING:
+                func.overloadpacket.__name__ in _DETACHING or \
+                (func.overloadpacket.__name__ == "fill" and func._overloadname == "Scalar"):
             return out
         operands = [a for a in pytree.tree_flatten((args, kwargs))[0]
                     if isinstance(a, torch.Tensor)]

@@ -864,6 +864,11 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     ModelError / DataDependentError with the user's source line when the
     model cannot be traced into one static graph."""
     assert not (forward and loss_fn is not None), "a forward trace has no loss_fn"
+    # What forward reads of requires_grad (grad_flags.py): a training step
+    # differentiates the trainable parameters; an imported forward computes
+    # no gradient, as under torch.no_grad() (where inference runs): nothing
+    # in it requires grad.
+    differentiated = not forward
     _refuse_script_modules(model)
     if isinstance(example_args, torch.Tensor):
         example_args = (example_args,)
@@ -911,7 +916,9 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             for name in aliases:
                 state[name] = t
         holders = dict(state)
-        grad_flags.mark_trainable(param_list)
+        if differentiated:
+            grad_flags.mark_trainable(t for n, t in zip(params, param_list)
+                                      if param_tensors[n].requires_grad)
         with module_state.state_tables(model, holders), functional_calls.nested(), \
                 module_state.data_writes(holders, trainable), module_state.traced_parameters():
             out = _functional_call(model, state, tuple(batch[:model_argc]))

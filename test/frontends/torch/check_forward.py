@@ -131,6 +131,24 @@ class Uint8Image(nn.Module):
                 torch.tensor([1, 2], dtype=torch.uint8))
 
 
+class RequiresGradReads(nn.Module):
+    """requires_grad read in forward: an imported forward computes no
+    gradient, so every read answers false, as under torch.no_grad() (the
+    reference's mode); each flag would double a term."""
+
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(3, 3).requires_grad_(False)
+        self.head = nn.Linear(3, 3)
+
+    def forward(self, x):
+        f = self.backbone(x)
+        h = self.head(f)
+        z = torch.zeros_like(h)
+        return (f * 2 if f.requires_grad else f) + (h * 2 if h.requires_grad else h) + \
+            (z + 1 if z.requires_grad else z)
+
+
 def _integer_batch():
     x = torch.randn(4, 6, generator=_g(7))
     scores = torch.tensor([[1.0, 3.0, 3.0, 0.0, -1.0],
@@ -234,6 +252,8 @@ def _small_cases():
         "torch-transformer": lambda: (TorchTransformer(),
                                       (torch.randn(2, 5, 8, generator=_g(9)),)),
         "resample": lambda: (Resample(), _resample_batch()),
+        "requires-grad-reads": lambda: (RequiresGradReads(),
+                                        (torch.randn(2, 3, generator=_g(11)),)),
         "uint8": lambda: (Uint8Image(), (torch.randint(0, 256, (4, 3), generator=_g(10),
                                                        dtype=torch.uint8),)),
     }

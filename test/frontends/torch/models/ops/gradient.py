@@ -45,9 +45,10 @@ CASES = {
     "custom-function-added-loss": lambda: _added_loss(),
     # Tensor.requires_grad read in forward answers as in eager torch
     # (grad_flags.py): true for trainable parameters and what grad mode
-    # computes from them, false for the batch, detached and no_grad values
-    # and integer results. Each flag weights a term of the loss; make_fx
-    # alone reports false for all, which drops terms and their gradients.
+    # computes from them, false for the batch, detached and no_grad values,
+    # integer results and a zeros_like of a flagged tensor. Each flag
+    # weights a term of the loss; make_fx alone reports false for all,
+    # which drops terms and their gradients.
     "requires-grad-reads": lambda: _requires_grad_reads(),
     # .data in forward (module_state.data_writes): read, torch's detached
     # alias (focal loss's pt = logpt.data.exp(), weight standardization's
@@ -184,11 +185,13 @@ class _RequiresGradReads(nn.Module):
             quiet = h * 2
         flags = [self.fc.weight.requires_grad, h.requires_grad, h[:, 1:].requires_grad,
                  x.requires_grad, h.detach().requires_grad, h.data.requires_grad,
-                 quiet.requires_grad, h.argmax(-1).requires_grad]
+                 quiet.requires_grad, h.argmax(-1).requires_grad,
+                 torch.zeros_like(h).requires_grad]
         loss = h.square().mean()
         if h.requires_grad:  # an auxiliary loss only while training
             loss = loss + self.gate(x).softmax(-1).pow(2).mean()
-        weights = torch.tensor([float(f) for f in flags]) * torch.linspace(1.0, 2.0, 8)
+        weights = torch.tensor([float(f) for f in flags[:8]]) * torch.linspace(1.0, 2.0, 8)
+        weights = weights + float(flags[8]) * 3.0
         return loss + (h.sin().mean(0) * weights).sum()
 
 
