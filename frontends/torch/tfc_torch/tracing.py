@@ -20,6 +20,7 @@ import contextlib
 import functools
 import inspect
 import linecache
+import os
 import sys
 import warnings
 from collections import OrderedDict
@@ -317,6 +318,42 @@ def _autograd_function(frame):
     return None
 
 
+# Torch functions whose result is a view of their input: a view op they
+# record under no_grad is the model's own view, made without gradient.
+_VIEW_CALLS = frozenset((
+    "view", "view_as", "reshape", "reshape_as", "flatten", "unflatten", "ravel", "t",
+    "transpose", "swapaxes", "swapdims", "permute", "movedim", "moveaxis", "squeeze",
+    "unsqueeze", "expand", "expand_as", "broadcast_to", "narrow", "select", "__getitem__",
+    "split", "split_with_sizes", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit",
+    "diagonal", "as_strided", "unfold", "real", "imag", "view_as_real", "view_as_complex",
+    "detach", "alias", "__get__"))
+_FRONTEND = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _replayed_view(target, frame) -> bool:
+    """Whether a view op recorded under no_grad only replays a view the
+    model made earlier with grad on: functionalization rebuilds a view of a
+    tensor written in place since (h += 1; z = h.view(-1)) at its next
+    read, and a first read under no_grad (a logged statistic, a no_grad
+    clone) records the rebuilt view there, though the loss after it reads
+    it too. Told apart by the torch function the model is calling (seen
+    by the tracing's torch function modes): one that returns no view."""
+    schema = getattr(target, "_schema", None)
+    returns = schema.returns if schema is not None else ()
+    alias = returns[0].alias_info if returns else None
+    # _unsafe_view: a view whose schema says it is none (matmul's reshape).
+    if (alias is None or alias.is_write) and \
+            getattr(getattr(target, "overloadpacket", None), "__name__", "") != "_unsafe_view":
+        return False
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "__torch_function__" and code.co_filename.startswith(_FRONTEND):
+            name = getattr(frame.f_locals.get("func"), "__name__", "")
+            return bool(name) and name not in _VIEW_CALLS
+        frame = frame.f_back
+    return False
+
+
 @contextlib.contextmanager
 def _annotating_nodes():
     """Records on each node make_fx creates the Python stack that created it
@@ -334,7 +371,8 @@ def _annotating_nodes():
         node.meta[STACK] = stack_of(inspect.currentframe())
         if packed_sequences.MARKING[0] is not None and node.target is torch.ops.aten.max.default:
             node.meta[packed_sequences.MAX_OF_LENGTHS] = packed_sequences.MARKING[0]
-        if not torch.is_grad_enabled():
+        if not torch.is_grad_enabled() and \
+                not _replayed_view(node.target, inspect.currentframe()):
             node.meta[GRAD_OFF] = _autograd_function(inspect.currentframe()) or NO_GRAD
         return node
 

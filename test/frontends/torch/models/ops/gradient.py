@@ -43,6 +43,13 @@ CASES = {
     # term the routers get no gradient from them; before grad_flags the
     # required flag read False.
     "custom-function-added-loss": lambda: _added_loss(),
+    # A view of a tensor written in place (F.linear adds its bias in place
+    # on a 3-d input that is not contiguous) is rebuilt by functionalization
+    # at its next read: read first under no_grad (an accuracy, a no_grad
+    # clone as ESPnet's label smoothing does), the rebuilt view was taken
+    # as made without gradient, and the loss after it, reading it too, got
+    # none (conformer CTC models trained to other losses).
+    "no-grad-replayed-views": lambda: _replayed_views(),
     # Tensor.requires_grad read in forward answers as in eager torch
     # (grad_flags.py): true for trainable parameters and what grad mode
     # computes from them, false for the batch, detached and no_grad values,
@@ -171,6 +178,31 @@ class _AddedLoss(nn.Module):
 def _added_loss():
     torch.manual_seed(0)
     return _AddedLoss(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+class _ReplayedViews(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.out = nn.Linear(8, 5)
+        self.scale = nn.Parameter(torch.linspace(0.5, 1.5, 8))
+
+    def forward(self, x, y):
+        logits = self.out(x.transpose(0, 1)).view(-1, 5)
+        h = x[0] * self.scale
+        h += 1.0
+        flat = h.view(-1)
+        with torch.no_grad():
+            accuracy = (logits.argmax(-1) == y).float().mean()
+            smoothed = logits.clone().fill_(0.1)
+            peak = flat.abs().max()
+        return (F.cross_entropy(logits, y) + (smoothed * logits).sum() + flat.pow(2).sum()
+                + accuracy + peak)
+
+
+def _replayed_views():
+    torch.manual_seed(0)
+    return _ReplayedViews(), (torch.randn(3, 2, 8, generator=_g(1)),
+                              torch.tensor([0, 1, 2, 3, 4, 0]))
 
 
 class _RequiresGradReads(nn.Module):
