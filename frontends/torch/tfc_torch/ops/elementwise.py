@@ -624,7 +624,34 @@ def nan_to_num(ctx, x, nan=None, posinf=None, neginf=None):
 @lowers("aten.pow.Tensor_Scalar")
 def pow_scalar(ctx, x, exponent):
     dt = ctx.out().dtype
+    if not dtypes.is_float(dt):
+        return _integer_power(ctx, ctx.tensor(x, dt), exponent)
     return ctx.b.pow(ctx.tensor(x, dt), float(exponent))
+
+
+def _integer_power(ctx, x, exponent):
+    """x ** n of an integer tensor (an image's pixels squared), exactly as
+    torch's: repeated squaring, wrapping as its multiplications do (uint8
+    modulo 256 after the importer's wrap, as i32 products wrap modulo 2^32);
+    a negative or non-integer n is torch's error too."""
+    n = exponent
+    if isinstance(n, float) and n.is_integer():
+        n = int(n)
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        ctx.unsupported(f"an integer tensor to the power {exponent!r} (torch allows integers "
+                        "to non-negative integer powers only)",
+                        hint="convert to float first: x.float() ** e")
+    b = ctx.b
+    result, base = None, x
+    while n:
+        if n & 1:
+            result = base if result is None else b.mul(result, base)
+        n >>= 1
+        if n:
+            base = b.mul(base, base)
+    if result is None:  # x ** 0
+        return b.broadcast_to(ctx.tensor(1, x.dtype), x.shape)
+    return result
 
 
 @lowers("aten.pow.Tensor_Tensor", "aten.pow.Scalar")

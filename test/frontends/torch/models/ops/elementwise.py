@@ -116,6 +116,10 @@ CASES = {
     # image batch input (img + 200, img * 3, img - 100, -img wrap around),
     # conversions from int64 (wrapping) and floats, comparisons, where.
     "uint8-arithmetic": lambda: _uint8_arithmetic(),
+    # Integer tensors to non-negative integer powers (pixels squared): exact
+    # products, wrapping as torch's (uint8 modulo 256, int32 modulo 2^32),
+    # x ** 0 ones; tfc.pow takes floats only, and tfc-run refused them.
+    "integer-powers": lambda: _integer_powers(),
 }
 
 
@@ -423,3 +427,21 @@ def _uint8_arithmetic():
     labels = torch.tensor([0, 0, 1, 1, 2, 2])
     img = torch.randint(0, 256, (6, 3), generator=_g(2), dtype=torch.uint8)
     return _Uint8(), (x, labels, img)
+
+
+class _IntegerPowers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 4)
+
+    def forward(self, img, counts):
+        powers = torch.stack([img.pow(2).float(), (img ** 3).float(), img.int().pow(5).float(),
+                              (counts ** 2).float()[:, :3], counts.pow(0).float()[:, :3]], 0)
+        return (self.fc(powers / 1e3).sin()).sum()
+
+
+def _integer_powers():
+    torch.manual_seed(0)
+    img = torch.randint(0, 256, (6, 3), generator=_g(3), dtype=torch.uint8)
+    counts = torch.randint(-40000, 40000, (6, 4), generator=_g(4))
+    return _IntegerPowers(), (img, counts)
