@@ -197,14 +197,15 @@ _PENDING = []
 _INJECTED = []
 
 
-def added_loss(loss):
+def added_loss(loss, weight: float = 1.0):
     """`loss` plus the terms of the Functions whose backward gives an input
     a gradient that does not depend on grad_output (DeepSeek-MoE's
     AddAuxiliaryLoss returns ones for its auxiliary loss: the load-balancing
-    loss added to the training loss without changing its value)."""
+    loss added to the training loss without changing its value), each
+    times `weight`."""
     terms, _INJECTED[:] = list(_INJECTED), []
     for term in terms:
-        loss = loss + term.to(loss.dtype)
+        loss = loss + (term * weight if weight != 1.0 else term).to(loss.dtype)
     return loss
 
 

@@ -106,7 +106,7 @@ def import_module(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                   function_name: str = "loss", patterns: bool = True,
                   locations: bool = True,
                   param_settings: Optional[Dict[str, Dict[str, float]]] = None,
-                  frozen_state: bool = False) -> Exported:
+                  frozen_state: bool = False, added_loss_weight: float = 1.0) -> Exported:
     """Traces `model` (forward returns the loss, or `loss_fn(model(*args),
     *args)` does) and imports it as the tfc function `@function_name`.
     `patterns=False` keeps decomposed forms (no rms_norm / cross_entropy /
@@ -115,8 +115,9 @@ def import_module(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     parameters (by name) their group settings (optimizers.py: tfc.lr_scale,
     tfc.weight_decay); `frozen_state` makes parameters with
     requires_grad=False model state (`tfc.state` arguments, set between
-    steps) instead of constants."""
-    traced = trace(model, example_args, loss_fn, input_names, frozen_state=frozen_state)
+    steps) instead of constants; `added_loss_weight`: see trace()."""
+    traced = trace(model, example_args, loss_fn, input_names, frozen_state=frozen_state,
+                   added_loss_weight=added_loss_weight)
     return _import(traced, function_name, patterns, locations, param_settings)
 
 

@@ -896,11 +896,14 @@ def _refuse_trained_loss_fn(loss_fn) -> None:
 def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
           loss_fn: Optional[Callable] = None,
           names: Optional[Sequence[str]] = None, forward: bool = False,
-          frozen_state: bool = False) -> Traced:
+          frozen_state: bool = False, added_loss_weight: float = 1.0) -> Traced:
     """Traces the scalar loss of `model` on `example_args`, or with
     `forward` the model's output (see the module docstring); raises
     ModelError / DataDependentError with the user's source line when the
-    model cannot be traced into one static graph."""
+    model cannot be traced into one static graph. `added_loss_weight`
+    weights the loss terms of custom Functions' constant gradients
+    (custom_functions.added_loss): K under gradient accumulation, whose
+    seed 1/K torch's Function backward does not see."""
     assert not (forward and loss_fn is not None), "a forward trace has no loss_fn"
     # What forward reads of requires_grad (grad_flags.py): a training step
     # differentiates the trainable parameters; an imported forward computes
@@ -970,7 +973,9 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             output["leaves"] = [None if isinstance(x, torch.Tensor) else _describe(x)
                                 for x in leaves]
             return [x if isinstance(x, torch.Tensor) else None for x in leaves]
-        return custom_functions.added_loss(out) if isinstance(out, torch.Tensor) else out
+        if not isinstance(out, torch.Tensor):
+            return out
+        return custom_functions.added_loss(out, added_loss_weight)
 
     # The function's name marks the model's side of recorded stacks (source.py).
     assert _tfc_traced_loss.__name__ == TRACE_ENTRY

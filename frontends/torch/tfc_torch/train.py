@@ -292,7 +292,8 @@ class TrainStep:
         flags = compiler_flags(options, True, target_for(self.device))
         self.exported = import_module(model, example_args, loss_fn, input_names=input_names,
                                       param_settings=param_settings,
-                                      frozen_state=frozen == "state")
+                                      frozen_state=frozen == "state",
+                                      added_loss_weight=options.get("accumulate_steps") or 1)
         name = f"{type(model).__name__}.mlir"
         self.artifact = compiler.compile_source(self.exported.mlir, flags, name)
         self.program = Program(self.device, self.artifact.directory)

@@ -646,6 +646,63 @@ def check_no_gradient(device):
                    "compiled)")
 
 
+class _AddAuxiliary(torch.autograd.Function):
+    """DeepSeek-MoE's form: the output is x; the auxiliary loss gets the
+    gradient ones whatever grad_output is."""
+
+    @staticmethod
+    def forward(ctx, x, aux):
+        ctx.shape = aux.shape
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, torch.ones(ctx.shape, dtype=grad.dtype)
+
+
+def check_added_loss(device):
+    """A custom Function's constant gradient (the added-loss form of
+    custom_functions.py) under gradient accumulation: torch's recipe runs K
+    backward passes of loss / K, and the Function's backward gives its
+    auxiliary input the gradient 1 in each, not 1 / K; the step weights the
+    term by K. SGD, accumulate_steps 1 and 2, 4 micro-batches."""
+    nn = torch.nn
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gate = nn.Linear(6, 3)
+            self.head = nn.Linear(6, 3)
+
+        def forward(self, x, y):
+            probs = self.gate(x).softmax(-1)
+            aux = 0.5 * probs.mean(0).pow(2).sum()
+            h = _AddAuxiliary.apply(self.head(x), aux)
+            return torch.nn.functional.cross_entropy(h, y)
+
+    torch.manual_seed(21)
+    model = Model()
+    g = torch.Generator().manual_seed(22)
+    data = [(torch.randn(5, 6, generator=g), torch.randint(0, 3, (5,), generator=g))
+            for _ in range(4)]
+    problems = []
+    for k in (1, 2):
+        label = f"accumulate_steps={k}: "
+        mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+        step = tfc_torch.compile_train_step(mine, data[0], device=device, optimizer="sgd",
+                                            lr=0.5, accumulate_steps=k)
+        opt = torch.optim.SGD(reference.parameters(), lr=0.5)
+        for i, batch in enumerate(data):
+            step(*batch)
+            (reference(*batch) / k).backward()
+            if (i + 1) % k == 0:
+                opt.step()
+                opt.zero_grad()
+        compare_parameters(step.state_dict(), reference, label, problems)
+    return verdict(problems, "added-loss: ok (a Function's constant gradient, as torch's with "
+                             "and without gradient accumulation)")
+
+
 def check_input_names(device):
     """Batch inputs named like tensors the compiled program names itself
     (a super-resolution model's forward(self, lr, hr); step, the schedule's
@@ -913,7 +970,8 @@ def check_masked(device):
                    "from one selected row, give torch's losses on 6 other masks)")
 
 
-CASES = sorted(FAMILIES) + ["api", "buffers", "checkpoint", "forward-state", "held-values",
+CASES = sorted(FAMILIES) + ["added-loss", "api", "buffers", "checkpoint", "forward-state",
+                            "held-values",
                             "input-names",
                             "masked", "module-changes", "no-gradient", "outside-values",
                             "packed-lengths", "param-groups", "qat"]
@@ -934,7 +992,9 @@ def main():
             return SKIP
     failures = 0
     for case in args.case or CASES:
-        if case == "api":
+        if case == "added-loss":
+            problem = check_added_loss(args.device)
+        elif case == "api":
             problem = check_api(args.device, args.steps)
         elif case == "buffers":
             problem = check_buffers(args.device)
