@@ -11,15 +11,16 @@ would compile silently wrong programs:
   Tensor.numpy and Tensor.__array__ raise a DataDependentError at the
   model's line meanwhile.
 - Draws from Python's `random` or numpy's global generator (a SpecAugment
-  mask placed by random.randint): drawn once while tracing, they are
-  constants of the program, the same mask every call. `guarded()` notices
+  mask placed by random.randint), or from a generator a module holds
+  (random.Random, numpy's RandomState / Generator): drawn once while
+  tracing, they are constants of the program, the same mask every call. `guarded()` notices
   that the generators' states moved, warns (TracedUpdateWarning) and puts
   the states back (compiling consumes none of the user's draws).
 """
 import contextlib
 import random
 import warnings
-from typing import Iterator
+from typing import Iterator, List, Optional, Tuple
 
 import torch
 
@@ -57,11 +58,62 @@ def _same_numpy_state(a, b) -> bool:
     return a[0] == b[0] and bool((a[1] == b[1]).all()) and a[2:] == b[2:]
 
 
+def _held_generators(model: Optional[torch.nn.Module]) -> List[Tuple[str, object]]:
+    """(name, generator) of the random generators the model's modules hold
+    as attributes (NeMo's SpecAugment: self._rng = random.Random(seed);
+    numpy's RandomState and Generator), directly or in a list or dict."""
+    if model is None:
+        return []
+    kinds = (random.Random,)
+    if numpy is not None:
+        kinds += (numpy.random.RandomState, numpy.random.Generator)
+    found = []
+    for path, module in model.named_modules():
+        for attr, value in vars(module).items():
+            values = [(attr, value)]
+            if isinstance(value, (list, tuple)):
+                values = [(f"{attr}[{i}]", v) for i, v in enumerate(value[:64])]
+            elif isinstance(value, dict):
+                values = [(f"{attr}[{k!r}]", v) for k, v in list(value.items())[:64]]
+            for name, v in values:
+                if isinstance(v, kinds) and not isinstance(v, random.SystemRandom):
+                    found.append((f"{path}.{name}" if path else name, v))
+    return found
+
+
+def _generator_state(g):
+    if isinstance(g, random.Random):
+        return g.getstate()
+    if isinstance(g, numpy.random.RandomState):
+        return g.get_state()
+    return g.bit_generator.state
+
+
+def _restore_generator(g, state):
+    if isinstance(g, random.Random):
+        g.setstate(state)
+    elif isinstance(g, numpy.random.RandomState):
+        g.set_state(state)
+    else:
+        g.bit_generator.state = state
+
+
+def _same_generator_state(a, b) -> bool:
+    if isinstance(a, tuple) and len(a) == 5 and isinstance(a[0], str):  # RandomState
+        return _same_numpy_state(a, b)
+    if isinstance(a, dict):  # a Generator's bit generator
+        return repr(a) == repr(b)
+    return a == b
+
+
 @contextlib.contextmanager
-def guarded(model_name: str) -> Iterator[None]:
+def guarded(model_name: str, model: Optional[torch.nn.Module] = None) -> Iterator[None]:
     """See the module doc: numpy reads refused, host random draws warned
-    about and undone, for the duration of the trace."""
+    about and undone, for the duration of the trace; also draws from the
+    generators `model`'s modules hold."""
     before = _states()
+    held = _held_generators(model)
+    held_before = [_generator_state(g) for _, g in held]
     try:
         with patching.replaced(torch.Tensor, numpy=_refusing(".numpy()"),
                                __array__=_refusing("np.asarray / np.array of a tensor")):
@@ -71,6 +123,10 @@ def guarded(model_name: str) -> Iterator[None]:
         drew = [name for name, moved in (
             ("random", before[0] != after[0]),
             ("numpy.random", not _same_numpy_state(before[1], after[1]))) if moved]
+        for (name, g), state in zip(held, held_before):
+            if not _same_generator_state(state, _generator_state(g)):
+                drew.append(f"the generator {name} ({type(g).__name__})")
+            _restore_generator(g, state)
         random.setstate(before[0])
         if numpy is not None:
             numpy.random.set_state(before[1])

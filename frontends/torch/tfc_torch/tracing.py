@@ -993,7 +993,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     def run(hold: bool):
         with selection_sizes.holding(hold), \
                 module_state.attributes_kept(model, type(model).__name__) as kept, \
-                outside_values.guarded(type(model).__name__):
+                outside_values.guarded(type(model).__name__, model):
             spaces = custom_functions.code_globals(model, loss_fn)
             gm = _make_fx(_tfc_traced_loss, args, spaces, model)
             kept.read_by(gm)

@@ -215,10 +215,12 @@ class _MomentumNet(torch.nn.Module):
         self.register_buffer("center", torch.zeros(4))
         self.calls = 0
         self.jitter = 0.0
+        self._rng = random.Random(5)  # a generator of its own (NeMo's SpecAugment)
 
     def forward(self, x):
         self.calls += 1
         self.jitter = random.random()  # a host draw: warned about, not used
+        self._rng.random()  # so is a draw from its own generator
         with torch.no_grad():
             for pq, pk in zip(self.q.parameters(), self.k.parameters()):
                 pk.mul_(0.8).add_(pq.detach(), alpha=0.2)
@@ -245,17 +247,18 @@ def check_forward_state(device):
     before = copy.deepcopy(model.state_dict())
     reference = copy.deepcopy(model)
     problems = []
-    drawn = random.getstate()
+    drawn, own = random.getstate(), model._rng.getstate()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         step = tfc_torch.compile_train_step(model, (data[0],), device=device,
                                             optimizer="adamw", lr=1e-2)
-    for text in ("attributes calls (was 0), jitter (was 0.0)", "draws from random"):
+    for text in ("attributes calls (was 0), jitter (was 0.0)", "draws from random",
+                 "the generator _rng (Random)"):
         if not any(text in str(w.message) for w in caught):
             problems.append(f"no warning with '{text}': "
                             f"{[str(w.message)[:80] for w in caught]}")
-    if random.getstate() != drawn:
-        problems.append("compiling consumed draws of Python's random")
+    if random.getstate() != drawn or model._rng.getstate() != own:
+        problems.append("compiling consumed draws of Python's random or the module's own")
     if model.calls != 0 or any(not torch.equal(v, before[k])
                                for k, v in model.state_dict().items()):
         problems.append("compiling changed the user's module")
