@@ -792,6 +792,8 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
     # Buffers whose values the trace read as numbers are constants of the
     # program too (the module watch guards them), read by the graph or not.
     buffers += [k for k in traced.values_read if k not in buffers]
+    # So are the tensors from outside the module's tables read as numbers.
+    outside += [t for t in traced.outside_read if all(t is not o for o in outside)]
     for key, arg in ctx._extra_inputs.items():  # e.g. dropout_seed: example value 0
         inputs[key] = torch.zeros(arg.shape, dtype=dtypes.torch_dtype(arg.dtype))
     return Imported(fn, params, inputs, dict(traced.aliases), buffers, outputs, state, outside)

@@ -23,18 +23,23 @@ ModuleWatch, checked at every call of a TrainStep or CompiledModule
   at calls 1, 2, 4, 8, ... (a full read of the module's tensors each time,
   log2(calls) times in all);
 - plain Python numbers (a KL-annealing beta, a temperature), attributes of
-  the modules or in their dicts, lists, tuples and simple objects
-  (`self.loss_weights["l2"]`, `self.cfg.loss_weight`: SimpleNamespace,
-  argparse.Namespace, dataclasses; _NESTED_DEPTH levels, containers of at
-  most _NESTED_ITEMS entries) whose value changed: a TracedUpdateWarning,
-  once per attribute, since the trace baked in the value it saw if forward
-  read it (tfc cannot tell whether it did);
+  the modules (the model's and a loss_fn module's) or in their dicts,
+  lists, tuples and objects (`self.loss_weights["l2"]`,
+  `self.cfg.loss_weight`: SimpleNamespace, argparse.Namespace, dataclasses,
+  any object of the user's classes holding its data in its __dict__;
+  _NESTED_DEPTH levels, containers of at most _NESTED_ITEMS entries), and
+  module globals that the code of the modules' classes (and the loss_fn's)
+  names, whose value changed: a TracedUpdateWarning, once per attribute,
+  since the trace baked in the value it saw if forward read it (tfc cannot
+  tell whether it did);
 - tensors the program folded in from outside the modules' tables
   (_ModelState.outside: plain tensor attributes such as `self.beta =
   torch.tensor(0.)` or CE class weights, a teacher hidden from
   .parameters() as `self._teacher = [teacher]`, a loss_fn module's, module
-  globals): each is found where the model, loss_fn or the code's globals
-  hold it, and a change in place or a rebinding there is an error, as for
+  globals, a tensor forward only read as a number, self.k.item(): see
+  tracing._plain_values_read): each is found where the model (its
+  attributes, objects it holds, its classes' attributes), loss_fn or the
+  code's globals hold it, and a change in place or a rebinding there is an error, as for
   a buffer. Identity and version are checked at every call, the values of
   tensors up to _SMALL elements too, larger ones' at calls 1, 2, 4, 8, ...
 
@@ -121,7 +126,9 @@ class ModuleWatch:
         # with their compiled values.
         self.synced = set()
         self.hooks = self._hooks()
+        self.loss_fn = loss_fn
         self.attributes = self._attributes()
+        self.globals = _globals_named(model, loss_fn)
         self.warned = set()
         self.calls = 0
         self.outside = _outside_tensors(model, loss_fn, model_state.outside)
@@ -136,7 +143,15 @@ class ModuleWatch:
         """(module prefix, path) -> value of the numbers reachable from the
         modules' public attributes (_numbers)."""
         out = {}
-        for prefix, m in self.model.named_modules(remove_duplicate=False):
+        modules = list(self.model.named_modules(remove_duplicate=False))
+        loss_fn = self.loss_fn
+        if isinstance(loss_fn, torch.nn.Module):
+            modules += list(loss_fn.named_modules(prefix="loss_fn", remove_duplicate=False))
+        else:  # a loss object, or a bound method of one
+            loss_fn = getattr(loss_fn, "__self__", loss_fn)
+            if _simple_object(loss_fn):
+                modules.append(("loss_fn", loss_fn))
+        for prefix, m in modules:
             for key, value in vars(m).items():
                 if not key.startswith("_") and key != "training":
                     _numbers(value, key, _NESTED_DEPTH, lambda path, v: out.__setitem__(
@@ -202,6 +217,16 @@ class ModuleWatch:
                     "trace bakes Python values in); keep a value that changes between calls "
                     "in a 0-d tensor batch argument, or compile again", TracedUpdateWarning,
                     stacklevel=3)
+        for space, name, old in self.globals:
+            value = space.get(name, old)
+            if value != old and (id(space), name) not in self.warned:
+                self.warned.add((id(space), name))
+                warnings.warn(
+                    f"global {space.get('__name__', '?')}.{name} changed since the module was "
+                    f"compiled ({old!r} -> {value!r}): if the model's code reads it, the "
+                    f"compiled program keeps {old!r} (a trace bakes Python values in); keep a "
+                    "value that changes between calls in a 0-d tensor batch argument, or "
+                    "compile again", TracedUpdateWarning, stacklevel=3)
 
     def _holds_known_value(self, key: str, t: torch.Tensor) -> bool:
         """Whether `t` equals the program's current value of `key` (a sync
@@ -299,11 +324,27 @@ def within_rounding(a: torch.Tensor, b: torch.Tensor) -> bool:
     return bool(torch.allclose(a, b, rtol=_ROUNDING, atol=_ROUNDING * scale, equal_nan=True))
 
 
+# Objects whose attributes are no data of the user's (their classes' modules).
+_LIBRARIES = ("torch", "numpy", "tfc_torch", "builtins", "functools", "collections", "typing")
+
+
 def _simple_object(value) -> bool:
     """A plain record whose attributes are its data (SimpleNamespace,
-    argparse.Namespace, a dataclass instance)."""
-    return (isinstance(value, (types.SimpleNamespace, argparse.Namespace))
-            or (dataclasses.is_dataclass(value) and not isinstance(value, type)))
+    argparse.Namespace, a dataclass instance), or an object of a user's
+    class with a __dict__ (a loss or box-coder helper holding weights): no
+    module, tensor, class, Python module or function, nor an object of
+    torch's, numpy's or the standard library's classes."""
+    if isinstance(value, (types.SimpleNamespace, argparse.Namespace)):
+        return True
+    if isinstance(value, type):
+        return False
+    if dataclasses.is_dataclass(value):
+        return True
+    return (isinstance(getattr(value, "__dict__", None), dict)
+            and not isinstance(value, (torch.nn.Module, torch.Tensor, types.ModuleType,
+                                       types.FunctionType, types.MethodType,
+                                       types.BuiltinFunctionType))
+            and not (type(value).__module__ or "builtins").split(".")[0] in _LIBRARIES)
 
 
 def _numbers(value, path: str, depth: int, found: Callable[[str, object], None]) -> None:
@@ -499,6 +540,12 @@ def _outside_tensors(model: torch.nn.Module, loss_fn, tensors) -> List[_Outside]
         roots.append(("loss_fn", loss_fn, [], loss_fn, True))
         functions.append(getattr(type(loss_fn), "forward", None)
                          if isinstance(loss_fn, torch.nn.Module) else loss_fn)
+    # Class attributes of the modules' classes (a tensor shared by all
+    # instances, M.W = torch.tensor(...)).
+    for cls in _user_classes(model, loss_fn):
+        roots += [(cls.__qualname__, cls, [("attr", k)], v, False)
+                  for k, v in list(vars(cls).items())
+                  if not k.startswith("__") and isinstance(v, (torch.Tensor, dict, list, tuple))]
     wanted = {id(t): t for t in tensors}
     found = _locate(roots, wanted)
     # Then the globals, for the tensors the model and loss_fn do not hold.
@@ -513,3 +560,54 @@ def _outside_tensors(model: torch.nn.Module, loss_fn, tensors) -> List[_Outside]
                       and isinstance(v, (torch.Tensor, torch.nn.Module, dict, list, tuple))]
         found.update(_locate(roots, wanted))
     return [_Outside(t, found.get(id(t))) for t in tensors]
+
+
+def _user_classes(model: torch.nn.Module, loss_fn) -> List[type]:
+    """The classes of the model's modules and of loss_fn that are no
+    library's (_LIBRARIES), bases included."""
+    objects = list(model.modules())
+    if isinstance(loss_fn, torch.nn.Module):
+        objects += list(loss_fn.modules())
+    elif loss_fn is not None:
+        objects.append(getattr(loss_fn, "__self__", loss_fn))
+    out: List[type] = []
+    for obj in objects:
+        for cls in type(obj).__mro__:
+            if (cls.__module__ or "builtins").split(".")[0] not in _LIBRARIES \
+                    and cls not in out:
+                out.append(cls)
+    return out
+
+
+def _codes(code) -> List[types.CodeType]:
+    """`code` and the code objects nested in it (lambdas, comprehensions)."""
+    out = [code]
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            out += _codes(const)
+    return out
+
+
+def _globals_named(model: torch.nn.Module, loss_fn) -> List[Tuple[dict, str, object]]:
+    """(globals, name, value) of the module globals holding Python numbers
+    that the functions of the modules' classes and loss_fn name (their
+    code's co_names): the numbers forward may read (SCALE = 0.5 at module
+    level). At most _NESTED_ITEMS."""
+    functions = []
+    for cls in _user_classes(model, loss_fn):
+        for value in list(vars(cls).values()):
+            value = getattr(value, "__func__", value)  # staticmethod, classmethod
+            if isinstance(value, types.FunctionType):
+                functions.append(value)
+    if isinstance(loss_fn, (types.FunctionType, types.MethodType)):
+        functions.append(getattr(loss_fn, "__func__", loss_fn))
+    out, seen = [], set()
+    for f in functions:
+        space = f.__globals__
+        for code in _codes(f.__code__):
+            for name in code.co_names:
+                value = space.get(name, _MISSING)
+                if isinstance(value, _PLAIN) and (id(space), name) not in seen:
+                    seen.add((id(space), name))
+                    out.append((space, name, value))
+    return out[:_NESTED_ITEMS]

@@ -81,6 +81,11 @@ class Traced:
     # count of a selection by a mask computed from them): the program
     # holds them as constants even where its graph no longer reads them.
     values_read: List[str] = field(default_factory=list)
+    # Tensors the trace does not follow (a plain tensor attribute, a
+    # global, a loss_fn module's buffer) that the model's code read as
+    # Python numbers (_plain_values_read): constants of the program, which
+    # the module watch guards like the tensors it folds in.
+    outside_read: List[torch.Tensor] = field(default_factory=list)
 
 
 DATA_DEPENDENT_MARKERS = (
@@ -593,6 +598,40 @@ def _constant_values() -> Iterator[None]:
         yield
 
 
+# Reads of a tensor's value as Python numbers (_plain_values_read).
+_NUMBER_READS = ("item", "tolist", "__float__", "__int__", "__index__", "__bool__")
+_HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_plain_read: List[torch.Tensor] = []  # the running trace's (_plain_values_read)
+
+
+@contextlib.contextmanager
+def _plain_values_read() -> Iterator[None]:
+    """Notes in _plain_read the tensors that the trace does not follow
+    (neither traced nor computed while tracing: a plain tensor attribute, a
+    module global, a loss_fn module's buffer) which the model's code (not
+    tfc's) reads as Python numbers: self.beta.item(), float(self.tau),
+    int(self.k) as topk's k, self.sizes.tolist() as split sizes. The value
+    read is a constant of the program, so the module watch checks them at
+    every call as it does the tensors the trace folds in. (A value computed
+    from one, self.sizes[0] or self.a * 2, is traced: reading it is refused.)"""
+    _plain_read.clear()
+
+    def reading(original):
+        # Named as the method: torch function modes get it as `func`.
+        @functools.wraps(original)
+        def read(t, *args, **kwargs):
+            if (type(t) in (torch.Tensor, torch.nn.Parameter)
+                    and not torch._is_functional_tensor(t)
+                    and not sys._getframe(1).f_code.co_filename.startswith(_HERE)
+                    and all(t is not seen for seen in _plain_read)):
+                _plain_read.append(t)
+            return original(t, *args, **kwargs)
+        return read
+    with patching.replaced(torch.Tensor, **{name: reading(getattr(torch.Tensor, name))
+                                            for name in _NUMBER_READS}):
+        yield
+
+
 @contextlib.contextmanager
 def _unchecked_asserts() -> Iterator[None]:
     """`assert <tensor condition>` in model code (DETR's generalized_box_iou:
@@ -646,6 +685,10 @@ _VALUE_READ_IDIOMS = (
      "positions it gives without reading it as a number, idx = (self.queue_ptr + "
      "torch.arange(bs)) % K; self.queue.index_copy_(1, idx, keys.T); "
      "self.queue_ptr.add_(bs).remainder_(K) (the step carries both buffers)"),
+    # VITS / ESPnet GAN-TTS slice_segments: x[i, :, ids_str[i]:ids_str[i] + size]
+    (("segment",), "a window at a start read from the data is a gather of its positions: "
+     "idx = ids_str[:, None] + torch.arange(size); x.gather(2, idx[:, None, :].expand(-1, "
+     "x.size(1), -1))"),
     (("pack_padded_sequence", "tolist"), "pass the lengths tensor itself, "
      "pack_padded_sequence(x, lengths, ...): tfc traces packed sequences from it"),
     # The pytorch.org BiLSTM-CRF tutorial's log_sum_exp: vec[0, argmax(vec)]
@@ -708,8 +751,8 @@ def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
                 custom_functions.applied(spaces=spaces), packed_sequences.replaced(), \
                 _NoFastPaths(), \
                 index_rewrites.rewritten(), SelectionSizes(), _initialized_empties(), \
-                _unchecked_asserts(), _constant_values(), grad_flags.tracked(), \
-                torch.enable_grad():
+                _unchecked_asserts(), _constant_values(), _plain_values_read(), \
+                grad_flags.tracked(), torch.enable_grad():
             gm = make_fx(_functionalize(fn))(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
         text = f"{type(e).__name__}: {e}"
@@ -1049,5 +1092,6 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             f"forward reads the value of {', '.join(carried)} (model state: forward writes it, "
             "or frozen=\"state\") as a number or a mask's row count", None, _VALUE_READ_HINT)
     traced.values_read = sorted(read)
+    traced.outside_read = list(_plain_read)
     _warn_dropped_updates(traced, writes, role)
     return traced

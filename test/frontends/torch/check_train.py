@@ -36,9 +36,12 @@ Cases:
   frozen="state".
 - outside-values: tensors forward reads that are no parameters or buffers (a
   0-d KL weight attribute, class weights, a teacher hidden in a list, a
-  global, a loss_fn module's teacher) changed after compiling are errors
-  naming them; loss weights in a dict or namespace warn; frozen weights put
-  back within float rounding (loralib's merge / unmerge) are accepted.
+  global, a loss_fn module's teacher; tensors read as numbers with .item(),
+  float(), int(), .tolist(); class weights rebound on a helper object or a
+  class) changed after compiling are errors naming them; loss weights in a
+  dict, namespace or helper object, a loss_fn module's and a global warn;
+  frozen weights put back within float rounding (loralib's merge /
+  unmerge) are accepted.
 - packed-lengths: pad_packed_sequence without total_length (lengths a batch
   input, or computed in forward from a mask): 2 SGD steps as torch's, then
   a batch whose longest length is shorter than the example's refused at the

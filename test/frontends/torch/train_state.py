@@ -597,6 +597,129 @@ class _Distill(torch.nn.Module):
         return F.kl_div(F.log_softmax(logits, -1), F.softmax(t, -1), reduction="batchmean")
 
 
+# Module-level values forward reads as Python numbers (_check_number_reads).
+_GLOBAL_TEMPERATURE = torch.tensor(1.0)
+_GLOBAL_WEIGHT = 1.0
+
+
+class _LossWeights:
+    """A plain helper object (no namespace, no dataclass) holding a loss
+    weight and class weights."""
+
+    def __init__(self):
+        self.aux = 0.5
+        self.class_w = torch.tensor([1.0, 2.0, 0.5])
+
+
+class _NumberReads(torch.nn.Module):
+    """Tensors that are no parameters or buffers read as Python numbers (a
+    temperature with .item(), a scale with float(), topk's k with int(),
+    split sizes with .tolist(), a global with .item()), a number held by a
+    helper object and a global number, class weights held by the helper
+    and as a class attribute."""
+    shared_w = torch.tensor([1.0, 1.0, 2.0])
+
+    def __init__(self):
+        super().__init__()
+        self.enc = torch.nn.Linear(4, 3)
+        self.tau = torch.tensor(2.0)
+        self.scale = torch.tensor(1.5)
+        self.k = torch.tensor(2)
+        self.sizes = torch.tensor([1, 2])
+        self.helper = _LossWeights()
+
+    def forward(self, x, y):
+        z = self.enc(x)
+        a, b = torch.split(z, self.sizes.tolist(), 1)
+        return (F.cross_entropy(z / self.tau.item(), y, weight=self.helper.class_w)
+                * float(self.scale)
+                + z.topk(int(self.k), 1).values.pow(2).mean() * self.helper.aux
+                + F.cross_entropy(z, y, weight=self.shared_w) / _GLOBAL_TEMPERATURE.item()
+                + (a.pow(2).mean() + b.abs().mean()) * _GLOBAL_WEIGHT)
+
+
+class _TemperedLoss(torch.nn.Module):
+    """A loss_fn module reading its buffer with .item(), weighted by a
+    number attribute (annealed between epochs)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("tau", torch.tensor(2.0))
+        self.w = 1.0
+
+    def forward(self, logits, x, y):
+        return F.cross_entropy(logits / self.tau.item(), y) * self.w
+
+
+def _check_number_reads(data, make):
+    """Values forward reads as Python numbers, changed after compiling:
+    tensors (attributes, a global, a loss_fn's buffer) are ModelErrors
+    naming them, as are class weights rebound on a helper object or as a
+    class attribute; numbers of a helper object, a global and a loss_fn
+    module warn. The problems found."""
+    import warnings
+    global _GLOBAL_WEIGHT
+    problems = []
+    m = _NumberReads()
+    want = m(*data[0]).item()
+    got = make(m)(*data[0])
+    if abs(got - want) > 1e-5 * abs(want):
+        problems.append(f"number reads: loss {got} != torch's {want}")
+
+    def changed(change, text, compiled=False):
+        m = _NumberReads()
+        run = make(m, compiled=compiled)
+        run(*data[0])
+        change(m)
+        return expect_error(tfc_torch.ModelError, text, lambda: run(*data[1]))
+
+    def temperature(m):
+        _GLOBAL_TEMPERATURE.fill_(2.0)
+
+    def shared(m):
+        _NumberReads.shared_w = torch.ones(3)
+    errors = [
+        changed(lambda m: m.tau.fill_(0.5), "tensor 'model.tau' was changed"),
+        changed(lambda m: m.tau.fill_(0.5), "tensor 'model.tau' was changed", True),
+        changed(lambda m: m.scale.mul_(2.0), "tensor 'model.scale' was changed"),
+        changed(lambda m: m.k.fill_(3), "tensor 'model.k' was changed"),
+        changed(lambda m: m.sizes.copy_(torch.tensor([2, 1])), "tensor 'model.sizes' was"),
+        changed(temperature, "tensor 'train_state._GLOBAL_TEMPERATURE' was changed"),
+        changed(lambda m: setattr(m.helper, "class_w", torch.ones(3)),
+                "tensor 'model.helper.class_w' was changed"),
+        changed(shared, "tensor '_NumberReads.shared_w' was changed"),
+    ]
+    _GLOBAL_TEMPERATURE.fill_(1.0)
+    _NumberReads.shared_w = torch.tensor([1.0, 1.0, 2.0])
+    student, tempered = torch.nn.Linear(4, 3), _TemperedLoss()
+    step = make(student, tempered)
+    step(*data[0])
+    tempered.tau.fill_(0.5)
+    errors.append(expect_error(tfc_torch.ModelError, "tensor 'loss_fn.tau' was changed",
+                               lambda: step(*data[1])))
+    problems += [e for e in errors if e]
+
+    m, tempered = _NumberReads(), _TemperedLoss()
+    step, loss_step = make(m), make(torch.nn.Linear(4, 3), tempered)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        step(*data[0])
+        loss_step(*data[0])
+        m.helper.aux, tempered.w, _GLOBAL_WEIGHT = 1.0, 3.0, 2.0
+        for _ in range(2):
+            step(*data[1])
+            loss_step(*data[1])
+    _GLOBAL_WEIGHT = 1.0
+    texts = sorted(str(w.message)[:60] for w in caught
+                   if issubclass(w.category, tfc_torch.TracedUpdateWarning))
+    # Once each (the loss_fn step's code names no global).
+    if (len(texts) != 3 or "attribute helper.aux changed" not in texts[0]
+            or "attribute loss_fn.w changed" not in texts[1]
+            or "global train_state._GLOBAL_WEIGHT changed" not in texts[2]):
+        problems.append(f"numbers of a helper, a loss_fn and a global: warnings {texts}")
+    return problems
+
+
 def check_outside_values(device):
     """Values the trace folds in from outside the module's tables
     (module_watch.py): tensors that are no parameters or buffers changed
@@ -657,6 +780,7 @@ def check_outside_values(device):
     errors.append(expect_error(tfc_torch.ModelError, "tensor 'loss_fn.teacher.bias' was changed",
                                lambda: step(*data[1])))
     problems += [e for e in errors if e]
+    problems += _check_number_reads(data, make)
 
     # Rebinding to equal values is no change; loss weights in containers warn.
     m = _Outside(copy.deepcopy(teacher))
@@ -710,8 +834,10 @@ def check_outside_values(device):
     return verdict(problems,
                    "outside-values: ok (a tensor attribute changed in place, through .data and "
                    "rebound, a hidden teacher, a global and a loss_fn's teacher refused, also in a "
-                   "compiled forward; dict and namespace loss weights warned; rounding round "
-                   "trips accepted, a 1e-4 change refused)")
+                   "compiled forward; so are tensors read as numbers (.item(), float(), int(), "
+                   ".tolist() of attributes, a global, a loss_fn's buffer) and tensors rebound on "
+                   "a helper object or a class; dict, namespace, helper, loss_fn and global "
+                   "numbers warned; rounding round trips accepted, a 1e-4 change refused)")
 
 
 class _Held(torch.nn.Module):
