@@ -21,6 +21,7 @@ import functools
 import inspect
 import linecache
 import os
+import re
 import sys
 import warnings
 from collections import OrderedDict
@@ -685,9 +686,18 @@ _VALUE_READ_IDIOMS = (
      "positions it gives without reading it as a number, idx = (self.queue_ptr + "
      "torch.arange(bs)) % K; self.queue.index_copy_(1, idx, keys.T); "
      "self.queue_ptr.add_(bs).remainder_(K) (the step carries both buffers)"),
+    # VITS / ESPnet GAN-TTS slice_segments: x[i, :, ids_str[i]:ids_str[i] + size], a
+    # slice whose bound is an element of a tensor.
+    ((re.compile(r"\w\[[^\]]*\w\[[^\]]*\]\s*:|:\s*\w+\[[^\]]*\][^\]]*\]"),),
+     "a window at a start read from the data is a gather of its positions: "
+     "idx = ids_str[:, None] + torch.arange(size); x.gather(2, idx[:, None, :].expand(-1, "
+     "x.size(1), -1))"),
     # VITS / ESPnet GAN-TTS slice_segments: x[i, :, ids_str[i]:ids_str[i] + size]
     (("segment",), "a window at a start read from the data is a gather of its positions: "
      "idx = ids_str[:, None] + torch.arange(size); x.gather(2, idx[:, None, :].expand(-1, "
+     "x.size(1), -1))"),
+    (("segment",), "a window at a start read from the data is a gather of its positions: "
+     "idx = start_idxs[:, None] + torch.arange(size); x.gather(2, idx[:, None, :].expand(-1, "
      "x.size(1), -1))"),
     (("pack_padded_sequence", "tolist"), "pass the lengths tensor itself, "
      "pack_padded_sequence(x, lengths, ...): tfc traces packed sequences from it"),
@@ -704,7 +714,7 @@ def _value_read_hint(frame: Optional[Frame]) -> str:
     general one."""
     where = f"{frame.function} {frame.code}" if frame is not None else ""
     for needles, hint in _VALUE_READ_IDIOMS:
-        if all(n in where for n in needles):
+        if all(n.search(where) if isinstance(n, re.Pattern) else n in where for n in needles):
             return hint
     return _VALUE_READ_HINT
 

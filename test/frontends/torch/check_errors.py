@@ -51,6 +51,8 @@ CASES = {
     "PackedLengthsList": ("DataDependentError", ["control flow depends on a tensor's value",
                                                  "lengths.tolist()",
                                                  "pack_padded_sequence(x, lengths, ...)"]),
+    "SliceAtTensorStart": ("DataDependentError", ["control flow depends on a tensor's value",
+                                                  "h[i, ids[i]:ids[i] + 2]", "x.gather(2"]),
     "TutorialLogSumExp": ("DataDependentError", ["control flow depends on a tensor's value",
                                                  "return idx.item()", "torch.logsumexp"]),
     "Unique": ("DataDependentError", ["aten._unique2.default", "depends on tensor values",

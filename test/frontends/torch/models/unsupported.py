@@ -541,6 +541,17 @@ def _tutorial_argmax(vec):
     return idx.item()  # error here (TutorialLogSumExp)
 
 
+class SliceAtTensorStart(Base):
+    """VITS's slice_segments: a window of each row at a start drawn as a
+    tensor, sliced with it read as a number."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        ids = torch.randint(0, 2, (h.size(0),))
+        rows = [h[i, ids[i]:ids[i] + 2] for i in range(h.size(0))]  # error here
+        return torch.stack(rows).sum()
+
+
 class TutorialLogSumExp(Base):
     """The pytorch.org BiLSTM-CRF tutorial's log_sum_exp: the max picked by
     an index read as a number."""
