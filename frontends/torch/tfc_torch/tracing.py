@@ -692,10 +692,6 @@ _VALUE_READ_IDIOMS = (
      "a window at a start read from the data is a gather of its positions: "
      "idx = ids_str[:, None] + torch.arange(size); x.gather(2, idx[:, None, :].expand(-1, "
      "x.size(1), -1))"),
-    # VITS / ESPnet GAN-TTS slice_segments: x[i, :, ids_str[i]:ids_str[i] + size]
-    (("segment",), "a window at a start read from the data is a gather of its positions: "
-     "idx = ids_str[:, None] + torch.arange(size); x.gather(2, idx[:, None, :].expand(-1, "
-     "x.size(1), -1))"),
     (("segment",), "a window at a start read from the data is a gather of its positions: "
      "idx = start_idxs[:, None] + torch.arange(size); x.gather(2, idx[:, None, :].expand(-1, "
      "x.size(1), -1))"),
