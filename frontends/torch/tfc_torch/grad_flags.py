@@ -13,9 +13,10 @@ has it (detach, .data and zeros_like-style factories give false); the
 trainable parameters start it (in an imported forward, which computes no
 gradient, none: as under torch.no_grad()).
 Reading `t.requires_grad` in the model's code (not in the tracing
-machinery's) answers with that flag; a tensor that is no traced value (a
-module's plain tensor attribute) answers as always. Writing requires_grad
-is unchanged.
+machinery's) answers with that flag, and `t.is_leaf` / `t.grad_fn` with
+what follows from it (a flagged result of an op: no leaf, a grad_fn); a
+tensor that is no traced value (a module's plain tensor attribute)
+answers as always. Writing requires_grad is unchanged.
 """
 import contextlib
 from typing import Iterable, Iterator
@@ -27,6 +28,7 @@ from . import patching
 from .selection_sizes import _from_model
 
 _FLAG = "_tfc_requires_grad"
+_LEAF = "_tfc_leaf"  # on the trainable parameters
 # Ops whose results autograd never tracks, whatever their operands: the
 # detaching ones, and factories whose tensor operand only gives a shape and
 # dtype (torch.zeros_like(h) requires no grad).
@@ -44,9 +46,24 @@ def _inner(t: torch.Tensor) -> torch.Tensor:
 
 
 def mark_trainable(tensors: Iterable[torch.Tensor]):
-    """Flags the traced parameters that training differentiates."""
+    """Flags the traced parameters that training differentiates (leaves)."""
     for t in tensors:
-        setattr(_inner(t), _FLAG, True)
+        inner = _inner(t)
+        setattr(inner, _FLAG, True)
+        setattr(inner, _LEAF, True)
+
+
+class TracedGradFn:
+    """What `grad_fn` of a traced tensor computed with gradient answers in
+    the model's code: not None, as in torch (the trace keeps no autograd
+    graph to walk)."""
+    next_functions = ()
+
+    def name(self):
+        return "TracedBackward"
+
+
+_GRAD_FN = TracedGradFn()
 
 
 def flagged(t: torch.Tensor) -> bool:
@@ -78,15 +95,36 @@ def tracked() -> Iterator[None]:
                     setattr(result, _FLAG, True)
         return out
 
+    leaf_descriptor = torch._C._TensorBase.is_leaf
+    grad_fn_descriptor = torch._C._TensorBase.grad_fn
+
+    def traced(t) -> bool:
+        """Whether a read of `t`'s autograd state answers from the flags."""
+        return torch._is_functional_tensor(t) and _from_model(3)
+
     def get(t):
         real = descriptor.__get__(t)
-        if real or not torch._is_functional_tensor(t) or not _from_model():
+        if real or not traced(t):
             return real
         return getattr(_inner(t), _FLAG, False)
 
     def set_(t, value):
         descriptor.__set__(t, value)
 
+    def is_leaf(t):
+        if not traced(t):
+            return leaf_descriptor.__get__(t)
+        inner = _inner(t)
+        return getattr(inner, _LEAF, False) or not getattr(inner, _FLAG, False)
+
+    def grad_fn(t):
+        if not traced(t):
+            return grad_fn_descriptor.__get__(t)
+        inner = _inner(t)
+        flagged = getattr(inner, _FLAG, False) and not getattr(inner, _LEAF, False)
+        return _GRAD_FN if flagged else None
+
     with patching.replaced(proxy_tensor, proxy_call=proxy_call), \
-            patching.replaced(torch.Tensor, requires_grad=property(get, set_)):
+            patching.replaced(torch.Tensor, requires_grad=property(get, set_),
+                              is_leaf=property(is_leaf), grad_fn=property(grad_fn)):
         yield

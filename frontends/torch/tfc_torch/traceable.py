@@ -662,8 +662,16 @@ def register_hook(self, hook):
              "gradient has no such form")
 
 
+def retain_grad(self):
+    """Tensor.retain_grad() in forward: it only keeps a non-leaf's .grad
+    after backward for the user to read, which a compiled step never
+    exposes; a no-op (torch's own check reads the traced tensor's real
+    requires_grad, false while tracing)."""
+
+
 REPLACEMENTS = [
     (torch.Tensor, "register_hook", register_hook),
+    (torch.Tensor, "retain_grad", retain_grad),
     (torch, "quantile", quantile),
     (torch, "nanquantile", nanquantile),
     (torch.Tensor, "quantile", lambda self, *a, **k: quantile(self, *a, **k)),

@@ -53,9 +53,10 @@ CASES = {
     # Tensor.requires_grad read in forward answers as in eager torch
     # (grad_flags.py): true for trainable parameters and what grad mode
     # computes from them, false for the batch, detached and no_grad values,
-    # integer results and a zeros_like of a flagged tensor. Each flag
-    # weights a term of the loss; make_fx alone reports false for all,
-    # which drops terms and their gradients.
+    # integer results and a zeros_like of a flagged tensor; is_leaf and
+    # grad_fn as follows from them. Each flag weights a term of the loss;
+    # make_fx alone reports false for all, which drops terms and their
+    # gradients.
     "requires-grad-reads": lambda: _requires_grad_reads(),
     # .data in forward (module_state.data_writes): read, torch's detached
     # alias (focal loss's pt = logpt.data.exp(), weight standardization's
@@ -224,6 +225,11 @@ class _RequiresGradReads(nn.Module):
             loss = loss + self.gate(x).softmax(-1).pow(2).mean()
         weights = torch.tensor([float(f) for f in flags[:8]]) * torch.linspace(1.0, 2.0, 8)
         weights = weights + float(flags[8]) * 3.0
+        # is_leaf and grad_fn follow (all true in torch); retain_grad is a no-op.
+        h.retain_grad()
+        leaves = [not h.is_leaf, self.fc.weight.is_leaf, h.grad_fn is not None,
+                  x.grad_fn is None, x.is_leaf, quiet.grad_fn is None]
+        loss = loss + sum(float(f) * (k + 1) for k, f in enumerate(leaves)) * h.mean()
         return loss + (h.sin().mean(0) * weights).sum()
 
 
