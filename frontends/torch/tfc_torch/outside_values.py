@@ -19,8 +19,9 @@ would compile silently wrong programs:
 """
 import contextlib
 import random
+import types
 import warnings
-from typing import Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import torch
 
@@ -106,14 +107,57 @@ def _same_generator_state(a, b) -> bool:
     return a == b
 
 
+def _python_places(model: Optional[torch.nn.Module]) -> Dict[Tuple[int, str], tuple]:
+    """(owner, name) -> (owner, value) of the globals of the model code's
+    namespaces and the attributes of the functions among them: where a
+    forward may keep a tensor across calls (fairseq's buffered_arange caches
+    one on itself)."""
+    from .custom_functions import code_globals  # (it imports this module's peers only)
+    places = {}
+    if model is None:
+        return places
+    for space in code_globals(model):
+        for name, value in list(space.items()):
+            places[(id(space), name)] = (space, value)
+            if isinstance(value, types.FunctionType):
+                for attr, v in list(vars(value).items()):
+                    places[(id(value), attr)] = (value, v)
+    return places
+
+
+def _traced_leftover(value) -> bool:
+    return isinstance(value, torch.Tensor) and torch._is_functional_tensor(value)
+
+
+def _drop_traced_leftovers(model: Optional[torch.nn.Module], before) -> None:
+    """Puts back the globals and function attributes that now hold a tensor
+    of the trace (a cache the traced forward filled): the user's next eager
+    call would compute with it. A place the trace created goes away."""
+    for key, (owner, value) in _python_places(model).items():
+        if not _traced_leftover(value):
+            continue
+        old = before.get(key)
+        if isinstance(owner, dict):
+            if old is None:
+                owner.pop(key[1], None)
+            else:
+                owner[key[1]] = old[1]
+        elif old is None:
+            delattr(owner, key[1])
+        else:
+            setattr(owner, key[1], old[1])
+
+
 @contextlib.contextmanager
 def guarded(model_name: str, model: Optional[torch.nn.Module] = None) -> Iterator[None]:
     """See the module doc: numpy reads refused, host random draws warned
     about and undone, for the duration of the trace; also draws from the
-    generators `model`'s modules hold."""
+    generators `model`'s modules hold; tensors of the trace left in the
+    model code's globals or function attributes taken back."""
     before = _states()
     held = _held_generators(model)
     held_before = [_generator_state(g) for _, g in held]
+    places = _python_places(model)
     try:
         with patching.replaced(torch.Tensor, numpy=_refusing(".numpy()"),
                                __array__=_refusing("np.asarray / np.array of a tensor")):
@@ -127,6 +171,7 @@ def guarded(model_name: str, model: Optional[torch.nn.Module] = None) -> Iterato
             if not _same_generator_state(state, _generator_state(g)):
                 drew.append(f"the generator {name} ({type(g).__name__})")
             _restore_generator(g, state)
+        _drop_traced_leftovers(model, places)
         random.setstate(before[0])
         if numpy is not None:
             numpy.random.set_state(before[1])

@@ -605,6 +605,17 @@ _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _plain_read: List[torch.Tensor] = []  # the running trace's (_plain_values_read)
 
 
+def _caller_file() -> str:
+    """The file of the code that read a value (_plain_values_read), past
+    tfc's other replacements of the reading methods (_unchecked_asserts'
+    __bool__, _constant_values' tolist)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_HERE) \
+            and frame.f_code.co_name in _NUMBER_READS:
+        frame = frame.f_back
+    return frame.f_code.co_filename if frame is not None else ""
+
+
 @contextlib.contextmanager
 def _plain_values_read() -> Iterator[None]:
     """Notes in _plain_read the tensors that the trace does not follow
@@ -623,7 +634,7 @@ def _plain_values_read() -> Iterator[None]:
         def read(t, *args, **kwargs):
             if (type(t) in (torch.Tensor, torch.nn.Parameter)
                     and not torch._is_functional_tensor(t)
-                    and not sys._getframe(1).f_code.co_filename.startswith(_HERE)
+                    and not _caller_file().startswith(_HERE)
                     and all(t is not seen for seen in _plain_read)):
                 _plain_read.append(t)
             return original(t, *args, **kwargs)
@@ -757,7 +768,7 @@ def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
                 custom_functions.applied(spaces=spaces), packed_sequences.replaced(), \
                 _NoFastPaths(), \
                 index_rewrites.rewritten(), SelectionSizes(), _initialized_empties(), \
-                _unchecked_asserts(), _constant_values(), _plain_values_read(), \
+                _plain_values_read(), _unchecked_asserts(), _constant_values(), \
                 grad_flags.tracked(), torch.enable_grad():
             gm = make_fx(_functionalize(fn))(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
@@ -876,6 +887,20 @@ def _run_eagerly(fn, args, gm, spaces):
             e.frame = exception_frame(e)
             e.args = (e._render(),)
         raise
+    except RuntimeError as e:
+        if "mutating a non-functional tensor with a functional tensor" not in str(e):
+            raise
+        # The trace left a traced tensor in Python state outside the model
+        # (a cache on a function attribute or a global, fairseq's
+        # buffered_arange), and the eager run after it computed with it.
+        raise ModelError(
+            "forward keeps a tensor it created across calls outside the module (a cache on a "
+            "function attribute or a global, as fairseq's buffered_arange), and the trace "
+            "created it: the run after the trace met the traced value there",
+            exception_frame(e),
+            "call the model once eagerly before compiling, so the cache holds a real tensor "
+            "(its values become constants of the program), or compute the tensor in forward "
+            "(torch.arange(n))") from e
 
 
 def _refuse_gradient_hooks(model: torch.nn.Module, params: Dict[str, torch.Tensor]) -> None:

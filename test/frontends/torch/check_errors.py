@@ -51,6 +51,9 @@ CASES = {
     "PackedLengthsList": ("DataDependentError", ["control flow depends on a tensor's value",
                                                  "lengths.tolist()",
                                                  "pack_padded_sequence(x, lengths, ...)"]),
+    "FunctionAttributeCache": ("ModelError", ["keeps a tensor it created across calls",
+                                              "idx[idx >= starts] += 1",
+                                              "call the model once eagerly"]),
     "SliceAtTensorStart": ("DataDependentError", ["control flow depends on a tensor's value",
                                                   "h[i, ids[i]:ids[i] + 2]", "x.gather(2"]),
     "TutorialLogSumExp": ("DataDependentError", ["control flow depends on a tensor's value",
@@ -254,6 +257,9 @@ def main():
                 problem = f"points at {e.frame}, expected {' or '.join(where)}: {text}"
             if not problem:
                 print(f"  {name}: {text.splitlines()[0]}")
+        if name == "FunctionAttributeCache" and not problem and \
+                hasattr(models._cached_arange, "buf"):
+            problem = "the traced tensor stayed in the function's cache"
         print(f"{'FAIL' if problem else 'ok  '} {name}" + (f": {problem}" if problem else ""))
         failures += bool(problem)
     for name, problem in check_update_warnings():

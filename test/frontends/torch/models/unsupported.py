@@ -541,6 +541,30 @@ def _tutorial_argmax(vec):
     return idx.item()  # error here (TutorialLogSumExp)
 
 
+def _cached_arange(n):
+    """fairseq's buffered_arange: a tensor cached on the function itself."""
+    if not hasattr(_cached_arange, "buf"):
+        _cached_arange.buf = torch.LongTensor()
+    if n > _cached_arange.buf.numel():
+        _cached_arange.buf.resize_(n)
+        torch.arange(n, out=_cached_arange.buf)
+    return _cached_arange.buf[:n]
+
+
+class FunctionAttributeCache(Base):
+    """wav2vec's negative sampling through buffered_arange: the trace fills
+    the cache with a traced tensor, which the run after the trace meets
+    (torch's INTERNAL ASSERT before); the cache is taken back."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        with torch.no_grad():
+            starts = _cached_arange(h.size(0))
+            idx = torch.randint(0, h.size(0) - 1, (h.size(0),))
+            idx[idx >= starts] += 1  # error here
+        return h[idx].sum()
+
+
 class SliceAtTensorStart(Base):
     """VITS's slice_segments: a window of each row at a start drawn as a
     tensor, sliced with it read as a number."""
