@@ -38,10 +38,11 @@ ModuleWatch, checked at every call of a TrainStep or CompiledModule
   .parameters() as `self._teacher = [teacher]`, a loss_fn module's, module
   globals, a tensor forward only read as a number, self.k.item(): see
   tracing._plain_values_read): each is found where the model (its
-  attributes, objects it holds, its classes' attributes), loss_fn or the
-  code's globals hold it, and a change in place or a rebinding there is an error, as for
-  a buffer. Identity and version are checked at every call, the values of
-  tensors up to _SMALL elements too, larger ones' at calls 1, 2, 4, 8, ...
+  attributes, objects it holds, its classes' attributes and their methods'
+  closures), loss_fn or the code's globals hold it, and a change in place
+  or a rebinding there is an error, as for a buffer. Identity and version
+  are checked at every call, the values of tensors up to _SMALL elements
+  too, larger ones' at calls 1, 2, 4, 8, ...
 
 A frozen tensor (a buffer, a frozen parameter, an outside tensor) whose new
 value equals the compiled one within float rounding (within_rounding: loralib's
@@ -541,11 +542,19 @@ def _outside_tensors(model: torch.nn.Module, loss_fn, tensors) -> List[_Outside]
         functions.append(getattr(type(loss_fn), "forward", None)
                          if isinstance(loss_fn, torch.nn.Module) else loss_fn)
     # Class attributes of the modules' classes (a tensor shared by all
-    # instances, M.W = torch.tensor(...)).
+    # instances, M.W = torch.tensor(...)), and the closures of their methods
+    # (a class defined in a function).
     for cls in _user_classes(model, loss_fn):
         roots += [(cls.__qualname__, cls, [("attr", k)], v, False)
                   for k, v in list(vars(cls).items())
                   if not k.startswith("__") and isinstance(v, (torch.Tensor, dict, list, tuple))]
+        for k, f in list(vars(cls).items()):
+            for i, cell in enumerate(getattr(f, "__closure__", None) or ()):
+                try:
+                    roots.append((f"{cls.__qualname__}.{k}", f, [("cell", i)],
+                                  cell.cell_contents, False))
+                except ValueError:  # an empty cell
+                    pass
     wanted = {id(t): t for t in tensors}
     found = _locate(roots, wanted)
     # Then the globals, for the tensors the model and loss_fn do not hold.

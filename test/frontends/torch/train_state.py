@@ -651,11 +651,30 @@ class _TemperedLoss(torch.nn.Module):
         return F.cross_entropy(logits / self.tau.item(), y) * self.w
 
 
+def _closed_over_weights():
+    """A module whose class is defined in a function, forward closing over
+    class weights, and a function rebinding them (nonlocal)."""
+    w = torch.tensor([1.0, 2.0, 0.5])
+
+    class Closed(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = torch.nn.Linear(4, 3)
+
+        def forward(self, x, y):
+            return F.cross_entropy(self.enc(x), y, weight=w)
+
+    def rebind():
+        nonlocal w
+        w = torch.ones(3)
+    return Closed(), rebind
+
+
 def _check_number_reads(data, make):
     """Values forward reads as Python numbers, changed after compiling:
     tensors (attributes, a global, a loss_fn's buffer) are ModelErrors
-    naming them, as are class weights rebound on a helper object or as a
-    class attribute; numbers of a helper object, a global and a loss_fn
+    naming them, as are class weights rebound on a helper object, as a
+    class attribute or in a closure; numbers of a helper object, a global and a loss_fn
     module warn. The problems found."""
     import warnings
     global _GLOBAL_WEIGHT
@@ -696,6 +715,12 @@ def _check_number_reads(data, make):
     step(*data[0])
     tempered.tau.fill_(0.5)
     errors.append(expect_error(tfc_torch.ModelError, "tensor 'loss_fn.tau' was changed",
+                               lambda: step(*data[1])))
+    closed, rebind = _closed_over_weights()
+    step = make(closed)
+    step(*data[0])
+    rebind()
+    errors.append(expect_error(tfc_torch.ModelError, "Closed.forward.<closure 0>' was changed",
                                lambda: step(*data[1])))
     problems += [e for e in errors if e]
 
