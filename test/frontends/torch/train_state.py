@@ -409,6 +409,19 @@ class _Annealed(torch.nn.Module):
         return F.mse_loss(self.dec(torch.tanh(h / self.tau)), x) + self.beta * h.pow(2).mean()
 
 
+def _error_after_change(run, model, change, data, text):
+    """Runs the compiled `run` on data[0], applies `change` to `model`, and
+    expects the calls on the other batches to raise a ModelError with
+    `text` (None when they do)."""
+    run(*data[0])
+    change(model)
+
+    def calls():
+        for batch in data[1:]:
+            run(*batch)
+    return expect_error(tfc_torch.ModelError, text, calls)
+
+
 def check_module_changes(device):
     """Changes to the module after compiling that the compiled program cannot
     follow are caught at the next call (module_watch.py): an annealed Python
@@ -518,13 +531,7 @@ def check_module_changes(device):
     def changed(change, text, compiled=False):
         m = copy.deepcopy(model)
         run = (tfc_torch.compile(m, data[0], device=device) if compiled else make(m))
-        run(*data[0])
-        change(m)
-
-        def calls():
-            for batch in data[1:]:
-                run(*batch)
-        return expect_error(tfc_torch.ModelError, text, calls)
+        return _error_after_change(run, m, change, data, text)
 
     def clamp_no_grad(m):
         with torch.no_grad():
@@ -771,14 +778,7 @@ def check_outside_values(device):
 
     def changed(change, text, compiled=False):
         m = _Outside(copy.deepcopy(teacher))
-        run = make(m, compiled=compiled)
-        run(*data[0])
-        change(m)
-
-        def calls():
-            for batch in data[1:]:
-                run(*batch)
-        return expect_error(tfc_torch.ModelError, text, calls)
+        return _error_after_change(make(m, compiled=compiled), m, change, data, text)
 
     def scale_teacher(m):
         with torch.no_grad():
