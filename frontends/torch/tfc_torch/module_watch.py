@@ -21,7 +21,9 @@ ModuleWatch, checked at every call of a TrainStep or CompiledModule
 - writes through .data, which move no version counter (WGAN's weight
   clipping p.data.clamp_()): the values are compared with the compiled ones
   at calls 1, 2, 4, 8, ... (a full read of the module's tensors each time,
-  log2(calls) times in all);
+  log2(calls) times in all), and at every call for the program's
+  constants of up to _SMALL elements (a buffer's temperature read with
+  .item(), a mask);
 - plain Python numbers (a KL-annealing beta, a temperature), attributes of
   the modules (the model's and a loss_fn module's) or in their dicts,
   lists, tuples and objects (`self.loss_weights["l2"]`,
@@ -198,8 +200,7 @@ class ModuleWatch:
                 "was compiled; to freeze or unfreeze (gradual unfreezing), " + _RECOMPILE,
                 TracedUpdateWarning, stacklevel=3)
         everything = self.calls & (self.calls - 1) == 0
-        if everything:
-            self._compare_values()
+        self._compare_values(everything)
         for entry in self.outside:
             entry.check(everything)
         if self._hooks() != self.hooks:
@@ -269,13 +270,20 @@ class ModuleWatch:
             return ms.state[state]
         return ms.buffers.get(key)
 
-    def _compare_values(self) -> None:
+    def _compare_values(self, everything: bool) -> None:
+        """Compares the module's tensors the program read with their
+        compiled values: all of them (`everything`), else the constants of
+        up to _SMALL elements (a held temperature or mask, whose .item() the
+        trace baked in: cheap, and stale from the first call after a
+        change)."""
         for key, module, table, local in self.entries:
             if key in self.synced or key not in self.read:
                 continue
-            want = self._compiled_value(key)
             t = getattr(module, table).get(local)
-            if want is None or t is None or self._holds_compiled_value(key, t):
+            if t is None or not (everything or (t.numel() <= _SMALL and self._is_constant(key))):
+                continue
+            want = self._compiled_value(key)
+            if want is None or self._holds_compiled_value(key, t):
                 continue
             what = "parameter" if table == "_parameters" else "buffer"
             raise ModelError(

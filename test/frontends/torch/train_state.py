@@ -941,6 +941,16 @@ def check_held_values(device):
         return expect_error(tfc_torch.ModelError, text,
                             lambda: [run(*batch) for batch in data[1:]])
 
+    def changed_at_next_call(change, text):
+        # Changed after call 2: call 3 is none of the 1, 2, 4, 8, ... full
+        # comparisons, yet a held constant is compared at every call.
+        m = _Held()
+        run = tfc_torch.compile_train_step(m, data[0], device=device, optimizer="sgd", lr=0.1)
+        run(*data[0])
+        run(*data[1])
+        change(m)
+        return expect_error(tfc_torch.ModelError, text, lambda: run(*data[2]))
+
     def set_gamma(m):
         with torch.no_grad():
             m.gamma.fill_(7.0)
@@ -950,6 +960,8 @@ def check_held_values(device):
     problems += [e for e in (
         changed(set_gamma, "parameter 'gamma' of the module was changed"),
         changed(lambda m: m.gamma.data.fill_(7.0), "parameter 'gamma' of the module holds"),
+        changed_at_next_call(lambda m: m.gamma.data.fill_(7.0),
+                             "parameter 'gamma' of the module holds"),
         changed(set_pos, "buffer 'pos' of the module was changed")) if e]
     # The ring-buffer form of MoCo's queue (the hint of a pointer read):
     # 5 SGD steps, the pointer wrapping around, as torch's.
