@@ -35,6 +35,7 @@ from typing import List, Optional, Sequence, Tuple
 import torch
 
 from .errors import FrontendError, ModelError
+from .trace_hints import DATA_DEPENDENT_MARKERS
 from .source import stack_frame
 
 # The frontend's own torch op: `value` with the gradient of `source` (the
@@ -140,7 +141,6 @@ def _apply(cls, *args, check: bool = False):
     except FrontendError:
         raise
     except Exception as e:  # noqa: BLE001 - re-raised with the Function's name
-        from .tracing import DATA_DEPENDENT_MARKERS  # (tracing imports this module)
         text = f"{type(e).__name__}: {e}".splitlines()[0]
         if any(m in text for m in DATA_DEPENDENT_MARKERS):
             raise  # the tracer's own message for value-dependent control flow

@@ -39,7 +39,7 @@ ModuleWatch, checked at every call of a TrainStep or CompiledModule
   torch.tensor(0.)` or CE class weights, a teacher hidden from
   .parameters() as `self._teacher = [teacher]`, a loss_fn module's, module
   globals, a tensor forward only read as a number, self.k.item(): see
-  tracing._plain_values_read): each is found where the model (its
+  trace_values.plain_values_read): each is found where the model (its
   attributes, objects it holds, its classes' attributes and their methods'
   closures), loss_fn or the code's globals hold it, and a change in place
   or a rebinding there is an error, as for a buffer. Identity and version

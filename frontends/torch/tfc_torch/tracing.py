@@ -17,27 +17,27 @@ The same code runs on torch 1.13 (functorch.functionalize,
 torch.nn.utils.stateless.functional_call) and torch 2.x (torch.func).
 """
 import contextlib
-import functools
 import inspect
 import linecache
-import os
-import re
-import sys
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterator, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from . import (custom_functions, functional_calls, grad_flags, index_rewrites, module_state,
-               no_grad_writes, options, outside_values, packed_sequences, patching, traceable)
+from . import (custom_functions, functional_calls, grad_flags, grad_modes, index_rewrites,
+               module_state, no_grad_writes, options, outside_values, packed_sequences,
+               trace_values, traceable)
+from .grad_modes import GRAD_OFF, NO_GRAD  # noqa: F401  (importer.py reads them here)
+from .trace_hints import (AUTOGRAD_IN_FORWARD_MARKERS, DATA_DEPENDENT_MARKERS, VALUE_READ_HINT,
+                          autograd_hint, value_read_hint)
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from . import selection_sizes
 from .selection_sizes import SelectionSizes, held, values_read
-from .source import STACK, TRACE_ENTRY, Frame, exception_frame, return_frame, stack_of
+from .source import TRACE_ENTRY, Frame, exception_frame, return_frame
 
 try:  # torch >= 2.0
     from torch.func import functional_call as _functional_call
@@ -84,33 +84,9 @@ class Traced:
     values_read: List[str] = field(default_factory=list)
     # Tensors the trace does not follow (a plain tensor attribute, a
     # global, a loss_fn module's buffer) that the model's code read as
-    # Python numbers (_plain_values_read): constants of the program, which
+    # Python numbers (trace_values.plain_values_read): constants of the program, which
     # the module watch guards like the tensors it folds in.
     outside_read: List[torch.Tensor] = field(default_factory=list)
-
-
-DATA_DEPENDENT_MARKERS = (
-    "get value out of a tracing tensor",      # torch 1.13 / 2.x real-mode tracing
-    "tolist() shouldn't be called on a tensor with unallocated storage",  # torch 1.13
-    "split_sizes' (position 2) must be tuple of ints",  # split sizes read from a tensor
-    "data-dependent",                          # torch 2.x
-    "Data dependent",
-    "DataDependentOutputException",
-)
-
-# What torch raises for torch.autograd.grad / .backward() / requires_grad_()
-# inside a functionalized trace: the tensors there have no grad_fn, and
-# functorch refuses requires_grad_() (torch 1.13 and 2.x).
-AUTOGRAD_IN_FORWARD_MARKERS = (
-    "does not require grad and does not have a grad_fn",
-    "call Tensor.requires_grad_() (or perhaps using torch.autograd.functional",
-)
-AUTOGRAD_IN_FORWARD_HINT = (
-    "write derivatives inside forward with functorch's transforms (torch.func on torch 2), "
-    "which tfc traces and differentiates again for training: "
-    "u_x = torch.autograd.grad(u, x, torch.ones_like(u), create_graph=True)[0] with "
-    "u = net(x) becomes u_x = vmap(grad(lambda xi: net(xi).squeeze()))(x) "
-    "(from functorch import grad, vmap; jacrev / hessian for whole Jacobians)")
 
 
 def _alias_groups(model: torch.nn.Module, kind: str) -> "OrderedDict[str, List[str]]":
@@ -302,96 +278,6 @@ AUTOGRAD_FUNCTION_HINT = ("write the forward with differentiable torch ops (tfc 
                           "them; torch.utils.checkpoint is supported: tfc calls the function and "
                           "recomputes with recompute=cheap|blocks)")
 
-# node.meta key set on nodes traced with autograd off: NO_GRAD under
-# torch.no_grad() / inference_mode / set_grad_enabled(False), else the
-# torch.autograd.Function whose forward was running (autograd runs every
-# Function's forward with grad off).
-GRAD_OFF = "tfc_grad_off"
-NO_GRAD = "no_grad"
-
-
-def _autograd_function(frame):
-    """The torch.autograd.Function whose forward the Python stack from
-    `frame` is in (its forward's first argument is the Function's ctx, a
-    BackwardCFunction), or None."""
-    while frame is not None:
-        code = frame.f_code
-        if code.co_argcount:
-            first = frame.f_locals.get(code.co_varnames[0])
-            if isinstance(first, torch.autograd.function.BackwardCFunction):
-                return getattr(type(first), "_forward_cls", type(first))
-        frame = frame.f_back
-    return None
-
-
-# Torch functions whose result is a view of their input: a view op they
-# record under no_grad is the model's own view, made without gradient.
-_VIEW_CALLS = frozenset((
-    "view", "view_as", "reshape", "reshape_as", "flatten", "unflatten", "ravel", "t",
-    "transpose", "swapaxes", "swapdims", "permute", "movedim", "moveaxis", "squeeze",
-    "unsqueeze", "expand", "expand_as", "broadcast_to", "narrow", "select", "__getitem__",
-    "split", "split_with_sizes", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit",
-    "diagonal", "as_strided", "unfold", "real", "imag", "view_as_real", "view_as_complex",
-    "detach", "alias", "__get__"))
-_FRONTEND = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
-def _replayed_view(target, frame) -> bool:
-    """Whether a view op recorded under no_grad only replays a view the
-    model made earlier with grad on: functionalization rebuilds a view of a
-    tensor written in place since (h += 1; z = h.view(-1)) at its next
-    read, and a first read under no_grad (a logged statistic, a no_grad
-    clone) records the rebuilt view there, though the loss after it reads
-    it too. Told apart by the torch function the model is calling (seen
-    by the tracing's torch function modes): one that returns no view."""
-    schema = getattr(target, "_schema", None)
-    returns = schema.returns if schema is not None else ()
-    alias = returns[0].alias_info if returns else None
-    # _unsafe_view: a view whose schema says it is none (matmul's reshape).
-    if (alias is None or alias.is_write) and \
-            getattr(getattr(target, "overloadpacket", None), "__name__", "") != "_unsafe_view":
-        return False
-    while frame is not None:
-        code = frame.f_code
-        if code.co_name == "__torch_function__" and code.co_filename.startswith(_FRONTEND):
-            name = getattr(frame.f_locals.get("func"), "__name__", "")
-            return bool(name) and name not in _VIEW_CALLS
-        frame = frame.f_back
-    return False
-
-
-@contextlib.contextmanager
-def _annotating_nodes():
-    """Records on each node make_fx creates the Python stack that created it
-    (source.STACK: frames only, cheaper than fx's formatted
-    record_stack_traces, which reads every frame's source line) and marks
-    the nodes recorded while autograd is off (GRAD_OFF): make_fx traces
-    below autograd, so grad mode is visible only here."""
-    from torch.fx.experimental import proxy_tensor
-    tracer = proxy_tensor.PythonKeyTracer
-    had = "create_node" in tracer.__dict__
-    original = tracer.create_node
-
-    def create_node(self, *args, **kwargs):
-        node = original(self, *args, **kwargs)
-        node.meta[STACK] = stack_of(inspect.currentframe())
-        if packed_sequences.MARKING[0] is not None and node.target is torch.ops.aten.max.default:
-            node.meta[packed_sequences.MAX_OF_LENGTHS] = packed_sequences.MARKING[0]
-        if not torch.is_grad_enabled() and \
-                not _replayed_view(node.target, inspect.currentframe()):
-            node.meta[GRAD_OFF] = _autograd_function(inspect.currentframe()) or NO_GRAD
-        return node
-
-    tracer.create_node = create_node
-    try:
-        yield
-    finally:
-        if had:
-            tracer.create_node = original
-        else:
-            del tracer.create_node
-
-
 @contextlib.contextmanager
 def _traceable_functions():
     """Torch functions whose implementation reads tensor values (or that
@@ -519,159 +405,6 @@ def _describe(leaf) -> str:
     return type(leaf).__name__
 
 
-@contextlib.contextmanager
-def _initialized_empties() -> Iterator[None]:
-    """torch.empty and its kin zero their tensors meanwhile: the trace
-    computes with the values it sees, and a tensor filled piece by piece in
-    forward (out = torch.empty(...); out[i] = ...) would otherwise bake the
-    uninitialized memory of the parts known at trace time into the import
-    (a different module on every import)."""
-    def zeroed(factory):
-        @functools.wraps(factory)
-        def make(*args, **kwargs):
-            with torch.no_grad():
-                return factory(*args, **kwargs).zero_()
-        return make
-
-    with patching.replaced(torch, empty=zeroed(torch.empty), empty_like=zeroed(torch.empty_like),
-                           empty_strided=zeroed(torch.empty_strided)), \
-            patching.replaced(torch.Tensor, new_empty=zeroed(torch.Tensor.new_empty)):
-        yield
-
-
-# Tensors of at most this many elements computed only from constants
-# (torch.tensor literals, factories of shapes) keep their values while
-# tracing, so reading one as a number works (below).
-CONSTANT_ELEMENTS = 1 << 20
-# Factories whose tensor operand gives only a dtype and device.
-_FACTORIES_OF_LIKE = ("new_ones", "new_zeros", "new_full", "new_empty", "ones_like",
-                      "zeros_like", "full_like", "empty_like")
-
-
-@contextlib.contextmanager
-def _constant_values() -> Iterator[None]:
-    """Values computed from constants only can be read while tracing: a
-    mask built from shapes (Transformer-XL's `if attn_mask.any().item()`),
-    Deformable DETR's spatial_shapes = torch.as_tensor([(H, W), ...]) used
-    as sizes, a sampler's torch.linspace(...).tolist(). make_fx tracks the
-    values of torch.tensor literals of one element through the ops on them
-    (reading them is then allowed); here any tensor of at most
-    CONSTANT_ELEMENTS elements from a factory (no tensor operand, or only
-    one giving a dtype: new_ones, zeros_like, ...; random factories
-    excluded) starts such a value, and the ops on them carry it up to that
-    size. Nothing read from a parameter, buffer or batch is a constant."""
-    from torch.fx.experimental import proxy_tensor
-
-    original = proxy_tensor.proxy_call
-
-    def proxy_call(mode, func, args, kwargs):
-        out = original(mode, func, args, kwargs)
-        if not isinstance(out, torch.Tensor) or out.numel() > CONSTANT_ELEMENTS or \
-                not isinstance(func, torch._ops.OpOverload) or \
-                torch.Tag.nondeterministic_seeded in func.tags:
-            return out
-        tensors = [a for a in pytree.tree_flatten((args, kwargs))[0]
-                   if isinstance(a, torch.Tensor)]
-        if tensors and func.overloadpacket.__name__ not in _FACTORIES_OF_LIKE:
-            return out
-        slot = proxy_tensor.get_proxy_slot(out, mode.tracer, None)
-        if slot is not None and slot.constant is None:
-            proxy_tensor.set_proxy_slot(out, mode.tracer,
-                                        proxy_tensor._ProxyTensor(slot.proxy, out.detach().clone()))
-        return out
-
-    original_tolist = torch.Tensor.tolist
-
-    def tolist(self):
-        # A functional tensor has no storage for tolist() to read: its
-        # elements one by one (a constant's values, or the data-dependent
-        # error of any other tensor). A plain tensor (a module's tensor
-        # attribute) reads as always.
-        if not torch._is_functional_tensor(self):
-            return original_tolist(self)
-        if self.dim() == 0:
-            return self.item()
-        return [t.tolist() for t in self.unbind(0)]
-
-    with patching.replaced(proxy_tensor, proxy_call=proxy_call,
-                           CONSTANT_NUMEL_LIMIT=CONSTANT_ELEMENTS), \
-            patching.replaced(torch.Tensor, tolist=tolist):
-        yield
-
-
-# Reads of a tensor's value as Python numbers (_plain_values_read).
-_NUMBER_READS = ("item", "tolist", "__float__", "__int__", "__index__", "__bool__")
-_HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_plain_read: List[torch.Tensor] = []  # the running trace's (_plain_values_read)
-
-
-def _caller_file() -> str:
-    """The file of the code that read a value (_plain_values_read), past
-    tfc's other replacements of the reading methods (_unchecked_asserts'
-    __bool__, _constant_values' tolist)."""
-    frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename.startswith(_HERE) \
-            and frame.f_code.co_name in _NUMBER_READS:
-        frame = frame.f_back
-    return frame.f_code.co_filename if frame is not None else ""
-
-
-@contextlib.contextmanager
-def _plain_values_read() -> Iterator[None]:
-    """Notes in _plain_read the tensors that the trace does not follow
-    (neither traced nor computed while tracing: a plain tensor attribute, a
-    module global, a loss_fn module's buffer) which the model's code (not
-    tfc's) reads as Python numbers: self.beta.item(), float(self.tau),
-    int(self.k) as topk's k, self.sizes.tolist() as split sizes. The value
-    read is a constant of the program, so the module watch checks them at
-    every call as it does the tensors the trace folds in. (A value computed
-    from one, self.sizes[0] or self.a * 2, is traced: reading it is refused.)"""
-    _plain_read.clear()
-
-    def reading(original):
-        # Named as the method: torch function modes get it as `func`.
-        @functools.wraps(original)
-        def read(t, *args, **kwargs):
-            if (type(t) in (torch.Tensor, torch.nn.Parameter)
-                    and not torch._is_functional_tensor(t)
-                    and not _caller_file().startswith(_HERE)
-                    and all(t is not seen for seen in _plain_read)):
-                _plain_read.append(t)
-            return original(t, *args, **kwargs)
-        return read
-    with patching.replaced(torch.Tensor, **{name: reading(getattr(torch.Tensor, name))
-                                            for name in _NUMBER_READS}):
-        yield
-
-
-@contextlib.contextmanager
-def _unchecked_asserts() -> Iterator[None]:
-    """`assert <tensor condition>` in model code (DETR's generalized_box_iou:
-    assert (boxes[:, 2:] >= boxes[:, :2]).all()) passes while tracing: a
-    compiled program has no Python to stop, so the condition holds as far
-    as it is concerned, and a TracedUpdateWarning says it is not checked.
-    Any other bool() of a traced tensor fails as before (an `if` on data)."""
-    original = torch.Tensor.__bool__
-
-    def __bool__(self):
-        try:
-            return original(self)
-        except RuntimeError as e:
-            caller = sys._getframe(1)
-            lines = [linecache.getline(caller.f_code.co_filename, n).strip()
-                     for n in (caller.f_lineno, caller.f_lineno - 1)]
-            if not any(m in str(e) for m in DATA_DEPENDENT_MARKERS) or \
-                    not any(line.startswith("assert ") for line in lines):
-                raise
-            warnings.warn(
-                "an assert on tensor values is not checked by the compiled program (it has "
-                "no Python to stop); it is taken to hold", TracedUpdateWarning, stacklevel=2)
-            return True
-
-    with patching.replaced(torch.Tensor, __bool__=__bool__):
-        yield
-
-
 def _plain_tensor_attributes(model: torch.nn.Module, code: str) -> List[str]:
     """The names of the modules' tensor attributes that are no parameters
     or buffers (`self.centers = torch.zeros(...)`), those named on the
@@ -683,78 +416,6 @@ def _plain_tensor_attributes(model: torch.nn.Module, code: str) -> List[str]:
     return named or [full for full, _ in found]
 
 
-_VALUE_READ_HINT = (
-    "tfc compiles one static graph per shape: compute both branches and pick "
-    "with torch.where / masked_fill, or move the decision out of the model "
-    "(e.g. into a constructor argument); a number read from a tensor to compute "
-    "with stays a tensor (loss / mask.sum(), not / mask.sum().item()); a size "
-    "read from the data (max_len = lengths.max().item() for a padding mask) is "
-    "the padded size (x.size(1))")
-# (what the failing line holds, the hint for that idiom), first match wins.
-_VALUE_READ_IDIOMS = (
-    # MoCo / ALBEF / BLIP's queue: ptr = int(self.queue_ptr); queue[:, ptr:ptr + bs] = k.T
-    (("ptr",), "a ring buffer's pointer is model state, read at every call: write at the "
-     "positions it gives without reading it as a number, idx = (self.queue_ptr + "
-     "torch.arange(bs)) % K; self.queue.index_copy_(1, idx, keys.T); "
-     "self.queue_ptr.add_(bs).remainder_(K) (the step carries both buffers)"),
-    # VITS / ESPnet GAN-TTS slice_segments: x[i, :, ids_str[i]:ids_str[i] + size], a
-    # slice whose bound is an element of a tensor.
-    ((re.compile(r"\w\[[^\]]*\w\[[^\]]*\]\s*:|:\s*\w+\[[^\]]*\][^\]]*\]"),),
-     "a window at a start read from the data is a gather of its positions: "
-     "idx = ids_str[:, None] + torch.arange(size); x.gather(2, idx[:, None, :].expand(-1, "
-     "x.size(1), -1))"),
-    (("segment",), "a window at a start read from the data is a gather of its positions: "
-     "idx = start_idxs[:, None] + torch.arange(size); x.gather(2, idx[:, None, :].expand(-1, "
-     "x.size(1), -1))"),
-    (("pack_padded_sequence", "tolist"), "pass the lengths tensor itself, "
-     "pack_padded_sequence(x, lengths, ...): tfc traces packed sequences from it"),
-    # The pytorch.org BiLSTM-CRF tutorial's log_sum_exp: vec[0, argmax(vec)]
-    (("argmax",), "a log-sum-exp stabilized by its max is torch.logsumexp(vec, dim) (the "
-     "BiLSTM-CRF tutorial's log_sum_exp(vec)); an index to pick with stays a tensor: "
-     "vec.max(1).values, vec.gather(1, idx)"),
-)
-
-
-def _value_read_hint(frame: Optional[Frame]) -> str:
-    """The hint for a tensor's value read as a Python value at `frame`:
-    the rewrite of a known idiom found in its line or function, else the
-    general one."""
-    where = f"{frame.function} {frame.code}" if frame is not None else ""
-    for needles, hint in _VALUE_READ_IDIOMS:
-        if all(n.search(where) if isinstance(n, re.Pattern) else n in where for n in needles):
-            return hint
-    return _VALUE_READ_HINT
-
-
-# torch.autograd.grad with respect to parameters (MAML's inner step).
-_PARAMETER_GRAD_HINT = (
-    "take a gradient with respect to parameters with functorch's grad of a function of "
-    "them, which tfc traces and differentiates again (MAML's second order): g = grad(lambda "
-    "w: F.mse_loss(xs @ w.t(), ys))(self.w); for a submodule's, g = grad(lambda p: "
-    "loss_fn(functional_call(self.learner, p, (xs,)), ys))(dict(self.learner."
-    "named_parameters())) (from functorch import grad; torch.func on torch 2)")
-
-
-def _autograd_hint(frame: Optional[Frame]) -> str:
-    """The functorch form of the torch.autograd call at `frame`: of a
-    gradient with respect to parameters when its inputs name some."""
-    code = frame.code if frame is not None else ""
-    _, found, call = code.partition("autograd.grad(")
-    arguments, depth = [""], 0
-    for c in call if found else "":
-        depth += (c in "([{") - (c in ")]}")
-        if depth < 0:
-            break
-        if c == "," and depth == 0:
-            arguments.append("")
-        else:
-            arguments[-1] += c
-    inputs = arguments[1] if len(arguments) > 1 else ""
-    if any(w in inputs for w in ("self.", "param", "weight")):
-        return _PARAMETER_GRAD_HINT
-    return AUTOGRAD_IN_FORWARD_HINT
-
-
 def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
     """make_fx of functionalized `fn` on `args` under the tracing contexts
     (`spaces`: the model code's globals, for custom_functions); a failure
@@ -764,11 +425,11 @@ def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
         # Grad mode on while tracing, so only the model's own no_grad regions
         # count (a caller's `with torch.no_grad():` around the import would
         # otherwise mark every node).
-        with _linear_fx_names(), _annotating_nodes(), _traceable_functions(), \
+        with _linear_fx_names(), grad_modes.annotating_nodes(), _traceable_functions(), \
                 custom_functions.applied(spaces=spaces), packed_sequences.replaced(), \
-                _NoFastPaths(), \
-                index_rewrites.rewritten(), SelectionSizes(), _initialized_empties(), \
-                _plain_values_read(), _unchecked_asserts(), _constant_values(), \
+                _NoFastPaths(), index_rewrites.rewritten(), SelectionSizes(), \
+                trace_values.initialized_empties(), trace_values.plain_values_read(), \
+                trace_values.unchecked_asserts(), trace_values.constant_values(), \
                 grad_flags.tracked(), torch.enable_grad():
             gm = make_fx(_functionalize(fn))(*args)
     except Exception as e:  # noqa: BLE001 - re-raised with context below
@@ -783,10 +444,11 @@ def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
             raise DataDependentError(
                 "the model's Python control flow depends on a tensor's value "
                 "(an `if`/`while` on a tensor, .item(), .tolist(), int()/bool() of a tensor)",
-                frame, _value_read_hint(frame)) from e
+                frame, value_read_hint(frame)) from e
         if "for tensor of size [0" in text or "with size 0" in text:
             raise ModelError(
-                f"tracing the model with make_fx failed on an empty tensor ({text.splitlines()[0]}): "
+                "tracing the model with make_fx failed on an empty tensor "
+                f"({text.splitlines()[0]}): "
                 "the example batch selects no element somewhere (a mixture-of-experts expert "
                 "routed no token, an empty mask), and this torch cannot trace indexing into "
                 "it", exception_frame(e),
@@ -834,7 +496,7 @@ def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
                 "forward takes a derivative with torch.autograd (torch.autograd.grad, "
                 ".backward(), requires_grad_(), torch.autograd.functional), which cannot be "
                 "traced: tfc traces under functionalization, where tensors carry no autograd "
-                "history", frame, _autograd_hint(frame)) from e
+                "history", frame, autograd_hint(frame)) from e
         if "argument of type: <class 'torch._C.Generator'>" in text:  # torch 1.13 make_fx
             raise ModelError(
                 "a random draw with an explicit torch.Generator (generator=...) cannot be traced: "
@@ -1121,8 +783,8 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         run_unheld(carried)
         raise DataDependentError(  # not reached where the read fails unheld
             f"forward reads the value of {', '.join(carried)} (model state: forward writes it, "
-            "or frozen=\"state\") as a number or a mask's row count", None, _VALUE_READ_HINT)
+            "or frozen=\"state\") as a number or a mask's row count", None, VALUE_READ_HINT)
     traced.values_read = sorted(read)
-    traced.outside_read = list(_plain_read)
+    traced.outside_read = list(trace_values.plain_read)
     _warn_dropped_updates(traced, writes, role)
     return traced

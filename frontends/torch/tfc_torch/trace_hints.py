@@ -1,0 +1,104 @@
+"""What tracing failures say: the torch error texts that mean a value was
+read (DATA_DEPENDENT_MARKERS) or a derivative taken inside forward
+(AUTOGRAD_IN_FORWARD_MARKERS), and the hints for them, the rewrite of a
+known idiom when the failing line holds one.
+"""
+import re
+from typing import Optional
+
+from .source import Frame
+
+DATA_DEPENDENT_MARKERS = (
+    "get value out of a tracing tensor",      # torch 1.13 / 2.x real-mode tracing
+    "tolist() shouldn't be called on a tensor with unallocated storage",  # torch 1.13
+    "split_sizes' (position 2) must be tuple of ints",  # split sizes read from a tensor
+    "data-dependent",                          # torch 2.x
+    "Data dependent",
+    "DataDependentOutputException",
+)
+
+# What torch raises for torch.autograd.grad / .backward() / requires_grad_()
+# inside a functionalized trace: the tensors there have no grad_fn, and
+# functorch refuses requires_grad_() (torch 1.13 and 2.x).
+AUTOGRAD_IN_FORWARD_MARKERS = (
+    "does not require grad and does not have a grad_fn",
+    "call Tensor.requires_grad_() (or perhaps using torch.autograd.functional",
+)
+AUTOGRAD_IN_FORWARD_HINT = (
+    "write derivatives inside forward with functorch's transforms (torch.func on torch 2), "
+    "which tfc traces and differentiates again for training: "
+    "u_x = torch.autograd.grad(u, x, torch.ones_like(u), create_graph=True)[0] with "
+    "u = net(x) becomes u_x = vmap(grad(lambda xi: net(xi).squeeze()))(x) "
+    "(from functorch import grad, vmap; jacrev / hessian for whole Jacobians)")
+
+
+VALUE_READ_HINT = (
+    "tfc compiles one static graph per shape: compute both branches and pick "
+    "with torch.where / masked_fill, or move the decision out of the model "
+    "(e.g. into a constructor argument); a number read from a tensor to compute "
+    "with stays a tensor (loss / mask.sum(), not / mask.sum().item()); a size "
+    "read from the data (max_len = lengths.max().item() for a padding mask) is "
+    "the padded size (x.size(1))")
+# (what the failing line holds, the hint for that idiom), first match wins.
+_VALUE_READ_IDIOMS = (
+    # MoCo / ALBEF / BLIP's queue: ptr = int(self.queue_ptr); queue[:, ptr:ptr + bs] = k.T
+    (("ptr",), "a ring buffer's pointer is model state, read at every call: write at the "
+     "positions it gives without reading it as a number, idx = (self.queue_ptr + "
+     "torch.arange(bs)) % K; self.queue.index_copy_(1, idx, keys.T); "
+     "self.queue_ptr.add_(bs).remainder_(K) (the step carries both buffers)"),
+    # VITS / ESPnet GAN-TTS slice_segments: x[i, :, ids_str[i]:ids_str[i] + size], a
+    # slice whose bound is an element of a tensor.
+    ((re.compile(r"\w\[[^\]]*\w\[[^\]]*\]\s*:|:\s*\w+\[[^\]]*\][^\]]*\]"),),
+     "a window at a start read from the data is a gather of its positions: "
+     "idx = ids_str[:, None] + torch.arange(size); x.gather(2, idx[:, None, :].expand(-1, "
+     "x.size(1), -1))"),
+    (("segment",), "a window at a start read from the data is a gather of its positions: "
+     "idx = start_idxs[:, None] + torch.arange(size); x.gather(2, idx[:, None, :].expand(-1, "
+     "x.size(1), -1))"),
+    (("pack_padded_sequence", "tolist"), "pass the lengths tensor itself, "
+     "pack_padded_sequence(x, lengths, ...): tfc traces packed sequences from it"),
+    # The pytorch.org BiLSTM-CRF tutorial's log_sum_exp: vec[0, argmax(vec)]
+    (("argmax",), "a log-sum-exp stabilized by its max is torch.logsumexp(vec, dim) (the "
+     "BiLSTM-CRF tutorial's log_sum_exp(vec)); an index to pick with stays a tensor: "
+     "vec.max(1).values, vec.gather(1, idx)"),
+)
+
+
+def value_read_hint(frame: Optional[Frame]) -> str:
+    """The hint for a tensor's value read as a Python value at `frame`:
+    the rewrite of a known idiom found in its line or function, else the
+    general one."""
+    where = f"{frame.function} {frame.code}" if frame is not None else ""
+    for needles, hint in _VALUE_READ_IDIOMS:
+        if all(n.search(where) if isinstance(n, re.Pattern) else n in where for n in needles):
+            return hint
+    return VALUE_READ_HINT
+
+
+# torch.autograd.grad with respect to parameters (MAML's inner step).
+_PARAMETER_GRAD_HINT = (
+    "take a gradient with respect to parameters with functorch's grad of a function of "
+    "them, which tfc traces and differentiates again (MAML's second order): g = grad(lambda "
+    "w: F.mse_loss(xs @ w.t(), ys))(self.w); for a submodule's, g = grad(lambda p: "
+    "loss_fn(functional_call(self.learner, p, (xs,)), ys))(dict(self.learner."
+    "named_parameters())) (from functorch import grad; torch.func on torch 2)")
+
+
+def autograd_hint(frame: Optional[Frame]) -> str:
+    """The functorch form of the torch.autograd call at `frame`: of a
+    gradient with respect to parameters when its inputs name some."""
+    code = frame.code if frame is not None else ""
+    _, found, call = code.partition("autograd.grad(")
+    arguments, depth = [""], 0
+    for c in call if found else "":
+        depth += (c in "([{") - (c in ")]}")
+        if depth < 0:
+            break
+        if c == "," and depth == 0:
+            arguments.append("")
+        else:
+            arguments[-1] += c
+    inputs = arguments[1] if len(arguments) > 1 else ""
+    if any(w in inputs for w in ("self.", "param", "weight")):
+        return _PARAMETER_GRAD_HINT
+    return AUTOGRAD_IN_FORWARD_HINT
