@@ -3,7 +3,8 @@ and tfc_torch.compile, in process through libtfc_compiler.so and libtfcrt.so)
 against torch.optim on the same batches.
 
 Usage: check_train.py [--case NAME ...] [--device host|cuda] [--steps N]
-Cases:
+Cases (written here, in train_state.py: model state in forward, train_watch.py:
+the module watch, and train_batches.py: batch names, packed lengths, added losses):
 - <family> (nanogpt, llama, bert, mlp-sequential, mlp-log-softmax; the
   models of models/): N (default 50) AdamW steps on fresh random batches,
   per-step losses within 1e-4 relative of torch.optim.AdamW's (weight decay
@@ -96,8 +97,10 @@ from check_models import FAMILIES, _model_argc, load_family  # noqa: E402
 from train_helpers import (LOSS_RTOL, MOVED_RTOL, PARAM_RTOL, adamw_groups,  # noqa: E402
                            batches, compare_parameters, expect_error, normwise, random_batch,
                            rel, torch_loss, train_alongside, verdict)
-from train_state import (check_buffers, check_checkpoint, check_forward_state,  # noqa: E402
-                         check_held_values, check_module_changes, check_outside_values)
+from train_state import check_buffers, check_checkpoint, check_forward_state  # noqa: E402
+from train_watch import (check_held_values, check_module_changes,  # noqa: E402
+                         check_outside_values)
+from train_batches import check_added_loss, check_input_names, check_packed_lengths  # noqa: E402
 
 SKIP = 77
 def check_family(case, device, steps):
@@ -647,226 +650,6 @@ def check_no_gradient(device):
                    "no-gradient: ok (an unused and a no_grad-only layer untouched; SGD / AdamW, "
                    "also in backward, as torch's; AdamW by name with max_grad_norm leaves them as "
                    "compiled)")
-
-
-class _AddAuxiliary(torch.autograd.Function):
-    """DeepSeek-MoE's form: the output is x; the auxiliary loss gets the
-    gradient ones whatever grad_output is."""
-
-    @staticmethod
-    def forward(ctx, x, aux):
-        ctx.shape = aux.shape
-        return x
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, torch.ones(ctx.shape, dtype=grad.dtype)
-
-
-def check_added_loss(device):
-    """A custom Function's constant gradient (the added-loss form of
-    custom_functions.py) under gradient accumulation: torch's recipe runs K
-    backward passes of loss / K, and the Function's backward gives its
-    auxiliary input the gradient 1 in each, not 1 / K; the step weights the
-    term by K. SGD, accumulate_steps 1 and 2, 4 micro-batches."""
-    nn = torch.nn
-
-    class Model(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.gate = nn.Linear(6, 3)
-            self.head = nn.Linear(6, 3)
-
-        def forward(self, x, y):
-            probs = self.gate(x).softmax(-1)
-            aux = 0.5 * probs.mean(0).pow(2).sum()
-            h = _AddAuxiliary.apply(self.head(x), aux)
-            return torch.nn.functional.cross_entropy(h, y)
-
-    torch.manual_seed(21)
-    model = Model()
-    g = torch.Generator().manual_seed(22)
-    data = [(torch.randn(5, 6, generator=g), torch.randint(0, 3, (5,), generator=g))
-            for _ in range(4)]
-    problems = []
-    for k in (1, 2):
-        label = f"accumulate_steps={k}: "
-        mine, reference = copy.deepcopy(model), copy.deepcopy(model)
-        step = tfc_torch.compile_train_step(mine, data[0], device=device, optimizer="sgd",
-                                            lr=0.5, accumulate_steps=k)
-        opt = torch.optim.SGD(reference.parameters(), lr=0.5)
-        for i, batch in enumerate(data):
-            step(*batch)
-            (reference(*batch) / k).backward()
-            if (i + 1) % k == 0:
-                opt.step()
-                opt.zero_grad()
-        compare_parameters(step.state_dict(), reference, label, problems)
-    return verdict(problems, "added-loss: ok (a Function's constant gradient, as torch's with "
-                             "and without gradient accumulation)")
-
-
-def check_input_names(device):
-    """Batch inputs named like tensors the compiled program names itself
-    (a super-resolution model's forward(self, lr, hr); step, the schedule's
-    min_lr / warmup_steps / total_steps, loss, output) are renamed
-    ("lr_input") and the step still takes the batch by position: 4 AdamW
-    steps as torch's, a warmup-cosine step and a compiled forward run."""
-    nn, F = torch.nn, torch.nn.functional
-
-    class SuperResolution(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.conv = nn.Conv2d(3, 12, 3, padding=1)
-
-        def forward(self, lr, hr):
-            return F.l1_loss(F.pixel_shuffle(self.conv(lr), 2), hr)
-
-    class Scheduled(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc = nn.Linear(3, 1)
-
-        def forward(self, x, step, min_lr, warmup_steps, total_steps, loss):
-            return (self.fc(x) * step + min_lr * warmup_steps - total_steps * loss).pow(2).mean()
-
-    class Forward(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc = nn.Linear(3, 2)
-
-        def forward(self, output, lr):
-            return self.fc(output) * lr
-
-    torch.manual_seed(21)
-    g = torch.Generator().manual_seed(22)
-    problems = []
-    model = SuperResolution()
-    data = [(torch.rand(2, 3, 4, 4, generator=g), torch.rand(2, 3, 8, 8, generator=g))
-            for _ in range(4)]
-    mine, reference = copy.deepcopy(model), copy.deepcopy(model)
-    step = tfc_torch.compile_train_step(
-        mine, data[0], device=device, optimizer=torch.optim.AdamW(mine.parameters(), lr=1e-2))
-    if list(step.exported.inputs) != ["lr_input", "hr"]:
-        problems.append(f"super-resolution inputs named {list(step.exported.inputs)}")
-    train_alongside(step, reference, torch.optim.AdamW(reference.parameters(), lr=1e-2),
-                    lambda m, b: m(*b), data, "super-resolution: ", problems)
-    compare_parameters(step.state_dict(), reference, "super-resolution: ", problems)
-    batch = [torch.rand(4, 3, generator=g) for _ in range(6)]
-    step = tfc_torch.compile_train_step(Scheduled(), batch, device=device,
-                                        schedule="warmup-cosine", warmup_steps=2,
-                                        total_steps=10, min_lr=1e-4)
-    want = ["x", "step_input", "min_lr_input", "warmup_steps_input", "total_steps_input",
-            "loss_input"]
-    if list(step.exported.inputs) != want:
-        problems.append(f"scheduled: inputs named {list(step.exported.inputs)}")
-    loss = step(*batch)
-    if not math.isfinite(loss):
-        problems.append(f"scheduled: loss {loss!r}")
-    model = Forward()
-    example = (torch.rand(4, 3, generator=g), torch.rand(4, 1, generator=g))
-    got = tfc_torch.compile(model, example, device=device)(*example)
-    if not torch.allclose(got, model(*example), rtol=1e-5, atol=1e-6):
-        problems.append("forward(self, output, lr): outputs differ from torch's")
-
-    class Pixels(nn.Module):  # fast-neural-style: forward scales its input in place
-        def __init__(self):
-            super().__init__()
-            self.fc = nn.Linear(3, 1)
-
-        def forward(self, batch):
-            batch.div_(255)
-            return self.fc(batch).pow(2).mean()
-
-    model = Pixels()
-    data = [(torch.rand(4, 3, generator=g) * 255,) for _ in range(3)]
-    kept = [b[0].clone() for b in data]
-    mine, reference = copy.deepcopy(model), copy.deepcopy(model)
-    step = tfc_torch.compile_train_step(mine, data[0], device=device, optimizer="sgd", lr=0.1)
-    tfc_torch.compile(copy.deepcopy(model), data[1], device=device)
-    if not all(torch.equal(b[0], k) for b, k in zip(data, kept)):
-        problems.append("compiling a forward that writes its input in place changed the "
-                        "caller's example batch")
-    train_alongside(step, reference, torch.optim.SGD(reference.parameters(), lr=0.1),
-                    lambda m, b: m(*[t.clone() for t in b]), data, "batch.div_(255): ",
-                    problems)
-    return verdict(problems,
-                   "input-names: ok (forward(self, lr, hr) trained 4 AdamW steps as torch's with "
-                   "its input lr named lr_input; step, min_lr, warmup_steps, total_steps, loss "
-                   "as inputs of a warmup-cosine step; forward(self, output, lr) compiled; a "
-                   "forward writing its input in place compiled without changing the example "
-                   "batch, 3 SGD steps as torch's)")
-
-
-def check_packed_lengths(device):
-    """pad_packed_sequence without total_length pads to the batch's longest
-    length in torch and to the example's in the compiled program: each call
-    of a step or a compiled forward checks the lengths (a traced input, or
-    computed in forward from a padding mask) and refuses a batch whose
-    longest is shorter, before running (the step's parameters unchanged);
-    with total_length given (a fixed max_length) any batch trains as torch's
-    (3 SGD steps)."""
-    nn = torch.nn
-    rnn = nn.utils.rnn
-
-    class Tagger(nn.Module):
-        def __init__(self, total_length=None, from_mask=False):
-            super().__init__()
-            self.gru = nn.GRU(2, 3, batch_first=True)
-            self.total_length, self.from_mask = total_length, from_mask
-
-        def forward(self, x, lengths):
-            if self.from_mask:
-                lengths = (x.abs().sum(-1) != 0).sum(1)
-            packed = rnn.pack_padded_sequence(x, lengths, batch_first=True,
-                                              enforce_sorted=False)
-            out, _ = rnn.pad_packed_sequence(self.gru(packed)[0], batch_first=True,
-                                             total_length=self.total_length)
-            return out.mean(1).sum() + out[:, -1].pow(2).sum()
-
-    def batch(lengths, g):
-        x = torch.randn(3, 5, 2, generator=g)
-        lengths = torch.tensor(lengths)
-        return x * (torch.arange(5)[None, :, None] < lengths[:, None, None]), lengths
-
-    torch.manual_seed(31)
-    g = torch.Generator().manual_seed(32)
-    problems = []
-    full = [batch([5, 3, 2], g), batch([2, 5, 4], g)]
-    short = batch([4, 3, 1], g)
-    sgd = {"optimizer": "sgd", "lr": 0.1, "weight_decay": 0.0}
-    for from_mask in (False, True):
-        label = "lengths from a mask: " if from_mask else "lengths an input: "
-        model = Tagger(from_mask=from_mask)
-        mine, reference = copy.deepcopy(model), copy.deepcopy(model)
-        step = tfc_torch.compile_train_step(mine, full[0], device=device, **sgd)
-        train_alongside(step, reference, torch.optim.SGD(reference.parameters(), lr=0.1),
-                        lambda m, b: m(*b), full, label, problems)
-        before = step.state_dict()
-        problem = expect_error(tfc_torch.ModelError, "total_length=5", lambda: step(*short))
-        if problem:
-            problems.append(label + problem)
-        if any(not torch.equal(before[k], v) for k, v in step.state_dict().items()):
-            problems.append(f"{label}the refused batch changed the parameters")
-        compiled = tfc_torch.compile(model, full[0], device=device)
-        if not torch.allclose(compiled(*full[1]), model(*full[1]), rtol=1e-5, atol=1e-6):
-            problems.append(f"{label}compiled forward differs from torch's")
-        problem = expect_error(tfc_torch.ModelError, "pad_packed_sequence without total_length",
-                               lambda: compiled(*short))
-        if problem:
-            problems.append(f"{label}compiled forward: {problem}")
-    model = Tagger(total_length=5)
-    mine, reference = copy.deepcopy(model), copy.deepcopy(model)
-    step = tfc_torch.compile_train_step(mine, full[0], device=device, **sgd)
-    if step.exported.batch_check is not None:
-        problems.append("total_length given: the batch is checked")
-    train_alongside(step, reference, torch.optim.SGD(reference.parameters(), lr=0.1),
-                    lambda m, b: m(*b), [full[1], short, full[0]], "total_length=5: ", problems)
-    return verdict(problems,
-                   "packed-lengths: ok (without total_length: 2 SGD steps as torch's, then a "
-                   "batch whose longest length is shorter than the example's refused by the step "
-                   "(parameters kept) and the compiled forward, lengths an input or from a mask; "
-                   "with total_length: 3 steps as torch's on any lengths, unchecked)")
 
 
 def check_qat(device):

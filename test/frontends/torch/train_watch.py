@@ -1,0 +1,615 @@
+"""check_train.py's cases on what the module watch (tfc_torch/module_watch.py)
+checks at each call: changes to the module after compiling (hooks, writes
+in place, through .data, rebinding, annealed attributes), tensors and
+numbers read from outside the module's tables, and constants the module
+holds (buffers and frozen parameters read as numbers or masks)."""
+import copy
+import types
+
+import torch
+import torch.nn.functional as F
+
+import tfc_torch
+from train_helpers import expect_error, verdict
+
+
+class _Annealed(torch.nn.Module):
+    """A VAE-style loss whose KL weight `beta` the training loop anneals, a
+    temperature buffer, and a layer a WGAN loop would clip."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc = torch.nn.Linear(4, 6)
+        self.dec = torch.nn.Linear(6, 4)
+        self.beta = 0.1
+        self.register_buffer("tau", torch.tensor(2.0))
+        # Not read by forward (an EMA copy kept beside the model, LDM's
+        # LitEma): free to change between calls.
+        self.register_buffer("shadow", torch.zeros(4))
+
+    def forward(self, x):
+        h = self.enc(x)
+        return F.mse_loss(self.dec(torch.tanh(h / self.tau)), x) + self.beta * h.pow(2).mean()
+
+
+def _error_after_change(run, model, change, data, text):
+    """Runs the compiled `run` on data[0], applies `change` to `model`, and
+    expects the calls on the other batches to raise a ModelError with
+    `text` (None when they do)."""
+    run(*data[0])
+    change(model)
+
+    def calls():
+        for batch in data[1:]:
+            run(*batch)
+    return expect_error(tfc_torch.ModelError, text, calls)
+
+
+def check_module_changes(device):
+    """Changes to the module after compiling that the compiled program cannot
+    follow are caught at the next call (module_watch.py): an annealed Python
+    attribute and requires_grad toggled warn once; a buffer written in
+    place, a parameter clamped under no_grad or through .data (WGAN's
+    clipping, caught at the backoff value check) and a hook added are
+    ModelErrors, in a train step and a compiled forward alike. Loading the step's own values
+    into the module (evaluating mid-training) is no change: the steps go on
+    as an uninterrupted twin's."""
+    import warnings
+    torch.manual_seed(21)
+    model = _Annealed()
+    g = torch.Generator().manual_seed(22)
+    data = [(torch.randn(5, 4, generator=g),) for _ in range(6)]
+    problems = []
+
+    def make(m):
+        return tfc_torch.compile_train_step(m, data[0], device=device, optimizer="sgd", lr=0.1)
+
+    # Syncing the module from the step between calls is accepted.
+    mine, twin = copy.deepcopy(model), copy.deepcopy(model)
+    step, twin_step = make(mine), make(twin)
+    for i, batch in enumerate(data):
+        loss, want = step(*batch), twin_step(*batch)
+        if loss != want:
+            problems.append(f"synced step {i}: loss {loss} != {want}")
+        mine.load_state_dict(step.state_dict())
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = copy.deepcopy(model)
+        step = make(m)
+        step(*data[0])
+        m.beta = 0.5
+        step(*data[1])
+        step(*data[2])
+        m.dec.bias.requires_grad_(False)
+        step(*data[3])
+        step(*data[4])
+    texts = [str(w.message) for w in caught
+             if issubclass(w.category, tfc_torch.TracedUpdateWarning)]
+    if (len(texts) != 2 or "attribute beta changed" not in texts[0]
+            or "requires_grad of parameters dec.bias changed" not in texts[1]):
+        problems.append(f"annealed beta, frozen bias: warnings {texts}")
+
+    # Using the module while the step holds newer parameters (an evaluation,
+    # timm's ModelEmaV2 reading model.state_dict()) warns once; after
+    # model.load_state_dict(step.state_dict()) it does not.
+    for sync in (False, True):
+        m = copy.deepcopy(model)
+        step = make(m)
+        for batch in data[:2]:
+            step(*batch)
+        if sync:
+            m.load_state_dict(step.state_dict())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            m.enc(data[0][0])
+            m.dec.state_dict()
+            m(data[0][0])
+        stale = [w for w in caught if "the ones it was compiled with" in str(w.message)]
+        if len(stale) != (0 if sync else 1):
+            problems.append(f"stale module reads (synced={sync}): {len(stale)} warnings")
+
+    # Two steps over one module (a GAN's): the one whose parameters the
+    # other trains warns once when it runs with stale copies, and not when
+    # the caller copies them across before each call.
+    class _Pair(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.g, self.d = torch.nn.Linear(4, 4), torch.nn.Linear(4, 1)
+
+        def forward(self, x):
+            return x
+
+    for sync in (False, True):
+        pair = _Pair()
+
+        def d_loss(out, x, pair=pair):
+            return pair.d(x).mean() - pair.d(pair.g(x).detach()).mean()
+
+        def g_loss(out, x, pair=pair):
+            return -pair.d(pair.g(x)).mean()
+
+        d_step = tfc_torch.compile_train_step(
+            pair, data[0], lambda o, x: d_loss(o, x), device=device,
+            optimizer=torch.optim.SGD(pair.d.parameters(), lr=0.1))
+        g_step = tfc_torch.compile_train_step(
+            pair, data[0], lambda o, x: g_loss(o, x), device=device,
+            optimizer=torch.optim.SGD(pair.g.parameters(), lr=0.1))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for batch in data[:3]:
+                d_step(*batch)
+                if sync:
+                    g_step.load_state_dict({k: v for k, v in d_step.state_dict().items()
+                                            if k.startswith("d.")}, strict=False)
+                g_step(*batch)
+                if sync:
+                    d_step.load_state_dict({k: v for k, v in g_step.state_dict().items()
+                                            if k.startswith("g.")}, strict=False)
+        texts = [str(w.message) for w in caught
+                 if "trained by another compiled step" in str(w.message)]
+        if len(texts) != (0 if sync else 2):
+            problems.append(f"two steps over one module (sync={sync}): warnings {texts}")
+
+    def changed(change, text, compiled=False):
+        m = copy.deepcopy(model)
+        run = (tfc_torch.compile(m, data[0], device=device) if compiled else make(m))
+        return _error_after_change(run, m, change, data, text)
+
+    def clamp_no_grad(m):
+        with torch.no_grad():
+            m.enc.weight.clamp_(-0.01, 0.01)
+
+    m = copy.deepcopy(model)
+    step = make(m)
+    for batch in data[:3]:
+        step(*batch)
+        m.shadow.mul_(0.9).add_(1.0)
+    step.load_state_dict(m.state_dict())   # the shadow's new value carried, not refused
+    if not torch.equal(step.state_dict()["shadow"], m.shadow):
+        problems.append("an unread buffer's value was not carried by load_state_dict")
+    for err in [
+        changed(lambda m: m.tau.fill_(1.0), "buffer 'tau' of the module was changed"),
+        changed(lambda m: m.tau.fill_(1.0), "buffer 'tau' of the module was changed", True),
+        changed(clamp_no_grad, "parameter 'enc.weight' of the module was changed"),
+        changed(lambda m: m.dec.weight.data.clamp_(-0.01, 0.01),
+                "parameter 'dec.weight' of the module holds other values"),
+        changed(lambda m: m.enc.register_forward_hook(lambda mod, i, o: o * 2),
+                "forward hooks or forward pre-hooks"),
+    ]:
+        if err:
+            problems.append(err)
+    return verdict(problems,
+                   "module-changes: ok (syncing from the step accepted; an annealed attribute and "
+                   "a frozen bias warned once; buffer writes, clamps under no_grad and through "
+                   ".data and hooks refused, also in a compiled forward)")
+
+
+# A module-level tensor forward reads (check_outside_values).
+_GLOBAL_SCALE = torch.tensor(1.0)
+
+
+class _Outside(torch.nn.Module):
+    """A loss reading tensors that are no parameters or buffers (a KL weight
+    kept as a 0-d tensor attribute, cross-entropy class weights, a teacher
+    hidden from .parameters() in a list, a module-level tensor), loss
+    weights in a dict and a config namespace, and a frozen layer."""
+
+    def __init__(self, teacher):
+        super().__init__()
+        self.enc = torch.nn.Linear(4, 3)
+        self.frozen = torch.nn.Linear(4, 3).requires_grad_(False)
+        self.beta = torch.tensor(0.1)
+        self.class_w = torch.tensor([1.0, 2.0, 0.5])
+        self._teacher = [teacher]
+        self.loss_weights = {"l2": 0.01}
+        self.cfg = types.SimpleNamespace(kd=0.5)
+
+    def forward(self, x, y):
+        z = self.enc(x) + self.frozen(x)
+        with torch.no_grad():
+            t = self._teacher[0](x)
+        return (F.cross_entropy(z, y, weight=self.class_w)
+                + self.beta * _GLOBAL_SCALE * z.pow(2).mean() + self.cfg.kd * F.mse_loss(z, t)
+                + self.loss_weights["l2"] * self.enc.weight.pow(2).sum())
+
+
+class _Distill(torch.nn.Module):
+    """A distillation loss_fn module holding a frozen teacher."""
+
+    def __init__(self, teacher):
+        super().__init__()
+        self.teacher = teacher.requires_grad_(False)
+
+    def forward(self, logits, x, y):
+        with torch.no_grad():
+            t = self.teacher(x)
+        return F.kl_div(F.log_softmax(logits, -1), F.softmax(t, -1), reduction="batchmean")
+
+
+# Module-level values forward reads as Python numbers (_check_number_reads).
+_GLOBAL_TEMPERATURE = torch.tensor(1.0)
+_GLOBAL_WEIGHT = 1.0
+
+
+class _LossWeights:
+    """A plain helper object (no namespace, no dataclass) holding a loss
+    weight and class weights."""
+
+    def __init__(self):
+        self.aux = 0.5
+        self.class_w = torch.tensor([1.0, 2.0, 0.5])
+
+
+class _NumberReads(torch.nn.Module):
+    """Tensors that are no parameters or buffers read as Python numbers (a
+    temperature with .item(), a scale with float(), topk's k with int(),
+    split sizes with .tolist(), a global with .item()), a number held by a
+    helper object and a global number, class weights held by the helper
+    and as a class attribute."""
+    shared_w = torch.tensor([1.0, 1.0, 2.0])
+
+    def __init__(self):
+        super().__init__()
+        self.enc = torch.nn.Linear(4, 3)
+        self.tau = torch.tensor(2.0)
+        self.scale = torch.tensor(1.5)
+        self.k = torch.tensor(2)
+        self.sizes = torch.tensor([1, 2])
+        self.helper = _LossWeights()
+
+    def forward(self, x, y):
+        z = self.enc(x)
+        a, b = torch.split(z, self.sizes.tolist(), 1)
+        return (F.cross_entropy(z / self.tau.item(), y, weight=self.helper.class_w)
+                * float(self.scale)
+                + z.topk(int(self.k), 1).values.pow(2).mean() * self.helper.aux
+                + F.cross_entropy(z, y, weight=self.shared_w) / _GLOBAL_TEMPERATURE.item()
+                + (a.pow(2).mean() + b.abs().mean()) * _GLOBAL_WEIGHT)
+
+
+class _TemperedLoss(torch.nn.Module):
+    """A loss_fn module reading its buffer with .item(), weighted by a
+    number attribute (annealed between epochs)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("tau", torch.tensor(2.0))
+        self.w = 1.0
+
+    def forward(self, logits, x, y):
+        return F.cross_entropy(logits / self.tau.item(), y) * self.w
+
+
+def _closed_over_weights():
+    """A module whose class is defined in a function, forward closing over
+    class weights, and a function rebinding them (nonlocal)."""
+    w = torch.tensor([1.0, 2.0, 0.5])
+
+    class Closed(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = torch.nn.Linear(4, 3)
+
+        def forward(self, x, y):
+            return F.cross_entropy(self.enc(x), y, weight=w)
+
+    def rebind():
+        nonlocal w
+        w = torch.ones(3)
+    return Closed(), rebind
+
+
+def _check_number_reads(data, make):
+    """Values forward reads as Python numbers, changed after compiling:
+    tensors (attributes, a global, a loss_fn's buffer) are ModelErrors
+    naming them, as are class weights rebound on a helper object, as a
+    class attribute or in a closure; numbers of a helper object, a global and a loss_fn
+    module warn. The problems found."""
+    import warnings
+    global _GLOBAL_WEIGHT
+    problems = []
+    m = _NumberReads()
+    want = m(*data[0]).item()
+    got = make(m)(*data[0])
+    if abs(got - want) > 1e-5 * abs(want):
+        problems.append(f"number reads: loss {got} != torch's {want}")
+
+    def changed(change, text, compiled=False):
+        m = _NumberReads()
+        run = make(m, compiled=compiled)
+        run(*data[0])
+        change(m)
+        return expect_error(tfc_torch.ModelError, text, lambda: run(*data[1]))
+
+    def temperature(m):
+        _GLOBAL_TEMPERATURE.fill_(2.0)
+
+    def shared(m):
+        _NumberReads.shared_w = torch.ones(3)
+    errors = [
+        changed(lambda m: m.tau.fill_(0.5), "tensor 'model.tau' was changed"),
+        changed(lambda m: m.tau.fill_(0.5), "tensor 'model.tau' was changed", True),
+        changed(lambda m: m.scale.mul_(2.0), "tensor 'model.scale' was changed"),
+        changed(lambda m: m.k.fill_(3), "tensor 'model.k' was changed"),
+        changed(lambda m: m.sizes.copy_(torch.tensor([2, 1])), "tensor 'model.sizes' was"),
+        changed(temperature, "tensor 'train_watch._GLOBAL_TEMPERATURE' was changed"),
+        changed(lambda m: setattr(m.helper, "class_w", torch.ones(3)),
+                "tensor 'model.helper.class_w' was changed"),
+        changed(shared, "tensor '_NumberReads.shared_w' was changed"),
+    ]
+    _GLOBAL_TEMPERATURE.fill_(1.0)
+    _NumberReads.shared_w = torch.tensor([1.0, 1.0, 2.0])
+    student, tempered = torch.nn.Linear(4, 3), _TemperedLoss()
+    step = make(student, tempered)
+    step(*data[0])
+    tempered.tau.fill_(0.5)
+    errors.append(expect_error(tfc_torch.ModelError, "tensor 'loss_fn.tau' was changed",
+                               lambda: step(*data[1])))
+    closed, rebind = _closed_over_weights()
+    step = make(closed)
+    step(*data[0])
+    rebind()
+    errors.append(expect_error(tfc_torch.ModelError, "Closed.forward.<closure 0>' was changed",
+                               lambda: step(*data[1])))
+    problems += [e for e in errors if e]
+
+    m, tempered = _NumberReads(), _TemperedLoss()
+    step, loss_step = make(m), make(torch.nn.Linear(4, 3), tempered)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        step(*data[0])
+        loss_step(*data[0])
+        m.helper.aux, tempered.w, _GLOBAL_WEIGHT = 1.0, 3.0, 2.0
+        for _ in range(2):
+            step(*data[1])
+            loss_step(*data[1])
+    _GLOBAL_WEIGHT = 1.0
+    texts = sorted(str(w.message)[:60] for w in caught
+                   if issubclass(w.category, tfc_torch.TracedUpdateWarning))
+    # Once each (the loss_fn step's code names no global).
+    if (len(texts) != 3 or "attribute helper.aux changed" not in texts[0]
+            or "attribute loss_fn.w changed" not in texts[1]
+            or "global train_watch._GLOBAL_WEIGHT changed" not in texts[2]):
+        problems.append(f"numbers of a helper, a loss_fn and a global: warnings {texts}")
+    return problems
+
+
+def check_outside_values(device):
+    """Values the trace folds in from outside the module's tables
+    (module_watch.py): tensors that are no parameters or buffers changed
+    after compiling (in place, through .data, rebound; a plain attribute, a
+    hidden teacher, a global, a loss_fn module's teacher) are ModelErrors
+    naming them, in a train step and a compiled forward; loss weights in a
+    dict and a namespace warn as plain attributes do; a frozen weight and a
+    hidden teacher's weight put back within float rounding (loralib's
+    merge on eval(), unmerge on train()) are accepted and the steps go on
+    as an untouched twin's, while a change of 1e-4 is refused."""
+    import warnings
+    torch.manual_seed(23)
+    teacher = torch.nn.Linear(4, 3).requires_grad_(False)
+    g = torch.Generator().manual_seed(24)
+    data = [(torch.randn(6, 4, generator=g), torch.randint(0, 3, (6,), generator=g))
+            for _ in range(5)]
+    problems = []
+
+    def make(m, loss_fn=None, compiled=False):
+        if compiled:
+            return tfc_torch.compile(m.eval(), data[0], device=device)
+        return tfc_torch.compile_train_step(m, data[0], loss_fn, device=device,
+                                            optimizer="sgd", lr=0.1)
+
+    def changed(change, text, compiled=False):
+        m = _Outside(copy.deepcopy(teacher))
+        return _error_after_change(make(m, compiled=compiled), m, change, data, text)
+
+    def scale_teacher(m):
+        with torch.no_grad():
+            m._teacher[0].weight.mul_(2.0)
+
+    def scale_global(m):
+        _GLOBAL_SCALE.fill_(2.0)
+
+    errors = [
+        changed(lambda m: m.beta.add_(0.5), "tensor 'model.beta' was changed"),
+        changed(lambda m: m.beta.add_(0.5), "tensor 'model.beta' was changed", True),
+        changed(lambda m: setattr(m.beta, "data", m.beta.data * 2), "'model.beta' was changed"),
+        changed(lambda m: setattr(m, "class_w", torch.ones(3)), "'model.class_w' was changed"),
+        changed(lambda m: setattr(m, "class_w", None), "'model.class_w' was changed"),
+        changed(scale_teacher, "tensor 'model._teacher[0].weight' was changed"),
+        changed(scale_global, "tensor 'train_watch._GLOBAL_SCALE' was changed"),
+    ]
+    _GLOBAL_SCALE.fill_(1.0)
+    student, distill = torch.nn.Linear(4, 3), _Distill(copy.deepcopy(teacher))
+    step = make(student, distill)
+    step(*data[0])
+    with torch.no_grad():
+        distill.teacher.bias.add_(1.0)
+    errors.append(expect_error(tfc_torch.ModelError, "tensor 'loss_fn.teacher.bias' was changed",
+                               lambda: step(*data[1])))
+    problems += [e for e in errors if e]
+    problems += _check_number_reads(data, make)
+
+    # Rebinding to equal values is no change; loss weights in containers warn.
+    m = _Outside(copy.deepcopy(teacher))
+    step = make(m)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        step(*data[0])
+        m.class_w = m.class_w.clone()
+        m.loss_weights["l2"] = 0.1
+        m.cfg.kd = 1.0
+        step(*data[1])
+        step(*data[2])
+    texts = sorted(str(w.message) for w in caught
+                   if issubclass(w.category, tfc_torch.TracedUpdateWarning))
+    if (len(texts) != 2 or "attribute cfg.kd changed" not in texts[0]
+            or "attribute loss_weights['l2'] changed" not in texts[1]):
+        problems.append(f"loss weights in a namespace and a dict: warnings {texts}")
+
+    # Put back within float rounding: accepted, the program keeps its values.
+    mine, twin = _Outside(copy.deepcopy(teacher)), None
+    twin = copy.deepcopy(mine)
+    step, twin_step = make(mine), make(twin)
+    merged = torch.randn(3, 4, generator=g) * 0.37
+    with torch.no_grad():
+        for w in (mine.frozen.weight, mine._teacher[0].weight):
+            before = w.clone()
+            w.data += merged
+            w.data -= merged
+            if torch.equal(w, before) or not torch.allclose(w, before, rtol=0, atol=1e-6):
+                problems.append("the merge round trip does not leave a rounding difference")
+    for i, batch in enumerate(data):
+        loss, want = step(*batch), twin_step(*batch)
+        if loss != want:
+            problems.append(f"after a rounding round trip, step {i}: loss {loss} != {want}")
+    state = step.state_dict()
+    state["frozen.weight"] = mine.frozen.weight.detach().clone()  # one rounding step off
+    try:
+        step.load_state_dict(state)
+    except ValueError as e:
+        problems.append(f"load_state_dict after a rounding round trip: {e}")
+    if step(*data[0]) != twin_step(*data[0]):
+        problems.append("load_state_dict after a rounding round trip changed the step")
+    for text, weight in (("parameter 'frozen.weight'", lambda m: m.frozen.weight),
+                         ("tensor 'model._teacher[0].weight'", lambda m: m._teacher[0].weight)):
+        def nudge(m, weight=weight):
+            with torch.no_grad():
+                weight(m)[0, 0] += 1e-4
+        err = changed(nudge, text)
+        if err:
+            problems.append(err)
+    return verdict(problems,
+                   "outside-values: ok (a tensor attribute changed in place, through .data and "
+                   "rebound, a hidden teacher, a global and a loss_fn's teacher refused, also in a "
+                   "compiled forward; so are tensors read as numbers (.item(), float(), int(), "
+                   ".tolist() of attributes, a global, a loss_fn's buffer) and tensors rebound on "
+                   "a helper object or a class; dict, namespace, helper, loss_fn and global "
+                   "numbers warned; rounding round trips accepted, a 1e-4 change refused)")
+
+
+class _Held(torch.nn.Module):
+    """Values forward reads from the module as constants: RotatE's margin,
+    a frozen parameter read with .item(), and NT-Xent's positives mask, a
+    buffer whose selection forward views as N rows. `writes`: forward also
+    updates the mask buffer (model state)."""
+
+    def __init__(self, writes=False):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.gamma = torch.nn.Parameter(torch.tensor([6.0]), requires_grad=False)
+        self.register_buffer("pos", torch.eye(6, dtype=torch.bool).roll(3, 1))
+        self.writes = writes
+
+    def forward(self, x):
+        z = F.normalize(self.lin(x), dim=1)
+        sim = z @ z.t()
+        pos = sim[self.pos].view(z.shape[0], 1)
+        if self.writes:
+            self.pos.copy_(self.pos.roll(1, 0))
+        return (self.gamma.item() - pos).pow(2).mean() + sim.mean()
+
+
+class _RingQueue(torch.nn.Module):
+    """MoCo's key queue in the form the error at int(self.queue_ptr)
+    recommends: written at (ptr + arange(bs)) % K, the pointer advanced in
+    place, both buffers model state."""
+
+    def __init__(self, k=10):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.k = k
+        self.register_buffer("queue", F.normalize(torch.randn(4, k), dim=0))
+        self.register_buffer("queue_ptr", torch.zeros(1, dtype=torch.long))
+
+    def forward(self, x):
+        q = F.normalize(self.lin(x), dim=1)
+        loss = torch.logsumexp(q @ self.queue.clone().detach() / 0.07, 1).mean()
+        with torch.no_grad():
+            idx = (self.queue_ptr + torch.arange(x.shape[0])) % self.k
+            self.queue.index_copy_(1, idx, q.T)
+            self.queue_ptr.add_(x.shape[0]).remainder_(self.k)
+        return loss
+
+
+def check_held_values(device):
+    """Buffers and frozen parameters forward never writes are constants
+    whose values the trace may read (a frozen parameter's .item(), a buffer
+    mask's row count): 3 SGD steps as torch's; changing either after
+    compiling is a ModelError naming it (.item() leaves no use of the
+    parameter in the program, which must still count it as read); a
+    forward that writes the mask, or frozen="state", is refused."""
+    g = torch.Generator().manual_seed(31)
+    data = [(torch.randn(6, 4, generator=g),) for _ in range(4)]
+    problems = []
+    torch.manual_seed(31)
+    model = _Held()
+    reference = copy.deepcopy(model)
+
+    def alongside(step, reference, batches, label):
+        # SGD steps of the compiled step and torch side by side, losses
+        # within 1e-5 (relative past 1).
+        opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+        for i, batch in enumerate(batches):
+            loss = step(*batch)
+            opt.zero_grad()
+            want = reference(*batch)
+            want.backward()
+            opt.step()
+            if abs(loss - want.item()) > 1e-5 * max(1.0, abs(want.item())):
+                problems.append(f"{label}step {i}: loss {loss}, torch {want.item()}")
+
+    step = tfc_torch.compile_train_step(model, data[0], device=device, optimizer="sgd", lr=0.1)
+    alongside(step, reference, data[:3], "")
+
+    def changed(change, text):
+        m = _Held()
+        run = tfc_torch.compile_train_step(m, data[0], device=device, optimizer="sgd", lr=0.1)
+        run(*data[0])
+        change(m)
+        return expect_error(tfc_torch.ModelError, text,
+                            lambda: [run(*batch) for batch in data[1:]])
+
+    def changed_at_next_call(change, text):
+        # Changed after call 2: call 3 is none of the 1, 2, 4, 8, ... full
+        # comparisons, yet a held constant is compared at every call.
+        m = _Held()
+        run = tfc_torch.compile_train_step(m, data[0], device=device, optimizer="sgd", lr=0.1)
+        run(*data[0])
+        run(*data[1])
+        change(m)
+        return expect_error(tfc_torch.ModelError, text, lambda: run(*data[2]))
+
+    def set_gamma(m):
+        with torch.no_grad():
+            m.gamma.fill_(7.0)
+
+    def set_pos(m):
+        m.pos[0, 1] = True
+    problems += [e for e in (
+        changed(set_gamma, "parameter 'gamma' of the module was changed"),
+        changed(lambda m: m.gamma.data.fill_(7.0), "parameter 'gamma' of the module holds"),
+        changed_at_next_call(lambda m: m.gamma.data.fill_(7.0),
+                             "parameter 'gamma' of the module holds"),
+        changed(set_pos, "buffer 'pos' of the module was changed")) if e]
+    # The ring-buffer form of MoCo's queue (the hint of a pointer read):
+    # 5 SGD steps, the pointer wrapping around, as torch's.
+    torch.manual_seed(32)
+    ring = _RingQueue()
+    reference = copy.deepcopy(ring)
+    step = tfc_torch.compile_train_step(ring, data[0], device=device, optimizer="sgd", lr=0.1)
+    alongside(step, reference, data + data[:1], "ring queue ")
+    state = step.state_dict()
+    if not torch.allclose(state["queue"], reference.queue, atol=1e-5) \
+            or not torch.equal(state["queue_ptr"], reference.queue_ptr):
+        problems.append("ring queue: the queue or its pointer differ from torch's")
+    for model, options in ((_Held(writes=True), {}), (_Held(), {"frozen": "state"})):
+        e = expect_error(tfc_torch.DataDependentError, ": model state, which forward writes",
+                         lambda: tfc_torch.compile_train_step(model, data[0], device=device,
+                                                              **options))
+        if e:
+            problems.append(e)
+    return verdict(problems, "held-values: ok (a frozen parameter's .item() and a buffer mask's "
+                             "row count: 3 SGD steps as torch's; changes after compiling "
+                             "refused; a written mask and frozen='state' refused; MoCo's "
+                             "ring-buffer queue: 5 SGD steps as torch's)")
