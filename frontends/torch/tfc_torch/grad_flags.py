@@ -25,7 +25,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from . import patching
-from .selection_sizes import _from_model
+from .selection_sizes import from_model
 
 _FLAG = "_tfc_requires_grad"
 _LEAF = "_tfc_leaf"  # on the trainable parameters
@@ -100,7 +100,7 @@ def tracked() -> Iterator[None]:
 
     def traced(t) -> bool:
         """Whether a read of `t`'s autograd state answers from the flags."""
-        return torch._is_functional_tensor(t) and _from_model(3)
+        return torch._is_functional_tensor(t) and from_model(3)
 
     def get(t):
         real = descriptor.__get__(t)

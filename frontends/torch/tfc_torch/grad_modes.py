@@ -5,13 +5,17 @@ while its node is created: `annotating_nodes()` records it there (GRAD_OFF,
 which the importer turns into tfc.stop_gradient), with the Python stack
 that created the node (source.STACK) and packed_sequences' length marks.
 A view that functionalization only replays under no_grad (_replayed_view)
-is not marked: the model made it earlier with grad on.
+is not marked: the model made it earlier with grad on. The converse, a view
+the model makes under no_grad and reads later with grad on, is read
+detached (NoGradViews): functionalization rebuilds it at that read.
 """
 import contextlib
 import inspect
 import os
+import sys
 
 import torch
+import torch.utils._pytree as pytree
 
 from . import packed_sequences
 from .source import STACK, stack_of
@@ -104,3 +108,104 @@ def annotating_nodes():
             tracer.create_node = original
         else:
             del tracer.create_node
+
+
+# Calls that write their first argument: it stays as it is (torch refuses
+# an in-place op with grad on on a view made under no_grad anyway).
+_IN_PLACE_DUNDERS = frozenset(f"__i{op}__" for op in (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
+    "lshift", "rshift")) | {"__setitem__"}
+# Properties (reached as __get__) that are views of the tensor.
+_VIEW_PROPERTIES = frozenset(("T", "mT", "H", "mH", "real", "imag"))
+_CUSTOM_FUNCTIONS = _FRONTEND + "custom_functions.py"
+
+
+def _name(func) -> str:
+    name = getattr(func, "__name__", "")
+    if name == "__get__":
+        return "." + getattr(getattr(func, "__self__", None), "__name__", "")
+    return name
+
+
+def _model_caller(depth: int) -> bool:
+    """Whether the call handled `depth` frames up comes from the model's
+    code (the user's, or torch's modules it calls), outside a custom
+    Function's forward: views made there are the Function's business."""
+    from .selection_sizes import from_model
+    if not from_model(depth + 1):
+        return False
+    frame = sys._getframe(1)
+    if _autograd_function(frame) is not None:
+        return False
+    while frame is not None:
+        if frame.f_code.co_filename == _CUSTOM_FUNCTIONS:
+            return False
+        frame = frame.f_back
+    return True
+
+
+class NoGradViews(torch.overrides.TorchFunctionMode):
+    """A view the model makes under no_grad and reads later with grad on
+    carries no gradient in torch (t = h.view(-1) under no_grad is a new
+    leaf). Its node is marked GRAD_OFF, but functionalization rebuilds a
+    view of a tensor written in place since (F.linear's bias add on a
+    non-contiguous 3-d input, h.mul_(2)) at its next read, with grad on
+    then, and later ops read that new node, through which the gradient
+    flows (attention weights computed under no_grad from a linear's output
+    would be trained on). Active while tracing: the views the model makes
+    under no_grad are noted, and every later call with grad on reads them
+    detached."""
+
+    def __init__(self):
+        super().__init__()
+        self.views = {}  # id -> a view made under no_grad
+
+    def _detached(self, value):
+        if isinstance(value, torch.Tensor) and self.views.get(id(value)) is value:
+            return value.detach()
+        return value
+
+    def _note(self, out):
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(t, torch.Tensor):
+                self.views[id(t)] = t
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = _name(func)
+        if torch.is_grad_enabled():
+            if self.views and (not name.startswith(".") or name[1:] in _VIEW_PROPERTIES):
+                written = name in _IN_PLACE_DUNDERS or (
+                    name.endswith("_") and not name.endswith("__"))
+                kept, read = (args[:1], args[1:]) if written else ((), args)
+                args = kept + tuple(pytree.tree_map(self._detached, list(read)))
+                kwargs = {k: v if k == "out" else pytree.tree_map(self._detached, v)
+                          for k, v in kwargs.items()}
+            return func(*args, **kwargs)
+        out = func(*args, **kwargs)
+        if (name in _VIEW_CALLS or name[1:] in _VIEW_PROPERTIES) and _model_caller(2):
+            self._note(out)
+        return out
+
+    def __enter__(self):
+        # Tensor.__getitem__ reaches no torch function mode in torch 1.13.
+        self._saved = torch.Tensor.__dict__.get("__getitem__")
+        getitem = torch.Tensor.__getitem__
+
+        def no_grad_view_getitem(t, index):
+            if torch.is_grad_enabled():
+                return getitem(self._detached(t), pytree.tree_map(self._detached, index))
+            out = getitem(t, index)
+            basic = not any(isinstance(i, torch.Tensor) for i in pytree.tree_flatten(index)[0])
+            if basic and _model_caller(2):  # a view of t (tensor indices copy)
+                self._note(out)
+            return out
+        torch.Tensor.__getitem__ = no_grad_view_getitem
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        if self._saved is None:
+            del torch.Tensor.__getitem__
+        else:
+            torch.Tensor.__getitem__ = self._saved
+        return super().__exit__(*exc)

@@ -90,7 +90,7 @@ _READS = ("item", "tolist", "__float__", "__int__", "__index__", "__bool__")
 
 # tfc's own functions that only pass a call on (other torch function modes,
 # wrappers of Tensor.__getitem__ / __setitem__): the caller is above them.
-_PASSING = ("__torch_function__", "alias_getitem", "alias_setitem")
+_PASSING = ("__torch_function__", "alias_getitem", "alias_setitem", "no_grad_view_getitem")
 
 
 def _forwards(code) -> bool:
@@ -107,7 +107,7 @@ def _caller(depth: int) -> str:
     return frame.f_code.co_filename if frame is not None else ""
 
 
-def _from_model(depth: int = 2) -> bool:
+def from_model(depth: int = 2) -> bool:
     """Whether the call being handled comes from the model's code (the
     user's, or torch's modules and functionals it calls), not from the
     tracing machinery."""
@@ -392,7 +392,7 @@ def _rows(t):
     """(k, mask id, factor) when `t` is a selection read by the model's
     code; a read of a tensor that moved the rows is refused."""
     mark = _selection(t)
-    if mark is None or not _from_model(3):
+    if mark is None or not from_model(3):
         return None
     if mark[2] is None:
         _refuse("a size of a tensor that moved its rows out of dim 0")
@@ -447,7 +447,7 @@ class SelectionSizes(TorchFunctionMode):
         shape = torch._C._TensorBase.shape
 
         def selecting_getitem(t, index):
-            if _has_count(index) and _from_model():
+            if _has_count(index) and from_model():
                 _refuse("indexing with its size")
             index = _byte_masks_as_bool(index)
             out = getitem(t, index)
@@ -517,7 +517,7 @@ class SelectionSizes(TorchFunctionMode):
             # constant of the program.
             _read.update(_sources([first]))
             return getattr(_real_value(first), name)(*args[1:], **kwargs)
-        if _from_model():
+        if from_model():
             if name in _VIEWS and _selection(first) is not None:
                 sizes = _view_sizes(args, kwargs)
                 if sizes and not isinstance(sizes[0], Count) and sizes[0] != -1:

@@ -50,6 +50,12 @@ CASES = {
     # as made without gradient, and the loss after it, reading it too, got
     # none (conformer CTC models trained to other losses).
     "no-grad-replayed-views": lambda: _replayed_views(),
+    # The converse: a view the model makes under no_grad of a tensor written
+    # in place (attention weights from a transposed linear's output, a
+    # slice after h.mul_, split pieces) is a leaf without gradient in
+    # torch, but functionalization rebuilds it at its next read with grad
+    # on, and the gradient flowed through it (grad_modes.NoGradViews).
+    "no-grad-views-read-later": lambda: _no_grad_views(),
     # Tensor.requires_grad read in forward answers as in eager torch
     # (grad_flags.py): true for trainable parameters and what grad mode
     # computes from them, false for the batch, detached and no_grad values,
@@ -204,6 +210,31 @@ def _replayed_views():
     torch.manual_seed(0)
     return _ReplayedViews(), (torch.randn(3, 2, 8, generator=_g(1)),
                               torch.tensor([0, 1, 2, 3, 4, 0]))
+
+
+class _NoGradViews(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.key = nn.Linear(8, 6)
+        self.fc = nn.Linear(8, 6)
+
+    def forward(self, x):
+        keys = self.key(x.transpose(0, 1))  # bias added in place: not contiguous
+        h = self.fc(x[0])
+        h.mul_(2.0)
+        with torch.no_grad():
+            weights = keys.flatten(1).softmax(-1)
+            first, rest = h.split([2, 4], dim=1)
+            column = h[:, 0]
+            tail = keys.T
+        loss = (keys.flatten(1) * weights).sum() + (h[:, :2] * first).sum()
+        loss = loss + torch.cat([rest, h[:, 2:]], 1).pow(2).sum() * 0.1
+        return loss + (column * h[:, 1]).sum() + (tail.sin() * keys.T).mean()
+
+
+def _no_grad_views():
+    torch.manual_seed(0)
+    return _NoGradViews(), (torch.randn(3, 2, 8, generator=_g(1)),)
 
 
 class _RequiresGradReads(nn.Module):
