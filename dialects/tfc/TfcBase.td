@@ -134,6 +134,7 @@ def Tfc_Tensor : StaticShapeTensorOf<[Tfc_Element]>;
 def Tfc_FloatTensor : StaticShapeTensorOf<[Tfc_Float]>;
 def Tfc_NumericTensor : StaticShapeTensorOf<[Tfc_Numeric]>;
 def Tfc_BoolTensor : StaticShapeTensorOf<[I1]>;
+def Tfc_IntTensor : StaticShapeTensorOf<[Tfc_Int]>;
 def Tfc_IndexTensor : StaticShapeTensorOf<[Tfc_Index]>;
 /// A 0-d i64 tensor: dropout seeds and Philox counter offsets. Buildable, so
 /// assembly formats need not spell out its type.

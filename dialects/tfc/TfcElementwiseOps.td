@@ -331,6 +331,62 @@ def Tfc_FmodOp : Tfc_BinaryOp<"fmod", "fmod(lhs, rhs)",
   let results = (outs Tfc_FloatTensor:$result);
 }
 
+// Bitwise ops on the two's-complement bits of signless integers (i1, i32,
+// i64); no gradient (integer values are never active in autodiff).
+class Tfc_BitwiseBinaryOp<string mnemonic, string formula>
+    : Tfc_BinaryOp<mnemonic, formula,
+                   [Commutative, Tfc_ElementLocal, Tfc_KeepsZeros]> {
+  let arguments = (ins Tfc_IntTensor:$lhs, Tfc_IntTensor:$rhs);
+  let results = (outs Tfc_IntTensor:$result);
+}
+
+def Tfc_BitwiseAndOp : Tfc_BitwiseBinaryOp<"bitwise_and", "lhs & rhs"> {
+  let description = [{
+    The bitwise and of two integer tensors of one element type (i1, i32,
+    i64; logical and on i1), with broadcasting, as `torch.bitwise_and`.
+    Integers only; no gradient. Example (a hash bucket, a parity mask):
+    ```mlir
+    %bucket = tfc.bitwise_and %h, %mask : tensor<8x32xi64>, tensor<i64>
+    ```
+  }];
+}
+
+def Tfc_BitwiseOrOp : Tfc_BitwiseBinaryOp<"bitwise_or", "lhs | rhs"> {
+  let description = [{
+    The bitwise or of two integer tensors of one element type (i1, i32,
+    i64; logical or on i1), with broadcasting, as `torch.bitwise_or`.
+    Integers only; no gradient. Example:
+    ```mlir
+    %y = tfc.bitwise_or %x, %bits : tensor<8x32xi32>, tensor<32xi32>
+    ```
+  }];
+}
+
+def Tfc_BitwiseXorOp : Tfc_BitwiseBinaryOp<"bitwise_xor", "lhs ^ rhs"> {
+  let description = [{
+    The bitwise exclusive or of two integer tensors of one element type
+    (i1, i32, i64; `!=` on i1), with broadcasting, as `torch.bitwise_xor`.
+    Integers only; no gradient. Example (a spatial hash):
+    ```mlir
+    %h = tfc.bitwise_xor %hx, %hy : tensor<4096xi64>, tensor<4096xi64>
+    ```
+  }];
+}
+
+// Not Tfc_KeepsZeros: ~0 = -1 (true on i1).
+def Tfc_BitwiseNotOp : Tfc_UnaryOp<"bitwise_not", Tfc_IntTensor, "~x",
+    [Tfc_ElementLocal]> {
+  let description = [{
+    Flips every bit of each element of an integer tensor, as
+    `torch.bitwise_not`: `~x = -x - 1` on i32 and i64 (two's complement),
+    logical not on i1 (whose one bit is its value: `~true = false`).
+    Integers only; no gradient. Example:
+    ```mlir
+    %y = tfc.bitwise_not %x : tensor<8x32xi32>
+    ```
+  }];
+}
+
 def Tfc_CompareOp : Tfc_Op<"compare", [Pure, SameOperandsElementType,
                                        InferTypeOpAdaptor,
                                        Tfc_KernelRoleOpInterface,

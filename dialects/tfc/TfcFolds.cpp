@@ -14,6 +14,7 @@
 #include "llvm/ADT/APSInt.h"
 
 #include <cmath>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::tfc;
@@ -200,6 +201,67 @@ OpFoldResult FmodOp::fold(FoldAdaptor adaptor) {
             APFloat(std::fmod(toDouble(x), toDouble(std::get<APFloat>(b)))),
             x.getSemantics()));
       });
+}
+
+namespace {
+/// True when `attr` is a splat integer constant with every bit set (-1, or
+/// true on i1).
+bool isSplatAllOnes(Attribute attr) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  return dense && dense.isSplat() && isa<IntegerType>(dense.getElementType()) &&
+         dense.getSplatValue<APInt>().isAllOnes();
+}
+
+/// Folds a bitwise binary op: `x op x` to x for and and or, `x op c` and
+/// `c op x` to x when c is a splat of the op's identity (all ones for and,
+/// zero for or and xor) and the broadcast keeps x's type, and constants
+/// elementwise on their APInts (i1 included, at its width of one bit).
+template <typename OpT>
+OpFoldResult foldBitwise(OpT op, typename OpT::FoldAdaptor adaptor,
+                         APInt (*fn)(const APInt &, const APInt &)) {
+  constexpr bool isAnd = std::is_same_v<OpT, BitwiseAndOp>;
+  Value lhs = op.getLhs(), rhs = op.getRhs();
+  Type type = op.getType();
+  if (!std::is_same_v<OpT, BitwiseXorOp> && lhs == rhs)
+    return lhs;
+  auto isIdentity = [&](Attribute c) {
+    return isAnd ? isSplatAllOnes(c) : isSplatOf(c, 0.0);
+  };
+  if (isIdentity(adaptor.getRhs()) && lhs.getType() == type)
+    return lhs;
+  if (isIdentity(adaptor.getLhs()) && rhs.getType() == type)
+    return rhs;
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), cast<ShapedType>(type),
+      [&](const FoldScalar &a, const FoldScalar &b) -> std::optional<FoldScalar> {
+        return FoldScalar(fn(std::get<APInt>(a), std::get<APInt>(b)));
+      });
+}
+} // namespace
+
+OpFoldResult BitwiseAndOp::fold(FoldAdaptor adaptor) {
+  return foldBitwise(*this, adaptor,
+                     [](const APInt &a, const APInt &b) { return a & b; });
+}
+
+OpFoldResult BitwiseOrOp::fold(FoldAdaptor adaptor) {
+  return foldBitwise(*this, adaptor,
+                     [](const APInt &a, const APInt &b) { return a | b; });
+}
+
+OpFoldResult BitwiseXorOp::fold(FoldAdaptor adaptor) {
+  return foldBitwise(*this, adaptor,
+                     [](const APInt &a, const APInt &b) { return a ^ b; });
+}
+
+OpFoldResult BitwiseNotOp::fold(FoldAdaptor adaptor) {
+  // ~~x == x; ~c flips every bit of c's width (i1: logical not).
+  if (auto inner = getX().getDefiningOp<BitwiseNotOp>())
+    return inner.getX();
+  return foldUnary(adaptor.getX(), getType(),
+                   [](const FoldScalar &x) -> std::optional<FoldScalar> {
+                     return FoldScalar(~std::get<APInt>(x));
+                   });
 }
 
 OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {

@@ -12,7 +12,8 @@ import torch.nn.functional as F
 
 import philox
 
-TORCH_DTYPE = {"f32": torch.float32, "f64": torch.float64, "bf16": torch.bfloat16}
+TORCH_DTYPE = {"f32": torch.float32, "f64": torch.float64, "bf16": torch.bfloat16,
+               "i32": torch.int32, "i64": torch.int64}
 
 
 def ttype(shape, dtype):
@@ -44,6 +45,11 @@ class Case:
             elif kind in ("seed", "offset"):  # Philox seed / counter offset
                 t = torch.tensor(0x1234ABCD5678 if kind == "seed" else 1000 + 7 * i, dtype=torch.int64)
                 ty = ttype(shape, "i64")
+            elif kind == "int":  # the case's integer dtype, over its whole range
+                info = torch.iinfo(td)
+                t = torch.randint(info.min, info.max, shape, generator=g, dtype=td)
+                t.view(-1)[:4] = torch.tensor([0, -1, info.min, info.max], dtype=td)
+                ty = ttype(shape, dtype)
             elif kind == "bool":
                 t = torch.rand(shape, generator=g) < 0.5
                 ty = ttype(shape, "i1")
@@ -160,6 +166,23 @@ CASES = [
            "  %s = tfc.select %m, %a, %b : tensor<4x33xi1>, tensor<4x33x{d}>, tensor<33x{d}>\n"
            "  return %m, %s : tensor<4x33xi1>, tensor<4x33x{d}>",
            lambda a, b: [a < b, torch.where(a < b, a, b)]),
+    # Two's-complement bits of i32 / i64 over their whole range (0, -1 and
+    # the extremes included), broadcast; and, or, xor and not of i1.
+    simple("bitwise", [([4, 1, 33], "int"), ([5, 1], "int"), ([4, 33], "bool"), ([33], "bool")],
+           [([4, 5, 33], None)] * 3 + [([4, 1, 33], None)] + [([4, 33], "i1")] * 4,
+           "  %0 = tfc.bitwise_and %a, %b : tensor<4x1x33x{d}>, tensor<5x1x{d}>\n"
+           "  %1 = tfc.bitwise_or %a, %b : tensor<4x1x33x{d}>, tensor<5x1x{d}>\n"
+           "  %2 = tfc.bitwise_xor %b, %a : tensor<5x1x{d}>, tensor<4x1x33x{d}>\n"
+           "  %3 = tfc.bitwise_not %a : tensor<4x1x33x{d}>\n"
+           "  %4 = tfc.bitwise_and %c, %d : tensor<4x33xi1>, tensor<33xi1>\n"
+           "  %5 = tfc.bitwise_or %c, %d : tensor<4x33xi1>, tensor<33xi1>\n"
+           "  %6 = tfc.bitwise_xor %c, %d : tensor<4x33xi1>, tensor<33xi1>\n"
+           "  %7 = tfc.bitwise_not %c : tensor<4x33xi1>\n"
+           "  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<4x5x33x{d}>, tensor<4x5x33x{d}>, "
+           "tensor<4x5x33x{d}>, tensor<4x1x33x{d}>, tensor<4x33xi1>, tensor<4x33xi1>, "
+           "tensor<4x33xi1>, tensor<4x33xi1>",
+           lambda a, b, c, d: [a & b, a | b, b ^ a, ~a, c & d, c | d, c ^ d, ~c],
+           dtypes=("i32", "i64")),
     simple("convert", [([4, 33], "f32")], [([4, 33], None), ([4, 33], "i32")],
            "  %0 = tfc.convert %a : tensor<4x33xf32> -> tensor<4x33x{d}>\n"
            "  %s = tfc.constant dense<4.0> : tensor<f32>\n"

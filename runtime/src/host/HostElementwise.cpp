@@ -417,6 +417,23 @@ bool binary(OpCode code, const T *a, const T *b, T *y, int64_t n) {
       for (int64_t i = 0; i < n; ++i)
         y[i] = std::fmod(a[i], b[i]);
     return true;
+  // Integers only (the verifier checks): i32 is held sign-extended and i1
+  // as 0 / 1, which the bitwise ops keep.
+  case OpCode::BitwiseAnd:
+    if constexpr (std::is_integral_v<T>)
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = a[i] & b[i];
+    return true;
+  case OpCode::BitwiseOr:
+    if constexpr (std::is_integral_v<T>)
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = a[i] | b[i];
+    return true;
+  case OpCode::BitwiseXor:
+    if constexpr (std::is_integral_v<T>)
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = a[i] ^ b[i];
+    return true;
   default:
     return true;
   }
@@ -575,6 +592,9 @@ Status pointwiseTyped(const HostOp &op, const std::vector<const void *> &in,
   case OpCode::Minimum:
   case OpCode::Atan2:
   case OpCode::Fmod:
+  case OpCode::BitwiseAnd:
+  case OpCode::BitwiseOr:
+  case OpCode::BitwiseXor:
     if (!binary(op.code, arg(0), arg(1), y, n))
       return Status::error(opContext(op) + "integer division by zero");
     return Status::ok();
@@ -649,6 +669,17 @@ Status runPointwiseOp(const HostProgram &prog, const HostOp &op,
       convertFromInt(static_cast<const int64_t *>(operands[0]), rt.dtype,
                      result, n);
     roundToDType(rt.dtype, result, n);
+    return Status::ok();
+  }
+  if (op.code == OpCode::BitwiseNot) {
+    // Integers only (the verifier checks): every bit flipped, ~x = x ^ -1,
+    // on i32 (held sign-extended) and i64; on i1 (held as 0 / 1) its one
+    // bit, x ^ 1.
+    int64_t ones = rt.dtype == DType::I1 ? 1 : -1;
+    auto *x = static_cast<const int64_t *>(operands[0]);
+    auto *y = static_cast<int64_t *>(result);
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = x[i] ^ ones;
     return Status::ok();
   }
   if (op.code == OpCode::Random) {

@@ -64,6 +64,14 @@ struct OpChecker {
                   "got " + typeStr(in(i)));
     return true;
   }
+  bool operandInteger(size_t i) {
+    DType d = in(i).dtype;
+    if (d != DType::I1 && d != DType::I32 && d != DType::I64)
+      return fail("operand " + std::to_string(i) +
+                  " must be an integer tensor (i1, i32, i64), got " +
+                  typeStr(in(i)));
+    return true;
+  }
   bool operandNumeric(size_t i) {
     if (in(i).dtype == DType::I1)
       return fail("operand " + std::to_string(i) + " must be numeric, got i1");

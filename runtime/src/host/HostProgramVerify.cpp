@@ -51,6 +51,9 @@ bool Checker::checkUnary() {
   if (c == OpCode::Neg || c == OpCode::Abs) {
     if (!operandNumeric(0))
       return false;
+  } else if (c == OpCode::BitwiseNot) {
+    if (!operandInteger(0))
+      return false;
   } else if (!operandFloat(0)) {
     return false;
   }
@@ -96,7 +99,11 @@ bool Checker::checkBinary() {
     return expectResult(0, DType::I1, *s);
   }
   bool floatOnly = c == OpCode::Atan2 || c == OpCode::Fmod;
-  if (floatOnly ? !operandFloat(0) : !operandNumeric(0))
+  bool integerOnly = c == OpCode::BitwiseAnd || c == OpCode::BitwiseOr ||
+                     c == OpCode::BitwiseXor;
+  if (floatOnly     ? !operandFloat(0)
+      : integerOnly ? !operandInteger(0)
+                    : !operandNumeric(0))
     return false;
   return expectResult(0, in(0).dtype, *s);
 }

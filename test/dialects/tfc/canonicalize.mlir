@@ -156,6 +156,68 @@ func.func @fold_atan2() -> (tensor<4xf32>, tensor<2xf64>) {
 
 // -----
 
+// Bitwise ops of integer constants fold on the two's-complement bits: i64
+// at its extremes, i32 with a broadcast scalar mask, i1 as logic (not of
+// i1 is logical not).
+// CHECK-LABEL: func.func @fold_bitwise
+// CHECK-DAG: %[[AND:.*]] = tfc.constant dense<[1, 12, 9223372036854775807, 0]> : tensor<4xi64>
+// CHECK-DAG: %[[OR:.*]] = tfc.constant dense<[7, -1, -1, -9223372036854775807]> : tensor<4xi64>
+// CHECK-DAG: %[[XOR:.*]] = tfc.constant dense<[6, -13, -9223372036854775808, -9223372036854775807]> : tensor<4xi64>
+// CHECK-DAG: %[[NOT:.*]] = tfc.constant dense<[-6, 0, -9223372036854775808, 9223372036854775807]> : tensor<4xi64>
+// CHECK-DAG: %[[MASK:.*]] = tfc.constant dense<[0, 255, 0, 1]> : tensor<4xi32>
+// CHECK-DAG: %[[NOT32:.*]] = tfc.constant dense<[2147483647, -256, 255, -2]> : tensor<4xi32>
+// CHECK-DAG: %[[BXOR:.*]] = tfc.constant dense<[false, true, true, false]> : tensor<4xi1>
+// CHECK-DAG: %[[BNOT:.*]] = tfc.constant dense<[false, true, false, true]> : tensor<4xi1>
+// CHECK: return %[[AND]], %[[OR]], %[[XOR]], %[[NOT]], %[[MASK]], %[[NOT32]], %[[BXOR]], %[[BNOT]]
+func.func @fold_bitwise() -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<4xi32>, tensor<4xi1>, tensor<4xi1>) {
+  %x = tfc.constant dense<[5, -1, 9223372036854775807, -9223372036854775808]> : tensor<4xi64>
+  %y = tfc.constant dense<[3, 12, -1, 1]> : tensor<4xi64>
+  %0 = tfc.bitwise_and %x, %y : tensor<4xi64>, tensor<4xi64>
+  %1 = tfc.bitwise_or %x, %y : tensor<4xi64>, tensor<4xi64>
+  %2 = tfc.bitwise_xor %x, %y : tensor<4xi64>, tensor<4xi64>
+  %3 = tfc.bitwise_not %x : tensor<4xi64>
+  %v = tfc.constant dense<[-2147483648, 255, -256, 1]> : tensor<4xi32>
+  %m = tfc.constant dense<255> : tensor<i32>
+  %4 = tfc.bitwise_and %v, %m : tensor<4xi32>, tensor<i32>
+  %5 = tfc.bitwise_not %v : tensor<4xi32>
+  %p = tfc.constant dense<[true, false, true, false]> : tensor<4xi1>
+  %q = tfc.constant dense<[true, true, false, false]> : tensor<4xi1>
+  %6 = tfc.bitwise_xor %p, %q : tensor<4xi1>, tensor<4xi1>
+  %7 = tfc.bitwise_not %p : tensor<4xi1>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<4xi32>, tensor<4xi1>, tensor<4xi1>
+}
+
+// -----
+
+// Identities: x & -1, x | 0, x ^ 0 (either side) and x & x, x | x are x
+// (true for i1 is its all-ones); ~~x is x. x ^ x is not folded to a
+// constant, and neither is an identity that broadcasts x to a larger shape.
+// CHECK-LABEL: func.func @bitwise_identities
+// CHECK-SAME: (%[[X:.*]]: tensor<4xi64>, %[[B:.*]]: tensor<4xi1>, %[[S:.*]]: tensor<i32>)
+// CHECK-NEXT: %[[Z:.*]] = tfc.constant dense<0> : tensor<4xi32>
+// CHECK-NEXT: %[[XX:.*]] = tfc.bitwise_xor %[[X]], %[[X]]
+// CHECK-NEXT: %[[BC:.*]] = tfc.bitwise_or %[[S]], %[[Z]] : tensor<i32>, tensor<4xi32>
+// CHECK-NEXT: return %[[X]], %[[X]], %[[X]], %[[X]], %[[X]], %[[B]], %[[B]], %[[XX]], %[[BC]]
+func.func @bitwise_identities(%x: tensor<4xi64>, %b: tensor<4xi1>, %s: tensor<i32>) -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi1>, tensor<4xi1>, tensor<4xi64>, tensor<4xi32>) {
+  %ones = tfc.constant dense<-1> : tensor<i64>
+  %zero = tfc.constant dense<0> : tensor<i64>
+  %true = tfc.constant dense<true> : tensor<i1>
+  %z4 = tfc.constant dense<0> : tensor<4xi32>
+  %0 = tfc.bitwise_and %x, %ones : tensor<4xi64>, tensor<i64>
+  %1 = tfc.bitwise_or %zero, %x : tensor<i64>, tensor<4xi64>
+  %2 = tfc.bitwise_xor %x, %zero : tensor<4xi64>, tensor<i64>
+  %3 = tfc.bitwise_and %x, %x : tensor<4xi64>, tensor<4xi64>
+  %n = tfc.bitwise_not %x : tensor<4xi64>
+  %4 = tfc.bitwise_not %n : tensor<4xi64>
+  %5 = tfc.bitwise_and %true, %b : tensor<i1>, tensor<4xi1>
+  %6 = tfc.bitwise_or %b, %b : tensor<4xi1>, tensor<4xi1>
+  %7 = tfc.bitwise_xor %x, %x : tensor<4xi64>, tensor<4xi64>
+  %8 = tfc.bitwise_or %s, %z4 : tensor<i32>, tensor<4xi32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi1>, tensor<4xi1>, tensor<4xi64>, tensor<4xi32>
+}
+
+// -----
+
 // erf folds in double: erf(1) rounded once to f32, the signed zero kept.
 // CHECK-LABEL: func.func @fold_erf
 // CHECK-NEXT: %[[C:.*]] = tfc.constant dense<[0.842700779, -0.000000e+00, 1.000000e+00]> : tensor<3xf32>

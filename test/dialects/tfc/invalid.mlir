@@ -187,6 +187,41 @@ func.func @fmod_dtype_mismatch(%x: tensor<4xf32>, %y: tensor<4xf64>) {
 
 // -----
 
+// Bitwise ops are defined on integers (i1, i32, i64) only.
+func.func @bitwise_and_float(%x: tensor<4xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of integer (i1, i32, i64)}}
+  %0 = tfc.bitwise_and %x, %x : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @bitwise_not_float(%x: tensor<4xbf16>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of integer (i1, i32, i64)}}
+  %0 = tfc.bitwise_not %x : tensor<4xbf16>
+  return
+}
+
+// -----
+
+// ui8 (quantized optimizer codes) is no integer for arithmetic.
+func.func @bitwise_or_ui8(%x: tensor<4xui8>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of integer (i1, i32, i64)}}
+  %0 = tfc.bitwise_or %x, %x : tensor<4xui8>, tensor<4xui8>
+  return
+}
+
+// -----
+
+// Bitwise operands share one element type (the frontend converts first).
+func.func @bitwise_xor_dtype_mismatch(%x: tensor<4xi32>, %y: tensor<4xi64>) {
+  // expected-error @+1 {{requires the same element type for all operands}}
+  %0 = tfc.bitwise_xor %x, %y : tensor<4xi32>, tensor<4xi64>
+  return
+}
+
+// -----
+
 // compare's operands share one element type.
 func.func @compare_dtype_mismatch(%x: tensor<4xf32>, %y: tensor<4xi32>) {
   // expected-error @+1 {{requires the same element type for all operands}}

@@ -97,6 +97,28 @@ func.func @outer(%a: tensor<4x1xi64>, %b: tensor<3xi64>) -> tensor<4x3xi64> {
 
 // -----
 
+// Bitwise ops on integers (i1, i32, i64) broadcast as the other binary ops;
+// bitwise_not is unary.
+// CHECK-LABEL: func.func @bitwise
+func.func @bitwise(%h: tensor<4x8xi64>, %p: tensor<8xi64>, %m: tensor<i64>, %k: tensor<4x1xi32>, %b: tensor<4x8xi1>) -> (tensor<4x8xi64>, tensor<4x8xi32>, tensor<4x8xi1>) {
+  // CHECK: tfc.bitwise_xor %{{.*}}, %{{.*}} : tensor<4x8xi64>, tensor<8xi64>
+  %0 = tfc.bitwise_xor %h, %p : tensor<4x8xi64>, tensor<8xi64>
+  // CHECK: tfc.bitwise_and %{{.*}}, %{{.*}} : tensor<4x8xi64>, tensor<i64>
+  %1 = tfc.bitwise_and %0, %m : tensor<4x8xi64>, tensor<i64>
+  // CHECK: tfc.bitwise_or %{{.*}}, %{{.*}} : tensor<4x1xi32>, tensor<4x8xi32>
+  %c = tfc.convert %1 : tensor<4x8xi64> -> tensor<4x8xi32>
+  %2 = tfc.bitwise_or %k, %c : tensor<4x1xi32>, tensor<4x8xi32>
+  // CHECK: tfc.bitwise_not %{{.*}} : tensor<4x8xi32>
+  %3 = tfc.bitwise_not %2 : tensor<4x8xi32>
+  // CHECK: tfc.bitwise_xor %{{.*}}, %{{.*}} : tensor<4x8xi1>, tensor<4x8xi1>
+  %4 = tfc.bitwise_xor %b, %b : tensor<4x8xi1>, tensor<4x8xi1>
+  // CHECK: tfc.bitwise_not %{{.*}} : tensor<4x8xi1>
+  %5 = tfc.bitwise_not %4 : tensor<4x8xi1>
+  return %1, %3, %5 : tensor<4x8xi64>, tensor<4x8xi32>, tensor<4x8xi1>
+}
+
+// -----
+
 // compare yields i1 of the broadcast shape; select broadcasts all three operands.
 // CHECK-LABEL: func.func @compare_select
 func.func @compare_select(%x: tensor<4x8xf32>, %t: tensor<8xf32>, %z: tensor<f32>) -> tensor<4x8xf32> {

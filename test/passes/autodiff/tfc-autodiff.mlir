@@ -337,3 +337,25 @@ func.func @loss(%x: tensor<2x8xbf16> {tfc.param = "x"}) -> tensor<f32> {
   %s = tfc.add %a, %b : tensor<f32>, tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// Integer ops carry no gradient and need no VJP: the bitwise ops hashing
+// ids into table rows (a hashed embedding) lie on no float path, and the
+// table's gradient is embedding_grad at the hashed rows.
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-SAME: (%[[T:.*]]: tensor<8x4xf32> {tfc.param = "table"}, %[[IDS:.*]]: tensor<3xi64> {tfc.input = "ids"})
+// CHECK: %[[X:.*]] = tfc.bitwise_xor %{{.*}}, %[[IDS]] : tensor<3xi64>, tensor<3xi64>
+// CHECK: %[[H:.*]] = tfc.bitwise_and %[[X]], %{{.*}} : tensor<3xi64>, tensor<i64>
+// CHECK: %[[DT:.*]] = tfc.embedding_grad %{{.*}}, %[[H]] : tensor<3x4xf32>, tensor<3xi64> -> tensor<8x4xf32>
+// CHECK: return %{{.*}}, %[[DT]]
+func.func @loss(%t: tensor<8x4xf32> {tfc.param = "table"}, %ids: tensor<3xi64> {tfc.input = "ids"}) -> tensor<f32> {
+  %p = tfc.constant dense<2654435761> : tensor<i64>
+  %m = tfc.mul %ids, %p : tensor<3xi64>, tensor<i64>
+  %x = tfc.bitwise_xor %m, %ids : tensor<3xi64>, tensor<3xi64>
+  %mask = tfc.constant dense<7> : tensor<i64>
+  %h = tfc.bitwise_and %x, %mask : tensor<3xi64>, tensor<i64>
+  %e = tfc.embedding %t, %h : tensor<8x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
+  %s = tfc.reduce_sum %e dims [0, 1] : tensor<3x4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}

@@ -142,6 +142,42 @@ TEST(HostInterpreter, IntegerUnaryAndBinaryWrap) {
       << st.message();
 }
 
+TEST(HostInterpreter, BitwiseOnIntegersAndBools) {
+  // Two's-complement bits of i32 (held sign-extended) and i64, broadcast.
+  Buf x = make(DType::I32, {-2147483648.0, -1, 0, 2147483647, 1000});
+  EXPECT_EQ(run1(unary("bitwise_not", "i32", 5), {x}),
+            (std::vector<double>{2147483647, 0, -1, -2147483648.0, -1001}));
+  auto bin = [](const std::string &op, const std::string &dtype,
+                const std::string &rhsShape) {
+    return "in %0 " + dtype + " 5\nin %1 " + dtype + " " + rhsShape +
+           "\nop %2 " + op + " " + dtype + " 5 (%0, %1)\nout %2\n";
+  };
+  Buf m = make(DType::I32, {255});
+  EXPECT_EQ(run1(bin("bitwise_and", "i32", "1"), {x, m}),
+            (std::vector<double>{0, 255, 0, 255, 232}));
+  EXPECT_EQ(run1(bin("bitwise_or", "i32", "1"), {x, m}),
+            (std::vector<double>{-2147483393.0, -1, 255, 2147483647, 1023}));
+  EXPECT_EQ(run1(bin("bitwise_xor", "i32", "1"), {x, m}),
+            (std::vector<double>{-2147483393.0, -256, 255, 2147483392, 791}));
+  Buf h = i64({-4294967296.0, 3, -8, 1099511627776.0, 12});
+  Buf k = i64({-1, 5, 7, 1099511627775.0, -13});
+  EXPECT_EQ(run1(bin("bitwise_xor", "i64", "5"), {h, k}),
+            (std::vector<double>{4294967295.0, 6, -1, 2199023255551.0, -1}));
+  EXPECT_EQ(run1(bin("bitwise_and", "i64", "5"), {h, k}),
+            (std::vector<double>{-4294967296.0, 1, 0, 0, 0}));
+  // i1 (held as 0 / 1): logic, and not is logical not.
+  Buf p = make(DType::I1, {1, 1, 0, 0, 1}),
+      q = make(DType::I1, {1, 0, 1, 0, 0});
+  EXPECT_EQ(run1(unary("bitwise_not", "i1", 5), {p}),
+            (std::vector<double>{0, 0, 1, 1, 0}));
+  EXPECT_EQ(run1(bin("bitwise_and", "i1", "5"), {p, q}),
+            (std::vector<double>{1, 0, 0, 0, 0}));
+  EXPECT_EQ(run1(bin("bitwise_or", "i1", "5"), {p, q}),
+            (std::vector<double>{1, 1, 1, 0, 1}));
+  EXPECT_EQ(run1(bin("bitwise_xor", "i1", "5"), {p, q}),
+            (std::vector<double>{0, 1, 1, 0, 1}));
+}
+
 TEST(HostInterpreter, BinaryBroadcasting) {
   Buf a = f32({1, 2, 3, 4, 5, 6}); // 2x3
   Buf b = f32({10, 20, 30});       // 3

@@ -140,6 +140,13 @@ TEST(HostParser, RejectsBadOps) {
       rejects("in %0 f32 4\nop %1 exp i32 4 (%0)\nout %1\n", "computes f32"));
   EXPECT_TRUE(rejects("in %0 i32 4\nop %1 exp i32 4 (%0)\nout %1\n",
                       "must be a float tensor"));
+  // Bitwise ops take i1, i32, i64 only.
+  EXPECT_TRUE(rejects("in %0 f32 4\nop %1 bitwise_not f32 4 (%0)\nout %1\n",
+                      "must be an integer tensor (i1, i32, i64), got f32"));
+  EXPECT_TRUE(rejects("in %0 ui8 4\nop %1 bitwise_and ui8 4 (%0, %0)\nout %1\n",
+                      "must be an integer tensor (i1, i32, i64), got ui8"));
+  EXPECT_TRUE(rejects("in %0 f64 4\nop %1 bitwise_xor f64 4 (%0, %0)\nout %1\n",
+                      "must be an integer tensor"));
   EXPECT_TRUE(rejects("in %0 f32 4\nin %1 f32 3\n"
                       "op %2 add f32 4 (%0, %1)\nout %2\n",
                       "not broadcast-compatible (4, 3)"));
