@@ -50,6 +50,10 @@ class Exported:
     # Checks a call's batch leaves before a compiled program runs (the
     # lengths of packed sequences padded without total_length), or None.
     batch_check: Optional[Callable] = None
+    # Parameters and buffers named like a tensor of the program's own
+    # (options.RESERVED_NAMES: a buffer `step`), renamed in it: program
+    # name -> state_dict name (`aliases` maps the state_dict name back).
+    renamed: Dict[str, str] = field(default_factory=dict)
 
     def save(self, path: str) -> None:
         with open(path, "w") as f:
@@ -81,9 +85,13 @@ def _header(model_name: str, exported: Exported) -> List[str]:
     batch = ", ".join(f"{k} {list(v.shape)} {str(v.dtype).replace('torch.', '')}"
                       for k, v in exported.inputs.items())
     lines.append(f"batch inputs: {batch}.")
-    if exported.aliases:
-        tied = ", ".join(f"{a} = {n}" for a, n in exported.aliases.items())
+    tied = ", ".join(f"{a} = {n}" for a, n in exported.aliases.items()
+                     if exported.renamed.get(n) != a)
+    if tied:
         lines.append(f"tied parameters (one argument): {tied}.")
+    if exported.renamed:
+        renamed = ", ".join(f"{n} as {a}" for a, n in exported.renamed.items())
+        lines.append(f"named as the program names tensors of its own, so renamed: {renamed}.")
     if exported.buffers:
         lines.append(f"buffers folded into constants: {', '.join(exported.buffers)}.")
     if exported.state:
@@ -142,13 +150,15 @@ def _import(traced, function_name: str, patterns: bool, locations: bool,
     """Imports a trace (loss or forward), runs the passes and prints it."""
     imported = import_traced(traced, function_name)
     for arg in imported.function.arguments:
-        if arg.role == "param" and param_settings and arg.key in param_settings:
-            arg.settings = dict(param_settings[arg.key])
+        key = traced.user_name(arg.key)   # param_settings has the module's names
+        if arg.role == "param" and param_settings and key in param_settings:
+            arg.settings = dict(param_settings[key])
     stats = run_pipeline(imported.function, patterns)
     exported = Exported("", imported.function, imported.params, imported.inputs,
                         imported.aliases, imported.buffers, stats, list(imported.outputs),
                         traced.output_spec, imported.state, imported.outside)
     exported.batch_check = traced.batch_check
+    exported.renamed = dict(traced.renamed)
     imported.function.comments = _header(traced.model_name, exported)
     exported.mlir = print_function(imported.function, locations)
     return exported

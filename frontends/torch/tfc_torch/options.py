@@ -65,16 +65,21 @@ COMMON_OPTIONS: Dict[str, Tuple[str, type]] = {
 SCHEDULE_INPUTS: Dict[str, float] = {"lr": 1e-3, "min_lr": 0.0, "warmup_steps": 0,
                                      "total_steps": 0}
 
-# Names the compiled program gives to tensors of its own, which a batch
-# input must not take (the runtime binds by name; tracing.input_names
-# renames such an input): the schedule's inputs above (passes/training/
-# LearningRate.cpp, scheduleInputs) and the other arguments the training
-# step's stages add (passes/training/StepForm.h: kStepState,
-# kLossScaleState, kGrowthTrackerState), the results (StepForm.h:
-# kLossOutput, kFoundInfOutput; LearningRate.h: kAppliedLrOutput; the
-# forward's "output", importer.output_names) and the importer's inputs of
-# the random stream.
-RESERVED_INPUT_NAMES = frozenset(SCHEDULE_INPUTS) | frozenset((
+# Names the compiled program gives to tensors of its own, which no batch
+# input, parameter or buffer of the user's may take (the runtime binds by
+# name; tracing renames such a tensor in the program: _unreserved for a
+# batch input, _program_names for a parameter or buffer): the schedule's
+# inputs above (passes/training/LearningRate.cpp, scheduleInputs, all of
+# them whatever the schedule) and the other arguments the training step's
+# stages add (passes/training/StepForm.h: kStepState, and under loss
+# scaling (fp16) kLossScaleState, kGrowthTrackerState), the results
+# (StepForm.h: kLossOutput, kFoundInfOutput; LearningRate.h:
+# kAppliedLrOutput; the forward's "output", importer.output_names) and the
+# importer's inputs of the random stream (ops/random.py). The names the
+# stages derive from a parameter's ("<param>.exp_avg", "<param>.grad_accum",
+# precision's weight copies) extend a parameter's name, which no other
+# state_dict name can (a module has no parameter and submodule of one name).
+RESERVED_NAMES = frozenset(SCHEDULE_INPUTS) | frozenset((
     "step", "loss_scale", "growth_tracker", "loss", "found_inf", "applied_lr", "output",
     "dropout_seed", "dropout_offset"))
 

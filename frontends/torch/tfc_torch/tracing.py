@@ -87,6 +87,13 @@ class Traced:
     # Python numbers (trace_values.plain_values_read): constants of the program, which
     # the module watch guards like the tensors it folds in.
     outside_read: List[torch.Tensor] = field(default_factory=list)
+    # The parameters and buffers whose names the program reserves, renamed
+    # in it (_program_names): program name -> the module's name.
+    renamed: Dict[str, str] = field(default_factory=dict)
+
+    def user_name(self, key: str) -> str:
+        """The module's name of the placeholder key `key`."""
+        return self.renamed.get(key, key)
 
 
 def _alias_groups(model: torch.nn.Module, kind: str) -> "OrderedDict[str, List[str]]":
@@ -151,17 +158,36 @@ def input_names(model, n: int, loss_fn=None, given: Optional[Sequence[str]] = No
     return [_unreserved(name, names) for name in names]
 
 
-def _unreserved(name: str, names: Sequence[str]) -> str:
-    """`name`, or when the program reserves it (options.RESERVED_INPUT_NAMES:
-    a super-resolution model's forward(self, lr, hr)) `name` + "_input" (+
-    "_" until no other batch name has it): the batch is set by position, so
-    only the program's name of the input changes."""
-    if name not in options.RESERVED_INPUT_NAMES:
+def _unreserved(name: str, names: Sequence[str], suffix: str = "_input") -> str:
+    """`name`, or when the program reserves it (options.RESERVED_NAMES:
+    a super-resolution model's forward(self, lr, hr)) `name` + `suffix` (+
+    "_" until no other name in `names` has it): the batch is set by
+    position, so only the program's name of the input changes."""
+    if name not in options.RESERVED_NAMES:
         return name
-    name += "_input"
-    while name in names or name in options.RESERVED_INPUT_NAMES:
+    name += suffix
+    while name in names or name in options.RESERVED_NAMES:
         name += "_"
     return name
+
+
+def _program_names(params, buffers, taken: Sequence[str]) -> Dict[str, str]:
+    """The program's names of the parameters and buffers (_alias_groups'
+    `params`, `buffers`: first name -> names) the program reserves for
+    tensors of its own (a warm-up counter register_buffer("step", ...), an
+    LSQ step size named `step`, a buffer `lr`): first name -> "<name>_param"
+    or "<name>_buffer" (+ "_" until no name in `taken` has it). The
+    argument is bound to the module's tensor through the trace's aliases, so
+    state_dict, load_state_dict and the module watch keep the module's
+    names."""
+    taken = set(taken) | {a for groups in (params, buffers) for g in groups.values() for a in g}
+    out = {}
+    for groups, suffix in ((params, "_param"), (buffers, "_buffer")):
+        for name in groups:
+            if name in options.RESERVED_NAMES:
+                out[name] = _unreserved(name, taken, suffix)
+                taken.add(out[name])
+    return out
 
 
 class BatchLayout:
@@ -374,7 +400,7 @@ def _warn_dropped_updates(traced: Traced, writes, role):
     carry the update (traced.carried: the placeholders a loss import makes
     model state): tfc compiles buffers as constants and never writes its
     inputs, so each call computes with the values they had at import time."""
-    written = sorted(f"{role[holder].role} '{role[holder].key}'"
+    written = sorted(f"{role[holder].role} '{traced.user_name(role[holder].key)}'"
                      for holder in writes
                      if role[holder].role != "param" and holder not in traced.carried)
     inputs = [w for w in written if w.startswith("input ")]
@@ -757,12 +783,15 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             raise
         gm = run_unheld([])  # the failure may follow from a value read
 
-    placeholders = [Placeholder("param", n, param_tensors[n]) for n in params]
-    placeholders += [Placeholder("buffer", n, buffer_tensors[n]) for n in buffers]
+    renamed = _program_names(params, buffers, batch_names)
+    placeholders = [Placeholder("param", renamed.get(n, n), param_tensors[n]) for n in params]
+    placeholders += [Placeholder("buffer", renamed.get(n, n), buffer_tensors[n])
+                     for n in buffers]
     placeholders += [Placeholder("input", n, t) for n, t in zip(batch_names, batch_leaves)]
-    aliases = {a: n for n, group in params.items() for a in group if a != n}
-    aliases.update({a: n for n, group in buffers.items() for a in group if a != n})
+    aliases = {a: renamed.get(n, n) for groups in (params, buffers)
+               for n, group in groups.items() for a in group if a != renamed.get(n, n)}
     traced = Traced(gm, placeholders, aliases, type(model).__name__)
+    traced.renamed = {p: n for n, p in renamed.items()}
     traced.batch_check = packed_sequences.length_check(gm, placeholders)
     if forward:
         traced.output_spec, traced.output_leaves = output["spec"], output["leaves"]
@@ -778,14 +807,15 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             for holder, placeholder in role.items():
                 if placeholder.key in frozen_names and holder not in traced.carried:
                     traced.carried[holder] = None
-    read = values_read()
-    carried = sorted(role[h].key for h in traced.carried if role[h].key in read)
+    read = values_read()   # by the module's names
+    carried = sorted(traced.user_name(role[h].key) for h in traced.carried
+                     if traced.user_name(role[h].key) in read)
     if carried:
         run_unheld(carried)
         raise DataDependentError(  # not reached where the read fails unheld
             f"forward reads the value of {', '.join(carried)} (model state: forward writes it, "
             "or frozen=\"state\") as a number or a mask's row count", None, VALUE_READ_HINT)
-    traced.values_read = sorted(read)
+    traced.values_read = sorted(renamed.get(n, n) for n in read)
     traced.outside_read = list(trace_values.plain_read)
     _warn_dropped_updates(traced, writes, role)
     return traced

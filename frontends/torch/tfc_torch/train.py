@@ -447,6 +447,7 @@ class TrainStep:
         steps, unknown = set(), []
         for index, entry in torch_state["state"].items():
             param = order[int(index)]
+            param = self._model.aliases.get(param, param)  # renamed in the program
             for key, value in entry.items():
                 if key == "step":
                     steps.add(float(value))

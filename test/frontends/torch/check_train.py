@@ -60,6 +60,11 @@ the module watch, and train_batches.py: batch names, packed lengths, added losse
   warmup_steps, total_steps, loss; a forward's output) renamed with
   "_input": 4 AdamW steps as torch's, a warmup-cosine step, a compiled
   forward.
+- state-names: parameters and buffers named like the program's own tensors
+  (step, lr, total_steps, growth_tracker, loss, loss_scale, min_lr; a
+  forward's output) renamed in the program only: 3 SGD momentum steps as
+  torch's, state_dict and the loads by the module's names, an fp16
+  warmup-cosine step near torch's, a compiled forward.
 - masked: a masked-LM loss (cross-entropy on the tokens a mask selects),
   node losses on a training mask and rows indexed by torch.where(mask),
   compiled from one batch and trained 6 AdamW steps on batches whose masks
@@ -100,7 +105,8 @@ from train_helpers import (LOSS_RTOL, MOVED_RTOL, PARAM_RTOL, adamw_groups,  # n
 from train_state import check_buffers, check_checkpoint, check_forward_state  # noqa: E402
 from train_watch import (check_held_values, check_module_changes,  # noqa: E402
                          check_outside_values)
-from train_batches import check_added_loss, check_input_names, check_packed_lengths  # noqa: E402
+from train_batches import (check_added_loss, check_input_names,  # noqa: E402
+                           check_packed_lengths, check_state_names)
 
 SKIP = 77
 def check_family(case, device, steps):
@@ -760,7 +766,7 @@ CASES = sorted(FAMILIES) + ["added-loss", "api", "buffers", "checkpoint", "forwa
                             "held-values",
                             "input-names",
                             "masked", "module-changes", "no-gradient", "outside-values",
-                            "packed-lengths", "param-groups", "qat"]
+                            "packed-lengths", "param-groups", "qat", "state-names"]
 
 
 def main():
@@ -806,6 +812,8 @@ def main():
             problem = check_param_groups(args.device)
         elif case == "qat":
             problem = check_qat(args.device)
+        elif case == "state-names":
+            problem = check_state_names(args.device)
         else:
             problem = check_family(case, args.device, args.steps)
         if problem:

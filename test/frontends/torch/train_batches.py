@@ -1,5 +1,6 @@
-"""check_train.py's cases on the batch and the loss: batch inputs named
-like tensors the compiled program names itself, pad_packed_sequence's
+"""check_train.py's cases on the batch and the loss: batch inputs,
+parameters and buffers named like tensors the compiled program names
+itself, pad_packed_sequence's
 per-call length check, and custom Functions' added loss terms under
 gradient accumulation."""
 import copy
@@ -158,6 +159,98 @@ def check_input_names(device):
                    "as inputs of a warmup-cosine step; forward(self, output, lr) compiled; a "
                    "forward writing its input in place compiled without changing the example "
                    "batch, 3 SGD steps as torch's)")
+
+
+def check_state_names(device):
+    """Parameters and buffers named like tensors the compiled program names
+    itself (an LSQ step size `step`, a parameter `lr`, a warm-up counter
+    buffer `total_steps`, buffers `loss`, `loss_scale`, `growth_tracker`,
+    `min_lr`) are renamed in the program ("step_param") and keep their
+    names everywhere else: 3 SGD-with-momentum steps (a torch.optim.SGD
+    instance, so per-parameter settings by name) as torch's, the counters
+    in state_dict as torch's, load_state_dict / load_optimizer_state_dict
+    by the module's names; an fp16 warmup-cosine step (loss_scale,
+    growth_tracker, min_lr, warmup_steps, total_steps all the program's
+    too) near torch's; a compiled forward with a parameter `output`."""
+    nn = torch.nn
+
+    class Named(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+            self.step = nn.Parameter(torch.tensor(0.5))
+            self.lr = nn.Parameter(torch.ones(2))
+            self.register_buffer("total_steps", torch.zeros(()))
+            self.register_buffer("growth_tracker", torch.zeros(()))
+            self.register_buffer("loss", torch.tensor(2.0))
+            self.register_buffer("loss_scale", torch.tensor([1.0, 0.5]))
+            self.register_buffer("min_lr", torch.tensor(0.25))
+
+        def forward(self, x):
+            self.total_steps += 1
+            self.growth_tracker.add_(2)
+            warm = 1 - 0.5 ** self.total_steps
+            h = self.fc(x) * self.lr * self.step * self.loss_scale + self.min_lr
+            return h.pow(2).mean() * warm * self.loss + 0.01 * self.growth_tracker
+
+    class Output(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.output = nn.Parameter(torch.randn(3, 2))
+
+        def forward(self, x):
+            return x @ self.output
+
+    torch.manual_seed(31)
+    g = torch.Generator().manual_seed(32)
+    data = [(torch.randn(5, 4, generator=g),) for _ in range(3)]
+    problems = []
+    model = Named()
+    mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+    opt = torch.optim.SGD(reference.parameters(), lr=0.1, momentum=0.9)
+    step = tfc_torch.compile_train_step(
+        mine, data[0], device=device,
+        optimizer=torch.optim.SGD(mine.parameters(), lr=0.1, momentum=0.9))
+    if "step_param" not in step.exported.params or "lr_param" not in step.exported.params:
+        problems.append(f"parameters named {list(step.exported.params)} in the program")
+    train_alongside(step, reference, opt, lambda m, b: m(*b), data, "sgd: ", problems)
+    compare_parameters(step.state_dict(), reference, "sgd: ", problems)
+    state = step.state_dict()
+    for name in ("total_steps", "growth_tracker"):
+        if not torch.equal(state[name], getattr(reference, name)):
+            problems.append(f"buffer {name}: {state[name]}, torch's {getattr(reference, name)}")
+    try:
+        mine.load_state_dict(state)
+        step.load_state_dict(reference.state_dict())
+        step.load_optimizer_state_dict(opt.state_dict())
+    except Exception as e:  # noqa: BLE001 - reported
+        problems.append(f"loading state by the module's names: {type(e).__name__}: {e}")
+    mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(mine, data[0], device=device, optimizer="sgd", lr=0.1,
+                                        precision="fp16", schedule="warmup-cosine",
+                                        warmup_steps=1, total_steps=100)
+    opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+    for batch in data:
+        loss = step(*batch)
+        expected = reference(*batch)
+        if not math.isfinite(loss) or abs(loss - expected.item()) > 1e-2 * abs(expected.item()):
+            problems.append(f"fp16: loss {loss!r}, torch {expected.item()!r}")
+        opt.zero_grad()
+        expected.backward()
+        opt.step()
+    if float(step.state_dict()["total_steps"]) != 3.0 or float(step.read("step")) != 3:
+        problems.append(f"fp16: counters {float(step.state_dict()['total_steps'])} (the "
+                        f"module's), {float(step.read('step'))} (the step's), not 3")
+    model = Output()
+    x = torch.randn(4, 3, generator=g)
+    got = tfc_torch.compile(model, (x,), device=device)(x)
+    if not torch.allclose(got, model(x), rtol=1e-5, atol=1e-6):
+        problems.append("a parameter named output: outputs differ from torch's")
+    return verdict(problems,
+                   "state-names: ok (parameters step, lr and buffers total_steps, "
+                   "growth_tracker, loss, loss_scale, min_lr: 3 SGD momentum steps as "
+                   "torch's, counters as torch's, state loaded by the module's names; fp16 "
+                   "warmup-cosine steps within 1e-2 of torch's; a forward's parameter output)")
 
 
 def check_packed_lengths(device):
