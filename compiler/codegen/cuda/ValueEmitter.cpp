@@ -349,6 +349,21 @@ FailureOr<CExpr> ValueEmitter::emitOp(OpResult result,
           return fn("fmod", et) + "(" + x + ", " + y + ")";
         });
       })
+      // Bitwise ops (integers only): C's operators on int / long long, two's
+      // complement as the host's; on i1 (bool) &, |, ^ are logic and not is
+      // `!` (`~` of a bool is -1 or -2, both true).
+      .Case([&](BitwiseAndOp) {
+        return binary([](auto a, auto b) { return a + " & " + b; });
+      })
+      .Case([&](BitwiseOrOp) {
+        return binary([](auto a, auto b) { return a + " | " + b; });
+      })
+      .Case([&](BitwiseXorOp) {
+        return binary([](auto a, auto b) { return a + " ^ " + b; });
+      })
+      .Case([&](BitwiseNotOp) {
+        return unary([&](auto x) { return (et.isInteger(1) ? "!" : "~") + x; });
+      })
       .Case([&](CompareOp c) {
         StringRef cmp;
         switch (c.getDirection()) {

@@ -121,6 +121,49 @@ func.func @fmod_f64(%x: tensor<33x7xf64>, %y: tensor<33x7xf64>) -> tensor<33x7xf
   return %r : tensor<33x7xf64>
 }
 
+// Bitwise ops (hash encodings, parity masks): C's operators on long long
+// and int, two's complement; on i1 (bool) &, ^, | are logic and not is `!`
+// (`~` of a bool would stay true).
+// CHECK-LABEL: // ===== kernel bitwise_i64: kind pointwise
+// CHECK: const long long [[B:v[0-9]+]] = in1[i % 40];
+// CHECK-NEXT: const long long [[X:v[0-9]+]] = va0.v[l] ^ [[B]];
+// CHECK-NEXT: const long long [[M:v[0-9]+]] = [[X]] & 4095LL;
+// CHECK-NEXT: const long long [[N:v[0-9]+]] = ~va0.v[l];
+// CHECK-NEXT: const long long {{v[0-9]+}} = [[M]] | [[N]];
+func.func @bitwise_i64(%x: tensor<24x40xi64>, %y: tensor<40xi64>) -> tensor<24x40xi64> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<24x40xi64>, %b = %y : tensor<40xi64>) -> tensor<24x40xi64> {
+    %0 = tfc.bitwise_xor %a, %b : tensor<24x40xi64>, tensor<40xi64>
+    %m = tfc.constant dense<4095> : tensor<i64>
+    %1 = tfc.bitwise_and %0, %m : tensor<24x40xi64>, tensor<i64>
+    %2 = tfc.bitwise_not %a : tensor<24x40xi64>
+    %3 = tfc.bitwise_or %1, %2 : tensor<24x40xi64>, tensor<24x40xi64>
+    tfc.yield %3 : tensor<24x40xi64>
+  } {kernel_name = "bitwise_i64"}
+  return %r : tensor<24x40xi64>
+}
+
+// CHECK-LABEL: // ===== kernel bitwise_i32_i1: kind pointwise
+// CHECK: const int [[X:v[0-9]+]] = {{v[0-9]+}} ^ {{v[0-9]+}};
+// CHECK-NEXT: const int {{v[0-9]+}} = ~[[X]];
+// CHECK: const bool [[C:v[0-9]+]] = (in2[i] != 0);
+// CHECK-NEXT: const bool [[D:v[0-9]+]] = (in3[i % 7] != 0);
+// CHECK-NEXT: const bool [[AND:v[0-9]+]] = [[C]] & [[D]];
+// CHECK-NEXT: const bool [[XOR:v[0-9]+]] = [[AND]] ^ [[C]];
+// CHECK-NEXT: const bool [[NOT:v[0-9]+]] = ![[XOR]];
+// CHECK-NEXT: const bool {{v[0-9]+}} = [[NOT]] | [[D]];
+func.func @bitwise_i32_i1(%x: tensor<33x7xi32>, %y: tensor<33x7xi32>, %p: tensor<33x7xi1>, %q: tensor<7xi1>) -> (tensor<33x7xi32>, tensor<33x7xi1>) {
+  %r:2 = tfc.fusion pointwise (%a = %x : tensor<33x7xi32>, %b = %y : tensor<33x7xi32>, %c = %p : tensor<33x7xi1>, %d = %q : tensor<7xi1>) -> (tensor<33x7xi32>, tensor<33x7xi1>) {
+    %0 = tfc.bitwise_xor %a, %b : tensor<33x7xi32>, tensor<33x7xi32>
+    %1 = tfc.bitwise_not %0 : tensor<33x7xi32>
+    %2 = tfc.bitwise_and %c, %d : tensor<33x7xi1>, tensor<7xi1>
+    %3 = tfc.bitwise_xor %2, %c : tensor<33x7xi1>, tensor<33x7xi1>
+    %4 = tfc.bitwise_not %3 : tensor<33x7xi1>
+    %5 = tfc.bitwise_or %4, %d : tensor<33x7xi1>, tensor<7xi1>
+    tfc.yield %1, %5 : tensor<33x7xi32>, tensor<33x7xi1>
+  } {kernel_name = "bitwise_i32_i1"}
+  return %r#0, %r#1 : tensor<33x7xi32>, tensor<33x7xi1>
+}
+
 // Attention head split (slice + reshape + transpose) and a cast to bf16:
 // each output element computes its input index; the permuted input is read
 // with scalar loads, the bf16 output is stored 8 at a time.

@@ -218,6 +218,24 @@ def cases(run):
     signs = ~ref.isnan()
     yield "fmod_f64 signs", torch.signbit(o[signs]), torch.signbit(ref[signs]), True
 
+    # Bitwise ops are exact over the whole integer range (0, -1 and the
+    # extremes included); on bool, not must be logical (`~` of a C++ bool
+    # stays true).
+    i64 = torch.iinfo(torch.int64)
+    x = torch.randint(i64.min, i64.max, (24, 40))
+    y = torch.randint(i64.min, i64.max, (40,))
+    x[0, :4] = y[:4] = torch.tensor([0, -1, i64.min, i64.max])
+    o, = run(pw, "bitwise_i64", [x, y], [(torch.int64, (24, 40))])
+    yield "bitwise_i64", o, ((x ^ y) & 4095) | ~x, True
+    i32 = torch.iinfo(torch.int32)
+    x = torch.randint(i32.min, i32.max, (33, 7), dtype=torch.int32)
+    y = torch.randint(i32.min, i32.max, (33, 7), dtype=torch.int32)
+    x[:4, 0] = torch.tensor([0, -1, i32.min, i32.max], dtype=torch.int32)
+    p, q = torch.rand(33, 7) < 0.5, torch.rand(7) < 0.5
+    o, m = run(pw, "bitwise_i32_i1", [x, y, p, q], [(torch.int32, (33, 7)), (torch.bool, (33, 7))])
+    yield "bitwise_i32_i1 i32", o, ~(x ^ y), True
+    yield "bitwise_i32_i1 i1", m, ~((p & q) ^ p) | q, True
+
     x = torch.randn(8, 40) * 2
     x[0, :4] = torch.tensor([0.0, -0.0, float("inf"), -float("inf")])
     xh, xd = x.half(), x.double() * 2
