@@ -46,22 +46,33 @@ def prelu(ctx, x, weight):
 
 @lowers("aten.elu.default")
 def elu(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
+    """y where y > 0, else alpha (exp(y input_scale) - 1), times scale. The
+    exponential reads 0 where y > 0: exp of a large positive y would be inf
+    there, and the select's gradient of the unused side 0 * inf = NaN."""
     dt = ctx.out().dtype
     b = ctx.b
     y = ctx.tensor(x, dt)
+    zero = ctx.tensor(0.0, dt)
+    positive = b.compare("gt", y, zero)
+    at_most_zero = b.select(positive, zero, y)
     negative = b.mul(ctx.tensor(alpha, dt),
-                     b.sub(b.unary("exp", b.mul(y, ctx.tensor(input_scale, dt))), ctx.tensor(1.0, dt)))
-    out = b.select(b.compare("gt", y, ctx.tensor(0.0, dt)), y, negative)
+                     b.sub(b.unary("exp", b.mul(at_most_zero, ctx.tensor(input_scale, dt))),
+                           ctx.tensor(1.0, dt)))
+    out = b.select(positive, y, negative)
     return out if scale == 1 else b.mul(out, ctx.tensor(scale, dt))
 
 
 def _softplus(ctx, y, beta=1, threshold=20):
-    """log(1 + exp(beta y)) / beta, y itself where beta y > threshold."""
+    """log(1 + exp(beta y)) / beta, y itself where beta y > threshold (the
+    exponential reads 0 there: exp of a large beta y would be inf, and the
+    select's gradient of the unused side 0 * inf = NaN)."""
     dt, b = y.dtype, ctx.b
     scaled = b.mul(y, ctx.tensor(beta, dt))
+    linear = b.compare("gt", scaled, ctx.tensor(threshold, dt))
+    scaled = b.select(linear, ctx.tensor(0.0, dt), scaled)
     soft = b.div(b.unary("log", b.add(b.unary("exp", scaled), ctx.tensor(1.0, dt))),
                  ctx.tensor(beta, dt))
-    return b.select(b.compare("gt", scaled, ctx.tensor(threshold, dt)), y, soft)
+    return b.select(linear, y, soft)
 
 
 @lowers("aten.softplus.default")

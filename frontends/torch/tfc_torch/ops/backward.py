@@ -77,14 +77,17 @@ def elu_backward(ctx, grad, alpha, scale, input_scale, is_result, self_or_result
     scale) when torch passes y (is_result)."""
     (g, v), dt = _operands(ctx, grad, self_or_result)
     b = ctx.b
+    at_most_zero = b.compare("le", v, _const(ctx, 0, dt))
     if is_result:
         negative = b.mul(b.mul(g, _const(ctx, input_scale, dt)),
                          b.add(v, _const(ctx, alpha * scale, dt)))
     else:
-        e = b.unary("exp", b.mul(v, _const(ctx, input_scale, dt)))
+        # exp reads 0 on the positive side (exp(large x) = inf would make
+        # the select's gradient of the unused side 0 * inf = NaN).
+        v_neg = b.select(at_most_zero, v, _const(ctx, 0, dt))
+        e = b.unary("exp", b.mul(v_neg, _const(ctx, input_scale, dt)))
         negative = b.mul(b.mul(g, _const(ctx, input_scale * alpha * scale, dt)), e)
-    return _where(ctx, b.compare("le", v, _const(ctx, 0, dt)), negative,
-                  b.mul(g, _const(ctx, scale, dt)))
+    return _where(ctx, at_most_zero, negative, b.mul(g, _const(ctx, scale, dt)))
 
 
 @lowers("aten.gelu_backward.default")
@@ -101,9 +104,12 @@ def softplus_backward(ctx, grad, x, beta=1, threshold=20):
     (g, v), dt = _operands(ctx, grad, x)
     b = ctx.b
     scaled = b.mul(v, _const(ctx, beta, dt))
-    z = b.unary("exp", scaled)
+    linear = b.compare("gt", scaled, _const(ctx, threshold, dt))
+    # exp reads 0 on the linear side (exp(large beta x) = inf: z / (z + 1)
+    # and its gradient NaN there).
+    z = b.unary("exp", b.select(linear, _const(ctx, 0, dt), scaled))
     soft = b.mul(g, b.div(z, b.add(z, _const(ctx, 1, dt))))
-    return _where(ctx, b.compare("gt", scaled, _const(ctx, threshold, dt)), g, soft)
+    return _where(ctx, linear, g, soft)
 
 
 @lowers("aten.hardtanh_backward.default")

@@ -23,7 +23,28 @@ CASES = {
                                              + F.threshold(h, 0.1, -2.0) + F.relu6(h * 8)
                                              + F.glu(torch.cat([h, h * 0.5], 1), dim=1)).mean()
                                   + F.glu(h, dim=0).sum()),
+    # exp-based activations at inputs beyond exp's f32 range (|x| > 88.7):
+    # torch's gradients are finite there (the unused branch's exp must not
+    # overflow into the selected one's gradient as 0 * inf).
+    "activations-large-inputs": lambda: _large_inputs(),
 }
+
+
+class _LargeInputs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.tensor([1.0, 1.5, -1.2, 0.8, 1.1, -0.9, 2.0]))
+
+    def forward(self, x):
+        h = x * self.w                                 # 120, -195, -114, -80.8, ...
+        ramp = torch.linspace(0.5, 1.5, h.shape[0])
+        acts = (F.elu(h), F.elu(h, 0.5), F.celu(h, 0.7), F.selu(h), F.softplus(h),
+                F.softplus(h, 2.0, 1.0), F.mish(h), F.logsigmoid(h), F.silu(h))
+        return sum((a * ramp).sum() * (i + 1) for i, a in enumerate(acts))
+
+
+def _large_inputs():
+    return _LargeInputs(), (torch.tensor([120.0, -130.0, 95.0, -101.0, 0.7, 0.4, 45.0]),)
 
 
 class _ActivationKinks(nn.Module):

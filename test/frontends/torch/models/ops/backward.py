@@ -409,6 +409,33 @@ def _maml_sequential():
                                torch.randn(2, generator=_g(5)))
 
 
+class _LargeInputGradients(nn.Module):
+    """Input gradients (functorch.grad) of exp-based activations at inputs
+    beyond exp's f32 range, > 100 and < -100: elu_backward (elu, selu,
+    celu) and softplus_backward, which the training step differentiates
+    again with respect to w. (Not mish: torch's own second derivative of
+    mish is NaN there.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.tensor([1.0, 1.5, -1.2, 0.8, 1.1, -0.9, 2.0]))
+
+    def forward(self, x):
+        ramp = torch.linspace(0.5, 1.5, x.shape[0])
+        acts = (F.elu, lambda t: F.elu(t, 0.5), lambda t: F.celu(t, 0.7), F.selu, F.softplus,
+                lambda t: F.softplus(t, 2.0, 1.0))
+        loss = 0
+        for i, act in enumerate(acts):
+            g = grad(lambda t, act=act: (act(t * self.w) * ramp).sum())(x)
+            loss = loss + (g * ramp.flip(0)).sum() * (i + 1)
+        return loss
+
+
+def _large_input_gradients():
+    return _LargeInputGradients(), (torch.tensor([120.0, -130.0, 95.0, -101.0, 0.7, 0.4,
+                                                  45.0]),)
+
+
 CASES = {
     # PINN residuals u_x + u - sin(x) + u_xx / 2 of tanh / sigmoid /
     # tanhshrink MLPs: tanh_backward and sigmoid_backward at first order
@@ -425,6 +452,9 @@ CASES = {
     # second order torch's grad of elu_backward is elu_backward again).
     "functorch-softplus-elu": _pinn(lambda: [nn.Softplus(2.0, 1.0), nn.LogSigmoid(), nn.ELU(),
                                              nn.SELU(), nn.CELU(0.7)]),
+    # elu / selu / celu / softplus input gradients at inputs above
+    # 100 and below -100 (an exp that overflows must not reach a gradient).
+    "functorch-large-inputs": lambda: _large_input_gradients(),
     # Piecewise activations (threshold_backward for relu / threshold,
     # leaky_relu_backward, hardtanh_backward for hardtanh / relu6,
     # hardswish_backward, hard / soft shrink): u_x and u_xx. The points
