@@ -19,10 +19,12 @@ DATA_DEPENDENT_MARKERS = (
 
 # What torch raises for torch.autograd.grad / .backward() / requires_grad_()
 # inside a functionalized trace: the tensors there have no grad_fn, and
-# functorch refuses requires_grad_() (torch 1.13 and 2.x).
+# functorch refuses requires_grad_() and .backward() of a tensor that has
+# one (an FGSM / PGD attack helper's loss.backward(); torch 1.13 and 2.x).
 AUTOGRAD_IN_FORWARD_MARKERS = (
     "does not require grad and does not have a grad_fn",
     "call Tensor.requires_grad_() (or perhaps using torch.autograd.functional",
+    "backward() called inside a functorch transform",
 )
 AUTOGRAD_IN_FORWARD_HINT = (
     "write derivatives inside forward with functorch's transforms (torch.func on torch 2), "
@@ -84,10 +86,21 @@ _PARAMETER_GRAD_HINT = (
     "named_parameters())) (from functorch import grad; torch.func on torch 2)")
 
 
+# loss.backward() in forward to read an input's .grad (FGSM / PGD).
+_BACKWARD_HINT = (
+    "take the input gradient an attack reads from x_adv.grad with functorch's grad of the "
+    "loss as a function of the input, which tfc traces and differentiates again: "
+    "g = grad(lambda xa: F.cross_entropy(self.net(xa), y))(x_adv); x_adv = (x + eps * "
+    "g.sign()).detach() (from functorch import grad; torch.func on torch 2)")
+
+
 def autograd_hint(frame: Optional[Frame]) -> str:
     """The functorch form of the torch.autograd call at `frame`: of a
-    gradient with respect to parameters when its inputs name some."""
+    gradient with respect to parameters when its inputs name some, of an
+    input's .grad after .backward()."""
     code = frame.code if frame is not None else ""
+    if ".backward(" in code:
+        return _BACKWARD_HINT
     _, found, call = code.partition("autograd.grad(")
     arguments, depth = [""], 0
     for c in call if found else "":

@@ -137,6 +137,8 @@ CASES = {
     "LossInputGradient": ("UnsupportedOpError", [
         "aten.binary_cross_entropy_backward.default", "derivative taken inside forward",
         "not those of other layers or losses"]),
+    "BackwardInForward": ("ModelError", ["forward takes a derivative with torch.autograd",
+                                         ".backward()", "grad(lambda xa:"]),
 }
 
 

@@ -585,3 +585,15 @@ class TutorialLogSumExp(Base):
         max_score = vec[0, _tutorial_argmax(vec)]
         broadcast = max_score.view(1, -1).expand(1, vec.size(1))
         return max_score + torch.log(torch.sum(torch.exp(vec - broadcast)))
+
+
+class BackwardInForward(Base):
+    """loss.backward() inside forward (an FGSM / PGD attack helper reading
+    x_adv.grad): functorch refuses backward() inside its transforms; the
+    error is the autograd-in-forward one, with the functorch form."""
+
+    def forward(self, x):
+        x_adv = x.clone().requires_grad_(True)
+        self.fc(x_adv).pow(2).mean().backward()  # error here
+        x_adv = (x + 0.1 * x_adv.grad.sign()).detach()
+        return self.fc(x_adv).pow(2).mean()
