@@ -556,13 +556,24 @@ def xlogy(ctx, a, b_):
 
 def x_times_log(ctx, a, b_, log):
     """x log(y) in the traced type with torch's xlogy rule: 0 where x == 0
-    unless y is NaN (the gradients through the select: log(y), 0 where
-    x == 0, and x log'(y)); `log` maps y to its logarithm (log, log1p)."""
+    unless y is NaN; `log` maps y to its logarithm (log, log1p). Gradients
+    as torch's: x log'(y) for y, and log(y) for x, also where x == 0 (a
+    Gamma's log_prob at concentration 1) except where log(y) is not finite
+    there (torch zeroes it where y <= 0, xlog1py's y <= -1): the select
+    alone would give 0 at x == 0, so a term of value 0 carries it,
+    value - select(skip, sg(x) - x, 0) * sg(L)."""
     dt, b = ctx.out().dtype, ctx.b
     x, y = _operands(ctx, a, b_)
     zero = ctx.tensor(0.0, dt)
+    logs = log(y)
     skip = b.select(b.compare("ne", y, y), ctx.tensor(False, "i1"), b.compare("eq", x, zero))
-    return b.broadcast_to(b.select(skip, zero, b.mul(x, log(y))), ctx.out().shape)
+    # log(y) taken as 0 at skip in the product, whose gradient for x would
+    # be 0 * log(y), NaN where that is infinite.
+    value = b.select(skip, zero, b.mul(x, b.select(skip, zero, logs)))
+    finite = b.compare("lt", b.unary("abs", logs), ctx.tensor(float("inf"), dt))
+    slope = b.stop_gradient(b.select(b.select(skip, finite, ctx.tensor(False, "i1")), logs, zero))
+    nothing = b.select(skip, b.sub(b.stop_gradient(x), x), zero)  # 0, of gradient -1 at skip
+    return b.broadcast_to(b.sub(value, b.mul(nothing, slope)), ctx.out().shape)
 
 
 @lowers("aten.logit.default")

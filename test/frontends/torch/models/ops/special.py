@@ -137,6 +137,11 @@ def _entropy(m, h, e):
     loss = loss + _weighted(torch.special.xlog1py(h, 2.0))
     loss = loss + _weighted(torch.special.xlog1py(3.0, h.abs()))
     loss = loss + _weighted(torch.special.xlog1py(h.double(), h.abs().double() * 1e-9))
+    # x == 0 exactly (q's zeros) against every y: the gradient for x is
+    # log(y) (log1p(y)), zeroed only where that is not finite (y <= 0).
+    ys = torch.tensor([7.5, 0.0, -2.0, 2.0, 1e-30, -1.0])
+    loss = loss + _weighted(torch.xlogy(m.q[:, None], ys)) + _weighted(
+        torch.special.xlog1py(m.q[:, None], ys))
     return loss + _weighted(torch.special.xlogy(h, h.abs())) + _weighted(
         torch.special.xlog1py(e[:3].float(), e[3:].float()))
 
@@ -204,9 +209,11 @@ CASES = {
                     z=[-30.0, -5.0, -1.0, -0.999, 0.0, 2.0, 1.999, 9.0]),
     # entr (0 at 0, -inf below 0; gradient -(1 + log x): inf at 0) in f32,
     # f64 and bf16 (rounded per op, as torch), xlog1py (tensor and scalar
-    # operands, x = 0 with y = NaN / -1) and special.xlogy.
+    # operands, x = 0 with y = NaN / -1) and special.xlogy; xlogy's and
+    # xlog1py's gradient for x at x = 0 (a Gamma's log_prob at
+    # concentration 1): log(y), which the select alone made 0.
     "entropy": _case(_entropy, [0.0, 0.0, 1.0, NAN, -1.0, -1.0],
-                     p=[0.0, -0.5, 0.5, 1.0, 1e-30, 3.0, 0.25, 7.5]),
+                     p=[0.0, -0.5, 0.5, 1.0, 1e-30, 3.0, 0.25, 7.5], q=[0.0, 0.0]),
     # Hurwitz zeta (12 terms and Euler-Maclaurin's tail): tensor and scalar
     # x and q, q < 0 with integer x, f64; x = 1 (inf), x < 1 (NaN), poles
     # at q = 0, -1, fractional x at q < 0 (NaN). torch has no derivative for
