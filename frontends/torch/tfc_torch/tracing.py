@@ -592,6 +592,32 @@ def _run_eagerly(fn, args, gm, spaces):
             "(torch.arange(n))") from e
 
 
+def _first_failure(first: FrontendError, retry: FrontendError, read) -> FrontendError:
+    """The error to report when a trace that read the values of the held
+    buffers `read` failed (`first`) and so did the trace again without
+    holding them (`retry`). The retry's error is at a read of one; it
+    explains `first` only where the held value led the trace astray (MoCo's
+    pointer, read then written, slicing the queue it writes): not where
+    `first` is a value read of its own (a legal `if not self.initted:`
+    read before the real `if torch.any(y > 5):`), nor where it writes
+    trainable parameters (Glow's ActNorm initializing itself from the data
+    behind a flag buffer), nor where the retry failed for another reason
+    than a read."""
+    if isinstance(first, DataDependentError) or not isinstance(retry, DataDependentError):
+        return first
+    if first.hint == module_state.TRAINABLE_WRITE_HINT:
+        names = ", ".join(sorted(read))
+        first.message += (f" (after reading the value of {names}: a data-dependent "
+                          "initialization behind a flag, as Glow's ActNorm, writes them at the "
+                          "first call)")
+        first.hint = ("run one batch eagerly before compiling (model(*example_args)), so the "
+                      f"initialization is done and {names} set; otherwise "
+                      + first.hint)
+        first.args = (first._render(),)
+        return first
+    return retry
+
+
 def _refuse_gradient_hooks(model: torch.nn.Module, params: Dict[str, torch.Tensor]) -> None:
     """Gradient hooks (p.register_hook(lambda g: g.clamp(-c, c)), a module's
     register_full_backward_hook) change what the optimizer gets in torch;
@@ -778,10 +804,14 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
 
     try:
         gm = run(True)
-    except FrontendError:
-        if not values_read():
+    except FrontendError as first:
+        read = values_read()
+        if not read:
             raise
-        gm = run_unheld([])  # the failure may follow from a value read
+        try:
+            gm = run_unheld([])  # the failure may follow from a value read
+        except FrontendError as retry:
+            raise _first_failure(first, retry, read)
 
     renamed = _program_names(params, buffers, batch_names)
     placeholders = [Placeholder("param", renamed.get(n, n), param_tensors[n]) for n in params]

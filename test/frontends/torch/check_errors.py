@@ -139,6 +139,8 @@ CASES = {
         "not those of other layers or losses"]),
     "BackwardInForward": ("ModelError", ["forward takes a derivative with torch.autograd",
                                          ".backward()", "grad(lambda xa:"]),
+    "HeldFlagThenBranch": ("DataDependentError", ["control flow depends on a tensor's value",
+                                                  "if torch.any(h > 5)"]),
 }
 
 

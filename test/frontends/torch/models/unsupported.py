@@ -597,3 +597,22 @@ class BackwardInForward(Base):
         self.fc(x_adv).pow(2).mean().backward()  # error here
         x_adv = (x + 0.1 * x_adv.grad.sign()).detach()
         return self.fc(x_adv).pow(2).mean()
+
+
+class HeldFlagThenBranch(Base):
+    """A legal read of a constant flag buffer (`if not self.initted:`,
+    folded), then a branch on the data (lucidrains' expire_codes_): the
+    error is at the branch, not at the flag read of the trace again
+    without held values."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("initted", torch.tensor([True]))
+
+    def forward(self, x):
+        if not self.initted:
+            raise RuntimeError("not initialized")
+        h = self.fc(x)
+        if torch.any(h > 5):  # error here
+            h = h * 0
+        return h.pow(2).mean()
