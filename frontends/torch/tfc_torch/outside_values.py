@@ -16,18 +16,29 @@ would compile silently wrong programs:
   tracing, they are constants of the program, the same mask every call. `guarded()` notices
   that the generators' states moved, warns (TracedUpdateWarning) and puts
   the states back (compiling consumes none of the user's draws).
+- Tensors forward stores for later outside the model's parameters and
+  buffers: a new attribute (`self.last_mask = mask.detach()`,
+  `self.sub.feat = out`), a list a forward hook fills, a helper object's
+  field (an AverageMeter's .sum), a module-level list appended to. The
+  compiled step writes parameters and buffers only, so such a tensor would
+  keep what the trace stored there (a traced tensor, whose values numpy
+  reads as garbage), never updated. `guarded()` puts those places back as
+  they were (_Stores) and names them in a TracedUpdateWarning, with the way
+  to keep the value: a buffer forward writes is carried.
 """
 import contextlib
 import random
 import types
 import warnings
-from typing import Dict, Iterator, List, Optional, Tuple
+from collections import deque
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 import torch
 
 from . import patching
 from .errors import DataDependentError, TracedUpdateWarning
 from .module_state import caller_level
+from .module_watch import _simple_object
 from .source import stack_frame
 
 try:
@@ -129,15 +140,19 @@ def _traced_leftover(value) -> bool:
     return isinstance(value, torch.Tensor) and torch._is_functional_tensor(value)
 
 
-def _drop_traced_leftovers(model: Optional[torch.nn.Module], before) -> None:
+def _drop_traced_leftovers(model: Optional[torch.nn.Module], before) -> List[str]:
     """Puts back the globals and function attributes that now hold a tensor
     of the trace (a cache the traced forward filled): the user's next eager
-    call would compute with it. A place the trace created goes away."""
+    call would compute with it. A place the trace created goes away. The
+    public globals among them (a function attribute is a cache)."""
+    stored = []
     for key, (owner, value) in _python_places(model).items():
         if not _traced_leftover(value):
             continue
         old = before.get(key)
         if isinstance(owner, dict):
+            if not key[1].startswith("_"):
+                stored.append(f"{owner.get('__name__', '?')}.{key[1]}")
             if old is None:
                 owner.pop(key[1], None)
             else:
@@ -146,6 +161,139 @@ def _drop_traced_leftovers(model: Optional[torch.nn.Module], before) -> None:
             delattr(owner, key[1])
         else:
             setattr(owner, key[1], old[1])
+    return stored
+
+
+# Where _Stores looks for stored tensors: this deep below a module or a
+# global, in containers of at most this many entries, at most this many
+# containers in all.
+_STORE_DEPTH = 4
+_STORE_ITEMS = 1024
+_STORE_OBJECTS = 20000
+# torch's own entries of a module's __dict__ (its tables, hooks, mode).
+_MODULE_KEYS = frozenset(vars(torch.nn.Module()))
+_MISSING = object()
+
+
+def _contents(obj):
+    """A shallow copy of what `obj` holds, when _Stores looks into it: a
+    module's attributes (not torch's tables), a list's, tuple's or dict's
+    entries, a simple object's attributes (module_watch._simple_object);
+    else None."""
+    if isinstance(obj, torch.nn.Module):
+        return {k: v for k, v in vars(obj).items() if k not in _MODULE_KEYS}
+    if isinstance(obj, (list, tuple)):
+        if len(obj) > _STORE_ITEMS:
+            return None
+        return list(obj) if isinstance(obj, list) else tuple(obj)
+    if isinstance(obj, dict):
+        return dict(obj) if len(obj) <= _STORE_ITEMS else None
+    if _simple_object(obj) and len(vars(obj)) <= _STORE_ITEMS:
+        return dict(vars(obj))
+    return None
+
+
+class _Stores:
+    """The places reachable from the model's modules (their attributes,
+    and the lists, dicts, tuples and simple objects below them) and the
+    lists, dicts and simple objects of the code's globals, as they were
+    before the trace; put_back() after it."""
+
+    def __init__(self, model: Optional[torch.nn.Module], spaces: List[dict]):
+        # The tensors there before (the copies keep them, so ids stay theirs).
+        self.known: Set[int] = set()
+        # id -> (object, path, its contents before, whether the path is private)
+        self.copies: Dict[int, tuple] = {}
+        if model is None:
+            return
+        self.known.update(id(t) for t in model.parameters())
+        self.known.update(id(t) for t in model.buffers())
+        queue = deque((m, prefix, 0, False)
+                      for prefix, m in model.named_modules(remove_duplicate=False))
+        for space in spaces:
+            for k, v in list(space.items()):
+                if isinstance(k, str) and not k.startswith("__") and not isinstance(
+                        v, (torch.nn.Module, torch.Tensor)) and _contents(v) is not None:
+                    queue.append((v, f"{space.get('__name__', '?')}.{k}", 1, k.startswith("_")))
+        while queue and len(self.copies) < _STORE_OBJECTS:
+            obj, path, depth, private = queue.popleft()
+            if isinstance(obj, torch.Tensor):
+                self.known.add(id(obj))
+                continue
+            if id(obj) in self.copies or depth > _STORE_DEPTH:
+                continue
+            old = _contents(obj)
+            if old is None:
+                continue
+            self.copies[id(obj)] = (obj, path, old, private)
+            for key, v in (old.items() if isinstance(old, dict) else enumerate(old)):
+                queue.append((v, _child(path, obj, key), depth + 1,
+                              private or (isinstance(key, str) and key.startswith("_"))))
+
+    def _new(self, value, depth: int = _STORE_DEPTH) -> bool:
+        """Whether `value` is a tensor that was not there before, or a new
+        container holding one."""
+        if isinstance(value, torch.Tensor):
+            return id(value) not in self.known
+        if id(value) in self.copies or depth == 0 or isinstance(value, torch.nn.Module):
+            return False
+        held = _contents(value)
+        if held is None:
+            return False
+        return any(self._new(v, depth - 1)
+                   for v in (held.values() if isinstance(held, dict) else held))
+
+    def put_back(self) -> List[str]:
+        """Puts back each place that now holds a tensor it did not hold
+        (a module's attribute: that one; a list's, dict's or simple object's
+        contents: all of them, an AverageMeter's count with its sum). The
+        public ones' names. A module's public tensor attribute rebound is
+        module_state.attributes_kept's (an error when the trace read it)."""
+        stored = []
+        for obj, path, old, private in list(self.copies.values()):
+            if isinstance(obj, tuple):
+                continue
+            now = _contents(obj)
+            if now is None:
+                continue
+            if isinstance(obj, torch.nn.Module):
+                for k, v in now.items():
+                    was = old.get(k, _MISSING)
+                    if v is was or not self._new(v) or (
+                            isinstance(was, torch.Tensor) and not k.startswith("_")):
+                        continue
+                    if was is _MISSING:
+                        del obj.__dict__[k]
+                    else:
+                        obj.__dict__[k] = was
+                    if not (private or k.startswith("_")):
+                        stored.append(_child(path, obj, k))
+                continue
+            added = [k for k, v in (now.items() if isinstance(now, dict) else enumerate(now))
+                     if not (isinstance(old, dict) and old.get(k, _MISSING) is v)
+                     and self._new(v)]
+            if not added:
+                continue
+            if isinstance(obj, list):
+                obj[:] = old
+            else:
+                target = obj if isinstance(obj, dict) else obj.__dict__
+                target.clear()
+                target.update(old)
+            if private:
+                continue
+            if isinstance(obj, (list, dict)):
+                stored.append(path)
+            else:
+                stored += [_child(path, obj, k) for k in added if not k.startswith("_")]
+        return stored
+
+
+def _child(path: str, obj, key) -> str:
+    """The name of `obj`'s entry `key`, `obj` named `path`."""
+    if isinstance(obj, (list, tuple, dict)):
+        return f"{path}[{key!r}]"
+    return f"{path}.{key}" if path else str(key)
 
 
 @contextlib.contextmanager
@@ -153,15 +301,20 @@ def guarded(model_name: str, model: Optional[torch.nn.Module] = None) -> Iterato
     """See the module doc: numpy reads refused, host random draws warned
     about and undone, for the duration of the trace; also draws from the
     generators `model`'s modules hold; tensors of the trace left in the
-    model code's globals or function attributes taken back."""
+    model code's globals or function attributes taken back, and the tensors
+    forward stored in the model's attributes and objects (_Stores)."""
+    from .custom_functions import code_globals  # (it imports this module's peers only)
     before = _states()
     held = _held_generators(model)
     held_before = [_generator_state(g) for _, g in held]
     places = _python_places(model)
+    stores = _Stores(model, code_globals(model) if model is not None else [])
+    failed = True
     try:
         with patching.replaced(torch.Tensor, numpy=_refusing(".numpy()"),
                                __array__=_refusing("np.asarray / np.array of a tensor")):
             yield
+        failed = False
     finally:
         after = _states()
         drew = [name for name, moved in (
@@ -171,7 +324,7 @@ def guarded(model_name: str, model: Optional[torch.nn.Module] = None) -> Iterato
             if not _same_generator_state(state, _generator_state(g)):
                 drew.append(f"the generator {name} ({type(g).__name__})")
             _restore_generator(g, state)
-        _drop_traced_leftovers(model, places)
+        stored = _drop_traced_leftovers(model, places) + stores.put_back()
         random.setstate(before[0])
         if numpy is not None:
             numpy.random.set_state(before[1])
@@ -182,3 +335,16 @@ def guarded(model_name: str, model: Optional[torch.nn.Module] = None) -> Iterato
                 "SpecAugment mask placed by random.randint stays put); draw with torch "
                 "(torch.rand, torch.randint, torch.randperm: tfc's own stream, new each call)",
                 TracedUpdateWarning, stacklevel=caller_level())
+        if stored and not failed:
+            key = stored[0].rsplit(".", 1)[-1] if len(stored) == 1 else "name"
+            key = key if key.isidentifier() else "name"
+            warnings.warn(
+                f"{model_name}'s forward stores tensors outside the model's parameters and "
+                f"buffers ({', '.join(stored)}): the compiled program writes parameters and "
+                "buffers only, so these would keep the values of the traced call, never "
+                "updated (they are put back as they were before compiling). To keep such a "
+                f"value, register it as a buffer (self.register_buffer('{key}', "
+                f"torch.zeros(...)), then self.{key} = value or self.{key}.copy_(value) in "
+                "forward): the training step carries a buffer forward writes "
+                "(step.state_dict() holds its value after each step); or return it from "
+                "forward", TracedUpdateWarning, stacklevel=caller_level())

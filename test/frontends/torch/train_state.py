@@ -303,10 +303,93 @@ def check_forward_state(device):
             cls(), (torch.ones(3),), device=device))
         if problem:
             problems.append(f"{cls.__name__}: {problem}")
+    problems += _check_stored_tensors(device)
     return verdict(problems,
                    "forward-state: ok (MoCo momentum encoders through .parameters() and .data, "
                    "DINO's center rebound, 5 AdamW steps as torch's; the user's module unchanged, "
-                   "the counter warned about; trainable parameters written in forward refused)")
+                   "the counter warned about; trainable parameters written in forward refused; "
+                   "tensors stored outside the buffers put back and warned about, a buffer's "
+                   "carried)")
+
+
+STORED = []  # a module-level log forward appends to (_Stores)
+
+
+class _Meter:
+    """An AverageMeter as training scripts write it."""
+
+    def __init__(self):
+        self.sum, self.count = 0.0, 0
+
+    def update(self, v, n=1):
+        self.sum += v * n
+        self.count += n
+
+
+class _Stores(torch.nn.Module):
+    """Forward storing tensors for the training loop to read: a new
+    attribute, one that was None, a submodule's new attribute, a list a
+    forward hook fills, an AverageMeter's sum and a module-level list; and a
+    buffer it rebinds (the way to keep such a value)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 3)
+        self.sub = torch.nn.Identity()
+        self.was_none = None
+        self.feats = []
+        self.meter = _Meter()
+        self.register_buffer("kept", torch.zeros(5))
+        self.lin.register_forward_hook(lambda m, i, o: self.feats.append(o.detach()))
+
+    def forward(self, x):
+        out = self.lin(x)
+        mask = (out.softmax(1).max(1)[0] > 0.4).float().detach()
+        self.last_mask = mask
+        self.was_none = mask.sum()
+        self.sub.feat = out.detach()
+        self.meter.update(mask.mean())
+        STORED.append(mask.sum())
+        self.kept = mask
+        return out.pow(2).mean()
+
+
+def _check_stored_tensors(device) -> list:
+    """Compiling _Stores (a train step and a forward) leaves none of the
+    tensors its trace stored on the user's objects (before the fix they
+    held traced tensors, numpy reading garbage from them) and warns naming
+    each; the step carries the buffer forward rebinds as torch does."""
+    import warnings
+    problems = []
+    torch.manual_seed(4)
+    x = torch.randn(5, 4)
+    for what in ("step", "forward"):
+        model = _Stores()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if what == "step":
+                run = tfc_torch.compile_train_step(model, (x,), device=device,
+                                                   optimizer="sgd", lr=0.1)
+            else:
+                run = tfc_torch.compile(model.eval(), (x,), device=device)
+        text = " ".join(str(w.message) for w in caught)
+        for name in ("last_mask", "was_none", "sub.feat", "feats", "meter.sum",
+                     "train_state.STORED", "register_buffer"):
+            if name not in text:
+                problems.append(f"{what}: no warning naming {name}: {text[:300]}")
+        left = {"last_mask": hasattr(model, "last_mask"), "was_none": model.was_none is not None,
+                "sub.feat": hasattr(model.sub, "feat"), "feats": model.feats != [],
+                "meter": (model.meter.sum, model.meter.count) != (0.0, 0), "STORED": STORED != []}
+        if any(left.values()):
+            problems.append(f"{what}: compiling left stored values on the user's objects: "
+                            f"{[k for k, v in left.items() if v]}")
+        del STORED[:]
+        if what == "step":
+            want = (model.lin(x).softmax(1).max(1)[0] > 0.4).float()
+            run(x)
+            if not torch.equal(run.state_dict()["kept"].cpu(), want):
+                problems.append(f"the step's kept {run.state_dict()['kept']}, torch's {want}")
+    return problems
 
 
 class CheckpointFunction(torch.autograd.Function):
