@@ -313,6 +313,34 @@ def nll_loss_backward(ctx, grad, x, target, weight, reduction, ignore_index, tot
     return b.reshape(b.mul(picked, g), shape)
 
 
+@lowers("aten.embedding_dense_backward.default")
+def embedding_dense_backward(ctx, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """An embedding weight's gradient, [num_weights, ...]: grad's rows
+    summed into the rows their indices name (tfc.embedding_grad, the
+    deterministic scatter-add whose VJP is an embedding lookup); rows at
+    padding_idx add nothing, and with scale_grad_by_freq each row is
+    divided by its index's count in `indices` first, as torch's (whose
+    derivative of this op leaves the division to the lookup's)."""
+    (g,), dt = _operands(ctx, grad)
+    b = ctx.b
+    ids = ctx.tensor(indices)
+    if ids.dtype not in ("i32", "i64"):
+        ids = b.convert(ids, "i64")
+    per_row = (1,) * (g.rank - ids.rank)
+    if padding_idx is not None and padding_idx >= 0:
+        keep = b.compare("ne", ids, ctx.tensor(padding_idx, ids.dtype))
+        g = b.broadcast_to(b.select(b.reshape(keep, ids.shape + per_row), g, _const(ctx, 0, dt)),
+                           g.shape)
+    if scale_grad_by_freq:
+        n = ids.type.numel
+        ones = b.broadcast_to(_const(ctx, 1, dt), (n, 1))
+        counts = b.embedding(b.embedding_grad(ones, b.reshape(ids, (n,)), num_weights), ids)
+        # The gradient passes unscaled, as torch's double backward: the
+        # forward lookup's gradient (ops/nn.py) is the one divided.
+        g = b.straight_through(b.div(g, b.reshape(counts, ids.shape + per_row)), g)
+    return b.embedding_grad(g, ids, num_weights)
+
+
 @lowers("aten.slice_backward.default")
 def slice_backward(ctx, grad, input_sizes, dim, start, end, step):
     """Zeros of `input_sizes` with grad at x[start:end:step] along `dim`:

@@ -436,6 +436,43 @@ def _large_input_gradients():
                                                   45.0]),)
 
 
+class _EmbeddingGradients(nn.Module):
+    """Gradients with respect to embedding weights inside forward
+    (embedding_dense_backward): DP-SGD's per-sample gradients (vmap(grad))
+    of a text model's embedding with a padding row, clipped per sample (the
+    padding row zeroed by functorch's batching rule), the whole batch's
+    (padding row zeroed by the lowering), and a whole-batch gradient with
+    scale_grad_by_freq (repeated ids)."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4, padding_idx=1)
+        self.freq = nn.Embedding(10, 3, scale_grad_by_freq=True)
+        self.fc = nn.Linear(4, 1)
+
+    def forward(self, tokens):                         # [B, T] ids, some repeated, some 1
+
+        def sample_loss(w, ids):
+            h = F.embedding(ids, w, padding_idx=1).tanh()
+            return self.fc(h).squeeze(-1).mean().pow(2)
+
+        g = vmap(grad(sample_loss), (None, 0))(self.emb.weight, tokens)        # [B, 10, 4]
+        norms = g.pow(2).sum(dim=(1, 2)).add(1e-6).sqrt()
+        clipped = (g / norms.clamp(min=0.1)[:, None, None]).mean(0)
+        whole = grad(sample_loss)(self.emb.weight, tokens)  # padding_idx here (vmap: functorch)
+        gf = grad(lambda w: F.embedding(tokens, w, scale_grad_by_freq=True).sin().sum())(
+            self.freq.weight)
+        ramp = torch.linspace(0.5, 1.5, 10)[:, None]
+        return ((clipped * ramp).pow(2).sum() + (gf * ramp).pow(2).sum() + whole.pow(2).sum()
+                + self.fc(self.emb(tokens)).mean())
+
+
+def _embedding_gradients():
+    torch.manual_seed(0)
+    return _EmbeddingGradients(), (torch.tensor([[2, 5, 1, 5, 7], [1, 1, 3, 9, 3],
+                                                 [0, 4, 4, 4, 8]]),)
+
+
 CASES = {
     # PINN residuals u_x + u - sin(x) + u_xx / 2 of tanh / sigmoid /
     # tanhshrink MLPs: tanh_backward and sigmoid_backward at first order
@@ -500,6 +537,10 @@ CASES = {
     # Input gradients through layer norm, group norm and instance norm
     # (normalization backward ops, and the statistics' own derivatives).
     "functorch-norms": lambda: _norm_critics(),
+    # Per-sample (DP-SGD) and whole-batch gradients with respect to
+    # embedding weights: embedding_dense_backward, padding_idx and
+    # scale_grad_by_freq.
+    "functorch-embedding": lambda: _embedding_gradients(),
     # MAML's fast weights and a hypernetwork's generated weights on
     # nn.Sequential modules through functional_call in forward (torch
     # 1.13's cannot nest in the trace's own: functional_calls.py).
