@@ -10,8 +10,9 @@ from . import dtypes
 from .ir import Function, Op, Value
 
 _UNARY = ("abs", "exp", "log", "neg", "relu", "rsqrt", "sigmoid", "silu", "sin",
-          "cos", "sqrt", "tanh", "erf", "stop_gradient")
-_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "atan2", "fmod")
+          "cos", "sqrt", "tanh", "erf", "stop_gradient", "bitwise_not")
+_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "atan2", "fmod", "bitwise_and",
+           "bitwise_or", "bitwise_xor")
 _REDUCE = ("reduce_sum", "reduce_mean", "reduce_max")
 
 

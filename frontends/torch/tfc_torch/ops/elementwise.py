@@ -648,16 +648,28 @@ def expand_erf(b, op):
 
 @lowers("aten.logical_not.default", "aten.bitwise_not.default")
 def logical_not(ctx, x):
+    """Bools: a select; integers: tfc.bitwise_not (~x = -x - 1), and for a
+    uint8 result (held as i32 in 0..255) x ^ 255 = 255 - x, as torch's."""
     if ctx.out().dtype != "i1":
-        ctx.unsupported("bitwise not of integers has no tfc op")
+        y = ctx.tensor(x, ctx.out().dtype)
+        if ctx.node in ctx.uint8_nodes:
+            return ctx.b.binary("bitwise_xor", y, ctx.tensor(255, y.dtype))
+        return ctx.b.unary("bitwise_not", y)
     c = ctx.tensor(x, "i1")
     return ctx.b.select(c, ctx.tensor(False, "i1"), ctx.tensor(True, "i1"))
+
+
+def _bitwise(ctx, name, a, b):
+    """Integer and / or / xor (tfc.bitwise_*) in the traced result type
+    (torch's promotion: a bool operand is 0 / 1; uint8 operands in 0..255
+    give results in 0..255)."""
+    return ctx.b.binary(name, *_operands(ctx, a, b))
 
 
 @lowers("aten.logical_and.default", "aten.bitwise_and.Tensor")
 def logical_and(ctx, a, b):
     if ctx.out().dtype != "i1":
-        ctx.unsupported("bitwise and of integers has no tfc op")
+        return _bitwise(ctx, "bitwise_and", a, b)
     x, y = ctx.tensor(a, "i1"), ctx.tensor(b, "i1")
     return ctx.b.broadcast_to(ctx.b.select(x, y, ctx.tensor(False, "i1")), ctx.out().shape)
 
@@ -665,7 +677,7 @@ def logical_and(ctx, a, b):
 @lowers("aten.logical_or.default", "aten.bitwise_or.Tensor")
 def logical_or(ctx, a, b):
     if ctx.out().dtype != "i1":
-        ctx.unsupported("bitwise or of integers has no tfc op")
+        return _bitwise(ctx, "bitwise_or", a, b)
     x, y = ctx.tensor(a, "i1"), ctx.tensor(b, "i1")
     return ctx.b.broadcast_to(ctx.b.select(x, ctx.tensor(True, "i1"), y), ctx.out().shape)
 
@@ -673,7 +685,7 @@ def logical_or(ctx, a, b):
 @lowers("aten.logical_xor.default", "aten.bitwise_xor.Tensor")
 def logical_xor(ctx, a, b):
     if ctx.out().dtype != "i1":
-        ctx.unsupported("bitwise xor of integers has no tfc op")
+        return _bitwise(ctx, "bitwise_xor", a, b)
     return ctx.b.compare("ne", ctx.tensor(a, "i1"), ctx.tensor(b, "i1"))
 
 

@@ -6,9 +6,10 @@ from ..ir import Op, Value
 
 ELEMENTWISE_UNARY = {"tfc.abs", "tfc.exp", "tfc.log", "tfc.neg", "tfc.relu", "tfc.rsqrt",
                      "tfc.sigmoid", "tfc.silu", "tfc.sin", "tfc.cos", "tfc.sqrt", "tfc.tanh",
-                     "tfc.erf", "tfc.gelu", "tfc.pow", "tfc.convert"}
+                     "tfc.erf", "tfc.gelu", "tfc.pow", "tfc.convert", "tfc.bitwise_not"}
 ELEMENTWISE_BINARY = {"tfc.add", "tfc.sub", "tfc.mul", "tfc.div", "tfc.maximum", "tfc.minimum",
-                      "tfc.atan2", "tfc.fmod"}
+                      "tfc.atan2", "tfc.fmod", "tfc.bitwise_and", "tfc.bitwise_or",
+                      "tfc.bitwise_xor"}
 
 
 def defining(v: Value, *names: str) -> Optional[Op]:

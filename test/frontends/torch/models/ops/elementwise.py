@@ -120,6 +120,12 @@ CASES = {
     # products, wrapping as torch's (uint8 modulo 256, int32 modulo 2^32),
     # x ** 0 ones; tfc.pow takes floats only, and tfc-run refused them.
     "integer-powers": lambda: _integer_powers(),
+    # Integer bitwise ops (tfc.bitwise_*): an Instant-NGP-style spatial hash
+    # (int64 grid corners times large primes, xor, & (T - 1) and % T into
+    # embedding tables), parity masks (i & 1), ~ of int64 and of uint8
+    # (255 - x), int32 hashes, bool & int (int64), number operands
+    # (reflected, in place, methods and functions).
+    "bitwise-hash": lambda: _bitwise_hash(),
 }
 
 
@@ -445,3 +451,46 @@ def _integer_powers():
     img = torch.randint(0, 256, (6, 3), generator=_g(3), dtype=torch.uint8)
     counts = torch.randint(-40000, 40000, (6, 4), generator=_g(4))
     return _IntegerPowers(), (img, counts)
+
+
+class _HashGrid(nn.Module):
+    T = 1024  # hash table size, a power of two
+
+    def __init__(self):
+        super().__init__()
+        self.fine = nn.Embedding(self.T, 2)
+        self.coarse = nn.Embedding(97, 2)
+        self.head = nn.Linear(4, 1)
+
+    def forward(self, pts, ids):
+        g = (pts * 16).long()                                # int64 grid coordinates
+        frac = pts * 16 - g
+        feats = 0
+        for corner in range(8):
+            c = torch.tensor([corner & 1, (corner >> 1) & 1, (corner >> 2) & 1])
+            v = g + c
+            h = v[:, 0] ^ (v[:, 1] * 2654435761) ^ (v[:, 2] * 805459861)
+            w = torch.where(c.bool(), frac, 1 - frac).prod(1, keepdim=True)
+            fine = self.fine(h & (self.T - 1))
+            coarse = self.coarse(h % 97)
+            parity = 1 + (h & 1).float() * 0.5              # parity mask
+            feats = feats + w * torch.cat([fine, coarse], 1) * parity[:, None]
+        # ~ of int64 and of uint8 (255 - x), number operands, bool & int.
+        k = ids * 40503
+        k ^= 0x5BD1E995
+        k = (~k).bitwise_and(self.T - 1) | torch.bitwise_xor(k, 7) & 3
+        b = (ids * 37).to(torch.uint8)
+        nb = ~b
+        gi = g.int()
+        h32 = (gi[:, 0] * 73856093) ^ (gi[:, 1] * 19349663) ^ (gi[:, 2] * 83492791)
+        mixed = (pts[:, 0] > 0.5) & ids | (1 ^ (ids & 2))
+        extra = (self.fine(k)[:, 0] * (nb.float() / 255 + (b ^ nb).float() / 255)
+                 + (h32 & 0xFF).float() / 255 + mixed.float() * 0.25)
+        return (self.head(feats).squeeze(1).sin() * extra).sum()
+
+
+def _bitwise_hash():
+    torch.manual_seed(0)
+    pts = torch.rand(32, 3, generator=_g(5))
+    ids = torch.randint(0, 100000, (32,), generator=_g(6))
+    return _HashGrid(), (pts, ids)
