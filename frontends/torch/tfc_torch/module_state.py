@@ -152,11 +152,15 @@ _PARAMETER_NEW = torch.nn.Parameter.__new__
 
 def _traced_parameter(cls, data=None, requires_grad=True):
     """nn.Parameter(x) of a traced tensor (`self.f = nn.Parameter(self.f *
-    m, requires_grad=False)`): the traced tensor itself (detached when it
-    needs no gradient). A Parameter made of it would be a new leaf, cut
-    from the trace: its value a constant."""
+    m, requires_grad=False)`; torch.nn.utils.fusion's fuse_conv_bn_weights
+    and fuse_linear_bn_weights in a training forward): x detached, as
+    torch's Parameter is a new leaf that passes no gradient back to x's
+    inputs (reporting requires_grad as asked). A Parameter made of it
+    would be cut from the trace: its value a constant."""
     if isinstance(data, torch.Tensor) and torch._is_functional_tensor(data):
-        return data if requires_grad else data.detach()
+        leaf = data.detach()
+        grad_flags.mark_trainable([leaf] if requires_grad else [])
+        return leaf
     return _PARAMETER_NEW(cls, data, requires_grad)
 
 

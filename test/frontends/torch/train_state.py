@@ -304,12 +304,51 @@ def check_forward_state(device):
         if problem:
             problems.append(f"{cls.__name__}: {problem}")
     problems += _check_stored_tensors(device)
+    problems += _check_fused_parameters(device)
     return verdict(problems,
                    "forward-state: ok (MoCo momentum encoders through .parameters() and .data, "
                    "DINO's center rebound, 5 AdamW steps as torch's; the user's module unchanged, "
                    "the counter warned about; trainable parameters written in forward refused; "
                    "tensors stored outside the buffers put back and warned about, a buffer's "
-                   "carried)")
+                   "carried; nn.Parameter made in forward a new leaf, as torch's)")
+
+
+class _FusedInForward(torch.nn.Module):
+    """A linear layer and a batch norm fused in the training forward with
+    torch.nn.utils.fusion.fuse_linear_bn_weights, which returns
+    nn.Parameters: new leaves in torch, so no gradient reaches the linear
+    layer's and the batch norm's parameters they are made of (the layer
+    before them, `inp`, trains)."""
+
+    def __init__(self):
+        super().__init__()
+        self.inp = torch.nn.Linear(4, 4)
+        self.lin = torch.nn.Linear(4, 3)
+        self.bn = torch.nn.BatchNorm1d(3).eval()
+
+    def forward(self, x):
+        from torch.nn.utils.fusion import fuse_linear_bn_weights
+        bn = self.bn
+        w, b = fuse_linear_bn_weights(self.lin.weight, self.lin.bias, bn.running_mean,
+                                      bn.running_var, bn.eps, bn.weight, bn.bias)
+        return F.linear(torch.tanh(self.inp(x)), w * 2, b).pow(2).mean()
+
+
+def _check_fused_parameters(device) -> list:
+    """3 SGD steps of _FusedInForward as torch's: the fused layer's
+    parameters stay (before the fix tfc passed the gradient through the
+    nn.Parameter made in forward and trained them: lin.weight 3.9e-1 off)."""
+    problems = []
+    torch.manual_seed(6)
+    model = _FusedInForward()
+    reference = copy.deepcopy(model)
+    g = torch.Generator().manual_seed(2)
+    data = [(torch.randn(5, 4, generator=g),) for _ in range(3)]
+    step = tfc_torch.compile_train_step(model, data[0], device=device, optimizer="sgd", lr=0.5)
+    opt = torch.optim.SGD(reference.parameters(), lr=0.5)
+    train_alongside(step, reference, opt, lambda m, b: m(*b), data, "fused: ", problems)
+    compare_parameters(step.state_dict(), reference, "fused: ", problems)
+    return problems
 
 
 STORED = []  # a module-level log forward appends to (_Stores)
