@@ -25,7 +25,9 @@ ModuleWatch, checked at every call of a TrainStep or CompiledModule
   constants of up to _SMALL elements (a buffer's temperature read with
   .item(), a mask);
 - plain Python numbers (a KL-annealing beta, a temperature), attributes of
-  the modules (the model's and a loss_fn module's) or in their dicts,
+  the modules (the model's and a loss_fn module's: the instance's value,
+  else the class's, as forward reads it, so a class-level default set on
+  the instance or the class later counts) or in their dicts,
   lists, tuples and objects (`self.loss_weights["l2"]`,
   `self.cfg.loss_weight`: SimpleNamespace, argparse.Namespace, dataclasses,
   any object of the user's classes holding its data in its __dict__;
@@ -155,7 +157,13 @@ class ModuleWatch:
             if _simple_object(loss_fn):
                 modules.append(("loss_fn", loss_fn))
         for prefix, m in modules:
-            for key, value in vars(m).items():
+            # What forward reads as self.<key>: the instance's attribute, else
+            # its class's (a setting with a class-level default,
+            # `width_mult = 1.0`, that the training loop later sets on the
+            # instance or the class).
+            values = _class_numbers(type(m))
+            values.update(vars(m))
+            for key, value in values.items():
                 if not key.startswith("_") and key != "training":
                     _numbers(value, key, _NESTED_DEPTH, lambda path, v: out.__setitem__(
                         (prefix, path), v))
@@ -354,6 +362,19 @@ def _simple_object(value) -> bool:
                                        types.FunctionType, types.MethodType,
                                        types.BuiltinFunctionType))
             and not (type(value).__module__ or "builtins").split(".")[0] in _LIBRARIES)
+
+
+def _class_numbers(cls: type) -> Dict[str, object]:
+    """The public Python numbers the classes of `cls`'s MRO that are no
+    library's (_LIBRARIES) define, the most derived one's for each name."""
+    out: Dict[str, object] = {}
+    for c in cls.__mro__:
+        if (c.__module__ or "builtins").split(".")[0] in _LIBRARIES:
+            continue
+        for k, v in vars(c).items():
+            if not k.startswith("_") and isinstance(v, _PLAIN) and k not in out:
+                out[k] = v
+    return out
 
 
 def _numbers(value, path: str, depth: int, found: Callable[[str, object], None]) -> None:

@@ -32,6 +32,16 @@ class _Annealed(torch.nn.Module):
         return F.mse_loss(self.dec(torch.tanh(h / self.tau)), x) + self.beta * h.pow(2).mean()
 
 
+class _Slim(torch.nn.Linear):
+    """A slimmable layer: the width a training loop sets per step, with a
+    class-level default."""
+    width_mult = 1.0
+
+    def forward(self, x):
+        o = int(self.out_features * self.width_mult)
+        return F.linear(x, self.weight[:o], self.bias[:o]).pow(2).mean()
+
+
 def _error_after_change(run, model, change, data, text):
     """Runs the compiled `run` on data[0], applies `change` to `model`, and
     expects the calls on the other batches to raise a ModelError with
@@ -89,6 +99,23 @@ def check_module_changes(device):
     if (len(texts) != 2 or "attribute beta changed" not in texts[0]
             or "requires_grad of parameters dec.bias changed" not in texts[1]):
         problems.append(f"annealed beta, frozen bias: warnings {texts}")
+
+    # A setting with a class-level default (a slimmable network's
+    # width_mult), set on the instance or the class after compiling: what
+    # forward reads changed, so it warns as an instance attribute does.
+    for how in ("instance", "class"):
+        m = _Slim(4, 8)
+        step = tfc_torch.compile_train_step(m, data[0], device=device, optimizer="sgd", lr=0.0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            step(*data[0])
+            setattr(m if how == "instance" else _Slim, "width_mult", 0.5)
+            step(*data[1])
+        _Slim.width_mult = 1.0
+        texts = [str(w.message) for w in caught
+                 if issubclass(w.category, tfc_torch.TracedUpdateWarning)]
+        if not any("attribute width_mult changed" in t and "1.0 -> 0.5" in t for t in texts):
+            problems.append(f"class default width_mult set on the {how}: warnings {texts}")
 
     # Using the module while the step holds newer parameters (an evaluation,
     # timm's ModelEmaV2 reading model.state_dict()) warns once; after
@@ -180,8 +207,8 @@ def check_module_changes(device):
         if err:
             problems.append(err)
     return verdict(problems,
-                   "module-changes: ok (syncing from the step accepted; an annealed attribute and "
-                   "a frozen bias warned once; buffer writes, clamps under no_grad and through "
+                   "module-changes: ok (syncing from the step accepted; an annealed attribute, "
+                   "a class default set on the instance or class and a frozen bias warned once; buffer writes, clamps under no_grad and through "
                    ".data and hooks refused, also in a compiled forward)")
 
 
