@@ -37,7 +37,7 @@ from .trace_hints import (AUTOGRAD_IN_FORWARD_MARKERS, DATA_DEPENDENT_MARKERS, V
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from . import selection_sizes
 from .selection_sizes import SelectionSizes, held, values_read
-from .source import TRACE_ENTRY, Frame, exception_frame, return_frame
+from .source import TRACE_ENTRY, Frame, exception_frame, return_frame, stack_frame
 
 try:  # torch >= 2.0
     from torch.func import functional_call as _functional_call
@@ -341,6 +341,60 @@ class _NoFastPaths(torch.overrides.TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         return func(*args, **(kwargs or {}))
+
+
+class _TrainableWrites(torch.overrides.TorchFunctionMode):
+    """Notes the trainable parameters forward writes in place (p.copy_(...)
+    under no_grad, a view of .data written, w.data[:, :, -1].zero_()) and
+    the line of the first write: functionalization refuses the write only
+    after the call, writing it back into the parameter, where no line of
+    the model's is on the stack. `parameters`: the traced placeholders by
+    name; a write is one through them, their .data / detach() aliases or a
+    view of either."""
+
+    def __init__(self, parameters: Dict[str, torch.Tensor]):
+        super().__init__()
+        self.names = {id(t): n for n, t in parameters.items()}
+        self.kept = list(parameters.values())  # no id reused meanwhile
+        self.written: List[str] = []
+        self.frame: Optional[Frame] = None
+
+    def _name(self, t) -> Optional[str]:
+        while isinstance(t, torch.Tensor):
+            if id(t) in self.names:
+                return self.names[id(t)]
+            source = getattr(t, selection_sizes._ALIAS, None)  # a view's (basic indexing)
+            t = source if source is not None else t._base
+        return None
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = self._name(args[0]) if args else None
+        if name is not None:
+            op = getattr(func, "__name__", "")
+            # (__setitem__ arrives under the names of the wrappers of it)
+            if (op.endswith("_") and not op.endswith("__")) or op.endswith("setitem") or \
+                    (op.startswith("__i") and op.endswith("__")) or "out" in kwargs:
+                if name not in self.written:
+                    self.written.append(name)
+                self.frame = self.frame or stack_frame()
+        out = func(*args, **kwargs)
+        if name is not None and getattr(func, "__name__", "") in ("detach", "__get__") \
+                and isinstance(out, torch.Tensor):
+            self.names[id(out)] = name   # .data's alias (module_state.data_writes)
+            self.kept.append(out)
+        return out
+
+    def refine(self, e: FrontendError) -> None:
+        """Names the parameters and the line in `e`, _make_fx's refusal of
+        a trainable parameter written in place (which has neither)."""
+        if not self.written or e.frame is not None or \
+                e.hint != module_state.TRAINABLE_WRITE_HINT:
+            return
+        what = ", ".join(f"'{n}'" for n in self.written)
+        e.message = e.message.replace("in place (", f"in place: {what} (", 1)
+        e.frame = self.frame
+        e.args = (e._render(),)
 
 
 def _roles(traced: Traced) -> Dict[torch.fx.Node, Placeholder]:
@@ -734,6 +788,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         model_argc = min(accepted, model_argc) if accepted is not None else model_argc
 
     trainable = {a for group in params.values() for a in group}
+    watch: Dict[str, _TrainableWrites] = {}  # the last call's
 
     def _tfc_traced_loss(param_list, buffer_list, *leaves):
         batch = layout.unflatten(leaves)
@@ -749,7 +804,10 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         if differentiated:
             grad_flags.mark_trainable(t for n, t in zip(params, param_list)
                                       if param_tensors[n].requires_grad)
-        with module_state.state_tables(model, holders), functional_calls.nested(), \
+        watch["writes"] = _TrainableWrites({n: t for n, t in zip(params, param_list)
+                                            if param_tensors[n].requires_grad})
+        with watch["writes"], module_state.state_tables(model, holders), \
+                functional_calls.nested(), \
                 module_state.data_writes(holders, trainable), module_state.traced_parameters():
             out = _functional_call(model, state, tuple(batch[:model_argc]))
             module_state.carry_rebindings(state, holders, trainable)
@@ -784,7 +842,12 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                 module_state.attributes_kept(model, type(model).__name__) as kept, \
                 outside_values.guarded(type(model).__name__, model):
             spaces = custom_functions.code_globals(model, loss_fn)
-            gm = _make_fx(_tfc_traced_loss, args, spaces, model)
+            try:
+                gm = _make_fx(_tfc_traced_loss, args, spaces, model)
+            except FrontendError as e:
+                if "writes" in watch:
+                    watch["writes"].refine(e)
+                raise
             kept.read_by(gm)
             _run_eagerly(_tfc_traced_loss, args, gm, spaces)
         return gm

@@ -141,6 +141,12 @@ CASES = {
                                          ".backward()", "grad(lambda xa:"]),
     "HeldFlagThenBranch": ("DataDependentError", ["control flow depends on a tensor's value",
                                                   "if torch.any(h > 5)"]),
+    "ParameterViewZeroed": ("ModelError", ["writes a trainable parameter in place: 'fc.weight'",
+                                           "self.fc.weight.data[:, -1].zero_()"]),
+    "FlagInitialized": ("ModelError", ["writes a trainable parameter in place: 'loc'",
+                                       "reading the value of initialized",
+                                       "data-dependent initialization",
+                                       "run one batch eagerly before compiling"]),
 }
 
 

@@ -616,3 +616,31 @@ class HeldFlagThenBranch(Base):
         if torch.any(h > 5):  # error here
             h = h * 0
         return h.pow(2).mean()
+
+
+class ParameterViewZeroed(Base):
+    """A view of a parameter's .data zeroed in forward (pytorch-vqvae's
+    GatedMaskedConv2d.make_causal): functionalization refuses the write
+    after the call; the error names the parameter and the line."""
+
+    def forward(self, x):
+        self.fc.weight.data[:, -1].zero_()  # error here
+        return self.fc(x).pow(2).mean()
+
+
+class FlagInitialized(Base):
+    """Glow's ActNorm compiled before its first eager call: a flag buffer
+    read, then a data-dependent initialization writing the parameters."""
+
+    def __init__(self):
+        super().__init__()
+        self.loc = nn.Parameter(torch.zeros(4))
+        self.register_buffer("initialized", torch.tensor(0, dtype=torch.uint8))
+
+    def forward(self, x):
+        h = self.fc(x)
+        if self.initialized.item() == 0:
+            with torch.no_grad():
+                self.loc.data.copy_(-h.mean(0))  # error here
+            self.initialized.fill_(1)
+        return (h + self.loc).pow(2).mean()
