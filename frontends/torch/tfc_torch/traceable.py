@@ -669,7 +669,22 @@ def retain_grad(self):
     requires_grad, false while tracing)."""
 
 
+_RANDOM_ = torch.Tensor.random_
+
+
+def random_(self, *args, **kwargs):
+    """Tensor.random_(low, high) / random_(high) (CRD's AliasMethod draw):
+    torch 1.13's make_fx writes aten.random_.from's argument `from`, a
+    Python keyword, into the code it generates (a SyntaxError); the same
+    draw as randint_like, copied in. Other forms (random_() to the type's
+    largest value, a generator) are torch's."""
+    if kwargs or len(args) not in (1, 2) or not all(isinstance(a, int) for a in args):
+        return _RANDOM_(self, *args, **kwargs)
+    return self.copy_(torch.randint_like(self, *args))
+
+
 REPLACEMENTS = [
+    (torch.Tensor, "random_", random_),
     (torch.Tensor, "register_hook", register_hook),
     (torch.Tensor, "retain_grad", retain_grad),
     (torch, "quantile", quantile),

@@ -60,6 +60,9 @@ the module watch, and train_batches.py: batch names, packed lengths, added losse
   warmup_steps, total_steps, loss; a forward's output) renamed with
   "_input": 4 AdamW steps as torch's, a warmup-cosine step, a compiled
   forward.
+- random-range: x.random_(low, high) in forward (CRD's AliasMethod): an NCE
+  loss over drawn rows trains 2 SGD steps; a compiled forward's random_(3, 9)
+  and random_(5) cover their ranges.
 - state-names: parameters and buffers named like the program's own tensors
   (step, lr, total_steps, growth_tracker, loss, loss_scale, min_lr; a
   forward's output) renamed in the program only: 3 SGD momentum steps as
@@ -106,7 +109,7 @@ from train_state import check_buffers, check_checkpoint, check_forward_state  # 
 from train_watch import (check_held_values, check_module_changes,  # noqa: E402
                          check_outside_values)
 from train_batches import (check_added_loss, check_input_names,  # noqa: E402
-                           check_packed_lengths, check_state_names)
+                           check_packed_lengths, check_random_range, check_state_names)
 
 SKIP = 77
 def check_family(case, device, steps):
@@ -766,7 +769,8 @@ CASES = sorted(FAMILIES) + ["added-loss", "api", "buffers", "checkpoint", "forwa
                             "held-values",
                             "input-names",
                             "masked", "module-changes", "no-gradient", "outside-values",
-                            "packed-lengths", "param-groups", "qat", "state-names"]
+                            "packed-lengths", "param-groups", "qat", "random-range",
+                            "state-names"]
 
 
 def main():
@@ -812,6 +816,8 @@ def main():
             problem = check_param_groups(args.device)
         elif case == "qat":
             problem = check_qat(args.device)
+        elif case == "random-range":
+            problem = check_random_range(args.device)
         elif case == "state-names":
             problem = check_state_names(args.device)
         else:

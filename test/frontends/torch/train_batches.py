@@ -1,6 +1,6 @@
 """check_train.py's cases on the batch and the loss: batch inputs,
 parameters and buffers named like tensors the compiled program names
-itself, pad_packed_sequence's
+itself, x.random_(low, high) in forward, pad_packed_sequence's
 per-call length check, and custom Functions' added loss terms under
 gradient accumulation."""
 import copy
@@ -251,6 +251,52 @@ def check_state_names(device):
                    "growth_tracker, loss, loss_scale, min_lr: 3 SGD momentum steps as "
                    "torch's, counters as torch's, state loaded by the module's names; fp16 "
                    "warmup-cosine steps within 1e-2 of torch's; a forward's parameter output)")
+
+
+def check_random_range(device):
+    """x.random_(low, high) in forward (CRD / InstDisc's AliasMethod draw of
+    negatives), which torch 1.13's make_fx cannot generate code for: an NCE
+    loss over drawn memory rows trains (2 SGD steps, finite losses, the
+    parameters moved), and a compiled forward's random_(3, 9) (int64) and
+    random_(5) (f32) draws lie in their ranges and cover every value."""
+    nn, F = torch.nn, torch.nn.functional
+
+    class NCE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = nn.Linear(8, 4)
+            self.register_buffer("memory", F.normalize(torch.randn(32, 4), dim=1))
+
+        def forward(self, x):
+            v = F.normalize(self.enc(x), dim=1)
+            neg = torch.zeros(x.size(0) * 6, dtype=torch.long).random_(0, 32)
+            w = self.memory[neg.view(x.size(0), 6)]
+            return F.cross_entropy(torch.bmm(w, v.unsqueeze(2)).squeeze(2) / 0.07,
+                                   torch.zeros(x.size(0), dtype=torch.long))
+
+    class Draws(nn.Module):
+        def forward(self, x):
+            return (torch.zeros(4000, dtype=torch.long).random_(3, 9) + x.long(),
+                    torch.zeros(4000).random_(5) + x)
+
+    torch.manual_seed(41)
+    problems = []
+    model = NCE()
+    before = model.enc.weight.detach().clone()
+    x = torch.randn(4, 8, generator=torch.Generator().manual_seed(42))
+    step = tfc_torch.compile_train_step(model, (x,), device=device, optimizer="sgd", lr=0.5)
+    losses = [step(x), step(x)]
+    if not all(math.isfinite(v) for v in losses):
+        problems.append(f"NCE losses {losses}")
+    if torch.equal(step.state_dict()["enc.weight"], before):
+        problems.append("NCE: enc.weight did not move")
+    ints, floats = tfc_torch.compile(Draws(), (torch.zeros(1),), device=device)(torch.zeros(1))
+    for name, v, low, high in (("random_(3, 9)", ints, 3, 9), ("random_(5)", floats, 0, 5)):
+        if sorted(set(v.tolist())) != list(range(low, high)):
+            problems.append(f"{name} drew {sorted(set(v.tolist()))[:12]}")
+    return verdict(problems, f"random-range: ok (an NCE loss over random_(0, 32) rows: 2 SGD "
+                             f"steps, losses {losses[0]:.3f}, {losses[1]:.3f}; random_(3, 9) and "
+                             "random_(5) cover their ranges)")
 
 
 def check_packed_lengths(device):
