@@ -341,6 +341,48 @@ def embedding_dense_backward(ctx, grad, indices, num_weights, padding_idx, scale
     return b.embedding_grad(g, ids, num_weights)
 
 
+@lowers("aten._cdist_backward.default")
+def cdist_backward(ctx, grad, x1, x2, p, cdist):
+    """torch.cdist's gradient for x1 [..., P, M] (x2's is this op with the
+    operands swapped): the sum over x2's rows of grad times the p-norm's
+    derivative in the difference d = x1_i - x2_j, as ATen's kernels: p = 2
+    d / dist, p = 1 sign(d), p = inf sign(d) where |d| equals the distance,
+    other p sign(d) |d|^(p-1) / dist^(p-1), p = 0 none; 0 where the
+    distance is 0 (and where d is 0). Result in the batch shape broadcast
+    (torch's autograd sums it to x1's). Safe operands under the divisions
+    and powers keep the unused sides finite for the second derivative."""
+    (g, a, c, dist), dt = _operands(ctx, grad, x1, x2, cdist)
+    b = ctx.b
+    out = ctx.out().shape
+    if p == 0:
+        return b.splat(0.0, dt, out)
+    if not (p > 0):
+        ctx.unsupported(f"cdist's gradient with p={p} (torch takes p >= 0)")
+    diff = b.sub(b.reshape(a, a.shape[:-1] + (1, a.shape[-1])),
+                 b.reshape(c, c.shape[:-2] + (1,) + c.shape[-2:]))       # [..., P, R, M]
+    g = b.reshape(g, g.shape + (1,))
+    dist = b.reshape(dist, dist.shape + (1,))
+    zero, one = _const(ctx, 0, dt), _const(ctx, 1, dt)
+    sign = b.select(b.compare("gt", diff, zero), one,
+                    b.select(b.compare("lt", diff, zero), _const(ctx, -1, dt), zero))
+    if p == 1:
+        term = b.mul(sign, g)
+    elif p == float("inf"):
+        term = b.mul(sign, b.select(b.compare("eq", b.unary("abs", diff), dist), g, zero))
+    else:
+        at_zero = b.compare("eq", dist, zero)
+        safe_dist = b.select(at_zero, one, dist)
+        if p == 2:
+            term = b.div(b.mul(diff, g), safe_dist)
+        else:
+            at_zero = b.select(at_zero, ctx.tensor(True, "i1"),       # dist == 0 or d == 0
+                               b.compare("eq", diff, zero))
+            size = b.select(at_zero, one, b.unary("abs", diff))
+            term = b.mul(b.mul(sign, g), b.pow(b.div(size, safe_dist), p - 1))
+        term = b.select(at_zero, zero, term)
+    return b.broadcast_to(b.reduce("sum", term, [-2]), out)
+
+
 @lowers("aten.slice_backward.default")
 def slice_backward(ctx, grad, input_sizes, dim, start, end, step):
     """Zeros of `input_sizes` with grad at x[start:end:step] along `dim`:

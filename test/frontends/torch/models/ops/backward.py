@@ -473,6 +473,42 @@ def _embedding_gradients():
                                                  [0, 4, 4, 4, 8]]),)
 
 
+class _CdistForces(nn.Module):
+    """Forces F = -dE/dR of a pair energy over torch.cdist distances
+    (_cdist_backward) for p = 2, 1, inf, 1.5, 3 and 0.5: per configuration
+    (vmap(grad)) of cdist(R, R), whose zero self-distances get torch's zero
+    gradient, on half-integer coordinates (ties of |d| for inf, d = 0 for
+    p < 1), and both operands' gradients of a cdist with broadcast batch
+    dims. torch 1.13 cannot differentiate _cdist_backward, so the energy
+    net is frozen and a trainable scale weights the forces (its gradient
+    is their weighted sum)."""
+
+    def __init__(self):
+        super().__init__()
+        self.f = nn.Sequential(nn.Linear(1, 8), nn.SiLU(), nn.Linear(8, 1))
+        self.f.requires_grad_(False)
+        self.scale = nn.Parameter(torch.tensor(1.5))
+
+    def forward(self, r, q):                           # r: [B, N, 3]; q: [2, 5, 3]
+        ramp = torch.linspace(-1.0, 2.0, r.shape[-2] * 3).reshape(r.shape[-2], 3)
+        loss = self.scale.pow(2)
+        for i, p in enumerate((2.0, 1.0, float("inf"), 1.5, 3.0, 0.5)):
+            def energy(x, p=p):
+                return self.f(torch.cdist(x, x, p).unsqueeze(-1)).sum()
+            forces = -vmap(grad(energy))(r)
+            loss = loss + self.scale * (forces * ramp).sum() * (i + 1)
+        gr, gq = grad(lambda a, b: self.f(torch.cdist(a, b).unsqueeze(-1)).sum(),
+                      argnums=(0, 1))(r[:1], q)
+        return loss + self.scale * ((gr * ramp).sum() + (gq * torch.linspace(0, 1, 3)).sum())
+
+
+def _cdist_forces():
+    torch.manual_seed(0)
+    r = torch.randint(-4, 5, (3, 6, 3), generator=_g(1)) / 2.0
+    r[0, 1] = r[0, 4]                                  # a repeated point: distance 0
+    return _CdistForces(), (r, torch.randn(2, 5, 3, generator=_g(2)))
+
+
 CASES = {
     # PINN residuals u_x + u - sin(x) + u_xx / 2 of tanh / sigmoid /
     # tanhshrink MLPs: tanh_backward and sigmoid_backward at first order
@@ -541,6 +577,9 @@ CASES = {
     # embedding weights: embedding_dense_backward, padding_idx and
     # scale_grad_by_freq.
     "functorch-embedding": lambda: _embedding_gradients(),
+    # Force matching's F = -dE/dR through torch.cdist (p = 2, 1, inf and
+    # others): _cdist_backward.
+    "functorch-cdist": lambda: _cdist_forces(),
     # MAML's fast weights and a hypernetwork's generated weights on
     # nn.Sequential modules through functional_call in forward (torch
     # 1.13's cannot nest in the trace's own: functional_calls.py).
