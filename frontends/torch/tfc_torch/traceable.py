@@ -675,11 +675,15 @@ _RANDOM_ = torch.Tensor.random_
 def random_(self, *args, **kwargs):
     """Tensor.random_(low, high) / random_(high) (CRD's AliasMethod draw):
     torch 1.13's make_fx writes aten.random_.from's argument `from`, a
-    Python keyword, into the code it generates (a SyntaxError); the same
-    draw as randint_like, copied in. Other forms (random_() to the type's
-    largest value, a generator) are torch's."""
-    if kwargs or len(args) not in (1, 2) or not all(isinstance(a, int) for a in args):
+    Python keyword, into the code it generates (a SyntaxError). From 0 it
+    is random_(high) (aten.random_.to, whose fill of a tensor made from
+    constants torch 1.13 leaves in place, lowered as such); from another
+    low the same draw as randint_like, copied in. Other forms (random_()
+    to the type's largest value, a generator) are torch's."""
+    if kwargs or len(args) != 2 or not all(isinstance(a, int) for a in args):
         return _RANDOM_(self, *args, **kwargs)
+    if args[0] == 0:
+        return _RANDOM_(self, args[1])
     return self.copy_(torch.randint_like(self, *args))
 
 
