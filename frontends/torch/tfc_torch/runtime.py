@@ -108,6 +108,8 @@ class Program:
         Floats convert to the binding's float type; the shape must match."""
         b = self._binding(name)
         t = value.detach() if isinstance(value, torch.Tensor) else torch.tensor(value)
+        if t.layout != torch.strided:  # a sparse batch input (pygcn's adj): fed densely
+            t = t.to_dense()
         if tuple(t.shape) != b.shape:
             hint = (" (a compiled program has the shapes it was compiled with: pad tensors "
                     "whose sizes vary with the data, such as targets per image or nodes per "

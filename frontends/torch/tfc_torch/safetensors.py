@@ -19,7 +19,10 @@ _DTYPES = {code: dtype for dtype, code in _CODES.items()}
 
 
 def _bytes(t: torch.Tensor) -> bytes:
-    t = t.detach().contiguous().cpu()
+    t = t.detach()
+    if t.layout != torch.strided:  # a sparse tensor (a batch input): stored densely
+        t = t.to_dense()
+    t = t.contiguous().cpu()
     if t.dtype in (torch.float16, torch.bfloat16):
         t = t.view(torch.int16)
     elif t.dtype == torch.bool:

@@ -63,6 +63,8 @@ the module watch, and train_batches.py: batch names, packed lengths, added losse
 - random-range: x.random_(low, high) in forward (CRD's AliasMethod): an NCE
   loss over drawn rows trains 2 SGD steps; a compiled forward's random_(3, 9)
   and random_(5) cover their ranges.
+- sparse-input: a torch.sparse adjacency as a batch input (pygcn): fed
+  densely, 3 SGD steps as torch's; save_feed stores it dense.
 - state-names: parameters and buffers named like the program's own tensors
   (step, lr, total_steps, growth_tracker, loss, loss_scale, min_lr; a
   forward's output) renamed in the program only: 3 SGD momentum steps as
@@ -109,7 +111,8 @@ from train_state import check_buffers, check_checkpoint, check_forward_state  # 
 from train_watch import (check_held_values, check_module_changes,  # noqa: E402
                          check_outside_values)
 from train_batches import (check_added_loss, check_input_names,  # noqa: E402
-                           check_packed_lengths, check_random_range, check_state_names)
+                           check_packed_lengths, check_random_range, check_sparse_input,
+                           check_state_names)
 
 SKIP = 77
 def check_family(case, device, steps):
@@ -770,7 +773,7 @@ CASES = sorted(FAMILIES) + ["added-loss", "api", "buffers", "checkpoint", "forwa
                             "input-names",
                             "masked", "module-changes", "no-gradient", "outside-values",
                             "packed-lengths", "param-groups", "qat", "random-range",
-                            "state-names"]
+                            "sparse-input", "state-names"]
 
 
 def main():
@@ -818,6 +821,8 @@ def main():
             problem = check_qat(args.device)
         elif case == "random-range":
             problem = check_random_range(args.device)
+        elif case == "sparse-input":
+            problem = check_sparse_input(args.device)
         elif case == "state-names":
             problem = check_state_names(args.device)
         else:

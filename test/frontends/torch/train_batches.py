@@ -1,10 +1,12 @@
 """check_train.py's cases on the batch and the loss: batch inputs,
 parameters and buffers named like tensors the compiled program names
-itself, x.random_(low, high) in forward, pad_packed_sequence's
-per-call length check, and custom Functions' added loss terms under
-gradient accumulation."""
+itself, x.random_(low, high) in forward, sparse batch inputs,
+pad_packed_sequence's per-call length check, and custom Functions' added
+loss terms under gradient accumulation."""
 import copy
 import math
+import os
+import tempfile
 
 import torch
 
@@ -297,6 +299,46 @@ def check_random_range(device):
     return verdict(problems, f"random-range: ok (an NCE loss over random_(0, 32) rows: 2 SGD "
                              f"steps, losses {losses[0]:.3f}, {losses[1]:.3f}; random_(3, 9) and "
                              "random_(5) cover their ranges)")
+
+
+def check_sparse_input(device):
+    """A torch.sparse batch input (pygcn's normalized adjacency, used by
+    torch.spmm) is fed densely at each call and stored densely by
+    save_feed / save_inputs: 3 SGD steps as torch's on the sparse tensor;
+    the saved feed's adjacency equals adj.to_dense()."""
+    nn = torch.nn
+
+    class GCN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 3)
+
+        def forward(self, x, adj, y):
+            return torch.nn.functional.cross_entropy(torch.spmm(adj, self.lin(x)), y)
+
+    torch.manual_seed(51)
+    g = torch.Generator().manual_seed(52)
+    edges = torch.tensor([[0, 1, 2, 3, 4, 0], [1, 2, 3, 4, 0, 0]])
+    adj = torch.sparse_coo_tensor(edges, torch.rand(6, generator=g), (5, 5)).coalesce()
+    data = [(torch.randn(5, 4, generator=g), adj, torch.randint(0, 3, (5,), generator=g))
+            for _ in range(3)]
+    problems = []
+    model = GCN()
+    mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(mine, data[0], device=device, optimizer="sgd", lr=0.5)
+    train_alongside(step, reference, torch.optim.SGD(reference.parameters(), lr=0.5),
+                    lambda m, b: m(*b), data, "sparse adj: ", problems)
+    compare_parameters(step.state_dict(), reference, "sparse adj: ", problems)
+    from tfc_torch.export import import_module
+    from tfc_torch import safetensors
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "feed.safetensors")
+        import_module(copy.deepcopy(model), data[0]).save_feed(path)
+        saved = safetensors.load(path)
+    if not torch.equal(saved.get("adj", torch.zeros(0)), adj.to_dense()):
+        problems.append(f"save_feed's adj: {saved.get('adj')}")
+    return verdict(problems, "sparse-input: ok (a sparse adjacency fed densely: 3 SGD steps as "
+                             "torch's; save_feed stores it dense)")
 
 
 def check_packed_lengths(device):

@@ -644,3 +644,17 @@ class FlagInitialized(Base):
                 self.loc.data.copy_(-h.mean(0))  # error here
             self.initialized.fill_(1)
         return (h + self.loc).pow(2).mean()
+
+
+class PlainTensorRequiresGrad(Base):
+    """functorch's model ensembling: weights kept on the module as plain
+    tensors made to require grad (`p.requires_grad_()`), no nn.Parameter: a
+    training import would read them as constants (it crashed in
+    constants.dense_text, or gave 'nothing to train')."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.randn(4, 8).requires_grad_()
+
+    def forward(self, x):
+        return (self.fc(x) @ self.w).pow(2).mean()  # error here
