@@ -76,7 +76,7 @@ def triangular(t: torch.Tensor) -> Optional[Tuple[int, object, object]]:
 
 def dense_text(t: torch.Tensor, dtype: str) -> str:
     """The dense attribute text of `t` (element type `dtype`)."""
-    t = t.contiguous()
+    t = t.detach().contiguous()  # (numpy() refuses a tensor that requires grad)
     if t.numel() <= _LIST_LIMIT or dtype == "i1":
         def nest(x):
             if isinstance(x, list):

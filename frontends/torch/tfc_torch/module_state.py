@@ -36,14 +36,14 @@ import contextlib
 import os
 import sys
 import warnings
-from typing import Dict, Iterator, Optional, Set
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 import torch
 
 from . import grad_flags, patching
 from .errors import ModelError, TracedUpdateWarning
 from .selection_sizes import _ALIAS, _ALIASING
-from .source import Frame, stack_frame
+from .source import Frame, node_frame, stack_frame
 
 # What to do instead of writing a trainable parameter in forward.
 TRAINABLE_WRITE_HINT = ("use the new value functionally (F.conv2d(x, self.weight * self.mask)), "
@@ -443,15 +443,49 @@ class _Kept:
 
     def __init__(self):
         self.read: Set[int] = set()
+        # storage -> the model's line of the first op reading it
+        self.frames: Dict[int, Optional[Frame]] = {}
 
     def read_by(self, gm: torch.fx.GraphModule) -> None:
         for value in list(vars(gm).values()) + [v for _, v in gm.named_buffers()]:
             if isinstance(value, torch.Tensor) and value.layout == torch.strided:
                 self.read.add(value.data_ptr())
+        for node in gm.graph.nodes:
+            value = getattr(gm, node.target, None) if node.op == "get_attr" else None
+            if isinstance(value, torch.Tensor) and value.layout == torch.strided:
+                users = [u for u in node.users if u.op == "call_function"]
+                self.frames.setdefault(value.data_ptr(),
+                                       node_frame(users[0]) if users else None)
+
+
+def _plain_trainables(model: torch.nn.Module, read: Set[int]) -> List[Tuple[str, int]]:
+    """The names of the tensors held by the modules' attributes (directly
+    or in a list, tuple or dict) that are no parameters but leaves that
+    require grad (functorch's ensembling: `p.requires_grad_()` of stacked
+    weights kept on the module), among the storages a trace read, with
+    their storages."""
+    found = []
+    for prefix, module in model.named_modules():
+        where = prefix + "." if prefix else ""
+        for key, value in vars(module).items():
+            if key in ("_parameters", "_buffers", "_modules"):
+                continue
+            items = [(key, value)]
+            if isinstance(value, (list, tuple)):
+                items = [(f"{key}[{i}]", v) for i, v in enumerate(value[:64])]
+            elif isinstance(value, dict):
+                items = [(f"{key}[{k!r}]", v) for k, v in list(value.items())[:64]]
+            for name, t in items:
+                if (isinstance(t, torch.Tensor) and not isinstance(t, torch.nn.Parameter)
+                        and t.requires_grad and t.is_leaf and t.layout == torch.strided
+                        and t.data_ptr() in read):
+                    found.append((where + name, t.data_ptr()))
+    return found
 
 
 @contextlib.contextmanager
-def attributes_kept(model: torch.nn.Module, model_name: str) -> Iterator[_Kept]:
+def attributes_kept(model: torch.nn.Module, model_name: str,
+                    training: bool = False) -> Iterator[_Kept]:
     """Restores what the traced forward changed of the modules besides
     their parameters and buffers (_snapshot) after the block and says
     so: a TracedUpdateWarning naming the attributes (a tensor rebound to
@@ -461,7 +495,9 @@ def attributes_kept(model: torch.nn.Module, model_name: str) -> Iterator[_Kept]:
     tensor attribute that is no buffer, changed (rebound or written) and
     read by the trace (the program would compute with its traced value
     every call). Yields a _Kept: tell it the traced graph (read_by) so
-    that tensor attributes the trace never read are no state."""
+    that tensor attributes the trace never read are no state. `training`
+    (a loss import): a tensor attribute the trace read that requires grad
+    but is no parameter (_plain_trainables) is a ModelError."""
     before = _snapshot(model)
     kept = _Kept()
     failed = True
@@ -477,6 +513,18 @@ def attributes_kept(model: torch.nn.Module, model_name: str) -> Iterator[_Kept]:
         changed = [c for c in changed if not c.endswith(" (a tensor)")]
         frames = [_REBOUND.get((id(entry[0]), entry[2])) for entry, _ in tensors]
         _REBOUND.clear()
+        trainables = _plain_trainables(model, kept.read) if training and not failed else []
+        many = len(trainables) > 1
+        if trainables:
+            raise ModelError(
+                f"{model_name} holds the tensor{'s' if many else ''} "
+                f"{', '.join(n for n, _ in trainables)} "
+                f"that require{'' if many else 's'} grad but {'are' if many else 'is'} no "
+                "nn.Parameter: the training step trains the module's parameters only, so the "
+                f"trace would read {'them' if many else 'it'} as a constant, never updated",
+                kept.frames.get(trainables[0][1]), hint="to train it, make it a parameter (self.w = nn.Parameter(w), or "
+                     "register_parameter); to keep it constant, detach it "
+                     "(w.detach(), w.requires_grad_(False)) or register it as a buffer")
         if tensors and not lazy and not failed:
             names = [c[:-len(" (a tensor)")] for _, c in tensors]
             key = tensors[0][0][2] if len(names) == 1 else "name"

@@ -839,7 +839,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     # its plain attributes are restored after them (module_state.py).
     def run(hold: bool):
         with selection_sizes.holding(hold), \
-                module_state.attributes_kept(model, type(model).__name__) as kept, \
+                module_state.attributes_kept(model, type(model).__name__, not forward) as kept, \
                 outside_values.guarded(type(model).__name__, model):
             spaces = custom_functions.code_globals(model, loss_fn)
             try:
