@@ -599,6 +599,14 @@ def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
                 "build the complex tensor out of place: torch.cat with zeros, F.pad of "
                 "torch.view_as_real(z), or torch.fft.irfft(z, n=...), which pads the dropped "
                 "frequencies with zeros itself") from e
+        if "Caffe2 uses a lazy allocation" in text:  # torch 1.13: a tensor without storage
+            raise ModelError(
+                "forward builds a tensor without dense storage (a sparse tensor: "
+                "torch.sparse_coo_tensor, .to_sparse()), which this torch cannot trace and tfc "
+                "does not compute with", exception_frame(e),
+                "build it dense, A = torch.zeros(n, n).index_put((rows, cols), values, "
+                "accumulate=True), and multiply densely (A @ h for torch.sparse.mm(A, h)); or "
+                "pass the sparse tensor as a batch argument, which tfc feeds densely") from e
         raise ModelError(f"tracing the model with make_fx failed: {text.splitlines()[0]}",
                          exception_frame(e)) from e
 

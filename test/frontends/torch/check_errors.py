@@ -159,6 +159,9 @@ CASES = {
                                        "reading the value of initialized",
                                        "data-dependent initialization",
                                        "run one batch eagerly before compiling"]),
+    "SparseBuiltInForward": ("ModelError", ["forward builds a tensor without dense storage",
+                                            "torch.sparse_coo_tensor(edges", "index_put(",
+                                            "pass the sparse tensor as a batch argument"]),
 }
 
 

@@ -330,6 +330,91 @@ class ClippingBackward(Base):
         return ClippedGradient.apply(self.fc(x)).pow(2).sum()  # error here
 
 
+class DecayingGradient(torch.autograd.Function):
+    """SR-STE's N:M sparse weights (NM-sparsity): the backward adds a decay
+    term for the pruned weights to the gradient, an affine backward that no
+    m * grad_output (nor a loss term alone) gives."""
+
+    @staticmethod
+    def forward(ctx, w):
+        ctx.save_for_backward(w)
+        ctx.mask = (w.abs() > 0.2).to(w.dtype)
+        return w * ctx.mask
+
+    @staticmethod
+    def backward(ctx, grad):
+        w, = ctx.saved_tensors
+        return grad + 2e-4 * (1 - ctx.mask) * w
+
+
+class AffineBackward(Base):
+    """A custom Function whose backward is affine in the gradient."""
+
+    def forward(self, x):
+        w = DecayingGradient.apply(self.fc.weight)  # error here
+        return F.linear(x, w, self.fc.bias).pow(2).mean()
+
+
+class ClippedStepGradient(torch.autograd.Function):
+    """A quantizer's step-size gradient clipped after its sum over the
+    weights: not linear in the gradient (LSQ's sum alone is)."""
+
+    @staticmethod
+    def forward(ctx, w, alpha):
+        ctx.save_for_backward(w, alpha)
+        return (w / alpha).round() * alpha
+
+    @staticmethod
+    def backward(ctx, grad):
+        w, alpha = ctx.saved_tensors
+        q = w / alpha
+        return grad, ((q.round() - q) * grad).sum().clamp(-1e-3, 1e-3).reshape(1)
+
+
+class ClippedStepSize(Base):
+    """A custom Function whose gradient to a broadcast input is not a sum of
+    c * grad_output."""
+
+    def __init__(self):
+        super().__init__()
+        self.alpha = nn.Parameter(torch.tensor([0.1]))
+
+    def forward(self, x):
+        w = ClippedStepGradient.apply(self.fc.weight, self.alpha)  # error here
+        return F.linear(x, w, self.fc.bias).pow(2).mean()
+
+
+class BetaDraw(Base):
+    """mixup's weight drawn from torch.distributions.Beta: torch's own
+    _Dirichlet Function underneath, a gamma draw tfc does not have."""
+
+    def forward(self, x):
+        lam = torch.distributions.Beta(0.4, 0.4).sample()  # error here
+        return self.fc(lam * x + (1 - lam) * x.flip(0)).pow(2).mean()
+
+
+class NegatedGradient(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, h):
+        return h.view_as(h)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class FunctionInTransform(Base):
+    """A custom Function inside functorch's vmap(grad(...)): this torch runs
+    none inside a transform (tracing it failed an internal assert)."""
+
+    def forward(self, x):
+        from functorch import grad, vmap
+
+        def energy(row):
+            return torch.tanh(NegatedGradient.apply(self.fc(row))).sum()  # error here
+        return vmap(grad(energy))(x).pow(2).sum()
+
+
 class PackedWithoutTotalLength(Base):
     """pad_packed_sequence without total_length pads to the longest length
     (2 here, of 3 padded steps): a shape that depends on the lengths'
@@ -658,3 +743,13 @@ class PlainTensorRequiresGrad(Base):
 
     def forward(self, x):
         return (self.fc(x) @ self.w).pow(2).mean()  # error here
+
+
+class SparseBuiltInForward(Base):
+    """A sparse adjacency built in forward (a GCN from its edge list):
+    torch 1.13 cannot trace it; the hint builds it dense or passes it in."""
+
+    def forward(self, x):
+        edges = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]])
+        adj = torch.sparse_coo_tensor(edges, torch.ones(4), (6, 6))  # error here
+        return torch.sparse.mm(adj, self.fc(x)).pow(2).mean()
