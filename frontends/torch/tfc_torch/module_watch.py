@@ -314,12 +314,40 @@ class ModuleWatch:
                 "that changes between calls as a batch argument (a 0-d tensor); or " + _RECOMPILE)
 
 
+def _comparable(a: torch.Tensor, b: torch.Tensor):
+    """a and b (in a's dtype, on the host) in forms elementwise comparisons
+    take: two sparse COO tensors (a fixed graph adjacency kept as a buffer)
+    as their values when their coalesced indices are equal (else None),
+    other layouts dense."""
+    a, b = a.detach().cpu(), b.detach().to(a.dtype).cpu()
+    if a.shape != b.shape:
+        return None
+    if a.layout == torch.sparse_coo and b.layout == torch.sparse_coo:
+        a, b = a.coalesce(), b.coalesce()
+        if not torch.equal(a.indices(), b.indices()):
+            return None
+        return a.values(), b.values()
+    if a.layout != torch.strided:
+        a = a.to_dense()
+    if b.layout != torch.strided:
+        b = b.to_dense()
+    return a, b
+
+
+def _storage(t: torch.Tensor):
+    """t's data pointer; for a tensor without one (sparse), its values'."""
+    if t.layout == torch.sparse_coo:
+        return t._values().data_ptr()
+    return t.data_ptr() if t.layout == torch.strided else None
+
+
 def _equal(a: torch.Tensor, b: torch.Tensor) -> bool:
     """a (the module's tensor) equals b in a's dtype (a program's f32 master
     copy of a 16-bit parameter rounds to it)."""
-    a, b = a.detach().cpu(), b.detach().to(a.dtype).cpu()
-    if a.shape != b.shape:
+    pair = _comparable(a, b)
+    if pair is None:
         return False
+    a, b = pair
     if a.is_floating_point():  # NaN equals NaN here: an unchanged NaN is no change
         return bool(torch.allclose(a, b, rtol=0.0, atol=0.0, equal_nan=True))
     return bool(torch.equal(a, b))
@@ -332,8 +360,11 @@ def within_rounding(a: torch.Tensor, b: torch.Tensor) -> bool:
     with); same shape, NaNs and infinities in the same places."""
     if _equal(a, b):
         return True
-    a, b = a.detach().cpu(), b.detach().to(a.dtype).cpu()
-    if a.shape != b.shape or not a.is_floating_point() or a.numel() == 0:
+    pair = _comparable(a, b)
+    if pair is None:
+        return False
+    a, b = pair
+    if not a.is_floating_point() or a.numel() == 0:
         return False
     a, b = a.double(), b.double()
     finite = torch.isfinite(b)
@@ -523,7 +554,7 @@ class _Outside:
         self._see(tensor)
 
     def _see(self, tensor: torch.Tensor) -> None:
-        self.tensor, self.version, self.ptr = tensor, tensor._version, tensor.data_ptr()
+        self.tensor, self.version, self.ptr = tensor, tensor._version, _storage(tensor)
 
     def name(self) -> str:
         if self.where is None:
@@ -539,7 +570,7 @@ class _Outside:
         now = self.tensor if self.where is None else _follow(self.where[1], self.where[2])
         if now is _MISSING:  # removed: forward could not read it either
             return
-        if (now is self.tensor and now._version == self.version and now.data_ptr() == self.ptr
+        if (now is self.tensor and now._version == self.version and _storage(now) == self.ptr
                 and not (self.small or everything)):
             return
         if not isinstance(now, torch.Tensor) or not within_rounding(now, self.value):

@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 
 import tfc_torch
-from train_helpers import expect_error, verdict
+from train_helpers import LOSS_RTOL, expect_error, rel, verdict
 
 
 class _Annealed(torch.nn.Module):
@@ -40,6 +40,19 @@ class _Slim(torch.nn.Linear):
     def forward(self, x):
         o = int(self.out_features * self.width_mult)
         return F.linear(x, self.weight[:o], self.bias[:o]).pow(2).mean()
+
+
+class _SparseGraph(torch.nn.Module):
+    """A graph convolution over a fixed sparse adjacency kept as a buffer."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        edges = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]])
+        self.register_buffer("adj", torch.sparse_coo_tensor(edges, torch.ones(4), (5, 5)))
+
+    def forward(self, x):
+        return torch.sparse.mm(self.adj, self.lin(x)).pow(2).mean()
 
 
 def _error_after_change(run, model, change, data, text):
@@ -116,6 +129,27 @@ def check_module_changes(device):
                  if issubclass(w.category, tfc_torch.TracedUpdateWarning)]
         if not any("attribute width_mult changed" in t and "1.0 -> 0.5" in t for t in texts):
             problems.append(f"class default width_mult set on the {how}: warnings {texts}")
+
+    # A sparse buffer (a fixed graph adjacency): compared by indices and
+    # values, an equal copy accepted, other values refused (torch.allclose
+    # has no sparse kernel: the first call crashed).
+    for compiled in (False, True):
+        gcn = _SparseGraph()
+        run = (tfc_torch.compile(gcn, data[0], device=device) if compiled else
+               tfc_torch.compile_train_step(gcn, data[0], device=device, optimizer="sgd", lr=0.0))
+        try:
+            loss, want = float(run(*data[0])), gcn(*data[0]).item()
+            if rel(loss, want) > LOSS_RTOL:
+                problems.append(f"sparse buffer (compiled={compiled}): {loss} != torch's {want}")
+            gcn.adj = gcn.adj.clone()
+            run(*data[1])
+        except Exception as e:  # noqa: BLE001 - reported as the problem
+            problems.append(f"sparse buffer (compiled={compiled}): {type(e).__name__}: {e}")
+            continue
+        err = _error_after_change(run, gcn, lambda m: setattr(m, "adj", m.adj * 2), data,
+                                  "buffer 'adj' of the module was changed")
+        if err:
+            problems.append(f"sparse buffer (compiled={compiled}): {err}")
 
     # Using the module while the step holds newer parameters (an evaluation,
     # timm's ModelEmaV2 reading model.state_dict()) warns once; after
@@ -208,7 +242,8 @@ def check_module_changes(device):
             problems.append(err)
     return verdict(problems,
                    "module-changes: ok (syncing from the step accepted; an annealed attribute, "
-                   "a class default set on the instance or class and a frozen bias warned once; buffer writes, clamps under no_grad and through "
+                   "a class default set on the instance or class and a frozen bias warned once; "
+                   "a sparse buffer compared by value; buffer writes, clamps under no_grad and through "
                    ".data and hooks refused, also in a compiled forward)")
 
 
