@@ -30,12 +30,19 @@ from . import tracing
 from .tracing import Traced
 
 # Ops never folded even when their inputs are known: they draw random
-# numbers (their lowering decides what to do).
+# numbers (their lowering decides what to do; with none, the import is
+# refused instead of repeating one draw every step). Name prefixes: every
+# aten op taking a Generator is covered ("aten.rand" covers random_ too);
+# the ones whose names prefix deterministic ops end with "." (poisson_nll_loss,
+# _standard_gamma_grad, rrelu_with_noise_backward).
 _NEVER_FOLD = ("aten.native_dropout", "aten.dropout", "aten.bernoulli", "aten.rand",
                "aten.randn", "aten.randint", "aten.normal", "aten.uniform",
                "aten.multinomial", "aten.randperm", "aten.rand_like", "aten.randn_like",
                "aten.randint_like", "aten.exponential", "aten.geometric", "aten.log_normal",
-               "aten.cauchy")
+               "aten.cauchy", "aten._standard_gamma.", "aten.poisson.", "aten.binomial.",
+               "aten._sample_dirichlet.", "aten.rrelu.", "aten.rrelu_.",
+               "aten.rrelu_with_noise.", "aten.rrelu_with_noise_.", "aten._fused_dropout",
+               "aten.alpha_dropout", "aten.feature_alpha_dropout", "aten.feature_dropout")
 
 # The error for an aten backward op with no lowering (ops/backward.py has
 # those tfc lowers), which only a derivative taken inside forward records.

@@ -21,6 +21,9 @@ samples (N = 200000 per draw unless said):
   no value (f64, so a shared value means overlapping counters), the same
   seed and offset giving the same values, offset + 1 shifting a draw by one
   element (one Philox counter per element), another seed other values.
+- refusals: draws tfc does not lower (gamma, poisson, binomial, dirichlet,
+  training-mode rrelu) are refused even from constant parameters, never
+  folded into one draw that every step repeats.
 - gradients: draws from a parameter (normal's mean and std, bernoulli's
   probabilities, in-place fills of its clone) give it no gradient, as torch.
 - training graphs: a VAE's reparameterized loss and a diffusion model's
@@ -566,6 +569,42 @@ def case_diffusion(tfc_run, device, stem):
     return p
 
 
+def case_unlowered_draws(tfc_run, device, stem):
+    """Draws tfc has no lowering for, from constant parameters
+    (torch.distributions' Gamma, StudentT, Poisson and Binomial sample(),
+    _sample_dirichlet, training-mode rrelu): the import refuses them, naming
+    the op, rather than folding one draw into a constant every step repeats.
+    Eval-mode rrelu of a constant (no draw) still imports, as leaky_relu
+    with the mean slope."""
+    from tfc_torch.errors import FrontendError
+    from tfc_torch.export import import_forward
+    d = torch.distributions
+    draws = [
+        ("aten._standard_gamma", lambda x: d.Gamma(torch.full((4,), 2.0), torch.ones(4)).sample()),
+        ("aten._standard_gamma", lambda x: d.StudentT(torch.full((4,), 3.0)).sample()),
+        ("aten.poisson", lambda x: torch.poisson(torch.full((4,), 3.0))),
+        ("aten.binomial", lambda x: d.Binomial(5, torch.full((4,), 0.5)).sample()),
+        # (Dirichlet's sample() is its custom Function, refused as such.)
+        ("aten._sample_dirichlet", lambda x: torch._sample_dirichlet(torch.ones(3))),
+        ("aten.rrelu_with_noise", lambda x: F.rrelu(-torch.ones(4), training=True)),
+    ]
+    p = Problems()
+    for op, fn in draws:
+        try:
+            import_forward(Draws(fn), (torch.zeros(1),))
+        except FrontendError as e:
+            first = str(e).splitlines()[0]
+            p.check(f"{op}: refused without naming it: {first}", op in first)
+        else:
+            p.append(f"{op} imported: its draw folded into a constant")
+    # (A rand beside it: run_forward feeds the stream.)
+    (y, _), _ = run_forward(Draws(lambda x: (F.rrelu(-torch.ones(4), 0.1, 0.3), torch.rand(2))),
+                            stem, tfc_run, device)
+    p.check(f"eval-mode rrelu of -1: {y.tolist()}, expected -0.2", torch.allclose(y, -0.2 *
+                                                                                 torch.ones(4)))
+    return p
+
+
 CASES = {
     "uniform": case_uniform,
     "normal": case_normal,
@@ -580,6 +619,7 @@ CASES = {
     "gradients": case_gradients,
     "vae": case_vae,
     "diffusion": case_diffusion,
+    "unlowered-draws": case_unlowered_draws,
 }
 
 
