@@ -22,7 +22,16 @@ the real values: the backward of random gradients (two draws, elements
 spanning 8 orders of magnitude, scaled by 1e-8 and 1e8 too) must equal
 m_i times them, else the Function is refused with its name (a backward
 that mixes elements, such as a custom matmul or softmax, or that clips,
-gates or normalizes the gradient, is not imported). One tensor output (floating point), inputs of its shape.
+gates or normalizes the gradient, is not imported).
+
+As torch, the backward is called for the Function's one differentiable
+output: floating point and not marked with ctx.mark_non_differentiable;
+the other outputs (integer or bool indices, masks, marked values) are their
+forward values without gradient, and the backward gets zeros for them
+(None without materialize_grads). ctx.needs_input_grad says which inputs
+require grad (grad_flags' flags while tracing); the others get no gradient,
+and with none of them, or under no_grad, no backward is imported at all.
+Several differentiable outputs are refused.
 
 openai's activation-checkpoint Function (CheckpointFunction(run_function,
 length, *args), diffusion UNets) is traced as a direct call of
@@ -34,6 +43,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import torch
 
+from . import grad_flags
 from .errors import FrontendError, ModelError
 from .trace_hints import DATA_DEPENDENT_MARKERS
 from .source import stack_frame
@@ -63,15 +73,19 @@ def straight_through(value, source):
 PROBLEM_HINT = ("write the forward with differentiable torch ops (tfc differentiates them), or "
                 "give the Function an elementwise backward (grad_input = m * grad_output)")
 
+# How one input's gradient is imported: m * g, or a loss term (a gradient
+# that does not depend on g).
+ELEMENTWISE, ADDED = "elementwise", "added"
+
 
 class _TraceContext:
     """The `ctx` a Function's forward and backward see while tracing."""
 
-    def __init__(self, args):
+    def __init__(self, needs_input_grad):
         self.saved_tensors = ()
-        self.needs_input_grad = tuple(isinstance(a, torch.Tensor) and a.is_floating_point()
-                                      for a in args)
+        self.needs_input_grad = tuple(needs_input_grad)
         self.materialize_grads = True
+        self.non_differentiable: List[torch.Tensor] = []
 
     def save_for_backward(self, *tensors):
         self.saved_tensors = tuple(tensors)
@@ -88,22 +102,35 @@ class _TraceContext:
         pass
 
     def mark_non_differentiable(self, *tensors):
-        pass
+        self.non_differentiable.extend(tensors)
+
+    def marked(self, t) -> bool:
+        """Whether output `t` was marked non-differentiable."""
+        return any(t is m for m in self.non_differentiable)
 
     def set_materialize_grads(self, value):
         self.materialize_grads = value
 
 
-def _refuse(cls, why: str, frame=None):
+def _refuse(cls, why: str, frame=None, hint: str = PROBLEM_HINT):
     name = getattr(cls, "__qualname__", str(cls))
-    raise ModelError(f"custom torch.autograd.Function '{name}': {why}", frame, PROBLEM_HINT)
+    raise ModelError(f"custom torch.autograd.Function '{name}': {why}", frame, hint)
 
 
-def _grads(cls, ctx, grad):
-    """cls.backward(ctx, grad) as a tuple, under no_grad."""
+def _grads(cls, ctx, grad_outputs):
+    """cls.backward(ctx, *grad_outputs) as a tuple, under no_grad."""
     with torch.no_grad():
-        out = cls.backward(ctx, grad)
+        out = cls.backward(ctx, *grad_outputs)
     return out if isinstance(out, tuple) else (out,)
+
+
+def _grad_outputs(ctx, outs, k, grad):
+    """The backward's arguments: `grad` for output k, and for the others
+    (no gradient reaches them) what torch passes: zeros of their kind
+    (None without materialize_grads), None for a non-tensor output."""
+    return tuple(grad if j == k else
+                 torch.zeros_like(o) if isinstance(o, torch.Tensor) and ctx.materialize_grads
+                 else None for j, o in enumerate(outs))
 
 
 def _forward(cls, ctx, args):
@@ -147,50 +174,80 @@ def _apply(cls, *args, check: bool = False):
         _refuse(cls, f"running its forward or backward while tracing failed ({text})")
 
 
-def _injects(a, m, out) -> bool:
-    """Whether input `a`, whose backward of ones is `m`, takes the added-loss
-    form (its gradient does not depend on grad_output): an input not of the
-    output's shape with a gradient of its own element count."""
-    return a.shape != out.shape and isinstance(m, torch.Tensor) and m.numel() == a.numel()
+def _needs_grad(a) -> bool:
+    """Whether torch would compute a gradient for Function input `a`: a
+    floating-point tensor that requires grad (in the trace, its grad_flags
+    flag), with grad mode on."""
+    return (isinstance(a, torch.Tensor) and (a.is_floating_point() or a.is_complex())
+            and torch.is_grad_enabled() and (a.requires_grad or grad_flags.flagged(a)))
+
+
+def _values(out, args, ctx):
+    """The Function's outputs when none carries a gradient: as computed
+    (under no_grad), an input returned as a marked output detached."""
+    def value(o):
+        if isinstance(o, torch.Tensor) and ctx.marked(o) and any(o is a for a in args):
+            return o.detach()
+        return o
+    return tuple(value(o) for o in out) if isinstance(out, tuple) else value(out)
 
 
 def _import(cls, args, check):
-    ctx = _TraceContext(args)
+    needs = [_needs_grad(a) for a in args]
+    ctx = _TraceContext(needs)
     out = _forward(cls, ctx, args)
-    if not isinstance(out, torch.Tensor) or not out.is_floating_point():
-        _refuse(cls, "tfc imports Functions with one floating-point tensor output")
-    grads = _grads(cls, ctx, torch.ones_like(out))
+    outs = out if isinstance(out, tuple) else (out,)
+    # Torch passes no gradient through integer and bool outputs, nor
+    # through those marked non-differentiable, and calls no backward when
+    # no input requires grad.
+    wanted = [k for k, o in enumerate(outs) if isinstance(o, torch.Tensor)
+              and (o.is_floating_point() or o.is_complex()) and not ctx.marked(o)]
+    if not any(needs) or not wanted:
+        return _values(out, args, ctx)
+    if len(wanted) > 1 or outs[wanted[0]].is_complex():
+        _refuse(cls, "tfc imports Functions with one differentiable output (floating point, "
+                     "not marked non-differentiable; integer, bool and marked outputs carry "
+                     "no gradient)")
+    k = wanted[0]
+    y = outs[k]
+    grads = _grads(cls, ctx, _grad_outputs(ctx, outs, k, torch.ones_like(y)))
     if len(grads) < len(args):
         _refuse(cls, f"its backward returned {len(grads)} gradients for {len(args)} inputs")
-    differentiable = [(a, m) for a, m in zip(args, grads)
-                      if m is not None and isinstance(a, torch.Tensor) and a.is_floating_point()]
-    elementwise = []
-    for a, m in differentiable:
-        if _injects(a, m, out):
+    forms = []
+    for i, (a, m) in enumerate(zip(args, grads)):
+        if not needs[i] or m is None:
+            continue
+        if isinstance(m, torch.Tensor) and a.shape == y.shape and m.shape == y.shape:
+            forms.append((i, ELEMENTWISE, m.detach()))
+        elif isinstance(m, torch.Tensor) and a.shape != y.shape and m.numel() == a.numel():
             # The gradient c the backward returns whatever grad_output is
             # (checked by run_checks): a loss term sum(c * a) of value 0.
             term = (m.detach().reshape(a.shape).to(a.dtype) * a).sum()
             _INJECTED.append(term - term.detach())
-            continue
-        if not isinstance(m, torch.Tensor) or m.shape != out.shape or a.shape != out.shape:
+            forms.append((i, ADDED, m.detach()))
+        else:
             _refuse(cls, "tfc imports an elementwise backward only (inputs and gradients of "
                          "the output's shape), or a gradient that does not depend on "
                          "grad_output")
-        elementwise.append((a, m))
     if check:
         # Checked after the eager run (run_checks): its backward calls would
         # otherwise be ops of that run that the trace does not have.
-        _PENDING.append((cls, ctx, out, args, grads, stack_frame()))
-    if not elementwise:
-        return out
+        _PENDING.append((cls, ctx, outs, k, args, forms, stack_frame()))
     source = None
-    for a, m in elementwise:
-        term = m.detach().to(out.dtype) * a.to(out.dtype)
+    for i, kind, c in forms:
+        if kind == ADDED:
+            continue
+        term = c.to(y.dtype) * args[i].to(y.dtype)
         source = term if source is None else source + term
-    return straight_through(out, source)
+    if source is None:
+        return _values(out, args, ctx)
+    y = straight_through(y, source)
+    return tuple(y if j == k else o for j, o in enumerate(_values(out, args, ctx))) \
+        if isinstance(out, tuple) else y
 
 
-# The Functions the eager run met, (cls, ctx, output, args, m_i), to check.
+# The Functions the eager run met, (cls, ctx, outputs, k, args, forms,
+# frame), to check.
 _PENDING = []
 # The loss terms of the added-loss form met while tracing (or in the eager
 # run), each of value 0 with its gradient.
@@ -222,35 +279,40 @@ def _gradients(out):
             yield (g * scale).to(out.dtype)
 
 
+def _close(got, want) -> bool:
+    if got is None or got.numel() != want.numel():
+        return False
+    got = got.detach().double().reshape(want.shape)
+    scale = float(want.abs().max()) if want.numel() else 0.0
+    return torch.allclose(got, want, rtol=1e-3, atol=1e-6 * max(scale, 1e-300))
+
+
+def _want(kind, c, g, a):
+    """What form `kind` with coefficient c says input a's gradient is for g."""
+    return c.double() if kind == ADDED else c.double() * g.double()
+
+
 def run_checks():
-    """Checks that the backward of every Function the eager run met is
-    m * grad_output, m the backward of ones (on the run's real values), for
-    the gradients of _gradients(); refuses it with its name otherwise."""
+    """Checks that the backward of every Function the eager run met takes
+    the form it was imported in (m * grad_output, or independent of
+    grad_output) on the run's
+    real values, for the gradients of _gradients(); refuses it with its
+    name otherwise."""
     pending, _PENDING[:] = list(_PENDING), []
-    for cls, ctx, out, args, ones_grads, frame in pending:
-        for g in _gradients(out):
-            grads = _grads(cls, ctx, g)
-            for i, (a, m, got) in enumerate(zip(args, ones_grads, grads)):
-                if m is None or not isinstance(a, torch.Tensor) or not a.is_floating_point():
+    for cls, ctx, outs, k, args, forms, frame in pending:
+        for g in _gradients(outs[k]):
+            grads = _grads(cls, ctx, _grad_outputs(ctx, outs, k, g))
+            for i, kind, c in forms:
+                if _close(grads[i], _want(kind, c, g, args[i])):
                     continue
-                injects = _injects(a, m, out)
-                want = m.detach().double() if injects else m.detach().double() * g.double()
-                if injects and got is not None and got.numel() == want.numel():
-                    got = got.reshape(want.shape)
-                ok = got is not None and got.shape == want.shape
-                if ok:
-                    got = got.detach().double()
-                    scale = float(want.abs().max()) if want.numel() else 0.0
-                    ok = torch.allclose(got, want, rtol=1e-3, atol=1e-6 * max(scale, 1e-300))
-                if not ok:
-                    if injects:
-                        _refuse(cls, f"the gradient of input {i}, not of the output's shape, "
-                                     "depends on grad_output (tfc imports an elementwise "
-                                     "backward, or a gradient independent of grad_output, only)",
-                                frame)
-                    _refuse(cls, f"the gradient of input {i} is not m * grad_output (its "
-                                 "backward mixes elements or is not linear in the gradient: tfc "
-                                 "imports an elementwise backward only)", frame)
+                if kind == ADDED:
+                    _refuse(cls, f"the gradient of input {i}, not of the output's shape, "
+                                 "depends on grad_output (tfc imports an elementwise "
+                                 "backward, or a gradient independent of grad_output, only)",
+                            frame)
+                _refuse(cls, f"the gradient of input {i} is not m * grad_output (its "
+                             "backward mixes elements or is not linear in the gradient: tfc "
+                             "imports an elementwise backward only)", frame)
 
 
 def code_globals(model: torch.nn.Module, *functions) -> List[dict]:

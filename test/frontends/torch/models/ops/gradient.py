@@ -43,6 +43,16 @@ CASES = {
     # term the routers get no gradient from them; before grad_flags the
     # required flag read False.
     "custom-function-added-loss": lambda: _added_loss(),
+    # Outputs that carry no gradient (torch passes none through them, and
+    # calls backward with zeros for them): a float mask marked with
+    # ctx.mark_non_differentiable (its backward, never called by torch,
+    # was imported: the gradient through h * mask was off by about its
+    # size), a value with a marked bool mask beside it, an integer-only
+    # output (nearest codebook rows; its backward raises) and a VQ-VAE
+    # straight-through (codes, indices) on a detached codebook (its
+    # backward index_adds into the codebook only if needs_input_grad says
+    # so). Several outputs were refused.
+    "custom-function-outputs": lambda: _output_kinds(),
     # A view of a tensor written in place (F.linear adds its bias in place
     # on a 3-d input that is not contiguous) is rebuilt by functionalization
     # at its next read: read first under no_grad (an accuracy, a no_grad
@@ -185,6 +195,91 @@ class _AddedLoss(nn.Module):
 def _added_loss():
     torch.manual_seed(0)
     return _AddedLoss(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+class _PositiveMask(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        mask = (x > 0).to(x.dtype)
+        ctx.mark_non_differentiable(mask)
+        return mask
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad  # torch never calls it: the output has no gradient
+
+
+class _SignWithMask(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        keep = x.abs() <= 1
+        ctx.mark_non_differentiable(keep)
+        return x.sign(), keep
+
+    @staticmethod
+    def backward(ctx, grad, grad_keep):
+        x, = ctx.saved_tensors
+        return grad * (x.abs() <= 1).to(grad.dtype) + grad_keep.to(grad.dtype)
+
+
+def _nearest_rows(z, codebook):
+    return torch.cdist(z, codebook).argmin(-1)
+
+
+class _Nearest(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, z, codebook):
+        idx = _nearest_rows(z, codebook)
+        ctx.mark_non_differentiable(idx)
+        return idx
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("VectorQuantization has no gradient")
+
+
+class _QuantizeST(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, z, codebook):
+        idx = _nearest_rows(z, codebook)
+        ctx.save_for_backward(idx, codebook)
+        ctx.mark_non_differentiable(idx)
+        return codebook[idx], idx
+
+    @staticmethod
+    def backward(ctx, grad, grad_idx):
+        grad_z = grad_codebook = None
+        if ctx.needs_input_grad[0]:
+            grad_z = grad.clone()
+        if ctx.needs_input_grad[1]:
+            idx, codebook = ctx.saved_tensors
+            grad_codebook = torch.zeros_like(codebook).index_add_(0, idx, grad)
+        return grad_z, grad_codebook
+
+
+class _OutputKinds(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.codebook = nn.Parameter(torch.randn(5, 4))
+
+    def forward(self, x):
+        h = self.fc(x)                                   # [4, 8]
+        ramp = torch.linspace(0.5, 1.5, 8)
+        loss = (h * _PositiveMask.apply(h) * ramp).sum()
+        s, keep = _SignWithMask.apply(h * 2)
+        loss = loss + (s * h).sum() + (keep.to(h.dtype) * h).pow(2).sum()
+        z = h.reshape(8, 4)
+        idx = _Nearest.apply(z, self.codebook.detach())
+        loss = loss + (self.codebook[idx] - z.detach()).pow(2).mean()
+        q, idx2 = _QuantizeST.apply(z, self.codebook.detach())
+        return loss + (q * ramp[:4]).pow(2).sum() + self.codebook[idx2].sin().sum()
+
+
+def _output_kinds():
+    torch.manual_seed(0)
+    return _OutputKinds(), (torch.randn(4, 6, generator=_g(1)),)
 
 
 class _ReplayedViews(nn.Module):
