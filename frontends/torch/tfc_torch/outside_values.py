@@ -25,6 +25,10 @@ would compile silently wrong programs:
   reads as garbage), never updated. `guarded()` puts those places back as
   they were (_Stores) and names them in a TracedUpdateWarning, with the way
   to keep the value: a buffer forward writes is carried.
+- torch.manual_seed in forward (a fixed perturbation drawn after seeding,
+  also inside torch.random.fork_rng): torch repeats the same draws every
+  call, the compiled program draws from its own stream, new every call.
+  `guarded()` refuses it (a ModelError at the model's line).
 """
 import contextlib
 import random
@@ -36,7 +40,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import torch
 
 from . import patching
-from .errors import DataDependentError, TracedUpdateWarning
+from .errors import DataDependentError, ModelError, TracedUpdateWarning
 from .module_state import caller_level
 from .module_watch import _simple_object
 from .source import stack_frame
@@ -57,6 +61,20 @@ def _refusing(what: str):
             f"the model reads a tensor's values into numpy ({what}): a trace records torch "
             "ops only, so numpy's result would be a constant of the compiled program (and "
             "while tracing the tensor holds no values numpy can read)", stack_frame(), _HINT)
+    return refuse
+
+
+_SEED_HINT = ("seed once outside the model (before compiling; compile_train_step's seed option "
+              "sets tfc's stream); for the same noise every call, draw it once outside and pass "
+              "it as a batch input, or keep it in a registered buffer")
+
+
+def _refusing_seed(name: str):
+    def refuse(*args, **kwargs):
+        raise ModelError(
+            f"forward seeds torch's generator ({name}): torch then repeats the same draws every "
+            "call, but the compiled program draws from tfc's own random stream, new every "
+            "call, so the seed would be ignored", stack_frame(), _SEED_HINT)
     return refuse
 
 
@@ -298,8 +316,8 @@ def _child(path: str, obj, key) -> str:
 
 @contextlib.contextmanager
 def guarded(model_name: str, model: Optional[torch.nn.Module] = None) -> Iterator[None]:
-    """See the module doc: numpy reads refused, host random draws warned
-    about and undone, for the duration of the trace; also draws from the
+    """See the module doc: numpy reads and torch.manual_seed refused, host
+    random draws warned about and undone, for the duration of the trace; also draws from the
     generators `model`'s modules hold; tensors of the trace left in the
     model code's globals or function attributes taken back, and the tensors
     forward stored in the model's attributes and objects (_Stores)."""
@@ -312,7 +330,11 @@ def guarded(model_name: str, model: Optional[torch.nn.Module] = None) -> Iterato
     failed = True
     try:
         with patching.replaced(torch.Tensor, numpy=_refusing(".numpy()"),
-                               __array__=_refusing("np.asarray / np.array of a tensor")):
+                               __array__=_refusing("np.asarray / np.array of a tensor")), \
+                patching.replaced(torch, manual_seed=_refusing_seed("torch.manual_seed")), \
+                patching.replaced(torch.random, manual_seed=_refusing_seed("torch.manual_seed")), \
+                patching.replaced(torch.cuda, manual_seed=_refusing_seed("torch.cuda.manual_seed"),
+                                  manual_seed_all=_refusing_seed("torch.cuda.manual_seed_all")):
             yield
         failed = False
     finally:

@@ -753,3 +753,15 @@ class SparseBuiltInForward(Base):
         edges = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]])
         adj = torch.sparse_coo_tensor(edges, torch.ones(4), (6, 6))  # error here
         return torch.sparse.mm(adj, self.fc(x)).pow(2).mean()
+
+
+class SeedInForward(Base):
+    """A fixed perturbation: torch.manual_seed inside forward (under
+    fork_rng) repeats torch's draw every call; the compiled program would
+    draw a new one each call."""
+
+    def forward(self, x):
+        with torch.random.fork_rng():
+            torch.manual_seed(123)  # error here
+            d = torch.randn_like(x)
+        return self.fc(x + 0.5 * d).pow(2).mean()
