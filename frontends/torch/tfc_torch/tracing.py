@@ -37,7 +37,8 @@ from .trace_hints import (AUTOGRAD_IN_FORWARD_MARKERS, DATA_DEPENDENT_MARKERS, V
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from . import selection_sizes
 from .selection_sizes import SelectionSizes, held, values_read
-from .source import TRACE_ENTRY, Frame, exception_frame, return_frame, stack_frame
+from .source import (TRACE_ENTRY, Frame, exception_frame, node_frame, return_frame,
+                     stack_frame)
 
 try:  # torch >= 2.0
     from torch.func import functional_call as _functional_call
@@ -712,6 +713,23 @@ def _refuse_gradient_hooks(model: torch.nn.Module, params: Dict[str, torch.Tenso
             "or a multiply in forward, or remove the hook")
 
 
+def _refuse_quantized(gm: torch.fx.GraphModule) -> None:
+    """A real quantize (torch.quantize_per_tensor(x, s, z, torch.quint8),
+    then .dequantize(): int8 emulation) makes a quantized tensor, whose
+    dtype tfc has no element type for; its fake-quantize is the same round
+    trip in float, which tfc lowers."""
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and str(node.target).startswith("aten.quantize_per_"):
+            raise ModelError(
+                f"forward quantizes with {node.target} into a quantized dtype (torch.quint8, "
+                "qint8, qint32), which tfc has no element type for", node_frame(node),
+                "quantize and dequantize in one op in float: torch.quantize_per_tensor(x, "
+                "scale, zero_point, torch.quint8).dequantize() is "
+                "torch.fake_quantize_per_tensor_affine(x, scale, zero_point, 0, 255) (qint8: "
+                "-128, 127; per channel torch.fake_quantize_per_channel_affine), with torch's "
+                "straight-through gradient (zero where it clamps)")
+
+
 def _refuse_script_modules(model: torch.nn.Module) -> None:
     """TorchScript modules (torch.jit.ScriptModule subclasses, script or
     trace results) run compiled TorchScript, which make_fx and
@@ -883,6 +901,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
             gm = run_unheld([])  # the failure may follow from a value read
         except FrontendError as retry:
             raise _first_failure(first, retry, read)
+    _refuse_quantized(gm)
 
     renamed = _program_names(params, buffers, batch_names)
     placeholders = [Placeholder("param", renamed.get(n, n), param_tensors[n]) for n in params]

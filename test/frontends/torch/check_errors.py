@@ -165,6 +165,9 @@ CASES = {
     "SparseBuiltInForward": ("ModelError", ["forward builds a tensor without dense storage",
                                             "torch.sparse_coo_tensor(edges", "index_put(",
                                             "pass the sparse tensor as a batch argument"]),
+    "RealQuantizeRoundTrip": ("ModelError", ["forward quantizes with aten.quantize_per_tensor",
+                                             "0.05, 0, torch.quint8)",
+                                             "torch.fake_quantize_per_tensor_affine(x, scale"]),
 }
 
 

@@ -755,6 +755,16 @@ class SparseBuiltInForward(Base):
         return torch.sparse.mm(adj, self.fc(x)).pow(2).mean()
 
 
+class RealQuantizeRoundTrip(Base):
+    """int8 emulation by a real quantize / dequantize round trip (a
+    quint8 tensor in between) with a straight-through estimator."""
+
+    def forward(self, x):
+        q = torch.quantize_per_tensor(x.detach(), 0.05, 0, torch.quint8)  # error here
+        xq = q.dequantize()
+        return self.fc(x + (xq - x).detach()).pow(2).mean()
+
+
 class SeedInForward(Base):
     """A fixed perturbation: torch.manual_seed inside forward (under
     fork_rng) repeats torch's draw every call; the compiled program would
