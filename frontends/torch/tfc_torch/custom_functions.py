@@ -4,25 +4,27 @@ tfc derives gradients from the traced forward ops, and make_fx cannot trace
 a Function at all (torch 1.13's functorch refuses them). While tracing,
 `Function.apply` is replaced (`applied`): the Function's forward runs
 under no_grad (its ops carry no gradient), and its backward is imported in
-the form most custom Functions have, an elementwise one,
+the forms most custom Functions have. They are linear in the gradient g of
+the output y; per input x_i:
 
-    grad_input_i = m_i * grad_output      (m_i of the output's shape),
+    elementwise   grad_i = m_i * g                  (x_i of y's shape)
+    reduced       grad_i = sum_to(c_i * g, x_i's shape)
+                  (x_i broadcasts to y's shape: a scalar or per-channel
+                  step size, LSQ's grad_alpha = sum(coefficient * g))
+    added         grad_i = c_i, independent of g    (x_i of another shape)
 
-which covers straight-through estimators (m = 1 or a mask), gradient
+The first covers straight-through estimators (m = 1 or a mask), gradient
 reversal (m = -lambda), gradient scaling and clipping masks, and custom
 activations with hand-written derivatives (m = f'(x)). m_i is the backward
-of a gradient of ones, computed in the trace from the saved tensors; the
-output is then `tfc_torch::straight_through(y, sum_i m_i * x_i)`: y's value
-with the gradient m_i * g to each input x_i (ops/autograd.py lowers it to
-tfc.straight_through).
-
-The eager run after the trace (no_grad_writes.mark, `applied(check=True)`)
-records each Function it meets, and run_checks() then checks that form on
-the real values: the backward of random gradients (two draws, elements
-spanning 8 orders of magnitude, scaled by 1e-8 and 1e8 too) must equal
-m_i times them, else the Function is refused with its name (a backward
-that mixes elements, such as a custom matmul or softmax, or that clips,
-gates or normalizes the gradient, is not imported).
+of a gradient of ones, computed in the trace from the saved tensors; c_i of
+a reduced input the vector-Jacobian product of g -> grad_i with ones
+(functorch.vjp through the backward, which also tells that grad_i does not
+depend on g: the added form). The output is then
+`tfc_torch::straight_through(y, sum_i m_i * x_i + sum_i c_i * x_i)`: y's
+value with those gradients to each x_i (ops/autograd.py lowers it to
+tfc.straight_through); an added gradient is a loss term sum(c_i * x_i) of
+value 0 that added_loss() adds to the loss (DeepSeek-MoE's
+AddAuxiliaryLoss).
 
 As torch, the backward is called for the Function's one differentiable
 output: floating point and not marked with ctx.mark_non_differentiable;
@@ -32,6 +34,15 @@ forward values without gradient, and the backward gets zeros for them
 require grad (grad_flags' flags while tracing); the others get no gradient,
 and with none of them, or under no_grad, no backward is imported at all.
 Several differentiable outputs are refused.
+
+The eager run after the trace (no_grad_writes.mark, `applied(check=True)`)
+records each Function it meets, and run_checks() then checks its forms on
+the real values: the backward of random gradients (two draws, elements
+spanning 8 orders of magnitude, scaled by 1e-8 and 1e8 too) must equal
+what the forms give for them, else the Function is refused with its name
+(a backward that mixes elements, such as a custom matmul or softmax, or
+that clips, gates or normalizes the gradient, is not imported; nor an
+affine one, m * g plus a term independent of g, as SR-STE's decay).
 
 openai's activation-checkpoint Function (CheckpointFunction(run_function,
 length, *args), diffusion UNets) is traced as a direct call of
@@ -73,9 +84,10 @@ def straight_through(value, source):
 PROBLEM_HINT = ("write the forward with differentiable torch ops (tfc differentiates them), or "
                 "give the Function an elementwise backward (grad_input = m * grad_output)")
 
-# How one input's gradient is imported: m * g, or a loss term (a gradient
-# that does not depend on g).
-ELEMENTWISE, ADDED = "elementwise", "added"
+# How one input's gradient is imported (the module doc's forms): m * g, the
+# sum of c * g over the dimensions the input broadcasts along, or a loss
+# term (a gradient that does not depend on g).
+ELEMENTWISE, REDUCED, ADDED = "elementwise", "reduced", "added"
 
 
 class _TraceContext:
@@ -182,6 +194,45 @@ def _needs_grad(a) -> bool:
             and torch.is_grad_enabled() and (a.requires_grad or grad_flags.flagged(a)))
 
 
+def _broadcasts(a, out) -> bool:
+    """Whether input `a` broadcasts to `out`'s shape (and is smaller)."""
+    if a.dim() > out.dim() or a.shape == out.shape:
+        return False
+    return all(s in (1, o) for s, o in zip(reversed(a.shape), reversed(out.shape)))
+
+
+def sum_to(t, shape):
+    """`t` summed over the dimensions a tensor of `shape` broadcasts along
+    to t's shape (autograd's reduction of a broadcast operand's gradient)."""
+    lead = t.dim() - len(shape)
+    if lead:
+        t = t.sum(dim=tuple(range(lead)))
+    dims = tuple(d for d, s in enumerate(shape) if s == 1 and t.shape[d] != 1)
+    return t.sum(dim=dims, keepdim=True) if dims else t
+
+
+def _coefficient(cls, ctx, outs, k, i):
+    """For input i of a backward linear in the gradient g of output k,
+    grad_i = sum_to(c * g, shape of input i): c, of output k's shape, as
+    the vector-Jacobian product of g -> grad_i with ones (functorch.vjp
+    through the backward); None when grad_i does not depend on g."""
+    import functorch
+
+    depends = []
+
+    def gradient(g):
+        with torch.enable_grad():
+            got = cls.backward(ctx, *_grad_outputs(ctx, outs, k, g.clone()))
+        got = (got if isinstance(got, tuple) else (got,))[i]
+        depends.append(isinstance(got, torch.Tensor) and got.requires_grad)
+        return got
+
+    value, vjp = functorch.vjp(gradient, torch.ones_like(outs[k]))
+    if not depends[0]:
+        return None
+    return vjp(torch.ones_like(value))[0].detach()
+
+
 def _values(out, args, ctx):
     """The Function's outputs when none carries a gradient: as computed
     (under no_grad), an input returned as a marked output detached."""
@@ -220,15 +271,21 @@ def _import(cls, args, check):
         if isinstance(m, torch.Tensor) and a.shape == y.shape and m.shape == y.shape:
             forms.append((i, ELEMENTWISE, m.detach()))
         elif isinstance(m, torch.Tensor) and a.shape != y.shape and m.numel() == a.numel():
-            # The gradient c the backward returns whatever grad_output is
-            # (checked by run_checks): a loss term sum(c * a) of value 0.
-            term = (m.detach().reshape(a.shape).to(a.dtype) * a).sum()
-            _INJECTED.append(term - term.detach())
-            forms.append((i, ADDED, m.detach()))
+            c = _coefficient(cls, ctx, outs, k, i) if _broadcasts(a, y) else None
+            if c is None:
+                # The gradient c the backward returns whatever grad_output
+                # is (checked by run_checks): a loss term sum(c * a) of
+                # value 0.
+                term = (m.detach().reshape(a.shape).to(a.dtype) * a).sum()
+                _INJECTED.append(term - term.detach())
+                forms.append((i, ADDED, m.detach()))
+            else:
+                forms.append((i, REDUCED, c))
         else:
-            _refuse(cls, "tfc imports an elementwise backward only (inputs and gradients of "
-                         "the output's shape), or a gradient that does not depend on "
-                         "grad_output")
+            _refuse(cls, "tfc imports an elementwise backward (inputs and gradients of the "
+                         "output's shape), the sum of one over the dimensions an input of "
+                         "smaller shape broadcasts along, or a gradient that does not depend "
+                         "on grad_output")
     if check:
         # Checked after the eager run (run_checks): its backward calls would
         # otherwise be ops of that run that the trace does not have.
@@ -237,6 +294,7 @@ def _import(cls, args, check):
     for i, kind, c in forms:
         if kind == ADDED:
             continue
+        # m * a, or c * a broadcast: of y's shape either way.
         term = c.to(y.dtype) * args[i].to(y.dtype)
         source = term if source is None else source + term
     if source is None:
@@ -289,13 +347,31 @@ def _close(got, want) -> bool:
 
 def _want(kind, c, g, a):
     """What form `kind` with coefficient c says input a's gradient is for g."""
-    return c.double() if kind == ADDED else c.double() * g.double()
+    if kind == ADDED:
+        return c.double()
+    if kind == REDUCED:
+        return sum_to(c.double() * g.double(), a.shape)
+    return c.double() * g.double()
+
+
+def _affine(cls, ctx, outs, k, i, m) -> bool:
+    """Whether input i's gradient is m' * g plus a term independent of g
+    (SR-STE's decay term): grad(g) - grad(0) = (m - grad(0)) * g."""
+    base = _grads(cls, ctx, _grad_outputs(ctx, outs, k, torch.zeros_like(outs[k])))[i]
+    if base is None or base.shape != m.shape:
+        return False
+    base = base.detach().double()
+    for g in _gradients(outs[k]):
+        got = _grads(cls, ctx, _grad_outputs(ctx, outs, k, g))[i]
+        if got is None or not _close(got.double() - base, (m.double() - base) * g.double()):
+            return False
+    return True
 
 
 def run_checks():
     """Checks that the backward of every Function the eager run met takes
-    the form it was imported in (m * grad_output, or independent of
-    grad_output) on the run's
+    the form it was imported in (m * grad_output, a sum of c * grad_output
+    over broadcast dimensions, or independent of grad_output) on the run's
     real values, for the gradients of _gradients(); refuses it with its
     name otherwise."""
     pending, _PENDING[:] = list(_PENDING), []
@@ -306,13 +382,26 @@ def run_checks():
                 if _close(grads[i], _want(kind, c, g, args[i])):
                     continue
                 if kind == ADDED:
-                    _refuse(cls, f"the gradient of input {i}, not of the output's shape, "
-                                 "depends on grad_output (tfc imports an elementwise "
-                                 "backward, or a gradient independent of grad_output, only)",
-                            frame)
-                _refuse(cls, f"the gradient of input {i} is not m * grad_output (its "
-                             "backward mixes elements or is not linear in the gradient: tfc "
-                             "imports an elementwise backward only)", frame)
+                    _refuse(cls, f"the gradient of input {i}, not of the output's shape, is "
+                                 "neither independent of grad_output nor a sum of c * "
+                                 "grad_output over the dimensions it broadcasts along (tfc "
+                                 "imports an elementwise backward, those two forms for an "
+                                 "input of another shape, only)", frame)
+                if kind == ELEMENTWISE and _affine(cls, ctx, outs, k, i, c):
+                    _refuse(cls, f"the gradient of input {i} is m * grad_output plus a term "
+                                 "that does not depend on grad_output (an affine backward, as "
+                                 "SR-STE's decay term): tfc imports the linear part only", frame,
+                            "return m * grad_output from backward and add the other term's "
+                            "loss to the training loss (SR-STE's decay * (1 - mask) * w is "
+                            "the gradient of decay / 2 * ((1 - mask) * w).pow(2).sum())")
+                if kind == ELEMENTWISE:
+                    _refuse(cls, f"the gradient of input {i} is not m * grad_output (its "
+                                 "backward mixes elements or is not linear in the gradient: tfc "
+                                 "imports an elementwise backward only)", frame)
+                _refuse(cls, f"the gradient of input {i}, of smaller shape than the output, is "
+                             "not the sum of c * grad_output over the dimensions it broadcasts "
+                             "along (its backward is not linear in the gradient, or mixes "
+                             "elements)", frame)
 
 
 def code_globals(model: torch.nn.Module, *functions) -> List[dict]:

@@ -53,6 +53,12 @@ CASES = {
     # backward index_adds into the codebook only if needs_input_grad says
     # so). Several outputs were refused.
     "custom-function-outputs": lambda: _output_kinds(),
+    # A backward that gives an input of smaller (broadcast) shape the sum
+    # of c * grad_output over the dimensions it broadcasts along: LSQ
+    # quantization as a Function with a scalar and a per-channel step size
+    # (grad_alpha = sum(coefficient * g)), and a per-feature scale. They
+    # were refused as gradients that depend on grad_output.
+    "custom-function-reductions": lambda: _reductions(),
     # A view of a tensor written in place (F.linear adds its bias in place
     # on a 3-d input that is not contiguous) is rebuilt by functionalization
     # at its next read: read first under no_grad (an accuracy, a no_grad
@@ -280,6 +286,65 @@ class _OutputKinds(nn.Module):
 def _output_kinds():
     torch.manual_seed(0)
     return _OutputKinds(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+class _StepQuantize(torch.autograd.Function):
+    """LSQ (Esser et al.) as its Function is commonly written: w / alpha
+    rounded and clamped to [qn, qp], the step size alpha scalar or per
+    channel, its gradient a sum over the elements it scales."""
+
+    @staticmethod
+    def forward(ctx, w, alpha, qn, qp):
+        ctx.save_for_backward(w, alpha)
+        ctx.bounds = qn, qp
+        return (w / alpha).round().clamp(qn, qp) * alpha
+
+    @staticmethod
+    def backward(ctx, grad):
+        w, alpha = ctx.saved_tensors
+        qn, qp = ctx.bounds
+        q = w / alpha
+        low, high = (q < qn).to(grad.dtype), (q > qp).to(grad.dtype)
+        inside = 1 - low - high
+        coefficient = low * qn + high * qp + inside * (q.round() - q)
+        scale = 1.0 / (w.numel() / alpha.numel() * qp) ** 0.5
+        # alpha is [1] or [channels, 1]: summed over the dims it broadcasts along
+        dims = [0, 1] if alpha.shape[0] == 1 else [1]
+        grad_alpha = (coefficient * grad).sum(dims, keepdim=True).reshape(alpha.shape) * scale
+        return inside * grad, grad_alpha, None, None
+
+
+class _Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, s):
+        ctx.save_for_backward(x, s)
+        return x * s
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, s = ctx.saved_tensors
+        return grad * s, (grad * x).sum(0)
+
+
+class _Reductions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.step = nn.Parameter(torch.tensor([0.05]))
+        self.channel_step = nn.Parameter(torch.linspace(0.03, 0.08, 8).reshape(8, 1))
+        self.scale = nn.Parameter(torch.linspace(0.5, 1.5, 8))
+
+    def forward(self, x):
+        w = _StepQuantize.apply(self.fc.weight, self.step, -8, 7)
+        h = F.linear(x, w, self.fc.bias)
+        v = _StepQuantize.apply(self.fc.weight * 0.5, self.channel_step, -4, 3)
+        h = h + F.linear(x, v)
+        return _Scale.apply(h.tanh(), self.scale).pow(2).sum()
+
+
+def _reductions():
+    torch.manual_seed(0)
+    return _Reductions(), (torch.randn(4, 6, generator=_g(1)),)
 
 
 class _ReplayedViews(nn.Module):
