@@ -44,9 +44,12 @@ what the forms give for them, else the Function is refused with its name
 that clips, gates or normalizes the gradient, is not imported; nor an
 affine one, m * g plus a term independent of g, as SR-STE's decay).
 
-openai's activation-checkpoint Function (CheckpointFunction(run_function,
-length, *args), diffusion UNets) is traced as a direct call of
-run_function, as torch.utils.checkpoint is.
+torch's own _Dirichlet Function (Beta and Dirichlet draws) is refused with
+what to draw instead (tfc has no gamma draw), and a Function inside a
+functorch transform (its arguments wrapped by grad or vmap) as torch 1.13
+refuses it. openai's activation-checkpoint Function
+(CheckpointFunction(run_function, length, *args), diffusion UNets) is
+traced as a direct call of run_function, as torch.utils.checkpoint is.
 """
 import contextlib
 import types
@@ -170,11 +173,33 @@ def _is_activation_checkpoint(cls, args) -> bool:
             and 0 <= args[1] <= len(args) - 2)
 
 
+_DIRICHLET_HINT = (
+    "draw the value from torch.rand / torch.randn instead (for mixup's lam ~ Beta(a, a): "
+    "torch.rand(()) is Beta(1, 1); a Kumaraswamy draw (1 - (1 - u) ** (1 / a)) ** (1 / a) of "
+    "u = torch.rand(()) has a similar shape), or draw it outside the model (numpy's "
+    "np.random.beta) and pass it in as a batch input")
+
+
 def _apply(cls, *args, check: bool = False):
     if _is_activation_checkpoint(cls, args):
         # Traced as a direct call, as torch.utils.checkpoint is: tfc's
         # recompute= option decides what to keep.
         return args[0](*args[2:2 + args[1]])
+    if cls.__module__ == "torch.distributions.dirichlet" and cls.__name__ == "_Dirichlet":
+        # torch's own Function behind Beta / Dirichlet draws (their sample()
+        # too): its forward is a gamma draw, which tfc's stream does not have.
+        raise ModelError(
+            "a Beta or Dirichlet draw (torch.distributions.Beta / Dirichlet .sample() or "
+            ".rsample()) cannot be imported: tfc has no gamma-distributed random "
+            "draw", stack_frame(), _DIRICHLET_HINT)
+    if _in_functorch_transform(args):
+        # torch 1.13 refuses it in eager runs; traced, functorch's vmap
+        # fails an internal assert at the straight_through op.
+        _refuse(cls, "it is applied inside a functorch transform (grad, vmap, jacrev, "
+                     "hessian, vjp), which this torch does not support (its eager runs refuse "
+                     "it too)", stack_frame(),
+                "apply the Function outside the transform, or write its forward with "
+                "differentiable torch ops inside it (the transform then differentiates them)")
     try:
         return _import(cls, args, check)
     except FrontendError:
@@ -184,6 +209,17 @@ def _apply(cls, *args, check: bool = False):
         if any(m in text for m in DATA_DEPENDENT_MARKERS):
             raise  # the tracer's own message for value-dependent control flow
         _refuse(cls, f"running its forward or backward while tracing failed ({text})")
+
+
+def _in_functorch_transform(args) -> bool:
+    """Whether a Function's tensor arguments are those of a functorch grad
+    or vmap transform (wrapped for it)."""
+    functorch_c = getattr(torch._C, "_functorch", None)
+    if functorch_c is None:
+        return False
+    return any(isinstance(a, torch.Tensor) and (functorch_c.is_gradtrackingtensor(a)
+                                                or functorch_c.is_batchedtensor(a))
+               for a in args)
 
 
 def _needs_grad(a) -> bool:
