@@ -198,6 +198,13 @@ def _contents(obj):
     module's attributes (not torch's tables), a list's, tuple's or dict's
     entries, a simple object's attributes (module_watch._simple_object);
     else None."""
+    try:
+        return _shallow_copy(obj)
+    except Exception:  # noqa: BLE001 - an object that refuses to be looked into
+        return None
+
+
+def _shallow_copy(obj):
     if isinstance(obj, torch.nn.Module):
         return {k: v for k, v in vars(obj).items() if k not in _MODULE_KEYS}
     if isinstance(obj, (list, tuple)):
@@ -217,7 +224,7 @@ class _Stores:
     lists, dicts and simple objects of the code's globals, as they were
     before the trace; put_back() after it."""
 
-    def __init__(self, model: Optional[torch.nn.Module], spaces: List[dict]):
+    def __init__(self, model: Optional[torch.nn.Module], spaces: List[dict], hooks: list):
         # The tensors there before (the copies keep them, so ids stay theirs).
         self.known: Set[int] = set()
         # id -> (object, path, its contents before, whether the path is private)
@@ -233,6 +240,18 @@ class _Stores:
                 if isinstance(k, str) and not k.startswith("__") and not isinstance(
                         v, (torch.nn.Module, torch.Tensor)) and _contents(v) is not None:
                     queue.append((v, f"{space.get('__name__', '?')}.{k}", 1, k.startswith("_")))
+        # What forward hooks close over (a dict of activations filled by a
+        # hook made in a function: `def hook(m, i, o): features[name] = o`).
+        for f in hooks:
+            code = getattr(f, "__code__", None)
+            for name, cell in zip(code.co_freevars if code else (), f.__closure__ or ()):
+                try:
+                    v = cell.cell_contents
+                except ValueError:  # an empty cell
+                    continue
+                if not isinstance(v, (torch.nn.Module, torch.Tensor)) and \
+                        _contents(v) is not None:
+                    queue.append((v, name, 1, name.startswith("_")))
         while queue and len(self.copies) < _STORE_OBJECTS:
             obj, path, depth, private = queue.popleft()
             if isinstance(obj, torch.Tensor):
@@ -326,7 +345,10 @@ def guarded(model_name: str, model: Optional[torch.nn.Module] = None) -> Iterato
     held = _held_generators(model)
     held_before = [_generator_state(g) for _, g in held]
     places = _python_places(model)
-    stores = _Stores(model, code_globals(model) if model is not None else [])
+    hooks = [] if model is None else [
+        f for m in model.modules()
+        for f in list(m._forward_hooks.values()) + list(m._forward_pre_hooks.values())]
+    stores = _Stores(model, code_globals(model, *hooks) if model is not None else [], hooks)
     failed = True
     try:
         with patching.replaced(torch.Tensor, numpy=_refusing(".numpy()"),

@@ -393,9 +393,18 @@ class _Stores(torch.nn.Module):
         return out.pow(2).mean()
 
 
+def _keeping(features: dict):
+    """A forward hook storing its module's output in `features` (the
+    feature-extraction tutorials' get_activation)."""
+    def hook(module, inputs, output):
+        features["sub"] = output.detach()
+    return hook
+
+
 def _check_stored_tensors(device) -> list:
-    """Compiling _Stores (a train step and a forward) leaves none of the
-    tensors its trace stored on the user's objects (before the fix they
+    """Compiling _Stores (a train step and a forward; with a hook filling a
+    dict it closes over) leaves none of the tensors its trace stored on the
+    user's objects (before the fix they
     held traced tensors, numpy reading garbage from them) and warns naming
     each; the step carries the buffer forward rebinds as torch does."""
     import warnings
@@ -404,6 +413,8 @@ def _check_stored_tensors(device) -> list:
     x = torch.randn(5, 4)
     for what in ("step", "forward"):
         model = _Stores()
+        features = {}
+        model.lin.register_forward_hook(_keeping(features))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             if what == "step":
@@ -413,12 +424,13 @@ def _check_stored_tensors(device) -> list:
                 run = tfc_torch.compile(model.eval(), (x,), device=device)
         text = " ".join(str(w.message) for w in caught)
         for name in ("last_mask", "was_none", "sub.feat", "feats", "meter.sum",
-                     "train_state.STORED", "register_buffer"):
+                     "train_state.STORED", "features", "register_buffer"):
             if name not in text:
                 problems.append(f"{what}: no warning naming {name}: {text[:300]}")
         left = {"last_mask": hasattr(model, "last_mask"), "was_none": model.was_none is not None,
                 "sub.feat": hasattr(model.sub, "feat"), "feats": model.feats != [],
-                "meter": (model.meter.sum, model.meter.count) != (0.0, 0), "STORED": STORED != []}
+                "meter": (model.meter.sum, model.meter.count) != (0.0, 0), "STORED": STORED != [],
+                "features": features != {}}
         if any(left.values()):
             problems.append(f"{what}: compiling left stored values on the user's objects: "
                             f"{[k for k, v in left.items() if v]}")
