@@ -22,6 +22,7 @@ state in ways functional_call alone does not route to the placeholders:
 - A submodule copied in forward (copy.deepcopy, functorch's
   make_functional): `traced_parameters` makes a deep copy of a traced
   tensor its detached value (torch's copy of a parameter is a new leaf),
+  as is nn.Parameter(traced tensor) (fuse_conv_bn_weights in forward),
   and a traced tensor assigned to a parameter's name stands for one.
 - Plain Python attributes changed by forward (a step counter for KL
   annealing, an `initialized` flag) are baked into the trace with the
