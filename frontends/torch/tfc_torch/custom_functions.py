@@ -10,7 +10,9 @@ the output y; per input x_i:
     elementwise   grad_i = m_i * g                  (x_i of y's shape)
     reduced       grad_i = sum_to(c_i * g, x_i's shape)
                   (x_i broadcasts to y's shape: a scalar or per-channel
-                  step size, LSQ's grad_alpha = sum(coefficient * g))
+                  step size, LSQ's grad_alpha = sum(coefficient * g); or
+                  a backward returning m_i * g of y's shape for it,
+                  which torch sums to x_i's shape: c_i = m_i)
     added         grad_i = c_i, independent of g    (x_i of another shape)
 
 The first covers straight-through estimators (m = 1 or a mask), gradient
@@ -306,6 +308,10 @@ def _import(cls, args, check):
             continue
         if isinstance(m, torch.Tensor) and a.shape == y.shape and m.shape == y.shape:
             forms.append((i, ELEMENTWISE, m.detach()))
+        elif isinstance(m, torch.Tensor) and m.shape == y.shape and _broadcasts(a, y):
+            # A gradient of the output's shape for a broadcast input (x * w's
+            # g * x for w): torch sums it to the input's shape itself.
+            forms.append((i, REDUCED, m.detach()))
         elif isinstance(m, torch.Tensor) and a.shape != y.shape and m.numel() == a.numel():
             c = _coefficient(cls, ctx, outs, k, i) if _broadcasts(a, y) else None
             if c is None:
@@ -415,7 +421,10 @@ def run_checks():
         for g in _gradients(outs[k]):
             grads = _grads(cls, ctx, _grad_outputs(ctx, outs, k, g))
             for i, kind, c in forms:
-                if _close(grads[i], _want(kind, c, g, args[i])):
+                got = grads[i]
+                if kind == REDUCED and isinstance(got, torch.Tensor) and got.shape == g.shape:
+                    got = sum_to(got, args[i].shape)  # as torch reduces it
+                if _close(got, _want(kind, c, g, args[i])):
                     continue
                 if kind == ADDED:
                     _refuse(cls, f"the gradient of input {i}, not of the output's shape, is "

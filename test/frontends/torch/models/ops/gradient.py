@@ -57,7 +57,9 @@ CASES = {
     # of c * grad_output over the dimensions it broadcasts along: LSQ
     # quantization as a Function with a scalar and a per-channel step size
     # (grad_alpha = sum(coefficient * g)), and a per-feature scale. They
-    # were refused as gradients that depend on grad_output.
+    # were refused as gradients that depend on grad_output. A [1, 8] gain
+    # whose backward returns g * x of the output's shape (torch sums it to
+    # the gain's) was refused as not elementwise.
     "custom-function-reductions": lambda: _reductions(),
     # A view of a tensor written in place (F.linear adds its bias in place
     # on a 3-d input that is not contiguous) is rebuilt by functionalization
@@ -326,6 +328,15 @@ class _Scale(torch.autograd.Function):
         return grad * s, (grad * x).sum(0)
 
 
+class _ScaleUnreduced(_Scale):
+    """The input's gradient left of the output's shape: torch sums it."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, s = ctx.saved_tensors
+        return grad * s, grad * x
+
+
 class _Reductions(nn.Module):
     def __init__(self):
         super().__init__()
@@ -333,12 +344,14 @@ class _Reductions(nn.Module):
         self.step = nn.Parameter(torch.tensor([0.05]))
         self.channel_step = nn.Parameter(torch.linspace(0.03, 0.08, 8).reshape(8, 1))
         self.scale = nn.Parameter(torch.linspace(0.5, 1.5, 8))
+        self.gain = nn.Parameter(torch.linspace(1.5, 0.5, 8).reshape(1, 8))
 
     def forward(self, x):
         w = _StepQuantize.apply(self.fc.weight, self.step, -8, 7)
         h = F.linear(x, w, self.fc.bias)
         v = _StepQuantize.apply(self.fc.weight * 0.5, self.channel_step, -4, 3)
         h = h + F.linear(x, v)
+        h = _ScaleUnreduced.apply(h, self.gain)
         return _Scale.apply(h.tanh(), self.scale).pow(2).sum()
 
 
@@ -352,6 +365,7 @@ class _ReplayedViews(nn.Module):
         super().__init__()
         self.out = nn.Linear(8, 5)
         self.scale = nn.Parameter(torch.linspace(0.5, 1.5, 8))
+        self.gain = nn.Parameter(torch.linspace(1.5, 0.5, 8).reshape(1, 8))
 
     def forward(self, x, y):
         logits = self.out(x.transpose(0, 1)).view(-1, 5)
