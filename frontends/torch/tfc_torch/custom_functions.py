@@ -253,7 +253,9 @@ def _coefficient(cls, ctx, outs, k, i):
     """For input i of a backward linear in the gradient g of output k,
     grad_i = sum_to(c * g, shape of input i): c, of output k's shape, as
     the vector-Jacobian product of g -> grad_i with ones (functorch.vjp
-    through the backward); None when grad_i does not depend on g."""
+    through the backward); None when grad_i does not depend on g, or when
+    functorch cannot run the backward (the added form then, checked as
+    such)."""
     import functorch
 
     depends = []
@@ -265,10 +267,13 @@ def _coefficient(cls, ctx, outs, k, i):
         depends.append(isinstance(got, torch.Tensor) and got.requires_grad)
         return got
 
-    value, vjp = functorch.vjp(gradient, torch.ones_like(outs[k]))
-    if not depends[0]:
+    try:
+        value, vjp = functorch.vjp(gradient, torch.ones_like(outs[k]))
+        if not depends[0]:
+            return None
+        return vjp(torch.ones_like(value))[0].detach()
+    except Exception:  # noqa: BLE001 - the form before the reduced one
         return None
-    return vjp(torch.ones_like(value))[0].detach()
 
 
 def _values(out, args, ctx):
@@ -324,10 +329,10 @@ def _import(cls, args, check):
             else:
                 forms.append((i, REDUCED, c))
         else:
-            _refuse(cls, "tfc imports an elementwise backward (inputs and gradients of the "
-                         "output's shape), the sum of one over the dimensions an input of "
-                         "smaller shape broadcasts along, or a gradient that does not depend "
-                         "on grad_output")
+            _refuse(cls, "tfc imports an elementwise backward (m * grad_output for an input "
+                         "of the output's shape), for an input that broadcasts to the output's "
+                         "shape the sum of c * grad_output over its broadcast dimensions, or a "
+                         "gradient that does not depend on grad_output")
     if check:
         # Checked after the eager run (run_checks): its backward calls would
         # otherwise be ops of that run that the trace does not have.
