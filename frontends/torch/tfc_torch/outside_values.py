@@ -244,7 +244,8 @@ class _Stores:
         # hook made in a function: `def hook(m, i, o): features[name] = o`).
         for f in hooks:
             code = getattr(f, "__code__", None)
-            for name, cell in zip(code.co_freevars if code else (), f.__closure__ or ()):
+            cells = getattr(f, "__closure__", None) or ()  # (a hook object has none)
+            for name, cell in zip(code.co_freevars if code else (), cells):
                 try:
                     v = cell.cell_contents
                 except ValueError:  # an empty cell
