@@ -203,6 +203,28 @@ TFC_SCALAR_FN T randomNormal(unsigned long long seed, unsigned long long offset,
          M::cos(T(6.283185307179586476925) * u2);
 }
 
+/// tfc.sort's order (torch.sort(stable=True)'s): whether element `a` at
+/// row position `ia` goes before `b` at `ib`. Ascending by value (descending
+/// with `descending`); a NaN after every number ascending and before every
+/// number descending; equal values (-0.0 and +0.0 among them) and two NaNs
+/// keep their position order. A strict weak order on (value, position)
+/// pairs, so any sort under it (the host's std::stable_sort, CUDA's bitonic
+/// network over the pairs) gives the same permutation. T is the value's
+/// compute type (float, double, or long long for integers, never NaN).
+template <class T>
+TFC_SCALAR_FN bool sortsBefore(T a, long long ia, T b, long long ib,
+                               bool descending) {
+  bool aNan = a != a, bNan = b != b;
+  if (aNan || bNan) {
+    if (aNan && bNan)
+      return ia < ib;
+    return descending ? aNan : bNan;
+  }
+  if (a < b || b < a)
+    return descending ? b < a : a < b;
+  return ia < ib;
+}
+
 } // namespace scalar
 } // namespace tfc
 

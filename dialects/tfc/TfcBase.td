@@ -199,7 +199,8 @@ def Tfc_KernelKind : I32EnumAttr<"KernelKind",
       I32EnumAttrCase<"multi_tensor", 4>,
       I32EnumAttrCase<"gemm", 5>,
       I32EnumAttrCase<"block_quantized", 6>,
-      I32EnumAttrCase<"scatter", 7>]> {
+      I32EnumAttrCase<"scatter", 7>,
+      I32EnumAttrCase<"sort", 8>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::tfc";
 }

@@ -30,7 +30,7 @@ def Tfc_FusionOp : Tfc_Op<"fusion", [IsolatedFromAbove, SingleBlock,
     The body is one block of tfc ops that codegen turns into a single GPU
     kernel (and a single host program) of kind `kind`, one of the kernel
     kinds of DESIGN.md: `pointwise`, `row_reduction`, `column_reduction`,
-    `gather`, `multi_tensor`, `gemm`, `block_quantized` or `scatter`. The operands are the kernel's inputs;
+    `gather`, `multi_tensor`, `gemm`, `block_quantized`, `scatter` or `sort`. The operands are the kernel's inputs;
     the region is isolated from above and its block arguments stand for the
     operands one to one. `tfc.yield` returns the kernel's outputs, which are
     the fusion's results (at least one).
@@ -53,7 +53,9 @@ def Tfc_FusionOp : Tfc_Op<"fusion", [IsolatedFromAbove, SingleBlock,
       (`adamw8bit`) plus pointwise ops computing its operands;
     * `scatter`: exactly one scatter-add (`embedding_grad`) plus pointwise
       ops computing its rows (`dy`); its ids are a kernel input or a
-      constant.
+      constant;
+    * `sort`: exactly one `sort` and nothing else (its operand is a kernel
+      input; the outputs are its results).
 
     In the assembly form each block argument is bound to its operand as
     `%arg = %operand : type`. Example (bias add + GELU):

@@ -25,6 +25,8 @@ StringRef mlir::tfc::stringifyKernelRole(KernelRole role) {
     return "block_quantized";
   case KernelRole::Scatter:
     return "scatter";
+  case KernelRole::Sort:
+    return "sort";
   case KernelRole::Composite:
     return "composite";
   }

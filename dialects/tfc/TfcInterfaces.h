@@ -26,6 +26,9 @@ enum class KernelRole {
   /// A deterministic scatter-add of rows into a table (embedding_grad):
   /// lives in scatter kernels, one per op.
   Scatter,
+  /// A stable sort of each row (sort): lives in sort kernels, one per op,
+  /// with nothing fused into them.
+  Sort,
   /// Decomposed by lowering before kernels are formed (e.g. attention).
   Composite,
 };

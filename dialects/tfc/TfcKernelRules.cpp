@@ -48,6 +48,8 @@ std::optional<KernelKind> mlir::tfc::kernelKindForRole(KernelRole role) {
     return KernelKind::block_quantized;
   case KernelRole::Scatter:
     return KernelKind::scatter;
+  case KernelRole::Sort:
+    return KernelKind::sort;
   case KernelRole::Composite:
     return std::nullopt;
   }
@@ -76,6 +78,8 @@ static std::optional<KernelRole> anchorRole(KernelKind kind) {
     return KernelRole::BlockQuantized;
   case KernelKind::scatter:
     return KernelRole::Scatter;
+  case KernelKind::sort:
+    return KernelRole::Sort;
   }
   llvm_unreachable("unknown kernel kind");
 }
@@ -84,10 +88,11 @@ static std::optional<KernelRole> anchorRole(KernelKind kind) {
 /// GEMM defines the whole launch) rather than one or more (reductions over
 /// the same rows or columns share one loop nest). A block_quantized kernel's
 /// grid is the quantization blocks of its one op, a scatter kernel's the
-/// rows of its one table.
+/// rows of its one table, a sort kernel's the rows of its one sort.
 static bool needsExactlyOneAnchor(KernelKind kind) {
   return kind == KernelKind::gather || kind == KernelKind::gemm ||
-         kind == KernelKind::block_quantized || kind == KernelKind::scatter;
+         kind == KernelKind::block_quantized || kind == KernelKind::scatter ||
+         kind == KernelKind::sort;
 }
 
 /// Whether a kernel of `kind` may have no anchor at all: a multi-tensor
@@ -653,6 +658,26 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
                            anchors.front());
     return success();
   }
+  case KernelKind::sort:
+    // A sort kernel reads its rows from memory and writes its two results:
+    // no codegen fuses a prologue or epilogue into the sort, so the kernel
+    // is its one op.
+    if (ops.size() != 1)
+      for (Operation *op : ops)
+        if (op != anchors.front())
+          return report.fail("a sort kernel holds only its " +
+                                 anchors.front()->getName().getStringRef() +
+                                 " op; '" + op->getName().getStringRef() +
+                                 "' cannot be fused into it",
+                             op);
+    for (Value output : outputs)
+      if (output.getDefiningOp() != anchors.front())
+        return report.fail("every output of a sort kernel must be a result "
+                           "of its " +
+                               anchors.front()->getName().getStringRef() +
+                               " op",
+                           anchors.front());
+    return success();
   case KernelKind::row_reduction: {
     // One row-reduction kernel maps one warp or block to each row, so every
     // reduction in it must walk the same rows.

@@ -76,6 +76,7 @@ constexpr int64_t kRowKernelColumnAccumulators = 16;
 ///   - scatter: exactly one scatter-add (embedding_grad) plus pointwise ops
 ///     computing its rows (dy); its ids are not computed in the kernel (a
 ///     constant may be cloned in); the outputs are its result;
+///   - sort: exactly one sort and nothing else; the outputs are its results;
 ///   - reduction kernels read no tensor without elements.
 /// On failure reports the first violated rule through `emitError` (when
 /// given) with a note at the offending op, and fails. Fusion passes call it

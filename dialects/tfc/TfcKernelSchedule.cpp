@@ -150,6 +150,9 @@ KernelScheduleAttr mlir::tfc::chooseKernelSchedule(MLIRContext *context,
   case KernelKind::scatter:
     // A warp per table row, as the short rows of a row_reduction.
     return make(32 * kWarpRowsPerBlock, kWarpRowsPerBlock, 0, kMaxRowBlocks);
+  case KernelKind::sort:
+    // A block per row, blocks striding over the rows.
+    return make(kBlockThreads, 1, 0, kMaxRowBlocks);
   case KernelKind::gemm:
     return {};
   }

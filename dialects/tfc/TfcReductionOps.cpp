@@ -1,4 +1,4 @@
-//===- TfcReductionOps.cpp - tfc reduce_sum, reduce_mean, reduce_max ------===//
+//===- TfcReductionOps.cpp - tfc reduce_sum, reduce_mean, reduce_max, sort ===//
 //
 // Result-type inference (which also checks the dims list) and kernel roles
 // of the reduction group. Folders live in TfcFolds.cpp.
@@ -129,3 +129,23 @@ TFC_DEFINE_REDUCE(ReduceSumOp)
 TFC_DEFINE_REDUCE(ReduceMeanOp)
 TFC_DEFINE_REDUCE(ReduceMaxOp)
 #undef TFC_DEFINE_REDUCE
+
+//===----------------------------------------------------------------------===//
+// SortOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SortOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto x = cast<RankedTensorType>(adaptor.getX().getType());
+  if (x.getRank() == 0)
+    return emitOptionalError(loc, "sort needs an operand of rank >= 1 (it "
+                                  "sorts the last dimension)");
+  inferred.push_back(x);
+  inferred.push_back(
+      RankedTensorType::get(x.getShape(), IntegerType::get(context, 64)));
+  return success();
+}
+
+KernelRole SortOp::getKernelRole() { return KernelRole::Sort; }

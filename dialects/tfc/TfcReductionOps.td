@@ -1,4 +1,4 @@
-//===- TfcReductionOps.td - tfc reduce_sum, reduce_mean, reduce_max -------===//
+//===- TfcReductionOps.td - tfc reduce_sum, reduce_mean, reduce_max, sort -===//
 //
 // Reductions over a list of dimensions. The result keeps the operand's
 // element type; accumulation happens in accumulationType() (fp32 for 16-bit
@@ -79,6 +79,41 @@ def Tfc_ReduceMaxOp : Tfc_ReduceOp<"reduce_max", Tfc_NumericTensor,
     ```mlir
     %m = tfc.reduce_max %x dims [0, 2] : tensor<4x8x16xf32> -> tensor<8xf32>
     ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// sort
+//===----------------------------------------------------------------------===//
+
+def Tfc_SortOp : Tfc_Op<"sort", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Tfc_KernelRoleOpInterface, ["getKernelRole"]>]> {
+  let summary = "stable sort of each row (last dimension), with its indices";
+  let description = [{
+    Sorts every row of `x` (its last dimension) ascending, or descending
+    with `descending`, and returns the sorted values and, for each, its
+    position in the row (i64), as `torch.sort(x, dim=-1, stable=True)`:
+    ties keep their index order, `-0.0` and `+0.0` are equal (a tie), and
+    NaN goes after every number ascending and before every number
+    descending (NaNs tie with each other). `x` has rank >= 1; `values` has
+    its type, `indices` its shape with element type i64. Other dims are
+    sorted by transposing them last first. The op is a `sort` kernel of its
+    own (one op, nothing fused into it): the host runs a stable sort of each
+    row's indices under the comparator of common/SortOrder.h. Its VJP sends
+    each value's cotangent back to the position it came from (the indices'
+    inverse permutation, itself a sort of the indices, gathers it). Example
+    (per-pixel errors of a Lovasz hinge, largest first):
+    ```mlir
+    %v, %i = tfc.sort %errors descending : tensor<2x2304xf32> -> tensor<2x2304xf32>, tensor<2x2304xi64>
+    ```
+  }];
+  let arguments = (ins Tfc_NumericTensor:$x, UnitAttr:$descending);
+  let results = (outs Tfc_NumericTensor:$values, StaticShapeTensorOf<[I64]>:$indices);
+  // The result types are printed although they are inferred, so that IR
+  // states the shapes it expects and a mismatch is reported.
+  let assemblyFormat = [{
+    $x (`descending` $descending^)? attr-dict `:` type($x) `->` type($values)
+    `,` type($indices)
   }];
 }
 

@@ -518,6 +518,42 @@ Cotangents vjp(ReduceMaxOp op, VjpBuilder &v, Value g) {
 }
 
 //===----------------------------------------------------------------------===//
+// sort
+//===----------------------------------------------------------------------===//
+
+Cotangents vjp(SortOp op, VjpBuilder &v, ArrayRef<Value> cots) {
+  // values[r, j] = x[r, indices[r, j]]: each value's cotangent goes back to
+  // the position it came from (torch's sort backward scatters by the
+  // indices). Each row's indices are a permutation, so sorting them gives
+  // its inverse, and dx[r, i] = g[r, inverse[r, i]] is a gather: an
+  // embedding of g's elements as one-wide rows, the row offset r * n added
+  // to the inverse. O(n log n) a row, as the sort; no scatter.
+  Value g = cots.empty() ? Value() : cots[0];
+  if (!g || !isFloat(op.getX()))
+    return SmallVector<Value>{Value()};
+  auto type = tensorTypeOf(op.getX());
+  int64_t n = type.getShape().back();
+  int64_t rows = n == 0 ? 0 : type.getNumElements() / n;
+  OpBuilder &b = v.builder();
+  Location loc = v.location();
+  auto indexType = tensorTypeOf(op.getIndices());
+  Value inverse = b.create<SortOp>(loc, op.getIndices(), false).getIndices();
+  auto grid = RankedTensorType::get({rows, n}, indexType.getElementType());
+  Value row = b.create<IotaOp>(loc, grid, /*dim=*/0);
+  Value length = b.create<ConstantOp>(
+      loc, DenseElementsAttr::get(
+               RankedTensorType::get({}, indexType.getElementType()),
+               b.getI64IntegerAttr(n).getValue()));
+  Value rowStart = v.mul(row, length);
+  Value ids = v.add(v.reshape(inverse, {rows, n}), rowStart);
+  Value table = v.reshape(g, {rows * n, 1});
+  Value gathered = b.create<EmbeddingOp>(
+      loc, RankedTensorType::get({rows, n, 1}, type.getElementType()), table,
+      ids);
+  return SmallVector<Value>{v.reshape(gathered, type.getShape())};
+}
+
+//===----------------------------------------------------------------------===//
 // matmul
 //===----------------------------------------------------------------------===//
 
@@ -569,6 +605,13 @@ struct CoreRule {
   }
 };
 
+/// The VJP of sort, from both results' cotangents (the indices' is none).
+struct SortRule {
+  Cotangents operator()(SortOp op, VjpBuilder &v, ArrayRef<Value> cots) const {
+    return vjp(op, v, cots);
+  }
+};
+
 } // namespace
 
 void mlir::tfc::detail::attachCoreVjps(MLIRContext *context) {
@@ -578,6 +621,7 @@ void mlir::tfc::detail::attachCoreVjps(MLIRContext *context) {
                   MinimumOp, SelectOp, ReshapeOp, TransposeOp, BroadcastToOp,
                   SliceOp, ConcatOp, PadOp, ReduceSumOp, ReduceMeanOp,
                   ReduceMaxOp, MatmulOp, DropoutOp, StraightThroughOp>(context);
+  attachVjpModels<SortRule, SortOp>(context);
 }
 
 void mlir::tfc::attachDifferentiableInterfaces(MLIRContext *context) {

@@ -29,13 +29,14 @@ namespace {
 /// which are cloned into the body: a splat there costs nothing, and as an
 /// input it would cost a buffer and a load. GEMM kernels are the exception:
 /// cuBLASLt reads its operands from memory, so a constant operand stays an
-/// input (and becomes a kernel of its own).
+/// input (and becomes a kernel of its own); so do sort kernels, which hold
+/// their one sort alone.
 void wrapInFusion(Operation *op, KernelKind kind) {
   OpBuilder builder(op);
   Location loc = op->getLoc();
   SmallVector<Value> inputs;
   SmallVector<Operation *> constants;
-  bool cloneConstants = kind != KernelKind::gemm;
+  bool cloneConstants = kind != KernelKind::gemm && kind != KernelKind::sort;
   for (Value operand : op->getOperands()) {
     auto constant = operand.getDefiningOp<ConstantOp>();
     if (constant && cloneConstants) {

@@ -138,6 +138,25 @@ def random_case(dtype):
                   ref, dtypes=(dtype,))
 
 
+def _sort_specials(t):
+    """NaN, infinities, signed zeros and ties among the values of a row."""
+    t = t.clone()
+    t[:, ::5] = t[:, ::5].double().mul(2).round().to(t.dtype)  # ties
+    t[0, :10] = torch.tensor([float("nan"), 0.0, -0.0, float("inf"), 1.0, float("-inf"),
+                              -0.0, float("nan"), 0.0, 1.0], dtype=t.dtype)
+    t[2, 9990:] = torch.tensor([-0.0, 0.0] * 5, dtype=t.dtype)
+    return t
+
+
+def _sort_ref(a, b):
+    down = torch.sort(a, dim=-1, descending=True, stable=True)
+    up = torch.sort(a, dim=-1, stable=True)
+    shown = [torch.atan2(torch.nan_to_num(s.values, nan=7.0, posinf=math.inf, neginf=-math.inf),
+                         torch.tensor(-1.0, dtype=a.dtype)) for s in (down, up)]
+    single = torch.sort(b, dim=-1, stable=True)
+    return [down.indices, shown[0], up.indices, shown[1], single.indices, single.values]
+
+
 def attention_ref(q, k, v, causal, rnd=lambda t: t):
     """scaled_dot_product_attention (torch 2.x semantics, top-left causal
     mask), with `rnd` applied where tfc's decomposition stores a 16-bit
@@ -271,6 +290,27 @@ CASES = [
            "  return %0, %1 : tensor<2x3x10x8x{d}>, tensor<2x3x10x8x{d}>",
            lambda a, b, c, rnd: [attention_ref(a, b, c, False, rnd), attention_ref(a, b, c, True, rnd)],
            tol=8.0),
+    # Stable sorts of rows of 10000 both ways and rows of 1: indices exact
+    # (NaN last ascending and first descending, ties and -0.0/+0.0 in index
+    # order), values with NaN as 7 and through atan2(v, -1), which is +-pi
+    # for +-0.0 (the sign each zero kept).
+    simple("sort", [([3, 10000], "float"), ([4, 1], "float")],
+           [([3, 10000], "i64"), ([3, 10000], None), ([3, 10000], "i64"), ([3, 10000], None),
+            ([4, 1], "i64"), ([4, 1], None)],
+           "  %v, %i = tfc.sort %a descending : tensor<3x10000x{d}> -> tensor<3x10000x{d}>, tensor<3x10000xi64>\n"
+           "  %w, %j = tfc.sort %a : tensor<3x10000x{d}> -> tensor<3x10000x{d}>, tensor<3x10000xi64>\n"
+           "  %s, %k = tfc.sort %b : tensor<4x1x{d}> -> tensor<4x1x{d}>, tensor<4x1xi64>\n"
+           "  %seven = tfc.constant dense<7.0> : tensor<{d}>\n"
+           "  %m1 = tfc.constant dense<-1.0> : tensor<{d}>\n"
+           "  %vn = tfc.compare ne, %v, %v : tensor<3x10000x{d}>, tensor<3x10000x{d}>\n"
+           "  %vs = tfc.select %vn, %seven, %v : tensor<3x10000xi1>, tensor<{d}>, tensor<3x10000x{d}>\n"
+           "  %vz = tfc.atan2 %vs, %m1 : tensor<3x10000x{d}>, tensor<{d}>\n"
+           "  %wn = tfc.compare ne, %w, %w : tensor<3x10000x{d}>, tensor<3x10000x{d}>\n"
+           "  %ws = tfc.select %wn, %seven, %w : tensor<3x10000xi1>, tensor<{d}>, tensor<3x10000x{d}>\n"
+           "  %wz = tfc.atan2 %ws, %m1 : tensor<3x10000x{d}>, tensor<{d}>\n"
+           "  return %i, %vz, %j, %wz, %k, %s : tensor<3x10000xi64>, tensor<3x10000x{d}>, "
+           "tensor<3x10000xi64>, tensor<3x10000x{d}>, tensor<4x1xi64>, tensor<4x1x{d}>",
+           lambda a, b: _sort_ref(a, b), gen=lambda i, t: _sort_specials(t) if i == 0 else t),
 ]
 
 # Backward ops live in their own module; it imports this one's helpers.

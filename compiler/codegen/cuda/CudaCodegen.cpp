@@ -222,6 +222,9 @@ FailureOr<CudaKernel> mlir::tfc::emitCudaKernel(Block &body, KernelKind kind,
   case KernelKind::scatter:
     kernel = emitScatterKernel(info);
     break;
+  case KernelKind::sort:
+    kernel = emitSortKernel(info);
+    break;
   case KernelKind::gemm:
     return emitError(loc) << "codegen: gemm kernels run on cuBLASLt "
                              "(tfcrt.gemm); there is no CUDA source to emit";

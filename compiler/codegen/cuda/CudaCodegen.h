@@ -45,6 +45,9 @@
 //   scatter           embedding_grad: a warp per table row ballots the ids
 //                     and sums the matching dy rows in position order
 //                     (no float atomics; the host's order, same bits)
+//   sort              tfc.sort: a block per row, a bitonic network over
+//                     (key, position) pairs under the host's comparator
+//                     (common/ScalarOps.h), in shared memory for short rows
 //
 // Kernels with a cross-block stage keep their partials in __device__ arrays
 // of the kernel's own module and must be launched with exactly the generated

@@ -85,6 +85,7 @@ FailureOr<CudaKernel> emitColumnReductionKernel(KernelInfo &info);
 FailureOr<CudaKernel> emitMultiTensorKernel(KernelInfo &info);
 FailureOr<CudaKernel> emitBlockQuantizedKernel(KernelInfo &info);
 FailureOr<CudaKernel> emitScatterKernel(KernelInfo &info);
+FailureOr<CudaKernel> emitSortKernel(KernelInfo &info);
 
 class ValueEmitter;
 

@@ -230,6 +230,9 @@ FailureOr<std::string> HostProgramWriter::attributes(Operation *op) {
         return kv("dims", formatInts(o.getDims())) +
                kv("keepdim", o.getKeepdim() ? "true" : "false");
       })
+      .Case([&](SortOp o) {
+        return kv("descending", o.getDescending() ? "true" : "false");
+      })
       .Case<LayerNormOp, RmsNormOp>([&](auto o) {
         return kv("eps", f64(o.getEps())) +
                kv("normalized_rank",

@@ -346,7 +346,8 @@ private:
       return Status::error("kernels: expected an array");
     static const std::set<std::string> kinds = {
         "pointwise",    "row_reduction", "column_reduction", "gather",
-        "multi_tensor", "gemm",          "block_quantized", "scatter"};
+        "multi_tensor", "gemm",          "block_quantized", "scatter",
+        "sort"};
     for (size_t i = 0; i < list->size(); ++i) {
       std::string path = json::element("kernels", i);
       const Json &j = (*list)[i];

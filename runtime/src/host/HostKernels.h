@@ -195,6 +195,13 @@ Status runGradOp(const HostProgram &prog, const HostOp &op,
                  const std::vector<const void *> &operands,
                  const std::vector<void *> &results);
 
+/// sort (HostSortOps.cpp): each row (last dim) of the whole compute-type
+/// operand stably sorted under scalar::sortsBefore, into the values (its
+/// dtype) and the i64 indices.
+Status runSortOp(const HostProgram &prog, const HostOp &op,
+                 const std::vector<const void *> &operands,
+                 const std::vector<void *> &results);
+
 /// gelu_grad / silu_grad on n aligned compute-type elements (unrounded).
 void activationGrad(const HostOp &op, const float *dy, const float *x,
                     float *dx, int64_t n);

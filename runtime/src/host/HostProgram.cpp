@@ -252,7 +252,7 @@ Status Parser::parse(std::string_view text) {
       static const char *kinds[] = {"pointwise",        "row_reduction",
                                     "column_reduction", "gather",
                                     "multi_tensor",     "block_quantized",
-                                    "scatter"};
+                                    "scatter",          "sort"};
       if (std::none_of(std::begin(kinds), std::end(kinds),
                        [&](const char *n) { return k == n; }))
         return err("unknown kernel kind '" + std::string(k) + "'");

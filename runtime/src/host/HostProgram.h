@@ -55,7 +55,17 @@ enum class OpCode {
 };
 
 /// The rows of common/HostOps.def that say which interpreter runs an op.
-enum class OpGroup { Unary, Binary, Source, Shape, Reduction, NN, Grad, Optimizer };
+enum class OpGroup {
+  Unary,
+  Binary,
+  Source,
+  Shape,
+  Reduction,
+  NN,
+  Grad,
+  Optimizer,
+  Sort
+};
 
 /// One op's row of common/HostOps.def.
 struct OpSchema {
@@ -112,6 +122,7 @@ struct HostOp {
   int64_t ignoreIndex = -100;  ///< cross_entropy.
   bool reductionMean = true;   ///< cross_entropy.
   bool keepdim = false;        ///< reduce_*.
+  bool descending = false;     ///< sort.
   CompareDir direction = CompareDir::Eq;
   /// adamw, adam, sgd, adamw8bit: the fixed hyper-parameters (eps is `eps`
   /// above).

@@ -389,6 +389,9 @@ bool Checker::check() {
     return checkNN();
   case OpGroup::Grad:
     return problem.empty() && (problem = verifyGradOp(prog, op, attrs)).empty();
+  case OpGroup::Sort:
+    return problem.empty() &&
+           (problem = verifySortOp(prog, op, attrs)).empty();
   case OpGroup::Optimizer:
     return problem.empty() &&
            (problem = op.code == OpCode::AdamW8bit

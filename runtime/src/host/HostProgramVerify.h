@@ -38,6 +38,9 @@ std::string verifyAdamW8bitOp(const HostProgram &prog, HostOp &op,
 /// verifyHostOp for the backward ops (HostGradOps.cpp).
 std::string verifyGradOp(const HostProgram &prog, HostOp &op, AttrMap &attrs);
 
+/// verifyHostOp for sort (HostSortOps.cpp).
+std::string verifySortOp(const HostProgram &prog, HostOp &op, AttrMap &attrs);
+
 /// Decimal integer / round-trippable float (`inf`, `-inf`, `nan` accepted)
 /// spanning all of `s`; std::nullopt otherwise.
 std::optional<int64_t> parseIntToken(std::string_view s);

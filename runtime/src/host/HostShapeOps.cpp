@@ -144,6 +144,8 @@ Status runWholeOp(const HostProgram &prog, const HostOp &op,
   case OpCode::CrossEntropyGrad:
   case OpCode::EmbeddingGrad:
     return runGradOp(prog, op, operands, results);
+  case OpCode::Sort:
+    return runSortOp(prog, op, operands, results);
   case OpCode::AdamW:
   case OpCode::Adam:
   case OpCode::Sgd:

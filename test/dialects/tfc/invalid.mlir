@@ -2307,6 +2307,86 @@ func.func @scatter_epilogue(%dy: tensor<6x8xf32>, %ids: tensor<6xi64>) -> tensor
 
 // -----
 
+// A sort kernel is its one sort: nothing is fused into it (here a prologue).
+func.func @sort_prologue(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi64>) {
+  // expected-error @+1 {{a sort kernel holds only its tfc.sort op; 'tfc.neg' cannot be fused into it}}
+  %r:2 = tfc.fusion sort (%a = %x : tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi64>) {
+    // expected-note @+1 {{'tfc.neg' here}}
+    %n = tfc.neg %a : tensor<4x8xf32>
+    %v, %i = tfc.sort %n : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4x8xi64>
+    tfc.yield %v, %i : tensor<4x8xf32>, tensor<4x8xi64>
+  }
+  return %r#0, %r#1 : tensor<4x8xf32>, tensor<4x8xi64>
+}
+
+// -----
+
+// A sort kernel holds exactly one sort.
+func.func @sort_two(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi64>) {
+  // expected-error @+1 {{a sort kernel holds exactly one sort op, found 2}}
+  %r:2 = tfc.fusion sort (%a = %x : tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi64>) {
+    // expected-note @+1 {{'tfc.sort' here}}
+    %v, %i = tfc.sort %a : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4x8xi64>
+    // expected-note @+1 {{'tfc.sort' here}}
+    %w, %j = tfc.sort %v descending : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4x8xi64>
+    tfc.yield %w, %i : tensor<4x8xf32>, tensor<4x8xi64>
+  }
+  return %r#0, %r#1 : tensor<4x8xf32>, tensor<4x8xi64>
+}
+
+// -----
+
+// A sort may not join another kind's kernel: a pointwise kernel cannot hold it.
+func.func @sort_in_pointwise(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{a pointwise kernel cannot hold 'tfc.sort' (role sort)}}
+  %r = tfc.fusion pointwise (%a = %x : tensor<4x8xf32>) -> tensor<4x8xf32> {
+    // expected-note @+1 {{'tfc.sort' here}}
+    %v, %i = tfc.sort %a : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4x8xi64>
+    tfc.yield %v : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// sort orders the last dimension: a 0-d operand has none.
+func.func @sort_scalar(%x: tensor<f32>) {
+  // expected-error @+2 {{sort needs an operand of rank >= 1 (it sorts the last dimension)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %v, %i = tfc.sort %x : tensor<f32> -> tensor<f32>, tensor<i64>
+  return
+}
+
+// -----
+
+// The indices are i64.
+func.func @sort_index_type(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'tfc.sort' op result #1 must be statically shaped tensor of 64-bit signless integer values, but got 'tensor<4x8xi32>'}}
+  %v, %i = tfc.sort %x : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4x8xi32>
+  return
+}
+
+// -----
+
+// Both results have x's shape, the values its type.
+func.func @sort_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+2 {{'tfc.sort' op inferred type(s) 'tensor<4x8xf32>', 'tensor<4x8xi64>' are incompatible with return type(s) of operation 'tensor<4x8xf32>', 'tensor<4x7xi64>'}}
+  // expected-error @+1 {{'tfc.sort' op failed to infer returned types}}
+  %v, %i = tfc.sort %x : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4x7xi64>
+  return
+}
+
+// -----
+
+// sort takes numeric operands: i1 is converted first.
+func.func @sort_bool(%x: tensor<4xi1>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of numeric element type}}
+  %v, %i = tfc.sort %x : tensor<4xi1> -> tensor<4xi1>, tensor<4xi64>
+  return
+}
+
+// -----
+
 // Backward ops (TfcGradOps.td). layer_norm_grad: normalized_rank lies in [1, rank(x)].
 func.func @layer_norm_grad_rank(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %s: tensor<4x1xf32>) {
   // expected-error @+1 {{normalized_rank 3 must be in [1, 2] (the rank of x)}}

@@ -1088,6 +1088,18 @@ func.func @embedding_grad(%dy: tensor<16x64x128xf32>, %ids: tensor<16x64xi64>) -
 
 // -----
 
+// sort: ascending by default, descending as a keyword; indices are i64 of x's shape.
+// CHECK-LABEL: func.func @sort
+func.func @sort(%x: tensor<2x2304xf32>, %y: tensor<5xi32>) -> (tensor<2x2304xf32>, tensor<2x2304xi64>, tensor<5xi32>, tensor<5xi64>) {
+  // CHECK: tfc.sort %{{[^ ]+}} : tensor<2x2304xf32> -> tensor<2x2304xf32>, tensor<2x2304xi64>
+  %v, %i = tfc.sort %x : tensor<2x2304xf32> -> tensor<2x2304xf32>, tensor<2x2304xi64>
+  // CHECK: tfc.sort %{{[^ ]+}} descending : tensor<5xi32> -> tensor<5xi32>, tensor<5xi64>
+  %w, %j = tfc.sort %y descending : tensor<5xi32> -> tensor<5xi32>, tensor<5xi64>
+  return %v, %i, %w, %j : tensor<2x2304xf32>, tensor<2x2304xi64>, tensor<5xi32>, tensor<5xi64>
+}
+
+// -----
+
 // adamw with defaults elided and with every attribute; bf16 gradients of f32 weights.
 // CHECK-LABEL: func.func @adamw
 func.func @adamw(%p: tensor<128x64xf32>, %g: tensor<128x64xbf16>, %m: tensor<128x64xf32>, %v: tensor<128x64xf32>, %lr: tensor<f32>, %step: tensor<i64>) -> (tensor<128x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>) {

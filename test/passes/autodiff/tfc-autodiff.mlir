@@ -359,3 +359,31 @@ func.func @loss(%t: tensor<8x4xf32> {tfc.param = "table"}, %ids: tensor<3xi64> {
   %s = tfc.reduce_sum %e dims [0, 1] : tensor<3x4xf32> -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// sort's values carry their cotangent back to the positions they came from:
+// sorting the indices gives their inverse permutation, which gathers the
+// cotangent (an embedding of one-wide rows, each row's offset r * n added);
+// the indices have no cotangent.
+// CHECK-LABEL: func.func @loss_grad
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32> {tfc.param = "x"})
+// CHECK: %[[V:.*]], %[[I:.*]] = tfc.sort %[[X]] descending : tensor<2x3xf32> -> tensor<2x3xf32>, tensor<2x3xi64>
+// CHECK: tfc.broadcast_to
+// CHECK: %[[G:.*]] = tfc.mul
+// CHECK: %{{.*}}, %[[INV:.*]] = tfc.sort %[[I]] : tensor<2x3xi64> -> tensor<2x3xi64>, tensor<2x3xi64>
+// CHECK: %[[ROW:.*]] = tfc.iota dim 0 : tensor<2x3xi64>
+// CHECK: %[[N:.*]] = tfc.constant dense<3> : tensor<i64>
+// CHECK: %[[START:.*]] = tfc.mul %[[ROW]], %[[N]]
+// CHECK: %[[IDS:.*]] = tfc.add %[[INV]], %[[START]] : tensor<2x3xi64>, tensor<2x3xi64>
+// CHECK: %[[TABLE:.*]] = tfc.reshape %[[G]] : tensor<2x3xf32> -> tensor<6x1xf32>
+// CHECK: %[[DX:.*]] = tfc.embedding %[[TABLE]], %[[IDS]] : tensor<6x1xf32>, tensor<2x3xi64> -> tensor<2x3x1xf32>
+// CHECK: %[[DXR:.*]] = tfc.reshape %[[DX]] : tensor<2x3x1xf32> -> tensor<2x3xf32>
+// CHECK: return %{{.*}}, %[[DXR]]
+func.func @loss(%x: tensor<2x3xf32> {tfc.param = "x"}) -> tensor<f32> {
+  %v, %i = tfc.sort %x descending : tensor<2x3xf32> -> tensor<2x3xf32>, tensor<2x3xi64>
+  %w = tfc.iota dim 1 : tensor<2x3xf32>
+  %p = tfc.mul %v, %w : tensor<2x3xf32>, tensor<2x3xf32>
+  %s = tfc.reduce_sum %p dims [0, 1] : tensor<2x3xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}

@@ -684,3 +684,24 @@ func.func @recomputed_loss_kernel(%logits: tensor<8x16xbf16>, %labels: tensor<8x
   %gb = tfc.convert %g : tensor<8x16xf32> -> tensor<8x16xbf16>
   return %loss, %gb : tensor<f32>, tensor<8x16xbf16>
 }
+
+// -----
+
+// A sort kernel holds its sort alone: the pointwise producer of its rows and
+// the pointwise reader of its values stay kernels of their own.
+// CHECK-LABEL: func.func @sort_alone
+// CHECK: tfc.fusion pointwise
+// CHECK-NEXT: tfc.neg
+// CHECK-NEXT: tfc.yield
+// CHECK: tfc.fusion sort
+// CHECK-NEXT: tfc.sort
+// CHECK-NEXT: tfc.yield
+// CHECK: tfc.fusion pointwise
+// CHECK-NEXT: tfc.exp
+// CHECK-NEXT: tfc.yield
+func.func @sort_alone(%x: tensor<2x5000xf32>) -> tensor<2x5000xf32> {
+  %n = tfc.neg %x : tensor<2x5000xf32>
+  %v, %i = tfc.sort %n : tensor<2x5000xf32> -> tensor<2x5000xf32>, tensor<2x5000xi64>
+  %e = tfc.exp %v : tensor<2x5000xf32>
+  return %e : tensor<2x5000xf32>
+}

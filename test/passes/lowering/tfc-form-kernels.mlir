@@ -141,3 +141,25 @@ func.func @optimizer(%p: tensor<16xf32>, %g: tensor<16xf32>, %m: tensor<16xf32>,
   %q = tfc.sgd %p1, %g, %lr, %step : tensor<16xf32>, tensor<16xf32>, tensor<f32>
   return %p1, %m1, %v1, %q : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
 }
+
+// -----
+
+// A sort becomes a sort kernel of its own, both results yielded; a constant
+// operand stays an input (a sort kernel holds its sort alone), as for a GEMM,
+// computed by a kernel of its own.
+// CHECK-LABEL: func.func @sort
+// CHECK-SAME: (%[[X:.*]]: tensor<2x5000xf32>)
+// CHECK: %[[F:.*]]:2 = tfc.fusion sort (%[[IN:.*]] = %[[X]] : tensor<2x5000xf32>) -> (tensor<2x5000xf32>, tensor<2x5000xi64>) {
+// CHECK-NEXT: %[[V:.*]], %[[I:.*]] = tfc.sort %[[IN]] descending : tensor<2x5000xf32> -> tensor<2x5000xf32>, tensor<2x5000xi64>
+// CHECK-NEXT: tfc.yield %[[V]], %[[I]] : tensor<2x5000xf32>, tensor<2x5000xi64>
+// CHECK: %[[C:.*]] = tfc.fusion pointwise () -> tensor<3xi32> {
+// CHECK-NEXT: tfc.constant dense<{{\[}}3, 1, 2]> : tensor<3xi32>
+// CHECK: tfc.fusion sort (%[[IN2:.*]] = %[[C]] : tensor<3xi32>) -> (tensor<3xi32>, tensor<3xi64>) {
+// CHECK-NEXT: tfc.sort %[[IN2]] : tensor<3xi32> -> tensor<3xi32>, tensor<3xi64>
+// CHECK: return %[[F]]#0, %{{.*}}#1
+func.func @sort(%x: tensor<2x5000xf32>) -> (tensor<2x5000xf32>, tensor<3xi64>) {
+  %v, %i = tfc.sort %x descending : tensor<2x5000xf32> -> tensor<2x5000xf32>, tensor<2x5000xi64>
+  %c = tfc.constant dense<[3, 1, 2]> : tensor<3xi32>
+  %w, %j = tfc.sort %c : tensor<3xi32> -> tensor<3xi32>, tensor<3xi64>
+  return %v, %j : tensor<2x5000xf32>, tensor<3xi64>
+}

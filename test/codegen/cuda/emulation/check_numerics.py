@@ -417,6 +417,7 @@ def cases(run):
     yield from backward_cases(run)
     yield from block_quantized_cases(run)
     yield from scatter_cases(run)
+    yield from sort_cases(run)
     yield from in_place_cases(run)
     yield from schedule_cases(run)
 
@@ -532,6 +533,60 @@ def scatter_cases(run):
     ids[4:9] = 77
     o, = run(sc, "embedding_grad_width_one", [dy, ids], [(torch.float32, (144, 1))])
     yield "embedding_grad_width_one", o, in_order_scatter(dy, ids, 144, torch.float32), True
+
+
+def sort_cases(run):
+    """tfc.sort (sort.mlir) against torch.sort(stable=True): indices exact,
+    values bit for bit (signed zeros compared through their bits; NaN
+    payloads, which neither defines, as one NaN)."""
+    def bits(t):
+        if t.is_floating_point():
+            t = t.masked_fill(t.isnan(), float("nan"))
+        if t.dtype in (torch.float32, torch.float64):
+            return t.view(torch.int32 if t.dtype == torch.float32 else torch.int64)
+        if t.dtype == torch.bfloat16:
+            return t.view(torch.int16)
+        return t
+
+    def special(rows, n, dtype=torch.float32):
+        # NaN, infinities, signed zeros and ties among random values.
+        x = torch.randn(rows, n)
+        x[:, ::7] = x[:, ::7].round()
+        x[0, :9] = torch.tensor([float("nan"), 1.0, -0.0, float("inf"), 0.0, float("-inf"),
+                                 float("nan"), 1.0, -0.0])
+        x[-1, n - 6:] = torch.tensor([0.0, -0.0, float("nan"), -0.0, 0.0, 1.0])
+        return x.to(dtype)
+
+    so = "sort.mlir"
+    x = special(3, 1000)
+    v, i = run(so, "sort_f32", [x], [(torch.float32, (3, 1000)), (torch.int64, (3, 1000))])
+    want = torch.sort(x, dim=-1, stable=True)
+    yield "sort_f32 values", bits(v), bits(want.values), True
+    yield "sort_f32 indices", i, want.indices, True
+
+    x = special(2, 5000)
+    i, v = run(so, "sort_long", [x], [(torch.int64, (2, 5000)), (torch.float32, (2, 5000))])
+    want = torch.sort(x, dim=-1, descending=True, stable=True)
+    yield "sort_long values", bits(v), bits(want.values), True
+    yield "sort_long indices", i, want.indices, True
+
+    x = special(4, 37, torch.bfloat16)
+    v, i = run(so, "sort_bf16", [x], [(torch.bfloat16, (4, 37)), (torch.int64, (4, 37))])
+    want = torch.sort(x, dim=-1, stable=True)
+    yield "sort_bf16 values", bits(v), bits(want.values), True
+    yield "sort_bf16 indices", i, want.indices, True
+
+    x = torch.randint(-20, 20, (3, 300))
+    x[1, :4] = torch.tensor([2 ** 62, -2 ** 62, 5, 5])
+    v, i = run(so, "sort_i64", [x], [(torch.int64, (3, 300)), (torch.int64, (3, 300))])
+    want = torch.sort(x, dim=-1, descending=True, stable=True)
+    yield "sort_i64 values", v, want.values, True
+    yield "sort_i64 indices", i, want.indices, True
+
+    x = torch.randn(5, 1, dtype=torch.float64)
+    v, i = run(so, "sort_single", [x], [(torch.float64, (5, 1)), (torch.int64, (5, 1))])
+    yield "sort_single values", v, x, True
+    yield "sort_single indices", i, torch.zeros(5, 1, dtype=torch.int64), True
 
 
 def block_quantized_cases(run):
