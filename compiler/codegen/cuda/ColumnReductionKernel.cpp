@@ -162,7 +162,7 @@ mlir::tfc::cuda::emitColumnReductionKernel(KernelInfo &info) {
   }
   auto combine = [](const Acc &a, StringRef lhs, StringRef rhs) {
     return a.isMax ? fmt::format("tfc_max({}, {})", lhs.str(), rhs.str())
-                   : fmt::format("{} + {}", lhs.str(), rhs.str());
+                   : wrappingArith(a.accType, '+', lhs, rhs);
   };
 
   // Stage 1: this thread's rows of its column, in increasing order.

@@ -76,8 +76,14 @@ struct tfc_math {
 // value, and the order is fixed, so results are deterministic.
 static const char *const kReductions = R"cuda(#ifndef TFC_DEVLIB_REDUCTIONS
 #define TFC_DEVLIB_REDUCTIONS
+// Integer sums wrap (two's complement), as torch's: through the unsigned
+// type, since signed overflow is undefined.
 struct tfc_sum_op {
   template <typename T> TFC_INLINE T operator()(T a, T b) const { return a + b; }
+  TFC_INLINE int operator()(int a, int b) const { return (int)((unsigned)a + (unsigned)b); }
+  TFC_INLINE long long operator()(long long a, long long b) const {
+    return (long long)((unsigned long long)a + (unsigned long long)b);
+  }
 };
 struct tfc_max_op {
   template <typename T> TFC_INLINE T operator()(T a, T b) const { return tfc_max(a, b); }

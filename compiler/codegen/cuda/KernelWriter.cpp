@@ -139,6 +139,21 @@ std::string mlir::tfc::cuda::intLiteral(Type t, int64_t value) {
                             : std::to_string(value) + "LL";
 }
 
+std::string mlir::tfc::cuda::wrappingArith(Type t, char op, StringRef a,
+                                           StringRef b) {
+  if (!t.isInteger(32) && !t.isInteger(64))
+    return fmt::format("{} {} {}", a.str(), op, b.str());
+  std::string ct = computeType(t), ut = "unsigned " + ct;
+  return fmt::format("({0})(({1}){2} {3} ({1}){4})", ct, ut, a.str(), op,
+                     b.str());
+}
+
+std::string mlir::tfc::cuda::wrappingNeg(Type t, StringRef x) {
+  if (!t.isInteger(32) && !t.isInteger(64))
+    return ("-" + x).str();
+  return wrappingArith(t, '-', "0", x);
+}
+
 //===----------------------------------------------------------------------===//
 // KernelWriter
 //===----------------------------------------------------------------------===//

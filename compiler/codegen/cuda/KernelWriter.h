@@ -61,6 +61,15 @@ std::string floatLiteral(Type elementType, double value);
 std::string floatLiteral(Type elementType, const llvm::APFloat &value);
 /// An integer literal of the compute type of `elementType` (i1, i32, i64).
 std::string intLiteral(Type elementType, int64_t value);
+/// `a op b` (op one of + - *) in the compute type of `elementType`: C's
+/// operator for floats; for i32 / i64 through the unsigned type and back, so
+/// overflow wraps (two's complement, as torch's and the host interpreter's)
+/// where signed overflow would be undefined behaviour.
+std::string wrappingArith(Type elementType, char op, llvm::StringRef a,
+                          llvm::StringRef b);
+/// `-x` in the compute type of `elementType`, wrapping for integers
+/// (-INT_MIN is INT_MIN).
+std::string wrappingNeg(Type elementType, llvm::StringRef x);
 
 //===----------------------------------------------------------------------===//
 // KernelWriter

@@ -340,7 +340,8 @@ LogicalResult emitTensorSumStage(KernelInfo &info, KernelWriter &w,
         max ? fmt::format("tfc_max({}, __ldcg(&tfc_partial_sum"
                           "{}[b]))",
                           total, n)
-            : fmt::format("{} + __ldcg(&tfc_partial_sum{}[b])", total, n)));
+            : wrappingArith(acc, '+', total,
+                            fmt::format("__ldcg(&tfc_partial_sum{}[b])", n))));
     std::string value = total;
     if (isa<ReduceMeanOp>(sum))
       value = fmt::format(
@@ -468,7 +469,9 @@ FailureOr<CudaKernel> mlir::tfc::cuda::emitMultiTensorKernel(KernelInfo &info) {
         return failure();
       w.line(isa<ReduceMaxOp>(sum)
                  ? fmt::format("{0} = tfc_max({0}, {1});", accs[n], value->code)
-                 : fmt::format("{0} = {0} + {1};", accs[n], value->code));
+                 : fmt::format("{} = {};", accs[n],
+                               wrappingArith(accumulationType(elementTypeOf(x)),
+                                             '+', accs[n], value->code)));
     }
     w.pop();
   }

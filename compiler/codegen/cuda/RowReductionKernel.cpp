@@ -497,9 +497,12 @@ LogicalResult RowKernelEmitter::emitGridStage() {
     w.push("if (warp == q) {", "}");
     w.line(fmt::format(
         "#pragma unroll\nfor (int k = 0; k < {0}; ++k) {{ const int j = lane "
-        "+ 32 * k; if (j < {1}) tfc_block_col{2}[j] = (q == 0 ? {3} : "
-        "tfc_block_col{2}[j]) + {4}[k]; }}",
-        perThread, length, n, floatLiteral(acc, 0.0), colAccs[n]));
+        "+ 32 * k; if (j < {1}) tfc_block_col{2}[j] = {3}; }}",
+        perThread, length, n,
+        wrappingArith(acc, '+',
+                      fmt::format("(q == 0 ? {} : tfc_block_col{}[j])",
+                                  floatLiteral(acc, 0.0), n),
+                      colAccs[n] + "[k]")));
     w.pop();
     w.line("__syncthreads();");
     w.pop();
@@ -593,9 +596,14 @@ LogicalResult RowKernelEmitter::emitColumnStage() {
     std::string t = computeType(acc);
     std::string total = w.fresh("coltotal");
     w.line(fmt::format("{} {} = {};", t, total, floatLiteral(acc, 0.0)));
-    w.line(fmt::format("for (int b = 0; b < {0}; ++b) {1} += "
-                       "__ldcg(&tfc_partial_col{2}[b * {3} + jc]);",
-                       grid, total, n, length));
+    std::string partial =
+        fmt::format("__ldcg(&tfc_partial_col{}[b * {} + jc])", n, length);
+    w.line(fmt::format(
+        "for (int b = 0; b < {}; ++b) {}", grid,
+        isa<FloatType>(acc)
+            ? fmt::format("{} += {};", total, partial)
+            : fmt::format("{} = {};", total,
+                          wrappingArith(acc, '+', total, partial))));
     std::string value = total;
     if (isa<ReduceMeanOp>(sum))
       value = fmt::format("{} / {}", total, floatLiteral(acc, (double)rows));
@@ -768,7 +776,9 @@ FailureOr<CudaKernel> RowKernelEmitter::run() {
       FailureOr<CExpr> v = ve->emit(x, ve->coordsOf(e, shapeOf(x)));
       if (failed(v))
         return failure();
-      w.line(fmt::format("{0}[k] = {0}[k] + {1};", colAccs[n], v->code));
+      Type acc = accumulationType(elementTypeOf(x));
+      w.line(fmt::format("{}[k] = {};", colAccs[n],
+                         wrappingArith(acc, '+', colAccs[n] + "[k]", v->code)));
     }
     closeLanes();
   }

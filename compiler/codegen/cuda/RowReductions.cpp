@@ -175,7 +175,8 @@ RowKernelEmitter::reduce(Value x, Combine combine, Type accType,
     return failure();
   std::string t = term(xv->code);
   w.line(combine == Combine::Sum
-             ? fmt::format("{0} = {0} + ({1});", acc, t)
+             ? fmt::format("{} = {};", acc,
+                           wrappingArith(accType, '+', acc, "(" + t + ")"))
              : fmt::format("{0} = tfc_max({0}, ({1})({2}));", acc, type, t));
   closeLanes();
   w.line(allReduce(acc, combine, type));

@@ -220,12 +220,18 @@ FailureOr<CExpr> ValueEmitter::emitOp(OpResult result,
 
   return llvm::TypeSwitch<Operation *, FailureOr<CExpr>>(op)
       // Unary math.
-      .Case([&](NegOp) { return unary([](auto x) { return "-" + x; }); })
+      // Integer -, |x|, +, -, * and / wrap (two's complement, as torch's and
+      // the host's) instead of overflowing, which C++ leaves undefined:
+      // through the unsigned type (wrappingArith), -INT_MIN and
+      // |INT_MIN| = INT_MIN, INT_MIN / -1 = INT_MIN.
+      .Case([&](NegOp) {
+        return unary([&](auto x) { return wrappingNeg(et, x); });
+      })
       .Case([&](AbsOp) {
         return unary([&](auto x) {
           if (isF)
             return fn("fabs", et) + "(" + x + ")";
-          return (et.isInteger(64) ? "llabs(" : "abs(") + x + ")";
+          return "(" + x + " < 0 ? " + wrappingNeg(et, x) + " : " + x + ")";
         });
       })
       .Case([&](ExpOp) {
@@ -317,16 +323,24 @@ FailureOr<CExpr> ValueEmitter::emitOp(OpResult result,
       })
       // Binary math (broadcasting).
       .Case([&](AddOp) {
-        return binary([](auto a, auto b) { return a + " + " + b; });
+        return binary(
+            [&](auto a, auto b) { return wrappingArith(et, '+', a, b); });
       })
       .Case([&](SubOp) {
-        return binary([](auto a, auto b) { return a + " - " + b; });
+        return binary(
+            [&](auto a, auto b) { return wrappingArith(et, '-', a, b); });
       })
       .Case([&](MulOp) {
-        return binary([](auto a, auto b) { return a + " * " + b; });
+        return binary(
+            [&](auto a, auto b) { return wrappingArith(et, '*', a, b); });
       })
       .Case([&](DivOp) {
-        return binary([](auto a, auto b) { return a + " / " + b; });
+        return binary([&](auto a, auto b) -> std::string {
+          if (isF)
+            return a + " / " + b;
+          return "(" + b + " == -1 ? " + wrappingNeg(et, a) + " : " + a +
+                 " / " + b + ")";
+        });
       })
       .Case([&](MaximumOp) {
         return binary(

@@ -61,11 +61,13 @@ func.func @mean_max_bf16(%x: tensor<4x8x4096xbf16>) -> (tensor<8x4096xbf16>, ten
 }
 
 // A middle dimension reduced (dims [1] of 4x512x96): the column index
-// interleaves around it; integer sums accumulate in i64.
+// interleaves around it; integer sums accumulate in i64 and wrap (through
+// the unsigned type: signed overflow is undefined), as torch's.
 // CHECK-LABEL: // ===== kernel middle_dim_i64: kind column_reduction
 // CHECK: long long [[A:acc[0-9]+]] = 0LL;
 // CHECK: const long long [[X:v[0-9]+]] = in0[o % 96 + o / 96 * 49152 + r * 96];
-// CHECK-NEXT: [[A]] = [[A]] + [[X]];
+// CHECK-NEXT: [[A]] = (long long)((unsigned long long)[[A]] + (unsigned long long)[[X]]);
+// CHECK: for (int g = 1; g < {{[0-9]+}}; ++g) [[T:total[0-9]+]] = (long long)((unsigned long long)[[T]] + (unsigned long long)tfc_groups0[g][tx]);
 func.func @middle_dim_i64(%x: tensor<4x512x96xi64>) -> tensor<4x96xi64> {
   %r = tfc.fusion column_reduction (%a = %x : tensor<4x512x96xi64>) -> tensor<4x96xi64> {
     %0 = tfc.reduce_sum %a dims [1] : tensor<4x512x96xi64> -> tensor<4x96xi64>

@@ -164,6 +164,55 @@ func.func @bitwise_i32_i1(%x: tensor<33x7xi32>, %y: tensor<33x7xi32>, %p: tensor
   return %r#0, %r#1 : tensor<33x7xi32>, tensor<33x7xi1>
 }
 
+// Integer arithmetic wraps (two's complement), as torch's and the host's:
+// hash encodings multiply coordinates by large primes. +, -, *, neg go
+// through the unsigned type (signed overflow is undefined in CUDA C++),
+// abs and / spell out -INT_MIN = INT_MIN and INT_MIN / -1 = INT_MIN.
+// CHECK-LABEL: // ===== kernel wrap_i64: kind pointwise
+// CHECK: const long long [[H:v[0-9]+]] = (long long)((unsigned long long)va0.v[l] * (unsigned long long)2654435761LL);
+// CHECK-NEXT: const long long [[B:v[0-9]+]] = in1[i % 40];
+// CHECK-NEXT: const long long [[S:v[0-9]+]] = (long long)((unsigned long long)[[H]] + (unsigned long long)[[B]]);
+// CHECK-NEXT: const long long {{v[0-9]+}} = (long long)((unsigned long long)[[S]] - (unsigned long long)va0.v[l]);
+// CHECK: const long long {{v[0-9]+}} = (long long)((unsigned long long)0 - (unsigned long long)va0.v[l]);
+// CHECK-NEXT: const long long {{v[0-9]+}} = ([[B]] < 0 ? (long long)((unsigned long long)0 - (unsigned long long)[[B]]) : [[B]]);
+// CHECK: const long long {{v[0-9]+}} = ([[B]] == -1 ? (long long)((unsigned long long)0 - (unsigned long long)va0.v[l]) : va0.v[l] / [[B]]);
+func.func @wrap_i64(%x: tensor<24x40xi64>, %y: tensor<40xi64>) -> (tensor<24x40xi64>, tensor<24x40xi64>, tensor<24x40xi64>) {
+  %r:3 = tfc.fusion pointwise (%a = %x : tensor<24x40xi64>, %b = %y : tensor<40xi64>) -> (tensor<24x40xi64>, tensor<24x40xi64>, tensor<24x40xi64>) {
+    %p = tfc.constant dense<2654435761> : tensor<i64>
+    %0 = tfc.mul %a, %p : tensor<24x40xi64>, tensor<i64>
+    %1 = tfc.add %0, %b : tensor<24x40xi64>, tensor<40xi64>
+    %2 = tfc.sub %1, %a : tensor<24x40xi64>, tensor<24x40xi64>
+    %3 = tfc.neg %a : tensor<24x40xi64>
+    %4 = tfc.abs %b : tensor<40xi64>
+    %5 = tfc.add %3, %4 : tensor<24x40xi64>, tensor<40xi64>
+    %6 = tfc.div %a, %b : tensor<24x40xi64>, tensor<40xi64>
+    tfc.yield %2, %5, %6 : tensor<24x40xi64>, tensor<24x40xi64>, tensor<24x40xi64>
+  } {kernel_name = "wrap_i64"}
+  return %r#0, %r#1, %r#2 : tensor<24x40xi64>, tensor<24x40xi64>, tensor<24x40xi64>
+}
+
+// CHECK-LABEL: // ===== kernel wrap_i32: kind pointwise
+// CHECK: const int [[U:v[0-9]+]] = in0[i];
+// CHECK-NEXT: const int [[M:v[0-9]+]] = (int)((unsigned int)[[U]] * (unsigned int)73856093);
+// CHECK-NEXT: const int [[V:v[0-9]+]] = in1[i];
+// CHECK-NEXT: const int [[N:v[0-9]+]] = (int)((unsigned int)0 - (unsigned int)[[V]]);
+// CHECK-NEXT: const int {{v[0-9]+}} = (int)((unsigned int)[[M]] - (unsigned int)[[N]]);
+// CHECK-NEXT: const int {{v[0-9]+}} = ([[U]] < 0 ? (int)((unsigned int)0 - (unsigned int)[[U]]) : [[U]]);
+// CHECK: const int {{v[0-9]+}} = ([[V]] == -1 ? (int)((unsigned int)0 - (unsigned int)[[U]]) : [[U]] / [[V]]);
+func.func @wrap_i32(%u: tensor<33x7xi32>, %v: tensor<33x7xi32>) -> (tensor<33x7xi32>, tensor<33x7xi32>) {
+  %r:2 = tfc.fusion pointwise (%c = %u : tensor<33x7xi32>, %d = %v : tensor<33x7xi32>) -> (tensor<33x7xi32>, tensor<33x7xi32>) {
+    %q = tfc.constant dense<73856093> : tensor<i32>
+    %7 = tfc.mul %c, %q : tensor<33x7xi32>, tensor<i32>
+    %8 = tfc.neg %d : tensor<33x7xi32>
+    %9 = tfc.sub %7, %8 : tensor<33x7xi32>, tensor<33x7xi32>
+    %10 = tfc.abs %c : tensor<33x7xi32>
+    %11 = tfc.add %9, %10 : tensor<33x7xi32>, tensor<33x7xi32>
+    %12 = tfc.div %c, %d : tensor<33x7xi32>, tensor<33x7xi32>
+    tfc.yield %11, %12 : tensor<33x7xi32>, tensor<33x7xi32>
+  } {kernel_name = "wrap_i32"}
+  return %r#0, %r#1 : tensor<33x7xi32>, tensor<33x7xi32>
+}
+
 // Attention head split (slice + reshape + transpose) and a cast to bf16:
 // each output element computes its input index; the permuted input is read
 // with scalar loads, the bf16 output is stored 8 at a time.

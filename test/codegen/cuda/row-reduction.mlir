@@ -230,6 +230,23 @@ func.func @trailing_reductions(%x: tensor<4x8xf32>, %y: tensor<4x2x4xf32>) -> (t
   return %r#0, %r#1 : tensor<4xf32>, tensor<4x1x1xf32>
 }
 
+// Integer row sums (of squares, wrapping as well) wrap as torch's: the
+// accumulation goes through the unsigned type, and tfc_sum_op's int
+// overload does the same across lanes.
+// CHECK-LABEL: // ===== kernel row_sum_i32: kind row_reduction
+// CHECK: const int [[X:v[0-9]+]] = in0[row * 300 + j];
+// CHECK-NEXT: const int [[SQ:v[0-9]+]] = (int)((unsigned int)[[X]] * (unsigned int)[[X]]);
+// CHECK-NEXT: [[S:acc[0-9]+]] = (int)((unsigned int)[[S]] + (unsigned int)([[SQ]]));
+// CHECK: [[S]] = tfc_{{warp|block}}_allreduce([[S]], tfc_sum_op(){{.*}});
+func.func @row_sum_i32(%x: tensor<16x300xi32>) -> tensor<16xi32> {
+  %r = tfc.fusion row_reduction (%a = %x : tensor<16x300xi32>) -> tensor<16xi32> {
+    %0 = tfc.mul %a, %a : tensor<16x300xi32>, tensor<16x300xi32>
+    %1 = tfc.reduce_sum %0 dims [-1] : tensor<16x300xi32> -> tensor<16xi32>
+    tfc.yield %1 : tensor<16xi32>
+  } {kernel_name = "row_sum_i32"}
+  return %r : tensor<16xi32>
+}
+
 // A softmax written out of reduce_max, sub, exp, reduce_sum and div: the
 // per-row statistics are registers read at the row's index; the row is kept
 // in registers for the max and the sum. The final pass calls the division's

@@ -52,7 +52,11 @@ def from_bytes(data, dtype, shape):
 
 # How every emulated kernel is compiled; precompile_header uses the same flags
 # (GCC only takes a precompiled header built with the flags of the compile).
-COMPILE_FLAGS = ["-std=c++20", "-O1", "-w", "-pthread"]
+# Signed overflow is undefined behaviour in CUDA C++ as in C++: the sanitizer
+# stops a kernel that overflows (integer arithmetic must wrap through the
+# unsigned type, as torch's does).
+COMPILE_FLAGS = ["-std=c++20", "-O1", "-w", "-pthread", "-fsanitize=signed-integer-overflow",
+                 "-fno-sanitize-recover=signed-integer-overflow"]
 
 
 def precompile_header(cxx, cuda_include, directory):
@@ -236,6 +240,32 @@ def cases(run):
     yield "bitwise_i32_i1 i32", o, ~(x ^ y), True
     yield "bitwise_i32_i1 i1", m, ~((p & q) ^ p) | q, True
 
+    # Integer +, -, *, neg, abs wrap over the whole range as torch's (hash
+    # primes times coordinates overflow); INT_MIN / -1 is INT_MIN (torch
+    # raises SIGFPE there: the reference negates where the divisor is -1).
+    def div_trunc(a, b):
+        minus_one = b == -1
+        q = torch.div(a, torch.where(minus_one, torch.ones_like(b), b), rounding_mode="trunc")
+        return torch.where(minus_one, -a, q)
+    x = torch.randint(i64.min, i64.max, (24, 40))
+    y = torch.randint(i64.min, i64.max, (40,))
+    x[0, :4] = torch.tensor([0, -1, i64.min, i64.max])
+    y[:4] = torch.tensor([3, -1, i64.min, i64.max])  # no zero divisor
+    y[y == 0] = 3
+    x[1:3, 1] = i64.min
+    o, n, q = run(pw, "wrap_i64", [x, y], [(torch.int64, (24, 40))] * 3)
+    yield "wrap_i64 mul add sub", o, x * 2654435761 + y - x, True
+    yield "wrap_i64 neg abs", n, -x + y.abs(), True
+    yield "wrap_i64 div", q, div_trunc(x, y.expand(24, 40)), True
+    u = torch.randint(i32.min, i32.max, (33, 7), dtype=torch.int32)
+    v = torch.randint(i32.min, i32.max, (33, 7), dtype=torch.int32)
+    u[:4, 0] = v[:4, 0] = torch.tensor([0, -1, i32.min, i32.max], dtype=torch.int32)
+    u[1:3, 1], v[1:3, 1] = i32.min, -1
+    v[v == 0] = 3  # no zero divisor
+    o, q = run(pw, "wrap_i32", [u, v], [(torch.int32, (33, 7))] * 2)
+    yield "wrap_i32 mul sub neg abs add", o, u * 73856093 - (-v) + u.abs(), True
+    yield "wrap_i32 div", q, div_trunc(u, v), True
+
     x = torch.randn(8, 40) * 2
     x[0, :4] = torch.tensor([0.0, -0.0, float("inf"), -float("inf")])
     xh, xd = x.half(), x.double() * 2
@@ -399,9 +429,13 @@ def cases(run):
     yield "column reduce_max", n, -ex.amax(0, keepdim=True), True
     yield "column prologue output", e, ex, True
 
-    x = torch.randint(-1000, 1000, (4, 512, 96))
+    # Integer sums wrap as torch's (terms over the whole i64 range).
+    x = torch.randint(i64.min, i64.max, (4, 512, 96))
     o, = run(cr, "middle_dim_i64", [x], [(torch.int64, (4, 96))])
     yield "middle_dim_i64", o, x.sum(1), True
+    x = torch.randint(i32.min, i32.max, (16, 300), dtype=torch.int32)
+    o, = run(rr, "row_sum_i32", [x], [(torch.int32, (16,))])
+    yield "row_sum_i32", o, (x.long() * x.long()).sum(1).to(torch.int32), True
 
     table, wpe = torch.randn(256, 128), torch.randn(64, 128)
     ids = torch.randint(0, 256, (16, 64))
