@@ -201,6 +201,13 @@ class Builder:
         return self.create(f"tfc.reduce_{name}", [x], {"dims": dims, "keepdim": keepdim},
                            [x.type.with_shape(shape)]).result
 
+    def sort(self, x: Value, descending: bool = False):
+        """(values, i64 indices) of x's rows (last dim) stably sorted, NaN
+        last ascending and first descending (tfc.sort, torch's stable sort)."""
+        op = self.create("tfc.sort", [x], {"descending": bool(descending)},
+                         [x.type, TensorType(x.shape, "i64")])
+        return tuple(op.results)
+
     # -- linear algebra and nn ------------------------------------------------------------
 
     def matmul(self, a: Value, b: Value, transpose_a=False, transpose_b=False) -> Value:

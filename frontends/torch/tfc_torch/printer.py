@@ -52,6 +52,13 @@ def _reduce(op, n):
     return f"{op.name} {n(x)} dims {_ints(op.attrs['dims'])}{keep} : {x.type} -> {op.result.type}"
 
 
+def _sort(op, n):
+    x = op.operands[0]
+    flag = " descending" if op.attrs.get("descending") else ""
+    values, indices = op.results
+    return f"{op.name} {n(x)}{flag} : {x.type} -> {values.type}, {indices.type}"
+
+
 def _arrow(op, n):
     x = op.operands[0]
     return f"{op.name} {n(x)} : {x.type} -> {op.result.type}"
@@ -204,6 +211,7 @@ SYNTAX: Dict[str, Callable] = {
     **{f"tfc.{u}": _unary for u in _UNARY},
     **{f"tfc.{b}": _binary for b in _BINARY},
     **{f"tfc.{r}": _reduce for r in _REDUCE},
+    "tfc.sort": _sort,
     "tfc.constant": _constant,
     "tfc.gelu": _gelu,
     "tfc.gelu_grad": _gelu_grad,

@@ -6,10 +6,12 @@ lowers.
 Each element's place in the row's stable ascending order (NaN after every
 number, ties in index order) is counted directly: its rank is the number
 of elements before it in that order, from one comparison of every pair
-of the row ([.., n, n], so rows are at most MAX_RANK_SIZE long). The k-th
+of the row ([.., n, n], for rows of up to MAX_RANK_SIZE). The k-th
 smallest is the element of rank k - 1: one comparison and one reduction,
 whatever k is, and a rank computed in the graph (nanmedian's, from the
-row's count of numbers) costs the same. Values carry their gradient to
+row's count of numbers) costs the same. Longer rows are sorted (tfc.sort,
+the same order) and the index at position k - 1 of the sort is read; mode,
+which counts equal pairs, still refuses them. Values carry their gradient to
 the element picked (torch's median(dim), kthvalue, mode), or spread it
 evenly over the elements equal to the result (torch's median() and
 nanmedian() of every element).
@@ -20,9 +22,10 @@ implementation-specific; tfc returns the first in index order (the
 stable order's), and the gradient goes there."""
 from ..registry import lowers
 from .common import norm_dim
-from .reduction import picked_along
+from .reduction import picked_along, sorted_rows
 
-# Rows longer than this are refused: ranking compares every pair.
+# Rows longer than this are sorted (tfc.sort) rather than ranked, which
+# compares every pair.
 MAX_RANK_SIZE = 4096
 
 
@@ -30,15 +33,16 @@ def _is_float(v):
     return v.dtype.startswith(("f", "bf"))
 
 
-def _last(ctx, v, dim, what):
-    """v with `dim` moved last (a 0-d v as one element), refused when the
-    row is longer than MAX_RANK_SIZE."""
+def _last(ctx, v, dim, what, pairs=False):
+    """v with `dim` moved last (a 0-d v as one element); with `pairs` (a
+    count over every pair of the row), refused when the row is longer than
+    MAX_RANK_SIZE."""
     b = ctx.b
     if v.rank == 0:
         return b.reshape(v, (1,))
     dim = norm_dim(dim, v.rank)
     n = v.shape[dim]
-    if n > MAX_RANK_SIZE:
+    if pairs and n > MAX_RANK_SIZE:
         ctx.unsupported(f"{what} of {n} elements along a dim (tfc ranks at most "
                         f"{MAX_RANK_SIZE}: it compares every pair)",
                         "reduce a shorter dim, or compute it outside the model")
@@ -78,8 +82,14 @@ def ranks(ctx, v):
 
 def _at_rank(ctx, v, rank):
     """The index (i64 [.., 1]) of the element of `rank` (an int or i64
-    [.., 1]) in each row of v (last dim)."""
+    [.., 1]) in each row of v (last dim): from the ranks, or for rows longer
+    than MAX_RANK_SIZE the sort's index at position `rank`."""
     b = ctx.b
+    if v.shape[-1] > MAX_RANK_SIZE:
+        _, order = sorted_rows(ctx, v, v.rank - 1, False)
+        if isinstance(rank, int):
+            return b.slice(order, [0] * (v.rank - 1) + [rank], list(v.shape[:-1]) + [rank + 1])
+        return picked_along(ctx, order, v.rank - 1, rank)
     if isinstance(rank, int):
         rank = ctx.tensor(rank, "i64")
     hit = b.compare("eq", ranks(ctx, v), rank)
@@ -105,12 +115,13 @@ def _median_rank(ctx, v, skip_nan):
                     ctx.tensor((n - 1) // 2, "i64"))
 
 
-def _selected(ctx, x, dim, keepdim, index_of):
+def _selected(ctx, x, dim, keepdim, index_of, pairs=False):
     """(values, indices) along `dim` of the element each row's `index_of(row
-    values with dim last)` picks, its value's gradient to that element."""
+    values with dim last)` picks, its value's gradient to that element
+    (`pairs`: index_of compares every pair of the row)."""
     b = ctx.b
     v = ctx.tensor(x, ctx.out(0).dtype)
-    rows = _last(ctx, v, dim, ctx.name.split(".")[1])
+    rows = _last(ctx, v, dim, ctx.name.split(".")[1], pairs)
     index = index_of(rows)                                   # [.., 1]
     values = picked_along(ctx, rows, rows.rank - 1, index)
     if v.rank and norm_dim(dim, v.rank) != v.rank - 1:
@@ -191,4 +202,4 @@ def mode(ctx, x, dim=-1, keepdim=False):
         # An all-NaN row: its last NaN.
         return b.select(b.compare("lt", last, ctx.tensor(0, "i64")), ctx.tensor(n - 1, "i64"),
                         last)
-    return _selected(ctx, x, dim, keepdim, last_of_mode)
+    return _selected(ctx, x, dim, keepdim, last_of_mode, pairs=True)

@@ -117,15 +117,38 @@ def max_dim(ctx, x, dim, keepdim=False):
     return (b.reshape(values, ctx.out(0).shape), b.reshape(index, ctx.out(1).shape))
 
 
-# sort ranks every element against every other along its dim: n x n
-# comparisons per row, so it orders at most this many elements.
+# Up to this many elements along its dim, sort ranks every element against
+# every other (n x n comparisons per row, ops that fuse with what reads the
+# result); longer rows are sorted by tfc.sort (a kernel of its own).
 MAX_SORT_SIZE = 4096
 # topk picks its k elements one by one (a few ops per pick); for more than
-# this many it takes the first k of the rank sort.
+# this many it takes the first k of the sort.
 MAX_TOPK_PICKS = 32
-# Past MAX_SORT_SIZE, topk picks one by one (a pass over the row each): the
-# most it unrolls (probe N: k=8192 of 32768 ran for minutes).
-MAX_UNSORTED_PICKS = 256
+
+
+def sorted_rows(ctx, v, dim, descending):
+    """v stably sorted along dim by tfc.sort, as (values, i64 indices): ties
+    in index order, NaN last ascending and first descending (torch's stable
+    sort); each value's gradient goes to its own element (the op's VJP).
+    Rows of any length."""
+    b = ctx.b
+    if not dtypes.is_float(v.dtype) and v.dtype not in ("i32", "i64"):
+        # tfc.sort orders numeric types: narrow integers sort as i64.
+        values, indices = sorted_rows(ctx, b.convert(v, "i64"), dim, descending)
+        return b.convert(values, v.dtype), indices
+    last = v.rank - 1
+    vt = b.swap(v, dim, last) if dim != last else v
+    values, indices = b.sort(vt, descending)
+    if dim != last:
+        values, indices = b.swap(values, dim, last), b.swap(indices, dim, last)
+    return values, indices
+
+
+def _sorted(ctx, v, dim, descending):
+    """_sorted_by_rank for rows of up to MAX_SORT_SIZE, tfc.sort past it."""
+    if v.shape[dim] > MAX_SORT_SIZE:
+        return sorted_rows(ctx, v, dim, descending)
+    return _sorted_by_rank(ctx, v, dim, descending)
 
 
 def _lowest(ctx, dtype):
@@ -233,14 +256,10 @@ def topk(ctx, x, k, dim=-1, largest=True, sorted=True):
     dim = norm_dims(dim, v.rank)[0] if v.rank else 0
     if v.rank == 0 or k == 0:
         ctx.unsupported("topk of a scalar or with k = 0")
-    if k > MAX_UNSORTED_PICKS and v.shape[dim] > MAX_SORT_SIZE:
-        ctx.unsupported(f"topk of {k} out of {v.shape[dim]} elements (tfc picks more than "
-                        f"{MAX_TOPK_PICKS} from a sort of at most {MAX_SORT_SIZE}, and past that "
-                        f"one by one, at most {MAX_UNSORTED_PICKS})",
-                        "take fewer (OHEM: a threshold on the loss with torch.where, or topk "
-                        "per image of a smaller map), or select outside the model")
-    if k > MAX_TOPK_PICKS and v.shape[dim] <= MAX_SORT_SIZE:
-        values, indices = _sorted_by_rank(ctx, v, dim, largest)
+    if k > MAX_TOPK_PICKS:
+        # The first k of the sort: the rank form for short rows, tfc.sort for
+        # longer ones (OHEM over a full-resolution loss map).
+        values, indices = _sorted(ctx, v, dim, largest)
         limit = list(v.shape)
         limit[dim] = k
         values = ctx.b.slice(values, [0] * v.rank, limit)
@@ -289,8 +308,8 @@ def _prefix_read(ctx, dim, rank, n):
 @lowers("aten.sort.default", "aten.sort.stable")
 def sort(ctx, x, *args, **kwargs):
     """A stable sort (ties in index order, NaN last ascending, first
-    descending) of at most MAX_SORT_SIZE elements along dim
-    (_sorted_by_rank)."""
+    descending) along dim: ranks for rows of up to MAX_SORT_SIZE elements
+    (_sorted_by_rank), tfc.sort for longer ones."""
     if ctx.name == "aten.sort.stable":  # sort.stable(self, *, stable, dim, descending)
         dim, descending = kwargs.get("dim", -1), kwargs.get("descending", False)
     else:
@@ -312,11 +331,7 @@ def sort(ctx, x, *args, **kwargs):
         high[dim] = n - k
         return (ctx.b.pad(values, low, high, 0.0),
                 ctx.b.pad(ctx.tensor(indices, ctx.out(1).dtype), low, high, 0))
-    if n > MAX_SORT_SIZE:
-        ctx.unsupported(f"sorting {n} elements along a dim (tfc sorts at most {MAX_SORT_SIZE}: "
-                        "it compares every element with every other)",
-                        "use torch.topk for the few largest, or sort outside the model")
-    values, indices = _sorted_by_rank(ctx, v, dim, descending)
+    values, indices = _sorted(ctx, v, dim, descending)
     return values, ctx.tensor(indices, ctx.out(1).dtype)
 
 
@@ -326,7 +341,7 @@ def argsort_stable(ctx, x, *, stable=True, dim=-1, descending=False):
     v = ctx.tensor(x)
     if v.rank == 0:
         return ctx.tensor(0, ctx.out().dtype)
-    _, indices = _sorted_by_rank(ctx, v, norm_dims(dim, v.rank)[0], descending)
+    _, indices = _sorted(ctx, v, norm_dims(dim, v.rank)[0], descending)
     return ctx.tensor(indices, ctx.out().dtype)
 
 

@@ -45,6 +45,16 @@ CASES = {
     # and signed zeros both ways, an integer and a uint8 sort, a stable
     # argsort, topk of 100 of 300.
     "sort-long": lambda: _sort_long(),
+    # Rows longer than MAX_SORT_SIZE (4096) sort with tfc.sort: a Lovasz
+    # hinge over the 2x48x48 pixel errors of a batch (descending, with the
+    # labels gathered by the permutation), a global magnitude threshold
+    # (kthvalue of 6000 |weights|, values and index, the gradient to the
+    # element picked), median(dim) and quantile over 3000 / 6000 values,
+    # stable sorts of 5000 values both ways with NaN, +-inf, signed zeros
+    # and ties, 5000 signed zeros and NaNs descending (signs and indices in
+    # stable order), an integer sort, an argsort, topk of 100 of 4982 and of
+    # the 50 smallest of 5000.
+    "sort-op": lambda: _sort_op(),
     # aminmax (values; torch 1.13 cannot differentiate it), nansum and
     # nanmean over NaNs, cumprod with zeros and negative values, cummax /
     # cummin with ties and NaN (values and indices), logcumsumexp with ties
@@ -132,6 +142,65 @@ class _SortLong(nn.Module):
                 + ((ints + i_ints).float() * w[0]).sum() + (top * w[0, :100]).sum()
                 + (i_top.float() * w[1, :100]).sum() + (order.float() * w[2]).sum()
                 + (small.float() * w[1]).sum())
+
+
+def _lovasz_grad(gt_sorted):
+    gts = gt_sorted.sum()
+    inter = gts - gt_sorted.float().cumsum(0)
+    union = gts + (1 - gt_sorted).float().cumsum(0)
+    jaccard = 1.0 - inter / union
+    return torch.cat([jaccard[:1], jaccard[1:] - jaccard[:-1]])
+
+
+class _SortOp(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 1, 3, padding=1)
+        p = torch.randn(2, 5000, generator=_g(11))
+        p[0, :8] = torch.tensor([float("nan"), 1.0, 1.0, float("inf"), float("-inf"),
+                                 float("nan"), 0.0, -0.0])
+        p[0, 4990:] = torch.tensor([-0.0, 0.0, 1.0, 1.0, float("nan")] * 2)
+        p[1] = (p[1] * 2.0).round()  # many ties
+        self.p = nn.Parameter(p)
+        self.w = nn.Parameter(torch.randn(6000, generator=_g(12)))
+
+    def forward(self, x, labels, ramp):
+        logits, labels = self.conv(x).view(-1), labels.view(-1)
+        errors = 1.0 - logits * (2.0 * labels.float() - 1.0)
+        errors_sorted, perm = torch.sort(errors, dim=0, descending=True)
+        loss = torch.dot(F.relu(errors_sorted), _lovasz_grad(labels[perm]))
+        k = self.w.abs().kthvalue(4200)
+        loss = loss + 3.0 * k.values + k.indices.float() * 1e-3
+        med = self.w.view(2, 3000).median(dim=1)
+        loss = loss + (med.values * torch.tensor([1.0, -2.0])).sum() + med.indices.sum() * 1e-3
+        loss = loss + torch.quantile(self.w, 0.3) * 2.0
+        up, i_up = torch.sort(self.p * 1.0, dim=1, stable=True)
+        down, i_down = torch.sort(self.p.t() * 1.0, dim=0, descending=True, stable=True)
+        ints, i_ints = torch.sort((self.p[1] * 1.0).long(), stable=True)
+        order = torch.argsort(self.p[1] * 1.0, stable=True, descending=True)
+        # topk of values without ties (torch 1.13's CPU topk is not stable).
+        top, i_top = (self.p[0, 8:4990] * 2.0).topk(100)
+        low, i_low = self.p[0].topk(50, largest=False)
+        finite = torch.nan_to_num(torch.cat([up, down.t()]), nan=7.0, posinf=9.0, neginf=-9.0)
+        # Signed zeros (and NaN from NaN and inf) in their stable order: the
+        # sign of each sorted zero shows in atan2(z, -1) = +-pi.
+        z, i_z = torch.sort(self.p[0] * 0.0, descending=True, stable=True)
+        return (loss + (finite * ramp.repeat(2, 1)).sum()
+                + ((i_up + i_down.t()).float() * ramp).sum() * 1e-3
+                + ((ints + i_ints).float() * ramp[0]).sum() * 1e-3
+                + (order.float() * ramp[1]).sum() * 1e-3
+                + (top * ramp[0, :100]).sum() + (i_top.float() * ramp[1, :100]).sum() * 1e-3
+                + (torch.nan_to_num(low, neginf=-9.0) * ramp[1, :50]).sum()
+                + (i_low.float() * ramp[0, :50]).sum() * 1e-3
+                + (torch.atan2(torch.nan_to_num(z, nan=5.0), torch.tensor(-1.0)) * ramp[0]).sum()
+                + (i_z.float() * ramp[1]).sum() * 1e-3)
+
+
+def _sort_op():
+    torch.manual_seed(0)
+    return _SortOp(), (torch.randn(2, 3, 48, 48, generator=_g(13)),
+                       torch.randint(0, 2, (2, 48, 48), generator=_g(14)),
+                       torch.randn(2, 5000, generator=_g(15)))
 
 
 def _sort_long():
