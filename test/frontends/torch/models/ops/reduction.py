@@ -50,8 +50,9 @@ CASES = {
     # labels gathered by the permutation), a global magnitude threshold
     # (kthvalue of 6000 |weights|, values and index, the gradient to the
     # element picked), median(dim) and quantile over 3000 / 6000 values,
-    # stable sorts of 5000 values both ways with NaN, +-inf, signed zeros
-    # and ties, 5000 signed zeros and NaNs descending (signs and indices in
+    # median() / nanmedian() of every element and nanmedian / nanquantile
+    # along rows of 4992 with NaNs, stable sorts of 5000 values both ways
+    # with NaN, +-inf, signed zeros and ties, 5000 signed zeros and NaNs descending (signs and indices in
     # stable order), an integer sort, an argsort, topk of 100 of 4982 and of
     # the 50 smallest of 5000.
     "sort-op": lambda: _sort_op(),
@@ -174,6 +175,15 @@ class _SortOp(nn.Module):
         med = self.w.view(2, 3000).median(dim=1)
         loss = loss + (med.values * torch.tensor([1.0, -2.0])).sum() + med.indices.sum() * 1e-3
         loss = loss + torch.quantile(self.w, 0.3) * 2.0
+        # median() / nanmedian() of every element, nanmedian(dim) and
+        # nanquantile(dim) of long rows with NaNs (no ties: torch's index
+        # among tied elements is its quickselect's).
+        loss = loss + torch.median(self.w) * 3.0 + torch.median(self.p[0, 8:4990])
+        rows = torch.cat([self.p[0:1, 8:], self.w[None, :4992]])
+        holey = rows.masked_fill(rows.abs() > 1.5, float("nan"))
+        nm = holey.nanmedian(dim=1)
+        loss = (loss + torch.nanmedian(holey) * 2.0 + (nm.values * torch.tensor([1.0, -1.5])).sum()
+                + nm.indices.sum() * 1e-3 + torch.nanquantile(holey, 0.7, dim=1).sum())
         up, i_up = torch.sort(self.p * 1.0, dim=1, stable=True)
         down, i_down = torch.sort(self.p.t() * 1.0, dim=0, descending=True, stable=True)
         ints, i_ints = torch.sort((self.p[1] * 1.0).long(), stable=True)
