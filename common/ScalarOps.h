@@ -225,6 +225,24 @@ TFC_SCALAR_FN bool sortsBefore(T a, long long ia, T b, long long ib,
   return ia < ib;
 }
 
+/// tfc.shift_left of T (int for i32, long long for i64): a's two's-
+/// complement bits moved left by b, the bits shifted out dropped; 0 for an
+/// amount outside [0, bits of T), as torch >= 2.1's bitwise_left_shift
+/// (C's << is undefined there, and on a negative a).
+template <class T> TFC_SCALAR_FN T shiftLeft(T a, T b) {
+  if (b < 0 || b >= T(sizeof(T) * 8))
+    return T(0);
+  return T((unsigned long long)a << b);
+}
+
+/// tfc.shift_right of T: an arithmetic shift (the sign fills the vacated
+/// bits); an amount outside [0, bits) shifts by bits - 1 (0 or -1), as
+/// torch >= 2.1's bitwise_right_shift of signed integers.
+template <class T> TFC_SCALAR_FN T shiftRight(T a, T b) {
+  const T last = T(sizeof(T) * 8 - 1);
+  return a >> (b < 0 || b > last ? last : b);
+}
+
 } // namespace scalar
 } // namespace tfc
 

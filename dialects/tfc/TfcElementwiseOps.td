@@ -387,6 +387,44 @@ def Tfc_BitwiseNotOp : Tfc_UnaryOp<"bitwise_not", Tfc_IntTensor, "~x",
   }];
 }
 
+// Shifts of i32 / i64 (not i1: torch has no bool shift) by an amount of the
+// same type; 0 << b and 0 >> b are 0. The element formulas are
+// common/ScalarOps.h's shiftLeft / shiftRight, defined for every amount.
+class Tfc_ShiftOp<string mnemonic, string formula>
+    : Tfc_BinaryOp<mnemonic, formula, [Tfc_ElementLocal, Tfc_KeepsZeros]> {
+  let arguments = (ins Tfc_IndexTensor:$lhs, Tfc_IndexTensor:$rhs);
+  let results = (outs Tfc_IndexTensor:$result);
+}
+
+def Tfc_ShiftLeftOp : Tfc_ShiftOp<"shift_left", "lhs << rhs"> {
+  let description = [{
+    Shifts the two's-complement bits of each element of `lhs` left by the
+    matching element of `rhs` (i32 or i64, one element type, with
+    broadcasting), dropping the bits shifted out: `lhs * 2^rhs` wrapped,
+    as `torch.bitwise_left_shift` (`<<`). An amount outside [0, bits) (32
+    or 64) gives 0, as torch >= 2.1 (torch 1.13's CPU kernel takes it
+    modulo the width). Integers only; no gradient. Example (interleaving
+    the bits of a Morton code):
+    ```mlir
+    %y = tfc.shift_left %x, %s : tensor<4096xi64>, tensor<i64>
+    ```
+  }];
+}
+
+def Tfc_ShiftRightOp : Tfc_ShiftOp<"shift_right", "lhs >> rhs"> {
+  let description = [{
+    Shifts each element of `lhs` right by the matching element of `rhs`
+    (i32 or i64, with broadcasting), arithmetically: the sign bit fills
+    the vacated bits, `floor(lhs / 2^rhs)`, as `torch.bitwise_right_shift`
+    (`>>`) of signed integers. An amount outside [0, bits) shifts by
+    bits - 1 (0 for lhs >= 0, -1 below), as torch >= 2.1. Integers only;
+    no gradient. Example:
+    ```mlir
+    %y = tfc.shift_right %x, %s : tensor<8x32xi32>, tensor<32xi32>
+    ```
+  }];
+}
+
 def Tfc_CompareOp : Tfc_Op<"compare", [Pure, SameOperandsElementType,
                                        InferTypeOpAdaptor,
                                        Tfc_KernelRoleOpInterface,

@@ -264,6 +264,42 @@ OpFoldResult BitwiseNotOp::fold(FoldAdaptor adaptor) {
                    });
 }
 
+namespace {
+/// Folds a shift: `x op 0` to x, `0 op x` to 0 (when the broadcast keeps
+/// the operand's type), and constants elementwise at their width with
+/// common/ScalarOps.h's out-of-range rule (`fn` gets an in-range amount).
+template <typename OpT>
+OpFoldResult foldShift(OpT op, typename OpT::FoldAdaptor adaptor,
+                       APInt (*fn)(const APInt &, unsigned)) {
+  constexpr bool isLeft = std::is_same_v<OpT, ShiftLeftOp>;
+  Value lhs = op.getLhs(), rhs = op.getRhs();
+  Type type = op.getType();
+  if (lhs.getType() == type &&
+      (isSplatOf(adaptor.getRhs(), 0.0) || isSplatOf(adaptor.getLhs(), 0.0)))
+    return lhs;
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), cast<ShapedType>(type),
+      [&](const FoldScalar &a, const FoldScalar &b) -> std::optional<FoldScalar> {
+        const APInt &x = std::get<APInt>(a), &n = std::get<APInt>(b);
+        unsigned width = x.getBitWidth();
+        if (n.isNegative() || n.uge(width))
+          return FoldScalar(isLeft ? APInt::getZero(width)
+                                   : fn(x, width - 1));
+        return FoldScalar(fn(x, static_cast<unsigned>(n.getZExtValue())));
+      });
+}
+} // namespace
+
+OpFoldResult ShiftLeftOp::fold(FoldAdaptor adaptor) {
+  return foldShift(*this, adaptor,
+                   [](const APInt &x, unsigned n) { return x.shl(n); });
+}
+
+OpFoldResult ShiftRightOp::fold(FoldAdaptor adaptor) {
+  return foldShift(*this, adaptor,
+                   [](const APInt &x, unsigned n) { return x.ashr(n); });
+}
+
 OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   CompareDirection direction = getDirection();
   bool isBool = getElementTypeOrSelf(getLhs().getType()).isInteger(1);

@@ -50,6 +50,11 @@ class Case:
                 t = torch.randint(info.min, info.max, shape, generator=g, dtype=td)
                 t.view(-1)[:4] = torch.tensor([0, -1, info.min, info.max], dtype=td)
                 ty = ttype(shape, dtype)
+            elif kind == "amount":  # shift amounts in and around [0, bits)
+                bits = torch.iinfo(td).bits
+                t = torch.randint(-4, bits + 5, shape, generator=g, dtype=td)
+                t.view(-1)[:5] = torch.tensor([0, bits - 1, bits, -1, bits + 1], dtype=td)
+                ty = ttype(shape, dtype)
             elif kind == "bool":
                 t = torch.rand(shape, generator=g) < 0.5
                 ty = ttype(shape, "i1")
@@ -114,6 +119,18 @@ def simple(name, args, results, text, ref, **kw):
     def body(d):
         return text.format(d=d, acc="f64" if d == "f64" else "f32")
     return Case(name, args, results, body, ref, **kw)
+
+
+def shift_ref(a, k, left):
+    """torch >= 2.1's bitwise_left_shift / bitwise_right_shift: outside
+    [0, bits) << gives 0 and >> the sign fill."""
+    bits = torch.iinfo(a.dtype).bits
+    a, k = torch.broadcast_tensors(a, k)
+    out = (k < 0) | (k >= bits)
+    kk = torch.where(out, torch.zeros_like(k), k)
+    if left:
+        return torch.where(out, torch.zeros_like(a), a << kk)
+    return torch.where(out, a >> (bits - 1), a >> kk)
 
 
 def dropout_ref(a, b, c):
@@ -201,6 +218,15 @@ CASES = [
            "tensor<4x5x33x{d}>, tensor<4x1x33x{d}>, tensor<4x33xi1>, tensor<4x33xi1>, "
            "tensor<4x33xi1>, tensor<4x33xi1>",
            lambda a, b, c, d: [a & b, a | b, b ^ a, ~a, c & d, c | d, c ^ d, ~c],
+           dtypes=("i32", "i64")),
+    # Shifts at the dtype's width over the whole range, amounts in and out of
+    # [0, bits) (broadcast): torch >= 2.1's rule, written out (torch 1.13
+    # takes out-of-range amounts modulo the width).
+    simple("shifts", [([4, 1, 33], "int"), ([6, 1], "amount")], [([4, 6, 33], None)] * 2,
+           "  %0 = tfc.shift_left %a, %b : tensor<4x1x33x{d}>, tensor<6x1x{d}>\n"
+           "  %1 = tfc.shift_right %a, %b : tensor<4x1x33x{d}>, tensor<6x1x{d}>\n"
+           "  return %0, %1 : tensor<4x6x33x{d}>, tensor<4x6x33x{d}>",
+           lambda a, b: [shift_ref(a, b, True), shift_ref(a, b, False)],
            dtypes=("i32", "i64")),
     simple("convert", [([4, 33], "f32")], [([4, 33], None), ([4, 33], "i32")],
            "  %0 = tfc.convert %a : tensor<4x33xf32> -> tensor<4x33x{d}>\n"

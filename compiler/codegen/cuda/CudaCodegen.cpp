@@ -185,8 +185,8 @@ FailureOr<CudaKernel> mlir::tfc::emitCudaKernel(Block &body, KernelKind kind,
     // Ops whose element formula lives in common/ScalarOps.h.
     if (auto dropout = dyn_cast<DropoutOp>(op))
       info.needs.scalarOps |= !dropout.getP().isZero();
-    info.needs.scalarOps |=
-        isa<GeluOp, GeluGradOp, SiluOp, SiluGradOp, RandomOp>(op);
+    info.needs.scalarOps |= isa<GeluOp, GeluGradOp, SiluOp, SiluGradOp,
+                                RandomOp, ShiftLeftOp, ShiftRightOp>(op);
   }
   if (kind == KernelKind::row_reduction ||
       kind == KernelKind::column_reduction) {

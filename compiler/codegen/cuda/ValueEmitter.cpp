@@ -378,6 +378,18 @@ FailureOr<CExpr> ValueEmitter::emitOp(OpResult result,
       .Case([&](BitwiseNotOp) {
         return unary([&](auto x) { return (et.isInteger(1) ? "!" : "~") + x; });
       })
+      // Shifts: common/ScalarOps.h's formulas, defined for every amount
+      // (C's << and >> are undefined outside [0, bits) and << on negatives).
+      .Case([&](ShiftLeftOp) {
+        return binary([&](auto a, auto b) {
+          return fmt::format("tfc::scalar::shiftLeft<{}>({}, {})", ct, a, b);
+        });
+      })
+      .Case([&](ShiftRightOp) {
+        return binary([&](auto a, auto b) {
+          return fmt::format("tfc::scalar::shiftRight<{}>({}, {})", ct, a, b);
+        });
+      })
       .Case([&](CompareOp c) {
         StringRef cmp;
         switch (c.getDirection()) {

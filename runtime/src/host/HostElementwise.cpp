@@ -682,6 +682,24 @@ Status runPointwiseOp(const HostProgram &prog, const HostOp &op,
       y[i] = x[i] ^ ones;
     return Status::ok();
   }
+  if (op.code == OpCode::ShiftLeft || op.code == OpCode::ShiftRight) {
+    // i32 / i64 only (the verifier checks): common/ScalarOps.h's formulas at
+    // the dtype's width (i32 is held sign-extended).
+    auto *a = static_cast<const int64_t *>(operands[0]);
+    auto *b = static_cast<const int64_t *>(operands[1]);
+    auto *y = static_cast<int64_t *>(result);
+    bool left = op.code == OpCode::ShiftLeft;
+    for (int64_t i = 0; i < n; ++i) {
+      if (rt.dtype == DType::I32) {
+        int32_t x = int32_t(a[i]), k = int32_t(b[i]);
+        y[i] = left ? scalar::shiftLeft(x, k) : scalar::shiftRight(x, k);
+      } else {
+        long long x = a[i], k = b[i];
+        y[i] = left ? scalar::shiftLeft(x, k) : scalar::shiftRight(x, k);
+      }
+    }
+    return Status::ok();
+  }
   if (op.code == OpCode::Random) {
     random(op, rt.dtype, *static_cast<const int64_t *>(operands[0]),
            *static_cast<const int64_t *>(operands[1]), result, start, n);

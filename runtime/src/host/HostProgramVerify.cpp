@@ -98,6 +98,15 @@ bool Checker::checkBinary() {
     op.direction = static_cast<CompareDir>(idx);
     return expectResult(0, DType::I1, *s);
   }
+  if (c == OpCode::ShiftLeft || c == OpCode::ShiftRight) {
+    // i32 / i64: torch has no bool shift.
+    if (!operandInteger(0))
+      return false;
+    if (in(0).dtype == DType::I1)
+      return fail("operand 0 must be an i32 or i64 tensor, got " +
+                  typeStr(in(0)));
+    return expectResult(0, in(0).dtype, *s);
+  }
   bool floatOnly = c == OpCode::Atan2 || c == OpCode::Fmod;
   bool integerOnly = c == OpCode::BitwiseAnd || c == OpCode::BitwiseOr ||
                      c == OpCode::BitwiseXor;

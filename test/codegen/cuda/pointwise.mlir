@@ -213,6 +213,35 @@ func.func @wrap_i32(%u: tensor<33x7xi32>, %v: tensor<33x7xi32>) -> (tensor<33x7x
   return %r#0, %r#1 : tensor<33x7xi32>, tensor<33x7xi32>
 }
 
+// Shifts (Morton codes, hashing): common/ScalarOps.h's shiftLeft /
+// shiftRight, defined for every amount (C's << and >> are undefined for
+// amounts outside [0, bits) and << of negatives).
+// CHECK-LABEL: // ===== kernel shifts: kind pointwise
+// CHECK: TFC_SCALAR_FN T shiftLeft(T a, T b)
+// CHECK: const long long [[B:v[0-9]+]] = in1[i % 40];
+// CHECK-NEXT: const long long [[L:v[0-9]+]] = tfc::scalar::shiftLeft<long long>(va0.v[l], [[B]]);
+// CHECK-NEXT: const long long {{v[0-9]+}} = tfc::scalar::shiftRight<long long>([[L]], [[B]]);
+func.func @shifts(%x: tensor<24x40xi64>, %y: tensor<40xi64>) -> tensor<24x40xi64> {
+  %r = tfc.fusion pointwise (%a = %x : tensor<24x40xi64>, %b = %y : tensor<40xi64>) -> tensor<24x40xi64> {
+    %0 = tfc.shift_left %a, %b : tensor<24x40xi64>, tensor<40xi64>
+    %1 = tfc.shift_right %0, %b : tensor<24x40xi64>, tensor<40xi64>
+    tfc.yield %1 : tensor<24x40xi64>
+  } {kernel_name = "shifts"}
+  return %r : tensor<24x40xi64>
+}
+
+// CHECK-LABEL: // ===== kernel shifts_i32: kind pointwise
+// CHECK: const int [[L:v[0-9]+]] = tfc::scalar::shiftLeft<int>({{v[0-9]+}}, {{v[0-9]+}});
+// CHECK: const int {{v[0-9]+}} = tfc::scalar::shiftRight<int>({{v[0-9]+}}, {{v[0-9]+}});
+func.func @shifts_i32(%x: tensor<33x7xi32>, %y: tensor<33x7xi32>) -> (tensor<33x7xi32>, tensor<33x7xi32>) {
+  %r:2 = tfc.fusion pointwise (%a = %x : tensor<33x7xi32>, %b = %y : tensor<33x7xi32>) -> (tensor<33x7xi32>, tensor<33x7xi32>) {
+    %0 = tfc.shift_left %a, %b : tensor<33x7xi32>, tensor<33x7xi32>
+    %1 = tfc.shift_right %a, %b : tensor<33x7xi32>, tensor<33x7xi32>
+    tfc.yield %0, %1 : tensor<33x7xi32>, tensor<33x7xi32>
+  } {kernel_name = "shifts_i32"}
+  return %r#0, %r#1 : tensor<33x7xi32>, tensor<33x7xi32>
+}
+
 // Attention head split (slice + reshape + transpose) and a cast to bf16:
 // each output element computes its input index; the permuted input is read
 // with scalar loads, the bf16 output is stored 8 at a time.

@@ -218,6 +218,56 @@ func.func @bitwise_identities(%x: tensor<4xi64>, %b: tensor<4xi1>, %s: tensor<i3
 
 // -----
 
+// Shifts of integer constants fold at their width: << drops the bits
+// shifted out, >> fills with the sign; an amount outside [0, bits) gives 0
+// (<<) or the sign fill (>>), as torch >= 2.1.
+// CHECK-LABEL: func.func @fold_shifts
+// CHECK-DAG: %[[SHL:.*]] = tfc.constant dense<[1, -2, -2147483648, 0, 0, 0, 0]> : tensor<7xi32>
+// CHECK-DAG: %[[SHR:.*]] = tfc.constant dense<[1, -1, 0, -1, 0, -1073741824, 0]> : tensor<7xi32>
+// CHECK-DAG: %[[SHL64:.*]] = tfc.constant dense<[-9223372036854775808, 0, 3298534883328, -9223372036854775808, 0]> : tensor<5xi64>
+// CHECK-DAG: %[[SHR64:.*]] = tfc.constant dense<[0, -1, 0, 131072, -1]> : tensor<5xi64>
+// CHECK-DAG: %[[BC:.*]] = tfc.constant dense<[8, -8, 0]> : tensor<3xi64>
+// CHECK: return %[[SHL]], %[[SHR]], %[[SHL64]], %[[SHR64]], %[[BC]]
+func.func @fold_shifts() -> (tensor<7xi32>, tensor<7xi32>, tensor<5xi64>, tensor<5xi64>, tensor<3xi64>) {
+  %x = tfc.constant dense<[1, -1, 5, -8, 100, -2147483648, 7]> : tensor<7xi32>
+  %k = tfc.constant dense<[0, 1, 31, 32, -1, 1, 100]> : tensor<7xi32>
+  %0 = tfc.shift_left %x, %k : tensor<7xi32>, tensor<7xi32>
+  %1 = tfc.shift_right %x, %k : tensor<7xi32>, tensor<7xi32>
+  %h = tfc.constant dense<[1, -5, 3, 1099511627776, -1]> : tensor<5xi64>
+  %n = tfc.constant dense<[63, 64, 40, 23, -3]> : tensor<5xi64>
+  %2 = tfc.shift_left %h, %n : tensor<5xi64>, tensor<5xi64>
+  %3 = tfc.shift_right %h, %n : tensor<5xi64>, tensor<5xi64>
+  %c = tfc.constant dense<[1, -1, 0]> : tensor<3xi64>
+  %three = tfc.constant dense<3> : tensor<i64>
+  %4 = tfc.shift_left %c, %three : tensor<3xi64>, tensor<i64>
+  return %0, %1, %2, %3, %4 : tensor<7xi32>, tensor<7xi32>, tensor<5xi64>, tensor<5xi64>, tensor<3xi64>
+}
+
+// -----
+
+// x << 0, x >> 0 are x and 0 << k, 0 >> k are 0; not an amount of 0 that
+// broadcasts x to a larger shape, nor 0 shifted by a broadcast amount.
+// CHECK-LABEL: func.func @shift_identities
+// CHECK-SAME: (%[[X:.*]]: tensor<4xi64>, %[[S:.*]]: tensor<i32>, %[[K:.*]]: tensor<4xi32>)
+// CHECK-DAG: %[[Z:.*]] = tfc.constant dense<0> : tensor<4xi32>
+// CHECK-DAG: %[[Z0:.*]] = tfc.constant dense<0> : tensor<i32>
+// CHECK-DAG: %[[BC:.*]] = tfc.shift_left %[[S]], %[[Z]] : tensor<i32>, tensor<4xi32>
+// CHECK-DAG: %[[BZ:.*]] = tfc.shift_right %[[Z0]], %[[K]] : tensor<i32>, tensor<4xi32>
+// CHECK: return %[[X]], %[[X]], %[[Z]], %[[BC]], %[[BZ]]
+func.func @shift_identities(%x: tensor<4xi64>, %s: tensor<i32>, %k: tensor<4xi32>) -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>) {
+  %zero = tfc.constant dense<0> : tensor<i64>
+  %z4 = tfc.constant dense<0> : tensor<4xi32>
+  %z0 = tfc.constant dense<0> : tensor<i32>
+  %0 = tfc.shift_left %x, %zero : tensor<4xi64>, tensor<i64>
+  %1 = tfc.shift_right %x, %zero : tensor<4xi64>, tensor<i64>
+  %2 = tfc.shift_left %z4, %k : tensor<4xi32>, tensor<4xi32>
+  %3 = tfc.shift_left %s, %z4 : tensor<i32>, tensor<4xi32>
+  %4 = tfc.shift_right %z0, %k : tensor<i32>, tensor<4xi32>
+  return %0, %1, %2, %3, %4 : tensor<4xi64>, tensor<4xi64>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>
+}
+
+// -----
+
 // erf folds in double: erf(1) rounded once to f32, the signed zero kept.
 // CHECK-LABEL: func.func @fold_erf
 // CHECK-NEXT: %[[C:.*]] = tfc.constant dense<[0.842700779, -0.000000e+00, 1.000000e+00]> : tensor<3xf32>

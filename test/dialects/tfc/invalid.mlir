@@ -222,6 +222,31 @@ func.func @bitwise_xor_dtype_mismatch(%x: tensor<4xi32>, %y: tensor<4xi64>) {
 
 // -----
 
+// Shifts take i32 / i64 (torch has no bool or float shift), one type.
+func.func @shift_left_bool(%x: tensor<4xi1>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of integer index (i32, i64)}}
+  %0 = tfc.shift_left %x, %x : tensor<4xi1>, tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @shift_right_float(%x: tensor<4xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of integer index (i32, i64)}}
+  %0 = tfc.shift_right %x, %x : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @shift_dtype_mismatch(%x: tensor<4xi64>, %k: tensor<4xi32>) {
+  // expected-error @+1 {{requires the same element type for all operands}}
+  %0 = tfc.shift_left %x, %k : tensor<4xi64>, tensor<4xi32>
+  return
+}
+
+// -----
+
 // compare's operands share one element type.
 func.func @compare_dtype_mismatch(%x: tensor<4xf32>, %y: tensor<4xi32>) {
   // expected-error @+1 {{requires the same element type for all operands}}

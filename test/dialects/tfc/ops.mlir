@@ -119,6 +119,18 @@ func.func @bitwise(%h: tensor<4x8xi64>, %p: tensor<8xi64>, %m: tensor<i64>, %k: 
 
 // -----
 
+// Shifts of i32 / i64 broadcast as the other binary ops.
+// CHECK-LABEL: func.func @shifts
+func.func @shifts(%h: tensor<4x8xi64>, %s: tensor<i64>, %k: tensor<4x1xi32>, %n: tensor<8xi32>) -> (tensor<4x8xi64>, tensor<4x8xi32>) {
+  // CHECK: tfc.shift_left %{{.*}}, %{{.*}} : tensor<4x8xi64>, tensor<i64>
+  %0 = tfc.shift_left %h, %s : tensor<4x8xi64>, tensor<i64>
+  // CHECK: tfc.shift_right %{{.*}}, %{{.*}} : tensor<4x1xi32>, tensor<8xi32>
+  %1 = tfc.shift_right %k, %n : tensor<4x1xi32>, tensor<8xi32>
+  return %0, %1 : tensor<4x8xi64>, tensor<4x8xi32>
+}
+
+// -----
+
 // compare yields i1 of the broadcast shape; select broadcasts all three operands.
 // CHECK-LABEL: func.func @compare_select
 func.func @compare_select(%x: tensor<4x8xf32>, %t: tensor<8xf32>, %z: tensor<f32>) -> tensor<4x8xf32> {

@@ -178,6 +178,29 @@ TEST(HostInterpreter, BitwiseOnIntegersAndBools) {
             (std::vector<double>{0, 1, 1, 0, 1}));
 }
 
+TEST(HostInterpreter, ShiftsAtTheDtypeWidth) {
+  // i32 (held sign-extended) at 32 bits, i64 at 64; an amount outside
+  // [0, bits) gives 0 (<<) or the sign fill (>>), as torch >= 2.1.
+  auto bin = [](const std::string &op, const std::string &dtype, int n) {
+    std::string s = std::to_string(n);
+    return "in %0 " + dtype + " " + s + "\nin %1 " + dtype + " " + s +
+           "\nop %2 " + op + " " + dtype + " " + s + " (%0, %1)\nout %2\n";
+  };
+  Buf x = make(DType::I32, {1, -1, 5, -8, 100, -2147483648.0, 7});
+  Buf k = make(DType::I32, {0, 1, 31, 32, -1, 1, 100});
+  EXPECT_EQ(run1(bin("shift_left", "i32", 7), {x, k}),
+            (std::vector<double>{1, -2, -2147483648.0, 0, 0, 0, 0}));
+  EXPECT_EQ(run1(bin("shift_right", "i32", 7), {x, k}),
+            (std::vector<double>{1, -1, 0, -1, 0, -1073741824.0, 0}));
+  Buf h = i64({1, -5, 3, 1099511627776.0, -1});
+  Buf n = i64({63, 64, 40, 23, -3});
+  EXPECT_EQ(run1(bin("shift_left", "i64", 5), {h, n}),
+            (std::vector<double>{-9223372036854775808.0, 0, 3298534883328.0,
+                                 -9223372036854775808.0, 0}));
+  EXPECT_EQ(run1(bin("shift_right", "i64", 5), {h, n}),
+            (std::vector<double>{0, -1, 0, 131072, -1}));
+}
+
 TEST(HostInterpreter, BinaryBroadcasting) {
   Buf a = f32({1, 2, 3, 4, 5, 6}); // 2x3
   Buf b = f32({10, 20, 30});       // 3

@@ -147,6 +147,11 @@ TEST(HostParser, RejectsBadOps) {
                       "must be an integer tensor (i1, i32, i64), got ui8"));
   EXPECT_TRUE(rejects("in %0 f64 4\nop %1 bitwise_xor f64 4 (%0, %0)\nout %1\n",
                       "must be an integer tensor"));
+  // Shifts take i32 / i64 only.
+  EXPECT_TRUE(rejects("in %0 i1 4\nop %1 shift_left i1 4 (%0, %0)\nout %1\n",
+                      "must be an i32 or i64 tensor, got i1"));
+  EXPECT_TRUE(rejects("in %0 f32 4\nop %1 shift_right f32 4 (%0, %0)\nout %1\n",
+                      "must be an integer tensor"));
   EXPECT_TRUE(rejects("in %0 f32 4\nin %1 f32 3\n"
                       "op %2 add f32 4 (%0, %1)\nout %2\n",
                       "not broadcast-compatible (4, 3)"));

@@ -266,6 +266,29 @@ def cases(run):
     yield "wrap_i32 mul sub neg abs add", o, u * 73856093 - (-v) + u.abs(), True
     yield "wrap_i32 div", q, div_trunc(u, v), True
 
+    # Shifts over the whole range with amounts in and out of [0, bits): torch
+    # >= 2.1's rule (<< gives 0, >> the sign fill outside it), written out
+    # here (torch 1.13 takes the amount modulo the width) from in-range
+    # shifts.
+    def shift_ref(a, k, bits, left):
+        out = (k < 0) | (k >= bits)
+        kk = torch.where(out, torch.zeros_like(k), k)
+        if left:
+            return torch.where(out, torch.zeros_like(a), a << kk)
+        return torch.where(out, a >> (bits - 1), a >> kk)
+    x = torch.randint(i64.min, i64.max, (24, 40))
+    y = torch.arange(-4, 36) * 2 - 4  # -12 .. 66
+    x[0, :4] = torch.tensor([0, -1, i64.min, i64.max])
+    o, = run(pw, "shifts", [x, y], [(torch.int64, (24, 40))])
+    yield "shifts i64", o, shift_ref(shift_ref(x, y, 64, True), y, 64, False), True
+    u = torch.randint(i32.min, i32.max, (33, 7), dtype=torch.int32)
+    v = torch.randint(-3, 36, (33, 7), dtype=torch.int32)
+    u[:4, 0] = torch.tensor([0, -1, i32.min, i32.max], dtype=torch.int32)
+    v[:6, 1] = torch.tensor([0, 31, 32, -1, 33, 1], dtype=torch.int32)
+    o, q = run(pw, "shifts_i32", [u, v], [(torch.int32, (33, 7))] * 2)
+    yield "shifts_i32 <<", o, shift_ref(u, v, 32, True), True
+    yield "shifts_i32 >>", q, shift_ref(u, v, 32, False), True
+
     x = torch.randn(8, 40) * 2
     x[0, :4] = torch.tensor([0.0, -0.0, float("inf"), -float("inf")])
     xh, xd = x.half(), x.double() * 2
