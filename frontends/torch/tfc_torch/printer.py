@@ -6,13 +6,12 @@ or parameter they come from); locations point at the user's Python source.
 import re
 from typing import Callable, Dict, List
 
-from . import dtypes
+from . import dtypes, elementwise_ops
 from .ir import Function, Op, Value
 
-_UNARY = ("abs", "exp", "log", "neg", "relu", "rsqrt", "sigmoid", "silu", "sin",
-          "cos", "sqrt", "tanh", "erf", "stop_gradient", "bitwise_not")
-_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "atan2", "fmod", "bitwise_and",
-           "bitwise_or", "bitwise_xor")
+# Elementwise ops of the plain syntax (elementwise_ops.py, the one list).
+_UNARY = elementwise_ops.names(1, plain=True)
+_BINARY = elementwise_ops.names(2, plain=True)
 _REDUCE = ("reduce_sum", "reduce_mean", "reduce_max")
 
 

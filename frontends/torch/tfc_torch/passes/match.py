@@ -2,14 +2,12 @@
 import math
 from typing import Optional
 
+from .. import elementwise_ops
 from ..ir import Op, Value
 
-ELEMENTWISE_UNARY = {"tfc.abs", "tfc.exp", "tfc.log", "tfc.neg", "tfc.relu", "tfc.rsqrt",
-                     "tfc.sigmoid", "tfc.silu", "tfc.sin", "tfc.cos", "tfc.sqrt", "tfc.tanh",
-                     "tfc.erf", "tfc.gelu", "tfc.pow", "tfc.convert", "tfc.bitwise_not"}
-ELEMENTWISE_BINARY = {"tfc.add", "tfc.sub", "tfc.mul", "tfc.div", "tfc.maximum", "tfc.minimum",
-                      "tfc.atan2", "tfc.fmod", "tfc.bitwise_and", "tfc.bitwise_or",
-                      "tfc.bitwise_xor"}
+# The element-local elementwise ops (elementwise_ops.py, the one list).
+ELEMENTWISE_UNARY = {f"tfc.{n}" for n in elementwise_ops.names(1, local=True)}
+ELEMENTWISE_BINARY = {f"tfc.{n}" for n in elementwise_ops.names(2, local=True)}
 
 
 def defining(v: Value, *names: str) -> Optional[Op]:
