@@ -47,6 +47,8 @@ OPS: Dict[str, Elementwise] = {
     "bitwise_and": Elementwise(2, True, True),
     "bitwise_or": Elementwise(2, True, True),
     "bitwise_xor": Elementwise(2, True, True),
+    "shift_left": Elementwise(2, True, True),
+    "shift_right": Elementwise(2, True, True),
 }
 
 

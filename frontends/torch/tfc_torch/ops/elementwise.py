@@ -689,6 +689,45 @@ def logical_xor(ctx, a, b):
     return ctx.b.compare("ne", ctx.tensor(a, "i1"), ctx.tensor(b, "i1"))
 
 
+_SHIFT_WIDTH = {"i32": 32, "i64": 64}
+_TORCH_DEFINES_SHIFTS = tuple(int(v) for v in torch.__version__.split(".")[:2]) >= (2, 1)
+
+
+def _shift(ctx, name, a, b):
+    """tfc.shift_left / shift_right (arithmetic: torch's >> of signed
+    integers) in the traced result type; a uint8 result (held as i32 in
+    0..255) wraps modulo 256 after <<. An amount outside [0, bits) gives 0 /
+    the sign fill, as torch >= 2.1; torch 1.13 takes it modulo the width, so
+    there a Python number amount out of range is refused (a tensor one
+    follows torch >= 2.1)."""
+    dt = ctx.out().dtype
+    if dt not in _SHIFT_WIDTH:
+        ctx.unsupported(f"a bit shift of {dt} values is not supported",
+                        "shift integer tensors (int32, int64, uint8)")
+    width = _SHIFT_WIDTH[dt]
+    if isinstance(b, int) and not 0 <= b < width and not _TORCH_DEFINES_SHIFTS:
+        ctx.unsupported(f"a bit shift by {b}, outside [0, {width}): torch {torch.__version__} "
+                        f"takes it modulo {width} and torch >= 2.1 gives "
+                        f"{'0' if name == 'shift_left' else '0 or -1'}",
+                        f"write a shift by {b % width} for torch {torch.__version__}'s result")
+    y = ctx.b.binary(name, *_operands(ctx, a, b))
+    if name == "shift_left" and ctx.node in ctx.uint8_nodes:
+        y = ctx.b.binary("bitwise_and", y, ctx.tensor(255, y.dtype))
+    return y
+
+
+@lowers("aten.__lshift__.Tensor", "aten.__lshift__.Scalar", "aten.bitwise_left_shift.Tensor",
+        "aten.bitwise_left_shift.Tensor_Scalar", "aten.bitwise_left_shift.Scalar_Tensor")
+def shift_left(ctx, a, b):
+    return _shift(ctx, "shift_left", a, b)
+
+
+@lowers("aten.__rshift__.Tensor", "aten.__rshift__.Scalar", "aten.bitwise_right_shift.Tensor",
+        "aten.bitwise_right_shift.Tensor_Scalar", "aten.bitwise_right_shift.Scalar_Tensor")
+def shift_right(ctx, a, b):
+    return _shift(ctx, "shift_right", a, b)
+
+
 @lowers("aten.isnan.default")
 def isnan(ctx, x):
     y = ctx.tensor(x)

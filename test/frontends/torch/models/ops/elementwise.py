@@ -126,6 +126,12 @@ CASES = {
     # (255 - x), int32 hashes, bool & int (int64), number operands
     # (reflected, in place, methods and functions).
     "bitwise-hash": lambda: _bitwise_hash(),
+    # Shifts (tfc.shift_left / shift_right): 3-D Morton codes of int64 grid
+    # coordinates (bit spreading with <<, |, &) into an embedding table, an
+    # int32 hash with arithmetic >> of negatives and wrapping <<, tensor
+    # amounts 0..63 (x >> s, 1 << s, torch.bitwise_left_shift), uint8 << (wraps
+    # modulo 256), >> and <<= in place.
+    "shifts-morton": lambda: _shifts_morton(),
 }
 
 
@@ -494,3 +500,44 @@ def _bitwise_hash():
     pts = torch.rand(32, 3, generator=_g(5))
     ids = torch.randint(0, 100000, (32,), generator=_g(6))
     return _HashGrid(), (pts, ids)
+
+
+def _spread_bits(v):
+    """The low 10 bits of v spread to every third bit (a 3-D Morton code)."""
+    v = (v | (v << 16)) & 0x030000FF
+    v = (v | (v << 8)) & 0x0300F00F
+    v = (v | (v << 4)) & 0x030C30C3
+    return (v | (v << 2)) & 0x09249249
+
+
+class _Morton(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Embedding(256, 2)
+        self.head = nn.Linear(2, 1)
+
+    def forward(self, pts, s, img):
+        g = (pts * 1023).long()                          # 10-bit int64 coordinates
+        code = _spread_bits(g[:, 0]) | (_spread_bits(g[:, 1]) << 1) | \
+            (_spread_bits(g[:, 2]) << 2)
+        bucket = ((code >> 22) ^ code) & 255
+        feats = self.table(bucket)
+        h = g.int()[:, 0] * -1640531535 + g.int()[:, 1]  # int32, wraps
+        h = (h ^ (h >> 15)) << 7                          # >> of negatives, << wraps
+        big = (code << 33) >> s                           # tensor amounts 0..63
+        bits = (1 << s) | torch.bitwise_left_shift(g[:, 2], s % 8)
+        b = img << 3                                      # uint8 wraps modulo 256
+        b >>= 1
+        b <<= 2
+        extra = (h.float() / 2 ** 31 + (big % 1000).float() / 1000
+                 + (bits % 997).float() / 997 + b.float() / 255 + (img >> 5).float())
+        return (self.head(feats).squeeze(1).sin() * extra).sum()
+
+
+def _shifts_morton():
+    torch.manual_seed(0)
+    pts = torch.rand(32, 3, generator=_g(7))
+    s = torch.randint(0, 64, (32,), generator=_g(8))
+    s[:3] = torch.tensor([0, 63, 31])
+    img = torch.randint(0, 256, (32,), generator=_g(9), dtype=torch.uint8)
+    return _Morton(), (pts, s, img)
