@@ -150,9 +150,16 @@ KernelScheduleAttr mlir::tfc::chooseKernelSchedule(MLIRContext *context,
   case KernelKind::scatter:
     // A warp per table row, as the short rows of a row_reduction.
     return make(32 * kWarpRowsPerBlock, kWarpRowsPerBlock, 0, kMaxRowBlocks);
-  case KernelKind::sort:
-    // A block per row, blocks striding over the rows.
-    return make(kBlockThreads, 1, 0, kMaxRowBlocks);
+  case KernelKind::sort: {
+    // A block per row, blocks striding over the rows; rows past the
+    // shared-memory network (2048 elements) get the largest block, which
+    // shares out their log^2 passes over global memory.
+    int64_t length = 1;
+    for (Operation &op : body.without_terminator())
+      if (auto sort = dyn_cast<SortOp>(op))
+        length = sort.getX().getType().getShape().back();
+    return make(length > 2048 ? 1024 : kBlockThreads, 1, 0, kMaxRowBlocks);
+  }
   case KernelKind::gemm:
     return {};
   }

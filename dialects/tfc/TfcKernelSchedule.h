@@ -81,8 +81,8 @@ std::string kernelTargetNames();
 ///     (the op's block_size), one block per quantization block;
 ///   - scatter: a warp per table row, 8 rows (256 threads) per block, grid
 ///     capped at 65535 blocks (blocks stride over the rows);
-///   - sort: a block of 256 threads per row, grid capped at 65535 blocks
-///     (blocks stride over the rows);
+///   - sort: a block per row, 256 threads (1024 for rows longer than 2048),
+///     grid capped at 65535 blocks (blocks stride over the rows);
 ///   - gemm: none (cuBLASLt chooses); the host: the target alone.
 /// `rowUnroll` in [1, kMaxScheduleUnroll] replaces the unroll of block-per-
 /// row row_reduction kernels (0: the choice above), for experiments and

@@ -55,8 +55,9 @@ func.func @sort_f32(%x: tensor<3x1000xf32>) -> (tensor<3x1000xf32>, tensor<3x100
 // -----
 
 // Rows of 5000 (padded to 8192: 96 KiB of pairs, past the shared budget) sort
-// in place in the outputs, descending; the indices are yielded first.
-// CHECK-LABEL: // ===== kernel sort_long: kind sort, grid [2, 1, 1], block [256, 1, 1]
+// in place in the outputs, descending, with 1024 threads a row; the indices
+// are yielded first.
+// CHECK-LABEL: // ===== kernel sort_long: kind sort, grid [2, 1, 1], block [1024, 1, 1]
 // CHECK: sort descending of 2 rows of 5000: a block per row, a bitonic network over 8192 (position, key) pairs in global memory
 // CHECK: sort_long(const float* __restrict__ in0, long long* __restrict__ out0, float* __restrict__ out1)
 // CHECK-NOT: __shared__
