@@ -13,12 +13,13 @@ class Base(nn.Module):
         self.fc = nn.Linear(8, 4)
 
 
-class SortedValues(Base):
-    """aten.sort of more elements than tfc sorts (ops/reduction.py)."""
+class ModeOfLongRows(Base):
+    """aten.mode of more elements than tfc counts pairs of (ops/order.py;
+    sorts of such rows are tfc.sort)."""
 
     def forward(self, x):
         h = self.fc(x).repeat(1, 1100)  # 4400 elements per row
-        return h.sort(dim=-1).values.mean()  # error here
+        return h.mode(dim=-1).values.mean()  # error here
 
 
 class BranchOnValue(Base):
@@ -147,14 +148,6 @@ class LongFft(Base):
 
     def forward(self, x):
         return torch.fft.rfft(self.fc(x), n=1031).abs().mean()  # error here
-
-
-class LongMedian(Base):
-    """median along a dim longer than tfc ranks (it compares every pair)."""
-
-    def forward(self, x):
-        h = self.fc(x).repeat(1, 1100)
-        return h.median(dim=-1).values.mean()  # error here
 
 
 class EmbeddingMaxNorm(nn.Module):
@@ -564,15 +557,6 @@ class GeneratorDraw(Base):
     def forward(self, x):
         noise = torch.randn(x.shape, generator=self.g)  # error here
         return self.fc(x + noise).pow(2).mean()
-
-
-class TopkTooMany(Base):
-    """topk of more than 256 out of a row longer than tfc sorts (OHEM over
-    a whole image): refused rather than unrolled for minutes."""
-
-    def forward(self, x):
-        h = self.fc(x).repeat(1, 1300)  # 5200 elements per row
-        return h.topk(300, dim=1)[0].sum()  # error here
 
 
 class SelectionViewRows(Base):
