@@ -483,9 +483,12 @@ def _aliases(spaces) -> List[Tuple[dict, str, type]]:
     found = []
     for space in spaces:
         for name, value in list(space.items()):
-            owner = getattr(value, "__self__", None)
-            if (getattr(value, "__name__", None) == "apply" and isinstance(owner, type)
-                    and issubclass(owner, torch.autograd.Function)):
+            try:  # any global: a config whose __getattr__ raises KeyError (AttrDict)
+                owner = getattr(value, "__self__", None)
+                is_apply = getattr(value, "__name__", None) == "apply"
+            except Exception:  # noqa: BLE001 - no Function's apply
+                continue
+            if is_apply and isinstance(owner, type) and issubclass(owner, torch.autograd.Function):
                 found.append((space, name, owner))
     return found
 

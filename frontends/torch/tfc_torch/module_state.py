@@ -9,7 +9,9 @@ state in ways functional_call alone does not route to the placeholders:
   `for pq, pk in zip(q.parameters(), k.parameters()): pk.mul_(m).add_(pq)`
   would read the user's tensors (constants of the trace) and write them.
   `state_tables(model, state)` puts the placeholders into those tables for
-  the call.
+  the call. A parameter's placeholder (trainable or frozen, not a
+  buffer's) answers isinstance(t, nn.Parameter) True meanwhile, as the
+  parameter does in eager (a "learnable or fixed temperature" branch).
 - A buffer rebound in forward (`self.center = self.center * m + c * (1 -
   m)`, DINO; zalando's VQ-VAE EMA) or set through `.data` (`pk.data =
   pk.data * m + pq.data * (1 - m)`, MoCo's official form): functional_call
@@ -87,7 +89,7 @@ def state_tables(model: torch.nn.Module, state: Dict[str, torch.Tensor]) -> Iter
     sees what attribute reads see; is_state() knows them."""
     outer = set(_PLACEHOLDERS)
     _PLACEHOLDERS.update(id(t) for t in state.values())
-    saved = []
+    saved, flagged = [], []
     for name, t in state.items():
         module, local = _owner(model, name)
         table = (module._parameters if local in module._parameters
@@ -95,9 +97,18 @@ def state_tables(model: torch.nn.Module, state: Dict[str, torch.Tensor]) -> Iter
         if table is not None:
             saved.append((table, local, table[local]))
             table[local] = t
+        if table is module._parameters and isinstance(t, torch.Tensor) \
+                and not isinstance(t, torch.nn.Parameter):
+            # A parameter's placeholder answers isinstance(t, nn.Parameter)
+            # as the parameter does (torch's _ParameterMeta reads the flag):
+            # `if isinstance(self.temp, nn.Parameter)` takes eager's branch.
+            t._is_param = True
+            flagged.append(t)
     try:
         yield
     finally:
+        for t in flagged:
+            t.__dict__.pop("_is_param", None)
         for table, local, original in reversed(saved):
             table[local] = original
         _PLACEHOLDERS.intersection_update(outer)

@@ -388,11 +388,20 @@ def _simple_object(value) -> bool:
         return False
     if dataclasses.is_dataclass(value):
         return True
-    return (isinstance(getattr(value, "__dict__", None), dict)
+    return (isinstance(_probe(value, "__dict__"), dict)
             and not isinstance(value, (torch.nn.Module, torch.Tensor, types.ModuleType,
                                        types.FunctionType, types.MethodType,
                                        types.BuiltinFunctionType))
             and not (type(value).__module__ or "builtins").split(".")[0] in _LIBRARIES)
+
+
+def _probe(obj, name: str):
+    """getattr(obj, name, None), also when the object's __getattr__ raises
+    something else than AttributeError (an AttrDict config's KeyError)."""
+    try:
+        return getattr(obj, name, None)
+    except Exception:  # noqa: BLE001 - no such attribute, as far as a search goes
+        return None
 
 
 def _class_numbers(cls: type) -> Dict[str, object]:
@@ -493,7 +502,7 @@ def _children(obj, functions: bool) -> List[Tuple[_Step, object]]:
         out += [(("attr", k), v) for k, v in vars(obj).items()]
     elif functions and callable(obj):
         for name in ("__self__", "__defaults__", "__kwdefaults__", "func", "args", "keywords"):
-            value = getattr(obj, name, None)
+            value = _probe(obj, name)
             if value is not None:
                 out.append((("get", name), value))
         for i, cell in enumerate(getattr(obj, "__closure__", None) or ()):

@@ -55,7 +55,48 @@ CASES = {
     # Linear (aten._weight_norm_interface), a middle dim of Conv1d and
     # dim=None (torch traces those as a norm and a division).
     "weight-norm": lambda: _weight_norm(),
+    # Tracing behaviour around modules: isinstance(self.t, nn.Parameter) of
+    # a trainable and a frozen parameter is True while tracing, as in eager,
+    # and False for a buffer ("learnable or fixed temperature": the traced
+    # placeholders were plain tensors, so the clamp branch was dropped, loss
+    # 4.25 vs 2.22); a module-level AttrDict config (__getattr__ raising
+    # KeyError) beside the model's code (compiling crashed on KeyError
+    # '__self__').
+    "parameter-isinstance": lambda: _parameter_isinstance(),
 }
+
+# The common research-code config: attribute reads are item reads, so a
+# missing attribute raises KeyError, not AttributeError.
+
+
+class _AttrDict(dict):
+    __getattr__ = dict.__getitem__
+    __setattr__ = dict.__setitem__
+
+
+_CFG = _AttrDict(hidden=4, floor=0.5)
+
+
+class _Temperatures(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.learned = nn.Parameter(torch.tensor(0.2))
+        self.frozen = nn.Parameter(torch.tensor(0.3), requires_grad=False)
+        self.register_buffer("fixed", torch.tensor(0.25))
+        self.lin = nn.Linear(4, _CFG.hidden)
+
+    def _temperature(self, t):
+        return t.clamp(min=_CFG.floor) if isinstance(t, nn.Parameter) else t * 4.0
+
+    def forward(self, x):
+        h = self.lin(x)
+        return sum((h / self._temperature(t)).logsumexp(-1).mean()
+                   for t in (self.learned, self.frozen, self.fixed))
+
+
+def _parameter_isinstance():
+    torch.manual_seed(0)
+    return _Temperatures(), (torch.randn(3, 4, generator=_g(1)),)
 
 
 # RMSNorm without weight and with x / sqrt(...).
