@@ -6,6 +6,8 @@ when the caller loads step.state_dict() into it).
 ModuleWatch, checked at every call of a TrainStep or CompiledModule
 (errors unless said otherwise):
 
+- the submodules: one replaced (`model.head = nn.Linear(...)`), added or
+  removed is an error (the program computes with and trains the old ones);
 - the modules' train / eval mode (the program keeps the traced mode);
 - requires_grad of a parameter (freezing or unfreezing after compiling:
   the program trains what was trainable when it was compiled): a
@@ -114,6 +116,7 @@ class ModuleWatch:
         self.model_state = model_state
         self.program = program
         self.modes = [m.training for m in model.modules()]
+        self.tree = list(model.named_modules(remove_duplicate=False))
         ms = model_state
         self.entries: List[Tuple[str, torch.nn.Module, str, str]] = _tables(model)
 
@@ -171,6 +174,7 @@ class ModuleWatch:
 
     def check(self) -> None:
         self.calls += 1
+        self._check_tree()
         if [m.training for m in self.model.modules()] != self.modes:
             traced = "train" if self.modes[0] else "eval"
             raise ModelError(
@@ -237,6 +241,32 @@ class ModuleWatch:
                     f"compiled program keeps {old!r} (a trace bakes Python values in); keep a "
                     "value that changes between calls in a 0-d tensor batch argument, or "
                     "compile again", TracedUpdateWarning, stacklevel=3)
+
+    def _check_tree(self) -> None:
+        """Raises when a submodule was replaced, added or removed since
+        compiling (fine-tuning's `model.head = nn.Linear(...)`): the program
+        trains the modules it was compiled with, and loading its state_dict
+        would write the old submodule's values into the new one."""
+        tree = list(self.model.named_modules(remove_duplicate=False))
+        if len(tree) == len(self.tree) and all(
+                p == p0 and m is m0 for (p, m), (p0, m0) in zip(tree, self.tree)):
+            return
+        old, new = dict(self.tree), dict(tree)
+        changed = [p for p in new if p in old and new[p] is not old[p]]
+        added = [p for p in new if p not in old]
+        removed = [p for p in old if p not in new]
+        def names(prefixes):
+            return ", ".join(f"'{p}'" for p in prefixes[:4]) + (", ..." if len(prefixes) > 4
+                                                               else "")
+        what = ("replaced: " + names(changed) if changed else "added: " + names(added) if added
+                else "removed: " + names(removed) if removed else "reordered")
+        raise ModelError(
+            f"submodules of the module changed since it was compiled ({what}): the compiled "
+            "program keeps computing with (and training) the submodules it was compiled with, "
+            "and step.state_dict() holds their values",
+            hint="compile again after the change; to keep the values trained so far, load "
+                 "them into the model (model.load_state_dict(step.state_dict())) before "
+                 "replacing the submodule")
 
     def _holds_known_value(self, key: str, t: torch.Tensor) -> bool:
         """Whether `t` equals the program's current value of `key` (a sync

@@ -237,6 +237,13 @@ def check_module_changes(device):
                 "parameter 'dec.weight' of the module holds other values"),
         changed(lambda m: m.enc.register_forward_hook(lambda mod, i, o: o * 2),
                 "forward hooks or forward pre-hooks"),
+        # A new head (fine-tuning): the step trained the old one, unseen.
+        changed(lambda m: setattr(m, "dec", torch.nn.Linear(6, 4)),
+                "submodules of the module changed since it was compiled (replaced: 'dec')"),
+        changed(lambda m: setattr(m, "dec", torch.nn.Linear(6, 4)),
+                "submodules of the module changed since it was compiled (replaced: 'dec')", True),
+        changed(lambda m: setattr(m.enc, "extra", torch.nn.Identity()),
+                "submodules of the module changed since it was compiled (added: 'enc.extra')"),
     ]:
         if err:
             problems.append(err)
@@ -244,7 +251,8 @@ def check_module_changes(device):
                    "module-changes: ok (syncing from the step accepted; an annealed attribute, "
                    "a class default set on the instance or class and a frozen bias warned once; "
                    "a sparse buffer compared by value; buffer writes, clamps under no_grad and through "
-                   ".data and hooks refused, also in a compiled forward)")
+                   ".data, hooks and a replaced or added submodule refused, also in a compiled "
+                   "forward)")
 
 
 # A module-level tensor forward reads (check_outside_values).
