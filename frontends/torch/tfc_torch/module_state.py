@@ -555,8 +555,10 @@ def attributes_kept(model: torch.nn.Module, model_name: str,
                 f"{model_name}'s forward sets {', '.join(lazy)}: tfc carries the updates of "
                 "buffers that exist when the model is compiled, so the compiled program would "
                 "compute the buffer's first value on every call",
-                hint="register the buffer with its initial tensor (register_buffer(name, "
-                     "torch.zeros(...))) and update it in place or re-assign it")
+                hint="call the model once eagerly before compiling (model(*batch): a cache "
+                     "forward fills on its first call then exists, and the program reads it); "
+                     "for state forward updates on every call, register the buffer with its "
+                     "initial tensor in __init__ and update it in place or re-assign it")
         if changed and not lazy and not failed:
             warnings.warn(
                 f"{model_name}'s forward changes the Python attributes {', '.join(changed)}: "

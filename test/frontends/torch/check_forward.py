@@ -384,6 +384,22 @@ class ReturnsNothing(nn.Module):
         return ()  # error here
 
 
+class CacheBufferInForward(nn.Module):
+    """x-transformers' AlibiPositionalBias: a None buffer that forward
+    registers on its first call (a cache): the hint is to call the model
+    once eagerly, not to register zeros (which breaks `exists(self.bias)`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.register_buffer("bias", None, persistent=False)
+
+    def forward(self, x):
+        if self.bias is None:
+            self.register_buffer("bias", -torch.arange(4.0), persistent=False)
+        return self.fc(x + self.bias)
+
+
 class LossOfTuple(nn.Module):
     """The loss import of a module returning two values keeps its error."""
 
@@ -413,6 +429,9 @@ ERROR_CASES = {
                    _def_line(ReturnsNone)),
     "error/nothing": (ReturnsNothing, False, "ModelError", ["returns no tensors"],
                       _def_line(ReturnsNothing)),
+    "error/cache-buffer": (CacheBufferInForward, False, "ModelError",
+                           ["sets buffer bias (None before)",
+                            "call the model once eagerly before compiling"], None),
     "error/loss-of-tuple": (LossOfTuple, True, "ModelError",
                             ["the traced function returns 2 values; it must return the "
                              "scalar loss alone", "loss_fn=lambda out, *args: out[i]"], None),
