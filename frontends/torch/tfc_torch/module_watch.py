@@ -33,9 +33,17 @@ ModuleWatch, checked at every call of a TrainStep or CompiledModule
   lists, tuples and objects (`self.loss_weights["l2"]`,
   `self.cfg.loss_weight`: SimpleNamespace, argparse.Namespace, dataclasses,
   any object of the user's classes holding its data in its __dict__;
-  _NESTED_DEPTH levels, containers of at most _NESTED_ITEMS entries), and
-  module globals that the code of the modules' classes (and the loss_fn's)
-  names, whose value changed: a TracedUpdateWarning, once per attribute,
+  _NESTED_DEPTH levels, containers of at most _NESTED_ITEMS entries;
+  a functools.partial's arguments), and the values the model's code reads
+  from outside the modules (_code_roots): numbers, bools and strings in the
+  globals that the code of the modules' classes, of the user's functions
+  and lambdas the modules hold, of loss_fn and of the user's functions
+  they call names (a number, `CONFIG["scale"]`, a yacs-style or argparse
+  config, a global object's attribute), the attributes that code names of
+  the user's Python modules and classes (`myconfig.SCALE`,
+  `class CFG: alpha = ...`), and those functions' closures; objects of the
+  standard library's and installed packages' classes (a logger) are no
+  settings: whose value changed: a TracedUpdateWarning, once per value,
   since the trace baked in the value it saw if forward read it (tfc cannot
   tell whether it did);
 - tensors the program folded in from outside the modules' tables
@@ -57,6 +65,9 @@ step off) is accepted: the program keeps its value, which it still equals.
 """
 import argparse
 import dataclasses
+import functools
+import os
+import sys
 import types
 import warnings
 from collections import deque
@@ -68,6 +79,13 @@ from .custom_functions import code_globals
 from .errors import ModelError, TracedUpdateWarning
 
 _PLAIN = (bool, int, float)
+# What is watched of the values the model's code reads through globals,
+# Python modules, classes and closures (_code_roots): numbers, and strings
+# (an activation's or mode's name), of at most _CODE_VALUES places, found
+# in the code of at most _CODE_FUNCTIONS functions.
+_CODE_KINDS = (bool, int, float, str)
+_CODE_VALUES = 1024
+_CODE_FUNCTIONS = 64
 # How deep and how wide numbers in containers of module attributes are
 # looked for (a loss-weight dict, a config namespace; not a vocabulary).
 _NESTED_DEPTH = 3
@@ -136,7 +154,8 @@ class ModuleWatch:
         self.hooks = self._hooks()
         self.loss_fn = loss_fn
         self.attributes = self._attributes()
-        self.globals = _globals_named(model, loss_fn)
+        self.code_roots = _code_roots(model, loss_fn)
+        self.code_values = _code_values(self.code_roots)
         self.warned = set()
         self.calls = 0
         self.outside = _outside_tensors(model, loss_fn, model_state.outside)
@@ -231,16 +250,18 @@ class ModuleWatch:
                     "trace bakes Python values in); keep a value that changes between calls "
                     "in a 0-d tensor batch argument, or compile again", TracedUpdateWarning,
                     stacklevel=3)
-        for space, name, old in self.globals:
-            value = space.get(name, old)
-            if value != old and (id(space), name) not in self.warned:
-                self.warned.add((id(space), name))
+        if self.code_roots:
+            for (kind, path), value in _code_values(self.code_roots).items():
+                old = self.code_values.get((kind, path), value)
+                if _same(old, value) or (kind, path) in self.warned:
+                    continue
+                self.warned.add((kind, path))
                 warnings.warn(
-                    f"global {space.get('__name__', '?')}.{name} changed since the module was "
-                    f"compiled ({old!r} -> {value!r}): if the model's code reads it, the "
-                    f"compiled program keeps {old!r} (a trace bakes Python values in); keep a "
-                    "value that changes between calls in a 0-d tensor batch argument, or "
-                    "compile again", TracedUpdateWarning, stacklevel=3)
+                    f"{kind} {path} changed since the module was compiled ({old!r} -> "
+                    f"{value!r}): if the model's code reads it, the compiled program keeps "
+                    f"{old!r} (a trace bakes Python values in); keep a value that changes "
+                    "between calls in a 0-d tensor batch argument, or compile again",
+                    TracedUpdateWarning, stacklevel=3)
 
     def _check_tree(self) -> None:
         """Raises when a submodule was replaced, added or removed since
@@ -422,7 +443,21 @@ def _simple_object(value) -> bool:
             and not isinstance(value, (torch.nn.Module, torch.Tensor, types.ModuleType,
                                        types.FunctionType, types.MethodType,
                                        types.BuiltinFunctionType))
-            and not (type(value).__module__ or "builtins").split(".")[0] in _LIBRARIES)
+            and not _installed(type(value).__module__))
+
+
+@functools.lru_cache(maxsize=None)
+def _installed(module: Optional[str]) -> bool:
+    """Whether the Python module named `module` is a library's, not the
+    user's code: _LIBRARIES, the standard library, or a package installed
+    in site-packages (a logger's level, a progress bar's or an experiment
+    tracker's counters are no settings of the model)."""
+    root = (module or "builtins").split(".")[0]
+    if root in _LIBRARIES or root in getattr(sys, "stdlib_module_names", ()):
+        return True
+    path = getattr(sys.modules.get(root), "__file__", None) or ""
+    parts = os.path.normpath(path).split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts
 
 
 def _probe(obj, name: str):
@@ -447,26 +482,39 @@ def _class_numbers(cls: type) -> Dict[str, object]:
     return out
 
 
-def _numbers(value, path: str, depth: int, found: Callable[[str, object], None]) -> None:
-    """Calls found(path, number) for `value` if it is a Python number, else
-    for the numbers in it when it is a dict, list, tuple or simple object
-    of at most _NESTED_ITEMS entries, `depth` levels down."""
-    if isinstance(value, _PLAIN):
+def _same(a, b) -> bool:
+    """a == b, NaN equal to NaN (an unchanged NaN is no change)."""
+    return a == b or (a != a and b != b)
+
+
+def _numbers(value, path: str, depth: int, found: Callable[[str, object], None],
+             kinds: tuple = _PLAIN, items: int = _NESTED_ITEMS) -> None:
+    """Calls found(path, number) for `value` if it is a Python number (of
+    `kinds`), else for the numbers in it when it is a dict, list, tuple,
+    simple object or functools.partial (its arguments) of at most `items`
+    entries, `depth` levels down."""
+    if isinstance(value, kinds):
         found(path, value)
         return
     if depth == 0:
         return
-    if isinstance(value, dict) and len(value) <= _NESTED_ITEMS:
-        for k, v in list(value.items()):
-            if isinstance(k, (str, int)):
-                _numbers(v, f"{path}[{k!r}]", depth - 1, found)
-    elif isinstance(value, (list, tuple)) and len(value) <= _NESTED_ITEMS:
-        for i, v in enumerate(value):
-            _numbers(v, f"{path}[{i}]", depth - 1, found)
-    elif _simple_object(value) and len(vars(value)) <= _NESTED_ITEMS:
-        for k, v in list(vars(value).items()):
-            if not k.startswith("_"):
-                _numbers(v, f"{path}.{k}", depth - 1, found)
+    try:  # a container or object that refuses to be looked into holds nothing here
+        if isinstance(value, dict) and len(value) <= items:
+            entries = [(f"{path}[{k!r}]", v) for k, v in list(value.items())
+                       if isinstance(k, (str, int))]
+        elif isinstance(value, (list, tuple)) and len(value) <= items:
+            entries = [(f"{path}[{i}]", v) for i, v in enumerate(value)]
+        elif isinstance(value, functools.partial):
+            entries = [(f"{path}.args", value.args), (f"{path}.keywords", value.keywords)]
+        elif _simple_object(value) and len(vars(value)) <= items:
+            entries = [(f"{path}.{k}", v) for k, v in list(vars(value).items())
+                       if not k.startswith("_")]
+        else:
+            return
+    except Exception:  # noqa: BLE001
+        return
+    for where, v in entries:
+        _numbers(v, where, depth - 1, found, kinds, items)
 
 
 # A step of a path from a root object: (how, key). how: "attr" (the
@@ -696,26 +744,149 @@ def _codes(code) -> List[types.CodeType]:
     return out
 
 
-def _globals_named(model: torch.nn.Module, loss_fn) -> List[Tuple[dict, str, object]]:
-    """(globals, name, value) of the module globals holding Python numbers
-    that the functions of the modules' classes and loss_fn name (their
-    code's co_names): the numbers forward may read (SCALE = 0.5 at module
-    level). At most _NESTED_ITEMS."""
-    functions = []
+def _user_code(obj) -> bool:
+    """Whether `obj` (a function, class or Python module) is the user's
+    code (not _installed)."""
+    name = _probe(obj, "__name__" if isinstance(obj, types.ModuleType) else "__module__")
+    return not _installed(name if isinstance(name, str) else None)
+
+
+def _code_functions(model: torch.nn.Module, loss_fn) -> List[types.FunctionType]:
+    """The functions whose code the traced forward may have run: the
+    methods (and properties) of the modules' classes and loss_fn's, the
+    user's functions and lambdas the modules and loss_fn hold as attributes
+    (`self.fn = lambda t: t * SCALES[0]`, a functools.partial's), loss_fn
+    itself, and the user's functions their code names as globals (a
+    `get_scale()` helper), transitively; at most _CODE_FUNCTIONS."""
+    methods = []
     for cls in _user_classes(model, loss_fn):
         for value in list(vars(cls).values()):
-            value = getattr(value, "__func__", value)  # staticmethod, classmethod
-            if isinstance(value, types.FunctionType):
-                functions.append(value)
-    if isinstance(loss_fn, (types.FunctionType, types.MethodType)):
-        functions.append(getattr(loss_fn, "__func__", loss_fn))
-    out, seen = [], set()
-    for f in functions:
+            if isinstance(value, property):
+                methods += [value.fget, value.fset]
+            methods.append(getattr(value, "__func__", value))  # staticmethod, classmethod
+    start = []
+    holders = list(model.modules())
+    if isinstance(loss_fn, torch.nn.Module):
+        holders += list(loss_fn.modules())
+    elif loss_fn is not None:
+        start.append(getattr(loss_fn, "__func__", loss_fn))
+        holders.append(_probe(loss_fn, "__self__"))
+    for obj in holders:
+        attributes = _probe(obj, "__dict__")
+        for value in list(attributes.values()) if isinstance(attributes, dict) else ():
+            start.append(value.func if isinstance(value, functools.partial) else value)
+    out: List[types.FunctionType] = []
+    seen = set()
+    queue = deque([f for f in methods if isinstance(f, types.FunctionType)]
+                  + [f for f in start if isinstance(f, types.FunctionType) and _user_code(f)])
+    while queue and len(out) < _CODE_FUNCTIONS:
+        f = queue.popleft()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        out.append(f)
+        for name in _names(f):
+            value = f.__globals__.get(name)
+            if isinstance(value, types.FunctionType) and _user_code(value):
+                queue.append(value)
+    return out
+
+
+def _names(f: types.FunctionType) -> List[str]:
+    """The names f's code (and the code nested in it) reads as globals or
+    attributes, in order, once each."""
+    return list(dict.fromkeys(n for code in _codes(f.__code__) for n in code.co_names))
+
+
+def _class_attribute(cls: type, name: str):
+    """What cls.<name> reads from the classes' dicts (no descriptor run)."""
+    for c in cls.__mro__:
+        if name in vars(c):
+            return vars(c)[name]
+    return _MISSING
+
+
+def _cell(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return _MISSING
+
+
+def _watched(value) -> bool:
+    """Whether a value the code reaches is watched: a Python number or
+    string, or a container, simple object or functools.partial that may
+    hold some (no tensor, module, class, function or Python module)."""
+    return (isinstance(value, _CODE_KINDS + (dict, list, tuple, functools.partial))
+            or _simple_object(value))
+
+
+# A value the model's code reads from outside the modules: (what it is, its
+# name, how to read it now).
+_CodeRoot = Tuple[str, str, Callable[[], object]]
+
+
+def _code_roots(model: torch.nn.Module, loss_fn) -> List[_CodeRoot]:
+    """Where the code of _code_functions reads Python values from outside
+    the modules: the globals it names (a number, `CONFIG["scale"]`, a
+    yacs-style or argparse config, a global object's attribute), the
+    attributes it names of the user's Python modules (`myconfig.SCALE`)
+    and classes (`Settings.scale`, `class CFG: alpha = ...`), and the
+    functions' closures."""
+    roots: List[_CodeRoot] = []
+    seen = set()
+
+    def add(key, kind, label, read):
+        if key not in seen and _watched(read()):
+            seen.add(key)
+            roots.append((kind, label, read))
+    for f in _code_functions(model, loss_fn):
         space = f.__globals__
-        for code in _codes(f.__code__):
-            for name in code.co_names:
-                value = space.get(name, _MISSING)
-                if isinstance(value, _PLAIN) and (id(space), name) not in seen:
-                    seen.add((id(space), name))
-                    out.append((space, name, value))
-    return out[:_NESTED_ITEMS]
+        module = space.get("__name__", "?")
+        names = _names(f)
+        for name in names:
+            value = space.get(name, _MISSING)
+            if name.startswith("__") or value is _MISSING:
+                continue
+            if isinstance(value, types.ModuleType):
+                if not _user_code(value):
+                    continue
+                attributes = vars(value)
+                for attr in names:
+                    if not attr.startswith("__") and attr in attributes:
+                        add((id(attributes), attr), "global", f"{value.__name__}.{attr}",
+                            lambda d=attributes, a=attr: d.get(a, _MISSING))
+            elif isinstance(value, type):
+                if not _user_code(value):
+                    continue
+                for attr in names:
+                    if not attr.startswith("__") and attr in dir(value):
+                        add((id(value), attr), "class attribute",
+                            f"{value.__module__}.{value.__qualname__}.{attr}",
+                            lambda c=value, a=attr: _class_attribute(c, a))
+            else:
+                add((id(space), name), "global", f"{module}.{name}",
+                    lambda d=space, n=name: d.get(n, _MISSING))
+        for name, cell in zip(f.__code__.co_freevars, f.__closure__ or ()):
+            add((id(cell),), "value", f"{f.__qualname__}.<closure {name}>",
+                lambda c=cell: _cell(c))
+    return roots
+
+
+def _code_values(roots: List[_CodeRoot]) -> Dict[Tuple[str, str], object]:
+    """(kind, path) -> value of the numbers, bools and strings at `roots`
+    (at most _CODE_VALUES, 4 levels down, containers of at most
+    _SEARCH_ITEMS entries)."""
+    out: Dict[Tuple[str, str], object] = {}
+
+    def found(kind, path, value):
+        if len(out) < _CODE_VALUES:
+            out[(kind, path)] = value
+    for kind, label, read in roots:
+        if len(out) >= _CODE_VALUES:
+            break
+        value = read()
+        if value is not _MISSING:
+            _numbers(value, label, _NESTED_DEPTH + 1, functools.partial(found, kind),
+                     _CODE_KINDS, _SEARCH_ITEMS)
+    return out

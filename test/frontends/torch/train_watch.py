@@ -3,7 +3,10 @@ checks at each call: changes to the module after compiling (hooks, writes
 in place, through .data, rebinding, annealed attributes), tensors and
 numbers read from outside the module's tables, and constants the module
 holds (buffers and frozen parameters read as numbers or masks)."""
+import argparse
 import copy
+import functools
+import logging
 import types
 
 import torch
@@ -370,6 +373,96 @@ def _closed_over_weights():
     return Closed(), rebind
 
 
+# Settings forward reads through module-level objects (_check_code_reads):
+# a config dict, a Python module's attribute, a yacs-style node, a class's
+# attribute, a global argparse namespace, a dict a helper function reads, a
+# list a lambda on the module reads, and a dict the training loop keeps that
+# forward never names (no warning).
+_CONFIG = {"scale": 1.0, "act": "tanh"}
+_SETTINGS = types.ModuleType("train_watch_settings")
+_SETTINGS.SHIFT = 0.0
+_NODE = {"MODEL": {"HEAD": {"GAIN": 1.0}}}
+_ARGS = argparse.Namespace(temp=1.0)
+_STATE = {"weight": 1.0}
+_SCALES = [1.0]
+_UNREAD = {"epoch": 0}
+_LOG = logging.getLogger("train_watch")  # its level is no setting of the model
+
+
+class _Kaggle:
+    alpha = 1.0
+
+
+def _state_weight():
+    return _STATE["weight"]
+
+
+class _CodeReads(torch.nn.Module):
+    def __init__(self, offsets):
+        super().__init__()
+        self.enc = torch.nn.Linear(4, 3)
+        self.scaled = lambda t: t * _SCALES[0]
+        self.mul = functools.partial(torch.mul, other=1.0)
+        self.offset = lambda: offsets[0]  # a closure over a caller's list
+
+    def forward(self, x, y):
+        z = self.enc(x) * _CONFIG["scale"] + _SETTINGS.SHIFT + self.offset()
+        z = torch.tanh(z) if _CONFIG["act"] == "tanh" else torch.relu(z)
+        z = self.scaled(self.mul(z)) * _NODE["MODEL"]["HEAD"]["GAIN"] * _Kaggle.alpha
+        _LOG.debug("code reads")
+        return F.cross_entropy(z / _ARGS.temp, y) * _state_weight()
+
+
+def _check_code_reads(data, make):
+    """Python values forward reads outside the module, changed after
+    compiling: each warns once, naming it (the trace baked in the old
+    value); an unchanged run, a global forward never names and a global
+    logger's level do not. The problems found."""
+    import warnings
+    problems = []
+    changes = {
+        "global train_watch._CONFIG['scale']": lambda o: _CONFIG.__setitem__("scale", 2.0),
+        "global train_watch._CONFIG['act']": lambda o: _CONFIG.__setitem__("act", "relu"),
+        "global train_watch_settings.SHIFT": lambda o: setattr(_SETTINGS, "SHIFT", 0.5),
+        "global train_watch._NODE['MODEL']['HEAD']['GAIN']":
+            lambda o: _NODE["MODEL"]["HEAD"].__setitem__("GAIN", 2.0),
+        "class attribute train_watch._Kaggle.alpha": lambda o: setattr(_Kaggle, "alpha", 2.0),
+        "global train_watch._ARGS.temp": lambda o: setattr(_ARGS, "temp", 0.5),
+        "global train_watch._STATE['weight']": lambda o: _STATE.__setitem__("weight", 2.0),
+        "global train_watch._SCALES[0]": lambda o: _SCALES.__setitem__(0, 2.0),
+        "attribute mul.keywords['other']": lambda o: o["model"].mul.keywords.update(other=2.0),
+        "value _CodeReads.__init__.<locals>.<lambda>.<closure offsets>[0]":
+            lambda o: o["offsets"].__setitem__(0, 1.0),
+    }
+    saved = (dict(_CONFIG), _SETTINGS.SHIFT, _NODE["MODEL"]["HEAD"]["GAIN"], _Kaggle.alpha,
+             _ARGS.temp, dict(_STATE), list(_SCALES))
+    def unread(o):
+        _UNREAD["epoch"] += 1
+        _LOG.setLevel(logging.ERROR if _LOG.level != logging.ERROR else logging.INFO)
+    for name, change in [(None, unread)] + list(changes.items()):
+        offsets = [0.0]
+        model = _CodeReads(offsets)
+        step = make(model)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            step(*data[0])
+            change({"model": model, "offsets": offsets})
+            step(*data[1])
+            step(*data[2])
+        texts = [str(w.message) for w in caught
+                 if issubclass(w.category, tfc_torch.TracedUpdateWarning)]
+        if name is None and texts:
+            problems.append(f"an unread global changed: warnings {texts}")
+        elif name is not None and (len(texts) != 1 or not texts[0].startswith(
+                name + " changed since the module was compiled")):
+            problems.append(f"{name} changed: warnings {texts}")
+        _CONFIG.update(saved[0])
+        _SETTINGS.SHIFT, _NODE["MODEL"]["HEAD"]["GAIN"], _Kaggle.alpha, _ARGS.temp = saved[1:5]
+        _STATE.update(saved[5])
+        _SCALES[:] = saved[6]
+    return problems
+
+
 def _check_number_reads(data, make):
     """Values forward reads as Python numbers, changed after compiling:
     tensors (attributes, a global, a loss_fn's buffer) are ModelErrors
@@ -499,6 +592,7 @@ def check_outside_values(device):
                                lambda: step(*data[1])))
     problems += [e for e in errors if e]
     problems += _check_number_reads(data, make)
+    problems += _check_code_reads(data, make)
 
     # Rebinding to equal values is no change; loss weights in containers warn.
     m = _Outside(copy.deepcopy(teacher))
