@@ -860,7 +860,8 @@ def _code_roots(model: torch.nn.Module, loss_fn) -> List[_CodeRoot]:
                 if not _user_code(value):
                     continue
                 for attr in names:
-                    if not attr.startswith("__") and attr in dir(value):
+                    if not attr.startswith("__") and \
+                            _class_attribute(value, attr) is not _MISSING:
                         add((id(value), attr), "class attribute",
                             f"{value.__module__}.{value.__qualname__}.{attr}",
                             lambda c=value, a=attr: _class_attribute(c, a))
