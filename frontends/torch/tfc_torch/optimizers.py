@@ -18,7 +18,10 @@ must agree across groups; a form tfc has no option for (amsgrad, maximize,
 SGD's dampening) is an OptionError naming it.
 """
 import math
-from typing import Dict, Optional, Tuple
+import types
+import warnings
+import weakref
+from typing import Dict, List, Optional, Tuple
 
 import torch
 
@@ -53,15 +56,6 @@ LR_SCALE = "tfc.lr_scale"
 WEIGHT_DECAY = "tfc.weight_decay"
 
 
-def _stepped(state) -> bool:
-    """Whether a parameter's optimizer state holds earlier steps (Adagrad
-    fills its accumulator when built: step 0 is a fresh state)."""
-    step = state.get("step")
-    if step is not None:
-        return float(step) > 0
-    return bool(state)
-
-
 def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
                ) -> Tuple[Dict[str, object], Dict[str, Dict[str, float]]]:
     """(options, {parameter name: {attribute: value}}) of `optimizer`."""
@@ -72,10 +66,6 @@ def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
                           "optimizer= by name: adamw, adam, sgd, rmsprop, adagrad, adamax, "
                           "nadam, radam, adafactor, adamw8bit)")
     name, shared, required = _OPTIMIZERS[kind]
-    if any(_stepped(state) for state in optimizer.state.values()):
-        raise OptionError(f"optimizer {kind.__name__}: it has state (moments, step counts) from "
-                          "earlier steps, which tfc does not take over: pass a fresh optimizer "
-                          "(and TrainStep.load_optimizer_state_dict for tfc's own state)")
     groups = optimizer.param_groups
 
     lr_of = _base_lr
@@ -182,3 +172,176 @@ def _base_lr(group) -> float:
     """A group's base rate: initial_lr when a scheduler is attached (its lr
     is the schedule's current one)."""
     return float(group.get("initial_lr", group["lr"]))
+
+
+class StepCountWarning(UserWarning):
+    """The torch optimizer a compiled step takes its state from counts
+    different numbers of steps for the parameters the step trains (some
+    unfrozen since, or never stepped): the step keeps one count for all."""
+
+
+# The torch optimizers compiled steps follow, each with its Link.
+_LINKS: "weakref.WeakKeyDictionary[torch.optim.Optimizer, Link]" = weakref.WeakKeyDictionary()
+
+
+def link(optimizer: torch.optim.Optimizer) -> "Link":
+    """The Link of `optimizer` (made, and its state_dict / load_state_dict
+    taken over, on first use)."""
+    found = _LINKS.get(optimizer)
+    if found is None:
+        found = _LINKS[optimizer] = Link(optimizer)
+        optimizer.state_dict = types.MethodType(_followed_state_dict, optimizer)
+        optimizer.load_state_dict = types.MethodType(_followed_load_state_dict, optimizer)
+    return found
+
+
+def _followed_state_dict(self):
+    """torch's state_dict() of an optimizer compiled steps follow, with the
+    state (moments, step counts) the steps left."""
+    found = _LINKS.get(self)
+    if found is not None:
+        found.flush()
+    return type(self).state_dict(self)
+
+
+def _followed_load_state_dict(self, state_dict):
+    """torch's load_state_dict(); the compiled steps following the
+    optimizer take the loaded state before their next step."""
+    type(self).load_state_dict(self, state_dict)
+    found = _LINKS.get(self)
+    if found is not None:
+        found.loaded()
+
+
+class Link:
+    """One torch optimizer and the compiled steps that follow it, with one
+    optimizer state between them, as torch keeps it: the optimizer's own
+    `state` (what its state_dict() saves and load_state_dict() restores,
+    per parameter in torch's form) and the steps' programs. The holder is
+    the step whose program holds the newest state (the last to run); its
+    state goes into `optimizer.state` when that is read (state_dict()), when
+    another step following the optimizer runs or is compiled; a step takes
+    `optimizer.state` in (TrainStep._read_torch_state) when it is compiled
+    and, before it runs, when the state changed since (another step ran, or
+    load_state_dict()). Reading `optimizer.state` directly sees the state as
+    of the last of those."""
+
+    def __init__(self, optimizer: torch.optim.Optimizer):
+        self._optimizer = weakref.ref(optimizer)
+        self._holder = None        # weakref to a step, or None: optimizer.state is the newest
+        self.version = 0           # bumped whenever optimizer.state changes
+
+    @property
+    def optimizer(self) -> torch.optim.Optimizer:
+        return self._optimizer()
+
+    def flush(self) -> None:
+        """Writes the holder's state into the optimizer's, if it ran since."""
+        holder = self._holder() if self._holder is not None else None
+        if holder is None or not holder._opt_dirty:
+            return
+        holder._write_torch_state(self.optimizer)
+        holder._opt_dirty = False
+        self.version += 1
+        holder._opt_version = self.version
+
+    def loaded(self) -> None:
+        """The optimizer's state was set from outside (load_state_dict)."""
+        self._holder = None
+        self.version += 1
+
+    def pull(self, step) -> None:
+        """Brings `step`'s program to the newest state."""
+        self.flush()
+        if step._opt_version != self.version:
+            step._read_torch_state(self.optimizer)
+            step._opt_version = self.version
+
+    def attach(self, step) -> None:
+        """A step compiled from the optimizer starts from its state."""
+        step._opt_dirty = False
+        step._opt_version = -1
+        self.pull(step)
+
+    def hold(self, step) -> None:
+        """`step` runs, or took state of its own in (load, a state dict):
+        its program holds the newest state."""
+        if self._holder is None or self._holder() is not step:
+            self.pull(step)
+            self._holder = weakref.ref(step)
+        step._opt_dirty = True
+
+
+def parameters_in_order(optimizer: torch.optim.Optimizer) -> List[torch.Tensor]:
+    """The optimizer's parameters in its state_dict's order."""
+    return [p for g in optimizer.param_groups for p in g["params"]]
+
+
+# torch class -> whether its state holds a per-parameter step count, and
+# that count's form (an int, a 0-d tensor): read from one step of the class.
+_STEP_FORMS: Dict[type, object] = {}
+
+
+def step_form(optimizer: torch.optim.Optimizer):
+    """A sample of the per-parameter "step" value `optimizer`'s class keeps
+    (None for a class that keeps none, such as SGD)."""
+    kind = type(optimizer)
+    if kind not in _STEP_FORMS:
+        dummy = torch.zeros(1, requires_grad=True)
+        dummy.grad = torch.zeros(1)
+        defaults = {k: v for k, v in optimizer.defaults.items()
+                    if k not in ("foreach", "capturable", "fused", "differentiable")}
+        sample = kind([dummy], **defaults)
+        sample.step()
+        _STEP_FORMS[kind] = sample.state[dummy].get("step")
+    return _STEP_FORMS[kind]
+
+
+def step_value(optimizer: torch.optim.Optimizer, count: int, existing=None):
+    """`count` in the form of the optimizer's per-parameter step (that of
+    `existing`, the entry's value, when it has one)."""
+    form = existing if existing is not None else step_form(optimizer)
+    if isinstance(form, torch.Tensor):
+        return torch.tensor(float(count), dtype=form.dtype, device=form.device).reshape(
+            form.shape)
+    return int(count)
+
+
+def counts_steps(optimizer: torch.optim.Optimizer) -> bool:
+    """Whether the update depends on the step count (bias corrections,
+    Adagrad's lr_decay), so that parameters which took other numbers of
+    steps than the others are updated otherwise than by torch."""
+    kind = type(optimizer)
+    if kind is torch.optim.Adagrad:
+        return any(g.get("lr_decay", 0) for g in optimizer.param_groups)
+    return kind in (torch.optim.AdamW, torch.optim.Adam, torch.optim.Adamax,
+                    torch.optim.NAdam, torch.optim.RAdam)
+
+
+def fresh_value(optimizer: torch.optim.Optimizer, key: str, shape, dtype) -> torch.Tensor:
+    """A state tensor as torch starts it (before any step)."""
+    value = 0.0
+    if key == "sum":          # Adagrad's accumulator
+        value = optimizer.param_groups[0].get("initial_accumulator_value", 0.0)
+    elif key == "mu_product":   # NAdam's momentum product
+        value = 1.0
+    return torch.full(tuple(shape), float(value), dtype=dtype)
+
+
+def warn_step_counts(optimizer: torch.optim.Optimizer, counts: Dict[str, int]) -> int:
+    """The one count a compiled step keeps for parameters whose torch
+    counts are `counts` (parameter name -> steps): the largest, with a
+    StepCountWarning when they differ and the update depends on it."""
+    top = max(counts.values())
+    behind = sorted(n for n, c in counts.items() if c != top)
+    if behind and counts_steps(optimizer):
+        names = ", ".join(behind[:4]) + (", ..." if len(behind) > 4 else "")
+        warnings.warn(
+            f"the torch {type(optimizer).__name__}'s parameters took different numbers of "
+            f"steps: {names} {'has' if len(behind) == 1 else 'have'} "
+            f"{min(counts[n] for n in behind)} (e.g. unfrozen since), the others {top}; the "
+            f"compiled step keeps one step count for all, {top}, so their bias corrections go "
+            f"on from step {top + 1} where torch's start from their own count (their first "
+            "updates differ from torch's; the others' are torch's)", StepCountWarning,
+            stacklevel=4)
+    return top

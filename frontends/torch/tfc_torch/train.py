@@ -316,8 +316,12 @@ class TrainStep:
         self.accumulate_steps = self.artifact.accumulate_steps
         self._micro = 0
         # The torch optimizer the step was compiled from, whose lr it
-        # follows (optimizers.Follower); None for an optimizer by name.
+        # follows (optimizers.Follower) and whose state it shares
+        # (optimizers.Link); None for an optimizer by name.
         self._follower: Optional[optimizers.Follower] = None
+        self._link: Optional[optimizers.Link] = None
+        self._opt_dirty = False     # ran since its state went into the optimizer's
+        self._opt_version = -1      # the Link's version its program holds
 
     def _track_shared_parameters(self, model: torch.nn.Module, settings) -> None:
         """Records what this step reads and trains, for _check_shared."""
@@ -369,6 +373,8 @@ class TrainStep:
             if lr is not None:
                 self.lr = lr
         self._watch.check()
+        if self._link is not None:
+            self._link.hold(self)
         self._check_shared()
         self._last_call = next(_CLOCK)
         self._feed(batch)
@@ -406,6 +412,8 @@ class TrainStep:
     def optimizer_state_dict(self) -> "OrderedDict[str, torch.Tensor]":
         """The optimizer's (and loss scaler's) state tensors by name (the
         model's updated buffers are in state_dict())."""
+        if self._link is not None:
+            self._link.pull(self)
         return OrderedDict((n, self.program.get(n)) for n in self._optimizer_state())
 
     def _optimizer_state(self):
@@ -428,6 +436,8 @@ class TrainStep:
         unexpected = [n for n in state if n not in names]
         if missing or unexpected:
             raise KeyError(f"optimizer state mismatch: missing {missing}, unexpected {unexpected}")
+        if self._link is not None:
+            self._link.hold(self)      # the optimizer's state_dict() then reads it
         for n in names:
             self.program.set(n, state[n])
 
@@ -442,30 +452,110 @@ class TrainStep:
         if count != len(order):
             raise ValueError(f"the torch optimizer state holds {count} parameters, the "
                              f"compiled step's optimizer {len(order)}")
-        names = self._optimizer_state()
-        out = {n: self.program.get(n) for n in names}
-        steps, unknown = set(), []
-        for index, entry in torch_state["state"].items():
-            param = order[int(index)]
-            param = self._model.aliases.get(param, param)  # renamed in the program
-            for key, value in entry.items():
-                if key == "step":
-                    steps.add(float(value))
-                    continue
-                name = f"{param}.{key}"
-                if name not in out:
-                    unknown.append(name)
-                    continue
-                out[name] = torch.as_tensor(value).detach().to(out[name].dtype)
-        if unknown:
-            raise KeyError(f"torch optimizer state the compiled step has no state for: "
-                           f"{unknown[:6]} (its state: {names[:6]}...)")
+        out = {n: self.program.get(n) for n in self._optimizer_state()}
+        entries = [(order[int(index)], entry) for index, entry in torch_state["state"].items()]
+        steps = {float(e["step"]) for _, e in entries if e.get("step") is not None}
         if len(steps) > 1:
             raise ValueError(f"the torch optimizer's parameters took different numbers of steps "
                              f"({sorted(steps)[:4]}); the compiled step keeps one count")
+        self._take_torch_entries(entries, out)
         if steps and "step" in out:
             out["step"] = torch.tensor(int(steps.pop()), dtype=out["step"].dtype)
+        elif "step" in out:
+            out["step"] = self._count_without_steps(entries)
         return out
+
+    def _count_without_steps(self, entries) -> torch.Tensor:
+        """The step count for torch state that keeps none (SGD): 0 when it
+        holds no buffers (torch's next step starts them), else at least 1
+        (tfc.sgd starts the momentum buffer at step 1, ignoring it)."""
+        held = any(v is not None for _, e in entries for k, v in e.items() if k != "step")
+        return torch.tensor(max(int(self.program.get("step")), 1) if held else 0)
+
+    def _state_by_parameter(self) -> Dict[str, Dict[str, str]]:
+        """{program parameter name: {torch state key: optimizer state
+        tensor}} ("w.exp_avg" is w's exp_avg; torch's keys have no dots)."""
+        if getattr(self, "_by_parameter", None) is None:
+            self._by_parameter = {}
+            for n in self._optimizer_state():
+                param, _, key = n.rpartition(".")
+                if param:
+                    self._by_parameter.setdefault(param, {})[key] = n
+        return self._by_parameter
+
+    def _program_parameter(self, name: Optional[str]) -> Optional[str]:
+        """The program's name of the module parameter `name`."""
+        return None if name is None else self._model.aliases.get(name, name)
+
+    def _take_torch_entries(self, entries, out: Dict[str, torch.Tensor]) -> None:
+        """Sets `out` (optimizer state by program name) from torch's
+        per-parameter entries [(module parameter name, {key: value})]."""
+        by_param, unknown = self._state_by_parameter(), []
+        for name, entry in entries:
+            param = self._program_parameter(name)
+            for key, value in entry.items():
+                if key == "step" or value is None:
+                    continue
+                state = by_param.get(param, {}).get(key)
+                if state is None:
+                    unknown.append(f"{param}.{key}")
+                    continue
+                dtype = self.program.bindings[state].dtype
+                out[state] = torch.as_tensor(value).detach().to(dtype)
+        if unknown:
+            raise KeyError(f"torch optimizer state the compiled step has no state for: "
+                           f"{unknown[:6]} (its state: {self._optimizer_state()[:6]}...)")
+
+    def _write_torch_state(self, optimizer: torch.optim.Optimizer) -> None:
+        """Writes this step's optimizer state into `optimizer.state`, torch's
+        per-parameter entries (cast to each parameter's dtype and device, as
+        torch's load_state_dict casts them), for the parameters it trains;
+        the others' entries stay."""
+        by_param = self._state_by_parameter()
+        names = self.program.names("state")
+        count = int(self.program.get("step")) if "step" in names else None
+        with_step = optimizers.step_form(optimizer) is not None and count is not None
+        for p in optimizers.parameters_in_order(optimizer):
+            keys = by_param.get(self._program_parameter(self._param_names.get(id(p))))
+            if not keys:
+                continue
+            entry = optimizer.state[p]
+            if with_step:
+                entry["step"] = optimizers.step_value(optimizer, count, entry.get("step"))
+            for key, state in keys.items():
+                value = self.program.get(state)
+                if value.is_floating_point() and p.is_floating_point():
+                    value = value.to(p.dtype)
+                entry[key] = value.to(p.device)
+
+    def _read_torch_state(self, optimizer: torch.optim.Optimizer) -> None:
+        """Sets this step's optimizer state from `optimizer.state`: the
+        parameters it trains take their entries, those without one start
+        afresh (as torch's would), and the step count is theirs (one count
+        for all: optimizers.warn_step_counts says when theirs differ)."""
+        by_param = self._state_by_parameter()
+        out, entries, counts = {}, [], {}
+        for p in optimizers.parameters_in_order(optimizer):
+            name = self._param_names.get(id(p))
+            keys = by_param.get(self._program_parameter(name))
+            if not keys:
+                continue
+            entry = optimizer.state.get(p) or {}
+            for key, state in keys.items():
+                if entry.get(key) is None:
+                    b = self.program.bindings[state]
+                    out[state] = optimizers.fresh_value(optimizer, key, b.shape, b.dtype)
+            entries.append((name, entry))
+            step = entry.get("step")
+            counts[name] = int(step) if step is not None else 0
+        self._take_torch_entries(entries, out)
+        if counts and "step" in self.program.names("state"):
+            if optimizers.step_form(optimizer) is not None:
+                out["step"] = torch.tensor(optimizers.warn_step_counts(optimizer, counts))
+            else:
+                out["step"] = self._count_without_steps(entries)
+        for state, value in out.items():
+            self.program.set(state, value)
 
     def save(self, path: str) -> None:
         """Parameters, model state (updated buffers) and optimizer state to
@@ -475,6 +565,8 @@ class TrainStep:
     def load(self, path: str) -> None:
         """Restores a file written by save() (exactly these tensors). The
         random stream resumes after the restored step count's draws."""
+        if self._link is not None:
+            self._link.hold(self)      # the optimizer's state_dict() then reads it
         self.program.restore(path, ("param", "state"))
         if "step" in self.program.names("state"):
             self._feed.calls = int(self.program.get("step")) * self.accumulate_steps
@@ -515,7 +607,10 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
     learning-rate factors and weight decays (optimizers.py); each call then
     takes the first group's current lr, so a torch.optim.lr_scheduler
     stepping that optimizer drives the compiled step (a change the step
-    cannot follow, e.g. OneCycleLR cycling betas, is an OptionError)."""
+    cannot follow, e.g. OneCycleLR cycling betas, is an OptionError). The
+    step starts from that optimizer's state and shares it: its
+    state_dict() holds the step's moments and counts in torch's form, its
+    load_state_dict() sets them (optimizers.Link)."""
     if isinstance(optimizer, torch.optim.Optimizer):
         taken, settings = optimizers.from_torch(optimizer, model)
         betas = taken.pop("betas", None)
@@ -529,6 +624,8 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
         options = dict(options, **taken)
         step = TrainStep(model, example_args, loss_fn, device, input_names, options, settings)
         step._follower = optimizers.Follower(optimizer)
+        step._link = optimizers.link(optimizer)
+        step._link.attach(step)     # its state (a checkpoint's, another step's) to start from
         return step
     options = dict(options, optimizer=optimizer, lr=1e-3 if lr is None else lr)
     return TrainStep(model, example_args, loss_fn, device, input_names, options)

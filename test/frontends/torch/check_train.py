@@ -51,6 +51,11 @@ the module watch, and train_batches.py: batch names, packed lengths, added losse
 - param-groups: a torch.optim AdamW / SGD instance with param_groups as the
   optimizer (per-group lr and weight decay, an ungrouped parameter frozen),
   also optimizer_in_backward, against the same torch optimizer; refusals.
+- optimizer-state: the torch optimizer a step follows (the eight classes)
+  holds the step's state as torch's after 3 steps (its state_dict()); a
+  fresh model and optimizer loading it go on as torch's, and so does the
+  step after the optimizer's load_state_dict() of it; an optimizer torch
+  stepped first is taken over.
 - qat: a prepare_qat'ed conv + linear net (default fbgemm QAT qconfig), 8 AdamW
   steps: losses, parameters and the fused observers' buffers (running min /
   max, scale, zero point) as torch's (step.state_dict() keeps the modules'
@@ -470,8 +475,8 @@ def check_param_groups(device):
     optimizer_in_backward (AdamW, Adam, SGD); torch lr schedulers (LambdaLR
     warm-up from 0, StepLR, CosineAnnealingLR, OneCycleLR without momentum
     cycling) stepping the optimizer between calls, as torch's; options the
-    instance sets, an optimizer with state, forms tfc has no option for, and
-    a scheduler cycling betas, are errors."""
+    instance sets, forms tfc has no option for, and a scheduler cycling
+    betas, are errors."""
     torch.manual_seed(6)
     nn = torch.nn
     model = nn.Sequential(nn.Linear(6, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 3))
@@ -573,13 +578,8 @@ def check_param_groups(device):
     problem = expect_error(tfc_torch.OptionError, "betas changed", lambda: step(*data[1]))
     if problem:
         problems.append(f"one-cycle with cycle_momentum: {problem}")
-    used = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    model(data[0][0]).sum().backward()
-    used.step()                                  # momentum buffers: state tfc would drop
-    model.zero_grad()
     refusals = [({"lr": 0.1}, "option lr"),
                 ({"beta1": 0.5, "optimizer": torch.optim.Adam(model.parameters())}, "beta1"),
-                ({"optimizer": used}, "has state"),
                 ({"optimizer": torch.optim.AdamW(model.parameters(), amsgrad=True)}, "amsgrad"),
                 ({"optimizer": torch.optim.ASGD(model.parameters())}, "ASGD"),
                 ({"optimizer": torch.optim.RMSprop(model.parameters(), maximize=True)},
@@ -603,7 +603,112 @@ def check_param_groups(device):
                    f"ungrouped parameter frozen, also optimizer_in_backward (AdamW, Adam, SGD); "
                    f"each parameter's move within {moved_worst:.1e} of torch's; {sched} lr "
                    f"schedulers driving the compiled step, losses within {sched_worst:.1e} of "
-                   f"torch's; 9 refusals)")
+                   f"torch's; 8 refusals)")
+
+
+def _torch_state_problems(got, want, label):
+    """A followed optimizer's state_dict()['state'] against torch's: the
+    same entries and keys, the step counts in torch's form, the tensors
+    within PARAM_RTOL normwise."""
+    problems = []
+    if sorted(got) != sorted(want):
+        return [f"{label}: entries {sorted(got)}, torch's {sorted(want)}"]
+    for index, entry in want.items():
+        mine = got[index]
+        if sorted(mine) != sorted(entry):
+            problems.append(f"{label}: entry {index} keys {sorted(mine)}, torch's {sorted(entry)}")
+            continue
+        for key, value in entry.items():
+            if key == "step":
+                if type(mine[key]) is not type(value) or float(mine[key]) != float(value):
+                    problems.append(f"{label}: entry {index} step {mine[key]!r}, torch's "
+                                    f"{value!r}")
+            elif value is not None and normwise(mine[key], value) > PARAM_RTOL:
+                problems.append(f"{label}: entry {index} {key} "
+                                f"{normwise(mine[key], value):.2e} from torch's")
+    return problems
+
+
+def check_optimizer_state(device):
+    """The optimizer state of the torch optimizer a step follows, as torch
+    keeps it: for each of the eight classes, 3 steps, then the optimizer's
+    state_dict() (the usual checkpoint {"optimizer": opt.state_dict()}) holds
+    torch's entries (moments, step counts in torch's form); a fresh model
+    and optimizer that load it compile a step that goes on as torch's (3
+    more steps); the followed optimizer's load_state_dict() of an earlier
+    state takes a live step back to it."""
+    torch.manual_seed(11)
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 3))
+
+    def loss_fn(out, x, y):
+        return torch.nn.functional.cross_entropy(out, y)
+
+    g = torch.Generator().manual_seed(12)
+    data = [(torch.randn(5, 6, generator=g), torch.randint(0, 3, (5,), generator=g))
+            for _ in range(6)]
+    makers = {"adamw": lambda p: torch.optim.AdamW(p, lr=1e-2),
+              "adam": lambda p: torch.optim.Adam(p, lr=1e-2, weight_decay=0.01),
+              "sgd": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9),
+              "rmsprop": lambda p: torch.optim.RMSprop(p, lr=1e-2, momentum=0.5, centered=True),
+              "adagrad": lambda p: torch.optim.Adagrad(p, lr=0.1, lr_decay=0.01,
+                                                       initial_accumulator_value=0.1),
+              "adamax": lambda p: torch.optim.Adamax(p, lr=1e-2),
+              "nadam": lambda p: torch.optim.NAdam(p, lr=1e-2),
+              "radam": lambda p: torch.optim.RAdam(p, lr=1e-2)}
+    problems = []
+    torch_step = lambda m, b: loss_fn(m(b[0]), *b)  # noqa: E731
+    for kind, make in makers.items():
+        mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+        mine_opt, opt = make(mine.parameters()), make(reference.parameters())
+        step = tfc_torch.compile_train_step(mine, data[0], loss_fn, device=device,
+                                            optimizer=mine_opt)
+        train_alongside(step, reference, opt, torch_step, data[:3], f"{kind}: ", problems)
+        checkpoint = copy.deepcopy(mine_opt.state_dict())
+        at_checkpoint = step.state_dict()
+        problems += _torch_state_problems(checkpoint["state"], opt.state_dict()["state"], kind)
+        # Resuming: a fresh model and optimizer load the checkpoint.
+        resumed = copy.deepcopy(model)
+        resumed.load_state_dict(step.state_dict())
+        resumed_opt = make(resumed.parameters())
+        resumed_opt.load_state_dict(checkpoint)
+        again = tfc_torch.compile_train_step(resumed, data[0], loss_fn, device=device,
+                                             optimizer=resumed_opt)
+        for label in ("resumed", "after load_state_dict"):
+            ahead = copy.deepcopy(reference)
+            ahead_opt = make(ahead.parameters())
+            ahead_opt.load_state_dict(opt.state_dict())
+            train_alongside(again, ahead, ahead_opt, torch_step, data[3:], f"{kind} {label}: ",
+                            problems)
+            problems += _torch_state_problems(resumed_opt.state_dict()["state"],
+                                              ahead_opt.state_dict()["state"], f"{kind} {label}")
+            # load_state_dict() of the followed optimizer sets the live
+            # step's state: back to the checkpoint, the step goes on as
+            # torch's from there again.
+            again.load_state_dict(at_checkpoint)
+            resumed_opt.load_state_dict(checkpoint)
+    # An optimizer torch stepped (a run torch started): the step goes on
+    # from its state.
+    for kind in ("sgd", "adamw"):
+        mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+        mine_opt, opt = makers[kind](mine.parameters()), makers[kind](reference.parameters())
+        for batch in data[:2]:
+            for m, o in ((mine, mine_opt), (reference, opt)):
+                o.zero_grad()
+                torch_step(m, batch).backward()
+                o.step()
+        mine.zero_grad()
+        step = tfc_torch.compile_train_step(mine, data[0], loss_fn, device=device,
+                                            optimizer=mine_opt)
+        train_alongside(step, reference, opt, torch_step, data[2:], f"torch-stepped {kind}: ",
+                        problems)
+        problems += _torch_state_problems(mine_opt.state_dict()["state"],
+                                          opt.state_dict()["state"], f"torch-stepped {kind}")
+    return verdict(problems, "optimizer-state: ok (AdamW, Adam, SGD, RMSprop, Adagrad, Adamax, "
+                             "NAdam, RAdam followed 3 steps: the optimizer's state_dict() holds "
+                             "torch's state; resumed from it, 3 steps as torch's; its "
+                             "load_state_dict() sets a live step's; SGD, AdamW stepped by torch "
+                             "first go on as torch's)")
 
 
 def check_no_gradient(device):
@@ -771,7 +876,8 @@ def check_masked(device):
 CASES = sorted(FAMILIES) + ["added-loss", "api", "buffers", "checkpoint", "forward-state",
                             "held-values",
                             "input-names",
-                            "masked", "module-changes", "no-gradient", "outside-values",
+                            "masked", "module-changes", "no-gradient", "optimizer-state",
+                            "outside-values",
                             "packed-lengths", "param-groups", "qat", "random-range",
                             "sparse-input", "state-names"]
 
@@ -813,6 +919,8 @@ def main():
             problem = check_outside_values(args.device)
         elif case == "no-gradient":
             problem = check_no_gradient(args.device)
+        elif case == "optimizer-state":
+            problem = check_optimizer_state(args.device)
         elif case == "packed-lengths":
             problem = check_packed_lengths(args.device)
         elif case == "param-groups":
