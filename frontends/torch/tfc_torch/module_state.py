@@ -195,6 +195,15 @@ def _traced_setattr(module, name, value):
     if table is not None and name in table and isinstance(value, torch.Tensor) and \
             torch._is_functional_tensor(value):
         table[name] = value
+    elif isinstance(value, torch.Tensor) and value.__dict__.get("_is_param"):
+        # A parameter's placeholder (state_tables) stored under another
+        # name (`self.last_w = self.l.weight`) is the plain traced tensor it
+        # is, not a parameter torch would register for good.
+        del value._is_param
+        try:
+            _MODULE_SETATTR(module, name, value)
+        finally:
+            value._is_param = True
     else:
         _MODULE_SETATTR(module, name, value)
 

@@ -59,7 +59,8 @@ CASES = {
     # a trainable and a frozen parameter is True while tracing, as in eager,
     # and False for a buffer ("learnable or fixed temperature": the traced
     # placeholders were plain tensors, so the clamp branch was dropped, loss
-    # 4.25 vs 2.22); a module-level AttrDict config (__getattr__ raising
+    # 4.25 vs 2.22), and one stored under another name stays a plain
+    # attribute (not a traced tensor registered as a parameter); a module-level AttrDict config (__getattr__ raising
     # KeyError) beside the model's code (compiling crashed on KeyError
     # '__self__').
     "parameter-isinstance": lambda: _parameter_isinstance(),
@@ -90,6 +91,7 @@ class _Temperatures(nn.Module):
 
     def forward(self, x):
         h = self.lin(x)
+        self.last = self.learned  # a plain attribute while tracing, not a new parameter
         return sum((h / self._temperature(t)).logsumexp(-1).mean()
                    for t in (self.learned, self.frozen, self.fixed))
 
