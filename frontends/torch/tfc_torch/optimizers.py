@@ -18,6 +18,8 @@ must agree across groups; a form tfc has no option for (amsgrad, maximize,
 SGD's dampening) is an OptionError naming it.
 """
 import math
+import os
+import sys
 import types
 import warnings
 import weakref
@@ -343,5 +345,15 @@ def warn_step_counts(optimizer: torch.optim.Optimizer, counts: Dict[str, int]) -
             f"compiled step keeps one step count for all, {top}, so their bias corrections go "
             f"on from step {top + 1} where torch's start from their own count (their first "
             "updates differ from torch's; the others' are torch's)", StepCountWarning,
-            stacklevel=4)
+            stacklevel=_caller_level())
     return top
+
+
+def _caller_level() -> int:
+    """warnings.warn's stacklevel of the first caller outside tfc_torch
+    (compile_train_step's or the step call's line)."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -55,7 +55,9 @@ the module watch, and train_batches.py: batch names, packed lengths, added losse
   holds the step's state as torch's after 3 steps (its state_dict()); a
   fresh model and optimizer loading it go on as torch's, and so does the
   step after the optimizer's load_state_dict() of it; an optimizer torch
-  stepped first is taken over.
+  stepped first is taken over; a step compiled per phase of gradual
+  unfreezing (SGD) or freezing (AdamW) trains on as torch's, unfreezing
+  under AdamW warns that the new parameters' step count differs.
 - qat: a prepare_qat'ed conv + linear net (default fbgemm QAT qconfig), 8 AdamW
   steps: losses, parameters and the fused observers' buffers (running min /
   max, scale, zero point) as torch's (step.state_dict() keeps the modules'
@@ -629,6 +631,57 @@ def _torch_state_problems(got, want, label):
     return problems
 
 
+def _check_phases(model, loss_fn, data, makers, torch_step, device):
+    """Gradual unfreezing and freezing, a step compiled per phase from one
+    torch optimizer (as the docs advise): the parameters training on keep
+    their state (moments, counts). SGD with momentum unfreezing the first
+    layer, AdamW freezing it: 3 + 3 steps as torch's. AdamW unfreezing:
+    its new parameters' count differs from the others', a StepCountWarning,
+    the head trained on as torch's."""
+    import warnings
+    problems = []
+    for kind, first, second in (("sgd", False, True), ("adamw", True, False),
+                                ("adamw", False, True)):
+        label = f"{kind} {'unfreezing' if second else 'freezing'}"
+        mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+        mine_opt, opt = makers[kind](mine.parameters()), makers[kind](reference.parameters())
+        caught = []
+        for phase, trains in enumerate((first, second)):
+            for m in (mine, reference):
+                m[0].requires_grad_(trains)
+            # Frozen, no gradient (torch 1.13's zero_grad() leaves a zero
+            # one, which AdamW would go on decaying).
+            reference[0].weight.grad = reference[0].bias.grad = None
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                step = tfc_torch.compile_train_step(mine, data[0], loss_fn, device=device,
+                                                    optimizer=mine_opt)
+            caught += [w for w in seen if issubclass(w.category,
+                                                     tfc_torch.optimizers.StepCountWarning)]
+            exact = not (kind == "adamw" and second and phase == 1)
+            if exact:
+                train_alongside(step, reference, opt, torch_step, data[3 * phase:3 * phase + 3],
+                                f"{label} phase {phase}: ", problems)
+            else:
+                for batch in data[3:]:
+                    step(*batch)
+                    opt.zero_grad()
+                    torch_step(reference, batch).backward()
+                    opt.step()
+                head = dict(reference.named_parameters())["2.weight"]
+                moved = normwise(step.state_dict()["2.weight"], head.detach())
+                if moved > MOVED_RTOL * 10:
+                    problems.append(f"{label}: the head {moved:.2e} from torch's")
+            mine.load_state_dict(step.state_dict())
+        if exact:
+            compare_parameters(step.state_dict(), reference, f"{label}: ", problems)
+        if bool(caught) == exact:
+            problems.append(f"{label}: {len(caught)} StepCountWarning")
+        elif caught and "0.weight" not in str(caught[0].message):
+            problems.append(f"{label}: warning {caught[0].message}")
+    return problems
+
+
 def check_optimizer_state(device):
     """The optimizer state of the torch optimizer a step follows, as torch
     keeps it: for each of the eight classes, 3 steps, then the optimizer's
@@ -704,11 +757,13 @@ def check_optimizer_state(device):
                         problems)
         problems += _torch_state_problems(mine_opt.state_dict()["state"],
                                           opt.state_dict()["state"], f"torch-stepped {kind}")
+    problems += _check_phases(model, loss_fn, data, makers, torch_step, device)
     return verdict(problems, "optimizer-state: ok (AdamW, Adam, SGD, RMSprop, Adagrad, Adamax, "
                              "NAdam, RAdam followed 3 steps: the optimizer's state_dict() holds "
                              "torch's state; resumed from it, 3 steps as torch's; its "
                              "load_state_dict() sets a live step's; SGD, AdamW stepped by torch "
-                             "first go on as torch's)")
+                             "first go on as torch's; a step per phase of unfreezing (SGD) and "
+                             "freezing (AdamW) as torch's, unfreezing under AdamW warns)")
 
 
 def check_no_gradient(device):
