@@ -41,9 +41,9 @@ ModuleWatch, checked at every call of a TrainStep or CompiledModule
   they call names (a number, `CONFIG["scale"]`, a yacs-style or argparse
   config, a global object's attribute), the attributes that code names of
   the user's Python modules and classes (`myconfig.SCALE`,
-  `class CFG: alpha = ...`), and those functions' closures; objects of the
-  standard library's and installed packages' classes (a logger) are no
-  settings: whose value changed: a TracedUpdateWarning, once per value,
+  `class CFG: alpha = ...`), and those functions' closures (objects of
+  the standard library's classes, a logger, hold no settings; installed
+  packages' functions and Python modules are not followed): whose value changed: a TracedUpdateWarning, once per value,
   since the trace baked in the value it saw if forward read it (tfc cannot
   tell whether it did);
 - tensors the program folded in from outside the modules' tables
@@ -443,18 +443,21 @@ def _simple_object(value) -> bool:
             and not isinstance(value, (torch.nn.Module, torch.Tensor, types.ModuleType,
                                        types.FunctionType, types.MethodType,
                                        types.BuiltinFunctionType))
-            and not _installed(type(value).__module__))
+            and not _installed(type(value).__module__, packages=False))
 
 
 @functools.lru_cache(maxsize=None)
-def _installed(module: Optional[str]) -> bool:
+def _installed(module: Optional[str], packages: bool = True) -> bool:
     """Whether the Python module named `module` is a library's, not the
-    user's code: _LIBRARIES, the standard library, or a package installed
-    in site-packages (a logger's level, a progress bar's or an experiment
-    tracker's counters are no settings of the model)."""
+    user's code: _LIBRARIES, the standard library (a logger's level is no
+    setting of the model), or (`packages`) a package installed in
+    site-packages (whose functions' globals and module attributes are not
+    watched; objects of its classes are, a Hugging Face config)."""
     root = (module or "builtins").split(".")[0]
     if root in _LIBRARIES or root in getattr(sys, "stdlib_module_names", ()):
         return True
+    if not packages:
+        return False
     path = getattr(sys.modules.get(root), "__file__", None) or ""
     parts = os.path.normpath(path).split(os.sep)
     return "site-packages" in parts or "dist-packages" in parts
