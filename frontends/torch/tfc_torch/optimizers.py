@@ -135,10 +135,9 @@ class Follower:
         self.decays = [g.get("weight_decay") for g in groups]
         self.last: Optional[float] = None
 
-    def _refuse(self, what: str, hint: str):
-        raise OptionError(f"optimizer {type(self.optimizer).__name__}: {what} since "
-                          "compile_train_step; the compiled step follows its first group's "
-                          "lr only", hint=hint)
+    def _refuse(self, what: str, hint: str, since: str = " since compile_train_step"):
+        raise OptionError(f"optimizer {type(self.optimizer).__name__}: {what}{since}; the "
+                          "compiled step follows its first group's lr only", hint=hint)
 
     def lr(self) -> Optional[float]:
         """The first group's lr when it changed since the last call (None
@@ -156,6 +155,15 @@ class Follower:
         for i, (g, factor, decay) in enumerate(zip(groups, self.factors, self.decays)):
             if g.get("weight_decay") != decay:
                 self._refuse(f"group {i}'s weight_decay changed", "keep weight decays fixed")
+            if first == 0 and float(g["lr"]) != 0:
+                self._refuse(f"group 0's lr is 0 while group {i}'s is {float(g['lr']):g} (a "
+                             "per-group schedule holding the first group)",
+                             "each group's lr is compiled as a fixed factor of the first "
+                             "group's, so every group would train at 0: to hold parameters "
+                             "still while others train, freeze them (requires_grad_(False)) "
+                             "and compile a step per phase from this optimizer (the next "
+                             "phase's step goes on from its state), or schedule every group "
+                             "alike", since="")
             if first > 0 and not math.isclose(float(g["lr"]) / first, factor, rel_tol=1e-9,
                                               abs_tol=1e-12):
                 self._refuse(f"group {i}'s lr is no longer {factor:g} x the first group's",

@@ -624,6 +624,9 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
         options = dict(options, **taken)
         step = TrainStep(model, example_args, loss_fn, device, input_names, options, settings)
         step._follower = optimizers.Follower(optimizer)
+        lr = step._follower.lr()    # checked now: a scheduler may have set it already
+        if lr is not None:
+            step.lr = lr
         step._link = optimizers.link(optimizer)
         step._link.attach(step)     # its state (a checkpoint's, another step's) to start from
         return step

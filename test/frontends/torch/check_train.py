@@ -477,8 +477,9 @@ def check_param_groups(device):
     optimizer_in_backward (AdamW, Adam, SGD); torch lr schedulers (LambdaLR
     warm-up from 0, StepLR, CosineAnnealingLR, OneCycleLR without momentum
     cycling) stepping the optimizer between calls, as torch's; options the
-    instance sets, forms tfc has no option for, and a scheduler cycling
-    betas, are errors."""
+    instance sets, forms tfc has no option for, a scheduler cycling betas
+    and one holding the first group at lr 0 while others train, are
+    errors."""
     torch.manual_seed(6)
     nn = torch.nn
     model = nn.Sequential(nn.Linear(6, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 3))
@@ -580,6 +581,18 @@ def check_param_groups(device):
     problem = expect_error(tfc_torch.OptionError, "betas changed", lambda: step(*data[1]))
     if problem:
         problems.append(f"one-cycle with cycle_momentum: {problem}")
+    # A per-group schedule holding the first group at 0 while the others
+    # train: every group would train at 0 (refused when compiling).
+    held = copy.deepcopy(model)
+    holding = torch.optim.AdamW(groups(held), lr=1e-3)
+    torch.optim.lr_scheduler.LambdaLR(holding, [lambda s: 0.0 if s < 2 else 1.0,
+                                                lambda s: 1.0, lambda s: 1.0])
+    problem = expect_error(tfc_torch.OptionError, "group 0's lr is 0 while group 1's",
+                           lambda: tfc_torch.compile_train_step(held, data[0], loss_fn,
+                                                                device=device,
+                                                                optimizer=holding))
+    if problem:
+        problems.append(f"first group held at lr 0: {problem}")
     refusals = [({"lr": 0.1}, "option lr"),
                 ({"beta1": 0.5, "optimizer": torch.optim.Adam(model.parameters())}, "beta1"),
                 ({"optimizer": torch.optim.AdamW(model.parameters(), amsgrad=True)}, "amsgrad"),
@@ -605,7 +618,7 @@ def check_param_groups(device):
                    f"ungrouped parameter frozen, also optimizer_in_backward (AdamW, Adam, SGD); "
                    f"each parameter's move within {moved_worst:.1e} of torch's; {sched} lr "
                    f"schedulers driving the compiled step, losses within {sched_worst:.1e} of "
-                   f"torch's; 8 refusals)")
+                   f"torch's; 9 refusals)")
 
 
 def _torch_state_problems(got, want, label):
