@@ -11,7 +11,6 @@ compile_train_step).
 from typing import Dict, Optional, Sequence
 
 import torch
-from torch.utils import _pytree as pytree
 
 from . import compiler
 from .export import import_forward
@@ -46,8 +45,7 @@ class CompiledModule:
         self._watch.check()
         self._feed(batch)
         self.program.run("forward")
-        leaves = [self.program.get(name) for name in self.outputs]
-        return pytree.tree_unflatten(leaves, self.exported.output_spec)
+        return self.exported.rebuild_output([self.program.get(name) for name in self.outputs])
 
     def state_dict(self):
         return self._model.state_dict(self.program)

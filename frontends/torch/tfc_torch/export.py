@@ -8,12 +8,12 @@ write the weights.
 import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
 import torch.utils._pytree as pytree
 
-from . import dtypes, safetensors
+from . import dtypes, outputs, safetensors
 from .importer import import_traced
 from .ir import Function
 from .passes import run_pipeline
@@ -35,8 +35,10 @@ class Exported:
     # The function's results by name, in order: ["loss"] for a loss import;
     # "output" or "output.<i>" (its tfc.output names) for import_forward.
     outputs: List[str] = field(default_factory=lambda: ["loss"])
-    # import_forward: the TreeSpec of the model's output (tree_unflatten
-    # of the results in `outputs` order rebuilds it); None for a loss.
+    # import_forward: the TreeSpec of the model's output (outputs.py;
+    # `rebuild_output` of the results in `outputs` order rebuilds it, with
+    # the leaves of `output_constants` by flat index: None, numbers,
+    # strings the trace saw); None for a loss.
     output_spec: Optional[pytree.TreeSpec] = None
     # Model state of a loss import: the buffers its training forward updates
     # (batch norm's running statistics, spectral norm's weight_u / weight_v,
@@ -54,6 +56,15 @@ class Exported:
     # (options.RESERVED_NAMES: a buffer `step`), renamed in it: program
     # name -> state_dict name (`aliases` maps the state_dict name back).
     renamed: Dict[str, str] = field(default_factory=dict)
+    # import_forward: the output's constant leaves by flat index (see
+    # output_spec).
+    output_constants: Dict[int, Any] = field(default_factory=dict)
+
+    def rebuild_output(self, results: Sequence[torch.Tensor]):
+        """The forward's output structure from its results (`outputs`
+        order): tensors, containers of the model's own classes, and the
+        constant leaves put back."""
+        return outputs.rebuild(self.output_spec, results, self.output_constants)
 
     def save(self, path: str) -> None:
         with open(path, "w") as f:
@@ -135,10 +146,12 @@ def import_forward(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                    locations: bool = True) -> Exported:
     """Traces the inference forward `model(*example_args)` and imports it as
     the tfc function `@function_name`: its output (a tensor, or a tuple /
-    list / dict pytree of tensors) becomes one result per leaf, in
-    torch.utils._pytree.tree_flatten order, named by `{tfc.output =
-    "output"}` for a single tensor, else "output.<i>" (`exported.outputs`);
-    `exported.output_spec` rebuilds the structure. Parameters and inputs
+    list / dict / dataclass tree of tensors) becomes one result per tensor
+    leaf, in torch.utils._pytree.tree_flatten order, named by `{tfc.output =
+    "output"}` for a single tensor, else "output.<i>" with i the leaf's flat
+    index (`exported.outputs`); leaves that are None, numbers or strings
+    are constants (`exported.output_constants`), and
+    `exported.rebuild_output(results)` rebuilds the structure. Parameters and inputs
     are as for import_module. Call model.eval() first for inference
     (dropout off, batch norm on its running statistics)."""
     traced = trace(model, example_args, None, input_names, forward=True)
@@ -157,6 +170,7 @@ def _import(traced, function_name: str, patterns: bool, locations: bool,
     exported = Exported("", imported.function, imported.params, imported.inputs,
                         imported.aliases, imported.buffers, stats, list(imported.outputs),
                         traced.output_spec, imported.state, imported.outside)
+    exported.output_constants = dict(traced.output_constants)
     exported.batch_check = traced.batch_check
     exported.renamed = dict(traced.renamed)
     imported.function.comments = _header(traced.model_name, exported)

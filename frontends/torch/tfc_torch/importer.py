@@ -520,25 +520,31 @@ def _loss_result(node, env, b: Builder) -> List[Value]:
     return [result if result.rank == 0 else b.reshape(result, ())]
 
 
-def _forward_results(node, env, ctx: Context, traced: Traced) -> List[Value]:
-    """Every leaf of a traced forward's output, in tree_flatten order. A
-    leaf known at trace time (computed from buffers and constants only)
-    becomes a constant; a parameter or input returned as it is stays the
-    argument (the lowering copies it to its output)."""
+def _forward_results(node, env, ctx: Context, traced: Traced):
+    """Every tensor leaf of a traced forward's output, in tree_flatten
+    order, and its result name. A leaf known at trace time (computed from
+    buffers and constants only) becomes a constant; a parameter or input
+    returned as it is stays the argument (the lowering copies it to its
+    output). Leaves that are plain values (None, numbers, strings:
+    traced.output_constants) are no results: the caller puts them back."""
     leaves = list(node.args[0])
     names = output_names(traced.output_spec)
     assert len(leaves) == len(names) == len(traced.output_leaves)
-    if not leaves:
+    constants = traced.output_constants
+    if len(constants) == len(leaves):
         raise ModelError("the model's forward returns no tensors", traced.return_frame,
-                         "return a tensor, or a tuple, list or dict of tensors")
-    results = []
-    for name, leaf, kind in zip(names, leaves, traced.output_leaves):
+                         "return a tensor, or a tuple, list, dict or dataclass of tensors")
+    results, kept = [], []
+    for i, (name, leaf, kind) in enumerate(zip(names, leaves, traced.output_leaves)):
+        if i in constants:
+            continue
         if kind is not None or not isinstance(leaf, torch.fx.Node):
             raise ModelError(f"the model's output {name} is a {kind or type(leaf).__name__}, "
                              "not a tensor", traced.return_frame,
-                             "tfc functions return tensors: return only tensors (a tensor, or "
-                             "a tuple, list or dict of them) and keep other values "
-                             "(numbers, None, strings) outside the model")
+                             "a compiled forward returns tensors and plain values (None, "
+                             "numbers, strings) in tuples, lists, dicts and dataclasses: "
+                             "return the tensors an object holds, or keep the object outside "
+                             "the model")
         value, frame = env[leaf], node_frame(leaf)
         if isinstance(value, Complex) or is_complex_arg(value):
             raise ModelError(f"the model's output {name} is a complex tensor; tfc functions "
@@ -565,7 +571,8 @@ def _forward_results(node, env, ctx: Context, traced: Traced) -> List[Value]:
         if leaf in ctx.uint8_nodes:
             value = ctx.b.convert(value, "ui8")
         results.append(value)
-    return results
+        kept.append(name)
+    return results, kept
 
 
 def _results(node, env, ctx: Context, traced: Traced):
@@ -574,8 +581,7 @@ def _results(node, env, ctx: Context, traced: Traced):
     ("output" / "output.<i>", also set as the results' tfc.output names)."""
     if traced.output_spec is None:
         return _loss_result(node, env, ctx.b), ["loss"]
-    results = _forward_results(node, env, ctx, traced)
-    ctx.fn.result_names = output_names(traced.output_spec)
+    results, ctx.fn.result_names = _forward_results(node, env, ctx, traced)
     return results, list(ctx.fn.result_names)
 
 

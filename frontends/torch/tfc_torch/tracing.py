@@ -22,22 +22,24 @@ import linecache
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
 import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from . import (custom_functions, functional_calls, grad_flags, grad_modes, index_rewrites,
-               module_state, no_grad_writes, options, outside_values, packed_sequences,
-               trace_values, traceable)
+               module_state, no_grad_writes, options, outputs, outside_values,
+               packed_sequences, trace_values, traceable)
 from .grad_modes import GRAD_OFF, NO_GRAD  # noqa: F401  (importer.py reads them here)
 from .trace_hints import (AUTOGRAD_IN_FORWARD_MARKERS, DATA_DEPENDENT_MARKERS, VALUE_READ_HINT,
                           autograd_hint, value_read_hint)
+from .trace_hints import (LAZY_HINT, UNINITIALIZED_MARKER, lazy_module_frame,
+                          uninitialized_lazy_modules)
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from . import selection_sizes
 from .selection_sizes import SelectionSizes, held, values_read
-from .source import (TRACE_ENTRY, Frame, exception_frame, node_frame, return_frame,
+from .source import (TRACE_ENTRY, Frame, exception_frame, node_frame,
                      stack_frame)
 
 try:  # torch >= 2.0
@@ -66,11 +68,14 @@ class Traced:
     model_name: str = ""
     # Forward traces only (None for a loss): the pytree TreeSpec of the
     # model's output, whose leaves the graph returns as a flat list in
-    # tree_flatten order, with None for each leaf that is not a tensor;
-    # `output_leaves` describes those (None for tensor leaves), and
+    # tree_flatten order (outputs.flatten), with None for each leaf that is
+    # not a tensor; `output_constants` holds those the output keeps as
+    # constants (None, numbers, strings) by flat index, `output_leaves`
+    # describes the others (None for tensor and constant leaves), and
     # `return_frame` is forward's return statement, for errors about them.
     output_spec: Optional[pytree.TreeSpec] = None
     output_leaves: List[Optional[str]] = field(default_factory=list)
+    output_constants: Dict[int, Any] = field(default_factory=dict)
     return_frame: Optional[Frame] = None
     # Loss traces only: the buffers carried as model state (_state_writes:
     # placeholder node -> its first writer).
@@ -479,13 +484,6 @@ def _warn_dropped_updates(traced: Traced, writes, role):
             "unchanged)", TracedUpdateWarning, stacklevel=3)
 
 
-def _describe(leaf) -> str:
-    """A non-tensor output leaf, for error messages."""
-    if leaf is None or isinstance(leaf, (bool, int, float, complex, str)):
-        return f"{type(leaf).__name__} ({leaf!r})"
-    return type(leaf).__name__
-
-
 def _plain_tensor_attributes(model: torch.nn.Module, code: str) -> List[str]:
     """The names of the modules' tensor attributes that are no parameters
     or buffers (`self.centers = torch.zeros(...)`), those named on the
@@ -509,7 +507,7 @@ def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
         with _linear_fx_names(), grad_modes.annotating_nodes(), _traceable_functions(), \
                 custom_functions.applied(spaces=spaces), packed_sequences.replaced(), \
                 _NoFastPaths(), index_rewrites.rewritten(), SelectionSizes(), \
-                grad_modes.NoGradViews(), \
+                grad_modes.NoGradViews(), trace_values.formatted_placeholders(), \
                 trace_values.initialized_empties(), trace_values.plain_values_read(), \
                 trace_values.unchecked_asserts(), trace_values.constant_values(), \
                 grad_flags.tracked(), torch.enable_grad():
@@ -527,6 +525,16 @@ def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
                 "the model's Python control flow depends on a tensor's value "
                 "(an `if`/`while` on a tensor, .item(), .tolist(), int()/bool() of a tensor)",
                 frame, value_read_hint(frame)) from e
+        if UNINITIALIZED_MARKER in text and model is not None:
+            lazy = uninitialized_lazy_modules(model)
+            if lazy:
+                many = len(lazy) > 1
+                raise ModelError(
+                    f"the lazy module{'s' if many else ''} "
+                    f"{', '.join(f'{name!r} ({kind})' if name else kind for name, kind in lazy)} "
+                    f"{'have' if many else 'has'} no parameters yet: a lazy module sizes them "
+                    "at its first call, and tfc traces with the parameters' shapes",
+                    lazy_module_frame(model, [name for name, _ in lazy]), LAZY_HINT) from e
         if "for tensor of size [0" in text or "with size 0" in text:
             raise ModelError(
                 "tracing the model with make_fx failed on an empty tensor "
@@ -840,11 +848,17 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         if loss_fn is not None:
             out = loss_fn(out, *batch)
         if forward:
-            # The leaves in tree_flatten order; a leaf that is not a tensor
-            # is returned as None and described for the importer's error.
-            leaves, output["spec"] = pytree.tree_flatten(out)
-            output["leaves"] = [None if isinstance(x, torch.Tensor) else _describe(x)
-                                for x in leaves]
+            # The leaves in tree_flatten order (outputs.py); a leaf that is
+            # not a tensor is returned as None: a constant (None, a number)
+            # the program's caller puts back, or described for the
+            # importer's error.
+            leaves, output["spec"] = outputs.flatten(out)
+            output["constants"] = {i: x for i, x in enumerate(leaves)
+                                   if outputs.is_constant(x)}
+            output["leaves"] = [None if isinstance(x, torch.Tensor) or outputs.is_constant(x)
+                                else outputs.describe(x) for x in leaves]
+            if "frame" not in output:
+                output["frame"] = outputs.output_frame(model.forward, out)
             return [x if isinstance(x, torch.Tensor) else None for x in leaves]
         if not isinstance(out, torch.Tensor):
             return out
@@ -915,7 +929,8 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     traced.batch_check = packed_sequences.length_check(gm, placeholders)
     if forward:
         traced.output_spec, traced.output_leaves = output["spec"], output["leaves"]
-        traced.return_frame = return_frame(getattr(model.forward, "__func__", model.forward))
+        traced.output_constants = output["constants"]
+        traced.return_frame = output["frame"]
     role = _roles(traced)
     writes = _placeholder_writes(traced, set(role))
     if not forward:  # a loss import carries the buffers of _state_writes as model state

@@ -10,16 +10,25 @@ run without their loss: their logits (and hidden states), with and without
 pattern recognition ("/decomposed"; with it, the patterns check_models.py
 expects but the cross-entropy must fire). Small modules return a tuple, a dict,
 integer leaves (argmax, argmin with ties and NaN, a count), uint8 leaves of
-a uint8 image input, and parameters, inputs and buffers as they are. Float outputs must match within 1e-4 of
+a uint8 image input, and parameters, inputs and buffers as they are;
+plain values among the tensors (nanoGPT's `logits, None` at inference,
+numbers, strings) kept as constants, and HF's ModelOutput (a dataclass
+subclassing OrderedDict), a dataclass and an OrderedDict subclass rebuilt
+as their own classes (these also through tfc_torch.compile). Float outputs must match within 1e-4 of
 their largest magnitude (as check_models.py's gradients: f32 sums in
 another order than PyTorch's), integer and boolean outputs exactly. The
-error cases check the messages for outputs tfc cannot return (numbers,
-None, no tensors) and that the loss import keeps its own. Prints one line per case.
+error cases check the messages for outputs tfc cannot return (objects,
+no tensors; pointing at the return that returned them), the hint for a
+buffer forward registers, and that the loss import keeps its own. Prints one line per case.
 Exit codes: 0 pass, 1 failure, 77 device unavailable.
 """
+import dataclasses
 import os
 import subprocess
 import sys
+import types
+from collections import OrderedDict
+from typing import Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -28,7 +37,6 @@ import check_models  # noqa: E402  (sets up the import path of tfc_torch)
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-import torch.utils._pytree as pytree  # noqa: E402
 
 SKIP = 77
 RTOL, ATOL = check_models.GRAD_RTOL, 1e-6
@@ -239,6 +247,68 @@ class TorchTransformer(nn.Module):
         return out, weights
 
 
+class LogitsAndLoss(nn.Module):
+    """nanoGPT / minGPT at inference: `logits, loss = model(idx)` with the
+    loss None when no targets are given; plain values beside the tensors
+    (a number, a string, a bool, a dtype) come back as the trace saw them."""
+
+    def __init__(self):
+        super().__init__()
+        self.lm_head = nn.Linear(4, 5)
+
+    def forward(self, idx, targets=None):
+        logits = self.lm_head(idx)
+        loss = None if targets is None else F.cross_entropy(logits, targets)
+        return logits, loss, {"n": idx.shape[0], "tag": "lm", "ok": True,
+                              "dtype": logits.dtype, "scale": 0.5}
+
+
+@dataclasses.dataclass
+class ClsOutput(OrderedDict):
+    """HF's ModelOutput form: a dataclass subclassing OrderedDict whose
+    dict holds the fields that are not None."""
+    loss: Optional[torch.Tensor] = None
+    logits: Optional[torch.Tensor] = None
+    hidden_states: Optional[Tuple[torch.Tensor, ...]] = None
+
+    def __post_init__(self):
+        for key, value in vars(self).items():
+            if value is not None:
+                self[key] = value
+
+
+@dataclasses.dataclass
+class Detections:
+    """A plain dataclass with a field the constructor does not take."""
+    boxes: torch.Tensor
+    scores: torch.Tensor
+    count: int = 0
+    label: str = dataclasses.field(default="", init=False)
+
+
+class Features(OrderedDict):
+    """An OrderedDict subclass (torchvision's IntermediateLayerGetter
+    returns an OrderedDict; subclasses add methods)."""
+
+    def first(self):
+        return next(iter(self.values()))
+
+
+class StructuredOut(nn.Module):
+    """HF- and detection-style outputs rebuilt as their own classes."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        h = self.fc(x)
+        det = Detections(h[:, :2], h.softmax(-1), count=x.shape[0])
+        det.label = "cls"
+        return (ClsOutput(logits=h, hidden_states=(x, h.tanh())), det,
+                Features([("p2", h * 2), ("p3", None)]))
+
+
 def _small_cases():
     return {
         "tuple": lambda: (TupleOut(), (torch.randn(3, 10, generator=_g(1)),)),
@@ -254,6 +324,8 @@ def _small_cases():
         "resample": lambda: (Resample(), _resample_batch()),
         "requires-grad-reads": lambda: (RequiresGradReads(),
                                         (torch.randn(2, 3, generator=_g(11)),)),
+        "constant-leaves": lambda: (LogitsAndLoss(), (torch.randn(2, 4, generator=_g(12)),)),
+        "structured": lambda: (StructuredOut(), (torch.randn(3, 4, generator=_g(13)),)),
         "uint8": lambda: (Uint8Image(), (torch.randint(0, 256, (4, 3), generator=_g(10),
                                                        dtype=torch.uint8),)),
     }
@@ -290,6 +362,39 @@ def compare(name, got, want):
     return None
 
 
+# Cases also run through tfc_torch.compile (in process), its output
+# compared with the module's: classes, constants and values.
+COMPILED = {"constant-leaves", "structured", "dict"}
+
+
+def same_structure(got, want, what):
+    """[] when `got` has `want`'s structure (the same classes, container by
+    container, and the same constant leaves), else the problem."""
+    import tfc_torch
+    got_leaves, got_spec = tfc_torch.outputs.flatten(got)
+    want_leaves, want_spec = tfc_torch.outputs.flatten(want)
+    if got_spec != want_spec:
+        return [f"{what} has the structure {got_spec}, the model's {want_spec}"]
+
+    def classes(x):
+        out = [torch.Tensor if isinstance(x, torch.Tensor) else type(x)]
+        if isinstance(x, dict):
+            out += [c for v in x.values() for c in classes(v)]
+        elif isinstance(x, (list, tuple)):
+            out += [c for v in x for c in classes(v)]
+        elif dataclasses.is_dataclass(x):
+            out += [c for f in dataclasses.fields(x) for c in classes(getattr(x, f.name))]
+        return out
+    if classes(got) != classes(want):
+        return [f"{what} is made of {classes(got)}, the model's of {classes(want)}"]
+    for i, (g, w) in enumerate(zip(got_leaves, want_leaves)):
+        if not isinstance(w, torch.Tensor) and (type(g) is not type(w) or g != w):
+            return [f"{what}: leaf {i} is {g!r}, the model's {w!r}"]
+    if isinstance(want, dict) and list(got.keys()) != list(want.keys()):
+        return [f"{what}: its dict holds {list(got)}, the model's {list(want)}"]
+    return []
+
+
 def check_run(case, tfc_run, device, workdir):
     import tfc_torch
     from tfc_torch.export import import_forward
@@ -297,12 +402,16 @@ def check_run(case, tfc_run, device, workdir):
     model, batch = model_for(case)
     with torch.no_grad():
         want = model(*batch)
-    want_leaves, want_spec = pytree.tree_flatten(want)
+    # tfc_torch.outputs flattens dataclasses and dict subclasses too, and
+    # keeps the leaves that are no tensors as constants.
+    all_leaves, want_spec = tfc_torch.outputs.flatten(want)
+    constants = {i: x for i, x in enumerate(all_leaves) if not isinstance(x, torch.Tensor)}
+    want_leaves = [x for x in all_leaves if isinstance(x, torch.Tensor)]
     exported = import_forward(model, batch, patterns=patterns)
 
     # The API: names, structure, arguments as for the loss import.
     names = (["output"] if isinstance(want, torch.Tensor)
-             else [f"output.{i}" for i in range(len(want_leaves))])
+             else [f"output.{i}" for i in range(len(all_leaves)) if i not in constants])
     if exported.outputs != names:
         return f"outputs {exported.outputs}, expected {names}"
     if exported.output_spec != want_spec:
@@ -348,9 +457,15 @@ def check_run(case, tfc_run, device, workdir):
     if set(got) != set(names):
         return f"tfc-run wrote {sorted(got)}, expected {names}"
     problems = [p for p in (compare(n, got.get(n), w) for n, w in zip(names, want_leaves)) if p]
-    rebuilt = pytree.tree_unflatten([got[n] for n in names], exported.output_spec)
-    if pytree.tree_flatten(rebuilt)[1] != want_spec:
-        problems.append("tree_unflatten of the outputs does not rebuild the model's structure")
+    rebuilt = exported.rebuild_output([got[n] for n in names])
+    problems += same_structure(rebuilt, want, "rebuild_output of tfc-run's results")
+    if case in COMPILED:
+        # tfc_torch.compile: the module's own output classes and constants.
+        out = tfc_torch.compile(model, batch, device=device)(*batch)
+        problems += same_structure(out, want, "tfc_torch.compile's output")
+        problems += [p for p in (compare(f"compiled {n}", g, w) for n, g, w in zip(
+            names, [x for x in tfc_torch.outputs.flatten(out)[0]
+                    if isinstance(x, torch.Tensor)], want_leaves)) if p]
     kinds = sorted({str(w.dtype).replace("torch.", "") for w in want_leaves})
     print(f"  {case}: {len(names)} output(s) ({', '.join(kinds)}), "
           f"{len(exported.params)} params, inputs {', '.join(exported.inputs) or '-'}")
@@ -359,16 +474,21 @@ def check_run(case, tfc_run, device, workdir):
 
 # -- errors ----------------------------------------------------------------------------------
 
-class ReturnsNumber(nn.Module):
+class ReturnsObject(nn.Module):
+    """An object that is no container tfc rebuilds (nor a plain value)."""
+
     def __init__(self):
         super().__init__()
         self.fc = nn.Linear(4, 2)
 
     def forward(self, x):
-        return self.fc(x), 3.0  # error here
+        return self.fc(x), types.SimpleNamespace(y=x)  # error here
 
 
-class ReturnsNone(nn.Module):
+class ReturnsObjectTwoReturns(nn.Module):
+    """Two returns: the error points at the one whose form fits the
+    output (a dict of these keys)."""
+
     def __init__(self):
         super().__init__()
         self.fc = nn.Linear(4, 2)
@@ -376,7 +496,7 @@ class ReturnsNone(nn.Module):
     def forward(self, x):
         if x.shape[0] > 100:
             return None
-        return {"y": self.fc(x), "extra": None}
+        return {"y": self.fc(x), "extra": self.fc}  # error here
 
 
 class ReturnsNothing(nn.Module):
@@ -416,17 +536,17 @@ def _def_line(cls):
     import inspect
     lines, first = inspect.getsourcelines(cls.forward)
     marked = [i for i, line in enumerate(lines) if "# error here" in line]
-    return first + marked[0] if marked else first  # else the def line (two returns)
+    return first + marked[0] if marked else first  # else the def line
 
 
 # case -> (model class, loss import?, error class name, substrings, expected line or None)
 ERROR_CASES = {
-    "error/number": (ReturnsNumber, False, "ModelError",
-                     ["output output.1 is a float (3.0), not a tensor", "return only tensors"],
-                     _def_line(ReturnsNumber)),
-    "error/none": (ReturnsNone, False, "ModelError",
-                   ["output output.1 is a NoneType (None), not a tensor"],
-                   _def_line(ReturnsNone)),
+    "error/object": (ReturnsObject, False, "ModelError",
+                     ["output output.1 is a SimpleNamespace, not a tensor",
+                      "return the tensors an object holds"], _def_line(ReturnsObject)),
+    "error/object-two-returns": (ReturnsObjectTwoReturns, False, "ModelError",
+                                 ["output output.1 is a Linear, not a tensor"],
+                                 _def_line(ReturnsObjectTwoReturns)),
     "error/nothing": (ReturnsNothing, False, "ModelError", ["returns no tensors"],
                       _def_line(ReturnsNothing)),
     "error/cache-buffer": (CacheBufferInForward, False, "ModelError",
