@@ -465,7 +465,10 @@ def code_globals(model: torch.nn.Module, *functions) -> List[dict]:
             found.append(space)
     for m in model.modules():
         for value in list(vars(type(m)).values()) + list(vars(m).values()):
-            add(getattr(value, "__globals__", None))
+            try:  # an attribute's value: an AttrDict config's __getattr__ raises KeyError
+                add(getattr(value, "__globals__", None))
+            except Exception:  # noqa: BLE001 - no function
+                pass
     for f in functions:
         add(getattr(f, "__globals__", None))
     for space in list(found):

@@ -43,9 +43,9 @@ ModuleWatch, checked at every call of a TrainStep or CompiledModule
   the user's Python modules and classes (`myconfig.SCALE`,
   `class CFG: alpha = ...`), and those functions' closures (objects of
   the standard library's classes, a logger, hold no settings; installed
-  packages' functions and Python modules are not followed): whose value changed: a TracedUpdateWarning, once per value,
-  since the trace baked in the value it saw if forward read it (tfc cannot
-  tell whether it did);
+  packages' functions and Python modules are not followed), whose value
+  changed: a TracedUpdateWarning, once per value, since the trace baked in
+  the value it saw if forward read it (tfc cannot tell whether it did);
 - tensors the program folded in from outside the modules' tables
   (_ModelState.outside: plain tensor attributes such as `self.beta =
   torch.tensor(0.)` or CE class weights, a teacher hidden from

@@ -60,9 +60,9 @@ CASES = {
     # and False for a buffer ("learnable or fixed temperature": the traced
     # placeholders were plain tensors, so the clamp branch was dropped, loss
     # 4.25 vs 2.22), and one stored under another name stays a plain
-    # attribute (not a traced tensor registered as a parameter); a module-level AttrDict config (__getattr__ raising
-    # KeyError) beside the model's code (compiling crashed on KeyError
-    # '__self__').
+    # attribute (not a traced tensor registered as a parameter); an AttrDict
+    # config (__getattr__ raising KeyError) at module level and held by the
+    # module (compiling crashed on KeyError '__self__' / '__globals__').
     "parameter-isinstance": lambda: _parameter_isinstance(),
 }
 
@@ -85,9 +85,10 @@ class _Temperatures(nn.Module):
         self.frozen = nn.Parameter(torch.tensor(0.3), requires_grad=False)
         self.register_buffer("fixed", torch.tensor(0.25))
         self.lin = nn.Linear(4, _CFG.hidden)
+        self.cfg = _CFG  # held by the module too
 
     def _temperature(self, t):
-        return t.clamp(min=_CFG.floor) if isinstance(t, nn.Parameter) else t * 4.0
+        return t.clamp(min=self.cfg.floor) if isinstance(t, nn.Parameter) else t * 4.0
 
     def forward(self, x):
         h = self.lin(x)
