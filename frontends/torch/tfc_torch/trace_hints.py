@@ -43,6 +43,26 @@ VALUE_READ_HINT = (
     "the padded size (x.size(1))")
 # (what the failing line holds, the hint for that idiom), first match wins.
 _VALUE_READ_IDIOMS = (
+    # A NaN guard: if torch.isnan(loss): warnings.warn(...) / raise / print
+    ((re.compile(r"\b(?:el)?if\b.*\b(?:isnan|isinf|isfinite)\b"),),
+     "the compiled step cannot branch on a value it computes, so a NaN / inf check in forward "
+     "cannot warn, print or raise there: drop it from forward and check the loss the step "
+     "returns, outside it (loss = step(*batch); if not math.isfinite(float(loss)): ...); with "
+     "loss scaling (loss_scaling=True, or fp16) the step itself skips the update of a step "
+     "whose gradients are not finite (step.read('found_inf'))"),
+    # Logging a value: print(f"{loss.item():.4f}"), log.info("%f", x.item()), tqdm's postfix
+    ((re.compile(r"\bprint\(|\blog(?:ger|ging)?\.(?:debug|info|warning|warn|error|critical|"
+                 r"exception|log)\(|\bwarnings\.warn\(|\bf[\"']|\.format\(|set_postfix|"
+                 r"\.add_scalar\(|\bwandb\.log\("),),
+     "a value logged from forward is read while tfc traces, and the compiled step runs no "
+     "Python to log it: log it outside the step, from what the step returns (the training "
+     "step returns the loss: loss = step(*batch); print(f\"{float(loss):.4f}\")); formatting "
+     "a tensor itself (f\"{h}\", print(h)) gives a placeholder text instead of failing"),
+    # An assert on a number read from a tensor: assert x.min().item() >= 0
+    ((re.compile(r"\bassert\b"),),
+     "an assert on tensor values is taken to hold when it tests the tensor itself: assert "
+     "(x >= 0).all(), not assert x.min().item() >= 0 (the compiled program has no Python to "
+     "stop)"),
     # MoCo / ALBEF / BLIP's queue: ptr = int(self.queue_ptr); queue[:, ptr:ptr + bs] = k.T
     (("ptr",), "a ring buffer's pointer is model state, read at every call: write at the "
      "positions it gives without reading it as a number, idx = (self.queue_ptr + "

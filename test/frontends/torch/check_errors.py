@@ -165,6 +165,14 @@ CASES = {
     "RealQuantizeRoundTrip": ("ModelError", ["forward quantizes with aten.quantize_per_tensor",
                                              "0.05, 0, torch.quint8)",
                                              "torch.fake_quantize_per_tensor_affine(x, scale"]),
+    "IfAfterAssert": ("DataDependentError", ["control flow depends on a tensor's value",
+                                             "if (h > 100).any()", "torch.where"]),
+    "NanGuardWarns": ("DataDependentError", ["control flow depends on a tensor's value",
+                                             "if torch.isnan(loss)", "cannot branch",
+                                             "math.isfinite(float(loss))", "found_inf"]),
+    "LoggedItem": ("DataDependentError", ["control flow depends on a tensor's value",
+                                          "loss.item():.4f", "log it outside the step",
+                                          "placeholder"]),
 }
 
 

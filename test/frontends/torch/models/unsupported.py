@@ -759,3 +759,39 @@ class SeedInForward(Base):
             torch.manual_seed(123)  # error here
             d = torch.randn_like(x)
         return self.fc(x + 0.5 * d).pow(2).mean()
+
+
+class IfAfterAssert(Base):
+    """An `if` on a tensor's value right after an assert: only the assert
+    statement's own bool() is taken to hold; this one was traced as True
+    (silently: h * 0.0 for data where torch never takes the branch)."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        assert h.dim() == 2
+        if (h > 100).any():  # error here
+            h = h * 0.0
+        return h.pow(2).mean()
+
+
+class NanGuardWarns(Base):
+    """A NaN guard that warns from forward: the step cannot branch on the
+    loss; the hint says to check the returned loss (loss scaling skips
+    non-finite steps) rather than about torch.where."""
+
+    def forward(self, x):
+        loss = self.fc(x).pow(2).mean()
+        if torch.isnan(loss):  # error here
+            import warnings
+            warnings.warn("NaN loss")
+        return loss
+
+
+class LoggedItem(Base):
+    """A loss value printed from forward: .item() stays refused, with a
+    hint about logging outside the step."""
+
+    def forward(self, x):
+        loss = self.fc(x).pow(2).mean()
+        print(f"loss {loss.item():.4f}")  # error here
+        return loss

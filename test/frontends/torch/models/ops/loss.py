@@ -2,6 +2,9 @@
 binary cross-entropies, nll_loss (and the cross_entropy pattern), soft,
 multi-class and multi-label margin losses, the Gaussian negative
 log-likelihood; and cdist (ops/linalg.py) beside multi_margin_loss."""
+import io
+import logging
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -13,6 +16,18 @@ CASES = {
     # with assert (boxes[:, 2:] >= boxes[:, :2]).all(): the assert is taken
     # to hold (a TracedUpdateWarning), the loss and gradients are torch's.
     "giou-assert": lambda: _giou_loss(),
+    # Asserts of other forms (trace_values.assert_holding_value): NaN guards
+    # under `not`, a multi-line assert mixing and / not / or, bool / all / any
+    # of tensors (a quickened call on the second trace), a chained
+    # comparison: each bool() gives what lets its assert pass (not True
+    # always: `assert not ...` failed while tracing).
+    "assert-forms": lambda: _assert_forms(),
+    # Tensors formatted for logging in forward (trace_values.
+    # formatted_placeholders): an f-string for a log call whose level is
+    # off, print(h, file=...), str / repr / "%s" %, a 0-d loss with a format
+    # spec: placeholder texts and a TracedUpdateWarning, no
+    # DataDependentError; the loss and gradients are torch's.
+    "logged-tensors": lambda: _logged_tensors(),
     # A loss of one element in a shape (`loss = torch.zeros(1); loss += ...`,
     # a [1, 1] sum), which torch's backward() accepts: the loss as a 0-d
     # tensor (importer.py), where it was refused as not a scalar loss.
@@ -254,3 +269,50 @@ def _one_element_loss(h):                            # h: [4, 8]
     loss = torch.zeros(1)
     loss += F.mse_loss(h, torch.ones_like(h))
     return loss + h.pow(2).sum(1, keepdim=True)[:1].mean(0, keepdim=True).t() * 0.1
+
+
+class _AssertForms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+
+    def forward(self, x):
+        h = self.fc(x)
+        assert not torch.isnan(h).any(), "NaN in activations"
+        assert not (h.abs() > 1e6).any()
+        assert (h == h).all()
+        assert torch.isfinite(h).all() and not (
+            torch.isnan(h).any() or torch.isinf(h).any()), \
+            f"bad activations {h.shape}"
+        assert bool(torch.isfinite(h).all())
+        assert not any(torch.isnan(t).any() for t in (h, x))
+        assert all(torch.isfinite(t).all() for t in (h, x))
+        assert 0 <= h.abs().min() <= 1e9
+        return h.tanh().pow(2).mean()
+
+
+def _assert_forms():
+    torch.manual_seed(0)
+    return _AssertForms(), (torch.randn(4, 6, generator=_g(1)),)
+
+
+class _LoggedTensors(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 8)
+        self.log = logging.getLogger("tfc-check-ops.logged-tensors")
+        self.log.setLevel(logging.WARNING)
+        self.sink = io.StringIO()
+
+    def forward(self, x):
+        h = self.fc(x)
+        self.log.debug(f"h = {h}")
+        print(h, str(h[0]), repr(h.sum(1)), "%s" % h.mean(), file=self.sink)
+        loss = h.tanh().pow(2).mean()
+        print(f"loss {loss:.4f} {loss}", file=self.sink)
+        return loss
+
+
+def _logged_tensors():
+    torch.manual_seed(0)
+    return _LoggedTensors(), (torch.randn(4, 6, generator=_g(1)),)
