@@ -505,7 +505,7 @@ def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
         with _linear_fx_names(), grad_modes.annotating_nodes(), _traceable_functions(), \
                 custom_functions.applied(spaces=spaces), packed_sequences.replaced(), \
                 _NoFastPaths(), index_rewrites.rewritten(), SelectionSizes(), \
-                grad_modes.NoGradViews(), \
+                grad_modes.NoGradViews(), trace_values.formatted_placeholders(), \
                 trace_values.initialized_empties(), trace_values.plain_values_read(), \
                 trace_values.unchecked_asserts(), trace_values.constant_values(), \
                 grad_flags.tracked(), torch.enable_grad():
