@@ -3,8 +3,11 @@ read (DATA_DEPENDENT_MARKERS) or a derivative taken inside forward
 (AUTOGRAD_IN_FORWARD_MARKERS), and the hints for them, the rewrite of a
 known idiom when the failing line holds one.
 """
+import inspect
 import re
-from typing import Optional
+from typing import List, Optional, Tuple
+
+import torch
 
 from .source import Frame
 
@@ -135,3 +138,37 @@ def autograd_hint(frame: Optional[Frame]) -> str:
     if any(w in inputs for w in ("self.", "param", "weight")):
         return _PARAMETER_GRAD_HINT
     return AUTOGRAD_IN_FORWARD_HINT
+
+
+# torch's text for a lazy module's parameter before its first call.
+UNINITIALIZED_MARKER = "uninitialized parameter"
+LAZY_HINT = ("run one forward eagerly (model(example)) before compiling, to materialize lazy "
+             "modules")
+
+
+def uninitialized_lazy_modules(model: torch.nn.Module) -> List[Tuple[str, str]]:
+    """(name, class name) of `model`'s lazy modules (nn.LazyLinear,
+    LazyConv2d, ...) whose parameters are not materialized yet (never called)."""
+    from torch.nn.modules.lazy import LazyModuleMixin
+    return [(name, type(module).__name__) for name, module in model.named_modules()
+            if isinstance(module, LazyModuleMixin) and module.has_uninitialized_params()]
+
+
+def lazy_module_frame(model: torch.nn.Module, names: List[str]) -> Optional[Frame]:
+    """The line of the model's forward that uses the first of the lazy
+    modules `names` (self.<its attribute of the model>), else forward's
+    first line; None without its source."""
+    forward = type(model).forward
+    try:
+        file = inspect.getsourcefile(forward)
+        lines, first = inspect.getsourcelines(forward)
+    except (TypeError, OSError):
+        return None
+    if not file:
+        return None
+    attribute = names[0].split(".")[0] if names else ""  # "": the model itself
+    use = re.compile(rf"\bself\.{re.escape(attribute)}\b") if attribute else None
+    for offset, line in enumerate(lines):
+        if use is not None and use.search(line) and not line.lstrip().startswith("#"):
+            return Frame(file, first + offset, forward.__name__, line.strip())
+    return Frame(file, first, forward.__name__, lines[0].strip())

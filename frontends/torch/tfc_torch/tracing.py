@@ -34,6 +34,8 @@ from . import (custom_functions, functional_calls, grad_flags, grad_modes, index
 from .grad_modes import GRAD_OFF, NO_GRAD  # noqa: F401  (importer.py reads them here)
 from .trace_hints import (AUTOGRAD_IN_FORWARD_MARKERS, DATA_DEPENDENT_MARKERS, VALUE_READ_HINT,
                           autograd_hint, value_read_hint)
+from .trace_hints import (LAZY_HINT, UNINITIALIZED_MARKER, lazy_module_frame,
+                          uninitialized_lazy_modules)
 from .errors import DataDependentError, FrontendError, ModelError, TracedUpdateWarning
 from . import selection_sizes
 from .selection_sizes import SelectionSizes, held, values_read
@@ -523,6 +525,16 @@ def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
                 "the model's Python control flow depends on a tensor's value "
                 "(an `if`/`while` on a tensor, .item(), .tolist(), int()/bool() of a tensor)",
                 frame, value_read_hint(frame)) from e
+        if UNINITIALIZED_MARKER in text and model is not None:
+            lazy = uninitialized_lazy_modules(model)
+            if lazy:
+                many = len(lazy) > 1
+                raise ModelError(
+                    f"the lazy module{'s' if many else ''} "
+                    f"{', '.join(f'{name!r} ({kind})' if name else kind for name, kind in lazy)} "
+                    f"{'have' if many else 'has'} no parameters yet: a lazy module sizes them "
+                    "at its first call, and tfc traces with the parameters' shapes",
+                    lazy_module_frame(model, [name for name, _ in lazy]), LAZY_HINT) from e
         if "for tensor of size [0" in text or "with size 0" in text:
             raise ModelError(
                 "tracing the model with make_fx failed on an empty tensor "

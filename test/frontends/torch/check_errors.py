@@ -173,6 +173,8 @@ CASES = {
     "LoggedItem": ("DataDependentError", ["control flow depends on a tensor's value",
                                           "loss.item():.4f", "log it outside the step",
                                           "placeholder"]),
+    "LazyUninitialized": ("ModelError", ["lazy module 'fc' (LazyLinear) has no parameters yet",
+                                         "self.fc(x)", "run one forward eagerly"]),
 }
 
 

@@ -795,3 +795,15 @@ class LoggedItem(Base):
         loss = self.fc(x).pow(2).mean()
         print(f"loss {loss.item():.4f}")  # error here
         return loss
+
+
+class LazyUninitialized(nn.Module):
+    """A lazy module never called before compiling: its parameters have no
+    shape to trace (torch's text spoke of load_state_dict)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.LazyLinear(4)
+
+    def forward(self, x):
+        return self.fc(x).pow(2).mean()  # error here
