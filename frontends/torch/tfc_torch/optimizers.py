@@ -234,11 +234,15 @@ class Link:
     `optimizer.state` in (TrainStep._read_torch_state) when it is compiled
     and, before it runs, when the state changed since (another step ran, or
     load_state_dict()). Reading `optimizer.state` directly sees the state as
-    of the last of those."""
+    of the last of those. Two steps following one optimizer train one model
+    (a smaller last batch, length buckets, two tasks sharing an encoder):
+    before a step runs or is read, it also takes the parameters and model
+    state the other trains from the program of the one that ran last."""
 
     def __init__(self, optimizer: torch.optim.Optimizer):
         self._optimizer = weakref.ref(optimizer)
         self._holder = None        # weakref to a step, or None: optimizer.state is the newest
+        self._last_run = None      # weakref to the step that ran last
         self.version = 0           # bumped whenever optimizer.state changes
 
     @property
@@ -261,11 +265,19 @@ class Link:
         self.version += 1
 
     def pull(self, step) -> None:
-        """Brings `step`'s program to the newest state."""
+        """Brings `step`'s program to the newest state: the optimizer's, and
+        the parameters (and model state) of the step following the
+        optimizer that ran last, if it ran since `step` took them in."""
         self.flush()
         if step._opt_version != self.version:
             step._read_torch_state(self.optimizer)
             step._opt_version = self.version
+        self._take_parameters(step)
+
+    def _take_parameters(self, step) -> None:
+        last = self._last_run() if self._last_run is not None else None
+        if last is not None and last is not step and last._last_call > step._synced_at:
+            step._take_parameters(last)
 
     def attach(self, step) -> None:
         """A step compiled from the optimizer starts from its state."""
@@ -274,12 +286,19 @@ class Link:
         self.pull(step)
 
     def hold(self, step) -> None:
-        """`step` runs, or took state of its own in (load, a state dict):
-        its program holds the newest state."""
+        """`step` takes state of its own in (load, a state dict): its
+        program holds the newest state."""
         if self._holder is None or self._holder() is not step:
             self.pull(step)
             self._holder = weakref.ref(step)
+        else:
+            self._take_parameters(step)
         step._opt_dirty = True
+
+    def ran(self, step) -> None:
+        """`step` is about to run: it holds the newest state and parameters."""
+        self.hold(step)
+        self._last_run = weakref.ref(step)
 
 
 def parameters_in_order(optimizer: torch.optim.Optimizer) -> List[torch.Tensor]:

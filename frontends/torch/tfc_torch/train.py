@@ -326,6 +326,7 @@ class TrainStep:
     def _track_shared_parameters(self, model: torch.nn.Module, settings) -> None:
         """Records what this step reads and trains, for _check_shared."""
         self._reads = {id(p): n for n, p in model.named_parameters()}
+        self._buffer_keys = {id(b): n for n, b in model.named_buffers()}
         self._trains = {id(p) for n, p in model.named_parameters() if p.requires_grad and (
             settings is None or settings[n][optimizers.LR_SCALE] != 0.0)}
         self._last_call = -1
@@ -354,8 +355,37 @@ class TrainStep:
                     "values it was compiled with (a GAN's generator step against a stale "
                     "discriminator); copy them across before each call "
                     "(g_step.load_state_dict(d_step.state_dict(), strict=False)), or compile "
-                    "one step over the whole loss", TracedUpdateWarning, stacklevel=3)
+                    "one step over the whole loss; two steps training the same parameters (a "
+                    "smaller last batch, length buckets) share them and their optimizer state "
+                    "when both are compiled with optimizer= one torch optimizer instance",
+                    TracedUpdateWarning, stacklevel=3)
                 return
+
+    def _take_parameters(self, other: "TrainStep") -> None:
+        """Copies from `other`'s program the parameters it trains and the
+        model state it updates that this step holds too (two steps following
+        one torch optimizer: optimizers.Link); when none is left out (one
+        this step folded in as a constant), this step is in sync with it."""
+        left = []
+        for key, tensor_id in [(n, i) for i, n in self._reads.items() if i in other._trains]:
+            mine = self._model.argument(key)
+            theirs = other._model.argument(other._reads[tensor_id])
+            if mine in self._model.in_program and theirs in other._model.in_program:
+                self.program.set(mine, other.program.get(theirs))
+            else:
+                left.append(key)
+        for tensor_id, key in self._buffer_keys.items():
+            other_key = other._buffer_keys.get(tensor_id)
+            theirs = None if other_key is None else other._model.state_name(other_key)
+            if theirs is None:
+                continue
+            mine = self._model.state_name(key)
+            if mine is None:
+                left.append(key)
+            else:
+                self.program.set(mine, other.program.get(theirs))
+        if not left:
+            self._synced_at = next(_CLOCK)
 
     @property
     def lr(self) -> float:
@@ -374,7 +404,7 @@ class TrainStep:
                 self.lr = lr
         self._watch.check()
         if self._link is not None:
-            self._link.hold(self)
+            self._link.ran(self)
         self._check_shared()
         self._last_call = next(_CLOCK)
         self._feed(batch)
@@ -400,6 +430,8 @@ class TrainStep:
         norm's running statistics, spectral norm's weight_u / weight_v;
         other buffers as compiled); `model.load_state_dict(step.state_dict())`
         takes it."""
+        if self._link is not None:
+            self._link.pull(self)      # another step following the optimizer ran last
         return self._model.state_dict(self.program)
 
     def load_state_dict(self, state: Dict[str, torch.Tensor], strict: bool = True) -> None:
@@ -560,6 +592,8 @@ class TrainStep:
     def save(self, path: str) -> None:
         """Parameters, model state (updated buffers) and optimizer state to
         one safetensors file."""
+        if self._link is not None:
+            self._link.pull(self)
         self.program.save(path, ("param", "state"))
 
     def load(self, path: str) -> None:

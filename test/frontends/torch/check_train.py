@@ -57,7 +57,9 @@ the module watch, and train_batches.py: batch names, packed lengths, added losse
   step after the optimizer's load_state_dict() of it; an optimizer torch
   stepped first is taken over; a step compiled per phase of gradual
   unfreezing (SGD) or freezing (AdamW) trains on as torch's, unfreezing
-  under AdamW warns that the new parameters' step count differs.
+  under AdamW warns that the new parameters' step count differs; two steps
+  of two batch sizes over one model with batch norm and one AdamW, called
+  in turn, train as one torch run.
 - qat: a prepare_qat'ed conv + linear net (default fbgemm QAT qconfig), 8 AdamW
   steps: losses, parameters and the fused observers' buffers (running min /
   max, scale, zero point) as torch's (step.state_dict() keeps the modules'
@@ -695,6 +697,54 @@ def _check_phases(model, loss_fn, data, makers, torch_step, device):
     return problems
 
 
+def _check_two_shapes(device):
+    """Two steps (batches of 16 and a smaller last batch of 10) compiled
+    from one model and one AdamW, called in turn with nothing copied
+    between them: losses, parameters, batch norm's running statistics and
+    the optimizer's state_dict() as torch's, and no warning."""
+    import warnings
+    torch.manual_seed(13)
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(6, 16), nn.GELU(), nn.BatchNorm1d(16), nn.Linear(16, 3))
+    reference = copy.deepcopy(model)
+
+    def loss_fn(out, x, y):
+        return torch.nn.functional.cross_entropy(out, y)
+
+    g = torch.Generator().manual_seed(14)
+    data = [(torch.randn(n, 6, generator=g), torch.randint(0, 3, (n,), generator=g))
+            for n in (16, 16, 10, 16, 10, 16, 16, 10)]
+    mine_opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    opt = torch.optim.AdamW(reference.parameters(), lr=1e-2)
+    problems = []
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        steps = {n: tfc_torch.compile_train_step(model, data[i], loss_fn, device=device,
+                                                 optimizer=mine_opt)
+                 for n, i in ((16, 0), (10, 2))}
+        for i, batch in enumerate(data):
+            loss = steps[len(batch[0])](*batch)
+            opt.zero_grad()
+            expected = loss_fn(reference(batch[0]), *batch)
+            expected.backward()
+            opt.step()
+            if rel(loss, expected.item()) > LOSS_RTOL:
+                problems.append(f"two shapes step {i}: loss {loss}, torch {expected.item()}")
+        # The batch of 16's step did not run last: it reads the other's.
+        state = steps[16].state_dict()
+    warned = [str(w.message)[:80] for w in seen if "tfc" in w.category.__module__]
+    if warned:
+        problems.append(f"two shapes: warnings {warned}")
+    compare_parameters(state, reference, "two shapes: ", problems)
+    for key in ("2.running_mean", "2.running_var"):
+        e = normwise(state[key], reference.state_dict()[key])
+        if e > PARAM_RTOL:
+            problems.append(f"two shapes: {key} {e:.2e} from torch's")
+    problems += _torch_state_problems(mine_opt.state_dict()["state"],
+                                      opt.state_dict()["state"], "two shapes")
+    return problems
+
+
 def check_optimizer_state(device):
     """The optimizer state of the torch optimizer a step follows, as torch
     keeps it: for each of the eight classes, 3 steps, then the optimizer's
@@ -771,12 +821,14 @@ def check_optimizer_state(device):
         problems += _torch_state_problems(mine_opt.state_dict()["state"],
                                           opt.state_dict()["state"], f"torch-stepped {kind}")
     problems += _check_phases(model, loss_fn, data, makers, torch_step, device)
+    problems += _check_two_shapes(device)
     return verdict(problems, "optimizer-state: ok (AdamW, Adam, SGD, RMSprop, Adagrad, Adamax, "
                              "NAdam, RAdam followed 3 steps: the optimizer's state_dict() holds "
                              "torch's state; resumed from it, 3 steps as torch's; its "
                              "load_state_dict() sets a live step's; SGD, AdamW stepped by torch "
                              "first go on as torch's; a step per phase of unfreezing (SGD) and "
-                             "freezing (AdamW) as torch's, unfreezing under AdamW warns)")
+                             "freezing (AdamW) as torch's, unfreezing under AdamW warns; two "
+                             "steps of two batch sizes in turn as one torch step)")
 
 
 def check_no_gradient(device):
