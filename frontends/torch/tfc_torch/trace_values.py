@@ -167,13 +167,15 @@ def formatted_placeholders() -> Iterator[None]:
 
     def placeholder(t) -> str:
         text = f"tensor(<traced: shape {list(t.shape)}, {str(t.dtype).replace('torch.', '')}>)"
-        # The line of the model's that formats it: past tfc's, torch's and
-        # the standard library's frames (logging formatting a "%s" argument).
+        # The line that formats it, past tfc's and the standard library's
+        # frames (logging formatting a "%s" argument): the model's line is
+        # named; torch's own formatting (an error message) is not.
         frame, level = sys._getframe(1), 2
-        while frame is not None and (source._is_library(frame.f_code.co_filename)
+        while frame is not None and (frame.f_code.co_filename.startswith(_HERE)
                                      or frame.f_code.co_filename.startswith(_STDLIB)):
             frame, level = frame.f_back, level + 1
-        if frame is not None and (frame.f_code.co_filename, frame.f_lineno) not in warned:
+        if frame is not None and not source._is_library(frame.f_code.co_filename) and \
+                (frame.f_code.co_filename, frame.f_lineno) not in warned:
             warned.add((frame.f_code.co_filename, frame.f_lineno))
             warnings.warn(
                 "logging in forward shows no values in the compiled step: this line formats a "

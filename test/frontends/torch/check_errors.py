@@ -268,6 +268,47 @@ def check_update_warnings():
     return results
 
 
+def check_format_warnings():
+    """(name, problem or None): a model that formats traced tensors to log
+    them (print, an f-string for a log call whose level is off) imports,
+    with one TracedUpdateWarning per line that formats one, at that line."""
+    import inspect
+    import logging
+    import warnings
+    import torch
+    import torch.nn as nn
+    import tfc_torch
+
+    log = logging.getLogger("check_errors.format")
+    log.setLevel(logging.WARNING)
+
+    class Logged(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            h = self.fc(x)
+            log.debug(f"h = {h}, again {h}")
+            for _ in range(2):
+                log.debug("h[0] = %s", str(h[0]))
+            return h.pow(2).mean()
+
+    lines, first = inspect.getsourcelines(Logged.forward)
+    expected = sorted(first + i for i, line in enumerate(lines) if "log.debug" in line)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            tfc_torch.import_module(Logged(), (torch.randn(3, 4),))
+        except tfc_torch.FrontendError as e:
+            return [("FormattedTensors", f"raised {type(e).__name__}: {e}")]
+    found = sorted(w.lineno for w in caught if issubclass(w.category, tfc_torch.TracedUpdateWarning)
+                   and "logging in forward shows no values" in str(w.message)
+                   and w.filename == __file__)
+    problem = None if found == expected else f"warnings at lines {found}, expected {expected}"
+    return [("FormattedTensors", problem)]
+
+
 def main():
     import torch
     import tfc_torch
@@ -300,7 +341,7 @@ def main():
             problem = "the traced tensor stayed in the function's cache"
         print(f"{'FAIL' if problem else 'ok  '} {name}" + (f": {problem}" if problem else ""))
         failures += bool(problem)
-    for name, problem in check_update_warnings():
+    for name, problem in check_update_warnings() + check_format_warnings():
         print(f"{'FAIL' if problem else 'ok  '} {name}" + (f": {problem}" if problem else ""))
         failures += bool(problem)
     return 1 if failures else 0
