@@ -16,6 +16,7 @@ requires_grad, hooks, its tensors written) are errors at the next call
 (module_watch.py).
 """
 import copy
+import inspect
 import itertools
 import warnings
 import weakref
@@ -29,7 +30,7 @@ from .export import import_module
 from .options import SCHEDULE_INPUTS, OptionError, compiler_flags
 from .runtime import Device, Program
 from . import module_state
-from .errors import TracedUpdateWarning
+from .errors import ModelError, TracedUpdateWarning
 from .module_watch import ModuleWatch, within_rounding
 from .tracing import BatchLayout
 from .tracing import input_names as batch_input_names
@@ -607,6 +608,32 @@ class TrainStep:
             self._micro = 0
 
 
+def check_loss_fn(example_args, loss_fn: Optional[Callable]) -> None:
+    """ModelError, before tracing, for a loss_fn that cannot be called as
+    loss_fn(output, *batch) (a loss module such as nn.CrossEntropyLoss(),
+    taking (input, target); a lambda of another arity)."""
+    if loss_fn is None or not isinstance(example_args, (tuple, list)):
+        return
+    target = loss_fn.forward if isinstance(loss_fn, torch.nn.Module) else loss_fn
+    try:
+        signature = inspect.signature(target)
+    except (TypeError, ValueError):   # a builtin, a C function: tracing says
+        return
+    count = len(example_args)
+    try:
+        signature.bind(*range(count + 1))
+    except TypeError as e:
+        what = (f"loss module {type(loss_fn).__name__}{signature}"
+                if isinstance(loss_fn, torch.nn.Module)
+                else f"{getattr(loss_fn, '__name__', type(loss_fn).__name__)}{signature}")
+        raise ModelError(f"loss_fn is called as loss_fn(output, *batch): the model's output, "
+                         f"then the batch's {count} argument{'s' if count != 1 else ''} "
+                         f"({count + 1} in all), which {what} does not take ({e})",
+                         hint="take the batch after the output, e.g. for a batch (x, y) and "
+                              "criterion = nn.CrossEntropyLoss(): loss_fn=lambda out, x, y: "
+                              "criterion(out, y)") from None
+
+
 def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                        loss_fn: Optional[Callable] = None, *, device: str = "host",
                        optimizer: Union[str, torch.optim.Optimizer] = "adamw",
@@ -645,6 +672,7 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
     step starts from that optimizer's state and shares it: its
     state_dict() holds the step's moments and counts in torch's form, its
     load_state_dict() sets them (optimizers.Link)."""
+    check_loss_fn(example_args, loss_fn)
     if isinstance(optimizer, torch.optim.Optimizer):
         taken, settings = optimizers.from_torch(optimizer, model)
         betas = taken.pop("betas", None)

@@ -94,7 +94,7 @@ the module watch, and train_batches.py: batch names, packed lengths, added losse
   bf16 and fp16 steps near f32's; dropout's stream (new masks per call,
   reproducible per seed); lists and dicts of tensors as batch arguments
   (DLRM's per-feature bags); the errors (unknown option, bad value, bad
-  batch).
+  batch, a loss_fn not taking (output, *batch)).
 Exit codes: 0 pass, 1 failure, 77 device unavailable.
 """
 import argparse
@@ -388,6 +388,8 @@ def check_api(device, steps):
     # Errors name what is wrong.
     make = lambda **kw: tfc_torch.compile_train_step(  # noqa: E731
         copy.deepcopy(model), example, loss_fn, device=device, **kw)
+    make_with = lambda fn: tfc_torch.compile_train_step(  # noqa: E731
+        copy.deepcopy(model), example, fn, device=device)
     for err in [
         expect_error(tfc_torch.OptionError, "unknown option 'learning_rate'",
                      lambda: make(learning_rate=1e-3)),
@@ -402,6 +404,13 @@ def check_api(device, steps):
         expect_error(TypeError, "expected 2 batch tensors", lambda: step(example[0])),
         expect_error(ValueError, "smaller last batch", lambda: step(example[0][:2], example[1])),
         expect_error(KeyError, "missing", lambda: step.load_state_dict({})),
+        # loss_fn is called as loss_fn(output, *batch): a loss module
+        # (input, target) or a lambda of another arity is refused so.
+        expect_error(tfc_torch.ModelError, "loss_fn is called as loss_fn(output, *batch)",
+                     lambda: tfc_torch.compile_train_step(copy.deepcopy(model), example,
+                                                          torch.nn.CrossEntropyLoss())),
+        expect_error(tfc_torch.ModelError, "which <lambda>(out, y) does not take",
+                     lambda: make_with(lambda out, y: out.sum())),
         expect_error(tfc_torch.OptionError, "unknown option 'optimizer'",
                      lambda: tfc_torch.compile(model, example[:1], optimizer="sgd")),
         # A TorchScript submodule (RWKV's default JIT) cannot be traced.
