@@ -114,6 +114,24 @@ class _ModelState:
             out._metadata = copy.deepcopy(self.metadata)
         return out
 
+    @staticmethod
+    def _constant_changed(key: str, program: Program) -> str:
+        """The error for a state_dict whose `key` differs from the constant
+        the program folded in: a training step's or a compiled forward's."""
+        if not {"train_step", "accumulate_step"} & set(program.entries):
+            return (f"buffer or frozen parameter '{key}' differs from the compiled forward's: "
+                    "a compiled forward (tfc_torch.compile) holds the buffers it reads (batch "
+                    "norm's running statistics) and parameters with requires_grad=False as "
+                    "constants, and load_state_dict sets its parameters only; to evaluate "
+                    "newer ones, load them into the module and compile the forward again "
+                    "(model.load_state_dict(step.state_dict()); model.eval(); "
+                    "fast = tfc_torch.compile(model, example))")
+        return (f"buffer or frozen parameter '{key}' differs from the compiled program's: "
+                "buffers and parameters with requires_grad=False are constants of the "
+                "compiled step; compile again to change them, or for a frozen network "
+                "updated between steps (an EMA target) compile the step with "
+                "frozen=\"state\"")
+
     def load_state_dict(self, program: Program, state: Dict[str, torch.Tensor],
                         strict: bool) -> None:
         expected = set(self.keys)
@@ -138,12 +156,7 @@ class _ModelState:
                 if self.aliases.get(key, key) not in self.constants:
                     self.buffers[key] = value.detach().clone()   # not read: carried along
                 elif not within_rounding(value, self.buffers[key]):
-                    raise ValueError(f"buffer or frozen parameter '{key}' differs from the "
-                                     "compiled program's: buffers and parameters with "
-                                     "requires_grad=False are constants of the compiled "
-                                     "step; compile again to change them, or for a frozen "
-                                     "network updated between steps (an EMA target) compile "
-                                     "with frozen=\"state\"")
+                    raise ValueError(self._constant_changed(key, program))
                 continue
             if arg in checked and not torch.equal(checked[arg], value):
                 raise ValueError(f"'{key}' is tied to '{arg}' but holds a different value")

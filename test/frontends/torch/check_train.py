@@ -176,6 +176,22 @@ class _WeightedLoss(torch.nn.Module):
         return torch.nn.functional.cross_entropy(out, y) * self.log_weight.exp()
 
 
+def _reload_batch_norm_forward(device):
+    """fast.load_state_dict(step.state_dict()) of a batch norm model's
+    compiled eval forward after a training step."""
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6), nn.Linear(6, 2))
+    x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+    step = tfc_torch.compile_train_step(
+        model, (x, y), lambda out, x, y: torch.nn.functional.cross_entropy(out, y),
+        device=device, optimizer="sgd", lr=0.1)
+    model.eval()
+    fast = tfc_torch.compile(model, (x,), device=device)
+    model.train()
+    step(x, y)
+    fast.load_state_dict(step.state_dict())
+
+
 def check_api(device, steps):
     model, example, loss_fn = load_family("mlp-sequential")
     problems = []
@@ -411,6 +427,10 @@ def check_api(device, steps):
                                                           torch.nn.CrossEntropyLoss())),
         expect_error(tfc_torch.ModelError, "which <lambda>(out, y) does not take",
                      lambda: make_with(lambda out, y: out.sum())),
+        # A compiled eval forward folds batch norm's statistics in: loading
+        # trained ones says to compile it again (not the step's frozen=).
+        expect_error(ValueError, "compile the forward again",
+                     lambda: _reload_batch_norm_forward(device)),
         expect_error(tfc_torch.OptionError, "unknown option 'optimizer'",
                      lambda: tfc_torch.compile(model, example[:1], optimizer="sgd")),
         # A TorchScript submodule (RWKV's default JIT) cannot be traced.
