@@ -15,7 +15,11 @@ so the scheduler drives the compiled step). A parameter in no group is not
 trained (torch never steps it): factor 0, decay 0. Settings tfc keeps per step, not per
 group (betas, eps, momentum, nesterov, alpha, centered, lr_decay, ...),
 must agree across groups; a form tfc has no option for (amsgrad, maximize,
-SGD's dampening) is an OptionError naming it.
+SGD's dampening) is an OptionError naming it. The step starts from the
+optimizer's state and shares it from then on (Link): the optimizer's
+state_dict() holds the step's moments and counts in torch's form, its
+load_state_dict() sets them, and steps compiled from one optimizer train
+as one.
 """
 import math
 import os
@@ -320,9 +324,12 @@ def step_form(optimizer: torch.optim.Optimizer):
         dummy.grad = torch.zeros(1)
         defaults = {k: v for k, v in optimizer.defaults.items()
                     if k not in ("foreach", "capturable", "fused", "differentiable")}
-        sample = kind([dummy], **defaults)
-        sample.step()
-        _STEP_FORMS[kind] = sample.state[dummy].get("step")
+        try:
+            sample = kind([dummy], **defaults)
+            sample.step()
+            _STEP_FORMS[kind] = sample.state[dummy].get("step")
+        except Exception:   # a torch whose class wants more: its 1.13 form
+            _STEP_FORMS[kind] = None if kind is torch.optim.SGD else torch.tensor(0.0)
     return _STEP_FORMS[kind]
 
 
