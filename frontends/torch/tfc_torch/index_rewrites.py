@@ -20,6 +20,11 @@ with .item(), which no trace records. Each becomes a 1-element index
 tensor and the dim it adds is squeezed away again (for a write, the value
 gets that dim), which selects the same elements by a traced index.
 
+A boolean mask among 0-d integer tensor indices in a write
+(PyTorch-YOLOv3's noobj_mask[b[i], ious > t, gj[i], gi[i]] = 0): the
+mask's dims are taken whole and the selection written with
+torch.where(mask, value, x[...]) (_mask_among_scalars).
+
 A one-row value written through a boolean mask (x[mask] = f(x[mask]) when
 the example selects one row) goes to index_put_ itself: torch's setitem
 first views the value without its leading 1, which would cut a masked
@@ -130,6 +135,74 @@ def _unscalared(x: torch.Tensor, index):
     return new, at
 
 
+def _value_over(value: torch.Tensor, before: int, after: int, k: int):
+    """`value` of x[index] (dims: `before`, the mask's N selected elements,
+    `after`: torch's setitem takes the 0-d indices as Python integers, so
+    the mask is the one index tensor and N stands where it does) laid over
+    the selection without the mask (dims: `before`, the mask's `k`,
+    `after`), or None when it varies along N."""
+    labels = ["b"] * before + ["n"] + ["a"] * after
+    shape = list(value.shape)
+    while len(shape) > len(labels) and shape[0] == 1:
+        shape.pop(0)
+    if len(shape) > len(labels):
+        return None
+    labels = labels[len(labels) - len(shape):]
+    if "n" in labels:
+        if shape[labels.index("n")] != 1:
+            return None
+        del shape[labels.index("n")]
+        labels.remove("n")
+    front = labels.count("b")
+    return value.reshape(shape[:front] + [1] * k + shape[front:])
+
+
+def _mask_among_scalars(x: torch.Tensor, index, value):
+    """For `x[index] = value` with one boolean mask among 0-d integer
+    tensors, whole dims, slices and an Ellipsis (PyTorch-YOLOv3's
+    noobj_mask[b[i], ious > t, gj[i], gi[i]] = 0): (the index with the
+    mask's dims taken whole, the new values of that selection: `value`
+    where the mask holds, the old ones elsewhere), or None. torch turns the
+    0-d indices into Python integers with .item() and the mask into its
+    true coordinates (nonzero), neither of which a trace records; the
+    selection without the mask has static dims, its mask dims where the
+    mask's entry stands (0-d indices take their dims away). The value must
+    not vary along the selected elements (a number, a 0-d tensor, a row
+    over the other dims: _value_over)."""
+    entries = _entries(x, index, _dims_of)
+    tensors = [i for i, e in enumerate(entries) if isinstance(e, torch.Tensor)]
+    masks = [i for i in tensors if entries[i].dtype in (torch.bool, torch.uint8)]
+    if len(masks) != 1 or len(tensors) < 2 or entries[masks[0]].dim() == 0 or \
+            not all(_is_scalar_index(entries[i]) for i in tensors if i != masks[0]):
+        return None
+    if any(not (isinstance(e, slice) or e is Ellipsis) for i, e in enumerate(entries)
+           if i not in tensors) or sum(e is Ellipsis for e in entries) > 1:
+        return None
+    at = masks[0]
+    mask = entries[at]
+    named = sum(_dims_of(e) for e in entries if e is not Ellipsis)
+    if named > x.dim():
+        return None
+    start = sum((x.dim() - named) if e is Ellipsis else 1
+                for e in entries[:at] if not isinstance(e, torch.Tensor))
+    new = tuple(entries[:at]) + (slice(None),) * mask.dim() + tuple(entries[at + 1:])
+    selected = x[new]     # Tensor.__getitem__ as rewritten: the 0-d indices traced
+    after = selected.dim() - start - mask.dim()
+    if tuple(selected.shape[start:start + mask.dim()]) != tuple(mask.shape):
+        return None       # torch's own error
+    if isinstance(value, torch.Tensor):
+        value = _value_over(value, start, after, mask.dim())
+        if value is None:
+            return None   # a value along the selected elements: left to torch
+        value = value.to(selected.dtype)
+    elif isinstance(value, (bool, int, float)):
+        value = torch.full((), value, dtype=selected.dtype)
+    else:
+        return None
+    mask = mask.bool().reshape(tuple(mask.shape) + (1,) * after)
+    return new, torch.where(mask, value, selected)
+
+
 def _rewrite_get(getitem):
     def unscalared_getitem(x, index):
         plan = _unscalared(x, index) if isinstance(x, torch.Tensor) else None
@@ -155,6 +228,9 @@ def _one_row_masked_write(x, index, value) -> bool:
 def _rewrite(setitem):
     def permuted_setitem(x, index, value):
         if isinstance(x, torch.Tensor):
+            masked = _mask_among_scalars(x, index, value)
+            if masked is not None:
+                return permuted_setitem(x, *masked)
             scalar = _unscalared(x, index)
             if scalar is not None:
                 index, at = scalar

@@ -42,6 +42,13 @@ CASES = {
     # scalar, a value of the selection's shape and +=; the indices traced
     # (topk of the data).
     "scalar-tensor-index": _case(lambda h: _scalar_tensor_index(h)),
+    # A boolean mask among 0-d integer tensor indices in a write
+    # (PyTorch-YOLOv3's build_targets: noobj_mask[b[i], ious > t, gj[i],
+    # gi[i]] = 0): a 1-d mask between 0-d indices, a row value over the
+    # dims after the mask, a 2-d mask, an Ellipsis before the mask with a
+    # column value over the dim before it; the
+    # indices and masks traced from the data.
+    "mask-among-scalar-indices": _case(lambda h: _mask_among_scalar_indices(h)),
     # Boolean masks known at trace time indexing any dims: x[:, mask]
     # (static shape: the mask's true coordinates as indices), a 2-d mask
     # behind a dim (the upper triangle of each head), a mask next to an
@@ -112,6 +119,22 @@ def _scalar_tensor_index(h):                         # h: [4, 8]
     x[idx[2] % 2] += 1.0
     return _ramp_sum([h[:, idx[0]] * h[:, idx[1]], h[idx[2] % 4, idx[0]].reshape(1),
                       x.flatten(1)])
+
+
+def _mask_among_scalar_indices(h):                  # h: [4, 8]
+    idx = torch.topk(h.sum(1), 2)[1]                 # 0-d indices in 0..3
+    ious = h[:, :3].sigmoid()
+    noobj = torch.ones(2, 3, 4, 4, dtype=torch.bool)
+    for i in range(2):
+        noobj[idx[i] % 2, ious[i] > 0.5, idx[i], idx[1 - i]] = 0
+    x = h.view(2, 4, 4).clone()
+    x[idx[0] % 2, h[0, :4] > 0] = h[1, :4] * 2.0
+    z = torch.zeros(3, 4, 8)
+    z[idx[1] % 3, h > 0] = 1.5
+    w = torch.zeros(2, 4, 8)
+    w[idx[1] % 2, ..., h[2] > 0] = h[3, :4, None] - 1.0   # [4, N] <- [4, 1]
+    return _ramp_sum([x.flatten(1), z.flatten(1) * h.exp().sum(), w.flatten(1),
+                      noobj.float().flatten(1) * h.sum()])
 
 
 def _known_masks(h, rows):                           # h: [4, 8]
