@@ -74,7 +74,7 @@ def _batch_from(specs, model, seed):
     """(names or None, tensors) of the --example-batch flags."""
     if len(specs) == 1 and specs[0].endswith(".safetensors"):
         from . import safetensors
-        from .tracing import _positional_names
+        from .batch_layout import _positional_names
         if not os.path.isfile(specs[0]):
             raise UsageError(f"--example-batch file '{specs[0]}' does not exist")
         stored = safetensors.load(specs[0])

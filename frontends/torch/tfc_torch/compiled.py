@@ -41,9 +41,9 @@ class CompiledModule:
                 self.program.set(arg, self._model.initial[arg])
         self._watch = ModuleWatch(model, self._model, self.program)
 
-    def __call__(self, *batch: torch.Tensor):
+    def __call__(self, *batch: torch.Tensor, **named: torch.Tensor):
         self._watch.check()
-        self._feed(batch)
+        self._feed(batch, named)
         self.program.run("forward")
         return self.exported.rebuild_output([self.program.get(name) for name in self.outputs])
 
@@ -58,7 +58,8 @@ class CompiledModule:
 def compile(model: torch.nn.Module, example_args: Sequence[torch.Tensor], *,
             device: str = "host", input_names: Optional[Sequence[str]] = None,
             **options) -> CompiledModule:
-    """Traces `model(*example_args)` and compiles it for `device` ("host",
-    "cuda" or "auto"). Options: precision (f32, tf32, bf16, fp16), pad
+    """Traces `model(*example_args)` (or `model(**example_args)` for a dict
+    batch of forward's parameter names: batch_layout.py) and compiles it
+    for `device` ("host", "cuda" or "auto"). Options: precision (f32, tf32, bf16, fp16), pad
     (auto, none, N), fusion (bool); an unknown one raises OptionError."""
     return CompiledModule(model, example_args, device, input_names, dict(options))

@@ -17,7 +17,6 @@ The same code runs on torch 1.13 (functorch.functionalize,
 torch.nn.utils.stateless.functional_call) and torch 2.x (torch.func).
 """
 import contextlib
-import inspect
 import linecache
 import warnings
 from collections import OrderedDict
@@ -31,6 +30,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from . import (custom_functions, functional_calls, grad_flags, grad_modes, index_rewrites,
                module_state, no_grad_writes, options, outputs, outside_values,
                packed_sequences, trace_values, traceable)
+from .batch_layout import BatchLayout, _unreserved
 from .grad_modes import GRAD_OFF, NO_GRAD  # noqa: F401  (importer.py reads them here)
 from .trace_hints import (AUTOGRAD_IN_FORWARD_MARKERS, DATA_DEPENDENT_MARKERS, VALUE_READ_HINT,
                           autograd_hint, value_read_hint)
@@ -119,64 +119,6 @@ def _alias_groups(model: torch.nn.Module, kind: str) -> "OrderedDict[str, List[s
     return groups
 
 
-def _positional_names(fn, skip: int = 0) -> List[str]:
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        return []
-    names = [p.name for p in params
-             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return names[skip:]
-
-
-def _accepts(fn) -> Optional[int]:
-    """How many positional arguments `fn` takes (None: any number)."""
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        return None
-    if any(p.kind == p.VAR_POSITIONAL for p in params):
-        return None
-    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
-
-
-def input_names(model, n: int, loss_fn=None, given: Optional[Sequence[str]] = None) -> List[str]:
-    """Names of the `n` batch tensors: `given`, else forward's parameter
-    names (then loss_fn's, after its first), else arg0, arg1, ..."""
-    if given is not None:
-        names = list(given)
-        if len(names) != n:
-            raise ModelError(f"input_names has {len(names)} names for {n} example tensors")
-    else:
-        names = _positional_names(model.forward)
-        if loss_fn is not None:
-            # loss_fn(output, *args) names every batch tensor when it spells
-            # them out; otherwise the model's names come first.
-            from_loss = _positional_names(loss_fn, skip=1)
-            if len(from_loss) >= n:
-                names = from_loss
-            else:
-                names = names[:_accepts(model.forward) or n]
-                names += from_loss[len(names):]
-        names = (names + [f"arg{i}" for i in range(len(names), n)])[:n]
-    if len(set(names)) != n:
-        raise ModelError(f"batch tensor names are not unique: {names}; pass input_names=")
-    return [_unreserved(name, names) for name in names]
-
-
-def _unreserved(name: str, names: Sequence[str], suffix: str = "_input") -> str:
-    """`name`, or when the program reserves it (options.RESERVED_NAMES:
-    a super-resolution model's forward(self, lr, hr)) `name` + `suffix` (+
-    "_" until no other name in `names` has it): the batch is set by
-    position, so only the program's name of the input changes."""
-    if name not in options.RESERVED_NAMES:
-        return name
-    name += suffix
-    while name in names or name in options.RESERVED_NAMES:
-        name += "_"
-    return name
-
-
 def _program_names(params, buffers, taken: Sequence[str]) -> Dict[str, str]:
     """The program's names of the parameters and buffers (_alias_groups'
     `params`, `buffers`: first name -> names) the program reserves for
@@ -194,66 +136,6 @@ def _program_names(params, buffers, taken: Sequence[str]) -> Dict[str, str]:
                 out[name] = _unreserved(name, taken, suffix)
                 taken.add(out[name])
     return out
-
-
-class BatchLayout:
-    """The batch's arguments as tfc inputs: a tensor argument is one input
-    named by the argument; a list, tuple or dict of tensors (DLRM's
-    per-feature index lists, a dict of features) is one input per leaf,
-    named "<argument>.<i>" in torch.utils._pytree's leaf order."""
-
-    def __init__(self, args: Sequence, names: Sequence[str]):
-        self.names = list(names)
-        self.specs = []
-        for i, a in enumerate(args):
-            if isinstance(a, torch.Tensor):
-                self.specs.append(None)
-                continue
-            leaves, spec = pytree.tree_flatten(a)
-            if not isinstance(a, (list, tuple, dict)) or not leaves or \
-                    not all(isinstance(x, torch.Tensor) for x in leaves):
-                raise ModelError(f"example argument {i} is a {type(a).__name__}, not a tensor "
-                                 "(or a list, tuple or dict of tensors)",
-                                 hint="pass a number that changes between calls (mixup's lam, a "
-                                      "temperature) as a 0-d tensor, torch.tensor(lam); close "
-                                      "over constant ones (functools.partial or a wrapper "
-                                      "module): a closed-over value is fixed when compiled")
-            self.specs.append(spec)
-
-    def leaf_names(self) -> List[str]:
-        out = []
-        for name, spec in zip(self.names, self.specs):
-            out += [name] if spec is None else [f"{name}.{i}" for i in range(spec.num_leaves)]
-        return out
-
-    def flatten(self, args: Sequence) -> List[torch.Tensor]:
-        """The leaves of a call's batch, which must have the example's
-        structure."""
-        if len(args) != len(self.specs):
-            raise TypeError(f"expected {len(self.specs)} batch tensors "
-                            f"({', '.join(self.names)}), got {len(args)}")
-        out = []
-        for name, spec, a in zip(self.names, self.specs, args):
-            if spec is None:
-                out.append(a)
-                continue
-            leaves, got = pytree.tree_flatten(a)
-            if got != spec:
-                raise TypeError(f"batch argument '{name}' has the structure {got}; the "
-                                f"compiled program was traced with {spec}")
-            out += leaves
-        return out
-
-    def unflatten(self, leaves: Sequence) -> list:
-        out, at = [], 0
-        for spec in self.specs:
-            if spec is None:
-                out.append(leaves[at])
-                at += 1
-            else:
-                out.append(pytree.tree_unflatten(list(leaves[at:at + spec.num_leaves]), spec))
-                at += spec.num_leaves
-        return out
 
 
 def _create_name(self, candidate: str, obj) -> str:
@@ -788,10 +670,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     # in it requires grad.
     differentiated = not forward
     _refuse_script_modules(model)
-    if isinstance(example_args, torch.Tensor):
-        example_args = (example_args,)
-    example_args = tuple(example_args)
-    layout = BatchLayout(example_args, [f"arg{i}" for i in range(len(example_args))])
+    layout = BatchLayout.of(model, example_args, loss_fn, names)
     params = _alias_groups(model, "param")
     buffers = _alias_groups(model, "buffer")
     param_tensors = dict(model.named_parameters())
@@ -804,22 +683,17 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         for n in frozen:
             buffers[n] = params.pop(n)
             buffer_tensors[n] = param_tensors.pop(n)
-    layout.names = input_names(model, len(example_args), loss_fn, names)
     batch_names = layout.leaf_names()
     if not forward:
         _refuse_gradient_hooks(model, param_tensors)
         _refuse_trained_loss_fn(loss_fn)
-    batch_leaves = layout.flatten(example_args)
+    batch_leaves = layout.flatten(*layout.example)
     taken = set(params) | set(buffers)
     for n in batch_names:
         if n in taken:
             raise ModelError(f"batch tensor name '{n}' is also a parameter or buffer name; "
                              "pass input_names=")
-    model_argc = len(example_args)
     output = {"spec": None, "leaves": []}  # the forward's output, when tracing one
-    if loss_fn is not None:
-        accepted = _accepts(model.forward)
-        model_argc = min(accepted, model_argc) if accepted is not None else model_argc
 
     trainable = {a for group in params.values() for a in group}
     watch: Dict[str, _TrainableWrites] = {}  # the last call's
@@ -843,10 +717,11 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         with watch["writes"], module_state.state_tables(model, holders), \
                 functional_calls.nested(), \
                 module_state.data_writes(holders, trainable), module_state.traced_parameters():
-            out = _functional_call(model, state, tuple(batch[:model_argc]))
+            out = _functional_call(model, state, *layout.model_call(batch))
             module_state.carry_rebindings(state, holders, trainable)
         if loss_fn is not None:
-            out = loss_fn(out, *batch)
+            args, kwargs = layout.loss_call(batch)
+            out = loss_fn(out, *args, **kwargs)
         if forward:
             # The leaves in tree_flatten order (outputs.py); a leaf that is
             # not a tensor is returned as None: a constant (None, a number)

@@ -32,8 +32,7 @@ from .runtime import Device, Program
 from . import module_state
 from .errors import ModelError, TracedUpdateWarning
 from .module_watch import ModuleWatch, within_rounding
-from .tracing import BatchLayout
-from .tracing import input_names as batch_input_names
+from .batch_layout import BatchLayout
 
 # The compiled steps alive and a clock ordering their calls, for the
 # shared-parameter warning (TrainStep._check_shared).
@@ -246,8 +245,7 @@ class _BatchFeed:
 
     def __init__(self, model, example_args, loss_fn, input_names, program: Program,
                  seed: Optional[int] = None, check: Optional[Callable] = None):
-        self.layout = BatchLayout(example_args, batch_input_names(
-            model, len(example_args), loss_fn, input_names))
+        self.layout = BatchLayout.of(model, example_args, loss_fn, input_names)
         self.names = self.layout.leaf_names()
         self.program = program
         self.check = check      # Exported.batch_check
@@ -257,8 +255,8 @@ class _BatchFeed:
                 seed = default_seed()
             program.set("dropout_seed", torch.tensor(seed, dtype=torch.int64))
 
-    def __call__(self, batch) -> None:
-        leaves = self.layout.flatten(batch)
+    def __call__(self, batch, named: Optional[Dict] = None) -> None:
+        leaves = self.layout.flatten(batch, named)
         if self.check is not None:
             self.check(leaves)
         for name, value in zip(self.names, leaves):
@@ -411,7 +409,7 @@ class TrainStep:
         self.program.set("lr", float(value))
         self._schedule["lr"] = float(value)
 
-    def __call__(self, *batch: torch.Tensor) -> float:
+    def __call__(self, *batch: torch.Tensor, **named: torch.Tensor) -> float:
         if self._follower is not None:
             lr = self._follower.lr()
             if lr is not None:
@@ -421,7 +419,7 @@ class TrainStep:
             self._link.ran(self)
         self._check_shared()
         self._last_call = next(_CLOCK)
-        self._feed(batch)
+        self._feed(batch, named)
         if self.accumulate_steps > 1:
             self.program.run("accumulate_step")
             loss = float(self.program.get("loss"))
@@ -625,8 +623,9 @@ def check_loss_fn(example_args, loss_fn: Optional[Callable]) -> None:
     """ModelError, before tracing, for a loss_fn that cannot be called as
     loss_fn(output, *batch) (a loss module such as nn.CrossEntropyLoss(),
     taking (input, target); a lambda of another arity)."""
-    if loss_fn is None or not isinstance(example_args, (tuple, list)):
-        return
+    if loss_fn is None or not isinstance(example_args, (tuple, list)) or \
+            (len(example_args) == 1 and isinstance(example_args[0], dict)):
+        return   # a dict batch: batch_layout checks what forward and loss_fn take
     target = loss_fn.forward if isinstance(loss_fn, torch.nn.Module) else loss_fn
     try:
         signature = inspect.signature(target)

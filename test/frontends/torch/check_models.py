@@ -103,7 +103,7 @@ def torch_loss_and_grads(model, batch, loss_fn):
 
 
 def _model_argc(model, batch):
-    from tfc_torch.tracing import _accepts
+    from tfc_torch.batch_layout import _accepts
     n = _accepts(model.forward)
     return len(batch) if n is None else min(n, len(batch))
 

@@ -64,6 +64,11 @@ the module watch, and train_batches.py: batch names, packed lengths, added losse
   steps: losses, parameters and the fused observers' buffers (running min /
   max, scale, zero point) as torch's (step.state_dict() keeps the modules'
   versions, which the observers' load_state_dict reads).
+- dict-batch: HF-style batches: a dict of forward's parameter names as
+  keyword arguments (None entries constant), called as step(batch) and
+  step(**batch), 3 AdamW steps as torch's; forward(**batch); a None
+  positional argument; a dict split between forward and loss_fn; compile()
+  of a dict batch; the call errors (other keys, a tensor for a None).
 - input-names: batch inputs named like the program's own tensors (a
   super-resolution model's forward(self, lr, hr); step, min_lr,
   warmup_steps, total_steps, loss; a forward's output) renamed with
@@ -119,7 +124,7 @@ from train_helpers import (LOSS_RTOL, MOVED_RTOL, PARAM_RTOL, adamw_groups,  # n
 from train_state import check_buffers, check_checkpoint, check_forward_state  # noqa: E402
 from train_watch import (check_held_values, check_module_changes,  # noqa: E402
                          check_outside_values)
-from train_batches import (check_added_loss, check_input_names,  # noqa: E402
+from train_batches import (check_added_loss, check_dict_batch, check_input_names,  # noqa: E402
                            check_packed_lengths, check_random_range, check_sparse_input,
                            check_state_names)
 
@@ -1022,7 +1027,8 @@ def check_masked(device):
                    "from one selected row, give torch's losses on 6 other masks)")
 
 
-CASES = sorted(FAMILIES) + ["added-loss", "api", "buffers", "checkpoint", "forward-state",
+CASES = sorted(FAMILIES) + ["added-loss", "api", "buffers", "checkpoint", "dict-batch",
+                            "forward-state",
                             "held-values",
                             "input-names",
                             "masked", "module-changes", "no-gradient", "optimizer-state",
@@ -1054,6 +1060,8 @@ def main():
             problem = check_buffers(args.device)
         elif case == "checkpoint":
             problem = check_checkpoint(args.device)
+        elif case == "dict-batch":
+            problem = check_dict_batch(args.device)
         elif case == "forward-state":
             problem = check_forward_state(args.device)
         elif case == "held-values":

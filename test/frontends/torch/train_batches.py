@@ -410,3 +410,127 @@ def check_packed_lengths(device):
                    "batch whose longest length is shorter than the example's refused by the step "
                    "(parameters kept) and the compiled forward, lengths an input or from a mask; "
                    "with total_length: 3 steps as torch's on any lengths, unchecked)")
+
+
+def check_dict_batch(device):
+    """HF-style batches (batch_layout.py): a dict example batch of
+    forward's parameter names passed as keyword arguments, model(**batch),
+    with a None entry (token_type_ids=None: a constant None argument), 3
+    AdamW steps as torch's called as step(batch) and step(**batch);
+    forward(self, **batch); a None positional argument before the labels;
+    a dict batch split between forward and loss_fn by their parameter
+    names; compile() of a dict batch. Errors: other keys at a call, a
+    tensor where the example had None, a key forward does not take."""
+    nn, F = torch.nn, torch.nn.functional
+
+    class Classifier(nn.Module):      # HF's forward(input_ids, attention_mask, ..., labels)
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(11, 6)
+            self.head = nn.Linear(6, 3)
+
+        def forward(self, input_ids, attention_mask=None, token_type_ids=None, labels=None):
+            h = self.emb(input_ids)
+            if token_type_ids is not None:
+                h = h * 0
+            if attention_mask is not None:
+                h = h * attention_mask.unsqueeze(-1)
+            logits = self.head(h.mean(1))
+            return logits if labels is None else F.cross_entropy(logits, labels)
+
+    class Keywords(nn.Module):        # forward(self, **batch)
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, **batch):
+            return F.cross_entropy(self.fc(batch["x"]), batch["y"])
+
+    torch.manual_seed(61)
+    g = torch.Generator().manual_seed(62)
+
+    def hf_batch():
+        return {"input_ids": torch.randint(0, 11, (4, 5), generator=g),
+                "attention_mask": (torch.rand(4, 5, generator=g) > 0.3).float(),
+                "token_type_ids": None, "labels": torch.randint(0, 3, (4,), generator=g)}
+    problems = []
+    data = [hf_batch() for _ in range(3)]
+    model = Classifier()
+    mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(mine, data[0], device=device,
+                                        optimizer=torch.optim.AdamW(mine.parameters(), lr=0.05))
+    if list(step.exported.inputs) != ["input_ids", "attention_mask", "labels"]:
+        problems.append(f"HF batch: inputs {list(step.exported.inputs)}")
+    opt = torch.optim.AdamW(reference.parameters(), lr=0.05)
+    for i, batch in enumerate(data):
+        loss = step(batch) if i % 2 == 0 else step(**batch)
+        opt.zero_grad()
+        expected = reference(**batch)
+        expected.backward()
+        opt.step()
+        if abs(loss - expected.item()) > 1e-4 * max(1.0, abs(expected.item())):
+            problems.append(f"HF batch: step {i}: loss {loss!r}, torch {expected.item()!r}")
+    compare_parameters(step.state_dict(), reference, "HF batch: ", problems)
+    bad = dict(data[0], token_type_ids=torch.zeros(4, 5, dtype=torch.long))
+    for text, call in (("compiled with None there", lambda: step(bad)),
+                       ("missing ['labels']", lambda: step({k: v for k, v in data[0].items()
+                                                            if k != "labels"})),
+                       ("call it with one dict", lambda: step(data[0]["input_ids"]))):
+        problem = expect_error(TypeError, text, call)
+        if problem:
+            problems.append(f"HF batch call: {problem}")
+    problem = expect_error(tfc_torch.ModelError, "takes no argument 'pixels'",
+                           lambda: tfc_torch.compile_train_step(
+                               Classifier(), dict(data[0], pixels=torch.zeros(1)),
+                               device=device))
+    if problem:
+        problems.append(f"unknown key: {problem}")
+
+    # forward(self, **batch), compiled from the dict or from (dict,).
+    x, y = torch.randn(5, 4, generator=g), torch.randint(0, 3, (5,), generator=g)
+    for example in ({"x": x, "y": y}, ({"x": x, "y": y},)):
+        model = Keywords()
+        step = tfc_torch.compile_train_step(copy.deepcopy(model), example, device=device,
+                                            optimizer="sgd", lr=0.5)
+        loss, want = step(x=x, y=y), model(x=x, y=y).item()
+        if abs(loss - want) > 1e-5:
+            problems.append(f"forward(**batch) from {type(example).__name__}: loss {loss}, "
+                            f"torch {want}")
+
+    # A None positional argument (the mask) before the labels.
+    model = Classifier()
+    ids, labels = data[1]["input_ids"], data[1]["labels"]
+    mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(mine, (ids, None, None, labels), device=device,
+                                        optimizer="sgd", lr=0.5)
+    train_alongside(step, reference, torch.optim.SGD(reference.parameters(), lr=0.5),
+                    lambda m, b: m(*b), [(ids, None, None, labels)] * 2, "None positional: ",
+                    problems)
+    problem = expect_error(TypeError, "compiled with None there",
+                           lambda: step(ids, torch.ones(4, 5), None, labels))
+    if problem:
+        problems.append(f"None positional: {problem}")
+
+    # A dict batch with a loss_fn: forward takes the keys it names, loss_fn the rest.
+    model = nn.Linear(4, 3)
+    batch = {"input": x, "target": y}
+    mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+    step = tfc_torch.compile_train_step(mine, batch, lambda out, target: F.cross_entropy(
+        out, target), device=device, optimizer="sgd", lr=0.5)
+    train_alongside(step, reference, torch.optim.SGD(reference.parameters(), lr=0.5),
+                    lambda m, b: F.cross_entropy(m(b[0]["input"]), b[0]["target"]),
+                    [(batch,)] * 2, "loss_fn: ", problems)
+
+    # compile(): the inference forward of a dict batch with a None entry.
+    model = Classifier().eval()
+    batch = {k: v for k, v in data[2].items() if k != "labels"}
+    fast = tfc_torch.compile(model, batch, device=device)
+    with torch.no_grad():
+        want = model(**batch)
+    for label, got in (("compile(dict)", fast(batch)), ("compile(**dict)", fast(**batch))):
+        if not torch.allclose(got, want, rtol=1e-5, atol=1e-6):
+            problems.append(f"{label}: max |diff| {(got - want).abs().max():.2e}")
+    return verdict(problems, "dict-batch: ok (an HF batch dict with token_type_ids=None as "
+                             "keyword arguments, 3 AdamW steps as torch's by step(batch) and "
+                             "step(**batch); forward(**batch); a None positional; a dict split "
+                             "between forward and loss_fn; compile(); the call errors)")

@@ -36,7 +36,7 @@ def random_batch(example, g):
 def batches(model, example, loss_fn, n, seed):
     """`n` random batches; attention masks and token types (by their input
     names) keep the example's structure."""
-    from tfc_torch.tracing import input_names
+    from tfc_torch.batch_layout import input_names
     names = input_names(model, len(example), loss_fn)
     g = torch.Generator().manual_seed(seed)
     for _ in range(n):
