@@ -183,10 +183,12 @@ class BatchLayout:
                     f"and {signature} takes no argument {', '.join(map(repr, unknown))}",
                     hint="use forward's parameter names as the keys, or pass the tensors "
                          "as a tuple (positional arguments)")
+            self._check_required(model, self.keys, signature)
             return
         self.model_keys = [k for k in self.keys if anything or k in named]
         loss_named, loss_anything = _keywords(loss_fn, skip=1)
         self.loss_keys = [k for k in self.keys if loss_anything or k in loss_named]
+        self._check_required(model, self.model_keys, signature)
         unused = [k for k in self.keys if k not in self.model_keys and k not in self.loss_keys]
         if unused:
             raise ModelError(
@@ -195,6 +197,21 @@ class BatchLayout:
                 f"neither {signature} nor loss_fn takes {', '.join(map(repr, unused))}",
                 hint="name them in loss_fn's parameters (loss_fn(out, x, y)), or pass the "
                      "tensors as a tuple: loss_fn(model(*batch[:n]), *batch)")
+
+    @staticmethod
+    def _check_required(model, given: Sequence[str], signature: str) -> None:
+        """A ModelError when forward has parameters without default the
+        dict batch does not give."""
+        params = _parameters(model.forward) or []
+        missing = [p.name for p in params
+                   if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                   and p.default is p.empty and p.name not in given]
+        if missing:
+            raise ModelError(
+                f"the example batch is a dict passed as keyword arguments, model(**batch), "
+                f"and it has no entry for {signature}'s {', '.join(map(repr, missing))}",
+                hint="name the entries as forward's parameters, or pass the tensors as a "
+                     "tuple (positional arguments: loss_fn(model(*batch[:n]), *batch))")
 
     def _label(self, i: int) -> str:
         return f"'{self.keys[i]}'" if self.keys is not None else str(i)

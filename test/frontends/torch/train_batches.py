@@ -420,7 +420,8 @@ def check_dict_batch(device):
     forward(self, **batch); a None positional argument before the labels;
     a dict batch split between forward and loss_fn by their parameter
     names; compile() of a dict batch. Errors: other keys at a call, a
-    tensor where the example had None, a key forward does not take."""
+    tensor where the example had None, a key forward does not take, a
+    parameter forward needs that no key names."""
     nn, F = torch.nn, torch.nn.functional
 
     class Classifier(nn.Module):      # HF's forward(input_ids, attention_mask, ..., labels)
@@ -485,6 +486,12 @@ def check_dict_batch(device):
                                device=device))
     if problem:
         problems.append(f"unknown key: {problem}")
+    problem = expect_error(tfc_torch.ModelError, "no entry for Linear.forward(input)'s 'input'",
+                           lambda: tfc_torch.compile_train_step(
+                               nn.Linear(4, 3), {"x": torch.zeros(2, 4), "y": torch.zeros(2)},
+                               lambda out, x, y: out.sum(), device=device))
+    if problem:
+        problems.append(f"a key forward needs: {problem}")
 
     # forward(self, **batch), compiled from the dict or from (dict,).
     x, y = torch.randn(5, 4, generator=g), torch.randint(0, 3, (5,), generator=g)
