@@ -38,11 +38,20 @@ bool isTensorSum(Operation *op);
 /// column sum, twice that in f64); more would spill.
 constexpr int64_t kRowKernelColumnAccumulators = 16;
 
+/// Evaluations of its ops per element a kernel may spend beyond two per op:
+/// codegen computes a value once per distinct view that reads it, so a
+/// kernel whose views re-read computed values (a log-step scan's shifted
+/// adds) is split before its code grows exponentially.
+constexpr int64_t kRecomputeMargin = 64;
+
 /// Checks that `ops` (in program order, without a terminator) computing
 /// `outputs` can form one kernel of `kind` that codegen (CUDA and host) can
 /// emit:
 ///   - there is at least one op;
 ///   - every op is a tfc op with a kernel role that is not composite;
+///   - every kind: its ops are evaluated at most 2 * ops + kRecomputeMargin
+///     times per element, counting a value once per distinct path of
+///     view reads (slices, pads, transposes, broadcasts) that reaches it;
 ///   - pointwise: all ops are pointwise (outputs of any sizes);
 ///   - multi_tensor: optimizer updates (role multi_tensor, any number,
 ///     including none), pointwise ops and whole-tensor sums (isTensorSum:
