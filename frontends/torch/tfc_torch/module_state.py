@@ -195,10 +195,13 @@ def _traced_setattr(module, name, value):
     if table is not None and name in table and isinstance(value, torch.Tensor) and \
             torch._is_functional_tensor(value):
         table[name] = value
-    elif isinstance(value, torch.Tensor) and value.__dict__.get("_is_param"):
+    elif isinstance(value, torch.Tensor) and value.__dict__.get("_is_param") and \
+            not (table is not None and name in table):
         # A parameter's placeholder (state_tables) stored under another
         # name (`self.last_w = self.l.weight`) is the plain traced tensor it
-        # is, not a parameter torch would register for good.
+        # is, not a parameter torch would register for good. (Written back
+        # to a parameter's own name, as the eager run's `w -= lr * g` on a
+        # copied module does, it stays one.)
         del value._is_param
         try:
             _MODULE_SETATTR(module, name, value)
