@@ -203,9 +203,12 @@ def repeat(ctx, x, repeats):
 
 
 def gather_rows(ctx, table, ids):
-    """table[ids] along dim 0 of `table` (any rank >= 1) with an embedding;
-    an integer or boolean table (tfc.embedding's is float) by a one-hot
-    selection of its rows, summed (exact: one row is picked)."""
+    """table[ids] along dim 0 of `table` (any rank >= 1) with an embedding
+    (a gather: tfc.embedding, whose table is float). Integer and boolean
+    tables go through f64 rows, exactly: bool and i32 values as they are,
+    i64 as its two 32-bit halves (v >> 32 and v & 0xffffffff, each exact in
+    f64), joined again after the gather (a one-hot selection instead costs
+    ids x rows: a sort's permutation of 4608 labels made 21M compares)."""
     b = ctx.b
     rest = table.shape[1:]
     width = 1
@@ -216,15 +219,16 @@ def gather_rows(ctx, table, ids):
         ids = b.convert(ids, "i64")
     if rows.dtype.startswith(("f", "bf")):
         picked = b.embedding(rows, ids)
+    elif rows.dtype == "i64":
+        low = b.binary("bitwise_and", rows, ctx.tensor(0xFFFFFFFF, "i64"))
+        high = b.binary("shift_right", rows, ctx.tensor(32, "i64"))
+        halves = b.embedding(b.convert(b.concat([high, low], 1), "f64"), ids)
+        high, low = (b.convert(b.slice(halves, [0] * ids.rank + [k * width],
+                                       list(ids.shape) + [(k + 1) * width]), "i64")
+                     for k in (0, 1))
+        picked = b.binary("bitwise_or", b.binary("shift_left", high, ctx.tensor(32, "i64")), low)
     else:
-        count = rows.shape[0]
-        onehot = b.compare("eq", b.iota(ids.shape + (count, 1), ids.rank, ids.dtype),
-                           b.reshape(ids, ids.shape + (1, 1)))
-        values = rows if rows.dtype != "i1" else b.convert(rows, "i32")
-        picked = b.reduce("sum", b.select(onehot, values, ctx.tensor(0, values.dtype)),
-                          [ids.rank])
-        if rows.dtype == "i1":
-            picked = b.compare("ne", picked, ctx.tensor(0, "i32"))
+        picked = b.convert(b.embedding(b.convert(rows, "f64"), ids), rows.dtype)
     return b.reshape(picked, ids.shape + rest)
 
 

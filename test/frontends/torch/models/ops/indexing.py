@@ -58,7 +58,27 @@ CASES = {
     # over [4, 8]), a broadcast input ([8] over a [4, 8] mask), a source
     # with more elements than true positions (its tail gets no gradient).
     "masked-scatter": _case(lambda h: _masked_scatter(h)),
+    # Integer and boolean tables indexed by traced ids (a sort's
+    # permutation of the labels, as the Lovasz hinge does): gathered through
+    # f64 rows (i64 as its two 32-bit halves), exact for every value,
+    # 2^62 and -2^61 among them; a one-hot selection cost ids x rows.
+    "integer-gathers": _case(lambda h, labels, big, keep: _integer_gathers(h, labels, big, keep),
+                             extra=(torch.tensor([2, 0, 1, 1, 0, 2, 1, 0]),
+                                    torch.tensor([2 ** 62 + 5, -2 ** 61 - 7, 123, -1, 2 ** 40 + 3,
+                                                  0, 77, -2 ** 33]),
+                                    torch.tensor([True, False, True, True, False, False, True,
+                                                  False]))),
 }
+
+
+def _integer_gathers(h, labels, big, keep):
+    scores = h.sum(0)                                  # [8]
+    perm = torch.sort(scores, descending=True)[1]
+    picked = big[perm[:5]]
+    exact = (picked == big[perm][:5]).float().sum() + ((picked >> 40) & 1023).float().sum()
+    rows = labels.view(2, 4).int()[perm[:3] % 2]       # i32 rows
+    return ((scores[perm] * labels[perm].float()).sum() + (scores * keep[perm]).sum()
+            + (rows.float() * scores[:4]).sum() + exact)
 
 
 def _advanced_indexing(h, lengths, cols):
