@@ -12,15 +12,13 @@ constants of the program: `rebuild` puts them back at each call.
 """
 import ast
 import dataclasses
-import inspect
-import textwrap
 from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 import torch.utils._pytree as pytree
 
-from .source import Frame, return_frame
+from .source import Frame, function_returns, return_frame
 
 # Leaves kept as constants of the output: values the trace saw, which
 # cannot depend on the batch's values (a static trace has no other).
@@ -117,26 +115,11 @@ def rebuild(spec: pytree.TreeSpec, tensors: Sequence[torch.Tensor],
 def _returns(fn):
     """fn's source file, first line, lines and the return statements of
     its own body; None when the source is unavailable."""
-    try:
-        file = inspect.getsourcefile(fn)
-        lines, first = inspect.getsourcelines(fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (TypeError, OSError, SyntaxError, IndentationError):
+    parsed = function_returns(fn)
+    if parsed is None:
         return None
-    if not file or not tree.body:
-        return None
-    found = []
-
-    def visit(node):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                                  ast.ClassDef)):
-                continue
-            if isinstance(child, ast.Return):
-                found.append(child)
-            visit(child)
-    visit(tree.body[0])
-    return file, first, lines, found
+    file, first, lines, _, returns = parsed
+    return file, first, lines, returns
 
 
 def _matches(value: Optional[ast.expr], out) -> bool:

@@ -167,18 +167,17 @@ def stack_frame() -> Optional[Frame]:
     return found
 
 
-def return_frame(fn) -> Optional[Frame]:
-    """The return statement of the user's function `fn` (e.g. a module's
-    forward): its line when `fn` has one return, else its `def` line; None
-    for library code or when the source is unavailable. Errors about what
-    a function returns point here (no traced op stands for a Python value)."""
+def function_returns(fn):
+    """fn's source as (file, first line number, lines, its def node, the
+    return statements of its own body, nested functions' excluded); None
+    when the source is unavailable."""
     try:
         file = inspect.getsourcefile(fn)
         lines, first = inspect.getsourcelines(fn)
         tree = ast.parse(textwrap.dedent("".join(lines)))
     except (TypeError, OSError, SyntaxError, IndentationError):
         return None
-    if not file or _is_library(file) or not tree.body:
+    if not file or not tree.body:
         return None
     definition = tree.body[0]
     returns = []
@@ -193,6 +192,18 @@ def return_frame(fn) -> Optional[Frame]:
             visit(child)
 
     visit(definition)
+    return file, first, lines, definition, returns
+
+
+def return_frame(fn) -> Optional[Frame]:
+    """The return statement of the user's function `fn` (e.g. a module's
+    forward): its line when `fn` has one return, else its `def` line; None
+    for library code or when the source is unavailable. Errors about what
+    a function returns point here (no traced op stands for a Python value)."""
+    parsed = function_returns(fn)
+    if parsed is None or _is_library(parsed[0]):
+        return None
+    file, first, lines, definition, returns = parsed
     # The def line, past any decorators.
     line = returns[0].lineno if len(returns) == 1 else definition.lineno
     number = first + line - 1
