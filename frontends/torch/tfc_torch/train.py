@@ -18,6 +18,7 @@ requires_grad, hooks, its tensors written) are errors at the next call
 import copy
 import inspect
 import itertools
+import math
 import warnings
 import weakref
 from collections import OrderedDict
@@ -268,6 +269,17 @@ class _BatchFeed:
         self.calls += 1
 
 
+def _check_rate(name: str, value) -> None:
+    """A learning rate is a finite number >= 0 (torch.optim refuses a
+    negative one too; a negative rate would climb the loss silently)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = None
+    if isinstance(value, bool) or number is None or not math.isfinite(number) or number < 0:
+        raise OptionError(f"option {name}={value!r}: expected a finite number >= 0")
+
+
 class TrainStep:
     """A compiled training step of a module, with its parameters and
     optimizer state in the runtime. Call it with a batch (the example
@@ -287,6 +299,9 @@ class TrainStep:
         if frozen not in ("constant", "state"):
             raise OptionError(f"option frozen={frozen!r}: expected 'constant' or 'state'")
         inputs = {k: options.pop(k) for k in list(options) if k in SCHEDULE_INPUTS}
+        for key in ("lr", "min_lr"):
+            if key in inputs:
+                _check_rate(key, inputs[key])
         if "betas" in options:
             betas = options.pop("betas")
             if not (isinstance(betas, (tuple, list)) and len(betas) == 2):
@@ -406,6 +421,7 @@ class TrainStep:
     @lr.setter
     def lr(self, value: float) -> None:
         """Changes the (peak) learning rate for the following steps."""
+        _check_rate("lr", value)
         self.program.set("lr", float(value))
         self._schedule["lr"] = float(value)
 

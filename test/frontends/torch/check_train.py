@@ -421,6 +421,11 @@ def check_api(device, steps):
                      lambda: make(schedule="warmup-cosine")),
         expect_error(tfc_torch.OptionError, "precision", lambda: make(precision="fp8")),
         expect_error(tfc_torch.OptionError, "clip-grad-value", lambda: make(clip_grad_value=-1.0)),
+        # A negative or non-finite learning rate (torch.optim refuses one
+        # too), given as an option or set between steps.
+        expect_error(tfc_torch.OptionError, "lr=-1.0", lambda: make(lr=-1.0)),
+        expect_error(tfc_torch.OptionError, "min_lr=nan", lambda: make(min_lr=float("nan"))),
+        expect_error(tfc_torch.OptionError, "lr=inf", lambda: setattr(step, "lr", float("inf"))),
         expect_error(ValueError, "shape", lambda: step(example[0][:2], example[1])),
         expect_error(TypeError, "expected 2 batch tensors", lambda: step(example[0])),
         expect_error(ValueError, "smaller last batch", lambda: step(example[0][:2], example[1])),
