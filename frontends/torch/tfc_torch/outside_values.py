@@ -42,7 +42,7 @@ import torch
 from . import patching
 from .errors import DataDependentError, ModelError, TracedUpdateWarning
 from .module_state import caller_level
-from .module_watch import _simple_object
+from .python_values import _simple_object
 from .source import stack_frame
 
 try:
@@ -196,7 +196,7 @@ _MISSING = object()
 def _contents(obj):
     """A shallow copy of what `obj` holds, when _Stores looks into it: a
     module's attributes (not torch's tables), a list's, tuple's or dict's
-    entries, a simple object's attributes (module_watch._simple_object);
+    entries, a simple object's attributes (python_values._simple_object);
     else None."""
     try:
         return _shallow_copy(obj)
