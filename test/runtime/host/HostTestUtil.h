@@ -6,10 +6,13 @@
 #include "runtime/src/core/DType.h"
 #include "runtime/src/host/HostInterpreter.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -159,6 +162,34 @@ inline std::vector<Buf> runProgram(const std::string &program,
 inline std::string program(const std::string &body,
                            const std::string &kind = "pointwise") {
   return "tfc-host-program 1\nkind " + kind + "\n" + body;
+}
+
+inline const double kNaN = std::numeric_limits<double>::quiet_NaN();
+inline const double kInf = std::numeric_limits<double>::infinity();
+
+/// Runs `body` (a program of one output) and returns the output's values.
+inline std::vector<double> run1(const std::string &body,
+                                const std::vector<Buf> &inputs,
+                                const std::string &kind = "pointwise") {
+  auto outs = runProgram(program(body, kind), inputs);
+  return outs.empty() ? std::vector<double>{} : outs[0].values();
+}
+
+/// Expects `got` to equal `want` within `tol` relative (absolute below 1);
+/// NaN where `want` has NaN, infinities exactly.
+inline void expectNear(const std::vector<double> &got,
+                       const std::vector<double> &want, double tol = 1e-6) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i] == want[i]) // also infinities
+      continue;
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(got[i])) << "element " << i;
+      continue;
+    }
+    EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::abs(want[i])))
+        << "element " << i;
+  }
 }
 
 } // namespace tfc::rt::host::test
