@@ -126,16 +126,26 @@ MAX_SORT_SIZE = 4096
 MAX_TOPK_PICKS = 32
 
 
+def _widening_narrow_integers(sort):
+    """`sort(ctx, v, dim, descending)` with narrow integers (u8, i8, i16,
+    bool) sorted as i64 and their values converted back (tfc.sort orders
+    numeric types; the rank form's placing sum reduces in the values'
+    type)."""
+    def wrapped(ctx, v, dim, descending):
+        if dtypes.is_float(v.dtype) or v.dtype in ("i32", "i64"):
+            return sort(ctx, v, dim, descending)
+        values, indices = sort(ctx, ctx.b.convert(v, "i64"), dim, descending)
+        return ctx.b.convert(values, v.dtype), indices
+    return wrapped
+
+
+@_widening_narrow_integers
 def sorted_rows(ctx, v, dim, descending):
     """v stably sorted along dim by tfc.sort, as (values, i64 indices): ties
     in index order, NaN last ascending and first descending (torch's stable
     sort); each value's gradient goes to its own element (the op's VJP).
     Rows of any length."""
     b = ctx.b
-    if not dtypes.is_float(v.dtype) and v.dtype not in ("i32", "i64"):
-        # tfc.sort orders numeric types: narrow integers sort as i64.
-        values, indices = sorted_rows(ctx, b.convert(v, "i64"), dim, descending)
-        return b.convert(values, v.dtype), indices
     last = v.rank - 1
     vt = b.swap(v, dim, last) if dim != last else v
     values, indices = b.sort(vt, descending)
@@ -196,6 +206,7 @@ def _ranked(ctx, v, dim, k, largest):
     return b.concat(values, dim), b.concat(indices, dim)
 
 
+@_widening_narrow_integers
 def _sorted_by_rank(ctx, v, dim, descending):
     """v sorted along dim as (values, i64 indices): stable (ties in index
     order), NaN last ascending and first descending, as torch's sort. Each
@@ -204,11 +215,6 @@ def _sorted_by_rank(ctx, v, dim, descending):
     elements, each value the exact element with its gradient going to it
     alone (picked_along's scheme, over the rank's one-hot)."""
     b = ctx.b
-    if not dtypes.is_float(v.dtype) and v.dtype not in ("i32", "i64"):
-        # Narrow integers (u8, i8, i16, bool) sort as i64: the placing sum
-        # reduces in the values' type.
-        values, indices = _sorted_by_rank(ctx, b.convert(v, "i64"), dim, descending)
-        return b.convert(values, v.dtype), indices
     last = v.rank - 1
     vt = b.swap(v, dim, last) if dim != last else v
     n = vt.shape[-1]
