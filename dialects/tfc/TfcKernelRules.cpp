@@ -551,6 +551,20 @@ static LogicalResult checkTensorSums(ArrayRef<Operation *> ops,
   return success();
 }
 
+/// Kernels whose loop computes only their anchor's results (block
+/// quantized updates, scatters, sorts): every output is one of them.
+static LogicalResult onlyAnchorOutputs(ArrayRef<Value> outputs,
+                                       Operation *anchor, StringRef kindName,
+                                       const Reporter &report) {
+  for (Value output : outputs)
+    if (output.getDefiningOp() != anchor)
+      return report.fail("every output of a " + kindName +
+                             " kernel must be a result of its " +
+                             anchor->getName().getStringRef() + " op",
+                         anchor);
+  return success();
+}
+
 /// Evaluations of a kernel's ops per element of its outputs. The emitters
 /// compute each value at the coordinates its readers ask for (a slice, pad,
 /// concat, transpose, reshape, broadcast or reduction read remaps them) and
@@ -693,14 +707,7 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
   case KernelKind::block_quantized:
     // The block loop computes all results of the update at once; nothing
     // follows it.
-    for (Value output : outputs)
-      if (output.getDefiningOp() != anchors.front())
-        return report.fail("every output of a block_quantized kernel must "
-                           "be a result of its " +
-                               anchors.front()->getName().getStringRef() +
-                               " op",
-                           anchors.front());
-    return success();
+    return onlyAnchorOutputs(outputs, anchors.front(), kindName, report);
   case KernelKind::scatter: {
     // One warp per table row scans all ids, so they are read from memory
     // or a constant (never recomputed per row), and only the rows summed
@@ -712,13 +719,7 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
       return report.fail("a scatter kernel reads its ids from memory; they "
                          "cannot be computed in the kernel",
                          def);
-    for (Value output : outputs)
-      if (output.getDefiningOp() != scatter)
-        return report.fail("every output of a scatter kernel must be the "
-                           "result of its " +
-                               scatter->getName().getStringRef() + " op",
-                           anchors.front());
-    return success();
+    return onlyAnchorOutputs(outputs, scatter, kindName, report);
   }
   case KernelKind::sort:
     // A sort kernel reads its rows from memory and writes its two results:
@@ -732,14 +733,7 @@ mlir::tfc::verifyKernelOps(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
                                  " op; '" + op->getName().getStringRef() +
                                  "' cannot be fused into it",
                              op);
-    for (Value output : outputs)
-      if (output.getDefiningOp() != anchors.front())
-        return report.fail("every output of a sort kernel must be a result "
-                           "of its " +
-                               anchors.front()->getName().getStringRef() +
-                               " op",
-                           anchors.front());
-    return success();
+    return onlyAnchorOutputs(outputs, anchors.front(), kindName, report);
   case KernelKind::row_reduction: {
     // One row-reduction kernel maps one warp or block to each row, so every
     // reduction in it must walk the same rows.

@@ -2320,7 +2320,7 @@ func.func @scatter_computed_ids(%dy: tensor<6x8xf32>, %ids: tensor<6xi64>) -> te
 
 // A scatter kernel's outputs are its op's result: no epilogue reads it.
 func.func @scatter_epilogue(%dy: tensor<6x8xf32>, %ids: tensor<6xi64>) -> tensor<10x8xf32> {
-  // expected-error @+1 {{every output of a scatter kernel must be the result of its tfc.embedding_grad op}}
+  // expected-error @+1 {{every output of a scatter kernel must be a result of its tfc.embedding_grad op}}
   %r = tfc.fusion scatter (%a = %dy : tensor<6x8xf32>, %b = %ids : tensor<6xi64>) -> tensor<10x8xf32> {
     // expected-note @+1 {{'tfc.embedding_grad' here}}
     %0 = tfc.embedding_grad %a, %b : tensor<6x8xf32>, tensor<6xi64> -> tensor<10x8xf32>
