@@ -519,8 +519,8 @@ def prod(ctx, x, dim=None, keepdim=False, dtype=None):
     """The product along `dim` (of every element when None) by halving:
     pad with ones to a power of two, multiply the halves, repeat (the
     gradient follows from the multiplications, zeros included)."""
-    if isinstance(dim, torch.dtype):  # prod.default(x, dtype)
-        dim, dtype = None, dim
+    if isinstance(dim, torch.dtype):  # prod.default(x, dtype): ctx.out() has it
+        dim = None
     b, t = ctx.b, ctx.out()
     v = ctx.tensor(x, t.dtype)
     if dim is None:
