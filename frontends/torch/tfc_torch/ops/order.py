@@ -10,8 +10,9 @@ of the row ([.., n, n], for rows of up to MAX_RANK_SIZE). The k-th
 smallest is the element of rank k - 1: one comparison and one reduction,
 whatever k is, and a rank computed in the graph (nanmedian's, from the
 row's count of numbers) costs the same. Longer rows are sorted (tfc.sort,
-the same order) and the index at position k - 1 of the sort is read; mode,
-which counts equal pairs, still refuses them. Values carry their gradient to
+the same order) and the index at position k - 1 of the sort is read; mode
+counts equal pairs in short rows and the runs of equal values of the sorted
+row in longer ones. Values carry their gradient to
 the element picked (torch's median(dim), kthvalue, mode), or spread it
 evenly over the elements equal to the result (torch's median() and
 nanmedian() of every element).
@@ -22,7 +23,7 @@ implementation-specific; tfc returns the first in index order (the
 stable order's), and the gradient goes there."""
 from ..registry import lowers
 from .common import norm_dim
-from .reduction import picked_along, sorted_rows
+from .reduction import picked_along, scan_one, sorted_rows
 
 # Rows longer than this are sorted (tfc.sort) rather than ranked, which
 # compares every pair.
@@ -33,19 +34,12 @@ def _is_float(v):
     return v.dtype.startswith(("f", "bf"))
 
 
-def _last(ctx, v, dim, what, pairs=False):
-    """v with `dim` moved last (a 0-d v as one element); with `pairs` (a
-    count over every pair of the row), refused when the row is longer than
-    MAX_RANK_SIZE."""
+def _last(ctx, v, dim):
+    """v with `dim` moved last (a 0-d v as one element)."""
     b = ctx.b
     if v.rank == 0:
         return b.reshape(v, (1,))
     dim = norm_dim(dim, v.rank)
-    n = v.shape[dim]
-    if pairs and n > MAX_RANK_SIZE:
-        ctx.unsupported(f"{what} of {n} elements along a dim (tfc ranks at most "
-                        f"{MAX_RANK_SIZE}: it compares every pair)",
-                        "reduce a shorter dim, or compute it outside the model")
     return b.swap(v, dim, v.rank - 1) if dim != v.rank - 1 else v
 
 
@@ -115,13 +109,12 @@ def _median_rank(ctx, v, skip_nan):
                     ctx.tensor((n - 1) // 2, "i64"))
 
 
-def _selected(ctx, x, dim, keepdim, index_of, pairs=False):
+def _selected(ctx, x, dim, keepdim, index_of):
     """(values, indices) along `dim` of the element each row's `index_of(row
-    values with dim last)` picks, its value's gradient to that element
-    (`pairs`: index_of compares every pair of the row)."""
+    values with dim last)` picks, its value's gradient to that element."""
     b = ctx.b
     v = ctx.tensor(x, ctx.out(0).dtype)
-    rows = _last(ctx, v, dim, ctx.name.split(".")[1], pairs)
+    rows = _last(ctx, v, dim)
     index = index_of(rows)                                   # [.., 1]
     values = picked_along(ctx, rows, rows.rank - 1, index)
     if v.rank and norm_dim(dim, v.rank) != v.rank - 1:
@@ -173,6 +166,37 @@ def median(ctx, x):
     return b.reshape(b.straight_through(exact, spread), ())
 
 
+def _sorted_mode(ctx, rows):
+    """The smallest of the most frequent numbers of each row (last dim) as
+    [.., 1], NaN for a row of NaNs alone, from the row sorted (tfc.sort):
+    each run of equal values is counted at its last element, as its
+    position less the run's first position (a running maximum) plus one.
+    A NaN is a run of its own, never counted."""
+    b = ctx.b
+    n, last = rows.shape[-1], rows.rank - 1
+    s, _ = sorted_rows(ctx, b.stop_gradient(rows), last, False)
+    differs = b.compare("ne", b.slice_dim(s, last, 1, n), b.slice_dim(s, last, 0, n - 1))
+    none, one = [0] * rows.rank, [0] * last + [1]
+    starts = b.pad(differs, one, none, True)      # s[i] begins a run
+    ends = b.pad(differs, none, one, True)        # s[i] ends one
+    positions = b.iota(rows.shape, last, "i64")
+    zero = ctx.tensor(0, "i64")
+    start_at = scan_one(ctx, b.select(starts, positions, zero), last,
+                        lambda x, y: b.binary("maximum", x, y), 0)
+    counts = b.select(ends, b.add(b.sub(positions, start_at), ctx.tensor(1, "i64")), zero)
+    if _is_float(rows):
+        counts = b.select(b.compare("ne", s, s), zero, counts)
+    best = b.reduce("max", counts, [-1], keepdim=True)
+    # The first such run's end (tfc reduces with max: negated positions).
+    first = b.unary("neg", b.reduce("max", b.select(b.compare("eq", counts, best),
+                                                    b.unary("neg", positions),
+                                                    ctx.tensor(1 - n, "i64")), [-1], keepdim=True))
+    value = picked_along(ctx, s, last, first)
+    if not _is_float(rows):
+        return value
+    return b.select(b.compare("gt", best, zero), value, ctx.tensor(float("nan"), rows.dtype))
+
+
 @lowers("aten.mode.default")
 def mode(ctx, x, dim=-1, keepdim=False):
     """The most frequent value along dim (the smallest of the most frequent
@@ -180,10 +204,12 @@ def mode(ctx, x, dim=-1, keepdim=False):
     to 16 elements (longer ones torch sorts unstably, which may leave
     another occurrence's index); the value's gradient goes to that
     element. NaNs count as distinct values here (an all-NaN row gives NaN);
-    torch sorts the row with `<`, which NaN leaves in no consistent order."""
+    torch sorts the row with `<`, which NaN leaves in no consistent order.
+    Rows of up to MAX_RANK_SIZE compare every pair, longer ones are sorted
+    (_sorted_mode)."""
     b = ctx.b
 
-    def last_of_mode(rows):
+    def paired_mode(rows):
         n = rows.shape[-1]
         lead = rows.shape[:-1]
         same = b.compare("eq", b.reshape(rows, lead + (n, 1)), b.reshape(rows, lead + (1, n)))
@@ -194,12 +220,16 @@ def mode(ctx, x, dim=-1, keepdim=False):
             lowest = ctx.tensor(float("-inf"), rows.dtype)
         else:
             lowest = ctx.tensor(-(2 ** 31 if rows.dtype == "i32" else 2 ** 63), rows.dtype)
-        smallest = b.unary("neg", b.reduce("max", b.select(best, b.unary("neg", rows), lowest),
-                                           [-1], keepdim=True))
+        return b.unary("neg", b.reduce("max", b.select(best, b.unary("neg", rows), lowest),
+                                       [-1], keepdim=True))
+
+    def last_of_mode(rows):
+        n = rows.shape[-1]
+        smallest = _sorted_mode(ctx, rows) if n > MAX_RANK_SIZE else paired_mode(rows)
         positions = b.iota(rows.shape, rows.rank - 1, "i64")
         last = b.reduce("max", b.select(b.compare("eq", rows, smallest), positions,
                                         ctx.tensor(-1, "i64")), [-1], keepdim=True)
         # An all-NaN row: its last NaN.
         return b.select(b.compare("lt", last, ctx.tensor(0, "i64")), ctx.tensor(n - 1, "i64"),
                         last)
-    return _selected(ctx, x, dim, keepdim, last_of_mode, pairs=True)
+    return _selected(ctx, x, dim, keepdim, last_of_mode)

@@ -62,6 +62,21 @@ def _modes(h):
             + (ints.values * ints.indices).sum())
 
 
+def _modes_long(h):
+    """mode over rows of 5000 (sorted, tfc.sort): values only carry a
+    gradient through a detached copy, as torch's index among equal values
+    is its unstable sort's (no fixed occurrence to compare)."""
+    r = (h * 3).round()
+    rows = r.mode(dim=1)
+    cols = r.t().mode(dim=0, keepdim=True)
+    ints = (h * 2).round().long().mode(dim=-1)
+    found = (r.gather(1, rows.indices.unsqueeze(1)).squeeze(1) == rows.values).sum()
+    with_nans = torch.where(h > 2.5, torch.full_like(h, NAN), r).mode(dim=1).values
+    return (h.sum(1) * (rows.values * torch.arange(1.0, 4.0)).detach()).sum() + found * h.mean() \
+        + (cols.values * 1.5).detach().sum() * h.std() + ints.values.sum() * h.max() \
+        + with_nans.sum()
+
+
 def _quantiles(h, q):
     x = _with_nans(h)
     r = _rounded(h)
@@ -91,6 +106,10 @@ CASES = {
     # occurrence (the gradient goes there), of integers. (Not with NaNs:
     # torch sorts the row with `<`, which NaN leaves in no consistent order.)
     "modes": _case(_modes, rows=5, out=7),
+    # mode over rows of 5000 floats, columns and integers (longer than
+    # MAX_RANK_SIZE: the runs of the sorted row are counted), with NaNs
+    # among the numbers; the index is checked to hold the value.
+    "modes-long": _case(_modes_long, rows=3, out=5000),
     # torch.quantile / nanquantile (replaced while tracing: torch checks q's
     # range with .item()) in every interpolation mode: scalar and 1-d q,
     # q computed in the model (a batch input), dims, keepdim, every element,
