@@ -20,9 +20,6 @@ MODELS = os.path.join(HERE, "models", "unsupported.py")
 
 # model class -> (exception class name, substrings the message must hold)
 CASES = {
-    "ModeOfLongRows": ("UnsupportedOpError", ["unsupported PyTorch op aten.mode.default",
-                                              "mode of 4400 elements", "h.mode(dim=-1)",
-                                              "reduce a shorter dim"]),
     "BranchOnValue": ("DataDependentError", ["control flow depends on a tensor's value",
                                              "if h.sum() > 0", "torch.where"]),
     "BooleanMask": ("DataDependentError", ["aten.index.Tensor selects a data-dependent number",

@@ -13,15 +13,6 @@ class Base(nn.Module):
         self.fc = nn.Linear(8, 4)
 
 
-class ModeOfLongRows(Base):
-    """aten.mode of more elements than tfc counts pairs of (ops/order.py;
-    sorts of such rows are tfc.sort)."""
-
-    def forward(self, x):
-        h = self.fc(x).repeat(1, 1100)  # 4400 elements per row
-        return h.mode(dim=-1).values.mean()  # error here
-
-
 class BranchOnValue(Base):
     """Python control flow on a tensor's value."""
 
