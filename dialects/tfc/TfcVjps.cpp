@@ -230,11 +230,12 @@ Cotangents vjp(SigmoidOp op, VjpBuilder &v, Value g) {
 }
 
 Cotangents vjp(ReluOp op, VjpBuilder &v, Value g) {
-  // Zero where the output is not positive (relu'(0) = 0), as PyTorch.
+  // Zero where the output is <= 0 (relu'(0) = 0), else g: PyTorch's
+  // threshold_backward, which passes g at NaN (NaN <= 0 is false).
   Value y = op.getResult();
   Value zero = v.scalar(tensorTypeOf(y).getElementType(), 0.0);
   return SmallVector<Value>{
-      v.select(v.compare(CompareDirection::gt, y, zero), g, zero)};
+      v.select(v.compare(CompareDirection::le, y, zero), zero, g)};
 }
 
 Cotangents vjp(PowOp op, VjpBuilder &v, Value g) {
@@ -289,9 +290,10 @@ Cotangents vjp(MulOp op, VjpBuilder &v, Value g) {
 }
 
 Cotangents vjp(DivOp op, VjpBuilder &v, Value g) {
-  // d/drhs (lhs / rhs) = -lhs / rhs^2, as PyTorch's div backward.
+  // d/drhs (lhs / rhs) = -(lhs / rhs) / rhs, in PyTorch's order: rhs^2
+  // would underflow (a NaN 0 / 0 for lhs = 0, rhs ~ 1e-30) or overflow.
   Value rhs = op.getRhs();
-  Value dr = v.neg(v.mul(g, v.div(op.getLhs(), v.mul(rhs, rhs))));
+  Value dr = v.neg(v.mul(g, v.div(op.getResult(), rhs)));
   return reduced(v, op, v.div(g, rhs), dr);
 }
 
@@ -392,7 +394,9 @@ Value padZeros(VjpBuilder &v, Value g, ArrayRef<int64_t> low,
 Cotangents vjp(SliceOp op, VjpBuilder &v, Value g) {
   // Scatter g back into zeros. A strided dimension is spread first: insert
   // a unit dim after it, pad that to the step, merge, so element k lands at
-  // k * step; trim what runs past the input, then pad by the start.
+  // k * step; trim what runs past the input, then pad by the start. A
+  // dimension the slice keeps one element of needs no spreading, whatever
+  // its step (x[::k] with k past the size would pad to k elements).
   OpBuilder &b = v.builder();
   Location loc = v.location();
   ArrayRef<int64_t> sizes = tensorTypeOf(op.getX()).getShape();
@@ -400,7 +404,7 @@ Cotangents vjp(SliceOp op, VjpBuilder &v, Value g) {
   SmallVector<int64_t> steps = op.getStepOrOnes();
   int64_t rank = sizes.size();
   for (int64_t d = 0; d < rank; ++d) {
-    if (steps[d] == 1)
+    if (steps[d] == 1 || tensorTypeOf(g).getDimSize(d) == 1)
       continue;
     SmallVector<int64_t> shape(tensorTypeOf(g).getShape());
     SmallVector<int64_t> split(shape);

@@ -212,7 +212,7 @@ bool Checker::checkShapeOp() {
       int64_t b = op.ints0[d], e = op.ints1[d], st = op.ints2[d];
       if (b < 0 || b > e || e > s[d] || st < 1)
         return fail("slice bounds out of range in dim " + std::to_string(d));
-      out.push_back((e - b + st - 1) / st);
+      out.push_back(e == b ? 0 : (e - b - 1) / st + 1); // no overflow
     }
     return expectResult(0, in(0).dtype, out);
   }

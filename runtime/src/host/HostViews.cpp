@@ -11,9 +11,10 @@ namespace tfc::rt::host {
 
 namespace {
 
-/// ceil(a / b) for b > 0 and any sign of a.
+/// ceil(a / b) for b > 0 and any sign of a (no overflow for any b: a slice
+/// step may be up to INT64_MAX).
 int64_t ceilDiv(int64_t a, int64_t b) {
-  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+  return a > 0 ? (a - 1) / b + 1 : -((-a) / b);
 }
 
 /// The strides that read `view` (unpadded) as `shape`, or std::nullopt when

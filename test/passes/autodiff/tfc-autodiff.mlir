@@ -82,15 +82,16 @@ func.func @loss(%q: tensor<1x2x4x8xf32> {tfc.param = "q"}, %k: tensor<1x2x4x8xf3
 
 // Ops off the parameter-to-loss path are never differentiated: the mask
 // built from integer iota/compare is only read, and relu's VJP selects on
-// its output.
+// its output: 0 where it is <= 0, else g (torch's threshold_backward, which
+// passes g at a NaN).
 // CHECK-LABEL: func.func @loss_grad
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32> {tfc.param = "x"})
 // CHECK: %[[R:.*]] = tfc.relu %[[X]]
 // CHECK: %[[M:.*]] = tfc.compare lt
 // CHECK: %[[ZERO:.*]] = tfc.constant dense<0.000000e+00> : tensor<f32>
 // CHECK: %[[SEL:.*]] = tfc.select %[[M]], %[[R]], %[[ZERO]]
-// CHECK: %[[POS:.*]] = tfc.compare gt, %[[R]], %{{.*}}
-// CHECK: %[[DX:.*]] = tfc.select %[[POS]], %{{.*}}, %{{.*}}
+// CHECK: %[[OFF:.*]] = tfc.compare le, %[[R]], %{{.*}}
+// CHECK: %[[DX:.*]] = tfc.select %[[OFF]], %{{.*}}, %{{.*}}
 // CHECK: return %{{.*}}, %[[DX]] : tensor<f32>, tensor<4xf32>
 func.func @loss(%x: tensor<4xf32> {tfc.param = "x"}) -> tensor<f32> {
   %r = tfc.relu %x : tensor<4xf32>
@@ -386,4 +387,21 @@ func.func @loss(%x: tensor<2x3xf32> {tfc.param = "x"}) -> tensor<f32> {
   %p = tfc.mul %v, %w : tensor<2x3xf32>, tensor<2x3xf32>
   %s = tfc.reduce_sum %p dims [0, 1] : tensor<2x3xf32> -> tensor<f32>
   return %s : tensor<f32>
+}
+
+// -----
+
+// A strided slice keeping one element of a dimension (x[::k] with k past
+// its size) takes no spreading there, whatever the step: its gradient is
+// the cotangent padded by the start (a step of 1e8 used to pad to 1e8
+// rows). The strided dim 1 (step 2, 2 of 5 kept) is still spread: each
+// element padded to the step, 4 columns, all of those after the start.
+// CHECK-LABEL: func.func @loss_grad(%arg0: tensor<4x5xf32>
+// CHECK-NOT: 100000000x
+// CHECK: tfc.pad %{{.*}} low [0, 0, 0] high [0, 0, 1] {{.*}} : tensor<1x2x1xf32> -> tensor<1x2x2xf32>
+// CHECK: tfc.pad %{{.*}} low [2, 1] high [1, 0] {{.*}} : tensor<1x4xf32> -> tensor<4x5xf32>
+func.func @loss(%w: tensor<4x5xf32> {tfc.param = "w"}) -> tensor<f32> {
+  %s = tfc.slice %w [2, 1] to [4, 5] step [100000000, 2] : tensor<4x5xf32> -> tensor<1x2xf32>
+  %l = tfc.reduce_sum %s dims [0, 1] : tensor<1x2xf32> -> tensor<f32>
+  return %l : tensor<f32>
 }

@@ -308,6 +308,17 @@ TEST(HostInterpreter, ShapeOps) {
                   "limit=[2,3] step=[1,1]\nout %1\n",
                   {x}),
              {4, 5});
+  // A step past the size keeps one element; the largest step must not
+  // overflow the result's extent, whole or read as a view by a chain.
+  expectNear(run1("in %0 f32 2x3\nop %1 slice f32 1x3 (%0) start=[0,0] "
+                  "limit=[2,3] step=[9223372036854775807,1]\nout %1\n",
+                  {x}),
+             {0, 1, 2});
+  expectNear(run1("in %0 f32 2x3\nop %1 slice f32 1x2 (%0) start=[0,1] "
+                  "limit=[2,3] step=[9223372036854775807,1]\n"
+                  "op %2 neg f32 1x2 (%1)\nout %2\n",
+                  {x}),
+             {-1, -2});
   expectNear(run1("in %0 f32 2x3\nin %1 f32 2x1\n"
                   "op %2 concat f32 2x4 (%0, %1) dim=-1\nout %2\n",
                   {x, f32({9, 10})}),
