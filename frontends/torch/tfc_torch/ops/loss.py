@@ -144,15 +144,27 @@ def bce_with_logits(ctx, x, y, weight=None, pos_weight=None, reduction=1):
 
 @lowers("aten.binary_cross_entropy.default")
 def binary_cross_entropy(ctx, p, y, weight=None, reduction=1):
+    """-(y max(log p, -100) + (1 - y) max(log(1 - p), -100)) w, with
+    torch's gradients rather than this formula's (whose 0 * 1 / (1 - p) is
+    NaN at a saturated p of exactly 1 or 0, a sigmoid's in f32 beyond
+    |x| ~ 17): (p - y) / max(p (1 - p), 1e-12) w for p and -logit(p) w =
+    -log(p / (1 - p)) w (unclamped: +-inf at 0 and 1) for y, as torch's
+    binary_cross_entropy_backward and _target_backward; w has none."""
     b = ctx.b
     dt = ctx.out().dtype
     pv, yv = ctx.tensor(p, dt), ctx.tensor(y, dt)
     one, floor = ctx.tensor(1.0, dt), ctx.tensor(-100.0, dt)
+    q = b.sub(one, pv)
     log_p = b.binary("maximum", b.unary("log", pv), floor)
-    log_q = b.binary("maximum", b.unary("log", b.sub(one, pv)), floor)
+    log_q = b.binary("maximum", b.unary("log", q), floor)
     losses = b.unary("neg", b.add(b.mul(yv, log_p), b.mul(b.sub(one, yv), log_q)))
+    d_p = b.div(b.sub(pv, yv), b.binary("maximum", b.mul(q, pv), ctx.tensor(1e-12, dt)))
+    d_y = b.unary("neg", b.unary("log", b.div(pv, q)))
     if weight is not None:
-        losses = b.mul(losses, ctx.tensor(weight, dt))
+        w = b.stop_gradient(ctx.tensor(weight, dt))
+        losses, d_p, d_y = b.mul(losses, w), b.mul(d_p, w), b.mul(d_y, w)
+    surrogate = b.add(b.mul(pv, b.stop_gradient(d_p)), b.mul(yv, b.stop_gradient(d_y)))
+    losses = b.straight_through(b.stop_gradient(losses), b.broadcast_to(surrogate, losses.shape))
     return _reduce(ctx, losses, reduction)
 
 

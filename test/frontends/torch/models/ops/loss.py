@@ -40,6 +40,14 @@ CASES = {
                                       h, (y > 0).float(), pos_weight=torch.full((8,), 2.0))
                                   + F.binary_cross_entropy(h.sigmoid(), (y > 0).float())),
                     extra=(torch.randn(4, 8, generator=_g(2)),)),
+    # nn.Sigmoid + nn.BCELoss saturated (a DCGAN discriminator): sigmoids of
+    # exactly 1.0 and 0.0 (columns scaled up to 400), on the side of their
+    # target and on the other; torch's backward (p - y) / max(p (1 - p),
+    # 1e-12) is finite there, the formula's own derivative NaN. Class
+    # weights, reductions sum / none, a target with a gradient (torch's
+    # -logit(p)), and binary_cross_entropy_with_logits at logits of 1e3.
+    "bce-saturated": _case(lambda h, y: _bce_saturated(h, y),
+                           extra=(torch.randn(4, 8, generator=_g(2)),)),
     "nll-variants": _case(lambda h, t: (F.cross_entropy(h, t, weight=torch.linspace(0.5, 2.0, 8))
                                         + F.cross_entropy(h, t, ignore_index=3, reduction="sum")
                                         + F.cross_entropy(h, t, label_smoothing=0.1)
@@ -175,6 +183,20 @@ def _multilabel_margin():
 # (ignore_index, and the nll part of label smoothing), not for the
 # weighted, per-row or 2-d ones.
 PATTERNS = {"nll-variants": {"cross_entropy": 2}}
+
+
+def _bce_saturated(h, y):
+    bits = (y > 0).float()
+    p = (h * torch.linspace(1.0, 400.0, 8)).sigmoid()
+    w = torch.linspace(0.5, 2.0, 8)
+    soft = (h * 0.5).sigmoid()
+    loss = nn.BCELoss()(p, bits) + F.binary_cross_entropy(p, 1.0 - bits, weight=w, reduction="sum")
+    loss = loss + (F.binary_cross_entropy(p, bits, reduction="none") * w).sum()
+    per_row = torch.linspace(0.5, 1.5, 4)[:, None]
+    loss = loss + F.binary_cross_entropy(h.sigmoid(), soft, weight=per_row)
+    big = h * 1e3
+    loss = loss + F.binary_cross_entropy_with_logits(big, bits, weight=w, pos_weight=w.flip(0))
+    return loss + F.binary_cross_entropy_with_logits(big, 1.0 - bits, reduction="sum")
 
 
 class _MoreLosses(nn.Module):
