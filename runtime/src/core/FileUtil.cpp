@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -62,11 +63,8 @@ Status readFile(const std::string &path, std::string &out, size_t maxBytes) {
   return Status::ok();
 }
 
-Status writeFileAtomic(const std::string &path, const void *data, size_t size) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return Status::error(osError("cannot create", tmp));
+/// Writes all of `data` to `fd`; false (errno set) on failure.
+static bool writeAll(int fd, const void *data, size_t size) {
   const char *p = static_cast<const char *>(data);
   size_t done = 0;
   while (done < size) {
@@ -74,12 +72,69 @@ Status writeFileAtomic(const std::string &path, const void *data, size_t size) {
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
-      Status s = Status::error(osError("cannot write", tmp));
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return s;
+      if (n == 0)
+        errno = EIO;
+      return false;
     }
     done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+/// Writes through `path` in place: a device, a FIFO, or a link whose target
+/// cannot be resolved. Nothing is renamed or replaced.
+static Status writeInPlace(const std::string &path, const void *data,
+                           size_t size) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return Status::error(osError("cannot open", path));
+  if (!writeAll(fd, data, size)) {
+    Status s = Status::error(osError("cannot write", path));
+    ::close(fd);
+    return s;
+  }
+  if (::close(fd) != 0)
+    return Status::error(osError("cannot write", path));
+  return Status::ok();
+}
+
+Status writeFileAtomic(const std::string &path, const void *data, size_t size) {
+  // Only a regular file (or a new one) is replaced by a rename: renaming
+  // over /dev/null, a FIFO or a symbolic link would replace the node itself.
+  // A link is followed to its target, which is then written as `path` would.
+  // /dev/stdout and /dev/fd/N name a descriptor the caller holds: written
+  // in place even when they lead to a regular file (a shell's redirection,
+  // whose open descriptor a rename would leave on the old file).
+  if (path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0)
+    return writeInPlace(path, data, size);
+  std::string target = path;
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    char *resolved = ::realpath(path.c_str(), nullptr);
+    if (!resolved) // a dangling link: open() creates its target
+      return writeInPlace(path, data, size);
+    target = resolved;
+    std::free(resolved);
+  }
+  if (::stat(target.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      return Status::error("cannot write '" + path + "': it is a directory");
+    if (!S_ISREG(st.st_mode))
+      return writeInPlace(target, data, size);
+  }
+
+  // A fresh name (O_EXCL): never truncates a file that happens to exist.
+  std::string tmp = target + ".tmp.XXXXXX";
+  int fd = ::mkostemp(&tmp[0], O_CLOEXEC);
+  if (fd < 0)
+    return Status::error(osError("cannot create", target + ".tmp.*"));
+  // The replaced file's permissions, else the 0644 of a new file.
+  ::fchmod(fd, ::stat(target.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644);
+  if (!writeAll(fd, data, size)) {
+    Status s = Status::error(osError("cannot write", tmp));
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return s;
   }
   bool flushed = ::fsync(fd) == 0;
   if (::close(fd) != 0)
@@ -89,8 +144,8 @@ Status writeFileAtomic(const std::string &path, const void *data, size_t size) {
     ::unlink(tmp.c_str());
     return s;
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    Status s = Status::error(osError("cannot rename into", path));
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    Status s = Status::error(osError("cannot rename into", target));
     ::unlink(tmp.c_str());
     return s;
   }

@@ -17,7 +17,10 @@ Status readFile(const std::string &path, std::string &out,
 
 /// Writes `size` bytes to `path` atomically: a temporary file in the same
 /// directory is written, flushed and renamed over `path`, so readers never
-/// see a partial file.
+/// see a partial file. Only a regular file (or a path that does not exist)
+/// is replaced that way: a symbolic link is followed and its target written
+/// the same way (the link stays); a device or FIFO (/dev/null, /dev/stdout)
+/// is written in place; a directory is an error.
 Status writeFileAtomic(const std::string &path, const void *data, size_t size);
 
 } // namespace tfc::rt
