@@ -16,16 +16,30 @@ Reading `t.requires_grad` in the model's code (not in the tracing
 machinery's) answers with that flag, and `t.is_leaf` / `t.grad_fn` with
 what follows from it (a flagged result of an op: no leaf, a grad_fn); a
 tensor that is no traced value (a module's plain tensor attribute)
-answers as always. Writing requires_grad is unchanged.
+answers as always.
+
+Writing requires_grad of a trainable parameter in forward (Spinning Up's
+`for p in q.parameters(): p.requires_grad = False` around the policy loss,
+DreamerV3's RequiresGrad context, a GAN's discriminator frozen for the
+generator's loss) is torch's: ops that use the parameter while the flag is
+off record no gradient path to it, uses before the freeze and after
+`requires_grad_(True)` do. set_requires_grad notes the frozen parameters;
+meanwhile every torch function given one (an operand, not the tensor an
+in-place op writes) gets its detached alias (_FrozenReads). A parameter
+still frozen when forward returns gets no gradient at all in torch (whose
+backward checks the flag) and stays frozen for the later steps: refused,
+with the line that froze it (freeze it before compiling instead).
 """
 import contextlib
-from typing import Iterable, Iterator
+from typing import Dict, Iterable, Iterator, Optional, Tuple
 
 import torch
 from torch.utils import _pytree as pytree
 
 from . import patching
+from .errors import ModelError
 from .selection_sizes import from_model
+from .source import Frame, stack_frame
 
 _FLAG = "_tfc_requires_grad"
 _LEAF = "_tfc_leaf"  # on the trainable parameters
@@ -71,6 +85,71 @@ def flagged(t: torch.Tensor) -> bool:
     return getattr(_inner(t), _FLAG, False)
 
 
+# The trainable parameters forward froze (requires_grad False) in the call
+# being traced: id -> (the traced parameter, its detached alias, the line).
+_FROZEN: Dict[int, Tuple[torch.Tensor, torch.Tensor, Optional[Frame]]] = {}
+
+
+def set_requires_grad(t: torch.Tensor, value: bool) -> bool:
+    """`t.requires_grad = value` / `t.requires_grad_(value)` in the traced
+    forward: True when `t` is a trainable traced leaf (a parameter's
+    placeholder) and it was handled here (frozen: later uses detached;
+    unfrozen: used as it is again)."""
+    if not torch._is_functional_tensor(t):
+        return False
+    entry = _FROZEN.get(id(t))
+    if entry is not None and entry[0] is t:
+        if value:
+            del _FROZEN[id(t)]
+            setattr(_inner(t), _FLAG, True)
+        return True
+    inner = _inner(t)
+    if not (getattr(inner, _LEAF, False) and getattr(inner, _FLAG, False)):
+        return False
+    if not value:
+        with torch._C.DisableTorchFunction():
+            alias = t.detach()
+        _FROZEN[id(t)] = (t, alias, stack_frame())
+        setattr(inner, _FLAG, False)
+    return True
+
+
+def _unfrozen(a):
+    entry = _FROZEN.get(id(a)) if isinstance(a, torch.Tensor) else None
+    return entry[1] if entry is not None and entry[0] is a else a
+
+
+class _FrozenReads(torch.overrides.TorchFunctionMode):
+    """Torch functions see the detached alias of each frozen parameter
+    (_FROZEN) among their operands; the tensor an in-place op or a setter
+    writes (its first argument) is left as it is."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if _FROZEN:
+            name = getattr(func, "__name__", "")
+            first = 1 if args and name.endswith("_") else 0   # add_, __setitem__, __set__
+            args = tuple(args[:first]) + tuple(pytree.tree_map(_unfrozen, list(args[first:])))
+            kwargs = pytree.tree_map(_unfrozen, kwargs)
+        return func(*args, **kwargs)
+
+
+def _refuse_left_frozen() -> None:
+    """A trainable parameter forward froze and did not unfreeze."""
+    if not _FROZEN:
+        return
+    frozen = list(_FROZEN.values())
+    _FROZEN.clear()
+    shapes = ", ".join(str(list(t.shape)) for t, _, _ in frozen[:4])
+    raise ModelError(
+        f"forward sets requires_grad=False on trainable parameters (of shapes {shapes}) and "
+        "leaves them frozen: torch then gives them no gradient at all (backward checks the "
+        "flag) and they stay frozen for every later step", frozen[0][2],
+        "freeze them before compiling (p.requires_grad_(False), then compile), or turn "
+        "requires_grad back on before forward returns: the ops in between then pass them no "
+        "gradient, as in torch")
+
+
 @contextlib.contextmanager
 def tracked() -> Iterator[None]:
     """Computes the flags of the ops make_fx records, and answers
@@ -109,7 +188,8 @@ def tracked() -> Iterator[None]:
         return getattr(_inner(t), _FLAG, False)
 
     def set_(t, value):
-        descriptor.__set__(t, value)
+        if not set_requires_grad(t, bool(value)):
+            descriptor.__set__(t, value)
 
     def is_leaf(t):
         if not traced(t):
@@ -124,7 +204,14 @@ def tracked() -> Iterator[None]:
         flagged = getattr(inner, _FLAG, False) and not getattr(inner, _LEAF, False)
         return _GRAD_FN if flagged else None
 
-    with patching.replaced(proxy_tensor, proxy_call=proxy_call), \
-            patching.replaced(torch.Tensor, requires_grad=property(get, set_),
-                              is_leaf=property(is_leaf), grad_fn=property(grad_fn)):
-        yield
+    _FROZEN.clear()
+    try:
+        with patching.replaced(proxy_tensor, proxy_call=proxy_call), \
+                patching.replaced(torch.Tensor, requires_grad=property(get, set_),
+                                  is_leaf=property(is_leaf), grad_fn=property(grad_fn)), \
+                _FrozenReads():
+            yield
+    except BaseException:
+        _FROZEN.clear()
+        raise
+    _refuse_left_frozen()

@@ -523,6 +523,10 @@ def attributes_kept(model: torch.nn.Module, model_name: str,
     (a loss import): a tensor attribute the trace read that requires grad
     but is no parameter (_plain_trainables) is a ModelError."""
     before = _snapshot(model)
+    # The parameters' requires_grad: the eager run after the trace runs
+    # forward on them, and a freeze in forward (grad_flags.set_requires_grad)
+    # writes theirs.
+    flags = [(p, p.requires_grad) for p in model.parameters()]
     kept = _Kept()
     failed = True
     _REBOUND.clear()
@@ -530,6 +534,9 @@ def attributes_kept(model: torch.nn.Module, model_name: str,
         yield kept
         failed = False
     finally:
+        for p, flag in flags:
+            if p.requires_grad != flag:
+                p.requires_grad_(flag)
         restored = [(entry, _restore(entry, kept.read)) for entry in before]
         changed = [c for _, c in restored if c]
         lazy = [c for c in changed if c.startswith("buffer ")]

@@ -116,8 +116,13 @@ def _refuse_max_norm(what):
     raise ModelError(
         f"{what} with max_norm renormalizes the looked-up rows of the weight in place "
         "(under no_grad, before the lookup), which a trace cannot record",
-        hint="drop max_norm, or renormalize the weight outside the model between steps: "
-             "torch.embedding_renorm_(emb.weight, ids, max_norm, 2.0) under torch.no_grad()")
+        hint="set the module's max_norm to None before compiling and renormalize the "
+             "rows each batch looks up in the step's copy of the weight before calling it: "
+             "sd = step.state_dict(); with torch.no_grad(): torch.embedding_renorm_("
+             "sd['emb.weight'], ids, max_norm, 2.0); step.load_state_dict(sd); step(ids, ...) "
+             "(the module's own weight is not the step's); for a compiled forward, renormalize "
+             "every row of the module's weight once before compiling (ids = "
+             "torch.arange(num_embeddings))")
 
 
 _EMBEDDING = F.embedding
@@ -460,8 +465,12 @@ def requires_grad_(self, requires_grad=True):
     enable_input_require_grads hook on the frozen input embeddings, for
     PEFT's LoRA with checkpointing) is autograd's bookkeeping, which tfc's
     own differentiation has no use for: the tensor, flagged so that reading
-    requires_grad answers True as in torch (grad_flags.py). Any other call
-    is torch's (a torch.autograd.grad after it fails as before)."""
+    requires_grad answers True as in torch (grad_flags.py). Of a trainable
+    parameter in a traced forward, either call is torch's freeze and
+    unfreeze (grad_flags.set_requires_grad). Any other call is torch's (a
+    torch.autograd.grad after it fails as before)."""
+    if grad_flags.set_requires_grad(self, bool(requires_grad)):
+        return self
     if not requires_grad and not self.requires_grad:
         return self
     if requires_grad and torch._is_functional_tensor(self):

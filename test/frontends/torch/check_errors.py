@@ -141,6 +141,9 @@ CASES = {
     "TensorHookInForward": ("ModelError", ["Tensor.register_hook in forward",
                                             "h.register_hook(lambda g: g * 0.1)",
                                             "custom torch.autograd.Function"]),
+    "FrozenLeftInForward": ("ModelError", ["sets requires_grad=False on trainable parameters",
+                                            "leaves them frozen",
+                                            "freeze them before compiling"]),
     "GeneratorDraw": ("ModelError", ["explicit torch.Generator", "drop generator="]),
     "HessianOfScaled": ("ModelError", ["forward-mode differentiation", "jacrev(jacrev(f))"]),
     "LossInputGradient": ("UnsupportedOpError", [

@@ -220,6 +220,22 @@ class TensorHookInForward(nn.Module):
         return self.dec(h).pow(2).mean()
 
 
+class FrozenLeftInForward(nn.Module):
+    """A critic frozen in forward for the actor's loss and never unfrozen:
+    torch gives it no gradient at all (backward checks the flag), and it
+    stays frozen for every later call; tfc refuses rather than train it
+    from the ops before the freeze."""
+
+    def __init__(self):
+        super().__init__()
+        self.critic, self.actor = nn.Linear(8, 1), nn.Linear(8, 8)
+
+    def forward(self, x):
+        critic_loss = self.critic(x).pow(2).mean()
+        self.critic.requires_grad_(False)  # error here
+        return critic_loss - self.critic(torch.tanh(self.actor(x))).mean()
+
+
 class MixingBackward(torch.autograd.Function):
     """A custom backward that moves gradients between elements: tfc imports
     elementwise backwards only (grad_input = m * grad_output), and

@@ -96,6 +96,15 @@ CASES = {
     # tensor (a requires_grad read answers True, as in torch; here it
     # weights a loss term). It was refused as a derivative in forward.
     "requires-grad-hook": lambda: _requires_grad_hook(),
+    # requires_grad of parameters toggled inside forward (Spinning Up's
+    # freeze-Q-for-the-policy-loss, DreamerV3's RequiresGrad, a GAN's D
+    # frozen for G's loss): the ops using a parameter while its flag is off
+    # pass it no gradient, those before and after the freeze do (through
+    # a view taken before the freeze too); module requires_grad_, the
+    # attribute set in a loop over parameters(), a reference held from
+    # before. The flag was ignored: the frozen critic got the actor's
+    # gradient.
+    "requires-grad-toggles": lambda: _requires_grad_toggles(),
     # Submodules copied in forward (copy.deepcopy, functorch's
     # make_functional, learn2learn's clone_module): deepcopy of a traced
     # tensor failed ("python bindings to nullptr storage", at copy.py).
@@ -502,6 +511,36 @@ class _LoraHooked(nn.Module):
 def _requires_grad_hook():
     torch.manual_seed(0)
     return _LoraHooked(), (torch.tensor([[1, 2, 3], [4, 5, 9]]),)
+
+
+class _ToggledCritic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(4, 1)
+        self.d = nn.Linear(4, 3)
+        self.pi = nn.Linear(4, 4)
+
+    def forward(self, x, y):
+        critic = F.mse_loss(self.q(x).squeeze(-1), y)
+        held = self.d.weight
+        early = self.d.weight.t()             # a view taken with the flag on
+        self.q.requires_grad_(False)
+        for p in self.d.parameters():
+            p.requires_grad = False
+        a = torch.tanh(self.pi(x))
+        actor = -self.q(a).mean() + (a @ early).pow(2).mean() + (a @ held.t()).sum() * 0.1
+        frozen_read = float(self.q.weight.requires_grad) + float(held.requires_grad)
+        self.q.requires_grad_(True)
+        for p in self.d.parameters():
+            p.requires_grad_(True)
+        after = self.d(a.detach()).pow(2).mean() * (2.0 - frozen_read)
+        return critic + actor + after
+
+
+def _requires_grad_toggles():
+    torch.manual_seed(0)
+    return _ToggledCritic(), (torch.randn(5, 4, generator=_g(3)),
+                              torch.randn(5, generator=_g(4)))
 
 
 def _frozen():
