@@ -4,7 +4,8 @@ cholesky_solve, cholesky_inverse) and triangular solves
 (linalg.solve_triangular, triangular_solve), batched over leading dims,
 with B broadcast against A's batch as torch's; the matrix exponential
 (linalg.matrix_exp: scaling, Taylor polynomial, squarings, in f64);
-Householder QR (linalg.qr, linalg.householder_product).
+Householder QR (linalg.qr, linalg.householder_product) and least squares
+from it (linalg.lstsq, full-rank A).
 
 The matrix size n is static, so each algorithm is unrolled over the n
 columns (a few elementwise ops on the whole [.., n, n] matrix per column):
@@ -500,27 +501,17 @@ def _householder_q(ctx, vs, taus, m, cols, dt, batch):
     return q
 
 
-@lowers("aten.linalg_qr.default")
-def linalg_qr(ctx, a, mode="reduced"):
-    """torch.linalg.qr (modes reduced, complete, r): LAPACK's geqrf
-    unrolled over the k = min(m, n) columns, then orgqr for Q. Column j's
-    reflector (dlarfg): alpha = a_jj, s = |a below j|^2; s = 0 leaves the
-    column as is (tau = 0, so R's diagonal may be negative, as LAPACK's);
-    else beta = -sign(alpha) sqrt(alpha^2 + s), tau = (beta - alpha) / beta,
-    v = (1, below / (alpha - beta)) and R_jj = beta. Same values as torch's
-    (its R diagonal signs included); rounding differs (no blocking, no
-    dnrm2 scaling: entries past 1e154 in f64, 1e19 in f32 overflow).
-    Gradients are tfc's autodiff of the unrolled form (torch's formula is
-    that derivative). mode='r' gives no Q (torch's is empty)."""
+def _householder_qr(ctx, w, dt):
+    """LAPACK's geqrf of w [.., m, n] unrolled over its k = min(m, n)
+    columns: (reflectors, taus, w) with R in w's upper triangle (below it
+    zeros). Column j's reflector (dlarfg): alpha = a_jj, s = |a below j|^2;
+    s = 0 leaves the column as is (tau = 0, so R's diagonal may be negative,
+    as LAPACK's); else beta = -sign(alpha) sqrt(alpha^2 + s), tau = (beta -
+    alpha) / beta, v = (1, below / (alpha - beta)) and R_jj = beta."""
     b = ctx.b
-    dt = ctx.out(1).dtype
-    w = ctx.tensor(a, dt)
-    if w.rank < 2:
-        ctx.unsupported(f"{ctx.name} of a {w.shape} tensor (a matrix is needed)")
     m, n = w.shape[-2:]
     k_count = min(m, n)
     _unrolled(ctx, w, k_count)
-    batch = w.shape[:-2]
     rows, cols = _rows(ctx, m), _cols(ctx, n)
     zero, one = ctx.tensor(0.0, dt), ctx.tensor(1.0, dt)
     vs, taus = [], []
@@ -543,12 +534,69 @@ def linalg_qr(ctx, a, mode="reduced"):
         w = b.select(_is(ctx, cols, "eq", k),
                      b.select(_is(ctx, rows, "eq", k), beta,
                               b.select(_is(ctx, rows, "lt", k), w, zero)), w)
+    return vs, taus, w
+
+
+def _reduced_qr(ctx, w, dt):
+    """(Q [.., m, k], R [.., k, n]) of w [.., m, n], k = min(m, n)."""
+    m, n = w.shape[-2:]
+    vs, taus, w = _householder_qr(ctx, w, dt)
+    k_count = min(m, n)
+    return (_householder_q(ctx, vs, taus, m, k_count, dt, w.shape[:-2]),
+            ctx.b.slice_dim(w, -2, 0, k_count))
+
+
+@lowers("aten.linalg_qr.default")
+def linalg_qr(ctx, a, mode="reduced"):
+    """torch.linalg.qr (modes reduced, complete, r): LAPACK's geqrf
+    unrolled over the k = min(m, n) columns (_householder_qr), then orgqr
+    for Q. Same values as torch's (its R diagonal signs included); rounding
+    differs (no blocking, no dnrm2 scaling: entries past 1e154 in f64, 1e19
+    in f32 overflow). Gradients are tfc's autodiff of the unrolled form
+    (torch's formula is that derivative). mode='r' gives no Q (torch's is
+    empty)."""
+    dt = ctx.out(1).dtype
+    w = ctx.tensor(a, dt)
+    if w.rank < 2:
+        ctx.unsupported(f"{ctx.name} of a {w.shape} tensor (a matrix is needed)")
+    m, n = w.shape[-2:]
     if mode == "complete":
-        return _householder_q(ctx, vs, taus, m, m, dt, batch), w
-    r = b.slice_dim(w, -2, 0, k_count)
+        vs, taus, w = _householder_qr(ctx, w, dt)
+        return _householder_q(ctx, vs, taus, m, m, dt, w.shape[:-2]), w
+    q, r = _reduced_qr(ctx, w, dt)
     if mode == "r":
         return Missing("torch.linalg.qr(mode='r') returns an empty Q, which tfc does not"), r
-    return _householder_q(ctx, vs, taus, m, k_count, dt, batch), r
+    return q, r
+
+
+@lowers("aten.linalg_lstsq.default")
+def linalg_lstsq(ctx, a, rhs, rcond=None, driver=None):
+    """torch.linalg.lstsq's solution for a full-rank A [.., m, n] and B
+    [.., m, k] (batches broadcast): for m >= n the least-squares solution
+    R^-1 Q^T B from A's QR, for m < n the minimum-norm one Q R^-T B from
+    A^T's; every driver of torch's gives that solution for a full-rank A.
+    A rank-deficient A divides by R's zero diagonal (inf / NaN), where
+    torch's gelsy / gelsd / gelss give the minimum-norm least-squares
+    solution of the numerical rank. residuals, rank and singular_values
+    are not computed (a read of one is refused)."""
+    b = ctx.b
+    dt = ctx.out(0).dtype
+    m_a, v = ctx.tensor(a, dt), ctx.tensor(rhs, dt)
+    if m_a.rank < 2 or v.rank < 2:
+        ctx.unsupported(f"{ctx.name} of {m_a.shape} and {v.shape} tensors (matrices are needed)")
+    batch = tuple(broadcast_shapes(m_a.shape[:-2], v.shape[:-2]))
+    m_a = b.broadcast_to(m_a, batch + m_a.shape[-2:])
+    v = b.broadcast_to(v, batch + v.shape[-2:])
+    m, n = m_a.shape[-2:]
+    if m >= n:
+        q, r = _reduced_qr(ctx, m_a, dt)
+        x = _substitute(ctx, r, b.matmul(_mT(b, q), v), True)
+    else:
+        q, r = _reduced_qr(ctx, _mT(b, m_a), dt)
+        x = b.matmul(q, _substitute(ctx, _mT(b, r), v, False))
+    why = "is not computed by tfc (torch.linalg.lstsq's solution is)"
+    return (x, Missing(f"lstsq's residuals {why}"), Missing(f"lstsq's rank {why}"),
+            Missing(f"lstsq's singular_values {why}"))
 
 
 @lowers("aten.linalg_householder_product.default")

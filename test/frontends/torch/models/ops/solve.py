@@ -40,6 +40,11 @@ CASES = {
     # matrix, mode='r', an upper-triangular A (no reflection: R keeps
     # its negative diagonal, Q = I); householder_product (orgqr).
     "qr-householder": _case(lambda h: _qr_householder(h), rows=8, out=8),
+    # linalg.lstsq's solution (from the QR): a batch of tall systems with
+    # B broadcast over it, a wide (minimum-norm) f64 system, a vector
+    # right-hand side as [m, 1], and the driver named (same solution for a
+    # full-rank A). Well conditioned: an identity-like part is added.
+    "lstsq": _case(lambda h: _lstsq(h), rows=8, out=8),
     # orthogonal of a non-square Linear (default map: householder_product).
     "orthogonal-wide": lambda: _orthogonal(4, 6),
     # torch.linalg.eigh / eigvalsh (eigh.py's Jacobi, traced in place of
@@ -110,6 +115,16 @@ def _qr_householder(h):
     product = torch.linalg.householder_product(h[:6, 2:6], h[6, :3].tanh() + 1)
     parts = [q.flatten(1), r.flatten(1), qc.float(), rc.float(), qt, rt, rr, qu, ru, product]
     return _ramp_sum(parts)
+
+
+def _lstsq(h):
+    eye = torch.eye(6, 4)
+    tall = h[:6].reshape(2, 6, 4) * 0.3 + eye * 2
+    x = torch.linalg.lstsq(tall, h[6:, 2:].reshape(1, 6, 2)).solution
+    wide = (h[:3, :7] * 0.3 + torch.eye(3, 7) * 2).double()
+    xw = torch.linalg.lstsq(wide, h[3:6, 5:].double(), driver="gelsd").solution
+    xv = torch.linalg.lstsq(tall[0], h[7, 2:].unsqueeze(1)).solution
+    return _ramp_sum([x.flatten(1), xw.float(), xv])
 
 
 class _Orthogonal(nn.Module):
