@@ -268,9 +268,63 @@ private:
   llvm::StringMap<size_t> kernelIndex;
 };
 
+/// Where the artifact goes (see checkArtifactDestination), or an error.
+std::string checkDestination(StringRef directory, std::string &dest) {
+  StringRef trimmed = directory;
+  while (trimmed.size() > 1 && llvm::sys::path::is_separator(trimmed.back()))
+    trimmed = trimmed.drop_back();
+  StringRef last = llvm::sys::path::filename(trimmed);
+  if (trimmed.empty() || last == "." || last == ".." ||
+      trimmed == llvm::sys::path::root_path(trimmed))
+    return ("'" + directory +
+            "' cannot be replaced by an artifact: name a new directory")
+        .str();
+  dest = trimmed.str();
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(dest, status, /*Follow=*/false))
+    return ""; // does not exist: a plain rename publishes it
+  if (llvm::sys::fs::is_symlink_file(status)) {
+    llvm::SmallString<256> target;
+    if (std::error_code ec = llvm::sys::fs::real_path(dest, target))
+      return "'" + dest + "' is a symbolic link that cannot be resolved: " +
+             ec.message();
+    return checkDestination(target, dest);
+  }
+  if (!llvm::sys::fs::is_directory(status) ||
+      !llvm::sys::fs::is_regular_file(dest + "/manifest.json"))
+    return "'" + dest +
+           "' exists and is not a tfc artifact; remove it or choose another "
+           "path";
+  return "";
+}
+
+/// Creates a fresh directory named `prefix` plus a random suffix next to
+/// the destination (so renames stay on one file system).
+std::error_code createSibling(const std::string &prefix, std::string &out) {
+  std::error_code ec;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    llvm::SmallString<256> path;
+    llvm::sys::fs::createUniquePath(prefix + "%%%%%%", path,
+                                    /*MakeAbsolute=*/false);
+    ec = llvm::sys::fs::create_directory(path, /*IgnoreExisting=*/false);
+    if (!ec) {
+      out = std::string(path);
+      return ec;
+    }
+    if (ec != std::errc::file_exists)
+      return ec;
+  }
+  return ec;
+}
+
 } // namespace
 
 namespace tfc {
+std::string checkArtifactDestination(StringRef directory) {
+  std::string dest;
+  return checkDestination(directory, dest);
+}
+
 LogicalResult writeArtifact(ModuleOp module, StringRef directory,
                             ArtifactPublish publish) {
   tfcrt::ArenaOp arena = tfcrt::ArenaOp::lookup(module);
@@ -278,17 +332,21 @@ LogicalResult writeArtifact(ModuleOp module, StringRef directory,
     return module.emitError(
         "module has no tfcrt.arena: lower it with --tfc-lower-to-exec first");
 
-  // Write everything under a sibling temporary directory, then swap it in.
-  std::string tmpDir =
-      (directory + ".tmp-" + llvm::Twine(llvm::sys::Process::getProcessId()))
-          .str();
-  llvm::sys::fs::remove_directories(tmpDir);
-  if (std::error_code ec =
-          llvm::sys::fs::create_directories(tmpDir + "/kernels"))
-    return module.emitError() << "cannot create '" << tmpDir
+  // Refused before any work, and checked again when publishing.
+  std::string dest;
+  if (std::string problem = checkDestination(directory, dest); !problem.empty())
+    return mlir::emitError(module.getLoc(), problem);
+
+  // Write everything under a fresh sibling directory, then swap it in.
+  std::string tmpDir;
+  if (std::error_code ec = createSibling(dest + ".tmp-", tmpDir))
+    return module.emitError() << "cannot create a directory next to '" << dest
                               << "': " << ec.message();
   auto cleanup = llvm::make_scope_exit(
       [&] { llvm::sys::fs::remove_directories(tmpDir); });
+  if (std::error_code ec = llvm::sys::fs::create_directory(tmpDir + "/kernels"))
+    return module.emitError() << "cannot create '" << tmpDir
+                              << "/kernels': " << ec.message();
 
   ManifestBuilder builder(tmpDir);
   for (auto kernel : module.getOps<tfcrt::KernelOp>())
@@ -312,19 +370,41 @@ LogicalResult writeArtifact(ModuleOp module, StringRef directory,
   if (publish == ArtifactPublish::KeepExisting) {
     // rename(2) onto a non-empty directory fails: then another process won
     // the race with the same content, and its entry stays untouched.
-    std::error_code ec = llvm::sys::fs::rename(tmpDir, directory);
+    std::error_code ec = llvm::sys::fs::rename(tmpDir, dest);
     if (!ec)
       cleanup.release();
-    else if (!llvm::sys::fs::exists(directory + "/manifest.json"))
-      return module.emitError() << "cannot move the artifact to '"
-                                << directory << "': " << ec.message();
+    else if (!llvm::sys::fs::exists(dest + "/manifest.json"))
+      return module.emitError() << "cannot move the artifact to '" << dest
+                                << "': " << ec.message();
     return success();
   }
-  llvm::sys::fs::remove_directories(directory);
-  if (std::error_code ec = llvm::sys::fs::rename(tmpDir, directory))
-    return module.emitError() << "cannot move the artifact to '" << directory
+  // Replace: only an artifact is ever moved away (and deleted once the new
+  // one is in place); a path that appeared meanwhile is refused as above.
+  std::string recheck;
+  if (std::string problem = checkDestination(directory, recheck);
+      !problem.empty())
+    return mlir::emitError(module.getLoc(), problem);
+  std::string old;
+  if (llvm::sys::fs::exists(dest)) {
+    if (std::error_code ec = createSibling(dest + ".old-", old))
+      return module.emitError() << "cannot create a directory next to '"
+                                << dest << "': " << ec.message();
+    // rename(2) replaces the empty placeholder directory.
+    if (std::error_code ec = llvm::sys::fs::rename(dest, old)) {
+      llvm::sys::fs::remove(old);
+      return module.emitError() << "cannot move the old artifact '" << dest
+                                << "' aside: " << ec.message();
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmpDir, dest)) {
+    if (!old.empty())
+      (void)llvm::sys::fs::rename(old, dest);
+    return module.emitError() << "cannot move the artifact to '" << dest
                               << "': " << ec.message();
+  }
   cleanup.release();
+  if (!old.empty())
+    llvm::sys::fs::remove_directories(old);
   return success();
 }
 } // namespace tfc

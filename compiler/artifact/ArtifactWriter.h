@@ -13,6 +13,8 @@
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <string>
+
 namespace tfc {
 
 /// The artifact format version this writer produces (manifest "version").
@@ -20,13 +22,22 @@ constexpr int kArtifactVersion = 1;
 
 /// What writeArtifact does when `directory` already exists.
 enum class ArtifactPublish {
-  /// Replace it (tfc-translate --emit-artifact, tfc-run --emit-artifact).
+  /// Replace it if it is an artifact (tfc-translate --emit-artifact, tfc-run
+  /// --emit-artifact): the new one is renamed in, the old one moved aside
+  /// and then deleted. Any other existing path is refused, never deleted.
   Replace,
   /// Keep it and discard the new one: a content-addressed cache entry that
   /// another process published first holds the same artifact, and it may
   /// be loading it right now.
   KeepExisting,
 };
+
+/// Empty when writeArtifact may publish to `directory`, else the reason in
+/// one line: it may be a new path, or an artifact (a directory holding a
+/// manifest.json), which is replaced; a symbolic link stands for its
+/// target. Anything else that exists (a user's directory or file, `.`,
+/// `..`, `/`) is refused. Tools call it before compiling.
+std::string checkArtifactDestination(llvm::StringRef directory);
 
 /// Generates code for every tfcrt.kernel of `module` (a module lowered by
 /// --tfc-lower-to-exec) and writes the artifact to `directory`. The artifact

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/artifact/ArtifactWriter.h"
 #include "compiler/jit/JitCompiler.h"
 #include "dialects/tfc/TfcKernelSchedule.h"
 #include "passes/layout/Passes.h"
@@ -73,7 +74,8 @@ int main(int argc, char **argv) {
                    "(--tfc-pad-shapes)");
   parser.addString("emit-artifact", &keepArtifact,
                    "Also write the compiled artifact to this directory "
-                   "(runnable by tfcrt-run)");
+                   "(runnable by tfcrt-run); an artifact there is replaced, "
+                   "anything else is refused");
   tfc::tools::addRunFlags(parser, run);
   int exitCode = 0;
   if (!parser.parse(argc, argv, exitCode))
@@ -88,6 +90,13 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  if (!keepArtifact.empty()) {
+    std::string problem = tfc::checkArtifactDestination(keepArtifact);
+    if (!problem.empty()) {
+      std::fprintf(stderr, "tfc-run: --emit-artifact: %s\n", problem.c_str());
+      return 1;
+    }
+  }
   if (fusion != "all" && fusion != "none") {
     std::fprintf(stderr,
                  "tfc-run: unknown --fusion '%s' (expected all or none)\n",

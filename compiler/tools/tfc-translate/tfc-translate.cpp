@@ -14,6 +14,9 @@
 //
 //   tfc-opt --tfc-lower-to-exec model.mlir | tfc-translate --emit-artifact -o out/
 //
+// An artifact already at DIR is replaced; any other existing path (a
+// directory of the user's, a file, `.`) is refused, never deleted.
+//
 // Bad input (a parse error, a kernel codegen cannot emit) prints an MLIR
 // diagnostic with its location and exits with status 1.
 //
@@ -58,7 +61,8 @@ llvm::cl::opt<Action> action(
                                 "(docs/execution.md section 5)"),
                      clEnumValN(Action::EmitArtifact, "emit-artifact",
                                 "write the artifact of a lowered module to "
-                                "the directory given by -o")));
+                                "the directory given by -o (an artifact "
+                                "there is replaced, anything else refused)")));
 
 LogicalResult emitCuda(ModuleOp module, llvm::raw_ostream &os) {
   bool ok = true;
@@ -156,6 +160,15 @@ int main(int argc, char **argv) {
     llvm::errs() << "tfc-translate: --emit-artifact needs an output "
                     "directory (-o DIR) and one input module\n";
     return 1;
+  }
+
+  // A destination that would be refused after the work is refused now.
+  if (action == Action::EmitArtifact) {
+    std::string problem = ::tfc::checkArtifactDestination(outputFilename);
+    if (!problem.empty()) {
+      llvm::errs() << "tfc-translate: " << problem << "\n";
+      return 1;
+    }
   }
 
   std::string error;
