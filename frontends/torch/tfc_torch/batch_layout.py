@@ -13,8 +13,19 @@ torch.utils._pytree's leaf order), or None (no input: a constant None
 argument, as HF's token_type_ids=None; each call passes None there too).
 Argument names are forward's parameter names (then loss_fn's), or the
 dict's keys.
+
+With a loss_fn and positional arguments, the loss is
+loss_fn(model(*batch[:k]), *batch), torch's `loss_fn(model(x), y)`: forward
+gets its parameters without default, and a parameter with a default (a
+seq2seq's `target=None`, an LSTM's `hidden=None`) only the batch tensor that
+input_names or loss_fn's parameters name as it (loss_fn=lambda out, x,
+target: ...). A batch tensor that could fill such a parameter and that no
+name says anything of warns (BatchBindingWarning).
 """
+import warnings
 import inspect
+import os
+import sys
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import torch
@@ -54,6 +65,36 @@ def _accepts(fn) -> Optional[int]:
     return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
 
 
+class BatchBindingWarning(UserWarning):
+    """A batch tensor left out of forward's call although forward has a
+    parameter with a default it could fill (see the module docstring)."""
+
+
+def _model_argc(forward, n: int, loss_fn, given: Optional[Sequence[str]]) -> Tuple[int, str]:
+    """How many leading batch tensors of `n` forward takes with a loss_fn,
+    and a warning's text when a tensor that could fill a parameter with a
+    default is left out without a name saying so ("" if none)."""
+    params = _parameters(forward)
+    if params is None or any(p.kind == p.VAR_POSITIONAL for p in params):
+        return n, ""
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    argc = min(n, sum(p.default is p.empty for p in positional))
+    names = list(given) if given is not None else _positional_names(loss_fn, skip=1)
+    while argc < min(n, len(positional)) and argc < len(names) and \
+            names[argc] == positional[argc].name:
+        argc += 1
+    if argc >= min(n, len(positional)) or argc < len(names):
+        return argc, ""
+    left = positional[argc].name
+    signature = ", ".join(p.name + ("" if p.default is p.empty else "=...") for p in positional)
+    return argc, (
+        f"forward({signature}) is called with the first {argc} batch tensors (its parameters "
+        f"without default) and loss_fn with all {n}: batch tensor {argc} does not go to "
+        f"forward's '{left}', as in torch's loss_fn(model(x), y). If it should, name it "
+        f"'{left}' among loss_fn's parameters (loss_fn=lambda out, "
+        f"{', '.join(p.name for p in positional[:argc + 1])}, ...: ...) or in input_names=")
+
+
 def _keywords(fn, skip: int = 0) -> Tuple[List[str], bool]:
     """The names `fn` takes as keywords (past its first `skip`
     parameters), and whether it takes any (**kwargs)."""
@@ -65,9 +106,11 @@ def _keywords(fn, skip: int = 0) -> Tuple[List[str], bool]:
     return named, any(p.kind == p.VAR_KEYWORD for p in params)
 
 
-def input_names(model, n: int, loss_fn=None, given: Optional[Sequence[str]] = None) -> List[str]:
+def input_names(model, n: int, loss_fn=None, given: Optional[Sequence[str]] = None,
+                model_argc: Optional[int] = None) -> List[str]:
     """Names of the `n` batch tensors: `given`, else forward's parameter
-    names (then loss_fn's, after its first), else arg0, arg1, ..."""
+    names (of the `model_argc` it takes, with a loss_fn; then loss_fn's,
+    after its first), else arg0, arg1, ..."""
     if given is not None:
         names = list(given)
         if len(names) != n:
@@ -81,7 +124,7 @@ def input_names(model, n: int, loss_fn=None, given: Optional[Sequence[str]] = No
             if len(from_loss) >= n:
                 names = from_loss
             else:
-                names = names[:_accepts(model.forward) or n]
+                names = names[:n if model_argc is None else model_argc]
                 names += from_loss[len(names):]
         names = (names + [f"arg{i}" for i in range(len(names), n)])[:n]
     return _unique(names)
@@ -133,6 +176,7 @@ class BatchLayout:
         self.model_argc = len(self.specs)      # positional: how many forward takes
         self.model_keys = list(self.keys or [])   # keywords: those forward takes
         self.loss_keys: List[str] = []            # and those loss_fn takes
+        self.unbound = ""     # a BatchBindingWarning's text (_model_argc)
         # The example batch as a call's (args, kwargs) (flatten's arguments).
         self.example: Tuple[Sequence, Optional[Dict]] = (tuple(args), None)
 
@@ -146,12 +190,11 @@ class BatchLayout:
         if keywords is None:
             example = tuple(example)
             layout = cls(example, [f"arg{i}" for i in range(len(example))])
-            layout.names = input_names(model, len(example), loss_fn, given)
-            layout.example = (example, None)
             if loss_fn is not None:
-                accepted = _accepts(model.forward)
-                if accepted is not None:
-                    layout.model_argc = min(accepted, len(example))
+                layout.model_argc, layout.unbound = _model_argc(model.forward, len(example),
+                                                                loss_fn, given)
+            layout.names = input_names(model, len(example), loss_fn, given, layout.model_argc)
+            layout.example = (example, None)
             return layout
         keys = list(keywords)
         bad = [k for k in keys if not isinstance(k, str)]
@@ -170,6 +213,16 @@ class BatchLayout:
         layout._split(model, loss_fn)
         layout.example = ((), dict(keywords))
         return layout
+
+    def warn_unbound(self) -> None:
+        """Warns once per trace when a batch tensor is left out of a
+        parameter with a default without a name saying so."""
+        if not self.unbound:
+            return
+        here, frame, level = os.path.dirname(__file__), sys._getframe(1), 2
+        while frame is not None and frame.f_code.co_filename.startswith(here):
+            frame, level = frame.f_back, level + 1
+        warnings.warn(self.unbound, BatchBindingWarning, stacklevel=level)
 
     def _split(self, model, loss_fn) -> None:
         """Which keys forward takes, and loss_fn(output, **batch)."""

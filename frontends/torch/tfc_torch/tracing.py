@@ -671,6 +671,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     differentiated = not forward
     _refuse_script_modules(model)
     layout = BatchLayout.of(model, example_args, loss_fn, names)
+    layout.warn_unbound()
     params = _alias_groups(model, "param")
     buffers = _alias_groups(model, "buffer")
     param_tensors = dict(model.named_parameters())
