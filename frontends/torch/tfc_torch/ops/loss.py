@@ -1,9 +1,10 @@
 """Loss functions. nll_loss becomes the frontend op `torch.nll_loss`:
 next to a log_softmax over the classes, passes/cross_entropy.py turns the
 pair into tfc.cross_entropy; anywhere else the expansion below computes it
-with a one-hot selection (tfc has no gather). mse, l1, smooth-l1, huber,
-the binary cross-entropies and the multi-class and multi-label margin
-losses are elementwise formulas and a reduction."""
+with a one-hot selection (tfc has no gather), its labels checked at run
+time by checking_labels (as the margin losses' targets). mse, l1,
+smooth-l1, huber, the binary cross-entropies and the multi-class and
+multi-label margin losses are elementwise formulas and a reduction."""
 import torch
 
 from ..constants import Known
@@ -77,7 +78,24 @@ def expand_nll_loss(b, op):
         loss = b.reduce("sum", losses, [0])
     else:
         loss = b.div(b.reduce("sum", losses, [0]), total)
-    return [loss, total]
+    return [checking_labels(b, loss, target, c, op.attrs["ignore_index"]), total]
+
+
+def checking_labels(b, value, labels, classes, ignore_index=None):
+    """`value` plus a zero that reads `labels` through tfc.cross_entropy
+    (of [N, C] zero logits), whose kernel checks each label that is not
+    ignore_index against [0, classes) at run time: a label out of range
+    is an error naming cross_entropy on the host, as torch's 'Target 7 is
+    out of bounds', and a NaN loss on the GPU (where the one-hot selection
+    would silently pick nothing). No ignore_index: every label counts."""
+    n = labels.type.numel
+    if ignore_index is None:
+        ignore_index = -2 ** 62  # a value no label holds (-2^63 is no C++ literal)
+    labels = b.reshape(labels, (n,))
+    zeros = b.splat(0.0, "f32", (n, classes))
+    check = b.stop_gradient(b.cross_entropy(zeros, labels, ignore_index, 0.0, "sum"))
+    zero = b.mul(check, b.splat(0.0, "f32"))
+    return b.add(value, b.convert(zero, value.dtype))
 
 
 def _difference(ctx, a, b_):
@@ -172,7 +190,8 @@ def binary_cross_entropy(ctx, p, y, weight=None, reduction=1):
 def multi_margin_loss(ctx, x, target, p=1, margin=1, weight=None, reduction=1):
     """Per row, the mean over the classes d other than the target y of
     max(0, margin - x[y] + x[d]) (squared for p = 2), times weight[y]:
-    torch's sum, with the same strict z > 0 (at z = 0 the gradient is 0)."""
+    torch's sum, with the same strict z > 0 (at z = 0 the gradient is 0).
+    A target outside [0, C) is an error at run time, as torch's."""
     b = ctx.b
     dt = ctx.out().dtype
     if p not in (1, 2):
@@ -194,7 +213,8 @@ def multi_margin_loss(ctx, x, target, p=1, margin=1, weight=None, reduction=1):
         w = b.reshape(ctx.tensor(weight, dt), (1, c))
         hinge = b.mul(hinge, b.reduce("sum", b.select(onehot, w, zero), [1], keepdim=True))
     losses = b.div(b.reduce("sum", hinge, [1]), ctx.tensor(float(c), dt))
-    return b.reshape(_reduce(ctx, losses, reduction), ctx.out().shape)
+    losses = checking_labels(b, _reduce(ctx, losses, reduction), y, c)
+    return b.reshape(losses, ctx.out().shape)
 
 
 @lowers("aten.multilabel_margin_loss_forward.default")
@@ -203,7 +223,8 @@ def multilabel_margin_loss(ctx, x, target, reduction):
     first -1, repeats counted again) and the classes d that are no target
     of max(0, 1 - x[y] + x[d]), over the number of classes: torch's, the
     same strict z > 0 (at z = 0 the gradient is 0). The second result is
-    torch's is_target, 1 at the row's target classes."""
+    torch's is_target, 1 at the row's target classes. An entry outside
+    [-1, C), also after the first -1, is an error at run time, as torch's."""
     b = ctx.b
     dt = ctx.out(0).dtype
     v = ctx.tensor(x, dt)
@@ -232,7 +253,9 @@ def multilabel_margin_loss(ctx, x, target, reduction):
     counted = b.select(b.reshape(valid, (n, c, 1)), counted, ctx.tensor(False, "i1"))
     hinge = b.reduce("sum", b.select(counted, z, zero), [1, 2])
     losses = b.div(hinge, ctx.tensor(float(c), dt))
-    return (b.reshape(_reduce(ctx, losses, reduction), ctx.out(0).shape),
+    # torch refuses any entry outside [-1, C), also after the first -1.
+    losses = checking_labels(b, _reduce(ctx, losses, reduction), t, c, -1)
+    return (b.reshape(losses, ctx.out(0).shape),
             b.reshape(b.convert(is_target, ctx.out(1).dtype), ctx.out(1).shape))
 
 

@@ -86,9 +86,70 @@ CASES = {
     # both tail clusters, head bias, the output's log-probabilities and the
     # loss; an unbatched call.
     "adaptive-softmax": lambda: _adaptive(),
+    # Labels outside [0, C) are an error at run time, as torch's 'Target 7 is
+    # out of bounds', in every label-consuming form: spatial cross-entropy
+    # (plain, ignore_index, label smoothing), class weights, reduction
+    # none, nll_loss of a focal term, multi_margin_loss; multilabel entries
+    # outside [-1, C). The factory runs each form compiled on the host with
+    # one bad label (NativeError naming cross_entropy) and with ignored
+    # labels (torch's loss); the case's own run sums them all.
+    "label-range": lambda: _label_range(),
     "distributions": _case(lambda h, act, y: _distributions(h, act, y),
                            extra=(torch.tensor([0, 7, 3, 3]), torch.randn(4, 4, generator=_g(2)))),
 }
+
+
+_LABEL_FORMS = {
+    "spatial": lambda z, y: F.cross_entropy(z, y),
+    "spatial-ignore": lambda z, y: F.cross_entropy(z, y, ignore_index=255),
+    "spatial-smooth": lambda z, y: F.cross_entropy(z, y, label_smoothing=0.1),
+    "weight": lambda z, y: F.cross_entropy(z.movedim(1, -1).reshape(-1, 3), y.flatten(),
+                                           weight=torch.tensor([0.5, 1.0, 2.0])),
+    "none": lambda z, y: (F.cross_entropy(z, y, reduction="none", ignore_index=255)
+                          * torch.linspace(0.5, 1.5, 6).view(2, 3)).sum(),
+    "focal": lambda z, y: F.nll_loss((1 - z.softmax(1)) ** 2 * z.log_softmax(1), y),
+    "margin": lambda z, y: F.multi_margin_loss(z.movedim(1, -1).reshape(-1, 3), y.flatten()),
+    "multilabel": lambda z, y: F.multilabel_margin_loss(z.movedim(1, -1).reshape(-1, 3)[:4],
+                                                        y.view(-1, 3)),
+}
+
+
+class _Labels(nn.Module):
+    def __init__(self, forms):
+        super().__init__()
+        self.fc = nn.Conv2d(2, 3, 1)
+        self.forms = forms
+
+    def forward(self, x, y):
+        z = self.fc(x)                                            # [2, 3, 2, 3]
+        return sum(_LABEL_FORMS[f](z, y) for f in self.forms)
+
+
+def _label_range():
+    import tfc_torch
+    torch.manual_seed(0)
+    x = torch.randn(2, 2, 2, 3, generator=_g(1))
+    y = torch.tensor([[[0, 2, 1], [1, 1, 0]], [[2, 0, 0], [1, 2, 2]]])
+    ignored = torch.where(y == 1, 255, y)
+    for form in _LABEL_FORMS:
+        bad = y.clone()
+        bad[1, 0, 2] = -1 if form == "multilabel" else 3
+        if form == "multilabel":
+            bad[0, 0, :] = torch.tensor([0, -1, 3])
+        model = _Labels([form])
+        step = tfc_torch.compile_train_step(model, (x, y), device="host", optimizer="sgd", lr=0.0)
+        try:
+            loss = step(x, bad)
+        except tfc_torch.NativeError as e:
+            if "cross_entropy" not in str(e) or "outside [0, 3)" not in str(e):
+                raise AssertionError(f"{form}: label 3: {e}")
+        else:
+            raise AssertionError(f"{form}: label 3 gave the loss {loss}, no error")
+        if "ignore" in form or form == "none":
+            want = model(x, ignored).item()
+            if abs(step(x, ignored) - want) > 1e-5 * abs(want):
+                raise AssertionError(f"{form}: ignored labels: {step(x, ignored)}, torch {want}")
+    return _Labels(list(_LABEL_FORMS)), (x, y)
 
 
 class _Adaptive(nn.Module):
