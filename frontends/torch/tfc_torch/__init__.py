@@ -27,7 +27,7 @@ from .export import Exported, export, import_module
 from . import safetensors
 from .native import LibraryNotFound, NativeError
 from .options import OptionError
-from .train import TrainStep, compile_train_step
+from .train import AccumulationWarning, TrainStep, compile_train_step
 from .compiled import CompiledModule, compile
 
 
@@ -39,7 +39,7 @@ def supported_ops():
 
 
 __all__ = ["export", "import_module", "Exported", "supported_ops", "safetensors",
-           "compile_train_step", "TrainStep", "compile", "CompiledModule",
+           "compile_train_step", "TrainStep", "AccumulationWarning", "compile", "CompiledModule",
            "FrontendError", "UnsupportedOpError", "DataDependentError", "ModelError",
            "TracedUpdateWarning",
            "NativeError", "LibraryNotFound", "OptionError"]

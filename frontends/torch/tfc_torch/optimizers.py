@@ -15,7 +15,8 @@ so the scheduler drives the compiled step). A parameter in no group is not
 trained (torch never steps it): factor 0, decay 0. Settings tfc keeps per step, not per
 group (betas, eps, momentum, nesterov, alpha, centered, lr_decay, ...),
 must agree across groups; a form tfc has no option for (amsgrad, maximize,
-SGD's dampening) is an OptionError naming it. The step starts from the
+SGD's dampening) is an OptionError naming it, and so is a change of any of
+them in any group after compiling. The step starts from the
 optimizer's state and shares it from then on (Link): the optimizer's
 state_dict() holds the step's moments and counts in torch's form, its
 load_state_dict() sets them, and steps compiled from one optimizer train
@@ -57,6 +58,14 @@ _OPTIMIZERS = {
 # torch >= 2.0 forms NAdam's next momentum product without 1.13's extra
 # factor mu_t: the compiled step follows the torch that built the optimizer.
 _TORCH2 = int(torch.__version__.split(".")[0]) >= 2
+
+# Group keys Follower follows (lr) or checks on their own (weight_decay, and
+# initial_lr, which a scheduler sets), and those that choose an
+# implementation, not the arithmetic.
+_FOLLOWED = {"lr", "weight_decay", "initial_lr"}
+_NOT_ARITHMETIC = {"foreach", "capturable", "differentiable", "fused"}
+_CYCLING_HINT = ("a scheduler cycling momentum / betas (OneCycleLR, CyclicLR): "
+                 "cycle_momentum=False")
 
 LR_SCALE = "tfc.lr_scale"
 WEIGHT_DECAY = "tfc.weight_decay"
@@ -118,6 +127,26 @@ def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
     return options, settings
 
 
+def refuse_several(optimizers) -> None:
+    """OptionError for optimizer= a list or tuple (one torch optimizer per
+    part of the model, SparseAdam's recipe for nn.Embedding(sparse=True)):
+    a compiled step follows one optimizer."""
+    names = [type(o).__name__ if isinstance(o, torch.optim.Optimizer) else repr(o)
+             for o in optimizers]
+    sparse = [n for n in names if n == "SparseAdam"]
+    hint = ("build one optimizer over all the parameters, with a param group per part for "
+            "its own lr and weight_decay (torch.optim.Adam([{'params': emb.parameters(), "
+            "'lr': ...}, {'params': rest}]))")
+    if sparse:
+        hint += ("; SparseAdam has no tfc form: tfc computes a sparse=True embedding's "
+                 "gradient densely, so Adam over it updates every row's moments, where "
+                 "SparseAdam updates only the rows a batch looks up (SGD and Adagrad give "
+                 "the same results from dense gradients as from sparse ones)")
+    raise OptionError(f"optimizer=[{', '.join(names)}]: a compiled step follows one torch "
+                      f"optimizer, not a list of {len(names)}"
+                      + (" (and SparseAdam is not supported)" if sparse else ""), hint=hint)
+
+
 class Follower:
     """Keeps a compiled step on the torch optimizer it was built from, the
     way a training script drives that optimizer: a learning-rate scheduler
@@ -126,18 +155,28 @@ class Follower:
     takes the first group's current rate (`lr()`). What the compiled step
     cannot follow is an OptionError at that call, not a silent difference:
     groups whose rates stop being the compiled factors of the first's,
-    changed weight decays, changed per-step settings (OneCycleLR's
-    cycle_momentum changes betas / momentum), added groups."""
+    changed weight decays, any other hyper-parameter torch reads changed in
+    any group (OneCycleLR's cycle_momentum changes betas / momentum; a hand
+    edit of eps, maximize, dampening), added groups, and with a schedule
+    computed on the device (schedule=) any change of the rate."""
 
-    def __init__(self, optimizer: torch.optim.Optimizer):
+    def __init__(self, optimizer: torch.optim.Optimizer, device_schedule: bool = False):
         self.optimizer = optimizer
-        _, shared, _ = _OPTIMIZERS[type(optimizer)]
         groups = optimizer.param_groups
         first = _base_lr(groups[0])
-        self.shared = {key: repr(groups[0].get(key)) for key in shared}
+        # Every hyper-parameter torch reads from a group (its defaults' keys)
+        # but lr and weight_decay, in every group: the step applies the
+        # values it was compiled with (keys a script adds to its groups,
+        # such as a name or an lr_scale, are not torch's and not watched).
+        self.watched = sorted(set(optimizer.defaults) - _FOLLOWED - _NOT_ARITHMETIC)
+        self.settings = [{key: repr(g.get(key)) for key in self.watched} for g in groups]
         self.factors = [_base_lr(g) / first for g in groups]
         self.decays = [g.get("weight_decay") for g in groups]
         self.last: Optional[float] = None
+        # schedule= (warmup-cosine, warmup-linear) computes the rate on the
+        # device from the peak lr: a torch schedule on top would multiply.
+        self.device_schedule = device_schedule
+        self.compiled_lr = float(groups[0]["lr"])
 
     def _refuse(self, what: str, hint: str, since: str = " since compile_train_step"):
         raise OptionError(f"optimizer {type(self.optimizer).__name__}: {what}{since}; the "
@@ -150,12 +189,23 @@ class Follower:
         if len(groups) != len(self.factors):
             self._refuse("param groups were added", "build the optimizer with all its groups "
                          "before compiling")
-        for key, want in self.shared.items():
-            if repr(groups[0].get(key)) != want:
-                self._refuse(f"{key} changed ({want} -> {groups[0].get(key)!r})",
-                             "a scheduler cycling momentum / betas (OneCycleLR, "
-                             "CyclicLR): cycle_momentum=False")
+        for i, (g, settings) in enumerate(zip(groups, self.settings)):
+            for key, want in settings.items():
+                if repr(g.get(key)) != want:
+                    hint = ("the compiled step applies the hyper-parameters it was compiled "
+                            "with (per group only lr and weight_decay differ): set them "
+                            "before compiling, or compile again from this optimizer (the new "
+                            "step goes on from its state)")
+                    if key in ("betas", "momentum"):
+                        hint += "; " + _CYCLING_HINT
+                    self._refuse(f"group {i}'s {key} changed ({want} -> {g.get(key)!r})", hint)
         first = float(groups[0]["lr"])
+        if self.device_schedule and first != self.compiled_lr:
+            self._refuse(f"the first group's lr changed ({self.compiled_lr:g} -> {first:g}) "
+                         "while the compiled step computes its own schedule (schedule=): "
+                         "both schedules would apply", "schedule the rate in one place: "
+                         "compile without schedule= (the step follows the torch scheduler), "
+                         "or drop the torch scheduler", since="")
         for i, (g, factor, decay) in enumerate(zip(groups, self.factors, self.decays)):
             if g.get("weight_decay") != decay:
                 self._refuse(f"group {i}'s weight_decay changed", "keep weight decays fixed")
@@ -180,6 +230,39 @@ class Follower:
             return None
         self.last = first
         return first
+
+
+def _plain(value) -> bool:
+    """Whether a group's value is stored as JSON and read back as it was
+    (a tuple comes back a list: restore_group_settings makes it one)."""
+    if isinstance(value, (tuple, list)):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
+def group_settings(optimizer: torch.optim.Optimizer) -> List[Dict[str, object]]:
+    """The param_groups' entries but their parameters (what torch's
+    state_dict() saves of them: lr, initial_lr, betas, ...), those of plain
+    values."""
+    return [{k: v for k, v in g.items() if k != "params" and _plain(v)}
+            for g in optimizer.param_groups]
+
+
+def check_group_count(optimizer: torch.optim.Optimizer, groups, path: str) -> None:
+    if len(groups) != len(optimizer.param_groups):
+        raise ValueError(f"{path} holds {len(groups)} param_groups of a torch optimizer, the "
+                         f"{type(optimizer).__name__} the step follows has "
+                         f"{len(optimizer.param_groups)}")
+
+
+def restore_group_settings(optimizer: torch.optim.Optimizer, groups) -> None:
+    """Sets the param_groups' entries from group_settings()'s, as torch's
+    load_state_dict() does (the lr a scheduler reached comes back)."""
+    for group, saved in zip(optimizer.param_groups, groups):
+        for key, value in saved.items():
+            if isinstance(value, list) and not isinstance(group.get(key), list):
+                value = tuple(value)
+            group[key] = value
 
 
 def _base_lr(group) -> float:
@@ -215,6 +298,9 @@ def _followed_state_dict(self):
     found = _LINKS.get(self)
     if found is not None:
         found.flush()
+        holder = found._holder() if found._holder is not None else None
+        if holder is not None:
+            holder._warn_pending("the optimizer's state")
     return type(self).state_dict(self)
 
 

@@ -5,6 +5,8 @@ name to {dtype, shape, data_offsets} (plus an optional string map
 "__metadata__"), padded with spaces to 8 bytes, then the tensors' raw
 little-endian bytes in header order."""
 import json
+import os
+import shutil
 import struct
 from typing import Dict, Optional
 
@@ -74,3 +76,32 @@ def load(path: str) -> Dict[str, torch.Tensor]:
             t = t.view(dtype) if dtype != torch.bool else t.to(torch.bool)
         tensors[name] = t.reshape(entry["shape"]).clone()
     return tensors
+
+
+def _header(f) -> Dict:
+    (size,) = struct.unpack("<Q", f.read(8))
+    return json.loads(f.read(size))
+
+
+def metadata(path: str) -> Dict[str, str]:
+    """The "__metadata__" map of a safetensors file ({} when it has none),
+    read from its header only."""
+    with open(path, "rb") as f:
+        return dict(_header(f).get("__metadata__", {}))
+
+
+def add_metadata(path: str, entries: Dict[str, str]) -> None:
+    """Adds `entries` to the "__metadata__" map of the file at `path`: the
+    header is written anew and the tensors' bytes copied as they are (their
+    offsets count from the end of the header), then the file replaced."""
+    tmp = path + ".metadata.tmp"
+    with open(path, "rb") as f:
+        header = _header(f)
+        header.setdefault("__metadata__", {}).update({str(k): str(v) for k, v in entries.items()})
+        text = json.dumps(header, separators=(",", ":")).encode()
+        text += b" " * (-len(text) % 8)
+        with open(tmp, "wb") as out:
+            out.write(struct.pack("<Q", len(text)))
+            out.write(text)
+            shutil.copyfileobj(f, out, 1 << 24)
+    os.replace(tmp, path)

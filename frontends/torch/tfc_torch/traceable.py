@@ -116,8 +116,13 @@ def _refuse_max_norm(what):
     raise ModelError(
         f"{what} with max_norm renormalizes the looked-up rows of the weight in place "
         "(under no_grad, before the lookup), which a trace cannot record",
-        hint="drop max_norm, or renormalize the weight outside the model between steps: "
-             "torch.embedding_renorm_(emb.weight, ids, max_norm, 2.0) under torch.no_grad()")
+        hint="drop max_norm (emb.max_norm = None) before compiling and renormalize the "
+             "rows each batch looks up in the step's copy of the weight before calling it: "
+             "sd = step.state_dict(); with torch.no_grad(): torch.embedding_renorm_("
+             "sd['emb.weight'], ids, max_norm, 2.0); step.load_state_dict(sd); step(ids, ...) "
+             "(the module's own weight is not the step's); for a compiled forward, renormalize "
+             "every row of the module's weight once before compiling (ids = "
+             "torch.arange(num_embeddings))")
 
 
 _EMBEDDING = F.embedding

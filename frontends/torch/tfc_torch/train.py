@@ -18,6 +18,7 @@ requires_grad, hooks, its tensors written) are errors at the next call
 import copy
 import inspect
 import itertools
+import json
 import math
 import warnings
 import weakref
@@ -25,8 +26,9 @@ from collections import OrderedDict
 from typing import Callable, Dict, Optional, Sequence, Union
 
 import torch
+from torch.nn.modules.module import _IncompatibleKeys
 
-from . import compiler, optimizers
+from . import compiler, optimizers, safetensors
 from .export import import_module
 from .options import SCHEDULE_INPUTS, OptionError, compiler_flags
 from .runtime import Device, Program
@@ -39,6 +41,11 @@ from .batch_layout import BatchLayout
 # shared-parameter warning (TrainStep._check_shared).
 _LIVE_STEPS: "weakref.WeakSet[TrainStep]" = weakref.WeakSet()
 _CLOCK = itertools.count()
+
+# The metadata save() adds to its file (load() reads it back).
+_META_GROUPS = "tfc_torch.param_groups"
+_META_PENDING = "tfc_torch.pending_micro_batches"
+_META_CALLS = "tfc_torch.calls"
 
 # Each call's dropout draws start this many Philox counters after the last
 # call's (a step draws far fewer), so no two calls share a mask.
@@ -133,13 +140,20 @@ class _ModelState:
                 "frozen=\"state\"")
 
     def load_state_dict(self, program: Program, state: Dict[str, torch.Tensor],
-                        strict: bool) -> None:
+                        strict: bool, owner: str = "TrainStep") -> "_IncompatibleKeys":
+        """Sets what `state` holds; as torch's Module.load_state_dict,
+        returns (missing_keys, unexpected_keys) and, when strict, raises a
+        RuntimeError naming them if either is not empty."""
         expected = set(self.keys)
-        if strict:
-            missing = [k for k in self.keys if k not in state]
-            unexpected = [k for k in state if k not in expected]
-            if missing or unexpected:
-                raise KeyError(f"state_dict mismatch: missing {missing}, unexpected {unexpected}")
+        missing = [k for k in self.keys if k not in state]
+        unexpected = [k for k in state if k not in expected]
+        if strict and (missing or unexpected):
+            lines = [f"Error(s) in loading state_dict for {owner}:"]
+            for what, keys in (("Missing", missing), ("Unexpected", unexpected)):
+                if keys:
+                    lines.append(f"\t{what} key(s) in state_dict: "
+                                 + ", ".join(f'"{k}"' for k in keys) + ".")
+            raise RuntimeError("\n".join(lines))
         checked, model_state = {}, {}
         for key, value in state.items():
             arg = self.argument(key)
@@ -172,6 +186,7 @@ class _ModelState:
                 self.initial[arg] = value.clone()
         for name, value in model_state.items():
             program.set(name, value)
+        return _IncompatibleKeys(missing, unexpected)
 
 
 def default_seed() -> int:
@@ -280,6 +295,22 @@ def _check_rate(name: str, value) -> None:
         raise OptionError(f"option {name}={value!r}: expected a finite number >= 0")
 
 
+def _check_norm_type(value) -> None:
+    """norm_type (clip_grad_norm_'s): the step clips by the global 2-norm
+    only, so 2 is the one value taken."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != 2:
+        raise OptionError(f"option norm_type={value!r}: the compiled step clips by the global "
+                          "2-norm of the gradients only (max_grad_norm: clip_grad_norm_ with "
+                          "norm_type=2)", hint="drop norm_type, or clip each element with "
+                                               "clip_grad_value")
+
+
+class AccumulationWarning(UserWarning):
+    """Parameters or optimizer state read from a step with accumulate_steps=K
+    while micro-batches it ran are not applied yet (fewer than K since the
+    last optimizer step): TrainStep.apply_pending() applies them."""
+
+
 class TrainStep:
     """A compiled training step of a module, with its parameters and
     optimizer state in the runtime. Call it with a batch (the example
@@ -287,7 +318,8 @@ class TrainStep:
 
     With accumulate_steps=K, each call runs one micro-batch and every K-th
     call also applies the optimizer step (torch's recipe of K backward passes
-    of loss / K, then one optimizer.step())."""
+    of loss / K, then one optimizer.step()); apply_pending() applies a
+    partial window (an epoch's last micro-batches)."""
 
     def __init__(self, model: torch.nn.Module, example_args: Sequence[torch.Tensor],
                  loss_fn: Optional[Callable], device: str, input_names, options: Dict,
@@ -295,6 +327,7 @@ class TrainStep:
         seed = options.pop("seed", None)
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise OptionError(f"option seed={seed!r}: expected an integer")
+        _check_norm_type(options.pop("norm_type", 2.0))
         frozen = options.pop("frozen", "constant")
         if frozen not in ("constant", "state"):
             raise OptionError(f"option frozen={frozen!r}: expected 'constant' or 'state'")
@@ -440,16 +473,62 @@ class TrainStep:
             self.program.run("accumulate_step")
             loss = float(self.program.get("loss"))
             self._micro += 1
-            if self._micro % self.accumulate_steps == 0:
+            if self._micro == self.accumulate_steps:
                 self.program.run("apply_step")
+                self._micro = 0
             return loss
         self.program.run("train_step")
         return float(self.program.get("loss"))
+
+    @property
+    def pending(self) -> int:
+        """The micro-batches run since the last optimizer step (0 to
+        accumulate_steps - 1), not applied yet."""
+        return self._micro
+
+    def apply_pending(self) -> int:
+        """With accumulate_steps=K, applies the optimizer step to the
+        micro-batches run since the last one, as torch's loop steps on a
+        partial last window (an epoch whose length is not a multiple of K:
+        `if (i + 1) % K == 0 or i + 1 == len(loader): optimizer.step()`).
+        Each micro-batch's gradient was scaled by 1 / K (torch's `loss / K`),
+        so the step applies their sum / K, as that recipe does. Returns how
+        many micro-batches it applied (0: none pending, no step taken)."""
+        pending = self._micro
+        if not pending:
+            return 0
+        if self._follower is not None:
+            lr = self._follower.lr()
+            if lr is not None:
+                self.lr = lr
+        self._watch.check()
+        if self._link is not None:
+            self._link.ran(self)
+        self._last_call = next(_CLOCK)
+        self.program.run("apply_step")
+        self._micro = 0
+        return pending
+
+    def _warn_pending(self, what: str) -> None:
+        """AccumulationWarning when `what` is read with micro-batches
+        pending."""
+        if self._micro:
+            count = f"{self._micro} micro-batch{'es' if self._micro != 1 else ''}"
+            warnings.warn(
+                f"{what} read with {count} pending (accumulate_steps={self.accumulate_steps}): "
+                f"the gradients of the {count} run since the last optimizer step are "
+                "accumulated, not applied; at the end of an epoch whose length is not a "
+                "multiple of accumulate_steps, call step.apply_pending() first (torch's loop "
+                "steps on the partial last window)", AccumulationWarning, stacklevel=3)
 
     def read(self, name: str) -> torch.Tensor:
         """Any tensor of the program by name: a parameter, an optimizer state
         (e.g. "w.exp_avg", "step", "loss_scale") or an output of the last
         step (e.g. "found_inf", "applied_lr")."""
+        if name in ("grad_norm", "total_norm") and name not in self.program.bindings:
+            raise KeyError(f"the program has no tensor '{name}': the compiled step does not "
+                           "return the total gradient norm (clip_grad_norm_'s result); it "
+                           "clips by it on the device (max_grad_norm) without handing it out")
         return self.program.get(name)
 
     def state_dict(self) -> "OrderedDict[str, torch.Tensor]":
@@ -460,20 +539,25 @@ class TrainStep:
         takes it."""
         if self._link is not None:
             self._link.pull(self)      # another step following the optimizer ran last
+        self._warn_pending("the parameters")
         return self._model.state_dict(self.program)
 
-    def load_state_dict(self, state: Dict[str, torch.Tensor], strict: bool = True) -> None:
+    def load_state_dict(self, state: Dict[str, torch.Tensor], strict: bool = True):
         """Sets the parameters and the updated buffers (model state) from a
         module state_dict (optimizer state is kept, as torch's module
-        load_state_dict keeps the optimizer's)."""
-        self._model.load_state_dict(self.program, state, strict)
+        load_state_dict keeps the optimizer's). Returns torch's
+        (missing_keys, unexpected_keys); strict=True raises a RuntimeError
+        when either is not empty, as torch's does."""
+        keys = self._model.load_state_dict(self.program, state, strict)
         self._synced_at = next(_CLOCK)
+        return keys
 
     def optimizer_state_dict(self) -> "OrderedDict[str, torch.Tensor]":
         """The optimizer's (and loss scaler's) state tensors by name (the
         model's updated buffers are in state_dict())."""
         if self._link is not None:
             self._link.pull(self)
+        self._warn_pending("the optimizer state")
         return OrderedDict((n, self.program.get(n)) for n in self._optimizer_state())
 
     def _optimizer_state(self):
@@ -619,20 +703,60 @@ class TrainStep:
 
     def save(self, path: str) -> None:
         """Parameters, model state (updated buffers) and optimizer state to
-        one safetensors file."""
+        one safetensors file; with them, in its metadata, what resuming
+        needs besides: the param_groups' hyper-parameters of the torch
+        optimizer the step follows (the lr its scheduler set, as torch's
+        optimizer.state_dict() saves them), the micro-batches accumulated
+        since the last optimizer step and the calls so far (the random
+        stream's position)."""
         if self._link is not None:
             self._link.pull(self)
         self.program.save(path, ("param", "state"))
+        extra = {}
+        if self._follower is not None:
+            extra[_META_GROUPS] = json.dumps(optimizers.group_settings(self._follower.optimizer))
+        if self._micro:
+            extra[_META_PENDING] = str(self._micro)
+        if self._feed.calls != self._calls_of_steps():
+            extra[_META_CALLS] = str(self._feed.calls)
+        if extra:
+            safetensors.add_metadata(path, extra)
+
+    def _calls_of_steps(self) -> int:
+        """The calls a run of the restored step count made, when every
+        window was whole and no step was skipped."""
+        if "step" not in self.program.names("state"):
+            return self._feed.calls
+        return int(self.program.get("step")) * self.accumulate_steps
 
     def load(self, path: str) -> None:
-        """Restores a file written by save() (exactly these tensors). The
-        random stream resumes after the restored step count's draws."""
+        """Restores a file written by save() (exactly these tensors), and
+        with them the param_groups' hyper-parameters of the torch optimizer
+        the step follows (its lr: a scheduler whose state_dict() is loaded
+        goes on from there, as after torch's optimizer.load_state_dict()) and
+        the micro-batches pending. The random stream resumes after the
+        restored calls' draws."""
+        meta = safetensors.metadata(path)
+        groups = json.loads(meta[_META_GROUPS]) if _META_GROUPS in meta else None
+        if self._follower is not None and groups is not None:
+            optimizers.check_group_count(self._follower.optimizer, groups, path)
         if self._link is not None:
             self._link.hold(self)      # the optimizer's state_dict() then reads it
         self.program.restore(path, ("param", "state"))
-        if "step" in self.program.names("state"):
-            self._feed.calls = int(self.program.get("step")) * self.accumulate_steps
-            self._micro = 0
+        self._micro = int(meta.get(_META_PENDING, 0))
+        self._feed.calls = (int(meta[_META_CALLS]) if _META_CALLS in meta
+                            else self._calls_of_steps())
+        if self._follower is None:
+            return
+        if groups is not None:
+            optimizers.restore_group_settings(self._follower.optimizer, groups)
+            return
+        warnings.warn(
+            f"{path} holds no param_groups of a torch optimizer (saved by a step compiled "
+            "with an optimizer by name, or by an older tfc_torch): the "
+            f"{type(self._follower.optimizer).__name__}'s lr stays the one it has now, not "
+            "the one its scheduler had reached; load a checkpoint of optimizer.state_dict() "
+            "into it to resume the schedule", UserWarning, stacklevel=2)
 
 
 def check_loss_fn(example_args, loss_fn: Optional[Callable]) -> None:
@@ -675,7 +799,7 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
     tfc_torch.options): optimizer, betas / beta1 / beta2, eps, weight_decay,
     decay_all, momentum, nesterov, the optimizers' own (alpha, centered,
     lr_decay, initial_accumulator_value, momentum_decay, ...),
-    max_grad_norm, schedule with lr, min_lr,
+    max_grad_norm (norm_type 2 only), schedule with lr, min_lr,
     warmup_steps, total_steps, loss_scaling and the scaler's options,
     accumulate_steps, precision, pad, recompute, optimizer_in_backward,
     fusion; seed keys the random stream of dropout and the other draws
@@ -701,6 +825,8 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
     state_dict() holds the step's moments and counts in torch's form, its
     load_state_dict() sets them (optimizers.Link)."""
     check_loss_fn(example_args, loss_fn)
+    if isinstance(optimizer, (list, tuple)):
+        optimizers.refuse_several(optimizer)
     if isinstance(optimizer, torch.optim.Optimizer):
         taken, settings = optimizers.from_torch(optimizer, model)
         betas = taken.pop("betas", None)
@@ -711,9 +837,17 @@ def compile_train_step(model: torch.nn.Module, example_args: Sequence[torch.Tens
         if clash:
             raise OptionError(f"option {', '.join(clash)}: given by the "
                               f"{type(optimizer).__name__} instance (its param_groups)")
+        schedule = options.get("schedule", "constant")
+        if schedule != "constant" and "initial_lr" in optimizer.param_groups[0]:
+            raise OptionError(f"option schedule={schedule!r}: the {type(optimizer).__name__} "
+                              "instance has a torch.optim.lr_scheduler, whose rate the "
+                              "compiled step follows; both schedules would apply",
+                              hint="schedule the rate in one place: drop schedule= (and "
+                                   "warmup_steps, total_steps, min_lr), or the torch "
+                                   "scheduler")
         options = dict(options, **taken)
         step = TrainStep(model, example_args, loss_fn, device, input_names, options, settings)
-        step._follower = optimizers.Follower(optimizer)
+        step._follower = optimizers.Follower(optimizer, device_schedule=schedule != "constant")
         lr = step._follower.lr()    # checked now: a scheduler may have set it already
         if lr is not None:
             step.lr = lr

@@ -52,6 +52,16 @@ train_optimizers.py: param groups, the followed optimizer's state):
 - param-groups: a torch.optim AdamW / SGD instance with param_groups as the
   optimizer (per-group lr and weight decay, an ungrouped parameter frozen),
   also optimizer_in_backward, against the same torch optimizer; refusals.
+- followed-changes: hand edits after compiling of any hyper-parameter but lr, in
+  any group of the followed optimizer (betas, eps, maximize, dampening), refused
+  at the next call; schedule= beside a torch scheduler refused; a list of
+  optimizers (SparseAdam + Adam) refused; save() / load() with a OneCycleLR
+  whose state_dict() is loaded resume the run exactly (the optimizer's lrs).
+- loop-recipes: accumulate_steps=4 over epochs of 10 micro-batches with
+  apply_pending() at each epoch's end as torch's loop, the pending warning,
+  save / load mid-window; load_state_dict(strict=False) returns torch's keys, a
+  strict mismatch is a RuntimeError; norm_type 2 taken, inf refused; no
+  grad_norm; nn.Embedding(max_norm)'s refusal recipe trains as torch's.
 - optimizer-state: the torch optimizer a step follows (the eight classes)
   holds the step's state as torch's after 3 steps (its state_dict()); a
   fresh model and optimizer loading it go on as torch's, and so does the
@@ -122,10 +132,12 @@ from check_models import FAMILIES, _model_argc, load_family  # noqa: E402
 from train_helpers import (LOSS_RTOL, PARAM_RTOL, adamw_groups,  # noqa: E402
                            batches, compare_parameters, expect_error, normwise, random_batch,
                            rel, torch_loss, train_alongside, verdict)
-from train_state import check_buffers, check_checkpoint, check_forward_state  # noqa: E402
+from train_state import (check_buffers, check_checkpoint, check_forward_state,  # noqa: E402
+                         check_loop_recipes)
 from train_watch import (check_held_values, check_module_changes,  # noqa: E402
                          check_outside_values)
-from train_optimizers import check_optimizer_state, check_param_groups  # noqa: E402
+from train_optimizers import (check_followed_changes, check_optimizer_state,  # noqa: E402
+                              check_param_groups)
 from train_batches import (check_added_loss, check_dict_batch, check_input_names,  # noqa: E402
                            check_packed_lengths, check_random_range, check_sparse_input,
                            check_state_names)
@@ -431,7 +443,7 @@ def check_api(device, steps):
         expect_error(ValueError, "shape", lambda: step(example[0][:2], example[1])),
         expect_error(TypeError, "expected 2 batch tensors", lambda: step(example[0])),
         expect_error(ValueError, "smaller last batch", lambda: step(example[0][:2], example[1])),
-        expect_error(KeyError, "missing", lambda: step.load_state_dict({})),
+        expect_error(RuntimeError, "Missing key(s)", lambda: step.load_state_dict({})),
         # loss_fn is called as loss_fn(output, *batch): a loss module
         # (input, target) or a lambda of another arity is refused so.
         expect_error(tfc_torch.ModelError, "loss_fn is called as loss_fn(output, *batch)",
@@ -672,9 +684,9 @@ def check_masked(device):
 
 
 CASES = sorted(FAMILIES) + ["added-loss", "api", "buffers", "checkpoint", "dict-batch",
-                            "forward-state",
+                            "followed-changes", "forward-state",
                             "held-values",
-                            "input-names",
+                            "input-names", "loop-recipes",
                             "masked", "module-changes", "no-gradient", "optimizer-state",
                             "outside-values",
                             "packed-lengths", "param-groups", "qat", "random-range",
@@ -706,12 +718,16 @@ def main():
             problem = check_checkpoint(args.device)
         elif case == "dict-batch":
             problem = check_dict_batch(args.device)
+        elif case == "followed-changes":
+            problem = check_followed_changes(args.device)
         elif case == "forward-state":
             problem = check_forward_state(args.device)
         elif case == "held-values":
             problem = check_held_values(args.device)
         elif case == "input-names":
             problem = check_input_names(args.device)
+        elif case == "loop-recipes":
+            problem = check_loop_recipes(args.device)
         elif case == "masked":
             problem = check_masked(args.device)
         elif case == "module-changes":

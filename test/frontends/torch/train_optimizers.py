@@ -5,6 +5,8 @@ checkpoints, resuming, unfreezing per phase, two steps sharing one
 optimizer)."""
 import copy
 import math
+import os
+import tempfile
 
 import torch
 
@@ -374,3 +376,119 @@ def check_optimizer_state(device):
                              "first go on as torch's; a step per phase of unfreezing (SGD) and "
                              "freezing (AdamW) as torch's, unfreezing under AdamW warns; two "
                              "steps of two batch sizes in turn as one torch step)")
+
+
+def check_followed_changes(device):
+    """What the step cannot follow of the torch optimizer it was compiled
+    from is refused, never silently ignored: a hand edit after compiling of
+    any hyper-parameter but lr in any group (betas or eps of the second
+    group, maximize of the first, SGD's dampening of the second); a device
+    schedule (schedule=) next to a torch scheduler, or a rate changed by
+    hand under one; a list of optimizers (SparseAdam + Adam). And save() /
+    load() carry the optimizer's param_groups: resumed from a fresh
+    optimizer and OneCycleLR whose state_dict() is loaded, the steps equal
+    the uninterrupted run's (the first resumed one at the rate the
+    scheduler had reached, not its initial one)."""
+    torch.manual_seed(8)
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(6, 8), nn.LayerNorm(8), nn.Linear(8, 3))
+
+    def loss_fn(out, x, y):
+        return torch.nn.functional.cross_entropy(out, y)
+
+    def groups(m):
+        return [{"params": [m[0].weight, m[2].weight], "weight_decay": 0.05},
+                {"params": [m[0].bias, m[1].weight, m[1].bias, m[2].bias],
+                 "weight_decay": 0.0}]
+    g = torch.Generator().manual_seed(9)
+    data = [(torch.randn(5, 6, generator=g), torch.randint(0, 3, (5,), generator=g))
+            for _ in range(10)]
+    problems = []
+
+    def compile_from(optimizer, m=None, **kw):
+        return tfc_torch.compile_train_step(m if m is not None else copy.deepcopy(model),
+                                            data[0], loss_fn, device=device,
+                                            optimizer=optimizer, **kw)
+    edits = [(torch.optim.AdamW, {}, 1, "betas", (0.5, 0.9)),
+             (torch.optim.AdamW, {}, 1, "eps", 1e-3),
+             (torch.optim.Adam, {}, 0, "maximize", True),
+             (torch.optim.SGD, {"momentum": 0.9}, 1, "dampening", 0.5)]
+    for kind, kw, index, key, value in edits:
+        m = copy.deepcopy(model)
+        opt = kind(groups(m), lr=1e-2, **kw)
+        step = compile_from(opt, m)
+        step(*data[0])
+        opt.param_groups[index][key] = value
+        err = expect_error(tfc_torch.OptionError, f"group {index}'s {key} changed",
+                           lambda: step(*data[1]))
+        if err:
+            problems.append(f"{kind.__name__} {key} edited in group {index}: {err}")
+
+    # schedule= computes the rate on the device: a torch scheduler too
+    # would multiply the two.
+    m = copy.deepcopy(model)
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
+    torch.optim.lr_scheduler.LambdaLR(opt, lambda k: 0.5 ** k)
+    err = expect_error(tfc_torch.OptionError, "schedule='warmup-cosine'", lambda: compile_from(
+        opt, m, schedule="warmup-cosine", warmup_steps=2, total_steps=6))
+    if err:
+        problems.append(f"schedule= with a torch scheduler: {err}")
+    m = copy.deepcopy(model)
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
+    step = compile_from(opt, m, schedule="warmup-cosine", warmup_steps=2, total_steps=6)
+    step(*data[0])
+    opt.param_groups[0]["lr"] = 5e-4
+    err = expect_error(tfc_torch.OptionError, "both schedules would apply",
+                       lambda: step(*data[1]))
+    if err:
+        problems.append(f"lr set by hand under schedule=: {err}")
+
+    # One optimizer per part (SparseAdam's recipe for sparse embeddings).
+    m = copy.deepcopy(model)
+    pair = [torch.optim.SparseAdam(m[0].parameters(), lr=1e-2),
+            torch.optim.Adam(m[2].parameters(), lr=1e-2)]
+    err = expect_error(tfc_torch.OptionError, "follows one torch optimizer, not a list of 2 "
+                       "(and SparseAdam is not supported)", lambda: compile_from(pair, m))
+    if err:
+        problems.append(f"a list of optimizers: {err}")
+
+    # Resuming with save() / load() and the scheduler's state_dict().
+    def fresh():
+        m = copy.deepcopy(model)
+        opt = torch.optim.AdamW(groups(m), lr=3e-3)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[1e-2, 2e-2], total_steps=10,
+                                                    cycle_momentum=False)
+        return m, opt, sched
+    m, opt, sched = fresh()
+    step = compile_from(opt, m)
+    full = []
+    for batch in data:
+        full.append(step(*batch))
+        sched.step()
+    m, opt, sched = fresh()
+    step = compile_from(opt, m)
+    for batch in data[:5]:
+        step(*batch)
+        sched.step()
+    reached = [grp["lr"] for grp in opt.param_groups]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "step.safetensors")
+        step.save(path)
+        saved = sched.state_dict()
+        m, opt, sched = fresh()
+        sched.load_state_dict(saved)
+        step = compile_from(opt, m)
+        step.load(path)
+    if [grp["lr"] for grp in opt.param_groups] != reached:
+        problems.append(f"load(): the optimizer's lrs {[grp['lr'] for grp in opt.param_groups]}"
+                        f", saved {reached}")
+    resumed = []
+    for batch in data[5:]:
+        resumed.append(step(*batch))
+        sched.step()
+    if resumed != full[5:]:
+        problems.append(f"save / load with OneCycleLR: losses {resumed} != {full[5:]}")
+    return verdict(problems,
+                   "followed-changes: ok (hand edits of betas / eps / maximize / dampening in "
+                   "any group refused; schedule= beside a torch scheduler refused; a list of "
+                   "optimizers refused; save / load with OneCycleLR resumes the run exactly)")

@@ -521,3 +521,156 @@ def check_checkpoint(device):
                    "checkpoint: ok (use_reentrant False and True, checkpoint_sequential, openai's "
                    "CheckpointFunction: 4 AdamW steps as torch without checkpointing, also "
                    "recompute=blocks)")
+
+
+def _partial_windows(device, problems):
+    """accumulate_steps=4 over epochs of 10 micro-batches, torch's loop
+    stepping on each epoch's partial last window (step.apply_pending()):
+    parameters as torch's; the parameters read with micro-batches pending
+    warn; save() / load() in the middle of a window resume it exactly."""
+    import warnings
+    torch.manual_seed(11)
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+    g = torch.Generator().manual_seed(12)
+    loader = [(torch.randn(8, 8, generator=g), torch.randint(0, 4, (8,), generator=g))
+              for _ in range(10)]
+
+    def loss_fn(out, x, y):
+        return F.cross_entropy(out, y)
+
+    def compiled():
+        return tfc_torch.compile_train_step(copy.deepcopy(model), loader[0], loss_fn,
+                                            device=device, optimizer="sgd", lr=0.1,
+                                            momentum=0.9, accumulate_steps=4)
+    reference = copy.deepcopy(model)
+    opt = torch.optim.SGD(reference.parameters(), lr=0.1, momentum=0.9)
+    step = compiled()
+    applied = []
+    for epoch in range(2):
+        for i, (x, y) in enumerate(loader):
+            step(x, y)
+            (loss_fn(reference(x), x, y) / 4).backward()
+            if (i + 1) % 4 == 0 or i + 1 == len(loader):
+                opt.step()
+                opt.zero_grad()
+        if epoch == 0:
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                step.state_dict()
+            if not any(issubclass(w.category, tfc_torch.AccumulationWarning)
+                       and "apply_pending" in str(w.message) for w in seen):
+                problems.append("state_dict() with 2 micro-batches pending: no "
+                                "AccumulationWarning")
+        applied.append((step.pending, step.apply_pending(), step.apply_pending()))
+    if applied != [(2, 2, 0)] * 2:
+        problems.append(f"(pending, apply_pending(), again) per epoch: {applied}")
+    compare_parameters(step.state_dict(), reference, "partial windows: ", problems)
+
+    # Saved with 2 micro-batches pending: the loaded step applies after 2 more.
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "step.safetensors")
+        step = compiled()
+        for batch in loader[:6]:
+            step(*batch)
+        step.save(path)
+        for batch in loader[6:]:
+            step(*batch)
+        step.apply_pending()
+        resumed = compiled()
+        resumed.load(path)
+        for batch in loader[6:]:
+            resumed(*batch)
+        resumed.apply_pending()
+    went_on, back = step.state_dict(), resumed.state_dict()
+    if any(not torch.equal(went_on[k], back[k]) for k in went_on):
+        problems.append("load() of a step saved with micro-batches pending: parameters differ "
+                        "from the uninterrupted run's")
+
+
+class _MaxNormEmbedding(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(20, 8, max_norm=1.0)
+        self.fc = torch.nn.Linear(8, 3)
+
+    def forward(self, ids, y):
+        return F.cross_entropy(self.fc(self.emb(ids).mean(1)), y)
+
+
+def check_loop_recipes(device):
+    """Recipes of torch training loops around a step: accumulation windows
+    cut short at an epoch's end (_partial_windows); a partial checkpoint
+    loaded with strict=False returning torch's (missing_keys,
+    unexpected_keys), a strict mismatch a RuntimeError; clip_grad_norm_'s
+    norm_type (2 taken, inf refused naming it) and the total norm, which
+    the step does not return (a KeyError saying so); nn.Embedding(max_norm)
+    refused with a hint whose recipe (renormalize the step's copy of the
+    looked-up rows before each call) trains as torch's module does."""
+    problems = []
+    _partial_windows(device, problems)
+
+    torch.manual_seed(13)
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(4, 6), nn.ReLU(), nn.Linear(6, 2))
+    batch = (torch.randn(8, 4), torch.randint(0, 2, (8,)))
+
+    def loss_fn(out, x, y):
+        return F.cross_entropy(out, y)
+    step = tfc_torch.compile_train_step(copy.deepcopy(model), batch, loss_fn, device=device,
+                                        optimizer="sgd", lr=0.1, max_grad_norm=1.0,
+                                        norm_type=2)
+    step(*batch)
+    head = {k: v for k, v in model.state_dict().items() if k.startswith("2.")}
+    keys = step.load_state_dict(dict(head, extra=torch.zeros(1)), strict=False)
+    if (list(keys.missing_keys), list(keys.unexpected_keys)) != (["0.weight", "0.bias"],
+                                                                  ["extra"]):
+        problems.append(f"load_state_dict(strict=False) returned {keys!r}")
+    if not torch.equal(step.state_dict()["2.weight"], model[2].weight.detach()):
+        problems.append("load_state_dict(strict=False) did not set 2.weight")
+    for err in [
+        expect_error(RuntimeError, 'Missing key(s) in state_dict: "0.weight", "0.bias"',
+                     lambda: step.load_state_dict(head)),
+        expect_error(tfc_torch.OptionError, "norm_type=inf", lambda: tfc_torch.compile_train_step(
+            copy.deepcopy(model), batch, loss_fn, device=device, max_grad_norm=1.0,
+            norm_type=math.inf)),
+        expect_error(KeyError, "does not return the total gradient norm",
+                     lambda: step.read("grad_norm")),
+    ]:
+        if err:
+            problems.append(err)
+
+    # nn.Embedding(max_norm): the refusal's recipe, against torch's module.
+    torch.manual_seed(14)
+    embed = _MaxNormEmbedding()
+    g = torch.Generator().manual_seed(15)
+    data = [(torch.randint(0, 20, (8, 6), generator=g), torch.randint(0, 3, (8,), generator=g))
+            for _ in range(4)]
+    recipe = "step.load_state_dict(sd)"
+    err = expect_error(tfc_torch.ModelError, recipe, lambda: tfc_torch.compile_train_step(
+        copy.deepcopy(embed), data[0], device=device))
+    if err:
+        problems.append(f"Embedding(max_norm): {err}")
+    reference = copy.deepcopy(embed)
+    with torch.no_grad():
+        embed.emb.weight.mul_(3.0)       # rows longer than max_norm
+        reference.emb.weight.mul_(3.0)
+    embed.emb.max_norm = None
+    opt = torch.optim.AdamW(reference.parameters(), lr=1e-2)
+    step = tfc_torch.compile_train_step(embed, data[0], device=device,
+                                        optimizer=torch.optim.AdamW(embed.parameters(), lr=1e-2))
+
+    def renormalized(ids, y):
+        sd = step.state_dict()
+        with torch.no_grad():
+            torch.embedding_renorm_(sd["emb.weight"], ids, 1.0, 2.0)
+        step.load_state_dict(sd)
+        return step(ids, y)
+    train_alongside(renormalized, reference, opt, lambda m, b: m(*b), data,
+                    "Embedding(max_norm) recipe: ", problems)
+    compare_parameters(step.state_dict(), reference, "Embedding(max_norm) recipe: ", problems)
+    return verdict(problems,
+                   "loop-recipes: ok (accumulation windows cut at epoch ends with apply_pending "
+                   "as torch's loop, the pending warning, save / load mid-window; "
+                   "load_state_dict(strict=False) keys, strict RuntimeError; norm_type; "
+                   "grad_norm; Embedding(max_norm)'s recipe as torch's)")
