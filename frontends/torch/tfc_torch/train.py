@@ -740,10 +740,15 @@ class TrainStep:
         groups = json.loads(meta[_META_GROUPS]) if _META_GROUPS in meta else None
         if self._follower is not None and groups is not None:
             optimizers.check_group_count(self._follower.optimizer, groups, path)
+        pending = int(meta.get(_META_PENDING, 0))
+        if pending >= self.accumulate_steps:
+            raise ValueError(f"{path} was saved with {pending} micro-batches pending, this "
+                             f"step applies every {self.accumulate_steps} (compile it with the "
+                             "accumulate_steps of the step that saved it)")
         if self._link is not None:
             self._link.hold(self)      # the optimizer's state_dict() then reads it
         self.program.restore(path, ("param", "state"))
-        self._micro = int(meta.get(_META_PENDING, 0))
+        self._micro = pending
         self._feed.calls = (int(meta[_META_CALLS]) if _META_CALLS in meta
                             else self._calls_of_steps())
         if self._follower is None:

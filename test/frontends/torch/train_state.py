@@ -582,6 +582,13 @@ def _partial_windows(device, problems):
         for batch in loader[6:]:
             resumed(*batch)
         resumed.apply_pending()
+        halves = tfc_torch.compile_train_step(copy.deepcopy(model), loader[0], loss_fn,
+                                              device=device, optimizer="sgd", lr=0.1,
+                                              momentum=0.9, accumulate_steps=2)
+        err = expect_error(ValueError, "saved with 2 micro-batches pending",
+                           lambda: halves.load(path))
+        if err:
+            problems.append(f"load() into accumulate_steps=2: {err}")
     went_on, back = step.state_dict(), resumed.state_dict()
     if any(not torch.equal(went_on[k], back[k]) for k in went_on):
         problems.append("load() of a step saved with micro-batches pending: parameters differ "
