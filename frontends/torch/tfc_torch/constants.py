@@ -96,6 +96,8 @@ def materialize(b: Builder, t: torch.Tensor, dtype: Optional[str] = None) -> Val
     its dense values: tfc has no sparse tensors."""
     if t.layout != torch.strided:
         t = t.to_dense()
+    if t.dtype in (torch.int8, torch.int16):  # held as i32 (importer.NARROW_INTEGERS)
+        t = t.to(torch.int32)
     if dtype is not None and dtypes.tfc_dtype(t.dtype) != dtype:
         t = t.to(dtypes.torch_dtype(dtype))
     dtype = dtypes.tfc_dtype(t.dtype)

@@ -2,8 +2,9 @@
 types, and the exact text of scalar literals in MLIR.
 
 tfc's element types are f32, f16, bf16, f64, i1, i32, i64 and ui8
-(docs/dialect.md); every other torch dtype is refused with a message naming
-it. Float literals are printed so that MLIR parses them back to the same
+(docs/dialect.md); int8 and int16 tensors are i32 values (importer.
+NARROW_INTEGERS), and every other torch dtype is refused with a message
+naming it. Float literals are printed so that MLIR parses them back to the same
 bits: finite values as the shortest decimal of the value rounded to the
 element type first (what torch does with a Python scalar), non-finite ones
 as the hexadecimal bit pattern MLIR accepts for float attributes.

@@ -59,11 +59,16 @@ class Exported:
     # import_forward: the output's constant leaves by flat index (see
     # output_spec).
     output_constants: Dict[int, Any] = field(default_factory=dict)
+    # import_forward: outputs of int8 / int16 leaves, i32 in the program,
+    # by name, with the dtype `rebuild_output` casts them back to.
+    narrow_outputs: Dict[str, torch.dtype] = field(default_factory=dict)
 
     def rebuild_output(self, results: Sequence[torch.Tensor]):
         """The forward's output structure from its results (`outputs`
         order): tensors, containers of the model's own classes, and the
         constant leaves put back."""
+        results = [r.to(self.narrow_outputs[n]) if n in self.narrow_outputs else r
+                   for n, r in zip(self.outputs, results)]
         return outputs.rebuild(self.output_spec, results, self.output_constants)
 
     def save(self, path: str) -> None:
@@ -71,7 +76,10 @@ class Exported:
             f.write(self.mlir)
 
     def _tensors(self, *groups) -> "OrderedDict[str, torch.Tensor]":
-        return OrderedDict((k, v.detach()) for group in groups for k, v in group.items())
+        """The tensors by name as the program's arguments hold them (int8 /
+        int16 batch inputs as int32)."""
+        return OrderedDict((k, v.detach().to(torch.int32) if v.dtype in (torch.int8, torch.int16)
+                            else v.detach()) for group in groups for k, v in group.items())
 
     def save_weights(self, path: str) -> None:
         """The parameters (one tensor per `tfc.param` argument) and the
@@ -171,6 +179,7 @@ def _import(traced, function_name: str, patterns: bool, locations: bool,
                         imported.aliases, imported.buffers, stats, list(imported.outputs),
                         traced.output_spec, imported.state, imported.outside)
     exported.output_constants = dict(traced.output_constants)
+    exported.narrow_outputs = dict(imported.narrow_outputs)
     exported.batch_check = traced.batch_check
     exported.renamed = dict(traced.renamed)
     imported.function.comments = _header(traced.model_name, exported)

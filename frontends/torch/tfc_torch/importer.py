@@ -59,24 +59,37 @@ BACKWARD_OP_HINT = ("tfc lowers the backward ops of the elementwise activations,
 # (ctx.update_state): the others read the state's current value.
 _STATE_UPDATERS = ("aten.native_batch_norm.default",)
 
-# uint8 values (`.byte()` masks, images): tfc's ui8 is a storage type only
-# arithmetic ops reject (docs/dialect.md), so inside the function a uint8
-# tensor is an i32 Value holding 0..255 (lowerings see i32 as its type);
-# ui8 stays at the edges (batch inputs, a forward's outputs). The results
-# of these ops can leave 0..255 and are wrapped modulo 256, as torch's
-# uint8 arithmetic and conversions (-1.0 and 511 to 255) wrap.
-UINT8_VALUE = "i32"
-_UINT8_WRAPPING = ("aten.add.", "aten.sub.", "aten.rsub.", "aten.mul.", "aten.neg.",
-                   "aten.pow.", "aten.square.", "aten.addcmul.", "aten._to_copy.",
-                   "aten.to.", "aten.type_as.", "aten.copy.", "aten.sum.", "aten.prod.",
-                   "aten.cumsum.", "aten.cumprod.", "aten.mm.", "aten.bmm.", "aten.matmul.",
-                   "aten.fill.", "aten.full_like.", "aten.new_full.")
+# Narrow integers torch computes with and tfc has no arithmetic type for:
+# uint8 (`.byte()` masks, images; tfc's ui8 is a storage type only
+# arithmetic ops reject, docs/dialect.md), int8 and int16 (16-bit PCM
+# audio, CT volumes). Inside the function such a tensor is an i32 Value
+# holding its value (lowerings see i32 as its type); uint8 stays ui8 at the
+# edges (batch inputs, a forward's outputs), int8 / int16 are i32 there
+# (converted by the caller: runtime.Program.set, export's feeds, a
+# forward's outputs cast back). The results of the ops that can leave the
+# type's range are wrapped into it, as torch's arithmetic and conversions
+# (-1.0 and 511 to uint8 255, 40000 to int16 -25536) wrap. Each dtype's
+# (lowest value, number of values):
+NARROW_INTEGERS = {torch.uint8: (0, 256), torch.int8: (-128, 256),
+                   torch.int16: (-32768, 65536)}
+NARROW_VALUE = "i32"
+_NARROW_WRAPPING = ("aten.add.", "aten.sub.", "aten.rsub.", "aten.mul.", "aten.neg.",
+                    "aten.pow.", "aten.square.", "aten.addcmul.", "aten._to_copy.",
+                    "aten.to.", "aten.type_as.", "aten.copy.", "aten.sum.", "aten.prod.",
+                    "aten.cumsum.", "aten.cumprod.", "aten.mm.", "aten.bmm.", "aten.matmul.",
+                    "aten.fill.", "aten.full_like.", "aten.new_full.", "aten.abs.",
+                    "aten.div.", "aten.floor_divide.", "aten.lshift.", "aten.__lshift__.",
+                    "aten.bitwise_left_shift.")
 
 
-def _wrap_uint8(b: Builder, v: Value) -> Value:
-    """An i32 Value modulo 256 (in 0..255)."""
-    m = b.sub(v, b.mul(b.div(v, b.splat(256, v.dtype)), b.splat(256, v.dtype)))
-    return b.select(b.compare("lt", m, b.splat(0, v.dtype)), b.add(m, b.splat(256, v.dtype)), m)
+def _wrap_narrow(b: Builder, v: Value, dtype: torch.dtype) -> Value:
+    """An i32 Value wrapped into narrow integer `dtype`'s range."""
+    low, count = NARROW_INTEGERS[dtype]
+    if low:
+        v = b.sub(v, b.splat(low, v.dtype))
+    m = b.sub(v, b.mul(b.div(v, b.splat(count, v.dtype)), b.splat(count, v.dtype)))
+    m = b.select(b.compare("lt", m, b.splat(0, v.dtype)), b.add(m, b.splat(count, v.dtype)), m)
+    return b.add(m, b.splat(low, v.dtype)) if low else m
 
 
 class Missing:
@@ -161,6 +174,9 @@ def is_complex_arg(x) -> bool:
 
 
 def tensor_type(t: torch.Tensor, frame=None, what: str = "tensor") -> TensorType:
+    """A tensor's type at the function's edges (int8 / int16: i32)."""
+    if t.dtype in NARROW_INTEGERS and t.dtype != torch.uint8:
+        return TensorType(tuple(t.shape), NARROW_VALUE)
     try:
         return TensorType(tuple(t.shape), dtypes.tfc_dtype(t.dtype))
     except ValueError as e:
@@ -173,9 +189,10 @@ def tensor_type(t: torch.Tensor, frame=None, what: str = "tensor") -> TensorType
 
 
 def value_type(t: torch.Tensor, frame=None, what: str = "tensor") -> TensorType:
-    """The type of a traced tensor's Value (parts_type; uint8: UINT8_VALUE)."""
+    """The type of a traced tensor's Value (parts_type; narrow integers:
+    NARROW_VALUE)."""
     out = parts_type(t, frame, what)
-    return out.with_dtype(UINT8_VALUE) if t.dtype == torch.uint8 else out
+    return out.with_dtype(NARROW_VALUE) if t.dtype in NARROW_INTEGERS else out
 
 
 def parts_type(t: torch.Tensor, frame=None, what: str = "tensor") -> TensorType:
@@ -208,12 +225,20 @@ class Context:
         # its id from being reused by a lowering's next temporary Known.
         self._materialized: Dict[tuple, tuple] = {}
         self._extra_inputs: Dict[str, Argument] = {}
+        # Forward outputs of int8 / int16 leaves: name -> dtype (Imported).
+        self.narrow_outputs: Dict[str, torch.dtype] = {}
         # Model state (`tfc.state` arguments) -> its new value.
         self.state_updates: "OrderedDict[str, Value]" = OrderedDict()
-        # The nodes whose traced value is a uint8 tensor (UINT8_VALUE).
-        self.uint8_nodes = set()
+        # The nodes whose traced value is a narrow integer tensor
+        # (NARROW_VALUE), with its torch dtype.
+        self.narrow_nodes: Dict[torch.fx.Node, torch.dtype] = {}
 
     # -- the node's result types -------------------------------------------------------
+    @property
+    def uint8_nodes(self):
+        """The nodes whose traced value is a uint8 tensor."""
+        return {n for n, d in self.narrow_nodes.items() if d == torch.uint8}
+
     def out(self, i: Optional[int] = None) -> TensorType:
         """The traced type of the node's result (or of its i-th result)."""
         if i is None:
@@ -234,8 +259,8 @@ class Context:
         if isinstance(x, Value):
             return self.b.convert(x, dtype) if dtype else x
         if isinstance(x, Known):
-            if dtype is None and x.tensor.dtype == torch.uint8:
-                dtype = UINT8_VALUE
+            if dtype is None and x.tensor.dtype in NARROW_INTEGERS:
+                dtype = NARROW_VALUE
             key = (id(x), dtype)
             if key not in self._materialized:
                 v = constants.materialize(self.b, x.tensor, dtype)
@@ -337,6 +362,9 @@ class Imported:
     # a hidden module's parameters), the objects themselves (module_watch.py
     # checks them at every call of a compiled step or forward).
     outside: List[torch.Tensor] = field(default_factory=list)
+    # Outputs of an int8 / int16 leaf (an i32 result), by name, with the
+    # dtype a caller casts them back to.
+    narrow_outputs: Dict[str, torch.dtype] = field(default_factory=dict)
 
 
 def _live_nodes(graph: torch.fx.Graph, roots=()) -> set:
@@ -568,8 +596,10 @@ def _forward_results(node, env, ctx: Context, traced: Traced):
                 raise ModelError(f"the model's output {name} is a constant tfc cannot "
                                  f"express: {e}", frame) from e
         assert isinstance(value, Value), f"output {name}: {value!r}"
-        if leaf in ctx.uint8_nodes:
+        if ctx.narrow_nodes.get(leaf) == torch.uint8:
             value = ctx.b.convert(value, "ui8")
+        elif leaf in ctx.narrow_nodes:
+            ctx.narrow_outputs[name] = ctx.narrow_nodes[leaf]
         results.append(value)
         kept.append(name)
     return results, kept
@@ -686,10 +716,10 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                                  hint="register integer tensors as buffers")
             env[node] = fn.add_argument(t, ph.role, ph.key, _hint(ph.key))
             (params if ph.role == "param" else inputs)[ph.key] = ph.tensor
-            if ph.tensor.dtype == torch.uint8:
+            if ph.tensor.dtype in NARROW_INTEGERS:
                 b.source, b.hint = None, node.name
-                env[node] = b.convert(env[node], UINT8_VALUE)
-                ctx.uint8_nodes.add(node)
+                env[node] = b.convert(env[node], NARROW_VALUE)
+                ctx.narrow_nodes[node] = ph.tensor.dtype
             continue
         if node not in live:
             continue
@@ -722,8 +752,8 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
         with torch.no_grad():
             value = node.target(*real_args, **real_kwargs)
         real[node] = value
-        if isinstance(value, torch.Tensor) and value.dtype == torch.uint8:
-            ctx.uint8_nodes.add(node)
+        if isinstance(value, torch.Tensor) and value.dtype in NARROW_INTEGERS:
+            ctx.narrow_nodes[node] = value.dtype
         # Model state updated earlier in the forward (a training batch norm's
         # running statistics) is read at its current value; the batch norm
         # itself takes the state argument, whose update it chains.
@@ -778,9 +808,9 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                 raise
             except ValueError as e:  # e.g. a known tensor with no tfc form
                 raise UnsupportedOpError(name, frame, str(e)) from e
-            if isinstance(value, torch.Tensor) and value.dtype == torch.uint8 \
-                    and isinstance(lowered, Value) and name.startswith(_UINT8_WRAPPING):
-                lowered = _wrap_uint8(b, lowered)
+            if isinstance(value, torch.Tensor) and value.dtype in NARROW_INTEGERS \
+                    and isinstance(lowered, Value) and name.startswith(_NARROW_WRAPPING):
+                lowered = _wrap_narrow(b, lowered, value.dtype)
             _check_types(name, lowered, value, frame)
             for m in (lowered if isinstance(lowered, (list, tuple)) else [lowered]):
                 if isinstance(m, (Missing, Masked)) and not m.op:
@@ -809,4 +839,5 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
     outside += [t for t in traced.outside_read if all(t is not o for o in outside)]
     for key, arg in ctx._extra_inputs.items():  # e.g. dropout_seed: example value 0
         inputs[key] = torch.zeros(arg.shape, dtype=dtypes.torch_dtype(arg.dtype))
-    return Imported(fn, params, inputs, dict(traced.aliases), buffers, outputs, state, outside)
+    return Imported(fn, params, inputs, dict(traced.aliases), buffers, outputs, state, outside,
+                    dict(ctx.narrow_outputs))

@@ -10,7 +10,7 @@ run without their loss: their logits (and hidden states), with and without
 pattern recognition ("/decomposed"; with it, the patterns check_models.py
 expects but the cross-entropy must fire). Small modules return a tuple, a dict,
 integer leaves (argmax, argmin with ties and NaN, a count), uint8 leaves of
-a uint8 image input, and parameters, inputs and buffers as they are;
+a uint8 image input, int16 / int8 leaves of an int16 input, and parameters, inputs and buffers as they are;
 plain values among the tensors (nanoGPT's `logits, None` at inference,
 numbers, strings) kept as constants, and HF's ModelOutput (a dataclass
 subclassing OrderedDict), a dataclass and an OrderedDict subclass rebuilt
@@ -137,6 +137,30 @@ class Uint8Image(nn.Module):
         y = (self.fc(img.float() / 255) * 255).clamp(0, 255).byte()
         return (y, img, img + 100, img * 3 - 7, (img * 2).sum(),
                 torch.tensor([1, 2], dtype=torch.uint8))
+
+
+class Int16Pcm(nn.Module):
+    """int16 in and out (16-bit PCM audio): tfc computes int8 / int16 in
+    i32, wrapping into their range as torch's (pcm + 20000, pcm * 3,
+    -(-32768) and abs(-32768) stay -32768, a cast to int8), a float result
+    converted back, a floor division and a sum (int64)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, pcm):
+        y = (self.fc(pcm.float() / 32768) * 1000).to(torch.int16)
+        # (Read as floats: an int16 output is cast back, which would hide a
+        # missing wrap.)
+        wrapped = torch.stack([pcm + 20000, pcm * 3, -pcm, pcm.abs(), pcm.to(torch.int8)])
+        return (y, pcm, wrapped.float(), pcm // 7, (pcm * 2).sum(), pcm.to(torch.int8))
+
+
+def _pcm():
+    pcm = torch.randint(-32768, 32768, (4, 3), generator=_g(11), dtype=torch.int16)
+    pcm[0, 0] = -32768
+    return pcm
 
 
 class RequiresGradReads(nn.Module):
@@ -328,6 +352,7 @@ def _small_cases():
         "structured": lambda: (StructuredOut(), (torch.randn(3, 4, generator=_g(13)),)),
         "uint8": lambda: (Uint8Image(), (torch.randint(0, 256, (4, 3), generator=_g(10),
                                                        dtype=torch.uint8),)),
+        "int16": lambda: (Int16Pcm(), (_pcm(),)),
     }
 
 
@@ -364,7 +389,7 @@ def compare(name, got, want):
 
 # Cases also run through tfc_torch.compile (in process), its output
 # compared with the module's: classes, constants and values.
-COMPILED = {"constant-leaves", "structured", "dict"}
+COMPILED = {"constant-leaves", "structured", "dict", "int16"}
 
 
 def same_structure(got, want, what):
@@ -456,6 +481,9 @@ def check_run(case, tfc_run, device, workdir):
     got = tfc_torch.safetensors.load(out)
     if set(got) != set(names):
         return f"tfc-run wrote {sorted(got)}, expected {names}"
+    # int8 / int16 outputs are i32 in the program (tfc-run writes them so).
+    got = {n: g.to(exported.narrow_outputs[n]) if n in exported.narrow_outputs else g
+           for n, g in got.items()}
     problems = [p for p in (compare(n, got.get(n), w) for n, w in zip(names, want_leaves)) if p]
     rebuilt = exported.rebuild_output([got[n] for n in names])
     problems += same_structure(rebuilt, want, "rebuild_output of tfc-run's results")

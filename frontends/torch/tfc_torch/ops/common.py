@@ -24,8 +24,8 @@ def promoted(*xs) -> str:
     tensors = [torch.empty((1,) * r.dim() if r.dim() else (), dtype=r.dtype)
                if isinstance(r, torch.Tensor) else r for r in reps]
     result = torch_result_type(*tensors)
-    # A uint8 tensor's Value is i32 (importer.UINT8_VALUE).
-    return "i32" if result == torch.uint8 else tfc_dtype(result)
+    # A narrow integer tensor's Value is i32 (importer.NARROW_VALUE).
+    return "i32" if result in (torch.uint8, torch.int8, torch.int16) else tfc_dtype(result)
 
 
 def index_ids(ctx, index, size, dtype=None, wrap_traced=False):
