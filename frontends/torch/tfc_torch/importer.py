@@ -711,6 +711,13 @@ def import_traced(traced: Traced, function_name: str = "loss") -> Imported:
                 continue
             what = f"parameter {ph.key}" if ph.role == "param" else f"input {ph.key}"
             t = tensor_type(ph.tensor, None, what)
+            if ph.role == "input" and 0 in t.shape:
+                raise ModelError(f"{what} has shape {list(t.shape)}: an empty batch (a dimension "
+                                 "of size 0); a tfc program has the example's static shapes and "
+                                 "computes on non-empty tensors",
+                                 hint="skip empty batches (and compile with a non-empty "
+                                      "example): torch's loss over 0 samples is 0 or NaN with "
+                                      "zero gradients, a step with nothing to learn")
             if ph.role == "param" and not dtypes.is_float(t.dtype):
                 raise ModelError(f"{what} has dtype {ph.tensor.dtype}; tfc parameters are floats",
                                  hint="register integer tensors as buffers")

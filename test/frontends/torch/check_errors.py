@@ -165,6 +165,8 @@ CASES = {
     "RealQuantizeRoundTrip": ("ModelError", ["forward quantizes with aten.quantize_per_tensor",
                                              "0.05, 0, torch.quint8)",
                                              "torch.fake_quantize_per_tensor_affine(x, scale"]),
+    "LearnedScalarArgument": ("DataDependentError", ["add takes a Python number", "alpha=",
+                                                     "torch.add(x, y, alpha=s) is x + s * y"]),
     "IfAfterAssert": ("DataDependentError", ["control flow depends on a tensor's value",
                                              "if (h > 100).any()", "torch.where"]),
     "NanGuardWarns": ("DataDependentError", ["control flow depends on a tensor's value",
@@ -309,6 +311,32 @@ def check_format_warnings():
     return [("FormattedTensors", problem)]
 
 
+def check_empty_batch():
+    """(name, problem or None): an example batch of 0 samples is a
+    ModelError naming the input and its shape at import (it used to import
+    and then fail inside the compiler: reductions over empty tensors)."""
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    import tfc_torch
+
+    class Classifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, x, y):
+            return F.cross_entropy(self.fc(x), y, reduction="sum")
+
+    try:
+        tfc_torch.import_module(Classifier(), (torch.randn(0, 4), torch.zeros(0, dtype=torch.long)))
+        return [("EmptyBatch", "imported without an error")]
+    except tfc_torch.ModelError as e:
+        needles = ["input x has shape [0, 4]", "empty batch", "skip empty batches"]
+        missing = [n for n in needles if n not in str(e)]
+        return [("EmptyBatch", f"message lacks {missing}: {e}" if missing else None)]
+
+
 def main():
     import torch
     import tfc_torch
@@ -341,7 +369,8 @@ def main():
             problem = "the traced tensor stayed in the function's cache"
         print(f"{'FAIL' if problem else 'ok  '} {name}" + (f": {problem}" if problem else ""))
         failures += bool(problem)
-    for name, problem in check_update_warnings() + check_format_warnings():
+    for name, problem in check_update_warnings() + check_format_warnings() + \
+            check_empty_batch():
         print(f"{'FAIL' if problem else 'ok  '} {name}" + (f": {problem}" if problem else ""))
         failures += bool(problem)
     return 1 if failures else 0
