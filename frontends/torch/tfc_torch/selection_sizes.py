@@ -41,6 +41,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from .errors import DataDependentError
+from .trace_hints import DATA_DEPENDENT_MARKERS
 
 _MARK = "_tfc_selected_rows"     # (k, the mask's id) on a selection
 _CONSTANT = "_tfc_constant"      # True on a tensor computed from constants alone
@@ -302,6 +303,44 @@ def _unconstant(t):
         t = source if source is not None else t._base
 
 
+def _with_numbers(func, name: str, args, kwargs, error: RuntimeError):
+    """`func` called again with its 0-d tensor arguments that hold
+    constants (a held buffer, or computed from held buffers and constants:
+    GPT-NeoX's baddbmm(..., alpha=torch.tensor(1.0) / self.norm_factor))
+    as the Python numbers they hold, after the call failed reading a value:
+    aten converts a tensor given for a number (alpha=, value=, a slope, an
+    arange's end) in C++, past the Python reads that take such a value as a
+    constant (.item()). Other 0-d tensor arguments are named in the error."""
+    def zero_dim(a) -> bool:
+        return isinstance(a, torch.Tensor) and a.dim() == 0 and \
+            torch._is_functional_tensor(a)
+    places = [(i, a) for i, a in enumerate(args) if zero_dim(a)] + \
+        [(k, a) for k, a in kwargs.items() if zero_dim(a)]
+    held_places = [(at, a) for at, a in places if _sources([a]) and _constant(a)]
+    if held_places:
+        args, kwargs = list(args), dict(kwargs)
+        for at, a in held_places:
+            _read.update(_sources([a]))
+            value = _real_value(a).item()
+            if isinstance(at, int):
+                args[at] = value
+            else:
+                kwargs[at] = value
+        return func(*args, **kwargs)
+    if not places:
+        raise error
+    named = ", ".join(f"argument {at + 1}" if isinstance(at, int) else f"{at}="
+                      for at, _ in places)
+    raise DataDependentError(
+        f"{name or func} takes a Python number where it is given a 0-d tensor ({named}) "
+        "computed from the parameters, the batch or model state: aten reads it as a number, "
+        "a value the compiled program cannot hold fixed", None,
+        "pass a Python number there (a constant: float(cfg.scale), or a buffer forward does "
+        "not write, whose value is then a constant of the program), or apply the tensor with "
+        "tensor ops: torch.baddbmm(z, a, b, alpha=s) is z + s * (a @ b), torch.add(x, y, "
+        "alpha=s) is x + s * y, F.leaky_relu(x, s) is torch.where(x >= 0, x, s * x)") from error
+
+
 def _mark(out, mask):
     """Marks the tensors of `out` as selections by `mask` (one of them with
     rows: dim 0, the row count)."""
@@ -532,7 +571,12 @@ class SelectionSizes(TorchFunctionMode):
                 out = _mean_of_rows(func, args, kwargs)
                 if out is not None:
                     return out
-        out = func(*args, **kwargs)
+        try:
+            out = func(*args, **kwargs)
+        except RuntimeError as e:
+            if name in _READS or not any(m in str(e) for m in DATA_DEPENDENT_MARKERS):
+                raise
+            out = _with_numbers(func, name, args, kwargs, e)
         inputs = _tensors((args, kwargs))
         if name == "masked_select" or name in ("nonzero", "argwhere") or (
                 name == "where" and len(args) == 1 and not kwargs):

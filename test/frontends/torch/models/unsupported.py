@@ -814,3 +814,17 @@ class LazyUninitialized(nn.Module):
 
     def forward(self, x):
         return self.fc(x).pow(2).mean()  # error here
+
+
+class LearnedScalarArgument(Base):
+    """A learned 0-d tensor given where aten takes a number (add's alpha):
+    aten reads it as a number in C++, which no trace can hold; the error
+    names the argument (it spoke of an if / .item() the line lacks)."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.tensor(0.5))
+
+    def forward(self, x):
+        h = self.fc(x)
+        return torch.add(h, h.tanh(), alpha=self.scale).pow(2).mean()  # error here

@@ -64,7 +64,40 @@ CASES = {
     # config (__getattr__ raising KeyError) at module level and held by the
     # module (compiling crashed on KeyError '__self__' / '__globals__').
     "parameter-isinstance": lambda: _parameter_isinstance(),
+    # 0-d buffers (and values computed from them and constants) given
+    # where aten takes a number: GPT-NeoX's baddbmm(..., alpha=torch.tensor(1.0)
+    # / self.norm_factor), add(alpha=), addcmul(value=), F.pad(value=),
+    # new_full, arange(end), leaky_relu's slope, softplus' beta, hardtanh's
+    # bounds: aten converts them in C++, and they are read as the
+    # constants they hold, as .item() of them is (these were
+    # DataDependentErrors).
+    "buffer-scalar-arguments": lambda: _buffer_scalars(),
 }
+
+
+class _BufferScalars(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(6, 6)
+        self.register_buffer("norm_factor", torch.tensor(8.0).sqrt(), persistent=False)
+        self.register_buffer("c", torch.tensor(0.5))
+        self.register_buffer("n", torch.tensor(3))
+
+    def forward(self, x):
+        y = self.lin(x)
+        alpha = torch.tensor(1.0, dtype=self.norm_factor.dtype) / self.norm_factor
+        scores = torch.baddbmm(torch.zeros(2, 4, 4), y, y.transpose(1, 2), alpha=alpha)
+        c = self.c
+        return (scores.softmax(-1).pow(2).sum() + torch.add(y, x, alpha=c).pow(2).sum()
+                + torch.addcmul(y, y, x, value=c).sum() + F.pad(y, (0, 2), value=c).pow(2).sum()
+                + (y * y.new_full(y.shape, c)).sum() + (y[..., :3] * torch.arange(self.n)).sum()
+                + F.leaky_relu(y, c).sum() + F.softplus(y, beta=c).sum()
+                + F.hardtanh(y, -c, c).pow(2).sum())
+
+
+def _buffer_scalars():
+    torch.manual_seed(0)
+    return _BufferScalars(), (torch.randn(2, 4, 6, generator=_g(1)),)
 
 # The common research-code config: attribute reads are item reads, so a
 # missing attribute raises KeyError, not AttributeError.
