@@ -2,7 +2,9 @@
 models/ops/ package (one file per lowering file of tfc_torch/ops/) is
 imported and run by `tfc-run --grad`; its loss and every gradient must equal
 torch.autograd's (rtol 1e-5 for the loss, 1e-4 of the largest magnitude for
-each gradient), and the patterns listed in the package's PATTERNS must be
+each gradient; NaN equals NaN, in the loss as at the same positions of a
+gradient, so that cases of NaN inputs check where torch's gradient is NaN
+and where it is not), and the patterns listed in the package's PATTERNS must be
 recognized; importing under torch.no_grad() must give the same module.
 
 Usage: check_ops.py --tfc-run BIN [--case NAME ...] [--device host|cuda]
@@ -57,7 +59,7 @@ def check(name, factory, tfc_run, device, workdir, patterns):
     problems = []
     loss = got["loss"]
     if not torch.allclose(loss.double(), want_loss.double(), rtol=check_models.LOSS_RTOL,
-                          atol=check_models.LOSS_ATOL):
+                          atol=check_models.LOSS_ATOL, equal_nan=True):
         problems.append(f"loss {loss.item()} != {want_loss.item()}")
     worst = 0.0
     for pname, want in zip(exported.params, want_grads):

@@ -46,19 +46,20 @@ def prelu(ctx, x, weight):
 
 @lowers("aten.elu.default")
 def elu(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
-    """y where y > 0, else alpha (exp(y input_scale) - 1), times scale. The
-    exponential reads 0 where y > 0: exp of a large positive y would be inf
+    """alpha (exp(y input_scale) - 1) where y <= 0, else y (NaN among
+    them: torch's backward passes grad * scale there), times scale. The
+    exponential reads 0 elsewhere: exp of a large positive y would be inf
     there, and the select's gradient of the unused side 0 * inf = NaN."""
     dt = ctx.out().dtype
     b = ctx.b
     y = ctx.tensor(x, dt)
     zero = ctx.tensor(0.0, dt)
-    positive = b.compare("gt", y, zero)
-    at_most_zero = b.select(positive, zero, y)
+    at_most = b.compare("le", y, zero)
+    at_most_zero = b.select(at_most, y, zero)
     negative = b.mul(ctx.tensor(alpha, dt),
                      b.sub(b.unary("exp", b.mul(at_most_zero, ctx.tensor(input_scale, dt))),
                            ctx.tensor(1.0, dt)))
-    out = b.select(positive, y, negative)
+    out = b.select(at_most, negative, y)
     return out if scale == 1 else b.mul(out, ctx.tensor(scale, dt))
 
 
@@ -95,17 +96,30 @@ def softplus_of_negated(ctx, y):
     return b.add(tail, b.binary("maximum", b.unary("neg", y), ctx.tensor(0.0, dt)))
 
 
+def nan_gradient(ctx, y):
+    """A term of value 0 (NaN where y is NaN) whose gradient is NaN exactly
+    where y is NaN, for formulas whose selects and abs give 0 there where
+    torch's backward gives NaN: select(n, y, 0) * select(n, NaN, 0), n =
+    isnan(y) (the coefficient is 0 elsewhere, so no 0 * NaN arises)."""
+    b, dt = ctx.b, y.dtype
+    zero = ctx.tensor(0.0, dt)
+    nan = b.compare("ne", y, y)
+    return b.mul(b.select(nan, y, zero), b.select(nan, ctx.tensor(float("nan"), dt), zero))
+
+
 @lowers("aten.log_sigmoid_forward.default")
 def log_sigmoid_forward(ctx, x):
     """(log sigmoid(x), torch's backward buffer): -log(1 + exp(-x)), which
     neither overflows nor loses the small values of the negative side. The
     buffer, read only by log_sigmoid_backward (a derivative taken inside
-    forward), is built when the graph reads it: torch's CPU exp(-|x|)."""
+    forward), is built when the graph reads it: torch's CPU exp(-|x|). At
+    NaN the gradient is NaN, as torch's (nan_gradient; abs' and maximum's
+    would give 0)."""
     y = ctx.tensor(x, ctx.out(0).dtype)
     b = ctx.b
     buffer = b.unary("exp", b.unary("neg", b.unary("abs", ctx.tensor(x, ctx.out(1).dtype)))) \
         if result_used(ctx, 1) else Missing("its second result is the backward's buffer")
-    return b.unary("neg", softplus_of_negated(ctx, y)), buffer
+    return b.sub(nan_gradient(ctx, y), softplus_of_negated(ctx, y)), buffer
 
 
 @lowers("aten.glu.default")
@@ -121,26 +135,33 @@ def glu(ctx, x, dim=-1):
 
 @lowers("aten.threshold.default")
 def threshold(ctx, x, threshold, value):
-    """x where x > threshold, else value."""
+    """value where x <= threshold, else x (NaN stays NaN, its gradient
+    passes, as torch's)."""
     dt, b = ctx.out().dtype, ctx.b
     y = ctx.tensor(x, dt)
-    return b.select(b.compare("gt", y, ctx.tensor(threshold, dt)), y, ctx.tensor(value, dt))
+    return b.select(b.compare("le", y, ctx.tensor(threshold, dt)), ctx.tensor(value, dt), y)
 
 
 @lowers("aten.hardshrink.default")
 def hardshrink(ctx, x, lambd=0.5):
+    """0 where |x| <= lambd, else x (NaN stays NaN, its gradient passes,
+    as torch's)."""
     dt, b = ctx.out().dtype, ctx.b
     y = ctx.tensor(x, dt)
-    return b.select(b.compare("gt", b.unary("abs", y), ctx.tensor(lambd, dt)), y,
-                    ctx.tensor(0.0, dt))
+    return b.select(b.compare("le", b.unary("abs", y), ctx.tensor(lambd, dt)),
+                    ctx.tensor(0.0, dt), y)
 
 
 @lowers("aten.softshrink.default")
 def softshrink(ctx, x, lambd=0.5):
+    """x - lambd above lambd, x + lambd below -lambd, else 0: also at NaN,
+    whose gradient passes (torch 1.13's forward and backward)."""
     dt, b = ctx.out().dtype, ctx.b
     y = ctx.tensor(x, dt)
     l = ctx.tensor(lambd, dt)
-    below = b.select(b.compare("lt", y, b.unary("neg", l)), b.add(y, l), ctx.tensor(0.0, dt))
+    zero = ctx.tensor(0.0, dt)
+    middle = b.select(b.compare("ne", y, y), b.straight_through(b.splat(0.0, dt, y.shape), y), zero)
+    below = b.select(b.compare("lt", y, b.unary("neg", l)), b.add(y, l), middle)
     return b.select(b.compare("gt", y, l), b.sub(y, l), below)
 
 
@@ -164,14 +185,21 @@ def _relu6_of_shifted(ctx, y, inclusive):
 @lowers("aten.hardsigmoid.default")
 def hardsigmoid(ctx, x):
     """min(max(x + 3, 0), 6) / 6 (torch's rounding); gradient 1/6 strictly
-    inside (-3, 3)."""
+    inside (-3, 3), 0 at NaN (NaN's value kept without gradient)."""
+    b = ctx.b
     y = ctx.tensor(x, ctx.out().dtype)
-    return ctx.b.div(_relu6_of_shifted(ctx, y, False), ctx.tensor(6.0, y.dtype))
+    out = b.div(_relu6_of_shifted(ctx, y, False), ctx.tensor(6.0, y.dtype))
+    return b.select(b.compare("ne", y, y), b.stop_gradient(y), out)
 
 
 @lowers("aten.hardswish.default")
 def hardswish(ctx, x):
     """x * min(max(x + 3, 0), 6) / 6; gradient x / 3 + 0.5 on [-3, 3], as
-    torch's."""
+    torch's, and g at NaN (the formula reads 0 there, whose unused
+    gradient would otherwise be 0 * NaN)."""
+    b = ctx.b
     y = ctx.tensor(x, ctx.out().dtype)
-    return ctx.b.div(ctx.b.mul(y, _relu6_of_shifted(ctx, y, True)), ctx.tensor(6.0, y.dtype))
+    nan = b.compare("ne", y, y)
+    v = b.select(nan, ctx.tensor(0.0, y.dtype), y)
+    out = b.div(b.mul(v, _relu6_of_shifted(ctx, v, True)), ctx.tensor(6.0, y.dtype))
+    return b.select(nan, y, out)

@@ -228,12 +228,16 @@ def logaddexp2(ctx, a, b):
 
 @lowers("aten.copysign.Tensor", "aten.copysign.Scalar")
 def copysign(ctx, a, b):
-    """|a| with b's sign: negative where b < 0 or b is -0 (1 / b < 0). A
-    NaN b's sign bit is not visible to tfc's compares: |a| there."""
+    """|a| with b's sign: negative where b < 0 (-inf among them) or b is -0
+    (1 / b < 0 for a zero b). A NaN b's sign bit is not visible to tfc's
+    compares: |a| there."""
     bld, dt = ctx.b, ctx.out().dtype
     x, y = _operands(ctx, a, b)
     magnitude = bld.unary("abs", x)
-    negative = bld.compare("lt", bld.div(ctx.tensor(1.0, dt), y), ctx.tensor(0.0, dt))
+    zero = ctx.tensor(0.0, dt)
+    negative = bld.select(bld.compare("eq", y, zero),
+                          bld.compare("lt", bld.div(ctx.tensor(1.0, dt), y), zero),
+                          bld.compare("lt", y, zero))
     return bld.select(negative, bld.unary("neg", magnitude), magnitude)
 
 
@@ -244,24 +248,31 @@ def clamp(ctx, x, lo=None, hi=None):
     """min(max(x, lo), hi) as selects, so that a value on a bound gets
     torch's gradient (not maximum's even split of a tie): clamp passes it
     to x (lo <= x <= hi), hardtanh to neither (lo < x < hi); a tensor bound
-    gets it where x is strictly beyond it. NaN stays NaN."""
+    gets it where x is strictly beyond it. NaN stays NaN: a NaN x, or a
+    NaN tensor bound, gives NaN with no gradient to anything under clamp
+    (torch's: x >= lo and x <= hi are false), while hardtanh passes x's
+    (x <= lo and x >= hi are false); a NaN number bound is no bound, as
+    torch's."""
     dt, b = ctx.out().dtype, ctx.b
-    y = ctx.tensor(x, dt)
+    y = x0 = ctx.tensor(x, dt)
     if ctx.name.startswith("aten.clamp_max"):
         lo, hi = None, lo
     inclusive = ctx.name != "aten.hardtanh.default"
     if not inclusive:
         lo = -1.0 if lo is None else lo
         hi = 1.0 if hi is None else hi
-    if lo is not None:
-        bound = ctx.tensor(lo, dt)
-        y = b.broadcast_to(b.select(b.compare("lt" if inclusive else "le", y, bound), bound, y),
+    nan = b.compare("ne", x0, x0) if inclusive and dtypes.is_float(dt) else None
+    for limit, beyond in ((lo, "lt" if inclusive else "le"), (hi, "gt" if inclusive else "ge")):
+        if limit is None:
+            continue
+        bound = ctx.tensor(limit, dt)
+        y = b.broadcast_to(b.select(b.compare(beyond, y, bound), bound, y),
                            broadcast_shapes(y.shape, bound.shape))
-    if hi is not None:
-        bound = ctx.tensor(hi, dt)
-        y = b.broadcast_to(b.select(b.compare("gt" if inclusive else "ge", y, bound), bound, y),
-                           broadcast_shapes(y.shape, bound.shape))
-    return y
+        if nan is not None and not isinstance(limit, (int, float)):
+            nan = b.select(nan, ctx.tensor(True, "i1"), b.compare("ne", bound, bound))
+    if nan is None:
+        return y
+    return b.broadcast_to(b.select(nan, ctx.tensor(float("nan"), dt), y), y.shape)
 
 
 _DIRECTIONS = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
@@ -543,9 +554,25 @@ def tan(ctx, x):
 
 @lowers("aten.hypot.default")
 def hypot(ctx, a, b_):
+    """sqrt(x^2 + y^2) scaled by m = max(|x|, |y|) as libm's hypot, m
+    sqrt((x/m)^2 + (y/m)^2), so that neither square overflows (above
+    1.8e19 in f32) nor underflows (below 1e-19); 0 where m is 0, inf where
+    either is infinite (also against NaN). The gradient is torch's, g x / h
+    and g y / h (NaN at the origin), through a straight-through source."""
     x, y = _operands(ctx, a, b_)
-    b = ctx.b
-    return b.unary("sqrt", b.add(b.mul(x, x), b.mul(y, y)))
+    b, dt = ctx.b, ctx.out().dtype
+    inf = ctx.tensor(float("inf"), dt)
+    ax, ay = b.unary("abs", x), b.unary("abs", y)
+    m = b.binary("maximum", ax, ay)
+    usable = b.select(b.compare("gt", m, ctx.tensor(0.0, dt)), b.compare("lt", m, inf),
+                      ctx.tensor(False, "i1"))
+    s = b.select(usable, m, ctx.tensor(1.0, dt))
+    u, v = b.div(x, s), b.div(y, s)
+    h = b.mul(m, b.unary("sqrt", b.add(b.mul(u, u), b.mul(v, v))))
+    infinite = b.select(b.compare("eq", ax, inf), ctx.tensor(True, "i1"), b.compare("eq", ay, inf))
+    h = b.stop_gradient(b.select(infinite, inf, h))
+    source = b.add(b.mul(x, b.stop_gradient(b.div(x, h))), b.mul(y, b.stop_gradient(b.div(y, h))))
+    return b.straight_through(h, source)
 
 
 @lowers("aten.xlogy.Tensor", "aten.xlogy.Scalar_Self", "aten.xlogy.Scalar_Other")
@@ -578,13 +605,21 @@ def x_times_log(ctx, a, b_, log):
 
 @lowers("aten.logit.default")
 def logit(ctx, x, eps=None):
-    """log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps is given."""
+    """log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps is given.
+    The gradient is torch's, g / (x (1 - x)) (inf at exactly 0 and 1, where
+    the quotient's own would be inf * 0), 0 outside [eps, 1 - eps], through
+    a straight-through source."""
     dt, b = ctx.out().dtype, ctx.b
-    z = ctx.tensor(x, dt)
+    v = z = ctx.tensor(x, dt)
+    one = ctx.tensor(1.0, dt)
+    slope = b.div(one, b.mul(v, b.sub(one, v)))
     if eps is not None:
-        z = b.binary("minimum", b.binary("maximum", z, ctx.tensor(eps, dt)),
-                     ctx.tensor(1.0 - eps, dt))
-    return b.unary("log", b.div(z, b.sub(ctx.tensor(1.0, dt), z)))
+        lo, hi = ctx.tensor(eps, dt), ctx.tensor(1.0 - eps, dt)
+        z = b.select(b.compare("lt", z, lo), lo, b.select(b.compare("gt", z, hi), hi, z))
+        outside = b.select(b.compare("lt", v, lo), ctx.tensor(True, "i1"), b.compare("gt", v, hi))
+        slope = b.select(outside, ctx.tensor(0.0, dt), slope)
+    value = b.stop_gradient(b.unary("log", b.div(z, b.sub(one, z))))
+    return b.straight_through(value, b.mul(v, b.stop_gradient(slope)))
 
 
 @lowers("aten.addcmul.default")

@@ -27,7 +27,36 @@ CASES = {
     # torch's gradients are finite there (the unused branch's exp must not
     # overflow into the selected one's gradient as 0 * inf).
     "activations-large-inputs": lambda: _large_inputs(),
+    # Activations and clamps at a NaN input, each on a row of its own (a NaN
+    # gradient would hide the others'): torch's backward passes the
+    # gradient where its test is false at NaN (relu, threshold, hardtanh,
+    # elu / selu / celu, hardswish, the shrinks), stops it where its test
+    # must be true (clamp, clamp_min, hardsigmoid) and gives NaN through
+    # exp (logsigmoid, softplus); softshrink's value is 0 there. The loss
+    # is NaN, as torch's.
+    "activations-at-nan": lambda: _at_nan(),
 }
+
+_AT_NAN = (F.relu, lambda v: v.clamp(-1.0, 2.0), lambda v: v.clamp(min=0.5),
+           lambda v: v.clamp(max=-0.25), F.hardtanh, F.relu6, F.elu, F.selu,
+           lambda v: F.celu(v, 0.5), F.hardswish, F.hardsigmoid, F.logsigmoid,
+           lambda v: F.leaky_relu(v, 0.2), lambda v: F.threshold(v, 0.1, -2.0), F.hardshrink,
+           F.softshrink, F.softplus, lambda v: F.rrelu(v, training=False))
+
+
+class _AtNan(nn.Module):
+    def __init__(self):
+        super().__init__()
+        row = [float("nan"), 0.0, -0.5, 1.5, -3.0, 0.25]
+        self.p = nn.Parameter(torch.tensor([row] * len(_AT_NAN)))
+
+    def forward(self, x):
+        w = torch.linspace(0.5, 1.5, 6) + x.sum()
+        return sum((f(self.p[i]) * w).sum() * (i + 1) for i, f in enumerate(_AT_NAN))
+
+
+def _at_nan():
+    return _AtNan(), (torch.zeros(2),)
 
 
 class _LargeInputs(nn.Module):

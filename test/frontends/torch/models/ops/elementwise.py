@@ -132,6 +132,15 @@ CASES = {
     # amounts 0..63 (x >> s, 1 << s, torch.bitwise_left_shift), uint8 << (wraps
     # modulo 256), >> and <<= in place.
     "shifts-morton": lambda: _shifts_morton(),
+    # Edges of value and gradient, each op on a parameter of its own:
+    # copysign against +-inf and +-0; clamp with NaN tensor bounds (NaN,
+    # no gradient); hypot of huge (3e19) and tiny (1e-30) operands, scaled
+    # as libm's (the plain squares overflow / underflow); a / b for a = 0,
+    # b = 1e-30 (b's gradient -(a / b) / b, b^2 would underflow to 0 / 0);
+    # abs at 0 under sqrt and ** 0.5 and in xlogy(p, p) (NaN, as torch's
+    # g * sgn(x) with g = inf); logit at exactly 0 and 1 and acosh at 1
+    # (infinite gradients). The loss is NaN, as torch's.
+    "value-edges": lambda: _value_edges(),
 }
 
 
@@ -541,3 +550,36 @@ def _shifts_morton():
     s[:3] = torch.tensor([0, 63, 31])
     img = torch.randint(0, 256, (32,), generator=_g(9), dtype=torch.uint8)
     return _Morton(), (pts, s, img)
+
+
+class _ValueEdges(nn.Module):
+    def __init__(self):
+        super().__init__()
+        t = lambda *v: nn.Parameter(torch.tensor(v))  # noqa: E731
+        self.sign = t(1.0, 2.0, 3.0, 4.0, 5.0, 0.0)
+        self.clamped = t(0.5, 2.0, -1.0, 0.25)
+        self.hx = t(3e19, 0.0, 1e-30, 3.0, -1e-25, 2e38)
+        self.hy = t(1.0, 1e-30, 1e-30, -4.0, 2e-25, 1e38)
+        self.num = t(0.0, 0.0, 1.0)
+        self.den = t(1e-30, -1e-25, 2.0)
+        self.at_zero = nn.Parameter(torch.tensor([[0.0, 0.25, -1.0]] * 3))
+        self.unit = t(0.0, 0.5, 1.0, 0.25)
+
+    def forward(self, x):
+        w = torch.linspace(0.5, 1.5, 6) + x.sum()
+        signs = torch.tensor([-math.inf, -1.0, math.inf, -0.0, 0.0, -2.0])
+        loss = (torch.copysign(self.sign, signs) * w).sum()
+        loss = loss + (self.clamped.clamp(min=torch.tensor([math.nan, 0.0, 0.0, 0.0]),
+                                          max=torch.tensor([1.0, math.nan, 3.0, 3.0]))
+                       * w[:4]).sum() * 2
+        loss = loss + (torch.hypot(self.hx, self.hy) * w).sum() * 1e-20 * 3
+        loss = loss + (self.num / self.den * w[:3]).sum() * 5
+        z = self.at_zero.abs()                                   # a row per use
+        loss = loss + (z[0].sqrt() * w[:3]).sum() * 7 + (z[1] ** 0.5 * w[:3]).sum() * 11
+        loss = loss + (torch.xlogy(z[2], z[2]) * w[:3]).sum() * 13
+        loss = loss + (torch.logit(self.unit) * w[:4]).sum() * 17
+        return loss + (torch.acosh(self.unit + 1) * w[:4]).sum() * 19
+
+
+def _value_edges():
+    return _ValueEdges(), (torch.zeros(2),)
