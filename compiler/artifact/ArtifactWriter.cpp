@@ -13,6 +13,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SHA256.h"
@@ -323,6 +324,50 @@ namespace tfc {
 std::string checkArtifactDestination(StringRef directory) {
   std::string dest;
   return checkDestination(directory, dest);
+}
+
+std::string checkArtifactDigests(StringRef directory) {
+  auto read = [&](StringRef name, std::string &out) -> std::string {
+    auto buffer = llvm::MemoryBuffer::getFile(directory + "/" + name,
+                                              /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return (name + ": " + buffer.getError().message()).str();
+    out = (*buffer)->getBuffer().str();
+    return "";
+  };
+  std::string manifest, digest;
+  if (std::string problem = read("manifest.json", manifest); !problem.empty())
+    return problem;
+  if (std::string problem = read("manifest.sha256", digest); !problem.empty())
+    return problem;
+  if (digest != sha256Hex(manifest) + "  manifest.json\n")
+    return "manifest.json does not match manifest.sha256";
+  llvm::Expected<json::Value> parsed = json::parse(manifest);
+  if (!parsed)
+    return "manifest.json: " + llvm::toString(parsed.takeError());
+  const json::Object *root = parsed->getAsObject();
+  const json::Array *list = root ? root->getArray("kernels") : nullptr;
+  if (!list)
+    return "manifest.json has no kernels array";
+  for (const json::Value &kernel : *list) {
+    const json::Object *entry = kernel.getAsObject();
+    const json::Object *sha = entry ? entry->getObject("sha256") : nullptr;
+    if (!sha)
+      return "manifest.json: a kernel without sha256";
+    for (const auto &[key, expected] : *sha) {
+      std::optional<StringRef> file = entry->getString(key);
+      std::optional<StringRef> want = expected.getAsString();
+      if (!file || !want)
+        return "manifest.json: kernel file '" + key.str() + "' is not named";
+      std::string text;
+      if (std::string problem = read(*file, text); !problem.empty())
+        return problem;
+      if (sha256Hex(text) != *want)
+        return (*file + " does not match its sha256 in manifest.json").str();
+    }
+  }
+  return "";
 }
 
 LogicalResult writeArtifact(ModuleOp module, StringRef directory,

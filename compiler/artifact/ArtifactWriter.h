@@ -39,6 +39,12 @@ enum class ArtifactPublish {
 /// `..`, `/`) is refused. Tools call it before compiling.
 std::string checkArtifactDestination(llvm::StringRef directory);
 
+/// Empty when the artifact in `directory` is intact: manifest.json matches
+/// manifest.sha256 and every kernel file its sha256 in the manifest (what
+/// the runtime checks first when loading). Else what is wrong, in one
+/// line. The JIT checks a cache entry with it before reusing it.
+std::string checkArtifactDigests(llvm::StringRef directory);
+
 /// Generates code for every tfcrt.kernel of `module` (a module lowered by
 /// --tfc-lower-to-exec) and writes the artifact to `directory`. The artifact
 /// is written under a temporary name and renamed into place, so a reader

@@ -130,7 +130,8 @@ bool loadSource(const std::string &modelPath, llvm::SourceMgr &sourceMgr,
                 std::string &error) {
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(modelPath);
   if (!buffer) {
-    error = "cannot open '" + modelPath + "': " + buffer.getError().message();
+    error = "cannot open '" + modelPath + "': " +
+            buffer.getError().message() + "\n";
     return false;
   }
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
@@ -184,7 +185,7 @@ bool compileCached(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
     llvm::SmallString<128> dir;
     if (std::error_code ec =
             llvm::sys::fs::createUniqueDirectory("tfc-artifact", dir)) {
-      error = "cannot create a temporary directory: " + ec.message();
+      error = "cannot create a temporary directory: " + ec.message() + "\n";
       return false;
     }
     result.artifactDir = std::string(dir) + "/artifact";
@@ -219,16 +220,24 @@ bool compileCached(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
   std::string root = tfc::cacheDirectory() + "/artifacts";
   if (std::error_code ec = llvm::sys::fs::create_directories(
           root, /*IgnoreExisting=*/true, llvm::sys::fs::perms::owner_all)) {
-    error = "cannot create the cache directory '" + root + "': " + ec.message();
+    error = "cannot create the cache directory '" + root + "': " +
+            ec.message() + "\n";
     return false;
   }
   result.artifactDir = root + "/" + key;
-  if (llvm::sys::fs::exists(result.artifactDir + "/manifest.json")) {
-    // The runtime re-validates the whole artifact (hashes included) when it
-    // loads it, so a damaged entry is caught there; compileModel's callers
-    // retry with disableCache.
-    result.cacheHit = true;
-    return true;
+  if (llvm::sys::fs::exists(result.artifactDir)) {
+    // The runtime re-validates the whole entry when it loads it; its digests
+    // are checked here too, so a damaged entry is rebuilt rather than
+    // failing every run that hits it.
+    std::string problem = tfc::checkArtifactDigests(result.artifactDir);
+    if (problem.empty()) {
+      result.cacheHit = true;
+      return true;
+    }
+    llvm::errs() << "tfc: cache entry '" << result.artifactDir
+                 << "' is damaged (" << problem
+                 << "); removed it, compiling again\n";
+    tfc::evictCachedArtifact(result.artifactDir);
   }
   result.cacheHit = false;
   // Processes compiling the same model at once each write their own
@@ -237,6 +246,20 @@ bool compileCached(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
                        tfc::ArtifactPublish::KeepExisting);
 }
 } // namespace
+
+void tfc::evictCachedArtifact(const std::string &artifactDir) {
+  // Renamed aside first (atomic: another process sees the entry whole or
+  // not at all), then deleted. Only a directory in the cache is touched.
+  llvm::SmallString<256> aside;
+  llvm::sys::fs::createUniquePath(artifactDir + ".bad-%%%%%%", aside,
+                                  /*MakeAbsolute=*/false);
+  if (!llvm::sys::fs::is_directory(artifactDir) ||
+      llvm::sys::path::parent_path(artifactDir) !=
+          tfc::cacheDirectory() + "/artifacts")
+    return;
+  if (!llvm::sys::fs::rename(artifactDir, aside))
+    llvm::sys::fs::remove_directories(aside);
+}
 
 std::string tfc::targetForDevice(const std::string &device) {
   return device == "host" ? "host" : "sm_90";

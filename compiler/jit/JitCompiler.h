@@ -58,15 +58,17 @@ struct JitResult {
   int64_t accumulateSteps = 1;
 };
 
-/// Compiles the model in `modelPath`. The artifact lands in
-/// $TFC_CACHE_DIR/artifacts/<sha256 of source, options and format> (default
-/// cache dir ~/.cache/tfc, created mode 0700). On failure returns false and
-/// sets `error` to the diagnostics (file:line:col: error: ...).
 /// The target a tool compiles for when the user gave none (`--target
 /// auto`): `host` for `--device host`, else sm_90 (whose schedules also
 /// run correctly, if not tuned, on other GPUs).
 std::string targetForDevice(const std::string &device);
 
+/// Compiles the model in `modelPath`. The artifact lands in
+/// $TFC_CACHE_DIR/artifacts/<sha256 of source, options and format> (default
+/// cache dir ~/.cache/tfc, created mode 0700). An entry found there is
+/// reused when its digests match (checkArtifactDigests); a damaged one is
+/// removed and rebuilt, with a one-line notice on stderr. On failure returns
+/// false and sets `error` to the diagnostics (file:line:col: error: ...).
 bool compileModel(const std::string &modelPath, const JitOptions &options,
                   JitResult &result, std::string &error);
 
@@ -79,6 +81,11 @@ bool compileModelSource(const std::string &source, const std::string &bufferName
 /// Compiles the model in `modelPath` into `artifactDir` (no cache).
 bool compileModelTo(const std::string &modelPath, const JitOptions &options,
                     const std::string &artifactDir, std::string &error);
+
+/// Removes the cache entry `artifactDir` (a JitResult's artifactDir with
+/// cacheHit) that the runtime could not load, so that the next compileModel
+/// builds it again. Does nothing for a directory outside the cache.
+void evictCachedArtifact(const std::string &artifactDir);
 
 /// The cache directory: $TFC_CACHE_DIR, else $HOME/.cache/tfc.
 std::string cacheDirectory();

@@ -140,8 +140,9 @@ int main(int argc, char **argv) {
   }
 
   std::string artifactDir = input;
+  tfc::JitOptions options;
+  tfc::JitResult result;
   if (!llvm::sys::fs::is_directory(input)) {
-    tfc::JitOptions options;
     options.function = function;
     options.grad = grad;
     options.fusion = fusion == "all";
@@ -152,7 +153,6 @@ int main(int argc, char **argv) {
     // A bare --train-step= still asks for a training step of --function.
     if (parser.seen("train-step") && trainStep.empty())
       options.trainStepOptions = "function=" + function;
-    tfc::JitResult result;
     std::string error;
     auto start = std::chrono::steady_clock::now();
     if (!tfc::compileModel(input, options, result, error)) {
@@ -178,5 +178,28 @@ int main(int argc, char **argv) {
       std::printf("compiled %s (%s, %.0f ms)\n", input.c_str(),
                   result.cacheHit ? "cached" : "fresh", ms);
   }
-  return tfc::tools::runArtifact(artifactDir, run, device.release()) ? 0 : 1;
+  bool loadFailed = false;
+  if (tfc::tools::runArtifact(artifactDir, run, device.release(), &loadFailed))
+    return 0;
+  if (!loadFailed || !result.cacheHit)
+    return 1;
+  // A cache entry with intact digests that the runtime still refuses (an
+  // entry from a tfc whose writer had a bug, or one edited with its digests
+  // recomputed): it would fail every later run, so it is rebuilt once.
+  std::fprintf(stderr,
+               "tfc-run: the cached artifact '%s' does not load; removed it, "
+               "compiling again\n",
+               artifactDir.c_str());
+  tfc::evictCachedArtifact(artifactDir);
+  std::string error;
+  if (!tfc::compileModel(input, options, result, error)) {
+    std::fprintf(stderr, "%s", error.c_str());
+    std::fprintf(stderr, "tfc-run: compilation of '%s' failed\n",
+                 input.c_str());
+    return 1;
+  }
+  if (!run.quiet)
+    std::printf("compiled %s (%s)\n", input.c_str(),
+                result.cacheHit ? "cached" : "fresh");
+  return tfc::tools::runArtifact(result.artifactDir, run) ? 0 : 1;
 }

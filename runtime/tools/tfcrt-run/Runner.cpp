@@ -601,7 +601,9 @@ bool probeDevice(const RunOptions &o) {
 }
 
 bool runArtifact(const std::string &artifactDir, const RunOptions &o,
-                 tfc_device *device) {
+                 tfc_device *device, bool *loadFailed) {
+  if (loadFailed)
+    *loadFailed = false;
   Runtime rt;
   rt.dev = device;
   if (!rt.dev)
@@ -610,8 +612,12 @@ bool runArtifact(const std::string &artifactDir, const RunOptions &o,
   if (!o.quiet)
     std::printf("device: %s\n", tfc_device_description(rt.dev));
   auto loadStart = std::chrono::steady_clock::now();
-  if (tfc_status s = tfc_program_load(rt.dev, artifactDir.c_str(), &rt.program))
+  if (tfc_status s =
+          tfc_program_load(rt.dev, artifactDir.c_str(), &rt.program)) {
+    if (loadFailed)
+      *loadFailed = true;
     return fail(o, "cannot load '" + artifactDir + "'", s);
+  }
   if (double ms = msSince(loadStart); ms > kProgressMs) {
     uint64_t bytes = 0;
     size_t count = tfc_program_binding_count(rt.program);

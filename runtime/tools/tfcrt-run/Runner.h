@@ -55,8 +55,10 @@ bool probeDevice(const RunOptions &options);
 /// `device`: one the caller opened already (tfc-run opens --device auto
 /// before compiling, so --target auto follows the backend it got), which
 /// runArtifact takes over and destroys; null: it opens options.device.
+/// `loadFailed`, when given, is set to whether tfc_program_load refused the
+/// artifact (tfc-run then rebuilds a cache entry that does not load).
 bool runArtifact(const std::string &artifactDir, const RunOptions &options,
-                 tfc_device *device = nullptr);
+                 tfc_device *device = nullptr, bool *loadFailed = nullptr);
 
 } // namespace tfc::tools
 
