@@ -692,8 +692,12 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     taken = set(params) | set(buffers)
     for n in batch_names:
         if n in taken:
-            raise ModelError(f"batch tensor name '{n}' is also a parameter or buffer name; "
-                             "pass input_names=")
+            others = [m if m != n else f"batch_{n}" for m in batch_names]
+            raise ModelError(f"batch tensor name '{n}' is also the name of a parameter or "
+                             "buffer of the model (the program names its arguments by them)",
+                             hint="name the batch tensors with input_names= (an option of "
+                                  "tfc_torch.export, import_module, compile and "
+                                  f"compile_train_step), e.g. input_names={others}")
     output = {"spec": None, "leaves": []}  # the forward's output, when tracing one
 
     trainable = {a for group in params.values() for a in group}

@@ -337,6 +337,40 @@ def check_empty_batch():
         return [("EmptyBatch", f"message lacks {missing}: {e}" if missing else None)]
 
 
+def check_batch_name_clash():
+    """(name, problem or None): a batch tensor named like a buffer (a
+    flattened BERT port's token_type_ids) is a ModelError whose hint names
+    the option and the calls that take it, with names that work."""
+    import torch
+    import torch.nn as nn
+    import tfc_torch
+
+    class Port(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok, self.lin = nn.Embedding(2, 4), nn.Linear(4, 1)
+            self.register_buffer("token_type_ids", torch.zeros(1, 8, dtype=torch.long))
+
+        def forward(self, x, token_type_ids):
+            return self.lin(x + self.tok(token_type_ids)).pow(2).mean()
+
+    batch = (torch.randn(2, 8, 4), torch.ones(2, 8, dtype=torch.long))
+    try:
+        tfc_torch.import_module(Port(), batch)
+        return [("BatchNameClash", "imported without an error")]
+    except tfc_torch.ModelError as e:
+        text = f"{e} {e.hint}"
+        needles = ["'token_type_ids' is also the name of a parameter or buffer",
+                   "compile_train_step", "input_names=['x', 'batch_token_type_ids']"]
+        missing = [n for n in needles if n not in text]
+        if missing:
+            return [("BatchNameClash", f"message lacks {missing}: {text}")]
+    names = list(tfc_torch.import_module(Port(), batch,
+                                         input_names=["x", "batch_token_type_ids"]).inputs)
+    return [("BatchNameClash", None if names == ["x", "batch_token_type_ids"]
+             else f"the suggested names gave inputs {names}")]
+
+
 def main():
     import torch
     import tfc_torch
@@ -370,7 +404,7 @@ def main():
         print(f"{'FAIL' if problem else 'ok  '} {name}" + (f": {problem}" if problem else ""))
         failures += bool(problem)
     for name, problem in check_update_warnings() + check_format_warnings() + \
-            check_empty_batch():
+            check_empty_batch() + check_batch_name_clash():
         print(f"{'FAIL' if problem else 'ok  '} {name}" + (f": {problem}" if problem else ""))
         failures += bool(problem)
     return 1 if failures else 0
