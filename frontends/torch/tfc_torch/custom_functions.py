@@ -224,11 +224,29 @@ def _in_functorch_transform(args) -> bool:
                for a in args)
 
 
+# Whether the running trace computes gradients (a loss import); an imported
+# forward (tfc_torch.compile, import_forward) runs no backward (gradients()).
+_GRADIENTS = [True]
+
+
+@contextlib.contextmanager
+def gradients(wanted: bool):
+    """Meanwhile Functions get their backward imported (and checked) only
+    when `wanted`: an inference forward takes their forward values alone,
+    whatever their backward is (DeBERTa's XSoftmax, Reformer's
+    ReverseSort)."""
+    saved, _GRADIENTS[0] = _GRADIENTS[0], wanted
+    try:
+        yield
+    finally:
+        _GRADIENTS[0] = saved
+
+
 def _needs_grad(a) -> bool:
     """Whether torch would compute a gradient for Function input `a`: a
     floating-point tensor that requires grad (in the trace, its grad_flags
-    flag), with grad mode on."""
-    return (isinstance(a, torch.Tensor) and (a.is_floating_point() or a.is_complex())
+    flag), with grad mode on, in a trace that computes gradients."""
+    return (_GRADIENTS[0] and isinstance(a, torch.Tensor) and (a.is_floating_point() or a.is_complex())
             and torch.is_grad_enabled() and (a.requires_grad or grad_flags.flagged(a)))
 
 

@@ -181,6 +181,55 @@ class RequiresGradReads(nn.Module):
             (z + 1 if z.requires_grad else z)
 
 
+class _XSoftmax(torch.autograd.Function):
+    """HF DeBERTa's masked softmax: a backward that mixes elements (softmax's)."""
+
+    @staticmethod
+    def forward(ctx, x, mask, dim):
+        ctx.dim = dim
+        rmask = ~mask.to(torch.bool)
+        out = torch.softmax(x.masked_fill(rmask, torch.finfo(x.dtype).min), dim)
+        out.masked_fill_(rmask, 0)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return torch._softmax_backward_data(grad, out, ctx.dim, out.dtype), None, None
+
+
+class _SortWithIndices(torch.autograd.Function):
+    """Two differentiable outputs (Reformer's ReverseSort has two)."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        order = x.argsort(-1)
+        ctx.save_for_backward(order)
+        return x.gather(-1, order), y.gather(-1, order)
+
+    @staticmethod
+    def backward(ctx, gx, gy):
+        (order,) = ctx.saved_tensors
+        back = order.argsort(-1)
+        return gx.gather(-1, back), gy.gather(-1, back)
+
+
+class CustomFunctionForward(nn.Module):
+    """An imported forward runs no backward: Functions whose backward a
+    training import refuses (mixing elements, several differentiable
+    outputs) give their forward values (they were refused here too)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+
+    def forward(self, x, mask):
+        h = self.fc(x)
+        sorted_h, sorted_x = _SortWithIndices.apply(h, x)
+        return _XSoftmax.apply(h, mask, -1), sorted_h - sorted_x
+
+
 def _integer_batch():
     x = torch.randn(4, 6, generator=_g(7))
     scores = torch.tensor([[1.0, 3.0, 3.0, 0.0, -1.0],
@@ -348,6 +397,9 @@ def _small_cases():
         "resample": lambda: (Resample(), _resample_batch()),
         "requires-grad-reads": lambda: (RequiresGradReads(),
                                         (torch.randn(2, 3, generator=_g(11)),)),
+        "custom-function-forward": lambda: (CustomFunctionForward(), (
+            torch.randn(3, 6, generator=_g(14)), torch.tensor([[1, 1, 1, 0, 0, 0], [1] * 6,
+                                                               [1, 0, 1, 0, 1, 1]]))),
         "constant-leaves": lambda: (LogitsAndLoss(), (torch.randn(2, 4, generator=_g(12)),)),
         "structured": lambda: (StructuredOut(), (torch.randn(3, 4, generator=_g(13)),)),
         "uint8": lambda: (Uint8Image(), (torch.randint(0, 256, (4, 3), generator=_g(10),
