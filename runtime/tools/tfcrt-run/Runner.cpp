@@ -582,6 +582,14 @@ std::string resolveEntry(const RunOptions &o, tfc_program *program) {
   }
   if (runnable.size() == 1)
     return runnable.front();
+  if (runnable.empty()) {
+    fail(o, "the program has no entry to run" +
+                std::string(tfc_program_entry_count(program)
+                                ? " (only refresh entries, which run by "
+                                  "themselves)"
+                                : ""));
+    return "";
+  }
   fail(o, "the program has entries " + names + ": name one with --entry" +
               (names.find("accumulate_step") != std::string::npos
                    ? " (or --accumulate K for optimizer steps)"
