@@ -9,10 +9,11 @@ process (libtfc_compiler.so) and run the training step with libtfcrt.
     model.load_state_dict(step.state_dict())
 
 Parameters and optimizer state live in the runtime between steps; the
-module is read once (its parameters initialize the program) and written
-only when the caller loads `step.state_dict()` into it. Changes to the
-module after compiling that the program cannot follow (its mode,
-requires_grad, hooks, its tensors written) are errors at the next call
+module's trained parameters and model state get the program's values when
+the caller reads them, and the caller's writes to them go into the program
+before its next run (module_sync.py). Changes to the module after
+compiling that the program cannot follow (its mode, requires_grad, hooks,
+a tensor rebound, the constants written) are errors at the next call
 (module_watch.py).
 """
 import copy
@@ -32,8 +33,8 @@ from . import compiler, optimizers, safetensors
 from .export import import_module
 from .options import SCHEDULE_INPUTS, OptionError, compiler_flags
 from .runtime import Device, Program
-from . import module_state
 from .errors import ModelError, TracedUpdateWarning
+from .module_sync import ModuleSync
 from .module_watch import ModuleWatch, within_rounding
 from .batch_layout import BatchLayout
 
@@ -140,7 +141,7 @@ class _ModelState:
                 "frozen=\"state\"")
 
     def load_state_dict(self, program: Program, state: Dict[str, torch.Tensor],
-                        strict: bool, owner: str = "TrainStep") -> "_IncompatibleKeys":
+                        strict: bool) -> "_IncompatibleKeys":
         """Sets what `state` holds; as torch's Module.load_state_dict,
         returns (missing_keys, unexpected_keys) and, when strict, raises a
         RuntimeError naming them if either is not empty."""
@@ -148,6 +149,8 @@ class _ModelState:
         missing = [k for k in self.keys if k not in state]
         unexpected = [k for k in state if k not in expected]
         if strict and (missing or unexpected):
+            owner = ("TrainStep" if {"train_step", "accumulate_step"} & set(program.entries)
+                     else "CompiledModule")
             lines = [f"Error(s) in loading state_dict for {owner}:"]
             for what, keys in (("Missing", missing), ("Unexpected", unexpected)):
                 if keys:
@@ -194,64 +197,6 @@ def default_seed() -> int:
     seeded with torch.manual_seed differ by seed and repeat with it, and two
     compiled programs draw different streams."""
     return int(torch.randint(0, 2 ** 62, (), dtype=torch.int64))
-
-
-def _warn_on_stale_reads(step: "TrainStep", model: torch.nn.Module) -> None:
-    """Hooks on the module and its submodules (forward pre-hooks and
-    state_dict hooks) that warn once when one is called, or its state_dict
-    read (timm's ModelEmaV2, a checkpoint), while the parameters are not the
-    step's: the step trains its own copy, so an evaluation or an EMA update
-    would read the values it was compiled with. One small parameter is
-    compared with the program's, once per step call at most; nothing
-    happens while tracing or in a copy of the module (deepcopy copies
-    hooks)."""
-    names = [n for n in step._model.params if n in step._model.in_program]
-    if not names:
-        return
-    probe = min(names, key=lambda n: step._model.initial[n].numel())
-    tensor = dict(model.named_parameters()).get(probe)
-    if tensor is None:
-        return
-    ref = weakref.ref(step)
-    hooked = weakref.WeakSet(model.modules())
-    checked = {"calls": 0, "stale": False}
-
-    def check(module):
-        step_now = ref()
-        if step_now is None or step_now._warned_stale or module not in hooked \
-                or step_now._feed.calls == 0 or module_state.tracing():
-            return
-        if checked["calls"] != step_now._feed.calls:
-            current = step_now.program.get(probe)
-            checked["calls"] = step_now._feed.calls
-            checked["stale"] = not torch.equal(tensor.detach().cpu(),
-                                               current.to(tensor.dtype).cpu())
-        if not checked["stale"]:
-            return
-        step_now._warned_stale = True
-        warnings.warn(
-            "the module's parameters are the ones it was compiled with: the compiled step "
-            f"trains its own copy ({step_now._feed.calls} calls so far), so using the module "
-            "(an evaluation, an EMA or teacher update, a checkpoint of model.state_dict()) "
-            "reads stale values; load them first with model.load_state_dict(step.state_dict())",
-            TracedUpdateWarning, stacklevel=4)
-
-    def on_call(m, args):
-        check(m)
-
-    def on_state_dict(m, state, prefix, meta):
-        check(m)
-
-    # tfc's own hooks: module_watch does not count them as the user's.
-    on_call.tfc_internal = on_state_dict.tfc_internal = True
-    step._warned_stale = False
-    handles = []
-    for module in model.modules():
-        handles.append(module.register_forward_pre_hook(on_call))
-        handles.append(module._register_state_dict_hook(on_state_dict))
-    # The hooks go with the step (a module compiled again and again keeps
-    # no pile of dead ones).
-    weakref.finalize(step, lambda: [h.remove() for h in handles])
 
 
 class _BatchFeed:
@@ -364,9 +309,12 @@ class TrainStep:
             if arg in self._model.in_program:
                 self.program.set(arg, self._model.initial[arg])
         self._model.set_initial_state(self.program)
-        _warn_on_stale_reads(self, model)
         self._watch = ModuleWatch(model, self._model, self.program, loss_fn)
         self._track_shared_parameters(model, param_settings)
+        # The module's trained parameters and model state follow the
+        # program's, and the caller's writes to them go into it (module_sync).
+        self._sync = ModuleSync(model, self._model, self.program, self._trains)
+        self._watch.managed = self._sync.keys
         self._param_names = {id(p): n for n, p in model.named_parameters()}
         self._schedule = dict(SCHEDULE_INPUTS)
         self._schedule.update(inputs)
