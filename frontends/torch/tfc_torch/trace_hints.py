@@ -61,6 +61,25 @@ _VALUE_READ_IDIOMS = (
      "Python to log it: log it outside the step, from what the step returns (the training "
      "step returns the loss: loss = step(*batch); print(f\"{float(loss):.4f}\")); formatting "
      "a tensor itself (f\"{h}\", print(h)) gives a placeholder text instead of failing"),
+    # A metric stored for the training loop to log: self.stats = {"epe": epe.item()},
+    # metrics["acc"] = acc.item(), self.history.append(loss.item()) (RAFT's
+    # sequence_loss, PPO's approx_kl)
+    ((re.compile(r"(?:\bself\.\w+(?:\[[^\]]*\])?\s*=|\w+\[[^\]]*\]\s*=(?!=)|\{[^}]*:|"
+                 r"\.append\(|\.update\(|\bdict\().*\.(?:item|tolist)\(\)"),),
+     "a metric read as a number in forward for the training loop to log is read while tfc "
+     "traces, and the compiled step runs no Python to read it again: keep it a tensor in a "
+     "buffer, self.register_buffer('epe', torch.zeros(())) and self.epe.copy_(epe.mean()."
+     "detach()) in forward (the training step carries it: step.state_dict()['epe'] after each "
+     "step), or compute the metric outside the step (torch.no_grad() on the model, or a "
+     "tfc_torch.compile'd forward returning it), and log it there"),
+    # A number read to compute with: alpha = self.log_alpha.exp().item() (SAC's
+    # temperature in the actor loss)
+    ((re.compile(r"^\s*\w+(?:\s*,\s*\w+)*\s*=\s*[^=].*\.item\(\)\s*(?:#.*)?$"),),
+     "a number read from a tensor to compute with stays a tensor: .detach() instead of "
+     ".item() stops the gradient the same way (alpha = self.log_alpha.exp().detach(); "
+     "loss = (alpha * log_prob - q).mean()), and the compiled step computes it at every call "
+     "(a number read while tracing would be a constant); a size or a count read from the "
+     "data (max_len = lengths.max().item()) is the padded size (x.size(1)) instead"),
     # An assert on a number read from a tensor: assert x.min().item() >= 0
     ((re.compile(r"\bassert\b"),),
      "an assert on tensor values is taken to hold when it tests the tensor itself: assert "
@@ -94,8 +113,10 @@ def value_read_hint(frame: Optional[Frame]) -> str:
     the rewrite of a known idiom found in its line or function, else the
     general one."""
     where = f"{frame.function} {frame.code}" if frame is not None else ""
+    code = frame.code if frame is not None else ""
     for needles, hint in _VALUE_READ_IDIOMS:
-        if all(n.search(where) if isinstance(n, re.Pattern) else n in where for n in needles):
+        if all(n.search(code if n.pattern.startswith("^") else where)
+               if isinstance(n, re.Pattern) else n in where for n in needles):
             return hint
     return VALUE_READ_HINT
 

@@ -175,6 +175,12 @@ CASES = {
     "LoggedItem": ("DataDependentError", ["control flow depends on a tensor's value",
                                           "loss.item():.4f", "log it outside the step",
                                           "placeholder"]),
+    "MetricsItem": ("DataDependentError", ["control flow depends on a tensor's value",
+                                           "self.stats = {", "register_buffer('epe'",
+                                           "step.state_dict()['epe']"]),
+    "ItemToComputeWith": ("DataDependentError", ["control flow depends on a tensor's value",
+                                                 "log_alpha.exp().item()",
+                                                 "self.log_alpha.exp().detach()"]),
     "LazyUninitialized": ("ModelError", ["lazy module 'fc' (LazyLinear) has no parameters yet",
                                          "self.fc(x)", "run one forward eagerly"]),
 }

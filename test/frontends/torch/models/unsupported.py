@@ -828,3 +828,28 @@ class LearnedScalarArgument(Base):
     def forward(self, x):
         h = self.fc(x)
         return torch.add(h, h.tanh(), alpha=self.scale).pow(2).mean()  # error here
+
+
+class MetricsItem(Base):
+    """Metrics read with .item() into a dict for the training loop to log
+    (RAFT's sequence_loss): the hint says to keep them in a buffer or
+    compute them outside the step (it gave the control-flow hint)."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        loss = h.pow(2).mean()
+        self.stats = {"mean": h.mean().item(), "loss": loss.item()}  # error here
+        return loss
+
+
+class ItemToComputeWith(Base):
+    """A number read with .item() to compute with (SAC's alpha =
+    log_alpha.exp().item()): the hint names .detach()."""
+
+    def __init__(self):
+        super().__init__()
+        self.log_alpha = nn.Parameter(torch.tensor(-1.0))
+
+    def forward(self, x):
+        alpha = self.log_alpha.exp().item()  # error here
+        return (alpha * self.fc(x)).pow(2).mean()
