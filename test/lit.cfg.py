@@ -27,3 +27,6 @@ config.substitutions.append(
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["tfc-opt", "tfc-translate", "tfc-run", "tfcrt-run", "tfc-train", "tfc-nvrtc-check"], [config.tfc_tools_dir])
+# tfc-nvrtc-check is built only where CUDA's NVRTC and ptxas were found.
+if os.path.exists(os.path.join(config.tfc_tools_dir, "tfc-nvrtc-check")):
+    config.available_features.add("nvrtc-check")

@@ -16,8 +16,8 @@
 //   tfc-nvrtc-check [--ptxas PATH] [--cuda-include DIR] [--arch sm_80,...]
 //                   [--keep DIR] [--exec-only] file.mlir...   ("-": stdin)
 //
-// Exit status: 0 all kernels fine, 1 a failure, 77 (skip) when ptxas
-// cannot be run.
+// Exit status: 0 all kernels fine, 1 a failure (a file without kernels,
+// an unlowered model, is one), 77 (skip) when ptxas cannot be run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +41,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -155,10 +156,11 @@ int checkFile(const std::string &path, const Options &options,
   if (!module)
     return 1;
 
-  int failures = 0;
+  int failures = 0, sites = 0;
   for (const mlir::tfc::KernelSite &site : mlir::tfc::findKernels(*module)) {
     if (options.execOnly && site.op->getName().getStringRef() != "tfcrt.kernel")
       continue;
+    ++sites;
     auto kernel = mlir::tfc::emitCudaKernel(*site.body, site.kind, site.name);
     if (mlir::failed(kernel)) {
       std::cerr << "FAIL " << path << ": " << site.name << ": codegen failed\n";
@@ -166,9 +168,17 @@ int checkFile(const std::string &path, const Options &options,
       continue;
     }
     ++kernels;
-    if (!options.keepDir.empty())
-      std::ofstream(options.keepDir + "/" + kernel->name + ".cu")
-          << kernel->source;
+    if (!options.keepDir.empty()) {
+      std::string kept = options.keepDir + "/" + kernel->name + ".cu";
+      std::ofstream out(kept);
+      out << kernel->source;
+      out.close();
+      if (!out) {
+        std::cerr << "FAIL " << site.name << ": cannot write '" << kept
+                  << "' (--keep)\n";
+        ++failures;
+      }
+    }
     for (const std::string &arch : options.archs) {
       std::string ptx, log;
       if (!compileToPtx(*kernel, arch, options, ptx, log)) {
@@ -219,6 +229,16 @@ int checkFile(const std::string &path, const Options &options,
                 << "\n";
     }
   }
+  // A model that was never lowered has no kernels: "0 kernels, 0
+  // failures" would read as a pass.
+  if (sites == 0) {
+    std::cerr << "FAIL " << path << ": no kernels found ("
+              << (options.execOnly ? "tfcrt.kernel ops"
+                                   : "tfc.fusion or tfcrt.kernel ops")
+              << "): lower the model first, e.g. tfc-opt "
+                 "--tfc-train-pipeline or --tfc-lower-to-exec\n";
+    ++failures;
+  }
   return failures;
 }
 
@@ -265,6 +285,14 @@ int main(int argc, char **argv) {
   if (options.inputs.empty()) {
     std::cerr << "error: no input files\n";
     return 1;
+  }
+  if (!options.keepDir.empty()) {
+    struct stat st;
+    if (stat(options.keepDir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      std::cerr << "error: --keep '" << options.keepDir
+                << "' is not a directory\n";
+      return 1;
+    }
   }
   if (access(options.ptxas.c_str(), X_OK) != 0) {
     std::cout << "skipped: ptxas not found at " << options.ptxas << "\n";
