@@ -16,15 +16,29 @@ from .common import promoted
 from .rounding import signed_zero, trunc_toward_zero
 
 
+_INTEGER_BITS = {"i32": 32, "i64": 64}
+
+
+def _wrapped(x, dtype):
+    """A Python int operand of an integer result as torch casts it to the
+    tensor's type: wrapped to the width in two's complement (int32 * 2**33
+    multiplies by 0, int32 * (2**32 + 3) by 3)."""
+    bits = _INTEGER_BITS.get(dtype)
+    if bits is None or not isinstance(x, int) or isinstance(x, bool):
+        return x
+    half = 1 << (bits - 1)
+    return (x + half) % (1 << bits) - half
+
+
 def _operands(ctx, *xs, dtype=None):
     dtype = dtype or ctx.out().dtype
-    return [ctx.tensor(x, dtype) for x in xs]
+    return [ctx.tensor(_wrapped(x, dtype), dtype) for x in xs]
 
 
 def _scaled(ctx, y, alpha, dtype):
     if alpha == 1:
         return y
-    return ctx.b.mul(y, ctx.tensor(alpha, dtype))
+    return ctx.b.mul(y, ctx.tensor(_wrapped(alpha, dtype), dtype))
 
 
 @lowers("aten.add.Tensor", "aten.add.Scalar")

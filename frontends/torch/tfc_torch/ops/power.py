@@ -1,6 +1,7 @@
-"""Powers: x ** number (integers as exact products, wrapping as torch's),
-x ** tensor and number ** tensor (exp and log with C pow's special cases,
-torch's gradients through a straight-through surrogate)."""
+"""Powers: x ** number and integer powers of integer tensors (exact
+products, wrapping as torch's), x ** tensor and number ** tensor (exp and
+log with C pow's special cases, torch's gradients through a
+straight-through surrogate)."""
 import math
 
 from .. import dtypes
@@ -54,6 +55,8 @@ def pow_tensor(ctx, base, exponent):
             return float(flat[0]) if flat.numel() >= 1 and bool((flat == flat[0]).all()) else None
         return float(v)
 
+    if not dtypes.is_float(dt):
+        return _integer_tensor_power(ctx, base, exponent)
     e = constant(exponent, "the exponent")
     if e is not None:
         return b.broadcast_to(b.pow(ctx.tensor(base, dt), e), ctx.out().shape)
@@ -65,6 +68,31 @@ def pow_tensor(ctx, base, exponent):
             return b.broadcast_to(b.unary("exp", b.mul(e, ctx.tensor(math.log(value), dt))),
                                   ctx.out().shape)
     return _tensor_power(ctx, base, exponent)
+
+
+def _integer_tensor_power(ctx, base, exponent):
+    """base ** exponent of integers (2 ** int_tensor, int ** a traced or
+    known exponent tensor), exactly as torch's: squaring and multiplying
+    by base for each set bit of the exponent (all of its width; products
+    wrap as torch's). A negative exponent gives 1 for base 1, +-1 for base
+    -1 (its parity) and 0 otherwise, as torch's integer pow."""
+    b, out = ctx.b, ctx.out()
+    dt = out.dtype
+    x, t = (b.broadcast_to(ctx.tensor(v, dt), out.shape) for v in (base, exponent))
+    one, zero = ctx.tensor(1, dt), ctx.tensor(0, dt)
+    result, square = b.broadcast_to(one, out.shape), x
+    bits = 64 if dt == "i64" else 32
+    for k in range(bits - 1):  # the sign bit is handled below
+        bit = b.binary("bitwise_and", b.binary("shift_right", t, ctx.tensor(k, dt)), one)
+        result = b.select(b.compare("ne", bit, zero), b.mul(result, square), result)
+        if k < bits - 2:
+            square = b.mul(square, square)
+    odd = b.compare("ne", b.binary("bitwise_and", t, one), zero)
+    minus_one = ctx.tensor(-1, dt)
+    negative = b.select(b.compare("eq", x, one), one,
+                        b.select(b.compare("eq", x, minus_one),
+                                 b.select(odd, minus_one, one), zero))
+    return b.select(b.compare("lt", t, zero), negative, result)
 
 
 def _power_values(ctx, x, t):
@@ -81,29 +109,29 @@ def _power_values(ctx, x, t):
     mag = b.select(b.select(b.compare("eq", size, one), t_inf, no), one, mag)
     odd = b.compare("eq", b.unary("abs", b.binary("fmod", t, ctx.tensor(2.0, dt))), one)
     fraction = b.select(t_inf, no, b.compare("ne", b.binary("fmod", t, one), zero))
-    negative = b.compare("lt", x, zero)
+    # The sign follows x's sign bit: x < 0, or 1 / x < 0 for a zero
+    # ((-0) ** -1 = -inf); (-0) ** 0.5 is 0, not NaN.
+    below = b.compare("lt", x, zero)
+    negative = b.select(b.compare("eq", x, zero), b.compare("lt", b.div(one, x), zero), below)
     out = b.select(b.select(negative, odd, no), b.unary("neg", mag), mag)
-    finite_negative = b.select(negative, b.compare("ne", size, inf), no)
+    finite_negative = b.select(below, b.compare("ne", size, inf), no)
     out = b.select(b.select(finite_negative, fraction, no), ctx.tensor(math.nan, dt), out)
     return b.select(b.select(b.compare("eq", t, zero), yes, b.compare("eq", x, one)), one, out)
 
 
 def _tensor_power(ctx, base, exponent):
     """base ** exponent for a traced exponent (GeM pooling's learnable p),
-    from exp and log (_power_values; 16-bit types in f32, integers in f64
-    rounded back). The gradients are torch's, passed by a straight-through
+    from exp and log (_power_values; 16-bit types in f32; integer results
+    take _integer_tensor_power). The gradients are torch's, passed by a
+    straight-through
     surrogate x c_x + t c_t of constant coefficients: c_x = t x ** (t - 1)
     (0 where t == 0), c_t = x ** t log x (0 where x == 0 and t >= 0)."""
     b, out = ctx.b, ctx.out()
     dt = out.dtype
-    cd = "f64" if not dtypes.is_float(dt) else "f32" if dt in ("f16", "bf16") else dt
+    cd = "f32" if dt in ("f16", "bf16") else dt
     x, t = (b.broadcast_to(b.convert(ctx.tensor(v, dt), cd), out.shape)
             for v in (base, exponent))
     value = _power_values(ctx, x, t)
-    if not dtypes.is_float(dt):  # exact integers: round to the nearest
-        value = b.add(value, b.select(b.compare("lt", value, ctx.tensor(0.0, cd)),
-                                      ctx.tensor(-0.5, cd), ctx.tensor(0.5, cd)))
-        return b.convert(value, dt)
     zero, one = ctx.tensor(0.0, cd), ctx.tensor(1.0, cd)
     c_x = b.select(b.compare("eq", t, zero), zero,
                    b.mul(t, _power_values(ctx, x, b.sub(t, one))))

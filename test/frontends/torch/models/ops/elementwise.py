@@ -141,6 +141,13 @@ CASES = {
     # g * sgn(x) with g = inf); logit at exactly 0 and 1 and acosh at 1
     # (infinite gradients). The loss is NaN, as torch's.
     "value-edges": lambda: _value_edges(),
+    # Integer powers with traced exponents (pow.Scalar / Tensor_Tensor of
+    # integers: exact squarings, wrapping as torch's): 2 ** e, b ** e up to
+    # e = 63, negative exponents (1, +-1 or 0); Python ints wider than the
+    # tensor's type (int32 * 2**33 multiplies by 0, as torch casts the
+    # number); (+-0) ** t with a traced t (the sign of -0 ** -1 = -inf, 0
+    # for -0 ** 0.5).
+    "power-edges": lambda: _power_edges(),
 }
 
 
@@ -583,3 +590,24 @@ class _ValueEdges(nn.Module):
 
 def _value_edges():
     return _ValueEdges(), (torch.zeros(2),)
+
+
+class _PowerEdges(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.linspace(0.5, 1.5, 8))
+        self.t = nn.Parameter(torch.tensor([-1.0, -1.0, 3.0, 2.0, 0.5, -0.5, -3.0, 1.0]))
+
+    def forward(self, e, base, ids):
+        whole = 2 ** e + base ** e.abs() + (-1) ** e * 3 + base ** e      # int64, wrapping
+        wide = ids * 2**33 + ids * (2**32 + 3) - ids * 2654435761 + (ids + 2**40)  # int32
+        loss = (self.w * (whole % 1000).float()).sum() + (self.w[:4] * (wide % 97).float()).sum()
+        zeros = torch.tensor([-0.0, 0.0, -0.0, -0.0, -0.0, -0.0, -0.0, 2.0])
+        # atan2(y, -1) is -pi for y = -0 (pi for 0) and turns +-inf into +-pi/2.
+        return loss + (torch.atan2(torch.pow(zeros, self.t), torch.tensor(-1.0)) * self.w).sum()
+
+
+def _power_edges():
+    return _PowerEdges(), (torch.tensor([0, 1, 3, 5, 62, 63, -1, -2]),
+                           torch.tensor([3, -3, 1, -1, 7, 2, 1, -1]),
+                           torch.tensor([1, 3, -5, 100000], dtype=torch.int32))
