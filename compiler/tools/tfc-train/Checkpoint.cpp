@@ -1,6 +1,7 @@
 //===- Checkpoint.cpp - tfc-train checkpoints ------------------------------===//
 
 #include "compiler/tools/tfc-train/Checkpoint.h"
+#include "compiler/tools/tfc-train/Json.h"
 #include "compiler/tools/tfc-train/Report.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -72,12 +73,13 @@ std::string tfc::train::formatMeta(const CheckpointMeta &meta) {
 
 bool tfc::train::parseMeta(const std::string &text, CheckpointMeta &meta,
                            std::string &error) {
-  llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
-  if (!value) {
-    error = "malformed meta.json: " + llvm::toString(value.takeError());
+  llvm::json::Value value = nullptr;
+  std::string why;
+  if (!parseJson(text, value, why)) {
+    error = "meta.json " + why;
     return false;
   }
-  const llvm::json::Object *object = value->getAsObject();
+  const llvm::json::Object *object = value.getAsObject();
   if (!object || object->getString("format") != "tfc-train-checkpoint") {
     error = "meta.json is not a tfc-train checkpoint";
     return false;

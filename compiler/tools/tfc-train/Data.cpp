@@ -1,11 +1,14 @@
 //===- Data.cpp - tfc-train batches ----------------------------------------===//
 
 #include "compiler/tools/tfc-train/Data.h"
+#include "compiler/tools/tfc-train/Report.h"
 #include "compiler/tools/tfc-train/Safetensors.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -115,16 +118,36 @@ bool safetensorsType(const std::string &elementType, std::string &name,
   return false;
 }
 
-/// Reads all of `path` into `bytes`; false with one line in `error`.
+/// Reads all of `path`, a regular file, into `bytes`; false with one line
+/// in `error` (a directory, a device such as /dev/zero that would be read
+/// forever, a read error).
 bool readFile(const std::string &path, std::vector<uint8_t> &bytes,
               std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::string problem = notARegularFile(path);
+  if (problem == "does not exist") {
     error = "cannot open data file '" + path + "'";
     return false;
   }
-  bytes.assign(std::istreambuf_iterator<char>(in),
-               std::istreambuf_iterator<char>());
+  if (!problem.empty()) {
+    error = "data file '" + path + "' " + problem;
+    return false;
+  }
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file) {
+    error = "cannot open data file '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  bytes.clear();
+  uint8_t chunk[1 << 16];
+  size_t got;
+  while ((got = std::fread(chunk, 1, sizeof(chunk), file)) > 0)
+    bytes.insert(bytes.end(), chunk, chunk + got);
+  bool failed = std::ferror(file);
+  std::fclose(file);
+  if (failed) {
+    error = "cannot read data file '" + path + "'";
+    return false;
+  }
   return true;
 }
 
@@ -312,6 +335,14 @@ void DataSet::nextBatch(Rng &rng, int64_t batch, Batch &out) {
     }
   }
   ++position_;
+}
+
+int64_t DataSet::largestToken() const {
+  if (kind_ == Kind::Copy)
+    return 'z';
+  if (kind_ == Kind::Text && !bytes_.empty())
+    return *std::max_element(bytes_.begin(), bytes_.end());
+  return 0;
 }
 
 std::string DataSet::describe() const {

@@ -80,6 +80,9 @@ public:
   /// Tokens the source holds (file bytes; 0 for synthetic tasks and
   /// examples).
   size_t size() const { return kind_ == Kind::Text ? bytes_.size() : 0; }
+  /// The largest token value a batch can hold: the largest byte of a text
+  /// file, 'z' for synthetic:copy; 0 for examples.
+  int64_t largestToken() const;
   /// One line describing the source.
   std::string describe() const;
 

@@ -1,6 +1,7 @@
 //===- Metrics.cpp - per-step metrics and the progress display -------------===//
 
 #include "compiler/tools/tfc-train/Metrics.h"
+#include "compiler/tools/tfc-train/Json.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -13,14 +14,43 @@
 
 using namespace tfc::train;
 
+namespace {
+/// A metrics value as JSON: the number, or for a value JSON cannot hold
+/// the string "nan", "inf" or "-inf" (what float() in Python reads back).
+llvm::json::Value metricValue(double v) {
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+/// The value of `key`, a number or one of metricValue's strings.
+std::optional<double> readMetricValue(const llvm::json::Object &object,
+                                      llvm::StringRef key) {
+  if (std::optional<double> number = object.getNumber(key))
+    return number;
+  std::optional<llvm::StringRef> text = object.getString(key);
+  if (!text)
+    return std::nullopt;
+  if (*text == "nan")
+    return std::nan("");
+  if (*text == "inf")
+    return HUGE_VAL;
+  if (*text == "-inf")
+    return -HUGE_VAL;
+  return std::nullopt;
+}
+} // namespace
+
 std::string tfc::train::formatRecord(const StepRecord &record) {
   llvm::json::Object object{{"step", record.step},
-                            {"loss", record.loss},
-                            {"lr", record.lr},
-                            {"tokens_per_s", record.tokensPerS},
-                            {"time", record.time}};
+                            {"loss", metricValue(record.loss)},
+                            {"lr", metricValue(record.lr)},
+                            {"tokens_per_s", metricValue(record.tokensPerS)},
+                            {"time", metricValue(record.time)}};
   if (record.lossScale)
-    object["loss_scale"] = *record.lossScale;
+    object["loss_scale"] = metricValue(*record.lossScale);
   std::string text;
   llvm::raw_string_ostream os(text);
   // Keys in a fixed order make the file easy to read and diff.
@@ -34,27 +64,28 @@ std::string tfc::train::formatRecord(const StepRecord &record) {
 
 bool tfc::train::parseRecord(const std::string &line, StepRecord &record,
                              std::string &error) {
-  llvm::Expected<llvm::json::Value> value = llvm::json::parse(line);
-  if (!value) {
-    error = llvm::toString(value.takeError());
+  llvm::json::Value value = nullptr;
+  std::string why;
+  if (!parseJson(line, value, why)) {
+    error = "the line " + why;
     return false;
   }
-  const llvm::json::Object *object = value->getAsObject();
+  const llvm::json::Object *object = value.getAsObject();
   if (!object) {
     error = "not a JSON object";
     return false;
   }
   std::optional<int64_t> step = object->getInteger("step");
-  std::optional<double> loss = object->getNumber("loss");
-  std::optional<double> lr = object->getNumber("lr");
-  std::optional<double> tps = object->getNumber("tokens_per_s");
-  std::optional<double> time = object->getNumber("time");
+  std::optional<double> loss = readMetricValue(*object, "loss");
+  std::optional<double> lr = readMetricValue(*object, "lr");
+  std::optional<double> tps = readMetricValue(*object, "tokens_per_s");
+  std::optional<double> time = readMetricValue(*object, "time");
   if (!step || !loss || !lr || !tps || !time) {
     error = "missing one of step, loss, lr, tokens_per_s, time";
     return false;
   }
   record = StepRecord{*step, *loss, *lr, *tps, *time,
-                      object->getNumber("loss_scale")};
+                      readMetricValue(*object, "loss_scale")};
   return true;
 }
 
@@ -146,7 +177,9 @@ std::string Progress::line(const StepRecord &record, double etaS) const {
   std::snprintf(text, sizeof(text),
                 "%sstep %lld/%lld  loss %.4f  lr %.3g  %.0f tok/s  ETA %s",
                 bar.c_str(), (long long)record.step, (long long)total_,
-                record.loss, record.lr, record.tokensPerS,
+                // "nan", not the "-nan" printf gives a negative NaN.
+                std::isnan(record.loss) ? std::fabs(record.loss) : record.loss,
+                record.lr, record.tokensPerS,
                 formatDuration(etaS).c_str());
   std::string out = text;
   if (record.lossScale) {

@@ -28,8 +28,11 @@ struct StepRecord {
 
 /// One line of metrics.jsonl (no newline), e.g.
 /// {"step":1,"loss":5.54,"lr":0.0003,"tokens_per_s":41000,"time":0.02}.
+/// A value JSON has no number for (NaN, infinities: a diverged loss) is
+/// the string "nan", "inf" or "-inf", so the line stays JSON.
 std::string formatRecord(const StepRecord &record);
-/// Parses a line written by formatRecord; false (and `error`) otherwise.
+/// Parses a line written by formatRecord (numbers, or the strings "nan",
+/// "inf", "-inf"); false (and `error`) otherwise.
 bool parseRecord(const std::string &line, StepRecord &record,
                  std::string &error);
 /// Reads every record of a metrics.jsonl file. A missing file gives none;

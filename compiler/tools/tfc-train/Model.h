@@ -41,11 +41,22 @@ struct ModelInfo {
   std::vector<std::string> randomStream;
   int64_t batch = 0;  ///< tokens.shape[0] (or every input's leading dim)
   int64_t seqLen = 0; ///< tokens.shape[1] (1 for a data set of examples)
+  /// The parameters the function uses as a normalization's scale: the
+  /// `weight` of tfc.layer_norm / tfc.rms_norm, or a factor of a product
+  /// with a normalized value (what the frontend makes of batch and group
+  /// norm: (x - mean) * rsqrt(var + eps) * weight). Seen through reshape,
+  /// convert, broadcast_to and transpose. Sorted.
+  std::vector<std::string> normScales;
+  /// Rows of the table a tfc.embedding looks the `tokens` input up in, and
+  /// classes of the tfc.cross_entropy that takes `targets` as labels: the
+  /// token values each accepts (0 where the IR has no such use).
+  int64_t tokenVocab = 0, targetClasses = 0;
 };
 
-/// Parses `path` and describes `function`. Checks that it has at least one
-/// tfc.param argument. On failure returns false and sets `error` (MLIR
-/// diagnostics, or one line).
+/// Parses `path` (a regular file) and describes `function`. Checks that it
+/// has at least one tfc.param argument. On failure returns false and sets
+/// `error` (MLIR diagnostics, or one line; a missing function names the
+/// module's functions).
 bool inspectModel(const std::string &path, const std::string &function,
                   ModelInfo &info, std::string &error);
 

@@ -30,9 +30,13 @@ static bool failWith(std::string &error, const std::string &what,
 }
 
 bool tfc::train::initParameters(tfc_program *program, Rng &rng,
-                                int64_t &count, std::string &error) {
+                                const std::vector<std::string> &normScales,
+                                int64_t &count, InitSummary &summary,
+                                std::string &error) {
+  summary = InitSummary();
   if (!countParameters(program, count, error))
     return false;
+  std::set<std::string> scales(normScales.begin(), normScales.end());
   for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
     tfc_binding b;
     if (tfc_status s = tfc_program_binding(program, i, &b))
@@ -45,20 +49,46 @@ bool tfc::train::initParameters(tfc_program *program, Rng &rng,
                                  "; tfc-train initializes f32");
     std::string name = b.name;
     size_t n = b.bytes / 4;
-    bool isWeight = name.size() >= 7 &&
-                    name.compare(name.size() - 7, 7, ".weight") == 0;
-    bool isNorm = name.find("ln") != std::string::npos ||
-                  name.find("norm") != std::string::npos;
     std::vector<float> values(n, 0.0f);
-    if (b.rank == 1 && isWeight && isNorm)
+    if (scales.count(name)) {
       std::fill(values.begin(), values.end(), 1.0f);
-    else if (b.rank >= 2)
+      summary.ones.push_back(name);
+    } else if (b.rank >= 2) {
       for (float &v : values)
         v = float(0.02 * rng.normal());
+      summary.normal.push_back(name);
+    } else {
+      summary.zeros.push_back(name);
+    }
     if (tfc_status s = tfc_program_set(program, b.name, values.data(), b.bytes))
       return failWith(error, "cannot set '" + name + "'", s);
   }
   return true;
+}
+
+std::string tfc::train::describeInit(const InitSummary &summary,
+                                     uint64_t seed) {
+  auto line = [](const std::string &what,
+                 const std::vector<std::string> &names) {
+    if (names.empty())
+      return std::string();
+    std::vector<std::string> sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    std::string text = "init: " + what + " (" +
+                       std::to_string(names.size()) + "): ";
+    const size_t shown = 6;
+    for (size_t i = 0; i < names.size() && i < shown; ++i)
+      text += (i ? ", " : "") + sorted[i];
+    if (names.size() > shown)
+      text += ", ... " + std::to_string(names.size() - shown) + " more";
+    return text + "\n";
+  };
+  return line("N(0, 0.02) from seed " + std::to_string(seed) +
+                  ": parameters of rank >= 2",
+              summary.normal) +
+         line("1: normalization scales (a norm's weight in the IR)",
+              summary.ones) +
+         line("0: biases and other vectors", summary.zeros);
 }
 
 bool tfc::train::countParameters(tfc_program *program, int64_t &count,

@@ -21,12 +21,27 @@
 
 namespace tfc::train {
 
-/// GPT-2 initialization by name and rank: norm weights (rank 1, name with
-/// "ln" or "norm", ending in ".weight") ones, other rank-1 tensors (biases)
-/// zeros, matrices N(0, 0.02) from `rng`. Sets `count` to the number of
-/// parameter scalars. Only f32 parameters; false with `error` otherwise.
-bool initParameters(tfc_program *program, Rng &rng, int64_t &count,
-                    std::string &error);
+/// Which parameters initParameters set how, in program order.
+struct InitSummary {
+  std::vector<std::string> normal; ///< N(0, 0.02)
+  std::vector<std::string> ones;   ///< normalization scales
+  std::vector<std::string> zeros;  ///< biases, other vectors and scalars
+};
+
+/// GPT-2 initialization by role and rank, as torch.nn's modules start:
+/// the parameters in `normScales` (ModelInfo::normScales: what the IR uses
+/// as a normalization's scale, whatever its name, as torch's BatchNorm,
+/// GroupNorm, LayerNorm and RMSNorm weights) ones, other parameters of
+/// rank >= 2 N(0, 0.02) from `rng`, the rest (biases) zeros. Sets `count`
+/// to the number of parameter scalars and `summary`. Only f32 parameters;
+/// false with `error` otherwise.
+bool initParameters(tfc_program *program, Rng &rng,
+                    const std::vector<std::string> &normScales,
+                    int64_t &count, InitSummary &summary, std::string &error);
+
+/// The log lines ("init: ...", one per non-empty class, a few names each)
+/// that say how initParameters set the parameters.
+std::string describeInit(const InitSummary &summary, uint64_t seed);
 
 /// Sets `count` to the number of parameter scalars of `program`.
 bool countParameters(tfc_program *program, int64_t &count,

@@ -2,6 +2,7 @@
 
 #include "compiler/tools/tfc-train/Report.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,6 +26,18 @@ std::string tfc::train::formatBytes(uint64_t bytes) {
   else
     std::snprintf(text, sizeof(text), "%.2f GiB", bytes / 1073741824.0);
   return text;
+}
+
+std::string tfc::train::notARegularFile(const std::string &path) {
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status))
+    return ec == std::errc::no_such_file_or_directory ? "does not exist"
+                                                      : ec.message();
+  if (status.type() == llvm::sys::fs::file_type::regular_file)
+    return "";
+  if (status.type() == llvm::sys::fs::file_type::directory_file)
+    return "is a directory";
+  return "is not a regular file (a device, pipe or socket)";
 }
 
 bool tfc::train::writeFileAtomically(const std::string &path,

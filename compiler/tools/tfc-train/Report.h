@@ -62,6 +62,11 @@ std::string renderMemoryJson(const MemoryAnatomy &anatomy);
 /// "1.50 MiB", "312 B".
 std::string formatBytes(uint64_t bytes);
 
+/// Why `path` cannot be read as an input file: "" for a regular file (or a
+/// link to one), else "does not exist", "is a directory" or "is not a
+/// regular file (a device, pipe or socket)", which could be read forever.
+std::string notARegularFile(const std::string &path);
+
 /// Writes `text` to `path` atomically (a temporary file renamed over it).
 bool writeFileAtomically(const std::string &path, const std::string &text,
                          std::string &error);

@@ -1,6 +1,8 @@
 //===- Safetensors.cpp - reading safetensors headers in tfc-train ----------===//
 
 #include "compiler/tools/tfc-train/Safetensors.h"
+#include "compiler/tools/tfc-train/Json.h"
+#include "compiler/tools/tfc-train/Report.h"
 
 #include "llvm/Support/Error.h"
 
@@ -49,13 +51,15 @@ bool tfc::train::parseSafetensorsHeader(const std::vector<uint8_t> &bytes,
     why = "the header could not be read whole";
     return false;
   }
-  llvm::Expected<llvm::json::Value> header = llvm::json::parse(llvm::StringRef(
-      reinterpret_cast<const char *>(bytes.data()) + 8, length));
-  if (!header) {
-    why = "header is not JSON: " + llvm::toString(header.takeError());
+  llvm::json::Value header = nullptr;
+  if (!parseJson(llvm::StringRef(reinterpret_cast<const char *>(bytes.data()) +
+                                     8,
+                                 length),
+                 header, why)) {
+    why = "header " + why;
     return false;
   }
-  llvm::json::Object *object = header->getAsObject();
+  llvm::json::Object *object = header.getAsObject();
   if (!object) {
     why = "header is not a JSON object";
     return false;
@@ -68,6 +72,11 @@ bool tfc::train::parseSafetensorsHeader(const std::vector<uint8_t> &bytes,
 bool tfc::train::safetensorsNames(const std::string &path,
                                   std::vector<std::string> &names,
                                   std::string &error) {
+  if (std::string problem = notARegularFile(path);
+      !problem.empty() && problem != "does not exist") {
+    error = "'" + path + "' " + problem + ", not a safetensors file";
+    return false;
+  }
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) {
     error = "cannot open '" + path + "'";

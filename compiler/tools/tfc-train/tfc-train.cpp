@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <functional>
 #include <set>
 #include <cmath>
@@ -45,6 +46,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace cl = llvm::cl;
 using namespace tfc::train;
@@ -173,11 +176,57 @@ static cl::opt<int64_t> accumulate(
     cl::desc("Micro-batches of --batch per optimizer step (gradient "
              "accumulation: accumulate_step K times, then apply_step)"),
     cl::init(1), cl::cat(category));
+static cl::opt<bool> overwrite(
+    "overwrite",
+    cl::desc("Replace the run already in --out (its checkpoint and "
+             "metrics) instead of refusing to start"),
+    cl::cat(category));
 static cl::opt<std::string> function("function",
                                      cl::desc("The loss function"),
                                      cl::init("loss"), cl::cat(category));
 
 namespace {
+
+/// The signal (SIGINT, SIGTERM) that asked the training loop to stop after
+/// its current step and checkpoint; 0 while none did.
+volatile std::sig_atomic_t interruptSignal = 0;
+/// main's exit code when run() succeeds: 128 + that signal when it stopped
+/// the run early.
+int interruptedExitCode = 0;
+
+extern "C" void onInterrupt(int sig) {
+  if (interruptSignal) {
+    // The second one: stop at once, as the default action would.
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  interruptSignal = sig;
+  static const char message[] =
+      "\ntfc-train: interrupted: finishing this step and writing a "
+      "checkpoint (interrupt again to stop at once, losing it)\n";
+  ssize_t ignored = ::write(2, message, sizeof(message) - 1);
+  (void)ignored;
+}
+
+/// From here on SIGINT and SIGTERM stop the training loop after its step.
+void catchInterrupts() {
+  struct sigaction action = {};
+  action.sa_handler = onInterrupt;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+/// Whether `dir` holds a run: a checkpoint or metrics.
+bool holdsRun(const std::string &dir) {
+  for (const char *name :
+       {"checkpoint", "checkpoint.old", "metrics.jsonl"})
+    if (llvm::sys::fs::exists(dir + "/" + name))
+      return true;
+  return false;
+}
 
 bool fail(const std::string &what, tfc_status status = nullptr) {
   std::fprintf(stderr, "tfc-train: %s%s%s\n", what.c_str(),
@@ -440,8 +489,23 @@ bool run() {
   if (!parseScheduleKind(schedule, sched.kind))
     return fail("unknown --schedule '" + schedule +
                 "' (constant, warmup-cosine, warmup-linear)");
-  if (!(lr > 0) || minLr < 0 || minLr > lr || warmup < 0)
-    return fail("need --lr > 0, 0 <= --min-lr <= --lr and --warmup >= 0");
+  if (!std::isfinite(lr) || !(lr > 0) || !std::isfinite(minLr) ||
+      !(minLr >= 0) || minLr > lr || warmup < 0)
+    return fail("need a finite --lr > 0, 0 <= --min-lr <= --lr and "
+                "--warmup >= 0");
+  // -1, --weight-decay's value when not given, stands for the optimizer's
+  // default; any value given must be a decay.
+  if ((weightDecay.getNumOccurrences() > 0 || weightDecay != -1.0) &&
+      !(std::isfinite(weightDecay) && weightDecay >= 0))
+    return fail("--weight-decay must be a finite number >= 0, not " +
+                text(weightDecay.getValue()) +
+                " (leave it out for the optimizer's default)");
+  if (!(std::isfinite(maxGradNorm) && maxGradNorm >= 0))
+    return fail("--max-grad-norm must be a finite number >= 0 (0: off), "
+                "not " + text(maxGradNorm.getValue()));
+  if (!(std::isfinite(clipGradValue) && clipGradValue >= 0))
+    return fail("--clip-grad-value must be a finite number >= 0 (0: off), "
+                "not " + text(clipGradValue.getValue()));
   sched.lr = lr;
   sched.minLr = minLr;
   sched.warmup = warmup;
@@ -480,12 +544,47 @@ bool run() {
   DataSet dataSet;
   if (!dataSet.open(data, info, error))
     return fail(error);
+  if (!examples) {
+    // Token values the model cannot take fail up front, not at step 1
+    // inside a kernel.
+    int64_t largest = dataSet.largestToken();
+    struct Limit {
+      int64_t size;
+      const char *what, *unit;
+    };
+    for (Limit limit : {Limit{info.tokenVocab, "its token embedding", "rows"},
+                        Limit{info.targetClasses, "its cross-entropy",
+                              "classes"}})
+      if (int64_t size = limit.size; size > 0 && largest >= size)
+        return fail("model '" + model + "' cannot train on " +
+                    dataSet.describe() + ": " + limit.what + " has " +
+                    std::to_string(size) + " " + limit.unit + " (tokens 0 to " +
+                    std::to_string(size - 1) + "), but the data holds " +
+                    "token " + std::to_string(largest) +
+                    " (byte tokens need a vocabulary of " +
+                    std::to_string(largest + 1) +
+                    " or more; 256 takes any file)");
+  }
   // An unreadable --init file fails before the compile; the names in it are
   // checked against the program's once it is loaded.
   std::vector<std::string> initNames;
   if (!init.empty() && resume.empty() &&
       !safetensorsNames(init, initNames, error))
     return fail("--init " + error);
+  // A fresh run into a directory that holds one (a forgotten --resume)
+  // would replace its checkpoint and metrics.
+  bool sameAsResume = false;
+  if (!resume.empty())
+    llvm::sys::fs::equivalent(outDir, resume, sameAsResume);
+  if (!sameAsResume && holdsRun(outDir)) {
+    if (!overwrite)
+      return fail("--out '" + outDir + "' already holds a run (a checkpoint "
+                  "or metrics.jsonl): continue it with --resume " + outDir +
+                  ", pick another --out, or pass --overwrite to replace it");
+    for (const char *name : {"checkpoint", "checkpoint.old", "checkpoint.tmp"})
+      llvm::sys::fs::remove_directories(outDir + "/" + name);
+    llvm::sys::fs::remove(outDir + "/metrics.jsonl");
+  }
   if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
     return fail("cannot create '" + outDir + "': " + ec.message());
 
@@ -544,17 +643,22 @@ bool run() {
   // seeded or saved.
   Rng initRng(seed);
   int64_t parameters = 0;
+  InitSummary initSummary;
   // (A resume restores every parameter and state from the checkpoint.)
+  bool fresh = checkpointDir.empty() && init.empty();
   bool initialized =
       !checkpointDir.empty()
           ? countParameters(rt.program, parameters, error)
-      : init.empty() ? initParameters(rt.program, initRng, parameters, error) &&
+      : init.empty() ? initParameters(rt.program, initRng, info.normScales,
+                                      parameters, initSummary, error) &&
                            zeroStates(rt.program, error)
                      : zeroStates(rt.program, error) &&
                            loadInitialValues(rt.program, init, initNames,
                                              parameters, error);
   if (!initialized)
     return fail(error);
+  if (fresh)
+    std::printf("%s", describeInit(initSummary, seed).c_str());
   Rng dataRng(seed ^ 0x5deece66dull);
   std::vector<StepRecord> earlier;
   if (!checkpointDir.empty()) {
@@ -635,6 +739,9 @@ bool run() {
   std::string scheduleError;
   if (!setScheduleInputs(rt.program, sched, scheduleError))
     return fail(scheduleError);
+  bool warnedNonFinite = false;
+  int64_t stoppedAt = last;
+  catchInterrupts();
   for (int64_t step = meta.step; step < last; ++step) {
     // The step's loss is the mean of its micro-batches' losses, as the
     // loss of the whole K x B batch would be.
@@ -667,6 +774,20 @@ bool run() {
                 .count();
     }
     float loss = float(lossSum / double(accumulate)), rate = float(sched.lr);
+    if (!std::isfinite(loss) && !warnedNonFinite) {
+      // Once per run: torch says nothing, but a diverged run that goes on
+      // silently wastes the rest of it.
+      warnedNonFinite = true;
+      progress.finish();
+      std::fprintf(stderr,
+                   "tfc-train: warning: the loss is %s at step %lld "
+                   "(metrics.jsonl records it as \"%s\"); training goes "
+                   "on%s\n",
+                   std::isnan(loss) ? "NaN" : "infinite",
+                   (long long)(step + 1),
+                   std::isnan(loss) ? "nan" : loss > 0 ? "inf" : "-inf",
+                   hasScale ? " (loss scaling skips such steps)" : "");
+    }
     if (sched.kind != ScheduleKind::Constant)
       if (tfc_status s = tfc_program_get(rt.program, "applied_lr", &rate, 4))
         return fail("cannot read 'applied_lr'", s);
@@ -690,12 +811,16 @@ bool run() {
     records.push_back(record);
     double perStep = thisRun / double(step + 1 - meta.step);
     progress.update(record, perStep * double(steps - step - 1));
+    if (interruptSignal && step + 1 != last) {
+      stoppedAt = step + 1;
+      break;
+    }
     if (checkpointEvery > 0 && (step + 1) % checkpointEvery == 0 &&
         step + 1 != last && !saveCheckpoint(step + 1, elapsed))
       return false;
   }
   progress.finish();
-  if (!saveCheckpoint(last, elapsed))
+  if (!saveCheckpoint(stoppedAt, elapsed))
     return false;
 
   std::string title = "tfc-train: " + llvm::sys::path::filename(model).str() +
@@ -714,12 +839,25 @@ bool run() {
     return fail(error);
   if (!records.empty())
     std::printf("step %lld: loss %.4f (first %.4f); %.1f s training\n",
-                (long long)records.back().step, records.back().loss,
+                (long long)records.back().step,
+                std::isnan(records.back().loss) ? std::fabs(records.back().loss)
+                                                : records.back().loss,
                 records.front().loss, elapsed);
   std::printf("metrics: %s\nplot: %s/loss.svg\nmemory report: %s/memory.md\n"
               "checkpoint: %s/checkpoint\n",
               metricsPath.c_str(), outDir.c_str(), outDir.c_str(),
               outDir.c_str());
+  if (stoppedAt != last) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "tfc-train: %s at step %lld of %lld; checkpoint written. "
+                 "Continue with: tfc-train --resume %s\n",
+                 interruptSignal == SIGINT ? "interrupted (SIGINT)"
+                                           : "terminated (SIGTERM)",
+                 (long long)stoppedAt, (long long)steps.getValue(),
+                 outDir.c_str());
+    interruptedExitCode = 128 + interruptSignal;
+  }
   return true;
 }
 
@@ -733,5 +871,14 @@ int main(int argc, char **argv) {
       "tfc-train: train a tfc model\n\n"
       "  tfc-train model.mlir --data text.txt --steps 200 --out run/\n"
       "  tfc-train --resume run/ --steps 400\n");
-  return run() ? 0 : 1;
+  // Nothing may escape as an exception (an abort with no message): a
+  // failure the checks above missed is still one line and exit code 1.
+  try {
+    return run() ? interruptedExitCode : 1;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "tfc-train: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "tfc-train: unexpected failure\n");
+  }
+  return 1;
 }

@@ -2,8 +2,10 @@
 
 #include "compiler/tools/tfc-train/Checkpoint.h"
 #include "compiler/tools/tfc-train/Data.h"
+#include "compiler/tools/tfc-train/Json.h"
 #include "compiler/tools/tfc-train/Metrics.h"
 #include "compiler/tools/tfc-train/Report.h"
+#include "compiler/tools/tfc-train/Safetensors.h"
 #include "compiler/tools/tfc-train/Schedule.h"
 
 #include "llvm/Support/JSON.h"
@@ -16,6 +18,8 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+
+#include <sys/stat.h>
 
 using namespace tfc::train;
 
@@ -161,6 +165,71 @@ TEST(Data, Errors) {
   EXPECT_FALSE(data.open("synthetic:nope", windows(8), error));
   EXPECT_NE(error.find("unknown synthetic task 'nope'"), std::string::npos);
   EXPECT_FALSE(data.open("", windows(8), error));
+  // Not a regular file: a directory (which used to abort on an uncaught
+  // std::ios_failure) and a FIFO (which could be read forever, as
+  // /dev/zero) are refused before anything is read.
+  EXPECT_FALSE(data.open(dir.path, windows(8), error));
+  EXPECT_NE(error.find("is a directory"), std::string::npos) << error;
+  std::string fifo = dir.path + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(data.open(fifo, windows(8), error));
+  EXPECT_NE(error.find("is not a regular file"), std::string::npos) << error;
+  EXPECT_FALSE(data.open(dir.path + "/x.safetensors", windows(8), error));
+  std::vector<std::string> names;
+  EXPECT_FALSE(safetensorsNames(dir.path, names, error));
+  EXPECT_NE(error.find("is a directory, not a safetensors file"),
+            std::string::npos)
+      << error;
+}
+
+// The largest token a batch can hold, for the vocabulary check.
+TEST(Data, LargestToken) {
+  TempDir dir;
+  DataSet data;
+  std::string error;
+  writeFile(dir.path + "/t.txt", std::string("hello\xe9 world"));
+  ASSERT_TRUE(data.open(dir.path + "/t.txt", windows(4), error)) << error;
+  EXPECT_EQ(data.largestToken(), 0xe9);
+  ASSERT_TRUE(data.open("synthetic:copy", windows(4), error)) << error;
+  EXPECT_EQ(data.largestToken(), 'z');
+}
+
+// JSON nested past 64 levels is refused before llvm::json::parse recurses
+// (50,000 '[' overflowed the stack): safetensors headers, meta.json and
+// metrics lines. Brackets inside strings do not count.
+TEST(Json, NestingBound) {
+  std::string deep = std::string(50000, '[') + std::string(50000, ']');
+  EXPECT_TRUE(jsonNestsDeeperThan(deep, kMaxJsonDepth));
+  std::string ok = std::string(64, '[') + std::string(64, ']');
+  EXPECT_FALSE(jsonNestsDeeperThan(ok, kMaxJsonDepth));
+  EXPECT_TRUE(jsonNestsDeeperThan("[" + ok + "]", kMaxJsonDepth));
+  EXPECT_FALSE(jsonNestsDeeperThan("[\"" + std::string(100, '[') + "\\\"\"]",
+                                   kMaxJsonDepth));
+  llvm::json::Value value = nullptr;
+  std::string why;
+  EXPECT_FALSE(parseJson(deep, value, why));
+  EXPECT_EQ(why, "nests deeper than 64 levels");
+
+  std::vector<uint8_t> bytes(8, 0);
+  uint64_t length = deep.size();
+  for (int i = 0; i < 8; ++i)
+    bytes[i] = uint8_t(length >> (8 * i));
+  bytes.insert(bytes.end(), deep.begin(), deep.end());
+  llvm::json::Object tensors;
+  size_t dataStart = 0;
+  EXPECT_FALSE(parseSafetensorsHeader(bytes, bytes.size(), tensors,
+                                      dataStart, why));
+  EXPECT_EQ(why, "header nests deeper than 64 levels");
+
+  CheckpointMeta meta;
+  std::string error;
+  EXPECT_FALSE(parseMeta("{\"options\": " + deep + "}", meta, error));
+  EXPECT_NE(error.find("nests deeper than 64 levels"), std::string::npos)
+      << error;
+  StepRecord record;
+  EXPECT_FALSE(parseRecord(deep, record, error));
+  EXPECT_NE(error.find("nests deeper than 64 levels"), std::string::npos)
+      << error;
 }
 
 // The schedule names of the flag (the formulas run on the device: ctest
@@ -204,6 +273,28 @@ TEST(Metrics, RoundTrip) {
   EXPECT_NE(error.find("metrics.jsonl:2:"), std::string::npos) << error;
   EXPECT_TRUE(readMetrics(dir.path + "/none.jsonl", records, error));
   EXPECT_TRUE(records.empty());
+}
+
+// A diverged step's NaN or infinite values are written as the strings
+// "nan", "inf", "-inf" (JSON has no such numbers; "-nan" made the file
+// unreadable and the run impossible to resume) and read back.
+TEST(Metrics, NonFiniteValues) {
+  StepRecord record{4, std::nan(""), 3e-4, HUGE_VAL, 1.0, -HUGE_VAL};
+  std::string line = formatRecord(record);
+  EXPECT_EQ(line, "{\"step\":4,\"loss\":\"nan\",\"lr\":0.00029999999999999997,"
+                  "\"tokens_per_s\":\"inf\",\"time\":1,\"loss_scale\":\"-inf\"}");
+  llvm::json::Value value = nullptr;
+  std::string why;
+  EXPECT_TRUE(parseJson(line, value, why)) << why;
+  StepRecord parsed;
+  std::string error;
+  ASSERT_TRUE(parseRecord(line, parsed, error)) << error;
+  EXPECT_TRUE(std::isnan(parsed.loss));
+  EXPECT_EQ(parsed.tokensPerS, HUGE_VAL);
+  EXPECT_EQ(*parsed.lossScale, -HUGE_VAL);
+  EXPECT_FALSE(parseRecord("{\"step\":1,\"loss\":\"big\",\"lr\":1,"
+                           "\"tokens_per_s\":1,\"time\":1}",
+                           parsed, error));
 }
 
 // Progress lines carry step, loss, tokens/s and ETA; the bar only on a tty.

@@ -4,7 +4,8 @@ usage: edit_checkpoint.py CHECKPOINT_DIR MODE [ARG]
   flip            flip one bit of the last tensor byte (SHA256SUMS kept)
   drop NAME       remove tensor NAME and rewrite SHA256SUMS to match
   meta-step N     set meta.json's step to N and rewrite SHA256SUMS to match
-The last two are consistent files (as a buggy tool or a careless hand would
+  meta-deep N     nest meta.json's options N arrays deep (SHA256SUMS to match)
+The last three are consistent files (as a buggy tool or a careless hand would
 leave them): only the resume's own checks can find them.
 Stdlib only: the safetensors layout is an 8-byte little-endian header size,
 a JSON header {name: {dtype, shape, data_offsets}}, then the bytes.
@@ -63,6 +64,15 @@ def main():
         meta["step"] = int(sys.argv[3])
         with open(path, "w") as f:
             json.dump(meta, f, indent=2)
+        rewrite_sums(d)
+    elif mode == "meta-deep":
+        depth = int(sys.argv[3])
+        path = os.path.join(d, META)
+        text = open(path).read()
+        # The options object becomes a value nested `depth` arrays deep.
+        start = text.index('"options"')
+        with open(path, "w") as f:
+            f.write(text[:start] + '"options": ' + "[" * depth + "]" * depth + "}\n")
         rewrite_sums(d)
     else:
         sys.exit("unknown mode " + mode)
