@@ -61,7 +61,7 @@ import torch
 
 from . import grad_flags
 from .errors import FrontendError, ModelError
-from .trace_hints import DATA_DEPENDENT_MARKERS
+from .trace_hints import AUTOGRAD_IN_FORWARD_MARKERS, DATA_DEPENDENT_MARKERS
 from .source import stack_frame
 
 # The frontend's own torch op: `value` with the gradient of `source` (the
@@ -210,6 +210,18 @@ def _apply(cls, *args, check: bool = False):
         text = f"{type(e).__name__}: {e}".splitlines()[0]
         if any(m in text for m in DATA_DEPENDENT_MARKERS):
             raise  # the tracer's own message for value-dependent control flow
+        if any(m in text for m in AUTOGRAD_IN_FORWARD_MARKERS):
+            # Reformer's _ReversibleFunction, RevViT, revtorch: a backward
+            # that recomputes the forward and runs autograd on it.
+            _refuse(cls, "its backward runs torch's autograd itself (torch.autograd.backward / "
+                         "grad on a recomputed forward: a reversible residual block or another "
+                         f"Function that saves memory), which tfc cannot import ({text})",
+                    stack_frame(),
+                    "such a Function only saves memory, its gradient is its forward's: apply "
+                    "the block's plain ops instead (y1 = x1 + f(x2); y2 = x2 + g(y1)), which tfc "
+                    "differentiates, and to save activation memory wrap them in "
+                    "torch.utils.checkpoint.checkpoint (traced as a direct call) or compile "
+                    "with recompute='blocks'")
         _refuse(cls, f"running its forward or backward while tracing failed ({text})")
 
 

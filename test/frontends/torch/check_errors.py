@@ -181,6 +181,9 @@ CASES = {
     "ItemToComputeWith": ("DataDependentError", ["control flow depends on a tensor's value",
                                                  "log_alpha.exp().item()",
                                                  "self.log_alpha.exp().detach()"]),
+    "ReversibleFunction": ("ModelError", ["Function '_Reversible'", "runs torch's autograd "
+                                          "itself", "torch.utils.checkpoint.checkpoint",
+                                          "y1 = x1 + f(x2)"]),
     "LazyUninitialized": ("ModelError", ["lazy module 'fc' (LazyLinear) has no parameters yet",
                                          "self.fc(x)", "run one forward eagerly"]),
 }
