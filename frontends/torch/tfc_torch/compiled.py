@@ -50,9 +50,10 @@ class CompiledModule:
     def state_dict(self):
         return self._model.state_dict(self.program)
 
-    def load_state_dict(self, state: Dict[str, torch.Tensor], strict: bool = True) -> None:
-        """Replaces the parameters (e.g. with a TrainStep's state_dict())."""
-        self._model.load_state_dict(self.program, state, strict)
+    def load_state_dict(self, state: Dict[str, torch.Tensor], strict: bool = True):
+        """Replaces the parameters (e.g. with a TrainStep's state_dict());
+        returns torch's (missing_keys, unexpected_keys)."""
+        return self._model.load_state_dict(self.program, state, strict)
 
 
 def compile(model: torch.nn.Module, example_args: Sequence[torch.Tensor], *,

@@ -635,6 +635,10 @@ def check_loop_recipes(device):
         problems.append(f"load_state_dict(strict=False) returned {keys!r}")
     if not torch.equal(step.state_dict()["2.weight"], model[2].weight.detach()):
         problems.append("load_state_dict(strict=False) did not set 2.weight")
+    fast = tfc_torch.compile(copy.deepcopy(model).eval(), batch[:1], device=device)
+    keys = fast.load_state_dict(dict(head, extra=torch.zeros(1)), strict=False)
+    if keys is None or list(keys.unexpected_keys) != ["extra"]:
+        problems.append(f"a compiled forward's load_state_dict(strict=False) returned {keys!r}")
     for err in [
         expect_error(RuntimeError, 'Missing key(s) in state_dict: "0.weight", "0.bias"',
                      lambda: step.load_state_dict(head)),
