@@ -1,7 +1,8 @@
 """ops/resample.py's index and weight tables against PyTorch's own: for
 every size pair in to out (1-24 -> 1-40) and 17 scale factors, the rows
 torch's nearest and nearest-exact interpolation read (an upsampled iota)
-and send the gradient to (one-hot output gradients), linear
+and send the gradient to (one-hot output gradients) in 1-, 2- and 3-dim
+resizes, contiguous and channels-last (whose kernels differ), linear
 interpolation's weights both ways (an upsampled identity matrix; the
 gradients of one-hot outputs) with align_corners off and on, and adaptive
 pooling's windows (an adaptive average of an identity matrix), all
@@ -36,27 +37,53 @@ def cases():
     return out
 
 
-def gradient_rows(fn, n_in, n_out):
-    """[out, in]: row i is the input gradient of output i's one-hot gradient."""
-    x = torch.zeros(1, 1, n_in, requires_grad=True)
+def gradient_rows(fn, n_in, n_out, spatial=1, layout=None):
+    """[out, in]: row i is the input gradient of output i's one-hot gradient
+    (the resized dim the last of `spatial`, the others of size 1; with a
+    `layout`, two channels in that memory format)."""
+    ones = (1,) * (spatial - 1)
+    channels = 1 if layout is None else 2
+    x = torch.zeros((1, channels) + ones + (n_in,))
+    if layout is not None:
+        x = x.contiguous(memory_format=layout)
+    x.requires_grad_(True)
     y = fn(x)
-    eye = torch.eye(n_out).view(n_out, 1, 1, n_out)
-    return torch.stack([torch.autograd.grad(y, x, eye[i], retain_graph=True)[0][0, 0]
+    eye = torch.eye(n_out).view((n_out, 1, 1) + ones + (n_out,)).expand(
+        (n_out,) + tuple(y.shape))
+    return torch.stack([torch.autograd.grad(y, x, eye[i], retain_graph=True)[0][0, 0].flatten()
                         for i in range(n_out)])
 
 
 def check_interpolation(n_in, scale, n_out):
+    """nearest and nearest-exact along the last dim of a 1-d resize and of
+    2-d and 3-d ones (the other dims of size 1) of two channels, contiguous
+    and channels-last: torch 1.13's channels-last nearest kernel reads
+    other rows than its other one where out is in or 2 * in but the scale
+    factor is not 1 or 2. Linear along a 1-d resize."""
     problems = []
+    configs = [(1, None)] + [(spatial, layout) for spatial, last in
+                             ((2, torch.channels_last), (3, torch.channels_last_3d))
+                             for layout in (torch.contiguous_format, last)]
+    for spatial, layout in configs:
+        ones = (1,) * (spatial - 1)
+        size = dict(scale_factor=(1.0,) * (spatial - 1) + (scale,)) if scale else \
+            dict(size=ones + (n_out,))
+        channels_last = layout not in (None, torch.contiguous_format)
+        what = f"{spatial}-d{', channels-last' if channels_last else ''}"
+        iota = torch.arange(n_in, dtype=torch.float32).view((1, 1) + ones + (n_in,))
+        if layout is not None:
+            iota = iota.expand((1, 2) + ones + (n_in,)).contiguous(memory_format=layout)
+        for mode in ("nearest", "nearest-exact"):
+            fwd, bwd = nearest_table(n_in, n_out, scale, mode == "nearest-exact", channels_last)
+            got = F.interpolate(iota, mode=mode, **size)[0, 0].flatten().long().tolist()
+            if got != fwd:
+                problems.append(f"{mode} ({what}) reads {got}, tfc {fwd}")
+            rows = gradient_rows(lambda x: F.interpolate(x, mode=mode, **size), n_in, n_out,
+                                 spatial, layout)
+            if rows.argmax(1).tolist() != bwd or not torch.equal(rows.sum(1), torch.ones(n_out)):
+                problems.append(f"{mode}'s ({what}) gradient goes to "
+                                f"{rows.argmax(1).tolist()}, tfc's {bwd}")
     size = dict(scale_factor=scale) if scale else dict(size=n_out)
-    iota = torch.arange(n_in, dtype=torch.float32).view(1, 1, n_in)
-    for mode in ("nearest", "nearest-exact"):
-        fwd, bwd = nearest_table(n_in, n_out, scale, exact=mode == "nearest-exact")
-        got = F.interpolate(iota, mode=mode, **size)[0, 0].long().tolist()
-        if got != fwd:
-            problems.append(f"{mode} reads {got}, tfc {fwd}")
-        rows = gradient_rows(lambda x: F.interpolate(x, mode=mode, **size), n_in, n_out)
-        if rows.argmax(1).tolist() != bwd or not torch.equal(rows.sum(1), torch.ones(n_out)):
-            problems.append(f"{mode}'s gradient goes to {rows.argmax(1).tolist()}, tfc's {bwd}")
     if n_in == n_out:
         return problems  # linear: the identity with weights 1 and 0
     for align in (False, True):

@@ -111,15 +111,19 @@ def _weighted_scale(n_in, n_out, align_corners, scale):
     return _inverse_scale(n_in, n_out, scale)
 
 
-def nearest_table(n_in, n_out, scale, exact):
+def nearest_table(n_in, n_out, scale, exact, channels_last=False):
     """(forward ids, backward ids) of torch's nearest interpolation along
-    one dim. The CPU forward takes floor(float(s * i)) (nearest-exact:
+    one dim (torch 1.13's CPU kernels). ATen's nearest_idx special-cases
+    out == in (i) and out == 2 * in (i // 2) and takes floor(float(s * i))
+    otherwise, s the float inverse scale; nearest's backward uses it, and
+    so does the forward's channels-last kernel (`channels_last`: a 2-d or
+    3-d resize of a channels-last-contiguous input, which every contiguous
+    one with a single channel is), while the other forward kernel always
+    takes floor(float(s * i)): 2 -> 2 with scale_factor=1.3 reads [0, 0]
+    there but sends the gradient to [0, 1]. Without a scale factor (s 1 or
+    1/2 at those sizes) all agree. nearest-exact's forward takes
     floor(float(max(s * (i + 0.5) - 0.5, 0) + 0.5)), the inner part in
-    double), s the float inverse scale. The backward (nearest_idx)
-    special-cases out == in (i) and out == 2 * in (i // 2) for nearest,
-    which disagrees with the forward when a scale factor was given (2 ->
-    2 with scale_factor=1.3 reads [0, 0] but sends the gradient to [0,
-    1]); nearest-exact's backward takes floor(float((i + 0.5) * s))."""
+    double, its backward floor(float((i + 0.5) * s))."""
     s = _inverse_scale(n_in, n_out, scale)
     last = n_in - 1
     if exact:
@@ -134,7 +138,21 @@ def nearest_table(n_in, n_out, scale, exact):
         bwd = [i >> 1 for i in range(n_out)]
     else:
         bwd = fwd
-    return fwd, bwd
+    return (bwd if channels_last else fwd), bwd
+
+
+def _channels_last_kernel(ctx, v, spatial):
+    """Whether torch 1.13 resizes `v` (the node's first argument) with its
+    channels-last nearest kernel: a 2-d or 3-d resize of an input that is
+    channels-last contiguous (its traced example's strides; a contiguous
+    one of that shape without an example)."""
+    if spatial == 1:
+        return False
+    example = ctx.example(0)
+    if not isinstance(example, torch.Tensor):
+        example = torch.empty(v.shape, device="meta")
+    fmt = torch.channels_last if spatial == 2 else torch.channels_last_3d
+    return example.dim() == spatial + 2 and example.is_contiguous(memory_format=fmt)
 
 
 def linear_table(n_in, n_out, align_corners, scale):
@@ -252,8 +270,8 @@ def _antialias_dim(ctx, v, dim, n_out, align_corners, scale, cubic):
     return out
 
 
-def _nearest_dim(ctx, v, dim, n_out, scale, exact):
-    fwd, bwd = nearest_table(v.shape[dim], n_out, scale, exact)
+def _nearest_dim(ctx, v, dim, n_out, scale, exact, channels_last):
+    fwd, bwd = nearest_table(v.shape[dim], n_out, scale, exact, channels_last)
     picked = _gather(ctx, v, dim, fwd)
     if bwd != fwd:
         # torch's gradient is not its forward's: the value of one gather,
@@ -326,6 +344,7 @@ def upsample(ctx, x, output_size, *args, **kwargs):
                         "weight tables as its CPU kernels do for float32",
                         "interpolate the tensor in float32 (x.float())")
     source, out = v, ctx.out().shape
+    channels_last = name in _NEAREST and _channels_last_kernel(ctx, v, s)
     for i in reversed(range(s)):
         dim = v.rank - s + i
         if antialias:
@@ -336,7 +355,8 @@ def upsample(ctx, x, output_size, *args, **kwargs):
         elif name in _LINEAR:
             v = _linear_dim(ctx, v, dim, out[dim], align_corners, scales[i])
         else:
-            v = _nearest_dim(ctx, v, dim, out[dim], scales[i], name in _NEAREST_EXACT)
+            v = _nearest_dim(ctx, v, dim, out[dim], scales[i], name in _NEAREST_EXACT,
+                             channels_last)
     if name in _CUBIC and out == source.shape:
         # torch's bicubic backward copies the gradient when no size
         # changes, though a scale factor made the forward resample.

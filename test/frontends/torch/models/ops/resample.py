@@ -21,6 +21,11 @@ CASES = {
     # forward reads); the .vec overloads F.interpolate traces to and the
     # others.
     "upsampling": lambda: _upsampling(),
+    # nearest with scale factors (1.1, 2.1) that keep or double a size: torch
+    # 1.13's channels-last kernel (a channels-last input, or a contiguous
+    # one with one channel, 2-d and 3-d) reads rows i and i // 2 there, its
+    # other kernel (more channels, 1-d) floor(i / 1.1) and floor(i / 2.1).
+    "nearest-kernels": lambda: _nearest_kernels(),
     # Adaptive average and max pooling, 1-3 dims, to sizes whose windows
     # overlap and differ in size (7 -> 3, 5 -> 4), tile the input (8 -> 2)
     # or repeat rows (5 -> 7), interpolate's area mode; rounded values make
@@ -128,6 +133,31 @@ class _Upsampling(nn.Module):
 def _upsampling():
     torch.manual_seed(0)
     return _Upsampling(), (torch.randn(2, 3, 9, 7, generator=_g(1)),)
+
+
+class _NearestKernels(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+        self.single = nn.Conv2d(3, 1, 1)
+        self.conv3d = nn.Conv3d(1, 1, 1)
+
+    def forward(self, x, x_last):                           # [2, 3, 5, 5], channels-last
+        up = F.interpolate
+        a, one = self.conv(x), self.single(x)               # [2, 4, 5, 5], [2, 1, 5, 5]
+        last = self.conv(x_last)                            # channels-last
+        v = self.conv3d(one.view(2, 1, 1, 5, 5).expand(2, 1, 4, 5, 5))
+        return _ramp_sum([
+            up(one, scale_factor=1.1), up(one, scale_factor=(2.1, 1.1)),
+            up(last, scale_factor=(1.1, 2.1)), up(a, scale_factor=(1.1, 2.1)),
+            up(v, scale_factor=(1.1, 2.1, 1.3)), up(one[:, 0], scale_factor=1.1),
+            up(torch.cat([v, v], 1), scale_factor=(1.1, 2.1, 1.1))])
+
+
+def _nearest_kernels():
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 5, 5, generator=_g(1))
+    return _NearestKernels(), (x, x.contiguous(memory_format=torch.channels_last))
 
 
 class _AdaptivePool(nn.Module):
