@@ -45,7 +45,8 @@ void addRunFlags(FlagParser &p, RunOptions &o) {
                 "program's learning-rate inputs get tfc-train's defaults "
                 "instead (lr 3e-4, min_lr 0, warmup_steps 0, total_steps "
                 "--steps)");
-  p.addInt("int-range", &o.intRange, "Upper bound of random integers (2)");
+  p.addInt("int-range", &o.intRange,
+           "With --seed: random integers lie in [0, N) (N >= 1; 2)");
   p.addString("outputs", &o.outputs,
               "Write the outputs to this safetensors file");
   p.addUnsigned("repeat", &o.repeat,
@@ -257,6 +258,11 @@ void noteZeroState(const RunOptions &o, tfc_program *program,
 }
 
 bool fillRandom(const RunOptions &o, tfc_program *program) {
+  // Integers are drawn from [0, --int-range): an empty range is an error,
+  // not a silent 1.
+  if (o.intRange < 1)
+    return fail(o, "--int-range must be at least 1 (random integers lie in "
+                   "[0, N)), not " + std::to_string(o.intRange));
   auto start = std::chrono::steady_clock::now();
   uint64_t values = 0;
   for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
@@ -276,7 +282,7 @@ bool fillRandom(const RunOptions &o, tfc_program *program) {
   std::mt19937_64 rng(o.seed);
   std::normal_distribution<double> normal(0.0, 1.0);
   std::uniform_int_distribution<int64_t> uniform(
-      0, std::max<int64_t>(o.intRange, 1) - 1);
+      0, o.intRange - 1);
   for (size_t i = 0, e = tfc_program_binding_count(program); i < e; ++i) {
     tfc_binding b;
     if (tfc_status s = tfc_program_binding(program, i, &b))
