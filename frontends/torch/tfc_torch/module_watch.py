@@ -20,8 +20,11 @@ ModuleWatch, checked at every call of a TrainStep or CompiledModule
   holds the program's current value (model.load_state_dict(step.state_dict())
   to evaluate mid-training) or the compiled one; anything else is an error,
   since the program would silently keep computing with its own copy;
-- writes through .data, which move no version counter (WGAN's weight
-  clipping p.data.clamp_()): the values are compared with the compiled ones
+  A training step's arguments (its parameters and model state) are the
+  exception: module_sync.py keeps them in step with the program both ways,
+  so only their rebinding is checked here (`managed`);
+- writes through .data, which move no version counter (a frozen
+  parameter's p.data.clamp_()): the values are compared with the compiled ones
   at calls 1, 2, 4, 8, ... (a full read of the module's tensors each time,
   log2(calls) times in all), and at every call for the program's
   constants of up to _SMALL elements (a buffer's temperature read with
@@ -139,6 +142,10 @@ class ModuleWatch:
         # Tensors accepted as synced from the program: no longer compared
         # with their compiled values.
         self.synced = set()
+        # The keys a training step's ModuleSync keeps in step with its
+        # program (its writes and the caller's are no change; a rebinding
+        # still is).
+        self.managed = set()
         self.hooks = self._hooks()
         self.loss_fn = loss_fn
         self.attributes = self._attributes()
@@ -180,6 +187,11 @@ class ModuleWatch:
         return out
 
     def check(self) -> None:
+        # Reading the module's tensors here wakes none (module_sync).
+        with torch._C.DisableTorchFunction():
+            self._check()
+
+    def _check(self) -> None:
         self.calls += 1
         self._check_tree()
         if [m.training for m in self.model.modules()] != self.modes:
@@ -197,7 +209,8 @@ class ModuleWatch:
             t0, version, trainable = self.seen[key]
             if table == "_parameters" and t is not None and t.requires_grad != trainable:
                 toggled.append(key)
-            if (t is t0 and t._version == version) or key not in self.read:
+            if (t is t0 and (t._version == version or key in self.managed)) or \
+                    key not in self.read:
                 continue
             if t is None or not self._holds_known_value(key, t):
                 what = "parameter" if table == "_parameters" else "buffer"
@@ -324,7 +337,7 @@ class ModuleWatch:
         trace baked in: cheap, and stale from the first call after a
         change)."""
         for key, module, table, local in self.entries:
-            if key in self.synced or key not in self.read:
+            if key in self.synced or key in self.managed or key not in self.read:
                 continue
             t = getattr(module, table).get(local)
             if t is None or not (everything or (t.numel() <= _SMALL and self._is_constant(key))):

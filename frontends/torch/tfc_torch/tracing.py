@@ -816,11 +816,17 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     if not forward:  # a loss import carries the buffers of _state_writes as model state
         traced.carried = _state_writes(writes, role)
         if frozen_state:
-            # Frozen parameters as model state the forward does not write
-            # (None: no writer), so the step's load_state_dict sets them
-            # between calls (a target network's Polyak update).
+            # Frozen parameters and floating-point buffers as model state
+            # the forward does not write (None: no writer), so the step's
+            # load_state_dict, or a write to the module, sets them between
+            # calls (a target network's Polyak update, NoisyNet's
+            # reset_noise() writing its noise buffers); a buffer whose value
+            # the trace read as a number stays a constant.
+            numbers = values_read()
             for holder, placeholder in role.items():
-                if placeholder.key in frozen_names and holder not in traced.carried:
+                buffer = (placeholder.role == "buffer" and placeholder.tensor.is_floating_point()
+                          and traced.user_name(placeholder.key) not in numbers)
+                if (placeholder.key in frozen_names or buffer) and holder not in traced.carried:
                     traced.carried[holder] = None
     read = values_read()   # by the module's names
     carried = sorted(traced.user_name(role[h].key) for h in traced.carried

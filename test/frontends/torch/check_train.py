@@ -135,7 +135,7 @@ from train_helpers import (LOSS_RTOL, PARAM_RTOL, adamw_groups,  # noqa: E402
 from train_state import (check_buffers, check_checkpoint, check_forward_state,  # noqa: E402
                          check_loop_recipes)
 from train_watch import (check_held_values, check_module_changes,  # noqa: E402
-                         check_outside_values)
+                         check_module_sync, check_outside_values)
 from train_optimizers import (check_followed_changes, check_optimizer_state,  # noqa: E402
                               check_param_groups)
 from train_batches import (check_added_loss, check_dict_batch, check_input_names,  # noqa: E402
@@ -687,7 +687,8 @@ CASES = sorted(FAMILIES) + ["added-loss", "api", "buffers", "checkpoint", "dict-
                             "followed-changes", "forward-state",
                             "held-values",
                             "input-names", "loop-recipes",
-                            "masked", "module-changes", "no-gradient", "optimizer-state",
+                            "masked", "module-changes", "module-sync", "no-gradient",
+                            "optimizer-state",
                             "outside-values",
                             "packed-lengths", "param-groups", "qat", "random-range",
                             "sparse-input", "state-names"]
@@ -732,6 +733,8 @@ def main():
             problem = check_masked(args.device)
         elif case == "module-changes":
             problem = check_module_changes(args.device)
+        elif case == "module-sync":
+            problem = check_module_sync(args.device)
         elif case == "outside-values":
             problem = check_outside_values(args.device)
         elif case == "no-gradient":

@@ -155,8 +155,8 @@ def check_module_changes(device):
             problems.append(f"sparse buffer (compiled={compiled}): {err}")
 
     # Using the module while the step holds newer parameters (an evaluation,
-    # timm's ModelEmaV2 reading model.state_dict()) warns once; after
-    # model.load_state_dict(step.state_dict()) it does not.
+    # timm's ModelEmaV2 reading model.state_dict()) reads the step's values
+    # (module_sync.py), also after model.load_state_dict(step.state_dict()).
     for sync in (False, True):
         m = copy.deepcopy(model)
         step = make(m)
@@ -164,14 +164,19 @@ def check_module_changes(device):
             step(*batch)
         if sync:
             m.load_state_dict(step.state_dict())
+        want = step.state_dict()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            m.enc(data[0][0])
-            m.dec.state_dict()
-            m(data[0][0])
-        stale = [w for w in caught if "the ones it was compiled with" in str(w.message)]
-        if len(stale) != (0 if sync else 1):
-            problems.append(f"stale module reads (synced={sync}): {len(stale)} warnings")
+            got = m.dec.state_dict()
+            out = m(data[0][0])
+        if not all(torch.equal(got[k], want["dec." + k]) for k in got):
+            problems.append(f"module reads (synced={sync}): dec's state_dict is not the step's")
+        if out.item() != _eager_loss(want, data[0][0]):
+            problems.append(f"module reads (synced={sync}): forward did not use the step's "
+                            "values")
+        if caught:
+            problems.append(f"module reads (synced={sync}): warnings "
+                            f"{[str(w.message) for w in caught]}")
 
     # Two steps over one module (a GAN's): the one whose parameters the
     # other trains warns once when it runs with stale copies, and not when
@@ -232,12 +237,24 @@ def check_module_changes(device):
     step.load_state_dict(m.state_dict())   # the shadow's new value carried, not refused
     if not torch.equal(step.state_dict()["shadow"], m.shadow):
         problems.append("an unread buffer's value was not carried by load_state_dict")
+    # A trained parameter clamped on the module (WGAN's clipping, in place
+    # under no_grad or through .data) is taken by the step before its next
+    # run, as torch's next forward reads it.
+    for clamp in (clamp_no_grad, lambda m: m.dec.weight.data.clamp_(-0.01, 0.01)):
+        m = copy.deepcopy(model)
+        step = make(m)
+        step(*data[0])
+        clamp(m)
+        want = {k: v.clone() for k, v in m.state_dict().items()}
+        loss = step(*data[1])
+        if rel(loss, _eager_loss(want, data[1][0])) > LOSS_RTOL:
+            problems.append(f"a clamp on the module: loss {loss} is not torch's after it")
     for err in [
         changed(lambda m: m.tau.fill_(1.0), "buffer 'tau' of the module was changed"),
         changed(lambda m: m.tau.fill_(1.0), "buffer 'tau' of the module was changed", True),
-        changed(clamp_no_grad, "parameter 'enc.weight' of the module was changed"),
+        changed(clamp_no_grad, "parameter 'enc.weight' of the module was changed", True),
         changed(lambda m: m.dec.weight.data.clamp_(-0.01, 0.01),
-                "parameter 'dec.weight' of the module holds other values"),
+                "parameter 'dec.weight' of the module holds other values", True),
         changed(lambda m: m.enc.register_forward_hook(lambda mod, i, o: o * 2),
                 "forward hooks or forward pre-hooks"),
         # A new head (fine-tuning): the step trained the old one, unseen.
@@ -251,11 +268,20 @@ def check_module_changes(device):
         if err:
             problems.append(err)
     return verdict(problems,
-                   "module-changes: ok (syncing from the step accepted; an annealed attribute, "
-                   "a class default set on the instance or class and a frozen bias warned once; "
-                   "a sparse buffer compared by value; buffer writes, clamps under no_grad and through "
-                   ".data, hooks and a replaced or added submodule refused, also in a compiled "
-                   "forward)")
+                   "module-changes: ok (syncing from the step accepted; module reads see the "
+                   "step's values; clamps of trained parameters taken by the step; an annealed "
+                   "attribute, a class default set on the instance or class and a frozen bias "
+                   "warned once; a sparse buffer compared by value; buffer writes, hooks and a "
+                   "replaced or added submodule refused, also in a compiled forward, and there "
+                   "clamps under no_grad and through .data too)")
+
+
+def _eager_loss(state, x) -> float:
+    """_Annealed's loss in eager torch with the parameters of `state`."""
+    m = _Annealed()
+    m.load_state_dict(state)
+    with torch.no_grad():
+        return m(x).item()
 
 
 # A module-level tensor forward reads (check_outside_values).
@@ -777,3 +803,145 @@ def check_held_values(device):
                              "row count: 3 SGD steps as torch's; changes after compiling "
                              "refused; a written mask and frozen='state' refused; MoCo's "
                              "ring-buffer queue: 5 SGD steps as torch's)")
+
+
+class _Dqn(torch.nn.Module):
+    """CleanRL's DQN loss: a target network `t` read under no_grad, updated
+    by the training loop between steps."""
+
+    def __init__(self, frozen_target: bool):
+        super().__init__()
+        self.q = torch.nn.Linear(4, 3)
+        self.t = torch.nn.Linear(4, 3)
+        self.t.load_state_dict(self.q.state_dict())
+        self.t.requires_grad_(not frozen_target)
+
+    def forward(self, x, a, r):
+        with torch.no_grad():
+            y = r + 0.9 * self.t(x).max(1).values
+        return F.mse_loss(self.q(x).gather(1, a).squeeze(1), y)
+
+
+class _Noisy(torch.nn.Module):
+    """A NoisyNet layer (Rainbow): noise buffers resampled between steps."""
+
+    def __init__(self):
+        super().__init__()
+        self.mu = torch.nn.Parameter(torch.randn(3, 4))
+        self.sigma = torch.nn.Parameter(torch.full((3, 4), 0.1))
+        self.register_buffer("eps", torch.randn(3, 4))
+
+    def forward(self, x, y):
+        return F.mse_loss(F.linear(x, self.mu + self.sigma * self.eps), y)
+
+
+def check_module_sync(device):
+    """The module's trained parameters and model state follow the step
+    (module_sync.py): torch code reading them between steps gets the trained
+    values, and its writes go into the step. Each loop against torch's:
+    CleanRL's DQN hard target update (tau=1) and Polyak update through
+    .data (target trainable but not optimized; frozen with frozen="state"),
+    AveragedModel.update_parameters(model), a hand EMA over parameters(),
+    NoisyNet's noise buffers written between steps (frozen="state"). They
+    silently used the values the module was compiled with. An in-place
+    write through step.state_dict()'s copies warns."""
+    import warnings
+    from torch.optim.swa_utils import AveragedModel
+    problems = []
+    g = torch.Generator().manual_seed(31)
+    batch = (torch.randn(8, 4, generator=g), torch.randint(0, 3, (8, 1), generator=g),
+             torch.randn(8, generator=g))
+    for frozen_target, tau in ((False, 1.0), (True, 0.5)):
+        torch.manual_seed(32)
+        ref = _Dqn(frozen_target)
+        mine = copy.deepcopy(ref)
+        opt = torch.optim.SGD(ref.q.parameters(), lr=0.5)
+        step = tfc_torch.compile_train_step(
+            mine, batch, device=device, optimizer=torch.optim.SGD(mine.q.parameters(), lr=0.5),
+            frozen="state" if frozen_target else "constant")
+        for i in range(5):
+            opt.zero_grad()
+            want = ref(*batch)
+            want.backward()
+            opt.step()
+            loss = step(*batch)
+            if rel(loss, want.item()) > LOSS_RTOL:
+                problems.append(f"DQN target update (frozen={frozen_target}, tau={tau}) step {i}:"
+                                f" loss {loss} != torch's {want.item()}")
+                break
+            for m in (ref, mine):
+                for t, q in zip(m.t.parameters(), m.q.parameters()):
+                    t.data.copy_(tau * q.data + (1 - tau) * t.data)
+
+    # SWA's AveragedModel and a hand EMA over model.parameters().
+    torch.manual_seed(33)
+    ref = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))
+    mine = copy.deepcopy(ref)
+    y = torch.randint(0, 3, (8,), generator=g)
+    opt = torch.optim.SGD(ref.parameters(), lr=0.3, momentum=0.9)
+    step = tfc_torch.compile_train_step(
+        mine, (batch[0], y), lambda out, x, y: F.cross_entropy(out, y), device=device,
+        optimizer=torch.optim.SGD(mine.parameters(), lr=0.3, momentum=0.9))
+    swa = [AveragedModel(m) for m in (ref, mine)]
+    ema = [[p.detach().clone() for p in m.parameters()] for m in (ref, mine)]
+    for i in range(4):
+        opt.zero_grad()
+        F.cross_entropy(ref(batch[0]), y).backward()
+        opt.step()
+        step(batch[0], y)
+        for k, m in enumerate((ref, mine)):
+            swa[k].update_parameters(m)
+            with torch.no_grad():
+                for e, p in zip(ema[k], m.parameters()):
+                    e.mul_(0.9).add_(p, alpha=0.1)
+    for what, a, b in (("AveragedModel", list(swa[0].module.parameters()),
+                        list(swa[1].module.parameters())), ("hand EMA", ema[0], ema[1])):
+        err = max((x - z).abs().max().item() for x, z in zip(a, b))
+        if err > 1e-5:
+            problems.append(f"{what} over model.parameters(): max |diff| {err:.2e} from torch's")
+
+    # NoisyNet: reset_noise() writes the buffers between steps.
+    torch.manual_seed(34)
+    ref = _Noisy()
+    mine = copy.deepcopy(ref)
+    data = (torch.randn(5, 4, generator=g), torch.randn(5, 3, generator=g))
+    opt = torch.optim.SGD(ref.parameters(), lr=0.1)
+    step = tfc_torch.compile_train_step(mine, data, device=device, optimizer="sgd", lr=0.1,
+                                        frozen="state")
+    for i in range(4):
+        opt.zero_grad()
+        want = ref(*data)
+        want.backward()
+        opt.step()
+        loss = step(*data)
+        if rel(loss, want.item()) > LOSS_RTOL:
+            problems.append(f"NoisyNet step {i}: loss {loss} != torch's {want.item()}")
+            break
+        noise = torch.randn(3, 4, generator=g)
+        for m in (ref, mine):
+            m.eps.copy_(noise)
+
+    # step.state_dict() holds copies: written in place and not loaded, warned.
+    torch.manual_seed(35)
+    m = _Dqn(True)
+    step = tfc_torch.compile_train_step(m, batch, device=device, optimizer="sgd", lr=0.1,
+                                        frozen="state")
+    step(*batch)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sd = step.state_dict()
+        sd["t.bias"].lerp_(sd["q.bias"], 0.5)
+        step.load_state_dict(sd)
+        step(*batch)
+        sd = step.state_dict()
+        sd["t.bias"].lerp_(sd["q.bias"], 0.5)
+        step(*batch)
+    texts = [str(w.message) for w in caught if "written in place and not loaded" in
+             str(w.message)]
+    if len(texts) != 1:
+        problems.append(f"state_dict() written in place: {len(texts)} warnings (want 1, for the "
+                        "write not loaded back)")
+    return verdict(problems,
+                   "module-sync: ok (DQN hard and Polyak target updates through .data, "
+                   "AveragedModel and a hand EMA over parameters(), NoisyNet buffers set between "
+                   "steps: 4-5 steps as torch's; a state_dict() copy written in place warned)")

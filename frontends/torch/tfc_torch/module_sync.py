@@ -1,0 +1,292 @@
+"""The module's tensors that a training step holds, kept in step with it.
+
+A compiled step trains its own copy of the parameters and carries the model
+state (batch norm's running statistics, frozen="state" tensors) in the
+runtime. Torch code that reads the module between steps expects the
+trained values there: CleanRL's DQN target update
+`t.data.copy_(tau * q.data + (1 - tau) * t.data)`, an EMA or
+`AveragedModel.update_parameters(model)` over `model.parameters()`, an
+evaluation, `model.state_dict()` for a checkpoint, a forward compiled after
+training. ModuleSync makes the module the values' home, lazily in both
+directions:
+
+- program -> module: after each run (and a load into the program) the
+  module's parameters the step trains and its model state are marked
+  stale: their class is swapped for a subclass (_StaleParameter,
+  _StaleTensor) whose __torch_function__ copies the program's values into
+  the tensors of that step at the first torch function that reads one
+  (an op, `.data`, `.detach()`, `copy_`, a forward, `state_dict()`,
+  deepcopy, pickling) and puts the classes back; metadata reads (shape,
+  dtype, requires_grad, hash, ...) copy nothing. A loop that never looks
+  at the module pays nothing but the flag.
+- module -> program: before the next run (or a load into the program), each
+  of those tensors woken since (so possibly written: a target network
+  updated in place or through `.data`, NoisyNet's reset_noise() writing
+  noise buffers, WGAN's `p.data.clamp_()`) is compared with the program's
+  value and, when it differs, set into the program, as torch's next
+  forward would read it.
+
+The module watch (module_watch.py) leaves these tensors' writes to this
+module; a tensor rebound (a new object) stays its error. A tensor of a
+class other than nn.Parameter or torch.Tensor (a user's subclass) cannot
+be swapped: it is compared at every call and filled in after every run.
+"""
+import warnings
+import weakref
+from typing import Dict, List, Set, Tuple
+
+import torch
+from torch.utils import _pytree as pytree
+
+from .errors import TracedUpdateWarning
+
+
+class _Stale:
+    """The stale classes' behaviour: wake on any torch function that may
+    read values."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in _METADATA:
+            with torch._C.DisableTorchFunction():
+                return func(*args, **kwargs)
+        for t in pytree.tree_flatten((args, kwargs))[0]:
+            if type(t) in _BASE:
+                _wake(t)
+        return func(*args, **kwargs)
+
+    def __deepcopy__(self, memo):
+        _wake(self)
+        return self.__deepcopy__(memo)
+
+    def __reduce_ex__(self, protocol):
+        _wake(self)
+        return self.__reduce_ex__(protocol)
+
+
+class _StaleParameter(_Stale, torch.nn.Parameter):
+    pass
+
+
+class _StaleTensor(_Stale, torch.Tensor):
+    pass
+
+
+_STALE = {torch.nn.Parameter: _StaleParameter, torch.Tensor: _StaleTensor}
+_BASE = {stale: base for base, stale in _STALE.items()}
+
+
+def _metadata():
+    """The torch functions that read no values (the tensor's metadata, its
+    autograd flags, its identity): a stale tensor stays asleep."""
+    base = torch._C._TensorBase
+    out = set()
+    for name in ("shape", "dtype", "device", "requires_grad", "_version", "is_leaf", "grad",
+                 "grad_fn", "ndim", "layout", "is_cuda", "is_sparse", "is_quantized",
+                 "is_meta", "names", "_base", "output_nr", "is_mkldnn", "is_nested"):
+        if hasattr(base, name):
+            prop = getattr(base, name)
+            out.add(prop.__get__)
+            if name in ("requires_grad", "grad"):
+                out.add(prop.__set__)
+    for name in ("size", "dim", "numel", "nelement", "stride", "is_contiguous",
+                 "is_floating_point", "is_complex", "element_size", "storage_offset",
+                 "data_ptr", "get_device", "_is_view", "requires_grad_", "register_hook",
+                 "__hash__", "__len__"):
+        for owner in (torch.Tensor, base):
+            if name in owner.__dict__:
+                out.add(owner.__dict__[name])
+    return out
+
+
+_METADATA = _metadata()
+# id(tensor) -> (the ModuleSync that marked it stale last (weak), whether
+# its program updates the tensor).
+_OWNER: Dict[int, Tuple["weakref.ref", bool]] = {}
+# Bumped by every mark: a sync whose tensors another one marked since its
+# own mark looks at them again.
+_MARKS = [0]
+
+
+def _wake(t: torch.Tensor) -> None:
+    """A stale tensor is read: its owner fills in its tensors."""
+    ref = _OWNER.get(id(t))
+    sync = ref[0]() if ref is not None else None
+    if sync is None:
+        _OWNER.pop(id(t), None)
+        t.__class__ = _BASE[type(t)]
+        return
+    sync.pull()
+
+
+def _release(tensors: List[torch.Tensor]) -> None:
+    """A sync is gone: its tensors no other sync marked are plain again."""
+    for t in tensors:
+        ref = _OWNER.get(id(t))
+        if ref is not None and ref[0]() is not None:
+            continue
+        _OWNER.pop(id(t), None)
+        if type(t) in _BASE:
+            t.__class__ = _BASE[type(t)]
+
+
+class ModuleSync:
+    """Keeps `model`'s tensors that `program` holds and updates (the
+    parameters whose ids are in `trains`, the model state of
+    `model_state`) in step with the program (module docstring)."""
+
+    def __init__(self, model: torch.nn.Module, model_state, program, trains: Set[int]):
+        from .module_watch import _tables
+        ms = model_state
+        self.program = program
+        # (program name, tensor, whether the program updates it)
+        self.tensors: List[Tuple[str, torch.Tensor, bool]] = []
+        self.keys: Set[str] = set()      # the state_dict names (tied ones too)
+        held = set()
+        for key, module, table, local in _tables(model):
+            t = getattr(module, table)[local]
+            arg, state = ms.argument(key), ms.state_name(key)
+            if arg is not None and arg in ms.in_program:
+                name, updates = arg, id(t) in trains
+            elif state is not None:
+                name, updates = state, True
+            else:
+                continue
+            self.keys.add(key)
+            if id(t) not in held:
+                held.add(id(t))
+                self.tensors.append((name, t, updates))
+        self.dirty = False      # the program holds values the module does not
+        self.asleep = False     # every tensor marked by this sync since its last pull
+        self.mark_count = -1
+        self.busy = False
+        run, set_, restore, get = program.run, program.set, program.restore, program.get
+        self.get = get
+        names = {name for name, _, _ in self.tensors}
+        this = weakref.ref(self)
+        # The values the program handed out (step.state_dict()'s), with
+        # their versions: written in place before the next run, they are
+        # copies torch's would not be (_warn_handed_out).
+        self.handed_out: List[Tuple["weakref.ref", int]] = []
+        self.warned = False
+
+        def run_synced(entry):
+            sync = this()
+            if sync is not None:
+                sync.push()
+                sync.warn_handed_out()
+            run(entry)
+            if sync is not None:
+                sync.changed()
+
+        def set_synced(name, value):
+            sync = this()
+            if sync is None or name not in names or sync.busy:
+                return set_(name, value)
+            sync.push()
+            set_(name, value)
+            sync.changed()
+            sync.handed_out.clear()     # a load (step.load_state_dict(sd))
+
+        def get_synced(name):
+            value = get(name)
+            sync = this()
+            if sync is not None and name in names and not sync.busy:
+                sync.handed_out.append((weakref.ref(value), value._version))
+            return value
+
+        def restore_synced(*args, **kwargs):
+            sync = this()
+            if sync is not None:
+                sync.push()
+            restore(*args, **kwargs)
+            if sync is not None:
+                sync.changed()
+
+        if self.tensors:
+            program.run, program.set, program.restore = run_synced, set_synced, restore_synced
+            program.get = get_synced
+            self.mark()
+            weakref.finalize(self, _release, [t for _, t, _ in self.tensors])
+
+    def mark(self) -> None:
+        """The module's tensors are stale from now on until read."""
+        if self.asleep and self.mark_count == _MARKS[0]:
+            return
+        _MARKS[0] += 1
+        me = weakref.ref(self)
+        for _, t, updates in self.tensors:
+            kind = _BASE.get(type(t), type(t))
+            if kind not in _STALE:
+                continue
+            owner = _OWNER.get(id(t))
+            if not updates and owner is not None and owner[1] and owner[0]() not in (None, self):
+                continue   # another step trains it (a GAN's): its values are the module's
+            t.__class__ = _STALE[kind]
+            _OWNER[id(t)] = (me, updates)
+        self.asleep = True
+        self.mark_count = _MARKS[0]
+
+    def changed(self) -> None:
+        """The program's values changed (a run, a load into it)."""
+        self.dirty = True
+        self.mark()
+
+    def pull(self) -> None:
+        """One of the tensors is read: all of this sync's are woken and, if
+        the program changed since the last pull, get its values."""
+        mine = []
+        for name, t, _ in self.tensors:
+            ref = _OWNER.get(id(t))
+            if ref is not None and ref[0]() is self:
+                del _OWNER[id(t)]
+                if type(t) in _BASE:
+                    t.__class__ = _BASE[type(t)]
+                mine.append((name, t))
+            elif type(t) not in _BASE and type(t) not in _STALE:
+                mine.append((name, t))   # never marked: filled in on every pull
+        self.asleep = False
+        if not self.dirty:
+            return
+        self.dirty = False
+        with torch.no_grad():
+            for name, t in mine:
+                t.copy_(self.get(name).to(dtype=t.dtype, device=t.device))
+
+    def push(self) -> None:
+        """Sets into the program the tensors woken since the last mark that
+        now hold other values than the program's (written by the caller)."""
+        if self.busy or (self.asleep and self.mark_count == _MARKS[0]):
+            return
+        self.busy = True
+        try:
+            with torch._C.DisableTorchFunction():
+                for name, t, _ in self.tensors:
+                    if type(t) in _BASE:
+                        continue       # asleep: not read since (another sync's mark)
+                    current = self.get(name)
+                    value = t.detach()
+                    if not torch.equal(value.cpu(), current.to(value.dtype)):
+                        self.program.set(name, value)
+        finally:
+            self.busy = False
+
+    def warn_handed_out(self) -> None:
+        """Warns (once) when a value the program handed out since the last
+        run (step.state_dict()'s) was written in place and not loaded back:
+        torch's state_dict values alias the parameters, so an in-place
+        Polyak update through them (`sd["t.weight"].lerp_(sd["q.weight"],
+        tau)`) changes the module; tfc's are copies."""
+        written = any(ref() is not None and ref()._version != version
+                      for ref, version in self.handed_out)
+        self.handed_out.clear()
+        if written and not self.warned:
+            self.warned = True
+            warnings.warn(
+                "a tensor of step.state_dict() was written in place and not loaded back: "
+                "the step's state_dict() holds copies (torch's alias the parameters), so the "
+                "step goes on with its own values; load the changed values with "
+                "step.load_state_dict(sd), or write the module's tensors (the step takes "
+                "what is written there before its next call)", TracedUpdateWarning,
+                stacklevel=4)
