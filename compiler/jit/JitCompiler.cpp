@@ -2,6 +2,7 @@
 
 #include "compiler/jit/JitCompiler.h"
 #include "compiler/artifact/ArtifactWriter.h"
+#include "compiler/jit/InputFile.h"
 #include "dialects/Registration.h"
 #include "passes/Pipelines.h"
 
@@ -128,6 +129,10 @@ std::string compilerBuildId() {
 
 bool loadSource(const std::string &modelPath, llvm::SourceMgr &sourceMgr,
                 std::string &error) {
+  if (std::string problem = tfc::checkInputFile(modelPath); !problem.empty()) {
+    error = problem + "\n";
+    return false;
+  }
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(modelPath);
   if (!buffer) {
     error = "cannot open '" + modelPath + "': " +

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/jit/InputFile.h"
 #include "dialects/Registration.h"
 #include "passes/Pipelines.h"
 #include "passes/autodiff/Passes.h"
@@ -16,6 +17,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -28,6 +30,12 @@ int main(int argc, char **argv) {
   tfc::registerTfcLayoutPasses();
   tfc::registerTfcTrainingPasses();
   tfc::registerPipelines();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "tfc optimizer driver: transforms tfc IR\n", registry));
+  auto [input, output] = mlir::registerAndParseCLIOptions(
+      argc, argv, "tfc optimizer driver: transforms tfc IR\n", registry);
+  if (std::string problem = tfc::checkInputFile(input); !problem.empty()) {
+    llvm::errs() << "tfc-opt: " << problem << "\n";
+    return 1;
+  }
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, input, output, registry));
 }

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/artifact/ArtifactWriter.h"
+#include "compiler/jit/InputFile.h"
 #include "compiler/codegen/cuda/CudaCodegen.h"
 #include "compiler/codegen/host/HostCodegen.h"
 #include "dialects/Registration.h"
@@ -171,6 +172,11 @@ int main(int argc, char **argv) {
     }
   }
 
+  if (std::string problem = ::tfc::checkInputFile(inputFilename);
+      !problem.empty()) {
+    llvm::errs() << "tfc-translate: " << problem << "\n";
+    return 1;
+  }
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =
       openInputFile(inputFilename, &error);

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/cuda/CudaCodegen.h"
+#include "compiler/jit/InputFile.h"
 #include "dialects/Registration.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -143,7 +144,11 @@ int checkFile(const std::string &path, const Options &options,
   tfc::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  std::string error;
+  std::string error = tfc::checkInputFile(path);
+  if (!error.empty()) {
+    std::cerr << "error: " << error << "\n";
+    return 1;
+  }
   auto buffer = mlir::openInputFile(path, &error);
   if (!buffer) {
     std::cerr << "error: " << error << "\n";

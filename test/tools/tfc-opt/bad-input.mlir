@@ -36,3 +36,16 @@
 // A file that does not exist.
 // RUN: %expect-exit 1 tfc-opt %S/Inputs/no-such-file.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: cannot open input file '{{.*}}no-such-file.mlir': No such file or directory
+
+// A device is refused before reading: /dev/zero never ends (it ran out of
+// memory). /dev/null stands for it here, read as an empty module before.
+// The same check guards tfc-translate and the JIT (tfc-run, tfc-train).
+// RUN: %expect-exit 1 tfc-opt /dev/null 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: %expect-exit 1 tfc-translate --emit-host /dev/null 2>&1 | FileCheck %s --check-prefix=DEVICE-TRANSLATE
+// RUN: %expect-exit 1 tfc-run /dev/null --device host 2>&1 | FileCheck %s --check-prefix=DEVICE-JIT
+// RUN: %expect-exit 1 tfc-opt %S/Inputs 2>&1 | FileCheck %s --check-prefix=DIRECTORY
+// DEVICE: tfc-opt: '/dev/null' is a device, not a model file
+// DEVICE-TRANSLATE: tfc-translate: '/dev/null' is a device, not a model file
+// DEVICE-JIT: '/dev/null' is a device, not a model file
+// DEVICE-JIT-NEXT: tfc-run: compilation of '/dev/null' failed
+// DIRECTORY: tfc-opt: '{{.*}}Inputs' is a directory, not a model file
