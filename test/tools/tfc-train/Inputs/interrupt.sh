@@ -2,15 +2,16 @@
 # Interrupts a tfc-train run and resumes it.
 #
 # usage: interrupt.sh TFC_TRAIN SIGNAL OUT ARGS...
-# Starts `TFC_TRAIN ARGS... --out OUT --log-every 1` in the background, waits
-# (no fixed sleep: up to 120 s) until its log shows step 3, sends SIGNAL
-# (INT or TERM) and reports its exit code, then checks that the checkpoint
-# is at the last step metrics.jsonl logged and that `--resume OUT` with two
-# more steps continues from it. The log is OUT.log.
+# Starts `TFC_TRAIN ARGS... --steps 100000000 --out OUT --log-every 1` in the
+# background, waits (no fixed sleep: up to 120 s) until its log shows step
+# 3, sends SIGNAL (INT or TERM) and reports its exit code, then checks that
+# the checkpoint is at the last step metrics.jsonl logged, that `--resume
+# OUT` with two more steps continues from it, and that the result equals a
+# straight run of as many steps (compare_runs.py). The log is OUT.log.
 set -u
 train=$1 signal=$2 out=$3
 shift 3
-"$train" "$@" --out "$out" --log-every 1 > "$out.log" 2>&1 &
+"$train" "$@" --steps 100000000 --out "$out" --log-every 1 > "$out.log" 2>&1 &
 pid=$!
 for _ in $(seq 1200); do
   grep -q '^step 3/' "$out.log" 2>/dev/null && break
@@ -37,3 +38,6 @@ fi
 "$train" --resume "$out" --steps $((saved + 2)) > "$out.resume.log" 2>&1 ||
   { echo "the resume failed:"; tail -3 "$out.resume.log"; exit 1; }
 echo "resumed: $(( $(wc -l < "$out/metrics.jsonl") - saved )) more steps"
+"$train" "$@" --steps $((saved + 2)) --out "$out.straight" > "$out.straight.log" 2>&1 ||
+  { echo "the straight run failed:"; tail -3 "$out.straight.log"; exit 1; }
+python3 "$(dirname "$0")/compare_runs.py" "$out.straight" "$out" --any-loss
