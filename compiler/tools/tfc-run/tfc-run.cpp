@@ -181,8 +181,14 @@ int main(int argc, char **argv) {
   bool loadFailed = false;
   if (tfc::tools::runArtifact(artifactDir, run, device.release(), &loadFailed))
     return 0;
-  if (!loadFailed || !result.cacheHit)
+  if (!loadFailed || result.artifactDir.empty())
     return 1;
+  if (!result.cacheHit) {
+    // A fresh artifact the runtime refuses (a tfc bug): not kept, so a
+    // later run reports the compiler's error again instead of "(cached)".
+    tfc::evictCachedArtifact(artifactDir);
+    return 1;
+  }
   // A cache entry with intact digests that the runtime still refuses (an
   // entry from a tfc whose writer had a bug, or one edited with its digests
   // recomputed): it would fail every later run, so it is rebuilt once.
@@ -201,5 +207,9 @@ int main(int argc, char **argv) {
   if (!run.quiet)
     std::printf("compiled %s (%s)\n", input.c_str(),
                 result.cacheHit ? "cached" : "fresh");
-  return tfc::tools::runArtifact(result.artifactDir, run) ? 0 : 1;
+  if (tfc::tools::runArtifact(result.artifactDir, run, nullptr, &loadFailed))
+    return 0;
+  if (loadFailed)
+    tfc::evictCachedArtifact(result.artifactDir);
+  return 1;
 }
