@@ -383,6 +383,11 @@ LogicalResult writeArtifact(ModuleOp module, StringRef directory,
     return mlir::emitError(module.getLoc(), problem);
 
   // Write everything under a fresh sibling directory, then swap it in.
+  StringRef parent = llvm::sys::path::parent_path(dest);
+  if (!parent.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(parent))
+      return mlir::emitError(module.getLoc())
+             << "cannot create '" << parent << "': " << ec.message();
   std::string tmpDir;
   if (std::error_code ec = createSibling(dest + ".tmp-", tmpDir))
     return module.emitError() << "cannot create a directory next to '" << dest
