@@ -225,8 +225,31 @@ def _one_row_masked_write(x, index, value) -> bool:
             and value.dim() == x.dim() - mask.dim() + 1 and value.shape[0] == 1)
 
 
+def _complex_write(x, index, value):
+    """x[index] = value for a complex x as the same write into its real
+    view, (torch.view_as_real(x), index and a trailing whole dim, the
+    value's real view): torch 1.13 cannot trace slice_scatter (a slice
+    assignment, FITS' xf[:, k:] = 0) or copy into a complex tensor that
+    needs a gradient, nor does tfc lower every complex write."""
+    entries = index if isinstance(index, tuple) else (index,)
+    if not any(e is Ellipsis for e in entries):
+        entries += (Ellipsis,)
+    real = torch.view_as_real(x)
+    if isinstance(value, torch.Tensor):
+        value = torch.view_as_real(value.to(x.dtype).resolve_conj())
+    elif isinstance(value, (bool, int, float, complex)):
+        value = torch.tensor([complex(value).real, complex(value).imag], dtype=real.dtype)
+    else:
+        return None
+    return real, entries + (slice(None),), value
+
+
 def _rewrite(setitem):
     def permuted_setitem(x, index, value):
+        if isinstance(x, torch.Tensor) and x.is_complex() and x.dtype != torch.complex32:
+            written = _complex_write(x, index, value)
+            if written is not None:
+                return permuted_setitem(*written)
         if isinstance(x, torch.Tensor):
             masked = _mask_among_scalars(x, index, value)
             if masked is not None:

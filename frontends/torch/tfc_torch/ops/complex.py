@@ -344,6 +344,11 @@ _COMPONENTWISE = (
     "aten.contiguous.default", "aten.detach.default", "aten.zeros_like.default",
     "aten.sum.default", "aten.sum.dim_IntList", "aten.mean.default", "aten.mean.dim",
     "aten.cumsum.default",
+    # Writes of constants or values at indices or masks (zeroing bins of a
+    # spectrum: xf.masked_fill(mask, 0), xf[mask] = 0; a diagonal).
+    "aten.fill.Scalar", "aten.fill.Tensor", "aten.masked_fill.Scalar",
+    "aten.masked_fill.Tensor", "aten.index_put.default", "aten.scatter.src",
+    "aten.scatter.value", "aten.diag_embed.default",
 )
 
 
@@ -352,7 +357,22 @@ _COMPONENTWISE = (
 # imaginary part is 0 when it is real (an integer tensor in a cat with
 # complex ones included).
 _INDEX_ARGS = {"aten.index_select.default": 2, "aten.index.Tensor": 1,
-               "aten.gather.default": 2, "aten.where.self": 0}
+               "aten.gather.default": 2, "aten.where.self": 0,
+               "aten.masked_fill.Scalar": 1, "aten.masked_fill.Tensor": 1,
+               "aten.index_put.default": 1, "aten.scatter.src": 2, "aten.scatter.value": 2}
+# The Python number arguments that are data (a fill value): each part gets
+# its part of the number (an int or bool one is real), where other numbers
+# (dims, sizes) are shared.
+_NUMBER_ARGS = {"aten.fill.Scalar": 1, "aten.masked_fill.Scalar": 2, "aten.scatter.value": 3}
+
+
+def _number_part(x, part):
+    """Part 0 (re) or 1 (im) of a fill value."""
+    if isinstance(x, complex):
+        return x.imag if part else x.real
+    if isinstance(x, (bool, int, float)):
+        return 0.0 if part else float(x)
+    return x
 
 
 def _part_of(ctx, x, part):
@@ -392,10 +412,11 @@ def componentwise(ctx, *args, **kwargs):
                         "part by part)")
     examples, results = ctx.real_args, []
     try:
-        index = _INDEX_ARGS.get(ctx.name)
+        index, number = _INDEX_ARGS.get(ctx.name), _NUMBER_ARGS.get(ctx.name)
         for part in (0, 1):
             ctx.real_args = _example_part(examples, part)
-            parts = [a if i == index else _part_of(ctx, a, part) for i, a in enumerate(args)]
+            parts = [a if i == index else _number_part(a, part) if i == number
+                     else _part_of(ctx, a, part) for i, a in enumerate(args)]
             results.append(real(ctx, *parts,
                                 **{k: _part_of(ctx, v, part) for k, v in kwargs.items()}))
     finally:

@@ -346,7 +346,50 @@ def _arithmetic(dtype=torch.float32):
     return make
 
 
+class Writes(nn.Module):
+    """Writes into complex tensors that need a gradient: FITS' low-pass
+    filter xf[:, k:] = 0 and its zero padding out[:, :m] = z (torch 1.13
+    cannot trace those slice_scatters on complex values: written through
+    the real view), TimeMixer's xf[mask] = 0, masked_fill, a masked write
+    of a complex tensor and of a real one, a complex number assigned,
+    scatter of a value and of a source, diag_embed."""
+
+    def __init__(self, dtype):
+        super().__init__()
+        self.lin = nn.Linear(3, 3, dtype=dtype)
+
+    def forward(self, x):
+        xf = torch.fft.rfft(self.lin(x), dim=1)                 # [2, 9, 3]
+        xf[:, 6:] = 0
+        small = xf.abs() < 0.8
+        xf[small] = 0
+        out = torch.zeros(2, 13, 3, dtype=xf.dtype)
+        out[:, :xf.size(1)] = xf
+        out[:, -1, 1] = 0.5 - 2j
+        out[(out.real > 0.3) & (out.imag < 0)] = torch.ones(()) * 3
+        m = xf.masked_fill(xf.real < 0, 0.25)
+        m = m.masked_fill(m.imag > 0.2, torch.tensor(1 + 1j, dtype=xf.dtype))
+        idx = torch.tensor([[2], [0], [1]]).expand(3, 3)[None].expand(2, 3, 3)
+        s = torch.zeros_like(xf[:, :3]).scatter(1, idx, xf[:, :3]).scatter(1, idx[:, :1], 1.5)
+        d = torch.diagonal(torch.diag_embed(xf[:, :4], offset=1), offset=1, dim1=-2, dim2=-1)
+        return (_weighted(torch.fft.irfft(out, n=24, dim=1))
+                + _weighted(torch.view_as_real(m)) + _weighted(torch.view_as_real(s))
+                + _weighted(torch.view_as_real(d)))
+
+
+def _writes(dtype=torch.float32):
+    def make():
+        torch.manual_seed(0)
+        return Writes(dtype), (torch.randn(2, 16, 3, generator=_g(1), dtype=dtype),)
+    return make
+
+
 CASES = {
+    # Complex writes: slice and mask assignment, masked_fill, scatter,
+    # diag_embed (these were refused: torch 1.13's slice_scatter on complex
+    # values, and no complex lowering).
+    "complex-writes": _writes(),
+    "complex-writes-f64": _writes(torch.float64),
     "complex-fnet": _fnet(7, 12),
     "complex-fnet-f64": _fnet(12, 33, torch.float64),
     "complex-fno1d": _fno1d(33, 5),
