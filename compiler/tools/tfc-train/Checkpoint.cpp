@@ -23,6 +23,11 @@ const char *const kDigestedFiles[] = {"meta.json", kCheckpointTensors};
 /// Lowercase hex SHA-256 of the file at `path`; false when unreadable.
 bool fileSha256(const std::string &path, std::string &hex,
                 std::string &error) {
+  // A FIFO or device in a checkpoint would be read forever.
+  if (std::string problem = notARegularFile(path); !problem.empty()) {
+    error = "cannot read '" + path + "': it " + problem;
+    return false;
+  }
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);

@@ -2,7 +2,9 @@
 
 #include "compiler/tools/tfc-train/Metrics.h"
 #include "compiler/tools/tfc-train/Json.h"
+#include "compiler/tools/tfc-train/Report.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -93,9 +95,17 @@ bool tfc::train::readMetrics(const std::string &path,
                              std::vector<StepRecord> &records,
                              std::string &error) {
   records.clear();
-  std::ifstream in(path);
-  if (!in)
+  if (!llvm::sys::fs::exists(path))
     return true;
+  if (std::string problem = notARegularFile(path); !problem.empty()) {
+    error = "cannot read '" + path + "': it " + problem;
+    return false;
+  }
+  std::ifstream in(path);
+  if (!in) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (line.empty())

@@ -273,6 +273,11 @@ TEST(Metrics, RoundTrip) {
   EXPECT_NE(error.find("metrics.jsonl:2:"), std::string::npos) << error;
   EXPECT_TRUE(readMetrics(dir.path + "/none.jsonl", records, error));
   EXPECT_TRUE(records.empty());
+  // A FIFO is refused, not read (forever).
+  std::string fifo = dir.path + "/fifo.jsonl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(readMetrics(fifo, records, error));
+  EXPECT_NE(error.find("is not a regular file"), std::string::npos) << error;
 }
 
 // A diverged step's NaN or infinite values are written as the strings
@@ -475,6 +480,12 @@ TEST(Checkpoint, DigestsGuardEveryFile) {
   expectRefused("does not match its SHA-256");
   llvm::sys::fs::remove(ckpt + "/" + kCheckpointSums);
   expectRefused("has no readable SHA256SUMS");
+  // The tensor file replaced by a FIFO: refused, not read forever.
+  writeFile(ckpt + "/" + kCheckpointSums, sums);
+  std::string tensors = ckpt + "/" + kCheckpointTensors;
+  llvm::sys::fs::remove(tensors);
+  ASSERT_EQ(::mkfifo(tensors.c_str(), 0600), 0);
+  expectRefused("is not a regular file");
 }
 
 } // namespace
