@@ -482,13 +482,23 @@ class _Kept:
                                        node_frame(users[0]) if users else None)
 
 
-def _plain_trainables(model: torch.nn.Module, read: Set[int]) -> List[Tuple[str, int]]:
+def _plain_trainables(model: torch.nn.Module, read: Set[int],
+                      loss_fn=None) -> List[Tuple[str, int]]:
     """The names of the tensors held by the modules' attributes (directly
-    or in a list, tuple or dict) that are no parameters but leaves that
-    require grad (functorch's ensembling: `p.requires_grad_()` of stacked
-    weights kept on the module), among the storages a trace read, with
-    their storages."""
+    or in a list, tuple or dict) or by the globals the model's code (and
+    `loss_fn`'s) reads that are no parameters but leaves that require grad
+    (functorch's ensembling: `p.requires_grad_()` of stacked weights kept on
+    the module; CleanRL SAC's global `log_alpha = torch.zeros(1,
+    requires_grad=True)`), among the storages a trace read, with their
+    storages."""
+    from .custom_functions import code_globals
     found = []
+    for space in code_globals(model, *([loss_fn] if loss_fn is not None else [])):
+        for key, t in list(space.items()):
+            if (isinstance(t, torch.Tensor) and not isinstance(t, torch.nn.Parameter)
+                    and t.requires_grad and t.is_leaf and t.layout == torch.strided
+                    and t.data_ptr() in read):
+                found.append((f"{space.get('__name__', '?')}.{key}", t.data_ptr()))
     for prefix, module in model.named_modules():
         where = prefix + "." if prefix else ""
         for key, value in vars(module).items():
@@ -509,7 +519,7 @@ def _plain_trainables(model: torch.nn.Module, read: Set[int]) -> List[Tuple[str,
 
 @contextlib.contextmanager
 def attributes_kept(model: torch.nn.Module, model_name: str,
-                    training: bool = False) -> Iterator[_Kept]:
+                    training: bool = False, loss_fn=None) -> Iterator[_Kept]:
     """Restores what the traced forward changed of the modules besides
     their parameters and buffers (_snapshot) after the block and says
     so: a TracedUpdateWarning naming the attributes (a tensor rebound to
@@ -520,8 +530,9 @@ def attributes_kept(model: torch.nn.Module, model_name: str,
     read by the trace (the program would compute with its traced value
     every call). Yields a _Kept: tell it the traced graph (read_by) so
     that tensor attributes the trace never read are no state. `training`
-    (a loss import): a tensor attribute the trace read that requires grad
-    but is no parameter (_plain_trainables) is a ModelError."""
+    (a loss import): a tensor attribute (or a global of the model's or
+    `loss_fn`'s code) the trace read that requires grad but is no parameter
+    (_plain_trainables) is a ModelError."""
     before = _snapshot(model)
     # The parameters' requires_grad: the eager run after the trace runs
     # forward on them, and a freeze in forward (grad_flags.set_requires_grad)
@@ -544,11 +555,12 @@ def attributes_kept(model: torch.nn.Module, model_name: str,
         changed = [c for c in changed if not c.endswith(" (a tensor)")]
         frames = [_REBOUND.get((id(entry[0]), entry[2])) for entry, _ in tensors]
         _REBOUND.clear()
-        trainables = _plain_trainables(model, kept.read) if training and not failed else []
+        trainables = (_plain_trainables(model, kept.read, loss_fn) if training and not failed
+                      else [])
         many = len(trainables) > 1
         if trainables:
             raise ModelError(
-                f"{model_name} holds the tensor{'s' if many else ''} "
+                f"{model_name} reads the tensor{'s' if many else ''} "
                 f"{', '.join(n for n, _ in trainables)} "
                 f"that require{'' if many else 's'} grad but {'are' if many else 'is'} no "
                 "nn.Parameter: the training step trains the module's parameters only, so the "

@@ -71,6 +71,18 @@ LR_SCALE = "tfc.lr_scale"
 WEIGHT_DECAY = "tfc.weight_decay"
 
 
+def _global_names(model: torch.nn.Module, tensors) -> List[str]:
+    """Names of `tensors` in the globals the model's code reads
+    ('__main__.log_alpha'), else their shapes."""
+    from .custom_functions import code_globals
+    names = []
+    for t in tensors:
+        found = next((f"{space.get('__name__', '?')}.{key}" for space in code_globals(model)
+                      for key, value in list(space.items()) if value is t), None)
+        names.append(f"'{found}'" if found else f"a tensor of shape {list(t.shape)}")
+    return names
+
+
 def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
                ) -> Tuple[Dict[str, object], Dict[str, Dict[str, float]]]:
     """(options, {parameter name: {attribute: value}}) of `optimizer`."""
@@ -109,6 +121,18 @@ def from_torch(optimizer: torch.optim.Optimizer, model: torch.nn.Module
             groups_of[id(p)] = g
     own = {id(p) for p in model.parameters()}
     foreign = [p for p in groups_of if p not in own]
+    plain = [p for g in groups for p in g["params"]
+             if id(p) not in own and not isinstance(p, torch.nn.Parameter)]
+    if plain:
+        names = _global_names(model, plain)
+        shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+        raise OptionError(f"optimizer {kind.__name__}: it trains {shown}, a plain tensor with "
+                          "requires_grad=True that is no parameter of the model (CleanRL SAC's "
+                          "log_alpha = torch.zeros(1, requires_grad=True)): the compiled step "
+                          "trains the module's parameters only",
+                          hint="make it a parameter of the model (self.log_alpha = "
+                               "nn.Parameter(torch.zeros(1)), read as self.log_alpha in "
+                               "forward), then build the optimizer over model.parameters()")
     if foreign or not own & set(groups_of):
         what = (f"{len(foreign)} of its tensors are not parameters of the model" if foreign
                 else "it holds none of the model's parameters")

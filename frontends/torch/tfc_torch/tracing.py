@@ -759,7 +759,8 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     # its plain attributes are restored after them (module_state.py).
     def run(hold: bool):
         with selection_sizes.holding(hold), custom_functions.gradients(differentiated), \
-                module_state.attributes_kept(model, type(model).__name__, not forward) as kept, \
+                module_state.attributes_kept(model, type(model).__name__, not forward,
+                                             loss_fn) as kept, \
                 outside_values.guarded(type(model).__name__, model):
             spaces = custom_functions.code_globals(model, loss_fn)
             try:

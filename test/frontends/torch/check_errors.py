@@ -94,6 +94,8 @@ CASES = {
     "PlainTensorRequiresGrad": ("ModelError", ["the tensor w that requires grad",
                                                "no nn.Parameter", "nn.Parameter(w)",
                                                "register it as a buffer"]),
+    "GlobalRequiresGrad": ("ModelError", ["the tensor", "LOG_ALPHA that requires grad",
+                                          "no nn.Parameter", "nn.Parameter(w)"]),
     "SeedInForward": ("ModelError", ["seeds torch's generator (torch.manual_seed)",
                                      "repeats the same draws", "seed once outside the model",
                                      "batch input"]),

@@ -14,6 +14,9 @@ import tfc_torch
 from train_helpers import (LOSS_RTOL, MOVED_RTOL, PARAM_RTOL, compare_parameters, expect_error,
                            normwise, rel, train_alongside, verdict)
 
+# A plain tensor a script trains beside the model (CleanRL SAC's log_alpha).
+_LOG_ALPHA = torch.zeros(1, requires_grad=True)
+
 
 def check_param_groups(device):
     """A torch.optim instance with param_groups as compile_train_step's
@@ -152,7 +155,11 @@ def check_param_groups(device):
                                                  {"params": [model[3].weight]}])}, "differ in eps"),
                 # Built over another copy of the model: it would train nothing.
                 ({"optimizer": torch.optim.SGD(copy.deepcopy(model).parameters(), lr=0.1)},
-                 "not parameters of the model")]
+                 "not parameters of the model"),
+                # A plain tensor trained beside the model (CleanRL SAC's
+                # global log_alpha): named, not taken for another copy.
+                ({"optimizer": torch.optim.Adam([*model.parameters(), _LOG_ALPHA])},
+                 "it trains a tensor of shape [1], a plain tensor with requires_grad=True")]
     for kwargs, words in refusals:
         kwargs.setdefault("optimizer", torch.optim.SGD(model.parameters(), lr=0.1))
         try:
@@ -167,7 +174,7 @@ def check_param_groups(device):
                    f"ungrouped parameter frozen, also optimizer_in_backward (AdamW, Adam, SGD); "
                    f"each parameter's move within {moved_worst:.1e} of torch's; {sched} lr "
                    f"schedulers driving the compiled step, losses within {sched_worst:.1e} of "
-                   f"torch's; 9 refusals)")
+                   f"torch's; 10 refusals)")
 
 
 def _torch_state_problems(got, want, label):

@@ -736,6 +736,20 @@ class PlainTensorRequiresGrad(Base):
         return (self.fc(x) @ self.w).pow(2).mean()  # error here
 
 
+# CleanRL SAC's temperature: a global leaf trained by its own optimizer.
+LOG_ALPHA = torch.zeros(1, requires_grad=True)
+
+
+class GlobalRequiresGrad(Base):
+    """A global tensor that requires grad read in forward (CleanRL SAC's
+    log_alpha packaged into one loss): a training import folded it into a
+    constant silently, so alpha never adapted."""
+
+    def forward(self, x):
+        logp = -self.fc(x).pow(2).sum(1)
+        return (-LOG_ALPHA.exp() * (logp.detach() + 2.0)).mean()  # error here
+
+
 class SparseBuiltInForward(Base):
     """A sparse adjacency built in forward (a GCN from its edge list):
     torch 1.13 cannot trace it; the hint builds it dense or passes it in."""
