@@ -244,7 +244,9 @@ def logaddexp2(ctx, a, b):
 def copysign(ctx, a, b):
     """|a| with b's sign: negative where b < 0 (-inf among them) or b is -0
     (1 / b < 0 for a zero b). A NaN b's sign bit is not visible to tfc's
-    compares: |a| there."""
+    compares: |a| there. The gradient is torch's, g * result / a (0 where
+    a == 0; NaN where a is infinite or NaN), through a straight-through
+    source."""
     bld, dt = ctx.b, ctx.out().dtype
     x, y = _operands(ctx, a, b)
     magnitude = bld.unary("abs", x)
@@ -252,7 +254,12 @@ def copysign(ctx, a, b):
     negative = bld.select(bld.compare("eq", y, zero),
                           bld.compare("lt", bld.div(ctx.tensor(1.0, dt), y), zero),
                           bld.compare("lt", y, zero))
-    return bld.select(negative, bld.unary("neg", magnitude), magnitude)
+    value = bld.stop_gradient(bld.select(negative, bld.unary("neg", magnitude), magnitude))
+    if not dtypes.is_float(dt):
+        return value
+    ratio = bld.select(bld.compare("eq", x, zero), zero, bld.div(value, x))
+    return bld.straight_through(value, bld.mul(bld.broadcast_to(x, value.shape),
+                                               bld.stop_gradient(ratio)))
 
 
 @lowers("aten.clamp.default", "aten.clamp.Tensor", "aten.clamp_min.default",
@@ -621,17 +628,18 @@ def x_times_log(ctx, a, b_, log):
 def logit(ctx, x, eps=None):
     """log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps is given.
     The gradient is torch's, g / (x (1 - x)) (inf at exactly 0 and 1, where
-    the quotient's own would be inf * 0), 0 outside [eps, 1 - eps], through
-    a straight-through source."""
+    the quotient's own would be inf * 0), outside [eps, 1 - eps] 0, or NaN
+    outside [0, 1] without eps, through a straight-through source."""
     dt, b = ctx.out().dtype, ctx.b
     v = z = ctx.tensor(x, dt)
     one = ctx.tensor(1.0, dt)
     slope = b.div(one, b.mul(v, b.sub(one, v)))
+    lo, hi, fill = ctx.tensor(0.0, dt), one, ctx.tensor(float("nan"), dt)
     if eps is not None:
-        lo, hi = ctx.tensor(eps, dt), ctx.tensor(1.0 - eps, dt)
+        lo, hi, fill = ctx.tensor(eps, dt), ctx.tensor(1.0 - eps, dt), ctx.tensor(0.0, dt)
         z = b.select(b.compare("lt", z, lo), lo, b.select(b.compare("gt", z, hi), hi, z))
-        outside = b.select(b.compare("lt", v, lo), ctx.tensor(True, "i1"), b.compare("gt", v, hi))
-        slope = b.select(outside, ctx.tensor(0.0, dt), slope)
+    outside = b.select(b.compare("lt", v, lo), ctx.tensor(True, "i1"), b.compare("gt", v, hi))
+    slope = b.select(outside, fill, slope)
     value = b.stop_gradient(b.unary("log", b.div(z, b.sub(one, z))))
     return b.straight_through(value, b.mul(v, b.stop_gradient(slope)))
 

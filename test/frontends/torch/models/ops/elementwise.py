@@ -133,13 +133,15 @@ CASES = {
     # modulo 256), >> and <<= in place.
     "shifts-morton": lambda: _shifts_morton(),
     # Edges of value and gradient, each op on a parameter of its own:
-    # copysign against +-inf and +-0; clamp with NaN tensor bounds (NaN,
+    # copysign against +-inf and +-0 (of an infinite magnitude: a NaN
+    # gradient, torch's g * result / a); clamp with NaN tensor bounds (NaN,
     # no gradient); hypot of huge (3e19) and tiny (1e-30) operands, scaled
     # as libm's (the plain squares overflow / underflow); a / b for a = 0,
     # b = 1e-30 (b's gradient -(a / b) / b, b^2 would underflow to 0 / 0);
     # abs at 0 under sqrt and ** 0.5 and in xlogy(p, p) (NaN, as torch's
     # g * sgn(x) with g = inf); logit at exactly 0 and 1 and acosh at 1
-    # (infinite gradients). The loss is NaN, as torch's.
+    # (infinite gradients; NaN outside [0, 1], 0 outside [eps, 1 - eps]
+    # with eps). The loss is NaN, as torch's.
     "value-edges": lambda: _value_edges(),
     # Integer powers with traced exponents (pow.Scalar / Tensor_Tensor of
     # integers: exact squarings, wrapping as torch's): 2 ** e, b ** e up to
@@ -563,14 +565,15 @@ class _ValueEdges(nn.Module):
     def __init__(self):
         super().__init__()
         t = lambda *v: nn.Parameter(torch.tensor(v))  # noqa: E731
-        self.sign = t(1.0, 2.0, 3.0, 4.0, 5.0, 0.0)
+        self.sign = t(1.0, 2.0, 3.0, 4.0, math.inf, 0.0)
         self.clamped = t(0.5, 2.0, -1.0, 0.25)
         self.hx = t(3e19, 0.0, 1e-30, 3.0, -1e-25, 2e38)
         self.hy = t(1.0, 1e-30, 1e-30, -4.0, 2e-25, 1e38)
         self.num = t(0.0, 0.0, 1.0)
         self.den = t(1e-30, -1e-25, 2.0)
         self.at_zero = nn.Parameter(torch.tensor([[0.0, 0.25, -1.0]] * 3))
-        self.unit = t(0.0, 0.5, 1.0, 0.25)
+        self.unit = t(0.0, 0.5, 1.0, 0.25, -0.5, 1.5)
+        self.inside = t(0.0, 0.5, 1.0, 0.25, -0.5, 1.5)
 
     def forward(self, x):
         w = torch.linspace(0.5, 1.5, 6) + x.sum()
@@ -584,8 +587,9 @@ class _ValueEdges(nn.Module):
         z = self.at_zero.abs()                                   # a row per use
         loss = loss + (z[0].sqrt() * w[:3]).sum() * 7 + (z[1] ** 0.5 * w[:3]).sum() * 11
         loss = loss + (torch.xlogy(z[2], z[2]) * w[:3]).sum() * 13
-        loss = loss + (torch.logit(self.unit) * w[:4]).sum() * 17
-        return loss + (torch.acosh(self.unit + 1) * w[:4]).sum() * 19
+        loss = loss + (torch.logit(self.unit) * w).sum() * 17
+        loss = loss + (torch.logit(self.inside, eps=0.25) * w).sum() * 23
+        return loss + (torch.acosh(self.unit[:4] + 1) * w[:4]).sum() * 19
 
 
 def _value_edges():
