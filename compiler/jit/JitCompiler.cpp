@@ -6,6 +6,7 @@
 #include "dialects/Registration.h"
 #include "passes/Pipelines.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -87,6 +88,22 @@ bool compileSource(llvm::SourceMgr &sourceMgr, const tfc::JitOptions &options,
         }))
       return false;
   } else {
+    // A function the module lacks is named with the ones it has (the
+    // pipeline's passes would each report it as their own failure).
+    if (!module->lookupSymbol<func::FuncOp>(options.function)) {
+      std::string names;
+      for (auto f : module->getOps<func::FuncOp>())
+        names += (names.empty() ? "@" : ", @") + f.getName().str();
+      error += "'" +
+               sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+                   ->getBufferIdentifier()
+                   .str() +
+               "' has no function @" + options.function +
+               (names.empty() ? " (it has no functions)"
+                              : " (its functions: " + names + ")") +
+               "\n";
+      return false;
+    }
     tfc::LowerToExecOptions pipelineOptions;
     pipelineOptions.function = options.function;
     pipelineOptions.autodiff = options.grad;

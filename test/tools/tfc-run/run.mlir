@@ -39,7 +39,7 @@
 // CORRUPT: tfc-run: cannot read inputs: {{.*}}
 // ENTRY: tfc-run: running 'backward' failed: {{.*}}backward
 // TRUNCATED: tfc-run: cannot load '{{.*}}artifact': {{.*}}manifest
-// NOFUNC: error: {{.*}}loss
+// NOFUNC: '{{.*}}scale.mlir' has no function @loss (its functions: @scale)
 // UNSET: tfc-run: running 'forward' failed: {{.*}}x
 // UNFUSED: compiled {{.*}}run.mlir (fresh
 // BAD-FUSION: tfc-run: unknown --fusion 'some' (expected all or none)
