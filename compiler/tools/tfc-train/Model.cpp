@@ -20,8 +20,8 @@ namespace {
 /// Ops that pass a value on unchanged but for its shape or element type.
 bool isView(Operation *op) {
   return op->getNumOperands() >= 1 && op->getNumResults() == 1 &&
-         isa<mlir::tfc::ReshapeOp, mlir::tfc::ConvertOp, mlir::tfc::BroadcastToOp,
-             mlir::tfc::TransposeOp>(op);
+         isa<mlir::tfc::ReshapeOp, mlir::tfc::ConvertOp,
+             mlir::tfc::BroadcastToOp, mlir::tfc::TransposeOp>(op);
 }
 
 /// `v` and every value a chain of views makes of it.
@@ -98,7 +98,8 @@ int64_t sizeAtUse(Value input, unsigned index, unsigned operand,
       if (!isa<OpT>(user) || user->getNumOperands() <= index ||
           user->getOperand(index) != v)
         continue;
-      auto type = dyn_cast<RankedTensorType>(user->getOperand(operand).getType());
+      auto type =
+          dyn_cast<RankedTensorType>(user->getOperand(operand).getType());
       if (!type || type.getRank() <= dim || type.isDynamicDim(dim))
         continue;
       int64_t n = type.getDimSize(dim);

@@ -286,8 +286,9 @@ TEST(Metrics, RoundTrip) {
 TEST(Metrics, NonFiniteValues) {
   StepRecord record{4, std::nan(""), 3e-4, HUGE_VAL, 1.0, -HUGE_VAL};
   std::string line = formatRecord(record);
-  EXPECT_EQ(line, "{\"step\":4,\"loss\":\"nan\",\"lr\":0.00029999999999999997,"
-                  "\"tokens_per_s\":\"inf\",\"time\":1,\"loss_scale\":\"-inf\"}");
+  EXPECT_EQ(line, "{\"step\":4,\"loss\":\"nan\","
+                  "\"lr\":0.00029999999999999997,\"tokens_per_s\":\"inf\","
+                  "\"time\":1,\"loss_scale\":\"-inf\"}");
   llvm::json::Value value = nullptr;
   std::string why;
   EXPECT_TRUE(parseJson(line, value, why)) << why;
