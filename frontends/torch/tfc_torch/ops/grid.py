@@ -15,7 +15,8 @@ and added in torch's order. Gradients follow from those ops and are
 torch's: the input's scatters back through the lookups, the grid's comes
 through the weights and the unnormalize / clip / reflect steps, whose
 selects give 0 at and beyond a clip bound as torch's backward does;
-nearest sampling gives the grid none."""
+nearest sampling gives the grid none. Nearest positions round half to
+even in 2-d and half away from zero in 3-d, as torch 1.13's CPU kernels."""
 import itertools
 import math
 
@@ -162,7 +163,8 @@ def grid_sampler(ctx, x, grid, interpolation_mode, padding_mode, align_corners):
     if interpolation_mode == 2:
         total = _bicubic(ctx, rows, pos, spatial, padding_mode, align_corners)
     elif interpolation_mode == 1:  # nearest
-        near = [b.stop_gradient(round_half_even(ctx, p)) for p in pos]
+        rounded = round_half_even if s == 2 else _round_half_away
+        near = [b.stop_gradient(rounded(ctx, p)) for p in pos]
         total = _corner(ctx, rows, near, spatial)
     else:
         low = [b.stop_gradient(floor_toward_minus_inf(ctx, p)) for p in pos]
@@ -181,6 +183,19 @@ def grid_sampler(ctx, x, grid, interpolation_mode, padding_mode, align_corners):
             term = b.mul(value, b.reshape(weight, weight.shape + (1,)))
             total = term if total is None else b.add(total, term)
     return b.transpose(total, [0, s + 1] + list(range(1, s + 1)))
+
+
+def _round_half_away(ctx, y):
+    """y rounded to the nearest integer, ties away from zero (std::round):
+    torch 1.13's 3-d CPU grid sampler rounds its nearest positions so (0.5
+    reads row 1, -0.5 is outside), its 2-d one half to even
+    (std::nearbyint); torch 2.1 rounds both half to even."""
+    b, dt = ctx.b, y.dtype
+    f = floor_toward_minus_inf(ctx, y)
+    d = b.sub(y, f)  # exact: f is within one of y
+    half, zero = ctx.tensor(0.5, dt), ctx.tensor(0.0, dt)
+    up = b.select(b.compare("eq", d, half), b.compare("ge", f, zero), b.compare("gt", d, half))
+    return b.add(f, b.convert(up, dt))
 
 
 def _cubic_coefficients(ctx, t):

@@ -17,7 +17,8 @@ CASES = {
     # [-1, 1] and at fixed ones on pixel centers, the border, nearest's
     # half-way ties: bilinear, nearest and bicubic (taps past the border,
     # each clipped or reflected) with every padding mode, align_corners both
-    # ways; 3-d bilinear and nearest.
+    # ways; 3-d bilinear and nearest (also at half-way ties: torch 1.13
+    # rounds them away from zero there).
     "grid-sample": lambda: _grid_sample(),
 }
 
@@ -68,6 +69,15 @@ class _GridSample(nn.Module):
         parts.append(F.grid_sample(volume, grid3, "bilinear", "zeros", False))
         parts.append(F.grid_sample(volume, grid3, "bilinear", "reflection", True))
         parts.append(F.grid_sample(volume, grid3, "nearest", "border", False))
+        # 3-d nearest at half-way points of every dim, either way of
+        # align_corners (torch 1.13's 3-d kernel rounds them away from
+        # zero, its 2-d one to even): rows 1, 2, 3 and 4 of 5 (x), -1 and 1
+        # of 2 (y, z), some outside.
+        ties = torch.tensor([[-0.75, 0.0, 0.0], [0.25, -1.0, 1.0], [0.75, 1.0, -1.0],
+                             [-0.25, 0.0, 0.5]]).expand(2, 4, 3).reshape(2, 1, 2, 2, 3)
+        for padding in ("zeros", "border"):
+            for corners in (False, True):
+                parts.append(F.grid_sample(volume, ties, "nearest", padding, corners))
         return _ramp_sum(parts)
 
 
