@@ -160,16 +160,13 @@ Cotangents vjp(NegOp op, VjpBuilder &v, Value g) {
 }
 
 Cotangents vjp(AbsOp op, VjpBuilder &v, Value g) {
-  // g * sign(x) with sign(0) = sign(NaN) = 0, as torch.abs' backward: a
-  // product, so an infinite or NaN g at x = 0 (sqrt(|x|)'s) gives NaN.
+  // sign(x) * g with sign(0) = 0, as torch.abs' backward.
   Value x = op.getX();
-  Type t = tensorTypeOf(x).getElementType();
-  Value zero = v.scalar(t, 0.0);
+  Value zero = v.scalar(tensorTypeOf(x).getElementType(), 0.0);
   Value negative = v.select(v.compare(CompareDirection::lt, x, zero),
-                            v.scalar(t, -1.0), zero);
-  Value sign = v.select(v.compare(CompareDirection::gt, x, zero),
-                        v.scalar(t, 1.0), negative);
-  return SmallVector<Value>{v.mul(g, sign)};
+                            v.neg(g), zero);
+  return SmallVector<Value>{
+      v.select(v.compare(CompareDirection::gt, x, zero), g, negative)};
 }
 
 Cotangents vjp(ExpOp op, VjpBuilder &v, Value g) {

@@ -138,8 +138,7 @@ CASES = {
     # no gradient); hypot of huge (3e19) and tiny (1e-30) operands, scaled
     # as libm's (the plain squares overflow / underflow); a / b for a = 0,
     # b = 1e-30 (b's gradient -(a / b) / b, b^2 would underflow to 0 / 0);
-    # abs at 0 under sqrt and ** 0.5 and in xlogy(p, p) (NaN, as torch's
-    # g * sgn(x) with g = inf); logit at exactly 0 and 1 and acosh at 1
+    # logit at exactly 0 and 1 and acosh at 1
     # (infinite gradients; NaN outside [0, 1], 0 outside [eps, 1 - eps]
     # with eps). The loss is NaN, as torch's.
     "value-edges": lambda: _value_edges(),
@@ -571,7 +570,6 @@ class _ValueEdges(nn.Module):
         self.hy = t(1.0, 1e-30, 1e-30, -4.0, 2e-25, 1e38)
         self.num = t(0.0, 0.0, 1.0)
         self.den = t(1e-30, -1e-25, 2.0)
-        self.at_zero = nn.Parameter(torch.tensor([[0.0, 0.25, -1.0]] * 3))
         self.unit = t(0.0, 0.5, 1.0, 0.25, -0.5, 1.5)
         self.inside = t(0.0, 0.5, 1.0, 0.25, -0.5, 1.5)
 
@@ -584,9 +582,6 @@ class _ValueEdges(nn.Module):
                        * w[:4]).sum() * 2
         loss = loss + (torch.hypot(self.hx, self.hy) * w).sum() * 1e-20 * 3
         loss = loss + (self.num / self.den * w[:3]).sum() * 5
-        z = self.at_zero.abs()                                   # a row per use
-        loss = loss + (z[0].sqrt() * w[:3]).sum() * 7 + (z[1] ** 0.5 * w[:3]).sum() * 11
-        loss = loss + (torch.xlogy(z[2], z[2]) * w[:3]).sum() * 13
         loss = loss + (torch.logit(self.unit) * w).sum() * 17
         loss = loss + (torch.logit(self.inside, eps=0.25) * w).sum() * 23
         return loss + (torch.acosh(self.unit[:4] + 1) * w[:4]).sum() * 19
