@@ -4,6 +4,7 @@ composed from tfc's pointwise ops as torch defines it."""
 from ..importer import Missing
 from ..registry import lowers
 from .common import norm_dim, result_used
+from .elementwise import log1p_of
 
 
 @lowers("aten.gelu.default")
@@ -64,15 +65,15 @@ def elu(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
 
 
 def _softplus(ctx, y, beta=1, threshold=20):
-    """log(1 + exp(beta y)) / beta, y itself where beta y > threshold (the
-    exponential reads 0 there: exp of a large beta y would be inf, and the
-    select's gradient of the unused side 0 * inf = NaN)."""
+    """log1p(exp(beta y)) / beta (torch's; log1p keeps the digits of a
+    small exp), y itself where beta y > threshold (the exponential reads 0
+    there: exp of a large beta y would be inf, and the select's gradient of
+    the unused side 0 * inf = NaN)."""
     dt, b = y.dtype, ctx.b
     scaled = b.mul(y, ctx.tensor(beta, dt))
     linear = b.compare("gt", scaled, ctx.tensor(threshold, dt))
     scaled = b.select(linear, ctx.tensor(0.0, dt), scaled)
-    soft = b.div(b.unary("log", b.add(b.unary("exp", scaled), ctx.tensor(1.0, dt))),
-                 ctx.tensor(beta, dt))
+    soft = b.div(log1p_of(ctx, b.unary("exp", scaled)), ctx.tensor(beta, dt))
     return b.select(linear, y, soft)
 
 
@@ -89,10 +90,10 @@ def mish(ctx, x):
 
 
 def softplus_of_negated(ctx, y):
-    """log(1 + exp(-y)) computed stably as log(1 + exp(-|y|)) + max(-y, 0)
+    """log(1 + exp(-y)) computed stably as log1p(exp(-|y|)) + max(-y, 0)
     (binary_cross_entropy_with_logits' and log_sigmoid's term)."""
     b, dt = ctx.b, y.dtype
-    tail = b.unary("log", b.add(ctx.tensor(1.0, dt), b.unary("exp", b.unary("neg", b.unary("abs", y)))))
+    tail = log1p_of(ctx, b.unary("exp", b.unary("neg", b.unary("abs", y))))
     return b.add(tail, b.binary("maximum", b.unary("neg", y), ctx.tensor(0.0, dt)))
 
 

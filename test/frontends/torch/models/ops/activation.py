@@ -35,7 +35,26 @@ CASES = {
     # exp (logsigmoid, softplus); softshrink's value is 0 there. The loss
     # is NaN, as torch's.
     "activations-at-nan": lambda: _at_nan(),
+    # softplus / mish / logsigmoid in their exponentially small tails
+    # (softplus(-20) = 2e-9, which log(1 + exp(x)) rounds to 0 in f32):
+    # log1p(exp(x)) as torch's, scaled up so that the loss sees them.
+    "activation-tails": lambda: _tails(),
 }
+
+
+class _Tails(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.p = nn.Parameter(torch.tensor([-20.0, -25.0, -17.5, -30.0]))
+
+    def forward(self, x):
+        p = self.p + x.sum()
+        return ((F.softplus(p) + F.softplus(p * 0.5, beta=2.0) - F.logsigmoid(-p)) * 1e9).sum() \
+            - (F.mish(p) * 1e8).sum()
+
+
+def _tails():
+    return _Tails(), (torch.zeros(2),)
 
 _AT_NAN = (F.relu, lambda v: v.clamp(-1.0, 2.0), lambda v: v.clamp(min=0.5),
            lambda v: v.clamp(max=-0.25), F.hardtanh, F.relu6, F.elu, F.selu,
