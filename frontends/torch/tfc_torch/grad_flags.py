@@ -150,6 +150,45 @@ def _refuse_left_frozen() -> None:
         "gradient, as in torch")
 
 
+# On results of ops computed from shapes and constants alone (no parameter,
+# buffer, input or random draw reaches them: RIFE's cached sampling grid,
+# torch.linspace expanded to the batch's size).
+_SHAPES_ONLY = "_tfc_shapes_only"
+_RANDOM = frozenset((
+    "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
+    "bernoulli", "normal", "uniform", "exponential", "multinomial", "native_dropout",
+    "poisson", "rrelu_with_noise", "cauchy", "geometric", "log_normal", "random"))
+
+
+def _note_shapes_only(func, operands, results, slot) -> None:
+    """Flags the tensors of `results` when every tensor of `operands` is a
+    constant (no traced value: no proxy in its `slot` entry) or flagged
+    itself, and func draws nothing; clears the flag otherwise (an in-place
+    op writing a flagged tensor)."""
+    constant = func.overloadpacket.__name__ not in _RANDOM
+    if constant:
+        for a in operands:
+            entries = a.__dict__
+            if entries.get(slot) and not entries.get(_SHAPES_ONLY):
+                constant = False
+                break
+    for result in results:
+        if isinstance(result, torch.Tensor):
+            if constant:
+                result.__dict__[_SHAPES_ONLY] = True
+            elif result.__dict__.get(_SHAPES_ONLY):
+                del result.__dict__[_SHAPES_ONLY]
+
+
+def shapes_only(t: torch.Tensor) -> bool:
+    """Whether traced `t` was computed from shapes and constants alone (a
+    value every call of the compiled program computes alike)."""
+    try:
+        return torch._is_functional_tensor(t) and getattr(_inner(t), _SHAPES_ONLY, False)
+    except RuntimeError:
+        return False
+
+
 @contextlib.contextmanager
 def tracked() -> Iterator[None]:
     """Computes the flags of the ops make_fx records, and answers
@@ -159,16 +198,26 @@ def tracked() -> Iterator[None]:
     original_call = proxy_tensor.proxy_call
     descriptor = torch._C._TensorBase.requires_grad
 
+    # Where torch 1.13's make_fx keeps a tensor's proxies (its __dict__
+    # entry); None on torch 2 (which tracks them elsewhere): no shapes-only
+    # flags there.
+    slot = getattr(proxy_tensor, "proxy_slot", None)
+
     def proxy_call(mode, func, args, kwargs):
         out = original_call(mode, func, args, kwargs)
-        if not torch.is_grad_enabled() or not isinstance(func, torch._ops.OpOverload) or \
-                func.overloadpacket.__name__ in _DETACHING or \
-                (func.overloadpacket.__name__ == "fill" and func._overloadname == "Scalar"):
+        if not isinstance(func, torch._ops.OpOverload):
             return out
         operands = [a for a in pytree.tree_flatten((args, kwargs))[0]
                     if isinstance(a, torch.Tensor)]
+        results = pytree.tree_flatten(out)[0]
+        if slot is not None:
+            _note_shapes_only(func, operands, results, slot)
+        if not torch.is_grad_enabled() or \
+                func.overloadpacket.__name__ in _DETACHING or \
+                (func.overloadpacket.__name__ == "fill" and func._overloadname == "Scalar"):
+            return out
         if any(getattr(a, _FLAG, False) for a in operands):
-            for result in pytree.tree_flatten(out)[0]:
+            for result in results:
                 if isinstance(result, torch.Tensor) and \
                         (result.is_floating_point() or result.is_complex()):
                     setattr(result, _FLAG, True)

@@ -39,7 +39,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 import torch
 
-from . import patching
+from . import grad_flags, patching
 from .errors import DataDependentError, ModelError, TracedUpdateWarning
 from .module_state import caller_level
 from .python_values import _simple_object
@@ -312,19 +312,34 @@ class _Stores:
                      and self._new(v)]
             if not added:
                 continue
+            # A cache of values computed from shapes alone (RIFE's
+            # sampling grid by device and size) is emptied silently: the
+            # program computes them itself, and so does torch after.
+            harmless = all(_shapes_only(now[k]) for k in added)
             if isinstance(obj, list):
                 obj[:] = old
             else:
                 target = obj if isinstance(obj, dict) else obj.__dict__
                 target.clear()
                 target.update(old)
-            if private:
+            if private or harmless:
                 continue
             if isinstance(obj, (list, dict)):
                 stored.append(path)
             else:
                 stored += [_child(path, obj, k) for k in added if not k.startswith("_")]
         return stored
+
+
+def _shapes_only(value, depth: int = 2) -> bool:
+    """Whether `value` is a traced tensor computed from shapes alone, or a
+    list, tuple or dict of them (grad_flags.shapes_only)."""
+    if isinstance(value, torch.Tensor):
+        return grad_flags.shapes_only(value)
+    if depth and isinstance(value, (list, tuple, dict)) and value:
+        items = value.values() if isinstance(value, dict) else value
+        return all(_shapes_only(v, depth - 1) for v in items)
+    return False
 
 
 def _child(path: str, obj, key) -> str:

@@ -11,6 +11,7 @@ closures. Library code (_installed: torch, numpy, the standard library,
 installed packages) is not followed."""
 import argparse
 import dataclasses
+import dis
 import functools
 import os
 import sys
@@ -202,17 +203,27 @@ def _code_functions(model: torch.nn.Module, loss_fn) -> List[types.FunctionType]
             continue
         seen.add(id(f))
         out.append(f)
-        for name in _names(f):
+        for name in _names(f)[0]:
             value = f.__globals__.get(name)
             if isinstance(value, types.FunctionType) and _user_code(value):
                 queue.append(value)
     return out
 
 
-def _names(f: types.FunctionType) -> List[str]:
-    """The names f's code (and the code nested in it) reads as globals or
-    attributes, in order, once each."""
-    return list(dict.fromkeys(n for code in _codes(f.__code__) for n in code.co_names))
+def _names(f: types.FunctionType) -> Tuple[List[str], List[str]]:
+    """The names f's code (and the code nested in it) reads as globals, and
+    those it names at all (globals and attributes: `myconfig.SCALE`), in
+    order, once each. An attribute that shares a global's name (forward's
+    `self.out` beside a script's `out` list) is no read of the global."""
+    codes = _codes(f.__code__)
+    read = (i.argval for code in codes for i in dis.get_instructions(code)
+            if i.opname in _GLOBAL_READS)
+    return (list(dict.fromkeys(n for n in read if isinstance(n, str))),
+            list(dict.fromkeys(n for code in codes for n in code.co_names)))
+
+
+# The instructions that read a global by name.
+_GLOBAL_READS = ("LOAD_GLOBAL", "LOAD_NAME")
 
 
 def _class_attribute(cls: type, name: str):
@@ -260,8 +271,8 @@ def _code_roots(model: torch.nn.Module, loss_fn) -> List[_CodeRoot]:
     for f in _code_functions(model, loss_fn):
         space = f.__globals__
         module = space.get("__name__", "?")
-        names = _names(f)
-        for name in names:
+        globals_read, names = _names(f)
+        for name in globals_read:
             value = space.get(name, _MISSING)
             if name.startswith("__") or value is _MISSING:
                 continue

@@ -669,13 +669,93 @@ def check_outside_values(device):
         err = changed(nudge, text)
         if err:
             problems.append(err)
+    problems += _check_names_and_caches(device)
     return verdict(problems,
                    "outside-values: ok (a tensor attribute changed in place, through .data and "
                    "rebound, a hidden teacher, a global and a loss_fn's teacher refused, also in a "
                    "compiled forward; so are tensors read as numbers (.item(), float(), int(), "
                    ".tolist() of attributes, a global, a loss_fn's buffer) and tensors rebound on "
                    "a helper object or a class; dict, namespace, helper, loss_fn and global "
-                   "numbers warned; rounding round trips accepted, a 1e-4 change refused)")
+                   "numbers warned; rounding round trips accepted, a 1e-4 change refused; a "
+                   "global named like an attribute forward reads and a global cache of "
+                   "shape-only grids not warned about, a cache of computed features warned)")
+
+
+# The script's log of losses, named like the attribute _OutHead's forward
+# reads (self.out): no global that forward reads.
+out = [0.0]
+# RIFE's module-level cache of sampling grids by device and size; and a
+# cache of computed features (_GridWarp.features=True), which depends on
+# the data.
+GRID_CACHE = {}
+
+
+class _OutHead(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.out = torch.nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.out(x).pow(2).mean()
+
+
+class _GridWarp(torch.nn.Module):
+    def __init__(self, features: bool):
+        super().__init__()
+        self.c = torch.nn.Conv2d(2, 2, 3, padding=1)
+        self.features = features
+
+    def forward(self, a):
+        flow = self.c(a)
+        key = (str(flow.device), str(flow.size()), self.features)
+        if key not in GRID_CACHE:
+            h = torch.linspace(-1.0, 1.0, flow.shape[3]).view(1, 1, 1, -1).expand(
+                flow.shape[0], -1, flow.shape[2], -1)
+            v = torch.linspace(-1.0, 1.0, flow.shape[2]).view(1, 1, -1, 1).expand(
+                flow.shape[0], -1, -1, flow.shape[3])
+            GRID_CACHE[key] = torch.cat([h, v], 1) + (flow.detach() if self.features else 0)
+        grid = (GRID_CACHE[key] + flow).permute(0, 2, 3, 1)
+        return F.grid_sample(a, grid, padding_mode="border", align_corners=True).abs().mean()
+
+
+def _check_names_and_caches(device):
+    """A global sharing its name with an attribute forward reads (self.out
+    beside the script's `out` list) changed between steps: no warning (the
+    attribute's name was taken for a read of the global). A module-level
+    cache of grids computed from shapes alone (RIFE's backwarp_tenGrid):
+    no warning when compiling (it said to register a buffer); one of
+    computed features still warns."""
+    import warnings
+    problems = []
+    torch.manual_seed(25)
+    step = tfc_torch.compile_train_step(_OutHead(), (torch.randn(3, 4),), device=device,
+                                        optimizer="sgd", lr=0.1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(3):
+            out.append(step(torch.randn(3, 4)))
+            out[0] = out[-1]
+    if caught:
+        problems.append(f"a global named like an attribute: warnings "
+                        f"{[str(w.message) for w in caught]}")
+    a = torch.rand(1, 2, 6, 6)
+    for features in (False, True):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            step = tfc_torch.compile_train_step(_GridWarp(features), (a,), device=device,
+                                                optimizer="sgd", lr=0.1)
+        stored = [str(w.message) for w in caught if "GRID_CACHE" in str(w.message)]
+        if len(stored) != int(features) or GRID_CACHE:
+            problems.append(f"a global cache (features={features}): warnings {stored}, "
+                            f"{len(GRID_CACHE)} entries left")
+        model = _GridWarp(features)
+        step = tfc_torch.compile_train_step(model, (a,), device=device, optimizer="sgd",
+                                            lr=0.0)
+        GRID_CACHE.clear()
+        if not features and rel(step(a), model(a).item()) > LOSS_RTOL:
+            problems.append("a global grid cache: the loss is not torch's")
+        GRID_CACHE.clear()
+    return problems
 
 
 class _Held(torch.nn.Module):
