@@ -27,6 +27,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -389,14 +390,28 @@ private:
           use.getOperandNumber(), TfcDialect::kUpdateAttrName);
       if (!target)
         continue;
-      for (BlockArgument argument : func.getArguments())
-        for (StringRef attr :
-             {TfcDialect::kParamAttrName, TfcDialect::kStateAttrName})
-          if (func.getArgAttrOfType<StringAttr>(argument.getArgNumber(),
-                                                attr) == target)
-            updates.push_back({cast<OpResult>(use.get()), argument});
+      for (BlockArgument argument : argumentsNamed().lookup(target))
+        updates.push_back({cast<OpResult>(use.get()), argument});
     }
     return updates;
+  }
+
+  /// The arguments by their tfc.param and tfc.state names, in order (an
+  /// argument under both names twice), found once: a multi-tensor kernel
+  /// updates every parameter, and looking each update's argument up among
+  /// all arguments made every merge into it cost their number squared.
+  const llvm::DenseMap<StringAttr, SmallVector<BlockArgument, 1>> &
+  argumentsNamed() {
+    if (argumentsByName)
+      return *argumentsByName;
+    argumentsByName.emplace();
+    for (BlockArgument argument : func.getArguments())
+      for (StringRef attr :
+           {TfcDialect::kParamAttrName, TfcDialect::kStateAttrName})
+        if (auto name = func.getArgAttrOfType<StringAttr>(
+                argument.getArgNumber(), attr))
+          (*argumentsByName)[name].push_back(argument);
+    return *argumentsByName;
   }
 
   void forget(FusionOp op) {
@@ -720,6 +735,9 @@ private:
   llvm::DenseSet<Operation *> dead;
   /// findForward's kernels, and the merged kernels that hold one of them.
   llvm::DenseSet<Operation *> forward;
+  /// argumentsNamed(), once built (the pass changes no argument).
+  std::optional<llvm::DenseMap<StringAttr, SmallVector<BlockArgument, 1>>>
+      argumentsByName;
 };
 
 struct TfcFusePass : public ::tfc::impl::TfcFusePassBase<TfcFusePass> {

@@ -98,6 +98,9 @@ LogicalResult runStepAccumulate(ModuleOp module,
   OpBuilder builder(stepReturn(train));
   VjpBuilder v(builder, loc);
   llvm::BitVector gradResults(train.getNumResults());
+  // The accumulators, added to each function at once (one function type
+  // change, not one per parameter).
+  SmallVector<NewStepArgument> accumulators;
   for (const StepGradient &grad : grads) {
     std::string name =
         (stepArgumentName(train, grad.param.getArgNumber()) + kGradAccumSuffix)
@@ -109,30 +112,40 @@ LogicalResult runStepAccumulate(ModuleOp module,
                           ? gradType.getElementType()
                           : Type(builder.getF32Type());
     auto type = RankedTensorType::get(gradType.getShape(), accElement);
-    for (func::FuncOp func : {train, apply}) {
-      FailureOr<BlockArgument> acc = addStepArgument(
-          func, StepStage::accumulate, type, TfcDialect::kStateAttrName, name);
-      if (failed(acc))
-        return failure();
-      if (func == apply) {
-        // A gradient has its parameter's type: a 16-bit parameter's sum is
-        // rounded once, here (torch rounds its 16-bit .grad at every add).
-        OpBuilder applyBuilder(stepReturn(apply));
-        VjpBuilder av(applyBuilder, loc);
-        Value summed =
-            av.convert(*acc, tensorTypeOf(grad.param).getElementType());
-        addStepResult(apply, summed, kGradAttrName,
-                      stepArgumentName(apply, grad.param.getArgNumber()));
-        addStepResult(apply, av.zeros(type), TfcDialect::kUpdateAttrName,
-                      name);
-        continue;
-      }
-      builder.setInsertionPoint(stepReturn(train));
-      gradResults.set(grad.result);
-      addStepResult(train, v.add(*acc, v.convert(grad.value, accElement)),
-                    TfcDialect::kUpdateAttrName, name);
-    }
+    accumulators.push_back({type, TfcDialect::kStateAttrName, name});
   }
+  FailureOr<SmallVector<BlockArgument>> trainAccs =
+      addStepArguments(train, StepStage::accumulate, accumulators);
+  if (failed(trainAccs))
+    return failure();
+  FailureOr<SmallVector<BlockArgument>> applyAccs =
+      addStepArguments(apply, StepStage::accumulate, accumulators);
+  if (failed(applyAccs))
+    return failure();
+  SmallVector<NewStepResult> trainResults, applyResults;
+  for (auto [grad, accumulator, trainAcc, applyAcc] :
+       llvm::zip(grads, accumulators, *trainAccs, *applyAccs)) {
+    const std::string &name = accumulator.name;
+    auto type = cast<RankedTensorType>(accumulator.type);
+    // A gradient has its parameter's type: a 16-bit parameter's sum is
+    // rounded once, here (torch rounds its 16-bit .grad at every add).
+    OpBuilder applyBuilder(stepReturn(apply));
+    VjpBuilder av(applyBuilder, loc);
+    Value summed =
+        av.convert(applyAcc, tensorTypeOf(grad.param).getElementType());
+    applyResults.push_back(
+        {summed, kGradAttrName,
+         stepArgumentName(apply, grad.param.getArgNumber()).str()});
+    applyResults.push_back(
+        {av.zeros(type), TfcDialect::kUpdateAttrName, name});
+    builder.setInsertionPoint(stepReturn(train));
+    gradResults.set(grad.result);
+    trainResults.push_back(
+        {v.add(trainAcc, v.convert(grad.value, type.getElementType())),
+         TfcDialect::kUpdateAttrName, name});
+  }
+  addStepResults(apply, applyResults);
+  addStepResults(train, trainResults);
   // The gradient results sit before every update, so their indices hold.
   gradResults.resize(train.getNumResults());
   eraseStepResults(train, gradResults);

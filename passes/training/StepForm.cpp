@@ -7,6 +7,8 @@
 #include "dialects/tfc/TfcDialect.h"
 
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace mlir::tfc;
@@ -31,11 +33,12 @@ std::optional<StepStage> parseStage(Attribute attr) {
   return std::nullopt;
 }
 
-/// Where an argument goes: parameters, accumulators, optimizer state, step,
-/// scale, tracker, schedule inputs, batch.
-unsigned argumentRank(func::FuncOp func, unsigned index) {
+/// Where an argument with attributes `attrs` goes: parameters,
+/// accumulators, optimizer state, step, scale, tracker, schedule inputs,
+/// batch.
+unsigned argumentRank(DictionaryAttr attrs) {
   auto name = [&](StringRef key) {
-    auto attr = func.getArgAttrOfType<StringAttr>(index, key);
+    auto attr = attrs ? attrs.getAs<StringAttr>(key) : StringAttr();
     return attr ? std::optional<StringRef>(attr.getValue()) : std::nullopt;
   };
   if (name(TfcDialect::kParamAttrName))
@@ -57,18 +60,34 @@ unsigned argumentRank(func::FuncOp func, unsigned index) {
   return 7;
 }
 
-/// Where a result goes: the loss, gradients, updates (in the order of
-/// their arguments), found_inf, applied_lr, anything else.
-unsigned resultRank(func::FuncOp func, unsigned index) {
+/// The first argument of each name (stepArgumentName), the one
+/// findStepArgument finds: looked up once, not once per result ranked.
+using ArgumentsByName = llvm::DenseMap<StringRef, BlockArgument>;
+
+ArgumentsByName stepArgumentsByName(func::FuncOp func) {
+  ArgumentsByName byName;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    byName.try_emplace(stepArgumentName(func, i), func.getArgument(i));
+  return byName;
+}
+
+/// Where a result with attributes `attrs` goes: the loss, gradients,
+/// updates (in the order of their arguments), found_inf, applied_lr,
+/// anything else.
+unsigned resultRank(func::FuncOp func, DictionaryAttr attrs,
+                    const ArgumentsByName &arguments) {
   auto name = [&](StringRef key) {
-    auto attr = func.getResultAttrOfType<StringAttr>(index, key);
+    auto attr = attrs ? attrs.getAs<StringAttr>(key) : StringAttr();
     return attr ? std::optional<StringRef>(attr.getValue()) : std::nullopt;
   };
   if (name(kGradAttrName))
     return 1;
   if (std::optional<StringRef> updated = name(TfcDialect::kUpdateAttrName)) {
-    BlockArgument arg = findStepArgument(func, *updated);
-    unsigned rank = arg ? argumentRank(func, arg.getArgNumber()) : 2;
+    auto arg = arguments.find(*updated);
+    unsigned rank = arg != arguments.end()
+                        ? argumentRank(func.getArgAttrDict(
+                              arg->second.getArgNumber()))
+                        : 2;
     // Accumulators are reset after everything the step updates.
     return rank == 1 ? 8 : 2 + rank;
   }
@@ -80,6 +99,29 @@ unsigned resultRank(func::FuncOp func, unsigned index) {
   if (output == StringRef(kAppliedLrOutput))
     return 10;
   return 11;
+}
+
+/// Where entries of ranks `added` go among entries of ranks `existing`
+/// when added one after the other, each before the first entry of a
+/// higher rank: the order of the result, as indices into `existing`
+/// (>= 0) and `added` (-1 - i for added[i]).
+SmallVector<int64_t> placeByRank(ArrayRef<unsigned> existing,
+                                 ArrayRef<unsigned> added) {
+  SmallVector<std::pair<unsigned, int64_t>> order;
+  order.reserve(existing.size() + added.size());
+  for (auto [i, rank] : llvm::enumerate(existing))
+    order.push_back({rank, int64_t(i)});
+  for (auto [i, rank] : llvm::enumerate(added)) {
+    auto pos = llvm::find_if(order, [rank = rank](const auto &entry) {
+      return entry.first > rank;
+    });
+    order.insert(pos, {rank, -1 - int64_t(i)});
+  }
+  SmallVector<int64_t> placed;
+  placed.reserve(order.size());
+  for (const auto &entry : order)
+    placed.push_back(entry.second);
+  return placed;
 }
 
 } // namespace
@@ -199,44 +241,111 @@ BlockArgument findStepArgument(func::FuncOp func, StringRef name) {
 FailureOr<BlockArgument> addStepArgument(func::FuncOp func, StepStage stage,
                                          Type type, StringRef key,
                                          StringRef name) {
-  if (findStepArgument(func, name))
-    return func.emitError(stepStageFlag(stage))
-           << ": @" << func.getName() << " already has an argument named '"
-           << name << "', a name the stage gives to an argument of its own "
-           << "(rename the loss's argument: the runtime binds by name)";
+  FailureOr<SmallVector<BlockArgument>> added =
+      addStepArguments(func, stage, {NewStepArgument{type, key, name.str()}});
+  if (failed(added))
+    return failure();
+  return added->front();
+}
+
+FailureOr<SmallVector<BlockArgument>>
+addStepArguments(func::FuncOp func, StepStage stage,
+                 ArrayRef<NewStepArgument> added) {
+  // The names taken, by the arguments there and those added before.
+  llvm::DenseSet<StringRef> taken;
+  for (auto &entry : stepArgumentsByName(func))
+    taken.insert(entry.first);
   Builder b(func.getContext());
-  func.insertArgument(0, type,
-                      b.getDictionaryAttr(
-                          b.getNamedAttr(key, b.getStringAttr(name))),
-                      func.getLoc());
-  // Inserted first, then moved to its place: its rank needs its name.
-  unsigned rank = argumentRank(func, 0);
-  unsigned index = 1;
-  while (index < func.getNumArguments() && argumentRank(func, index) <= rank)
-    ++index;
-  if (index == 1)
-    return func.getArgument(0);
-  func.insertArgument(index, type, func.getArgAttrDict(0), func.getLoc());
-  func.getArgument(0).replaceAllUsesWith(func.getArgument(index));
-  func.eraseArgument(0);
-  return func.getArgument(index - 1);
+  SmallVector<DictionaryAttr> attrs;
+  SmallVector<unsigned> addedRanks;
+  for (const NewStepArgument &arg : added) {
+    if (taken.contains(arg.name))
+      return func.emitError(stepStageFlag(stage))
+             << ": @" << func.getName() << " already has an argument named '"
+             << arg.name
+             << "', a name the stage gives to an argument of its own "
+             << "(rename the loss's argument: the runtime binds by name)";
+    attrs.push_back(b.getDictionaryAttr(
+        b.getNamedAttr(arg.key, b.getStringAttr(arg.name))));
+    addedRanks.push_back(argumentRank(attrs.back()));
+    // The name stepArgumentName will give it.
+    taken.insert(llvm::is_contained({TfcDialect::kParamAttrName,
+                                     TfcDialect::kStateAttrName,
+                                     TfcDialect::kInputAttrName},
+                                    arg.key)
+                     ? attrs.back().getAs<StringAttr>(arg.key).getValue()
+                     : StringRef());
+  }
+  SmallVector<unsigned> ranks;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    ranks.push_back(argumentRank(func.getArgAttrDict(i)));
+  // All inserted at once: one new function type, not one per argument.
+  SmallVector<int64_t> placed = placeByRank(ranks, addedRanks);
+  SmallVector<unsigned> indices, positions(added.size());
+  SmallVector<Type> types;
+  SmallVector<DictionaryAttr> insertedAttrs;
+  unsigned before = 0;
+  for (auto [position, entry] : llvm::enumerate(placed)) {
+    if (entry >= 0) {
+      ++before;
+      continue;
+    }
+    size_t i = size_t(-1 - entry);
+    indices.push_back(before);
+    types.push_back(added[i].type);
+    insertedAttrs.push_back(attrs[i]);
+    positions[i] = position;
+  }
+  SmallVector<Location> locs(indices.size(), func.getLoc());
+  func.insertArguments(indices, types, insertedAttrs, locs);
+  SmallVector<BlockArgument> result;
+  for (unsigned position : positions)
+    result.push_back(func.getArgument(position));
+  return result;
 }
 
 void addStepResult(func::FuncOp func, Value value, StringRef key,
                    StringRef name) {
+  addStepResults(func, {NewStepResult{value, key, name.str()}});
+}
+
+void addStepResults(func::FuncOp func, ArrayRef<NewStepResult> added) {
+  if (added.empty())
+    return;
   Builder b(func.getContext());
-  auto attrs =
-      b.getDictionaryAttr(b.getNamedAttr(key, b.getStringAttr(name)));
-  // As for arguments: appended, ranked, then placed.
-  unsigned last = func.getNumResults();
-  func.insertResult(last, value.getType(), attrs);
-  unsigned rank = resultRank(func, last);
-  unsigned index = 0;
-  while (index < last && resultRank(func, index) <= rank)
-    ++index;
-  func.eraseResult(last);
-  func.insertResult(index, value.getType(), attrs);
-  stepReturn(func)->insertOperands(index, value);
+  ArgumentsByName arguments = stepArgumentsByName(func);
+  SmallVector<DictionaryAttr> attrs;
+  SmallVector<unsigned> addedRanks, ranks;
+  for (const NewStepResult &result : added) {
+    attrs.push_back(b.getDictionaryAttr(
+        b.getNamedAttr(result.key, b.getStringAttr(result.name))));
+    addedRanks.push_back(resultRank(func, attrs.back(), arguments));
+  }
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    ranks.push_back(resultRank(func, func.getResultAttrDict(i), arguments));
+  // As for arguments: each before the first result ranked after it, all
+  // inserted at once.
+  SmallVector<int64_t> placed = placeByRank(ranks, addedRanks);
+  func::ReturnOp ret = stepReturn(func);
+  SmallVector<Value> operands;
+  SmallVector<unsigned> indices;
+  SmallVector<Type> types;
+  SmallVector<DictionaryAttr> insertedAttrs;
+  unsigned before = 0;
+  for (int64_t entry : placed) {
+    if (entry >= 0) {
+      operands.push_back(ret.getOperand(entry));
+      ++before;
+      continue;
+    }
+    size_t i = size_t(-1 - entry);
+    operands.push_back(added[i].value);
+    indices.push_back(before);
+    types.push_back(added[i].value.getType());
+    insertedAttrs.push_back(attrs[i]);
+  }
+  func.insertResults(indices, types, insertedAttrs);
+  ret->setOperands(operands);
 }
 
 std::optional<unsigned> findStepResult(func::FuncOp func, StringRef key,
@@ -253,10 +362,14 @@ SmallVector<StepGradient> stepGradients(func::FuncOp func) {
   if (func.isExternal())
     return grads;
   func::ReturnOp ret = stepReturn(func);
+  std::optional<ArgumentsByName> arguments;
   for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
-    if (auto name = func.getResultAttrOfType<StringAttr>(i, kGradAttrName))
-      grads.push_back(
-          {i, findStepArgument(func, name.getValue()), ret.getOperand(i)});
+    if (auto name = func.getResultAttrOfType<StringAttr>(i, kGradAttrName)) {
+      if (!arguments)
+        arguments = stepArgumentsByName(func);
+      grads.push_back({i, arguments->lookup(name.getValue()),
+                       ret.getOperand(i)});
+    }
   return grads;
 }
 

@@ -100,9 +100,35 @@ mlir::FailureOr<mlir::BlockArgument>
 addStepArgument(mlir::func::FuncOp func, StepStage stage, mlir::Type type,
                 llvm::StringRef key, llvm::StringRef name);
 
+/// An argument `{key = name}` of `type` that a stage adds.
+struct NewStepArgument {
+  mlir::Type type;
+  llvm::StringRef key;
+  std::string name;
+};
+
+/// addStepArgument for each of `added`, in order, at the cost of one: the
+/// function type changes once (a stage adding state for every parameter
+/// would otherwise take time quadratic in their number). Returns the new
+/// arguments, in the order of `added`.
+mlir::FailureOr<llvm::SmallVector<mlir::BlockArgument>>
+addStepArguments(mlir::func::FuncOp func, StepStage stage,
+                 llvm::ArrayRef<NewStepArgument> added);
+
 /// Adds a result `{key = name}` returning `value` at its place in the order.
 void addStepResult(mlir::func::FuncOp func, mlir::Value value,
                    llvm::StringRef key, llvm::StringRef name);
+
+/// A result `{key = name}` returning `value` that a stage adds.
+struct NewStepResult {
+  mlir::Value value;
+  llvm::StringRef key;
+  std::string name;
+};
+
+/// addStepResult for each of `added`, in order, at the cost of one.
+void addStepResults(mlir::func::FuncOp func,
+                    llvm::ArrayRef<NewStepResult> added);
 
 /// The index of the result `{key = name}`, if any.
 std::optional<unsigned> findStepResult(mlir::func::FuncOp func,

@@ -132,35 +132,37 @@ LogicalResult runStepOptimizer(ModuleOp module,
                                              : rule->defaultWeightDecay();
   for (func::FuncOp func : *steps) {
     SmallVector<StepGradient> grads = stepGradients(func);
-    // The arguments: each parameter's state, the counter, the schedule.
-    SmallVector<SmallVector<BlockArgument>> states;
+    // The arguments: each parameter's state, the counter, the schedule,
+    // added at once.
+    SmallVector<NewStepArgument> newArgs;
+    SmallVector<size_t> stateCounts;
     for (const StepGradient &grad : grads) {
       StringRef param = stepArgumentName(func, grad.param.getArgNumber());
-      states.emplace_back();
+      stateCounts.push_back(0);
       for (const StateSpec &state :
            rule->stateOf(cast<RankedTensorType>(grad.param.getType()))) {
-        FailureOr<BlockArgument> arg = addStepArgument(
-            func, StepStage::optimizer, state.type,
-            TfcDialect::kStateAttrName, (param + "." + state.suffix).str());
-        if (failed(arg))
-          return failure();
-        states.back().push_back(*arg);
+        newArgs.push_back({state.type, TfcDialect::kStateAttrName,
+                           (param + "." + state.suffix).str()});
+        ++stateCounts.back();
       }
     }
-    FailureOr<BlockArgument> oldStep =
-        addStepArgument(func, StepStage::optimizer, i64,
-                        TfcDialect::kStateAttrName, kStepState);
-    if (failed(oldStep))
+    newArgs.push_back({i64, TfcDialect::kStateAttrName, kStepState.str()});
+    SmallVector<ScheduleInput> inputs = scheduleInputs(options);
+    for (const ScheduleInput &input : inputs)
+      newArgs.push_back({input.isInteger ? i64 : f32,
+                         TfcDialect::kInputAttrName, input.name});
+    FailureOr<SmallVector<BlockArgument>> added =
+        addStepArguments(func, StepStage::optimizer, newArgs);
+    if (failed(added))
       return failure();
-    SmallVector<Value> scheduleArgs;
-    for (const ScheduleInput &input : scheduleInputs(options)) {
-      FailureOr<BlockArgument> arg = addStepArgument(
-          func, StepStage::optimizer, input.isInteger ? i64 : f32,
-          TfcDialect::kInputAttrName, input.name);
-      if (failed(arg))
-        return failure();
-      scheduleArgs.push_back(*arg);
+    SmallVector<SmallVector<BlockArgument>> states;
+    ArrayRef<BlockArgument> rest = *added;
+    for (size_t count : stateCounts) {
+      states.emplace_back(rest.take_front(count));
+      rest = rest.drop_front(count);
     }
+    BlockArgument oldStep = rest.front();
+    SmallVector<Value> scheduleArgs(rest.drop_front());
 
     func::ReturnOp ret = stepReturn(func);
     OpBuilder builder(ret);
@@ -169,9 +171,9 @@ LogicalResult runStepOptimizer(ModuleOp module,
     VjpBuilder v(builder, loc);
     // The schedule reads the count of steps taken so far; the optimizer
     // gets the count after this one, as torch's state['step'].
-    Value newStep = v.add(*oldStep, i64Scalar(builder, loc, 1));
+    Value newStep = v.add(oldStep, i64Scalar(builder, loc, 1));
     Value lr =
-        buildLearningRate(builder, loc, options, scheduleArgs, *oldStep);
+        buildLearningRate(builder, loc, options, scheduleArgs, oldStep);
     SmallVector<Update> updates, stateUpdates;
     for (auto [grad, paramStates] : llvm::zip(grads, states)) {
       ParamStep in;
@@ -204,7 +206,7 @@ LogicalResult runStepOptimizer(ModuleOp module,
     }
     // In the order of the results: parameters, their states, the count.
     updates.append(stateUpdates.begin(), stateUpdates.end());
-    updates.push_back({*oldStep, newStep});
+    updates.push_back({oldStep, newStep});
 
     // A step the loss scaler skips keeps every parameter and state, the
     // count included.
@@ -212,14 +214,17 @@ LogicalResult runStepOptimizer(ModuleOp module,
     if (std::optional<unsigned> index = findStepResult(
             func, TfcDialect::kOutputAttrName, kFoundInfOutput))
       foundInf = ret.getOperand(*index);
+    SmallVector<NewStepResult> results;
     for (Update &update : updates) {
       if (foundInf)
         update.value = v.select(foundInf, update.arg, update.value);
-      addStepResult(func, update.value, TfcDialect::kUpdateAttrName,
-                    stepArgumentName(func, update.arg.getArgNumber()));
+      results.push_back(
+          {update.value, TfcDialect::kUpdateAttrName,
+           stepArgumentName(func, update.arg.getArgNumber()).str()});
     }
     if (scheduleArgs.size() > 1)
-      addStepResult(func, lr, TfcDialect::kOutputAttrName, kAppliedLrOutput);
+      results.push_back({lr, TfcDialect::kOutputAttrName, kAppliedLrOutput});
+    addStepResults(func, results);
     // The gradients come before every result added here.
     llvm::BitVector gradResults(func.getNumResults());
     for (const StepGradient &grad : grads)
