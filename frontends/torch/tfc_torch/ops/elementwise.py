@@ -350,13 +350,15 @@ def log1p_of(ctx, u):
     with w = 1 + u, plus the rounding error of w relative to w, (u - (w -
     1)) / w, which is what log(w) misses (u itself when 1 + u rounds to 1).
     The correction's gradient cancels exactly, so d/du is 1 / w. Where w is
-    0 or infinite, log(w) alone (-inf, inf)."""
+    0 or infinite, log(w) alone (-inf, inf; NaN at -inf, gradient -0 as
+    torch's)."""
     b, dt = ctx.b, u.dtype
     one = ctx.tensor(1.0, dt)
     w = b.add(one, u)
     plain = b.unary("log", w)
     finite = b.select(b.compare("ne", w, ctx.tensor(0.0, dt)),
-                      b.compare("lt", w, ctx.tensor(float("inf"), dt)), ctx.tensor(False, "i1"))
+                      b.compare("lt", b.unary("abs", w), ctx.tensor(float("inf"), dt)),
+                      ctx.tensor(False, "i1"))
     # Safe operands where the correction is not used, so no inf or NaN
     # reaches its gradient.
     safe_w = b.select(finite, w, one)
@@ -445,12 +447,21 @@ def asinh(ctx, x):
     return _in_accumulation_type(ctx, x, formula)
 
 
+def _torch_slope(ctx, value, x, slope):
+    """`value` (no gradient of its own) with the gradient g * slope(x), the
+    slope computed in x's type as torch's backward formula (so also where
+    value is NaN), through a straight-through source."""
+    b = ctx.b
+    v = ctx.tensor(x, ctx.out().dtype)
+    return b.straight_through(b.stop_gradient(value), b.mul(v, b.stop_gradient(slope(v))))
+
+
 @lowers("aten.acosh.default")
 def acosh(ctx, x):
     """acosh(x) = log1p(t + sqrt(t) sqrt(t + 2)) with t = x - 1 (exact near
-    1, where log(x + sqrt(x^2 - 1)) cancels); NaN below 1. The root is
-    split in two so that the gradient at x = 1 is inf, as torch's, not
-    inf * 0."""
+    1, where log(x + sqrt(x^2 - 1)) cancels); NaN below 1. The gradient is
+    torch's g rsqrt(x^2 - 1) (inf at 1, finite below -1 where the value is
+    NaN, 0 where x^2 overflows)."""
     def formula(v):
         b = ctx.b
         one = ctx.tensor(1.0, v.dtype)
@@ -460,19 +471,23 @@ def acosh(ctx, x):
             root = b.mul(b.unary("sqrt", t), b.unary("sqrt", b.add(t, ctx.tensor(2.0, v.dtype))))
             return log1p_of(ctx, b.add(t, root))
         return _huge_split(ctx, v, small)
-    return _in_accumulation_type(ctx, x, formula)
+    b, one = ctx.b, ctx.tensor(1.0, ctx.out().dtype)
+    return _torch_slope(ctx, _in_accumulation_type(ctx, x, formula), x,
+                        lambda v: b.unary("rsqrt", b.sub(b.mul(v, v), one)))
 
 
 @lowers("aten.atanh.default")
 def atanh(ctx, x):
     """atanh(x) = (log1p(x) - log1p(-x)) / 2: accurate for small |x| and
     near +-1 (1 - |x| is exact there), +-inf at +-1, NaN beyond; gradient
-    1 / (1 - x^2)."""
+    torch's g / (1 - x^2) (also beyond +-1, where the value is NaN)."""
     def formula(v):
         b = ctx.b
         diff = b.sub(log1p_of(ctx, v), log1p_of(ctx, b.unary("neg", v)))
         return b.mul(diff, ctx.tensor(0.5, v.dtype))
-    return _in_accumulation_type(ctx, x, formula)
+    b, one = ctx.b, ctx.tensor(1.0, ctx.out().dtype)
+    return _torch_slope(ctx, _in_accumulation_type(ctx, x, formula), x,
+                        lambda v: b.div(one, b.sub(one, b.mul(v, v))))
 
 
 @lowers("aten.atan2.default")

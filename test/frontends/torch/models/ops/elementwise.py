@@ -140,7 +140,9 @@ CASES = {
     # b = 1e-30 (b's gradient -(a / b) / b, b^2 would underflow to 0 / 0);
     # logit at exactly 0 and 1 and acosh at 1
     # (infinite gradients; NaN outside [0, 1], 0 outside [eps, 1 - eps]
-    # with eps). The loss is NaN, as torch's.
+    # with eps); acosh below 1 and atanh beyond +-1 (NaN values, torch's
+    # formula gradients: finite below -1, -0 at +-inf), log1p at -inf (-0).
+    # The loss is NaN, as torch's.
     "value-edges": lambda: _value_edges(),
     # Integer powers with traced exponents (pow.Scalar / Tensor_Tensor of
     # integers: exact squarings, wrapping as torch's): 2 ** e, b ** e up to
@@ -572,6 +574,9 @@ class _ValueEdges(nn.Module):
         self.den = t(1e-30, -1e-25, 2.0)
         self.unit = t(0.0, 0.5, 1.0, 0.25, -0.5, 1.5)
         self.inside = t(0.0, 0.5, 1.0, 0.25, -0.5, 1.5)
+        self.arccosh = t(-2.5, -1.0, 0.5, 1.0, 3.0, 1e20)
+        self.arctanh = t(math.inf, -math.inf, 2.0, -1.0, 0.5, 1.0)
+        self.log1p = t(-math.inf, -1.0, -2.0, 0.5, math.inf, 1e-8)
 
     def forward(self, x):
         w = torch.linspace(0.5, 1.5, 6) + x.sum()
@@ -584,7 +589,9 @@ class _ValueEdges(nn.Module):
         loss = loss + (self.num / self.den * w[:3]).sum() * 5
         loss = loss + (torch.logit(self.unit) * w).sum() * 17
         loss = loss + (torch.logit(self.inside, eps=0.25) * w).sum() * 23
-        return loss + (torch.acosh(self.unit[:4] + 1) * w[:4]).sum() * 19
+        loss = loss + (torch.acosh(self.unit[:4] + 1) * w[:4]).sum() * 19
+        loss = loss + (torch.acosh(self.arccosh) * w).sum() + (torch.atanh(self.arctanh) * w).sum()
+        return loss + (torch.log1p(self.log1p) * w).sum()
 
 
 def _value_edges():
