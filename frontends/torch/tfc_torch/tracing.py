@@ -377,6 +377,20 @@ def _plain_tensor_attributes(model: torch.nn.Module, code: str) -> List[str]:
     return named or [full for full, _ in found]
 
 
+def _refuse_lazy(model: torch.nn.Module) -> None:
+    """A ModelError naming the lazy modules (nn.LazyLinear, LazyBatchNorm3d)
+    whose parameters or buffers are not materialized yet, if any."""
+    lazy = uninitialized_lazy_modules(model)
+    if lazy:
+        many = len(lazy) > 1
+        raise ModelError(
+            f"the lazy module{'s' if many else ''} "
+            f"{', '.join(f'{name!r} ({kind})' if name else kind for name, kind in lazy)} "
+            f"{'have' if many else 'has'} no parameters or buffers yet: a lazy module sizes "
+            "them at its first call, and tfc traces with their shapes",
+            lazy_module_frame(model, [name for name, _ in lazy]), LAZY_HINT)
+
+
 def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
     """make_fx of functionalized `fn` on `args` under the tracing contexts
     (`spaces`: the model code's globals, for custom_functions); a failure
@@ -408,15 +422,7 @@ def _make_fx(fn, args, spaces, model: Optional[torch.nn.Module] = None):
                 "(an `if`/`while` on a tensor, .item(), .tolist(), int()/bool() of a tensor)",
                 frame, value_read_hint(frame)) from e
         if UNINITIALIZED_MARKER in text and model is not None:
-            lazy = uninitialized_lazy_modules(model)
-            if lazy:
-                many = len(lazy) > 1
-                raise ModelError(
-                    f"the lazy module{'s' if many else ''} "
-                    f"{', '.join(f'{name!r} ({kind})' if name else kind for name, kind in lazy)} "
-                    f"{'have' if many else 'has'} no parameters yet: a lazy module sizes them "
-                    "at its first call, and tfc traces with the parameters' shapes",
-                    lazy_module_frame(model, [name for name, _ in lazy]), LAZY_HINT) from e
+            _refuse_lazy(model)
         if "for tensor of size [0" in text or "with size 0" in text:
             raise ModelError(
                 "tracing the model with make_fx failed on an empty tensor "
@@ -670,6 +676,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     # in it requires grad.
     differentiated = not forward
     _refuse_script_modules(model)
+    _refuse_lazy(model)   # (an uninitialized buffer fails its clone below)
     layout = BatchLayout.of(model, example_args, loss_fn, names)
     layout.warn_unbound()
     params = _alias_groups(model, "param")

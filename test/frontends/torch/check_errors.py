@@ -186,8 +186,11 @@ CASES = {
     "ReversibleFunction": ("ModelError", ["Function '_Reversible'", "runs torch's autograd "
                                           "itself", "torch.utils.checkpoint.checkpoint",
                                           "y1 = x1 + f(x2)"]),
-    "LazyUninitialized": ("ModelError", ["lazy module 'fc' (LazyLinear) has no parameters yet",
+    "LazyUninitialized": ("ModelError", ["lazy module 'fc' (LazyLinear) has no parameters",
                                          "self.fc(x)", "run one forward eagerly"]),
+    "LazyBufferUninitialized": ("ModelError", ["lazy module 'bn' (LazyBatchNorm1d) has no "
+                                               "parameters or buffers yet", "self.bn(",
+                                               "run one forward eagerly"]),
 }
 
 

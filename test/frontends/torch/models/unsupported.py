@@ -832,6 +832,20 @@ class LazyUninitialized(nn.Module):
         return self.fc(x).pow(2).mean()  # error here
 
 
+class LazyBufferUninitialized(nn.Module):
+    """A lazy batch norm never called: its running statistics are
+    uninitialized buffers too (torch's ValueError escaped from cloning
+    them)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+        self.bn = nn.LazyBatchNorm1d(affine=False)
+
+    def forward(self, x):
+        return self.bn(self.fc(x)).pow(2).mean()  # error here
+
+
 class LearnedScalarArgument(Base):
     """A learned 0-d tensor given where aten takes a number (add's alpha):
     aten reads it as a number in C++, which no trace can hold; the error
