@@ -621,10 +621,10 @@ def x_times_log(ctx, a, b_, log):
     """x log(y) in the traced type with torch's xlogy rule: 0 where x == 0
     unless y is NaN; `log` maps y to its logarithm (log, log1p). Gradients
     as torch's: x log'(y) for y, and log(y) for x, also where x == 0 (a
-    Gamma's log_prob at concentration 1) except where log(y) is not finite
-    there (torch zeroes it where y <= 0, xlog1py's y <= -1): the select
-    alone would give 0 at x == 0, so a term of value 0 carries it,
-    value - select(skip, sg(x) - x, 0) * sg(L)."""
+    Gamma's log_prob at concentration 1; inf for y = inf) except where
+    log(y) is -inf or NaN there (torch zeroes it where y <= 0, xlog1py's
+    y <= -1): the select alone would give 0 at x == 0, so a term of value
+    0 carries it, straight_through(0, x sg(L)) where x == 0."""
     dt, b = ctx.out().dtype, ctx.b
     x, y = _operands(ctx, a, b_)
     zero = ctx.tensor(0.0, dt)
@@ -633,10 +633,11 @@ def x_times_log(ctx, a, b_, log):
     # log(y) taken as 0 at skip in the product, whose gradient for x would
     # be 0 * log(y), NaN where that is infinite.
     value = b.select(skip, zero, b.mul(x, b.select(skip, zero, logs)))
-    finite = b.compare("lt", b.unary("abs", logs), ctx.tensor(float("inf"), dt))
-    slope = b.stop_gradient(b.select(b.select(skip, finite, ctx.tensor(False, "i1")), logs, zero))
-    nothing = b.select(skip, b.sub(b.stop_gradient(x), x), zero)  # 0, of gradient -1 at skip
-    return b.broadcast_to(b.sub(value, b.mul(nothing, slope)), ctx.out().shape)
+    above = b.compare("gt", logs, ctx.tensor(float("-inf"), dt))  # not -inf, not NaN
+    slope = b.stop_gradient(b.select(b.select(skip, above, ctx.tensor(False, "i1")), logs, zero))
+    carried = b.broadcast_to(b.mul(x, slope), value.shape)
+    term = b.straight_through(b.splat(0.0, dt, value.shape), carried)
+    return b.broadcast_to(b.add(value, term), ctx.out().shape)
 
 
 @lowers("aten.logit.default")

@@ -141,7 +141,8 @@ CASES = {
     # logit at exactly 0 and 1 and acosh at 1
     # (infinite gradients; NaN outside [0, 1], 0 outside [eps, 1 - eps]
     # with eps); acosh below 1 and atanh beyond +-1 (NaN values, torch's
-    # formula gradients: finite below -1, -0 at +-inf), log1p at -inf (-0).
+    # formula gradients: finite below -1, -0 at +-inf), log1p at -inf (-0),
+    # xlogy / xlog1py of x = 0 against y = inf (gradient inf for x), 0, -1.
     # The loss is NaN, as torch's.
     "value-edges": lambda: _value_edges(),
     # Integer powers with traced exponents (pow.Scalar / Tensor_Tensor of
@@ -577,6 +578,7 @@ class _ValueEdges(nn.Module):
         self.arccosh = t(-2.5, -1.0, 0.5, 1.0, 3.0, 1e20)
         self.arctanh = t(math.inf, -math.inf, 2.0, -1.0, 0.5, 1.0)
         self.log1p = t(-math.inf, -1.0, -2.0, 0.5, math.inf, 1e-8)
+        self.xs = nn.Parameter(torch.tensor([[0.0, 0.0, -0.0, 0.0, 1.0, 0.0]] * 2))
 
     def forward(self, x):
         w = torch.linspace(0.5, 1.5, 6) + x.sum()
@@ -591,7 +593,10 @@ class _ValueEdges(nn.Module):
         loss = loss + (torch.logit(self.inside, eps=0.25) * w).sum() * 23
         loss = loss + (torch.acosh(self.unit[:4] + 1) * w[:4]).sum() * 19
         loss = loss + (torch.acosh(self.arccosh) * w).sum() + (torch.atanh(self.arctanh) * w).sum()
-        return loss + (torch.log1p(self.log1p) * w).sum()
+        loss = loss + (torch.log1p(self.log1p) * w).sum()
+        ys = torch.tensor([math.inf, 0.0, math.inf, -1.0, 2.0, math.nan])
+        return loss + (torch.xlogy(self.xs[0], ys) * w).sum() + (
+            torch.special.xlog1py(self.xs[1], ys) * w).sum()
 
 
 def _value_edges():
