@@ -46,6 +46,14 @@ what the forms give for them, else the Function is refused with its name
 that clips, gates or normalizes the gradient, is not imported; nor an
 affine one, m * g plus a term independent of g, as SR-STE's decay).
 
+Before those forms: a Function whose backward is its forward's derivative
+on the example's values (_backward_is_derivative: two random gradients,
+cls.backward against functorch's vjp of the functionalized forward, a
+no_grad block in the forward kept with grad on, as it tells torch nothing
+there) is traced through its forward, which tfc differentiates: HF
+DeBERTa's XSoftmax (a softmax's backward), Reformer's ReverseSort (two
+outputs). The trace decides, the eager run takes its decisions.
+
 torch's own _Dirichlet Function (Beta and Dirichlet draws) is refused with
 what to draw instead (tfc has no gamma draw), and a Function inside a
 functorch transform (its arguments wrapped by grad or vmap) as torch 1.13
@@ -59,7 +67,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import torch
 
-from . import grad_flags
+from . import grad_flags, patching
 from .errors import FrontendError, ModelError
 from .trace_hints import AUTOGRAD_IN_FORWARD_MARKERS, DATA_DEPENDENT_MARKERS
 from .source import stack_frame
@@ -103,6 +111,7 @@ class _TraceContext:
         self.needs_input_grad = tuple(needs_input_grad)
         self.materialize_grads = True
         self.non_differentiable: List[torch.Tensor] = []
+        self.dirty = False
 
     def save_for_backward(self, *tensors):
         self.saved_tensors = tuple(tensors)
@@ -116,7 +125,7 @@ class _TraceContext:
         pass
 
     def mark_dirty(self, *tensors):
-        pass
+        self.dirty = True
 
     def mark_non_differentiable(self, *tensors):
         self.non_differentiable.extend(tensors)
@@ -258,7 +267,8 @@ def _needs_grad(a) -> bool:
     """Whether torch would compute a gradient for Function input `a`: a
     floating-point tensor that requires grad (in the trace, its grad_flags
     flag), with grad mode on, in a trace that computes gradients."""
-    return (_GRADIENTS[0] and isinstance(a, torch.Tensor) and (a.is_floating_point() or a.is_complex())
+    return (_GRADIENTS[0] and isinstance(a, torch.Tensor)
+            and (a.is_floating_point() or a.is_complex())
             and torch.is_grad_enabled() and (a.requires_grad or grad_flags.flagged(a)))
 
 
@@ -316,8 +326,135 @@ def _values(out, args, ctx):
     return tuple(value(o) for o in out) if isinstance(out, tuple) else value(out)
 
 
+class _GradKept:
+    """torch.no_grad while a Function's forward is differentiated: a no-op
+    (torch runs a Function's forward with grad off anyway, so a no_grad
+    block in it, as in Reformer's ReverseSort, tells torch nothing)."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+    def __call__(self, fn):
+        return fn
+
+
+@contextlib.contextmanager
+def _grad_kept():
+    with patching.replaced(torch, no_grad=_GradKept), \
+            patching.replaced(torch.autograd, no_grad=_GradKept):
+        yield
+
+
+def _plain(a) -> bool:
+    """Whether Function argument `a` is a tensor or a plain Python value
+    (no module or callable whose state the check below would run)."""
+    if isinstance(a, (list, tuple)):
+        return all(_plain(e) for e in a)
+    return a is None or isinstance(a, (torch.Tensor, bool, int, float, complex, str,
+                                       torch.dtype))
+
+
+def _backward_is_derivative(cls, args, needs) -> bool:
+    """Whether the Function's backward is its forward's derivative: on the
+    example's values (real copies, outside the trace), for two random
+    gradients of its floating-point outputs, cls.backward gives what
+    functorch's vjp of the (functionalized) forward gives, for every input
+    that needs a gradient. Then differentiating the forward is torch's
+    gradient (DeBERTa's XSoftmax, a softmax's backward). Not for Functions
+    taking modules or callables, marking outputs non-differentiable or
+    inputs dirty, or whose forward cannot be differentiated."""
+    if not _plain(list(args)):
+        return False
+    from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing
+    from .selection_sizes import _real_value
+    with disable_proxy_modes_tracing():   # nothing of the check in the trace
+        # The inputs that need a gradient require one, as torch's (a
+        # forward may read it: DeepSeek-MoE's AddAuxiliaryLoss);
+        # requires_grad_() is refused inside the trace's transform.
+        reals = [_real_value(a) if isinstance(a, torch.Tensor) else a for a in args]
+        for a, need in zip(reals, needs):
+            if need:
+                a.requires_grad = True
+        return _derivative_agrees(cls, reals, needs)
+
+
+def _derivative_agrees(cls, reals, needs) -> bool:
+    """_backward_is_derivative on real values `reals`."""
+    import functorch
+    from functorch.experimental import functionalize
+    try:
+        wrt = [i for i, need in enumerate(needs) if need]
+        floating = []
+
+        def forward(*inputs):
+            full = list(reals)
+            for i, t in zip(wrt, inputs):
+                full[i] = t
+            with _grad_kept():
+                out = cls.forward(_TraceContext(needs), *full)
+            outs = out if isinstance(out, tuple) else (out,)
+            floating[:] = [k for k, o in enumerate(outs) if isinstance(o, torch.Tensor)
+                           and o.is_floating_point()]
+            return tuple(outs[k] for k in floating)
+        with torch.random.fork_rng(devices=[]):
+            state = torch.get_rng_state()
+            with torch.enable_grad():
+                ys, vjp = functorch.vjp(functionalize(forward), *[reals[i] for i in wrt])
+            torch.set_rng_state(state)
+            ctx = _TraceContext(needs)
+            out = _forward(cls, ctx, reals)
+        outs = out if isinstance(out, tuple) else (out,)
+        if ctx.non_differentiable or ctx.dirty or not floating:
+            return False
+        for draw in range(2):
+            rng = torch.Generator().manual_seed(draw)
+            gs = [torch.randn(y.shape, generator=rng, dtype=torch.float64).to(y.dtype)
+                  for y in ys]
+            want = vjp(tuple(gs))
+            given = dict(zip(floating, gs))
+            got = _grads(cls, ctx, tuple(
+                given[k] if k in given else
+                torch.zeros_like(o) if isinstance(o, torch.Tensor) and ctx.materialize_grads
+                else None for k, o in enumerate(outs)))
+            if len(got) < len(reals):
+                return False
+            for i, w in zip(wrt, want):
+                g = got[i] if got[i] is not None else torch.zeros_like(w)
+                if not isinstance(g, torch.Tensor) or not _close(g, w.detach().double()):
+                    return False
+        return True
+    except Exception:  # noqa: BLE001 - a forward functorch cannot differentiate
+        return False
+
+
+def _differentiated(cls, args, needs, check) -> bool:
+    """Whether to trace the Function's forward (_backward_is_derivative):
+    decided while tracing, in order of application; the eager run after
+    the trace takes the trace's decisions (its check would run ops of its
+    own there)."""
+    if not any(needs):
+        return False
+    if check and _DECIDED[1][0] < len(_DECIDED[0]):
+        _DECIDED[1][0] += 1
+        return _DECIDED[0][_DECIDED[1][0] - 1]
+    decision = _backward_is_derivative(cls, args, needs)
+    if not check:
+        _DECIDED[0].append(decision)
+    return decision
+
+
 def _import(cls, args, check):
     needs = [_needs_grad(a) for a in args]
+    if _differentiated(cls, args, needs, check):
+        # Traced as the forward's ops, which tfc differentiates.
+        with torch.enable_grad(), _grad_kept():
+            return cls.forward(_TraceContext(needs), *args)
     ctx = _TraceContext(needs)
     out = _forward(cls, ctx, args)
     outs = out if isinstance(out, tuple) else (out,)
@@ -384,6 +521,9 @@ def _import(cls, args, check):
 # The Functions the eager run met, (cls, ctx, outputs, k, args, forms,
 # frame), to check.
 _PENDING = []
+# The trace's decisions of _differentiated, in order, and how many of them
+# the eager run took.
+_DECIDED = ([], [0])
 # The loss terms of the added-loss form met while tracing (or in the eager
 # run), each of value 0 with its gradient.
 _INJECTED = []
@@ -537,6 +677,10 @@ def applied(check: bool = False, spaces: Sequence[dict] = ()):
     _PENDING.clear()
     _INJECTED.clear()
     _EAGER[0] = check
+    if check:
+        _DECIDED[1][0] = 0
+    else:
+        _DECIDED[0].clear()
 
     def apply(cls, *args):
         return _apply(cls, *args, check=check)

@@ -35,6 +35,13 @@ CASES = {
     # forwards instead gives other gradients (reversal: their negatives;
     # rounding: zero).
     "custom-functions": _case(lambda h: _custom_functions(h)),
+    # Functions whose backward is their forward's derivative, on the
+    # example's values, are traced through their forward (which tfc
+    # differentiates): HF DeBERTa's XSoftmax (softmax's backward, which
+    # mixes elements; its forward writes its output in place), Reformer's
+    # ReverseSort (two differentiable outputs, a forward under no_grad);
+    # both were refused.
+    "custom-function-derivatives": lambda: _derivatives(),
     # A Function whose backward gives an input a gradient that does not
     # depend on grad_output adds a loss term (DeepSeek-MoE's
     # AddAuxiliaryLoss: the output is its first input, the auxiliary loss
@@ -634,3 +641,59 @@ def _module_copies():
     torch.manual_seed(0)
     return _ModuleCopies(), (torch.randn(7, 6, generator=_g(1)),
                              torch.randn(7, 1, generator=_g(2)))
+
+
+class _XSoftmax(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, mask, dim):
+        ctx.dim = dim
+        rmask = ~mask.to(torch.bool)
+        out = torch.softmax(x.masked_fill(rmask, torch.finfo(x.dtype).min), dim)
+        out.masked_fill_(rmask, 0)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return torch._softmax_backward_data(grad, out, ctx.dim, out.dtype), None, None
+
+
+class _ReverseSort(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, vectors, logits, sort_idx, undo_idx):
+        with torch.no_grad():
+            ctx.sort_idx = sort_idx
+            vectors = torch.gather(vectors, 2, undo_idx.unsqueeze(-1).expand(vectors.shape))
+            logits = torch.gather(logits, 2, undo_idx)
+        return vectors, logits
+
+    @staticmethod
+    def backward(ctx, grad_vectors, grad_logits):
+        idx = ctx.sort_idx
+        grad_vectors = torch.gather(grad_vectors, 2, idx.unsqueeze(-1).expand(grad_vectors.shape))
+        return grad_vectors, torch.gather(grad_logits, 2, idx), None, None
+
+
+class _Derivatives(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(8, 6)
+        self.v = nn.Linear(8, 8)
+        self.g = nn.Linear(8, 1)
+
+    def forward(self, x, mask, order):
+        probs = _XSoftmax.apply(self.q(x), mask, -1)
+        undo = order.argsort(-1)
+        vectors, logits = _ReverseSort.apply(self.v(x), self.g(x).squeeze(-1), order, undo)
+        return ((probs * torch.arange(6.0)).sum() + (vectors * logits.unsqueeze(-1).sigmoid())
+                .pow(2).mean())
+
+
+def _derivatives():
+    torch.manual_seed(0)
+    x = torch.randn(2, 2, 6, 8, generator=_g(1))
+    mask = (torch.rand(2, 2, 6, 6, generator=_g(2)) > 0.3).long()
+    mask[..., 0] = 1
+    order = torch.stack([torch.randperm(6, generator=_g(3 + i)) for i in range(4)]).view(2, 2, 6)
+    return _Derivatives(), (x, mask, order)
