@@ -249,7 +249,15 @@ def _rewrite(setitem):
         if isinstance(x, torch.Tensor) and x.is_complex() and x.dtype != torch.complex32:
             written = _complex_write(x, index, value)
             if written is not None:
-                return permuted_setitem(*written)
+                permuted_setitem(*written)
+                # A write through a view of a complex tensor updates that
+                # tensor by a complex slice_scatter, which torch 1.13 may
+                # refuse: synced now, the refusal names this line, not
+                # the next line reading the tensor.
+                source = getattr(x, "_tfc_alias_of", None)
+                if isinstance(source, torch.Tensor) and torch._is_functional_tensor(source):
+                    torch._sync(source)
+                return None
         if isinstance(x, torch.Tensor):
             masked = _mask_among_scalars(x, index, value)
             if masked is not None:

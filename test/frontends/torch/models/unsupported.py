@@ -132,7 +132,7 @@ class ComplexSliceAssignment(Base):
         spectrum = torch.fft.rfft(self.fc(x))
         out = torch.zeros(x.shape[0], 3, dtype=torch.cfloat)
         out[:, 1:][:, :1] = spectrum[:, :1] * 2  # error here
-        return torch.fft.irfft(out, n=4).sum()  # error here (ComplexSliceAssignment)
+        return torch.fft.irfft(out, n=4).sum()  # (the next reader: named before the sync)
 
 
 class LongFft(Base):
