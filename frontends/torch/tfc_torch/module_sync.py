@@ -26,6 +26,10 @@ directions:
   value and, when it differs, set into the program, as torch's next
   forward would read it.
 
+A step deleted with its tensors stale fills them in (its finalizer), and
+a trace fills in the stale tensors of the module it traces first (wake), so
+compiling again after training starts from the trained values.
+
 The module watch (module_watch.py) leaves these tensors' writes to this
 module; a tensor rebound (a new object) stays its error. A tensor of a
 class other than nn.Parameter or torch.Tensor (a user's subclass) cannot
@@ -120,15 +124,29 @@ def _wake(t: torch.Tensor) -> None:
     sync.pull()
 
 
-def _release(tensors: List[torch.Tensor]) -> None:
-    """A sync is gone: its tensors no other sync marked are plain again."""
-    for t in tensors:
+def wake(model: torch.nn.Module) -> None:
+    """Fills in every stale tensor of `model` (a trace reads them through
+    paths that may not run a torch function: compiling again after
+    training starts from the trained values)."""
+    for t in list(model.parameters()) + list(model.buffers()):
+        if type(t) in _BASE:
+            _wake(t)
+
+
+def _release(entries: List[Tuple[str, torch.Tensor]], get, changed: List[bool]) -> None:
+    """A sync is gone (its step deleted: a training function returned): its
+    tensors no live sync marked since get the program's values if it ran
+    since they last did (`changed[0]`), and are plain again."""
+    for name, t in entries:
         ref = _OWNER.get(id(t))
         if ref is not None and ref[0]() is not None:
             continue
         _OWNER.pop(id(t), None)
         if type(t) in _BASE:
             t.__class__ = _BASE[type(t)]
+            if changed[0]:
+                with torch.no_grad():
+                    t.copy_(get(name).to(dtype=t.dtype, device=t.device))
 
 
 class ModuleSync:
@@ -157,7 +175,9 @@ class ModuleSync:
             if id(t) not in held:
                 held.add(id(t))
                 self.tensors.append((name, t, updates))
-        self.dirty = False      # the program holds values the module does not
+        # Whether the program holds values the module does not (a list: the
+        # finalizer shares it).
+        self._changed = [False]
         self.asleep = False     # every tensor marked by this sync since its last pull
         self.mark_count = -1
         self.busy = False
@@ -208,7 +228,17 @@ class ModuleSync:
             program.run, program.set, program.restore = run_synced, set_synced, restore_synced
             program.get = get_synced
             self.mark()
-            weakref.finalize(self, _release, [t for _, t, _ in self.tensors])
+            done = weakref.finalize(self, _release, [(n, t) for n, t, _ in self.tensors],
+                                    get, self._changed)
+            done.atexit = False
+
+    @property
+    def dirty(self) -> bool:
+        return self._changed[0]
+
+    @dirty.setter
+    def dirty(self, value: bool) -> None:
+        self._changed[0] = value
 
     def mark(self) -> None:
         """The module's tensors are stale from now on until read."""

@@ -28,7 +28,7 @@ import torch.utils._pytree as pytree
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from . import (custom_functions, functional_calls, grad_flags, grad_modes, index_rewrites,
-               module_state, no_grad_writes, options, outputs, outside_values,
+               module_state, module_sync, no_grad_writes, options, outputs, outside_values,
                packed_sequences, trace_values, traceable)
 from .batch_layout import BatchLayout, _unreserved
 from .grad_modes import GRAD_OFF, NO_GRAD  # noqa: F401  (importer.py reads them here)
@@ -677,6 +677,7 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     differentiated = not forward
     _refuse_script_modules(model)
     _refuse_lazy(model)   # (an uninitialized buffer fails its clone below)
+    module_sync.wake(model)   # a compiled step's values, when one trained the module
     layout = BatchLayout.of(model, example_args, loss_fn, names)
     layout.warn_unbound()
     params = _alias_groups(model, "param")

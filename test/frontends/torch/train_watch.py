@@ -6,6 +6,7 @@ holds (buffers and frozen parameters read as numbers or masks)."""
 import argparse
 import copy
 import functools
+import gc
 import logging
 import types
 
@@ -1021,7 +1022,37 @@ def check_module_sync(device):
     if len(texts) != 1:
         problems.append(f"state_dict() written in place: {len(texts)} warnings (want 1, for the "
                         "write not loaded back)")
+
+    # A forward compiled after training (the module untouched since) starts
+    # from the trained values; a step deleted (a fit() function returned)
+    # leaves them in the module.
+    torch.manual_seed(36)
+    for how in ("compiled forward", "step deleted"):
+        model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8),
+                                    torch.nn.Linear(8, 3))
+        step = tfc_torch.compile_train_step(
+            model, (batch[0], y), lambda out, x, y: F.cross_entropy(out, y), device=device,
+            optimizer="adam", lr=0.1)
+        for _ in range(3):
+            step(batch[0], y)
+        want = step.state_dict()
+        if how == "step deleted":
+            del step
+            gc.collect()
+            got = model.state_dict()
+            if any(not torch.equal(got[k], v) for k, v in want.items()):
+                problems.append("a deleted step left the module's values stale")
+            continue
+        twin = copy.deepcopy(model)
+        twin.load_state_dict(want)
+        fast = tfc_torch.compile(model.eval(), (batch[0],), device=device)
+        err = (fast(batch[0]) - twin.eval()(batch[0])).abs().max().item()
+        if err > 1e-5:
+            problems.append(f"a forward compiled after training: max |diff| {err:.2e} from "
+                            "the trained module's")
     return verdict(problems,
                    "module-sync: ok (DQN hard and Polyak target updates through .data, "
                    "AveragedModel and a hand EMA over parameters(), NoisyNet buffers set between "
-                   "steps: 4-5 steps as torch's; a state_dict() copy written in place warned)")
+                   "steps: 4-5 steps as torch's; a state_dict() copy written in place warned; a "
+                   "forward compiled after training and a deleted step's module hold the "
+                   "trained values)")
