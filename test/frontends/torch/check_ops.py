@@ -58,8 +58,11 @@ def check(name, factory, tfc_run, device, workdir, patterns):
     got = tfc_torch.safetensors.load(stem + "-out.safetensors")
     problems = []
     loss = got["loss"]
-    if not torch.allclose(loss.double(), want_loss.double(), rtol=check_models.LOSS_RTOL,
-                          atol=check_models.LOSS_ATOL, equal_nan=True):
+    # Flattened: allclose with equal_nan does not broadcast a 0-d loss
+    # against a [1, 1] one (loss-one-element).
+    if not torch.allclose(loss.double().reshape(-1), want_loss.double().reshape(-1),
+                          rtol=check_models.LOSS_RTOL, atol=check_models.LOSS_ATOL,
+                          equal_nan=True):
         problems.append(f"loss {loss.item()} != {want_loss.item()}")
     worst = 0.0
     for pname, want in zip(exported.params, want_grads):
