@@ -66,6 +66,8 @@ CASES = {
                                           "torch.view_as_real(z)"]),
     "ComplexSliceAssignment": ("ModelError", ["in-place write into a complex tensor",
                                               "torch.cat with zeros", "irfft"]),
+    "ComplexMaskedSelection": ("UnsupportedOpError", ["aten.index.Tensor", "complex tensor",
+                                                      "torch.view_as_real(z)[mask]"]),
     "LongFft": ("UnsupportedOpError", ["unsupported PyTorch op aten._fft_r2c.default",
                                        "a DFT of size 1031", "no factors",
                                        "torch.fft.rfft(self.fc(x), n=1031)"]),

@@ -424,6 +424,12 @@ def componentwise(ctx, *args, **kwargs):
     re, im = results
     if isinstance(re, (list, tuple)):
         return type(re)(Complex(r, i) for r, i in zip(re, im))
+    if not isinstance(re, Value):   # a masked selection's rows (masked.py)
+        ctx.unsupported("it selects a data-dependent number of rows of a complex tensor (a "
+                        "boolean-mask selection, x[mask]), which tfc keeps for real values only",
+                        "select from the real view, torch.view_as_real(z)[mask] (the real "
+                        "and imaginary parts in its last dim), or keep the shape: "
+                        "torch.where(mask, z, 0)")
     return Complex(re, im)
 
 

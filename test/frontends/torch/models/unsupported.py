@@ -929,3 +929,14 @@ class ReversibleFunction(nn.Module):
 
     def forward(self, x):
         return _Reversible.apply(x, self.f, self.g, *self.parameters()).pow(2).mean()  # error here
+
+
+class ComplexMaskedSelection(Base):
+    """A boolean-mask selection of complex values (a data-dependent number
+    of rows): refused by name with the real-view form (it was an
+    AttributeError inside the import)."""
+
+    def forward(self, x):
+        spectrum = torch.fft.rfft(self.fc(x))
+        strong = spectrum[spectrum.real > 0.1]  # error here
+        return (strong * 1j).abs().sum()
