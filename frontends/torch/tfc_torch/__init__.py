@@ -23,6 +23,7 @@ Works on torch 1.13 and 2.x, CPU only, no dependency beyond torch.
 """
 from .errors import (DataDependentError, FrontendError, ModelError, TracedUpdateWarning,
                      UnsupportedOpError)
+from .batch_layout import BatchBindingWarning
 from .export import Exported, export, import_module
 from . import safetensors
 from .native import LibraryNotFound, NativeError
@@ -41,5 +42,5 @@ def supported_ops():
 __all__ = ["export", "import_module", "Exported", "supported_ops", "safetensors",
            "compile_train_step", "TrainStep", "AccumulationWarning", "compile", "CompiledModule",
            "FrontendError", "UnsupportedOpError", "DataDependentError", "ModelError",
-           "TracedUpdateWarning",
+           "TracedUpdateWarning", "BatchBindingWarning",
            "NativeError", "LibraryNotFound", "OptionError"]
