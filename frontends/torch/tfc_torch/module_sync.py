@@ -160,7 +160,7 @@ class ModuleSync:
         self.program = program
         # (program name, tensor, whether the program updates it)
         self.tensors: List[Tuple[str, torch.Tensor, bool]] = []
-        self.keys: Set[str] = set()      # the state_dict names (tied ones too)
+        self.keys: Dict[str, str] = {}   # state_dict name (tied ones too) -> program name
         held = set()
         for key, module, table, local in _tables(model):
             t = getattr(module, table)[local]
@@ -171,7 +171,7 @@ class ModuleSync:
                 name, updates = state, True
             else:
                 continue
-            self.keys.add(key)
+            self.keys[key] = name
             if id(t) not in held:
                 held.add(id(t))
                 self.tensors.append((name, t, updates))
@@ -255,13 +255,33 @@ class ModuleSync:
                 continue   # another step trains it (a GAN's): its values are the module's
             t.__class__ = _STALE[kind]
             _OWNER[id(t)] = (me, updates)
-        self.asleep = True
+        # (a tensor that cannot be swapped is never asleep: compared at
+        # every push)
+        self.asleep = all(_BASE.get(type(t), type(t)) in _STALE for _, t, _ in self.tensors)
         self.mark_count = _MARKS[0]
 
     def changed(self) -> None:
-        """The program's values changed (a run, a load into it)."""
+        """The program's values changed (a run, a load into it). A tensor
+        whose class cannot be swapped (a user's Parameter subclass) gets
+        them now."""
         self.dirty = True
         self.mark()
+        unswappable = [(n, t) for n, t, _ in self.tensors
+                       if _BASE.get(type(t), type(t)) not in _STALE]
+        if unswappable:
+            with torch.no_grad(), torch._C.DisableTorchFunction():
+                for name, t in unswappable:
+                    t.copy_(self.get(name).to(dtype=t.dtype, device=t.device))
+
+    def rebind(self, key: str, t: torch.Tensor) -> None:
+        """The module's tensor under `key` was replaced by `t` holding the
+        program's or the compiled value (the module watch accepted it): `t`
+        is the one kept in step from now on."""
+        name = self.keys.get(key)
+        if name is None:
+            return
+        self.tensors = [(n, t if n == name else old, u) for n, old, u in self.tensors]
+        self.asleep = False
 
     def pull(self) -> None:
         """One of the tensors is read: all of this sync's are woken and, if

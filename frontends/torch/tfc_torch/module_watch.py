@@ -144,8 +144,9 @@ class ModuleWatch:
         self.synced = set()
         # The keys a training step's ModuleSync keeps in step with its
         # program (its writes and the caller's are no change; a rebinding
-        # still is).
+        # still is, unless to a known value: then `rebound(key, tensor)`).
         self.managed = set()
+        self.rebound = None
         self.hooks = self._hooks()
         self.loss_fn = loss_fn
         self.attributes = self._attributes()
@@ -218,6 +219,8 @@ class ModuleWatch:
                     f"{what} '{key}' of the module was changed since it was compiled (in "
                     "place or rebound): the compiled program holds its own copy and keeps "
                     "computing with it", hint=self._hint(key))
+            if t is not t0 and key in self.managed and self.rebound is not None:
+                self.rebound(key, t)
             self.seen[key] = (t, t._version, t.requires_grad)
             if not self._holds_compiled_value(key, t):
                 self.synced.add(key)

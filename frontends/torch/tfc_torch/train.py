@@ -314,7 +314,7 @@ class TrainStep:
         # The module's trained parameters and model state follow the
         # program's, and the caller's writes to them go into it (module_sync).
         self._sync = ModuleSync(model, self._model, self.program, self._trains)
-        self._watch.managed = self._sync.keys
+        self._watch.managed, self._watch.rebound = self._sync.keys, self._sync.rebind
         self._param_names = {id(p): n for n, p in model.named_parameters()}
         self._schedule = dict(SCHEDULE_INPUTS)
         self._schedule.update(inputs)

@@ -916,6 +916,10 @@ class _Noisy(torch.nn.Module):
         return F.mse_loss(F.linear(x, self.mu + self.sigma * self.eps), y)
 
 
+class _TaggedParameter(torch.nn.Parameter):
+    """A user's Parameter subclass."""
+
+
 def check_module_sync(device):
     """The module's trained parameters and model state follow the step
     (module_sync.py): torch code reading them between steps gets the trained
@@ -1050,6 +1054,30 @@ def check_module_sync(device):
         if err > 1e-5:
             problems.append(f"a forward compiled after training: max |diff| {err:.2e} from "
                             "the trained module's")
+    # A parameter rebound to the step's value, and one of a Parameter
+    # subclass (whose class cannot be swapped: filled in after every run),
+    # are kept in step too.
+    model = torch.nn.Linear(4, 3)
+    model.bias = _TaggedParameter(model.bias.detach().clone())
+    step = tfc_torch.compile_train_step(
+        model, (batch[0], y), lambda out, x, y: F.cross_entropy(out, y), device=device,
+        optimizer="sgd", lr=0.5)
+    step(batch[0], y)
+    model.weight = torch.nn.Parameter(step.state_dict()["weight"].clone())
+    step(batch[0], y)
+    with torch.no_grad():
+        model.bias.mul_(0.5)
+    want = step.state_dict()["bias"] * 0.5
+    step.lr = 0.0          # the next call leaves what it took in
+    step(batch[0], y)
+    if not torch.equal(model.weight.detach(), step.state_dict()["weight"]):
+        problems.append("a parameter rebound to the step's value is no longer kept in step")
+    if not torch.equal(step.state_dict()["bias"], want):
+        problems.append("a Parameter subclass: its write was not taken by the step")
+    step.lr = 0.5
+    step(batch[0], y)
+    if not torch.equal(model.bias.detach(), step.state_dict()["bias"]):
+        problems.append("a Parameter subclass: not kept in step")
     return verdict(problems,
                    "module-sync: ok (DQN hard and Polyak target updates through .data, "
                    "AveragedModel and a hand EMA over parameters(), NoisyNet buffers set between "
