@@ -307,15 +307,13 @@ private:
       auto argument = dyn_cast<BlockArgument>(input);
       if (!argument || argument.getOwner()->getParentOp() != func)
         continue;
-      for (Operation *user : argument.getUsers()) {
-        auto updater = dyn_cast<FusionOp>(user);
-        if (!updater || llvm::is_contained(members, updater) ||
-            !order.isBefore(updater, last))
-          continue;
-        bool updatesIt = llvm::any_of(updatesOf(updater), [&](auto &update) {
-          return update.second == input;
-        });
-        if (!updatesIt)
+      // The kernels updating it from its old value, found from the update
+      // results: an argument every kernel reads (a weight of an unrolled
+      // loop) would otherwise cost a walk of all of them per merge.
+      for (FusionOp updater : updatersOf(argument)) {
+        if (llvm::is_contained(members, updater) ||
+            !order.isBefore(updater, last) ||
+            !llvm::is_contained(updater->getOperands(), input))
           continue;
         bool readLateAlready = llvm::any_of(members, [&](FusionOp m) {
           return order.isBefore(updater, m) &&
@@ -394,6 +392,27 @@ private:
         updates.push_back({cast<OpResult>(use.get()), argument});
     }
     return updates;
+  }
+
+  /// The kernels that compute an update (a tfc.update result) of
+  /// `argument`, once per such result.
+  SmallVector<FusionOp> updatersOf(BlockArgument argument) {
+    SmallVector<FusionOp> updaters;
+    auto returnOp = dyn_cast<func::ReturnOp>(func.getBody().front().back());
+    if (!returnOp)
+      return updaters;
+    if (!updateResults) {
+      updateResults.emplace();
+      for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+        if (auto target = func.getResultAttrOfType<StringAttr>(
+                i, TfcDialect::kUpdateAttrName))
+          for (BlockArgument named : argumentsNamed().lookup(target))
+            (*updateResults)[named].push_back(i);
+    }
+    for (unsigned index : updateResults->lookup(argument))
+      if (auto updater = returnOp.getOperand(index).getDefiningOp<FusionOp>())
+        updaters.push_back(updater);
+    return updaters;
   }
 
   /// The arguments by their tfc.param and tfc.state names, in order (an
@@ -738,6 +757,9 @@ private:
   /// argumentsNamed(), once built (the pass changes no argument).
   std::optional<llvm::DenseMap<StringAttr, SmallVector<BlockArgument, 1>>>
       argumentsByName;
+  /// The indices of the tfc.update results of each argument (updatersOf),
+  /// once found.
+  std::optional<llvm::DenseMap<Value, SmallVector<unsigned, 1>>> updateResults;
 };
 
 struct TfcFusePass : public ::tfc::impl::TfcFusePassBase<TfcFusePass> {

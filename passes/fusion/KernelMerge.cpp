@@ -21,6 +21,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <unordered_map>
+
 using namespace mlir;
 using namespace mlir::tfc;
 
@@ -112,10 +114,25 @@ enum class Origin {
 /// the op it copies is a duplicate too: the value stays inside the kernel
 /// either way (the loss kernel, whose logits convert the backward
 /// recomputes, then reduces the logits' row statistics once).
+///
+/// The ops kept so far are found by their hash (the one MLIR's CSE uses,
+/// which equivalent ops share), each bucket in body order, so the first
+/// equivalent op is found without comparing against every op kept: a body
+/// grown by merging one kernel after another into it would otherwise cost
+/// its size squared per merge.
 void deduplicate(Block &body) {
-  SmallVector<Operation *> seen;
+  std::unordered_map<size_t, SmallVector<Operation *, 1>> seen;
+  auto hashOf = [](Operation *op) -> size_t {
+    return OperationEquivalence::computeHash(
+        op, OperationEquivalence::directHashValue,
+        OperationEquivalence::ignoreHashValue,
+        OperationEquivalence::IgnoreLocations);
+  };
   auto findSame = [&](Operation *op) -> Operation * {
-    for (Operation *other : seen)
+    auto bucket = seen.find(hashOf(op));
+    if (bucket == seen.end())
+      return nullptr;
+    for (Operation *other : bucket->second)
       if (OperationEquivalence::isEquivalentTo(
               op, other, OperationEquivalence::exactValueMatch,
               /*markEquivalent=*/nullptr,
@@ -138,7 +155,7 @@ void deduplicate(Block &body) {
       }
     }
     if (!same) {
-      seen.push_back(&op);
+      seen[hashOf(&op)].push_back(&op);
       continue;
     }
     op.replaceAllUsesWith(same->getResults());
