@@ -363,9 +363,10 @@ class ModuleWatch:
             return ("change it through the step (sd = step.state_dict(); ...; "
                     "step.load_state_dict(sd)), e.g. weight clipping: "
                     "sd[name].clamp_(-c, c); or " + _RECOMPILE)
-        return ("it is a constant of the compiled program: for a frozen network updated "
-                "between steps (an EMA target, a momentum teacher) compile with "
-                "frozen=\"state\" and set it with step.load_state_dict(...); pass another value "
+        return ("it is a constant of the compiled program: for a frozen network or a buffer "
+                "updated between steps (an EMA target, a momentum teacher, NoisyNet's noise) "
+                "compile with frozen=\"state\": the step then takes what is written into the "
+                "module's tensor (or set with step.load_state_dict(...)); pass another value "
                 "that changes between calls as a batch argument (a 0-d tensor); or " + _RECOMPILE)
 
 
