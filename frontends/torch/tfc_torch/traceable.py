@@ -273,16 +273,21 @@ _ONE_HOT = F.one_hot
 def one_hot(tensor, num_classes=-1):
     """F.one_hot with a given class count, as a comparison with arange:
     torch's checks the indices' range with .item(), which a trace cannot
-    do. An index outside [0, num_classes) gives a row of zeros here (torch
-    raises). Without num_classes the count is the data's largest index:
-    a DataDependentError."""
+    do; here a zero read through an embedding lookup of the indices in a
+    [num_classes, 1] table is added, whose run-time range check (tfc's host
+    embedding kernel) refuses an index outside [0, num_classes) as torch
+    does (on the GPU such an index gives a row of zeros). Without
+    num_classes the count is the data's largest index: a
+    DataDependentError."""
     if num_classes < 0:
         raise DataDependentError(
             "F.one_hot without num_classes takes the class count from the largest index "
             "(a value of the data), which a trace records as a constant", stack_frame(),
             "pass num_classes=")
     classes = torch.arange(num_classes, device=tensor.device, dtype=tensor.dtype)
-    return (tensor.unsqueeze(-1) == classes).to(torch.int64)
+    table = torch.zeros(num_classes, 1, device=tensor.device)
+    checked = F.embedding(tensor.reshape(-1), table).sum().mul(0).to(torch.int64)
+    return (tensor.unsqueeze(-1) == classes).to(torch.int64) + checked
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):

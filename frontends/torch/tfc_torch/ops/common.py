@@ -47,6 +47,24 @@ def index_ids(ctx, index, size, dtype=None, wrap_traced=False):
     return ctx.tensor(index, dtype)
 
 
+def range_checked(ctx, ids, size):
+    """The i64 index Value `ids` made to depend on a run-time check that
+    each id lies in [0, size): a zero (from a tfc.embedding of a [size, 1]
+    zero table at the ids, whose host kernel refuses an id out of range:
+    'op 'embedding': id 7 ... outside [0, 3)', as torch's index errors) is
+    added to them. For the lowerings that select by comparing ids with an
+    iota (gather, scatter), where an id out of range would silently select
+    nothing. Known ids were checked while tracing, so they are returned
+    as they are; on the GPU tfc.embedding clamps ids (no check)."""
+    b = ctx.b
+    if getattr(ids, "known", None) is not None:
+        return ids
+    flat = b.reshape(ids, (ids.type.numel,))
+    looked = b.stop_gradient(b.embedding(b.splat(0.0, "f32", (size, 1)), flat))
+    zero = b.convert(b.mul(b.reduce("sum", looked, [0, 1]), b.splat(0.0, "f32")), ids.dtype)
+    return b.add(ids, zero)
+
+
 def norm_dim(dim: int, rank: int) -> int:
     return dim + rank if dim < 0 else dim
 

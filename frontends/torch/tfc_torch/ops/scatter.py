@@ -22,7 +22,7 @@ import torch
 from ..constants import Known
 from ..importer import Masked
 from ..registry import lowers, takes_masked
-from .common import index_ids, norm_dim
+from .common import index_ids, norm_dim, range_checked
 from .reduction import product_along
 
 
@@ -66,6 +66,13 @@ def _index_value(ctx, index):
     if ids.dtype not in ("i32", "i64"):
         ctx.unsupported(f"a {ids.dtype} index", "index with integer tensors")
     return ids if ids.dtype == "i64" else ctx.b.convert(ids, "i64")
+
+
+def _checked(ctx, ids, v, dim):
+    """ids (along `dim` of v) checked against v's size there at run time:
+    the scatters select targets by comparing ids with an iota, which an id
+    out of range would silently miss (torch raises)."""
+    return range_checked(ctx, ids, v.shape[norm_dim(dim, v.rank)] if v.rank else 1)
 
 
 def _refuse_duplicates(ctx, index, dim=None, size=None):
@@ -158,7 +165,7 @@ def scatter_planes(ctx, values, ids, size):
 def scatter_add(ctx, x, dim, index, src):
     dt = _float_values(ctx, "scatter_add", integers=True)
     v = ctx.tensor(x, dt)
-    ids = _index_value(ctx, index)
+    ids = _checked(ctx, _index_value(ctx, index), v, dim)
     return ctx.b.add(v, _scatter_sum(ctx, v.shape, dim, ids, ctx.tensor(src, dt)))
 
 
@@ -171,7 +178,7 @@ def _scatter_into(ctx, v, dim, index, values):
     b = ctx.b
     dim = norm_dim(dim, v.rank)
     _refuse_duplicates(ctx, index, dim)
-    ids = _index_value(ctx, index)
+    ids = _checked(ctx, _index_value(ctx, index), v, dim)
     ones = b.broadcast_to(ctx.tensor(1.0, v.dtype), ids.shape)
     hit = b.compare("gt", _scatter_sum(ctx, v.shape, dim, ids, ones), ctx.tensor(0.0, v.dtype))
     if not isinstance(values, (int, float)):
@@ -308,6 +315,7 @@ def scatter_reduce(ctx, x, dim, index, src, reduce, include_self=True):
     if v.rank == 0:
         v, s, ids = (b.reshape(t, (1,)) for t in (v, s, ids))
     dim = norm_dim(dim, v.rank)
+    ids = _checked(ctx, ids, v, dim)
     if reduce in ("prod", "amax", "amin"):
         return b.reshape(_reduced_into(ctx, v, dim, ids, s, reduce, include_self), ctx.out().shape)
     if reduce not in ("sum", "mean"):

@@ -12,7 +12,7 @@ from ..ir import Value
 from .. import dtypes, masked
 from ..registry import lowers, takes_masked
 from .conv import windows
-from .common import index_ids, norm_dim
+from .common import index_ids, norm_dim, range_checked
 
 
 @lowers("aten.view.default", "aten._unsafe_view.default", "aten._reshape_alias.default",
@@ -517,7 +517,8 @@ def _gather_by_offsets(ctx, v, dim, ids):
 @takes_masked
 def gather(ctx, x, dim, index, sparse_grad=False):
     """x.gather(dim, index) as a one-hot selection (no gather op in tfc):
-    out[..., k] = sum_c x[..., c] * (index[..., k] == c) along `dim`."""
+    out[..., k] = sum_c x[..., c] * (index[..., k] == c) along `dim`; a
+    traced index is range-checked at run time (range_checked)."""
     b = ctx.b
     if isinstance(x, Masked) or isinstance(index, Masked) and (
             ctx.tensor(x).rank != 1 or norm_dim(dim, 1) != 0):
@@ -530,7 +531,7 @@ def gather(ctx, x, dim, index, sparse_grad=False):
         picked = gather_rows(ctx, b.reshape(v, (v.shape[0], 1)), ids)
         return index.like(b.reshape(picked, ids.shape))
     dim = norm_dim(dim, v.rank)
-    ids = index_ids(ctx, index, v.shape[dim], "i64")
+    ids = range_checked(ctx, index_ids(ctx, index, v.shape[dim], "i64"), v.shape[dim])
     if any(a < i for d, (a, i) in enumerate(zip(v.shape, ids.shape)) if d != dim):
         ctx.unsupported("the index is larger than the input outside the gathered dimension")
     if v.dtype.startswith(("f", "bf")) and ids.type.numel * v.shape[dim] > ONE_HOT_GATHER_LIMIT:

@@ -9,6 +9,12 @@ import torch.nn.functional as F
 from .common import _case, _g
 
 CASES = {
+    # Traced indices out of range are a run-time error on the host (torch
+    # raises) for the lowerings that select by comparing ids with an iota:
+    # gather, take_along_dim, F.one_hot, scatter_ of a value (a one-hot
+    # target), scatter_add, scatter_reduce; in range, loss and gradients
+    # as torch's.
+    "index-range": lambda: _index_range(),
     # Scatters and assignments into integer and boolean tensors (computed
     # in f64, exact): DETR's target_classes[idx] = labels, PyG's
     # to_dense_batch mask[idx] = True and degree counts by index_add, EViT's
@@ -170,3 +176,45 @@ def _integer_scatters():
     torch.manual_seed(0)
     return _IntegerScatters(), (torch.randn(6, 4), torch.tensor([1, 3, 3, 5]),
                                 torch.tensor([0, 2, 1, 2]))
+
+
+_INDEX_FORMS = {
+    "gather": lambda z, y: z.log_softmax(1).gather(1, y[:, None]).mean(),
+    "take_along_dim": lambda z, y: torch.take_along_dim(z, y[:, None], 1).sum(),
+    "one_hot": lambda z, y: (z * F.one_hot(y, 3)).sum(),
+    "scatter_value": lambda z, y: (z * torch.zeros_like(z).scatter_(1, y[:, None], 1.0)).sum(),
+    "scatter_add": lambda z, y: torch.zeros(6, 3).scatter_add(1, y[:, None], z[:, :1]).pow(2).sum(),
+    "scatter_reduce": lambda z, y: torch.zeros(6, 3).scatter_reduce(
+        1, y[:, None], z[:, 1:2], "amax", include_self=False).pow(2).sum(),
+}
+
+
+class _Indexed(nn.Module):
+    def __init__(self, forms):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+        self.forms = forms
+
+    def forward(self, x, y):
+        z = self.fc(x)
+        return sum(_INDEX_FORMS[f](z, y) for f in self.forms)
+
+
+def _index_range():
+    import tfc_torch
+    torch.manual_seed(0)
+    x = torch.randn(6, 4, generator=_g(1))
+    y = torch.tensor([0, 2, 1, 1, 0, 2])
+    for form in _INDEX_FORMS:
+        bad = y.clone()
+        bad[3] = 3
+        step = tfc_torch.compile_train_step(_Indexed([form]), (x, y), device="host",
+                                            optimizer="sgd", lr=0.0)
+        try:
+            loss = step(x, bad)
+        except tfc_torch.NativeError as e:
+            if "outside [0, 3)" not in str(e):
+                raise AssertionError(f"{form}: index 3: {e}")
+        else:
+            raise AssertionError(f"{form}: index 3 gave the loss {loss}, no error")
+    return _Indexed(list(_INDEX_FORMS)), (x, y)
