@@ -106,7 +106,9 @@ def materialize(b: Builder, t: torch.Tensor, dtype: Optional[str] = None) -> Val
     if flat.numel() == 0:
         raise ValueError("empty tensors have no tfc form")
     first = flat[0]
-    if torch.equal(flat, first.expand_as(flat)):
+    # (torch.equal takes -0.0 for 0.0: a splat also needs one sign.)
+    if torch.equal(flat, first.expand_as(flat)) and (
+            not t.is_floating_point() or bool((flat.signbit() == first.signbit()).all())):
         return b.splat(first.item(), dtype, shape)
     d = iota_dim(t)
     if d is not None:

@@ -54,10 +54,11 @@ def sigmoid_backward(ctx, grad, output):
 
 @lowers("aten.threshold_backward.default")
 def threshold_backward(ctx, grad, x, threshold):
-    """0 where x <= threshold, else grad (relu's backward: threshold 0)."""
+    """0 where x <= threshold, else grad (relu's backward: threshold 0),
+    as ATen's: a NaN x passes grad."""
     (g, v), dt = _operands(ctx, grad, x)
-    passes = ctx.b.compare("gt", v, _const(ctx, threshold, dt))
-    return _where(ctx, passes, g, _const(ctx, 0, dt))
+    blocked = ctx.b.compare("le", v, _const(ctx, threshold, dt))
+    return _where(ctx, blocked, _const(ctx, 0, dt), g)
 
 
 @lowers("aten.leaky_relu_backward.default")

@@ -60,6 +60,24 @@ def _frozen_hardsigmoid():
     return _FrozenHardsigmoid(), (torch.linspace(-4.1, 3.9, 9),)
 
 
+class _ReluInputGradient(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.linspace(0.5, 1.5, 6))
+        self.shift = nn.Parameter(torch.tensor(0.05))
+
+    def forward(self, x):
+        h = x + self.shift
+        gx = grad(lambda v: torch.relu(v).sum())(h)
+        thr = grad(lambda v: F.threshold(v, 0.2, -1.0).sum())(h)
+        return (gx * self.w).sum() + (thr * self.w.flip(0)).sum()
+
+
+def _threshold_backward_nan():
+    torch.manual_seed(0)
+    return _ReluInputGradient(), (torch.tensor([-1.0, float("nan"), 0.3, 2.0, float("nan"), 0.1]),)
+
+
 class _Coordinates(nn.Module):
     def __init__(self):
         super().__init__()
@@ -541,6 +559,11 @@ CASES = {
     # gradient of a frozen hardsigmoid MLP, weighted by a trainable scale
     # (whose gradient is the mean squared input gradient).
     "functorch-hardsigmoid": lambda: _frozen_hardsigmoid(),
+    # threshold_backward at a NaN input passes the gradient, as ATen's
+    # (x <= threshold ? 0 : g): relu's input gradient taken in forward
+    # (functorch's grad) at inputs holding a NaN, weighted by a
+    # parameter whose gradient is that input gradient.
+    "threshold-backward-nan": lambda: _threshold_backward_nan(),
     # The PINN residual u_t - u_xx of u(x, t) = mlp(stack([x, t])) and one
     # of an MLP of a vector input's coordinates (xt[0], xt[1:] with
     # strides): select_backward and slice_backward, zeros around the

@@ -116,6 +116,10 @@ CASES = {
     # image batch input (img + 200, img * 3, img - 100, -img wrap around),
     # conversions from int64 (wrapping) and floats, comparisons, where.
     "uint8-arithmetic": lambda: _uint8_arithmetic(),
+    # A constant holding 0.0 and -0.0 keeps each sign (torch.equal takes
+    # them for one value; a splat of the first lost the others): copysign
+    # by it, atan2 of zeros by it, 1 / it.
+    "signed-zero-constants": _case(lambda h: _signed_zeros(h), rows=3, out=4),
     # Integer tensors to non-negative integer powers (pixels squared): exact
     # products, wrapping as torch's (uint8 modulo 256, int32 modulo 2^32),
     # x ** 0 ones; tfc.pow takes floats only, and tfc-run refused them.
@@ -622,3 +626,11 @@ def _power_edges():
     return _PowerEdges(), (torch.tensor([0, 1, 3, 5, 62, 63, -1, -2]),
                            torch.tensor([3, -3, 1, -1, 7, 2, 1, -1]),
                            torch.tensor([1, 3, -5, 100000], dtype=torch.int32))
+
+
+def _signed_zeros(h):                                   # h: [3, 4]
+    zeros = torch.tensor([0.0, -0.0, 0.0, -0.0])   # (traced operands: not folded by torch)
+    signs = torch.copysign(torch.ones_like(h), zeros)
+    angles = torch.atan2(h * 0 + 0.0, zeros)
+    return ((h * signs).sum() + (h.sin() * angles).sum()
+            + (h.tanh() * (h.detach() * 0 + 1 / zeros).clamp(-3, 3)).sum())
