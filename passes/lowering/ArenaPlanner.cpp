@@ -10,7 +10,10 @@
 #include "passes/lowering/ArenaPlanner.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <numeric>
+#include <queue>
 
 using namespace tfc;
 
@@ -37,9 +40,6 @@ bool alignUp(int64_t value, int64_t alignment, int64_t &result) {
   return true;
 }
 
-bool overlaps(const BufferLifetime &a, const BufferLifetime &b) {
-  return a.first <= b.last && b.first <= a.last;
-}
 } // namespace
 
 std::optional<ArenaPlan>
@@ -79,22 +79,27 @@ tfc::planArena(const std::vector<int64_t> &sizes,
 
   ArenaPlan plan;
   plan.offsets.assign(sizes.size(), 0);
-  std::vector<size_t> placed;
+  // The placed buffers still live, by offset, and when each dies. Buffers
+  // are placed in the order they become live, so a placed buffer's
+  // lifetime intersects this one's exactly when it has not ended before
+  // this one begins; one that has ended never matters again. (Scanning
+  // every placed buffer and sorting the overlapping ones per buffer made a
+  // step with thousands of buffers quadratic.)
+  std::map<int64_t, Extent> live;
+  using Death = std::pair<int64_t, int64_t>; // (last step, offset)
+  std::priority_queue<Death, std::vector<Death>, std::greater<Death>> deaths;
   int64_t end = 0;
   for (size_t buffer : order) {
     if (sizes[buffer] == 0)
       continue;
-    // The byte ranges this buffer must avoid, by increasing start.
-    std::vector<Extent> busy;
-    for (size_t other : placed)
-      if (overlaps(lifetimes[buffer], lifetimes[other]))
-        busy.push_back(
-            {plan.offsets[other], plan.offsets[other] + sizes[other]});
-    std::sort(busy.begin(), busy.end(), [](const Extent &a, const Extent &b) {
-      return a.begin < b.begin;
-    });
+    while (!deaths.empty() && deaths.top().first < lifetimes[buffer].first) {
+      live.erase(deaths.top().second);
+      deaths.pop();
+    }
+    // The byte ranges this buffer must avoid, by increasing start (live
+    // buffers never share bytes, so their starts differ).
     int64_t candidate = 0;
-    for (const Extent &extent : busy) {
+    for (const auto &[begin, extent] : live) {
       int64_t candidateEnd;
       if (__builtin_add_overflow(candidate, sizes[buffer], &candidateEnd))
         break; // Reported below.
@@ -114,7 +119,8 @@ tfc::planArena(const std::vector<int64_t> &sizes,
     }
     plan.offsets[buffer] = candidate;
     end = std::max(end, bufferEnd);
-    placed.push_back(buffer);
+    live[candidate] = {candidate, bufferEnd};
+    deaths.push({lifetimes[buffer].last, candidate});
   }
   if (!alignUp(end, alignment, plan.size)) {
     fail(error, "planArena: the arena would exceed INT64_MAX bytes");

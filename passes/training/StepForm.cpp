@@ -405,9 +405,10 @@ void setStepResult(func::FuncOp func, unsigned index, Value value) {
 void eraseStepResults(func::FuncOp func, const llvm::BitVector &indices) {
   func::ReturnOp ret = stepReturn(func);
   func.eraseResults(indices);
-  for (int i = int(indices.size()) - 1; i >= 0; --i)
-    if (indices.test(i))
-      ret->eraseOperand(i);
+  // At once: one at a time shifts the operands after each.
+  llvm::BitVector operands(indices);
+  operands.resize(ret->getNumOperands());
+  ret->eraseOperands(operands);
 }
 
 func::ReturnOp stepReturn(func::FuncOp func) {

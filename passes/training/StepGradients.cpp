@@ -136,11 +136,19 @@ LogicalResult runStepGradients(ModuleOp module,
     func.erase();
     return failure();
   }
-  func.setResultAttr(0, TfcDialect::kOutputAttrName,
-                     b.getStringAttr(kLossOutput));
-  for (unsigned i = 0; i < numParams; ++i)
-    func.setResultAttr(i + 1, kGradAttrName,
-                       func.getArgAttr(i, TfcDialect::kParamAttrName));
+  // The loss and the gradients named, in one change of the result
+  // attributes (one per result would cost their number squared).
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
+    NamedAttrList list(func.getResultAttrDict(i));
+    if (i == 0)
+      list.set(TfcDialect::kOutputAttrName, b.getStringAttr(kLossOutput));
+    else if (i <= numParams)
+      list.set(kGradAttrName,
+               func.getArgAttr(i - 1, TfcDialect::kParamAttrName));
+    resultAttrs.push_back(list.getDictionary(func.getContext()));
+  }
+  func.setAllResultAttrs(resultAttrs);
   // The state updates follow the gradients (StepForm.h's order: updates of
   // state after the gradients); every call of the step writes them, as
   // every forward of torch's module does.

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -109,6 +110,83 @@ TEST(ArenaPlanner, RandomProgramsNeverOverlapLiveBuffers) {
     int64_t alignment = int64_t{1} << (random() % 9);
     std::optional<ArenaPlan> plan = planArena(sizes, lifetimes, alignment);
     ASSERT_TRUE(plan) << "trial " << trial;
+    expectValidPlan(sizes, lifetimes, alignment, *plan);
+    if (::testing::Test::HasFailure())
+      FAIL() << "trial " << trial;
+  }
+}
+
+/// The offsets the documented rule gives, by brute force: buffers in the
+/// order they become live (ties by index), each at the lowest multiple of
+/// `alignment` where it overlaps no placed buffer whose lifetime intersects
+/// its own (the lowest such offset is 0 or just after one of those).
+std::vector<int64_t> firstFitByBruteForce(
+    const std::vector<int64_t> &sizes,
+    const std::vector<BufferLifetime> &lifetimes, int64_t alignment) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return lifetimes[a].first < lifetimes[b].first;
+  });
+  std::vector<int64_t> offsets(sizes.size(), 0);
+  std::vector<size_t> placed;
+  for (size_t buffer : order) {
+    if (sizes[buffer] == 0)
+      continue;
+    std::vector<size_t> conflicts;
+    for (size_t other : placed)
+      if (lifetimes[buffer].first <= lifetimes[other].last &&
+          lifetimes[other].first <= lifetimes[buffer].last)
+        conflicts.push_back(other);
+    std::vector<int64_t> candidates{0};
+    for (size_t other : conflicts) {
+      int64_t end = offsets[other] + sizes[other];
+      candidates.push_back((end + alignment - 1) / alignment * alignment);
+    }
+    int64_t best = std::numeric_limits<int64_t>::max();
+    for (int64_t candidate : candidates) {
+      bool fits = true;
+      for (size_t other : conflicts)
+        fits = fits && (candidate + sizes[buffer] <= offsets[other] ||
+                        offsets[other] + sizes[other] <= candidate);
+      if (fits)
+        best = std::min(best, candidate);
+    }
+    offsets[buffer] = best;
+    placed.push_back(buffer);
+  }
+  return offsets;
+}
+
+TEST(ArenaPlanner, RandomProgramsGetTheFirstFit) {
+  std::mt19937_64 random(20261130);
+  for (int trial = 0; trial < 300; ++trial) {
+    size_t count = random() % 80;
+    // Long and short lifetimes mixed: many buffers live at once, and many
+    // that die while others stay.
+    int64_t span = 1 + static_cast<int64_t>(random() % 50);
+    std::vector<int64_t> sizes;
+    std::vector<BufferLifetime> lifetimes;
+    for (size_t i = 0; i < count; ++i) {
+      sizes.push_back(random() % 4 == 0 ? 0
+                                        : static_cast<int64_t>(random() % 3000));
+      int64_t first = static_cast<int64_t>(random()) % span;
+      int64_t length = random() % 3 == 0 ? static_cast<int64_t>(random() % 60)
+                                         : static_cast<int64_t>(random() % 4);
+      lifetimes.push_back({first, first + length});
+    }
+    int64_t alignment = int64_t{1} << (random() % 9);
+    std::optional<ArenaPlan> plan = planArena(sizes, lifetimes, alignment);
+    ASSERT_TRUE(plan) << "trial " << trial;
+    std::vector<int64_t> expected =
+        firstFitByBruteForce(sizes, lifetimes, alignment);
+    for (size_t i = 0; i < count; ++i) {
+      if (sizes[i] > 0) {
+        ASSERT_EQ(plan->offsets[i], expected[i])
+            << "trial " << trial << ", buffer " << i;
+      }
+    }
     expectValidPlan(sizes, lifetimes, alignment, *plan);
     if (::testing::Test::HasFailure())
       FAIL() << "trial " << trial;
