@@ -4,7 +4,7 @@ composed from tfc's pointwise ops as torch defines it."""
 from ..importer import Missing
 from ..registry import lowers
 from .common import norm_dim, result_used
-from .elementwise import log1p_of
+from .transcendental import log1p_of
 
 
 @lowers("aten.gelu.default")

@@ -21,7 +21,7 @@ import torch
 
 from .. import dtypes
 from ..registry import lowers
-from .elementwise import log1p_of, x_times_log
+from .transcendental import log1p_of, x_times_log
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
