@@ -4,7 +4,8 @@ against torch.optim on the same batches.
 
 Usage: check_train.py [--case NAME ...] [--device host|cuda] [--steps N]
 Cases (written here, in train_state.py: model state in forward, train_watch.py:
-the module watch, train_batches.py: batch names, packed lengths, added losses, and
+the module watch, train_sync.py: the module following the step,
+train_batches.py: batch names, packed lengths, added losses, and
 train_optimizers.py: param groups, the followed optimizer's state):
 - <family> (nanogpt, llama, bert, mlp-sequential, mlp-log-softmax; the
   models of models/): N (default 50) AdamW steps on fresh random batches,
@@ -135,7 +136,8 @@ from train_helpers import (LOSS_RTOL, PARAM_RTOL, adamw_groups,  # noqa: E402
 from train_state import (check_buffers, check_checkpoint, check_forward_state,  # noqa: E402
                          check_loop_recipes)
 from train_watch import (check_held_values, check_module_changes,  # noqa: E402
-                         check_module_sync, check_outside_values)
+                         check_outside_values)
+from train_sync import check_module_sync  # noqa: E402
 from train_optimizers import (check_followed_changes, check_optimizer_state,  # noqa: E402
                               check_param_groups)
 from train_batches import (check_added_loss, check_dict_batch, check_input_names,  # noqa: E402

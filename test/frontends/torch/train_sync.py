@@ -1,0 +1,213 @@
+"""check_train.py's case on the module following the compiled step
+(tfc_torch/module_sync.py): torch code reading the module's parameters and
+model state between steps gets the step's trained values, and what it
+writes there goes into the step (a DQN target updated through .data,
+Polyak averaging, AveragedModel, a hand EMA, NoisyNet's noise reset)."""
+import copy
+import gc
+
+import torch
+import torch.nn.functional as F
+
+import tfc_torch
+from train_helpers import LOSS_RTOL, rel, verdict
+
+
+class _Dqn(torch.nn.Module):
+    """CleanRL's DQN loss: a target network `t` read under no_grad, updated
+    by the training loop between steps."""
+
+    def __init__(self, frozen_target: bool):
+        super().__init__()
+        self.q = torch.nn.Linear(4, 3)
+        self.t = torch.nn.Linear(4, 3)
+        self.t.load_state_dict(self.q.state_dict())
+        self.t.requires_grad_(not frozen_target)
+
+    def forward(self, x, a, r):
+        with torch.no_grad():
+            y = r + 0.9 * self.t(x).max(1).values
+        return F.mse_loss(self.q(x).gather(1, a).squeeze(1), y)
+
+
+class _Noisy(torch.nn.Module):
+    """A NoisyNet layer (Rainbow): noise buffers resampled between steps."""
+
+    def __init__(self):
+        super().__init__()
+        self.mu = torch.nn.Parameter(torch.randn(3, 4))
+        self.sigma = torch.nn.Parameter(torch.full((3, 4), 0.1))
+        self.register_buffer("eps", torch.randn(3, 4))
+
+    def forward(self, x, y):
+        return F.mse_loss(F.linear(x, self.mu + self.sigma * self.eps), y)
+
+
+class _TaggedParameter(torch.nn.Parameter):
+    """A user's Parameter subclass."""
+
+
+def check_module_sync(device):
+    """The module's trained parameters and model state follow the step
+    (module_sync.py): torch code reading them between steps gets the trained
+    values, and its writes go into the step. Each loop against torch's:
+    CleanRL's DQN hard target update (tau=1) and Polyak update through
+    .data (target trainable but not optimized; frozen with frozen="state"),
+    AveragedModel.update_parameters(model), a hand EMA over parameters(),
+    NoisyNet's noise buffers written between steps (frozen="state"). They
+    silently used the values the module was compiled with. An in-place
+    write through step.state_dict()'s copies warns."""
+    import warnings
+    from torch.optim.swa_utils import AveragedModel
+    problems = []
+    g = torch.Generator().manual_seed(31)
+    batch = (torch.randn(8, 4, generator=g), torch.randint(0, 3, (8, 1), generator=g),
+             torch.randn(8, generator=g))
+    for frozen_target, tau in ((False, 1.0), (True, 0.5)):
+        torch.manual_seed(32)
+        ref = _Dqn(frozen_target)
+        mine = copy.deepcopy(ref)
+        opt = torch.optim.SGD(ref.q.parameters(), lr=0.5)
+        step = tfc_torch.compile_train_step(
+            mine, batch, device=device, optimizer=torch.optim.SGD(mine.q.parameters(), lr=0.5),
+            frozen="state" if frozen_target else "constant")
+        for i in range(5):
+            opt.zero_grad()
+            want = ref(*batch)
+            want.backward()
+            opt.step()
+            loss = step(*batch)
+            if rel(loss, want.item()) > LOSS_RTOL:
+                problems.append(f"DQN target update (frozen={frozen_target}, tau={tau}) step {i}:"
+                                f" loss {loss} != torch's {want.item()}")
+                break
+            for m in (ref, mine):
+                for t, q in zip(m.t.parameters(), m.q.parameters()):
+                    t.data.copy_(tau * q.data + (1 - tau) * t.data)
+
+    # SWA's AveragedModel and a hand EMA over model.parameters().
+    torch.manual_seed(33)
+    ref = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))
+    mine = copy.deepcopy(ref)
+    y = torch.randint(0, 3, (8,), generator=g)
+    opt = torch.optim.SGD(ref.parameters(), lr=0.3, momentum=0.9)
+    step = tfc_torch.compile_train_step(
+        mine, (batch[0], y), lambda out, x, y: F.cross_entropy(out, y), device=device,
+        optimizer=torch.optim.SGD(mine.parameters(), lr=0.3, momentum=0.9))
+    swa = [AveragedModel(m) for m in (ref, mine)]
+    ema = [[p.detach().clone() for p in m.parameters()] for m in (ref, mine)]
+    for i in range(4):
+        opt.zero_grad()
+        F.cross_entropy(ref(batch[0]), y).backward()
+        opt.step()
+        step(batch[0], y)
+        for k, m in enumerate((ref, mine)):
+            swa[k].update_parameters(m)
+            with torch.no_grad():
+                for e, p in zip(ema[k], m.parameters()):
+                    e.mul_(0.9).add_(p, alpha=0.1)
+    for what, a, b in (("AveragedModel", list(swa[0].module.parameters()),
+                        list(swa[1].module.parameters())), ("hand EMA", ema[0], ema[1])):
+        err = max((x - z).abs().max().item() for x, z in zip(a, b))
+        if err > 1e-5:
+            problems.append(f"{what} over model.parameters(): max |diff| {err:.2e} from torch's")
+
+    # NoisyNet: reset_noise() writes the buffers between steps.
+    torch.manual_seed(34)
+    ref = _Noisy()
+    mine = copy.deepcopy(ref)
+    data = (torch.randn(5, 4, generator=g), torch.randn(5, 3, generator=g))
+    opt = torch.optim.SGD(ref.parameters(), lr=0.1)
+    step = tfc_torch.compile_train_step(mine, data, device=device, optimizer="sgd", lr=0.1,
+                                        frozen="state")
+    for i in range(4):
+        opt.zero_grad()
+        want = ref(*data)
+        want.backward()
+        opt.step()
+        loss = step(*data)
+        if rel(loss, want.item()) > LOSS_RTOL:
+            problems.append(f"NoisyNet step {i}: loss {loss} != torch's {want.item()}")
+            break
+        noise = torch.randn(3, 4, generator=g)
+        for m in (ref, mine):
+            m.eps.copy_(noise)
+
+    # step.state_dict() holds copies: written in place and not loaded, warned.
+    torch.manual_seed(35)
+    m = _Dqn(True)
+    step = tfc_torch.compile_train_step(m, batch, device=device, optimizer="sgd", lr=0.1,
+                                        frozen="state")
+    step(*batch)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sd = step.state_dict()
+        sd["t.bias"].lerp_(sd["q.bias"], 0.5)
+        step.load_state_dict(sd)
+        step(*batch)
+        sd = step.state_dict()
+        sd["t.bias"].lerp_(sd["q.bias"], 0.5)
+        step(*batch)
+    texts = [str(w.message) for w in caught if "written in place and not loaded" in
+             str(w.message)]
+    if len(texts) != 1:
+        problems.append(f"state_dict() written in place: {len(texts)} warnings (want 1, for the "
+                        "write not loaded back)")
+
+    # A forward compiled after training (the module untouched since) starts
+    # from the trained values; a step deleted (a fit() function returned)
+    # leaves them in the module.
+    torch.manual_seed(36)
+    for how in ("compiled forward", "step deleted"):
+        model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8),
+                                    torch.nn.Linear(8, 3))
+        step = tfc_torch.compile_train_step(
+            model, (batch[0], y), lambda out, x, y: F.cross_entropy(out, y), device=device,
+            optimizer="adam", lr=0.1)
+        for _ in range(3):
+            step(batch[0], y)
+        want = step.state_dict()
+        if how == "step deleted":
+            del step
+            gc.collect()
+            got = model.state_dict()
+            if any(not torch.equal(got[k], v) for k, v in want.items()):
+                problems.append("a deleted step left the module's values stale")
+            continue
+        twin = copy.deepcopy(model)
+        twin.load_state_dict(want)
+        fast = tfc_torch.compile(model.eval(), (batch[0],), device=device)
+        err = (fast(batch[0]) - twin.eval()(batch[0])).abs().max().item()
+        if err > 1e-5:
+            problems.append(f"a forward compiled after training: max |diff| {err:.2e} from "
+                            "the trained module's")
+    # A parameter rebound to the step's value, and one of a Parameter
+    # subclass (whose class cannot be swapped: filled in after every run),
+    # are kept in step too.
+    model = torch.nn.Linear(4, 3)
+    model.bias = _TaggedParameter(model.bias.detach().clone())
+    step = tfc_torch.compile_train_step(
+        model, (batch[0], y), lambda out, x, y: F.cross_entropy(out, y), device=device,
+        optimizer="sgd", lr=0.5)
+    step(batch[0], y)
+    model.weight = torch.nn.Parameter(step.state_dict()["weight"].clone())
+    step(batch[0], y)
+    with torch.no_grad():
+        model.bias.mul_(0.5)
+    want = step.state_dict()["bias"] * 0.5
+    step.lr = 0.0          # the next call leaves what it took in
+    step(batch[0], y)
+    if not torch.equal(model.weight.detach(), step.state_dict()["weight"]):
+        problems.append("a parameter rebound to the step's value is no longer kept in step")
+    if not torch.equal(step.state_dict()["bias"], want):
+        problems.append("a Parameter subclass: its write was not taken by the step")
+    step.lr = 0.5
+    step(batch[0], y)
+    if not torch.equal(model.bias.detach(), step.state_dict()["bias"]):
+        problems.append("a Parameter subclass: not kept in step")
+    return verdict(problems,
+                   "module-sync: ok (DQN hard and Polyak target updates through .data, "
+                   "AveragedModel and a hand EMA over parameters(), NoisyNet buffers set between "
+                   "steps: 4-5 steps as torch's; a state_dict() copy written in place warned; a "
+                   "forward compiled after training and a deleted step's module hold the "
+                   "trained values)")
