@@ -26,7 +26,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
-#include <functional>
 #include <optional>
 #include <set>
 #include <vector>
@@ -53,7 +52,29 @@ constexpr unsigned kMaxDuplicatedOps = 16;
 /// dependences reject anyway.
 constexpr unsigned kSiblingWindow = 8;
 
+class Fuser;
+
+/// A group of kernels to merge, as readerMovesAfter asks about it: its
+/// first and last member, and which ops depend on a member (remembered
+/// across the group's updates: each asked anew walked the same ops again).
+struct GroupReach {
+  GroupReach(ArrayRef<FusionOp> members, Fuser &fuser);
+
+  /// Whether `op` reads, through any chain of ops, a member's result. An
+  /// op before the first member cannot: the search stops there (a long
+  /// unrolled loop would otherwise walk every op before it per call).
+  bool dependsOnMembers(Operation *op);
+
+  Operation *first;
+  Operation *last;
+  llvm::DenseSet<Operation *> memberSet;
+  ProgramOrder &order;
+  llvm::DenseMap<Operation *, bool> memo;
+};
+
 class Fuser {
+  friend struct GroupReach;
+
 public:
   explicit Fuser(func::FuncOp func) : func(func) {}
 
@@ -256,24 +277,40 @@ private:
                                     ArrayRef<Value> outputs) {
     if (failed(addsNoLateRead(members, inputs)))
       return failure();
-    for (FusionOp m : members)
-      for (auto [result, argument] : updatesOf(m)) {
-        auto input = llvm::find(m.getInputs(), argument);
-        if (input == m.getInputs().end() ||
+    // Positions looked up once, not by a search per update: a multi-tensor
+    // kernel binds every parameter it updates.
+    auto positions = [](ValueRange values) {
+      llvm::DenseMap<Value, unsigned> first;
+      for (auto [i, value] : llvm::enumerate(values))
+        first.try_emplace(value, i);
+      return first;
+    };
+    llvm::DenseMap<Value, unsigned> mergedInputs = positions(inputs),
+                                    mergedOutputs = positions(outputs);
+    GroupReach reach(members, *this);
+    for (FusionOp m : members) {
+      SmallVector<std::pair<OpResult, Value>> updates = updatesOf(m);
+      if (updates.empty())
+        continue;
+      llvm::DenseMap<Value, unsigned> memberInputs = positions(m.getInputs());
+      for (auto [result, argument] : updates) {
+        auto input = memberInputs.find(argument);
+        if (input == memberInputs.end() ||
             failed(mlir::tfcrt::checkInPlaceOutput(
-                m.getBodyBlock(), m.getKind(), input - m.getInputs().begin(),
+                m.getBodyBlock(), m.getKind(), input->second,
                 result.getResultNumber())))
           continue; // a copy before the merge already
-        if (readerMovesAfter(argument, m, members))
+        if (readerMovesAfter(argument, m, reach))
           return failure();
-        auto mergedInput = llvm::find(inputs, argument);
-        auto mergedOutput = llvm::find(outputs, Value(result));
-        if (mergedInput == inputs.end() || mergedOutput == outputs.end() ||
+        auto mergedInput = mergedInputs.find(argument);
+        auto mergedOutput = mergedOutputs.find(Value(result));
+        if (mergedInput == mergedInputs.end() ||
+            mergedOutput == mergedOutputs.end() ||
             failed(mlir::tfcrt::checkInPlaceOutput(
-                body, kind, mergedInput - inputs.begin(),
-                mergedOutput - outputs.begin())))
+                body, kind, mergedInput->second, mergedOutput->second)))
           return failure();
       }
+    }
     return success();
   }
 
@@ -331,34 +368,7 @@ private:
   /// after the merged kernel: it sits where the last member is, and what
   /// depends on a member moves after it (the multi-tensor optimizer kernel
   /// reads the old step and the found_inf flag computed with the new one).
-  bool readerMovesAfter(Value argument, FusionOp updater,
-                        ArrayRef<FusionOp> members) {
-    Operation *last = lastOf(members);
-    Operation *first = firstOf(members);
-    llvm::DenseSet<Operation *> memberSet;
-    for (FusionOp m : members)
-      memberSet.insert(m);
-    // Whether `op` reads, through any chain of ops, a member's result. An
-    // op before the first member cannot: the search stops there (a long
-    // unrolled loop would otherwise walk every op before it per call).
-    llvm::DenseMap<Operation *, bool> memo;
-    std::function<bool(Operation *)> dependsOnMembers = [&](Operation *op) {
-      auto [it, inserted] = memo.try_emplace(op, false);
-      if (!inserted)
-        return it->second;
-      bool depends = false;
-      for (Value operand : op->getOperands()) {
-        Operation *def = operand.getDefiningOp();
-        if (!def || def->getBlock() != first->getBlock() ||
-            order.isBefore(def, first))
-          continue;
-        if (memberSet.contains(def) || dependsOnMembers(def)) {
-          depends = true;
-          break;
-        }
-      }
-      return memo[op] = depends;
-    };
+  bool readerMovesAfter(Value argument, FusionOp updater, GroupReach &reach) {
     SmallVector<Value> views{argument};
     for (size_t i = 0; i < views.size(); ++i)
       for (Operation *user : views[i].getUsers()) {
@@ -366,9 +376,9 @@ private:
           views.push_back(user->getResult(0));
           continue;
         }
-        if (memberSet.contains(user) || !order.isBefore(user, updater))
+        if (reach.memberSet.contains(user) || !order.isBefore(user, updater))
           continue; // a member itself, or a reader that was later already
-        if (order.isBefore(last, user) || dependsOnMembers(user))
+        if (order.isBefore(reach.last, user) || reach.dependsOnMembers(user))
           return true;
       }
     return false;
@@ -761,6 +771,31 @@ private:
   /// once found.
   std::optional<llvm::DenseMap<Value, SmallVector<unsigned, 1>>> updateResults;
 };
+
+GroupReach::GroupReach(ArrayRef<FusionOp> members, Fuser &fuser)
+    : first(fuser.firstOf(members)), last(fuser.lastOf(members)),
+      order(fuser.order) {
+  for (FusionOp m : members)
+    memberSet.insert(m);
+}
+
+bool GroupReach::dependsOnMembers(Operation *op) {
+  auto [it, inserted] = memo.try_emplace(op, false);
+  if (!inserted)
+    return it->second;
+  bool depends = false;
+  for (Value operand : op->getOperands()) {
+    Operation *def = operand.getDefiningOp();
+    if (!def || def->getBlock() != first->getBlock() ||
+        order.isBefore(def, first))
+      continue;
+    if (memberSet.contains(def) || dependsOnMembers(def)) {
+      depends = true;
+      break;
+    }
+  }
+  return memo[op] = depends;
+}
 
 struct TfcFusePass : public ::tfc::impl::TfcFusePassBase<TfcFusePass> {
   void runOnOperation() override { Fuser(getOperation()).run(); }
