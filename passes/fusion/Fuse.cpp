@@ -378,6 +378,8 @@ private:
         }
         if (reach.memberSet.contains(user) || !order.isBefore(user, updater))
           continue; // a member itself, or a reader that was later already
+        if (order.isBefore(user, reach.first))
+          continue; // stays before the group, depending on none of it
         if (order.isBefore(reach.last, user) || reach.dependsOnMembers(user))
           return true;
       }
