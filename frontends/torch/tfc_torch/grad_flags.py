@@ -119,16 +119,33 @@ def _unfrozen(a):
     return entry[1] if entry is not None and entry[0] is a else a
 
 
+# The dunder methods that write their first operand (a property's setter,
+# item assignment, the augmented assignments); every other dunder reads it
+# (__getitem__, a property's getter such as .T / .mT / .H: __get__).
+_DUNDER_WRITES = {"__set__", "__setitem__", "__delitem__"} | {
+    f"__i{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "div", "mod",
+                            "pow", "and", "or", "xor", "lshift", "rshift")}
+
+
+def _writes_first(name: str) -> bool:
+    """Whether a torch function named `name` writes its first operand: an
+    in-place op (one trailing underscore on a plain name: add_, copy_) or a
+    writing dunder (_DUNDER_WRITES)."""
+    if name.startswith("__") and name.endswith("__"):
+        return name in _DUNDER_WRITES
+    return name.endswith("_") and not name.endswith("__")
+
+
 class _FrozenReads(torch.overrides.TorchFunctionMode):
     """Torch functions see the detached alias of each frozen parameter
     (_FROZEN) among their operands; the tensor an in-place op or a setter
-    writes (its first argument) is left as it is."""
+    writes (its first argument) is left as it is (Tensor.__getitem__ /
+    __setitem__, which reach no mode in torch 1.13: grad_flags' context)."""
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if _FROZEN:
-            name = getattr(func, "__name__", "")
-            first = 1 if args and name.endswith("_") else 0   # add_, __setitem__, __set__
+            first = 1 if args and _writes_first(getattr(func, "__name__", "")) else 0
             args = tuple(args[:first]) + tuple(pytree.tree_map(_unfrozen, list(args[first:])))
             kwargs = pytree.tree_map(_unfrozen, kwargs)
         return func(*args, **kwargs)
@@ -253,11 +270,27 @@ def tracked() -> Iterator[None]:
         flagged = getattr(inner, _FLAG, False) and not getattr(inner, _LEAF, False)
         return _GRAD_FN if flagged else None
 
+    # Tensor.__getitem__ / __setitem__ reach no torch function mode in torch
+    # 1.13: a frozen parameter indexed (w[0:4], w[None]) or assigned from
+    # gets its detached alias here (the tensor __setitem__ writes is kept).
+    getitem, setitem = torch.Tensor.__getitem__, torch.Tensor.__setitem__
+
+    def frozen_getitem(t, index):
+        if _FROZEN:
+            t, index = _unfrozen(t), pytree.tree_map(_unfrozen, index)
+        return getitem(t, index)
+
+    def frozen_setitem(t, index, value):
+        if _FROZEN:
+            index, value = pytree.tree_map(_unfrozen, index), _unfrozen(value)
+        return setitem(t, index, value)
+
     _FROZEN.clear()
     try:
         with patching.replaced(proxy_tensor, proxy_call=proxy_call), \
                 patching.replaced(torch.Tensor, requires_grad=property(get, set_),
-                                  is_leaf=property(is_leaf), grad_fn=property(grad_fn)), \
+                                  is_leaf=property(is_leaf), grad_fn=property(grad_fn),
+                                  __getitem__=frozen_getitem, __setitem__=frozen_setitem), \
                 _FrozenReads():
             yield
     except BaseException:

@@ -112,6 +112,12 @@ CASES = {
     # before. The flag was ignored: the frozen critic got the actor's
     # gradient.
     "requires-grad-toggles": lambda: _requires_grad_toggles(),
+    # A parameter frozen in forward read through a property (.T, .mT, .H)
+    # or indexed (w[0:3], w[...], w[None]), or assigned into a fresh
+    # tensor: no gradient through those reads, as torch's. They took
+    # __get__ / __getitem__ for in-place writers (or reached no torch
+    # function mode) and passed the gradient.
+    "requires-grad-frozen-views": lambda: _requires_grad_frozen_views(),
     # Submodules copied in forward (copy.deepcopy, functorch's
     # make_functional, learn2learn's clone_module): deepcopy of a traced
     # tensor failed ("python bindings to nullptr storage", at copy.py).
@@ -548,6 +554,27 @@ def _requires_grad_toggles():
     torch.manual_seed(0)
     return _ToggledCritic(), (torch.randn(5, 4, generator=_g(3)),
                               torch.randn(5, generator=_g(4)))
+
+
+class _FrozenViews(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 4, generator=_g(5)) * 0.3)
+
+    def forward(self, x, y):
+        w = self.w
+        w.requires_grad_(False)       # a critic frozen for the actor's loss
+        held = torch.zeros(4, 4)
+        held[0:4] = w
+        frozen = (x @ w.T + x @ w.mT + x @ w.H + x @ w[0:4] + x @ w[...] + (x @ w[None])[0]
+                  + x @ held)
+        w.requires_grad_(True)
+        return F.mse_loss(frozen + x @ w, y)
+
+
+def _requires_grad_frozen_views():
+    return _FrozenViews(), (torch.randn(5, 4, generator=_g(6)),
+                            torch.randn(5, 4, generator=_g(7)))
 
 
 def _frozen():
