@@ -8,11 +8,15 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <memory>
+#include <mutex>
 
 using namespace mlir;
 using namespace mlir::tfc;
@@ -22,6 +26,107 @@ using namespace mlir::tfc;
 
 #define GET_ATTRDEF_CLASSES
 #include "dialects/tfc/TfcAttrs.cpp.inc"
+
+namespace {
+
+/// Where each tfc name first occurs in a function's argument or result
+/// attributes, for the verifiers below: checking every argument's name
+/// against all earlier ones made verifying a step of n parameters (with
+/// their optimizer state, about 3n arguments and results) cost n^2, after
+/// every pass.
+struct NameIndex {
+  /// Arguments: the first index naming each name under tfc.param,
+  /// tfc.input or tfc.state; under tfc.param; under tfc.param or
+  /// tfc.state.
+  llvm::DenseMap<StringAttr, unsigned> firstArg, firstParam, firstUpdatable;
+  /// Results: the first index of each (key, name).
+  llvm::DenseMap<std::pair<StringAttr, StringAttr>, unsigned> firstResult;
+};
+
+/// The indices of the attribute arrays verified, by array (immutable and
+/// uniqued, so an entry never goes stale). It lives in the dialect, so it
+/// dies with the context; bounded, and locked (functions are verified in
+/// parallel).
+class NameIndexCache : public DialectInterface::Base<NameIndexCache> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(NameIndexCache)
+
+  explicit NameIndexCache(Dialect *dialect) : Base(dialect) {}
+
+  /// The index of argument attributes `argAttrs` (keys kParamAttrName...).
+  std::shared_ptr<const NameIndex> ofArguments(ArrayAttr argAttrs) {
+    return get(argAttrs, [&](NameIndex &index) {
+      MLIRContext *context = argAttrs.getContext();
+      auto param = StringAttr::get(context, TfcDialect::kParamAttrName);
+      auto input = StringAttr::get(context, TfcDialect::kInputAttrName);
+      auto state = StringAttr::get(context, TfcDialect::kStateAttrName);
+      for (auto [i, attrs] : llvm::enumerate(argAttrs)) {
+        auto dict = dyn_cast_or_null<DictionaryAttr>(attrs);
+        if (!dict)
+          continue;
+        for (StringAttr key : {param, input, state}) {
+          auto name = dict.getAs<StringAttr>(key);
+          if (!name)
+            continue;
+          index.firstArg.try_emplace(name, i);
+          if (key != input)
+            index.firstUpdatable.try_emplace(name, i);
+          if (key == param)
+            index.firstParam.try_emplace(name, i);
+        }
+      }
+    });
+  }
+
+  /// The index of result attributes `resultAttrs`.
+  std::shared_ptr<const NameIndex> ofResults(ArrayAttr resultAttrs) {
+    return get(resultAttrs, [&](NameIndex &index) {
+      for (auto [i, attrs] : llvm::enumerate(resultAttrs))
+        if (auto dict = dyn_cast_or_null<DictionaryAttr>(attrs))
+          for (NamedAttribute entry : dict)
+            if (auto name = dyn_cast<StringAttr>(entry.getValue()))
+              index.firstResult.try_emplace({entry.getName(), name}, i);
+    });
+  }
+
+private:
+  std::shared_ptr<const NameIndex>
+  get(ArrayAttr attrs, llvm::function_ref<void(NameIndex &)> build) {
+    if (!attrs) {
+      static const auto none = std::make_shared<const NameIndex>();
+      return none;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto found = indices.find(attrs); found != indices.end())
+      return found->second;
+    if (indices.size() >= kMaxEntries)
+      indices.clear();
+    auto index = std::make_shared<NameIndex>();
+    build(*index);
+    indices[attrs] = index;
+    return index;
+  }
+
+  static constexpr size_t kMaxEntries = 64;
+  std::mutex mutex;
+  llvm::DenseMap<Attribute, std::shared_ptr<const NameIndex>> indices;
+};
+
+std::shared_ptr<const NameIndex> argumentNames(FunctionOpInterface func) {
+  return func->getContext()
+      ->getLoadedDialect<TfcDialect>()
+      ->getRegisteredInterface<NameIndexCache>()
+      ->ofArguments(func.getArgAttrsAttr());
+}
+
+std::shared_ptr<const NameIndex> resultNames(FunctionOpInterface func) {
+  return func->getContext()
+      ->getLoadedDialect<TfcDialect>()
+      ->getRegisteredInterface<NameIndexCache>()
+      ->ofResults(func.getResAttrsAttr());
+}
+
+} // namespace
 
 void TfcDialect::initialize() {
   addAttributes<
@@ -38,6 +143,7 @@ void TfcDialect::initialize() {
   registerGradOps();
   // After every op group: the VJP models attach to registered ops.
   attachDifferentiableInterfaces(getContext());
+  addInterfaces<NameIndexCache>();
 }
 
 Operation *TfcDialect::materializeConstant(OpBuilder &builder, Attribute value,
@@ -113,16 +219,12 @@ LogicalResult TfcDialect::verifyRegionArgAttribute(Operation *op,
                              << ") must be a floating-point tensor, got "
                              << argType;
   }
-  for (unsigned other = 0; other < argIndex; ++other) {
-    for (StringRef key : {kParamAttrName.data(), kInputAttrName.data(),
-                          kStateAttrName.data()}) {
-      auto otherName = func.getArgAttrOfType<StringAttr>(other, key);
-      if (otherName && otherName == name)
-        return op->emitError()
-               << "argument #" << argIndex << " reuses the name '"
-               << name.getValue() << "' of argument #" << other;
-    }
-  }
+  std::shared_ptr<const NameIndex> names = argumentNames(func);
+  if (auto first = names->firstArg.find(name);
+      first != names->firstArg.end() && first->second < argIndex)
+    return op->emitError() << "argument #" << argIndex << " reuses the name '"
+                           << name.getValue() << "' of argument #"
+                           << first->second;
   return success();
 }
 
@@ -235,36 +337,29 @@ LogicalResult TfcDialect::verifyRegionResultAttribute(Operation *op,
   if (!func || regionIndex != 0)
     return op->emitError() << "'" << attrName
                            << "' is only valid on function results";
-  for (unsigned other = 0; other < resultIndex; ++other) {
-    auto otherName = func.getResultAttrOfType<StringAttr>(other, attrName);
-    if (otherName && otherName == name)
-      return op->emitError() << "result #" << resultIndex << " reuses the '"
-                             << attrName << "' name '" << name.getValue()
-                             << "' of result #" << other;
-  }
+  std::shared_ptr<const NameIndex> results = resultNames(func);
+  if (auto first = results->firstResult.find({attribute.getName(), name});
+      first != results->firstResult.end() && first->second < resultIndex)
+    return op->emitError() << "result #" << resultIndex << " reuses the '"
+                           << attrName << "' name '" << name.getValue()
+                           << "' of result #" << first->second;
   if (attrName == kOutputAttrName)
     return success();
   // An update names the param or state it overwrites, a gradient its
   // parameter; either has that argument's type.
   bool grad = attrName == kGradAttrName;
-  SmallVector<StringRef, 2> keys{kParamAttrName};
-  if (!grad)
-    keys.push_back(kStateAttrName);
   StringRef verb = grad ? "is the gradient of" : "updates";
-  for (unsigned arg = 0, e = func.getNumArguments(); arg < e; ++arg) {
-    for (StringRef key : keys) {
-      auto argName = func.getArgAttrOfType<StringAttr>(arg, key);
-      if (!argName || argName != name)
-        continue;
-      Type argType = func.getArgumentTypes()[arg];
-      Type resultType = func.getResultTypes()[resultIndex];
-      if (argType != resultType)
-        return op->emitError()
-               << "result #" << resultIndex << " " << verb << " '"
-               << name.getValue() << "' of type " << argType
-               << " with a value of type " << resultType;
-      return success();
-    }
+  std::shared_ptr<const NameIndex> args = argumentNames(func);
+  const auto &named = grad ? args->firstParam : args->firstUpdatable;
+  if (auto arg = named.find(name); arg != named.end()) {
+    Type argType = func.getArgumentTypes()[arg->second];
+    Type resultType = func.getResultTypes()[resultIndex];
+    if (argType != resultType)
+      return op->emitError()
+             << "result #" << resultIndex << " " << verb << " '"
+             << name.getValue() << "' of type " << argType
+             << " with a value of type " << resultType;
+    return success();
   }
   return op->emitError() << "result #" << resultIndex << " " << verb << " '"
                          << name.getValue() << "', which names no "
