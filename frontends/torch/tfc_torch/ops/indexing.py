@@ -17,7 +17,7 @@ from ..ir import Value
 from .. import dtypes, masked
 from ..registry import lowers, refuse, takes_masked
 from . import reduction, scatter
-from .common import index_ids
+from .common import index_ids, range_checked
 from .shape import gather_rows
 
 
@@ -151,6 +151,10 @@ def _advanced(ctx, v, indices):
                    for t, s, st in zip(known, sizes, strides))
         return dims, shape, Known(flat), adjacent
     ids = [index_ids(ctx, i, s, "i64", wrap_traced=True) for (_, i), s in zip(present, sizes)]
+    if len(ids) > 1:
+        # Each index is checked against its own dim: one out of range can
+        # still give a flat index in range (another element, silently).
+        ids = [range_checked(ctx, x, s) for x, s in zip(ids, sizes)]
     shape = broadcast_shapes(*(x.shape for x in ids))
     flat = None
     for x, st in zip(ids, strides):

@@ -408,8 +408,10 @@ def index_put_rows(ctx, v, index, values, accumulate):
             return b.convert(wide, v.dtype)
         ctx.unsupported(f"assignment at integer indices into {v.dtype} values has no tfc form",
                         "assign float values, or use torch.where with a mask")
-    # x[-1] = v: negative indices count from the back, known or traced.
+    # x[-1] = v: negative indices count from the back, known or traced;
+    # one out of range is an error at run time, as torch's.
     ids = _index_value(ctx, index_ids(ctx, index, v.shape[0], wrap_traced=True))
+    ids = range_checked(ctx, ids, v.shape[0])
     n = math.prod(ids.shape)
     rows = b.reshape(b.broadcast_to(ctx.tensor(values, v.dtype), ids.shape + v.shape[1:]),
                      (n,) + v.shape[1:])
@@ -494,7 +496,7 @@ def index_fill(ctx, x, dim, index, value):
         hit = b.reshape(hit, (size,) + (1,) * (v.rank - dim - 1))
         return b.select(hit, b.reshape(ctx.tensor(value, dt), ()), v)
     ids = _index_value(ctx, index_ids(ctx, index, size, wrap_traced=True))
-    ids = b.reshape(ids, (ids.type.numel,))
+    ids = range_checked(ctx, b.reshape(ids, (ids.type.numel,)), size)
     ones = b.broadcast_to(ctx.tensor(1.0, "f32"), ids.shape)
     hit = b.compare("gt", _table(ctx, ones, ids, size), ctx.tensor(0.0, "f32"))
     hit = b.reshape(hit, (size,) + (1,) * (v.rank - dim - 1))

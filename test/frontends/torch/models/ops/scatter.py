@@ -12,8 +12,10 @@ CASES = {
     # Traced indices out of range are a run-time error on the host (torch
     # raises) for the lowerings that select by comparing ids with an iota:
     # gather, take_along_dim, F.one_hot, scatter_ of a value (a one-hot
-    # target), scatter_add, scatter_reduce; in range, loss and gradients
-    # as torch's.
+    # target), scatter_add, scatter_reduce, and the index writes (x[:, i] =
+    # v, index_put with accumulate, index_fill) and reads at two index
+    # tensors (z[rows, y]: each checked against its dim, as their flat
+    # index can land in range); in range, loss and gradients as torch's.
     "index-range": lambda: _index_range(),
     # Scatters and assignments into integer and boolean tensors (computed
     # in f64, exact): DETR's target_classes[idx] = labels, PyG's
@@ -186,7 +188,18 @@ _INDEX_FORMS = {
     "scatter_add": lambda z, y: torch.zeros(6, 3).scatter_add(1, y[:, None], z[:, :1]).pow(2).sum(),
     "scatter_reduce": lambda z, y: torch.zeros(6, 3).scatter_reduce(
         1, y[:, None], z[:, 1:2], "amax", include_self=False).pow(2).sum(),
+    "index_put": lambda z, y: _assigned(z, y[3:4]),
+    "index_put_accumulate": lambda z, y: z.index_put((torch.arange(6), y), torch.ones(6),
+                                                      accumulate=True).pow(2).sum(),
+    "index_fill": lambda z, y: z.index_fill(1, y[3:4], 1.0).pow(2).sum(),
+    "index_rows_cols": lambda z, y: z[torch.arange(6), y].exp().sum(),
 }
+
+
+def _assigned(z, ids):
+    h = z.clone()
+    h[:, ids] = 0.5
+    return h.pow(2).sum()
 
 
 class _Indexed(nn.Module):
