@@ -39,7 +39,9 @@ class CompiledModule:
         for arg in self._model.params:
             if arg in self._model.in_program:
                 self.program.set(arg, self._model.initial[arg])
-        self._watch = ModuleWatch(model, self._model, self.program)
+        # The parameters a compiled step trains are taken from the module
+        # at each call (module_sync: a train / eval loop).
+        self._watch = ModuleWatch(model, self._model, self.program, forward=True)
 
     def __call__(self, *batch: torch.Tensor, **named: torch.Tensor):
         self._watch.check()

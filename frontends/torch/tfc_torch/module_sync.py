@@ -111,6 +111,8 @@ _OWNER: Dict[int, Tuple["weakref.ref", bool]] = {}
 # Bumped by every mark: a sync whose tensors another one marked since its
 # own mark looks at them again.
 _MARKS = [0]
+# The live syncs (held()).
+_SYNCS: "weakref.WeakSet[ModuleSync]" = weakref.WeakSet()
 
 
 def _wake(t: torch.Tensor) -> None:
@@ -122,6 +124,19 @@ def _wake(t: torch.Tensor) -> None:
         t.__class__ = _BASE[type(t)]
         return
     sync.pull()
+
+
+def held(t: torch.Tensor) -> bool:
+    """Whether a live step's sync keeps `t` in step with its program (a
+    compiled forward of the module then takes the values from the module,
+    refresh(t) first)."""
+    return any(id(t) in sync.ids for sync in list(_SYNCS))
+
+
+def refresh(t: torch.Tensor) -> None:
+    """Fills in `t` if it is stale (its step ran since it was last read)."""
+    if type(t) in _BASE:
+        _wake(t)
 
 
 def wake(model: torch.nn.Module) -> None:
@@ -224,7 +239,9 @@ class ModuleSync:
             if sync is not None:
                 sync.changed()
 
+        self.ids = {id(t) for _, t, _ in self.tensors}
         if self.tensors:
+            _SYNCS.add(self)
             program.run, program.set, program.restore = run_synced, set_synced, restore_synced
             program.get = get_synced
             self.mark()
@@ -281,6 +298,7 @@ class ModuleSync:
         if name is None:
             return
         self.tensors = [(n, t if n == name else old, u) for n, old, u in self.tensors]
+        self.ids = {id(t) for _, t, _ in self.tensors}
         self.asleep = False
 
     def pull(self) -> None:

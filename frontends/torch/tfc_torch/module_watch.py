@@ -77,6 +77,7 @@ from typing import Dict, List, Optional, Tuple
 
 import torch
 
+from . import module_sync
 from .custom_functions import code_globals
 from .errors import ModelError, TracedUpdateWarning
 from .python_values import (_MISSING, _NESTED_DEPTH, _SEARCH_ITEMS, _class_numbers,
@@ -115,13 +116,17 @@ def _tables(model: torch.nn.Module):
 class ModuleWatch:
     """The module as compiled; check() raises or warns about changes."""
 
-    def __init__(self, model: torch.nn.Module, model_state, program, loss_fn=None):
+    def __init__(self, model: torch.nn.Module, model_state, program, loss_fn=None,
+                 forward: bool = False):
         """Only the tensors the program reads are watched (model_state's
         arguments, state and folded constants, and the outside tensors it
         folded in, looked for in `model`, `loss_fn` and the code's globals):
         the module's others (an EMA copy kept beside the model) are free to
-        change."""
+        change. `forward`: the watch of a compiled forward, which takes the
+        values of its parameters that a training step trains from the
+        module (_follow_step)."""
         self.model = model
+        self.forward = forward
         self.model_state = model_state
         self.program = program
         self.modes = [m.training for m in model.modules()]
@@ -210,6 +215,9 @@ class ModuleWatch:
             t0, version, trainable = self.seen[key]
             if table == "_parameters" and t is not None and t.requires_grad != trainable:
                 toggled.append(key)
+            if self.forward and t is not None and key in self.read and module_sync.held(t):
+                self._follow_step(key, table, t, t0, version)
+                continue
             if (t is t0 and (t._version == version or key in self.managed)) or \
                     key not in self.read:
                 continue
@@ -293,6 +301,32 @@ class ModuleWatch:
                  "them into the model (model.load_state_dict(step.state_dict())) before "
                  "replacing the submodule")
 
+    def _follow_step(self, key: str, table: str, t: torch.Tensor, t0, version: int) -> None:
+        """A compiled forward's tensor that a training step keeps in step
+        with its program (module_sync: a train / eval loop evaluating with
+        the forward between steps): filled in if stale, and taken into the
+        forward's program when it changed; a constant of the forward (a
+        buffer it reads, batch norm's running statistics) that changed is
+        an error."""
+        module_sync.refresh(t)
+        if t is t0 and t._version == version:
+            return
+        ms = self.model_state
+        arg = ms.argument(key)
+        if arg is not None and arg in ms.in_program:
+            self.program.set(arg, t.detach())
+        elif not self._holds_compiled_value(key, t):
+            what = "parameter" if table == "_parameters" else "buffer"
+            raise ModelError(
+                f"{what} '{key}' of the module was changed since the forward was compiled (a "
+                "compiled training step updates it): the compiled forward holds it as a "
+                "constant (a buffer it reads such as batch norm's running statistics, a "
+                "frozen parameter) and keeps computing with the old value",
+                hint="compile the forward again after training (tfc_torch.compile(model, "
+                     "...)) to evaluate with the new values")
+        self.seen[key] = (t, t._version, t.requires_grad)
+        self.synced.add(key)
+
     def _holds_known_value(self, key: str, t: torch.Tensor) -> bool:
         """Whether `t` equals the program's current value of `key` (a sync
         from the step) or the compiled one."""
@@ -340,9 +374,18 @@ class ModuleWatch:
         trace baked in: cheap, and stale from the first call after a
         change)."""
         for key, module, table, local in self.entries:
-            if key in self.synced or key in self.managed or key not in self.read:
+            if key in self.managed or key not in self.read:
                 continue
             t = getattr(module, table).get(local)
+            if self.forward and everything and t is not None and module_sync.held(t):
+                # written through .data since the step ran (no version moved)
+                current = self._program_value(key)
+                if current is not None:
+                    if not _equal(t, current):
+                        self.program.set(self.model_state.argument(key), t.detach())
+                    continue
+            if key in self.synced:
+                continue
             if t is None or not (everything or (t.numel() <= _SMALL and self._is_constant(key))):
                 continue
             want = self._compiled_value(key)
@@ -359,6 +402,14 @@ class ModuleWatch:
         holds as arguments (parameters, carried state); a constant of the
         program (a frozen parameter, a buffer) must become state first."""
         ms = self.model_state
+        if self.forward:
+            if ms.argument(key) is not None and ms.argument(key) in ms.in_program:
+                return ("load the new values into the compiled forward "
+                        "(fast.load_state_dict(model.state_dict()), or "
+                        "fast.load_state_dict(step.state_dict()) after training), or compile "
+                        "it again")
+            return ("it is a constant of the compiled forward (a buffer it reads, a frozen "
+                    "parameter): compile the forward again after the change")
         if ms.argument(key) is not None or ms.state_name(key) is not None:
             return ("change it through the step (sd = step.state_dict(); ...; "
                     "step.load_state_dict(sd)), e.g. weight clipping: "

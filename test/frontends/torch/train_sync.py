@@ -205,9 +205,56 @@ def check_module_sync(device):
     step(batch[0], y)
     if not torch.equal(model.bias.detach(), step.state_dict()["bias"]):
         problems.append("a Parameter subclass: not kept in step")
+    _check_eval_forward(device, problems)
     return verdict(problems,
                    "module-sync: ok (DQN hard and Polyak target updates through .data, "
                    "AveragedModel and a hand EMA over parameters(), NoisyNet buffers set between "
                    "steps: 4-5 steps as torch's; a state_dict() copy written in place warned; a "
                    "forward compiled after training and a deleted step's module hold the "
-                   "trained values)")
+                   "trained values; a forward compiled before training evaluates with the "
+                   "trained values between steps)")
+
+
+def _check_eval_forward(device, problems):
+    """A train / eval loop: a forward compiled before training (or at the
+    first evaluation) evaluates with the values the step trained so far at
+    each call, also after torch code read the module in between; a
+    constant of the forward the step updates (batch norm's running
+    statistics) is an error saying to compile the forward again. The
+    forward kept its compile-time weights silently (probe AK 1)."""
+    g = torch.Generator().manual_seed(41)
+    x, y = torch.randn(6, 4, generator=g), torch.randn(6, 2, generator=g)
+    torch.manual_seed(41)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+    fast = tfc_torch.compile(net, (x,), device=device)
+    step = tfc_torch.compile_train_step(net, (x, y), lambda out, x, y: F.mse_loss(out, y),
+                                        device=device, optimizer="adam", lr=0.05)
+    seen = []
+    for epoch in range(4):
+        step(x, y)
+        if epoch == 2:
+            net(x)             # torch code reads the module in between
+        got = fast(x)
+        twin = copy.deepcopy(net)
+        twin.load_state_dict(step.state_dict())
+        err = (got - twin(x)).abs().max().item()
+        seen.append(F.mse_loss(got, y).item())
+        if err > 1e-5:
+            problems.append(f"eval forward after step {epoch + 1}: max |diff| {err:.2e} from the "
+                            "trained module's")
+    if len(set(seen)) != len(seen):
+        problems.append(f"eval forward: losses {seen} repeat (the compile-time weights)")
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8),
+                                torch.nn.Linear(8, 2))
+    fast = tfc_torch.compile(model.eval(), (x,), device=device)
+    step = tfc_torch.compile_train_step(model.train(), (x, y),
+                                        lambda out, x, y: F.mse_loss(out, y),
+                                        device=device, optimizer="sgd", lr=0.1)
+    step(x, y)
+    try:
+        model.eval()
+        fast(x)
+        problems.append("eval forward: batch norm statistics the step updated were not refused")
+    except tfc_torch.ModelError as e:
+        if "compile the forward again" not in str(e):
+            problems.append(f"eval forward, batch norm statistics: unclear error: {e}")
