@@ -39,7 +39,8 @@ Several differentiable outputs are refused.
 
 The eager run after the trace (no_grad_writes.mark, `applied(check=True)`)
 records each Function it meets, and run_checks() then checks its forms on
-the real values: the backward of random gradients (two draws, elements
+the real values and on random inputs (_sampled; the coefficients
+recomputed there): the backward of random gradients (two draws, elements
 spanning 8 orders of magnitude, scaled by 1e-8 and 1e8 too) must equal
 what the forms give for them, else the Function is refused with its name
 (a backward that mixes elements, such as a custom matmul or softmax, or
@@ -47,12 +48,14 @@ that clips, gates or normalizes the gradient, is not imported; nor an
 affine one, m * g plus a term independent of g, as SR-STE's decay).
 
 Before those forms: a Function whose backward is its forward's derivative
-on the example's values (_backward_is_derivative: two random gradients,
+on the example's values and on random inputs of both signs at scales 1e-3
+to 1e3 (_backward_is_derivative: random gradients of scales 1e-3 to 1e3,
 cls.backward against functorch's vjp of the functionalized forward, a
 no_grad block in the forward kept with grad on, as it tells torch nothing
-there) is traced through its forward, which tfc differentiates: HF
-DeBERTa's XSoftmax (a softmax's backward), Reformer's ReverseSort (two
-outputs). The trace decides, the eager run takes its decisions.
+there) is traced through its forward, which tfc differentiates, with a
+one-time CustomFunctionWarning naming it: HF DeBERTa's XSoftmax (a
+softmax's backward), Reformer's ReverseSort (two outputs). The trace
+decides, the eager run takes its decisions.
 
 torch's own _Dirichlet Function (Beta and Dirichlet draws) is refused with
 what to draw instead (tfc has no gamma draw), and a Function inside a
@@ -362,13 +365,20 @@ def _plain(a) -> bool:
 
 def _backward_is_derivative(cls, args, needs) -> bool:
     """Whether the Function's backward is its forward's derivative: on the
-    example's values (real copies, outside the trace), for two random
-    gradients of its floating-point outputs, cls.backward gives what
+    example's values (real copies, outside the trace) and on _SAMPLES
+    random inputs (_sampled: every floating-point tensor argument, 0-d ones
+    too, drawn at scales 1e-3, 1 and 1e3 of both signs, and all positive or
+    all negative; the other arguments as given), for random gradients of
+    its floating-point outputs at several scales, cls.backward gives what
     functorch's vjp of the (functionalized) forward gives, for every input
     that needs a gradient. Then differentiating the forward is torch's
-    gradient (DeBERTa's XSoftmax, a softmax's backward). Not for Functions
-    taking modules or callables, marking outputs non-differentiable or
-    inputs dirty, or whose forward cannot be differentiated."""
+    gradient (DeBERTa's XSoftmax, a softmax's backward). One point proves
+    nothing: a backward that clips the gradient, or masks it only where the
+    example's values are not (CompressAI's LowerBound), or scales it by an
+    argument, agrees with the derivative there. Not for Functions taking
+    modules or callables, marking outputs non-differentiable or inputs
+    dirty, or whose forward cannot be differentiated (or fails) on one of
+    the inputs."""
     if not _plain(list(args)):
         return False
     from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing
@@ -378,10 +388,36 @@ def _backward_is_derivative(cls, args, needs) -> bool:
         # forward may read it: DeepSeek-MoE's AddAuxiliaryLoss);
         # requires_grad_() is refused inside the trace's transform.
         reals = [_real_value(a) if isinstance(a, torch.Tensor) else a for a in args]
-        for a, need in zip(reals, needs):
-            if need:
-                a.requires_grad = True
-        return _derivative_agrees(cls, reals, needs)
+        for sample in [reals] + _sampled(reals):
+            for a, need in zip(sample, needs):
+                if need:
+                    a.requires_grad = True
+            if not _derivative_agrees(cls, sample, needs):
+                return False
+        return True
+
+
+# How _backward_is_derivative draws an input: (scale, sign) with sign 0
+# for both signs (randn), 1 for all positive, -1 for all negative.
+_SAMPLES = ((1e-3, 0), (1.0, 0), (1e3, 0), (1.0, 1), (1.0, -1), (1e-3, 1), (1e3, -1))
+
+
+def _sampled(reals) -> List[list]:
+    """Copies of a Function's arguments `reals` with every floating-point
+    tensor drawn at random (_SAMPLES), the others as given."""
+    out = []
+    for n, (scale, sign) in enumerate(_SAMPLES):
+        rng = torch.Generator().manual_seed(1000 + n)
+
+        def draw(a):
+            if not isinstance(a, torch.Tensor) or not a.is_floating_point():
+                return a
+            r = torch.randn(a.shape, generator=rng, dtype=torch.float64)
+            r = r.abs() * sign if sign else r
+            return (r * scale).to(a.dtype)
+        out.append([[draw(e) for e in a] if isinstance(a, (list, tuple)) else draw(a)
+                    for a in reals])
+    return out
 
 
 def _derivative_agrees(cls, reals, needs) -> bool:
@@ -412,9 +448,11 @@ def _derivative_agrees(cls, reals, needs) -> bool:
         outs = out if isinstance(out, tuple) else (out,)
         if ctx.non_differentiable or ctx.dirty or not floating:
             return False
-        for draw in range(2):
+        # Gradients of both signs at scales 1, 1e3 and 1e-3 (a backward
+        # clipping the gradient agrees on small ones).
+        for draw, scale in enumerate((1.0, 1e3, 1e-3)):
             rng = torch.Generator().manual_seed(draw)
-            gs = [torch.randn(y.shape, generator=rng, dtype=torch.float64).to(y.dtype)
+            gs = [(torch.randn(y.shape, generator=rng, dtype=torch.float64) * scale).to(y.dtype)
                   for y in ys]
             want = vjp(tuple(gs))
             given = dict(zip(floating, gs))
@@ -426,11 +464,39 @@ def _derivative_agrees(cls, reals, needs) -> bool:
                 return False
             for i, w in zip(wrt, want):
                 g = got[i] if got[i] is not None else torch.zeros_like(w)
-                if not isinstance(g, torch.Tensor) or not _close(g, w.detach().double()):
+                if not isinstance(g, torch.Tensor) or \
+                        not _close(g, w.detach().double(), equal_nan=True):
                     return False
         return True
     except Exception:  # noqa: BLE001 - a forward functorch cannot differentiate
         return False
+
+
+class CustomFunctionWarning(UserWarning):
+    """A custom autograd.Function traced through its forward: tfc's
+    derivative of the forward replaces its backward."""
+
+
+# The Functions warned of (once each).
+_WARNED = set()
+
+
+def _warn_differentiated(cls) -> None:
+    if cls in _WARNED:
+        return
+    _WARNED.add(cls)
+    import os
+    import sys
+    import warnings
+    here, frame, level = os.path.dirname(__file__), sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(here):
+        frame, level = frame.f_back, level + 1   # to the model's code
+    name = getattr(cls, "__qualname__", str(cls))
+    warnings.warn(
+        f"custom torch.autograd.Function '{name}': its backward is replaced by tfc's derivative "
+        f"of its forward (they agreed on the example's values and on {len(_SAMPLES)} sampled "
+        "inputs of both signs and scales 1e-3 to 1e3); tfc differentiates the forward's ops",
+        CustomFunctionWarning, stacklevel=level)
 
 
 def _differentiated(cls, args, needs, check) -> bool:
@@ -446,6 +512,8 @@ def _differentiated(cls, args, needs, check) -> bool:
     decision = _backward_is_derivative(cls, args, needs)
     if not check:
         _DECIDED[0].append(decision)
+        if decision:
+            _warn_differentiated(cls)
     return decision
 
 
@@ -554,12 +622,16 @@ def _gradients(out):
             yield (g * scale).to(out.dtype)
 
 
-def _close(got, want) -> bool:
+def _close(got, want, equal_nan: bool = False) -> bool:
+    """Whether `got` is `want` within float32 rounding of want's largest
+    element (NaN where want has NaN, with equal_nan)."""
     if got is None or got.numel() != want.numel():
         return False
     got = got.detach().double().reshape(want.shape)
-    scale = float(want.abs().max()) if want.numel() else 0.0
-    return torch.allclose(got, want, rtol=1e-3, atol=1e-6 * max(scale, 1e-300))
+    finite = want[torch.isfinite(want)] if equal_nan else want
+    scale = float(finite.abs().max()) if finite.numel() else 0.0
+    return torch.allclose(got, want, rtol=1e-3, atol=1e-6 * max(scale, 1e-300),
+                          equal_nan=equal_nan)
 
 
 def _want(kind, c, g, a):
@@ -588,40 +660,78 @@ def _affine(cls, ctx, outs, k, i, m) -> bool:
 def run_checks():
     """Checks that the backward of every Function the eager run met takes
     the form it was imported in (m * grad_output, a sum of c * grad_output
-    over broadcast dimensions, or independent of grad_output) on the run's
-    real values, for the gradients of _gradients(); refuses it with its
-    name otherwise."""
+    over broadcast dimensions, or independent of grad_output) for the
+    gradients of _gradients(), on the run's real values and on inputs drawn
+    at random (_sampled: a backward that masks the gradient only where the
+    example's values are not, as CompressAI's LowerBound, is m * g on the
+    example); refuses it with its name otherwise."""
     pending, _PENDING[:] = list(_PENDING), []
     for cls, ctx, outs, k, args, forms, frame in pending:
-        for g in _gradients(outs[k]):
-            grads = _grads(cls, ctx, _grad_outputs(ctx, outs, k, g))
-            for i, kind, c in forms:
-                got = grads[i]
-                if kind == REDUCED and isinstance(got, torch.Tensor) and got.shape == g.shape:
-                    got = sum_to(got, args[i].shape)  # as torch reduces it
-                if _close(got, _want(kind, c, g, args[i])):
-                    continue
-                if kind == ADDED:
-                    _refuse(cls, f"the gradient of input {i}, not of the output's shape, is "
-                                 "neither independent of grad_output nor a sum of c * "
-                                 "grad_output over the dimensions it broadcasts along (tfc "
-                                 "imports an elementwise backward, those two forms for an "
-                                 "input of another shape, only)", frame)
-                if kind == ELEMENTWISE and _affine(cls, ctx, outs, k, i, c):
-                    _refuse(cls, f"the gradient of input {i} is m * grad_output plus a term "
-                                 "that does not depend on grad_output (an affine backward, as "
-                                 "SR-STE's decay term): tfc imports the linear part only", frame,
-                            "return m * grad_output from backward and add the other term's "
-                            "loss to the training loss (SR-STE's decay * (1 - mask) * w is "
-                            "the gradient of decay / 2 * ((1 - mask) * w).pow(2).sum())")
-                if kind == ELEMENTWISE:
-                    _refuse(cls, f"the gradient of input {i} is not m * grad_output (its "
-                                 "backward mixes elements or is not linear in the gradient: tfc "
-                                 "imports an elementwise backward only)", frame)
-                _refuse(cls, f"the gradient of input {i}, of smaller shape than the output, is "
-                             "not the sum of c * grad_output over the dimensions it broadcasts "
-                             "along (its backward is not linear in the gradient, or mixes "
-                             "elements)", frame)
+        _check_forms(cls, ctx, outs, k, args, forms, frame, "")
+        plain = [a.detach() if isinstance(a, torch.Tensor) else a for a in args]
+        if not _plain(plain):
+            continue
+        for sample in _sampled(plain):
+            resampled = _resampled(cls, ctx, k, sample, forms)
+            if resampled is not None:
+                _check_forms(cls, *resampled, frame, " on inputs drawn at random (every "
+                             "floating-point argument; the example's values agree)")
+
+
+def _resampled(cls, ctx, k, sample, forms):
+    """(ctx, outputs, k, args, forms) of the Function run on `sample`, its
+    forms' coefficients recomputed there as the trace computes them; None
+    when its forward or backward fails there (values it is not meant for)."""
+    try:
+        ctx2 = _TraceContext(ctx.needs_input_grad)
+        out = _forward(cls, ctx2, sample)
+        outs = out if isinstance(out, tuple) else (out,)
+        ones = _grads(cls, ctx2, _grad_outputs(ctx2, outs, k, torch.ones_like(outs[k])))
+        forms2 = []
+        for i, kind, c in forms:
+            m = ones[i]
+            if kind == REDUCED and not (isinstance(m, torch.Tensor) and
+                                        m.shape == outs[k].shape):
+                m = _coefficient(cls, ctx2, outs, k, i)
+            if not isinstance(m, torch.Tensor):
+                return None
+            forms2.append((i, kind, m.detach()))
+        return ctx2, outs, k, sample, forms2
+    except Exception:  # noqa: BLE001 - inputs the Function does not take
+        return None
+
+
+def _check_forms(cls, ctx, outs, k, args, forms, frame, where: str):
+    nan = bool(where)
+    for g in _gradients(outs[k]):
+        grads = _grads(cls, ctx, _grad_outputs(ctx, outs, k, g))
+        for i, kind, c in forms:
+            got = grads[i]
+            if kind == REDUCED and isinstance(got, torch.Tensor) and got.shape == g.shape:
+                got = sum_to(got, args[i].shape)  # as torch reduces it
+            if _close(got, _want(kind, c, g, args[i]), equal_nan=nan):
+                continue
+            if kind == ADDED:
+                _refuse(cls, f"the gradient of input {i}, not of the output's shape, is "
+                             "neither independent of grad_output nor a sum of c * "
+                             "grad_output over the dimensions it broadcasts along (tfc "
+                             "imports an elementwise backward, those two forms for an "
+                             f"input of another shape, only){where}", frame)
+            if kind == ELEMENTWISE and not where and _affine(cls, ctx, outs, k, i, c):
+                _refuse(cls, f"the gradient of input {i} is m * grad_output plus a term "
+                             "that does not depend on grad_output (an affine backward, as "
+                             "SR-STE's decay term): tfc imports the linear part only", frame,
+                        "return m * grad_output from backward and add the other term's "
+                        "loss to the training loss (SR-STE's decay * (1 - mask) * w is "
+                        "the gradient of decay / 2 * ((1 - mask) * w).pow(2).sum())")
+            if kind == ELEMENTWISE:
+                _refuse(cls, f"the gradient of input {i} is not m * grad_output (its "
+                             "backward mixes elements or is not linear in the gradient: tfc "
+                             f"imports an elementwise backward only){where}", frame)
+            _refuse(cls, f"the gradient of input {i}, of smaller shape than the output, is "
+                         "not the sum of c * grad_output over the dimensions it broadcasts "
+                         "along (its backward is not linear in the gradient, or mixes "
+                         f"elements){where}", frame)
 
 
 def code_globals(model: torch.nn.Module, *functions) -> List[dict]:

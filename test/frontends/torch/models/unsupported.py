@@ -940,3 +940,53 @@ class ComplexMaskedSelection(Base):
         spectrum = torch.fft.rfft(self.fc(x))
         strong = spectrum[spectrum.real > 0.1]  # error here
         return (strong * 1j).abs().sum()
+
+
+class _LowerBound(torch.autograd.Function):
+    """CompressAI's LowerBoundFunction (GDN): max(x, bound), and the
+    gradient passed where x >= bound or where it is negative: on an
+    example above the bound its backward is the forward's derivative
+    (which the check accepted, differentiating max; later batches below
+    the bound got other gradients) and m * g, with m = 1."""
+
+    @staticmethod
+    def forward(ctx, x, bound):
+        ctx.save_for_backward(x, bound)
+        return torch.max(x, bound)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, bound = ctx.saved_tensors
+        return ((x >= bound) | (grad < 0)).to(grad.dtype) * grad, None
+
+
+class LowerBoundAboveExample(Base):
+    """_LowerBound with the example's values all above its bound."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("bound", torch.zeros(1))
+
+    def forward(self, x):
+        return (_LowerBound.apply(self.fc(x) + 10.0, self.bound) - 10.0).pow(2).sum()  # error here
+
+
+class _WideClip(torch.autograd.Function):
+    """The identity with the gradient clipped to [-5, 5]: the forward's
+    derivative for the example's small gradients (which the check, drawing
+    gradients of scale 1, accepted)."""
+
+    @staticmethod
+    def forward(ctx, h):
+        return h.view_as(h)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.clamp(-5.0, 5.0)
+
+
+class WideClippingBackward(Base):
+    """_WideClip on an example whose gradients are within its clip."""
+
+    def forward(self, x):
+        return _WideClip.apply(self.fc(x) * 1e-3).pow(2).sum()  # error here
