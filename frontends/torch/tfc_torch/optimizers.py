@@ -306,14 +306,41 @@ _LINKS: "weakref.WeakKeyDictionary[torch.optim.Optimizer, Link]" = weakref.WeakK
 
 
 def link(optimizer: torch.optim.Optimizer) -> "Link":
-    """The Link of `optimizer` (made, and its state_dict / load_state_dict
-    taken over, on first use)."""
+    """The Link of `optimizer` (made, and its state_dict / load_state_dict /
+    step taken over, on first use)."""
     found = _LINKS.get(optimizer)
     if found is None:
         found = _LINKS[optimizer] = Link(optimizer)
         optimizer.state_dict = types.MethodType(_followed_state_dict, optimizer)
         optimizer.load_state_dict = types.MethodType(_followed_load_state_dict, optimizer)
+        optimizer.step = types.MethodType(_followed_step(optimizer), optimizer)
     return found
+
+
+def _followed_step(optimizer: torch.optim.Optimizer):
+    """torch's step() of an optimizer compiled steps follow, run eagerly
+    between them (an epoch's smaller last batch, which the compiled step
+    refuses): it starts from the moments and step counts the steps left,
+    and the steps go on from what it leaves, as one torch run would. The
+    step in force is wrapped: a scheduler's counting wrapper (its
+    `_with_counter` mark kept, so a later scheduler does not wrap again)
+    or the class's."""
+    previous = optimizer.__dict__.get("step")
+
+    def step(self, *args, **kwargs):
+        found = _LINKS.get(self)
+        if found is not None:
+            found.flush()
+        if previous is not None:
+            out = previous(*args, **kwargs)
+        else:
+            out = type(self).step(self, *args, **kwargs)
+        if found is not None:
+            found.loaded()
+        return out
+    if getattr(previous, "_with_counter", False):
+        step._with_counter = True
+    return step
 
 
 def _followed_state_dict(self):
