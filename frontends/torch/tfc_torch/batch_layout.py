@@ -20,7 +20,12 @@ gets its parameters without default, and a parameter with a default (a
 seq2seq's `target=None`, an LSTM's `hidden=None`) only the batch tensor that
 input_names or loss_fn's parameters name as it (loss_fn=lambda out, x,
 target: ...). A batch tensor that could fill such a parameter and that no
-name says anything of warns (BatchBindingWarning).
+name says anything of warns (BatchBindingWarning). A forward(self, *args)
+(a wrapper) gets the batch less the trailing tensors loss_fn's code reads
+(_varargs_argc), all of them with the warning when that cannot be told.
+A batch tensor loss_fn(output, *batch) would put into a loss_fn parameter
+with a default (a torch loss passed as loss_fn: target=x, weight=y) is a
+ModelError unless input_names names it so (_check_loss_defaults).
 """
 import warnings
 import inspect
@@ -75,8 +80,10 @@ def _model_argc(forward, n: int, loss_fn, given: Optional[Sequence[str]]) -> Tup
     and a warning's text when a tensor that could fill a parameter with a
     default is left out without a name saying so ("" if none)."""
     params = _parameters(forward)
-    if params is None or any(p.kind == p.VAR_POSITIONAL for p in params):
+    if params is None:
         return n, ""
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return _varargs_argc(params, n, loss_fn)
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     argc = min(n, sum(p.default is p.empty for p in positional))
     names = list(given) if given is not None else _positional_names(loss_fn, skip=1)
@@ -93,6 +100,87 @@ def _model_argc(forward, n: int, loss_fn, given: Optional[Sequence[str]]) -> Tup
         f"forward's '{left}', as in torch's loss_fn(model(x), y). If it should, name it "
         f"'{left}' among loss_fn's parameters (loss_fn=lambda out, "
         f"{', '.join(p.name for p in positional[:argc + 1])}, ...: ...) or in input_names=")
+
+
+def _loss_reads(loss_fn, n: int) -> Optional[List[bool]]:
+    """Which of the `n` batch tensors loss_fn(output, *batch) reads: a
+    Python function (or lambda) whose parameters after the output are named
+    (none of them `*args`) reads the ones its code loads; None when that
+    cannot be told (a module, a partial, a builtin, `*batch`)."""
+    code = getattr(loss_fn, "__code__", None)
+    params = _parameters(loss_fn)
+    if code is None or params is None or any(p.kind == p.VAR_POSITIONAL for p in params):
+        return None
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                       p.POSITIONAL_OR_KEYWORD)][1:]
+    if len(positional) < n:
+        return None
+    import dis
+    loaded = {i.argval for i in dis.get_instructions(code)
+              if i.opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE")}
+    loaded |= set(code.co_cellvars)   # read by a nested function or comprehension
+    return [name in loaded for name in positional[:n]]
+
+
+def _varargs_argc(params, n: int, loss_fn) -> Tuple[int, str]:
+    """_model_argc for forward(self, *args) (a wrapper passing them on):
+    the batch less the trailing tensors loss_fn reads (torch's
+    loss_fn(model(x), y): a target read by the loss is not forward's), at
+    least forward's parameters before *args and one; all of them, with a
+    warning, when what loss_fn reads cannot be told."""
+    named = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    least = max(1, sum(p.default is p.empty for p in named))
+    reads = _loss_reads(loss_fn, n)
+    if reads is not None:
+        argc = n
+        while argc > least and reads[argc - 1]:
+            argc -= 1
+        return argc, ""
+    if n <= least:
+        return n, ""
+    rest = next(p.name for p in params if p.kind == p.VAR_POSITIONAL)
+    signature = ", ".join([p.name for p in named] + ["*" + rest])
+    return n, (
+        f"forward({signature}) takes any number of batch tensors in its "
+        f"'*{rest}', and loss_fn does not tell "
+        f"which of the {n} it reads (it takes *args, or is a module or a partial): forward is "
+        f"called with all {n}, the last (a target, in torch's loss_fn(model(x), y)) too. If "
+        "forward should not get the target, give forward named parameters (forward(self, x)) "
+        "or pass a loss_fn naming the batch (loss_fn=lambda out, x, y: criterion(out, y)): "
+        "forward then gets the batch less the trailing tensors loss_fn reads")
+
+
+def _check_loss_defaults(loss_fn, n: int, given: Optional[Sequence[str]]) -> None:
+    """A ModelError when loss_fn(output, *batch) would put a batch tensor
+    into a parameter of loss_fn that has a default (a torch loss given as
+    loss_fn: F.binary_cross_entropy_with_logits(input, target, weight=None)
+    called with (out, x, y) takes x as the target and y as the weight),
+    unless input_names names that tensor as the parameter."""
+    target = loss_fn.forward if isinstance(loss_fn, torch.nn.Module) else loss_fn
+    params = _parameters(target)
+    if params is None:
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    filled = [(i, p) for i, p in enumerate(positional[1:n + 1]) if p.default is not p.empty]
+    if given is not None and all(i < len(given) and given[i] == p.name for i, p in filled):
+        filled = []
+    if not filled:
+        return
+    i, p = filled[0]
+    fn = getattr(loss_fn, "func", loss_fn)   # a functools.partial's function
+    what = getattr(fn, "__name__", None) or type(loss_fn).__name__
+    if getattr(fn, "__module__", None) == "torch.nn.functional":
+        what = "F." + what
+    call = "criterion" if isinstance(loss_fn, torch.nn.Module) else what
+    takes = ", ".join(q.name for q in positional[:n + 1])
+    raise ModelError(
+        f"loss_fn is called as loss_fn(output, *batch), the output then all {n} batch tensors: "
+        f"{what}({takes}, ...) would take batch tensor {i} as its '{p.name}', a parameter with "
+        f"a default ({p.default!r}); a torch loss given as loss_fn takes the batch's input as "
+        "its target that way",
+        hint=f"take the batch after the output and pass the loss what it needs: loss_fn=lambda "
+             f"out, x, y: {call}(out, y); if batch tensor {i} is meant for '{p.name}', name it "
+             f"so in input_names=")
 
 
 def _keywords(fn, skip: int = 0) -> Tuple[List[str], bool]:
@@ -191,6 +279,7 @@ class BatchLayout:
             example = tuple(example)
             layout = cls(example, [f"arg{i}" for i in range(len(example))])
             if loss_fn is not None:
+                _check_loss_defaults(loss_fn, len(example), given)
                 layout.model_argc, layout.unbound = _model_argc(model.forward, len(example),
                                                                 loss_fn, given)
             layout.names = input_names(model, len(example), loss_fn, given, layout.model_argc)

@@ -9,6 +9,7 @@ checks what forward received, the inputs' names and the warnings.
 
 Usage: check_bindings.py   (no tfc build needed; exit 0 pass, 1 failure)
 """
+import functools
 import os
 import sys
 import warnings
@@ -100,6 +101,42 @@ def mse(out, *batch):
     return F.mse_loss(out, batch[-1])
 
 
+class Wrapper(nn.Module):
+    """A wrapper passing its arguments on: forward(self, *args, **kwargs)."""
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, *args, **kwargs):
+        return self.inner(*args, **kwargs)
+
+
+def _wrapped_seq():
+    model, batch = _seq()
+    return Wrapper(model), batch
+
+
+def _logits():
+    g = torch.Generator().manual_seed(5)
+    return nn.Linear(4, 3), (torch.randn(2, 4, generator=g),
+                             (torch.rand(2, 3, generator=g) > 0.5).float())
+
+
+def _classes():
+    g = torch.Generator().manual_seed(6)
+    return nn.Linear(4, 3), (torch.randn(2, 4, generator=g), torch.tensor([0, 2]))
+
+
+def weighted(out, x, y, w=None):
+    return F.mse_loss(out * (1 if w is None else w), y)
+
+
+def _weighted():
+    g = torch.Generator().manual_seed(7)
+    return nn.Linear(4, 3), tuple(torch.randn(2, n, generator=g) for n in (4, 3, 3))
+
+
 # name -> (factory, loss_fn, input_names, what forward must receive
 #          {parameter: passed}, the inputs' names, whether it warns)
 CASES = {
@@ -117,6 +154,29 @@ CASES = {
     "mask-unnamed-warns": (lambda: _masked(False), mse, None, {"mask": False},
                            ["x_enc", "x_mark_enc", "arg2"], True),
     "required-unnamed": (_bilinear, mse, None, {}, ["input1", "input2", "arg2"], False),
+    # forward(self, *args) gets the batch less the trailing tensors loss_fn
+    # reads (the target stayed in: teacher forcing), all of them with a
+    # warning when loss_fn's reads cannot be told (*batch).
+    "varargs-target-read-by-loss": (_wrapped_seq, lambda out, x, y: F.mse_loss(out, y), None,
+                                    {"target": False}, ["x", "y"], False),
+    "varargs-loss-unknown-warns": (_wrapped_seq, mse, None, {"target": True},
+                                   ["arg0", "arg1"], True),
+    # A loss_fn parameter with a default filled by a batch tensor, named so
+    # in input_names: taken as meant.
+    "loss-default-named": (_weighted, weighted, ["x", "y", "w"], {}, ["x", "y", "w"], False),
+}
+
+# name -> (factory, loss_fn, input_names, what the ModelError must say):
+# a torch loss given as loss_fn, called loss_fn(out, x, y), would take x as
+# its target and y as its weight (F.binary_cross_entropy_with_logits gave
+# 0.327 for torch's 0.691).
+ERRORS = {
+    "loss-optional-weight": (_logits, F.binary_cross_entropy_with_logits, None,
+                             ["'weight'", "batch tensor 1",
+                              "lambda out, x, y: F.binary_cross_entropy_with_logits(out, y)"]),
+    "loss-partial": (_classes, functools.partial(F.cross_entropy, label_smoothing=0.1), None,
+                     ["'weight'", "lambda out, x, y: F.cross_entropy(out, y)"]),
+    "loss-default-unnamed": (_weighted, weighted, None, ["'w'", "batch tensor 2"]),
 }
 
 
@@ -142,9 +202,22 @@ def check(name, factory, loss_fn, names, received, inputs, warns):
     if warns and binding:
         param = next(iter(received))
         text = str(binding[0].message)
+        if name.startswith("varargs"):
+            param = "*args"   # the wrapper's parameter, not the inner one's
         if f"'{param}'" not in text or "loss_fn(model(x), y)" not in text:
             problems.append(f"the warning does not name '{param}': {text}")
     return problems
+
+
+def check_error(name, factory, loss_fn, names, needles):
+    torch.manual_seed(0)
+    model, batch = factory()
+    try:
+        tfc_torch.import_module(model, batch, loss_fn, input_names=names)
+    except tfc_torch.ModelError as e:
+        text = f"{e}"
+        return [f"the error lacks {n!r}: {text}" for n in needles if n not in text]
+    return ["imported without an error"]
 
 
 def main():
@@ -154,6 +227,11 @@ def main():
             problems = check(name, *case)
         except tfc_torch.FrontendError as e:
             problems = [f"{type(e).__name__}: {str(e).splitlines()[0]}"]
+        failures += bool(problems)
+        print(f"{'FAIL' if problems else 'ok  '} {name}" +
+              (f": {'; '.join(problems)}" if problems else ""))
+    for name, case in ERRORS.items():
+        problems = check_error(name, *case)
         failures += bool(problems)
         print(f"{'FAIL' if problems else 'ok  '} {name}" +
               (f": {'; '.join(problems)}" if problems else ""))
