@@ -43,6 +43,10 @@ from .source import Frame, stack_frame
 
 _FLAG = "_tfc_requires_grad"
 _LEAF = "_tfc_leaf"  # on the trainable parameters
+# On the trainable parameters the model holds (not on a tensor forward made
+# require grad, a buffer's requires_grad_(True): turning that off again is
+# no freeze).
+_PARAMETER = "_tfc_parameter"
 # Ops whose results autograd never tracks, whatever their operands: the
 # detaching ones, and factories whose tensor operand only gives a shape and
 # dtype (torch.zeros_like(h) requires no grad).
@@ -59,12 +63,15 @@ def _inner(t: torch.Tensor) -> torch.Tensor:
     return t
 
 
-def mark_trainable(tensors: Iterable[torch.Tensor]):
-    """Flags the traced parameters that training differentiates (leaves)."""
+def mark_trainable(tensors: Iterable[torch.Tensor], parameters: bool = True):
+    """Flags the traced parameters that training differentiates (leaves);
+    `parameters=False`: leaves forward made require grad (requires_grad_()
+    of a buffer or a computed tensor), which forward may turn off again."""
     for t in tensors:
         inner = _inner(t)
         setattr(inner, _FLAG, True)
         setattr(inner, _LEAF, True)
+        setattr(inner, _PARAMETER, parameters)
 
 
 class TracedGradFn:
@@ -106,6 +113,9 @@ def set_requires_grad(t: torch.Tensor, value: bool) -> bool:
     inner = _inner(t)
     if not (getattr(inner, _LEAF, False) and getattr(inner, _FLAG, False)):
         return False
+    if not getattr(inner, _PARAMETER, True):
+        setattr(inner, _FLAG, value)    # a buffer's flag turned off again: no freeze
+        return True
     if not value:
         with torch._C.DisableTorchFunction():
             alias = t.detach()

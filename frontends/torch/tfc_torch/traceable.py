@@ -479,7 +479,7 @@ def requires_grad_(self, requires_grad=True):
     if not requires_grad and not self.requires_grad:
         return self
     if requires_grad and torch._is_functional_tensor(self):
-        grad_flags.mark_trainable([self])
+        grad_flags.mark_trainable([self], parameters=False)
         return self
     return _REQUIRES_GRAD_(self, requires_grad)
 

@@ -116,7 +116,9 @@ CASES = {
     # or indexed (w[0:3], w[...], w[None]), or assigned into a fresh
     # tensor: no gradient through those reads, as torch's. They took
     # __get__ / __getitem__ for in-place writers (or reached no torch
-    # function mode) and passed the gradient.
+    # function mode) and passed the gradient. A buffer's requires_grad
+    # turned on and off again in forward is no freeze (it was refused as a
+    # trainable parameter left frozen).
     "requires-grad-frozen-views": lambda: _requires_grad_frozen_views(),
     # Submodules copied in forward (copy.deepcopy, functorch's
     # make_functional, learn2learn's clone_module): deepcopy of a traced
@@ -560,8 +562,12 @@ class _FrozenViews(nn.Module):
     def __init__(self):
         super().__init__()
         self.w = nn.Parameter(torch.randn(4, 4, generator=_g(5)) * 0.3)
+        self.register_buffer("m", torch.linspace(0.5, 1.5, 4))
 
     def forward(self, x, y):
+        self.m.requires_grad_(True)
+        x = x * self.m
+        self.m.requires_grad_(False)
         w = self.w
         w.requires_grad_(False)       # a critic frozen for the actor's loss
         held = torch.zeros(4, 4)
