@@ -88,7 +88,8 @@ public:
         loc, t.getType(), t,
         builder.getF64FloatAttr(options.beta2Decay)); // 1 - beta2_t
     Value invSqrtT = builder.create<RsqrtOp>(loc, t.getType(), t);
-    Value rho = builder.create<MinimumOp>(loc, in.lr, invSqrtT);
+    Value lr = v.convert(in.lr, f32); // (f64 for an f64 parameter)
+    Value rho = builder.create<MinimumOp>(loc, lr, invSqrtT);
 
     Value param = v.convert(in.param, f32);
     Value grad = v.convert(in.grad, f32);
@@ -97,7 +98,7 @@ public:
     Value alpha = v.mul(max(eps2, paramRms), rho);
     if (in.weightDecay != 0.0) {
       Value one = v.scalar(f32, 1.0);
-      Value decay = v.mul(in.lr, v.scalar(f32, in.weightDecay));
+      Value decay = v.mul(lr, v.scalar(f32, in.weightDecay));
       param = v.mul(param, v.sub(one, decay));
     }
 

@@ -22,7 +22,8 @@ namespace tfc {
 /// The name of the output that reports the rate a step used.
 constexpr const char *kAppliedLrOutput = "applied_lr";
 
-/// One runtime input of the schedule: a 0-d f32 (or i64 when `isInteger`).
+/// One runtime input of the schedule: a 0-d float (f32, or f64 when the
+/// model has f64 parameters) or an i64 when `isInteger`.
 struct ScheduleInput {
   const char *name;
   bool isInteger;
@@ -42,7 +43,7 @@ std::string checkScheduleOptions(const TfcBuildTrainStepPassOptions &options);
 
 /// Emits the rate of the step after `stepsTaken` (0-d i64, the steps taken
 /// before this one) from the schedule inputs (values of scheduleInputs'
-/// types, in its order). Returns a 0-d f32.
+/// types, in its order). Returns a 0-d rate of the inputs' float type.
 mlir::Value buildLearningRate(mlir::OpBuilder &builder, mlir::Location loc,
                               const TfcBuildTrainStepPassOptions &options,
                               llvm::ArrayRef<mlir::Value> inputs,

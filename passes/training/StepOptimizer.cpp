@@ -127,6 +127,7 @@ LogicalResult runStepOptimizer(ModuleOp module,
     return failure();
   Builder b(module.getContext());
   auto f32 = RankedTensorType::get({}, b.getF32Type());
+  auto f64 = RankedTensorType::get({}, b.getF64Type());
   auto i64 = RankedTensorType::get({}, b.getI64Type());
   double baseDecay = options.weightDecay >= 0 ? options.weightDecay
                                              : rule->defaultWeightDecay();
@@ -147,9 +148,15 @@ LogicalResult runStepOptimizer(ModuleOp module,
       }
     }
     newArgs.push_back({i64, TfcDialect::kStateAttrName, kStepState.str()});
+    // The schedule's rates are f64 when some parameter is (an f64 model
+    // steps with torch's unrounded lr), else f32.
+    bool anyF64 = llvm::any_of(grads, [](const StepGradient &grad) {
+      return tensorTypeOf(grad.param).getElementType().isF64();
+    });
+    RankedTensorType rateType = anyF64 ? f64 : f32;
     SmallVector<ScheduleInput> inputs = scheduleInputs(options);
     for (const ScheduleInput &input : inputs)
-      newArgs.push_back({input.isInteger ? i64 : f32,
+      newArgs.push_back({input.isInteger ? i64 : rateType,
                          TfcDialect::kInputAttrName, input.name});
     FailureOr<SmallVector<BlockArgument>> added =
         addStepArguments(func, StepStage::optimizer, newArgs);
@@ -180,7 +187,8 @@ LogicalResult runStepOptimizer(ModuleOp module,
       in.param = grad.param;
       in.grad = grad.value;
       in.states.assign(paramStates.begin(), paramStates.end());
-      in.lr = lr;
+      // Each parameter's rate in its optimizer compute type (f64 or f32).
+      in.lr = v.convert(lr, optimizerComputeType(grad.param));
       in.step = newStep;
       // Parameter groups as GPT-2/nanoGPT and Hugging Face train them:
       // biases and norm weights (rank < 2) are not decayed unless
@@ -197,8 +205,8 @@ LogicalResult runStepOptimizer(ModuleOp module,
       if (auto scale = func.getArgAttrOfType<FloatAttr>(
               argIndex, TfcDialect::kLrScaleAttrName);
           scale && scale.getValueAsDouble() != 1.0)
-        in.lr = v.mul(lr, v.scalar(builder.getF32Type(),
-                                   scale.getValueAsDouble()));
+        in.lr = v.mul(in.lr, v.scalar(tensorTypeOf(in.lr).getElementType(),
+                                      scale.getValueAsDouble()));
       ParamStepResult out = rule->emitStep(builder, loc, in);
       updates.push_back({grad.param, out.param});
       for (auto [arg, value] : llvm::zip(paramStates, out.states))

@@ -107,7 +107,12 @@ class Program:
         """Copies `value` (a tensor, or a number for a scalar) into `name`.
         Floats convert to the binding's float type; the shape must match."""
         b = self._binding(name)
-        t = value.detach() if isinstance(value, torch.Tensor) else torch.tensor(value)
+        if isinstance(value, torch.Tensor):
+            t = value.detach()
+        elif isinstance(value, float) and b.dtype.is_floating_point:
+            t = torch.tensor(value, dtype=b.dtype)  # an f64 rate unrounded
+        else:
+            t = torch.tensor(value)
         if t.layout != torch.strided:  # a sparse batch input (pygcn's adj): fed densely
             t = t.to_dense()
         if tuple(t.shape) != b.shape:

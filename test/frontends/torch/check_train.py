@@ -53,6 +53,9 @@ train_optimizers.py: param groups, the followed optimizer's state):
 - param-groups: a torch.optim AdamW / SGD instance with param_groups as the
   optimizer (per-group lr and weight decay, an ungrouped parameter frozen),
   also optimizer_in_backward, against the same torch optimizer; refusals.
+- f64-rates: an f64 model steps with torch's unrounded rate (SGD momentum, Adam,
+  RMSprop, Adam + CosineAnnealingLR at lr 0.01 within 1e-14 of torch's f64 run;
+  the warmup-cosine schedule's rate is f64).
 - followed-changes: hand edits after compiling of any hyper-parameter but lr, in
   any group of the followed optimizer (betas, eps, maximize, dampening), refused
   at the next call; schedule= beside a torch scheduler refused; a list of
@@ -138,8 +141,8 @@ from train_state import (check_buffers, check_checkpoint, check_forward_state,  
 from train_watch import (check_held_values, check_module_changes,  # noqa: E402
                          check_outside_values)
 from train_sync import check_module_sync  # noqa: E402
-from train_optimizers import (check_followed_changes, check_optimizer_state,  # noqa: E402
-                              check_param_groups)
+from train_optimizers import (check_f64_rates, check_followed_changes,  # noqa: E402
+                              check_optimizer_state, check_param_groups)
 from train_batches import (check_added_loss, check_dict_batch, check_input_names,  # noqa: E402
                            check_packed_lengths, check_random_range, check_sparse_input,
                            check_state_names)
@@ -686,7 +689,7 @@ def check_masked(device):
 
 
 CASES = sorted(FAMILIES) + ["added-loss", "api", "buffers", "checkpoint", "dict-batch",
-                            "followed-changes", "forward-state",
+                            "f64-rates", "followed-changes", "forward-state",
                             "held-values",
                             "input-names", "loop-recipes",
                             "masked", "module-changes", "module-sync", "no-gradient",
@@ -721,6 +724,8 @@ def main():
             problem = check_checkpoint(args.device)
         elif case == "dict-batch":
             problem = check_dict_batch(args.device)
+        elif case == "f64-rates":
+            problem = check_f64_rates(args.device)
         elif case == "followed-changes":
             problem = check_followed_changes(args.device)
         elif case == "forward-state":
