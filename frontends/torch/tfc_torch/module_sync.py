@@ -42,7 +42,7 @@ from typing import Dict, List, Set, Tuple
 import torch
 from torch.utils import _pytree as pytree
 
-from .errors import TracedUpdateWarning
+from .errors import ModelError, TracedUpdateWarning
 
 
 class _Stale:
@@ -63,6 +63,14 @@ class _Stale:
     def __deepcopy__(self, memo):
         _wake(self)
         return self.__deepcopy__(memo)
+
+    def set_(self, *args, **kwargs):
+        # (reaches no __torch_function__ in torch 1.13: p.set_(t) under
+        # no_grad between steps, then taken by the next push)
+        for t in [self] + [a for a in args if isinstance(a, torch.Tensor)]:
+            if type(t) in _BASE:
+                _wake(t)
+        return torch.Tensor.set_(self, *args, **kwargs)
 
     def __reduce_ex__(self, protocol):
         _wake(self)
@@ -335,10 +343,23 @@ class ModuleSync:
                         continue       # asleep: not read since (another sync's mark)
                     current = self.get(name)
                     value = t.detach()
+                    if value.shape != current.shape:
+                        self._refuse_resized(name, value, current)
                     if not torch.equal(value.cpu(), current.to(value.dtype)):
                         self.program.set(name, value)
         finally:
             self.busy = False
+
+    def _refuse_resized(self, name: str, value: torch.Tensor, current: torch.Tensor) -> None:
+        """A tensor of the module given another shape between steps
+        (`p.data = torch.zeros(...)`, a layer widened in place)."""
+        key = next((k for k, n in self.keys.items() if n == name), name)
+        raise ModelError(
+            f"'{key}' of the module was given shape {list(value.shape)} since the step ran "
+            f"(through .data or set_()): the compiled step has the shapes it was compiled "
+            f"with ({list(current.shape)})",
+            hint="compile the step again after resizing (the module then holds the trained "
+                 "values to start from)")
 
     def warn_handed_out(self) -> None:
         """Warns (once) when a value the program handed out since the last

@@ -148,9 +148,16 @@ class _ModelState:
         expected = set(self.keys)
         missing = [k for k in self.keys if k not in state]
         unexpected = [k for k in state if k not in expected]
+        owner = ("TrainStep" if {"train_step", "accumulate_step"} & set(program.entries)
+                 else "CompiledModule")
+
+        def size_mismatch(key, value, want):
+            # torch's RuntimeError and wording
+            return RuntimeError(
+                f"Error(s) in loading state_dict for {owner}:\n\tsize mismatch for {key}: "
+                f"copying a param with shape {value.shape} from checkpoint, the shape in "
+                f"current model is {want.shape}.")
         if strict and (missing or unexpected):
-            owner = ("TrainStep" if {"train_step", "accumulate_step"} & set(program.entries)
-                     else "CompiledModule")
             lines = [f"Error(s) in loading state_dict for {owner}:"]
             for what, keys in (("Missing", missing), ("Unexpected", unexpected)):
                 if keys:
@@ -163,8 +170,7 @@ class _ModelState:
             if arg is None and self.state_name(key) is not None:
                 name = self.state_name(key)
                 if tuple(value.shape) != tuple(self.state[name].shape):
-                    raise ValueError(f"'{key}' has shape {list(value.shape)}, the model's is "
-                                     f"{list(self.state[name].shape)}")
+                    raise size_mismatch(key, value, self.state[name])
                 model_state[name] = value.detach().to(self.state[name].dtype)
                 continue
             if arg is None:
@@ -178,10 +184,11 @@ class _ModelState:
             if arg in checked and not torch.equal(checked[arg], value):
                 raise ValueError(f"'{key}' is tied to '{arg}' but holds a different value")
             checked[arg] = value.detach()
-        for arg, value in checked.items():
             if tuple(value.shape) != tuple(self.initial[arg].shape):
-                raise ValueError(f"'{arg}' has shape {list(value.shape)}, the model's is "
-                                 f"{list(self.initial[arg].shape)}")
+                raise size_mismatch(key, value, self.initial[arg])
+            if value.dtype != self.initial[arg].dtype and not value.is_floating_point():
+                # torch's load copies into the parameter, casting (an int64 tensor)
+                checked[arg] = checked[arg].to(self.initial[arg].dtype)
         for arg, value in checked.items():
             if arg in self.in_program:
                 program.set(arg, value)

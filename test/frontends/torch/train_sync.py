@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 
 import tfc_torch
-from train_helpers import LOSS_RTOL, rel, verdict
+from train_helpers import LOSS_RTOL, expect_error, rel, verdict
 
 
 class _Dqn(torch.nn.Module):
@@ -207,6 +207,7 @@ def check_module_sync(device):
         problems.append("a Parameter subclass: not kept in step")
     _check_eval_forward(device, problems)
     _check_eager_optimizer_step(device, problems)
+    _check_set_and_shapes(device, problems)
     return verdict(problems,
                    "module-sync: ok (DQN hard and Polyak target updates through .data, "
                    "AveragedModel and a hand EMA over parameters(), NoisyNet buffers set between "
@@ -214,7 +215,9 @@ def check_module_sync(device):
                    "forward compiled after training and a deleted step's module hold the "
                    "trained values; a forward compiled before training evaluates with the "
                    "trained values between steps; the followed Adam stepped eagerly between "
-                   "steps, with a scheduler made before or after compiling, as torch's)")
+                   "steps, with a scheduler made before or after compiling, as torch's; set_() between steps "
+                   "taken; a resized parameter and step.load_state_dict of another shape "
+                   "refused as torch's, an int64 value cast)")
 
 
 def _check_eval_forward(device, problems):
@@ -318,3 +321,45 @@ def _check_eager_optimizer_step(device, problems):
         texts = [str(w.message) for w in caught if "optimizer.step()" in str(w.message)]
         if texts:
             problems.append(f"an eager optimizer.step() between steps: warned {texts[0][:80]}")
+
+
+def _check_set_and_shapes(device, problems):
+    """p.set_(t) between steps (no torch function in torch 1.13: it was
+    ignored unless something read the module first) is taken by the next
+    step; a parameter resized through .data is a ModelError saying to
+    compile again (it gave the batch-padding advice); step.load_state_dict
+    of another shape is torch's RuntimeError (was a ValueError) and an
+    int64 value is cast, as torch's load (was a TypeError)."""
+    g = torch.Generator().manual_seed(47)
+    x, y = torch.randn(6, 4, generator=g), torch.randn(6, 2, generator=g)
+    torch.manual_seed(47)
+    model = torch.nn.Linear(4, 2)
+    twin = copy.deepcopy(model)
+    loss_fn = lambda out, x, y: F.mse_loss(out, y)   # noqa: E731
+    step = tfc_torch.compile_train_step(model, (x, y), loss_fn, device=device,
+                                        optimizer="sgd", lr=0.1)
+    opt = torch.optim.SGD(twin.parameters(), lr=0.1)
+    step(x, y)
+    opt.zero_grad()
+    F.mse_loss(twin(x), y).backward()
+    opt.step()
+    new = torch.linspace(-1.0, 1.0, 8).reshape(2, 4)
+    with torch.no_grad():
+        model.weight.set_(new.clone())
+        twin.weight.set_(new.clone())
+    got, want = step(x, y), F.mse_loss(twin(x), y).item()
+    if rel(got, want) > LOSS_RTOL:
+        problems.append(f"set_() between steps: loss {got}, torch's {want}")
+    sd = step.state_dict()
+    bad = dict(sd, weight=torch.zeros(3, 4))
+    err = expect_error(RuntimeError, "size mismatch for weight", lambda: step.load_state_dict(bad))
+    if err:
+        problems.append(f"step.load_state_dict of another shape: {err}")
+    ints = dict(sd, weight=torch.arange(8).reshape(2, 4))
+    step.load_state_dict(ints)
+    if not torch.equal(step.state_dict()["weight"], torch.arange(8.0).reshape(2, 4)):
+        problems.append("step.load_state_dict of an int64 tensor: not cast as torch's")
+    model.weight.data = torch.zeros(3, 4)
+    err = expect_error(Exception, "compile the step again", lambda: step(x, y))
+    if err:
+        problems.append(f"a parameter resized through .data: {err}")
