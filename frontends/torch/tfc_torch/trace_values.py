@@ -128,11 +128,26 @@ def plain_values_read() -> Iterator[None]:
     (neither traced nor computed while tracing: a plain tensor attribute, a
     module global, a loss_fn module's buffer) which the model's code (not
     tfc's) reads as Python numbers: self.beta.item(), float(self.tau),
-    int(self.k) as topk's k, self.sizes.tolist() as split sizes. The value
+    int(self.k) as topk's k, self.sizes.tolist() as split sizes, and aten
+    converting one given for a number (add(alpha=self.alpha), F.leaky_relu(h,
+    SLOPE)), a conversion in C++ seen as aten._local_scalar_dense. The value
     read is a constant of the program, so the module watch checks them at
     every call as it does the tensors the trace folds in. (A value computed
     from one, self.sizes[0] or self.a * 2, is traced: reading it is refused.)"""
+    from torch.fx.experimental import proxy_tensor
     plain_read.clear()
+    original_call = proxy_tensor.proxy_call
+
+    def proxy_call(mode, func, args, kwargs):
+        # A 0-d tensor given where aten takes a number (add's alpha=, a
+        # leaky_relu slope): aten reads it in C++ (_local_scalar_dense, no
+        # Python .item()), a constant of the program all the same.
+        if func is torch.ops.aten._local_scalar_dense.default and args and \
+                type(args[0]) in (torch.Tensor, torch.nn.Parameter) and \
+                not torch._is_functional_tensor(args[0]) and _model_converts() and \
+                all(args[0] is not seen for seen in plain_read):
+            plain_read.append(args[0])
+        return original_call(mode, func, args, kwargs)
 
     def reading(original):
         # Named as the method: torch function modes get it as `func`.
@@ -146,8 +161,29 @@ def plain_values_read() -> Iterator[None]:
             return original(t, *args, **kwargs)
         return read
     with patching.replaced(torch.Tensor, **{name: reading(getattr(torch.Tensor, name))
-                                            for name in _NUMBER_READS}):
+                                            for name in _NUMBER_READS}), \
+            patching.replaced(proxy_tensor, proxy_call=proxy_call):
         yield
+
+
+_TORCH = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+
+
+def _model_converts() -> bool:
+    """Whether the running conversion of a tensor to a number is the
+    model's (aten converting an argument of a call from the model's code):
+    the innermost frame outside torch and tfc's function modes is not
+    tfc's (whose reads of values are its own)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith(_HERE):
+            if frame.f_code.co_name not in ("__torch_function__", "proxy_call"):
+                return False
+        elif not name.startswith(_TORCH):
+            return True
+        frame = frame.f_back
+    return False
 
 
 _STDLIB = sysconfig.get_paths()["stdlib"] + os.sep

@@ -329,6 +329,7 @@ class _Distill(torch.nn.Module):
 # Module-level values forward reads as Python numbers (_check_number_reads).
 _GLOBAL_TEMPERATURE = torch.tensor(1.0)
 _GLOBAL_WEIGHT = 1.0
+_GLOBAL_SLOPE = torch.tensor(0.1)   # a number aten reads (leaky_relu's slope)
 
 
 class _LossWeights:
@@ -343,7 +344,8 @@ class _LossWeights:
 class _NumberReads(torch.nn.Module):
     """Tensors that are no parameters or buffers read as Python numbers (a
     temperature with .item(), a scale with float(), topk's k with int(),
-    split sizes with .tolist(), a global with .item()), a number held by a
+    split sizes with .tolist(), a global with .item(); an attribute and a
+    global aten reads as numbers: add's alpha=, leaky_relu's slope), a number held by a
     helper object and a global number, class weights held by the helper
     and as a class attribute."""
     shared_w = torch.tensor([1.0, 1.0, 2.0])
@@ -355,10 +357,12 @@ class _NumberReads(torch.nn.Module):
         self.scale = torch.tensor(1.5)
         self.k = torch.tensor(2)
         self.sizes = torch.tensor([1, 2])
+        self.alpha = torch.tensor(0.5)   # add's alpha=: read by aten in C++
         self.helper = _LossWeights()
 
     def forward(self, x, y):
         z = self.enc(x)
+        z = torch.add(z, F.leaky_relu(z, _GLOBAL_SLOPE), alpha=self.alpha)
         a, b = torch.split(z, self.sizes.tolist(), 1)
         return (F.cross_entropy(z / self.tau.item(), y, weight=self.helper.class_w)
                 * float(self.scale)
@@ -516,6 +520,9 @@ def _check_number_reads(data, make):
 
     def shared(m):
         _NumberReads.shared_w = torch.ones(3)
+
+    def slope(m):
+        _GLOBAL_SLOPE.fill_(0.9)
     errors = [
         changed(lambda m: m.tau.fill_(0.5), "tensor 'model.tau' was changed"),
         changed(lambda m: m.tau.fill_(0.5), "tensor 'model.tau' was changed", True),
@@ -526,8 +533,12 @@ def _check_number_reads(data, make):
         changed(lambda m: setattr(m.helper, "class_w", torch.ones(3)),
                 "tensor 'model.helper.class_w' was changed"),
         changed(shared, "tensor '_NumberReads.shared_w' was changed"),
+        # 0-d tensors given where aten takes a number (a change was ignored).
+        changed(lambda m: m.alpha.fill_(2.0), "tensor 'model.alpha' was changed"),
+        changed(slope, "tensor 'train_watch._GLOBAL_SLOPE' was changed"),
     ]
     _GLOBAL_TEMPERATURE.fill_(1.0)
+    _GLOBAL_SLOPE.fill_(0.1)
     _NumberReads.shared_w = torch.tensor([1.0, 1.0, 2.0])
     student, tempered = torch.nn.Linear(4, 3), _TemperedLoss()
     step = make(student, tempered)
