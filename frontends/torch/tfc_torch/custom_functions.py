@@ -388,13 +388,32 @@ def _backward_is_derivative(cls, args, needs) -> bool:
         # forward may read it: DeepSeek-MoE's AddAuxiliaryLoss);
         # requires_grad_() is refused inside the trace's transform.
         reals = [_real_value(a) if isinstance(a, torch.Tensor) else a for a in args]
-        for sample in [reals] + _sampled(reals):
+        key = _signature(cls, reals, needs)
+        # The random draws depend on the arguments' shapes and dtypes only:
+        # drawn once per signature (a Function applied in every layer).
+        samples = [reals] if key in _SAMPLED_OK else [reals] + _sampled(reals)
+        for sample in samples:
             for a, need in zip(sample, needs):
                 if need:
                     a.requires_grad = True
             if not _derivative_agrees(cls, sample, needs):
                 return False
+        _SAMPLED_OK.add(key)
         return True
+
+
+# The (Function, argument signature) pairs whose random draws agreed.
+_SAMPLED_OK = set()
+
+
+def _signature(cls, reals, needs):
+    def of(a):
+        if isinstance(a, torch.Tensor):
+            return (tuple(a.shape), a.dtype)
+        if isinstance(a, (list, tuple)):
+            return tuple(of(e) for e in a)
+        return repr(a)
+    return (cls, tuple(of(a) for a in reals), tuple(needs))
 
 
 # How _backward_is_derivative draws an input: (scale, sign) with sign 0
