@@ -255,6 +255,16 @@ class Follower:
         self.last = first
         return first
 
+    def stepped(self) -> None:
+        """The compiled step applied an optimizer update: counted on the
+        optimizer as torch's own step() counts it, so an lr scheduler sees
+        a stepped optimizer (torch 1.13's `_step_count`, which its
+        `_with_counter` wrapper advances; 2.x's `_opt_called`) and does not
+        warn that scheduler.step() came before optimizer.step()."""
+        optimizer = self.optimizer
+        optimizer._step_count = getattr(optimizer, "_step_count", 0) + 1
+        optimizer._opt_called = True
+
 
 def _plain(value) -> bool:
     """Whether a group's value is stored as JSON and read back as it was

@@ -431,9 +431,16 @@ class TrainStep:
             if self._micro == self.accumulate_steps:
                 self.program.run("apply_step")
                 self._micro = 0
+                self._stepped()
             return loss
         self.program.run("train_step")
+        self._stepped()
         return float(self.program.get("loss"))
+
+    def _stepped(self) -> None:
+        """After an optimizer update: the followed torch optimizer counts it."""
+        if self._follower is not None:
+            self._follower.stepped()
 
     @property
     def pending(self) -> int:
@@ -462,6 +469,7 @@ class TrainStep:
         self._last_call = next(_CLOCK)
         self.program.run("apply_step")
         self._micro = 0
+        self._stepped()
         return pending
 
     def _warn_pending(self, what: str) -> None:

@@ -7,6 +7,7 @@ import copy
 import math
 import os
 import tempfile
+import warnings
 
 import torch
 
@@ -495,10 +496,38 @@ def check_followed_changes(device):
         sched.step()
     if resumed != full[5:]:
         problems.append(f"save / load with OneCycleLR: losses {resumed} != {full[5:]}")
+
+    # The compiled step counts its updates on the optimizer as torch's
+    # step() does: a scheduler made before or after compiling, stepped
+    # after each call (and with accumulation after each applied window),
+    # sees a stepped optimizer and gives no "lr_scheduler.step() before
+    # optimizer.step()" warning.
+    for before, accumulate in ((True, 1), (False, 1), (True, 2)):
+        m = copy.deepcopy(model)
+        opt = torch.optim.SGD(m.parameters(), lr=1e-2)
+        if before:
+            sched = torch.optim.lr_scheduler.StepLR(opt, 2)
+        step = compile_from(opt, m, **({"accumulate_steps": accumulate}
+                                       if accumulate > 1 else {}))
+        if not before:
+            sched = torch.optim.lr_scheduler.StepLR(opt, 2)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for i, batch in enumerate(data[:4]):
+                step(*batch)
+                if (i + 1) % accumulate == 0:
+                    sched.step()
+        said = [str(w.message) for w in caught if "optimizer.step()" in str(w.message)]
+        if said or getattr(opt, "_step_count", None) != 4 // accumulate:
+            problems.append(f"scheduler made {'before' if before else 'after'} compiling, "
+                            f"accumulate_steps={accumulate}: step count "
+                            f"{getattr(opt, '_step_count', None)} (want {4 // accumulate}), "
+                            f"warnings {said}")
     return verdict(problems,
                    "followed-changes: ok (hand edits of betas / eps / maximize / dampening in "
                    "any group refused; schedule= beside a torch scheduler refused; a list of "
-                   "optimizers refused; save / load with OneCycleLR resumes the run exactly)")
+                   "optimizers refused; save / load with OneCycleLR resumes the run exactly; "
+                   "a scheduler sees the optimizer stepped, no step-order warning)")
 
 
 def check_f64_rates(device):
