@@ -363,13 +363,17 @@ class TrainStep:
             shared = [n for i, n in self._reads.items() if i in other._trains]
             if shared:
                 self._warned_shared = True
+                theirs = [other._reads[i] for i in self._reads if i in other._trains]
                 warnings.warn(
                     f"parameters {', '.join(shared[:4])}{', ...' if len(shared) > 4 else ''} "
                     "are trained by another compiled step, which ran since this step took "
                     "them in: each step holds its own copy, so this one computes with the "
                     "values it was compiled with (a GAN's generator step against a stale "
-                    "discriminator); copy them across before each call "
-                    "(g_step.load_state_dict(d_step.state_dict(), strict=False)), or compile "
+                    "discriminator); before each call, copy across the values of the "
+                    "network the other step trains, and only those (all of its state_dict "
+                    "would put back this step's stale copy of the network this step trains, "
+                    "undoing updates when one step runs several times in a row, WGAN's 5 "
+                    f"critic steps): {_copy_recipe(theirs)}, or compile "
                     "one step over the whole loss; two steps training the same parameters (a "
                     "smaller last batch, length buckets) share them and their optimizer state "
                     "when both are compiled with optimizer= one torch optimizer instance",
@@ -725,6 +729,27 @@ class TrainStep:
             f"{type(self._follower.optimizer).__name__}'s lr stays the one it has now, not "
             "the one its scheduler had reached; load a checkpoint of optimizer.state_dict() "
             "into it to resume the schedule", UserWarning, stacklevel=2)
+
+
+def _copy_recipe(keys: Sequence[str]) -> str:
+    """GAN steps' copy of the parameters `keys` (the other step's names of
+    them) from the step that trains them: filtered by their submodule's
+    prefix, or by name when they share none."""
+    parts = [k.split(".")[:-1] for k in keys]
+    common = parts[0]
+    for p in parts[1:]:
+        n = 0
+        while n < min(len(common), len(p)) and common[n] == p[n]:
+            n += 1
+        common = common[:n]
+    if common:
+        test = f"k.startswith({'.'.join(common) + '.'!r})"
+    elif len(keys) <= 4:
+        test = f"k in {set(keys)!r}"
+    else:
+        test = "k in <the other network's keys>"
+    return ("step.load_state_dict({k: v for k, v in other_step.state_dict().items() if "
+            f"{test}}}, strict=False)")
 
 
 def check_loss_fn(example_args, loss_fn: Optional[Callable]) -> None:

@@ -357,6 +357,73 @@ def check_empty_batch():
         return [("EmptyBatch", f"message lacks {missing}: {e}" if missing else None)]
 
 
+def check_derivative_warnings():
+    """A custom Function traced through its forward (its backward is the
+    forward's derivative on the example and on random draws: a softmax's)
+    warns once, naming it; one whose backward agrees with the derivative
+    on the example only (the gradient scaled by a 0-d batch argument of
+    1.0, masked where |x| > 1 on a small example) is imported with its own
+    backward, without the warning (it was traced through its forward, and
+    later scales or larger values got the identity's gradient)."""
+    import warnings
+    import torch
+    import torch.nn as nn
+    import tfc_torch
+
+    class Softmax(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            out = torch.softmax(x, -1)
+            ctx.save_for_backward(out)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            out, = ctx.saved_tensors
+            return out * (grad - (grad * out).sum(-1, keepdim=True))
+
+    class ScaleGrad(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, scale):
+            ctx.save_for_backward(scale)
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            scale, = ctx.saved_tensors
+            return grad * scale, None
+
+    class ClipIdentity(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, = ctx.saved_tensors
+            return grad * (x.abs() <= 1).to(grad.dtype)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x, scale):
+            h = self.fc(x)
+            return (Softmax.apply(h).pow(2).sum() + ScaleGrad.apply(h, scale).pow(2).sum()
+                    + ClipIdentity.apply(h * 1e-3).sum())
+
+    g = torch.Generator().manual_seed(0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tfc_torch.import_module(Net(), (torch.randn(3, 4, generator=g), torch.tensor(1.0)))
+    named = [str(w.message).split("'")[1].split(".")[-1] for w in caught
+             if w.category.__name__ == "CustomFunctionWarning"]
+    return [("CustomFunctionWarning", None if named == ["Softmax"] else
+             f"warned of {named}, expected of Softmax alone")]
+
+
 def check_batch_name_clash():
     """(name, problem or None): a batch tensor named like a buffer (a
     flattened BERT port's token_type_ids) is a ModelError whose hint names
@@ -424,7 +491,7 @@ def main():
         print(f"{'FAIL' if problem else 'ok  '} {name}" + (f": {problem}" if problem else ""))
         failures += bool(problem)
     for name, problem in check_update_warnings() + check_format_warnings() + \
-            check_empty_batch() + check_batch_name_clash():
+            check_empty_batch() + check_batch_name_clash() + check_derivative_warnings():
         print(f"{'FAIL' if problem else 'ok  '} {name}" + (f": {problem}" if problem else ""))
         failures += bool(problem)
     return 1 if failures else 0
