@@ -26,6 +26,18 @@ directions:
   value and, when it differs, set into the program, as torch's next
   forward would read it.
 
+Tensors the caller holds that share these tensors' storage (a `.data`
+list kept for weight clipping, a view `w[0]`, `p.detach()`: taken before
+compiling, found once among the live objects; or while stale, from the
+result of the torch function that woke them) see no torch function of
+theirs: while one lives, the sync keeps all its tensors current (filled in
+after every run, compared before each), and is lazy again once they are
+gone. Aliases taken while the tensors are awake (after some read, before
+the next run) are not seen.
+
+A compiled forward of the module (compiled.py) takes the values of the
+tensors a live step holds (held(), refresh()) at each call.
+
 A step deleted with its tensors stale fills them in (its finalizer), and
 a trace fills in the stale tensors of the module it traces first (wake), so
 compiling again after training starts from the trained values.
@@ -35,6 +47,7 @@ module; a tensor rebound (a new object) stays its error. A tensor of a
 class other than nn.Parameter or torch.Tensor (a user's subclass) cannot
 be swapped: it is compared at every call and filled in after every run.
 """
+import gc
 import warnings
 import weakref
 from typing import Dict, List, Set, Tuple
@@ -55,10 +68,14 @@ class _Stale:
         if func in _METADATA:
             with torch._C.DisableTorchFunction():
                 return func(*args, **kwargs)
+        woken = []
         for t in pytree.tree_flatten((args, kwargs))[0]:
             if type(t) in _BASE:
+                woken.append((t, _owner(t)))
                 _wake(t)
-        return func(*args, **kwargs)
+        out = func(*args, **kwargs)
+        _note_aliases(woken, out)
+        return out
 
     def __deepcopy__(self, memo):
         _wake(self)
@@ -121,6 +138,44 @@ _OWNER: Dict[int, Tuple["weakref.ref", bool]] = {}
 _MARKS = [0]
 # The live syncs (held()).
 _SYNCS: "weakref.WeakSet[ModuleSync]" = weakref.WeakSet()
+
+
+def _owner(t: torch.Tensor):
+    """The live sync that marked `t` stale last, or None."""
+    ref = _OWNER.get(id(t))
+    return ref[0]() if ref is not None else None
+
+
+def _storage_key(t: torch.Tensor):
+    """(device, address of t's storage), or None (no storage: sparse)."""
+    try:
+        with torch._C.DisableTorchFunction():
+            ptr = t.storage().data_ptr()
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None
+    return (t.device, ptr) if ptr else None
+
+
+def _note_aliases(woken, out) -> None:
+    """Results of a torch function on stale tensors that share their
+    storage (`p.data`, `p.detach()`, a view `w[0]`): the caller may hold
+    them across steps (a WGAN clip list of `.data`), so their tensors are
+    kept current while they live (ModuleSync.aliases)."""
+    if not woken:
+        return
+    results = [r for r in pytree.tree_flatten(out)[0] if isinstance(r, torch.Tensor)]
+    if not results:
+        return
+    keys = {}
+    for t, sync in woken:
+        if sync is not None:
+            key = _storage_key(t)
+            if key is not None:
+                keys[key] = (t, sync)
+    for r in results:
+        found = keys.get(_storage_key(r)) if keys else None
+        if found is not None and found[0] is not r:
+            found[1].note_alias(found[0], r)
 
 
 def _wake(t: torch.Tensor) -> None:
@@ -248,7 +303,14 @@ class ModuleSync:
                 sync.changed()
 
         self.ids = {id(t) for _, t, _ in self.tensors}
+        # id(tensor) -> weak references to tensors the caller holds that
+        # share its storage (a `.data` list, a view, `p.detach()`): while one
+        # lives, the tensors are kept current (filled in after every run,
+        # compared before each), as aliases of torch's would see them.
+        self.aliases: Dict[int, List["weakref.ref"]] = {}
+        self.current: Set[int] = set()     # the ids kept current now
         if self.tensors:
+            self._find_held_aliases()
             _SYNCS.add(self)
             program.run, program.set, program.restore = run_synced, set_synced, restore_synced
             program.get = get_synced
@@ -256,6 +318,41 @@ class ModuleSync:
             done = weakref.finalize(self, _release, [(n, t) for n, t, _ in self.tensors],
                                     get, self._changed)
             done.atexit = False
+
+    def note_alias(self, t: torch.Tensor, alias: torch.Tensor) -> None:
+        if id(t) in self.ids:
+            self.aliases.setdefault(id(t), []).append(weakref.ref(alias))
+
+    def _find_held_aliases(self) -> None:
+        """Tensors alive now that share storage with this sync's (taken
+        before compiling: `held = [p.data for p in model.parameters()]`,
+        a view `w[0]`): found once, among the objects the garbage collector
+        tracks (~0.3 us each)."""
+        keys = {}
+        for _, t, _ in self.tensors:
+            key = _storage_key(t)
+            if key is not None:
+                keys[key] = t
+        if not keys:
+            return
+        with torch._C.DisableTorchFunction():
+            for obj in gc.get_objects():
+                if isinstance(obj, torch.Tensor) and id(obj) not in self.ids:
+                    t = keys.get(_storage_key(obj))
+                    if t is not None:
+                        self.note_alias(t, obj)
+
+    def _kept_current(self) -> Set[int]:
+        """The ids of the tensors kept current: all of this sync's while
+        the caller holds an alias of one of them (the others' aliases, taken
+        once the first read woke them, pass no torch function here)."""
+        for key in list(self.aliases):
+            live = [ref for ref in self.aliases[key] if ref() is not None]
+            if live:
+                self.aliases[key] = live
+            else:
+                del self.aliases[key]
+        return set(self.ids) if self.aliases else set()
 
     @property
     def dirty(self) -> bool:
@@ -273,7 +370,7 @@ class ModuleSync:
         me = weakref.ref(self)
         for _, t, updates in self.tensors:
             kind = _BASE.get(type(t), type(t))
-            if kind not in _STALE:
+            if kind not in _STALE or id(t) in self.current:
                 continue
             owner = _OWNER.get(id(t))
             if not updates and owner is not None and owner[1] and owner[0]() not in (None, self):
@@ -282,7 +379,8 @@ class ModuleSync:
             _OWNER[id(t)] = (me, updates)
         # (a tensor that cannot be swapped is never asleep: compared at
         # every push)
-        self.asleep = all(_BASE.get(type(t), type(t)) in _STALE for _, t, _ in self.tensors)
+        self.asleep = all(_BASE.get(type(t), type(t)) in _STALE and id(t) not in self.current
+                          for _, t, _ in self.tensors)
         self.mark_count = _MARKS[0]
 
     def changed(self) -> None:
@@ -290,13 +388,26 @@ class ModuleSync:
         whose class cannot be swapped (a user's Parameter subclass) gets
         them now."""
         self.dirty = True
+        self.current = self._kept_current() if self.aliases else set()
+        if self.current:
+            self._wake_current()
         self.mark()
         unswappable = [(n, t) for n, t, _ in self.tensors
-                       if _BASE.get(type(t), type(t)) not in _STALE]
+                       if _BASE.get(type(t), type(t)) not in _STALE or id(t) in self.current]
         if unswappable:
             with torch.no_grad(), torch._C.DisableTorchFunction():
                 for name, t in unswappable:
                     t.copy_(self.get(name).to(dtype=t.dtype, device=t.device))
+
+    def _wake_current(self) -> None:
+        """Puts back the class of the tensors kept current that this sync
+        left stale (it fills them in then, with the others it gets)."""
+        for _, t, _ in self.tensors:
+            if id(t) in self.current and type(t) in _BASE:
+                ref = _OWNER.get(id(t))
+                if ref is not None and ref[0]() is self:
+                    del _OWNER[id(t)]
+                t.__class__ = _BASE[type(t)]
 
     def rebind(self, key: str, t: torch.Tensor) -> None:
         """The module's tensor under `key` was replaced by `t` holding the
@@ -320,7 +431,7 @@ class ModuleSync:
                 if type(t) in _BASE:
                     t.__class__ = _BASE[type(t)]
                 mine.append((name, t))
-            elif type(t) not in _BASE and type(t) not in _STALE:
+            elif type(t) not in _BASE and type(t) not in _STALE and id(t) not in self.current:
                 mine.append((name, t))   # never marked: filled in on every pull
         self.asleep = False
         if not self.dirty:
