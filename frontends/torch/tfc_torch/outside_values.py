@@ -190,6 +190,9 @@ _STORE_ITEMS = 1024
 _STORE_OBJECTS = 20000
 # torch's own entries of a module's __dict__ (its tables, hooks, mode).
 _MODULE_KEYS = frozenset(vars(torch.nn.Module()))
+# The Python values put back when forward changed them in a dict or object
+# (_Stores._put_back_numbers).
+_NUMBERS = (bool, int, float, str)
 _MISSING = object()
 
 
@@ -229,6 +232,8 @@ class _Stores:
         self.known: Set[int] = set()
         # id -> (object, path, its contents before, whether the path is private)
         self.copies: Dict[int, tuple] = {}
+        # The numbers put back (_put_back_numbers).
+        self.changed: List[str] = []
         if model is None:
             return
         self.known.update(id(t) for t in model.parameters())
@@ -304,9 +309,11 @@ class _Stores:
                         del obj.__dict__[k]
                     else:
                         obj.__dict__[k] = was
-                    if not (private or k.startswith("_")):
+                    if not _shapes_only(v):
                         stored.append(_child(path, obj, k))
                 continue
+            if not isinstance(obj, list):
+                self._put_back_numbers(obj, path, old, now)
             added = [k for k, v in (now.items() if isinstance(now, dict) else enumerate(now))
                      if not (isinstance(old, dict) and old.get(k, _MISSING) is v)
                      and self._new(v)]
@@ -322,13 +329,35 @@ class _Stores:
                 target = obj if isinstance(obj, dict) else obj.__dict__
                 target.clear()
                 target.update(old)
-            if private or harmless:
+            if harmless:
                 continue
             if isinstance(obj, (list, dict)):
                 stored.append(path)
             else:
-                stored += [_child(path, obj, k) for k in added if not k.startswith("_")]
+                stored += [_child(path, obj, k) for k in added]
         return stored
+
+    def _put_back_numbers(self, obj, path: str, old: dict, now: dict) -> None:
+        """Puts back the Python numbers (and strings) of a dict or simple
+        object below the modules or in the code's globals that the trace
+        changed (CycleGAN's ImagePool.num_imgs, a helper's step counter), as
+        module_state puts back the modules' own attributes: a trace keeps
+        what the traced call saw, so a counter would be advanced by compiling
+        (and left out of step with the tensors it counts, which are put
+        back), then never again. Named in `self.changed`."""
+        target = obj if isinstance(obj, dict) else obj.__dict__
+        for k, was in old.items():
+            v = now.get(k, _MISSING)
+            if not isinstance(was, _NUMBERS) or v is was or v is _MISSING or isinstance(
+                    v, torch.Tensor):   # (a tensor now: put back with its container)
+                continue
+            try:
+                if bool(v == was) or (v != v and was != was):
+                    continue
+            except Exception:  # noqa: BLE001 - no number now (an array): a change
+                pass
+            target[k] = was
+            self.changed.append(f"{_child(path, obj, k)} (was {was!r})")
 
 
 def _shapes_only(value, depth: int = 2) -> bool:
@@ -385,6 +414,7 @@ def guarded(model_name: str, model: Optional[torch.nn.Module] = None) -> Iterato
                 drew.append(f"the generator {name} ({type(g).__name__})")
             _restore_generator(g, state)
         stored = _drop_traced_leftovers(model, places) + stores.put_back()
+        changed = stores.changed
         random.setstate(before[0])
         if numpy is not None:
             numpy.random.set_state(before[1])
@@ -408,3 +438,12 @@ def guarded(model_name: str, model: Optional[torch.nn.Module] = None) -> Iterato
                 "forward): the training step carries a buffer forward writes "
                 "(step.state_dict() holds its value after each step); or return it from "
                 "forward", TracedUpdateWarning, stacklevel=caller_level())
+        if changed and not failed:
+            warnings.warn(
+                f"{model_name}'s forward changes the Python values {', '.join(changed[:6])}"
+                f"{', ...' if len(changed) > 6 else ''} of objects the model's code holds: a "
+                "trace keeps the values the traced call saw, so every compiled call computes "
+                "as that call did (a counter such as an image pool's does not advance); they "
+                "are put back as they were before compiling. Keep such values in registered "
+                "buffers (updated in place or re-assigned: both are carried) or pass them as "
+                "inputs", TracedUpdateWarning, stacklevel=caller_level())

@@ -365,6 +365,13 @@ class _Meter:
         self.count += n
 
 
+class _Pool:
+    """CycleGAN's ImagePool: a counter beside the list it counts."""
+
+    def __init__(self):
+        self.num_imgs, self.images = 0, []
+
+
 class _Stores(torch.nn.Module):
     """Forward storing tensors for the training loop to read: a new
     attribute, one that was None, a submodule's new attribute, a list a
@@ -378,6 +385,8 @@ class _Stores(torch.nn.Module):
         self.was_none = None
         self.feats = []
         self.meter = _Meter()
+        self.pool = _Pool()
+        self._logged = {}
         self.register_buffer("kept", torch.zeros(5))
         self.lin.register_forward_hook(lambda m, i, o: self.feats.append(o.detach()))
 
@@ -388,6 +397,10 @@ class _Stores(torch.nn.Module):
         self.was_none = mask.sum()
         self.sub.feat = out.detach()
         self.meter.update(mask.mean())
+        for row in out:
+            self.pool.num_imgs += 1
+            self.pool.images.append(row.detach())
+        self._logged["mask"] = mask.sum()   # Lightning's self.log into a private dict
         STORED.append(mask.sum())
         self.kept = mask
         return out.pow(2).mean()
@@ -424,12 +437,15 @@ def _check_stored_tensors(device) -> list:
                 run = tfc_torch.compile(model.eval(), (x,), device=device)
         text = " ".join(str(w.message) for w in caught)
         for name in ("last_mask", "was_none", "sub.feat", "feats", "meter.sum",
-                     "train_state.STORED", "features", "register_buffer"):
+                     "train_state.STORED", "features", "register_buffer", "pool.images",
+                     "_logged", "pool.num_imgs (was 0)"):
             if name not in text:
                 problems.append(f"{what}: no warning naming {name}: {text[:300]}")
         left = {"last_mask": hasattr(model, "last_mask"), "was_none": model.was_none is not None,
                 "sub.feat": hasattr(model.sub, "feat"), "feats": model.feats != [],
                 "meter": (model.meter.sum, model.meter.count) != (0.0, 0), "STORED": STORED != [],
+                "pool": (model.pool.num_imgs, model.pool.images) != (0, []),
+                "_logged": model._logged != {},
                 "features": features != {}}
         if any(left.values()):
             problems.append(f"{what}: compiling left stored values on the user's objects: "
