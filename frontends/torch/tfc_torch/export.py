@@ -18,6 +18,7 @@ from .importer import import_traced
 from .ir import Function
 from .passes import run_pipeline
 from .printer import print_function
+from .python_values import properties_read
 from .tracing import trace
 
 
@@ -143,8 +144,9 @@ def import_module(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     tfc.weight_decay); `frozen_state` makes parameters with
     requires_grad=False model state (`tfc.state` arguments, set between
     steps) instead of constants; `added_loss_weight`: see trace()."""
-    traced = trace(model, example_args, loss_fn, input_names, frozen_state=frozen_state,
-                   added_loss_weight=added_loss_weight)
+    with properties_read(model, loss_fn):   # what the module watch follows
+        traced = trace(model, example_args, loss_fn, input_names, frozen_state=frozen_state,
+                       added_loss_weight=added_loss_weight)
     return _import(traced, function_name, patterns, locations, param_settings)
 
 
@@ -162,7 +164,8 @@ def import_forward(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
     `exported.rebuild_output(results)` rebuilds the structure. Parameters and inputs
     are as for import_module. Call model.eval() first for inference
     (dropout off, batch norm on its running statistics)."""
-    traced = trace(model, example_args, None, input_names, forward=True)
+    with properties_read(model):
+        traced = trace(model, example_args, None, input_names, forward=True)
     return _import(traced, function_name, patterns, locations)
 
 

@@ -169,7 +169,9 @@ class ModuleWatch:
 
     def _attributes(self):
         """(module prefix, path) -> value of the numbers reachable from the
-        modules' public attributes (_numbers)."""
+        modules' attributes, private ones too, and the properties the trace
+        read (python_values.module_values; _numbers)."""
+        from .python_values import module_values
         out = {}
         modules = list(self.model.named_modules(remove_duplicate=False))
         loss_fn = self.loss_fn
@@ -183,13 +185,12 @@ class ModuleWatch:
             # What forward reads as self.<key>: the instance's attribute, else
             # its class's (a setting with a class-level default,
             # `width_mult = 1.0`, that the training loop later sets on the
-            # instance or the class).
+            # instance or the class), and the properties forward read.
             values = _class_numbers(type(m))
-            values.update(vars(m))
+            values.update(module_values(m))
             for key, value in values.items():
-                if not key.startswith("_") and key != "training":
-                    _numbers(value, key, _NESTED_DEPTH, lambda path, v: out.__setitem__(
-                        (prefix, path), v))
+                _numbers(value, key, _NESTED_DEPTH, lambda path, v: out.__setitem__(
+                    (prefix, path), v))
         return out
 
     def check(self) -> None:

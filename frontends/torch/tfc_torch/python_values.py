@@ -10,14 +10,16 @@ names of the user's Python modules and classes, and those functions'
 closures. Library code (_installed: torch, numpy, the standard library,
 installed packages) is not followed."""
 import argparse
+import contextlib
 import dataclasses
 import dis
 import functools
 import os
 import sys
 import types
+import weakref
 from collections import deque
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 import torch
 
@@ -37,6 +39,10 @@ _NESTED_ITEMS = 64
 # search for outside tensors uses the same bound).
 _SEARCH_ITEMS = 1024
 _MISSING = object()
+# torch's own entries of a module's __dict__ (its tables, hooks, mode): no
+# settings of the user's. Other names starting with "_" are watched as the
+# public ones (Lightning's self._hparams, self._trainer).
+_MODULE_INTERNALS = frozenset(vars(torch.nn.Module()))
 
 
 # Objects whose attributes are no data of the user's (their classes' modules).
@@ -128,12 +134,128 @@ def _numbers(value, path: str, depth: int, found: Callable[[str, object], None],
         elif _simple_object(value) and len(vars(value)) <= items:
             entries = [(f"{path}.{k}", v) for k, v in list(vars(value).items())
                        if not k.startswith("_")]
+            entries += [(f"{path}.{k}", v) for k, v in properties_now(value).items()]
         else:
             return
     except Exception:  # noqa: BLE001
         return
     for where, v in entries:
         _numbers(v, where, depth - 1, found, kinds, items)
+
+
+def module_values(obj) -> Dict[str, object]:
+    """What forward reads as self.<key> of a module (or of a loss object),
+    beside its class's numbers (_class_numbers): the instance's attributes,
+    public and private, but torch's own (_MODULE_INTERNALS), and the
+    properties of it that the trace read (properties_read: a Lightning
+    module's global_step and current_epoch over self._trainer, hparams over
+    self._hparams)."""
+    values = {k: v for k, v in vars(obj).items() if k not in _MODULE_INTERNALS}
+    values.update(properties_now(obj))
+    return values
+
+
+# The properties the traces read (properties_read): id of the object ->
+# (a reference to it, the names read).
+_PROPERTIES: Dict[int, Tuple[Callable[[], object], Set[str]]] = {}
+
+
+def _reference(obj) -> Callable[[], object]:
+    try:
+        return weakref.ref(obj)
+    except TypeError:  # an object without weak references: kept
+        return lambda: obj
+
+
+def _recording(fget, name: str):
+    """A property getter that notes which object's property `name` was read,
+    when its value is watched (a number, a string, a container or simple
+    object that may hold some)."""
+    @functools.wraps(fget)
+    def get(obj):
+        value = fget(obj)
+        if _watched(value):
+            entry = _PROPERTIES.get(id(obj))
+            if entry is None or entry[0]() is not obj:
+                entry = _PROPERTIES[id(obj)] = (_reference(obj), set())
+            entry[1].add(name)
+        return value
+    return get
+
+
+def properties_now(obj) -> Dict[str, object]:
+    """name -> current value of the properties of `obj` a trace read (and
+    recorded: properties_read); one that now raises is left out."""
+    entry = _PROPERTIES.get(id(obj))
+    if entry is None or entry[0]() is not obj:
+        return {}
+    out = {}
+    for name in sorted(entry[1]):
+        try:
+            out[name] = getattr(obj, name)
+        except Exception:  # noqa: BLE001 - not readable now (a trainer detached)
+            continue
+    return out
+
+
+def _watched_classes(model: torch.nn.Module, loss_fn) -> List[type]:
+    """The classes whose properties properties_read records: the modules'
+    and loss_fn's (_user_classes), and those of the simple objects their
+    attributes hold, _NESTED_DEPTH levels down (a Lightning module's
+    trainer, self._trainer.global_step)."""
+    out = _user_classes(model, loss_fn)
+    holders = list(model.modules())
+    if isinstance(loss_fn, torch.nn.Module):
+        holders += list(loss_fn.modules())
+    queue = deque((v, 1) for m in holders for k, v in list(vars(m).items())
+                  if k not in _MODULE_INTERNALS)
+    seen = set()
+    while queue and len(seen) < _SEARCH_ITEMS:
+        value, depth = queue.popleft()
+        if id(value) in seen or depth > _NESTED_DEPTH:
+            continue
+        seen.add(id(value))
+        try:
+            if isinstance(value, dict) and len(value) <= _NESTED_ITEMS:
+                children = list(value.values())
+            elif isinstance(value, (list, tuple)) and len(value) <= _NESTED_ITEMS:
+                children = list(value)
+            elif _simple_object(value):
+                for cls in type(value).__mro__:
+                    if cls not in out and not _installed(cls.__module__, packages=False):
+                        out.append(cls)
+                children = list(vars(value).values())[:_NESTED_ITEMS]
+            else:
+                continue
+        except Exception:  # noqa: BLE001 - an object that refuses to be looked into
+            continue
+        queue.extend((v, depth + 1) for v in children)
+    return out
+
+
+@contextlib.contextmanager
+def properties_read(model: torch.nn.Module, loss_fn=None) -> Iterator[None]:
+    """While tracing `model`: the properties of _watched_classes record the
+    objects whose property forward reads (a Lightning module's global_step,
+    current_epoch or hparams: properties over self._trainer and
+    self._hparams, used for KL annealing and warm-ups), so the module watch
+    follows their values as it does attributes' (module_values,
+    properties_now)."""
+    wrapped = []
+    for cls in _watched_classes(model, loss_fn):
+        for name, prop in list(vars(cls).items()):
+            if type(prop) is property and prop.fget is not None:
+                try:
+                    setattr(cls, name, property(_recording(prop.fget, name), prop.fset,
+                                                prop.fdel, prop.__doc__))
+                except (AttributeError, TypeError):  # a class that refuses
+                    continue
+                wrapped.append((cls, name, prop))
+    try:
+        yield
+    finally:
+        for cls, name, prop in wrapped:
+            setattr(cls, name, prop)
 
 
 def _user_classes(model: torch.nn.Module, loss_fn) -> List[type]:

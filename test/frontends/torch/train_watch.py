@@ -578,6 +578,81 @@ def _check_code_reads(data, make):
     return problems
 
 
+class _Trainer:
+    """Lightning's Trainer as a LightningModule sees it: global_step and
+    current_epoch are properties over the loops' counters."""
+
+    def __init__(self):
+        self._steps, self._epochs = 0, 0
+
+    @property
+    def global_step(self):
+        return self._steps
+
+    @property
+    def current_epoch(self):
+        return self._epochs
+
+
+class _LitVae(torch.nn.Module):
+    """A LightningModule's KL annealing: forward reads self.global_step (a
+    property over self._trainer) and self.hparams (one over self._hparams),
+    and the trainer directly (self._trainer.current_epoch); not
+    self.unread, a property forward never reads."""
+
+    def __init__(self, trainer):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 3)
+        self._trainer = trainer
+        self._hparams = {"kl_weight": 0.5}
+        self._warmup = 4
+
+    @property
+    def global_step(self):
+        return self._trainer.global_step
+
+    @property
+    def hparams(self):
+        return self._hparams
+
+    @property
+    def unread(self):
+        return self._trainer.global_step + 1
+
+    def forward(self, x, y):
+        beta = min(1.0, self.global_step / self._warmup) * self.hparams["kl_weight"]
+        if self._trainer.current_epoch > 0:
+            beta = beta * 2
+        h = self.lin(x)
+        return F.cross_entropy(h, y) + beta * h.pow(2).mean()
+
+
+def _check_lightning_reads(data, make):
+    """Numbers forward reads through properties and private attributes
+    (Lightning's self.global_step / self.hparams / self._trainer, probe AL 1)
+    changed after compiling warn as public attributes do; a property forward
+    never read does not. The problems found."""
+    import warnings
+    problems = []
+    for change, wanted in ((lambda m: setattr(m._trainer, "_steps", 2), "global_step"),
+                           (lambda m: m.hparams.__setitem__("kl_weight", 1.0),
+                            "hparams['kl_weight']"),
+                           (lambda m: setattr(m._trainer, "_epochs", 1), "current_epoch"),
+                           (lambda m: setattr(m, "_warmup", 8), "_warmup")):
+        m = _LitVae(_Trainer())
+        step = make(m)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            step(*data[0])
+            change(m)
+            step(*data[1])
+        texts = [str(w.message) for w in caught
+                 if issubclass(w.category, tfc_torch.TracedUpdateWarning)]
+        if not any(f"{wanted} changed" in t for t in texts) or any("unread" in t for t in texts):
+            problems.append(f"a Lightning-style read of {wanted}: warnings {texts}")
+    return problems
+
+
 def _check_number_reads(data, make):
     """Values forward reads as Python numbers, changed after compiling:
     tensors (attributes, a global, a loss_fn's buffer) are ModelErrors
@@ -715,6 +790,7 @@ def check_outside_values(device):
     problems += [e for e in errors if e]
     problems += _check_number_reads(data, make)
     problems += _check_code_reads(data, make)
+    problems += _check_lightning_reads(data, make)
 
     # Rebinding to equal values is no change; loss weights in containers warn.
     m = _Outside(copy.deepcopy(teacher))
