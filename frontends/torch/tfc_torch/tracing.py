@@ -16,6 +16,7 @@ placeholder, named by their first name in `named_parameters()` order.
 The same code runs on torch 1.13 (functorch.functionalize,
 torch.nn.utils.stateless.functional_call) and torch 2.x (torch.func).
 """
+import collections.abc
 import contextlib
 import linecache
 import warnings
@@ -658,6 +659,25 @@ def _refuse_trained_loss_fn(loss_fn) -> None:
                  "whose forward returns the loss), or freeze them (requires_grad_(False))")
 
 
+def _output_loss(out):
+    """The loss of a forward that returns it with other outputs, as HF's
+    Trainer takes it: a dict (a ModelOutput) with a 0-d tensor "loss"
+    entry, or an object (a dataclass, a namedtuple) with a 0-d tensor
+    `loss` attribute; anything else as it is."""
+    if isinstance(out, torch.Tensor):
+        return out
+    if isinstance(out, collections.abc.Mapping):
+        loss = out.get("loss")
+    else:
+        try:
+            loss = getattr(out, "loss", None)
+        except Exception:  # noqa: BLE001 - no such attribute
+            loss = None
+    if isinstance(loss, torch.Tensor) and loss.dim() == 0:
+        return loss
+    return out
+
+
 def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
           loss_fn: Optional[Callable] = None,
           names: Optional[Sequence[str]] = None, forward: bool = False,
@@ -735,6 +755,8 @@ def trace(model: torch.nn.Module, example_args: Sequence[torch.Tensor],
         if loss_fn is not None:
             args, kwargs = layout.loss_call(batch)
             out = loss_fn(out, *args, **kwargs)
+        elif not forward:
+            out = _output_loss(out)
         if forward:
             # The leaves in tree_flatten order (outputs.py); a leaf that is
             # not a tensor is returned as None: a constant (None, a number)

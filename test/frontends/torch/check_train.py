@@ -83,7 +83,9 @@ train_optimizers.py: param groups, the followed optimizer's state):
   keyword arguments (None entries constant), called as step(batch) and
   step(**batch), 3 AdamW steps as torch's; forward(**batch); a None
   positional argument; a dict split between forward and loss_fn; compile()
-  of a dict batch; the call errors (other keys, a tensor for a None).
+  of a dict batch; the call errors (other keys, a tensor for a None); a
+  forward returning a ModelOutput-like dict or a namedtuple holding a 0-d
+  loss, without loss_fn, trains on that loss as torch's.
 - input-names: batch inputs named like the program's own tensors (a
   super-resolution model's forward(self, lr, hr); step, min_lr,
   warmup_steps, total_steps, loss; a forward's output) renamed with

@@ -3,6 +3,7 @@ parameters and buffers named like tensors the compiled program names
 itself, x.random_(low, high) in forward, sparse batch inputs,
 pad_packed_sequence's per-call length check, and custom Functions' added
 loss terms under gradient accumulation."""
+import collections
 import copy
 import math
 import os
@@ -503,6 +504,41 @@ def check_dict_batch(device):
         if abs(loss - want) > 1e-5:
             problems.append(f"forward(**batch) from {type(example).__name__}: loss {loss}, "
                             f"torch {want}")
+
+    # forward returning HF's ModelOutput (a dict with a 0-d "loss" entry, and
+    # the logits) or a namedtuple with a loss field, no loss_fn: the loss is
+    # taken as HF's Trainer takes it.
+    class Output(collections.OrderedDict):   # transformers.utils.ModelOutput's base
+        def __getattr__(self, key):
+            if key not in self:
+                raise AttributeError(key)
+            return self[key]
+
+    Named = collections.namedtuple("Named", ["logits", "loss"])
+
+    class WithOutputs(nn.Module):
+        def __init__(self, kind):
+            super().__init__()
+            self.fc, self.kind = nn.Linear(4, 3), kind
+
+        def forward(self, x=None, y=None):
+            logits = self.fc(x)
+            loss = F.cross_entropy(logits, y)
+            return Output(loss=loss, logits=logits) if self.kind else Named(logits, loss)
+
+    for kind in (True, False):
+        model = WithOutputs(kind)
+        mine, reference = copy.deepcopy(model), copy.deepcopy(model)
+        try:
+            step = tfc_torch.compile_train_step(mine, {"x": x, "y": y}, device=device,
+                                                optimizer="sgd", lr=0.5)
+        except tfc_torch.ModelError as e:
+            problems.append(f"forward returning its loss in {type(mine(x=x, y=y)).__name__}: "
+                            f"{e}")
+            continue
+        train_alongside(step, reference, torch.optim.SGD(reference.parameters(), lr=0.5),
+                        lambda m, b: m(**b[0]).loss, [({"x": x, "y": y},)] * 2,
+                        f"{'ModelOutput' if kind else 'namedtuple'} loss: ", problems)
 
     # A None positional argument (the mask) before the labels.
     model = Classifier()
