@@ -32,7 +32,9 @@ train_optimizers.py: param groups, the followed optimizer's state):
   through .parameters(), and through `.data =`), DINO's center rebound
   (`self.center = ...`), 5 AdamW steps: losses and every state tensor as
   torch's; compiling leaves the module unchanged and warns about a Python
-  counter it changed; writes to trainable parameters in forward refused.
+  counter it changed (also one in a helper object: an ImagePool's), and
+  about tensors stored outside the buffers (private names too); writes to
+  trainable parameters in forward refused.
 - held-values: a frozen parameter read with .item() and a buffer mask whose
   selection forward views as N rows: 3 SGD steps as torch's; changing either
   after compiling is refused, as are a forward writing the mask and
@@ -42,7 +44,9 @@ train_optimizers.py: param groups, the followed optimizer's state):
   global, a loss_fn module's teacher; tensors read as numbers with .item(),
   float(), int(), .tolist(); class weights rebound on a helper object or a
   class) changed after compiling are errors naming them; loss weights in a
-  dict, namespace or helper object, a loss_fn module's and a global warn;
+  dict, namespace or helper object, a loss_fn module's and a global warn, as
+  do Lightning-style reads through properties and private attributes
+  (self.global_step over self._trainer, self.hparams over self._hparams);
   frozen weights put back within float rounding (loralib's merge /
   unmerge) are accepted.
 - packed-lengths: pad_packed_sequence without total_length (lengths a batch
