@@ -91,7 +91,8 @@ _READS = ("item", "tolist", "__float__", "__int__", "__index__", "__bool__")
 
 # tfc's own functions that only pass a call on (other torch function modes,
 # wrappers of Tensor.__getitem__ / __setitem__): the caller is above them.
-_PASSING = ("__torch_function__", "alias_getitem", "alias_setitem", "no_grad_view_getitem")
+_PASSING = ("__torch_function__", "alias_getitem", "alias_setitem", "no_grad_view_getitem",
+            "frozen_getitem", "frozen_setitem")
 
 
 def _forwards(code) -> bool:
