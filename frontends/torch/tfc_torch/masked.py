@@ -15,8 +15,8 @@ reads: its lowering runs unchanged on the full values and its results are
 selections under the same rows. This module decides which ops do
 (`lower`):
 
-- elementwise ops (the lowerings of ops/elementwise.py, power.py, activation.py,
-  special.py, rounding.py), their other operands broadcasting along dim 0;
+- elementwise ops (the lowerings of ops/elementwise.py, transcendental.py, power.py,
+  activation.py, special.py, rounding.py), their other operands broadcasting along dim 0;
 - ops whose dim arguments do not name dim 0 (softmax, log_softmax, select,
   slice, cat, transpose, unsqueeze, the reductions over other dims, ...),
   permute keeping dim 0 first, views that keep each row a row, and views
@@ -106,7 +106,8 @@ _ROW_OPS = {
     "aten.nll_loss2d_forward.default": ("self", "target"),
     "aten.index_put.default": ("self", "indices", "values"),
 }
-_ELEMENTWISE_MODULES = ("elementwise", "power", "activation", "special", "rounding")
+_ELEMENTWISE_MODULES = ("elementwise", "transcendental", "power", "activation", "special",
+                        "rounding")
 # Lowerings of those modules that are not elementwise in all their operands.
 _NOT_ELEMENTWISE = ("aten.glu.default", "aten.new_zeros.default", "aten.new_ones.default",
                     "aten.new_full.default", "aten.new_empty.default",
