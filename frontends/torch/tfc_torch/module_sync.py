@@ -36,7 +36,7 @@ gone. Aliases taken while the tensors are awake (after some read, before
 the next run) are not seen.
 
 A compiled forward of the module (compiled.py) takes the values of the
-tensors a live step holds (held(), refresh()) at each call.
+tensors a live step holds (held_ids(), refresh()) at each call.
 
 A step deleted with its tensors stale fills them in (its finalizer), and
 a trace fills in the stale tensors of the module it traces first (wake), so
@@ -136,7 +136,7 @@ _OWNER: Dict[int, Tuple["weakref.ref", bool]] = {}
 # Bumped by every mark: a sync whose tensors another one marked since its
 # own mark looks at them again.
 _MARKS = [0]
-# The live syncs (held()).
+# The live syncs (held_ids()).
 _SYNCS: "weakref.WeakSet[ModuleSync]" = weakref.WeakSet()
 
 
@@ -189,11 +189,14 @@ def _wake(t: torch.Tensor) -> None:
     sync.pull()
 
 
-def held(t: torch.Tensor) -> bool:
-    """Whether a live step's sync keeps `t` in step with its program (a
-    compiled forward of the module then takes the values from the module,
-    refresh(t) first)."""
-    return any(id(t) in sync.ids for sync in list(_SYNCS))
+def held_ids() -> Set[int]:
+    """The ids of the tensors live steps' syncs keep in step with their
+    programs (a compiled forward of the module takes their values from the
+    module, refresh(t) first)."""
+    syncs = list(_SYNCS)
+    if not syncs:
+        return set()
+    return set().union(*(sync.ids for sync in syncs))
 
 
 def refresh(t: torch.Tensor) -> None:

@@ -211,12 +211,13 @@ class ModuleWatch:
                      "compile_train_step, model.eval() for tfc_torch.compile), or compile "
                      "one program per mode")
         toggled = []
+        held = module_sync.held_ids() if self.forward else ()
         for key, module, table, local in self.entries:
             t = getattr(module, table).get(local)
             t0, version, trainable = self.seen[key]
             if table == "_parameters" and t is not None and t.requires_grad != trainable:
                 toggled.append(key)
-            if self.forward and t is not None and key in self.read and module_sync.held(t):
+            if t is not None and id(t) in held and key in self.read:
                 self._follow_step(key, table, t, t0, version)
                 continue
             if (t is t0 and (t._version == version or key in self.managed)) or \
@@ -374,11 +375,12 @@ class ModuleWatch:
         up to _SMALL elements (a held temperature or mask, whose .item() the
         trace baked in: cheap, and stale from the first call after a
         change)."""
+        held = module_sync.held_ids() if self.forward and everything else ()
         for key, module, table, local in self.entries:
             if key in self.managed or key not in self.read:
                 continue
             t = getattr(module, table).get(local)
-            if self.forward and everything and t is not None and module_sync.held(t):
+            if t is not None and id(t) in held:
                 # written through .data since the step ran (no version moved)
                 current = self._program_value(key)
                 if current is not None:
