@@ -150,8 +150,10 @@ def _storage_key(t: torch.Tensor):
     """(device, address of t's storage), or None (no storage: sparse)."""
     try:
         with torch._C.DisableTorchFunction():
-            ptr = t.storage().data_ptr()
-    except (RuntimeError, NotImplementedError, TypeError):
+            # (torch 2 warns on .storage())
+            storage = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
+            ptr = storage.data_ptr()
+    except Exception:   # no storage (sparse, a tracing wrapper left alive)
         return None
     return (t.device, ptr) if ptr else None
 
