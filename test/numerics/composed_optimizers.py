@@ -33,7 +33,8 @@ SHAPES = {"m": (32, 16), "v": (48,)}
 
 
 def f32(x):
-    """The f32 value tfc's runtime learning rate holds; torch gets it too."""
+    """The f32 value tfc's runtime learning rate holds for an f32 model;
+    torch gets it too (an f64 model's rate is f64: x as it is)."""
     return float(torch.tensor(x, dtype=torch.float32))
 
 
@@ -156,7 +157,7 @@ def normwise_error(have, want):
 def run_case(args, case, seed, workdir):
     options, optim, kw, lr, *rest = CASES[case]
     dtype = rest[0] if rest else torch.float32
-    lr = f32(lr)
+    lr = lr if dtype == torch.float64 else f32(lr)
     model = os.path.join(workdir, "model.mlir")
     with open(model, "w") as f:
         f.write(build_mlir("f64" if dtype == torch.float64 else "f32"))
@@ -179,7 +180,7 @@ def run_case(args, case, seed, workdir):
         nonlocal compiled
         feed = dict(carried)
         feed.update({f"g{n}": gr for n, gr in grads.items()})
-        feed["lr"] = torch.tensor(lr, dtype=torch.float32)
+        feed["lr"] = torch.tensor(lr, dtype=dtype)  # the rate's type is the model's
         inp = os.path.join(workdir, "in.safetensors")
         safetensors_io.save(feed, inp)
         cmd = [args.tfc_run, artifact if compiled else model, "--inputs", inp, "--steps", "1",

@@ -41,12 +41,26 @@ bool tfc::train::setScheduleInputs(tfc_program *program, const Schedule &s,
     }
     return true;
   };
-  float lr = float(s.lr), minLr = float(s.minLr);
-  if (!set("lr", &lr, sizeof(lr)))
+  // A rate is f32, or f64 when the model has f64 parameters (the step
+  // then computes its schedule in f64): set it in the binding's type.
+  auto setRate = [&](const char *name, double value) {
+    tfc_binding binding;
+    if (tfc_status status = tfc_program_find_binding(program, name, &binding)) {
+      error = std::string("the program has no schedule input '") + name +
+              "': " + tfc_status_message(status);
+      tfc_status_free(status);
+      return false;
+    }
+    if (binding.dtype == TFC_DTYPE_F64)
+      return set(name, &value, sizeof(value));
+    float narrow = float(value);
+    return set(name, &narrow, sizeof(narrow));
+  };
+  if (!setRate("lr", s.lr))
     return false;
   if (s.kind == ScheduleKind::Constant)
     return true;
-  return set("min_lr", &minLr, sizeof(minLr)) &&
+  return setRate("min_lr", s.minLr) &&
          set("warmup_steps", &s.warmup, sizeof(s.warmup)) &&
          set("total_steps", &s.totalSteps, sizeof(s.totalSteps));
 }

@@ -788,9 +788,22 @@ bool run() {
                    std::isnan(loss) ? "nan" : loss > 0 ? "inf" : "-inf",
                    hasScale ? " (loss scaling skips such steps)" : "");
     }
-    if (sched.kind != ScheduleKind::Constant)
-      if (tfc_status s = tfc_program_get(rt.program, "applied_lr", &rate, 4))
+    if (sched.kind != ScheduleKind::Constant) {
+      // f32, or f64 for a model with f64 parameters (Schedule.cpp).
+      tfc_binding applied;
+      if (tfc_status s =
+              tfc_program_find_binding(rt.program, "applied_lr", &applied))
         return fail("cannot read 'applied_lr'", s);
+      double wide = 0;
+      if (tfc_status s = tfc_program_get(rt.program, "applied_lr",
+                                         applied.dtype == TFC_DTYPE_F64
+                                             ? static_cast<void *>(&wide)
+                                             : static_cast<void *>(&rate),
+                                         applied.bytes))
+        return fail("cannot read 'applied_lr'", s);
+      if (applied.dtype == TFC_DTYPE_F64)
+        rate = float(wide);
+    }
     elapsed += dt;
     thisRun += dt;
     StepRecord record{

@@ -192,14 +192,12 @@ def run_tfc(factory, options, data):
 def run_torch(factory, data, dtype=None):
     model, _, data = made(factory, dtype, data)
     params = list(model.parameters())
-    # tfc's learning rate is an f32 runtime input (docs/training.md): with
-    # f64 parameters, torch's update by the double 1e-2 differs by 2e-9
-    # relative; rounded to f32 the two agree to f64 rounding.
-    lr = float(torch.tensor(LR, dtype=torch.float32)) if dtype == torch.float64 else LR
+    # tfc's rates are f64 for an f64 model (docs/training.md), so torch's
+    # double lr is the step's exactly.
     opt = torch.optim.AdamW([{"params": [p for p in params if p.dim() >= 2],
                               "weight_decay": WD},
                              {"params": [p for p in params if p.dim() < 2],
-                              "weight_decay": 0.0}], lr=lr)
+                              "weight_decay": 0.0}], lr=LR)
     losses = []
     for batch in data:
         opt.zero_grad()
