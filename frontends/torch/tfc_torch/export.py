@@ -63,6 +63,12 @@ class Exported:
     # import_forward: outputs of int8 / int16 leaves, i32 in the program,
     # by name, with the dtype `rebuild_output` casts them back to.
     narrow_outputs: Dict[str, torch.dtype] = field(default_factory=dict)
+    # The model state (of `state`) the program passes through unwritten:
+    # frozen="state" parameters and buffers forward does not write, which
+    # only the caller sets between steps (load_state_dict, a write into the
+    # module); another step training them (a GAN's other network) holds
+    # their values (module_sync).
+    unwritten_state: List[str] = field(default_factory=list)
 
     def rebuild_output(self, results: Sequence[torch.Tensor]):
         """The forward's output structure from its results (`outputs`
@@ -185,6 +191,10 @@ def _import(traced, function_name: str, patterns: bool, locations: bool,
     exported.narrow_outputs = dict(imported.narrow_outputs)
     exported.batch_check = traced.batch_check
     exported.renamed = dict(traced.renamed)
+    holders = [n for n in traced.graph_module.graph.nodes if n.op == "placeholder"]
+    exported.unwritten_state = [ph.key for n, ph in zip(holders, traced.placeholders)
+                                if n in traced.carried and traced.carried[n] is None
+                                and ph.key in exported.state]
     imported.function.comments = _header(traced.model_name, exported)
     exported.mlir = print_function(imported.function, locations)
     return exported

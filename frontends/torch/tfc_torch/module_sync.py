@@ -251,7 +251,11 @@ class ModuleSync:
             if arg is not None and arg in ms.in_program:
                 name, updates = arg, id(t) in trains
             elif state is not None:
-                name, updates = state, True
+                # frozen="state" tensors forward does not write: the program
+                # passes them through, so another step training them (a
+                # GAN's discriminator, frozen while the generator step was
+                # compiled) holds their values, not this one.
+                name, updates = state, state not in getattr(ms, "unwritten", ())
             else:
                 continue
             self.keys[key] = name
@@ -454,9 +458,15 @@ class ModuleSync:
         self.busy = True
         try:
             with torch._C.DisableTorchFunction():
-                for name, t, _ in self.tensors:
+                for name, t, updates in self.tensors:
                     if type(t) in _BASE:
-                        continue       # asleep: not read since (another sync's mark)
+                        owner = _owner(t)
+                        if updates or owner is None or owner is self:
+                            continue   # asleep: not read since
+                        # What this step only reads and another step updates
+                        # (a GAN's discriminator under frozen="state"): its
+                        # current values, as torch's next forward reads them.
+                        owner.pull()
                     current = self.get(name)
                     value = t.detach()
                     if value.shape != current.shape:

@@ -78,6 +78,9 @@ class _ModelState:
         # Model state: buffers the training forward updates (tfc.state
         # arguments named as in the state_dict), which the program holds.
         self.state = {n: t.detach().clone() for n, t in exported.state.items()}
+        # The model state the program never writes (frozen="state"): set by
+        # the caller only, so the step holding it is no source of its values.
+        self.unwritten = set(exported.unwritten_state)
         self.buffers = {k: v.detach().clone() for k, v in model.state_dict().items()
                         if self.argument(k) is None and self.state_name(k) is None}
         # The buffers (and frozen parameters) the program reads, folded in;

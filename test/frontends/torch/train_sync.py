@@ -209,6 +209,7 @@ def check_module_sync(device):
     _check_eager_optimizer_step(device, problems)
     _check_set_and_shapes(device, problems)
     _check_held_aliases(device, problems)
+    _check_gan_frozen_state(device, problems)
     return verdict(problems,
                    "module-sync: ok (DQN hard and Polyak target updates through .data, "
                    "AveragedModel and a hand EMA over parameters(), NoisyNet buffers set between "
@@ -221,6 +222,63 @@ def check_module_sync(device):
                    "refused as torch's, an int64 value cast; aliases of the parameters held "
                    "across steps (views, .data, detach(); a WGAN clip list) read and write "
                    "the trained values)")
+
+
+class _CriticLoss(torch.nn.Module):
+    def __init__(self, g, d):
+        super().__init__()
+        self.G, self.D = g, d
+
+    def forward(self, real, z):
+        return self.D(self.G(z).detach()).mean() - self.D(real).mean()
+
+
+class _GeneratorLoss(torch.nn.Module):
+    def __init__(self, g, d):
+        super().__init__()
+        self.G, self.D = g, d
+
+    def forward(self, z):
+        return -self.D(self.G(z)).mean()
+
+
+def _check_gan_frozen_state(device, problems):
+    """pix2pix's recipe with frozen="state": the discriminator frozen
+    (set_requires_grad(netD, False)) while the generator step is compiled,
+    2 critic steps per generator step, no copying between the steps: the
+    generator step reads the critic step's D and the critic step the
+    generator step's G, and the module ends with the trained D, as torch's
+    loop (before, the module got the generator step's untrained copy of D)."""
+    torch.manual_seed(12)
+    g, d = torch.nn.Linear(4, 2), torch.nn.Linear(2, 1)
+    rg, rd = copy.deepcopy(g), copy.deepcopy(d)
+    gen = torch.Generator().manual_seed(13)
+    real, z = torch.randn(8, 2, generator=gen), torch.randn(8, 4, generator=gen)
+    d_step = tfc_torch.compile_train_step(_CriticLoss(g, d), (real, z), device=device,
+                                          optimizer=torch.optim.SGD(d.parameters(), lr=0.1),
+                                          frozen="state")
+    d.requires_grad_(False)
+    g_step = tfc_torch.compile_train_step(_GeneratorLoss(g, d), (z,), device=device,
+                                          optimizer=torch.optim.SGD(g.parameters(), lr=0.1),
+                                          frozen="state")
+    d.requires_grad_(True)
+    d_opt, g_opt = torch.optim.SGD(rd.parameters(), lr=0.1), torch.optim.SGD(rg.parameters(),
+                                                                               lr=0.1)
+    worst = 0.0
+    for i in range(6):
+        critic = i % 3 != 2
+        got = d_step(real, z) if critic else g_step(z)
+        opt = d_opt if critic else g_opt
+        opt.zero_grad()
+        want = _CriticLoss(rg, rd)(real, z) if critic else _GeneratorLoss(rg, rd)(z)
+        want.backward()
+        opt.step()
+        worst = max(worst, rel(got, want.item()))
+    if worst > LOSS_RTOL:
+        problems.append(f"GAN under frozen=\"state\": losses {worst:.2e} from torch's")
+    for name, mine, ref in (("D", d, rd), ("G", g, rg)):
+        if not torch.allclose(mine.weight.detach(), ref.weight, rtol=1e-5, atol=1e-6):
+            problems.append(f"GAN under frozen=\"state\": the module's {name} is not torch's")
 
 
 def _check_eval_forward(device, problems):
