@@ -30,9 +30,11 @@ ModuleWatch, checked at every call of a TrainStep or CompiledModule
   constants of up to _SMALL elements (a buffer's temperature read with
   .item(), a mask);
 - plain Python numbers (a KL-annealing beta, a temperature), attributes of
-  the modules (the model's and a loss_fn module's: the instance's value,
-  else the class's, as forward reads it, so a class-level default set on
-  the instance or the class later counts) or in their dicts,
+  the modules, private ones included (the model's and a loss_fn module's:
+  the instance's value, else the class's, as forward reads it, so a
+  class-level default set on the instance or the class later counts; and
+  the properties forward read while tracing, read again at each call:
+  Lightning's global_step / current_epoch over self._trainer) or in their dicts,
   lists, tuples and objects (`self.loss_weights["l2"]`,
   `self.cfg.loss_weight`: SimpleNamespace, argparse.Namespace, dataclasses,
   any object of the user's classes holding its data in its __dict__;
