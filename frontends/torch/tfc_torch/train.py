@@ -420,7 +420,10 @@ class TrainStep:
         self.program.set("lr", float(value))
         self._schedule["lr"] = float(value)
 
-    def __call__(self, *batch: torch.Tensor, **named: torch.Tensor) -> float:
+    def _before_run(self) -> None:
+        """What every run of the program does first: the followed torch
+        optimizer's rate taken, the module's changes checked (and taken
+        in), the linked optimizer told, shared parameters checked."""
         if self._follower is not None:
             lr = self._follower.lr()
             if lr is not None:
@@ -430,6 +433,9 @@ class TrainStep:
             self._link.ran(self)
         self._check_shared()
         self._last_call = next(_CLOCK)
+
+    def __call__(self, *batch: torch.Tensor, **named: torch.Tensor) -> float:
+        self._before_run()
         self._feed(batch, named)
         if self.accumulate_steps > 1:
             self.program.run("accumulate_step")
@@ -466,14 +472,7 @@ class TrainStep:
         pending = self._micro
         if not pending:
             return 0
-        if self._follower is not None:
-            lr = self._follower.lr()
-            if lr is not None:
-                self.lr = lr
-        self._watch.check()
-        if self._link is not None:
-            self._link.ran(self)
-        self._last_call = next(_CLOCK)
+        self._before_run()
         self.program.run("apply_step")
         self._micro = 0
         self._stepped()

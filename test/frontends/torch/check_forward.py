@@ -37,6 +37,7 @@ import check_models  # noqa: E402  (sets up the import path of tfc_torch)
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+from models.ops.gradient import XSoftmax  # noqa: E402
 
 SKIP = 77
 RTOL, ATOL = check_models.GRAD_RTOL, 1e-6
@@ -181,24 +182,6 @@ class RequiresGradReads(nn.Module):
             (z + 1 if z.requires_grad else z)
 
 
-class _XSoftmax(torch.autograd.Function):
-    """HF DeBERTa's masked softmax: a backward that mixes elements (softmax's)."""
-
-    @staticmethod
-    def forward(ctx, x, mask, dim):
-        ctx.dim = dim
-        rmask = ~mask.to(torch.bool)
-        out = torch.softmax(x.masked_fill(rmask, torch.finfo(x.dtype).min), dim)
-        out.masked_fill_(rmask, 0)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
-        return torch._softmax_backward_data(grad, out, ctx.dim, out.dtype), None, None
-
-
 class _SortWithIndices(torch.autograd.Function):
     """Two differentiable outputs (Reformer's ReverseSort has two)."""
 
@@ -227,7 +210,7 @@ class CustomFunctionForward(nn.Module):
     def forward(self, x, mask):
         h = self.fc(x)
         sorted_h, sorted_x = _SortWithIndices.apply(h, x)
-        return _XSoftmax.apply(h, mask, -1), sorted_h - sorted_x
+        return XSoftmax.apply(h, mask, -1), sorted_h - sorted_x
 
 
 def _integer_batch():

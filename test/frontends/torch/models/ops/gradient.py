@@ -676,7 +676,10 @@ def _module_copies():
                              torch.randn(7, 1, generator=_g(2)))
 
 
-class _XSoftmax(torch.autograd.Function):
+class XSoftmax(torch.autograd.Function):
+    """HF DeBERTa's masked softmax: a backward that mixes elements
+    (softmax's); check_forward.py uses it too."""
+
     @staticmethod
     def forward(ctx, x, mask, dim):
         ctx.dim = dim
@@ -716,7 +719,7 @@ class _Derivatives(nn.Module):
         self.g = nn.Linear(8, 1)
 
     def forward(self, x, mask, order):
-        probs = _XSoftmax.apply(self.q(x), mask, -1)
+        probs = XSoftmax.apply(self.q(x), mask, -1)
         undo = order.argsort(-1)
         vectors, logits = _ReverseSort.apply(self.v(x), self.g(x).squeeze(-1), order, undo)
         return ((probs * torch.arange(6.0)).sum() + (vectors * logits.unsqueeze(-1).sigmoid())
