@@ -143,9 +143,8 @@ from train_helpers import (LOSS_RTOL, PARAM_RTOL, adamw_groups,  # noqa: E402
                            batches, compare_parameters, expect_error, normwise, random_batch,
                            rel, torch_loss, train_alongside, verdict)
 from train_state import (check_buffers, check_checkpoint, check_forward_state,  # noqa: E402
-                         check_loop_recipes)
-from train_watch import (check_held_values, check_module_changes,  # noqa: E402
-                         check_outside_values)
+                         check_held_values, check_loop_recipes)
+from train_watch import check_module_changes, check_outside_values  # noqa: E402
 from train_sync import check_module_sync  # noqa: E402
 from train_optimizers import (check_f64_rates, check_followed_changes,  # noqa: E402
                               check_optimizer_state, check_param_groups)

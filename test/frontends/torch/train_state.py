@@ -1,7 +1,9 @@
 """check_train.py's cases on model state the training forward touches:
 buffers it updates (batch / instance norm statistics, spectral norm),
 state changed inside forward (momentum encoders, a rebound center, Python
-attributes and draws) and torch.utils.checkpoint traced as a call."""
+attributes and draws), torch.utils.checkpoint traced as a call, training
+loop recipes around a step, and state held as constants (buffers and frozen
+parameters read as numbers or masks: held-values)."""
 import copy
 import math
 import os
@@ -701,3 +703,130 @@ def check_loop_recipes(device):
                    "as torch's loop, the pending warning, save / load mid-window; "
                    "load_state_dict(strict=False) keys, strict RuntimeError; norm_type; "
                    "grad_norm; Embedding(max_norm)'s recipe as torch's)")
+
+
+class _Held(torch.nn.Module):
+    """Values forward reads from the module as constants: RotatE's margin,
+    a frozen parameter read with .item(), and NT-Xent's positives mask, a
+    buffer whose selection forward views as N rows. `writes`: forward also
+    updates the mask buffer (model state)."""
+
+    def __init__(self, writes=False):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.gamma = torch.nn.Parameter(torch.tensor([6.0]), requires_grad=False)
+        self.register_buffer("pos", torch.eye(6, dtype=torch.bool).roll(3, 1))
+        self.writes = writes
+
+    def forward(self, x):
+        z = F.normalize(self.lin(x), dim=1)
+        sim = z @ z.t()
+        pos = sim[self.pos].view(z.shape[0], 1)
+        if self.writes:
+            self.pos.copy_(self.pos.roll(1, 0))
+        return (self.gamma.item() - pos).pow(2).mean() + sim.mean()
+
+
+class _RingQueue(torch.nn.Module):
+    """MoCo's key queue in the form the error at int(self.queue_ptr)
+    recommends: written at (ptr + arange(bs)) % K, the pointer advanced in
+    place, both buffers model state."""
+
+    def __init__(self, k=10):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.k = k
+        self.register_buffer("queue", F.normalize(torch.randn(4, k), dim=0))
+        self.register_buffer("queue_ptr", torch.zeros(1, dtype=torch.long))
+
+    def forward(self, x):
+        q = F.normalize(self.lin(x), dim=1)
+        loss = torch.logsumexp(q @ self.queue.clone().detach() / 0.07, 1).mean()
+        with torch.no_grad():
+            idx = (self.queue_ptr + torch.arange(x.shape[0])) % self.k
+            self.queue.index_copy_(1, idx, q.T)
+            self.queue_ptr.add_(x.shape[0]).remainder_(self.k)
+        return loss
+
+
+def check_held_values(device):
+    """Buffers and frozen parameters forward never writes are constants
+    whose values the trace may read (a frozen parameter's .item(), a buffer
+    mask's row count): 3 SGD steps as torch's; changing either after
+    compiling is a ModelError naming it (.item() leaves no use of the
+    parameter in the program, which must still count it as read); a
+    forward that writes the mask, or frozen="state", is refused."""
+    g = torch.Generator().manual_seed(31)
+    data = [(torch.randn(6, 4, generator=g),) for _ in range(4)]
+    problems = []
+    torch.manual_seed(31)
+    model = _Held()
+    reference = copy.deepcopy(model)
+
+    def alongside(step, reference, batches, label):
+        # SGD steps of the compiled step and torch side by side, losses
+        # within 1e-5 (relative past 1).
+        opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+        for i, batch in enumerate(batches):
+            loss = step(*batch)
+            opt.zero_grad()
+            want = reference(*batch)
+            want.backward()
+            opt.step()
+            if abs(loss - want.item()) > 1e-5 * max(1.0, abs(want.item())):
+                problems.append(f"{label}step {i}: loss {loss}, torch {want.item()}")
+
+    step = tfc_torch.compile_train_step(model, data[0], device=device, optimizer="sgd", lr=0.1)
+    alongside(step, reference, data[:3], "")
+
+    def changed(change, text):
+        m = _Held()
+        run = tfc_torch.compile_train_step(m, data[0], device=device, optimizer="sgd", lr=0.1)
+        run(*data[0])
+        change(m)
+        return expect_error(tfc_torch.ModelError, text,
+                            lambda: [run(*batch) for batch in data[1:]])
+
+    def changed_at_next_call(change, text):
+        # Changed after call 2: call 3 is none of the 1, 2, 4, 8, ... full
+        # comparisons, yet a held constant is compared at every call.
+        m = _Held()
+        run = tfc_torch.compile_train_step(m, data[0], device=device, optimizer="sgd", lr=0.1)
+        run(*data[0])
+        run(*data[1])
+        change(m)
+        return expect_error(tfc_torch.ModelError, text, lambda: run(*data[2]))
+
+    def set_gamma(m):
+        with torch.no_grad():
+            m.gamma.fill_(7.0)
+
+    def set_pos(m):
+        m.pos[0, 1] = True
+    problems += [e for e in (
+        changed(set_gamma, "parameter 'gamma' of the module was changed"),
+        changed(lambda m: m.gamma.data.fill_(7.0), "parameter 'gamma' of the module holds"),
+        changed_at_next_call(lambda m: m.gamma.data.fill_(7.0),
+                             "parameter 'gamma' of the module holds"),
+        changed(set_pos, "buffer 'pos' of the module was changed")) if e]
+    # The ring-buffer form of MoCo's queue (the hint of a pointer read):
+    # 5 SGD steps, the pointer wrapping around, as torch's.
+    torch.manual_seed(32)
+    ring = _RingQueue()
+    reference = copy.deepcopy(ring)
+    step = tfc_torch.compile_train_step(ring, data[0], device=device, optimizer="sgd", lr=0.1)
+    alongside(step, reference, data + data[:1], "ring queue ")
+    state = step.state_dict()
+    if not torch.allclose(state["queue"], reference.queue, atol=1e-5) \
+            or not torch.equal(state["queue_ptr"], reference.queue_ptr):
+        problems.append("ring queue: the queue or its pointer differ from torch's")
+    for model, options in ((_Held(writes=True), {}), (_Held(), {"frozen": "state"})):
+        e = expect_error(tfc_torch.DataDependentError, ": model state, which forward writes",
+                         lambda: tfc_torch.compile_train_step(model, data[0], device=device,
+                                                              **options))
+        if e:
+            problems.append(e)
+    return verdict(problems, "held-values: ok (a frozen parameter's .item() and a buffer mask's "
+                             "row count: 3 SGD steps as torch's; changes after compiling "
+                             "refused; a written mask and frozen='state' refused; MoCo's "
+                             "ring-buffer queue: 5 SGD steps as torch's)")

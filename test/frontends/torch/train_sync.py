@@ -2,9 +2,12 @@
 (tfc_torch/module_sync.py): torch code reading the module's parameters and
 model state between steps gets the step's trained values, and what it
 writes there goes into the step (a DQN target updated through .data,
-Polyak averaging, AveragedModel, a hand EMA, NoisyNet's noise reset)."""
+Polyak averaging, AveragedModel, a hand EMA, NoisyNet's noise reset); and a
+GAN's two steps sharing one module (the copy recipe module-changes runs)."""
 import copy
 import gc
+import re
+import warnings
 
 import torch
 import torch.nn.functional as F
@@ -465,3 +468,85 @@ def _check_held_aliases(device, problems):
     step(x, y)
     if not step._sync.asleep:
         problems.append("held aliases gone: the module is still kept current after each step")
+
+
+class _Gan(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.G, self.D = torch.nn.Linear(4, 2), torch.nn.Linear(2, 1)
+
+
+class _GanCriticLoss(torch.nn.Module):
+    def __init__(self, gan):
+        super().__init__()
+        self.m = gan
+
+    def forward(self, real, z):
+        return self.m.D(self.m.G(z).detach()).mean() - self.m.D(real).mean()
+
+
+class _GanGeneratorLoss(torch.nn.Module):
+    def __init__(self, gan):
+        super().__init__()
+        self.m = gan
+
+    def forward(self, z):
+        return -self.m.D(self.m.G(z)).mean()
+
+
+def check_gan_recipe(device, problems) -> None:
+    """The copy across a GAN's two steps that the stale-parameters warning
+    gives (taken from its text, as a user would) trains as torch's loop
+    with 2 critic steps per generator step: copying all of the other
+    step's state_dict would undo the first critic step of each pair."""
+    torch.manual_seed(3)
+    gan = _Gan()
+    g = torch.Generator().manual_seed(4)
+    data = [(torch.randn(8, 2, generator=g) + 3, torch.randn(8, 4, generator=g))
+            for _ in range(6)]
+
+    def make(m):
+        return (tfc_torch.compile_train_step(_GanCriticLoss(m), data[0], device=device,
+                                             optimizer=torch.optim.SGD(m.D.parameters(), lr=0.1)),
+                tfc_torch.compile_train_step(_GanGeneratorLoss(m), data[0][1:], device=device,
+                                             optimizer=torch.optim.SGD(m.G.parameters(), lr=0.1)))
+    # The recipes, from the warnings of a pair of steps called unsynced.
+    d_step, g_step = make(copy.deepcopy(gan))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        d_step(*data[0])
+        g_step(*data[0][1:])
+        d_step(*data[0])
+    recipes = [re.search(r"(step\.load_state_dict\(\{.*?\}, strict=False\))", str(w.message))
+               for w in caught if "trained by another compiled step" in str(w.message)]
+    if len(recipes) != 2 or None in recipes:
+        problems.append(f"GAN recipe: no copy recipe in the warnings {caught}")
+        return
+    copy_into_g, copy_into_d = [compile(r.group(1), "recipe", "eval") for r in recipes]
+    reference, model = copy.deepcopy(gan), copy.deepcopy(gan)
+    d_step, g_step = make(model)
+    d_opt = torch.optim.SGD(reference.D.parameters(), lr=0.1)
+    g_opt = torch.optim.SGD(reference.G.parameters(), lr=0.1)
+    worst = 0.0
+    for i, (real, z) in enumerate(data):
+        generator_turn = i % 3 == 2    # 2 critic steps, then 1 generator step
+        step, other, recipe = ((g_step, d_step, copy_into_g) if generator_turn
+                               else (d_step, g_step, copy_into_d))
+        eval(recipe, {"step": step, "other_step": other})
+        got = step(z) if generator_turn else step(real, z)
+        opt = g_opt if generator_turn else d_opt
+        opt.zero_grad()
+        want = (_GanGeneratorLoss(reference)(z) if generator_turn
+                else _GanCriticLoss(reference)(real, z))
+        want.backward()
+        opt.step()
+        worst = max(worst, abs(got - want.item()) / max(abs(want.item()), 1e-6))
+    trained = dict(d_step.state_dict())
+    trained.update({k: v for k, v in g_step.state_dict().items() if k.startswith("m.G.")})
+    for key, want in reference.state_dict().items():
+        if not torch.allclose(trained["m." + key], want, rtol=1e-5, atol=1e-6):
+            problems.append(f"GAN recipe (2 critic steps per generator step): {key} differs "
+                            "from torch's")
+    if worst > LOSS_RTOL:
+        problems.append(f"GAN recipe (2 critic steps per generator step): losses {worst:.2e} "
+                        "from torch's")

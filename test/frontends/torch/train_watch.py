@@ -1,21 +1,20 @@
 """check_train.py's cases on what the module watch (tfc_torch/module_watch.py)
 checks at each call: changes to the module after compiling (hooks, writes
-in place, through .data, rebinding, annealed attributes), tensors and
-numbers read from outside the module's tables, and constants the module
-holds (buffers and frozen parameters read as numbers or masks)."""
+in place, through .data, rebinding, annealed attributes), and tensors and
+numbers read from outside the module's tables (constants the module holds:
+train_state.py's held-values)."""
 import argparse
 import copy
 import functools
 import logging
-import re
 import types
-import warnings
 
 import torch
 import torch.nn.functional as F
 
 import tfc_torch
 from train_helpers import LOSS_RTOL, expect_error, rel, verdict
+from train_sync import check_gan_recipe
 
 
 class _Annealed(torch.nn.Module):
@@ -221,7 +220,7 @@ def check_module_changes(device):
                  if "trained by another compiled step" in str(w.message)]
         if len(texts) != (0 if sync else 2):
             problems.append(f"two steps over one module (sync={sync}): warnings {texts}")
-    _check_gan_recipe(device, problems)
+    check_gan_recipe(device, problems)
 
     def changed(change, text, compiled=False):
         m = copy.deepcopy(model)
@@ -277,88 +276,6 @@ def check_module_changes(device):
                    "warned once; a sparse buffer compared by value; buffer writes, hooks and a "
                    "replaced or added submodule refused, also in a compiled forward, and there "
                    "clamps under no_grad and through .data too)")
-
-
-class _Gan(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.G, self.D = torch.nn.Linear(4, 2), torch.nn.Linear(2, 1)
-
-
-class _CriticLoss(torch.nn.Module):
-    def __init__(self, gan):
-        super().__init__()
-        self.m = gan
-
-    def forward(self, real, z):
-        return self.m.D(self.m.G(z).detach()).mean() - self.m.D(real).mean()
-
-
-class _GeneratorLoss(torch.nn.Module):
-    def __init__(self, gan):
-        super().__init__()
-        self.m = gan
-
-    def forward(self, z):
-        return -self.m.D(self.m.G(z)).mean()
-
-
-def _check_gan_recipe(device, problems) -> None:
-    """The copy across a GAN's two steps that the stale-parameters warning
-    gives (taken from its text, as a user would) trains as torch's loop
-    with 2 critic steps per generator step: copying all of the other
-    step's state_dict would undo the first critic step of each pair."""
-    torch.manual_seed(3)
-    gan = _Gan()
-    g = torch.Generator().manual_seed(4)
-    data = [(torch.randn(8, 2, generator=g) + 3, torch.randn(8, 4, generator=g))
-            for _ in range(6)]
-
-    def make(m):
-        return (tfc_torch.compile_train_step(_CriticLoss(m), data[0], device=device,
-                                             optimizer=torch.optim.SGD(m.D.parameters(), lr=0.1)),
-                tfc_torch.compile_train_step(_GeneratorLoss(m), data[0][1:], device=device,
-                                             optimizer=torch.optim.SGD(m.G.parameters(), lr=0.1)))
-    # The recipes, from the warnings of a pair of steps called unsynced.
-    d_step, g_step = make(copy.deepcopy(gan))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        d_step(*data[0])
-        g_step(*data[0][1:])
-        d_step(*data[0])
-    recipes = [re.search(r"(step\.load_state_dict\(\{.*?\}, strict=False\))", str(w.message))
-               for w in caught if "trained by another compiled step" in str(w.message)]
-    if len(recipes) != 2 or None in recipes:
-        problems.append(f"GAN recipe: no copy recipe in the warnings {caught}")
-        return
-    copy_into_g, copy_into_d = [compile(r.group(1), "recipe", "eval") for r in recipes]
-    reference, model = copy.deepcopy(gan), copy.deepcopy(gan)
-    d_step, g_step = make(model)
-    d_opt = torch.optim.SGD(reference.D.parameters(), lr=0.1)
-    g_opt = torch.optim.SGD(reference.G.parameters(), lr=0.1)
-    worst = 0.0
-    for i, (real, z) in enumerate(data):
-        generator_turn = i % 3 == 2    # 2 critic steps, then 1 generator step
-        step, other, recipe = ((g_step, d_step, copy_into_g) if generator_turn
-                               else (d_step, g_step, copy_into_d))
-        eval(recipe, {"step": step, "other_step": other})
-        got = step(z) if generator_turn else step(real, z)
-        opt = g_opt if generator_turn else d_opt
-        opt.zero_grad()
-        want = (_GeneratorLoss(reference)(z) if generator_turn
-                else _CriticLoss(reference)(real, z))
-        want.backward()
-        opt.step()
-        worst = max(worst, abs(got - want.item()) / max(abs(want.item()), 1e-6))
-    trained = dict(d_step.state_dict())
-    trained.update({k: v for k, v in g_step.state_dict().items() if k.startswith("m.G.")})
-    for key, want in reference.state_dict().items():
-        if not torch.allclose(trained["m." + key], want, rtol=1e-5, atol=1e-6):
-            problems.append(f"GAN recipe (2 critic steps per generator step): {key} differs "
-                            "from torch's")
-    if worst > LOSS_RTOL:
-        problems.append(f"GAN recipe (2 critic steps per generator step): losses {worst:.2e} "
-                        "from torch's")
 
 
 def _eager_loss(state, x) -> float:
@@ -928,130 +845,3 @@ def _check_names_and_caches(device):
             problems.append("a global grid cache: the loss is not torch's")
         GRID_CACHE.clear()
     return problems
-
-
-class _Held(torch.nn.Module):
-    """Values forward reads from the module as constants: RotatE's margin,
-    a frozen parameter read with .item(), and NT-Xent's positives mask, a
-    buffer whose selection forward views as N rows. `writes`: forward also
-    updates the mask buffer (model state)."""
-
-    def __init__(self, writes=False):
-        super().__init__()
-        self.lin = torch.nn.Linear(4, 4)
-        self.gamma = torch.nn.Parameter(torch.tensor([6.0]), requires_grad=False)
-        self.register_buffer("pos", torch.eye(6, dtype=torch.bool).roll(3, 1))
-        self.writes = writes
-
-    def forward(self, x):
-        z = F.normalize(self.lin(x), dim=1)
-        sim = z @ z.t()
-        pos = sim[self.pos].view(z.shape[0], 1)
-        if self.writes:
-            self.pos.copy_(self.pos.roll(1, 0))
-        return (self.gamma.item() - pos).pow(2).mean() + sim.mean()
-
-
-class _RingQueue(torch.nn.Module):
-    """MoCo's key queue in the form the error at int(self.queue_ptr)
-    recommends: written at (ptr + arange(bs)) % K, the pointer advanced in
-    place, both buffers model state."""
-
-    def __init__(self, k=10):
-        super().__init__()
-        self.lin = torch.nn.Linear(4, 4)
-        self.k = k
-        self.register_buffer("queue", F.normalize(torch.randn(4, k), dim=0))
-        self.register_buffer("queue_ptr", torch.zeros(1, dtype=torch.long))
-
-    def forward(self, x):
-        q = F.normalize(self.lin(x), dim=1)
-        loss = torch.logsumexp(q @ self.queue.clone().detach() / 0.07, 1).mean()
-        with torch.no_grad():
-            idx = (self.queue_ptr + torch.arange(x.shape[0])) % self.k
-            self.queue.index_copy_(1, idx, q.T)
-            self.queue_ptr.add_(x.shape[0]).remainder_(self.k)
-        return loss
-
-
-def check_held_values(device):
-    """Buffers and frozen parameters forward never writes are constants
-    whose values the trace may read (a frozen parameter's .item(), a buffer
-    mask's row count): 3 SGD steps as torch's; changing either after
-    compiling is a ModelError naming it (.item() leaves no use of the
-    parameter in the program, which must still count it as read); a
-    forward that writes the mask, or frozen="state", is refused."""
-    g = torch.Generator().manual_seed(31)
-    data = [(torch.randn(6, 4, generator=g),) for _ in range(4)]
-    problems = []
-    torch.manual_seed(31)
-    model = _Held()
-    reference = copy.deepcopy(model)
-
-    def alongside(step, reference, batches, label):
-        # SGD steps of the compiled step and torch side by side, losses
-        # within 1e-5 (relative past 1).
-        opt = torch.optim.SGD(reference.parameters(), lr=0.1)
-        for i, batch in enumerate(batches):
-            loss = step(*batch)
-            opt.zero_grad()
-            want = reference(*batch)
-            want.backward()
-            opt.step()
-            if abs(loss - want.item()) > 1e-5 * max(1.0, abs(want.item())):
-                problems.append(f"{label}step {i}: loss {loss}, torch {want.item()}")
-
-    step = tfc_torch.compile_train_step(model, data[0], device=device, optimizer="sgd", lr=0.1)
-    alongside(step, reference, data[:3], "")
-
-    def changed(change, text):
-        m = _Held()
-        run = tfc_torch.compile_train_step(m, data[0], device=device, optimizer="sgd", lr=0.1)
-        run(*data[0])
-        change(m)
-        return expect_error(tfc_torch.ModelError, text,
-                            lambda: [run(*batch) for batch in data[1:]])
-
-    def changed_at_next_call(change, text):
-        # Changed after call 2: call 3 is none of the 1, 2, 4, 8, ... full
-        # comparisons, yet a held constant is compared at every call.
-        m = _Held()
-        run = tfc_torch.compile_train_step(m, data[0], device=device, optimizer="sgd", lr=0.1)
-        run(*data[0])
-        run(*data[1])
-        change(m)
-        return expect_error(tfc_torch.ModelError, text, lambda: run(*data[2]))
-
-    def set_gamma(m):
-        with torch.no_grad():
-            m.gamma.fill_(7.0)
-
-    def set_pos(m):
-        m.pos[0, 1] = True
-    problems += [e for e in (
-        changed(set_gamma, "parameter 'gamma' of the module was changed"),
-        changed(lambda m: m.gamma.data.fill_(7.0), "parameter 'gamma' of the module holds"),
-        changed_at_next_call(lambda m: m.gamma.data.fill_(7.0),
-                             "parameter 'gamma' of the module holds"),
-        changed(set_pos, "buffer 'pos' of the module was changed")) if e]
-    # The ring-buffer form of MoCo's queue (the hint of a pointer read):
-    # 5 SGD steps, the pointer wrapping around, as torch's.
-    torch.manual_seed(32)
-    ring = _RingQueue()
-    reference = copy.deepcopy(ring)
-    step = tfc_torch.compile_train_step(ring, data[0], device=device, optimizer="sgd", lr=0.1)
-    alongside(step, reference, data + data[:1], "ring queue ")
-    state = step.state_dict()
-    if not torch.allclose(state["queue"], reference.queue, atol=1e-5) \
-            or not torch.equal(state["queue_ptr"], reference.queue_ptr):
-        problems.append("ring queue: the queue or its pointer differ from torch's")
-    for model, options in ((_Held(writes=True), {}), (_Held(), {"frozen": "state"})):
-        e = expect_error(tfc_torch.DataDependentError, ": model state, which forward writes",
-                         lambda: tfc_torch.compile_train_step(model, data[0], device=device,
-                                                              **options))
-        if e:
-            problems.append(e)
-    return verdict(problems, "held-values: ok (a frozen parameter's .item() and a buffer mask's "
-                             "row count: 3 SGD steps as torch's; changes after compiling "
-                             "refused; a written mask and frozen='state' refused; MoCo's "
-                             "ring-buffer queue: 5 SGD steps as torch's)")
