@@ -32,7 +32,6 @@ import math
 import os
 import subprocess
 import sys
-import tempfile
 
 import torch
 import torch.nn.functional as F
@@ -85,12 +84,40 @@ def run_tfc(args, workdir, options, feed, steps, state_out=None, entry=None):
         return [json.loads(line) for line in f]
 
 
-def compare_params(label, state, tp):
-    """None when every parameter of `state` equals torch's `tp` to f32
-    tolerances of a few steps, else what differs."""
+# An element whose gradient was below NOISY_GRAD (10x Adam's eps) at some
+# step takes Adam updates set by eps and by the gradient's rounding (a batch
+# sum that cancels to ~1e-9, whose f32 value depends on the summation order,
+# tfc's not torch's): its update can move by up to ~lr per step (seed
+# 988642836: fc1.weight[70, 18], gradient 2e-9, 3e-5 apart after 20 steps).
+# Such elements are held to that bound; every other element to f32
+# tolerances.
+NOISY_GRAD = 1e-7
+
+
+def note_gradients(tp, noisy):
+    """Adds to `noisy` (name -> bool mask) the elements of `tp` whose
+    gradient is nonzero and below NOISY_GRAD now (after a backward; an
+    exact zero, a dead ReLU unit's, is exact in both)."""
     for n, p in tp.items():
+        small = (p.grad != 0) & (p.grad.abs() < NOISY_GRAD)
+        noisy[n] = small if n not in noisy else noisy[n] | small
+
+
+def compare_params(label, state, tp, noisy=None, noisy_atol=0.0):
+    """None when every parameter of `state` equals torch's `tp` to f32
+    tolerances of a few steps (the `noisy` elements within noisy_atol),
+    else what differs."""
+    for n, p in tp.items():
+        have, want = state[n], p.detach()
+        mask = (noisy or {}).get(n)
+        if mask is not None and bool(mask.any()):
+            worst = (have - want).abs()[mask].max().item()
+            if not worst <= noisy_atol:
+                return (f"{label}: {n}: an element with a gradient below {NOISY_GRAD} is "
+                        f"{worst:.3g} from torch's (allowed {noisy_atol:.3g})")
+            have, want = have[~mask], want[~mask]
         try:
-            torch.testing.assert_close(state[n], p.detach(), rtol=1e-4, atol=1e-5)
+            torch.testing.assert_close(have, want, rtol=1e-4, atol=1e-5)
         except AssertionError as e:
             return f"{label}: {n}: {e}"
     return None
@@ -143,6 +170,7 @@ def case_lr_schedule(args, workdir, seed):
                         state_out)
         tp = {n: torch.nn.Parameter(t.clone()) for n, t in params.items()}
         opt = torch.optim.AdamW(param_groups(tp), lr=lr)
+        noisy = {}
         for step in range(steps):
             rate = schedule_rate(kind, step, lr, min_lr, warmup, total)
             have = trace[step]["applied_lr"]
@@ -152,8 +180,10 @@ def case_lr_schedule(args, workdir, seed):
                 group["lr"] = have  # the f32 rate tfc applied
             opt.zero_grad()
             torch_loss(tp, batch).backward()
+            note_gradients(tp, noisy)
             opt.step()
-        problem = compare_params(f"{kind} final", safetensors_io.load(state_out), tp)
+        problem = compare_params(f"{kind} final", safetensors_io.load(state_out), tp, noisy,
+                                 lr * steps)
         if problem:
             return problem
     return None
@@ -169,17 +199,19 @@ def case_adamw(args, workdir, seed):
 
     tp = {n: torch.nn.Parameter(t.clone()) for n, t in params.items()}
     opt = torch.optim.AdamW(param_groups(tp), lr=LR)
+    noisy = {}
     for step in range(STEPS):
         opt.zero_grad()
         loss = torch_loss(tp, batch)
         loss.backward()
+        note_gradients(tp, noisy)
         opt.step()
         have, want = trace[step]["loss"], float(loss)
         if abs(have - want) > 1e-4 * abs(want):
             return f"step {step + 1}: loss {have} != torch {want}"
         if trace[step]["step"] != step + 1:
             return f"step {step + 1}: step counter {trace[step]['step']}"
-    problem = compare_params("final", safetensors_io.load(state_out), tp)
+    problem = compare_params("final", safetensors_io.load(state_out), tp, noisy, LR * STEPS)
     if problem:
         return problem
     if float(trace[-1]["loss"]) >= float(trace[0]["loss"]):
@@ -274,6 +306,7 @@ def scaler_trajectory(args, workdir, seed, bad, interval, min_scale=0.0, max_sca
     seen = set()
     tp = {n: torch.nn.Parameter(t.clone()) for n, t in params.items()}
     opt = torch.optim.AdamW(param_groups(tp), lr=LR)
+    noisy = {}
     carried = dict(params)  # params and state after the previous step
     state_out = os.path.join(workdir, "state.safetensors")
     for step in range(1, 13):
@@ -293,6 +326,7 @@ def scaler_trajectory(args, workdir, seed, bad, interval, min_scale=0.0, max_sca
             (loss * scale_used).backward()
             for p in tp.values():
                 p.grad.mul_(1.0 / scale_used)
+            note_gradients(tp, noisy)
             opt.step()
         ref.update(found)
         seen.add(float(ref.scale))
@@ -308,7 +342,7 @@ def scaler_trajectory(args, workdir, seed, bad, interval, min_scale=0.0, max_sca
             want = float(loss)
             if abs(rec["loss"] - want) > 1e-4 * abs(want):
                 return f"step {step}: loss {rec['loss']} != torch {want}"
-            problem = compare_params(f"step {step}", after, tp)
+            problem = compare_params(f"step {step}", after, tp, noisy, LR * (step + 1))
             if problem:
                 return problem
         carried = after
