@@ -16,7 +16,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "frontends", "torch"))
-MODELS = os.path.join(HERE, "models", "unsupported.py")
+MODEL_DIR = os.path.join(HERE, "models")
+# The model files, by module name (unsupported_gradients imports Base from
+# unsupported).
+MODEL_FILES = ("unsupported", "unsupported_gradients")
 
 # model class -> (exception class name, substrings the message must hold)
 CASES = {
@@ -201,19 +204,21 @@ CASES = {
 
 
 def marked_lines():
-    """class name -> line numbers of its `# error here` comments (and of
+    """class name -> "file:line" of its `# error here` comments (and of
     `# error here (ClassName)` comments elsewhere): the error may point at
     any of them (torch versions differ in where they stop)."""
-    found, current = {}, None
-    with open(MODELS) as f:
-        for number, line in enumerate(f, start=1):
-            if line.startswith("class "):
-                current = line.split()[1].split("(")[0]
-            if "# error here" in line:
-                # "# error here (Model)": a line outside the model's class.
-                named = line.split("# error here", 1)[1].strip()
-                key = named.strip("()") if named.startswith("(") else current
-                found.setdefault(key, []).append(number)
+    found = {}
+    for module in MODEL_FILES:
+        path, current = os.path.join(MODEL_DIR, module + ".py"), None
+        with open(path) as f:
+            for number, line in enumerate(f, start=1):
+                if line.startswith("class "):
+                    current = line.split()[1].split("(")[0]
+                if "# error here" in line:
+                    # "# error here (Model)": a line outside the model's class.
+                    named = line.split("# error here", 1)[1].strip()
+                    key = named.strip("()") if named.startswith("(") else current
+                    found.setdefault(key, []).append(f"{path}:{number}")
     return found
 
 
@@ -461,14 +466,14 @@ def check_batch_name_clash():
 def main():
     import torch
     import tfc_torch
-    spec = importlib.util.spec_from_file_location("unsupported", MODELS)
-    models = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(models)
+    sys.path.insert(0, MODEL_DIR)
+    loaded = [importlib.import_module(module) for module in MODEL_FILES]
+    models = loaded[0]
     lines = marked_lines()
     failures = 0
     for name, (kind, needles) in CASES.items():
         torch.manual_seed(0)  # the same weights every run (masks computed from them)
-        model = getattr(models, name)()
+        model = next(getattr(m, name) for m in loaded if hasattr(m, name))()
         problem = None
         try:
             tfc_torch.import_module(model, models.example_batch())
@@ -480,7 +485,7 @@ def main():
             missing = [n for n in needles if n not in text]
             if missing and not problem:
                 problem = f"message lacks {missing}: {text}"
-            where = [f"{MODELS}:{line}" for line in lines[name]]
+            where = lines[name]
             if not problem and (e.frame is None or f"{e.frame.file}:{e.frame.line}" not in where):
                 problem = f"points at {e.frame}, expected {' or '.join(where)}: {text}"
             if not problem:
